@@ -1,0 +1,31 @@
+# Small helpers shared by every directory's CMakeLists.txt.
+
+# vkserve_library(NAME SOURCES... DEPS...): a static library of our code with our warnings.
+function(vkserve_library name)
+  cmake_parse_arguments(ARG "OBJECT" "" "SOURCES;DEPS" ${ARGN})
+  if(ARG_OBJECT)
+    add_library(${name} OBJECT ${ARG_SOURCES})
+  else()
+    add_library(${name} STATIC ${ARG_SOURCES})
+  endif()
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+  target_compile_options(${name} PRIVATE ${VKSERVE_WARNINGS})
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS})
+endfunction()
+
+# vkserve_test(NAME SOURCES... DEPS... [LABELS ...]): a googletest binary registered with CTest.
+# Every test runs with the Khronos validation layer on; any message it prints fails the test.
+function(vkserve_test name)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_compile_options(${name} PRIVATE ${VKSERVE_WARNINGS})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock)
+  add_test(NAME ${name} COMMAND ${name})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 600)
+  endif()
+  set_tests_properties(${name} PROPERTIES
+    TIMEOUT ${ARG_TIMEOUT}
+    LABELS "${ARG_LABELS}"
+    ENVIRONMENT "VKSERVE_VALIDATION=1;VKSERVE_SOURCE_DIR=${PROJECT_SOURCE_DIR};VKSERVE_BINARY_DIR=${PROJECT_BINARY_DIR}")
+endfunction()

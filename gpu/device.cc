@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+#include "gpu/device.h"
+
+#include <vector>
+
+#include "gpu/queue.h"
+#include "gpu/vk_status.h"
+
+namespace vkserve::gpu {
+
+absl::StatusOr<std::unique_ptr<Device>> Device::Create(const Instance& instance,
+                                                       const DeviceOptions& options) {
+  ASSIGN_OR_RETURN(const DeviceInfo* selected, SelectDevice(instance.devices(), options.selector));
+  auto device = std::unique_ptr<Device>(new Device());
+  device->instance_ = &instance;
+  device->info_ = *selected;
+  const DeviceInfo& info = device->info_;
+
+  const float priority = 1.0f;
+  VkDeviceQueueCreateInfo queue_info{};
+  queue_info.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+  queue_info.queueFamilyIndex = info.compute_queue_family;
+  queue_info.queueCount = 1;
+  queue_info.pQueuePriorities = &priority;
+
+  std::vector<const char*> extensions;
+  const bool push = options.allow_push_descriptors && info.push_descriptor;
+  if (push) extensions.push_back(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+
+  VkPhysicalDeviceVulkan12Features f12{};
+  f12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+  f12.timelineSemaphore = VK_TRUE;
+  f12.shaderFloat16 = info.shader_float16;
+  VkPhysicalDeviceVulkan11Features f11{};
+  f11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
+  f11.storageBuffer16BitAccess = info.storage_buffer_16bit;
+  f11.pNext = &f12;
+  VkPhysicalDeviceFeatures2 features{};
+  features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+  features.features.shaderInt64 = info.shader_int64;
+  features.pNext = &f11;
+
+  VkDeviceCreateInfo create{};
+  create.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+  create.pNext = &features;
+  create.queueCreateInfoCount = 1;
+  create.pQueueCreateInfos = &queue_info;
+  create.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  create.ppEnabledExtensionNames = extensions.data();
+  VK_RETURN_IF_ERROR(vkCreateDevice(info.physical_device, &create, nullptr, &device->device_));
+
+  device->storage_16bit_ = info.storage_buffer_16bit;
+  device->float16_ = info.shader_float16;
+  if (push) {
+    device->push_descriptor_fn_ = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(
+        vkGetDeviceProcAddr(device->device_, "vkCmdPushDescriptorSetKHR"));
+  }
+  VkQueue queue = VK_NULL_HANDLE;
+  vkGetDeviceQueue(device->device_, info.compute_queue_family, 0, &queue);
+  ASSIGN_OR_RETURN(device->queue_, Queue::Create(*device, queue));
+  return device;
+}
+
+Device::~Device() {
+  if (device_ == VK_NULL_HANDLE) return;
+  // Nothing may be destroyed while the GPU still uses it; a lost device
+  // returns at once.
+  vkDeviceWaitIdle(device_);
+  queue_.reset();
+  vkDestroyDevice(device_, nullptr);
+}
+
+}  // namespace vkserve::gpu

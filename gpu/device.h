@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Device: a logical VkDevice on one physical device, with the features vkserve
+// uses enabled, and its compute Queue. Thread-safe; must outlive everything
+// created from it (allocators, pipelines, command buffers) and be outlived by
+// its Instance.
+#ifndef VKSERVE_GPU_DEVICE_H_
+#define VKSERVE_GPU_DEVICE_H_
+
+#include <vulkan/vulkan.h>
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "gpu/device_info.h"
+#include "gpu/instance.h"
+
+namespace vkserve::gpu {
+
+class Queue;
+
+struct DeviceOptions {
+  // Device index or case-insensitive name substring; empty: best available
+  // (discrete, integrated, virtual, then CPU). See SelectDevice().
+  std::string selector;
+  // Use VK_KHR_push_descriptor when the device has it. Off forces pooled
+  // descriptor sets (tests run both paths).
+  bool allow_push_descriptors = true;
+};
+
+class Device {
+ public:
+  // REQUIRES: `instance` outlives the returned Device.
+  static absl::StatusOr<std::unique_ptr<Device>> Create(const Instance& instance,
+                                                        const DeviceOptions& options = {});
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+  ~Device();
+
+  VkDevice handle() const { return device_; }
+  VkPhysicalDevice physical_device() const { return info_.physical_device; }
+  const DeviceInfo& info() const { return info_; }
+  const Instance& instance() const { return *instance_; }
+  Queue& queue() const { return *queue_; }
+
+  // Features enabled on this device (a subset of what info() reports).
+  bool uses_push_descriptors() const { return push_descriptor_fn_ != nullptr; }
+  bool has_16bit_storage() const { return storage_16bit_; }
+  bool has_float16() const { return float16_; }
+  PFN_vkCmdPushDescriptorSetKHR push_descriptor_fn() const { return push_descriptor_fn_; }
+
+ private:
+  Device() = default;
+
+  const Instance* instance_ = nullptr;
+  DeviceInfo info_;
+  VkDevice device_ = VK_NULL_HANDLE;
+  std::unique_ptr<Queue> queue_;
+  PFN_vkCmdPushDescriptorSetKHR push_descriptor_fn_ = nullptr;
+  bool storage_16bit_ = false;
+  bool float16_ = false;
+};
+
+}  // namespace vkserve::gpu
+
+#endif  // VKSERVE_GPU_DEVICE_H_

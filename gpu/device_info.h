@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// DeviceInfo: what vkserve needs to know about a physical device — identity,
+// the limits kernels are sized from, optional features, and memory layout —
+// read once from the driver. Plain data; thread-compatible.
+#ifndef VKSERVE_GPU_DEVICE_INFO_H_
+#define VKSERVE_GPU_DEVICE_INFO_H_
+
+#include <vulkan/vulkan.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace vkserve::gpu {
+
+struct MemoryHeapInfo {
+  uint64_t size = 0;
+  bool device_local = false;
+};
+
+struct MemoryTypeInfo {
+  uint32_t heap = 0;
+  VkMemoryPropertyFlags flags = 0;
+};
+
+struct DeviceInfo {
+  uint32_t index = 0;  // position in vkEnumeratePhysicalDevices
+  VkPhysicalDevice physical_device = VK_NULL_HANDLE;
+  std::string name;
+  VkPhysicalDeviceType type = VK_PHYSICAL_DEVICE_TYPE_OTHER;
+  uint32_t vendor_id = 0;
+  uint32_t device_id = 0;
+  uint32_t api_version = 0;
+  uint32_t driver_version = 0;
+  std::string driver_name;  // e.g. "llvmpipe", "NVIDIA"
+  std::string driver_info;  // e.g. "Mesa 22.3.6 (LLVM 15.0.6)", "580.159.04"
+  std::array<uint8_t, VK_UUID_SIZE> pipeline_cache_uuid{};
+
+  // Compute limits.
+  uint32_t subgroup_size = 0;
+  bool subgroup_arithmetic = false;  // VK_SUBGROUP_FEATURE_ARITHMETIC in compute
+  uint32_t max_shared_memory = 0;    // maxComputeSharedMemorySize, bytes
+  uint32_t max_workgroup_invocations = 0;
+  std::array<uint32_t, 3> max_workgroup_size{};
+  std::array<uint32_t, 3> max_workgroup_count{};
+  uint32_t max_push_constants = 0;
+  uint64_t max_storage_buffer_range = 0;  // the most one binding may cover
+  uint64_t max_allocation_size = 0;       // maxMemoryAllocationSize
+  uint64_t min_storage_buffer_offset_alignment = 0;
+  uint64_t non_coherent_atom_size = 0;
+  float timestamp_period = 0;             // ns per tick
+  uint32_t timestamp_valid_bits = 0;      // on the compute queue; 0: no timestamps
+
+  // Optional features.
+  bool storage_buffer_16bit = false;  // storageBuffer16BitAccess
+  bool shader_float16 = false;
+  bool shader_int64 = false;
+  bool timeline_semaphore = false;
+  bool push_descriptor = false;       // VK_KHR_push_descriptor
+  bool khr_cooperative_matrix = false;
+  bool nv_cooperative_matrix = false;
+  bool nv_cooperative_matrix2 = false;
+
+  std::vector<MemoryHeapInfo> heaps;
+  std::vector<MemoryTypeInfo> memory_types;
+  // Some memory type is DEVICE_LOCAL and HOST_VISIBLE on a device-local heap
+  // (resizable BAR / unified memory): uploads can skip staging.
+  bool host_visible_device_local = false;
+
+  uint32_t compute_queue_family = 0;  // prefers a compute-only family
+
+  // Vulkan 1.2 with timeline semaphores and a compute queue. When false,
+  // `unusable_reason` says why.
+  bool usable = false;
+  std::string unusable_reason;
+
+  std::string_view type_name() const;  // "discrete", "integrated", "virtual", "cpu", "other"
+  // Multi-line human-readable summary, as printed by `vkserve devices`.
+  std::string ToString() const;
+};
+
+// Reads every physical device of `instance`.
+absl::StatusOr<std::vector<DeviceInfo>> QueryDevices(VkInstance instance);
+
+// Picks a device. An empty selector prefers a usable discrete GPU, then
+// integrated, then virtual, then a CPU device (lavapipe). A selector of digits
+// is an index; anything else matches a case-insensitive substring of the name.
+// Fails with NOT_FOUND naming the selector and listing the devices.
+absl::StatusOr<const DeviceInfo*> SelectDevice(const std::vector<DeviceInfo>& devices,
+                                               std::string_view selector);
+
+}  // namespace vkserve::gpu
+
+#endif  // VKSERVE_GPU_DEVICE_INFO_H_

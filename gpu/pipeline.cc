@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+#include "gpu/pipeline.h"
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gpu/vk_status.h"
+
+namespace vkserve::gpu {
+namespace {
+
+// Checks a VkPipelineCache blob's header (VkPipelineCacheHeaderVersionOne)
+// against the device. Returns an empty string when it matches.
+std::string HeaderMismatch(const std::vector<char>& data, const DeviceInfo& info) {
+  if (data.size() < 16 + VK_UUID_SIZE) return "file shorter than a pipeline cache header";
+  uint32_t header_size, header_version, vendor, device;
+  std::memcpy(&header_size, data.data() + 0, 4);
+  std::memcpy(&header_version, data.data() + 4, 4);
+  std::memcpy(&vendor, data.data() + 8, 4);
+  std::memcpy(&device, data.data() + 12, 4);
+  if (header_size < 16 + VK_UUID_SIZE || header_size > data.size()) return "bad header size";
+  if (header_version != VK_PIPELINE_CACHE_HEADER_VERSION_ONE) return "unknown header version";
+  if (vendor != info.vendor_id || device != info.device_id) return "written for another device";
+  if (std::memcmp(data.data() + 16, info.pipeline_cache_uuid.data(), VK_UUID_SIZE) != 0) {
+    return "written by another driver version (pipelineCacheUUID differs)";
+  }
+  return "";
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<PipelineCache>> PipelineCache::Create(const Device& device,
+                                                                     std::string path) {
+  auto cache = std::unique_ptr<PipelineCache>(new PipelineCache(device));
+  cache->path_ = std::move(path);
+  std::vector<char> data;
+  if (!cache->path_.empty()) {
+    std::ifstream in(cache->path_, std::ios::binary);
+    if (in) {
+      data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      cache->ignored_reason_ = HeaderMismatch(data, device.info());
+      if (!cache->ignored_reason_.empty()) data.clear();
+    }
+  }
+  VkPipelineCacheCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO;
+  info.initialDataSize = data.size();
+  info.pInitialData = data.empty() ? nullptr : data.data();
+  VkPipelineCache raw = VK_NULL_HANDLE;
+  VK_RETURN_IF_ERROR(vkCreatePipelineCache(device.handle(), &info, nullptr, &raw));
+  cache->cache_ = PipelineCacheHandle(device.handle(), raw);
+  cache->loaded_from_disk_ = !data.empty();
+  return cache;
+}
+
+absl::StatusOr<std::shared_ptr<const Pipeline>> PipelineCache::Get(const PipelineDesc& desc) {
+  std::string key = absl::StrCat(desc.name, "/", desc.spirv.size(), "/", desc.num_bindings, "/",
+                                 desc.push_constant_bytes, "/", absl::StrJoin(desc.local_size, ","),
+                                 "/", absl::StrJoin(desc.spec_constants, ","));
+  {
+    absl::MutexLock lock(&mutex_);
+    auto it = pipelines_.find(key);
+    if (it != pipelines_.end()) return it->second;
+  }
+  // Created outside the lock: compiling can take milliseconds and other
+  // pipelines should not wait. Two threads racing on one key both compile;
+  // the first one stored wins.
+  ASSIGN_OR_RETURN(std::shared_ptr<const Pipeline> pipeline, Create(desc));
+  absl::MutexLock lock(&mutex_);
+  return pipelines_.emplace(key, std::move(pipeline)).first->second;
+}
+
+absl::StatusOr<std::shared_ptr<const Pipeline>> PipelineCache::Create(
+    const PipelineDesc& desc) const {
+  const DeviceInfo& info = device_->info();
+  if (desc.spirv.empty() || desc.spirv[0] != 0x07230203u) {
+    return absl::InvalidArgumentError(absl::StrCat("pipeline '", desc.name, "': not SPIR-V"));
+  }
+  if (desc.push_constant_bytes % 4 != 0 || desc.push_constant_bytes > info.max_push_constants) {
+    return absl::InvalidArgumentError(absl::StrCat("pipeline '", desc.name, "': ",
+                                                   desc.push_constant_bytes,
+                                                   " bytes of push constants (device allows ",
+                                                   info.max_push_constants, ")"));
+  }
+  const uint64_t invocations =
+      uint64_t{desc.local_size[0]} * desc.local_size[1] * desc.local_size[2];
+  for (int i = 0; i < 3; ++i) {
+    if (desc.local_size[i] == 0 || desc.local_size[i] > info.max_workgroup_size[i] ||
+        invocations > info.max_workgroup_invocations) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "pipeline '", desc.name, "': workgroup ", absl::StrJoin(desc.local_size, "x"),
+          " exceeds the device limits"));
+    }
+  }
+  VkDevice dev = device_->handle();
+  auto pipeline = std::shared_ptr<Pipeline>(new Pipeline());
+  pipeline->name_ = desc.name;
+  pipeline->num_bindings_ = desc.num_bindings;
+  pipeline->push_constant_bytes_ = desc.push_constant_bytes;
+  pipeline->local_size_ = desc.local_size;
+
+  std::vector<VkDescriptorSetLayoutBinding> bindings(desc.num_bindings);
+  for (uint32_t i = 0; i < desc.num_bindings; ++i) {
+    bindings[i].binding = i;
+    bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    bindings[i].descriptorCount = 1;
+    bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+  }
+  VkDescriptorSetLayoutCreateInfo set_info{};
+  set_info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
+  if (device_->uses_push_descriptors()) {
+    set_info.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
+  }
+  set_info.bindingCount = desc.num_bindings;
+  set_info.pBindings = bindings.data();
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+  VK_RETURN_IF_ERROR(vkCreateDescriptorSetLayout(dev, &set_info, nullptr, &set_layout));
+  pipeline->set_layout_ = DescriptorSetLayoutHandle(dev, set_layout);
+
+  VkPushConstantRange push{};
+  push.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+  push.size = desc.push_constant_bytes;
+  VkPipelineLayoutCreateInfo layout_info{};
+  layout_info.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
+  layout_info.setLayoutCount = 1;
+  layout_info.pSetLayouts = &set_layout;
+  layout_info.pushConstantRangeCount = desc.push_constant_bytes > 0 ? 1 : 0;
+  layout_info.pPushConstantRanges = &push;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VK_RETURN_IF_ERROR(vkCreatePipelineLayout(dev, &layout_info, nullptr, &layout));
+  pipeline->layout_ = PipelineLayoutHandle(dev, layout);
+
+  VkShaderModuleCreateInfo module_info{};
+  module_info.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
+  module_info.codeSize = desc.spirv.size() * sizeof(uint32_t);
+  module_info.pCode = desc.spirv.data();
+  VkShaderModule raw_module = VK_NULL_HANDLE;
+  VK_RETURN_IF_ERROR(vkCreateShaderModule(dev, &module_info, nullptr, &raw_module));
+  ShaderModuleHandle module(dev, raw_module);
+
+  std::vector<uint32_t> values(desc.local_size.begin(), desc.local_size.end());
+  values.insert(values.end(), desc.spec_constants.begin(), desc.spec_constants.end());
+  std::vector<VkSpecializationMapEntry> entries(values.size());
+  for (uint32_t i = 0; i < values.size(); ++i) {
+    entries[i] = {i, i * 4, 4};
+  }
+  VkSpecializationInfo spec{};
+  spec.mapEntryCount = static_cast<uint32_t>(entries.size());
+  spec.pMapEntries = entries.data();
+  spec.dataSize = values.size() * 4;
+  spec.pData = values.data();
+
+  VkComputePipelineCreateInfo create{};
+  create.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
+  create.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  create.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  create.stage.module = raw_module;
+  create.stage.pName = "main";
+  create.stage.pSpecializationInfo = &spec;
+  create.layout = layout;
+  VkPipeline raw_pipeline = VK_NULL_HANDLE;
+  VK_RETURN_IF_ERROR(
+      vkCreateComputePipelines(dev, cache_.get(), 1, &create, nullptr, &raw_pipeline));
+  pipeline->pipeline_ = PipelineHandle(dev, raw_pipeline);
+  return pipeline;
+}
+
+absl::Status PipelineCache::Save() const {
+  if (path_.empty()) return absl::OkStatus();
+  size_t size = 0;
+  VK_RETURN_IF_ERROR(vkGetPipelineCacheData(device_->handle(), cache_.get(), &size, nullptr));
+  std::vector<char> data(size);
+  VK_RETURN_IF_ERROR(vkGetPipelineCacheData(device_->handle(), cache_.get(), &size, data.data()));
+  data.resize(size);
+  const std::string tmp = path_ + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return absl::PermissionDeniedError(absl::StrCat("cannot write pipeline cache ", tmp));
+    out.write(data.data(), static_cast<std::streamsize>(data.size()));
+    if (!out) return absl::InternalError(absl::StrCat("writing pipeline cache ", tmp, " failed"));
+  }
+  if (std::rename(tmp.c_str(), path_.c_str()) != 0) {
+    return absl::InternalError(absl::StrCat("cannot rename ", tmp, " to ", path_));
+  }
+  return absl::OkStatus();
+}
+
+size_t PipelineCache::size() const {
+  absl::MutexLock lock(&mutex_);
+  return pipelines_.size();
+}
+
+}  // namespace vkserve::gpu

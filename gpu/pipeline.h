@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Pipeline: a compute pipeline whose shader reads and writes `num_bindings`
+// storage buffers (set 0, bindings 0..n-1) and takes up to
+// `push_constant_bytes` of push constants. Sizes reach the shader as
+// specialization constants: by convention ids 0, 1, 2 are the workgroup size
+// (local_size_x_id = 0, ...) and ids 3.. the shader's own.
+//
+// PipelineCache: creates Pipelines once per (shader, constants) key and keeps
+// them, backed by a VkPipelineCache that can be saved to and loaded from a
+// file. A file whose header does not match this device and driver (vendor,
+// device id, pipelineCacheUUID) is ignored, never passed to the driver.
+//
+// Pipelines are immutable and shared (std::shared_ptr) by everything that
+// records them. PipelineCache is thread-safe.
+#ifndef VKSERVE_GPU_PIPELINE_H_
+#define VKSERVE_GPU_PIPELINE_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "gpu/device.h"
+#include "gpu/handle.h"
+
+namespace vkserve::gpu {
+
+struct PipelineDesc {
+  std::string name;                    // for errors and traces, e.g. "ops/conv2d"
+  std::span<const uint32_t> spirv;     // must stay valid during creation only
+  uint32_t num_bindings = 0;
+  uint32_t push_constant_bytes = 0;    // multiple of 4, <= device limit
+  std::array<uint32_t, 3> local_size{1, 1, 1};       // spec constants 0..2
+  std::vector<uint32_t> spec_constants;  // ids 3, 4, ... (32-bit values)
+};
+
+class Pipeline {
+ public:
+  Pipeline(const Pipeline&) = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
+
+  const std::string& name() const { return name_; }
+  VkPipeline handle() const { return pipeline_.get(); }
+  VkPipelineLayout layout() const { return layout_.get(); }
+  VkDescriptorSetLayout set_layout() const { return set_layout_.get(); }
+  uint32_t num_bindings() const { return num_bindings_; }
+  uint32_t push_constant_bytes() const { return push_constant_bytes_; }
+  const std::array<uint32_t, 3>& local_size() const { return local_size_; }
+
+ private:
+  friend class PipelineCache;
+  Pipeline() = default;
+
+  std::string name_;
+  uint32_t num_bindings_ = 0;
+  uint32_t push_constant_bytes_ = 0;
+  std::array<uint32_t, 3> local_size_{};
+  DescriptorSetLayoutHandle set_layout_;
+  PipelineLayoutHandle layout_;
+  PipelineHandle pipeline_;
+};
+
+class PipelineCache {
+ public:
+  // Loads `path` if it exists and matches the device; an empty path keeps the
+  // cache in memory only. REQUIRES: `device` outlives the cache.
+  static absl::StatusOr<std::unique_ptr<PipelineCache>> Create(const Device& device,
+                                                               std::string path = "");
+  PipelineCache(const PipelineCache&) = delete;
+  PipelineCache& operator=(const PipelineCache&) = delete;
+
+  // Returns the pipeline for `desc`, creating it on first use. Fails with
+  // INVALID_ARGUMENT for a malformed desc (empty SPIR-V, oversized push
+  // constants or workgroup) and with the Vulkan error otherwise.
+  absl::StatusOr<std::shared_ptr<const Pipeline>> Get(const PipelineDesc& desc);
+
+  // Writes the VkPipelineCache data to the path given at creation (atomically,
+  // via a temporary file). No-op without a path.
+  absl::Status Save() const;
+
+  // Whether creation found a matching file and handed it to the driver; when
+  // a file existed but did not match, `ignored_reason()` says why.
+  bool loaded_from_disk() const { return loaded_from_disk_; }
+  const std::string& ignored_reason() const { return ignored_reason_; }
+  size_t size() const;
+  VkPipelineCache handle() const { return cache_.get(); }
+
+ private:
+  explicit PipelineCache(const Device& device) : device_(&device) {}
+  absl::StatusOr<std::shared_ptr<const Pipeline>> Create(const PipelineDesc& desc) const;
+
+  const Device* device_;
+  std::string path_;
+  PipelineCacheHandle cache_;
+  bool loaded_from_disk_ = false;
+  std::string ignored_reason_;
+  mutable absl::Mutex mutex_;
+  std::map<std::string, std::shared_ptr<const Pipeline>> pipelines_ ABSL_GUARDED_BY(mutex_);
+};
+
+}  // namespace vkserve::gpu
+
+#endif  // VKSERVE_GPU_PIPELINE_H_

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+#include "gpu/queue.h"
+
+#include "gpu/command_buffer.h"
+#include "gpu/device.h"
+#include "gpu/vk_status.h"
+
+namespace vkserve::gpu {
+
+absl::StatusOr<std::unique_ptr<Queue>> Queue::Create(const Device& device, VkQueue queue) {
+  auto q = std::unique_ptr<Queue>(new Queue(device, queue));
+  VkSemaphoreTypeCreateInfo type{};
+  type.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO;
+  type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+  type.initialValue = 0;
+  VkSemaphoreCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO;
+  info.pNext = &type;
+  VkSemaphore semaphore = VK_NULL_HANDLE;
+  VK_RETURN_IF_ERROR(vkCreateSemaphore(device.handle(), &info, nullptr, &semaphore));
+  q->timeline_ = SemaphoreHandle(device.handle(), semaphore);
+  return q;
+}
+
+Queue::~Queue() { (void)WaitIdle(); }
+
+absl::StatusOr<uint64_t> Queue::Submit(CommandBuffer& command_buffer) {
+  if (!command_buffer.recorded()) {
+    return absl::FailedPreconditionError("Queue::Submit: command buffer is not recorded");
+  }
+  ASSIGN_OR_RETURN(uint64_t completed, CompletedValue());
+  if (command_buffer.last_submission_ > completed) {
+    return absl::FailedPreconditionError(
+        "Queue::Submit: the command buffer's previous submission is still executing");
+  }
+  absl::MutexLock lock(&mutex_);
+  Reclaim(completed);
+  const uint64_t value = next_value_;
+  VkTimelineSemaphoreSubmitInfo timeline{};
+  timeline.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO;
+  timeline.signalSemaphoreValueCount = 1;
+  timeline.pSignalSemaphoreValues = &value;
+  VkSemaphore semaphore = timeline_.get();
+  VkCommandBuffer handle = command_buffer.handle();
+  VkSubmitInfo submit{};
+  submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+  submit.pNext = &timeline;
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &handle;
+  submit.signalSemaphoreCount = 1;
+  submit.pSignalSemaphores = &semaphore;
+  VK_RETURN_IF_ERROR(vkQueueSubmit(queue_, 1, &submit, VK_NULL_HANDLE));
+  ++next_value_;
+  command_buffer.last_submission_ = value;
+  if (!command_buffer.retained_.empty()) {
+    in_flight_.push_back({value, command_buffer.retained_});
+  }
+  return value;
+}
+
+absl::Status Queue::Wait(uint64_t value, uint64_t timeout_ns) {
+  VkSemaphore semaphore = timeline_.get();
+  VkSemaphoreWaitInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
+  info.semaphoreCount = 1;
+  info.pSemaphores = &semaphore;
+  info.pValues = &value;
+  VK_RETURN_IF_ERROR(vkWaitSemaphores(device_->handle(), &info, timeout_ns));
+  absl::MutexLock lock(&mutex_);
+  Reclaim(value);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<uint64_t> Queue::CompletedValue() {
+  uint64_t value = 0;
+  VK_RETURN_IF_ERROR(vkGetSemaphoreCounterValue(device_->handle(), timeline_.get(), &value));
+  return value;
+}
+
+absl::Status Queue::WaitIdle() {
+  uint64_t last;
+  {
+    absl::MutexLock lock(&mutex_);
+    last = next_value_ - 1;
+  }
+  if (last == 0) return absl::OkStatus();
+  return Wait(last);
+}
+
+void Queue::Reclaim(uint64_t completed) {
+  while (!in_flight_.empty() && in_flight_.front().value <= completed) in_flight_.pop_front();
+}
+
+}  // namespace vkserve::gpu

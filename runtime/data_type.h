@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// DataType: tensor element types, numbered as ONNX's TensorProto.DataType (and
+// the ORT format's TensorDataType, which uses the same numbers). Values and
+// names are plain data; thread-compatible.
+#ifndef VKSERVE_RUNTIME_DATA_TYPE_H_
+#define VKSERVE_RUNTIME_DATA_TYPE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace vkserve {
+
+enum class DataType : int32_t {
+  kUndefined = 0,
+  kFloat = 1,
+  kUint8 = 2,
+  kInt8 = 3,
+  kUint16 = 4,
+  kInt16 = 5,
+  kInt32 = 6,
+  kInt64 = 7,
+  kString = 8,
+  kBool = 9,
+  kFloat16 = 10,
+  kDouble = 11,
+  kUint32 = 12,
+  kUint64 = 13,
+  kComplex64 = 14,
+  kComplex128 = 15,
+  kBFloat16 = 16,
+};
+
+// Bytes per element, or 0 for types without a fixed size (string, undefined,
+// and numbers this build does not know).
+size_t DataTypeSize(DataType type);
+
+// ONNX-style name ("float", "int64", ...), or "unknown(<n>)"-free "unknown"
+// for numbers outside the enum.
+std::string_view DataTypeName(DataType type);
+
+// KServe v2 datatype string ("FP32", "INT64", "BOOL", "BYTES", ...).
+std::string_view DataTypeKServeName(DataType type);
+
+// True for the numbers listed in the enum above.
+bool IsKnownDataType(int32_t value);
+
+}  // namespace vkserve
+
+#endif  // VKSERVE_RUNTIME_DATA_TYPE_H_

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// The `vkserve` command line: each subcommand is a function taking its
+// arguments (after the subcommand name) and returning the process exit code.
+// Subcommands register themselves in a table in command.cc.
+#ifndef VKSERVE_SERVER_COMMAND_H_
+#define VKSERVE_SERVER_COMMAND_H_
+
+#include <string>
+#include <vector>
+
+namespace vkserve {
+
+// Runs `vkserve <args...>`; args excludes argv[0].
+int RunCommandLine(const std::vector<std::string>& args);
+
+// Subcommands.
+int RunDevicesCommand(const std::vector<std::string>& args);
+
+}  // namespace vkserve
+
+#endif  // VKSERVE_SERVER_COMMAND_H_

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// The SPIR-V of every compute shader, compiled by glslc at build time and
+// embedded in the binary. A shader's name is its path without ".comp" under
+// shaders/ ("gpu/fill_pattern") or runtime/ ("ops/relu"). Immutable;
+// thread-safe.
+#ifndef VKSERVE_SHADERS_SHADER_REGISTRY_H_
+#define VKSERVE_SHADERS_SHADER_REGISTRY_H_
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace vkserve::shaders {
+
+// The shader's SPIR-V words, or an empty span when there is no such shader.
+std::span<const uint32_t> Find(std::string_view name);
+
+// All embedded shader names, sorted.
+std::vector<std::string_view> Names();
+
+namespace internal {
+struct EmbeddedShader {
+  std::string_view name;
+  std::span<const uint32_t> words;
+};
+// Generated; ends with an entry whose name is empty.
+extern const EmbeddedShader kEmbeddedShaders[];
+}  // namespace internal
+
+}  // namespace vkserve::shaders
+
+#endif  // VKSERVE_SHADERS_SHADER_REGISTRY_H_

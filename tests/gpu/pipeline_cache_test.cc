@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// PipelineCache: pipelines shared per key, the cache file written and
+// reloaded, and a file from another device or a corrupt one ignored.
+#include "gpu/pipeline.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "shaders/shader_registry.h"
+#include "tests/testing/gpu_fixture.h"
+
+namespace vkserve::gpu {
+namespace {
+
+using testing::GpuTest;
+
+class PipelineCacheTest : public GpuTest {
+ protected:
+  void SetUp() override {
+    GpuTest::SetUp();
+    dir_ = std::filesystem::temp_directory_path() /
+           ("vkserve_pc_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+    path_ = (dir_ / "pipelines.bin").string();
+  }
+  void TearDown() override {
+    std::filesystem::remove_all(dir_);
+    GpuTest::TearDown();
+  }
+  PipelineDesc Saxpy(uint32_t local) {
+    PipelineDesc desc;
+    desc.name = "gpu/saxpy";
+    desc.spirv = shaders::Find("gpu/saxpy");
+    desc.num_bindings = 2;
+    desc.push_constant_bytes = 8;
+    desc.local_size = {local, 1, 1};
+    return desc;
+  }
+  std::filesystem::path dir_;
+  std::string path_;
+};
+
+TEST_F(PipelineCacheTest, SharesPipelinesPerKey) {
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto cache, PipelineCache::Create(*device_));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto a, cache->Get(Saxpy(64)));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto b, cache->Get(Saxpy(64)));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto c, cache->Get(Saxpy(32)));
+  EXPECT_EQ(a.get(), b.get());
+  EXPECT_NE(a.get(), c.get());
+  EXPECT_EQ(cache->size(), 2u);
+}
+
+TEST_F(PipelineCacheTest, WritesAndReloads) {
+  {
+    VKSERVE_ASSERT_OK_AND_ASSIGN(auto cache, PipelineCache::Create(*device_, path_));
+    EXPECT_FALSE(cache->loaded_from_disk());
+    VKSERVE_ASSERT_OK(cache->Get(Saxpy(64)).status());
+    VKSERVE_ASSERT_OK(cache->Save());
+  }
+  ASSERT_TRUE(std::filesystem::exists(path_));
+  // At least the header; lavapipe stores nothing beyond it.
+  EXPECT_GE(std::filesystem::file_size(path_), 16u + VK_UUID_SIZE);
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto reloaded, PipelineCache::Create(*device_, path_));
+  EXPECT_TRUE(reloaded->loaded_from_disk());
+  EXPECT_TRUE(reloaded->ignored_reason().empty());
+  VKSERVE_ASSERT_OK(reloaded->Get(Saxpy(64)).status());
+}
+
+TEST_F(PipelineCacheTest, IgnoresFilesForOtherDevicesOrDrivers) {
+  {
+    VKSERVE_ASSERT_OK_AND_ASSIGN(auto cache, PipelineCache::Create(*device_, path_));
+    VKSERVE_ASSERT_OK(cache->Get(Saxpy(64)).status());
+    VKSERVE_ASSERT_OK(cache->Save());
+  }
+  std::string data;
+  {
+    std::ifstream in(path_, std::ios::binary);
+    data.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  auto rewrite = [&](const std::string& bytes) {
+    std::ofstream out(path_, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  };
+  std::string other_uuid = data;
+  other_uuid[16] = static_cast<char>(other_uuid[16] ^ 0xff);  // pipelineCacheUUID
+  rewrite(other_uuid);
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto a, PipelineCache::Create(*device_, path_));
+  EXPECT_FALSE(a->loaded_from_disk());
+  EXPECT_NE(a->ignored_reason().find("pipelineCacheUUID"), std::string::npos);
+  VKSERVE_ASSERT_OK(a->Get(Saxpy(64)).status());
+
+  std::string other_device = data;
+  other_device[12] = static_cast<char>(other_device[12] ^ 0x5a);  // deviceID
+  rewrite(other_device);
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto b, PipelineCache::Create(*device_, path_));
+  EXPECT_FALSE(b->loaded_from_disk());
+  EXPECT_NE(b->ignored_reason().find("another device"), std::string::npos);
+
+  rewrite("garbage");
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto c, PipelineCache::Create(*device_, path_));
+  EXPECT_FALSE(c->loaded_from_disk());
+  EXPECT_FALSE(c->ignored_reason().empty());
+}
+
+TEST_F(PipelineCacheTest, RejectsMalformedDescriptions) {
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto cache, PipelineCache::Create(*device_));
+  PipelineDesc empty = Saxpy(64);
+  empty.spirv = {};
+  EXPECT_EQ(cache->Get(empty).status().code(), absl::StatusCode::kInvalidArgument);
+  PipelineDesc huge_group = Saxpy(device_->info().max_workgroup_invocations + 1);
+  EXPECT_EQ(cache->Get(huge_group).status().code(), absl::StatusCode::kInvalidArgument);
+  PipelineDesc big_push = Saxpy(64);
+  big_push.push_constant_bytes = device_->info().max_push_constants + 4;
+  EXPECT_EQ(cache->Get(big_push).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace vkserve::gpu

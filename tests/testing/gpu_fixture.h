@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// GpuTest: a googletest fixture holding an Instance (validation on when
+// VKSERVE_VALIDATION is set, as CTest sets it), a Device, an Allocator and an
+// in-memory PipelineCache. TearDown fails the test if the validation layer
+// sent any message during it. GpuTestWithDescriptorMode runs a test twice:
+// with push descriptors and with pooled descriptor sets.
+#ifndef VKSERVE_TESTS_TESTING_GPU_FIXTURE_H_
+#define VKSERVE_TESTS_TESTING_GPU_FIXTURE_H_
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "gpu/allocator.h"
+#include "gpu/command_buffer.h"
+#include "gpu/device.h"
+#include "gpu/instance.h"
+#include "gpu/pipeline.h"
+#include "gpu/queue.h"
+#include "gpu/status_macros.h"
+
+namespace vkserve::testing {
+
+// Fails the enclosing test with the status message unless it is OK.
+#define VKSERVE_ASSERT_OK(expr)                                   \
+  do {                                                            \
+    const ::absl::Status vkserve_s_ = (expr);                     \
+    ASSERT_TRUE(vkserve_s_.ok()) << #expr << ": " << vkserve_s_;  \
+  } while (0)
+
+#define VKSERVE_ASSERT_OK_AND_ASSIGN(lhs, rexpr)                                  \
+  VKSERVE_ASSERT_OK_AND_ASSIGN_IMPL_(VKSERVE_CONCAT_(vkserve_sor_, __LINE__), lhs, rexpr)
+#define VKSERVE_ASSERT_OK_AND_ASSIGN_IMPL_(sor, lhs, rexpr)  \
+  auto sor = (rexpr);                                        \
+  ASSERT_TRUE(sor.ok()) << #rexpr << ": " << sor.status();   \
+  lhs = std::move(sor).value()
+
+class GpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override { SetUpGpu(/*push_descriptors=*/true); }
+  void TearDown() override;
+  void SetUpGpu(bool push_descriptors, const gpu::AllocatorOptions& allocator_options = {});
+
+  // The pipeline of an embedded shader; fails the test if it is missing.
+  std::shared_ptr<const gpu::Pipeline> GetPipeline(const std::string& shader, uint32_t bindings,
+                                                   uint32_t push_bytes,
+                                                   std::array<uint32_t, 3> local_size,
+                                                   std::vector<uint32_t> spec = {});
+
+  std::unique_ptr<gpu::Instance> instance_;
+  std::unique_ptr<gpu::Device> device_;
+  std::unique_ptr<gpu::Allocator> allocator_;
+  std::unique_ptr<gpu::PipelineCache> pipelines_;
+};
+
+class GpuTestWithDescriptorMode : public GpuTest, public ::testing::WithParamInterface<bool> {
+ protected:
+  void SetUp() override { SetUpGpu(/*push_descriptors=*/GetParam()); }
+};
+
+std::string DescriptorModeName(const ::testing::TestParamInfo<bool>& info);
+
+}  // namespace vkserve::testing
+
+#endif  // VKSERVE_TESTS_TESTING_GPU_FIXTURE_H_
