@@ -246,6 +246,17 @@ absl::StatusOr<Buffer> Allocator::Allocate(uint64_t size, MemoryUsage usage, Mem
         "a buffer of ", size, " bytes exceeds the device's maxStorageBufferRange (",
         info.max_storage_buffer_range, " bytes) and could not be bound"));
   }
+  return AllocateImpl(size, usage, kind);
+}
+
+absl::StatusOr<Buffer> Allocator::AllocateUnbound(uint64_t size, MemoryUsage usage,
+                                                  MemoryKind kind) {
+  if (size == 0) return absl::InvalidArgumentError("cannot allocate a buffer of 0 bytes");
+  return AllocateImpl(size, usage, kind);
+}
+
+absl::StatusOr<Buffer> Allocator::AllocateImpl(uint64_t size, MemoryUsage usage, MemoryKind kind) {
+  const DeviceInfo& info = device_->info();
   const uint64_t reserved = AlignUp(size, alignment_);
   if (reserved > info.max_allocation_size) {
     return absl::ResourceExhaustedError(absl::StrCat(

@@ -67,6 +67,16 @@ class Allocator {
   const Device& device() const { return *device_; }
   // True when kHostUpload buffers are device-local (no staging needed).
   bool uploads_are_device_local() const { return upload_type_device_local_; }
+  // True when device-local buffers are host-visible and cached (unified
+  // memory, lavapipe): the host may read GPU results from them directly.
+  bool device_local_is_host_readable() const {
+    return type_for_usage_[0] == type_for_usage_[2];
+  }
+
+  // Like Allocate, for a buffer that is only ever bound in sub-ranges (an
+  // activation arena): its size may exceed maxStorageBufferRange, up to
+  // maxMemoryAllocationSize. Callers keep every binding within the range.
+  absl::StatusOr<Buffer> AllocateUnbound(uint64_t size, MemoryUsage usage, MemoryKind kind);
 
  private:
   struct Block {
@@ -85,6 +95,7 @@ class Allocator {
 
   explicit Allocator(const Device& device, const AllocatorOptions& options);
   absl::Status ChooseMemoryTypes();
+  absl::StatusOr<Buffer> AllocateImpl(uint64_t size, MemoryUsage usage, MemoryKind kind);
   absl::StatusOr<uint32_t> CreateBlock(uint32_t memory_type, uint64_t size, bool dedicated)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void Free(const Buffer& buffer);

@@ -16,6 +16,8 @@ struct Subcommand {
 
 constexpr Subcommand kSubcommands[] = {
     {"devices", &RunDevicesCommand, "list Vulkan devices and the limits vkserve uses"},
+    {"inspect", &RunInspectCommand, "show a model's inputs, outputs, nodes and where each runs"},
+    {"infer", &RunInferCommand, "run a model on .npy inputs and print the timing split"},
 };
 
 int Usage(FILE* out) {

@@ -17,6 +17,8 @@ int RunCommandLine(const std::vector<std::string>& args);
 
 // Subcommands.
 int RunDevicesCommand(const std::vector<std::string>& args);
+int RunInspectCommand(const std::vector<std::string>& args);
+int RunInferCommand(const std::vector<std::string>& args);
 
 }  // namespace vkserve
 

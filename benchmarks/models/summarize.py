@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""Builds the results table of run_on_device.sh from its logs (vkserve.log, peers.jsonl)."""
+import json, re, sys, pathlib
+
+out = pathlib.Path(sys.argv[1])
+vk = {}
+cur = None
+for line in (out / "vkserve.log").read_text().splitlines():
+    m = re.match(r"== (\S+) batch (\d+)", line)
+    if m:
+        cur = (m.group(1), int(m.group(2)))
+        continue
+    m = re.match(r"timing \(median of (\d+) runs?, ms\): upload ([\d.]+)\s+record ([\d.]+)\s+submit ([\d.]+)\s+"
+                 r"gpu ([\d.]+)\s+wait ([\d.]+)\s+readback ([\d.]+)\s+total ([\d.]+)", line)
+    if m and cur:
+        keys = ["runs", "upload", "record", "submit", "gpu", "wait", "readback", "total"]
+        vk[cur] = dict(zip(keys, [float(x) for x in m.groups()]))
+    elif cur and ("error" in line.lower() or "vkserve infer:" in line):
+        vk.setdefault(cur, {"error": line.strip()})
+peers = {}
+p = out / "peers.jsonl"
+if p.exists():
+    for line in p.read_text().splitlines():
+        try:
+            d = json.loads(line)
+        except ValueError:
+            continue
+        peers[(d["model"], d["batch"], d["peer"])] = d["median_ms"]
+
+print("| model | batch | vkserve total ms | vkserve GPU ms | upload | record | submit | wait | readback "
+      "| PyTorch eager ms | PyTorch CUDA graph ms |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
+for (model, n), t in sorted(vk.items()):
+    e = peers.get((model, n, "pytorch-eager"), float("nan"))
+    g = peers.get((model, n, "pytorch-cuda-graph"), float("nan"))
+    if "error" in t:
+        print(f"| {model} | {n} | failed: {t['error']} | | | | | | | {e:.3f} | {g:.3f} |")
+        continue
+    print(f"| {model} | {n} | {t['total']:.3f} | {t['gpu']:.3f} | {t['upload']:.3f} | {t['record']:.3f} | "
+          f"{t['submit']:.3f} | {t['wait']:.3f} | {t['readback']:.3f} | {e:.3f} | {g:.3f} |")

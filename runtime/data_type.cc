@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+#include "runtime/data_type.h"
+
+namespace vkserve {
+
+size_t DataTypeSize(DataType type) {
+  switch (type) {
+    case DataType::kFloat: return 4;
+    case DataType::kUint8: return 1;
+    case DataType::kInt8: return 1;
+    case DataType::kUint16: return 2;
+    case DataType::kInt16: return 2;
+    case DataType::kInt32: return 4;
+    case DataType::kInt64: return 8;
+    case DataType::kBool: return 1;
+    case DataType::kFloat16: return 2;
+    case DataType::kDouble: return 8;
+    case DataType::kUint32: return 4;
+    case DataType::kUint64: return 8;
+    case DataType::kComplex64: return 8;
+    case DataType::kComplex128: return 16;
+    case DataType::kBFloat16: return 2;
+    default: return 0;
+  }
+}
+
+std::string_view DataTypeName(DataType type) {
+  switch (type) {
+    case DataType::kUndefined: return "undefined";
+    case DataType::kFloat: return "float";
+    case DataType::kUint8: return "uint8";
+    case DataType::kInt8: return "int8";
+    case DataType::kUint16: return "uint16";
+    case DataType::kInt16: return "int16";
+    case DataType::kInt32: return "int32";
+    case DataType::kInt64: return "int64";
+    case DataType::kString: return "string";
+    case DataType::kBool: return "bool";
+    case DataType::kFloat16: return "float16";
+    case DataType::kDouble: return "double";
+    case DataType::kUint32: return "uint32";
+    case DataType::kUint64: return "uint64";
+    case DataType::kComplex64: return "complex64";
+    case DataType::kComplex128: return "complex128";
+    case DataType::kBFloat16: return "bfloat16";
+  }
+  return "unknown";
+}
+
+std::string_view DataTypeKServeName(DataType type) {
+  switch (type) {
+    case DataType::kFloat: return "FP32";
+    case DataType::kUint8: return "UINT8";
+    case DataType::kInt8: return "INT8";
+    case DataType::kUint16: return "UINT16";
+    case DataType::kInt16: return "INT16";
+    case DataType::kInt32: return "INT32";
+    case DataType::kInt64: return "INT64";
+    case DataType::kString: return "BYTES";
+    case DataType::kBool: return "BOOL";
+    case DataType::kFloat16: return "FP16";
+    case DataType::kDouble: return "FP64";
+    case DataType::kUint32: return "UINT32";
+    case DataType::kUint64: return "UINT64";
+    case DataType::kBFloat16: return "BF16";
+    default: return "";
+  }
+}
+
+bool IsKnownDataType(int32_t value) { return value >= 0 && value <= 16; }
+
+}  // namespace vkserve

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+#include "runtime/device_tensor.h"
+
+#include "absl/strings/str_cat.h"
+#include "gpu/transfer.h"
+#include "runtime/op_util.h"
+
+namespace vkserve {
+
+DeviceTensor::DeviceTensor(std::string name, DataType dtype, std::vector<int64_t> shape,
+                           gpu::Buffer buffer, gpu::Allocator* allocator)
+    : name_(std::move(name)),
+      dtype_(dtype),
+      shape_(std::move(shape)),
+      byte_size_(static_cast<uint64_t>(NumElements(shape_)) * DataTypeSize(dtype)),
+      allocator_(allocator),
+      buffer_(std::make_shared<const gpu::Buffer>(std::move(buffer))) {}
+
+absl::StatusOr<std::shared_ptr<const gpu::Buffer>> DeviceTensor::buffer() const {
+  absl::MutexLock lock(&mutex_);
+  if (buffer_ == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("device tensor '", name_, "' has been released"));
+  }
+  return buffer_;
+}
+
+absl::StatusOr<HostTensor> DeviceTensor::Read(bool release) {
+  ASSIGN_OR_RETURN(std::shared_ptr<const gpu::Buffer> buffer, this->buffer());
+  HostTensor host;
+  host.dtype = dtype_;
+  host.shape = shape_;
+  host.data.resize(byte_size_);
+  RETURN_IF_ERROR(gpu::Download(*allocator_, *buffer, 0, host.data));
+  if (release) Release();
+  return host;
+}
+
+void DeviceTensor::Release() {
+  std::shared_ptr<const gpu::Buffer> dropped;
+  absl::MutexLock lock(&mutex_);
+  dropped.swap(buffer_);
+  // `dropped` frees the buffer when the last run holding it lets go.
+}
+
+bool DeviceTensor::released() const {
+  absl::MutexLock lock(&mutex_);
+  return buffer_ == nullptr;
+}
+
+}  // namespace vkserve

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// DeviceTensor: a tensor resident in a GPU buffer — a run's output kept on the
+// GPU, which a later run can take as an input without any copy, which can be
+// read back to the host, or released. After Release() every use is a
+// FAILED_PRECONDITION Status naming the tensor.
+//
+// Thread-safe: the buffer is guarded by a mutex; runs that bind it keep it
+// alive (shared ownership) until their GPU work completes, even if it is
+// released meanwhile.
+#ifndef VKSERVE_RUNTIME_DEVICE_TENSOR_H_
+#define VKSERVE_RUNTIME_DEVICE_TENSOR_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "gpu/allocator.h"
+#include "gpu/buffer.h"
+#include "runtime/graph.h"
+
+namespace vkserve {
+
+class DeviceTensor {
+ public:
+  // Takes ownership of `buffer`, which holds the tensor densely. `allocator`
+  // (for staging on read) must outlive this object.
+  DeviceTensor(std::string name, DataType dtype, std::vector<int64_t> shape, gpu::Buffer buffer,
+               gpu::Allocator* allocator);
+
+  const std::string& name() const { return name_; }
+  DataType dtype() const { return dtype_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  uint64_t byte_size() const { return byte_size_; }
+
+  // The buffer, shared with the caller for the duration of a run.
+  // FAILED_PRECONDITION once released.
+  absl::StatusOr<std::shared_ptr<const gpu::Buffer>> buffer() const;
+
+  // Copies the tensor to the host. With `release`, frees the GPU buffer after.
+  absl::StatusOr<HostTensor> Read(bool release = false);
+
+  // Frees the GPU buffer (once every run using it has finished with it).
+  // Idempotent.
+  void Release();
+  bool released() const;
+
+ private:
+  const std::string name_;
+  const DataType dtype_;
+  const std::vector<int64_t> shape_;
+  const uint64_t byte_size_;
+  gpu::Allocator* const allocator_;
+  mutable absl::Mutex mutex_;
+  std::shared_ptr<const gpu::Buffer> buffer_ ABSL_GUARDED_BY(mutex_);
+};
+
+}  // namespace vkserve
+
+#endif  // VKSERVE_RUNTIME_DEVICE_TENSOR_H_

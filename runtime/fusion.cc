@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+#include "runtime/fusion.h"
+
+#include <map>
+#include <set>
+
+#include "runtime/activation.h"
+#include "runtime/planner.h"
+
+namespace vkserve {
+namespace {
+
+constexpr char kFusedNameAttr[] = "_vkserve_fused";
+
+bool IsProducer(const Node& node) {
+  return node.domain.empty() &&
+         (node.op_type == "Conv" || node.op_type == "Gemm" || node.op_type == "MatMul");
+}
+
+// Input shapes with every free dimension set to `value`.
+std::vector<std::vector<int64_t>> ShapesWithFreeDims(const std::vector<ValueInfo>& inputs,
+                                                     int64_t value) {
+  std::vector<std::vector<int64_t>> shapes;
+  for (const ValueInfo& in : inputs) {
+    std::vector<int64_t> s;
+    for (const Dim& d : in.type.shape) s.push_back(d.is_fixed() ? d.value : value);
+    shapes.push_back(std::move(s));
+  }
+  return shapes;
+}
+
+}  // namespace
+
+std::string FusedOpName(const Node& node) {
+  const Attribute* a = node.FindAttribute(kFusedNameAttr);
+  return a != nullptr && a->type == Attribute::Type::kString ? a->s : node.op_type;
+}
+
+absl::StatusOr<int> FuseEpilogues(Graph* graph, const std::vector<const Op*>& ops,
+                                  const std::vector<ValueInfo>& inputs) {
+  // Shapes at two batch sizes: a residual must match at both, so a broadcast
+  // that happens to coincide at size 1 is never fused.
+  auto shapes1 = InferShapes(*graph, ops, inputs, ShapesWithFreeDims(inputs, 1));
+  auto shapes3 = InferShapes(*graph, ops, inputs, ShapesWithFreeDims(inputs, 3));
+  if (!shapes1.ok() || !shapes3.ok()) return 0;  // planning will report the error
+
+  std::vector<Node>& nodes = graph->nodes;
+  std::map<std::string, std::vector<size_t>> consumers;
+  std::map<std::string, size_t> producer_of;
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    for (const std::string& in : nodes[n].inputs) {
+      if (!in.empty()) consumers[in].push_back(n);
+    }
+    for (const std::string& out : nodes[n].outputs) producer_of[out] = n;
+  }
+  std::set<std::string> graph_outputs;
+  for (const ValueInfo& o : graph->outputs) graph_outputs.insert(o.name);
+
+  std::vector<bool> removed(nodes.size(), false);
+  int fused = 0;
+  for (size_t p = 0; p < nodes.size(); ++p) {
+    Node& producer = nodes[p];
+    if (removed[p] || !IsProducer(producer) || producer.outputs.size() != 1) continue;
+    auto epilogue = GetEpilogue(producer);
+    if (!epilogue.ok()) continue;
+    std::string name = producer.op_type;
+    while (true) {
+      const std::string out = producer.outputs[0];
+      auto it = consumers.find(out);
+      if (graph_outputs.count(out) || it == consumers.end() || it->second.size() != 1) break;
+      const size_t c = it->second[0];
+      Node& consumer = nodes[c];
+      if (removed[c] || consumer.outputs.size() != 1) break;
+      bool merged = false;
+      if (epilogue->activation.kind == Activation::kNone) {
+        const HostTensor* clip_min = nullptr;
+        const HostTensor* clip_max = nullptr;
+        bool constant_bounds = true;
+        if (consumer.op_type == "Clip") {
+          for (size_t i = 1; i < consumer.inputs.size(); ++i) {
+            if (consumer.inputs[i].empty()) continue;
+            auto init = graph->initializers.find(consumer.inputs[i]);
+            if (init == graph->initializers.end()) {
+              constant_bounds = false;
+            } else {
+              (i == 1 ? clip_min : clip_max) = &init->second;
+            }
+          }
+        }
+        auto act = ActivationOfNode(consumer, clip_min, clip_max);
+        if (act.ok() && constant_bounds && consumer.inputs[0] == out) {
+          epilogue->activation = *act;
+          name += "+" + consumer.op_type;
+          merged = true;
+        }
+      }
+      if (!merged && epilogue->residual == Epilogue::Residual::kNone &&
+          consumer.domain.empty() && consumer.op_type == "Add" && consumer.inputs.size() == 2 &&
+          consumer.inputs[0] != consumer.inputs[1]) {
+        const std::string& other = consumer.inputs[0] == out ? consumer.inputs[1] : consumer.inputs[0];
+        auto prod = producer_of.find(other);
+        const bool ready_before = prod == producer_of.end() || prod->second < p;
+        const auto& s1 = *shapes1;
+        const auto& s3 = *shapes3;
+        const bool same_shape = s1.count(other) && s1.count(out) && s3.count(other) &&
+                                s3.count(out) && s1.at(other).shape == s1.at(out).shape &&
+                                s3.at(other).shape == s3.at(out).shape &&
+                                s1.at(other).dtype == DataType::kFloat;
+        if (ready_before && same_shape) {
+          const size_t slot = producer.op_type == "MatMul" ? 2 : 3;
+          while (producer.inputs.size() < slot) producer.inputs.emplace_back();
+          producer.inputs.push_back(other);
+          epilogue->residual = epilogue->activation.kind == Activation::kNone
+                                   ? Epilogue::Residual::kBeforeActivation
+                                   : Epilogue::Residual::kAfterActivation;
+          epilogue->residual_input = static_cast<int>(slot);
+          consumers[other].push_back(p);
+          name += "+Add";
+          merged = true;
+        }
+      }
+      if (!merged) break;
+      producer.outputs[0] = consumer.outputs[0];
+      producer_of[producer.outputs[0]] = p;
+      removed[c] = true;
+      ++fused;
+    }
+    if (name != producer.op_type) {
+      SetEpilogue(*epilogue, &producer);
+      Attribute a;
+      a.type = Attribute::Type::kString;
+      a.s = name;
+      producer.attributes[kFusedNameAttr] = a;
+    }
+  }
+  std::vector<Node> kept;
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    if (!removed[n]) kept.push_back(std::move(nodes[n]));
+  }
+  nodes = std::move(kept);
+  return fused;
+}
+
+}  // namespace vkserve

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Epilogue fusion: folds the elementwise work that follows a Conv, Gemm or
+// MatMul — an activation (Relu, Clip, LeakyRelu, Sigmoid, HardSigmoid,
+// HardSwish, Tanh) and a same-shape residual Add — into that node, so its
+// kernel applies them while storing its output instead of running separate
+// dispatches over memory. The rewritten nodes carry the epilogue as
+// attributes (activation.h) and keep their names; inspect shows them as
+// "Conv+Add+Relu".
+#ifndef VKSERVE_RUNTIME_FUSION_H_
+#define VKSERVE_RUNTIME_FUSION_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "runtime/graph.h"
+#include "runtime/op.h"
+
+namespace vkserve {
+
+// Rewrites `graph` in place; `ops` are the ops of its nodes, in order.
+// Returns how many nodes were merged away. A residual Add is fused only when
+// both operands have the same shape for every batch size (checked by shape
+// inference at two signatures) and the residual is computed before the
+// producer runs.
+absl::StatusOr<int> FuseEpilogues(Graph* graph, const std::vector<const Op*>& ops,
+                                  const std::vector<ValueInfo>& inputs);
+
+// "Conv+Add+Relu" for a fused node, else its op type.
+std::string FusedOpName(const Node& node);
+
+}  // namespace vkserve
+
+#endif  // VKSERVE_RUNTIME_FUSION_H_

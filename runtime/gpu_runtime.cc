@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+#include "runtime/gpu_runtime.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "gpu/queue.h"
+#include "gpu/status_macros.h"
+#include "spdlog/spdlog.h"
+
+namespace vkserve {
+
+absl::StatusOr<std::unique_ptr<GpuRuntime>> GpuRuntime::Create(const GpuRuntimeOptions& options) {
+  auto rt = std::unique_ptr<GpuRuntime>(new GpuRuntime());
+  ASSIGN_OR_RETURN(rt->instance_, gpu::Instance::Create());
+  gpu::DeviceOptions device_options;
+  device_options.selector = options.device;
+  ASSIGN_OR_RETURN(rt->device_, gpu::Device::Create(*rt->instance_, device_options));
+  ASSIGN_OR_RETURN(rt->allocator_, gpu::Allocator::Create(*rt->device_, options.allocator));
+  ASSIGN_OR_RETURN(rt->pipelines_,
+                   gpu::PipelineCache::Create(*rt->device_, options.pipeline_cache_path));
+  if (!rt->pipelines_->ignored_reason().empty()) {
+    spdlog::info("pipeline cache {} ignored: {}", options.pipeline_cache_path,
+                 rt->pipelines_->ignored_reason());
+  }
+  return rt;
+}
+
+GpuRuntime::~GpuRuntime() {
+  if (device_) (void)device_->queue().WaitIdle();
+  if (pipelines_) {
+    absl::Status saved = pipelines_->Save();
+    if (!saved.ok()) spdlog::warn("pipeline cache not saved: {}", saved.ToString());
+  }
+}
+
+std::string DefaultPipelineCachePath() {
+  std::filesystem::path dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
+    dir = std::filesystem::path(xdg) / "vkserve";
+  } else if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    dir = std::filesystem::path(home) / ".cache" / "vkserve";
+  } else {
+    return "";
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return "";
+  return (dir / "pipelines.bin").string();
+}
+
+}  // namespace vkserve

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+#include "runtime/model.h"
+
+#include <algorithm>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gpu/transfer.h"
+#include "runtime/fusion.h"
+#include "runtime/onnx_loader.h"
+#include "runtime/op_registry.h"
+#include "runtime/op_util.h"
+#include "runtime/planner.h"
+
+namespace vkserve {
+namespace {
+
+std::string ShapeKey(const std::vector<std::vector<int64_t>>& shapes) {
+  std::vector<std::string> parts;
+  for (const auto& s : shapes) parts.push_back(ShapeString(s));
+  return absl::StrJoin(parts, ";");
+}
+
+std::string DescribeType(const TensorType& t) {
+  if (!t.has_shape) return absl::StrCat(std::string(DataTypeName(t.dtype)), "[?]");
+  std::vector<std::string> dims;
+  for (const Dim& d : t.shape) {
+    dims.push_back(d.is_fixed() ? absl::StrCat(d.value) : (d.param.empty() ? "?" : d.param));
+  }
+  return absl::StrCat(std::string(DataTypeName(t.dtype)), "[", absl::StrJoin(dims, ","), "]");
+}
+
+}  // namespace
+
+Model::~Model() = default;
+
+absl::StatusOr<std::shared_ptr<Model>> Model::Load(const std::string& path, const GpuContext& gpu,
+                                                   const ModelOptions& options) {
+  ASSIGN_OR_RETURN(Graph graph, LoadOnnxModel(path));
+  return FromGraph(std::move(graph), gpu, options);
+}
+
+absl::StatusOr<std::shared_ptr<Model>> Model::FromGraph(Graph graph, const GpuContext& gpu,
+                                                        const ModelOptions& options) {
+  if (gpu.device == nullptr || gpu.allocator == nullptr || gpu.pipelines == nullptr) {
+    return absl::InvalidArgumentError("Model needs a device, an allocator and a pipeline cache");
+  }
+  auto model = std::shared_ptr<Model>(new Model());
+  model->graph_ = std::move(graph);
+  model->gpu_ = gpu;
+  model->options_ = options;
+  RETURN_IF_ERROR(model->Prepare());
+  return model;
+}
+
+absl::Status Model::Prepare() {
+  // Free dimension overrides on the declared inputs.
+  inputs_ = graph_.inputs;
+  outputs_ = graph_.outputs;
+  for (ValueInfo& in : inputs_) {
+    if (!in.type.has_shape) {
+      return absl::UnimplementedError(
+          absl::StrCat("input '", in.name, "' has no declared rank; vkserve needs one"));
+    }
+    if (DataTypeSize(in.type.dtype) == 0) {
+      return absl::UnimplementedError(absl::StrCat("input '", in.name, "' has type ",
+                                                   std::string(DataTypeName(in.type.dtype)),
+                                                   ", which vkserve does not run"));
+    }
+    for (Dim& d : in.type.shape) {
+      if (d.is_fixed()) continue;
+      auto by_name = options_.dim_overrides_by_name.find(d.param);
+      if (!d.param.empty() && by_name != options_.dim_overrides_by_name.end()) {
+        d.value = by_name->second;
+        continue;
+      }
+      for (const auto& [denotation, value] : options_.dim_overrides_by_denotation) {
+        if (!d.denotation.empty() && absl::EqualsIgnoreCase(denotation, d.denotation)) {
+          d.value = value;
+        }
+      }
+    }
+    for (const Dim& d : in.type.shape) {
+      if (d.is_fixed() && d.value > (int64_t{1} << 40)) {
+        return absl::InvalidArgumentError(absl::StrCat("input '", in.name, "' dimension too large"));
+      }
+    }
+  }
+
+  // Match every node to a GPU op; validate attributes.
+  OpRegistry& registry = OpRegistry::Global();
+  auto find_ops = [&]() -> absl::Status {
+    ops_.clear();
+    for (const Node& node : graph_.nodes) {
+      ASSIGN_OR_RETURN(const Op* op, registry.Find(node));
+      absl::Status valid = op->Validate(node);
+      if (!valid.ok()) return AnnotateNodeError(node, valid);
+      ops_.push_back(op);
+    }
+    return absl::OkStatus();
+  };
+  RETURN_IF_ERROR(find_ops());
+  if (options_.fuse) {
+    ASSIGN_OR_RETURN(fused_nodes_, FuseEpilogues(&graph_, ops_, inputs_));
+    if (fused_nodes_ > 0) RETURN_IF_ERROR(find_ops());
+  }
+
+  // Upload every initializer a kernel may read on the GPU.
+  std::map<std::string, bool> gpu_read;
+  for (size_t n = 0; n < graph_.nodes.size(); ++n) {
+    const Node& node = graph_.nodes[n];
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (!node.inputs[i].empty() && !ops_[n]->IsHostInput(node, i)) gpu_read[node.inputs[i]] = true;
+    }
+  }
+  for (const ValueInfo& out : outputs_) gpu_read[out.name] = true;
+  for (const auto& [name, tensor] : graph_.initializers) {
+    if (!gpu_read.count(name) || tensor.data.empty()) continue;
+    ASSIGN_OR_RETURN(gpu::Buffer buffer,
+                     gpu_.allocator->Allocate(tensor.data.size(), gpu::MemoryUsage::kDeviceLocal,
+                                              gpu::MemoryKind::kWeights));
+    RETURN_IF_ERROR(gpu::Upload(*gpu_.allocator, buffer, 0, tensor.data));
+    weight_bytes_ += tensor.data.size();
+    weights_.emplace(name, std::move(buffer));
+  }
+
+  // Plan once at load so unsupported types and shapes fail here, not on the
+  // first request.
+  return GetPlan(DefaultInputShapes()).status();
+}
+
+std::vector<std::vector<int64_t>> Model::DefaultInputShapes() const {
+  std::vector<std::vector<int64_t>> shapes;
+  for (const ValueInfo& in : inputs_) {
+    std::vector<int64_t> s;
+    for (const Dim& d : in.type.shape) s.push_back(d.is_fixed() ? d.value : 1);
+    shapes.push_back(std::move(s));
+  }
+  return shapes;
+}
+
+absl::StatusOr<std::shared_ptr<const Plan>> Model::GetPlan(
+    const std::vector<std::vector<int64_t>>& input_shapes) const {
+  if (input_shapes.size() != inputs_.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("expected ", inputs_.size(),
+                                                   " input shapes, got ", input_shapes.size()));
+  }
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    const auto& declared = inputs_[i].type.shape;
+    const auto& shape = input_shapes[i];
+    bool ok = declared.size() == shape.size();
+    for (size_t d = 0; ok && d < shape.size(); ++d) {
+      ok = shape[d] >= 0 && (!declared[d].is_fixed() || declared[d].value == shape[d]);
+    }
+    if (!ok) {
+      return absl::InvalidArgumentError(absl::StrCat("input '", inputs_[i].name, "' has shape ",
+                                                     ShapeString(shape), ", model expects ",
+                                                     DescribeType(inputs_[i].type)));
+    }
+  }
+  const std::string key = ShapeKey(input_shapes);
+  {
+    absl::MutexLock lock(&plans_mutex_);
+    auto it = plans_.find(key);
+    if (it != plans_.end()) return it->second;
+  }
+  ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan, BuildPlan(*this, ops_, input_shapes));
+  absl::MutexLock lock(&plans_mutex_);
+  return plans_.emplace(key, std::move(plan)).first->second;
+}
+
+const gpu::Buffer* Model::weight(const std::string& name) const {
+  auto it = weights_.find(name);
+  return it == weights_.end() ? nullptr : &it->second;
+}
+
+absl::StatusOr<ModelReport> Model::Inspect(
+    const std::vector<std::vector<int64_t>>* input_shapes) const {
+  const std::vector<std::vector<int64_t>> shapes =
+      input_shapes != nullptr ? *input_shapes : DefaultInputShapes();
+  ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan, GetPlan(shapes));
+  ModelReport report;
+  report.inputs = inputs_;
+  report.outputs = outputs_;
+  report.arena_bytes = plan->arena_bytes;
+  report.tensor_bytes_total = plan->tensor_bytes_total;
+  report.weight_bytes = weight_bytes_;
+  report.signature = plan->signature;
+  report.fused_nodes = fused_nodes_;
+  for (const PlannedNode& n : plan->nodes) {
+    NodeReport r;
+    r.name = n.node->name;
+    r.op_type = FusedOpName(*n.node);
+    r.domain = n.node->domain.empty() ? "ai.onnx" : n.node->domain;
+    r.opset = n.node->opset;
+    switch (n.kind) {
+      case PlannedNode::Kind::kKernel: r.device = "gpu"; break;
+      case PlannedNode::Kind::kAlias: r.device = "gpu (alias: no dispatch)"; break;
+      case PlannedNode::Kind::kFolded: r.device = "gpu (folded at load: no dispatch)"; break;
+    }
+    for (size_t i = 0; i < n.node->inputs.size(); ++i) {
+      const std::string& name = n.node->inputs[i];
+      if (name.empty()) continue;
+      for (const PlannedValue& v : plan->values) {
+        if (v.name == name) r.inputs.push_back(absl::StrCat(name, ": ", v.desc.ToString()));
+      }
+    }
+    for (int o : n.outputs) {
+      if (o >= 0) {
+        r.outputs.push_back(absl::StrCat(plan->values[o].name, ": ", plan->values[o].desc.ToString()));
+      }
+    }
+    ++report.op_counts[r.op_type];
+    ++report.gpu_nodes;
+    report.nodes.push_back(std::move(r));
+  }
+  return report;
+}
+
+}  // namespace vkserve

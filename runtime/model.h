@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Model: a loaded, validated graph bound to a GPU — fused, every node matched
+// to a GPU op (or refused at load with a Status naming node, op, domain and
+// opset), weights uploaded once and shared by every Session. Plans, one per
+// input-shape signature, are built on first use and cached.
+//
+// Thread-safe. The Device, Allocator and PipelineCache it was created with
+// must outlive it.
+#ifndef VKSERVE_RUNTIME_MODEL_H_
+#define VKSERVE_RUNTIME_MODEL_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "gpu/allocator.h"
+#include "gpu/device.h"
+#include "gpu/pipeline.h"
+#include "runtime/graph.h"
+#include "runtime/plan.h"
+
+namespace vkserve {
+
+struct ModelOptions {
+  // Free dimension overrides, as ONNX Runtime offers them: a symbolic input
+  // dimension with this dim_param (exact match) or denotation
+  // (case-insensitive, e.g. "DATA_BATCH") becomes fixed.
+  std::map<std::string, int64_t> dim_overrides_by_name;
+  std::map<std::string, int64_t> dim_overrides_by_denotation;
+  // Fuse activations and residual adds into Conv/Gemm/MatMul.
+  bool fuse = true;
+};
+
+// The GPU objects a model runs with; not owned.
+struct GpuContext {
+  gpu::Device* device = nullptr;
+  gpu::Allocator* allocator = nullptr;
+  gpu::PipelineCache* pipelines = nullptr;
+};
+
+// What `vkserve inspect` prints.
+struct NodeReport {
+  std::string name;
+  std::string op_type;   // "Conv", or "Conv+Add+Relu" when fused
+  std::string domain;    // "ai.onnx" for the default domain
+  int64_t opset = 0;
+  std::string device;    // "gpu"; "gpu (folded at load)" / "gpu (alias)" for nodes without dispatches
+  std::vector<std::string> inputs;   // "name: float[1,3,224,224]"
+  std::vector<std::string> outputs;
+};
+
+struct ModelReport {
+  std::vector<ValueInfo> inputs;
+  std::vector<ValueInfo> outputs;
+  std::map<std::string, int> op_counts;  // by op type, after fusion
+  std::vector<NodeReport> nodes;
+  int gpu_nodes = 0;     // every node; there is no CPU execution
+  int cpu_nodes = 0;     // always 0: shown to prove it
+  int fused_nodes = 0;   // nodes merged into a Conv/Gemm/MatMul epilogue
+  uint64_t arena_bytes = 0;         // planned activation arena
+  uint64_t tensor_bytes_total = 0;  // sum of all intermediate tensors
+  uint64_t weight_bytes = 0;
+  std::string signature;            // the input shapes the plan was made for
+};
+
+class Model {
+ public:
+  // Loads `path` (.onnx; .ort once that loader exists).
+  static absl::StatusOr<std::shared_ptr<Model>> Load(const std::string& path,
+                                                     const GpuContext& gpu,
+                                                     const ModelOptions& options = {});
+  static absl::StatusOr<std::shared_ptr<Model>> FromGraph(Graph graph, const GpuContext& gpu,
+                                                          const ModelOptions& options = {});
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+  ~Model();
+
+  // The graph after fusion.
+  const Graph& graph() const { return graph_; }
+  // Declared inputs/outputs with dimension overrides applied.
+  const std::vector<ValueInfo>& inputs() const { return inputs_; }
+  const std::vector<ValueInfo>& outputs() const { return outputs_; }
+  const GpuContext& gpu() const { return gpu_; }
+  int fused_nodes() const { return fused_nodes_; }
+
+  // The plan for these input shapes (in inputs() order), built once.
+  // INVALID_ARGUMENT when a shape does not fit the declared one.
+  absl::StatusOr<std::shared_ptr<const Plan>> GetPlan(
+      const std::vector<std::vector<int64_t>>& input_shapes) const;
+
+  // Shapes with every symbolic dimension set to 1: the plan made at load.
+  std::vector<std::vector<int64_t>> DefaultInputShapes() const;
+
+  // Plans at `input_shapes` (default: DefaultInputShapes()) and reports.
+  absl::StatusOr<ModelReport> Inspect(
+      const std::vector<std::vector<int64_t>>* input_shapes = nullptr) const;
+
+  // GPU copy of an initializer, or nullptr if no kernel reads it on the GPU.
+  const gpu::Buffer* weight(const std::string& name) const;
+  uint64_t weight_bytes() const { return weight_bytes_; }
+
+ private:
+  Model() = default;
+  absl::Status Prepare();
+
+  Graph graph_;
+  GpuContext gpu_;
+  ModelOptions options_;
+  std::vector<ValueInfo> inputs_;
+  std::vector<ValueInfo> outputs_;
+  std::vector<const Op*> ops_;  // per graph_.nodes
+  std::map<std::string, gpu::Buffer> weights_;
+  uint64_t weight_bytes_ = 0;
+  int fused_nodes_ = 0;
+  mutable absl::Mutex plans_mutex_;
+  mutable std::map<std::string, std::shared_ptr<const Plan>> plans_ ABSL_GUARDED_BY(plans_mutex_);
+};
+
+}  // namespace vkserve
+
+#endif  // VKSERVE_RUNTIME_MODEL_H_

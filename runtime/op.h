@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Op and Kernel: how one ONNX operator is planned and run on the GPU.
+//
+// An Op is stateless and registered once per (domain, op_type, opset range)
+// by a VKSERVE_REGISTER_OP line in its own file (runtime/ops/<op>.cc); no
+// central switch names op types. Planning a node at one input-shape signature
+// goes through three steps:
+//
+//   1. Validate(node)       at load: attributes, without shapes.
+//   2. Infer(ctx)           per signature: output types and shapes. When the
+//                           op can compute its outputs on the host from
+//                           host-known inputs (shape arithmetic), it sets
+//                           TensorDesc::value and the node is folded: it never
+//                           runs, on CPU or GPU, during a request.
+//   3. CreateKernel(ctx)    per signature, for nodes that are not folded:
+//                           pipelines, push constants and workgroup counts.
+//
+// A Kernel then records the node's dispatches into a command buffer, which
+// the session replays for every run with the same shapes.
+//
+// Ops and kernels are immutable after creation and may be used from several
+// threads (kernels are shared by the sessions of a model).
+#ifndef VKSERVE_RUNTIME_OP_H_
+#define VKSERVE_RUNTIME_OP_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "gpu/buffer.h"
+#include "gpu/command_buffer.h"
+#include "gpu/device.h"
+#include "gpu/pipeline.h"
+#include "runtime/graph.h"
+
+namespace vkserve {
+
+// What planning knows about one value at one shape signature.
+struct TensorDesc {
+  DataType dtype = DataType::kUndefined;
+  std::vector<int64_t> shape;
+  // Set when the value is known on the host at plan time: an initializer, a
+  // Constant, or a folded result. Kernels may read it (e.g. Pad's pads).
+  std::shared_ptr<const HostTensor> value;
+
+  int64_t num_elements() const;   // 1 for a scalar
+  uint64_t byte_size() const;     // num_elements * element size
+  std::string ToString() const;   // "float[1,3,224,224]"
+};
+
+// Step 2's inputs and outputs.
+struct InferContext {
+  const Node& node;
+  // One per node input; nullptr where an optional input is omitted.
+  std::vector<const TensorDesc*> inputs;
+  // One per node output, to be filled (dtype, shape, and value when folding).
+  std::vector<TensorDesc> outputs;
+
+  // Input i, or nullptr when omitted / beyond the node's inputs.
+  const TensorDesc* input(size_t i) const { return i < inputs.size() ? inputs[i] : nullptr; }
+};
+
+// Step 3's inputs, and the services a kernel may ask for.
+class KernelContext {
+ public:
+  virtual ~KernelContext() = default;
+  virtual const Node& node() const = 0;
+  // nullptr where omitted.
+  virtual const TensorDesc* input(size_t i) const = 0;
+  virtual size_t num_inputs() const = 0;
+  virtual const TensorDesc& output(size_t i) const = 0;
+  virtual size_t num_outputs() const = 0;
+  virtual const gpu::Device& device() const = 0;
+
+  // The pipeline for an embedded shader ("ops/unary" is shaders/ops/unary.comp).
+  // Spec constants 0..2 are the workgroup size; `spec_constants` are ids 3...
+  virtual absl::StatusOr<std::shared_ptr<const gpu::Pipeline>> GetPipeline(
+      std::string_view shader, uint32_t num_bindings, uint32_t push_constant_bytes,
+      std::array<uint32_t, 3> local_size, std::vector<uint32_t> spec_constants = {}) = 0;
+
+  // Reserves `bytes` of GPU scratch memory, valid while this node executes;
+  // returns its index in RecordContext::scratch.
+  virtual uint32_t RequestScratch(uint64_t bytes) = 0;
+
+  // Uploads `bytes` (e.g. repacked weights) once per plan; returns its index
+  // in RecordContext::constants.
+  virtual uint32_t AddConstant(std::vector<uint8_t> bytes) = 0;
+};
+
+// The buffers of one node in one recording.
+struct RecordContext {
+  gpu::CommandBuffer& command_buffer;
+  // One per node input; size 0 where omitted or consumed on the host.
+  std::vector<gpu::BufferRange> inputs;
+  std::vector<gpu::BufferRange> outputs;
+  std::vector<gpu::BufferRange> scratch;
+  std::vector<gpu::BufferRange> constants;
+  std::string label;  // the node's name, for timestamps and traces
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  // Records the node's dispatches. Called once per recording; the recording
+  // is replayed many times, so everything per-run must live in the buffers.
+  virtual absl::Status Record(const RecordContext& ctx) const = 0;
+};
+
+class Op {
+ public:
+  enum class Execution {
+    kKernel,  // runs dispatches
+    kAlias,   // output 0 is input 0's bytes under another shape (Reshape, ...)
+  };
+
+  virtual ~Op() = default;
+
+  // Load-time checks needing no shapes. Unsupported attribute values are
+  // UNIMPLEMENTED; malformed ones INVALID_ARGUMENT. Messages need not name
+  // the node: the caller prefixes node, op, domain and opset.
+  virtual absl::Status Validate(const Node& /*node*/) const { return absl::OkStatus(); }
+
+  // True for inputs read on the host at plan time (Reshape's shape, Slice's
+  // starts, ...). They must be host-known and are never bound on the GPU.
+  virtual bool IsHostInput(const Node& /*node*/, size_t /*input_index*/) const { return false; }
+
+  virtual Execution execution() const { return Execution::kKernel; }
+
+  virtual absl::Status Infer(InferContext& ctx) const = 0;
+
+  // Not called for folded nodes or aliases.
+  virtual absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const;
+};
+
+}  // namespace vkserve
+
+#endif  // VKSERVE_RUNTIME_OP_H_

@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+#include "runtime/planner.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gpu/transfer.h"
+#include "runtime/memory_planner.h"
+#include "runtime/model.h"
+#include "runtime/op_util.h"
+#include "shaders/shader_registry.h"
+
+namespace vkserve {
+namespace {
+
+uint64_t AlignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+// A HostTensor owned elsewhere (the model's graph), shared without a copy.
+std::shared_ptr<const HostTensor> Borrow(const HostTensor& t) {
+  return std::shared_ptr<const HostTensor>(&t, [](const HostTensor*) {});
+}
+
+// Shape inference and folding over the whole graph: the common first half of
+// planning.
+struct Inference {
+  std::vector<PlannedValue> values;
+  std::map<std::string, int> ids;
+  std::vector<PlannedNode> nodes;
+};
+
+absl::StatusOr<Inference> Infer(const Graph& graph, const std::vector<const Op*>& ops,
+                                const std::vector<ValueInfo>& inputs,
+                                const std::vector<std::vector<int64_t>>& input_shapes) {
+  Inference inf;
+  auto add_value = [&inf](const std::string& name, TensorDesc desc) {
+    inf.ids[name] = static_cast<int>(inf.values.size());
+    PlannedValue v;
+    v.name = name;
+    v.desc = std::move(desc);
+    inf.values.push_back(std::move(v));
+    return static_cast<int>(inf.values.size() - 1);
+  };
+  for (const auto& [name, tensor] : graph.initializers) {
+    add_value(name, TensorDesc{tensor.dtype, tensor.shape, Borrow(tensor)});
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    add_value(inputs[i].name, TensorDesc{inputs[i].type.dtype, input_shapes[i], nullptr});
+  }
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const Node& node = graph.nodes[n];
+    InferContext ctx{node, {}, {}};
+    PlannedNode planned;
+    planned.node = &node;
+    planned.op = ops[n];
+    for (const std::string& in : node.inputs) {
+      if (in.empty()) {
+        ctx.inputs.push_back(nullptr);
+        planned.inputs.push_back(-1);
+        continue;
+      }
+      auto it = inf.ids.find(in);
+      if (it == inf.ids.end()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(NodeErrorPrefix(node), "input '", in, "' is not defined before use"));
+      }
+      ctx.inputs.push_back(&inf.values[it->second].desc);
+      planned.inputs.push_back(it->second);
+    }
+    ctx.outputs.resize(node.outputs.size());
+    absl::Status status = ops[n]->Infer(ctx);
+    if (!status.ok()) return AnnotateNodeError(node, status);
+    bool all_folded = !node.outputs.empty();
+    for (size_t o = 0; o < node.outputs.size(); ++o) {
+      const TensorDesc& out = ctx.outputs[o];
+      if (node.outputs[o].empty()) {
+        planned.outputs.push_back(-1);
+        continue;
+      }
+      if (DataTypeSize(out.dtype) == 0) {
+        return absl::UnimplementedError(absl::StrCat(NodeErrorPrefix(node), "output '",
+                                                     node.outputs[o], "' has type ",
+                                                     std::string(DataTypeName(out.dtype)),
+                                                     ", which vkserve does not run"));
+      }
+      for (int64_t d : out.shape) {
+        if (d < 0) {
+          return absl::InternalError(absl::StrCat(NodeErrorPrefix(node), "inferred shape ",
+                                                  ShapeString(out.shape), " is negative"));
+        }
+      }
+      if (out.value == nullptr) all_folded = false;
+      planned.outputs.push_back(add_value(node.outputs[o], out));
+    }
+    // Host inputs are read at plan time and never bound on the GPU.
+    for (size_t i = 0; i < planned.inputs.size(); ++i) {
+      if (planned.inputs[i] >= 0 && ops[n]->IsHostInput(node, i)) planned.inputs[i] = -1;
+    }
+    if (all_folded) {
+      planned.kind = PlannedNode::Kind::kFolded;
+    } else if (ops[n]->execution() == Op::Execution::kAlias) {
+      planned.kind = PlannedNode::Kind::kAlias;
+    }
+    inf.nodes.push_back(std::move(planned));
+  }
+  return inf;
+}
+
+// KernelContext over one planned node.
+class PlannerKernelContext : public KernelContext {
+ public:
+  PlannerKernelContext(const Model& model, const Inference& inf, const PlannedNode& planned,
+                       std::vector<std::vector<uint8_t>>* constants)
+      : model_(model), inf_(inf), planned_(planned), constants_(constants) {}
+
+  const Node& node() const override { return *planned_.node; }
+  const TensorDesc* input(size_t i) const override {
+    if (i >= planned_.node->inputs.size() || planned_.node->inputs[i].empty()) return nullptr;
+    return &inf_.values[inf_.ids.at(planned_.node->inputs[i])].desc;
+  }
+  size_t num_inputs() const override { return planned_.node->inputs.size(); }
+  const TensorDesc& output(size_t i) const override {
+    return inf_.values[planned_.outputs[i]].desc;
+  }
+  size_t num_outputs() const override { return planned_.outputs.size(); }
+  const gpu::Device& device() const override { return *model_.gpu().device; }
+
+  absl::StatusOr<std::shared_ptr<const gpu::Pipeline>> GetPipeline(
+      std::string_view shader, uint32_t num_bindings, uint32_t push_constant_bytes,
+      std::array<uint32_t, 3> local_size, std::vector<uint32_t> spec_constants) override {
+    gpu::PipelineDesc desc;
+    desc.name = std::string(shader);
+    desc.spirv = shaders::Find(shader);
+    if (desc.spirv.empty()) {
+      return absl::InternalError(absl::StrCat("no embedded shader '", std::string(shader), "'"));
+    }
+    desc.num_bindings = num_bindings;
+    desc.push_constant_bytes = push_constant_bytes;
+    desc.local_size = local_size;
+    desc.spec_constants = std::move(spec_constants);
+    return model_.gpu().pipelines->Get(desc);
+  }
+  uint32_t RequestScratch(uint64_t bytes) override {
+    scratch_.push_back(bytes);
+    return static_cast<uint32_t>(scratch_.size() - 1);
+  }
+  uint32_t AddConstant(std::vector<uint8_t> bytes) override {
+    constants_->push_back(std::move(bytes));
+    constant_ids_.push_back(static_cast<uint32_t>(constants_->size() - 1));
+    return static_cast<uint32_t>(constant_ids_.size() - 1);
+  }
+
+  std::vector<uint64_t> scratch_;
+  std::vector<uint32_t> constant_ids_;
+
+ private:
+  const Model& model_;
+  const Inference& inf_;
+  const PlannedNode& planned_;
+  std::vector<std::vector<uint8_t>>* constants_;
+};
+
+}  // namespace
+
+std::string NodeErrorPrefix(const Node& node) {
+  return absl::StrCat(node.op_type, " (node '", node.name, "', domain '",
+                      node.domain.empty() ? "ai.onnx" : node.domain, "', opset ", node.opset,
+                      "): ");
+}
+
+absl::Status AnnotateNodeError(const Node& node, const absl::Status& status) {
+  return absl::Status(status.code(), absl::StrCat(NodeErrorPrefix(node), std::string(status.message())));
+}
+
+absl::StatusOr<std::map<std::string, TensorDesc>> InferShapes(
+    const Graph& graph, const std::vector<const Op*>& ops, const std::vector<ValueInfo>& inputs,
+    const std::vector<std::vector<int64_t>>& input_shapes) {
+  ASSIGN_OR_RETURN(Inference inf, Infer(graph, ops, inputs, input_shapes));
+  std::map<std::string, TensorDesc> out;
+  for (PlannedValue& v : inf.values) out[v.name] = std::move(v.desc);
+  return out;
+}
+
+absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(
+    const Model& model, const std::vector<const Op*>& ops,
+    const std::vector<std::vector<int64_t>>& input_shapes) {
+  const Graph& graph = model.graph();
+  ASSIGN_OR_RETURN(Inference inf, Infer(graph, ops, model.inputs(), input_shapes));
+  auto plan = std::make_shared<Plan>();
+  std::vector<std::string> sig;
+  for (size_t i = 0; i < model.inputs().size(); ++i) {
+    sig.push_back(absl::StrCat(model.inputs()[i].name, "=", ShapeString(input_shapes[i])));
+  }
+  plan->signature = absl::StrJoin(sig, ",");
+
+  std::vector<PlannedValue>& values = inf.values;
+  const int num_steps = static_cast<int>(inf.nodes.size());
+  // Aliases share their root's bytes.
+  for (PlannedNode& n : inf.nodes) {
+    if (n.kind != PlannedNode::Kind::kAlias) continue;
+    const int src = n.inputs.empty() ? -1 : n.inputs[0];
+    if (src < 0) return absl::InternalError(NodeErrorPrefix(*n.node) + "alias without input");
+    const int root = values[src].alias_root >= 0 ? values[src].alias_root : src;
+    if (n.outputs[0] >= 0) values[n.outputs[0]].alias_root = root;
+  }
+  auto root_of = [&values](int v) { return values[v].alias_root >= 0 ? values[v].alias_root : v; };
+
+  // Which values the GPU reads, and until when.
+  std::vector<int> last_use(values.size(), -1);
+  std::vector<int> first_def(values.size(), -1);
+  std::vector<bool> on_gpu(values.size(), false);
+  for (int step = 0; step < num_steps; ++step) {
+    const PlannedNode& n = inf.nodes[step];
+    if (n.kind == PlannedNode::Kind::kFolded) continue;
+    for (int in : n.inputs) {
+      if (in < 0) continue;
+      const int r = root_of(in);
+      on_gpu[r] = true;
+      last_use[r] = std::max(last_use[r], step);
+    }
+    for (int out : n.outputs) {
+      if (out >= 0 && n.kind == PlannedNode::Kind::kKernel) first_def[out] = step;
+    }
+  }
+  const auto& model_outputs = model.outputs();
+  std::vector<bool> claimed(values.size(), false);
+  for (size_t o = 0; o < model_outputs.size(); ++o) {
+    auto it = inf.ids.find(model_outputs[o].name);
+    if (it == inf.ids.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("graph output '", model_outputs[o].name, "' is never produced"));
+    }
+    const int v = it->second;
+    plan->output_values.push_back(v);
+    const bool kernel_written = first_def[v] >= 0 && values[v].alias_root < 0;
+    if (kernel_written && !claimed[v]) {
+      claimed[v] = true;
+      values[v].storage = PlannedValue::Storage::kOutput;
+      values[v].io_index = static_cast<int>(o);
+    } else {
+      plan->output_copies.push_back({static_cast<int>(o), v});
+      const int r = root_of(v);
+      on_gpu[r] = true;
+      last_use[r] = num_steps;  // read by the copy after the last node
+    }
+  }
+  for (size_t i = 0; i < model.inputs().size(); ++i) {
+    const int v = inf.ids.at(model.inputs()[i].name);
+    values[v].storage = PlannedValue::Storage::kInput;
+    values[v].io_index = static_cast<int>(i);
+    plan->input_values.push_back(v);
+  }
+
+  // Storage for everything the GPU reads or kernels write.
+  std::vector<std::vector<uint8_t>> constants;
+  std::vector<MemoryRequest> requests;
+  std::vector<int> request_value;
+  for (size_t v = 0; v < values.size(); ++v) {
+    PlannedValue& pv = values[v];
+    if (pv.alias_root >= 0 || pv.storage != PlannedValue::Storage::kHostOnly) continue;
+    if (graph.initializers.count(pv.name) && on_gpu[v]) {
+      if (model.weight(pv.name) == nullptr) {
+        return absl::InternalError(absl::StrCat("initializer '", pv.name, "' was not uploaded"));
+      }
+      pv.storage = PlannedValue::Storage::kWeight;
+    } else if (first_def[v] >= 0) {
+      pv.storage = PlannedValue::Storage::kArena;
+      requests.push_back({pv.desc.byte_size(), first_def[v], std::max(first_def[v], last_use[v])});
+      request_value.push_back(static_cast<int>(v));
+    } else if (on_gpu[v] && pv.desc.value != nullptr) {
+      pv.storage = PlannedValue::Storage::kConstant;
+      constants.push_back(pv.desc.value->data);
+      pv.io_index = static_cast<int>(constants.size() - 1);  // constant index until laid out
+    }
+  }
+
+  // Kernels (they may add scratch and constants).
+  for (int step = 0; step < num_steps; ++step) {
+    PlannedNode& n = inf.nodes[step];
+    if (n.kind == PlannedNode::Kind::kFolded) {
+      ++plan->folded_nodes;
+      continue;
+    }
+    if (n.kind == PlannedNode::Kind::kAlias) {
+      ++plan->alias_nodes;
+      continue;
+    }
+    PlannerKernelContext ctx(model, inf, n, &constants);
+    auto kernel = n.op->CreateKernel(ctx);
+    if (!kernel.ok()) return AnnotateNodeError(*n.node, kernel.status());
+    n.kernel = std::move(kernel).value();
+    for (uint64_t bytes : ctx.scratch_) {
+      n.scratch_sizes.push_back(bytes);
+      requests.push_back({bytes, step, step});
+      request_value.push_back(-1 - step);  // scratch of `step`
+    }
+    n.constants = ctx.constant_ids_;
+    ++plan->kernel_nodes;
+  }
+
+  const uint64_t alignment =
+      std::max<uint64_t>(kTensorAlignment, model.gpu().device->info().min_storage_buffer_offset_alignment);
+  MemoryLayout layout = PlanMemory(requests, alignment);
+  plan->arena_bytes = layout.arena_bytes;
+  plan->tensor_bytes_total = layout.total_bytes;
+  for (size_t r = 0; r < requests.size(); ++r) {
+    if (request_value[r] >= 0) {
+      values[request_value[r]].offset = layout.offsets[r];
+    } else {
+      inf.nodes[-1 - request_value[r]].scratch_offsets.push_back(layout.offsets[r]);
+    }
+  }
+
+  // Constants: one buffer, each entry aligned.
+  uint64_t constant_bytes = 0;
+  for (const auto& c : constants) {
+    plan->constant_ranges.push_back({constant_bytes, c.size()});
+    constant_bytes = AlignUp(constant_bytes + std::max<uint64_t>(c.size(), 4), alignment);
+  }
+  if (constant_bytes > 0) {
+    ASSIGN_OR_RETURN(plan->constants,
+                     model.gpu().allocator->Allocate(constant_bytes, gpu::MemoryUsage::kDeviceLocal,
+                                                     gpu::MemoryKind::kWeights));
+    std::vector<uint8_t> packed(constant_bytes, 0);
+    for (size_t i = 0; i < constants.size(); ++i) {
+      if (!constants[i].empty()) {
+        std::memcpy(packed.data() + plan->constant_ranges[i].first, constants[i].data(),
+                    constants[i].size());
+      }
+    }
+    RETURN_IF_ERROR(gpu::Upload(*model.gpu().allocator, plan->constants, 0, packed));
+  }
+  for (PlannedValue& pv : values) {
+    if (pv.storage == PlannedValue::Storage::kConstant) {
+      pv.offset = plan->constant_ranges[pv.io_index].first;
+      pv.io_index = -1;
+    }
+  }
+  plan->values = std::move(values);
+  plan->nodes = std::move(inf.nodes);
+  return std::shared_ptr<const Plan>(std::move(plan));
+}
+
+}  // namespace vkserve

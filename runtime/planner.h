@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// BuildPlan: turns a Model and one set of input shapes into a Plan — infers
+// every value's type and shape, folds nodes computable on the host from
+// shapes and constants, aliases reshape-like nodes, creates a Kernel for
+// every other node, and lays the intermediates out in one arena (see
+// memory_planner.h). Errors name the node, op, domain and opset.
+#ifndef VKSERVE_RUNTIME_PLANNER_H_
+#define VKSERVE_RUNTIME_PLANNER_H_
+
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "runtime/graph.h"
+#include "runtime/op.h"
+#include "runtime/plan.h"
+
+namespace vkserve {
+
+class Model;
+
+// Alignment of every arena and constant-buffer offset.
+inline constexpr uint64_t kTensorAlignment = 256;
+
+// REQUIRES: input_shapes has one shape per model input, already checked
+// against the declared shapes.
+absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(
+    const Model& model, const std::vector<const Op*>& ops,
+    const std::vector<std::vector<int64_t>>& input_shapes);
+
+// Infers every value's TensorDesc without creating kernels (used by the
+// fusion pass to compare shapes). Values are keyed by name.
+absl::StatusOr<std::map<std::string, TensorDesc>> InferShapes(
+    const Graph& graph, const std::vector<const Op*>& ops, const std::vector<ValueInfo>& inputs,
+    const std::vector<std::vector<int64_t>>& input_shapes);
+
+// "Conv (node 'conv1', domain 'ai.onnx', opset 13): " — the prefix of every
+// error about a node.
+std::string NodeErrorPrefix(const Node& node);
+absl::Status AnnotateNodeError(const Node& node, const absl::Status& status);
+
+}  // namespace vkserve
+
+#endif  // VKSERVE_RUNTIME_PLANNER_H_

@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+#include "runtime/session.h"
+
+#include <chrono>
+#include <cstring>
+#include <limits>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gpu/command_buffer.h"
+#include "gpu/queue.h"
+#include "runtime/fusion.h"
+#include "runtime/op_util.h"
+#include "runtime/planner.h"
+
+namespace vkserve {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+uint64_t Since(Clock::time_point start) {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
+}
+
+bool SameRange(const gpu::BufferRange& a, const gpu::BufferRange& b) {
+  return a.buffer == b.buffer && a.offset == b.offset && a.size == b.size;
+}
+
+}  // namespace
+
+// Everything a session holds for one plan (input-shape signature).
+struct SessionState {
+  std::shared_ptr<const Plan> plan;
+  gpu::Buffer arena;
+  std::vector<gpu::Buffer> inputs;         // per model input; empty when size 0
+  std::vector<gpu::Buffer> input_staging;  // when inputs are not host-writable
+  std::vector<gpu::Buffer> outputs;        // per model output
+  std::vector<gpu::Buffer> readback;       // when outputs are not host-readable
+  std::unique_ptr<gpu::CommandBuffer> command_buffer;
+  // What the current recording bound; a run binding anything else re-records.
+  bool recorded = false;
+  std::vector<gpu::BufferRange> bound_inputs;
+  std::vector<bool> bound_host_outputs;
+};
+
+struct Session::Impl {
+  SessionOptions options;
+  gpu::Buffer dummy;  // bound where a tensor has no bytes
+  std::map<std::string, std::unique_ptr<SessionState>> states;
+  size_t recordings = 0;
+};
+
+Session::Session(std::shared_ptr<const Model> model)
+    : model_(std::move(model)), impl_(std::make_unique<Impl>()) {}
+
+Session::~Session() = default;
+
+absl::StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Model> model,
+                                                         const SessionOptions& options) {
+  if (model == nullptr) return absl::InvalidArgumentError("Session needs a model");
+  auto session = std::unique_ptr<Session>(new Session(std::move(model)));
+  session->impl_->options = options;
+  if (options.timestamps && session->model_->gpu().device->info().timestamp_valid_bits == 0) {
+    session->impl_->options.timestamps = false;  // the device cannot time; gpu_ns stays 0
+  }
+  ASSIGN_OR_RETURN(session->impl_->dummy,
+                   session->model_->gpu().allocator->Allocate(256, gpu::MemoryUsage::kDeviceLocal,
+                                                              gpu::MemoryKind::kIo));
+  return session;
+}
+
+size_t Session::recording_count() const { return impl_->recordings; }
+
+namespace {
+
+// Resolves where a value's bytes are in one run.
+class ValueLocator {
+ public:
+  ValueLocator(const Model& model, const SessionState& state, const gpu::Buffer& dummy)
+      : model_(model), state_(state), dummy_(dummy) {}
+
+  absl::StatusOr<gpu::BufferRange> Range(int id) const {
+    const Plan& plan = *state_.plan;
+    const PlannedValue& v = plan.values[id];
+    const PlannedValue& root = v.alias_root >= 0 ? plan.values[v.alias_root] : v;
+    const uint64_t size = v.desc.byte_size();
+    if (size == 0) return dummy_.range(0, 4);
+    switch (root.storage) {
+      case PlannedValue::Storage::kInput: {
+        gpu::BufferRange r = state_.bound_inputs[root.io_index];
+        r.size = size;
+        return r;
+      }
+      case PlannedValue::Storage::kWeight: {
+        const gpu::Buffer* w = model_.weight(root.name);
+        if (w == nullptr) break;
+        return w->range(0, size);
+      }
+      case PlannedValue::Storage::kConstant:
+        return plan.constants.range(root.offset, size);
+      case PlannedValue::Storage::kArena:
+        return state_.arena.range(root.offset, size);
+      case PlannedValue::Storage::kOutput:
+        return state_.outputs[root.io_index].range(0, size);
+      case PlannedValue::Storage::kHostOnly:
+        break;
+    }
+    return absl::InternalError(absl::StrCat("value '", v.name, "' has no GPU storage"));
+  }
+
+ private:
+  const Model& model_;
+  const SessionState& state_;
+  const gpu::Buffer& dummy_;
+};
+
+absl::Status AllocateState(const Model& model, const SessionOptions& options,
+                           SessionState* state) {
+  gpu::Allocator& allocator = *model.gpu().allocator;
+  const Plan& plan = *state->plan;
+  if (plan.arena_bytes > 0) {
+    ASSIGN_OR_RETURN(state->arena, allocator.AllocateUnbound(plan.arena_bytes,
+                                                              gpu::MemoryUsage::kDeviceLocal,
+                                                              gpu::MemoryKind::kActivations));
+  }
+  const bool direct_upload = allocator.uploads_are_device_local();
+  state->inputs.resize(plan.input_values.size());
+  state->input_staging.resize(plan.input_values.size());
+  for (size_t i = 0; i < plan.input_values.size(); ++i) {
+    const uint64_t size = plan.values[plan.input_values[i]].desc.byte_size();
+    if (size == 0) continue;
+    ASSIGN_OR_RETURN(state->inputs[i],
+                     allocator.Allocate(size,
+                                        direct_upload ? gpu::MemoryUsage::kHostUpload
+                                                      : gpu::MemoryUsage::kDeviceLocal,
+                                        gpu::MemoryKind::kIo));
+    if (state->inputs[i].mapped() == nullptr) {
+      ASSIGN_OR_RETURN(state->input_staging[i],
+                       allocator.Allocate(size, gpu::MemoryUsage::kHostUpload,
+                                          gpu::MemoryKind::kStaging));
+    }
+  }
+  const bool direct_read = allocator.device_local_is_host_readable();
+  state->outputs.resize(plan.output_values.size());
+  state->readback.resize(plan.output_values.size());
+  for (size_t o = 0; o < plan.output_values.size(); ++o) {
+    const uint64_t size = plan.values[plan.output_values[o]].desc.byte_size();
+    if (size == 0) continue;
+    ASSIGN_OR_RETURN(state->outputs[o], allocator.Allocate(size, gpu::MemoryUsage::kDeviceLocal,
+                                                           gpu::MemoryKind::kIo));
+    if (!direct_read || state->outputs[o].mapped() == nullptr) {
+      ASSIGN_OR_RETURN(state->readback[o],
+                       allocator.Allocate(size, gpu::MemoryUsage::kHostReadback,
+                                          gpu::MemoryKind::kStaging));
+    }
+  }
+  gpu::CommandBufferOptions cb_options;
+  if (options.timestamps) {
+    cb_options.max_timed_commands =
+        static_cast<uint32_t>(4 * plan.nodes.size() + 2 * plan.input_values.size() +
+                              2 * plan.output_values.size() + 16);
+  }
+  ASSIGN_OR_RETURN(state->command_buffer,
+                   gpu::CommandBuffer::Create(*model.gpu().device, cb_options));
+  return absl::OkStatus();
+}
+
+absl::Status Record(const Model& model, SessionState* state, const gpu::Buffer& dummy) {
+  const Plan& plan = *state->plan;
+  gpu::CommandBuffer& cb = *state->command_buffer;
+  ValueLocator locate(model, *state, dummy);
+  RETURN_IF_ERROR(cb.Begin());
+  for (size_t i = 0; i < state->input_staging.size(); ++i) {
+    if (state->input_staging[i] && state->bound_inputs[i].buffer == state->inputs[i].handle()) {
+      RETURN_IF_ERROR(cb.Copy(state->input_staging[i].range(), state->inputs[i].range(),
+                              "upload " + model.inputs()[i].name));
+    }
+  }
+  for (const PlannedNode& n : plan.nodes) {
+    if (n.kind != PlannedNode::Kind::kKernel) continue;
+    bool any_output = false;
+    for (int o : n.outputs) any_output = any_output || (o >= 0 && plan.values[o].desc.byte_size() > 0);
+    if (!any_output) continue;
+    RecordContext ctx{cb, {}, {}, {}, {}, n.node->name};
+    for (int in : n.inputs) {
+      if (in < 0) {
+        ctx.inputs.push_back({});
+      } else {
+        ASSIGN_OR_RETURN(gpu::BufferRange r, locate.Range(in));
+        ctx.inputs.push_back(r);
+      }
+    }
+    for (int out : n.outputs) {
+      if (out < 0) {
+        ctx.outputs.push_back({});
+      } else {
+        ASSIGN_OR_RETURN(gpu::BufferRange r, locate.Range(out));
+        ctx.outputs.push_back(r);
+      }
+    }
+    for (size_t s = 0; s < n.scratch_sizes.size(); ++s) {
+      ctx.scratch.push_back(n.scratch_sizes[s] == 0
+                                ? dummy.range(0, 4)
+                                : state->arena.range(n.scratch_offsets[s], n.scratch_sizes[s]));
+    }
+    for (uint32_t c : n.constants) {
+      const auto& [offset, size] = plan.constant_ranges[c];
+      ctx.constants.push_back(size == 0 ? dummy.range(0, 4) : plan.constants.range(offset, size));
+    }
+    absl::Status status = n.kernel->Record(ctx);
+    if (!status.ok()) return AnnotateNodeError(*n.node, status);
+  }
+  for (const OutputCopy& copy : plan.output_copies) {
+    if (!state->outputs[copy.output_index]) continue;
+    ASSIGN_OR_RETURN(gpu::BufferRange src, locate.Range(copy.value));
+    RETURN_IF_ERROR(cb.Copy(src, state->outputs[copy.output_index].range(),
+                            "output " + model.outputs()[copy.output_index].name));
+  }
+  for (size_t o = 0; o < state->outputs.size(); ++o) {
+    if (state->bound_host_outputs[o] && state->readback[o]) {
+      RETURN_IF_ERROR(cb.Copy(state->outputs[o].range(), state->readback[o].range(),
+                              "readback " + model.outputs()[o].name));
+    }
+  }
+  return cb.End();
+}
+
+}  // namespace
+
+absl::StatusOr<RunResult> Session::Run(const RunRequest& request) {
+  const Clock::time_point start = Clock::now();
+  const Model& model = *model_;
+  RunResult result;
+  RunTiming& timing = result.timing;
+  std::vector<TraceEvent> host_events;
+  auto host_span = [&](const char* name, Clock::time_point t0) {
+    if (!request.profile) return;
+    const uint64_t begin = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(t0 - start).count());
+    host_events.push_back({name, "host", "", "", begin, Since(t0)});
+  };
+
+  // 1. Match the bindings to the model's inputs.
+  const auto& inputs = model.inputs();
+  std::vector<const InputBinding*> bound(inputs.size(), nullptr);
+  for (const InputBinding& b : request.inputs) {
+    size_t i = 0;
+    while (i < inputs.size() && inputs[i].name != b.name) ++i;
+    if (i == inputs.size()) {
+      return absl::InvalidArgumentError(absl::StrCat("unknown input '", b.name, "'"));
+    }
+    if (bound[i] != nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat("input '", b.name, "' is bound twice"));
+    }
+    bound[i] = &b;
+  }
+  std::vector<std::vector<int64_t>> shapes(inputs.size());
+  std::vector<std::shared_ptr<const gpu::Buffer>> device_inputs(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const InputBinding* b = bound[i];
+    if (b == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat("input '", inputs[i].name, "' is missing"));
+    }
+    DataType dtype;
+    if (b->device != nullptr) {
+      ASSIGN_OR_RETURN(device_inputs[i], b->device->buffer());
+      dtype = b->device->dtype();
+      shapes[i] = b->device->shape();
+    } else {
+      dtype = b->host.dtype;
+      shapes[i] = b->host.shape;
+    }
+    if (dtype != inputs[i].type.dtype) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input '", inputs[i].name, "' has type ", std::string(DataTypeName(dtype)),
+          ", model expects ", std::string(DataTypeName(inputs[i].type.dtype))));
+    }
+    if (shapes[i].size() != inputs[i].type.shape.size()) {
+      return absl::InvalidArgumentError(absl::StrCat("input '", inputs[i].name, "' has rank ",
+                                                     shapes[i].size(), ", model expects ",
+                                                     inputs[i].type.shape.size()));
+    }
+    // Checked element count: a hostile shape must not overflow.
+    uint64_t elements = 1;
+    for (int64_t d : shapes[i]) {
+      if (d < 0 || (d > 0 && elements > std::numeric_limits<uint64_t>::max() / 16 / uint64_t(d))) {
+        return absl::InvalidArgumentError(absl::StrCat("input '", inputs[i].name,
+                                                       "' has an invalid shape ",
+                                                       ShapeString(shapes[i])));
+      }
+      elements *= static_cast<uint64_t>(d);
+    }
+    if (b->device == nullptr && b->host.data.size() != elements * DataTypeSize(dtype)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("input '", inputs[i].name, "' has ", b->host.data.size(),
+                       " bytes; shape ", ShapeString(shapes[i]), " of ",
+                       std::string(DataTypeName(dtype)), " needs ", elements * DataTypeSize(dtype)));
+    }
+  }
+  std::vector<bool> host_outputs(model.outputs().size(), true);
+  for (const auto& [name, location] : request.output_locations) {
+    size_t o = 0;
+    while (o < model.outputs().size() && model.outputs()[o].name != name) ++o;
+    if (o == model.outputs().size()) {
+      return absl::InvalidArgumentError(absl::StrCat("unknown output '", name, "'"));
+    }
+    host_outputs[o] = location == OutputLocation::kHost;
+  }
+
+  // 2. The plan and this session's buffers for it.
+  ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan, model.GetPlan(shapes));
+  std::unique_ptr<SessionState>& slot = impl_->states[plan->signature];
+  if (slot == nullptr) {
+    auto state = std::make_unique<SessionState>();
+    state->plan = plan;
+    RETURN_IF_ERROR(AllocateState(model, impl_->options, state.get()));
+    slot = std::move(state);
+  }
+  SessionState& state = *slot;
+  for (size_t o = 0; o < state.outputs.size(); ++o) {
+    const uint64_t size = plan->values[plan->output_values[o]].desc.byte_size();
+    if (size > 0 && !state.outputs[o]) {  // handed to a DeviceTensor by the last run
+      ASSIGN_OR_RETURN(state.outputs[o],
+                       model.gpu().allocator->Allocate(size, gpu::MemoryUsage::kDeviceLocal,
+                                                       gpu::MemoryKind::kIo));
+      state.recorded = false;
+    }
+  }
+
+  // 3. Host inputs into GPU-visible memory.
+  Clock::time_point t = Clock::now();
+  std::vector<gpu::BufferRange> ranges(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (device_inputs[i] != nullptr) {
+      ranges[i] = device_inputs[i]->range();
+      continue;
+    }
+    const auto& data = bound[i]->host.data;
+    ranges[i] = state.inputs[i] ? state.inputs[i].range() : impl_->dummy.range(0, 4);
+    if (data.empty()) continue;
+    const gpu::Buffer& target = state.input_staging[i] ? state.input_staging[i] : state.inputs[i];
+    std::memcpy(target.mapped(), data.data(), data.size());
+    target.FlushHostWrites(0, data.size());
+    timing.bytes_uploaded += data.size();
+  }
+  timing.upload_ns = Since(t);
+  host_span("upload", t);
+
+  // 4. Replay the recording, or record when shapes or bound buffers changed.
+  bool same = state.recorded && state.bound_host_outputs == host_outputs;
+  for (size_t i = 0; same && i < ranges.size(); ++i) same = SameRange(ranges[i], state.bound_inputs[i]);
+  t = Clock::now();
+  if (!same) {
+    state.recorded = false;
+    state.bound_inputs = ranges;
+    state.bound_host_outputs = host_outputs;
+    RETURN_IF_ERROR(Record(model, &state, impl_->dummy));
+    state.recorded = true;
+    ++impl_->recordings;
+    timing.record_ns = Since(t);
+    host_span("record", t);
+  }
+  timing.replayed = same;
+
+  // 5. Submit and wait.
+  gpu::Queue& queue = model.gpu().device->queue();
+  t = Clock::now();
+  const Clock::time_point submit_start = t;
+  ASSIGN_OR_RETURN(uint64_t value, queue.Submit(*state.command_buffer));
+  timing.submit_ns = Since(t);
+  host_span("vkQueueSubmit", t);
+  t = Clock::now();
+  RETURN_IF_ERROR(queue.Wait(value));
+  timing.wait_ns = Since(t);
+  host_span("wait", t);
+  device_inputs.clear();  // the GPU is done with them
+
+  if (state.command_buffer->timestamps_enabled()) {
+    ASSIGN_OR_RETURN(std::vector<gpu::TimestampSpan> spans, state.command_buffer->ReadTimestamps());
+    if (!spans.empty()) {
+      uint64_t first = spans.front().start_ns, last = spans.front().end_ns;
+      for (const auto& s : spans) {
+        first = std::min(first, s.start_ns);
+        last = std::max(last, s.end_ns);
+      }
+      timing.gpu_ns = last - first;
+      if (request.profile) {
+        std::map<std::string, const PlannedNode*> by_name;
+        for (const PlannedNode& n : plan->nodes) by_name[n.node->name] = &n;
+        const uint64_t base = static_cast<uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(submit_start - start).count());
+        for (const auto& s : spans) {
+          TraceEvent e{s.label, "gpu", "", "", base + (s.start_ns - first), s.end_ns - s.start_ns};
+          auto it = by_name.find(s.label);
+          if (it != by_name.end()) {
+            const PlannedNode& n = *it->second;
+            e.op_type = FusedOpName(*n.node);
+            std::vector<std::string> ins, outs;
+            for (int in : n.inputs) {
+              if (in >= 0) ins.push_back(plan->values[in].desc.ToString());
+            }
+            for (int out : n.outputs) {
+              if (out >= 0) outs.push_back(plan->values[out].desc.ToString());
+            }
+            e.shapes = absl::StrCat(absl::StrJoin(ins, ", "), " -> ", absl::StrJoin(outs, ", "));
+          }
+          result.trace.push_back(std::move(e));
+        }
+      }
+    }
+  }
+
+  // 6. Outputs: host copies, or the buffer itself handed to a DeviceTensor.
+  t = Clock::now();
+  for (size_t o = 0; o < model.outputs().size(); ++o) {
+    const PlannedValue& v = plan->values[plan->output_values[o]];
+    RunOutput out;
+    out.name = model.outputs()[o].name;
+    out.dtype = v.desc.dtype;
+    out.shape = v.desc.shape;
+    const uint64_t size = v.desc.byte_size();
+    if (host_outputs[o]) {
+      out.host.dtype = out.dtype;
+      out.host.shape = out.shape;
+      out.host.data.resize(size);
+      if (size > 0) {
+        const gpu::Buffer& src = state.readback[o] ? state.readback[o] : state.outputs[o];
+        src.InvalidateForHostRead(0, size);
+        std::memcpy(out.host.data.data(), src.mapped(), size);
+        timing.bytes_read_back += size;
+      }
+    } else {
+      gpu::Buffer buffer;
+      if (size > 0) {
+        buffer = std::move(state.outputs[o]);
+        state.recorded = false;  // the next run writes into a new buffer
+      } else {
+        ASSIGN_OR_RETURN(buffer, model.gpu().allocator->Allocate(4, gpu::MemoryUsage::kDeviceLocal,
+                                                                 gpu::MemoryKind::kResident));
+      }
+      out.device = std::make_shared<DeviceTensor>(out.name, out.dtype, out.shape,
+                                                  std::move(buffer), model.gpu().allocator);
+    }
+    result.outputs.push_back(std::move(out));
+  }
+  timing.readback_ns = Since(t);
+  host_span("readback", t);
+  timing.total_ns = Since(start);
+  if (request.profile) {
+    host_events.push_back({"run", "host", "", plan->signature, 0, timing.total_ns});
+    result.trace.insert(result.trace.begin(), host_events.begin(), host_events.end());
+  }
+  return result;
+}
+
+}  // namespace vkserve

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Session: runs a Model on the GPU with IO binding. Each session owns its
+// activation arena, its input/output buffers and its recorded command buffers
+// — one per input-shape signature (and set of bound device buffers), replayed
+// for every later run that matches (vkserve's graph capture). A model serves
+// many sessions; a session runs one request at a time.
+//
+// Thread-compatible: a Session must not be used by two threads at once (the
+// server's session pool guarantees this). Distinct sessions of one model run
+// concurrently.
+#ifndef VKSERVE_RUNTIME_SESSION_H_
+#define VKSERVE_RUNTIME_SESSION_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "runtime/device_tensor.h"
+#include "runtime/graph.h"
+#include "runtime/model.h"
+
+namespace vkserve {
+
+// Host bytes of one input, not owned: must stay valid during Run().
+struct HostTensorView {
+  DataType dtype = DataType::kUndefined;
+  std::vector<int64_t> shape;
+  std::span<const uint8_t> data;  // dense, row-major, little-endian
+};
+
+struct InputBinding {
+  std::string name;
+  // Exactly one of the two.
+  HostTensorView host;
+  std::shared_ptr<DeviceTensor> device;  // bound without a copy
+};
+
+enum class OutputLocation { kHost, kDevice };
+
+struct RunRequest {
+  std::vector<InputBinding> inputs;
+  // Per output name; outputs not listed use the session's default (host).
+  std::map<std::string, OutputLocation> output_locations;
+  // Collect a per-dispatch trace (RunResult::trace).
+  bool profile = false;
+};
+
+struct RunOutput {
+  std::string name;
+  DataType dtype = DataType::kUndefined;
+  std::vector<int64_t> shape;
+  HostTensor host;                        // for OutputLocation::kHost
+  std::shared_ptr<DeviceTensor> device;   // for OutputLocation::kDevice
+};
+
+// Where one run's time went, in nanoseconds.
+struct RunTiming {
+  uint64_t upload_ns = 0;     // host input bytes into GPU-visible buffers
+  uint64_t record_ns = 0;     // command recording (0 when replayed)
+  uint64_t submit_ns = 0;     // the vkQueueSubmit call
+  uint64_t gpu_ns = 0;        // GPU execution, from timestamp queries
+  uint64_t wait_ns = 0;       // host blocked waiting for completion
+  uint64_t readback_ns = 0;   // GPU output bytes to host memory
+  uint64_t total_ns = 0;      // the whole Run() call
+  bool replayed = false;      // used an existing recording
+  uint64_t bytes_uploaded = 0;
+  uint64_t bytes_read_back = 0;
+};
+
+// One span of a run for Chrome-trace profiles: host phases (category "host")
+// and GPU dispatches (category "gpu", times on the GPU clock rebased so the
+// first dispatch starts at the submit's host time).
+struct TraceEvent {
+  std::string name;      // node name, or the host phase
+  std::string category;  // "host" or "gpu"
+  std::string op_type;   // for GPU events
+  std::string shapes;    // "float[1,3,224,224] -> float[1,32,112,112]"
+  uint64_t start_ns = 0; // relative to the start of Run()
+  uint64_t duration_ns = 0;
+};
+
+struct RunResult {
+  std::vector<RunOutput> outputs;  // in the model's output order
+  RunTiming timing;
+  std::vector<TraceEvent> trace;   // when RunRequest::profile
+};
+
+struct SessionOptions {
+  // Timestamp queries around every dispatch (needed for RunTiming::gpu_ns).
+  bool timestamps = true;
+};
+
+class Session {
+ public:
+  static absl::StatusOr<std::unique_ptr<Session>> Create(std::shared_ptr<const Model> model,
+                                                         const SessionOptions& options = {});
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Runs the model. Every model input must be bound exactly once, with the
+  // declared dtype and a shape matching the declared one (symbolic dims take
+  // any size >= 1 unless overridden). INVALID_ARGUMENT names the problem
+  // (unknown/missing input, dtype, rank, shape, byte size); a released
+  // DeviceTensor is FAILED_PRECONDITION.
+  absl::StatusOr<RunResult> Run(const RunRequest& request);
+
+  const Model& model() const { return *model_; }
+  // Recordings made so far (one per shape signature and device binding set).
+  size_t recording_count() const;
+
+ private:
+  struct Impl;
+  explicit Session(std::shared_ptr<const Model> model);
+  std::shared_ptr<const Model> model_;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Writes `events` as a Chrome trace JSON array (opens in Perfetto).
+absl::Status WriteChromeTrace(const std::vector<TraceEvent>& events, const std::string& path);
+
+}  // namespace vkserve
+
+#endif  // VKSERVE_RUNTIME_SESSION_H_

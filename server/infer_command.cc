@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// `vkserve infer MODEL [--input NAME=FILE.npy]... [--output-dir DIR]
+//   [--dim NAME=VALUE]... [--repeat N] [--profile FILE.json] [--device SEL]
+//   [--outputs-on-gpu]`
+// Runs a model once or N times (random inputs for those not given), writes
+// each output to DIR/<name>.npy, and prints the median timing split.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <random>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "runtime/npy.h"
+#include "runtime/op_util.h"
+#include "runtime/session.h"
+#include "server/command.h"
+#include "server/model_flags.h"
+
+namespace vkserve {
+namespace {
+
+// Output file name: every character outside [A-Za-z0-9._-] becomes '_'.
+std::string SanitizeName(const std::string& name) {
+  std::string out = name;
+  for (char& c : out) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-';
+    if (!ok) c = '_';
+  }
+  return out;
+}
+
+absl::StatusOr<HostTensor> RandomInput(const ValueInfo& info, std::mt19937& rng) {
+  HostTensor t;
+  t.dtype = info.type.dtype;
+  for (const Dim& d : info.type.shape) t.shape.push_back(d.is_fixed() ? d.value : 1);
+  const int64_t n = NumElements(t.shape);
+  if (t.dtype == DataType::kFloat) {
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    std::vector<float> v(n);
+    for (float& f : v) f = dist(rng);
+    return HostTensor::FromFloats(v, t.shape);
+  }
+  if (t.dtype == DataType::kInt64 || t.dtype == DataType::kInt32) {
+    std::vector<int64_t> v(n);
+    for (int64_t& x : v) x = static_cast<int64_t>(rng() % 100);
+    HostTensor ints = HostTensor::FromInts(v, t.shape);
+    if (t.dtype == DataType::kInt64) return ints;
+    t.data.resize(n * 4);
+    for (int64_t i = 0; i < n; ++i) {
+      const int32_t x = static_cast<int32_t>(v[i]);
+      std::memcpy(t.data.data() + 4 * i, &x, 4);
+    }
+    return t;
+  }
+  const size_t size = DataTypeSize(t.dtype);
+  if (size == 0) {
+    return absl::UnimplementedError(absl::StrCat("cannot make a random '", info.name, "'"));
+  }
+  t.data.assign(n * size, 0);
+  return t;
+}
+
+uint64_t Median(std::vector<uint64_t> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+int Fail(const absl::Status& status) {
+  std::fprintf(stderr, "vkserve infer: %s\n", status.ToString().c_str());
+  return 1;
+}
+
+}  // namespace
+
+int RunInferCommand(const std::vector<std::string>& args) {
+  auto flags = ParseModelFlags(args, {"--input", "--output-dir", "--repeat", "--profile"});
+  if (!flags.ok()) {
+    std::fprintf(stderr,
+                 "vkserve infer: %s\nusage: vkserve infer MODEL [--input NAME=FILE.npy]... "
+                 "[--output-dir DIR] [--dim NAME=VALUE]... [--repeat N] [--profile FILE.json] "
+                 "[--device SEL] [--outputs-on-gpu]\n",
+                 std::string(flags.status().message()).c_str());
+    return 2;
+  }
+  std::map<std::string, std::string> input_files;
+  std::string output_dir, profile_path;
+  int repeat = 1;
+  bool outputs_on_gpu = false;
+  for (size_t i = 0; i < flags->rest.size(); ++i) {
+    const std::string& a = flags->rest[i];
+    if (a == "--input") {
+      auto kv = SplitAssignment(flags->rest[++i]);
+      if (!kv.ok()) return Fail(kv.status());
+      input_files[kv->first] = kv->second;
+    } else if (a == "--output-dir") {
+      output_dir = flags->rest[++i];
+    } else if (a == "--repeat") {
+      if (!absl::SimpleAtoi(flags->rest[++i], &repeat) || repeat < 1) {
+        return Fail(absl::InvalidArgumentError("--repeat needs a positive count"));
+      }
+    } else if (a == "--profile") {
+      profile_path = flags->rest[++i];
+    } else if (a == "--outputs-on-gpu") {
+      outputs_on_gpu = true;
+    } else {
+      return Fail(absl::InvalidArgumentError(absl::StrCat("unknown flag ", a)));
+    }
+  }
+
+  auto runtime = GpuRuntime::Create(flags->gpu);
+  if (!runtime.ok()) return Fail(runtime.status());
+  auto model = Model::Load(flags->model_path, (*runtime)->context(), flags->model);
+  if (!model.ok()) return Fail(model.status());
+  auto session = Session::Create(*model);
+  if (!session.ok()) return Fail(session.status());
+
+  // Inputs: files where given, random (fixed seed) otherwise.
+  std::mt19937 rng(42);
+  std::vector<HostTensor> tensors;
+  for (const ValueInfo& in : (*model)->inputs()) {
+    auto it = input_files.find(in.name);
+    absl::StatusOr<HostTensor> t = it != input_files.end() ? ReadNpy(it->second) : RandomInput(in, rng);
+    if (!t.ok()) return Fail(absl::Status(t.status().code(), absl::StrCat("input '", in.name, "': ", std::string(t.status().message()))));
+    tensors.push_back(std::move(t).value());
+    if (it != input_files.end()) input_files.erase(it);
+  }
+  if (!input_files.empty()) {
+    return Fail(absl::InvalidArgumentError(
+        absl::StrCat("the model has no input named '", input_files.begin()->first, "'")));
+  }
+  RunRequest request;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    InputBinding b;
+    b.name = (*model)->inputs()[i].name;
+    b.host = {tensors[i].dtype, tensors[i].shape, tensors[i].data};
+    request.inputs.push_back(std::move(b));
+  }
+  if (outputs_on_gpu) {
+    for (const ValueInfo& out : (*model)->outputs()) request.output_locations[out.name] = OutputLocation::kDevice;
+  }
+
+  std::vector<uint64_t> upload, record, submit, gpu, wait, readback, total;
+  absl::StatusOr<RunResult> last = absl::UnknownError("not run");
+  for (int r = 0; r < repeat; ++r) {
+    request.profile = !profile_path.empty() && r == repeat - 1;
+    last = (*session)->Run(request);
+    if (!last.ok()) return Fail(last.status());
+    const RunTiming& t = last->timing;
+    upload.push_back(t.upload_ns);
+    record.push_back(t.record_ns);
+    submit.push_back(t.submit_ns);
+    gpu.push_back(t.gpu_ns);
+    wait.push_back(t.wait_ns);
+    readback.push_back(t.readback_ns);
+    total.push_back(t.total_ns);
+  }
+  if (!profile_path.empty()) {
+    absl::Status s = WriteChromeTrace(last->trace, profile_path);
+    if (!s.ok()) return Fail(s);
+  }
+  if (!output_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(output_dir, ec);
+    for (RunOutput& out : last->outputs) {
+      HostTensor host = out.host;
+      if (out.device != nullptr) {
+        auto read = out.device->Read(/*release=*/true);
+        if (!read.ok()) return Fail(read.status());
+        host = std::move(read).value();
+      }
+      const std::string path = (std::filesystem::path(output_dir) / (SanitizeName(out.name) + ".npy")).string();
+      absl::Status s = WriteNpy(host, path);
+      if (!s.ok()) return Fail(s);
+    }
+  }
+  for (const RunOutput& out : last->outputs) {
+    std::printf("output %s: %s%s\n", out.name.c_str(), std::string(DataTypeName(out.dtype)).c_str(),
+                ShapeString(out.shape).c_str());
+  }
+  auto ms = [](uint64_t ns) { return ns / 1e6; };
+  std::printf("timing (median of %d run%s, ms): upload %.3f  record %.3f  submit %.3f  gpu %.3f  "
+              "wait %.3f  readback %.3f  total %.3f\n",
+              repeat, repeat == 1 ? "" : "s", ms(Median(upload)), ms(Median(record)),
+              ms(Median(submit)), ms(Median(gpu)), ms(Median(wait)), ms(Median(readback)),
+              ms(Median(total)));
+  std::printf("recordings: %zu (later runs replayed the recorded command buffer)\n",
+              (*session)->recording_count());
+  return 0;
+}
+
+}  // namespace vkserve

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// `vkserve inspect MODEL [--json] [--dim NAME=VALUE]... [--device SEL]`:
+// loads and plans a model and shows its inputs and outputs, op counts, where
+// every node runs, and the planned activation arena against the sum of all
+// tensor sizes.
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "server/command.h"
+#include "server/json_writer.h"
+#include "server/model_flags.h"
+
+namespace vkserve {
+namespace {
+
+std::string TypeString(const TensorType& t) {
+  std::vector<std::string> dims;
+  for (const Dim& d : t.shape) {
+    dims.push_back(d.is_fixed() ? absl::StrCat(d.value) : (d.param.empty() ? "?" : d.param));
+  }
+  return absl::StrCat(std::string(DataTypeName(t.dtype)), "[", absl::StrJoin(dims, ","), "]");
+}
+
+void PrintText(const std::string& path, const ModelReport& r) {
+  std::printf("model: %s\nplanned for: %s\n\ninputs:\n", path.c_str(), r.signature.c_str());
+  for (const auto& v : r.inputs) std::printf("  %s: %s\n", v.name.c_str(), TypeString(v.type).c_str());
+  std::printf("outputs:\n");
+  for (const auto& v : r.outputs) std::printf("  %s: %s\n", v.name.c_str(), TypeString(v.type).c_str());
+  std::printf("\nops (after fusion):\n");
+  for (const auto& [op, count] : r.op_counts) std::printf("  %-28s %d\n", op.c_str(), count);
+  std::printf("\nnodes: %d on gpu, %d on cpu, %d merged into fused epilogues\n", r.gpu_nodes,
+              r.cpu_nodes, r.fused_nodes);
+  for (const auto& n : r.nodes) {
+    std::printf("  %-40s %-24s %-8s opset %-3lld %s\n", n.name.c_str(), n.op_type.c_str(),
+                n.domain.c_str(), static_cast<long long>(n.opset), n.device.c_str());
+  }
+  std::printf("\nactivation arena: %s bytes (sum of all tensors %s bytes, %.1f%%); weights %s bytes\n",
+              absl::StrCat(r.arena_bytes).c_str(), absl::StrCat(r.tensor_bytes_total).c_str(),
+              r.tensor_bytes_total ? 100.0 * r.arena_bytes / r.tensor_bytes_total : 0.0,
+              absl::StrCat(r.weight_bytes).c_str());
+}
+
+void PrintJson(const std::string& path, const ModelReport& r) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("model").String(path);
+  w.Key("signature").String(r.signature);
+  for (const auto* list : {&r.inputs, &r.outputs}) {
+    w.Key(list == &r.inputs ? "inputs" : "outputs").BeginArray();
+    for (const auto& v : *list) {
+      w.BeginObject();
+      w.Key("name").String(v.name);
+      w.Key("type").String(TypeString(v.type));
+      w.Key("dtype").String(std::string(DataTypeName(v.type.dtype)));
+      w.Key("shape").BeginArray();
+      for (const Dim& d : v.type.shape) {
+        if (d.is_fixed()) w.Int(d.value); else w.String(d.param.empty() ? "?" : d.param);
+      }
+      w.EndArray();
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  w.Key("op_counts").BeginObject();
+  for (const auto& [op, count] : r.op_counts) w.Key(op).Int(count);
+  w.EndObject();
+  w.Key("gpu_nodes").Int(r.gpu_nodes);
+  w.Key("cpu_nodes").Int(r.cpu_nodes);
+  w.Key("fused_nodes").Int(r.fused_nodes);
+  w.Key("arena_bytes").Int(static_cast<int64_t>(r.arena_bytes));
+  w.Key("tensor_bytes_total").Int(static_cast<int64_t>(r.tensor_bytes_total));
+  w.Key("weight_bytes").Int(static_cast<int64_t>(r.weight_bytes));
+  w.Key("nodes").BeginArray();
+  for (const auto& n : r.nodes) {
+    w.BeginObject();
+    w.Key("name").String(n.name);
+    w.Key("op_type").String(n.op_type);
+    w.Key("domain").String(n.domain);
+    w.Key("opset").Int(n.opset);
+    w.Key("device").String(n.device.substr(0, 3));
+    w.Key("execution").String(n.device);
+    w.Key("inputs").BeginArray();
+    for (const auto& s : n.inputs) w.String(s);
+    w.EndArray();
+    w.Key("outputs").BeginArray();
+    for (const auto& s : n.outputs) w.String(s);
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  std::printf("%s\n", w.str().c_str());
+}
+
+}  // namespace
+
+int RunInspectCommand(const std::vector<std::string>& args) {
+  auto flags = ParseModelFlags(args);
+  if (!flags.ok()) {
+    std::fprintf(stderr, "vkserve inspect: %s\nusage: vkserve inspect MODEL [--json] "
+                         "[--dim NAME=VALUE]... [--device SEL]\n",
+                 std::string(flags.status().message()).c_str());
+    return 2;
+  }
+  bool json = false;
+  for (const std::string& a : flags->rest) {
+    if (a == "--json") {
+      json = true;
+    } else {
+      std::fprintf(stderr, "vkserve inspect: unknown flag %s\n", a.c_str());
+      return 2;
+    }
+  }
+  auto runtime = GpuRuntime::Create(flags->gpu);
+  if (!runtime.ok()) {
+    std::fprintf(stderr, "vkserve: %s\n", runtime.status().ToString().c_str());
+    return 1;
+  }
+  auto model = Model::Load(flags->model_path, (*runtime)->context(), flags->model);
+  if (!model.ok()) {
+    std::fprintf(stderr, "vkserve: cannot load %s: %s\n", flags->model_path.c_str(),
+                 model.status().ToString().c_str());
+    return 1;
+  }
+  auto report = (*model)->Inspect();
+  if (!report.ok()) {
+    std::fprintf(stderr, "vkserve: %s\n", report.status().ToString().c_str());
+    return 1;
+  }
+  if (json) PrintJson(flags->model_path, *report); else PrintText(flags->model_path, *report);
+  return 0;
+}
+
+}  // namespace vkserve
