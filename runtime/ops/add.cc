@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Add (opsets 7-21) with numpy broadcasting (runtime/ops/binary_op.h).
+#include "runtime/op_registry.h"
+#include "runtime/ops/binary_op.h"
+
+namespace vkserve {
+namespace {
+
+class AddOp : public BinaryOp {
+ public:
+  AddOp() : BinaryOp(Kind::kAdd) {}
+};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "Add", 7, 21, AddOp);
+
+}  // namespace vkserve

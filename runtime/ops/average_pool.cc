@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// AveragePool (opsets 1-21), fp32, 1-D and 2-D: kernel_shape, strides, pads,
+// auto_pad, count_include_pad, ceil_mode and (opset 19) dilations.
+#include "runtime/op_registry.h"
+#include "runtime/ops/pool_util.h"
+
+namespace vkserve {
+namespace {
+
+class AveragePoolOp : public WindowPoolOp {
+ public:
+  AveragePoolOp() : WindowPoolOp(PoolKind::kAverage) {}
+};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "AveragePool", 1, 21, AveragePoolOp);
+
+}  // namespace vkserve

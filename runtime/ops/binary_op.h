@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// BinaryOp: the shared implementation of Add, Sub, Mul, Div and PRelu —
+// numpy broadcasting (PRelu: the slope broadcasts to the input), fp32 on the
+// GPU through shaders/ops/binary.comp, and folded on the host for small known
+// inputs of any numeric type (shape arithmetic). Stateless; thread-safe.
+#ifndef VKSERVE_RUNTIME_OPS_BINARY_OP_H_
+#define VKSERVE_RUNTIME_OPS_BINARY_OP_H_
+
+#include "runtime/op.h"
+
+namespace vkserve {
+
+class BinaryOp : public Op {
+ public:
+  enum class Kind : uint32_t { kAdd = 0, kSub = 1, kMul = 2, kDiv = 3, kPRelu = 4 };
+  explicit BinaryOp(Kind kind) : kind_(kind) {}
+
+  absl::Status Infer(InferContext& ctx) const override;
+  absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override;
+
+ private:
+  const Kind kind_;
+};
+
+}  // namespace vkserve
+
+#endif  // VKSERVE_RUNTIME_OPS_BINARY_OP_H_

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Div (opsets 7-21) with numpy broadcasting (runtime/ops/binary_op.h).
+#include "runtime/op_registry.h"
+#include "runtime/ops/binary_op.h"
+
+namespace vkserve {
+namespace {
+
+class DivOp : public BinaryOp {
+ public:
+  DivOp() : BinaryOp(Kind::kDiv) {}
+};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "Div", 7, 21, DivOp);
+
+}  // namespace vkserve

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// GlobalAveragePool (opsets 1-21), fp32, any number of spatial dimensions:
+// one workgroup reduction per (batch, channel).
+#include "runtime/op_registry.h"
+#include "runtime/ops/pool_util.h"
+
+namespace vkserve {
+namespace {
+
+class GlobalAveragePoolOp : public GlobalPoolOp {
+ public:
+  GlobalAveragePoolOp() : GlobalPoolOp(PoolKind::kAverage) {}
+};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "GlobalAveragePool", 1, 21, GlobalAveragePoolOp);
+
+}  // namespace vkserve

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// GlobalMaxPool (opsets 1-21), fp32, any number of spatial dimensions: one
+// workgroup reduction per (batch, channel).
+#include "runtime/op_registry.h"
+#include "runtime/ops/pool_util.h"
+
+namespace vkserve {
+namespace {
+
+class GlobalMaxPoolOp : public GlobalPoolOp {
+ public:
+  GlobalMaxPoolOp() : GlobalPoolOp(PoolKind::kMax) {}
+};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "GlobalMaxPool", 1, 21, GlobalMaxPoolOp);
+
+}  // namespace vkserve

@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// HardSwish (opsets 14-21), fp32: an activation (runtime/ops/unary_op.h).
+#include "runtime/op_registry.h"
+#include "runtime/ops/unary_op.h"
+
+namespace vkserve {
+namespace {
+
+class HardSwishOp : public ActivationOp {};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "HardSwish", 14, 21, HardSwishOp);
+
+}  // namespace vkserve

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Identity (opsets 1-21): output 0 is input 0's bytes — an alias, no
+// dispatch; folded when the input is known.
+#include "runtime/op_registry.h"
+#include "runtime/op_util.h"
+
+namespace vkserve {
+namespace {
+
+class IdentityOp : public Op {
+ public:
+  Execution execution() const override { return Execution::kAlias; }
+  absl::Status Infer(InferContext& ctx) const override {
+    ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
+    ctx.outputs[0] = *x;  // dtype, shape, and the value when known
+    return absl::OkStatus();
+  }
+};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "Identity", 1, 21, IdentityOp);
+
+}  // namespace vkserve

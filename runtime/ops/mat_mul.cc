@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// MatMul (opsets 1-21), fp32, with numpy semantics: a 1-D A is a row [1, K]
+// and a 1-D B a column [K, 1] (the added dim is dropped from the output);
+// higher ranks are batches of matrices whose batch dims broadcast against
+// each other ([B, M, K] x [K, N], [B, 1, M, K] x [1, H, K, N], ...). Plus the
+// fused epilogue a fusion pass records on the node (activation, residual
+// add). Runs on the shared GEMM kernels of matmul_kernel.h.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/activation.h"
+#include "runtime/op_registry.h"
+#include "runtime/op_util.h"
+#include "runtime/ops/matmul_kernel.h"
+
+namespace vkserve {
+namespace {
+
+constexpr int64_t kMaxElements = int64_t{1} << 31;
+
+// Resolved shapes of one MatMul at one signature.
+struct MatMulShape {
+  int64_t m = 0, n = 0, k = 0;
+  std::vector<int64_t> batch;     // broadcast batch dims
+  std::vector<int64_t> a_strides; // A / B element strides per batch dim (0: broadcast)
+  std::vector<int64_t> b_strides;
+  std::vector<int64_t> output;
+};
+
+// Element strides of `dims` (an operand's batch dims, right-aligned to
+// `rank` dims) for a matrix of `matrix` elements; 0 where the dim is 1.
+std::vector<int64_t> BatchStrides(const std::vector<int64_t>& dims, size_t rank, int64_t matrix) {
+  std::vector<int64_t> strides(rank, 0);
+  int64_t stride = matrix;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const size_t d = dims.size() - 1 - i;
+    strides[rank - 1 - i] = dims[d] == 1 ? 0 : stride;
+    stride *= dims[d];
+  }
+  return strides;
+}
+
+absl::StatusOr<MatMulShape> ResolveMatMul(const TensorDesc& a, const TensorDesc& b) {
+  RETURN_IF_ERROR(CheckDataType(a.dtype, {DataType::kFloat}, "MatMul input A"));
+  RETURN_IF_ERROR(CheckDataType(b.dtype, {DataType::kFloat}, "MatMul input B"));
+  if (a.shape.empty() || b.shape.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("MatMul inputs must not be scalars; A is ",
+                                                   ShapeString(a.shape), ", B ",
+                                                   ShapeString(b.shape)));
+  }
+  std::vector<int64_t> as = a.shape, bs = b.shape;
+  if (as.size() == 1) as.insert(as.begin(), 1);
+  if (bs.size() == 1) bs.push_back(1);
+  MatMulShape s;
+  s.m = as[as.size() - 2];
+  s.k = as.back();
+  s.n = bs.back();
+  if (bs[bs.size() - 2] != s.k) {
+    return absl::InvalidArgumentError(absl::StrCat("A ", ShapeString(a.shape), " and B ",
+                                                   ShapeString(b.shape),
+                                                   " have different inner dimensions"));
+  }
+  const std::vector<int64_t> a_batch(as.begin(), as.end() - 2);
+  const std::vector<int64_t> b_batch(bs.begin(), bs.end() - 2);
+  ASSIGN_OR_RETURN(s.batch, BroadcastShapes(a_batch, b_batch));
+  s.a_strides = BatchStrides(a_batch, s.batch.size(), s.m * s.k);
+  s.b_strides = BatchStrides(b_batch, s.batch.size(), s.k * s.n);
+  s.output = s.batch;
+  if (a.shape.size() > 1) s.output.push_back(s.m);
+  if (b.shape.size() > 1) s.output.push_back(s.n);
+  if (a.num_elements() >= kMaxElements || b.num_elements() >= kMaxElements ||
+      NumElements(s.output) >= kMaxElements) {
+    return absl::UnimplementedError("MatMul tensors of 2^31 elements or more are not supported");
+  }
+  return s;
+}
+
+class MatMulOp : public Op {
+ public:
+  absl::Status Validate(const Node& node) const override {
+    if (node.inputs.size() < 2 || node.inputs[0].empty() || node.inputs[1].empty()) {
+      return absl::InvalidArgumentError("MatMul needs inputs A and B");
+    }
+    return GetEpilogue(node).status();
+  }
+
+  absl::Status Infer(InferContext& ctx) const override {
+    ASSIGN_OR_RETURN(const TensorDesc* a, RequireInput(ctx, 0));
+    ASSIGN_OR_RETURN(const TensorDesc* b, RequireInput(ctx, 1));
+    ASSIGN_OR_RETURN(MatMulShape s, ResolveMatMul(*a, *b));
+    ASSIGN_OR_RETURN(Epilogue e, GetEpilogue(ctx.node));
+    if (e.residual != Epilogue::Residual::kNone) {
+      ASSIGN_OR_RETURN(const TensorDesc* r, RequireInput(ctx, e.residual_input));
+      if (r->dtype != DataType::kFloat || r->shape != s.output) {
+        return absl::InvalidArgumentError(absl::StrCat("fused residual ", r->ToString(),
+                                                       " must be float", ShapeString(s.output)));
+      }
+    }
+    ctx.outputs.resize(1);
+    ctx.outputs[0].dtype = DataType::kFloat;
+    ctx.outputs[0].shape = s.output;
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
+    ASSIGN_OR_RETURN(MatMulShape s, ResolveMatMul(*ctx.input(0), *ctx.input(1)));
+    MatMulProblem p;
+    p.m = s.m;
+    p.n = s.n;
+    p.k = s.k;
+    p.batch = s.batch;
+    p.a_batch_strides = s.a_strides;
+    p.b_batch_strides = s.b_strides;
+    ASSIGN_OR_RETURN(p.epilogue, GetEpilogue(ctx.node()));
+    return CreateMatMulKernel(ctx, std::move(p));
+  }
+};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "MatMul", 1, 21, MatMulOp);
+
+}  // namespace vkserve

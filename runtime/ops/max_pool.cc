@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// MaxPool (opsets 1-21), fp32, 1-D and 2-D: kernel_shape, strides, pads,
+// auto_pad, dilations and ceil_mode. The Indices output is not supported.
+#include "runtime/op_registry.h"
+#include "runtime/ops/pool_util.h"
+
+namespace vkserve {
+namespace {
+
+class MaxPoolOp : public WindowPoolOp {
+ public:
+  MaxPoolOp() : WindowPoolOp(PoolKind::kMax) {}
+};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "MaxPool", 1, 21, MaxPoolOp);
+
+}  // namespace vkserve

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Mul (opsets 7-21) with numpy broadcasting (runtime/ops/binary_op.h).
+#include "runtime/op_registry.h"
+#include "runtime/ops/binary_op.h"
+
+namespace vkserve {
+namespace {
+
+class MulOp : public BinaryOp {
+ public:
+  MulOp() : BinaryOp(Kind::kMul) {}
+};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "Mul", 7, 21, MulOp);
+
+}  // namespace vkserve

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// MaxPool / AveragePool / GlobalAveragePool / GlobalMaxPool (see the header).
+#include "runtime/ops/pool_util.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/op_util.h"
+#include "runtime/ops/conv_geometry.h"
+
+namespace vkserve {
+namespace {
+
+uint32_t U32(int64_t v) { return static_cast<uint32_t>(v); }
+
+// Binds input 0 and output 0 and dispatches once.
+class UnaryDispatchKernel : public Kernel {
+ public:
+  UnaryDispatchKernel(std::shared_ptr<const gpu::Pipeline> pipeline, PushConstants params,
+                      std::array<uint32_t, 3> groups)
+      : pipeline_(std::move(pipeline)), params_(std::move(params)), groups_(groups) {}
+
+  absl::Status Record(const RecordContext& ctx) const override {
+    const gpu::Binding bindings[] = {{ctx.inputs[0], gpu::Access::kRead},
+                                     {ctx.outputs[0], gpu::Access::kWrite}};
+    return ctx.command_buffer.Dispatch(pipeline_, bindings, params_.bytes(), groups_, ctx.label);
+  }
+
+ private:
+  std::shared_ptr<const gpu::Pipeline> pipeline_;
+  PushConstants params_;
+  std::array<uint32_t, 3> groups_;
+};
+
+const char* PoolName(PoolKind kind) { return kind == PoolKind::kMax ? "MaxPool" : "AveragePool"; }
+
+absl::StatusOr<Window> PoolWindow(const Node& node, PoolKind kind, const TensorDesc& x) {
+  RETURN_IF_ERROR(
+      CheckDataType(x.dtype, {DataType::kFloat}, absl::StrCat(PoolName(kind), " input X")));
+  if (x.shape.size() < 3) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("X ", ShapeString(x.shape), " must have rank 3 or more"));
+  }
+  if (x.shape.size() > 4) {
+    return absl::UnimplementedError(absl::StrCat("only 1-D and 2-D ", PoolName(kind),
+                                                 " are supported; X is ", ShapeString(x.shape)));
+  }
+  const std::vector<int64_t> spatial(x.shape.begin() + 2, x.shape.end());
+  return ForwardWindow(node, spatial, node.GetInts("kernel_shape"),
+                       node.GetInt("ceil_mode", 0) != 0);
+}
+
+std::vector<int64_t> PooledShape(const TensorDesc& x, const Window& w) {
+  std::vector<int64_t> out = {x.shape[0], x.shape[1]};
+  out.insert(out.end(), w.output.begin(), w.output.end());
+  return out;
+}
+
+}  // namespace
+
+absl::Status WindowPoolOp::Validate(const Node& node) const {
+  RETURN_IF_ERROR(ValidateWindowAttributes(node));
+  for (const char* name : {"ceil_mode", "count_include_pad", "storage_order"}) {
+    RETURN_IF_ERROR(CheckAttributeType(node, name, Attribute::Type::kInt));
+  }
+  if (node.GetInts("kernel_shape").empty()) {
+    return absl::InvalidArgumentError("attribute 'kernel_shape' is required");
+  }
+  if (node.outputs.size() > 1 && !node.outputs[1].empty()) {
+    return absl::UnimplementedError("MaxPool's Indices output is not supported");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WindowPoolOp::Infer(InferContext& ctx) const {
+  ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
+  ASSIGN_OR_RETURN(Window w, PoolWindow(ctx.node, kind_, *x));
+  ctx.outputs.resize(ctx.node.outputs.size());
+  ctx.outputs[0].dtype = DataType::kFloat;
+  ctx.outputs[0].shape = PooledShape(*x, w);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> WindowPoolOp::CreateKernel(KernelContext& ctx) const {
+  const TensorDesc& x = *ctx.input(0);
+  ASSIGN_OR_RETURN(Window w, PoolWindow(ctx.node(), kind_, x));
+  const Window2D g = As2D(w);
+  const int64_t total = NumElements(PooledShape(x, w));
+  if (total >= (int64_t{1} << 32) || x.num_elements() >= (int64_t{1} << 32)) {
+    return absl::UnimplementedError("pooling tensors of 2^32 elements or more are not supported");
+  }
+  const bool average = kind_ == PoolKind::kAverage;
+  const bool include_pad = average && ctx.node().GetInt("count_include_pad", 0) != 0;
+  constexpr uint32_t kLocal = 128;
+  ASSIGN_OR_RETURN(auto pipeline,
+                   ctx.GetPipeline("ops/pool", 2, 36, {kLocal, 1, 1},
+                                   {U32(g.kernel_h), U32(g.kernel_w), U32(g.stride_h),
+                                    U32(g.stride_w), U32(g.dilation_h), U32(g.dilation_w),
+                                    average ? 1u : 0u, include_pad ? 1u : 0u}));
+  PushConstants pc;
+  pc.U32(U32(g.in_h)).U32(U32(g.in_w)).U32(U32(g.out_h)).U32(U32(g.out_w)).U32(U32(total));
+  pc.I32(g.pad_top).I32(g.pad_left).I32(g.pad_bottom).I32(g.pad_right);
+  return std::make_unique<UnaryDispatchKernel>(std::move(pipeline), std::move(pc),
+                                               GroupsFor(total, kLocal, ctx.device()));
+}
+
+absl::Status GlobalPoolOp::Infer(InferContext& ctx) const {
+  ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
+  RETURN_IF_ERROR(CheckDataType(x->dtype, {DataType::kFloat}, "input X"));
+  if (x->shape.size() < 3) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("X ", ShapeString(x->shape), " must have rank 3 or more"));
+  }
+  ctx.outputs.resize(1);
+  ctx.outputs[0].dtype = DataType::kFloat;
+  ctx.outputs[0].shape = x->shape;
+  std::fill(ctx.outputs[0].shape.begin() + 2, ctx.outputs[0].shape.end(), 1);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> GlobalPoolOp::CreateKernel(KernelContext& ctx) const {
+  const TensorDesc& x = *ctx.input(0);
+  const int64_t rows = x.shape[0] * x.shape[1];
+  const int64_t hw = rows > 0 ? x.num_elements() / rows : 0;
+  if (x.num_elements() >= (int64_t{1} << 32)) {
+    return absl::UnimplementedError("pooling tensors of 2^32 elements or more are not supported");
+  }
+  // A power of two covering the row, between 32 and 256 invocations.
+  const uint32_t max_local = std::min<uint32_t>(256, ctx.device().info().max_workgroup_invocations);
+  uint32_t local = 32;
+  while (local < max_local && local < hw) local *= 2;
+  local = std::min(local, max_local);
+  ASSIGN_OR_RETURN(auto pipeline, ctx.GetPipeline("ops/global_pool", 2, 8, {local, 1, 1},
+                                                  {kind_ == PoolKind::kAverage ? 1u : 0u}));
+  PushConstants pc;
+  pc.U32(U32(hw)).U32(U32(rows));
+  return std::make_unique<UnaryDispatchKernel>(std::move(pipeline), std::move(pc),
+                                               GroupsFor(rows, 1, ctx.device()));
+}
+
+}  // namespace vkserve

@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Relu (opsets 6-21), fp32: an activation (runtime/ops/unary_op.h).
+#include "runtime/op_registry.h"
+#include "runtime/ops/unary_op.h"
+
+namespace vkserve {
+namespace {
+
+class ReluOp : public ActivationOp {};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "Relu", 6, 21, ReluOp);
+
+}  // namespace vkserve

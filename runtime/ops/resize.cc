@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Resize (opsets 10-21), fp32, any rank up to 6, on any axes: modes nearest
+// (round_prefer_floor / round_prefer_ceil / floor / ceil; opset 10's
+// truncation), linear (N-linear) and cubic (cubic_coeff_a, exclude_outside);
+// coordinate_transformation_mode half_pixel, half_pixel_symmetric,
+// pytorch_half_pixel, align_corners, asymmetric, tf_half_pixel_for_nn and
+// tf_crop_and_resize (roi, extrapolation_value); scales or sizes, axes and
+// keep_aspect_ratio_policy (opset 18). roi / scales / sizes must be known at
+// load time. antialias = 1 is not supported.
+//
+// All coordinate arithmetic happens here, in fp32 as ONNX Runtime does it:
+// each resized axis gets a table of (input index, weight) taps per output
+// coordinate, uploaded as a plan constant; resize.comp only gathers and sums.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/op_registry.h"
+#include "runtime/op_util.h"
+
+namespace vkserve {
+namespace {
+
+constexpr size_t kMaxResizeRank = 6;
+
+enum class Mode { kNearest, kLinear, kCubic };
+enum class Coord {
+  kHalfPixel,
+  kHalfPixelSymmetric,
+  kPytorchHalfPixel,
+  kAlignCorners,
+  kAsymmetric,
+  kTfHalfPixelForNn,
+  kTfCropAndResize
+};
+enum class Nearest { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil, kTruncate };
+
+struct ResizeAttrs {
+  Mode mode = Mode::kNearest;
+  Coord coord = Coord::kHalfPixel;
+  Nearest nearest = Nearest::kRoundPreferFloor;
+  float cubic_a = -0.75f;
+  bool exclude_outside = false;
+  float extrapolation = 0.0f;
+  std::string keep_aspect_ratio = "stretch";
+};
+
+absl::StatusOr<ResizeAttrs> GetAttrs(const Node& node) {
+  ResizeAttrs a;
+  const std::string mode = node.GetString("mode", "nearest");
+  if (mode == "nearest") {
+    a.mode = Mode::kNearest;
+  } else if (mode == "linear" || mode == "bilinear") {
+    a.mode = Mode::kLinear;
+  } else if (mode == "cubic") {
+    a.mode = Mode::kCubic;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat("unknown Resize mode '", mode, "'"));
+  }
+  if (node.opset < 11) {
+    // Resize-10: asymmetric coordinates, nearest truncates (ceil when shrinking).
+    a.coord = Coord::kAsymmetric;
+    a.nearest = Nearest::kTruncate;
+    if (a.mode == Mode::kCubic) return absl::InvalidArgumentError("Resize-10 has no cubic mode");
+    return a;
+  }
+  const std::string coord = node.GetString("coordinate_transformation_mode", "half_pixel");
+  if (coord == "half_pixel") {
+    a.coord = Coord::kHalfPixel;
+  } else if (coord == "half_pixel_symmetric") {
+    a.coord = Coord::kHalfPixelSymmetric;
+  } else if (coord == "pytorch_half_pixel") {
+    a.coord = Coord::kPytorchHalfPixel;
+  } else if (coord == "align_corners") {
+    a.coord = Coord::kAlignCorners;
+  } else if (coord == "asymmetric") {
+    a.coord = Coord::kAsymmetric;
+  } else if (coord == "tf_half_pixel_for_nn") {
+    a.coord = Coord::kTfHalfPixelForNn;
+  } else if (coord == "tf_crop_and_resize") {
+    a.coord = Coord::kTfCropAndResize;
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown coordinate_transformation_mode '", coord, "'"));
+  }
+  const std::string nearest = node.GetString("nearest_mode", "round_prefer_floor");
+  if (nearest == "round_prefer_floor") {
+    a.nearest = Nearest::kRoundPreferFloor;
+  } else if (nearest == "round_prefer_ceil") {
+    a.nearest = Nearest::kRoundPreferCeil;
+  } else if (nearest == "floor") {
+    a.nearest = Nearest::kFloor;
+  } else if (nearest == "ceil") {
+    a.nearest = Nearest::kCeil;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat("unknown nearest_mode '", nearest, "'"));
+  }
+  a.cubic_a = node.GetFloat("cubic_coeff_a", -0.75f);
+  a.exclude_outside = node.GetInt("exclude_outside", 0) != 0;
+  a.extrapolation = node.GetFloat("extrapolation_value", 0.0f);
+  a.keep_aspect_ratio = node.GetString("keep_aspect_ratio_policy", "stretch");
+  if (a.keep_aspect_ratio != "stretch" && a.keep_aspect_ratio != "not_larger" &&
+      a.keep_aspect_ratio != "not_smaller") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown keep_aspect_ratio_policy '", a.keep_aspect_ratio, "'"));
+  }
+  if (node.GetInt("antialias", 0) != 0) {
+    return absl::UnimplementedError("Resize with antialias = 1 is not supported");
+  }
+  return a;
+}
+
+struct ResizePlan {
+  ResizeAttrs attrs;
+  std::vector<int64_t> input;
+  std::vector<int64_t> output;
+  std::vector<float> scales;     // per axis
+  std::vector<float> roi_start;  // per axis (tf_crop_and_resize)
+  std::vector<float> roi_end;
+};
+
+// The host value of input i with at least one element, or null.
+const HostTensor* NonEmptyHostInput(const std::vector<const TensorDesc*>& inputs, size_t i) {
+  if (i >= inputs.size() || inputs[i] == nullptr || inputs[i]->value == nullptr) return nullptr;
+  return inputs[i]->value->num_elements() > 0 ? inputs[i]->value.get() : nullptr;
+}
+
+absl::StatusOr<ResizePlan> ResolveResize(const Node& node,
+                                         const std::vector<const TensorDesc*>& inputs) {
+  if (inputs.empty() || inputs[0] == nullptr)
+    return absl::InvalidArgumentError("input 0 is missing");
+  const TensorDesc& x = *inputs[0];
+  RETURN_IF_ERROR(CheckDataType(x.dtype, {DataType::kFloat}, "Resize input X"));
+  ResizePlan plan;
+  ASSIGN_OR_RETURN(plan.attrs, GetAttrs(node));
+  const size_t rank = x.shape.size();
+  if (rank == 0 || rank > kMaxResizeRank) {
+    return absl::UnimplementedError(
+        absl::StrCat("Resize supports ranks 1 to ", kMaxResizeRank, "; X is ", x.ToString()));
+  }
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    if (inputs[i] != nullptr && inputs[i]->value == nullptr) {
+      return absl::UnimplementedError(
+          absl::StrCat("Resize input ", i, " (roi / scales / sizes) must be known at load time"));
+    }
+  }
+  std::vector<int64_t> axes;
+  for (int64_t a : node.GetInts("axes")) {
+    ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(a, static_cast<int64_t>(rank)));
+    axes.push_back(axis);
+  }
+  if (axes.empty()) {
+    for (size_t d = 0; d < rank; ++d) axes.push_back(static_cast<int64_t>(d));
+  }
+  const size_t n = axes.size();
+  plan.input = x.shape;
+  plan.output = x.shape;
+  plan.scales.assign(rank, 1.0f);
+  plan.roi_start.assign(rank, 0.0f);
+  plan.roi_end.assign(rank, 1.0f);
+
+  const HostTensor* roi = node.opset >= 11 ? NonEmptyHostInput(inputs, 1) : nullptr;
+  const HostTensor* scales = NonEmptyHostInput(inputs, node.opset >= 11 ? 2 : 1);
+  const HostTensor* sizes = node.opset >= 11 ? NonEmptyHostInput(inputs, 3) : nullptr;
+  if ((scales == nullptr) == (sizes == nullptr)) {
+    return absl::InvalidArgumentError("Resize needs exactly one of scales and sizes");
+  }
+  if (roi != nullptr && plan.attrs.coord == Coord::kTfCropAndResize) {
+    if (roi->num_elements() != static_cast<int64_t>(2 * n)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("roi has ", roi->num_elements(), " values; expected ", 2 * n));
+    }
+    for (size_t i = 0; i < n; ++i) {
+      plan.roi_start[axes[i]] = static_cast<float>(roi->GetDouble(i));
+      plan.roi_end[axes[i]] = static_cast<float>(roi->GetDouble(n + i));
+    }
+  }
+  if (scales != nullptr) {
+    if (scales->num_elements() != static_cast<int64_t>(n)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("scales has ", scales->num_elements(), " values; expected ", n));
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const float s = static_cast<float>(scales->GetDouble(i));
+      if (!(s > 0)) return absl::InvalidArgumentError("scales must be positive");
+      const int64_t axis = axes[i];
+      plan.scales[axis] = s;
+      plan.output[axis] = static_cast<int64_t>(static_cast<float>(x.shape[axis]) * s);
+    }
+  } else {
+    if (sizes->num_elements() != static_cast<int64_t>(n)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("sizes has ", sizes->num_elements(), " values; expected ", n));
+    }
+    const std::vector<int64_t> size_values = sizes->ToInts();
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t axis = axes[i];
+      if (size_values[i] <= 0 || x.shape[axis] <= 0) {
+        return absl::InvalidArgumentError("sizes and input dimensions must be positive");
+      }
+      plan.output[axis] = size_values[i];
+      plan.scales[axis] = static_cast<float>(size_values[i]) / static_cast<float>(x.shape[axis]);
+    }
+    if (plan.attrs.keep_aspect_ratio != "stretch") {
+      float s = plan.scales[axes[0]];
+      for (int64_t axis : axes) {
+        s = plan.attrs.keep_aspect_ratio == "not_larger" ? std::min(s, plan.scales[axis])
+                                                         : std::max(s, plan.scales[axis]);
+      }
+      for (int64_t axis : axes) {
+        plan.scales[axis] = s;
+        plan.output[axis] = static_cast<int64_t>(std::round(s * static_cast<float>(x.shape[axis])));
+      }
+    }
+  }
+  for (size_t d = 0; d < rank; ++d) {
+    if (plan.output[d] < 0) return absl::InvalidArgumentError("negative Resize output size");
+  }
+  return plan;
+}
+
+// ONNX Runtime's get_original_coordinate, in fp32.
+float OriginalCoordinate(Coord coord, float x, float scale, float out_len, float in_len,
+                         float roi_start, float roi_end) {
+  switch (coord) {
+    case Coord::kHalfPixel:
+      return (x + 0.5f) / scale - 0.5f;
+    case Coord::kHalfPixelSymmetric: {
+      const float adjustment = out_len / (scale * in_len);
+      const float offset = in_len / 2 * (1 - adjustment);
+      return offset + (x + 0.5f) / scale - 0.5f;
+    }
+    case Coord::kPytorchHalfPixel:
+      return out_len > 1 ? (x + 0.5f) / scale - 0.5f : 0.0f;
+    case Coord::kAlignCorners:
+      return out_len == 1 ? 0.0f : x * (in_len - 1) / (out_len - 1);
+    case Coord::kAsymmetric:
+      return x / scale;
+    case Coord::kTfHalfPixelForNn:
+      return (x + 0.5f) / scale;
+    case Coord::kTfCropAndResize:
+      return out_len > 1
+                 ? static_cast<float>(roi_start * (in_len - 1) +
+                                      (x * (roi_end - roi_start) * (in_len - 1)) / (out_len - 1))
+                 : static_cast<float>(0.5 * (roi_start + roi_end) * (in_len - 1));
+  }
+  return x;
+}
+
+int64_t NearestIndex(Nearest mode, float x, bool downsample) {
+  switch (mode) {
+    case Nearest::kRoundPreferFloor:
+      if (x == static_cast<float>(static_cast<int64_t>(x)) + 0.5f) {
+        return static_cast<int64_t>(std::floor(x));
+      }
+      return static_cast<int64_t>(std::round(x));
+    case Nearest::kRoundPreferCeil:
+      return static_cast<int64_t>(std::round(x));
+    case Nearest::kFloor:
+      return static_cast<int64_t>(std::floor(x));
+    case Nearest::kCeil:
+      return static_cast<int64_t>(std::ceil(x));
+    case Nearest::kTruncate:
+      return downsample ? static_cast<int64_t>(std::ceil(x)) : static_cast<int64_t>(x);
+  }
+  return 0;
+}
+
+struct Tap {
+  int32_t index;
+  float weight;
+};
+
+// The taps of one axis: `taps` per output coordinate. Index -1 in the first
+// tap marks extrapolation.
+std::vector<Tap> AxisTaps(const ResizePlan& plan, size_t d, int taps) {
+  const ResizeAttrs& a = plan.attrs;
+  const int64_t in = plan.input[d];
+  const int64_t out = plan.output[d];
+  const float scale = plan.scales[d];
+  const bool extrapolate = a.coord == Coord::kTfCropAndResize;
+  std::vector<Tap> result;
+  result.reserve(out * taps);
+  auto clamp = [in](int64_t i) { return static_cast<int32_t>(std::clamp<int64_t>(i, 0, in - 1)); };
+  for (int64_t o = 0; o < out; ++o) {
+    float x = static_cast<float>(o);
+    if (a.mode == Mode::kNearest || scale != 1.0f) {
+      x = OriginalCoordinate(a.coord, x, scale, static_cast<float>(out), static_cast<float>(in),
+                             plan.roi_start[d], plan.roi_end[d]);
+    }
+    if (extrapolate && (x < 0 || x > static_cast<float>(in - 1))) {
+      for (int t = 0; t < taps; ++t) result.push_back({-1, 0.0f});
+      continue;
+    }
+    if (a.mode == Mode::kNearest) {
+      result.push_back({clamp(NearestIndex(a.nearest, x, scale < 1.0f)), 1.0f});
+    } else if (a.mode == Mode::kLinear) {
+      x = std::max(0.0f, std::min(x, static_cast<float>(in - 1)));
+      const int64_t i1 = std::min<int64_t>(static_cast<int64_t>(x), in - 1);
+      const int64_t i2 = std::min<int64_t>(i1 + 1, in - 1);
+      float w1 = std::fabs(x - static_cast<float>(i2));  // weight of i1
+      float w2 = std::fabs(x - static_cast<float>(i1));  // weight of i2
+      if (i1 == i2) w1 = w2 = 0.5f;
+      result.push_back({static_cast<int32_t>(i1), w1});
+      result.push_back({static_cast<int32_t>(i2), w2});
+    } else {
+      const float base = std::floor(x);
+      const float s = x - base;
+      const float A = a.cubic_a;
+      float c[4] = {((A * (s + 1) - 5 * A) * (s + 1) + 8 * A) * (s + 1) - 4 * A,
+                    ((A + 2) * s - (A + 3)) * s * s + 1,
+                    ((A + 2) * (1 - s) - (A + 3)) * (1 - s) * (1 - s) + 1,
+                    ((A * (2 - s) - 5 * A) * (2 - s) + 8 * A) * (2 - s) - 4 * A};
+      const int64_t first = static_cast<int64_t>(base) - 1;
+      if (a.exclude_outside) {
+        float sum = 0;
+        for (int t = 0; t < 4; ++t) {
+          if (first + t < 0 || first + t >= in) c[t] = 0;
+          sum += c[t];
+        }
+        for (float& v : c) v = sum != 0 ? v / sum : 0;
+      }
+      for (int t = 0; t < 4; ++t) result.push_back({clamp(first + t), c[t]});
+    }
+  }
+  return result;
+}
+
+// True when every output coordinate reads exactly its own input coordinate.
+bool IsIdentity(const std::vector<Tap>& taps, int per, int64_t in, int64_t out) {
+  if (in != out) return false;
+  for (int64_t o = 0; o < out; ++o) {
+    float sum = 0;
+    for (int t = 0; t < per; ++t) {
+      const Tap& tap = taps[o * per + t];
+      if (tap.weight != 0 && tap.index != o) return false;
+      sum += tap.weight;
+    }
+    if (sum != 1.0f) return false;
+  }
+  return true;
+}
+
+class ResizeKernel : public Kernel {
+ public:
+  ResizeKernel(std::shared_ptr<const gpu::Pipeline> pipeline, PushConstants params,
+               std::array<uint32_t, 3> groups, uint32_t table, bool empty)
+      : pipeline_(std::move(pipeline)),
+        params_(std::move(params)),
+        groups_(groups),
+        table_(table),
+        empty_(empty) {}
+
+  absl::Status Record(const RecordContext& ctx) const override {
+    if (empty_) return absl::OkStatus();
+    const gpu::Binding bindings[] = {{ctx.inputs[0], gpu::Access::kRead},
+                                     {ctx.constants[table_], gpu::Access::kRead},
+                                     {ctx.outputs[0], gpu::Access::kWrite}};
+    return ctx.command_buffer.Dispatch(pipeline_, bindings, params_.bytes(), groups_, ctx.label);
+  }
+
+ private:
+  std::shared_ptr<const gpu::Pipeline> pipeline_;
+  PushConstants params_;
+  std::array<uint32_t, 3> groups_;
+  uint32_t table_;
+  bool empty_;
+};
+
+class ResizeOp : public Op {
+ public:
+  absl::Status Validate(const Node& node) const override {
+    for (const char* name :
+         {"mode", "coordinate_transformation_mode", "nearest_mode", "keep_aspect_ratio_policy"}) {
+      RETURN_IF_ERROR(CheckAttributeType(node, name, Attribute::Type::kString));
+    }
+    for (const char* name : {"cubic_coeff_a", "extrapolation_value"}) {
+      RETURN_IF_ERROR(CheckAttributeType(node, name, Attribute::Type::kFloat));
+    }
+    for (const char* name : {"exclude_outside", "antialias"}) {
+      RETURN_IF_ERROR(CheckAttributeType(node, name, Attribute::Type::kInt));
+    }
+    RETURN_IF_ERROR(CheckAttributeType(node, "axes", Attribute::Type::kInts));
+    return GetAttrs(node).status();
+  }
+
+  bool IsHostInput(const Node& /*node*/, size_t i) const override { return i >= 1; }
+
+  absl::Status Infer(InferContext& ctx) const override {
+    ASSIGN_OR_RETURN(ResizePlan plan, ResolveResize(ctx.node, ctx.inputs));
+    ctx.outputs.resize(1);
+    ctx.outputs[0].dtype = DataType::kFloat;
+    ctx.outputs[0].shape = plan.output;
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
+    std::vector<const TensorDesc*> inputs;
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) inputs.push_back(ctx.input(i));
+    ASSIGN_OR_RETURN(ResizePlan plan, ResolveResize(ctx.node(), inputs));
+    const int64_t total = NumElements(plan.output);
+    if (total >= (int64_t{1} << 32) || NumElements(plan.input) >= (int64_t{1} << 32)) {
+      return absl::UnimplementedError("Resize tensors of 2^32 elements or more are not supported");
+    }
+    const int taps = plan.attrs.mode == Mode::kNearest  ? 1
+                     : plan.attrs.mode == Mode::kLinear ? 2
+                                                        : 4;
+    const size_t rank = plan.input.size();
+    const std::vector<int64_t> strides = Strides(plan.input);
+    std::vector<uint32_t> words;
+    uint32_t mask = 0;
+    std::vector<uint32_t> offsets(kMaxResizeRank, 0);
+    for (size_t d = 0; d < rank; ++d) {
+      const std::vector<Tap> axis = AxisTaps(plan, d, taps);
+      if (IsIdentity(axis, taps, plan.input[d], plan.output[d])) continue;
+      mask |= 1u << d;
+      offsets[d] = static_cast<uint32_t>(words.size() / 2);
+      for (const Tap& t : axis) {
+        uint32_t w;
+        std::memcpy(&w, &t.weight, 4);
+        words.push_back(static_cast<uint32_t>(t.index));
+        words.push_back(w);
+      }
+    }
+    if (words.empty()) words.assign(2, 0);  // keep the binding non-empty
+    std::vector<uint8_t> bytes(words.size() * 4);
+    std::memcpy(bytes.data(), words.data(), bytes.size());
+    const uint32_t table = ctx.AddConstant(std::move(bytes));
+
+    PushConstants pc;
+    pc.U32(static_cast<uint32_t>(rank)).U32(static_cast<uint32_t>(total));
+    pc.F32(plan.attrs.extrapolation).U32(mask);
+    for (size_t i = 0; i < kMaxResizeRank; ++i) {
+      pc.U32(i < rank ? static_cast<uint32_t>(plan.output[i]) : 1);
+    }
+    for (size_t i = 0; i < kMaxResizeRank; ++i) {
+      pc.U32(i < rank ? static_cast<uint32_t>(strides[i]) : 0);
+    }
+    for (size_t i = 0; i < kMaxResizeRank; ++i) pc.U32(offsets[i]);
+    constexpr uint32_t kLocal = 128;
+    ASSIGN_OR_RETURN(auto pipeline, ctx.GetPipeline("ops/resize", 3, pc.size(), {kLocal, 1, 1},
+                                                    {static_cast<uint32_t>(taps)}));
+    return std::make_unique<ResizeKernel>(std::move(pipeline), std::move(pc),
+                                          GroupsFor(total, kLocal, ctx.device()), table,
+                                          total == 0 || NumElements(plan.input) == 0);
+  }
+};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "Resize", 10, 21, ResizeOp);
+
+}  // namespace vkserve

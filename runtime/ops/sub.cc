@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Sub (opsets 7-21) with numpy broadcasting (runtime/ops/binary_op.h).
+#include "runtime/op_registry.h"
+#include "runtime/ops/binary_op.h"
+
+namespace vkserve {
+namespace {
+
+class SubOp : public BinaryOp {
+ public:
+  SubOp() : BinaryOp(Kind::kSub) {}
+};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "Sub", 7, 21, SubOp);
+
+}  // namespace vkserve

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+// c = a (op) b with numpy broadcasting, rank <= 6, fp32. OP: 0 add, 1 sub,
+// 2 mul, 3 div, 4 prelu (a < 0 ? a * b : a). MODE: 0 general (strides, 0 for
+// broadcast dims), 1 same shape, 2 b is a scalar, 3 a is a scalar.
+#version 450
+
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+layout(constant_id = 3) const uint OP = 0;
+layout(constant_id = 4) const uint MODE = 0;
+
+layout(binding = 0) readonly buffer A { float a[]; };
+layout(binding = 1) readonly buffer B { float b[]; };
+layout(binding = 2) writeonly buffer C { float c[]; };
+
+layout(push_constant) uniform Params {
+  uint n;
+  uint rank;
+  uint dims[6];
+  uint a_strides[6];
+  uint b_strides[6];
+} p;
+
+float apply(float x, float y) {
+  if (OP == 0) return x + y;
+  if (OP == 1) return x - y;
+  if (OP == 2) return x * y;
+  if (OP == 3) return x / y;
+  return x < 0.0 ? x * y : x;
+}
+
+void main() {
+  const uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  if (i >= p.n) return;
+  if (MODE == 1) { c[i] = apply(a[i], b[i]); return; }
+  if (MODE == 2) { c[i] = apply(a[i], b[0]); return; }
+  if (MODE == 3) { c[i] = apply(a[0], b[i]); return; }
+  uint rest = i, ai = 0, bi = 0;
+  for (int d = int(p.rank) - 1; d >= 0; --d) {
+    const uint coord = rest % p.dims[d];
+    rest /= p.dims[d];
+    ai += coord * p.a_strides[d];
+    bi += coord * p.b_strides[d];
+  }
+  c[i] = apply(a[ai], b[bi]);
+}

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+// MaxPool / AveragePool over 1-D or 2-D windows (NCHW fp32, 1-D as H = 1):
+// one invocation per output element. AveragePool divides by the taps inside
+// the input (count_include_pad = 0) or inside the padded input
+// (count_include_pad = 1; taps past the end padding, which ceil_mode can add,
+// never count), as ONNX Runtime does.
+#version 450
+#extension GL_EXT_control_flow_attributes : enable
+
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(constant_id = 3) const uint KH = 3;
+layout(constant_id = 4) const uint KW = 3;
+layout(constant_id = 5) const uint SH = 1;
+layout(constant_id = 6) const uint SW = 1;
+layout(constant_id = 7) const uint DH = 1;
+layout(constant_id = 8) const uint DW = 1;
+layout(constant_id = 9) const bool AVERAGE = false;
+layout(constant_id = 10) const bool COUNT_INCLUDE_PAD = false;
+
+layout(binding = 0) readonly buffer XBuf { float x[]; };
+layout(binding = 1) writeonly buffer YBuf { float y[]; };
+
+layout(push_constant) uniform Params {
+  uint in_h;
+  uint in_w;
+  uint out_h;
+  uint out_w;
+  uint total;  // output elements
+  int pad_top;
+  int pad_left;
+  int pad_bottom;
+  int pad_right;
+} p;
+
+void main() {
+  const uint idx =
+      gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  if (idx >= p.total) return;
+  const uint ox = idx % p.out_w;
+  uint t = idx / p.out_w;
+  const uint oy = t % p.out_h;
+  const uint plane = t / p.out_h;  // batch * channels + channel
+  const int iy0 = int(oy * SH) - p.pad_top;
+  const int ix0 = int(ox * SW) - p.pad_left;
+  const uint base = plane * p.in_h * p.in_w;
+
+  float acc = AVERAGE ? 0.0 : -3.402823466e38;
+  uint rows = 0;
+  uint cols = 0;
+  uint padded_rows = 0;
+  uint padded_cols = 0;
+  [[unroll]] for (uint kx = 0; kx < KW; ++kx) {
+    const int ix = ix0 + int(kx * DW);
+    if (ix >= 0 && ix < int(p.in_w)) ++cols;
+    if (ix < int(p.in_w) + p.pad_right) ++padded_cols;
+  }
+  [[unroll]] for (uint ky = 0; ky < KH; ++ky) {
+    const int iy = iy0 + int(ky * DH);
+    if (iy < int(p.in_h) + p.pad_bottom) ++padded_rows;
+    if (iy < 0 || iy >= int(p.in_h)) continue;
+    ++rows;
+    const uint row = base + uint(iy) * p.in_w;
+    [[unroll]] for (uint kx = 0; kx < KW; ++kx) {
+      const int ix = ix0 + int(kx * DW);
+      if (ix < 0 || ix >= int(p.in_w)) continue;
+      const float v = x[row + uint(ix)];
+      acc = AVERAGE ? acc + v : max(acc, v);
+    }
+  }
+  if (AVERAGE) {
+    const uint count = COUNT_INCLUDE_PAD ? padded_rows * padded_cols : rows * cols;
+    acc = count > 0 ? acc / float(count) : 0.0;
+  }
+  y[idx] = acc;
+}

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+// y = f(x) elementwise for the activation ops (Relu, LeakyRelu, Clip,
+// Sigmoid, HardSigmoid, HardSwish, Tanh); ACTIVATION picks f (codes in
+// activation.glsl). Four elements per invocation, vec4 loads when aligned.
+#version 450
+#include "activation.glsl"
+
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+layout(constant_id = 3) const uint ACTIVATION = 1;
+
+layout(binding = 0) readonly buffer X { vec4 x4[]; };
+layout(binding = 1) writeonly buffer Y { vec4 y4[]; };
+layout(binding = 0) readonly buffer XS { float x[]; };
+layout(binding = 1) writeonly buffer YS { float y[]; };
+
+layout(push_constant) uniform Params {
+  uint n;  // elements
+  float alpha;
+  float beta;
+} p;
+
+void main() {
+  const uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  const uint base = 4 * i;
+  if (base + 3 < p.n) {
+    const vec4 v = x4[i];
+    y4[i] = vec4(apply_activation(ACTIVATION, v.x, p.alpha, p.beta),
+                 apply_activation(ACTIVATION, v.y, p.alpha, p.beta),
+                 apply_activation(ACTIVATION, v.z, p.alpha, p.beta),
+                 apply_activation(ACTIVATION, v.w, p.alpha, p.beta));
+  } else {
+    for (uint k = base; k < p.n; ++k) y[k] = apply_activation(ACTIVATION, x[k], p.alpha, p.beta);
+  }
+}
