@@ -10,7 +10,7 @@ OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT" /tmp/models
 source "$B/env.sh"
 export PYTHONUNBUFFERED=1
-REPEAT=${REPEAT:-50}
+REPEAT=${REPEAT:-30}
 MODELS=${MODELS:-"mobilenet_v2 resnet50"}
 BATCHES=${BATCHES:-"1 32"}
 
