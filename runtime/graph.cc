@@ -2,15 +2,41 @@
 // Copyright 2026 The vkserve Authors.
 #include "runtime/graph.h"
 
+#include <bit>
+#include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
 
 namespace vkserve {
+namespace {
+
+// IEEE 754 binary16 bits to float (exact; handles subnormals, inf, NaN).
+float HalfToFloat(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  const int exponent = (h >> 10) & 0x1f;
+  const uint32_t mantissa = h & 0x3ff;
+  float magnitude;
+  if (exponent == 0) {
+    magnitude = std::ldexp(static_cast<float>(mantissa), -24);
+  } else if (exponent == 31) {
+    return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));
+  } else {
+    magnitude = std::ldexp(static_cast<float>(mantissa | 0x400), exponent - 25);
+  }
+  return sign ? -magnitude : magnitude;
+}
+
+float BFloat16ToFloat(uint16_t b) { return std::bit_cast<float>(static_cast<uint32_t>(b) << 16); }
+
+}  // namespace
 
 int64_t HostTensor::num_elements() const {
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape) {
+    if (__builtin_mul_overflow(n, d, &n)) return INT64_MAX;  // loaders bound shapes far below this
+  }
   return n;
 }
 
@@ -27,7 +53,17 @@ int64_t HostTensor::GetInt(int64_t i) const {
     case DataType::kUint8:
     case DataType::kBool: return p[i];
     case DataType::kFloat:
-    case DataType::kDouble: return static_cast<int64_t>(GetDouble(i));
+    case DataType::kDouble:
+    case DataType::kFloat16:
+    case DataType::kBFloat16: {
+      // Truncates toward zero; NaN is 0 and out-of-range values saturate
+      // (a plain cast would be undefined behaviour).
+      const double v = GetDouble(i);
+      if (std::isnan(v)) return 0;
+      if (v >= 9223372036854775807.0) return INT64_MAX;
+      if (v <= -9223372036854775808.0) return INT64_MIN;
+      return static_cast<int64_t>(v);
+    }
     default: return 0;
   }
 }
@@ -36,6 +72,8 @@ double HostTensor::GetDouble(int64_t i) const {
   switch (dtype) {
     case DataType::kFloat: { float v; std::memcpy(&v, data.data() + 4 * i, 4); return v; }
     case DataType::kDouble: { double v; std::memcpy(&v, data.data() + 8 * i, 8); return v; }
+    case DataType::kFloat16: { uint16_t v; std::memcpy(&v, data.data() + 2 * i, 2); return HalfToFloat(v); }
+    case DataType::kBFloat16: { uint16_t v; std::memcpy(&v, data.data() + 2 * i, 2); return BFloat16ToFloat(v); }
     default: return static_cast<double>(GetInt(i));
   }
 }

@@ -74,6 +74,7 @@ class KernelContext {
   // nullptr where omitted.
   virtual const TensorDesc* input(size_t i) const = 0;
   virtual size_t num_inputs() const = 0;
+  // An omitted optional output reads as an empty TensorDesc (kUndefined).
   virtual const TensorDesc& output(size_t i) const = 0;
   virtual size_t num_outputs() const = 0;
   virtual const gpu::Device& device() const = 0;

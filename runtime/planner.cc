@@ -123,6 +123,8 @@ class PlannerKernelContext : public KernelContext {
   }
   size_t num_inputs() const override { return planned_.node->inputs.size(); }
   const TensorDesc& output(size_t i) const override {
+    static const TensorDesc kOmitted;  // an omitted optional output
+    if (i >= planned_.outputs.size() || planned_.outputs[i] < 0) return kOmitted;
     return inf_.values[planned_.outputs[i]].desc;
   }
   size_t num_outputs() const override { return planned_.outputs.size(); }
@@ -261,6 +263,7 @@ absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(
   for (size_t v = 0; v < values.size(); ++v) {
     PlannedValue& pv = values[v];
     if (pv.alias_root >= 0 || pv.storage != PlannedValue::Storage::kHostOnly) continue;
+    if (pv.desc.byte_size() == 0) continue;  // bound to a placeholder, never read
     if (graph.initializers.count(pv.name) && on_gpu[v]) {
       if (model.weight(pv.name) == nullptr) {
         return absl::InternalError(absl::StrCat("initializer '", pv.name, "' was not uploaded"));

@@ -18,6 +18,8 @@ constexpr Subcommand kSubcommands[] = {
     {"devices", &RunDevicesCommand, "list Vulkan devices and the limits vkserve uses"},
     {"inspect", &RunInspectCommand, "show a model's inputs, outputs, nodes and where each runs"},
     {"infer", &RunInferCommand, "run a model on .npy inputs and print the timing split"},
+    {"serve", &RunServeCommand, "run the inference server (the default with no command)"},
+    {"client", &RunClientCommand, "send .npy inputs to a running server with ModelInfer"},
 };
 
 int Usage(FILE* out) {
@@ -32,7 +34,7 @@ int Usage(FILE* out) {
 }  // namespace
 
 int RunCommandLine(const std::vector<std::string>& args) {
-  if (args.empty()) return Usage(stderr);
+  if (args.empty()) return RunServeCommand({});
   if (args[0] == "-h" || args[0] == "--help" || args[0] == "help") return Usage(stdout);
   for (const Subcommand& c : kSubcommands) {
     if (args[0] == c.name) return c.run(std::vector<std::string>(args.begin() + 1, args.end()));

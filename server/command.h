@@ -12,13 +12,16 @@
 
 namespace vkserve {
 
-// Runs `vkserve <args...>`; args excludes argv[0].
+// Runs `vkserve <args...>`; args excludes argv[0]. No arguments: `serve` on
+// the built-in default config.
 int RunCommandLine(const std::vector<std::string>& args);
 
 // Subcommands.
 int RunDevicesCommand(const std::vector<std::string>& args);
 int RunInspectCommand(const std::vector<std::string>& args);
 int RunInferCommand(const std::vector<std::string>& args);
+int RunServeCommand(const std::vector<std::string>& args);   // serve_command.cc
+int RunClientCommand(const std::vector<std::string>& args);  // client_command.cc
 
 }  // namespace vkserve
 

@@ -76,6 +76,9 @@ void SessionPool::Worker(Session* session) {
     } else {
       item.done(session->Run(item.request), queue_ns);
     }
+    // Release the request and its callback (which may hold the last
+    // reference to this pool's owner) before Drain() can see the session free.
+    item = Item();
     absl::MutexLock lock(&mutex_);
     --busy_;
   }
@@ -104,6 +107,7 @@ void SessionPool::Sweeper() {
         mutex_.AwaitWithDeadline(absl::Condition(&stopped_), next);
         continue;
       }
+      busy_ += expired.size();  // so Drain() waits for these answers too
     }
     for (Item& item : expired) {
       const uint64_t queue_ns =
@@ -115,6 +119,10 @@ void SessionPool::Sweeper() {
                   queue_ns);
       }
     }
+    const size_t answered = expired.size();
+    expired.clear();
+    absl::MutexLock lock(&mutex_);
+    busy_ -= answered;
   }
 }
 

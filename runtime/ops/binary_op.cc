@@ -2,19 +2,27 @@
 // Copyright 2026 The vkserve Authors.
 #include "runtime/ops/binary_op.h"
 
-#include <cmath>
-
 #include "absl/strings/str_cat.h"
 #include "runtime/op_util.h"
+#include "runtime/ops/dispatch_kernel.h"
 #include "runtime/ops/host_fold.h"
 
 namespace vkserve {
 namespace {
 
 constexpr uint32_t kLocal = 256;
-constexpr size_t kMaxRank = 6;
+constexpr size_t kMaxRank = 6;  // binary.comp's general mode
 
-// Strides of `shape` (right-aligned to `rank`) with 0 for broadcast dims.
+enum Mode : uint32_t {
+  kGeneral = 0,
+  kSameShape = 1,
+  kScalarB = 2,
+  kScalarA = 3,
+  kVectorB = 4,
+  kVectorA = 5,
+};
+
+// Strides of `shape` right-aligned to `rank` dims, 0 where it broadcasts.
 std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& shape, size_t rank) {
   std::vector<int64_t> strides(rank, 0);
   const std::vector<int64_t> own = Strides(shape);
@@ -23,34 +31,63 @@ std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& shape, size_t 
   return strides;
 }
 
-class BinaryKernel : public Kernel {
- public:
-  BinaryKernel(std::shared_ptr<const gpu::Pipeline> pipeline, PushConstants push,
-               std::array<uint32_t, 3> groups)
-      : pipeline_(std::move(pipeline)), push_(std::move(push)), groups_(groups) {}
-  absl::Status Record(const RecordContext& ctx) const override {
-    const gpu::Binding bindings[] = {{ctx.inputs[0], gpu::Access::kRead},
-                                     {ctx.inputs[1], gpu::Access::kRead},
-                                     {ctx.outputs[0], gpu::Access::kWrite}};
-    return ctx.command_buffer.Dispatch(pipeline_, bindings, push_.bytes(), groups_, ctx.label);
-  }
-
- private:
-  std::shared_ptr<const gpu::Pipeline> pipeline_;
-  PushConstants push_;
-  std::array<uint32_t, 3> groups_;
+// The output's dims with both inputs' strides, size-1 dims dropped and
+// neighbours merged where both inputs step through them alike.
+struct Layout {
+  std::vector<int64_t> dims, a, b;
 };
 
-double Apply(BinaryOp::Kind kind, double a, double b, bool integer) {
+Layout Simplify(const std::vector<int64_t>& out, const std::vector<int64_t>& a_shape,
+                const std::vector<int64_t>& b_shape) {
+  const std::vector<int64_t> sa = BroadcastStrides(a_shape, out.size());
+  const std::vector<int64_t> sb = BroadcastStrides(b_shape, out.size());
+  Layout l;
+  for (size_t d = 0; d < out.size(); ++d) {
+    if (out[d] == 1) continue;
+    if (!l.dims.empty() && l.a.back() == sa[d] * out[d] && l.b.back() == sb[d] * out[d]) {
+      l.dims.back() *= out[d];
+      l.a.back() = sa[d];
+      l.b.back() = sb[d];
+      continue;
+    }
+    l.dims.push_back(out[d]);
+    l.a.push_back(sa[d]);
+    l.b.push_back(sb[d]);
+  }
+  return l;
+}
+
+// When `strides` step through exactly one of `dims` with stride 1 (a vector
+// broadcast over the others), that dim's index; else -1.
+int VectorDim(const std::vector<int64_t>& strides) {
+  int found = -1;
+  for (size_t d = 0; d < strides.size(); ++d) {
+    if (strides[d] == 0) continue;
+    if (strides[d] != 1 || found >= 0) return -1;
+    found = static_cast<int>(d);
+  }
+  return found;
+}
+
+int64_t FoldInt(BinaryOp::Kind kind, int64_t x, int64_t y) {
   switch (kind) {
-    case BinaryOp::Kind::kAdd: return a + b;
-    case BinaryOp::Kind::kSub: return a - b;
-    case BinaryOp::Kind::kMul: return a * b;
-    case BinaryOp::Kind::kDiv:
-      // Integer division truncates toward zero, as ONNX Runtime's does.
-      if (integer) return b == 0 ? 0 : std::trunc(a / b);
-      return a / b;
-    case BinaryOp::Kind::kPRelu: return a < 0 ? a * b : a;
+    case BinaryOp::Kind::kAdd: return x + y;
+    case BinaryOp::Kind::kSub: return x - y;
+    case BinaryOp::Kind::kMul: return x * y;
+    // C++ division truncates toward zero, as onnxruntime's does.
+    case BinaryOp::Kind::kDiv: return y == 0 ? 0 : x / y;
+    case BinaryOp::Kind::kPRelu: return x < 0 ? x * y : x;
+  }
+  return 0;
+}
+
+double FoldFloat(BinaryOp::Kind kind, double x, double y) {
+  switch (kind) {
+    case BinaryOp::Kind::kAdd: return x + y;
+    case BinaryOp::Kind::kSub: return x - y;
+    case BinaryOp::Kind::kMul: return x * y;
+    case BinaryOp::Kind::kDiv: return x / y;
+    case BinaryOp::Kind::kPRelu: return x < 0 ? x * y : x;
   }
   return 0;
 }
@@ -67,45 +104,32 @@ absl::Status BinaryOp::Infer(InferContext& ctx) const {
   }
   ASSIGN_OR_RETURN(std::vector<int64_t> shape, BroadcastShapes(a->shape, b->shape));
   if (kind_ == Kind::kPRelu && shape != a->shape) {
-    return absl::InvalidArgumentError(absl::StrCat("slope ", ShapeString(b->shape),
-                                                   " does not broadcast to X ", ShapeString(a->shape)));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "slope ", ShapeString(b->shape), " does not broadcast to X ", ShapeString(a->shape)));
   }
   ctx.outputs[0].dtype = a->dtype;
   ctx.outputs[0].shape = shape;
   const int64_t n = NumElements(shape);
-  if (a->value != nullptr && b->value != nullptr && n <= kMaxFoldElements && IsFoldableType(a->dtype)) {
-    const bool integer = !IsFloatType(a->dtype);
-    HostTensor out = ZeroTensor(a->dtype, shape);
-    const auto sa = BroadcastStrides(a->shape, shape.size());
-    const auto sb = BroadcastStrides(b->shape, shape.size());
-    for (int64_t i = 0; i < n; ++i) {
-      int64_t rest = i, ia = 0, ib = 0;
-      for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
-        const int64_t c = rest % shape[d];
-        rest /= shape[d];
-        ia += c * sa[d];
-        ib += c * sb[d];
-      }
-      if (integer) {
-        const int64_t x = ElementAsInt(*a->value, ia), y = ElementAsInt(*b->value, ib);
-        int64_t r = 0;
-        switch (kind_) {
-          case Kind::kAdd: r = x + y; break;
-          case Kind::kSub: r = x - y; break;
-          case Kind::kMul: r = x * y; break;
-          case Kind::kDiv: r = y == 0 ? 0 : x / y; break;
-          case Kind::kPRelu: r = x < 0 ? x * y : x; break;
-        }
-        SetElementFromInt(&out, i, r);
-      } else {
-        SetElementFromDouble(&out, i, Apply(kind_, ElementAsDouble(*a->value, ia),
-                                            ElementAsDouble(*b->value, ib), false));
-      }
-    }
-    ctx.outputs[0].value = Share(std::move(out));
-    return absl::OkStatus();
+  if (a->value == nullptr || b->value == nullptr || n > kMaxFoldElements ||
+      !IsFoldableType(a->dtype) || a->dtype == DataType::kBool) {
+    return CheckDataType(a->dtype, {DataType::kFloat}, "input 0");
   }
-  return CheckDataType(a->dtype, {DataType::kFloat}, "input 0");
+  // Host folding (shape arithmetic): integers exactly in int64.
+  HostTensor out = ZeroTensor(a->dtype, shape);
+  const BroadcastIndex index_a(a->shape, shape);
+  const BroadcastIndex index_b(b->shape, shape);
+  const bool integer = !IsFloatType(a->dtype);
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t ia = index_a(i), ib = index_b(i);
+    if (integer) {
+      SetElementFromInt(&out, i, FoldInt(kind_, ElementAsInt(*a->value, ia), ElementAsInt(*b->value, ib)));
+    } else {
+      SetElementFromDouble(&out, i, FoldFloat(kind_, ElementAsDouble(*a->value, ia),
+                                              ElementAsDouble(*b->value, ib)));
+    }
+  }
+  ctx.outputs[0].value = Share(std::move(out));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<Kernel>> BinaryOp::CreateKernel(KernelContext& ctx) const {
@@ -113,47 +137,51 @@ absl::StatusOr<std::unique_ptr<Kernel>> BinaryOp::CreateKernel(KernelContext& ct
   const TensorDesc& b = *ctx.input(1);
   const TensorDesc& c = ctx.output(0);
   const uint64_t n = static_cast<uint64_t>(c.num_elements());
-  if (n >= (uint64_t{1} << 32)) return absl::UnimplementedError("tensor too large");
-  uint32_t mode = 0;
-  if (a.shape == b.shape) {
-    mode = 1;
-  } else if (b.num_elements() == 1) {
-    mode = 2;
-  } else if (a.num_elements() == 1) {
-    mode = 3;
+  if (n >= (uint64_t{1} << 32)) {
+    return absl::UnimplementedError(absl::StrCat("tensors of 2^32 or more elements (", n, ")"));
   }
-  // Drop leading dims beyond the shader's rank by merging: only general mode
-  // needs the shape, and it must fit in kMaxRank dims.
-  std::vector<int64_t> dims = c.shape;
-  std::vector<int64_t> sa = BroadcastStrides(a.shape, dims.size());
-  std::vector<int64_t> sb = BroadcastStrides(b.shape, dims.size());
-  // Merge adjacent dims that broadcast the same way, to fit kMaxRank.
-  for (size_t d = 1; d < dims.size();) {
-    const bool a_merge = sa[d - 1] == sa[d] * dims[d] || (sa[d - 1] == 0 && sa[d] == 0);
-    const bool b_merge = sb[d - 1] == sb[d] * dims[d] || (sb[d - 1] == 0 && sb[d] == 0);
-    if (a_merge && b_merge) {
-      dims[d - 1] *= dims[d];
-      sa[d - 1] = sa[d];
-      sb[d - 1] = sb[d];
-      dims.erase(dims.begin() + static_cast<long>(d));
-      sa.erase(sa.begin() + static_cast<long>(d));
-      sb.erase(sb.begin() + static_cast<long>(d));
-    } else {
-      ++d;
-    }
+  if (n == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+  const Layout l = Simplify(c.shape, a.shape, b.shape);
+  const uint64_t na = static_cast<uint64_t>(a.num_elements());
+  const uint64_t nb = static_cast<uint64_t>(b.num_elements());
+  Mode mode = kGeneral;
+  uint32_t inner = 1, channels = 1;
+  auto vector_mode = [&](const std::vector<int64_t>& strides) {
+    const int d = VectorDim(strides);
+    if (d < 0) return false;
+    channels = static_cast<uint32_t>(l.dims[d]);
+    for (size_t k = static_cast<size_t>(d) + 1; k < l.dims.size(); ++k) inner *= static_cast<uint32_t>(l.dims[k]);
+    return true;
+  };
+  if (na == n && nb == n) {
+    mode = kSameShape;
+  } else if (na == n && nb == 1) {
+    mode = kScalarB;
+  } else if (nb == n && na == 1) {
+    mode = kScalarA;
+  } else if (na == n && vector_mode(l.b)) {
+    mode = kVectorB;
+  } else if (nb == n && vector_mode(l.a)) {
+    mode = kVectorA;
+  } else if (l.dims.size() > kMaxRank) {
+    return absl::UnimplementedError(absl::StrCat("broadcasting ", ShapeString(a.shape), " with ",
+                                                 ShapeString(b.shape), " needs more than ",
+                                                 kMaxRank, " dims"));
   }
-  if (mode == 0 && dims.size() > kMaxRank) {
-    return absl::UnimplementedError(absl::StrCat("broadcast over more than ", kMaxRank, " dims"));
-  }
-  PushConstants push;
-  push.U32(static_cast<uint32_t>(n)).U32(static_cast<uint32_t>(dims.size()));
-  for (size_t d = 0; d < kMaxRank; ++d) push.U32(d < dims.size() ? static_cast<uint32_t>(dims[d]) : 1);
-  for (size_t d = 0; d < kMaxRank; ++d) push.U32(d < sa.size() ? static_cast<uint32_t>(sa[d]) : 0);
-  for (size_t d = 0; d < kMaxRank; ++d) push.U32(d < sb.size() ? static_cast<uint32_t>(sb[d]) : 0);
-  ASSIGN_OR_RETURN(auto pipeline, ctx.GetPipeline("ops/binary", 3, push.size(), {kLocal, 1, 1},
+  // The shader's whole block is always pushed; vector modes keep inner and
+  // channels in dims[0..1].
+  std::vector<int64_t> dims = l.dims;
+  if (mode == kVectorA || mode == kVectorB) dims = {inner, channels};
+  DispatchStep step;
+  step.push.U32(static_cast<uint32_t>(n)).U32(static_cast<uint32_t>(dims.size()));
+  for (size_t d = 0; d < kMaxRank; ++d) step.push.U32(d < dims.size() ? static_cast<uint32_t>(dims[d]) : 1);
+  for (size_t d = 0; d < kMaxRank; ++d) step.push.U32(d < l.a.size() && mode == kGeneral ? static_cast<uint32_t>(l.a[d]) : 0);
+  for (size_t d = 0; d < kMaxRank; ++d) step.push.U32(d < l.b.size() && mode == kGeneral ? static_cast<uint32_t>(l.b[d]) : 0);
+  ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/binary", 3, step.push.size(), {kLocal, 1, 1},
                                                   {static_cast<uint32_t>(kind_), mode}));
-  return std::make_unique<BinaryKernel>(std::move(pipeline), std::move(push),
-                                        GroupsFor(n, kLocal, ctx.device()));
+  step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Output(0)};
+  step.groups = GroupsFor(n, kLocal, ctx.device());
+  return MakeDispatchKernel(std::move(step));
 }
 
 }  // namespace vkserve

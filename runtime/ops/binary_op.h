@@ -4,9 +4,13 @@
 // BinaryOp: the shared implementation of Add, Sub, Mul, Div and PRelu —
 // numpy broadcasting (PRelu: the slope broadcasts to the input), fp32 on the
 // GPU through shaders/ops/binary.comp, and folded on the host for small known
-// inputs of any numeric type (shape arithmetic). Stateless; thread-safe.
+// inputs of any numeric type (shape arithmetic). Opsets before 7 (explicit
+// `broadcast`/`axis` attributes) are not registered; onnxruntime does not run
+// them either. Stateless; thread-safe.
 #ifndef VKSERVE_RUNTIME_OPS_BINARY_OP_H_
 #define VKSERVE_RUNTIME_OPS_BINARY_OP_H_
+
+#include <cstdint>
 
 #include "runtime/op.h"
 
@@ -14,6 +18,7 @@ namespace vkserve {
 
 class BinaryOp : public Op {
  public:
+  // Also the shader's OP spec constant.
   enum class Kind : uint32_t { kAdd = 0, kSub = 1, kMul = 2, kDiv = 3, kPRelu = 4 };
   explicit BinaryOp(Kind kind) : kind_(kind) {}
 

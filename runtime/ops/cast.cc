@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Cast (opsets 1-21): converts every element to the type `to` (a type name
+// Cast (opsets 1-25): converts every element to the type `to` (a type name
 // string in opsets 1-5, a TensorProto code after). Folded on the host for
 // every numeric type; on the GPU (shaders/ops/cast.comp) between float,
 // float16, bfloat16, bool and the integers. Same-type casts are plain copies.
@@ -106,6 +106,6 @@ class CastOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Cast", 1, 21, CastOp);
+VKSERVE_REGISTER_OP("", "Cast", 1, 25, CastOp);
 
 }  // namespace vkserve

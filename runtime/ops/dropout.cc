@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Dropout (opsets 1-21) at inference: the identity, as an alias. The optional
-// mask output and training mode (opset 12+ input 2) are not supported.
+// Dropout (opsets 1-25) at inference: output 0 is input 0's bytes (an alias,
+// no dispatch). The ratio input is ignored; training mode (is_test=0 before
+// opset 7, a true training_mode input from 12) is UNIMPLEMENTED. The optional
+// mask output, all true at inference from opset 12, is produced as a
+// host-known constant for inputs of at most kMaxFoldElements elements;
+// before opset 12 its value is not well defined (onnxruntime returns all
+// false), so it is UNIMPLEMENTED there.
+#include "absl/strings/str_cat.h"
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
+#include "runtime/ops/host_fold.h"
 
 namespace vkserve {
 namespace {
@@ -12,31 +19,53 @@ namespace {
 class DropoutOp : public Op {
  public:
   Execution execution() const override { return Execution::kAlias; }
+
+  // ratio and training_mode (opset 12+) are read on the host, if at all.
   bool IsHostInput(const Node&, size_t input_index) const override { return input_index > 0; }
+
   absl::Status Validate(const Node& node) const override {
-    if (node.GetInt("is_test", 1) == 0 && node.opset < 7) {
+    RETURN_IF_ERROR(CheckAttributeType(node, "is_test", Attribute::Type::kInt));
+    if (node.opset < 7 && node.GetInt("is_test", 0) == 0) {
       return absl::UnimplementedError("Dropout in training mode (is_test=0)");
+    }
+    if (node.opset < 12 && node.outputs.size() > 1 && !node.outputs[1].empty()) {
+      return absl::UnimplementedError(
+          "Dropout's mask output before opset 12 (its inference value is not well defined)");
     }
     return absl::OkStatus();
   }
+
   absl::Status Infer(InferContext& ctx) const override {
     ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
     if (const TensorDesc* training = ctx.input(2); training != nullptr) {
-      if (training->value == nullptr || training->value->num_elements() != 1 ||
-          training->value->GetInt(0) != 0) {
+      if (training->value == nullptr) {
+        return absl::UnimplementedError(
+            "Dropout's training_mode must be known at load time (a constant)");
+      }
+      if (training->value->num_elements() != 1 || ElementAsInt(*training->value, 0) != 0) {
         return absl::UnimplementedError("Dropout in training mode");
       }
     }
+    ctx.outputs[0] = *x;  // dtype, shape, and the value when known
     if (ctx.outputs.size() > 1 && !ctx.node.outputs[1].empty()) {
-      return absl::UnimplementedError("Dropout's mask output");
+      if (x->num_elements() > kMaxFoldElements) {
+        return absl::UnimplementedError(absl::StrCat(
+            "Dropout's mask output for more than ", kMaxFoldElements, " elements"));
+      }
+      HostTensor mask;
+      mask.dtype = DataType::kBool;
+      mask.shape = x->shape;
+      mask.data.assign(static_cast<size_t>(x->num_elements()), 1);
+      ctx.outputs[1].dtype = DataType::kBool;
+      ctx.outputs[1].shape = x->shape;
+      ctx.outputs[1].value = Share(std::move(mask));
     }
-    ctx.outputs[0] = *x;
     return absl::OkStatus();
   }
 };
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Dropout", 1, 21, DropoutOp);
+VKSERVE_REGISTER_OP("", "Dropout", 1, 25, DropoutOp);
 
 }  // namespace vkserve

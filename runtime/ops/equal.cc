@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Equal (opsets 1-21): elementwise A == B with numpy broadcasting, as bool.
+// Equal (opsets 1-25): elementwise A == B with numpy broadcasting, as bool.
 // Real models mostly use it in shape subgraphs (e.g. `shape == -1` before
 // Where), where it is folded on the host; otherwise shaders/ops/equal.comp
 // compares integers and bools as bits and float/float16 as numbers.
@@ -128,6 +128,6 @@ class EqualOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Equal", 1, 21, EqualOp);
+VKSERVE_REGISTER_OP("", "Equal", 1, 25, EqualOp);
 
 }  // namespace vkserve

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// MatMul (opsets 1-21), fp32, with numpy semantics: a 1-D A is a row [1, K]
+// MatMul (opsets 1-25), fp32, with numpy semantics: a 1-D A is a row [1, K]
 // and a 1-D B a column [K, 1] (the added dim is dropped from the output);
 // higher ranks are batches of matrices whose batch dims broadcast against
 // each other ([B, M, K] x [K, N], [B, 1, M, K] x [1, H, K, N], ...). Plus the
 // fused epilogue a fusion pass records on the node (activation, residual
-// add). Runs on the shared GEMM kernels of matmul_kernel.h.
+// add, input 2) and an optional fused bias, input 3: a float tensor
+// broadcast along the output's last dim ([N], [1, N], scalar, ...) added
+// before the epilogue, for folding the MatMul -> Add(bias) of transformer
+// layers (ONNX MatMul itself has two inputs). Runs on the shared GEMM kernels
+// of matmul_kernel.h.
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -79,6 +84,24 @@ absl::StatusOr<MatMulShape> ResolveMatMul(const TensorDesc& a, const TensorDesc&
   return s;
 }
 
+constexpr size_t kBiasInput = 3;
+
+// The fused bias's element stride along N (0: one value for every column),
+// or INVALID_ARGUMENT unless it broadcasts along the last dim of `output`.
+absl::StatusOr<int64_t> BiasStride(const TensorDesc& bias, const std::vector<int64_t>& output) {
+  const std::vector<int64_t>& bs = bias.shape;
+  bool ok = bias.dtype == DataType::kFloat && bs.size() <= std::max<size_t>(output.size(), 1);
+  for (size_t i = 0; ok && i + 1 < bs.size(); ++i) ok = bs[i] == 1;
+  const int64_t last = bs.empty() ? 1 : bs.back();
+  const int64_t n = output.empty() ? 1 : output.back();
+  if (!ok || (last != 1 && last != n)) {
+    return absl::InvalidArgumentError(absl::StrCat("fused bias ", bias.ToString(),
+                                                   " does not broadcast along the last dim of ",
+                                                   ShapeString(output)));
+  }
+  return last == 1 ? 0 : 1;
+}
+
 class MatMulOp : public Op {
  public:
   absl::Status Validate(const Node& node) const override {
@@ -100,6 +123,9 @@ class MatMulOp : public Op {
                                                        " must be float", ShapeString(s.output)));
       }
     }
+    if (const TensorDesc* bias = ctx.input(kBiasInput)) {
+      RETURN_IF_ERROR(BiasStride(*bias, s.output).status());
+    }
     ctx.outputs.resize(1);
     ctx.outputs[0].dtype = DataType::kFloat;
     ctx.outputs[0].shape = s.output;
@@ -116,12 +142,18 @@ class MatMulOp : public Op {
     p.a_batch_strides = s.a_strides;
     p.b_batch_strides = s.b_strides;
     ASSIGN_OR_RETURN(p.epilogue, GetEpilogue(ctx.node()));
+    if (const TensorDesc* bias = ctx.input(kBiasInput)) {
+      ASSIGN_OR_RETURN(p.c_stride_n, BiasStride(*bias, s.output));
+      p.c_input = static_cast<int>(kBiasInput);
+      p.c_stride_m = 0;
+      p.beta = 1.0f;
+    }
     return CreateMatMulKernel(ctx, std::move(p));
   }
 };
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "MatMul", 1, 21, MatMulOp);
+VKSERVE_REGISTER_OP("", "MatMul", 1, 25, MatMulOp);
 
 }  // namespace vkserve

@@ -4,8 +4,7 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
-#include <cstdlib>
+#include <cmath>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -28,14 +27,17 @@ struct Tile {
 };
 
 constexpr Tile kTiles[] = {
-    {"128x64", 128, 64, 16, 8, 4, 1.0},     {"64x128", 64, 128, 16, 4, 8, 1.0},
-    {"64x64", 64, 64, 16, 4, 4, 0.91},      {"64x32", 64, 32, 16, 4, 4, 0.85},
-    {"32x64", 32, 64, 16, 4, 4, 0.88},      {"32x32", 32, 32, 16, 4, 4, 0.8},
+    {"128x64", 128, 64, 16, 8, 4, 1.0},  {"64x128", 64, 128, 16, 4, 8, 1.0},
+    {"64x64", 64, 64, 16, 4, 4, 0.91},   {"32x64", 32, 64, 16, 4, 4, 0.95},
+    {"64x32", 64, 32, 16, 4, 4, 0.92},   {"32x32", 32, 32, 16, 4, 4, 0.8},
     {"16x64", 16, 64, 16, 4, 4, 0.75},
 };
 
 // gemv.comp: rows of op(A) per workgroup, and its workgroup shapes.
 constexpr int64_t kGemvRows = 4;
+// Up to this many rows of op(A), gemv (re-reading B from cache per 4 rows)
+// beats the smallest tile.
+constexpr int64_t kGemvMaxM = 8;
 constexpr std::array<uint32_t, 3> kGemvTransLocal = {32, 4, 1};  // LX over K, LY columns
 constexpr std::array<uint32_t, 3> kGemvLocal = {16, 16, 1};      // LX x 4 columns, LY over K
 constexpr uint32_t kReduceLocal = 256;
@@ -45,7 +47,7 @@ constexpr int64_t kMaxElements = int64_t{1} << 31;
 // Invocations that keep the device busy: an H100 has 132 SMs; a CPU device
 // (lavapipe) needs few, but still gets split-K exercised.
 double TargetInvocations(const gpu::DeviceInfo& info) {
-  return info.type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 4096.0 : 49152.0;
+  return info.type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 4096.0 : 98304.0;
 }
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -58,7 +60,7 @@ std::pair<uint32_t, uint32_t> Chunk(int64_t k, int64_t splits, int64_t step) {
   return {U32(chunk), U32(CeilDiv(k, chunk))};
 }
 
-bool IsGemv(const MatMulProblem& p) { return p.m <= kGemvRows; }
+bool IsGemv(const MatMulProblem& p) { return p.m <= kGemvMaxM; }
 
 // Binds input `i`, or input 0 as a never-read placeholder when absent.
 gpu::BufferRange InputOrPlaceholder(const RecordContext& ctx, int i) {
@@ -189,13 +191,11 @@ absl::StatusOr<MatMulChoice> ChooseMatMul(const MatMulProblem& p, const gpu::Dev
     std::tie(choice.k_chunk, choice.splits) = Chunk(p.k, splits, 64);
     return choice;
   }
-  if (const char* f = std::getenv("VKSERVE_MATMUL_TILE"); f != nullptr && f[0] == 'g') {
-    // DEBUG-ONLY (remove): "gemv:splits".
-    choice.shader = "ops/gemv";
-    std::tie(choice.k_chunk, choice.splits) = Chunk(p.k, std::atoi(f + 5), 64);
-    return choice;
-  }
-  constexpr int64_t kMinChunk = 128;
+  // Tiled: the tile and K split minimizing padded work (plus the partial
+  // sums' pass) over throughput, where throughput scales with the tile's
+  // speed and the square root of the fraction of `target` invocations kept
+  // in flight (fitted to H100 sweeps over BERT, GPT-2 and classifier shapes).
+  constexpr int64_t kMinChunk = 96;
   double best_cost = 0;
   const Tile* best = nullptr;
   int64_t best_splits = 1;
@@ -208,35 +208,21 @@ absl::StatusOr<MatMulChoice> ChooseMatMul(const MatMulProblem& p, const gpu::Dev
     const double padded = static_cast<double>(CeilDiv(p.m, t.bm) * t.bm) *
                           static_cast<double>(CeilDiv(p.n, t.bn) * t.bn) *
                           static_cast<double>(std::max<int64_t>(p.k, 1)) * batch;
-    int64_t splits = 1;
-    while (splits < kMaxSplits && p.k / (splits * 2) >= kMinChunk &&
-           static_cast<double>(tiles * splits * t.threads()) < target) {
-      splits *= 2;
-    }
-    const double occupancy =
-        std::min(1.0, static_cast<double>(tiles * splits * t.threads()) / target);
-    // Each extra split costs a pass over its partial output.
-    const double reduce = splits > 1 ? static_cast<double>(p.m * p.n * batch) * splits * 8 : 0;
-    const double cost = (padded + reduce) / (t.speed * occupancy);
-    if (best == nullptr || cost < best_cost * 0.999) {
-      best = &t;
-      best_cost = cost;
-      best_splits = splits;
+    for (int64_t splits = 1; splits <= kMaxSplits; splits *= 2) {
+      if (splits > 1 && p.k / splits < kMinChunk) break;
+      const double occupancy =
+          std::min(1.0, static_cast<double>(tiles * splits * t.threads()) / target);
+      const double reduce = splits > 1 ? static_cast<double>(p.m * p.n * batch) * splits * 8 : 0;
+      const double cost = (padded + reduce) / (t.speed * std::sqrt(occupancy));
+      if (best == nullptr || cost < best_cost * 0.999) {
+        best = &t;
+        best_cost = cost;
+        best_splits = splits;
+      }
     }
   }
   if (best == nullptr) {
     return absl::UnimplementedError("no MatMul tile fits this device's workgroup limits");
-  }
-  // DEBUG-ONLY (remove): VKSERVE_MATMUL_TILE=BMxBN:splits forces a tile.
-  if (const char* f = std::getenv("VKSERVE_MATMUL_TILE")) {
-    for (const Tile& t : kTiles) {
-      if (std::string(t.name) == std::string(f).substr(0, std::string(f).find(':')) &&
-          t.shared_bytes() <= info.max_shared_memory) {
-        best = &t;
-        const auto colon = std::string(f).find(':');
-        if (colon != std::string::npos) best_splits = std::atoi(f + colon + 1);
-      }
-    }
   }
   choice.shader = best->shader();
   std::tie(choice.k_chunk, choice.splits) = Chunk(p.k, best_splits, best->bk);
@@ -264,11 +250,6 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateMatMulKernel(KernelContext& ctx,
     std::tie(choice.k_chunk, choice.splits) = Chunk(p.k, 1, 16);
   }
   const bool gemv = choice.shader == "ops/gemv";
-  if (std::getenv("VKSERVE_MATMUL_DEBUG")) {  // DEBUG-ONLY (remove)
-    std::fprintf(stderr, "matmul m=%ld n=%ld k=%ld batch=%zu at=%d bt=%d %s splits=%u chunk=%u\n",
-                 (long)p.m, (long)p.n, (long)p.k, p.batch.size(), p.a_trans, p.b_trans,
-                 choice.shader.c_str(), choice.splits, choice.k_chunk);
-  }
   const bool split = choice.splits > 1;
 
   // Workgroups.

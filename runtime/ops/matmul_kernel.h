@@ -8,7 +8,7 @@
 // dims, folds a broadcast B's batch into M, turns N == 1 into M == 1),
 // picks a kernel by shape and device limits, and records it:
 //
-//   - gemv (M <= 4 after normalization): bandwidth-bound streaming of B with
+//   - gemv (M <= 8 after normalization): bandwidth-bound streaming of B with
 //     a reduction over K inside the workgroup;
 //   - matmul_tile_<BM>x<BN>: shared-memory tiled SGEMM with register tiles,
 //     the tile chosen by a cost model over padded work and occupancy;

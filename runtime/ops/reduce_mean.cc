@@ -1,126 +1,138 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// ReduceMean (opsets 1-21), fp32: axes as an attribute before opset 18 and as
-// a host-known input from 18 (with noop_with_empty_axes); keepdims. Adjacent
-// kept or reduced dims are merged so any rank-6 input fits the shader.
-#include <algorithm>
-
+// ReduceMean (opsets 1-25), fp32 on the GPU (shaders/ops/reduce_mean.comp):
+// axes as an attribute before opset 18 and as a host-known input from 18
+// (with noop_with_empty_axes); keepdims. Adjacent kept or reduced dims are
+// merged, so any axes set of a rank-6 input (and most of higher ranks) fits
+// the shader. Folded on the host for small known inputs of any numeric type.
 #include "absl/strings/str_cat.h"
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
+#include "runtime/ops/dispatch_kernel.h"
 #include "runtime/ops/host_fold.h"
 
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 64;
+constexpr uint32_t kGroupLocal = 64;    // one workgroup per output
+constexpr uint32_t kThreadLocal = 256;  // one invocation per output
+constexpr size_t kMaxKept = 3, kMaxReduced = 6;
 
 struct Reduction {
-  std::vector<bool> reduced;   // per input dim
+  std::vector<bool> reduced;  // per input dim
   std::vector<int64_t> out_shape;
-  bool noop = false;
+  bool noop = false;  // noop_with_empty_axes with no axes: a copy
 };
 
-absl::StatusOr<Reduction> Resolve(const Node& node, const TensorDesc& x, const TensorDesc* axes_in) {
-  const int64_t rank = static_cast<int64_t>(x.shape.size());
+absl::StatusOr<Reduction> Resolve(const Node& node, const std::vector<int64_t>& shape,
+                                  const TensorDesc* axes_input) {
+  const int64_t rank = static_cast<int64_t>(shape.size());
   std::vector<int64_t> axes;
   if (node.opset >= 18) {
-    if (axes_in != nullptr) {
-      if (axes_in->value == nullptr) {
-        return absl::UnimplementedError("ReduceMean's axes must be known at load time");
+    if (axes_input != nullptr) {
+      if (axes_input->value == nullptr) {
+        return absl::UnimplementedError(
+            "ReduceMean's axes must be known at load time (a constant); vkserve never reads "
+            "tensor data back in the middle of a run");
       }
-      axes = axes_in->value->ToInts();
+      ASSIGN_OR_RETURN(axes, HostInts(*axes_input->value, "axes"));
     }
   } else {
     axes = node.GetInts("axes");
   }
   Reduction r;
-  r.reduced.assign(rank, false);
-  if (axes.empty()) {
-    if (node.GetInt("noop_with_empty_axes", 0) != 0) {
-      r.noop = true;
-      r.out_shape = x.shape;
-      return r;
-    }
-    r.reduced.assign(rank, true);
+  if (axes.empty() && node.opset >= 18 && node.GetInt("noop_with_empty_axes", 0) != 0) {
+    r.noop = true;
+    r.reduced.assign(rank, false);
+    r.out_shape = shape;
+    return r;
   }
-  for (int64_t a : axes) {
-    ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(a, rank));
-    if (r.reduced[axis]) return absl::InvalidArgumentError(absl::StrCat("axis ", a, " repeated"));
-    r.reduced[axis] = true;
-  }
+  r.reduced.assign(rank, axes.empty());
+  ASSIGN_OR_RETURN(const std::vector<int64_t> normalized, NormalizeAxes(axes, rank));
+  for (int64_t axis : normalized) r.reduced[axis] = true;
   const bool keep = node.GetInt("keepdims", 1) != 0;
   for (int64_t d = 0; d < rank; ++d) {
-    if (!r.reduced[d]) r.out_shape.push_back(x.shape[d]);
-    else if (keep) r.out_shape.push_back(1);
+    if (!r.reduced[d]) {
+      r.out_shape.push_back(shape[d]);
+    } else if (keep) {
+      r.out_shape.push_back(1);
+    }
   }
   return r;
 }
 
-class ReduceMeanKernel : public Kernel {
- public:
-  ReduceMeanKernel(std::shared_ptr<const gpu::Pipeline> pipeline, PushConstants push,
-                   std::array<uint32_t, 3> groups, bool copy)
-      : pipeline_(std::move(pipeline)), push_(std::move(push)), groups_(groups), copy_(copy) {}
-  absl::Status Record(const RecordContext& ctx) const override {
-    if (copy_) return ctx.command_buffer.Copy(ctx.inputs[0], ctx.outputs[0], ctx.label);
-    const gpu::Binding bindings[] = {{ctx.inputs[0], gpu::Access::kRead},
-                                     {ctx.outputs[0], gpu::Access::kWrite}};
-    return ctx.command_buffer.Dispatch(pipeline_, bindings, push_.bytes(), groups_, ctx.label);
+HostTensor Fold(const HostTensor& x, const Reduction& r) {
+  HostTensor out = ZeroTensor(x.dtype, r.out_shape);
+  const int64_t n_out = out.num_elements();
+  std::vector<double> sums(static_cast<size_t>(n_out), 0.0);
+  std::vector<int64_t> counts(static_cast<size_t>(n_out), 0);
+  std::vector<int64_t> coord(x.shape.size());
+  for (int64_t i = 0; i < x.num_elements(); ++i) {
+    int64_t rest = i;
+    for (size_t d = x.shape.size(); d-- > 0;) {
+      coord[d] = rest % x.shape[d];
+      rest /= x.shape[d];
+    }
+    int64_t o = 0;
+    for (size_t d = 0; d < x.shape.size(); ++d) {
+      if (!r.reduced[d]) o = o * x.shape[d] + coord[d];
+    }
+    sums[o] += ElementAsDouble(x, i);
+    ++counts[o];
   }
+  for (int64_t o = 0; o < n_out; ++o) {
+    SetElementFromDouble(&out, o, sums[o] / static_cast<double>(counts[o]));
+  }
+  return out;
+}
 
- private:
-  std::shared_ptr<const gpu::Pipeline> pipeline_;
-  PushConstants push_;
-  std::array<uint32_t, 3> groups_;
-  bool copy_;
+// noop_with_empty_axes: the output is a copy of the input.
+class CopyKernel : public Kernel {
+ public:
+  absl::Status Record(const RecordContext& ctx) const override {
+    if (ctx.inputs[0].size == 0) return absl::OkStatus();
+    return ctx.command_buffer.Copy(ctx.inputs[0], ctx.outputs[0], ctx.label);
+  }
 };
 
 class ReduceMeanOp : public Op {
  public:
-  bool IsHostInput(const Node&, size_t input_index) const override { return input_index == 1; }
+  bool IsHostInput(const Node& node, size_t input_index) const override {
+    return node.opset >= 18 && input_index == 1;
+  }
+
   absl::Status Validate(const Node& node) const override {
     RETURN_IF_ERROR(CheckAttributeType(node, "axes", Attribute::Type::kInts));
+    RETURN_IF_ERROR(CheckAttributeType(node, "noop_with_empty_axes", Attribute::Type::kInt));
     return CheckAttributeType(node, "keepdims", Attribute::Type::kInt);
   }
+
   absl::Status Infer(InferContext& ctx) const override {
     ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
-    ASSIGN_OR_RETURN(Reduction r, Resolve(ctx.node, *x, ctx.input(1)));
+    ASSIGN_OR_RETURN(const Reduction r, Resolve(ctx.node, x->shape, ctx.input(1)));
     ctx.outputs[0].dtype = x->dtype;
     ctx.outputs[0].shape = r.out_shape;
-    if (x->value != nullptr && IsFoldableType(x->dtype) && x->num_elements() <= kMaxFoldElements) {
-      HostTensor out = ZeroTensor(x->dtype, r.out_shape);
-      const int64_t n_out = out.num_elements();
-      std::vector<double> sums(static_cast<size_t>(n_out), 0.0);
-      std::vector<int64_t> counts(static_cast<size_t>(n_out), 0);
-      const std::vector<int64_t> strides = Strides(x->shape);
-      for (int64_t i = 0; i < x->num_elements(); ++i) {
-        int64_t o = 0, rest = i;
-        std::vector<int64_t> coord(x->shape.size());
-        for (int d = static_cast<int>(x->shape.size()) - 1; d >= 0; --d) {
-          coord[d] = rest % x->shape[d];
-          rest /= x->shape[d];
-        }
-        for (size_t d = 0; d < x->shape.size(); ++d) {
-          if (!r.reduced[d] || r.noop) o = o * x->shape[d] + coord[d];
-        }
-        sums[o] += ElementAsDouble(*x->value, i);
-        ++counts[o];
-      }
-      for (int64_t o = 0; o < n_out; ++o) {
-        SetElementFromDouble(&out, o, counts[o] ? sums[o] / static_cast<double>(counts[o]) : 0.0);
-      }
-      ctx.outputs[0].value = Share(std::move(out));
+    if (x->value != nullptr && IsFoldableType(x->dtype) && x->dtype != DataType::kBool &&
+        x->num_elements() <= kMaxFoldElements && x->num_elements() > 0) {
+      ctx.outputs[0].value = Share(Fold(*x->value, r));
       return absl::OkStatus();
     }
     return CheckDataType(x->dtype, {DataType::kFloat}, "input 0");
   }
+
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     const TensorDesc& x = *ctx.input(0);
-    ASSIGN_OR_RETURN(Reduction r, Resolve(ctx.node(), x, ctx.input(1)));
-    if (r.noop) return std::make_unique<ReduceMeanKernel>(nullptr, PushConstants(), std::array<uint32_t, 3>{}, true);
-    // Merge adjacent dims of the same class (dims of size 1 join either).
+    ASSIGN_OR_RETURN(const Reduction r, Resolve(ctx.node(), x.shape, ctx.input(1)));
+    if (r.noop) return std::make_unique<CopyKernel>();
+    if (x.num_elements() >= (int64_t{1} << 32)) {
+      return absl::UnimplementedError(absl::StrCat("tensors of 2^32 or more elements (", x.num_elements(), ")"));
+    }
+    if (ctx.output(0).num_elements() == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+    if (x.num_elements() == 0) {
+      return absl::UnimplementedError("the mean of an empty set of elements");
+    }
+    // Merge neighbouring dims of the same class; size-1 dims join either.
     std::vector<int64_t> dims;
     std::vector<bool> red;
     for (size_t d = 0; d < x.shape.size(); ++d) {
@@ -136,32 +148,37 @@ class ReduceMeanOp : public Op {
     std::vector<uint32_t> kd, ks, rd, rs;
     uint64_t outputs = 1, reduced = 1;
     for (size_t d = 0; d < dims.size(); ++d) {
-      if (red[d]) {
-        rd.push_back(static_cast<uint32_t>(dims[d]));
-        rs.push_back(static_cast<uint32_t>(strides[d]));
-        reduced *= dims[d];
-      } else {
-        kd.push_back(static_cast<uint32_t>(dims[d]));
-        ks.push_back(static_cast<uint32_t>(strides[d]));
-        outputs *= dims[d];
-      }
+      (red[d] ? rd : kd).push_back(static_cast<uint32_t>(dims[d]));
+      (red[d] ? rs : ks).push_back(static_cast<uint32_t>(strides[d]));
+      (red[d] ? reduced : outputs) *= static_cast<uint64_t>(dims[d]);
     }
-    if (kd.size() > 3 || rd.size() > 6) return absl::UnimplementedError("reduction too fragmented");
-    PushConstants push;
-    push.U32(static_cast<uint32_t>(outputs)).U32(static_cast<uint32_t>(reduced));
-    push.U32(static_cast<uint32_t>(kd.size())).U32(static_cast<uint32_t>(rd.size()));
-    for (size_t i = 0; i < 3; ++i) push.U32(i < kd.size() ? kd[i] : 1);
-    for (size_t i = 0; i < 3; ++i) push.U32(i < ks.size() ? ks[i] : 0);
-    for (size_t i = 0; i < 6; ++i) push.U32(i < rd.size() ? rd[i] : 1);
-    for (size_t i = 0; i < 6; ++i) push.U32(i < rs.size() ? rs[i] : 0);
-    ASSIGN_OR_RETURN(auto pipeline, ctx.GetPipeline("ops/reduce_mean", 2, push.size(), {kLocal, 1, 1}));
-    return std::make_unique<ReduceMeanKernel>(std::move(pipeline), std::move(push),
-                                              GroupsFor(outputs, 1, ctx.device()), false);
+    if (kd.size() > kMaxKept || rd.size() > kMaxReduced) {
+      return absl::UnimplementedError(absl::StrCat("reducing ", ShapeString(x.shape),
+                                                   " alternates kept and reduced dims too often"));
+    }
+    // An invocation per output when the innermost dim is kept (neighbours
+    // read neighbouring addresses) or there is little to sum; else a
+    // workgroup per output.
+    const bool inner_kept = !red.empty() && !red.back();
+    const bool per_thread = reduced <= 16 || (inner_kept && (outputs >= 1024 || reduced <= 64));
+    DispatchStep step;
+    step.push.U32(static_cast<uint32_t>(outputs)).U32(static_cast<uint32_t>(reduced));
+    step.push.U32(static_cast<uint32_t>(kd.size())).U32(static_cast<uint32_t>(rd.size()));
+    for (size_t i = 0; i < kMaxKept; ++i) step.push.U32(i < kd.size() ? kd[i] : 1);
+    for (size_t i = 0; i < kMaxKept; ++i) step.push.U32(i < ks.size() ? ks[i] : 0);
+    for (size_t i = 0; i < kMaxReduced; ++i) step.push.U32(i < rd.size() ? rd[i] : 1);
+    for (size_t i = 0; i < kMaxReduced; ++i) step.push.U32(i < rs.size() ? rs[i] : 0);
+    const uint32_t local = per_thread ? kThreadLocal : kGroupLocal;
+    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/reduce_mean", 2, step.push.size(),
+                                                    {local, 1, 1}, {per_thread ? 1u : 0u}));
+    step.bindings = {BufferRef::Input(0), BufferRef::Output(0)};
+    step.groups = GroupsFor(outputs, per_thread ? local : 1, ctx.device());
+    return MakeDispatchKernel(std::move(step));
   }
 };
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "ReduceMean", 1, 21, ReduceMeanOp);
+VKSERVE_REGISTER_OP("", "ReduceMean", 1, 25, ReduceMeanOp);
 
 }  // namespace vkserve

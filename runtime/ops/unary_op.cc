@@ -2,8 +2,12 @@
 // Copyright 2026 The vkserve Authors.
 #include "runtime/ops/unary_op.h"
 
+#include <algorithm>
+#include <limits>
+
 #include "absl/strings/str_cat.h"
 #include "runtime/op_util.h"
+#include "runtime/ops/dispatch_kernel.h"
 #include "runtime/ops/host_fold.h"
 
 namespace vkserve {
@@ -11,23 +15,25 @@ namespace {
 
 constexpr uint32_t kLocal = 256;
 
-class UnaryKernel : public Kernel {
- public:
-  UnaryKernel(std::shared_ptr<const gpu::Pipeline> pipeline, PushConstants push,
-              std::array<uint32_t, 3> groups)
-      : pipeline_(std::move(pipeline)), push_(std::move(push)), groups_(groups) {}
-
-  absl::Status Record(const RecordContext& ctx) const override {
-    const gpu::Binding bindings[] = {{ctx.inputs[0], gpu::Access::kRead},
-                                     {ctx.outputs[0], gpu::Access::kWrite}};
-    return ctx.command_buffer.Dispatch(pipeline_, bindings, push_.bytes(), groups_, ctx.label);
+// Clip on an integer tensor, folded exactly in int64 (Clip accepts every
+// integer type since opset 12, and shape arithmetic uses it on int64).
+absl::StatusOr<HostTensor> FoldIntegerClip(const HostTensor& x, const TensorDesc* min,
+                                           const TensorDesc* max) {
+  int64_t lo = std::numeric_limits<int64_t>::min();
+  int64_t hi = std::numeric_limits<int64_t>::max();
+  for (const TensorDesc* bound : {min, max}) {
+    if (bound != nullptr && bound->value->num_elements() != 1) {
+      return absl::InvalidArgumentError("Clip min/max must be scalars");
+    }
   }
-
- private:
-  std::shared_ptr<const gpu::Pipeline> pipeline_;
-  PushConstants push_;
-  std::array<uint32_t, 3> groups_;
-};
+  if (min != nullptr) lo = ElementAsInt(*min->value, 0);
+  if (max != nullptr) hi = ElementAsInt(*max->value, 0);
+  HostTensor y = x;
+  for (int64_t i = 0; i < y.num_elements(); ++i) {
+    SetElementFromInt(&y, i, std::min(std::max(ElementAsInt(x, i), lo), hi));
+  }
+  return y;
+}
 
 }  // namespace
 
@@ -57,31 +63,50 @@ absl::StatusOr<ActivationParams> ActivationOp::Params(const Node& node, const Te
 
 absl::Status ActivationOp::Infer(InferContext& ctx) const {
   ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
-  RETURN_IF_ERROR(CheckDataType(x->dtype, {DataType::kFloat}, "input 0"));
   ASSIGN_OR_RETURN(ActivationParams params, Params(ctx.node, ctx.input(1), ctx.input(2)));
   ctx.outputs[0].dtype = x->dtype;
   ctx.outputs[0].shape = x->shape;
-  if (x->value != nullptr && x->num_elements() <= kMaxFoldElements) {
+  const bool foldable = x->value != nullptr && IsFoldableType(x->dtype) &&
+                        x->num_elements() <= kMaxFoldElements;
+  if (foldable && params.kind == Activation::kClip && !IsFloatType(x->dtype)) {
+    ASSIGN_OR_RETURN(HostTensor y, FoldIntegerClip(*x->value, ctx.input(1), ctx.input(2)));
+    ctx.outputs[0].value = Share(std::move(y));
+    return absl::OkStatus();
+  }
+  if (foldable && params.kind == Activation::kRelu && !IsFloatType(x->dtype)) {
     HostTensor y = *x->value;
     for (int64_t i = 0; i < y.num_elements(); ++i) {
-      SetElementFromDouble(&y, i, ApplyActivation(params, static_cast<float>(ElementAsDouble(*x->value, i))));
+      SetElementFromInt(&y, i, std::max<int64_t>(ElementAsInt(*x->value, i), 0));
     }
     ctx.outputs[0].value = Share(std::move(y));
+    return absl::OkStatus();
   }
-  return absl::OkStatus();
+  if (foldable && IsFloatType(x->dtype)) {
+    HostTensor y = *x->value;
+    for (int64_t i = 0; i < y.num_elements(); ++i) {
+      const float v = static_cast<float>(ElementAsDouble(*x->value, i));
+      SetElementFromDouble(&y, i, ApplyActivation(params, v));
+    }
+    ctx.outputs[0].value = Share(std::move(y));
+    return absl::OkStatus();
+  }
+  return CheckDataType(x->dtype, {DataType::kFloat}, "input 0");
 }
 
 absl::StatusOr<std::unique_ptr<Kernel>> ActivationOp::CreateKernel(KernelContext& ctx) const {
   ASSIGN_OR_RETURN(ActivationParams params, Params(ctx.node(), ctx.input(1), ctx.input(2)));
   const uint64_t n = static_cast<uint64_t>(ctx.output(0).num_elements());
-  if (n >= (uint64_t{1} << 32)) return absl::UnimplementedError("tensor too large");
-  ASSIGN_OR_RETURN(auto pipeline,
-                   ctx.GetPipeline("ops/unary", 2, 12, {kLocal, 1, 1},
-                                   {static_cast<uint32_t>(params.kind)}));
-  PushConstants push;
-  push.U32(static_cast<uint32_t>(n)).F32(params.alpha).F32(params.beta);
-  return std::make_unique<UnaryKernel>(std::move(pipeline), std::move(push),
-                                       GroupsFor((n + 3) / 4, kLocal, ctx.device()));
+  if (n >= (uint64_t{1} << 32)) {
+    return absl::UnimplementedError(absl::StrCat("tensors of 2^32 or more elements (", n, ")"));
+  }
+  if (n == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+  DispatchStep step;
+  step.push.U32(static_cast<uint32_t>(n)).F32(params.alpha).F32(params.beta);
+  ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/unary", 2, step.push.size(), {kLocal, 1, 1},
+                                                  {static_cast<uint32_t>(params.kind)}));
+  step.bindings = {BufferRef::Input(0), BufferRef::Output(0)};
+  step.groups = GroupsFor((n + 3) / 4, kLocal, ctx.device());  // 4 elements per invocation
+  return MakeDispatchKernel(std::move(step));
 }
 
 }  // namespace vkserve

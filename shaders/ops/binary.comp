@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// c = a (op) b with numpy broadcasting, rank <= 6, fp32. OP: 0 add, 1 sub,
-// 2 mul, 3 div, 4 prelu (a < 0 ? a * b : a). MODE: 0 general (strides, 0 for
-// broadcast dims), 1 same shape, 2 b is a scalar, 3 a is a scalar.
+// c = a (op) b with numpy broadcasting, fp32. OP: 0 add, 1 sub, 2 mul, 3 div,
+// 4 prelu (a < 0 ? a * b : a).
+// MODE picks how a and b are indexed for output element i:
+//   0 general: up to 6 (merged) dims, strides 0 where a side broadcasts;
+//   1 same shape; 2 b is a scalar; 3 a is a scalar;
+//   4 a is full, b is one vector indexed by (i / inner) % channels
+//     (per-channel, bias over the last dim, squeeze-excite scales);
+//   5 the same with a and b swapped.
+// Element index as in op_util.h GroupsFor.
 #version 450
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
@@ -14,8 +20,8 @@ layout(binding = 2) writeonly buffer C { float c[]; };
 
 layout(push_constant) uniform Params {
   uint n;
-  uint rank;
-  uint dims[6];
+  uint rank;       // MODE 0
+  uint dims[6];    // MODE 0; MODE 4/5: dims[0] = inner, dims[1] = channels
   uint a_strides[6];
   uint b_strides[6];
 } p;
@@ -31,15 +37,24 @@ float apply(float x, float y) {
 void main() {
   const uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   if (i >= p.n) return;
-  if (MODE == 1) { c[i] = apply(a[i], b[i]); return; }
-  if (MODE == 2) { c[i] = apply(a[i], b[0]); return; }
-  if (MODE == 3) { c[i] = apply(a[0], b[i]); return; }
-  uint rest = i, ai = 0, bi = 0;
-  for (int d = int(p.rank) - 1; d >= 0; --d) {
-    const uint coord = rest % p.dims[d];
-    rest /= p.dims[d];
-    ai += coord * p.a_strides[d];
-    bi += coord * p.b_strides[d];
+  if (MODE == 1) {
+    c[i] = apply(a[i], b[i]);
+  } else if (MODE == 2) {
+    c[i] = apply(a[i], b[0]);
+  } else if (MODE == 3) {
+    c[i] = apply(a[0], b[i]);
+  } else if (MODE == 4) {
+    c[i] = apply(a[i], b[(i / p.dims[0]) % p.dims[1]]);
+  } else if (MODE == 5) {
+    c[i] = apply(a[(i / p.dims[0]) % p.dims[1]], b[i]);
+  } else {
+    uint rest = i, ai = 0, bi = 0;
+    for (int d = int(p.rank) - 1; d >= 0; --d) {
+      const uint coord = rest % p.dims[d];
+      rest /= p.dims[d];
+      ai += coord * p.a_strides[d];
+      bi += coord * p.b_strides[d];
+    }
+    c[i] = apply(a[ai], b[bi]);
   }
-  c[i] = apply(a[ai], b[bi]);
 }

@@ -167,8 +167,12 @@ void main() {
     [[unroll]] for (uint kk = 0; kk < BK; ++kk) {
       vec4 av[SUB_M];
       vec4 bv[SUB_N];
-      [[unroll]] for (uint i = 0; i < SUB_M; ++i) av[i] = a_tile[stage][kk][i * (BM / 4 / SUB_M) + ty];
-      [[unroll]] for (uint j = 0; j < SUB_N; ++j) bv[j] = b_tile[stage][kk][j * (BN / 4 / SUB_N) + tx];
+      [[unroll]] for (uint i = 0; i < SUB_M; ++i) {
+        av[i] = a_tile[stage][kk][i * (BM / 4 / SUB_M) + ty];
+      }
+      [[unroll]] for (uint j = 0; j < SUB_N; ++j) {
+        bv[j] = b_tile[stage][kk][j * (BN / 4 / SUB_N) + tx];
+      }
       [[unroll]] for (uint i = 0; i < SUB_M; ++i) {
         [[unroll]] for (uint c = 0; c < 4; ++c) {
           [[unroll]] for (uint j = 0; j < SUB_N; ++j) acc[i * 4 + c][j] += av[i][c] * bv[j];

@@ -1,17 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
-// ReduceMean over any set of axes, fp32, rank <= 6: one workgroup per output
-// element sums its reduced elements with strided loads and a shared-memory
-// tree. The input is seen as [kept..., reduced...] through strides.
+// ReduceMean over any set of axes, fp32. The input is seen through strides as
+// [kept..., reduced...] (up to 3 kept and 6 reduced dims after merging).
+// PER_THREAD false: one workgroup per output element sums its reduced
+//   elements with strided loads and a shared-memory tree (gl_WorkGroupSize.x
+//   a power of two); outputs run across gl_WorkGroupID.x and .y.
+// PER_THREAD true: one invocation per output element loops over them, for
+//   when the innermost dim is kept, so neighbouring invocations read
+//   neighbouring addresses; outputs numbered as in op_util.h GroupsFor.
 #version 450
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+layout(constant_id = 3) const bool PER_THREAD = false;
 
 layout(binding = 0) readonly buffer X { float x[]; };
 layout(binding = 1) writeonly buffer Y { float y[]; };
 
 layout(push_constant) uniform Params {
   uint outputs;        // number of output elements
-  uint reduced;        // elements summed per output
+  uint reduced;        // elements averaged per output
   uint kept_rank;
   uint reduced_rank;
   uint kept_dims[3];
@@ -40,7 +46,16 @@ uint ReducedOffset(uint r) {
   return off;
 }
 
-void main() {
+void PerThread() {
+  const uint o = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  if (o >= p.outputs) return;
+  const uint base = KeptOffset(o);
+  float acc = 0.0;
+  for (uint r = 0; r < p.reduced; ++r) acc += x[base + ReducedOffset(r)];
+  y[o] = acc / float(p.reduced);
+}
+
+void PerWorkgroup() {
   const uint o = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
   const uint tid = gl_LocalInvocationID.x;
   float acc = 0.0;
@@ -55,4 +70,12 @@ void main() {
     barrier();
   }
   if (tid == 0 && o < p.outputs) y[o] = partial[0] / float(p.reduced);
+}
+
+void main() {
+  if (PER_THREAD) {
+    PerThread();
+  } else {
+    PerWorkgroup();
+  }
 }

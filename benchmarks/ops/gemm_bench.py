@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The vkserve Authors.
+#
+# GEMM benchmark: MatMul/Gemm shapes of BERT-base, GPT-2 decoding, CNN
+# classifier heads and square sizes, each as a one-node model run by
+# `vkserve infer --repeat N --profile`; prints the kernel's GPU time (its
+# dispatches only, from the profile's timestamps, split-K pass included), its
+# TFLOP/s and the kernel vkserve chose.
+#
+# Usage: python3 benchmarks/ops/gemm_bench.py VKSERVE [NAME_REGEX] [--repeat N]
+#        [--out DIR]
+# Needs python3 with onnx and numpy (Debian: python3-onnx python3-numpy).
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+from onnx import TensorProto, helper
+
+# name, op, batch, M, N, K, transB (Gemm: B stored [N, K])
+SHAPES = [
+    ("square_1024", "MatMul", 1, 1024, 1024, 1024, False),
+    ("square_2048", "MatMul", 1, 2048, 2048, 2048, False),
+    ("square_4096", "MatMul", 1, 4096, 4096, 4096, False),
+    ("square_2048_tb", "Gemm", 1, 2048, 2048, 2048, True),
+    ("bert_b1_qkv", "MatMul", 1, 128, 768, 768, False),
+    ("bert_b1_ffn1", "MatMul", 1, 128, 3072, 768, False),
+    ("bert_b1_ffn2", "MatMul", 1, 128, 768, 3072, False),
+    ("bert_b8_qkv", "MatMul", 1, 1024, 768, 768, False),
+    ("bert_b8_ffn1", "MatMul", 1, 1024, 3072, 768, False),
+    ("bert_b8_ffn2", "MatMul", 1, 1024, 768, 3072, False),
+    ("attn_b1_scores", "MatMul", 12, 128, 128, 64, False),
+    ("attn_b1_context", "MatMul", 12, 128, 64, 128, False),
+    ("attn_b8_scores", "MatMul", 96, 128, 128, 64, False),
+    ("attn_b8_context", "MatMul", 96, 128, 64, 128, False),
+    ("gpt2_decode_qkv", "MatMul", 1, 1, 2304, 768, False),
+    ("gpt2_decode_ffn2", "MatMul", 1, 1, 768, 3072, False),
+    ("head_b1", "Gemm", 1, 1, 1000, 2048, True),
+    ("head_b8", "Gemm", 1, 8, 1000, 2048, True),
+    ("head_b32", "Gemm", 1, 32, 1000, 2048, True),
+    ("skinny_16", "MatMul", 1, 16, 3072, 768, False),
+]
+
+
+def make_model(op, a_shape, b_shape, trans_b):
+    inputs = [helper.make_tensor_value_info("A", TensorProto.FLOAT, list(a_shape)),
+              helper.make_tensor_value_info("B", TensorProto.FLOAT, list(b_shape))]
+    node = helper.make_node(op, ["A", "B"], ["Y"], **({"transB": 1} if trans_b else {}))
+    graph = helper.make_graph([node], "gemm_bench", inputs,
+                              [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("vkserve")
+    parser.add_argument("filter", nargs="?", default="")
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--out", default="/tmp/vkserve_gemm_bench")
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    print(f"{'shape':18s} {'M x N x K x batch':>22s} {'kernel ms':>10s} {'TFLOP/s':>8s}")
+    for name, op, batch, m, n, k, trans_b in SHAPES:
+        if args.filter and not re.search(args.filter, name):
+            continue
+        a_shape = (batch, m, k) if batch > 1 else (m, k)
+        b_shape = (batch, k, n) if batch > 1 else ((n, k) if trans_b else (k, n))
+        path = os.path.join(args.out, name + ".onnx")
+        with open(path, "wb") as f:
+            f.write(make_model(op, a_shape, b_shape, trans_b).SerializeToString())
+        profile = os.path.join(args.out, name + ".trace.json")
+        result = subprocess.run([args.vkserve, "infer", path, "--repeat", str(args.repeat),
+                                 "--output-dir", os.path.join(args.out, "outputs"),
+                                 "--profile", profile], capture_output=True, text=True)
+        if result.returncode != 0:
+            print(f"{name:18s} failed: {result.stderr.strip()[-300:]}", file=sys.stderr)
+            continue
+        events = json.load(open(profile))
+        us = sum(e["dur"] for e in events
+                 if e.get("cat") == "gpu" and e["args"].get("op_type") in ("MatMul", "Gemm"))
+        flop = 2.0 * batch * m * n * k
+        dims = f"{m}x{n}x{k}x{batch}"
+        print(f"{name:18s} {dims:>22s} {us / 1e3:10.4f} {flop / us / 1e6 if us else 0:8.1f}")
+
+
+if __name__ == "__main__":
+    main()

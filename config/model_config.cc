@@ -1,0 +1,552 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+#include "config/model_config.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gpu/status_macros.h"
+
+namespace vkserve {
+namespace {
+
+using inference::ModelConfig;
+using inference::ModelInstanceGroup;
+using inference::ModelQueuePolicy;
+using Extension = config::ModelExtension;
+
+constexpr int kMaxSessions = 256;
+constexpr int kMaxBatchSize = 1 << 16;
+constexpr uint64_t kMaxMicroseconds = uint64_t{24} * 3600 * 1000 * 1000;  // one day
+
+std::string Quote(const std::string& s) { return absl::StrCat("\"", s, "\""); }
+
+FieldPath Append(FieldPath path, FieldStep step) {
+  path.push_back(std::move(step));
+  return path;
+}
+
+std::string ShapeString(const TensorType& type) {
+  if (!type.has_shape) return "[unknown rank]";
+  std::vector<std::string> dims;
+  for (const Dim& d : type.shape) {
+    dims.push_back(d.is_fixed() ? absl::StrCat(d.value) : (d.param.empty() ? "?" : d.param));
+  }
+  return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
+}
+
+std::string Names(const std::vector<ValueInfo>& tensors) {
+  std::vector<std::string> names;
+  for (const ValueInfo& t : tensors) names.push_back(t.name);
+  return absl::StrJoin(names, ", ");
+}
+
+std::string TypeName(inference::DataType type) { return inference::DataType_Name(type); }
+
+// ---- Phase 1: the text alone ----------------------------------------------
+
+// name, data_type and dims of one config.input / config.output entry.
+template <typename Tensor>
+absl::Status CheckTensorEntry(const ConfigSource& src, const char* field, int index,
+                              const Tensor& tensor, std::set<std::string>* seen) {
+  FieldPath at = {{field, index}};
+  if (tensor.name().empty()) return src.Error(Append(at, {"name"}), "must not be empty");
+  if (!seen->insert(tensor.name()).second) {
+    return src.Error(Append(at, {"name"}), absl::StrCat(Quote(tensor.name()), " is listed twice"));
+  }
+  if (tensor.data_type() == inference::TYPE_INVALID) {
+    return src.Error(Append(at, {"data_type"}), "must be set (e.g. TYPE_FP32)");
+  }
+  if (tensor.data_type() == inference::TYPE_STRING) {
+    return src.Error(Append(at, {"data_type"}), "TYPE_STRING tensors are not supported by vkserve");
+  }
+  for (int j = 0; j < tensor.dims_size(); ++j) {
+    if (tensor.dims(j) < -1) {
+      return src.Error(Append(at, {"dims", j}),
+                       absl::StrCat("must be -1 (any size) or >= 0, got ", tensor.dims(j)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckVersionPolicy(const ConfigSource& src, const ModelConfig& c) {
+  if (!c.has_version_policy()) return absl::OkStatus();
+  const auto& policy = c.version_policy();
+  if (policy.has_latest() && policy.latest().num_versions() == 0) {
+    return src.Error({{"version_policy"}, {"latest"}, {"num_versions"}}, "must be >= 1");
+  }
+  if (policy.has_specific()) {
+    if (policy.specific().versions_size() == 0) {
+      return src.Error({{"version_policy"}, {"specific"}}, "lists no versions");
+    }
+    std::set<int64_t> seen;
+    for (int i = 0; i < policy.specific().versions_size(); ++i) {
+      int64_t v = policy.specific().versions(i);
+      FieldPath at = {{"version_policy"}, {"specific"}, {"versions", i}};
+      if (v < 1) return src.Error(at, absl::StrCat("versions are >= 1, got ", v));
+      if (!seen.insert(v).second) return src.Error(at, absl::StrCat("version ", v, " is listed twice"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckInstanceGroups(const ConfigSource& src, const ModelConfig& c, ModelSettings* s) {
+  int total = 0;
+  std::set<int> gpus;
+  for (int i = 0; i < c.instance_group_size(); ++i) {
+    const ModelInstanceGroup& g = c.instance_group(i);
+    FieldPath at = {{"instance_group", i}};
+    if (g.count() < 0) {
+      return src.Error(Append(at, {"count"}), absl::StrCat("must be >= 0 (0 means 1), got ", g.count()));
+    }
+    if (g.kind() != ModelInstanceGroup::KIND_AUTO && g.kind() != ModelInstanceGroup::KIND_GPU) {
+      return src.Error(Append(at, {"kind"}),
+                       absl::StrCat(ModelInstanceGroup::Kind_Name(g.kind()),
+                                    " is not supported: vkserve runs every node on the GPU "
+                                    "(use KIND_GPU or KIND_AUTO)"));
+    }
+    for (int j = 0; j < g.gpus_size(); ++j) {
+      if (g.gpus(j) < 0) {
+        return src.Error(Append(at, {"gpus", j}),
+                         absl::StrCat("device indices are >= 0, got ", g.gpus(j)));
+      }
+      gpus.insert(g.gpus(j));
+      if (gpus.size() > 1) {
+        return src.Error(Append(at, {"gpus", j}),
+                         absl::StrCat("devices ", *gpus.begin(), " and ", *gpus.rbegin(),
+                                      ": a model's sessions share one device"));
+      }
+    }
+    total += std::max(1, g.count());
+    if (total > kMaxSessions) {
+      return src.Error(Append(at, {"count"}),
+                       absl::StrCat("the groups add up to more than ", kMaxSessions, " sessions"));
+    }
+  }
+  s->sessions = c.instance_group_size() == 0 ? 1 : total;
+  if (!gpus.empty()) s->device = absl::StrCat(*gpus.begin());
+  return absl::OkStatus();
+}
+
+absl::Status CheckDynamicBatching(const ConfigSource& src, const ModelConfig& c, ModelSettings* s) {
+  if (!c.has_dynamic_batching()) return absl::OkStatus();
+  const auto& b = c.dynamic_batching();
+  s->dynamic_batching = true;
+  for (int i = 0; i < b.preferred_batch_size_size(); ++i) {
+    int size = b.preferred_batch_size(i);
+    FieldPath at = {{"dynamic_batching"}, {"preferred_batch_size", i}};
+    if (c.max_batch_size() == 0) return src.Error(at, "needs max_batch_size > 0");
+    if (size < 1 || size > c.max_batch_size()) {
+      return src.Error(at, absl::StrCat("must be between 1 and max_batch_size (",
+                                        c.max_batch_size(), "), got ", size));
+    }
+    s->preferred_batch_sizes.push_back(size);
+  }
+  if (b.max_queue_delay_microseconds() > kMaxMicroseconds) {
+    return src.Error({{"dynamic_batching"}, {"max_queue_delay_microseconds"}},
+                     absl::StrCat("must be at most ", kMaxMicroseconds, " (one day)"));
+  }
+  s->max_queue_delay = absl::Microseconds(static_cast<int64_t>(b.max_queue_delay_microseconds()));
+  if (!b.has_default_queue_policy()) return absl::OkStatus();
+  const ModelQueuePolicy& q = b.default_queue_policy();
+  FieldPath at = {{"dynamic_batching"}, {"default_queue_policy"}};
+  if (q.timeout_action() != ModelQueuePolicy::REJECT) {
+    return src.Error(Append(at, {"timeout_action"}),
+                     absl::StrCat(ModelQueuePolicy::TimeoutAction_Name(q.timeout_action()),
+                                  " is not supported; timed-out requests are rejected (REJECT)"));
+  }
+  if (q.default_timeout_microseconds() > kMaxMicroseconds) {
+    return src.Error(Append(at, {"default_timeout_microseconds"}),
+                     absl::StrCat("must be at most ", kMaxMicroseconds, " (one day)"));
+  }
+  s->default_timeout = absl::Microseconds(static_cast<int64_t>(q.default_timeout_microseconds()));
+  s->allow_timeout_override = q.allow_timeout_override();
+  if (q.has_max_queue_size()) s->max_queue_size = q.max_queue_size();
+  return absl::OkStatus();
+}
+
+absl::Status CheckExtension(const ConfigSource& src, const ModelConfig& c, ModelSettings* s) {
+  if (!c.has_vkserve()) return absl::OkStatus();
+  const Extension& x = c.vkserve();
+  if (!x.device().empty()) {
+    if (!s->device.empty()) {
+      return src.Error({{"vkserve"}, {"device"}},
+                       "set the device here or in instance_group.gpus, not both");
+    }
+    if (absl::StripAsciiWhitespace(x.device()) != x.device()) {
+      return src.Error({{"vkserve"}, {"device"}}, "has leading or trailing spaces");
+    }
+    s->device = x.device();
+  }
+  auto location = [](Extension::Location l) {
+    return l == Extension::GPU ? PreferredLocation::kGpu : PreferredLocation::kCpu;
+  };
+  s->default_output_location = location(x.default_output_location());
+  std::set<std::string> config_outputs;
+  for (const auto& o : c.output()) config_outputs.insert(o.name());
+  for (int i = 0; i < x.output_size(); ++i) {
+    const Extension::Output& o = x.output(i);
+    FieldPath at = {{"vkserve"}, {"output", i}, {"name"}};
+    if (o.name().empty()) return src.Error(at, "must not be empty");
+    if (!config_outputs.empty() && !config_outputs.count(o.name())) {
+      return src.Error(at, absl::StrCat(Quote(o.name()), " is not an output of this model (outputs: ",
+                                        absl::StrJoin(config_outputs, ", "), ")"));
+    }
+    if (!s->output_locations.emplace(o.name(), location(o.location())).second) {
+      return src.Error(at, absl::StrCat(Quote(o.name()), " is listed twice"));
+    }
+  }
+  for (int i = 0; i < x.free_dimension_override_size(); ++i) {
+    const Extension::FreeDimensionOverride& d = x.free_dimension_override(i);
+    FieldPath at = {{"vkserve"}, {"free_dimension_override", i}};
+    if (d.name().empty() == d.denotation().empty()) {
+      return src.Error(at, "set exactly one of name and denotation");
+    }
+    if (d.value() < 1) {
+      return src.Error(Append(at, {"value"}), absl::StrCat("must be >= 1, got ", d.value()));
+    }
+    bool inserted = d.name().empty()
+                        ? s->dim_overrides_by_denotation.emplace(d.denotation(), d.value()).second
+                        : s->dim_overrides_by_name.emplace(d.name(), d.value()).second;
+    if (!inserted) {
+      return src.Error(Append(at, {d.name().empty() ? "denotation" : "name"}),
+                       absl::StrCat(Quote(d.name().empty() ? d.denotation() : d.name()),
+                                    " is overridden twice"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckModelFilename(const ConfigSource& src, const std::string& name) {
+  if (name.empty()) return absl::OkStatus();
+  FieldPath at = {{"default_model_filename"}};
+  if (name.find('/') != std::string::npos || name == "." || name == "..") {
+    return src.Error(at, absl::StrCat(Quote(name), " must be a file name, not a path"));
+  }
+  if (!absl::EndsWith(name, ".onnx") && !absl::EndsWith(name, ".ort")) {
+    return src.Error(at, absl::StrCat(Quote(name), " must end in .onnx or .ort"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ParsedModelConfig> Phase1(ModelConfig config, std::shared_ptr<const ConfigSource> source,
+                                         bool from_file, const std::string& model_name) {
+  const ConfigSource& src = *source;
+  const ModelConfig& c = config;
+  ParsedModelConfig parsed;
+  ModelSettings& s = parsed.settings;
+  s.name = model_name;
+  if (!c.name().empty() && c.name() != model_name) {
+    return src.Error({{"name"}}, absl::StrCat(Quote(c.name()), " does not match the model's directory name ",
+                                              Quote(model_name)));
+  }
+  if (!c.platform().empty() && c.platform() != kReportedPlatform) {
+    return src.Error({{"platform"}}, absl::StrCat(Quote(c.platform()),
+                                                  " is not served by vkserve; it serves ONNX and "
+                                                  "ORT-format models (\"onnxruntime_onnx\" or empty)"));
+  }
+  if (!c.backend().empty() && c.backend() != "onnxruntime" && c.backend() != kReportedBackend) {
+    return src.Error({{"backend"}}, absl::StrCat(Quote(c.backend()),
+                                                 " is not served by vkserve (use \"vkserve\", "
+                                                 "\"onnxruntime\" or leave it empty)"));
+  }
+  if (c.max_batch_size() < 0 || c.max_batch_size() > kMaxBatchSize) {
+    return src.Error({{"max_batch_size"}}, absl::StrCat("must be between 0 and ", kMaxBatchSize,
+                                                        ", got ", c.max_batch_size()));
+  }
+  s.max_batch_size = c.max_batch_size();
+  std::set<std::string> seen;
+  for (int i = 0; i < c.input_size(); ++i) {
+    RETURN_IF_ERROR(CheckTensorEntry(src, "input", i, c.input(i), &seen));
+  }
+  seen.clear();
+  for (int i = 0; i < c.output_size(); ++i) {
+    RETURN_IF_ERROR(CheckTensorEntry(src, "output", i, c.output(i), &seen));
+  }
+  RETURN_IF_ERROR(CheckVersionPolicy(src, c));
+  RETURN_IF_ERROR(CheckInstanceGroups(src, c, &s));
+  RETURN_IF_ERROR(CheckDynamicBatching(src, c, &s));
+  RETURN_IF_ERROR(CheckExtension(src, c, &s));
+  RETURN_IF_ERROR(CheckModelFilename(src, c.default_model_filename()));
+  s.model_filename = c.default_model_filename();
+  parsed.config = std::move(config);
+  parsed.source = std::move(source);
+  parsed.from_file = from_file;
+  return parsed;
+}
+
+// ---- Phase 2: against the model file ----------------------------------------
+
+// A model tensor's type as a config data type, or an error at `at`.
+absl::StatusOr<inference::DataType> ConfigTypeOf(const ConfigSource& src, const FieldPath& at,
+                                                 const char* kind, const ValueInfo& tensor) {
+  inference::DataType type = ToConfigDataType(tensor.type.dtype);
+  if (type == inference::TYPE_INVALID || type == inference::TYPE_STRING) {
+    return src.Error(at, absl::StrCat("model ", kind, " ", Quote(tensor.name), " has type ",
+                                      std::string(DataTypeName(tensor.type.dtype)),
+                                      ", which vkserve cannot serve"));
+  }
+  return type;
+}
+
+// With max_batch_size > 0 every tensor of known rank needs a symbolic first
+// dimension: the batch.
+absl::Status CheckBatchDimension(const ConfigSource& src, int max_batch_size, const char* kind,
+                                 const ValueInfo& tensor) {
+  if (max_batch_size == 0 || !tensor.type.has_shape) return absl::OkStatus();
+  if (tensor.type.shape.empty() || tensor.type.shape[0].is_fixed()) {
+    return src.Error({{"max_batch_size"}},
+                     absl::StrCat("is ", max_batch_size, " but model ", kind, " ", Quote(tensor.name),
+                                  " ", ShapeString(tensor.type),
+                                  " has no batch dimension (its first dimension must be symbolic); "
+                                  "set max_batch_size: 0 and give full shapes"));
+  }
+  return absl::OkStatus();
+}
+
+// dims of config.<field>[index] against the model tensor's declared shape.
+absl::Status CheckDims(const ConfigSource& src, const FieldPath& at,
+                       const google::protobuf::RepeatedField<int64_t>& dims, const ValueInfo& tensor,
+                       int max_batch_size) {
+  if (!tensor.type.has_shape) return absl::OkStatus();
+  size_t skip = max_batch_size > 0 ? 1 : 0;
+  size_t rank = tensor.type.shape.size() - skip;
+  if (static_cast<size_t>(dims.size()) != rank) {
+    return src.Error(Append(at, {"dims"}),
+                     absl::StrCat("has ", dims.size(), " dimensions but ", Quote(tensor.name),
+                                  " is ", ShapeString(tensor.type), " in the model file",
+                                  skip ? " (dims leave out the batch dimension)" : ""));
+  }
+  for (size_t j = 0; j < rank; ++j) {
+    const Dim& d = tensor.type.shape[j + skip];
+    if (d.is_fixed() && dims[j] != d.value) {
+      return src.Error(Append(at, {"dims", static_cast<int>(j)}),
+                       absl::StrCat("is ", dims[j] == -1 ? "-1 (any size)" : absl::StrCat(dims[j]),
+                                    " but the model file fixes it at ", d.value));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Checks config.<field> against the model's tensors, or derives it when
+// empty. `Tensor` is ModelInput or ModelOutput.
+template <typename Tensor>
+absl::Status MatchTensors(const ConfigSource& src, const char* field, const char* kind,
+                          int max_batch_size, const std::vector<ValueInfo>& model,
+                          google::protobuf::RepeatedPtrField<Tensor>* config) {
+  if (config->empty()) {
+    for (const ValueInfo& tensor : model) {
+      ASSIGN_OR_RETURN(inference::DataType type, ConfigTypeOf(src, {{field}}, kind, tensor));
+      Tensor* entry = config->Add();
+      entry->set_name(tensor.name);
+      entry->set_data_type(type);
+      if (!tensor.type.has_shape) {
+        entry->add_dims(-1);
+        continue;
+      }
+      for (size_t j = max_batch_size > 0 ? 1 : 0; j < tensor.type.shape.size(); ++j) {
+        const Dim& d = tensor.type.shape[j];
+        entry->add_dims(d.is_fixed() ? d.value : -1);
+      }
+    }
+    return absl::OkStatus();
+  }
+  std::set<std::string> listed;
+  for (int i = 0; i < config->size(); ++i) {
+    const Tensor& entry = (*config)[i];
+    FieldPath at = {{field, i}};
+    auto it = std::find_if(model.begin(), model.end(),
+                           [&](const ValueInfo& t) { return t.name == entry.name(); });
+    if (it == model.end()) {
+      return src.Error(Append(at, {"name"}),
+                       absl::StrCat("the model file has no ", kind, " ", Quote(entry.name()), " (",
+                                    kind, "s: ", Names(model), ")"));
+    }
+    ASSIGN_OR_RETURN(inference::DataType type, ConfigTypeOf(src, Append(at, {"data_type"}), kind, *it));
+    if (type != entry.data_type()) {
+      return src.Error(Append(at, {"data_type"}),
+                       absl::StrCat("is ", TypeName(entry.data_type()), " but the model file declares ",
+                                    TypeName(type)));
+    }
+    RETURN_IF_ERROR(CheckDims(src, at, entry.dims(), *it, max_batch_size));
+    listed.insert(entry.name());
+  }
+  for (const ValueInfo& tensor : model) {
+    if (!listed.count(tensor.name)) {
+      return src.Error({{field}}, absl::StrCat("model ", kind, " ", Quote(tensor.name),
+                                               " is not listed; list every ", kind, " or none"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckOverrideNames(const ConfigSource& src, const ModelConfig& c,
+                                const std::vector<ValueInfo>& inputs) {
+  std::set<std::string> params, denotations;
+  for (const ValueInfo& in : inputs) {
+    for (const Dim& d : in.type.shape) {
+      if (!d.param.empty()) params.insert(d.param);
+      if (!d.denotation.empty()) denotations.insert(absl::AsciiStrToUpper(d.denotation));
+    }
+  }
+  const auto& overrides = c.vkserve().free_dimension_override();
+  for (int i = 0; i < overrides.size(); ++i) {
+    const auto& d = overrides[i];
+    FieldPath at = {{"vkserve"}, {"free_dimension_override", i}};
+    if (!d.name().empty() && !params.count(d.name())) {
+      return src.Error(Append(at, {"name"}),
+                       absl::StrCat(Quote(d.name()), " is not a symbolic dimension of any input (",
+                                    params.empty() ? "there are none"
+                                                   : absl::StrCat("symbols: ", absl::StrJoin(params, ", ")),
+                                    ")"));
+    }
+    if (!d.denotation().empty() && !denotations.count(absl::AsciiStrToUpper(d.denotation()))) {
+      return src.Error(Append(at, {"denotation"}),
+                       absl::StrCat(Quote(d.denotation()), " is not the denotation of any input dimension"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<ParsedModelConfig> ParseModelConfig(std::string_view text, const std::string& source_name,
+                                                   const std::string& model_name) {
+  ModelConfig config;
+  ASSIGN_OR_RETURN(std::shared_ptr<const ConfigSource> source,
+                   ParseTextProto(text, source_name, &config));
+  return Phase1(std::move(config), std::move(source), /*from_file=*/true, model_name);
+}
+
+absl::StatusOr<ParsedModelConfig> LoadModelConfig(const std::string& path, const std::string& model_name) {
+  ASSIGN_OR_RETURN(std::string text, ReadConfigFile(path));
+  return ParseModelConfig(text, path, model_name);
+}
+
+ParsedModelConfig EmptyModelConfig(const std::string& model_name, const std::string& source_name) {
+  ParsedModelConfig parsed;
+  parsed.source = std::make_shared<const ConfigSource>(source_name);
+  parsed.settings.name = model_name;
+  return parsed;
+}
+
+absl::StatusOr<ModelSettings> ValidateModelConfig(const ParsedModelConfig& parsed,
+                                                  const std::vector<ValueInfo>& inputs,
+                                                  const std::vector<ValueInfo>& outputs) {
+  const ConfigSource& src = *parsed.source;
+  ModelSettings s = parsed.settings;
+  ModelConfig c = parsed.config;
+  for (const ValueInfo& in : inputs) RETURN_IF_ERROR(CheckBatchDimension(src, s.max_batch_size, "input", in));
+  for (const ValueInfo& out : outputs) {
+    RETURN_IF_ERROR(CheckBatchDimension(src, s.max_batch_size, "output", out));
+  }
+  RETURN_IF_ERROR(MatchTensors(src, "input", "input", s.max_batch_size, inputs, c.mutable_input()));
+  RETURN_IF_ERROR(MatchTensors(src, "output", "output", s.max_batch_size, outputs, c.mutable_output()));
+  RETURN_IF_ERROR(CheckOverrideNames(src, c, inputs));
+
+  // Output locations: listed names must be outputs; the rest get the default.
+  const auto& listed = c.vkserve().output();
+  for (int i = 0; i < listed.size(); ++i) {
+    if (std::none_of(outputs.begin(), outputs.end(),
+                     [&](const ValueInfo& o) { return o.name == listed[i].name(); })) {
+      return src.Error({{"vkserve"}, {"output", i}, {"name"}},
+                       absl::StrCat(Quote(listed[i].name()), " is not an output of the model file (outputs: ",
+                                    Names(outputs), ")"));
+    }
+  }
+  for (const ValueInfo& out : outputs) s.output_locations.emplace(out.name, s.default_output_location);
+
+  c.set_name(s.name);
+  c.set_platform(std::string(kReportedPlatform));
+  c.set_backend(std::string(kReportedBackend));
+  if (c.instance_group_size() == 0) {
+    ModelInstanceGroup* group = c.add_instance_group();
+    group->set_count(s.sessions);
+    group->set_kind(ModelInstanceGroup::KIND_GPU);
+  }
+  s.config = std::move(c);
+  return s;
+}
+
+absl::StatusOr<ModelConfig> DeriveModelConfig(const std::string& model_name,
+                                              const std::vector<ValueInfo>& inputs,
+                                              const std::vector<ValueInfo>& outputs) {
+  ParsedModelConfig empty = EmptyModelConfig(model_name, model_name);
+  ASSIGN_OR_RETURN(ModelSettings settings, ValidateModelConfig(empty, inputs, outputs));
+  return settings.config;
+}
+
+inference::DataType ToConfigDataType(DataType type) {
+  switch (type) {
+    case DataType::kFloat: return inference::TYPE_FP32;
+    case DataType::kUint8: return inference::TYPE_UINT8;
+    case DataType::kInt8: return inference::TYPE_INT8;
+    case DataType::kUint16: return inference::TYPE_UINT16;
+    case DataType::kInt16: return inference::TYPE_INT16;
+    case DataType::kInt32: return inference::TYPE_INT32;
+    case DataType::kInt64: return inference::TYPE_INT64;
+    case DataType::kString: return inference::TYPE_STRING;
+    case DataType::kBool: return inference::TYPE_BOOL;
+    case DataType::kFloat16: return inference::TYPE_FP16;
+    case DataType::kDouble: return inference::TYPE_FP64;
+    case DataType::kUint32: return inference::TYPE_UINT32;
+    case DataType::kUint64: return inference::TYPE_UINT64;
+    case DataType::kBFloat16: return inference::TYPE_BF16;
+    default: return inference::TYPE_INVALID;
+  }
+}
+
+DataType FromConfigDataType(inference::DataType type) {
+  switch (type) {
+    case inference::TYPE_BOOL: return DataType::kBool;
+    case inference::TYPE_UINT8: return DataType::kUint8;
+    case inference::TYPE_UINT16: return DataType::kUint16;
+    case inference::TYPE_UINT32: return DataType::kUint32;
+    case inference::TYPE_UINT64: return DataType::kUint64;
+    case inference::TYPE_INT8: return DataType::kInt8;
+    case inference::TYPE_INT16: return DataType::kInt16;
+    case inference::TYPE_INT32: return DataType::kInt32;
+    case inference::TYPE_INT64: return DataType::kInt64;
+    case inference::TYPE_FP16: return DataType::kFloat16;
+    case inference::TYPE_FP32: return DataType::kFloat;
+    case inference::TYPE_FP64: return DataType::kDouble;
+    case inference::TYPE_STRING: return DataType::kString;
+    case inference::TYPE_BF16: return DataType::kBFloat16;
+    default: return DataType::kUndefined;
+  }
+}
+
+std::string_view KServeDataType(inference::DataType type) {
+  switch (type) {
+    case inference::TYPE_BOOL: return "BOOL";
+    case inference::TYPE_UINT8: return "UINT8";
+    case inference::TYPE_UINT16: return "UINT16";
+    case inference::TYPE_UINT32: return "UINT32";
+    case inference::TYPE_UINT64: return "UINT64";
+    case inference::TYPE_INT8: return "INT8";
+    case inference::TYPE_INT16: return "INT16";
+    case inference::TYPE_INT32: return "INT32";
+    case inference::TYPE_INT64: return "INT64";
+    case inference::TYPE_FP16: return "FP16";
+    case inference::TYPE_FP32: return "FP32";
+    case inference::TYPE_FP64: return "FP64";
+    case inference::TYPE_STRING: return "BYTES";
+    case inference::TYPE_BF16: return "BF16";
+    default: return "";
+  }
+}
+
+std::vector<int64_t> MetadataShape(const ModelSettings& settings,
+                                   const google::protobuf::RepeatedField<int64_t>& dims) {
+  std::vector<int64_t> shape;
+  if (settings.max_batch_size > 0) shape.push_back(-1);
+  shape.insert(shape.end(), dims.begin(), dims.end());
+  return shape;
+}
+
+}  // namespace vkserve

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+#include "config/server_config.h"
+
+#include <arpa/inet.h>
+
+#include <filesystem>
+#include <limits>
+#include <set>
+#include <system_error>
+
+#include "absl/strings/str_cat.h"
+#include "config/config_source.h"
+#include "config/default_server_config.h"  // generated: the embedded example
+#include "config/model_repository.h"
+#include "gpu/status_macros.h"
+#include "proto/server_config.pb.h"
+
+namespace vkserve {
+namespace {
+
+namespace fs = std::filesystem;
+using config::ServerConfig;
+
+std::string Resolve(const std::string& base_dir, const std::string& path) {
+  fs::path p(path);
+  if (p.is_relative()) p = fs::path(base_dir) / p;
+  return p.lexically_normal().string();
+}
+
+bool IsAddress(const std::string& address) {
+  if (address == "localhost") return true;
+  unsigned char buffer[16];
+  if (inet_pton(AF_INET, address.c_str(), buffer) == 1) return true;
+  std::string v6 = address;
+  if (v6.size() > 2 && v6.front() == '[' && v6.back() == ']') v6 = v6.substr(1, v6.size() - 2);
+  return inet_pton(AF_INET6, v6.c_str(), buffer) == 1;
+}
+
+std::string ListenAddress(const std::string& address, int port) {
+  bool v6 = address.find(':') != std::string::npos && address.front() != '[';
+  return v6 ? absl::StrCat("[", address, "]:", port) : absl::StrCat(address, ":", port);
+}
+
+// Validates and copies one section at a time; `path` names the field.
+class Builder {
+ public:
+  Builder(const ConfigSource& source, const std::string& base_dir)
+      : source_(source), base_dir_(base_dir) {}
+
+  absl::Status Address(const FieldPath& path, bool has, const std::string& value,
+                       std::string* out) {
+    if (!has) return absl::OkStatus();
+    if (!IsAddress(value)) {
+      return source_.Error(path, absl::StrCat("\"", value,
+                                              "\" is not an IPv4 or IPv6 address or \"localhost\""));
+    }
+    *out = value;
+    return absl::OkStatus();
+  }
+
+  absl::Status Port(const FieldPath& path, bool has, int64_t value, int* out) {
+    if (!has) return absl::OkStatus();
+    if (value < 0 || value > 65535) {
+      return source_.Error(path, absl::StrCat("port ", value, " is out of range 0..65535"));
+    }
+    *out = static_cast<int>(value);
+    return absl::OkStatus();
+  }
+
+  absl::Status Range(const FieldPath& path, bool has, int64_t value, int64_t min, int64_t max,
+                     int64_t* out) {
+    if (!has) return absl::OkStatus();
+    if (value < min || value > max) {
+      return source_.Error(path, absl::StrCat("must be between ", min, " and ", max, ", got ", value));
+    }
+    *out = value;
+    return absl::OkStatus();
+  }
+
+  absl::Status Build(const ServerConfig& c, ServerSettings* s) {
+    // gRPC and metrics endpoints.
+    const auto& g = c.grpc();
+    RETURN_IF_ERROR(Address({{"grpc"}, {"address"}}, g.has_address(), g.address(), &s->grpc_address));
+    RETURN_IF_ERROR(Port({{"grpc"}, {"port"}}, g.has_port(), g.port(), &s->grpc_port));
+    const auto& m = c.metrics();
+    if (m.has_enabled()) s->metrics_enabled = m.enabled();
+    RETURN_IF_ERROR(Address({{"metrics"}, {"address"}}, m.has_address(), m.address(),
+                             &s->metrics_address));
+    RETURN_IF_ERROR(Port({{"metrics"}, {"port"}}, m.has_port(), m.port(), &s->metrics_port));
+    if (s->metrics_enabled && s->metrics_port != 0 && s->metrics_port == s->grpc_port) {
+      return source_.Error({{"metrics"}, {"port"}},
+                           absl::StrCat("port ", s->metrics_port, " is also grpc.port"));
+    }
+
+    // Repository.
+    const auto& r = c.repository();
+    if (r.has_path()) {
+      if (r.path().empty()) return source_.Error({{"repository"}, {"path"}}, "must not be empty");
+      s->repository_path = Resolve(base_dir_, r.path());
+    } else {
+      s->repository_path = generated::kExampleRepositoryDir;
+    }
+    std::error_code ec;
+    if (!fs::is_directory(s->repository_path, ec)) {
+      return source_.Error({{"repository"}, {"path"}},
+                           absl::StrCat(s->repository_path, " is not a directory",
+                                        r.has_path() ? "" : " (the default: the example repository)"));
+    }
+    s->model_control = r.model_control() == config::RepositorySettings::EXPLICIT
+                           ? ModelControlMode::kExplicit
+                           : ModelControlMode::kNone;
+    if (r.startup_models_size() > 0 && s->model_control != ModelControlMode::kExplicit) {
+      return source_.Error({{"repository"}, {"startup_models"}},
+                           "only allowed with model_control: EXPLICIT (NONE loads every model)");
+    }
+    std::set<std::string> seen;
+    for (int i = 0; i < r.startup_models_size(); ++i) {
+      const std::string& name = r.startup_models(i);
+      FieldPath path = {{"repository"}, {"startup_models", i}};
+      absl::Status valid = CheckModelName(name);
+      if (!valid.ok()) return source_.Error(path, std::string(valid.message()));
+      if (!seen.insert(name).second) {
+        return source_.Error(path, absl::StrCat("\"", name, "\" is listed twice"));
+      }
+      s->startup_models.push_back(name);
+    }
+
+    // GPU.
+    const auto& gpu = c.gpu();
+    if (gpu.has_device()) s->device = gpu.device();
+    if (gpu.has_pipeline_cache_path()) {
+      s->pipeline_cache_path =
+          gpu.pipeline_cache_path().empty() ? "" : Resolve(base_dir_, gpu.pipeline_cache_path());
+    }
+
+    // Limits.
+    const auto& l = c.limits();
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+    RETURN_IF_ERROR(Range({{"limits"}, {"max_message_bytes"}}, l.has_max_message_bytes(),
+                           l.max_message_bytes(), 1024, std::numeric_limits<int32_t>::max(),
+                           &s->max_message_bytes));
+    RETURN_IF_ERROR(Range({{"limits"}, {"resident_output_max_count"}},
+                           l.has_resident_output_max_count(), l.resident_output_max_count(), 0,
+                           kMax, &s->resident_output_max_count));
+    RETURN_IF_ERROR(Range({{"limits"}, {"resident_output_max_bytes"}},
+                           l.has_resident_output_max_bytes(), l.resident_output_max_bytes(), 0,
+                           kMax, &s->resident_output_max_bytes));
+    int64_t idle = 300;
+    RETURN_IF_ERROR(Range({{"limits"}, {"resident_output_idle_seconds"}},
+                           l.has_resident_output_idle_seconds(), l.resident_output_idle_seconds(),
+                           1, int64_t{1} << 40, &idle));
+    s->resident_output_idle_expiry = absl::Seconds(idle);
+    if (l.has_allow_shared_memory()) s->allow_shared_memory = l.allow_shared_memory();
+
+    // Logging.
+    switch (c.log().level()) {
+      case config::LogSettings::TRACE: s->log_level = LogLevel::kTrace; break;
+      case config::LogSettings::DEBUG: s->log_level = LogLevel::kDebug; break;
+      case config::LogSettings::WARNING: s->log_level = LogLevel::kWarning; break;
+      case config::LogSettings::ERROR: s->log_level = LogLevel::kError; break;
+      case config::LogSettings::OFF: s->log_level = LogLevel::kOff; break;
+      default: s->log_level = LogLevel::kInfo; break;
+    }
+    s->log_format = c.log().format() == config::LogSettings::JSON ? LogFormat::kJson : LogFormat::kText;
+
+    int64_t exit_timeout = 30;
+    RETURN_IF_ERROR(Range({{"exit_timeout_seconds"}}, c.has_exit_timeout_seconds(),
+                           c.exit_timeout_seconds(), 0, 86400, &exit_timeout));
+    s->exit_timeout = absl::Seconds(exit_timeout);
+    return absl::OkStatus();
+  }
+
+ private:
+  const ConfigSource& source_;
+  const std::string& base_dir_;
+};
+
+}  // namespace
+
+std::string_view LogLevelName(LogLevel level) {
+  switch (level) {
+    case LogLevel::kTrace: return "trace";
+    case LogLevel::kDebug: return "debug";
+    case LogLevel::kInfo: return "info";
+    case LogLevel::kWarning: return "warning";
+    case LogLevel::kError: return "error";
+    case LogLevel::kOff: return "off";
+  }
+  return "info";
+}
+
+std::string_view LogFormatName(LogFormat format) {
+  return format == LogFormat::kJson ? "json" : "text";
+}
+
+std::string ServerSettings::GrpcListenAddress() const {
+  return ListenAddress(grpc_address, grpc_port);
+}
+
+std::string ServerSettings::MetricsListenAddress() const {
+  return ListenAddress(metrics_address, metrics_port);
+}
+
+absl::StatusOr<ServerSettings> ParseServerConfig(std::string_view text,
+                                                 const std::string& source_name,
+                                                 const std::string& base_dir) {
+  ServerConfig proto;
+  ASSIGN_OR_RETURN(std::shared_ptr<const ConfigSource> source,
+                   ParseTextProto(text, source_name, &proto));
+  ServerSettings settings;
+  settings.source = source_name;
+  RETURN_IF_ERROR(Builder(*source, base_dir).Build(proto, &settings));
+  return settings;
+}
+
+absl::StatusOr<ServerSettings> LoadServerConfig(const std::string& path) {
+  ASSIGN_OR_RETURN(std::string text, ReadConfigFile(path));
+  std::error_code ec;
+  fs::path absolute = fs::absolute(path, ec);
+  if (ec) return absl::InvalidArgumentError(absl::StrCat(path, ": ", ec.message()));
+  return ParseServerConfig(text, path, absolute.parent_path().string());
+}
+
+std::string_view DefaultServerConfigText() { return generated::kDefaultServerConfigText; }
+std::string_view DefaultServerConfigDir() { return generated::kDefaultServerConfigDir; }
+
+absl::StatusOr<ServerSettings> DefaultServerConfig() {
+  return ParseServerConfig(DefaultServerConfigText(), "<built-in default>",
+                           std::string(DefaultServerConfigDir()));
+}
+
+}  // namespace vkserve

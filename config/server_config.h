@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// ServerSettings: the validated server configuration, every field resolved to
+// its value (defaults filled in, relative paths made absolute). It is read
+// from a text-format vkserve.config.ServerConfig file (proto/server_config.proto)
+// or, with no file, from the built-in default: config/examples/server.pbtxt
+// compiled into the binary, which serves the example repository shipped in
+// the source tree (config/examples/repository). config/README.md documents
+// every field.
+//
+// Plain data; thread-compatible. The loaders are stateless and thread-safe.
+#ifndef VKSERVE_CONFIG_SERVER_CONFIG_H_
+#define VKSERVE_CONFIG_SERVER_CONFIG_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace vkserve {
+
+enum class LogLevel { kTrace, kDebug, kInfo, kWarning, kError, kOff };
+enum class LogFormat { kText, kJson };
+enum class ModelControlMode {
+  kNone,      // all models loaded at start; load/unload RPCs refused
+  kExplicit,  // startup_models (or all) at start; load/unload RPCs allowed
+};
+
+std::string_view LogLevelName(LogLevel level);      // "info", ...
+std::string_view LogFormatName(LogFormat format);   // "text", "json"
+
+struct ServerSettings {
+  // gRPC (KServe v2 / Triton protocol and grpc.health.v1).
+  std::string grpc_address = "127.0.0.1";
+  int grpc_port = 8001;  // 0: the system picks a free port
+
+  // Prometheus text exposition at http://<address>:<port>/metrics.
+  bool metrics_enabled = true;
+  std::string metrics_address = "127.0.0.1";
+  int metrics_port = 8002;
+
+  // Model repository (absolute path).
+  std::string repository_path;
+  ModelControlMode model_control = ModelControlMode::kNone;
+  std::vector<std::string> startup_models;  // kExplicit only; empty = all
+
+  // GPU.
+  std::string device;  // Vulkan device selector; "" = best device
+  // nullopt: the runtime's default file (DefaultPipelineCachePath());
+  // "": in memory only; else an absolute path.
+  std::optional<std::string> pipeline_cache_path;
+
+  // Limits.
+  int64_t max_message_bytes = int64_t{64} << 20;
+  int64_t resident_output_max_count = 1024;
+  int64_t resident_output_max_bytes = int64_t{4} << 30;
+  absl::Duration resident_output_idle_expiry = absl::Seconds(300);
+  bool allow_shared_memory = false;
+
+  // Logging.
+  LogLevel log_level = LogLevel::kInfo;
+  LogFormat log_format = LogFormat::kText;
+
+  // Graceful shutdown: how long in-flight requests may take after SIGTERM.
+  absl::Duration exit_timeout = absl::Seconds(30);
+
+  // Where these settings came from: the file path or "<built-in default>".
+  std::string source;
+
+  // "127.0.0.1:8001", "[::1]:8001": what grpc::ServerBuilder listens on.
+  std::string GrpcListenAddress() const;
+  // Same for the metrics endpoint.
+  std::string MetricsListenAddress() const;
+};
+
+// Reads and validates a server config file. Relative paths in it are
+// resolved against the file's directory; fields it leaves out get their
+// defaults (the repository path included: the example repository). Errors
+// are INVALID_ARGUMENT "<path>:<line>:<column>: <field>: <problem>" (NOT_FOUND
+// when the file does not exist).
+absl::StatusOr<ServerSettings> LoadServerConfig(const std::string& path);
+
+// Parses and validates config text. `source_name` prefixes errors; relative
+// paths are resolved against `base_dir` (must be absolute).
+absl::StatusOr<ServerSettings> ParseServerConfig(std::string_view text,
+                                                 const std::string& source_name,
+                                                 const std::string& base_dir);
+
+// The built-in configuration used when no file is given: the text of
+// config/examples/server.pbtxt as of the build, its paths resolved against
+// config/examples/ in the source tree the binary was built from. It serves
+// config/examples/repository on 127.0.0.1:8001 (metrics on :8002).
+absl::StatusOr<ServerSettings> DefaultServerConfig();
+
+// The embedded text and the directory its relative paths are resolved
+// against (for `vkserve config --print-default`-style tooling and tests).
+std::string_view DefaultServerConfigText();
+std::string_view DefaultServerConfigDir();
+
+}  // namespace vkserve
+
+#endif  // VKSERVE_CONFIG_SERVER_CONFIG_H_

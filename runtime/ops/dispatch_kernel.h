@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// DispatchKernel: a Kernel that records a fixed list of compute dispatches,
+// each binding some of the node's inputs, outputs, scratch buffers and
+// constants. The elementwise, normalization and reduction ops build one in
+// CreateKernel instead of each writing its own Kernel class. Immutable after
+// construction; thread-safe.
+#ifndef VKSERVE_RUNTIME_OPS_DISPATCH_KERNEL_H_
+#define VKSERVE_RUNTIME_OPS_DISPATCH_KERNEL_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "runtime/op.h"
+#include "runtime/op_util.h"
+
+namespace vkserve {
+
+// Which buffer of the node's RecordContext a shader binding reads or writes.
+struct BufferRef {
+  enum class Source : uint8_t { kInput, kOutput, kScratch, kConstant };
+  Source source = Source::kInput;
+  uint32_t index = 0;
+  gpu::Access access = gpu::Access::kRead;
+
+  static BufferRef Input(uint32_t i) { return {Source::kInput, i, gpu::Access::kRead}; }
+  static BufferRef Output(uint32_t i) { return {Source::kOutput, i, gpu::Access::kWrite}; }
+  static BufferRef Scratch(uint32_t i, gpu::Access access) { return {Source::kScratch, i, access}; }
+  static BufferRef Constant(uint32_t i) { return {Source::kConstant, i, gpu::Access::kRead}; }
+};
+
+// One dispatch: `bindings` in the shader's binding order.
+struct DispatchStep {
+  std::shared_ptr<const gpu::Pipeline> pipeline;
+  std::vector<BufferRef> bindings;
+  PushConstants push;
+  std::array<uint32_t, 3> groups{1, 1, 1};
+};
+
+class DispatchKernel : public Kernel {
+ public:
+  // An empty `steps` records nothing (e.g. an output with no elements).
+  explicit DispatchKernel(std::vector<DispatchStep> steps) : steps_(std::move(steps)) {}
+
+  absl::Status Record(const RecordContext& ctx) const override;
+
+ private:
+  std::vector<DispatchStep> steps_;
+};
+
+// The usual case: one dispatch.
+inline std::unique_ptr<Kernel> MakeDispatchKernel(DispatchStep step) {
+  std::vector<DispatchStep> steps;
+  steps.push_back(std::move(step));
+  return std::make_unique<DispatchKernel>(std::move(steps));
+}
+
+}  // namespace vkserve
+
+#endif  // VKSERVE_RUNTIME_OPS_DISPATCH_KERNEL_H_

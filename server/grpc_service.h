@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// The gRPC front end: inference.GRPCInferenceService (KServe v2 / Triton
+// protocol, every RPC of proto/grpc_service.proto) and grpc.health.v1.Health,
+// both on gRPC's callback API so that no RPC holds a gRPC thread while a
+// model runs: ModelInfer checks and binds the request (infer_request.h),
+// queues it on the model's SessionPool and returns; the pool's callback
+// builds the response and finishes the call.
+//
+//   grpc_service.cc     health, metadata, config, statistics, repository,
+//                       shared-memory RPCs
+//   grpc_infer.cc       ModelInfer, ModelStreamInfer and the shared Infer()
+//
+// Deadlines: the client's gRPC deadline, the request's "timeout" parameter
+// (microseconds) and the model's default queue timeout; the earliest applies,
+// and a request still queued then is answered DEADLINE_EXCEEDED. A call the
+// client cancels before it starts running is dropped (CANCELLED). A full
+// queue is RESOURCE_EXHAUSTED. absl status codes map 1:1 onto gRPC's.
+//
+// Thread-safe.
+#ifndef VKSERVE_SERVER_GRPC_SERVICE_H_
+#define VKSERVE_SERVER_GRPC_SERVICE_H_
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "config/server_config.h"
+#include "grpcpp/grpcpp.h"
+#include "proto/grpc_service.grpc.pb.h"
+#include "proto/health.grpc.pb.h"
+#include "server/model_manager.h"
+#include "server/resident_registry.h"
+#include "server/shared_memory.h"
+
+namespace vkserve {
+
+inline constexpr char kServerName[] = "vkserve";
+inline constexpr char kServerVersion[] = "0.1.0";
+
+// What the services share; owned by Server. Pointers must outlive the services.
+struct ServiceContext {
+  ServerSettings settings;
+  ModelManager* models = nullptr;
+  ResidentRegistry* resident = nullptr;
+  SharedMemoryManager* shared_memory = nullptr;
+  // False before start-up finishes and once shutdown begins.
+  std::atomic<bool> accepting{false};
+
+  bool Ready() const { return accepting.load() && models->AllReady(); }
+};
+
+grpc::Status ToGrpcStatus(const absl::Status& status);
+
+class InferenceService final : public inference::GRPCInferenceService::CallbackService {
+ public:
+  explicit InferenceService(ServiceContext* context) : ctx_(context) {}
+  ~InferenceService() override;  // joins repository load/unload threads
+
+  // Runs one inference (or handle operation). `request` and `response` must
+  // stay valid until `done` is called (exactly once, maybe before return).
+  void Infer(const inference::ModelInferRequest* request, inference::ModelInferResponse* response,
+             absl::Time deadline, std::function<bool()> cancelled,
+             std::function<void(absl::Status)> done);
+
+  grpc::ServerUnaryReactor* ServerLive(grpc::CallbackServerContext* c, const inference::ServerLiveRequest* req,
+                                       inference::ServerLiveResponse* resp) override;
+  grpc::ServerUnaryReactor* ServerReady(grpc::CallbackServerContext* c, const inference::ServerReadyRequest* req,
+                                        inference::ServerReadyResponse* resp) override;
+  grpc::ServerUnaryReactor* ModelReady(grpc::CallbackServerContext* c, const inference::ModelReadyRequest* req,
+                                       inference::ModelReadyResponse* resp) override;
+  grpc::ServerUnaryReactor* ServerMetadata(grpc::CallbackServerContext* c,
+                                           const inference::ServerMetadataRequest* req,
+                                           inference::ServerMetadataResponse* resp) override;
+  grpc::ServerUnaryReactor* ModelMetadata(grpc::CallbackServerContext* c,
+                                          const inference::ModelMetadataRequest* req,
+                                          inference::ModelMetadataResponse* resp) override;
+  grpc::ServerUnaryReactor* ModelInfer(grpc::CallbackServerContext* c, const inference::ModelInferRequest* req,
+                                       inference::ModelInferResponse* resp) override;
+  grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse>*
+  ModelStreamInfer(grpc::CallbackServerContext* c) override;
+  grpc::ServerUnaryReactor* ModelConfig(grpc::CallbackServerContext* c, const inference::ModelConfigRequest* req,
+                                        inference::ModelConfigResponse* resp) override;
+  grpc::ServerUnaryReactor* ModelStatistics(grpc::CallbackServerContext* c,
+                                            const inference::ModelStatisticsRequest* req,
+                                            inference::ModelStatisticsResponse* resp) override;
+  grpc::ServerUnaryReactor* RepositoryIndex(grpc::CallbackServerContext* c,
+                                            const inference::RepositoryIndexRequest* req,
+                                            inference::RepositoryIndexResponse* resp) override;
+  grpc::ServerUnaryReactor* RepositoryModelLoad(grpc::CallbackServerContext* c,
+                                                const inference::RepositoryModelLoadRequest* req,
+                                                inference::RepositoryModelLoadResponse* resp) override;
+  grpc::ServerUnaryReactor* RepositoryModelUnload(grpc::CallbackServerContext* c,
+                                                  const inference::RepositoryModelUnloadRequest* req,
+                                                  inference::RepositoryModelUnloadResponse* resp) override;
+  grpc::ServerUnaryReactor* SystemSharedMemoryStatus(grpc::CallbackServerContext* c,
+                                                     const inference::SystemSharedMemoryStatusRequest* req,
+                                                     inference::SystemSharedMemoryStatusResponse* resp) override;
+  grpc::ServerUnaryReactor* SystemSharedMemoryRegister(grpc::CallbackServerContext* c,
+                                                       const inference::SystemSharedMemoryRegisterRequest* req,
+                                                       inference::SystemSharedMemoryRegisterResponse* resp) override;
+  grpc::ServerUnaryReactor* SystemSharedMemoryUnregister(
+      grpc::CallbackServerContext* c, const inference::SystemSharedMemoryUnregisterRequest* req,
+      inference::SystemSharedMemoryUnregisterResponse* resp) override;
+
+ private:
+  // Runs `work` on its own thread and finishes the call with its status
+  // (model load/unload may take long; gRPC threads must not block).
+  grpc::ServerUnaryReactor* RunAside(grpc::CallbackServerContext* c, std::function<absl::Status()> work);
+
+  ServiceContext* const ctx_;
+  absl::Mutex threads_mutex_;
+  std::vector<std::thread> threads_ ABSL_GUARDED_BY(threads_mutex_);
+};
+
+class HealthService final : public grpc::health::v1::Health::CallbackService {
+ public:
+  explicit HealthService(ServiceContext* context) : ctx_(context) {}
+  grpc::ServerUnaryReactor* Check(grpc::CallbackServerContext* c, const grpc::health::v1::HealthCheckRequest* req,
+                                  grpc::health::v1::HealthCheckResponse* resp) override;
+
+ private:
+  ServiceContext* const ctx_;
+};
+
+}  // namespace vkserve
+
+#endif  // VKSERVE_SERVER_GRPC_SERVICE_H_

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+#include "server/model_manager.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "gpu/status_macros.h"
+#include "spdlog/spdlog.h"
+
+namespace vkserve {
+
+ServedModel::ServedModel(std::string name, int64_t version, ModelSettings settings,
+                         std::shared_ptr<const Model> model, std::unique_ptr<SessionPool> pool)
+    : name_(std::move(name)),
+      version_(version),
+      settings_(std::move(settings)),
+      model_(std::move(model)),
+      pool_(std::move(pool)) {}
+
+void ServedModel::RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const RunTiming& timing,
+                                int64_t batch_size) {
+  absl::MutexLock lock(&mutex_);
+  ++stats_.success_count;
+  stats_.success_ns += request_ns;
+  ++stats_.queue_count;
+  stats_.queue_ns += queue_ns;
+  ++stats_.compute_input_count;
+  stats_.compute_input_ns += timing.upload_ns;
+  ++stats_.compute_infer_count;
+  stats_.compute_infer_ns += timing.record_ns + timing.submit_ns + timing.wait_ns;
+  ++stats_.compute_output_count;
+  stats_.compute_output_ns += timing.readback_ns;
+  stats_.inference_count += static_cast<uint64_t>(std::max<int64_t>(batch_size, 1));
+  ++stats_.execution_count;
+  stats_.last_inference_ms = static_cast<uint64_t>(absl::ToUnixMillis(absl::Now()));
+}
+
+void ServedModel::RecordFailure(uint64_t request_ns) {
+  absl::MutexLock lock(&mutex_);
+  ++stats_.fail_count;
+  stats_.fail_ns += request_ns;
+}
+
+ModelStatsSnapshot ServedModel::stats() const {
+  absl::MutexLock lock(&mutex_);
+  return stats_;
+}
+
+ModelManager::ModelManager(const GpuContext& gpu, const ServerSettings& settings)
+    : gpu_(gpu), settings_(settings) {}
+
+ModelManager::~ModelManager() { UnloadAll(); }
+
+const char* ModelManager::StateName(State state) {
+  switch (state) {
+    case State::kLoading: return "LOADING";
+    case State::kReady: return "READY";
+    case State::kUnloading: return "UNLOADING";
+    case State::kUnavailable: return "UNAVAILABLE";
+  }
+  return "UNKNOWN";
+}
+
+absl::StatusOr<std::map<int64_t, std::shared_ptr<ServedModel>>> ModelManager::LoadVersions(
+    const RepositoryModel& repo_model) const {
+  RETURN_IF_ERROR(repo_model.status);
+  if (repo_model.served_versions.empty()) {
+    return absl::NotFoundError(absl::StrCat("model '", repo_model.name, "' has no version to serve"));
+  }
+  std::map<int64_t, std::shared_ptr<ServedModel>> versions;
+  for (int64_t v : repo_model.served_versions) {
+    const ModelVersion* mv = repo_model.FindVersion(v);
+    if (mv == nullptr) {
+      return absl::InternalError(absl::StrCat("model '", repo_model.name, "': version ", v,
+                                              " selected but not found"));
+    }
+    ModelOptions options;
+    options.dim_overrides_by_name = repo_model.config.settings.dim_overrides_by_name;
+    options.dim_overrides_by_denotation = repo_model.config.settings.dim_overrides_by_denotation;
+    auto model = Model::Load(mv->path, gpu_, options);
+    if (!model.ok()) {
+      return absl::Status(model.status().code(),
+                          absl::StrCat("version ", v, ": ", model.status().message()));
+    }
+    auto settings = ValidateModelConfig(repo_model.config, (*model)->inputs(), (*model)->outputs());
+    if (!settings.ok()) return settings.status();
+    if (!settings->device.empty()) {
+      spdlog::warn("model '{}': device selector '{}' ignored; every model runs on the server's device",
+                   repo_model.name, settings->device);
+    }
+    SessionPoolOptions pool_options;
+    pool_options.name = repo_model.name;
+    pool_options.sessions = std::max(1, settings->sessions);
+    pool_options.max_queue = static_cast<int>(std::clamp<int64_t>(settings->max_queue_size, 0, 1 << 30));
+    ASSIGN_OR_RETURN(auto pool, SessionPool::Create(*model, pool_options));
+    versions[v] = std::make_shared<ServedModel>(repo_model.name, v, *std::move(settings),
+                                                *std::move(model), std::move(pool));
+  }
+  return versions;
+}
+
+absl::Status ModelManager::LoadModel(const RepositoryModel& repo_model) {
+  {
+    absl::MutexLock lock(&mutex_);
+    Entry& entry = models_[repo_model.name];
+    entry.state = State::kLoading;
+    entry.reason.clear();
+  }
+  spdlog::info("loading model '{}'", repo_model.name);
+  auto versions = LoadVersions(repo_model);
+  absl::MutexLock lock(&mutex_);
+  Entry& entry = models_[repo_model.name];
+  if (!versions.ok()) {
+    entry.state = State::kUnavailable;
+    entry.reason = std::string(versions.status().message());
+    spdlog::error("model '{}' failed to load: {}", repo_model.name, entry.reason);
+    return absl::Status(versions.status().code(),
+                        absl::StrCat("model '", repo_model.name, "': ", versions.status().message()));
+  }
+  entry.state = State::kReady;
+  entry.versions = *std::move(versions);
+  std::string list;
+  for (const auto& [v, m] : entry.versions) absl::StrAppend(&list, list.empty() ? "" : ",", v);
+  spdlog::info("model '{}' ready (versions {})", repo_model.name, list);
+  return absl::OkStatus();
+}
+
+absl::Status ModelManager::LoadStartupModels() {
+  absl::MutexLock serial(&load_mutex_);
+  ASSIGN_OR_RETURN(Repository repo, ScanRepository(settings_.repository_path));
+  absl::Status first;
+  for (const RepositoryModel& m : repo.models) {
+    if (settings_.model_control == ModelControlMode::kExplicit && !settings_.startup_models.empty() &&
+        std::find(settings_.startup_models.begin(), settings_.startup_models.end(), m.name) ==
+            settings_.startup_models.end()) {
+      continue;
+    }
+    absl::Status s = LoadModel(m);
+    if (!s.ok() && first.ok()) first = s;
+  }
+  if (settings_.model_control == ModelControlMode::kExplicit) {
+    for (const std::string& name : settings_.startup_models) {
+      if (std::none_of(repo.models.begin(), repo.models.end(),
+                       [&](const RepositoryModel& m) { return m.name == name; }) &&
+          first.ok()) {
+        first = absl::NotFoundError(absl::StrCat("startup model '", name, "' is not in the repository"));
+      }
+    }
+  }
+  return first;
+}
+
+absl::Status ModelManager::Load(const std::string& name) {
+  RETURN_IF_ERROR(CheckModelName(name));
+  absl::MutexLock serial(&load_mutex_);
+  ASSIGN_OR_RETURN(RepositoryModel repo_model, ScanModel(settings_.repository_path, name));
+  std::map<int64_t, std::shared_ptr<ServedModel>> old;
+  {
+    absl::MutexLock lock(&mutex_);
+    auto it = models_.find(name);
+    if (it != models_.end()) {
+      old = std::move(it->second.versions);
+      it->second.versions.clear();
+      it->second.state = State::kUnloading;
+    }
+  }
+  for (auto& [v, m] : old) m->pool().Drain();
+  old.clear();
+  return LoadModel(repo_model);
+}
+
+absl::Status ModelManager::Unload(const std::string& name) {
+  absl::MutexLock serial(&load_mutex_);
+  std::map<int64_t, std::shared_ptr<ServedModel>> old;
+  {
+    absl::MutexLock lock(&mutex_);
+    auto it = models_.find(name);
+    if (it == models_.end() || it->second.state != State::kReady) {
+      return absl::NotFoundError(absl::StrCat("model '", name, "' is not loaded"));
+    }
+    old = std::move(it->second.versions);
+    it->second.versions.clear();
+    it->second.state = State::kUnloading;
+  }
+  spdlog::info("unloading model '{}' (draining in-flight requests)", name);
+  for (auto& [v, m] : old) m->pool().Drain();
+  old.clear();
+  absl::MutexLock lock(&mutex_);
+  models_.erase(name);
+  spdlog::info("model '{}' unloaded", name);
+  return absl::OkStatus();
+}
+
+void ModelManager::UnloadAll() {
+  std::vector<std::string> names;
+  {
+    absl::MutexLock lock(&mutex_);
+    for (const auto& [name, entry] : models_) {
+      if (entry.state == State::kReady) names.push_back(name);
+    }
+  }
+  for (const std::string& name : names) (void)Unload(name);
+}
+
+absl::StatusOr<std::shared_ptr<ServedModel>> ModelManager::Get(const std::string& name,
+                                                               const std::string& version) const {
+  int64_t v = 0;
+  if (!version.empty()) {
+    auto [ptr, ec] = std::from_chars(version.data(), version.data() + version.size(), v);
+    if (ec != std::errc() || ptr != version.data() + version.size() || v <= 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("model version '", version, "' is not a positive number"));
+    }
+  }
+  absl::MutexLock lock(&mutex_);
+  auto it = models_.find(name);
+  if (it == models_.end()) return absl::NotFoundError(absl::StrCat("unknown model '", name, "'"));
+  const Entry& entry = it->second;
+  if (entry.state != State::kReady) {
+    return absl::UnavailableError(absl::StrCat("model '", name, "' is not ready (",
+                                               StateName(entry.state),
+                                               entry.reason.empty() ? "" : ": ", entry.reason, ")"));
+  }
+  if (entry.versions.empty()) return absl::NotFoundError(absl::StrCat("model '", name, "' has no versions"));
+  if (version.empty()) return entry.versions.rbegin()->second;
+  auto vit = entry.versions.find(v);
+  if (vit == entry.versions.end()) {
+    return absl::NotFoundError(absl::StrCat("model '", name, "' has no served version ", version));
+  }
+  return vit->second;
+}
+
+std::vector<std::shared_ptr<ServedModel>> ModelManager::List(const std::string& name) const {
+  std::vector<std::shared_ptr<ServedModel>> out;
+  absl::MutexLock lock(&mutex_);
+  for (const auto& [n, entry] : models_) {
+    if (!name.empty() && n != name) continue;
+    if (entry.state != State::kReady) continue;
+    for (const auto& [v, m] : entry.versions) out.push_back(m);
+  }
+  return out;
+}
+
+std::vector<int64_t> ModelManager::Versions(const std::string& name) const {
+  std::vector<int64_t> out;
+  absl::MutexLock lock(&mutex_);
+  auto it = models_.find(name);
+  if (it == models_.end()) return out;
+  for (const auto& [v, m] : it->second.versions) out.push_back(v);
+  return out;
+}
+
+std::vector<ModelIndexEntry> ModelManager::Index(bool ready_only) const {
+  std::map<std::string, ModelIndexEntry> rows;
+  auto repo = ScanRepository(settings_.repository_path);
+  if (repo.ok()) {
+    for (const RepositoryModel& m : repo->models) {
+      ModelIndexEntry& row = rows[m.name];
+      row.name = m.name;
+      row.state = "UNAVAILABLE";
+      row.reason = m.status.ok() ? "not loaded" : std::string(m.status.message());
+    }
+  }
+  std::vector<ModelIndexEntry> out;
+  {
+    absl::MutexLock lock(&mutex_);
+    for (const auto& [name, entry] : models_) {
+      if (entry.versions.empty()) {
+        ModelIndexEntry& row = rows[name];
+        row.name = name;
+        row.state = std::string(StateName(entry.state));
+        row.reason = entry.reason;
+        continue;
+      }
+      rows.erase(name);
+      for (const auto& [v, m] : entry.versions) {
+        out.push_back({name, absl::StrCat(v), std::string(StateName(entry.state)), entry.reason});
+      }
+    }
+  }
+  for (auto& [name, row] : rows) out.push_back(std::move(row));
+  std::sort(out.begin(), out.end(), [](const ModelIndexEntry& a, const ModelIndexEntry& b) {
+    return std::tie(a.name, a.version) < std::tie(b.name, b.version);
+  });
+  if (ready_only) {
+    std::erase_if(out, [](const ModelIndexEntry& e) { return e.state != "READY"; });
+  }
+  return out;
+}
+
+bool ModelManager::AllReady() const {
+  absl::MutexLock lock(&mutex_);
+  for (const auto& [name, entry] : models_) {
+    if (entry.state == State::kLoading || entry.state == State::kUnavailable) return false;
+  }
+  return true;
+}
+
+}  // namespace vkserve

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// ModelManager: the models the server serves. It scans the repository
+// (config/model_repository.h), loads every served version of every model onto
+// the GPU (runtime Model with the config's free dimension overrides) and gives
+// each version a SessionPool sized by its settings (sessions = instance count,
+// queue = max_queue_size).
+//
+// Versions: every version the repository scan selects is served — the
+// config's version_policy (default: the latest version only). A request that
+// names no version gets the highest served version.
+//
+// Lifecycle of a model: absent -> LOADING -> READY -> UNLOADING -> absent, or
+// LOADING -> UNAVAILABLE (failed, with the reason). Unload removes the model
+// from lookup first, then drains its pools (every accepted request is
+// answered) before the GPU objects go. Requests in flight hold a
+// shared_ptr<ServedModel>, so an unload never frees what a request uses.
+//
+// ServedModel also keeps the Triton-style statistics of its version.
+//
+// Thread-safe.
+#ifndef VKSERVE_SERVER_MODEL_MANAGER_H_
+#define VKSERVE_SERVER_MODEL_MANAGER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "config/model_config.h"
+#include "config/model_repository.h"
+#include "config/server_config.h"
+#include "runtime/model.h"
+#include "server/session_pool.h"
+
+namespace vkserve {
+
+// Cumulative statistics of one model version (ModelStatistics in the proto).
+struct ModelStatsSnapshot {
+  uint64_t success_count = 0, success_ns = 0;
+  uint64_t fail_count = 0, fail_ns = 0;
+  uint64_t queue_count = 0, queue_ns = 0;
+  uint64_t compute_input_count = 0, compute_input_ns = 0;    // RunTiming.upload_ns
+  uint64_t compute_infer_count = 0, compute_infer_ns = 0;    // record + submit + wait
+  uint64_t compute_output_count = 0, compute_output_ns = 0;  // RunTiming.readback_ns
+  uint64_t inference_count = 0;  // a batch of n counts n
+  uint64_t execution_count = 0;  // a batch counts 1
+  uint64_t last_inference_ms = 0;  // ms since the epoch; 0 = never
+};
+
+// One loaded version of a model. Thread-safe.
+class ServedModel {
+ public:
+  ServedModel(std::string name, int64_t version, ModelSettings settings,
+              std::shared_ptr<const Model> model, std::unique_ptr<SessionPool> pool);
+
+  const std::string& name() const { return name_; }
+  int64_t version() const { return version_; }
+  const ModelSettings& settings() const { return settings_; }
+  const Model& model() const { return *model_; }
+  SessionPool& pool() const { return *pool_; }
+
+  // A request that ran: its end-to-end time, queue time, the run's timing and
+  // batch size (1 without a batch dimension).
+  void RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const RunTiming& timing,
+                     int64_t batch_size);
+  // A request that failed (anywhere after it named this model).
+  void RecordFailure(uint64_t request_ns);
+  ModelStatsSnapshot stats() const;
+
+ private:
+  const std::string name_;
+  const int64_t version_;
+  const ModelSettings settings_;
+  const std::shared_ptr<const Model> model_;
+  const std::unique_ptr<SessionPool> pool_;
+  mutable absl::Mutex mutex_;
+  ModelStatsSnapshot stats_ ABSL_GUARDED_BY(mutex_);
+};
+
+// One row of RepositoryIndex.
+struct ModelIndexEntry {
+  std::string name;
+  std::string version;  // "" when the model has no loaded version
+  std::string state;    // "READY", "LOADING", "UNLOADING", "UNAVAILABLE"
+  std::string reason;
+};
+
+class ModelManager {
+ public:
+  // `gpu` must outlive the manager.
+  ModelManager(const GpuContext& gpu, const ServerSettings& settings);
+  ~ModelManager();  // unloads everything (draining)
+
+  // Start-up: scans the repository and loads every model (model_control
+  // NONE) or the startup_models (EXPLICIT; empty = all). Returns the first
+  // failure, prefixed with the model name; models that loaded stay loaded.
+  absl::Status LoadStartupModels();
+
+  // Rescans `name` in the repository and (re)loads it: a loaded model is
+  // unloaded (drained) first. NOT_FOUND when the repository has no such
+  // model; the load error otherwise (the model is then UNAVAILABLE).
+  absl::Status Load(const std::string& name);
+
+  // Unloads `name` after answering every accepted request. NOT_FOUND when
+  // it is not loaded.
+  absl::Status Unload(const std::string& name);
+
+  // Unloads every model (used at shutdown).
+  void UnloadAll();
+
+  // The version to run: `version` "" = the highest served version. NOT_FOUND
+  // naming the model (and version) when absent; UNAVAILABLE when it exists
+  // but is not ready. INVALID_ARGUMENT for a version that is not a number.
+  absl::StatusOr<std::shared_ptr<ServedModel>> Get(const std::string& name,
+                                                   const std::string& version) const;
+
+  // Every ready version of `name` ("" = of every model), by name then version.
+  std::vector<std::shared_ptr<ServedModel>> List(const std::string& name = "") const;
+
+  // Served versions of `name`, ascending.
+  std::vector<int64_t> Versions(const std::string& name) const;
+
+  // RepositoryIndex: every model in the repository (rescanned) and every
+  // loaded one, with its state. `ready_only` keeps the READY rows.
+  std::vector<ModelIndexEntry> Index(bool ready_only) const;
+
+  // True when every model the server was asked to load is READY.
+  bool AllReady() const;
+
+ private:
+  enum class State { kLoading, kReady, kUnloading, kUnavailable };
+  struct Entry {
+    State state = State::kLoading;
+    std::string reason;
+    std::map<int64_t, std::shared_ptr<ServedModel>> versions;
+  };
+  absl::StatusOr<std::map<int64_t, std::shared_ptr<ServedModel>>> LoadVersions(
+      const RepositoryModel& repo_model) const;
+  absl::Status LoadModel(const RepositoryModel& repo_model);
+  static const char* StateName(State state);
+
+  const GpuContext gpu_;
+  const ServerSettings settings_;
+  absl::Mutex load_mutex_;  // serializes Load/Unload (held while loading, not for lookups)
+  mutable absl::Mutex mutex_;
+  std::map<std::string, Entry> models_ ABSL_GUARDED_BY(mutex_);
+};
+
+}  // namespace vkserve
+
+#endif  // VKSERVE_SERVER_MODEL_MANAGER_H_

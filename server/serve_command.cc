@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// `vkserve serve [--config FILE] [--model-repository DIR] [--grpc-port N]
+//   [--metrics-port N]`, and plain `vkserve`: serve on the built-in default
+// config. SIGTERM and SIGINT are blocked in every thread and taken by
+// sigwait() on the main thread (no async-signal-safety concerns): the server
+// stops accepting, answers every accepted request and the process exits 0.
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "absl/strings/numbers.h"
+#include "server/command.h"
+#include "server/server.h"
+#include "spdlog/spdlog.h"
+
+namespace vkserve {
+namespace {
+
+spdlog::level::level_enum ToSpdlog(LogLevel level) {
+  switch (level) {
+    case LogLevel::kTrace: return spdlog::level::trace;
+    case LogLevel::kDebug: return spdlog::level::debug;
+    case LogLevel::kInfo: return spdlog::level::info;
+    case LogLevel::kWarning: return spdlog::level::warn;
+    case LogLevel::kError: return spdlog::level::err;
+    case LogLevel::kOff: return spdlog::level::off;
+  }
+  return spdlog::level::info;
+}
+
+int ServeUsage() {
+  std::fprintf(stderr,
+               "usage: vkserve serve [--config FILE] [--model-repository DIR] [--grpc-port N] "
+               "[--metrics-port N]\n");
+  return 2;
+}
+
+bool ParsePort(const std::string& text, int* port) {
+  return absl::SimpleAtoi(text, port) && *port >= 0 && *port <= 65535;
+}
+
+}  // namespace
+
+int RunServeCommand(const std::vector<std::string>& args) {
+  std::string config_path, repository;
+  int grpc_port = -1, metrics_port = -1;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&](std::string* out) {
+      if (i + 1 >= args.size()) return false;
+      *out = args[++i];
+      return true;
+    };
+    std::string v;
+    if (a == "-h" || a == "--help") {
+      ServeUsage();
+      return 0;
+    } else if (a == "--config") {
+      if (!value(&config_path)) return ServeUsage();
+    } else if (a == "--model-repository") {
+      if (!value(&repository)) return ServeUsage();
+    } else if (a == "--grpc-port") {
+      if (!value(&v) || !ParsePort(v, &grpc_port)) return ServeUsage();
+    } else if (a == "--metrics-port") {
+      if (!value(&v) || !ParsePort(v, &metrics_port)) return ServeUsage();
+    } else {
+      std::fprintf(stderr, "vkserve serve: unknown argument '%s'\n", a.c_str());
+      return ServeUsage();
+    }
+  }
+  auto settings = config_path.empty() ? DefaultServerConfig() : LoadServerConfig(config_path);
+  if (!settings.ok()) {
+    std::fprintf(stderr, "vkserve serve: %s\n", std::string(settings.status().message()).c_str());
+    return 1;
+  }
+  if (!repository.empty()) settings->repository_path = std::filesystem::absolute(repository).string();
+  if (grpc_port >= 0) settings->grpc_port = grpc_port;
+  if (metrics_port >= 0) settings->metrics_port = metrics_port;
+  spdlog::set_level(ToSpdlog(settings->log_level));
+  spdlog::info("config: {}", settings->source);
+
+  // Block the signals before any thread starts so every thread inherits it.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  auto server = Server::Start(*settings);
+  if (!server.ok()) {
+    spdlog::error("start-up failed: {}", server.status().ToString());
+    return 1;
+  }
+  std::printf("vkserve listening on %s\n", (*server)->address().c_str());
+  std::fflush(stdout);
+  int sig = 0;
+  sigwait(&signals, &sig);
+  spdlog::info("received {}", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  (*server)->Shutdown();
+  server->reset();
+  return 0;
+}
+
+}  // namespace vkserve

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+#include "server/server.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "gpu/status_macros.h"
+#include "spdlog/spdlog.h"
+
+namespace vkserve {
+
+Server::Server(const ServerSettings& settings) { context_.settings = settings; }
+
+absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& settings) {
+  auto server = std::unique_ptr<Server>(new Server(settings));
+  GpuRuntimeOptions gpu_options;
+  gpu_options.device = settings.device;
+  gpu_options.pipeline_cache_path = settings.pipeline_cache_path.value_or(DefaultPipelineCachePath());
+  ASSIGN_OR_RETURN(server->runtime_, GpuRuntime::Create(gpu_options));
+
+  ResidentLimits limits;
+  limits.max_count = static_cast<uint64_t>(std::max<int64_t>(settings.resident_output_max_count, 0));
+  limits.max_bytes = static_cast<uint64_t>(std::max<int64_t>(settings.resident_output_max_bytes, 0));
+  limits.idle_expiry = settings.resident_output_idle_expiry;
+  server->resident_ = std::make_unique<ResidentRegistry>(limits);
+  server->shared_memory_ = std::make_unique<SharedMemoryManager>(settings.allow_shared_memory);
+  server->models_ = std::make_unique<ModelManager>(server->runtime_->context(), settings);
+  RETURN_IF_ERROR(server->models_->LoadStartupModels());
+
+  server->context_.models = server->models_.get();
+  server->context_.resident = server->resident_.get();
+  server->context_.shared_memory = server->shared_memory_.get();
+  server->inference_ = std::make_unique<InferenceService>(&server->context_);
+  server->health_ = std::make_unique<HealthService>(&server->context_);
+
+  const int max_message = static_cast<int>(
+      std::clamp<int64_t>(settings.max_message_bytes, 1024, std::numeric_limits<int>::max()));
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(settings.GrpcListenAddress(), grpc::InsecureServerCredentials(), &server->port_);
+  builder.SetMaxReceiveMessageSize(max_message);
+  builder.SetMaxSendMessageSize(max_message);
+  builder.RegisterService(server->inference_.get());
+  builder.RegisterService(server->health_.get());
+  server->grpc_ = builder.BuildAndStart();
+  if (server->grpc_ == nullptr || server->port_ == 0) {
+    return absl::UnavailableError(absl::StrCat("cannot listen on ", settings.GrpcListenAddress()));
+  }
+  server->context_.accepting.store(true);
+  server->expiry_thread_ = std::thread([s = server.get()] { s->ExpiryLoop(); });
+  spdlog::info("vkserve {} listening on {} (gRPC), repository {}", kServerVersion, server->address(),
+               settings.repository_path);
+  return server;
+}
+
+Server::~Server() { Shutdown(); }
+
+std::string Server::address() const {
+  const std::string& host = context_.settings.grpc_address;
+  if (host.find(':') != std::string::npos) return absl::StrCat("[", host, "]:", port_);
+  return absl::StrCat(host, ":", port_);
+}
+
+void Server::ExpiryLoop() {
+  absl::MutexLock lock(&mutex_);
+  while (!stopping_) {
+    mutex_.AwaitWithTimeout(absl::Condition(&stopping_), absl::Seconds(1));
+    if (stopping_) break;
+    mutex_.Unlock();
+    const size_t n = resident_->ExpireIdle(absl::Now());
+    if (n > 0) spdlog::info("released {} idle GPU-resident output(s)", n);
+    mutex_.Lock();
+  }
+}
+
+void Server::Shutdown() {
+  {
+    absl::MutexLock lock(&mutex_);
+    if (shut_down_) return;
+    shut_down_ = true;
+    stopping_ = true;
+  }
+  context_.accepting.store(false);
+  if (grpc_ != nullptr) {
+    spdlog::info("shutting down: finishing in-flight requests (up to {})",
+                 absl::FormatDuration(context_.settings.exit_timeout));
+    grpc_->Shutdown(absl::ToChronoTime(absl::Now() + context_.settings.exit_timeout));
+  }
+  if (models_ != nullptr) models_->UnloadAll();
+  if (grpc_ != nullptr) grpc_->Wait();
+  if (expiry_thread_.joinable()) expiry_thread_.join();
+  spdlog::info("shut down");
+}
+
+}  // namespace vkserve

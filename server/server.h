@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Server: the running daemon. Owns the GPU runtime, the loaded models, the
+// GPU-resident output registry (with a thread that expires idle handles),
+// the shared-memory regions and the gRPC server with its two services.
+//
+// Shutdown() (also run by the destructor) stops accepting inferences (new
+// ones get UNAVAILABLE), lets gRPC finish every call in flight for up to
+// exit_timeout, drains every model's queue, then stops. Signal handling is
+// the caller's (serve_command.cc waits for SIGTERM/SIGINT with sigwait).
+//
+// Thread-safe.
+#ifndef VKSERVE_SERVER_SERVER_H_
+#define VKSERVE_SERVER_SERVER_H_
+
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "config/server_config.h"
+#include "grpcpp/grpcpp.h"
+#include "runtime/gpu_runtime.h"
+#include "server/grpc_service.h"
+#include "server/model_manager.h"
+#include "server/resident_registry.h"
+#include "server/shared_memory.h"
+
+namespace vkserve {
+
+class Server {
+ public:
+  // Opens the GPU, loads the startup models (any failure stops start-up and
+  // is returned, naming the model) and starts listening (grpc_port 0 picks a
+  // free port; see port()).
+  static absl::StatusOr<std::unique_ptr<Server>> Start(const ServerSettings& settings);
+  ~Server();
+
+  // Idempotent; blocks until every accepted request is answered.
+  void Shutdown();
+
+  int port() const { return port_; }
+  // "127.0.0.1:8001" with the real port.
+  std::string address() const;
+
+  ModelManager& models() { return *models_; }
+  ResidentRegistry& resident() { return *resident_; }
+  SharedMemoryManager& shared_memory() { return *shared_memory_; }
+
+ private:
+  explicit Server(const ServerSettings& settings);
+  void ExpiryLoop();
+
+  std::unique_ptr<GpuRuntime> runtime_;
+  std::unique_ptr<ModelManager> models_;
+  std::unique_ptr<ResidentRegistry> resident_;
+  std::unique_ptr<SharedMemoryManager> shared_memory_;
+  ServiceContext context_;
+  std::unique_ptr<InferenceService> inference_;
+  std::unique_ptr<HealthService> health_;
+  std::unique_ptr<grpc::Server> grpc_;
+  int port_ = 0;
+
+  absl::Mutex mutex_;
+  bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
+  bool shut_down_ ABSL_GUARDED_BY(mutex_) = false;
+  std::thread expiry_thread_;
+};
+
+}  // namespace vkserve
+
+#endif  // VKSERVE_SERVER_SERVER_H_

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Server config: defaults, the built-in config, every field, and errors that
+// carry the file, line and field.
+#include "config/server_config.h"
+
+#include <filesystem>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/config/temp_dir.h"
+
+namespace vkserve {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+using vkserve::testing::TempDir;
+
+std::string ExampleRepository() {
+  return (std::filesystem::path(std::string(DefaultServerConfigDir())) / "repository")
+      .lexically_normal()
+      .string();
+}
+
+// Parses `text` as <dir>/server.pbtxt and returns the error message.
+std::string ErrorOf(const std::string& text) {
+  TempDir dir;
+  std::string path = dir.Write("server.pbtxt", text);
+  absl::StatusOr<ServerSettings> settings = LoadServerConfig(path);
+  EXPECT_FALSE(settings.ok()) << text;
+  if (settings.ok()) return "";
+  EXPECT_EQ(settings.status().code(), absl::StatusCode::kInvalidArgument);
+  // Every error starts with the file name.
+  EXPECT_THAT(std::string(settings.status().message()), StartsWith(path));
+  return std::string(settings.status().message()).substr(path.size());
+}
+
+TEST(ServerConfigTest, BuiltInDefaultServesTheExampleRepository) {
+  absl::StatusOr<ServerSettings> s = DefaultServerConfig();
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->source, "<built-in default>");
+  EXPECT_EQ(s->grpc_address, "127.0.0.1");
+  EXPECT_EQ(s->grpc_port, 8001);
+  EXPECT_TRUE(s->metrics_enabled);
+  EXPECT_EQ(s->metrics_address, "127.0.0.1");
+  EXPECT_EQ(s->metrics_port, 8002);
+  EXPECT_EQ(s->repository_path, ExampleRepository());
+  EXPECT_TRUE(std::filesystem::exists(s->repository_path + "/tinynet/config.pbtxt"));
+  EXPECT_EQ(s->model_control, ModelControlMode::kNone);
+  EXPECT_TRUE(s->startup_models.empty());
+  EXPECT_EQ(s->device, "");
+  EXPECT_FALSE(s->pipeline_cache_path.has_value());
+  EXPECT_EQ(s->max_message_bytes, 64 << 20);
+  EXPECT_EQ(s->resident_output_max_count, 1024);
+  EXPECT_EQ(s->resident_output_max_bytes, int64_t{4} << 30);
+  EXPECT_EQ(s->resident_output_idle_expiry, absl::Seconds(300));
+  EXPECT_FALSE(s->allow_shared_memory);
+  EXPECT_EQ(s->log_level, LogLevel::kInfo);
+  EXPECT_EQ(s->log_format, LogFormat::kText);
+  EXPECT_EQ(s->exit_timeout, absl::Seconds(30));
+  EXPECT_EQ(s->GrpcListenAddress(), "127.0.0.1:8001");
+  EXPECT_EQ(s->MetricsListenAddress(), "127.0.0.1:8002");
+}
+
+TEST(ServerConfigTest, EmptyFileGetsEveryDefault) {
+  TempDir dir;
+  absl::StatusOr<ServerSettings> s = LoadServerConfig(dir.Write("server.pbtxt", "# nothing\n"));
+  ASSERT_TRUE(s.ok()) << s.status();
+  ServerSettings defaults;
+  EXPECT_EQ(s->grpc_port, defaults.grpc_port);
+  EXPECT_EQ(s->metrics_port, defaults.metrics_port);
+  EXPECT_EQ(s->repository_path, ExampleRepository());
+  EXPECT_EQ(s->max_message_bytes, defaults.max_message_bytes);
+  EXPECT_FALSE(s->allow_shared_memory);
+}
+
+TEST(ServerConfigTest, EveryFieldAndRelativePaths) {
+  TempDir dir;
+  dir.MakeDir("models");
+  std::string path = dir.Write("etc/server.pbtxt", R"pb(
+    grpc { address: "0.0.0.0" port: 9001 }
+    metrics { enabled: false address: "::1" port: 9002 }
+    repository {
+      path: "../models"
+      model_control: EXPLICIT
+      startup_models: "a"
+      startup_models: "b.v2"
+    }
+    gpu { device: "NVIDIA" pipeline_cache_path: "cache/pipelines.bin" }
+    limits {
+      max_message_bytes: 1048576
+      resident_output_max_count: 0
+      resident_output_max_bytes: 1000
+      resident_output_idle_seconds: 5
+      allow_shared_memory: true
+    }
+    log { level: DEBUG format: JSON }
+    exit_timeout_seconds: 0
+  )pb");
+  absl::StatusOr<ServerSettings> s = LoadServerConfig(path);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->source, path);
+  EXPECT_EQ(s->GrpcListenAddress(), "0.0.0.0:9001");
+  EXPECT_FALSE(s->metrics_enabled);
+  EXPECT_EQ(s->MetricsListenAddress(), "[::1]:9002");
+  EXPECT_EQ(s->repository_path, dir.Path("models"));
+  EXPECT_EQ(s->model_control, ModelControlMode::kExplicit);
+  EXPECT_THAT(s->startup_models, ::testing::ElementsAre("a", "b.v2"));
+  EXPECT_EQ(s->device, "NVIDIA");
+  EXPECT_EQ(s->pipeline_cache_path, dir.Path("etc/cache/pipelines.bin"));
+  EXPECT_EQ(s->max_message_bytes, 1048576);
+  EXPECT_EQ(s->resident_output_max_count, 0);
+  EXPECT_EQ(s->resident_output_max_bytes, 1000);
+  EXPECT_EQ(s->resident_output_idle_expiry, absl::Seconds(5));
+  EXPECT_TRUE(s->allow_shared_memory);
+  EXPECT_EQ(s->log_level, LogLevel::kDebug);
+  EXPECT_EQ(s->log_format, LogFormat::kJson);
+  EXPECT_EQ(s->exit_timeout, absl::ZeroDuration());
+  EXPECT_EQ(LogLevelName(s->log_level), "debug");
+  EXPECT_EQ(LogFormatName(s->log_format), "json");
+}
+
+TEST(ServerConfigTest, EmptyPipelineCachePathMeansMemoryOnly) {
+  TempDir dir;
+  absl::StatusOr<ServerSettings> s =
+      LoadServerConfig(dir.Write("s.pbtxt", "gpu { pipeline_cache_path: \"\" }"));
+  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_TRUE(s->pipeline_cache_path.has_value());
+  EXPECT_EQ(*s->pipeline_cache_path, "");
+}
+
+TEST(ServerConfigTest, PortZeroPicksAFreePort) {
+  TempDir dir;
+  absl::StatusOr<ServerSettings> s =
+      LoadServerConfig(dir.Write("s.pbtxt", "grpc { port: 0 } metrics { port: 0 }"));
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->grpc_port, 0);
+  EXPECT_EQ(s->metrics_port, 0);
+}
+
+TEST(ServerConfigTest, UnknownFieldNamesLineAndField) {
+  EXPECT_EQ(ErrorOf("grpc {\n  prot: 1\n}\n"),
+            ":2:3: grpc.prot: Message type \"vkserve.config.GrpcSettings\" has no field named "
+            "\"prot\".");
+}
+
+TEST(ServerConfigTest, WrongTypeNamesLineAndField) {
+  EXPECT_THAT(ErrorOf("grpc {\n  port: \"eight thousand\"\n}\n"),
+              StartsWith(":2:9: grpc.port: Expected integer"));
+  EXPECT_THAT(ErrorOf("limits { allow_shared_memory: 3 }"),
+              StartsWith(":1:31: limits.allow_shared_memory: "));
+  EXPECT_EQ(ErrorOf("grpc { address: 5 }"), ":1:17: grpc.address: Expected string, got: 5");
+  EXPECT_EQ(ErrorOf("grpc { port: 3000000000 }"), ":1:14: grpc.port: Integer out of range (3000000000)");
+}
+
+TEST(ServerConfigTest, UnknownEnumValue) {
+  EXPECT_EQ(ErrorOf("log {\n  level: VERBOSE\n}"),
+            ":2:10: log.level: Unknown enumeration value of \"VERBOSE\" for field \"level\".");
+  // Proto3 would take any number; vkserve takes only defined values.
+  EXPECT_EQ(ErrorOf("log {\n  format: JSON\n  level: 7\n}"),
+            ":3:3: log.level: 7 is not a value of Level (INFO, DEBUG, TRACE, WARNING, ERROR, OFF)");
+  EXPECT_THAT(ErrorOf("repository { model_control: 3 }"),
+              StartsWith(":1:14: repository.model_control: 3 is not a value of ModelControl"));
+}
+
+TEST(ServerConfigTest, SyntaxError) {
+  EXPECT_EQ(ErrorOf("grpc {\n  port: 1\n"), ":3:1: grpc.port: Expected identifier, got: ");
+  EXPECT_EQ(ErrorOf("grpc port: 1"), ":1:6: grpc: Expected \"{\", found \"port\".");
+}
+
+TEST(ServerConfigTest, RepeatedSingularField) {
+  EXPECT_EQ(ErrorOf("grpc { port: 1 }\ngrpc { port: 2 }"),
+            ":2:1: grpc: Non-repeated field \"grpc\" is specified multiple times.");
+  EXPECT_EQ(ErrorOf("grpc { port: 1 port: 2 }"),
+            ":1:16: grpc.port: Non-repeated field \"port\" is specified multiple times.");
+}
+
+TEST(ServerConfigTest, PortOutOfRange) {
+  EXPECT_EQ(ErrorOf("grpc {\n  port: 70000\n}"), ":2:3: grpc.port: port 70000 is out of range 0..65535");
+  EXPECT_EQ(ErrorOf("metrics { port: -1 }"), ":1:11: metrics.port: port -1 is out of range 0..65535");
+}
+
+TEST(ServerConfigTest, SamePortTwice) {
+  EXPECT_EQ(ErrorOf("grpc { port: 9000 }\nmetrics { port: 9000 }"),
+            ":2:11: metrics.port: port 9000 is also grpc.port");
+  EXPECT_EQ(ErrorOf("metrics { port: 8001 }"), ":1:11: metrics.port: port 8001 is also grpc.port");
+  // Disabled metrics do not listen.
+  TempDir dir;
+  EXPECT_TRUE(LoadServerConfig(dir.Write("s.pbtxt", "metrics { enabled: false port: 8001 }")).ok());
+}
+
+TEST(ServerConfigTest, BadAddress) {
+  EXPECT_EQ(ErrorOf("grpc { address: \"example.com\" }"),
+            ":1:8: grpc.address: \"example.com\" is not an IPv4 or IPv6 address or \"localhost\"");
+  EXPECT_THAT(ErrorOf("metrics { address: \"\" }"), HasSubstr("metrics.address"));
+}
+
+TEST(ServerConfigTest, NegativeAndOutOfRangeLimits) {
+  EXPECT_EQ(ErrorOf("limits {\n  resident_output_max_count: -1\n}"),
+            ":2:3: limits.resident_output_max_count: must be between 0 and 9223372036854775807, got -1");
+  EXPECT_THAT(ErrorOf("limits { max_message_bytes: 3000000000 }"),
+              HasSubstr("limits.max_message_bytes: must be between 1024 and 2147483647"));
+  EXPECT_THAT(ErrorOf("limits { resident_output_idle_seconds: 0 }"),
+              HasSubstr("limits.resident_output_idle_seconds: must be between 1"));
+  EXPECT_THAT(ErrorOf("exit_timeout_seconds: -5"), HasSubstr(":1:1: exit_timeout_seconds: must be"));
+}
+
+TEST(ServerConfigTest, RepositoryErrors) {
+  EXPECT_THAT(ErrorOf("repository { path: \"does/not/exist\" }"),
+              AllOf(StartsWith(":1:14: repository.path: "), HasSubstr("does/not/exist is not a directory")));
+  EXPECT_EQ(ErrorOf("repository { path: \"\" }"), ":1:14: repository.path: must not be empty");
+  EXPECT_EQ(ErrorOf("repository { startup_models: \"a\" }"),
+            ":1:14: repository.startup_models: only allowed with model_control: EXPLICIT (NONE "
+            "loads every model)");
+  EXPECT_THAT(ErrorOf("repository { model_control: EXPLICIT startup_models: \"a\" startup_models: "
+                      "\"bad name\" }"),
+              AllOf(HasSubstr("repository.startup_models[1]"), HasSubstr("not a valid model name")));
+  EXPECT_THAT(ErrorOf("repository { model_control: EXPLICIT startup_models: \"a\" startup_models: \"a\" }"),
+              HasSubstr("repository.startup_models[1]: \"a\" is listed twice"));
+}
+
+TEST(ServerConfigTest, MissingFileIsNotFound) {
+  TempDir dir;
+  absl::StatusOr<ServerSettings> s = LoadServerConfig(dir.Path("missing.pbtxt"));
+  EXPECT_EQ(s.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(s.status().message()), HasSubstr("missing.pbtxt"));
+}
+
+TEST(ServerConfigTest, ParseServerConfigFromText) {
+  absl::StatusOr<ServerSettings> s =
+      ParseServerConfig("grpc { address: \"localhost\" }", "<flags>", std::string(DefaultServerConfigDir()));
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->GrpcListenAddress(), "localhost:8001");
+  absl::StatusOr<ServerSettings> bad = ParseServerConfig("grpc { port: 1 port: 2 }", "<flags>", "/");
+  EXPECT_THAT(std::string(bad.status().message()), StartsWith("<flags>:1:"));
+}
+
+}  // namespace
+}  // namespace vkserve

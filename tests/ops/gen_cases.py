@@ -1,0 +1,181 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The vkserve Authors.
+#
+# Writes the op test cases to disk. Imports every tests/ops/cases/*_cases.py
+# module (each defines `cases()` yielding dicts with "name", "model" (an
+# onnx.ModelProto), "inputs" ({graph input name: np.ndarray}) and optional
+# "rtol"/"atol") and writes, per case:
+#
+#   OUT/<name>/model.onnx
+#   OUT/<name>/inputs/<i>.npy     one per graph input (initializers excluded),
+#                                 in graph input order
+#   OUT/<name>/meta.json          {"name", "module", "inputs": [names],
+#                                  "outputs": [names], "rtol", "atol"}
+#
+# tests/reference/ort_batch.js then adds OUT/<name>/expected/<i>.npy and
+# runtime_op_cases_test compares vkserve with them. Files are named by
+# position so that any graph value name works; meta.json keeps the names.
+#
+# Usage: /usr/bin/python3 tests/ops/gen_cases.py OUT [--filter REGEX]
+#        [--cases-dir DIR]
+# OUT is replaced entirely (it must be empty, missing, or a previous OUT).
+import argparse
+import importlib.util
+import json
+import pathlib
+import re
+import shutil
+import sys
+
+import numpy as np
+import onnx
+from onnx import helper
+
+# Tolerances when a case names none: float32 GPU kernels sum in a different
+# order than onnxruntime's CPU kernels, so results differ by a few ulps of the
+# operands; cases with long reductions pass their own atol.
+DEFAULT_RTOL = 1e-3
+DEFAULT_ATOL = 1e-4
+
+MARKER = ".vkserve_op_cases"
+NAME_RE = re.compile(r"^[A-Za-z0-9_]+$")  # also a valid googletest parameter name
+
+
+class CaseError(Exception):
+    pass
+
+
+def load_modules(cases_dir):
+    files = sorted(pathlib.Path(cases_dir).glob("*_cases.py"))
+    if not files:
+        raise CaseError(f"no *_cases.py modules in {cases_dir}")
+    modules = []
+    sys.path.insert(0, str(cases_dir))  # modules may share helpers next to them
+    for path in files:
+        spec = importlib.util.spec_from_file_location(f"vkserve_op_cases_{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        if not callable(getattr(module, "cases", None)):
+            raise CaseError(f"{path}: defines no cases() function")
+        modules.append((path.stem, module))
+    return modules
+
+
+def graph_inputs(model):
+    """Graph inputs that are not initializers, in declaration order."""
+    inits = {t.name for t in model.graph.initializer}
+    return [i for i in model.graph.input if i.name not in inits]
+
+
+def np_dtype(elem_type):
+    """numpy dtype of an ONNX element type (Debian's onnx 1.12 has only the mapping)."""
+    if hasattr(helper, "tensor_dtype_to_np_dtype"):
+        return np.dtype(helper.tensor_dtype_to_np_dtype(elem_type))
+    from onnx import mapping
+    return np.dtype(mapping.TENSOR_TYPE_TO_NP_TYPE[elem_type])
+
+
+def check_case(case, module):
+    where = f"{module}: case {case.get('name', '<unnamed>')!r}"
+    for key in ("name", "model", "inputs"):
+        if key not in case:
+            raise CaseError(f"{where}: missing key {key!r}")
+    extra = set(case) - {"name", "model", "inputs", "rtol", "atol"}
+    if extra:
+        raise CaseError(f"{where}: unknown keys {sorted(extra)}")
+    if not isinstance(case["name"], str) or not NAME_RE.match(case["name"]):
+        raise CaseError(f"{where}: name must match {NAME_RE.pattern}")
+    if not isinstance(case["model"], onnx.ModelProto):
+        raise CaseError(f"{where}: 'model' is not an onnx.ModelProto")
+    declared = graph_inputs(case["model"])
+    names = [i.name for i in declared]
+    given = case["inputs"]
+    if set(given) != set(names):
+        raise CaseError(f"{where}: inputs {sorted(given)} do not match the graph inputs {names}")
+    for info in declared:
+        array = np.asarray(given[info.name])
+        if not info.type.HasField("tensor_type"):
+            raise CaseError(f"{where}: input {info.name!r} is not a tensor")
+        want = np_dtype(info.type.tensor_type.elem_type)
+        if array.dtype != want:
+            raise CaseError(f"{where}: input {info.name!r} is {array.dtype}, the graph says {want}")
+        if info.type.tensor_type.HasField("shape"):
+            dims = info.type.tensor_type.shape.dim
+            ok = len(dims) == array.ndim and all(
+                not d.HasField("dim_value") or d.dim_value == s for d, s in zip(dims, array.shape))
+            if not ok:
+                raise CaseError(f"{where}: input {info.name!r} has shape {array.shape}, the graph "
+                                f"declares {[d.dim_value if d.HasField('dim_value') else d.dim_param for d in dims]}")
+    for key in ("rtol", "atol"):
+        if key in case and not (isinstance(case[key], (int, float)) and case[key] >= 0):
+            raise CaseError(f"{where}: {key} must be a non-negative number")
+    return names
+
+
+def prepare_out(out):
+    if out.exists():
+        if any(out.iterdir()) and not (out / MARKER).exists():
+            raise CaseError(f"{out} exists and was not written by gen_cases.py; refusing to clear it")
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    (out / MARKER).write_text("generated by tests/ops/gen_cases.py\n")
+
+
+def write_case(out, case, module, input_names):
+    d = out / case["name"]
+    (d / "inputs").mkdir(parents=True)
+    (d / "model.onnx").write_bytes(case["model"].SerializeToString())
+    for i, name in enumerate(input_names):
+        # C order (np.save would keep Fortran order), little-endian; keeps 0-d
+        # arrays 0-d, unlike np.ascontiguousarray.
+        array = np.asarray(case["inputs"][name])
+        if not array.flags.c_contiguous:
+            array = array.copy(order="C")
+        if array.dtype.byteorder == ">":
+            array = array.astype(array.dtype.newbyteorder("<"))
+        np.save(d / "inputs" / f"{i}.npy", array, allow_pickle=False)
+    meta = {
+        "name": case["name"],
+        "module": module,
+        "inputs": input_names,
+        "outputs": [o.name for o in case["model"].graph.output],
+        "rtol": float(case.get("rtol", DEFAULT_RTOL)),
+        "atol": float(case.get("atol", DEFAULT_ATOL)),
+    }
+    (d / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
+
+
+def main(argv=None):
+    here = pathlib.Path(__file__).resolve().parent
+    parser = argparse.ArgumentParser(description="Writes the op test cases to disk.")
+    parser.add_argument("out", type=pathlib.Path, help="output directory (replaced)")
+    parser.add_argument("--filter", default="", help="only cases whose name matches (re.search)")
+    parser.add_argument("--cases-dir", type=pathlib.Path, default=here / "cases")
+    args = parser.parse_args(argv)
+    pattern = re.compile(args.filter)
+    try:
+        modules = load_modules(args.cases_dir)
+        prepare_out(args.out)
+        seen = {}
+        written = 0
+        for module_name, module in modules:
+            for case in module.cases():
+                names = check_case(case, module_name)
+                if case["name"] in seen:
+                    raise CaseError(f"{module_name}: case name {case['name']!r} is also used by "
+                                    f"{seen[case['name']]}")
+                seen[case["name"]] = module_name
+                if not pattern.search(case["name"]):
+                    continue
+                write_case(args.out, case, module_name, names)
+                written += 1
+    except CaseError as e:
+        print(f"gen_cases: {e}", file=sys.stderr)
+        return 1
+    print(f"gen_cases: wrote {written} of {len(seen)} cases from {len(modules)} modules to {args.out}")
+    return 0 if written else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// The op cases: one test per case directory under $VKSERVE_OP_CASES_DIR
+// (written by tests/ops/gen_cases.py, references by tests/reference/
+// ort_batch.js; tests/ops/run_cases.sh does all three). Each case's model runs
+// in a fresh Session with every output on the host and must match
+// onnxruntime's output (dtype and shape exactly, values within the case's
+// rtol/atol); a second run must replay the recorded commands and reproduce
+// the first run bit for bit.
+#include <google/protobuf/struct.pb.h>
+#include <google/protobuf/util/json_util.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "runtime/model.h"
+#include "runtime/npy.h"
+#include "runtime/session.h"
+#include "tests/testing/gpu_fixture.h"
+#include "tests/testing/tensor_compare.h"
+
+namespace vkserve {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::GpuTest;
+
+std::string CasesDir() {
+  const char* dir = std::getenv("VKSERVE_OP_CASES_DIR");
+  return dir != nullptr ? dir : "";
+}
+
+// Case directories (those holding meta.json), sorted; read once at startup.
+std::vector<std::string> ListCases() {
+  std::vector<std::string> names;
+  const std::string dir = CasesDir();
+  std::error_code ec;
+  if (dir.empty() || !fs::is_directory(dir, ec)) return names;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    if (e.is_directory() && fs::exists(e.path() / "meta.json")) {
+      names.push_back(e.path().filename().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// meta.json, as gen_cases.py writes it.
+struct CaseMeta {
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+  testing::Tolerance tol;
+};
+
+absl::StatusOr<CaseMeta> ReadMeta(const fs::path& path) {
+  google::protobuf::Struct json;
+  if (!google::protobuf::util::JsonStringToMessage(ReadFile(path), &json).ok()) {
+    return absl::InvalidArgumentError(path.string() + ": not valid JSON");
+  }
+  const auto& f = json.fields();
+  for (const char* key : {"inputs", "outputs", "rtol", "atol"}) {
+    if (!f.contains(key)) return absl::InvalidArgumentError(path.string() + ": no '" + key + "'");
+  }
+  CaseMeta meta;
+  for (const auto& v : f.at("inputs").list_value().values()) meta.inputs.push_back(v.string_value());
+  for (const auto& v : f.at("outputs").list_value().values()) {
+    meta.outputs.push_back(v.string_value());
+  }
+  meta.tol.rtol = f.at("rtol").number_value();
+  meta.tol.atol = f.at("atol").number_value();
+  return meta;
+}
+
+// Holds one Vulkan instance for the whole run, so that the loader does not
+// unload and reload the driver between the hundreds of per-case instances:
+// the NVIDIA driver's libraries use static TLS, and after some 30 load/unload
+// cycles glibc has none left ("cannot allocate memory in static TLS block").
+class KeepDriverLoaded : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    auto instance = gpu::Instance::Create();
+    if (instance.ok()) instance_ = std::move(instance).value();
+  }
+  void TearDown() override { instance_.reset(); }
+
+ private:
+  std::unique_ptr<gpu::Instance> instance_;
+};
+[[maybe_unused]] ::testing::Environment* const kKeepDriverLoaded =
+    ::testing::AddGlobalTestEnvironment(new KeepDriverLoaded);
+
+class OpCaseTest : public GpuTest, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(OpCaseTest, MatchesOnnxRuntime) {
+  const fs::path dir = fs::path(CasesDir()) / GetParam();
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const CaseMeta meta, ReadMeta(dir / "meta.json"));
+  if (fs::exists(dir / "expected" / "error.txt")) {
+    FAIL() << "onnxruntime could not run this case, so it is not a valid test:\n"
+           << ReadFile(dir / "expected" / "error.txt");
+  }
+  for (size_t o = 0; o < meta.outputs.size(); ++o) {
+    ASSERT_TRUE(fs::exists(dir / "expected" / (std::to_string(o) + ".npy")))
+        << "no reference output " << o << " in " << dir << " (run tests/reference/ort_batch.js)";
+  }
+
+  const GpuContext gpu{device_.get(), allocator_.get(), pipelines_.get()};
+  VKSERVE_ASSERT_OK_AND_ASSIGN(std::shared_ptr<Model> model,
+                               Model::Load((dir / "model.onnx").string(), gpu));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Create(model));
+
+  std::vector<HostTensor> inputs;
+  RunRequest request;
+  for (size_t i = 0; i < meta.inputs.size(); ++i) {
+    VKSERVE_ASSERT_OK_AND_ASSIGN(
+        HostTensor t, ReadNpy((dir / "inputs" / (std::to_string(i) + ".npy")).string()));
+    inputs.push_back(std::move(t));
+  }
+  for (size_t i = 0; i < meta.inputs.size(); ++i) {
+    InputBinding b;
+    b.name = meta.inputs[i];
+    b.host = HostTensorView{inputs[i].dtype, inputs[i].shape, inputs[i].data};
+    request.inputs.push_back(std::move(b));
+  }
+
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult first, session->Run(request));
+  EXPECT_FALSE(first.timing.replayed) << "the first run of a new session cannot replay";
+  ASSERT_EQ(first.outputs.size(), meta.outputs.size());
+  for (size_t o = 0; o < meta.outputs.size(); ++o) {
+    const RunOutput& out = first.outputs[o];
+    SCOPED_TRACE("output " + std::to_string(o) + " '" + meta.outputs[o] + "'");
+    EXPECT_EQ(out.name, meta.outputs[o]);
+    VKSERVE_ASSERT_OK_AND_ASSIGN(
+        const HostTensor want, ReadNpy((dir / "expected" / (std::to_string(o) + ".npy")).string()));
+    EXPECT_EQ(out.dtype, out.host.dtype);
+    EXPECT_EQ(out.shape, out.host.shape);
+    const std::string diff = testing::CompareTensors(out.host, want, meta.tol);
+    EXPECT_TRUE(diff.empty()) << "vkserve vs onnxruntime: " << diff;
+  }
+
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult second, session->Run(request));
+  EXPECT_TRUE(second.timing.replayed) << "the second run with the same shapes must replay";
+  EXPECT_EQ(session->recording_count(), 1u);
+  ASSERT_EQ(second.outputs.size(), first.outputs.size());
+  for (size_t o = 0; o < first.outputs.size(); ++o) {
+    const std::string diff = testing::CompareBitwise(second.outputs[o].host, first.outputs[o].host);
+    EXPECT_TRUE(diff.empty()) << "output " << o << " '" << meta.outputs[o]
+                              << "': replayed run vs first run: " << diff;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, OpCaseTest, ::testing::ValuesIn(ListCases()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param;  // gen_cases.py allows [A-Za-z0-9_]+ only
+                         });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpCaseTest);
+
+TEST(OpCases, DirectoryHasCases) {
+  if (CasesDir().empty()) {
+    GTEST_SKIP() << "VKSERVE_OP_CASES_DIR is not set; tests/ops/run_cases.sh BUILD_DIR sets it";
+  }
+  EXPECT_FALSE(ListCases().empty()) << "no case directories (with meta.json) under " << CasesDir();
+}
+
+}  // namespace
+}  // namespace vkserve

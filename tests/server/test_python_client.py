@@ -1,0 +1,214 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The vkserve Authors.
+"""`vkserve serve` as a subprocess, driven by a Python gRPC client (run by CTest).
+
+Stubs are generated at test time with protoc + grpc_python_plugin into a
+temporary directory. ServeTest calls every RPC; ShutdownTest sends SIGTERM
+while requests are in flight and checks that each is answered and the
+process exits 0.
+
+Usage: test_python_client.py [-v] [ServeTest|ShutdownTest]
+Environment: VKSERVE_BINARY_DIR (the build, holding ./vkserve), VKSERVE_PROTOC,
+VKSERVE_GRPC_PYTHON_PLUGIN. Exits 77 (CTest: skipped) without grpc/numpy.
+"""
+import concurrent.futures
+import importlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+try:
+    import grpc
+    import numpy as np
+except ImportError as e:  # pragma: no cover
+    print(f"skipped: {e}")
+    sys.exit(77)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PROTOS = ["grpc_service", "health", "model_config", "vkserve_config"]
+
+
+def generate_stubs(out):
+    protoc = os.environ.get("VKSERVE_PROTOC") or shutil.which("protoc")
+    plugin = os.environ.get("VKSERVE_GRPC_PYTHON_PLUGIN") or shutil.which("grpc_python_plugin")
+    subprocess.run([protoc, "-I", ROOT, f"--python_out={out}", f"--grpc_python_out={out}",
+                    f"--plugin=protoc-gen-grpc_python={plugin}"] + [f"proto/{p}.proto" for p in PROTOS],
+                   check=True, cwd=ROOT)
+    open(os.path.join(out, "proto", "__init__.py"), "w").close()
+    sys.path.insert(0, out)
+    return (importlib.import_module("proto.grpc_service_pb2"),
+            importlib.import_module("proto.grpc_service_pb2_grpc"),
+            importlib.import_module("proto.health_pb2"),
+            importlib.import_module("proto.health_pb2_grpc"))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class ServerProcess:
+    """A `vkserve serve` subprocess on a free port, serving a copy of the example repository."""
+
+    def __init__(self, tmp):
+        self.port = free_port()
+        repo = os.path.join(tmp, "repository")
+        shutil.copytree(os.path.join(ROOT, "config/examples/repository"), repo)
+        config = os.path.join(tmp, "server.pbtxt")
+        with open(config, "w") as f:
+            f.write(f'grpc {{ port: {self.port} }}\nmetrics {{ enabled: false }}\n'
+                    f'repository {{ path: "{repo}" model_control: EXPLICIT }}\n'
+                    'gpu { pipeline_cache_path: "" }\nlimits { allow_shared_memory: true }\n')
+        binary = os.path.join(os.environ.get("VKSERVE_BINARY_DIR", os.path.join(ROOT, "build")), "vkserve")
+        self.proc = subprocess.Popen([binary, "serve", "--config", config],
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.address = f"127.0.0.1:{self.port}"
+
+    def wait_ready(self, pb, stub, timeout=120):
+        end = time.time() + timeout
+        while time.time() < end:
+            if self.proc.poll() is not None:
+                raise RuntimeError("vkserve exited: " + self.proc.stdout.read())
+            try:
+                if stub.ServerReady(pb.ServerReadyRequest(), timeout=1).ready:
+                    return
+            except grpc.RpcError:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError("vkserve did not become ready")
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout=60)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+
+
+class Base(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="vkserve_py_")
+        cls.pb, cls.pb_grpc, cls.health_pb, cls.health_grpc = generate_stubs(cls.tmp)
+        cls.server = ServerProcess(cls.tmp)
+        cls.channel = grpc.insecure_channel(cls.server.address)
+        cls.stub = cls.pb_grpc.GRPCInferenceServiceStub(cls.channel)
+        cls.server.wait_ready(cls.pb, cls.stub)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.channel.close()
+        cls.server.stop()
+        sys.path.remove(cls.tmp)
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def infer_request(self, batch=1, seed=0, rid="py"):
+        image = np.random.RandomState(seed).standard_normal((batch, 3, 16, 16)).astype(np.float32)
+        req = self.pb.ModelInferRequest(model_name="tinynet", id=rid)
+        req.inputs.add(name="image", datatype="FP32", shape=list(image.shape))
+        req.raw_input_contents.append(image.tobytes())
+        return req
+
+    def check_probabilities(self, resp, batch):
+        self.assertEqual(resp.outputs[0].name, "probabilities")
+        self.assertEqual(list(resp.outputs[0].shape), [batch, 10])
+        p = np.frombuffer(resp.raw_output_contents[0], dtype=np.float32).reshape(batch, 10)
+        np.testing.assert_allclose(p.sum(axis=1), np.ones(batch), rtol=1e-4)
+
+
+class ServeTest(Base):
+    def test_health(self):
+        self.assertTrue(self.stub.ServerLive(self.pb.ServerLiveRequest()).live)
+        self.assertTrue(self.stub.ServerReady(self.pb.ServerReadyRequest()).ready)
+        self.assertTrue(self.stub.ModelReady(self.pb.ModelReadyRequest(name="tinynet")).ready)
+        health = self.health_grpc.HealthStub(self.channel)
+        self.assertEqual(health.Check(self.health_pb.HealthCheckRequest()).status,
+                         self.health_pb.HealthCheckResponse.SERVING)
+
+    def test_metadata_and_config(self):
+        md = self.stub.ServerMetadata(self.pb.ServerMetadataRequest())
+        self.assertEqual(md.name, "vkserve")
+        self.assertIn("statistics", md.extensions)
+        mm = self.stub.ModelMetadata(self.pb.ModelMetadataRequest(name="tinynet"))
+        self.assertEqual(list(mm.inputs[0].shape), [-1, 3, 16, 16])
+        self.assertEqual(mm.outputs[0].datatype, "FP32")
+        cfg = self.stub.ModelConfig(self.pb.ModelConfigRequest(name="tinynet"))
+        self.assertEqual(cfg.config.max_batch_size, 8)
+
+    def test_infer_stream_and_statistics(self):
+        resp = self.stub.ModelInfer(self.infer_request(batch=3, rid="abc"))
+        self.assertEqual(resp.id, "abc")
+        self.check_probabilities(resp, 3)
+        answers = list(self.stub.ModelStreamInfer(iter([self.infer_request(rid=str(i)) for i in range(4)])))
+        self.assertEqual(sorted(a.infer_response.id for a in answers), ["0", "1", "2", "3"])
+        self.assertTrue(all(a.error_message == "" for a in answers))
+        stats = self.stub.ModelStatistics(self.pb.ModelStatisticsRequest(name="tinynet"))
+        self.assertGreaterEqual(stats.model_stats[0].inference_stats.success.count, 5)
+
+    def test_errors(self):
+        with self.assertRaises(grpc.RpcError) as e:
+            self.stub.ModelInfer(self.pb.ModelInferRequest(model_name="nosuch"))
+        self.assertEqual(e.exception.code(), grpc.StatusCode.NOT_FOUND)
+        bad = self.infer_request()
+        bad.inputs[0].shape[1] = 4
+        with self.assertRaises(grpc.RpcError) as e:
+            self.stub.ModelInfer(bad)
+        self.assertEqual(e.exception.code(), grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertIn("image", e.exception.details())
+
+    def test_repository_and_shared_memory(self):
+        index = self.stub.RepositoryIndex(self.pb.RepositoryIndexRequest())
+        self.assertEqual([(m.name, m.state) for m in index.models], [("tinynet", "READY")])
+        self.stub.RepositoryModelUnload(self.pb.RepositoryModelUnloadRequest(model_name="tinynet"))
+        self.assertFalse(self.stub.ModelReady(self.pb.ModelReadyRequest(name="tinynet")).ready)
+        self.stub.RepositoryModelLoad(self.pb.RepositoryModelLoadRequest(model_name="tinynet"))
+        self.assertTrue(self.stub.ModelReady(self.pb.ModelReadyRequest(name="tinynet")).ready)
+        status = self.stub.SystemSharedMemoryStatus(self.pb.SystemSharedMemoryStatusRequest())
+        self.assertEqual(len(status.regions), 0)
+        with self.assertRaises(grpc.RpcError) as e:
+            self.stub.SystemSharedMemoryRegister(self.pb.SystemSharedMemoryRegisterRequest(
+                name="r", key="/vkserve_py_no_such_key", byte_size=16))
+        self.assertEqual(e.exception.code(), grpc.StatusCode.NOT_FOUND)
+        with self.assertRaises(grpc.RpcError) as e:
+            self.stub.SystemSharedMemoryUnregister(self.pb.SystemSharedMemoryUnregisterRequest(name="r"))
+        self.assertEqual(e.exception.code(), grpc.StatusCode.NOT_FOUND)
+
+
+class ShutdownTest(Base):
+    @classmethod
+    def tearDownClass(cls):
+        cls.channel.close()
+        sys.path.remove(cls.tmp)
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_sigterm_answers_in_flight_and_exits_zero(self):
+        n = 32
+        with concurrent.futures.ThreadPoolExecutor(max_workers=n) as pool:
+            futures = [pool.submit(self.stub.ModelInfer, self.infer_request(batch=8, seed=i, rid=str(i)),
+                                   timeout=120) for i in range(n)]
+            time.sleep(0.05)
+            self.server.proc.send_signal(signal.SIGTERM)
+            ok = 0
+            for f in futures:
+                try:
+                    self.check_probabilities(f.result(), 8)
+                    ok += 1
+                except grpc.RpcError as e:
+                    # Only requests that arrived after shutdown began may be refused.
+                    self.assertEqual(e.code(), grpc.StatusCode.UNAVAILABLE, e.details())
+        self.assertGreater(ok, 0)
+        self.assertEqual(self.server.proc.wait(timeout=60), 0, self.server.proc.stdout.read())
+
+
+if __name__ == "__main__":
+    unittest.main()
