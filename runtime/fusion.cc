@@ -95,6 +95,30 @@ absl::StatusOr<int> FuseEpilogues(Graph* graph, const std::vector<const Op*>& op
           merged = true;
         }
       }
+      // MatMul -> Add(bias[N]) before any activation or residual: the bias
+      // becomes MatMul's optional input 3, added in the kernel's store.
+      if (!merged && producer.op_type == "MatMul" && epilogue->empty() &&
+          (producer.inputs.size() < 4 || producer.inputs[3].empty()) &&
+          consumer.domain.empty() && consumer.op_type == "Add" && consumer.inputs.size() == 2 &&
+          consumer.inputs[0] != consumer.inputs[1]) {
+        const std::string& other = consumer.inputs[0] == out ? consumer.inputs[1] : consumer.inputs[0];
+        const auto& s1 = *shapes1;
+        const auto& s3 = *shapes3;
+        const bool is_bias = graph->initializers.count(other) && s1.count(out) && s3.count(out) &&
+                             !s1.at(out).shape.empty() && !s3.at(out).shape.empty() &&
+                             s1.at(out).dtype == DataType::kFloat &&
+                             graph->initializers.at(other).dtype == DataType::kFloat &&
+                             graph->initializers.at(other).shape ==
+                                 std::vector<int64_t>{s1.at(out).shape.back()} &&
+                             s1.at(out).shape.back() == s3.at(out).shape.back();
+        if (is_bias) {
+          while (producer.inputs.size() < 4) producer.inputs.emplace_back();
+          producer.inputs[3] = other;
+          consumers[other].push_back(p);
+          name += "+Add";
+          merged = true;
+        }
+      }
       if (!merged && epilogue->residual == Epilogue::Residual::kNone &&
           consumer.domain.empty() && consumer.op_type == "Add" && consumer.inputs.size() == 2 &&
           consumer.inputs[0] != consumer.inputs[1]) {
@@ -109,8 +133,8 @@ absl::StatusOr<int> FuseEpilogues(Graph* graph, const std::vector<const Op*>& op
                                 s1.at(other).dtype == DataType::kFloat;
         if (ready_before && same_shape) {
           const size_t slot = producer.op_type == "MatMul" ? 2 : 3;
-          while (producer.inputs.size() < slot) producer.inputs.emplace_back();
-          producer.inputs.push_back(other);
+          if (producer.inputs.size() <= slot) producer.inputs.resize(slot + 1);
+          producer.inputs[slot] = other;
           epilogue->residual = epilogue->activation.kind == Activation::kNone
                                    ? Epilogue::Residual::kBeforeActivation
                                    : Epilogue::Residual::kAfterActivation;
