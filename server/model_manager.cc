@@ -64,6 +64,29 @@ const char* ModelManager::StateName(State state) {
   return "UNKNOWN";
 }
 
+absl::StatusOr<GpuContext> ModelManager::ContextFor(const std::string& selector) const {
+  if (selector.empty()) return gpu_;
+  ASSIGN_OR_RETURN(const gpu::DeviceInfo* info,
+                   gpu::SelectDevice(gpu_.device->instance().devices(), selector));
+  if (info->index == gpu_.device->info().index) return gpu_;
+  absl::MutexLock lock(&devices_mutex_);
+  std::unique_ptr<GpuRuntime>& runtime = other_devices_[selector];
+  if (runtime == nullptr) {
+    GpuRuntimeOptions options;
+    options.device = selector;
+    const std::string cache = settings_.pipeline_cache_path.value_or("");
+    options.pipeline_cache_path = cache.empty() ? "" : absl::StrCat(cache, ".", info->index);
+    auto created = GpuRuntime::Create(options);
+    if (!created.ok()) {
+      other_devices_.erase(selector);
+      return created.status();
+    }
+    runtime = *std::move(created);
+    spdlog::info("device '{}' opened for models selecting '{}'", info->name, selector);
+  }
+  return runtime->context();
+}
+
 absl::StatusOr<std::map<int64_t, std::shared_ptr<ServedModel>>> ModelManager::LoadVersions(
     const RepositoryModel& repo_model) const {
   RETURN_IF_ERROR(repo_model.status);
@@ -80,17 +103,19 @@ absl::StatusOr<std::map<int64_t, std::shared_ptr<ServedModel>>> ModelManager::Lo
     ModelOptions options;
     options.dim_overrides_by_name = repo_model.config.settings.dim_overrides_by_name;
     options.dim_overrides_by_denotation = repo_model.config.settings.dim_overrides_by_denotation;
-    auto model = Model::Load(mv->path, gpu_, options);
+    auto gpu = ContextFor(repo_model.config.settings.device);
+    if (!gpu.ok()) {
+      return absl::Status(gpu.status().code(), absl::StrCat("device selector '",
+                                                            repo_model.config.settings.device,
+                                                            "': ", gpu.status().message()));
+    }
+    auto model = Model::Load(mv->path, *gpu, options);
     if (!model.ok()) {
       return absl::Status(model.status().code(),
                           absl::StrCat("version ", v, ": ", model.status().message()));
     }
     auto settings = ValidateModelConfig(repo_model.config, (*model)->inputs(), (*model)->outputs());
     if (!settings.ok()) return settings.status();
-    if (!settings->device.empty()) {
-      spdlog::warn("model '{}': device selector '{}' ignored; every model runs on the server's device",
-                   repo_model.name, settings->device);
-    }
     SessionPoolOptions pool_options;
     pool_options.name = repo_model.name;
     pool_options.sessions = std::max(1, settings->sessions);

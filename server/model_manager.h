@@ -34,6 +34,7 @@
 #include "config/model_config.h"
 #include "config/model_repository.h"
 #include "config/server_config.h"
+#include "runtime/gpu_runtime.h"
 #include "runtime/model.h"
 #include "server/session_pool.h"
 
@@ -143,8 +144,15 @@ class ModelManager {
       const RepositoryModel& repo_model) const;
   absl::Status LoadModel(const RepositoryModel& repo_model);
   static const char* StateName(State state);
+  // The GPU objects for a model's device selector: the server's own when the
+  // selector is empty or names the server's device, else a runtime of its own,
+  // created on first use (NOT_FOUND when no device matches).
+  absl::StatusOr<GpuContext> ContextFor(const std::string& selector) const;
 
   const GpuContext gpu_;
+  mutable absl::Mutex devices_mutex_;
+  mutable std::map<std::string, std::unique_ptr<GpuRuntime>> other_devices_
+      ABSL_GUARDED_BY(devices_mutex_);
   const ServerSettings settings_;
   absl::Mutex load_mutex_;  // serializes Load/Unload (held while loading, not for lookups)
   mutable absl::Mutex mutex_;
