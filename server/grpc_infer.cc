@@ -138,6 +138,16 @@ void InferenceService::Infer(const ModelInferRequest* request, ModelInferRespons
     done(absl::UnavailableError("the server is shutting down"));
     return;
   }
+  // The transport admits up to twice max_message_bytes so that an oversized
+  // request gets an INVALID_ARGUMENT naming the limit instead of a bare
+  // transport error; beyond that gRPC itself refuses it.
+  if (const size_t bytes = request->ByteSizeLong();
+      bytes > static_cast<size_t>(ctx_->settings.max_message_bytes)) {
+    done(absl::InvalidArgumentError(absl::StrCat("the request has ", bytes,
+                                                 " bytes, more than max_message_bytes (",
+                                                 ctx_->settings.max_message_bytes, ")")));
+    return;
+  }
   if (IsHandleRequest(*request)) {
     absl::Status s = RunHandleRequest(*request, *ctx_->resident, response);
     spdlog::debug("[{}] handle request: {}", request->id(), s.ToString());

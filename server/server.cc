@@ -38,9 +38,13 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
 
   const int max_message = static_cast<int>(
       std::clamp<int64_t>(settings.max_message_bytes, 1024, std::numeric_limits<int>::max()));
+  // Requests up to twice the limit reach the service, which refuses those over
+  // it with INVALID_ARGUMENT and a message (grpc_infer.cc).
+  const int max_receive = static_cast<int>(std::clamp<int64_t>(
+      2 * int64_t{max_message}, 1024, std::numeric_limits<int>::max()));
   grpc::ServerBuilder builder;
   builder.AddListeningPort(settings.GrpcListenAddress(), grpc::InsecureServerCredentials(), &server->port_);
-  builder.SetMaxReceiveMessageSize(max_message);
+  builder.SetMaxReceiveMessageSize(max_receive);
   builder.SetMaxSendMessageSize(max_message);
   builder.RegisterService(server->inference_.get());
   builder.RegisterService(server->health_.get());

@@ -335,10 +335,10 @@ TEST_F(ServerTest, BadRequestsAreRefusedAndServerKeepsServing) {
     ExpectError(Infer(r, &resp), grpc::StatusCode::NOT_FOUND, "absent");
   }
   {
-    // Larger than max_message_bytes: gRPC refuses it before the service.
+    // Larger than max_message_bytes: refused with a message naming the limit.
     std::vector<float> big((kMaxMessage / 4 / 4 + 1) * 4);
     ModelInferRequest r = RawRequest("addone", "x", {static_cast<int64_t>(big.size() / 4), 4}, big);
-    EXPECT_EQ(Infer(r, &resp).error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+    ExpectError(Infer(r, &resp), grpc::StatusCode::INVALID_ARGUMENT, "max_message_bytes");
   }
   ExpectStillServing();
 }
