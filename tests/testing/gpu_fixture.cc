@@ -7,9 +7,14 @@
 namespace vkserve::testing {
 
 void GpuTest::SetUpGpu(bool push_descriptors, const gpu::AllocatorOptions& allocator_options) {
-  auto instance = gpu::Instance::Create();
-  ASSERT_TRUE(instance.ok()) << instance.status();
-  instance_ = std::move(instance).value();
+  static gpu::Instance* const shared = [] {
+    auto instance = gpu::Instance::Create();
+    EXPECT_TRUE(instance.ok()) << instance.status();
+    return instance.ok() ? std::move(instance).value().release() : nullptr;
+  }();
+  ASSERT_NE(shared, nullptr);
+  instance_ = shared;
+  messages_at_start_ = instance_->validation_message_count();
   // CTest sets VKSERVE_VALIDATION: make sure the layer really is on.
   if (const char* v = std::getenv("VKSERVE_VALIDATION"); v != nullptr && std::string(v) != "0") {
     ASSERT_TRUE(instance_->validation_enabled());
@@ -36,7 +41,7 @@ void GpuTest::TearDown() {
   allocator_.reset();
   device_.reset();
   if (instance_) {
-    EXPECT_EQ(instance_->validation_message_count(), 0)
+    EXPECT_EQ(instance_->validation_message_count() - messages_at_start_, 0)
         << "validation layer messages, the last ones:\n"
         << [&] {
              std::string all;
@@ -44,7 +49,7 @@ void GpuTest::TearDown() {
              return all;
            }();
   }
-  instance_.reset();
+  instance_ = nullptr;
 }
 
 std::shared_ptr<const gpu::Pipeline> GpuTest::GetPipeline(const std::string& shader,

@@ -4,7 +4,9 @@
 // GpuTest: a googletest fixture holding an Instance (validation on when
 // VKSERVE_VALIDATION is set, as CTest sets it), a Device, an Allocator and an
 // in-memory PipelineCache. TearDown fails the test if the validation layer
-// sent any message during it. GpuTestWithDescriptorMode runs a test twice:
+// sent any message during it. The Instance is shared by every test of the
+// binary: NVIDIA's driver runs out of static TLS when a process creates and
+// destroys dozens of instances. GpuTestWithDescriptorMode runs a test twice:
 // with push descriptors and with pooled descriptor sets.
 #ifndef VKSERVE_TESTS_TESTING_GPU_FIXTURE_H_
 #define VKSERVE_TESTS_TESTING_GPU_FIXTURE_H_
@@ -50,7 +52,8 @@ class GpuTest : public ::testing::Test {
                                                    std::array<uint32_t, 3> local_size,
                                                    std::vector<uint32_t> spec = {});
 
-  std::unique_ptr<gpu::Instance> instance_;
+  gpu::Instance* instance_ = nullptr;  // shared, see above
+  int messages_at_start_ = 0;
   std::unique_ptr<gpu::Device> device_;
   std::unique_ptr<gpu::Allocator> allocator_;
   std::unique_ptr<gpu::PipelineCache> pipelines_;
