@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <set>
@@ -163,6 +164,22 @@ class Builder {
       default: s->log_level = LogLevel::kInfo; break;
     }
     s->log_format = c.log().format() == config::LogSettings::JSON ? LogFormat::kJson : LogFormat::kText;
+
+    // Traces.
+    const auto& t = c.trace();
+    if (t.has_directory()) {
+      if (t.directory().empty()) return source_.Error({{"trace"}, {"directory"}}, "must not be empty");
+      s->trace_directory = Resolve(base_dir_, t.directory());
+    } else {
+      const char* tmp = std::getenv("TMPDIR");
+      s->trace_directory =
+          (fs::path(tmp != nullptr && tmp[0] == '/' ? tmp : "/tmp") / "vkserve-traces").string();
+    }
+    RETURN_IF_ERROR(Range({{"trace"}, {"every_n"}}, t.has_every_n(), t.every_n(), 0, kMax,
+                           &s->trace_every_n));
+    RETURN_IF_ERROR(Range({{"trace"}, {"max_files"}}, t.has_max_files(), t.max_files(), 1, 1000000,
+                           &s->trace_max_files));
+    if (t.has_allow_request()) s->trace_allow_request = t.allow_request();
 
     int64_t exit_timeout = 30;
     RETURN_IF_ERROR(Range({{"exit_timeout_seconds"}}, c.has_exit_timeout_seconds(),

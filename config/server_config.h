@@ -66,6 +66,12 @@ struct ServerSettings {
   LogLevel log_level = LogLevel::kInfo;
   LogFormat log_format = LogFormat::kText;
 
+  // Chrome traces of single requests (docs/observability.md).
+  std::string trace_directory;   // absolute
+  int64_t trace_every_n = 0;     // 0: only requests that ask
+  int64_t trace_max_files = 100;
+  bool trace_allow_request = true;
+
   // Graceful shutdown: how long in-flight requests may take after SIGTERM.
   absl::Duration exit_timeout = absl::Seconds(30);
 

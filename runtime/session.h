@@ -60,13 +60,16 @@ struct RunOutput {
 };
 
 // Where one run's time went, in nanoseconds.
+// upload + record + submit + wait + readback covers the whole Run() call
+// (total_ns) but for a few instructions between them; gpu_ns overlaps
+// submit and wait.
 struct RunTiming {
-  uint64_t upload_ns = 0;     // host input bytes into GPU-visible buffers
+  uint64_t upload_ns = 0;     // binding checks, host input bytes into GPU-visible buffers
   uint64_t record_ns = 0;     // command recording (0 when replayed)
   uint64_t submit_ns = 0;     // the vkQueueSubmit call
   uint64_t gpu_ns = 0;        // GPU execution, from timestamp queries
   uint64_t wait_ns = 0;       // host blocked waiting for completion
-  uint64_t readback_ns = 0;   // GPU output bytes to host memory
+  uint64_t readback_ns = 0;   // timestamp results and GPU output bytes to host memory
   uint64_t total_ns = 0;      // the whole Run() call
   bool replayed = false;      // used an existing recording
   uint64_t bytes_uploaded = 0;

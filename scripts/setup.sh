@@ -13,6 +13,7 @@ PACKAGES=(
   libonnx-dev libsystemd-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-grpcio python3-numpy python3-onnx python3-protobuf
+  prometheus
 
 )
 

@@ -11,6 +11,9 @@
 #include "absl/time/clock.h"
 #include "server/grpc_service.h"
 #include "server/infer_request.h"
+#include "server/logging.h"
+#include "server/metrics.h"
+#include "server/request_tracer.h"
 #include "spdlog/spdlog.h"
 
 namespace vkserve {
@@ -134,6 +137,11 @@ void InferenceService::Infer(const ModelInferRequest* request, ModelInferRespons
                              absl::Time deadline, std::function<bool()> cancelled,
                              std::function<void(absl::Status)> done) {
   const absl::Time start = absl::Now();
+  // Log lines about this request name it: the client's id, else a sequence.
+  std::string log_id = request->id().empty()
+                           ? absl::StrCat("#", ctx_->request_sequence.fetch_add(1) + 1)
+                           : request->id();
+  ScopedRequestId scoped_id(log_id);
   if (!ctx_->accepting.load()) {
     done(absl::UnavailableError("the server is shutting down"));
     return;
@@ -150,23 +158,32 @@ void InferenceService::Infer(const ModelInferRequest* request, ModelInferRespons
   }
   if (IsHandleRequest(*request)) {
     absl::Status s = RunHandleRequest(*request, *ctx_->resident, response);
-    spdlog::debug("[{}] handle request: {}", request->id(), s.ToString());
+    spdlog::debug("handle request: {}", s.ToString());
     done(s);
     return;
   }
   auto model = ctx_->models->Get(request->model_name(), request->model_version());
   if (!model.ok()) {
+    spdlog::debug("{}", model.status().ToString());
     done(model.status());
     return;
   }
   std::shared_ptr<ServedModel> served = *std::move(model);
-  auto prepared_or = PrepareInfer(*request, *served, *ctx_->resident, *ctx_->shared_memory);
-  if (!prepared_or.ok()) {
-    served->RecordFailure(static_cast<uint64_t>(absl::ToInt64Nanoseconds(absl::Now() - start)));
-    spdlog::debug("[{}] model '{}': {}", request->id(), served->name(), prepared_or.status().ToString());
-    done(prepared_or.status());
-    return;
+  auto fail = [&](absl::Status status) {
+    served->RecordFailure(static_cast<uint64_t>(absl::ToInt64Nanoseconds(absl::Now() - start)),
+                          OutcomeOf(status));
+    spdlog::debug("model '{}' v{}: {}", served->name(), served->version(), status.ToString());
+    done(std::move(status));
+  };
+  auto trace_requested = TraceRequested(*request);
+  if (!trace_requested.ok()) return fail(trace_requested.status());
+  if (*trace_requested && !ctx_->settings.trace_allow_request) {
+    return fail(absl::InvalidArgumentError(absl::StrCat(
+        "request: parameter '", kTraceParam, "' is refused: the server config sets "
+        "trace.allow_request to false")));
   }
+  auto prepared_or = PrepareInfer(*request, *served, *ctx_->resident, *ctx_->shared_memory);
+  if (!prepared_or.ok()) return fail(prepared_or.status());
   std::shared_ptr<PreparedInfer> prepared = *std::move(prepared_or);
   // The model's queue timeout, replaced by the request's "timeout" when the
   // model has none or allows overriding it (Triton's rule).
@@ -178,24 +195,55 @@ void InferenceService::Infer(const ModelInferRequest* request, ModelInferRespons
   }
   if (queue_timeout) deadline = std::min(deadline, start + *queue_timeout);
   RunRequest run = std::move(prepared->run);
+  run.profile = ctx_->tracer->ShouldTrace(*trace_requested);
+  const absl::Time prepared_at = absl::Now();
   served->pool().Submit(
       std::move(run), deadline, std::move(cancelled),
-      [this, request, response, served, prepared, start, done = std::move(done)](
-          absl::StatusOr<RunResult> result, uint64_t queue_ns) {
+      [this, request, response, served, prepared, start, prepared_at, log_id = std::move(log_id),
+       done = std::move(done)](absl::StatusOr<RunResult> result, uint64_t queue_ns) {
+        ScopedRequestId scoped_id(log_id);
         absl::Status status = result.status();
+        const absl::Time respond_start = absl::Now();
         if (status.ok()) {
           status = FillInferResponse(*request, *prepared, *result, *served, *ctx_->resident, response);
         }
-        const uint64_t request_ns = static_cast<uint64_t>(absl::ToInt64Nanoseconds(absl::Now() - start));
+        const absl::Time end = absl::Now();
+        const uint64_t request_ns = static_cast<uint64_t>(absl::ToInt64Nanoseconds(end - start));
+        if (status.ok() && !result->trace.empty()) {
+          RequestSpans spans;
+          spans.prepare_ns = static_cast<uint64_t>(absl::ToInt64Nanoseconds(prepared_at - start));
+          spans.queue_ns = queue_ns;
+          spans.respond_ns = static_cast<uint64_t>(absl::ToInt64Nanoseconds(end - respond_start));
+          spans.request_ns = request_ns;
+          auto path = ctx_->tracer->Write(
+              served->name(), served->version(),
+              RequestTracer::Assemble(spans, result->timing.total_ns, result->trace));
+          if (path.ok()) {
+            (*response->mutable_parameters())[kTracePathParam].set_string_param(*path);
+            spdlog::info("trace written to {}", *path);
+          } else {
+            // The inference succeeded; losing its trace is not the client's error.
+            spdlog::warn("trace not written: {}", path.status().ToString());
+          }
+        }
         if (status.ok()) {
           served->RecordSuccess(request_ns, queue_ns, result->timing, prepared->batch_size);
         } else {
-          served->RecordFailure(request_ns);
+          served->RecordFailure(request_ns, OutcomeOf(status));
           status = absl::Status(status.code(), absl::StrCat("model '", served->name(), "': ", status.message()));
         }
-        spdlog::debug("[{}] model '{}' v{}: {} in {} us (queue {} us)", request->id(), served->name(),
-                      served->version(), status.ok() ? "OK" : status.ToString(), request_ns / 1000,
-                      queue_ns / 1000);
+        if (status.ok()) {
+          const RunTiming& t = result->timing;
+          spdlog::debug("model '{}' v{}: OK in {} us (queue {}, upload {}, record {}, submit {}, gpu {}, "
+                        "wait {}, readback {} us)",
+                        served->name(), served->version(), request_ns / 1000, queue_ns / 1000,
+                        t.upload_ns / 1000, t.record_ns / 1000, t.submit_ns / 1000, t.gpu_ns / 1000,
+                        t.wait_ns / 1000, t.readback_ns / 1000);
+        } else if (OutcomeOf(status) == RequestOutcome::kInternal) {
+          spdlog::error("{} (after {} us)", status.ToString(), request_ns / 1000);
+        } else {
+          spdlog::debug("{} (after {} us)", status.ToString(), request_ns / 1000);
+        }
         done(status);
       });
 }

@@ -37,6 +37,7 @@
 #include "proto/grpc_service.grpc.pb.h"
 #include "proto/health.grpc.pb.h"
 #include "server/model_manager.h"
+#include "server/request_tracer.h"
 #include "server/resident_registry.h"
 #include "server/shared_memory.h"
 
@@ -51,6 +52,9 @@ struct ServiceContext {
   ModelManager* models = nullptr;
   ResidentRegistry* resident = nullptr;
   SharedMemoryManager* shared_memory = nullptr;
+  RequestTracer* tracer = nullptr;
+  // Numbers requests without a client id, for log lines.
+  std::atomic<uint64_t> request_sequence{0};
   // False before start-up finishes and once shutdown begins.
   std::atomic<bool> accepting{false};
 

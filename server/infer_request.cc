@@ -373,7 +373,7 @@ absl::Status FillInferResponse(const ModelInferRequest& request, const PreparedI
     std::string* raw = response->add_raw_output_contents();
     if (want.resident) {
       if (!out.device) return fail(absl::InternalError(absl::StrCat("output '", out.name, "' was not kept on the GPU")));
-      auto handle = resident.Add(out.device, model.name());
+      auto handle = resident.Add(out.device, model.name(), model.version());
       if (!handle.ok()) {
         return fail(absl::Status(handle.status().code(),
                                  absl::StrCat("output '", out.name, "': ", handle.status().message())));
@@ -395,6 +395,19 @@ absl::Status FillInferResponse(const ModelInferRequest& request, const PreparedI
     }
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<bool> TraceRequested(const ModelInferRequest& request) {
+  auto it = request.parameters().find(kTraceParam);
+  if (it == request.parameters().end()) return false;
+  const InferParameter& p = it->second;
+  if (p.parameter_choice_case() == InferParameter::kBoolParam) return p.bool_param();
+  if (p.parameter_choice_case() == InferParameter::kStringParam &&
+      (p.string_param() == "true" || p.string_param() == "false")) {
+    return p.string_param() == "true";
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("request: parameter '", kTraceParam, "' must be a bool (or \"true\"/\"false\")"));
 }
 
 bool IsHandleRequest(const ModelInferRequest& request) {

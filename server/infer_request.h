@@ -23,6 +23,9 @@
 //       with vkserve_release = true the handle is released after the read.
 //   request parameter vkserve_release_handle = "<h1>[,<h2>...]" releases
 //       handles (no model runs).
+//   request parameter vkserve_trace = true (or "true")   writes a Chrome
+//       trace of the request; the response parameter vkserve_trace_path
+//       names the file (docs/observability.md).
 //
 // Stateless functions; thread-safe given thread-safe arguments.
 #ifndef VKSERVE_SERVER_INFER_REQUEST_H_
@@ -50,6 +53,8 @@ inline constexpr char kReadHandleParam[] = "vkserve_read_handle";
 inline constexpr char kReleaseParam[] = "vkserve_release";
 inline constexpr char kReleaseHandleParam[] = "vkserve_release_handle";
 inline constexpr char kTimeoutParam[] = "timeout";  // microseconds
+inline constexpr char kTraceParam[] = "vkserve_trace";  // request: bool
+inline constexpr char kTracePathParam[] = "vkserve_trace_path";  // response: string
 
 // A request checked and bound, ready for SessionPool::Submit. Owns the bytes
 // converted from typed contents and keeps shared-memory ranges mapped; the
@@ -82,6 +87,10 @@ absl::Status FillInferResponse(const inference::ModelInferRequest& request,
                                const PreparedInfer& prepared, RunResult& result,
                                const ServedModel& model, ResidentRegistry& resident,
                                inference::ModelInferResponse* response);
+
+// The request's vkserve_trace parameter: false when absent; INVALID_ARGUMENT
+// when it is neither a bool nor "true"/"false".
+absl::StatusOr<bool> TraceRequested(const inference::ModelInferRequest& request);
 
 // True when `request` is a handle operation (vkserve_read_handle or
 // vkserve_release_handle) rather than an inference.

@@ -13,12 +13,23 @@
 namespace vkserve {
 
 ServedModel::ServedModel(std::string name, int64_t version, ModelSettings settings,
-                         std::shared_ptr<const Model> model, std::unique_ptr<SessionPool> pool)
+                         std::shared_ptr<const Model> model, std::unique_ptr<SessionPool> pool,
+                         std::shared_ptr<ModelMetrics> metrics)
     : name_(std::move(name)),
       version_(version),
       settings_(std::move(settings)),
       model_(std::move(model)),
-      pool_(std::move(pool)) {}
+      pool_(std::move(pool)),
+      metrics_(std::move(metrics)) {
+  auto report = model_->Inspect();
+  if (report.ok()) {
+    gpu_nodes_ = report->gpu_nodes;
+    cpu_nodes_ = report->cpu_nodes;
+  } else {
+    // The plan at default shapes was made at load; failing now is a bug.
+    gpu_nodes_ = static_cast<int>(model_->graph().nodes.size());
+  }
+}
 
 void ServedModel::RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const RunTiming& timing,
                                 int64_t batch_size) {
@@ -36,12 +47,16 @@ void ServedModel::RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const Ru
   stats_.inference_count += static_cast<uint64_t>(std::max<int64_t>(batch_size, 1));
   ++stats_.execution_count;
   stats_.last_inference_ms = static_cast<uint64_t>(absl::ToUnixMillis(absl::Now()));
+  if (metrics_ != nullptr) metrics_->RecordSuccess(request_ns, queue_ns, timing, batch_size);
 }
 
-void ServedModel::RecordFailure(uint64_t request_ns) {
-  absl::MutexLock lock(&mutex_);
-  ++stats_.fail_count;
-  stats_.fail_ns += request_ns;
+void ServedModel::RecordFailure(uint64_t request_ns, RequestOutcome outcome) {
+  {
+    absl::MutexLock lock(&mutex_);
+    ++stats_.fail_count;
+    stats_.fail_ns += request_ns;
+  }
+  if (metrics_ != nullptr) metrics_->RecordFailure(outcome);
 }
 
 ModelStatsSnapshot ServedModel::stats() const {
@@ -49,8 +64,8 @@ ModelStatsSnapshot ServedModel::stats() const {
   return stats_;
 }
 
-ModelManager::ModelManager(const GpuContext& gpu, const ServerSettings& settings)
-    : gpu_(gpu), settings_(settings) {}
+ModelManager::ModelManager(const GpuContext& gpu, const ServerSettings& settings, Metrics* metrics)
+    : gpu_(gpu), settings_(settings), metrics_(metrics) {}
 
 ModelManager::~ModelManager() { UnloadAll(); }
 
@@ -121,8 +136,11 @@ absl::StatusOr<std::map<int64_t, std::shared_ptr<ServedModel>>> ModelManager::Lo
     pool_options.sessions = std::max(1, settings->sessions);
     pool_options.max_queue = static_cast<int>(std::clamp<int64_t>(settings->max_queue_size, 0, 1 << 30));
     ASSIGN_OR_RETURN(auto pool, SessionPool::Create(*model, pool_options));
+    std::shared_ptr<ModelMetrics> metrics;
+    if (metrics_ != nullptr) metrics = metrics_->ForModel(repo_model.name, v);
     versions[v] = std::make_shared<ServedModel>(repo_model.name, v, *std::move(settings),
-                                                *std::move(model), std::move(pool));
+                                                *std::move(model), std::move(pool),
+                                                std::move(metrics));
   }
   return versions;
 }
@@ -322,6 +340,26 @@ bool ModelManager::AllReady() const {
     if (entry.state == State::kLoading || entry.state == State::kUnavailable) return false;
   }
   return true;
+}
+
+std::vector<DeviceGaugeSample> ModelManager::DeviceMemory() const {
+  auto sample = [](const GpuContext& gpu) {
+    DeviceGaugeSample d;
+    d.device = gpu.device->info().name;
+    d.bytes_by_kind = gpu.allocator->stats().bytes_by_kind;
+    return d;
+  };
+  std::vector<DeviceGaugeSample> out{sample(gpu_)};
+  absl::MutexLock lock(&devices_mutex_);
+  for (const auto& [selector, runtime] : other_devices_) {
+    if (runtime == nullptr) continue;
+    out.push_back(sample(runtime->context()));
+    // Two GPUs of one model share a name; the label must still be unique.
+    int same = 0;
+    for (size_t i = 0; i + 1 < out.size(); ++i) same += out[i].device.rfind(out.back().device, 0) == 0;
+    if (same > 0) out.back().device += absl::StrCat(" #", same + 1);
+  }
+  return out;
 }
 
 }  // namespace vkserve

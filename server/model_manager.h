@@ -17,7 +17,8 @@
 // answered) before the GPU objects go. Requests in flight hold a
 // shared_ptr<ServedModel>, so an unload never frees what a request uses.
 //
-// ServedModel also keeps the Triton-style statistics of its version.
+// ServedModel also keeps the Triton-style statistics of its version and
+// records the same figures into its Prometheus ModelMetrics.
 //
 // Thread-safe.
 #ifndef VKSERVE_SERVER_MODEL_MANAGER_H_
@@ -36,6 +37,7 @@
 #include "config/server_config.h"
 #include "runtime/gpu_runtime.h"
 #include "runtime/model.h"
+#include "server/metrics.h"
 #include "server/session_pool.h"
 
 namespace vkserve {
@@ -56,8 +58,10 @@ struct ModelStatsSnapshot {
 // One loaded version of a model. Thread-safe.
 class ServedModel {
  public:
+  // `metrics` may be null (no Prometheus figures).
   ServedModel(std::string name, int64_t version, ModelSettings settings,
-              std::shared_ptr<const Model> model, std::unique_ptr<SessionPool> pool);
+              std::shared_ptr<const Model> model, std::unique_ptr<SessionPool> pool,
+              std::shared_ptr<ModelMetrics> metrics);
 
   const std::string& name() const { return name_; }
   int64_t version() const { return version_; }
@@ -70,8 +74,14 @@ class ServedModel {
   void RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const RunTiming& timing,
                      int64_t batch_size);
   // A request that failed (anywhere after it named this model).
-  void RecordFailure(uint64_t request_ns);
+  void RecordFailure(uint64_t request_ns, RequestOutcome outcome);
   ModelStatsSnapshot stats() const;
+
+  // Nodes of the loaded graph (after fusion) by executing device. Every node
+  // has a GPU kernel or the load fails, so cpu_nodes() is 0; it is counted
+  // from the plan, not assumed.
+  int gpu_nodes() const { return gpu_nodes_; }
+  int cpu_nodes() const { return cpu_nodes_; }
 
  private:
   const std::string name_;
@@ -79,6 +89,9 @@ class ServedModel {
   const ModelSettings settings_;
   const std::shared_ptr<const Model> model_;
   const std::unique_ptr<SessionPool> pool_;
+  const std::shared_ptr<ModelMetrics> metrics_;
+  int gpu_nodes_ = 0;
+  int cpu_nodes_ = 0;
   mutable absl::Mutex mutex_;
   ModelStatsSnapshot stats_ ABSL_GUARDED_BY(mutex_);
 };
@@ -93,8 +106,8 @@ struct ModelIndexEntry {
 
 class ModelManager {
  public:
-  // `gpu` must outlive the manager.
-  ModelManager(const GpuContext& gpu, const ServerSettings& settings);
+  // `gpu` and `metrics` (may be null) must outlive the manager.
+  ModelManager(const GpuContext& gpu, const ServerSettings& settings, Metrics* metrics = nullptr);
   ~ModelManager();  // unloads everything (draining)
 
   // Start-up: scans the repository and loads every model (model_control
@@ -133,6 +146,10 @@ class ModelManager {
   // True when every model the server was asked to load is READY.
   bool AllReady() const;
 
+  // Every device models run on (the server's, then those of device
+  // selectors), with live memory by kind.
+  std::vector<DeviceGaugeSample> DeviceMemory() const;
+
  private:
   enum class State { kLoading, kReady, kUnloading, kUnavailable };
   struct Entry {
@@ -154,6 +171,7 @@ class ModelManager {
   mutable std::map<std::string, std::unique_ptr<GpuRuntime>> other_devices_
       ABSL_GUARDED_BY(devices_mutex_);
   const ServerSettings settings_;
+  Metrics* const metrics_;
   absl::Mutex load_mutex_;  // serializes Load/Unload (held while loading, not for lookups)
   mutable absl::Mutex mutex_;
   std::map<std::string, Entry> models_ ABSL_GUARDED_BY(mutex_);

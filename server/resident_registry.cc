@@ -37,7 +37,7 @@ size_t ResidentRegistry::ExpireLocked(absl::Time now) {
 }
 
 absl::StatusOr<std::string> ResidentRegistry::Add(std::shared_ptr<DeviceTensor> tensor,
-                                                  const std::string& model) {
+                                                  const std::string& model, int64_t version) {
   absl::MutexLock lock(&mutex_);
   const uint64_t size = tensor->byte_size();
   if (entries_.size() + 1 > limits_.max_count || bytes_ + size > limits_.max_bytes) {
@@ -52,7 +52,7 @@ absl::StatusOr<std::string> ResidentRegistry::Add(std::shared_ptr<DeviceTensor> 
   }
   std::string handle = NewHandle();
   bytes_ += size;
-  entries_[handle] = {std::move(tensor), model, absl::Now()};
+  entries_[handle] = {std::move(tensor), model, version, absl::Now()};
   return handle;
 }
 
@@ -86,6 +86,17 @@ size_t ResidentRegistry::ExpireIdle(absl::Time now) {
 ResidentStats ResidentRegistry::stats() const {
   absl::MutexLock lock(&mutex_);
   return {entries_.size(), bytes_, expired_total_};
+}
+
+std::map<std::pair<std::string, int64_t>, ResidentStats> ResidentRegistry::StatsByModel() const {
+  absl::MutexLock lock(&mutex_);
+  std::map<std::pair<std::string, int64_t>, ResidentStats> out;
+  for (const auto& [handle, e] : entries_) {
+    ResidentStats& s = out[{e.model, e.version}];
+    ++s.count;
+    s.bytes += e.tensor->byte_size();
+  }
+  return out;
 }
 
 }  // namespace vkserve

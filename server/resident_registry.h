@@ -43,7 +43,10 @@ class ResidentRegistry {
   // Registers `tensor` and returns its handle. Idle handles past their expiry
   // are reclaimed first; RESOURCE_EXHAUSTED if the limits still do not allow
   // it (the tensor is then released).
-  absl::StatusOr<std::string> Add(std::shared_ptr<DeviceTensor> tensor, const std::string& model);
+  // `model` and `version` name the model version that produced it (for
+  // StatsByModel).
+  absl::StatusOr<std::string> Add(std::shared_ptr<DeviceTensor> tensor, const std::string& model,
+                                  int64_t version = 0);
 
   // The tensor behind `handle`; refreshes its idle timer. NOT_FOUND for an
   // unknown, released or expired handle.
@@ -56,11 +59,14 @@ class ResidentRegistry {
   size_t ExpireIdle(absl::Time now);
 
   ResidentStats stats() const;
+  // Count and bytes held per producing (model, version); expired_total is 0.
+  std::map<std::pair<std::string, int64_t>, ResidentStats> StatsByModel() const;
 
  private:
   struct Entry {
     std::shared_ptr<DeviceTensor> tensor;
     std::string model;
+    int64_t version = 0;
     absl::Time last_used;
   };
   std::string NewHandle() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);

@@ -14,23 +14,12 @@
 
 #include "absl/strings/numbers.h"
 #include "server/command.h"
+#include "server/logging.h"
 #include "server/server.h"
 #include "spdlog/spdlog.h"
 
 namespace vkserve {
 namespace {
-
-spdlog::level::level_enum ToSpdlog(LogLevel level) {
-  switch (level) {
-    case LogLevel::kTrace: return spdlog::level::trace;
-    case LogLevel::kDebug: return spdlog::level::debug;
-    case LogLevel::kInfo: return spdlog::level::info;
-    case LogLevel::kWarning: return spdlog::level::warn;
-    case LogLevel::kError: return spdlog::level::err;
-    case LogLevel::kOff: return spdlog::level::off;
-  }
-  return spdlog::level::info;
-}
 
 int ServeUsage() {
   std::fprintf(stderr,
@@ -80,7 +69,7 @@ int RunServeCommand(const std::vector<std::string>& args) {
   if (!repository.empty()) settings->repository_path = std::filesystem::absolute(repository).string();
   if (grpc_port >= 0) settings->grpc_port = grpc_port;
   if (metrics_port >= 0) settings->metrics_port = metrics_port;
-  spdlog::set_level(ToSpdlog(settings->log_level));
+  ConfigureLogging(settings->log_level, settings->log_format);
   spdlog::info("config: {}", settings->source);
 
   // Block the signals before any thread starts so every thread inherits it.
@@ -96,6 +85,9 @@ int RunServeCommand(const std::vector<std::string>& args) {
     return 1;
   }
   std::printf("vkserve listening on %s\n", (*server)->address().c_str());
+  if ((*server)->metrics_port() != 0) {
+    std::printf("metrics at http://%s/metrics\n", (*server)->metrics_address().c_str());
+  }
   std::fflush(stdout);
   int sig = 0;
   sigwait(&signals, &sig);

@@ -27,12 +27,21 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
   limits.idle_expiry = settings.resident_output_idle_expiry;
   server->resident_ = std::make_unique<ResidentRegistry>(limits);
   server->shared_memory_ = std::make_unique<SharedMemoryManager>(settings.allow_shared_memory);
-  server->models_ = std::make_unique<ModelManager>(server->runtime_->context(), settings);
+  server->metrics_ = std::make_unique<Metrics>(kServerVersion, server->runtime_->device().info().name,
+                                               [s = server.get()] { return s->SampleGauges(); });
+  RequestTracerOptions trace_options;
+  trace_options.directory = settings.trace_directory;
+  trace_options.every_n = settings.trace_every_n;
+  trace_options.max_files = settings.trace_max_files;
+  server->tracer_ = std::make_unique<RequestTracer>(trace_options);
+  server->models_ = std::make_unique<ModelManager>(server->runtime_->context(), settings,
+                                                   server->metrics_.get());
   RETURN_IF_ERROR(server->models_->LoadStartupModels());
 
   server->context_.models = server->models_.get();
   server->context_.resident = server->resident_.get();
   server->context_.shared_memory = server->shared_memory_.get();
+  server->context_.tracer = server->tracer_.get();
   server->inference_ = std::make_unique<InferenceService>(&server->context_);
   server->health_ = std::make_unique<HealthService>(&server->context_);
 
@@ -52,6 +61,10 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
   if (server->grpc_ == nullptr || server->port_ == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", settings.GrpcListenAddress()));
   }
+  if (settings.metrics_enabled) {
+    RETURN_IF_ERROR(server->metrics_->Serve(settings.MetricsListenAddress()));
+    spdlog::info("metrics at http://{}/metrics", server->metrics_address());
+  }
   server->context_.accepting.store(true);
   server->expiry_thread_ = std::thread([s = server.get()] { s->ExpiryLoop(); });
   spdlog::info("vkserve {} listening on {} (gRPC), repository {}", kServerVersion, server->address(),
@@ -65,6 +78,39 @@ std::string Server::address() const {
   const std::string& host = context_.settings.grpc_address;
   if (host.find(':') != std::string::npos) return absl::StrCat("[", host, "]:", port_);
   return absl::StrCat(host, ":", port_);
+}
+
+std::string Server::metrics_address() const {
+  const std::string& host = context_.settings.metrics_address;
+  const int port = metrics_->port();
+  if (host.find(':') != std::string::npos) return absl::StrCat("[", host, "]:", port);
+  return absl::StrCat(host, ":", port);
+}
+
+GaugeSample Server::SampleGauges() const {
+  GaugeSample sample;
+  // Start-up and shutdown: the endpoint serves only between the two, but a
+  // scrape racing them must not touch what is not there.
+  if (models_ == nullptr || resident_ == nullptr) return sample;
+  const auto resident = resident_->StatsByModel();
+  for (const std::shared_ptr<ServedModel>& m : models_->List()) {
+    ModelGaugeSample g;
+    g.model = m->name();
+    g.version = absl::StrCat(m->version());
+    const SessionPoolStats pool = m->pool().stats();
+    g.sessions = pool.sessions;
+    g.sessions_busy = pool.busy_sessions;
+    g.queue_depth = pool.queued_now;
+    if (auto it = resident.find({m->name(), m->version()}); it != resident.end()) {
+      g.resident_outputs = it->second.count;
+      g.resident_output_bytes = it->second.bytes;
+    }
+    g.gpu_nodes = static_cast<uint64_t>(m->gpu_nodes());
+    g.cpu_nodes = static_cast<uint64_t>(m->cpu_nodes());
+    sample.models.push_back(std::move(g));
+  }
+  sample.devices = models_->DeviceMemory();
+  return sample;
 }
 
 void Server::ExpiryLoop() {
@@ -95,6 +141,8 @@ void Server::Shutdown() {
   if (models_ != nullptr) models_->UnloadAll();
   if (grpc_ != nullptr) grpc_->Wait();
   if (expiry_thread_.joinable()) expiry_thread_.join();
+  // Last: the figures of a draining server are still scraped.
+  if (metrics_ != nullptr) metrics_->StopServing();
   spdlog::info("shut down");
 }
 

@@ -3,7 +3,8 @@
 //
 // Server: the running daemon. Owns the GPU runtime, the loaded models, the
 // GPU-resident output registry (with a thread that expires idle handles),
-// the shared-memory regions and the gRPC server with its two services.
+// the shared-memory regions, the Prometheus metrics and their endpoint, the
+// request tracer and the gRPC server with its two services.
 //
 // Shutdown() (also run by the destructor) stops accepting inferences (new
 // ones get UNAVAILABLE), lets gRPC finish every call in flight for up to
@@ -24,7 +25,9 @@
 #include "grpcpp/grpcpp.h"
 #include "runtime/gpu_runtime.h"
 #include "server/grpc_service.h"
+#include "server/metrics.h"
 #include "server/model_manager.h"
+#include "server/request_tracer.h"
 #include "server/resident_registry.h"
 #include "server/shared_memory.h"
 
@@ -42,18 +45,28 @@ class Server {
   void Shutdown();
 
   int port() const { return port_; }
+  // The metrics endpoint's port; 0 when metrics are disabled.
+  int metrics_port() const { return metrics_->port(); }
   // "127.0.0.1:8001" with the real port.
   std::string address() const;
+  // The same for the metrics endpoint.
+  std::string metrics_address() const;
 
   ModelManager& models() { return *models_; }
   ResidentRegistry& resident() { return *resident_; }
   SharedMemoryManager& shared_memory() { return *shared_memory_; }
+  Metrics& metrics() { return *metrics_; }
 
  private:
   explicit Server(const ServerSettings& settings);
   void ExpiryLoop();
+  // The gauges' values now (called by the metrics endpoint on a scrape).
+  GaugeSample SampleGauges() const;
 
   std::unique_ptr<GpuRuntime> runtime_;
+  // Declared before the models: a ModelMetrics must not outlive it.
+  std::unique_ptr<Metrics> metrics_;
+  std::unique_ptr<RequestTracer> tracer_;
   std::unique_ptr<ModelManager> models_;
   std::unique_ptr<ResidentRegistry> resident_;
   std::unique_ptr<SharedMemoryManager> shared_memory_;

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Every Prometheus family vkserve exports is defined in this file.
+#include "server/metrics.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+
+#include "absl/strings/str_cat.h"
+#include "prometheus/collectable.h"
+#include "prometheus/counter.h"
+#include "prometheus/exposer.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
+#include "prometheus/metric_family.h"
+#include "prometheus/registry.h"
+#include "prometheus/text_serializer.h"
+
+namespace vkserve {
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+
+// 10 µs .. 10 s in 1-2.5-5 steps: fine enough for a 50 µs replayed run on an
+// H100 and for a multi-second model on lavapipe.
+const prometheus::Histogram::BucketBoundaries& DurationBuckets() {
+  static const auto* buckets = new prometheus::Histogram::BucketBoundaries{
+      10e-6, 25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3,
+      25e-3, 50e-3, 100e-3, 250e-3, 500e-3, 1.0,  2.5,  5.0,    10.0};
+  return *buckets;
+}
+
+double Seconds(uint64_t ns) { return static_cast<double>(ns) * 1e-9; }
+
+ClientMetric GaugeValue(std::vector<ClientMetric::Label> labels, double value) {
+  ClientMetric m;
+  m.label = std::move(labels);
+  m.gauge.value = value;
+  return m;
+}
+
+MetricFamily GaugeFamily(const char* name, const char* help) {
+  MetricFamily f;
+  f.name = name;
+  f.help = help;
+  f.type = MetricType::Gauge;
+  return f;
+}
+
+}  // namespace
+
+std::string_view RequestOutcomeName(RequestOutcome outcome) {
+  switch (outcome) {
+    case RequestOutcome::kSuccess: return "success";
+    case RequestOutcome::kInvalidInput: return "invalid_input";
+    case RequestOutcome::kTimeout: return "timeout";
+    case RequestOutcome::kQueueFull: return "queue_full";
+    case RequestOutcome::kCancelled: return "cancelled";
+    case RequestOutcome::kUnavailable: return "unavailable";
+    case RequestOutcome::kInternal: return "internal";
+  }
+  return "internal";
+}
+
+RequestOutcome OutcomeOf(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kOk: return RequestOutcome::kSuccess;
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kNotFound:            // an unknown handle or shm region
+    case absl::StatusCode::kFailedPrecondition:  // a released GPU-resident input
+    case absl::StatusCode::kOutOfRange:
+    case absl::StatusCode::kUnimplemented:
+      return RequestOutcome::kInvalidInput;
+    case absl::StatusCode::kDeadlineExceeded: return RequestOutcome::kTimeout;
+    case absl::StatusCode::kResourceExhausted: return RequestOutcome::kQueueFull;
+    case absl::StatusCode::kCancelled: return RequestOutcome::kCancelled;
+    case absl::StatusCode::kUnavailable: return RequestOutcome::kUnavailable;
+    default: return RequestOutcome::kInternal;
+  }
+}
+
+std::string_view PhaseName(Phase phase) {
+  switch (phase) {
+    case Phase::kQueue: return "queue";
+    case Phase::kUpload: return "upload";
+    case Phase::kRecord: return "record";
+    case Phase::kSubmit: return "submit";
+    case Phase::kGpu: return "gpu";
+    case Phase::kWait: return "wait";
+    case Phase::kReadback: return "readback";
+  }
+  return "unknown";
+}
+
+// ---------------------------------------------------------------------------
+// The event families.
+
+struct Metrics::Families {
+  explicit Families(prometheus::Registry& r)
+      : request(prometheus::BuildHistogram()
+                    .Name("vkserve_request_duration_seconds")
+                    .Help("Successful inferences: from receiving the request to the response being "
+                          "ready.")
+                    .Register(r)),
+        phase(prometheus::BuildHistogram()
+                  .Name("vkserve_phase_duration_seconds")
+                  .Help("Successful inferences by phase: queue (waiting for a session), upload "
+                        "(inputs to GPU memory), record (command recording, 0 when replayed), submit "
+                        "(vkQueueSubmit), gpu (GPU execution, timestamp queries), wait (host waiting "
+                        "for completion), readback (outputs to host memory).")
+                  .Register(r)),
+        requests(prometheus::BuildCounter()
+                     .Name("vkserve_requests_total")
+                     .Help("Inference requests by outcome.")
+                     .Register(r)),
+        inferences(prometheus::BuildCounter()
+                       .Name("vkserve_inferences_total")
+                       .Help("Inferences run; a batch of n counts n.")
+                       .Register(r)),
+        executions(prometheus::BuildCounter()
+                       .Name("vkserve_executions_total")
+                       .Help("Model executions; a batch counts 1.")
+                       .Register(r)),
+        bytes(prometheus::BuildCounter()
+                  .Name("vkserve_transferred_bytes_total")
+                  .Help("Tensor bytes copied between host and GPU memory, by direction.")
+                  .Register(r)),
+        runs(prometheus::BuildCounter()
+                 .Name("vkserve_runs_total")
+                 .Help("Runs by whether they replayed a recorded command buffer or recorded one.")
+                 .Register(r)),
+        build(prometheus::BuildGauge()
+                  .Name("vkserve_build_info")
+                  .Help("Always 1: the server's version and Vulkan device.")
+                  .Register(r)) {}
+
+  prometheus::Family<prometheus::Histogram>& request;
+  prometheus::Family<prometheus::Histogram>& phase;
+  prometheus::Family<prometheus::Counter>& requests;
+  prometheus::Family<prometheus::Counter>& inferences;
+  prometheus::Family<prometheus::Counter>& executions;
+  prometheus::Family<prometheus::Counter>& bytes;
+  prometheus::Family<prometheus::Counter>& runs;
+  prometheus::Family<prometheus::Gauge>& build;
+};
+
+// ---------------------------------------------------------------------------
+// The sampled gauges: built fresh from the server's state at every scrape.
+
+class Metrics::SampledGauges final : public prometheus::Collectable {
+ public:
+  explicit SampledGauges(GaugeSampler sampler) : sampler_(std::move(sampler)) {}
+
+  std::vector<MetricFamily> Collect() const override {
+    if (!sampler_) return {};
+    const GaugeSample sample = sampler_();
+    MetricFamily sessions = GaugeFamily("vkserve_sessions", "Sessions in the model's pool.");
+    MetricFamily busy = GaugeFamily("vkserve_sessions_busy", "Sessions running a request now.");
+    MetricFamily queue = GaugeFamily("vkserve_queue_depth", "Requests waiting for a session.");
+    MetricFamily resident =
+        GaugeFamily("vkserve_resident_outputs", "GPU-resident outputs (handles) held.");
+    MetricFamily resident_bytes = GaugeFamily(
+        "vkserve_resident_output_bytes", "Bytes of GPU memory held by GPU-resident outputs.");
+    MetricFamily nodes = GaugeFamily(
+        "vkserve_model_nodes",
+        "Graph nodes (after fusion) by the device that executes them; cpu is always 0.");
+    MetricFamily memory =
+        GaugeFamily("vkserve_gpu_memory_bytes", "Live GPU memory by what it holds.");
+    for (const ModelGaugeSample& m : sample.models) {
+      const std::vector<ClientMetric::Label> labels{{"model", m.model}, {"version", m.version}};
+      sessions.metric.push_back(GaugeValue(labels, static_cast<double>(m.sessions)));
+      busy.metric.push_back(GaugeValue(labels, static_cast<double>(m.sessions_busy)));
+      queue.metric.push_back(GaugeValue(labels, static_cast<double>(m.queue_depth)));
+      resident.metric.push_back(GaugeValue(labels, static_cast<double>(m.resident_outputs)));
+      resident_bytes.metric.push_back(GaugeValue(labels, static_cast<double>(m.resident_output_bytes)));
+      auto with_device = [&](const char* device) {
+        auto l = labels;
+        l.push_back({"device", device});
+        return l;
+      };
+      nodes.metric.push_back(GaugeValue(with_device("gpu"), static_cast<double>(m.gpu_nodes)));
+      nodes.metric.push_back(GaugeValue(with_device("cpu"), static_cast<double>(m.cpu_nodes)));
+    }
+    for (const DeviceGaugeSample& d : sample.devices) {
+      for (int k = 0; k < gpu::kMemoryKindCount; ++k) {
+        const std::string kind(gpu::MemoryKindName(static_cast<gpu::MemoryKind>(k)));
+        memory.metric.push_back(
+            GaugeValue({{"device", d.device}, {"kind", kind}}, static_cast<double>(d.bytes_by_kind[k])));
+      }
+    }
+    std::vector<MetricFamily> out;
+    for (MetricFamily* f : {&sessions, &busy, &queue, &resident, &resident_bytes, &nodes, &memory}) {
+      if (!f->metric.empty()) out.push_back(std::move(*f));
+    }
+    return out;
+  }
+
+ private:
+  const GaugeSampler sampler_;
+};
+
+// ---------------------------------------------------------------------------
+
+ModelMetrics::~ModelMetrics() {
+  if (remove_) remove_();
+}
+
+void ModelMetrics::RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const RunTiming& timing,
+                                 int64_t batch_size) {
+  request_->Observe(Seconds(request_ns));
+  const std::array<uint64_t, kPhaseCount> ns{queue_ns,         timing.upload_ns, timing.record_ns,
+                                             timing.submit_ns, timing.gpu_ns,    timing.wait_ns,
+                                             timing.readback_ns};
+  for (int p = 0; p < kPhaseCount; ++p) phases_[p]->Observe(Seconds(ns[p]));
+  requests_[static_cast<int>(RequestOutcome::kSuccess)]->Increment();
+  inferences_->Increment(static_cast<double>(batch_size < 1 ? 1 : batch_size));
+  executions_->Increment();
+  bytes_to_gpu_->Increment(static_cast<double>(timing.bytes_uploaded));
+  bytes_to_host_->Increment(static_cast<double>(timing.bytes_read_back));
+  (timing.replayed ? runs_replayed_ : runs_recorded_)->Increment();
+}
+
+void ModelMetrics::RecordFailure(RequestOutcome outcome) {
+  requests_[static_cast<int>(outcome)]->Increment();
+}
+
+Metrics::Metrics(const std::string& server_version, const std::string& device,
+                 GaugeSampler sampler)
+    : registry_(std::make_shared<prometheus::Registry>()),
+      gauges_(std::make_shared<SampledGauges>(std::move(sampler))),
+      families_(std::make_unique<Families>(*registry_)) {
+  families_->build.Add({{"version", server_version}, {"device", device}}).Set(1);
+}
+
+Metrics::~Metrics() {
+  StopServing();
+  absl::MutexLock lock(&mutex_);
+  // Every ModelMetrics must be gone: their series point into our families.
+  for (const auto& [key, weak] : live_) {
+    if (!weak.expired()) {
+      std::fprintf(stderr, "Metrics destroyed while model '%s' v%lld still records into it\n",
+                   key.first.c_str(), static_cast<long long>(key.second));
+      std::abort();
+    }
+  }
+}
+
+absl::Status Metrics::Serve(const std::string& address) {
+  if (exposer_ != nullptr) return absl::FailedPreconditionError("metrics are already served");
+  // prometheus-cpp reports a failed bind by throwing; this is start-up, not
+  // the request path, and the exception ends here as a Status.
+  try {
+    exposer_ = std::make_unique<prometheus::Exposer>(address, /*num_threads=*/2);
+  } catch (const std::exception& e) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot serve metrics on ", address, ": ", e.what()));
+  }
+  exposer_->RegisterCollectable(registry_);
+  exposer_->RegisterCollectable(gauges_);
+  const std::vector<int> ports = exposer_->GetListeningPorts();
+  port_ = ports.empty() ? 0 : ports.front();
+  return absl::OkStatus();
+}
+
+void Metrics::StopServing() {
+  exposer_.reset();
+  port_ = 0;
+}
+
+int Metrics::port() const { return port_; }
+
+std::shared_ptr<ModelMetrics> Metrics::ForModel(const std::string& model, int64_t version) {
+  absl::MutexLock lock(&mutex_);
+  auto key = std::make_pair(model, version);
+  if (auto it = live_.find(key); it != live_.end()) {
+    if (auto alive = it->second.lock()) return alive;
+  }
+  const std::string v = absl::StrCat(version);
+  const prometheus::Labels labels{{"model", model}, {"version", v}};
+  auto with = [&](const char* name, std::string_view value) {
+    prometheus::Labels l = labels;
+    l.emplace(name, std::string(value));
+    return l;
+  };
+  Families& f = *families_;
+  auto m = std::shared_ptr<ModelMetrics>(new ModelMetrics());
+  m->request_ = &f.request.Add(labels, DurationBuckets());
+  for (int p = 0; p < kPhaseCount; ++p) {
+    m->phases_[p] = &f.phase.Add(with("phase", PhaseName(static_cast<Phase>(p))), DurationBuckets());
+  }
+  for (int o = 0; o < kRequestOutcomeCount; ++o) {
+    m->requests_[o] =
+        &f.requests.Add(with("outcome", RequestOutcomeName(static_cast<RequestOutcome>(o))));
+  }
+  m->inferences_ = &f.inferences.Add(labels);
+  m->executions_ = &f.executions.Add(labels);
+  m->bytes_to_gpu_ = &f.bytes.Add(with("direction", "host_to_gpu"));
+  m->bytes_to_host_ = &f.bytes.Add(with("direction", "gpu_to_host"));
+  m->runs_replayed_ = &f.runs.Add(with("command_buffer", "replayed"));
+  m->runs_recorded_ = &f.runs.Add(with("command_buffer", "recorded"));
+  m->remove_ = [this, key, raw = m.get()] {
+    absl::MutexLock lock(&mutex_);
+    // A newer ModelMetrics for the same version may have replaced this one
+    // in live_ only after this one expired; then the series are its own.
+    if (auto it = live_.find(key); it != live_.end()) {
+      if (!it->second.expired()) return;
+      live_.erase(it);
+    }
+    Families& fam = *families_;
+    fam.request.Remove(raw->request_);
+    for (auto* h : raw->phases_) fam.phase.Remove(h);
+    for (auto* c : raw->requests_) fam.requests.Remove(c);
+    fam.inferences.Remove(raw->inferences_);
+    fam.executions.Remove(raw->executions_);
+    fam.bytes.Remove(raw->bytes_to_gpu_);
+    fam.bytes.Remove(raw->bytes_to_host_);
+    fam.runs.Remove(raw->runs_replayed_);
+    fam.runs.Remove(raw->runs_recorded_);
+  };
+  live_[key] = m;
+  return m;
+}
+
+std::string Metrics::Render() const {
+  std::vector<MetricFamily> families = registry_->Collect();
+  std::vector<MetricFamily> sampled = gauges_->Collect();
+  families.insert(families.end(), std::make_move_iterator(sampled.begin()),
+                  std::make_move_iterator(sampled.end()));
+  return prometheus::TextSerializer().Serialize(families);
+}
+
+}  // namespace vkserve

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Metrics: vkserve's Prometheus metrics and the HTTP endpoint serving them.
+// Every family is defined in metrics.cc; docs/observability.md lists them.
+//
+// Two kinds of figures:
+//  - Events (histograms, counters) are recorded as requests finish, through
+//    the ModelMetrics of the model version that ran them.
+//  - Levels (gauges: sessions, queue depth, resident outputs, GPU memory,
+//    nodes by device) are sampled when Prometheus scrapes, through a
+//    GaugeSampler the server provides, so they are never stale.
+//
+// Thread-safe. A Metrics must outlive every ModelMetrics it hands out.
+#ifndef VKSERVE_SERVER_METRICS_H_
+#define VKSERVE_SERVER_METRICS_H_
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "gpu/buffer.h"
+#include "runtime/session.h"
+
+namespace prometheus {
+class Counter;
+class Exposer;
+class Histogram;
+class Registry;
+template <typename T>
+class Family;
+}  // namespace prometheus
+
+namespace vkserve {
+
+// How a request ended, the `outcome` label of vkserve_requests_total.
+enum class RequestOutcome : uint8_t {
+  kSuccess,
+  kInvalidInput,  // the request was malformed or did not fit the model
+  kTimeout,       // its deadline passed before it ran
+  kQueueFull,     // the model's queue was full
+  kCancelled,     // the client cancelled it before it ran
+  kUnavailable,   // the model was unloading or the server shutting down
+  kInternal,      // anything else: a server or GPU failure
+};
+inline constexpr int kRequestOutcomeCount = 7;
+std::string_view RequestOutcomeName(RequestOutcome outcome);
+
+// The outcome a failed request's status stands for (by status code).
+RequestOutcome OutcomeOf(const absl::Status& status);
+
+// The phases of vkserve_phase_duration_seconds, in RunTiming's terms.
+enum class Phase : uint8_t { kQueue, kUpload, kRecord, kSubmit, kGpu, kWait, kReadback };
+inline constexpr int kPhaseCount = 7;
+std::string_view PhaseName(Phase phase);
+
+// Gauge values of one model version at scrape time.
+struct ModelGaugeSample {
+  std::string model;
+  std::string version;
+  uint64_t sessions = 0;
+  uint64_t sessions_busy = 0;
+  uint64_t queue_depth = 0;
+  uint64_t resident_outputs = 0;
+  uint64_t resident_output_bytes = 0;
+  uint64_t gpu_nodes = 0;
+  uint64_t cpu_nodes = 0;
+};
+
+// Live device memory of one Vulkan device, by gpu::MemoryKind.
+struct DeviceGaugeSample {
+  std::string device;
+  std::array<uint64_t, gpu::kMemoryKindCount> bytes_by_kind{};
+};
+
+struct GaugeSample {
+  std::vector<ModelGaugeSample> models;
+  std::vector<DeviceGaugeSample> devices;
+};
+
+// Called on the scraping thread; must be thread-safe and quick.
+using GaugeSampler = std::function<GaugeSample()>;
+
+// The event metrics of one model version. Thread-safe; obtained from
+// Metrics::ForModel, and its series leave the exposition when the last
+// reference goes (the model version was unloaded).
+class ModelMetrics {
+ public:
+  ~ModelMetrics();
+  ModelMetrics(const ModelMetrics&) = delete;
+  ModelMetrics& operator=(const ModelMetrics&) = delete;
+
+  // A successful inference: its end-to-end time, queue wait, the run's
+  // phases and bytes, and its batch size (>= 1).
+  void RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const RunTiming& timing,
+                     int64_t batch_size);
+  // A failed request. REQUIRES: outcome != kSuccess.
+  void RecordFailure(RequestOutcome outcome);
+
+ private:
+  friend class Metrics;
+  ModelMetrics() = default;
+
+  std::function<void()> remove_;  // takes the series out of their families
+  prometheus::Histogram* request_ = nullptr;
+  std::array<prometheus::Histogram*, kPhaseCount> phases_{};
+  std::array<prometheus::Counter*, kRequestOutcomeCount> requests_{};
+  prometheus::Counter* inferences_ = nullptr;
+  prometheus::Counter* executions_ = nullptr;
+  prometheus::Counter* bytes_to_gpu_ = nullptr;
+  prometheus::Counter* bytes_to_host_ = nullptr;
+  prometheus::Counter* runs_replayed_ = nullptr;
+  prometheus::Counter* runs_recorded_ = nullptr;
+};
+
+class Metrics {
+ public:
+  // `server_version` and `device` label vkserve_build_info. `sampler` (may
+  // be empty: no per-model gauges) is called at every scrape.
+  Metrics(const std::string& server_version, const std::string& device, GaugeSampler sampler);
+  ~Metrics();
+  Metrics(const Metrics&) = delete;
+  Metrics& operator=(const Metrics&) = delete;
+
+  // Starts serving GET /metrics on `address` ("127.0.0.1:8002"; port 0 picks
+  // a free one, see port()). UNAVAILABLE naming the address when it cannot
+  // listen. Call at most once.
+  absl::Status Serve(const std::string& address);
+  // Stops serving (idempotent); the figures stay readable through Render().
+  void StopServing();
+  // The listening port, 0 when not serving.
+  int port() const;
+
+  // The event metrics of `model` version `version`, shared by every caller
+  // asking for the same version while one is alive.
+  std::shared_ptr<ModelMetrics> ForModel(const std::string& model, int64_t version);
+
+  // Everything in the Prometheus text format, as a scrape returns it.
+  std::string Render() const;
+
+ private:
+  class SampledGauges;
+  struct Families;
+
+  std::shared_ptr<prometheus::Registry> registry_;
+  std::shared_ptr<SampledGauges> gauges_;
+  std::unique_ptr<Families> families_;
+  std::unique_ptr<prometheus::Exposer> exposer_;
+  int port_ = 0;
+
+  absl::Mutex mutex_;  // guards the families' Add/Remove and live_
+  std::map<std::pair<std::string, int64_t>, std::weak_ptr<ModelMetrics>> live_
+      ABSL_GUARDED_BY(mutex_);
+};
+
+}  // namespace vkserve
+
+#endif  // VKSERVE_SERVER_METRICS_H_
