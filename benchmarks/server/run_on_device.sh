@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The server under load on the GPU machine: `vkserve serve` with
+# mobilenet_v2 and resnet50 (exported there by peers.py, random weights),
+# vkserve_load at several batch sizes and concurrencies, and the server's own
+# phase split read from /metrics. PyTorch (eager, CUDA graph) times the same
+# architectures in the same call as the GPU-time peer. Run from the bundle's
+# parent directory:  bash .bundle-server/run_on_device.sh
+# Writes $OUT/server.md and the raw logs.
+set -uo pipefail
+B=$(cd "$(dirname "$0")" && pwd)
+OUT=${OUT:-/tmp/out}
+REPO=/tmp/repo
+mkdir -p "$OUT" "$REPO"
+source "$B/env.sh"
+export PYTHONUNBUFFERED=1
+MODELS=${MODELS:-"mobilenet_v2 resnet50"}
+SECONDS_PER_RUN=${SECONDS_PER_RUN:-6}
+
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+  "$B/bin/vkserve" devices | head -8
+} > "$OUT/environment.txt" 2>&1
+
+for m in $MODELS; do
+  mkdir -p "$REPO/$m/1"
+  python3 "$B/peers.py" export "$m" "$REPO/$m/1/model.onnx" --opset 17 >> "$OUT/export.log" 2>&1
+  # Two sessions: one uploads/records while the other's work runs.
+  cat > "$REPO/$m/config.pbtxt" <<CFG
+max_batch_size: 32
+instance_group { count: 2 }
+dynamic_batching { default_queue_policy { max_queue_size: 256 } }
+CFG
+  python3 "$B/peers.py" time "$m" --batch 1 8 --dtype fp32 >> "$OUT/peers.jsonl" 2>> "$OUT/peers.err"
+done
+
+cat > "$OUT/server.pbtxt" <<CFG
+repository { path: "$REPO" }
+gpu { pipeline_cache_path: "/tmp/pc.bin" }
+log { format: JSON }
+trace { directory: "$OUT/traces" max_files: 10 }
+CFG
+"$B/bin/vkserve" serve --config "$OUT/server.pbtxt" > "$OUT/serve.stdout" 2> "$OUT/serve.log" &
+SERVER=$!
+for i in $(seq 1 600); do grep -q "listening" "$OUT/serve.stdout" 2>/dev/null && break; sleep 0.2; done
+
+for m in $MODELS; do
+  for batch in 1 8; do
+    for c in 1 4; do
+      echo "== $m batch $batch concurrency $c" >> "$OUT/load.log"
+      "$B/bin/vkserve_load" --model "$m" --batch "$batch" --concurrency "$c" \
+        --seconds "$SECONDS_PER_RUN" --metrics http://127.0.0.1:8002/metrics \
+        $([ "$batch$c" = 11 ] && echo --trace) >> "$OUT/load.log" 2>&1
+    done
+  done
+done
+python3 -c "import urllib.request as u; print(u.urlopen('http://127.0.0.1:8002/metrics').read().decode())" \
+  > "$OUT/metrics.txt" 2>&1
+kill -TERM $SERVER; wait $SERVER; echo "server exit: $?" >> "$OUT/load.log"
+cat "$OUT/environment.txt" "$OUT/load.log" "$OUT/peers.jsonl"
