@@ -2,7 +2,7 @@
 // Copyright 2026 The vkserve Authors.
 //
 // `vkserve serve [--config FILE] [--model-repository DIR] [--grpc-port N]
-//   [--metrics-port N]`, and plain `vkserve`: serve on the built-in default
+//   [--metrics-port N] [--check-config]`, and plain `vkserve`: serve on the built-in default
 // config. SIGTERM and SIGINT are blocked in every thread and taken by
 // sigwait() on the main thread (no async-signal-safety concerns): the server
 // stops accepting, answers every accepted request and the process exits 0.
@@ -24,7 +24,8 @@ namespace {
 int ServeUsage() {
   std::fprintf(stderr,
                "usage: vkserve serve [--config FILE] [--model-repository DIR] [--grpc-port N] "
-               "[--metrics-port N]\n");
+               "[--metrics-port N] [--check-config]\n"
+               "  --check-config  validate the config file and exit (0 when valid)\n");
   return 2;
 }
 
@@ -37,6 +38,7 @@ bool ParsePort(const std::string& text, int* port) {
 int RunServeCommand(const std::vector<std::string>& args) {
   std::string config_path, repository;
   int grpc_port = -1, metrics_port = -1;
+  bool check_only = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&](std::string* out) {
@@ -48,6 +50,8 @@ int RunServeCommand(const std::vector<std::string>& args) {
     if (a == "-h" || a == "--help") {
       ServeUsage();
       return 0;
+    } else if (a == "--check-config") {
+      check_only = true;
     } else if (a == "--config") {
       if (!value(&config_path)) return ServeUsage();
     } else if (a == "--model-repository") {
@@ -69,6 +73,11 @@ int RunServeCommand(const std::vector<std::string>& args) {
   if (!repository.empty()) settings->repository_path = std::filesystem::absolute(repository).string();
   if (grpc_port >= 0) settings->grpc_port = grpc_port;
   if (metrics_port >= 0) settings->metrics_port = metrics_port;
+  if (check_only) {
+    std::printf("config OK: %s (repository %s)\n", settings->source.c_str(),
+                settings->repository_path.c_str());
+    return 0;
+  }
   ConfigureLogging(settings->log_level, settings->log_format);
   spdlog::info("config: {}", settings->source);
 

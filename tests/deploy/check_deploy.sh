@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Checks deploy/: Prometheus config and rules (promtool), the Grafana
+# dashboard (valid JSON, generated from make_dashboard.py unchanged, every
+# metric it names exists in docs/observability.md), the example server config
+# (vkserve parses it), the KServe manifests and the systemd unit.
+# Usage: tests/deploy/check_deploy.sh [REPO_ROOT] [VKSERVE_BINARY]
+set -euo pipefail
+ROOT=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
+VKSERVE=${2:-$ROOT/build/vkserve}
+PY=/usr/bin/python3
+cd "$ROOT"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+if ! command -v promtool >/dev/null; then
+  echo "skipped: promtool (Debian's prometheus package) is not installed"; exit 77
+fi
+promtool check config deploy/prometheus/prometheus.yml
+promtool check rules deploy/prometheus/vkserve-rules.yml
+
+# The dashboard: the committed JSON is what the generator writes.
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+cp -r deploy/grafana "$tmp/grafana"
+$PY "$tmp/grafana/make_dashboard.py" >/dev/null
+cmp -s "$tmp/grafana/vkserve.json" deploy/grafana/vkserve.json ||
+  fail "deploy/grafana/vkserve.json differs from what make_dashboard.py writes; rerun it"
+# Every metric a panel or rule names is a family docs/observability.md lists.
+$PY - "$ROOT" <<'PYEOF'
+import json, re, subprocess, sys
+root = sys.argv[1]
+doc = open(f"{root}/docs/observability.md").read()
+families = set(re.findall(r"^\| `(vkserve_[a-z_]+)`", doc, re.M))
+assert len(families) >= 10, families
+exprs = json.loads(subprocess.run([sys.executable, f"{root}/tests/deploy/dashboard_exprs.py",
+                                   f"{root}/deploy/grafana/vkserve.json", "m", "1"],
+                                  check=True, capture_output=True, text=True).stdout)
+rules = open(f"{root}/deploy/prometheus/vkserve-rules.yml").read()
+names = set()
+for text in exprs + [rules]:
+    # Recording-rule names (level:metric:operations) are not families.
+    text = re.sub(r"\b[a-z_]+:vkserve_[a-z_]+:[a-z0-9_]+", "", text)
+    for name in re.findall(r"\bvkserve_[a-z_]+", text):
+        names.add(re.sub(r"_(bucket|sum|count)$", "", name))
+unknown = sorted(n for n in names if n not in families)
+if unknown:
+    sys.exit(f"FAIL: metrics not in docs/observability.md: {unknown}")
+print(f"dashboard: {len(exprs)} expressions, {len(names)} metric families, all documented")
+PYEOF
+
+# The example server config parses (paths need not exist for this check:
+# the parser only refuses a repository path that is not a directory).
+if [ -x "$VKSERVE" ]; then
+  sed 's#/var/lib/vkserve/models#'"$tmp"'#; s#/var/lib/vkserve/traces#'"$tmp"'/traces#' \
+    deploy/systemd/server.pbtxt > "$tmp/server.pbtxt"
+  "$VKSERVE" serve --config "$tmp/server.pbtxt" --check-config ||
+    fail "deploy/systemd/server.pbtxt does not parse"
+  sed 's#/mnt/models#'"$tmp"'#' deploy/kserve/server.pbtxt > "$tmp/kserve.pbtxt"
+  "$VKSERVE" serve --config "$tmp/kserve.pbtxt" --check-config ||
+    fail "deploy/kserve/server.pbtxt does not parse"
+fi
+
+# The ConfigMap carries deploy/kserve/server.pbtxt verbatim.
+sed -n '/server.pbtxt: |/,$p' deploy/kserve/configmap.yaml | tail -n +2 | sed 's/^    //' > "$tmp/cm.pbtxt"
+cmp -s "$tmp/cm.pbtxt" deploy/kserve/server.pbtxt ||
+  fail "deploy/kserve/configmap.yaml does not hold deploy/kserve/server.pbtxt"
+
+# KServe manifests: YAML with apiVersion and kind in every document.
+$PY - deploy/kserve/*.yaml <<'PYEOF'
+import sys
+try:
+    import yaml
+except ImportError:
+    yaml = None
+for path in sys.argv[1:]:
+    text = open(path).read()
+    if yaml is not None:
+        docs = [d for d in yaml.safe_load_all(text) if d]
+        for d in docs:
+            assert "apiVersion" in d and "kind" in d, f"{path}: a document lacks apiVersion/kind"
+    else:  # no python3-yaml: a lighter check
+        for part in text.split("\n---"):
+            if part.strip() and not part.strip().startswith("#"):
+                assert "apiVersion:" in part and "kind:" in part, f"{path}: a document lacks apiVersion/kind"
+    print(f"{path}: ok{'' if yaml else ' (no python3-yaml: structure check only)'}")
+PYEOF
+
+# The systemd unit, where systemd-analyze exists (not in containers without systemd).
+if command -v systemd-analyze >/dev/null; then
+  out=$(systemd-analyze verify deploy/systemd/vkserve.service 2>&1 || true)
+  # The binary is not installed where the unit expects it on a build machine.
+  problems=$(echo "$out" | grep -v -e "/usr/local/bin/vkserve" -e "^$" || true)
+  [ -z "$problems" ] || fail "systemd-analyze verify: $problems"
+  echo "deploy/systemd/vkserve.service: ok"
+else
+  echo "deploy/systemd/vkserve.service: systemd-analyze not available, not verified"
+fi
+echo "deploy: all checks passed"
