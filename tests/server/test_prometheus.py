@@ -394,6 +394,8 @@ class PrometheusTest(unittest.TestCase):
                 self.assertIn(key, record)
             if "request_id" in record:
                 seen.add(record["request_id"])
+            # The Khronos validation layer (VKSERVE_VALIDATION=1) logs through here.
+            self.assertFalse(record["msg"].startswith("vulkan validation"), record["msg"])
         # At DEBUG every request logs a line naming it.
         self.assertEqual(self.ids - seen, set())
 
