@@ -220,7 +220,7 @@ void InferenceService::Infer(const ModelInferRequest* request, ModelInferRespons
               RequestTracer::Assemble(spans, result->timing.total_ns, result->trace));
           if (path.ok()) {
             (*response->mutable_parameters())[kTracePathParam].set_string_param(*path);
-            spdlog::info("trace written to {}", *path);
+            spdlog::debug("trace written to {}", *path);
           } else {
             // The inference succeeded; losing its trace is not the client's error.
             spdlog::warn("trace not written: {}", path.status().ToString());

@@ -5,6 +5,7 @@
 // RPCs (see grpc_service.h). Inference lives in grpc_infer.cc.
 #include "absl/strings/str_cat.h"
 #include "server/grpc_service.h"
+#include "server/runtime_settings.h"
 #include "spdlog/spdlog.h"
 
 namespace vkserve {
@@ -68,7 +69,8 @@ grpc::ServerUnaryReactor* InferenceService::ServerMetadata(grpc::CallbackServerC
                                                            inference::ServerMetadataResponse* resp) {
   resp->set_name(kServerName);
   resp->set_version(kServerVersion);
-  for (const char* e : {"model_repository", "model_configuration", "statistics", "parameters"}) {
+  for (const char* e :
+       {"model_repository", "model_configuration", "statistics", "parameters", "trace", "logging"}) {
     resp->add_extensions(e);
   }
   if (ctx_->shared_memory->enabled()) resp->add_extensions("system_shared_memory");
@@ -229,6 +231,25 @@ grpc::ServerUnaryReactor* HealthService::Check(grpc::CallbackServerContext* c,
   resp->set_status(ctx_->Ready() ? grpc::health::v1::HealthCheckResponse::SERVING
                                  : grpc::health::v1::HealthCheckResponse::NOT_SERVING);
   return Done(c, absl::OkStatus());
+}
+
+grpc::ServerUnaryReactor* InferenceService::TraceSetting(grpc::CallbackServerContext* c,
+                                                         const inference::TraceSettingRequest* req,
+                                                         inference::TraceSettingResponse* resp) {
+  absl::Status s = ApplyTraceSettings(*req, *ctx_->tracer, resp);
+  if (s.ok() && !req->settings().empty()) spdlog::info("trace settings changed by a client");
+  return Done(c, s);
+}
+
+grpc::ServerUnaryReactor* InferenceService::LogSettings(grpc::CallbackServerContext* c,
+                                                        const inference::LogSettingsRequest* req,
+                                                        inference::LogSettingsResponse* resp) {
+  absl::Status s = ApplyLogSettings(*req, *ctx_->log, resp);
+  if (s.ok() && !req->settings().empty()) {
+    spdlog::info("log settings changed by a client: level {}, format {}",
+                 LogLevelName(ctx_->log->level()), LogFormatName(ctx_->log->format()));
+  }
+  return Done(c, s);
 }
 
 }  // namespace vkserve

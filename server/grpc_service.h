@@ -9,7 +9,7 @@
 // builds the response and finishes the call.
 //
 //   grpc_service.cc     health, metadata, config, statistics, repository,
-//                       shared-memory RPCs
+//                       shared-memory, trace and log settings RPCs
 //   grpc_infer.cc       ModelInfer, ModelStreamInfer and the shared Infer()
 //
 // Deadlines: the client's gRPC deadline, the request's "timeout" parameter
@@ -36,6 +36,7 @@
 #include "grpcpp/grpcpp.h"
 #include "proto/grpc_service.grpc.pb.h"
 #include "proto/health.grpc.pb.h"
+#include "server/logging.h"
 #include "server/model_manager.h"
 #include "server/request_tracer.h"
 #include "server/resident_registry.h"
@@ -53,6 +54,7 @@ struct ServiceContext {
   ResidentRegistry* resident = nullptr;
   SharedMemoryManager* shared_memory = nullptr;
   RequestTracer* tracer = nullptr;
+  LogControl* log = nullptr;
   // Numbers requests without a client id, for log lines.
   std::atomic<uint64_t> request_sequence{0};
   // False before start-up finishes and once shutdown begins.
@@ -113,6 +115,12 @@ class InferenceService final : public inference::GRPCInferenceService::CallbackS
   grpc::ServerUnaryReactor* SystemSharedMemoryUnregister(
       grpc::CallbackServerContext* c, const inference::SystemSharedMemoryUnregisterRequest* req,
       inference::SystemSharedMemoryUnregisterResponse* resp) override;
+  grpc::ServerUnaryReactor* TraceSetting(grpc::CallbackServerContext* c,
+                                         const inference::TraceSettingRequest* req,
+                                         inference::TraceSettingResponse* resp) override;
+  grpc::ServerUnaryReactor* LogSettings(grpc::CallbackServerContext* c,
+                                        const inference::LogSettingsRequest* req,
+                                        inference::LogSettingsResponse* resp) override;
 
  private:
   // Runs `work` on its own thread and finishes the call with its status

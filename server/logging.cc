@@ -131,9 +131,9 @@ std::string JsonQuote(std::string_view text) {
   return out;
 }
 
-void ConfigureLogging(LogLevel level, LogFormat format) {
-  auto logger = std::make_shared<spdlog::logger>(
-      "vkserve", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+namespace {
+
+std::unique_ptr<spdlog::formatter> MakeFormatter(LogFormat format) {
   std::unique_ptr<spdlog::pattern_formatter> formatter;
   if (format == LogFormat::kJson) {
     formatter = std::make_unique<spdlog::pattern_formatter>(spdlog::pattern_time_type::utc);
@@ -144,7 +144,15 @@ void ConfigureLogging(LogLevel level, LogFormat format) {
     formatter = std::make_unique<spdlog::pattern_formatter>();
     formatter->add_flag<TextRequestIdFlag>('j').set_pattern("[%Y-%m-%d %H:%M:%S.%e] [%l] %j%v");
   }
-  logger->set_formatter(std::move(formatter));
+  return formatter;
+}
+
+}  // namespace
+
+void ConfigureLogging(LogLevel level, LogFormat format) {
+  auto logger = std::make_shared<spdlog::logger>(
+      "vkserve", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+  logger->set_formatter(MakeFormatter(format));
   logger->set_level(ToSpdlog(level));
   logger->flush_on(spdlog::level::warn);
   spdlog::set_default_logger(std::move(logger));
@@ -157,5 +165,28 @@ ScopedRequestId::ScopedRequestId(std::string id) : previous_(std::move(current_r
 ScopedRequestId::~ScopedRequestId() { current_request_id = std::move(previous_); }
 
 const std::string& CurrentRequestId() { return current_request_id; }
+
+LogControl::LogControl(LogLevel level, LogFormat format) : level_(level), format_(format) {}
+
+LogLevel LogControl::level() const {
+  absl::MutexLock lock(&mutex_);
+  return level_;
+}
+
+LogFormat LogControl::format() const {
+  absl::MutexLock lock(&mutex_);
+  return format_;
+}
+
+void LogControl::Set(LogLevel level, LogFormat format) {
+  absl::MutexLock lock(&mutex_);
+  // Both calls are safe while other threads log: the level is atomic and
+  // the sinks swap formatters under their own mutex.
+  spdlog::logger& logger = *spdlog::default_logger();
+  logger.set_level(ToSpdlog(level));
+  if (format != format_) logger.set_formatter(MakeFormatter(format));
+  level_ = level;
+  format_ = format;
+}
 
 }  // namespace vkserve

@@ -8,13 +8,14 @@
 // on its behalf names it without threading the id through every call.
 //
 // ConfigureLogging is for start-up (not thread-safe against concurrent
-// logging setup); ScopedRequestId is per thread and thread-safe.
+// logging setup); ScopedRequestId is per thread; LogControl is thread-safe.
 #ifndef VKSERVE_SERVER_LOGGING_H_
 #define VKSERVE_SERVER_LOGGING_H_
 
 #include <string>
 #include <string_view>
 
+#include "absl/synchronization/mutex.h"
 #include "config/server_config.h"
 
 namespace vkserve {
@@ -34,6 +35,22 @@ class ScopedRequestId {
 
  private:
   std::string previous_;
+};
+
+// The level and format in effect, changed at run time by the LogSettings
+// RPC. Constructed with what ConfigureLogging set; Set() applies to spdlog's
+// default logger while other threads keep logging.
+class LogControl {
+ public:
+  LogControl(LogLevel level, LogFormat format);
+  LogLevel level() const;
+  LogFormat format() const;
+  void Set(LogLevel level, LogFormat format);
+
+ private:
+  mutable absl::Mutex mutex_;
+  LogLevel level_ ABSL_GUARDED_BY(mutex_);
+  LogFormat format_ ABSL_GUARDED_BY(mutex_);
 };
 
 // The id set on this thread, "" when none.

@@ -3,6 +3,8 @@
 #include "server/request_tracer.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
@@ -33,12 +35,49 @@ std::string FileSafe(const std::string& name) {
 
 }  // namespace
 
-RequestTracer::RequestTracer(RequestTracerOptions options) : options_(std::move(options)) {}
+RequestTracer::RequestTracer(RequestTracerOptions options) : options_(std::move(options)) {
+  const TraceSampling initial = InitialSampling();
+  enabled_.store(initial.enabled);
+  rate_.store(initial.rate);
+  count_.store(initial.count);
+}
+
+TraceSampling RequestTracer::InitialSampling() const {
+  TraceSampling s;
+  s.enabled = options_.every_n > 0;
+  s.rate = options_.every_n > 0 ? options_.every_n : 1000;
+  s.count = -1;
+  return s;
+}
+
+TraceSampling RequestTracer::sampling() const {
+  return {enabled_.load(), rate_.load(), count_.load()};
+}
+
+void RequestTracer::SetSampling(const TraceSampling& sampling) {
+  if (sampling.rate < 1 || sampling.count < -1) {
+    std::fprintf(stderr, "RequestTracer::SetSampling: rate %lld, count %lld\n",
+                 static_cast<long long>(sampling.rate), static_cast<long long>(sampling.count));
+    std::abort();  // callers validate client input first
+  }
+  rate_.store(sampling.rate);
+  count_.store(sampling.count);
+  enabled_.store(sampling.enabled);
+}
 
 bool RequestTracer::ShouldTrace(bool requested) {
   const uint64_t n = calls_.fetch_add(1) + 1;
   if (requested) return true;
-  return options_.every_n > 0 && n % static_cast<uint64_t>(options_.every_n) == 0;
+  if (!enabled_.load(std::memory_order_relaxed)) return false;
+  const int64_t rate = rate_.load(std::memory_order_relaxed);
+  if (rate < 1 || n % static_cast<uint64_t>(rate) != 0) return false;
+  // A limited count: take one trace from it unless none are left.
+  int64_t left = count_.load();
+  while (left != -1) {
+    if (left == 0) return false;
+    if (count_.compare_exchange_weak(left, left - 1)) return true;
+  }
+  return true;
 }
 
 std::vector<TraceEvent> RequestTracer::Assemble(const RequestSpans& spans, uint64_t run_total_ns,

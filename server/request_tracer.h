@@ -28,6 +28,15 @@ struct RequestTracerOptions {
   int64_t max_files = 100;
 };
 
+// Sampling of inferences that did not ask for a trace, changeable at run
+// time (the TraceSetting RPC): when enabled, every rate-th inference is
+// traced, up to `count` more traces (-1: no limit).
+struct TraceSampling {
+  bool enabled = false;
+  int64_t rate = 1000;   // >= 1
+  int64_t count = -1;    // -1, or >= 0 traces left
+};
+
 // The server-side spans of one traced request, in nanoseconds from the
 // moment the server received it.
 struct RequestSpans {
@@ -42,8 +51,15 @@ class RequestTracer {
   explicit RequestTracer(RequestTracerOptions options);
 
   // Whether this inference is traced. Counts every call, so every Nth call
-  // is traced when every_n > 0.
+  // is traced while sampling is enabled.
   bool ShouldTrace(bool requested);
+
+  // The sampling in effect; starts as the options say (enabled with rate
+  // every_n when every_n > 0). SetSampling REQUIRES rate >= 1, count >= -1.
+  TraceSampling sampling() const;
+  void SetSampling(const TraceSampling& sampling);
+  // What the options set at start.
+  TraceSampling InitialSampling() const;
 
   // The request's trace: its server spans on the host track with the run's
   // events (host phases and every dispatch's GPU span, RunResult::trace)
@@ -64,6 +80,9 @@ class RequestTracer {
 
   const RequestTracerOptions options_;
   std::atomic<uint64_t> calls_{0};
+  std::atomic<bool> enabled_;
+  std::atomic<int64_t> rate_;
+  std::atomic<int64_t> count_;
   std::atomic<uint64_t> sequence_{0};
   absl::Mutex mutex_;  // serializes directory creation and pruning
 };

@@ -34,6 +34,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
   trace_options.every_n = settings.trace_every_n;
   trace_options.max_files = settings.trace_max_files;
   server->tracer_ = std::make_unique<RequestTracer>(trace_options);
+  server->log_ = std::make_unique<LogControl>(settings.log_level, settings.log_format);
   server->models_ = std::make_unique<ModelManager>(server->runtime_->context(), settings,
                                                    server->metrics_.get());
   RETURN_IF_ERROR(server->models_->LoadStartupModels());
@@ -42,6 +43,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
   server->context_.resident = server->resident_.get();
   server->context_.shared_memory = server->shared_memory_.get();
   server->context_.tracer = server->tracer_.get();
+  server->context_.log = server->log_.get();
   server->inference_ = std::make_unique<InferenceService>(&server->context_);
   server->health_ = std::make_unique<HealthService>(&server->context_);
 

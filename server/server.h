@@ -67,6 +67,7 @@ class Server {
   // Declared before the models: a ModelMetrics must not outlive it.
   std::unique_ptr<Metrics> metrics_;
   std::unique_ptr<RequestTracer> tracer_;
+  std::unique_ptr<LogControl> log_;
   std::unique_ptr<ModelManager> models_;
   std::unique_ptr<ResidentRegistry> resident_;
   std::unique_ptr<SharedMemoryManager> shared_memory_;

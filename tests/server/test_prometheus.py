@@ -366,6 +366,65 @@ class PrometheusTest(unittest.TestCase):
         # Every panel has data after the load (alerts-like expressions aside).
         self.assertLessEqual(len(empty), len(exprs) // 4, f"no data for: {empty}")
 
+    def test_trace_and_log_settings_over_grpc(self):
+        # Runs after the figures above were checked (tests run in name order).
+        pb = self.pb
+        extensions = self.stub.ServerMetadata(pb.ServerMetadataRequest()).extensions
+        self.assertIn("trace", extensions)
+        self.assertIn("logging", extensions)
+        got = self.stub.TraceSetting(pb.TraceSettingRequest())
+        self.assertEqual(list(got.settings["trace_level"].value), ["OFF"])
+        self.assertEqual(list(got.settings["trace_file"].value), [self.server.trace_dir])
+        req = pb.TraceSettingRequest()
+        req.settings["trace_level"].value.append("TIMESTAMPS")
+        req.settings["trace_rate"].value.append("2")
+        req.settings["trace_count"].value.append("2")
+        got = self.stub.TraceSetting(req)
+        self.assertEqual(list(got.settings["trace_rate"].value), ["2"])
+        paths = [self.stub.ModelInfer(self.request(rid=f"sampled-{i}"), timeout=60)
+                 .parameters["vkserve_trace_path"].string_param for i in range(6)]
+        self.assertEqual(len([p for p in paths if p]), 2, paths)  # every 2nd, two in all
+        for p in paths:
+            if p:
+                with open(p) as f:
+                    self.assertTrue(any(e["cat"] == "gpu" for e in json.load(f)))
+        bad = pb.TraceSettingRequest()
+        bad.settings["trace_level"].value.append("TENSORS")
+        with self.assertRaises(grpc.RpcError) as e:
+            self.stub.TraceSetting(bad)
+        self.assertEqual(e.exception.code(), grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertIn("TENSORS", e.exception.details())
+        reset = pb.TraceSettingRequest()
+        for key in ("trace_level", "trace_rate", "trace_count"):
+            reset.settings[key].SetInParent()  # no value: back to the config
+        got = self.stub.TraceSetting(reset)
+        self.assertEqual(list(got.settings["trace_level"].value), ["OFF"])
+
+        # The config says DEBUG: Triton's verbose level 1. At 0 (INFO) the
+        # per-request DEBUG lines stop; back at 1 they return.
+        got = self.stub.LogSettings(pb.LogSettingsRequest())
+        self.assertEqual(got.settings["log_verbose_level"].uint32_param, 1)
+        self.assertEqual(got.settings["log_format"].string_param, "JSON")
+
+        def set_verbose(level):
+            req = pb.LogSettingsRequest()
+            req.settings["log_verbose_level"].uint32_param = level
+            return self.stub.LogSettings(req)
+
+        set_verbose(0)
+        self.stub.ModelInfer(self.request(rid="quiet-1"), timeout=60)
+        set_verbose(1)
+        self.stub.ModelInfer(self.request(rid="loud-1"), timeout=60)
+        bad = pb.LogSettingsRequest()
+        bad.settings["log_file"].string_param = "/tmp/elsewhere.log"
+        with self.assertRaises(grpc.RpcError) as e:
+            self.stub.LogSettings(bad)
+        self.assertEqual(e.exception.code(), grpc.StatusCode.INVALID_ARGUMENT)
+        with open(self.server.stderr_path) as f:
+            ids = {json.loads(l).get("request_id") for l in f if l.strip()}
+        self.assertNotIn("quiet-1", ids)
+        self.assertIn("loud-1", ids)
+
     def test_traced_request_writes_a_chrome_trace(self):
         path = self.traced_response.parameters["vkserve_trace_path"].string_param
         self.assertTrue(path.startswith(self.server.trace_dir + "/"), path)
