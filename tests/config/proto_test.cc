@@ -46,7 +46,7 @@ TEST(ProtoTest, InferenceServiceIdentity) {
                           "ModelInfer", "ModelStreamInfer", "ModelConfig", "ModelStatistics",
                           "RepositoryIndex", "RepositoryModelLoad", "RepositoryModelUnload",
                           "SystemSharedMemoryStatus", "SystemSharedMemoryRegister",
-                          "SystemSharedMemoryUnregister"));
+                          "SystemSharedMemoryUnregister", "TraceSetting", "LogSettings"));
   const pb::MethodDescriptor* stream = service->FindMethodByName("ModelStreamInfer");
   EXPECT_TRUE(stream->client_streaming());
   EXPECT_TRUE(stream->server_streaming());
@@ -121,6 +121,25 @@ TEST(ProtoTest, SharedMemoryFieldNumbers) {
   EXPECT_EQ(FieldNumber(reg, "key"), 2);
   EXPECT_EQ(FieldNumber(reg, "offset"), 3);
   EXPECT_EQ(FieldNumber(reg, "byte_size"), 4);
+}
+
+// Triton's trace and logging extensions (docs/protocol/extension_trace.md,
+// extension_logging.md).
+TEST(ProtoTest, TraceAndLogSettingsFieldNumbers) {
+  const pb::Descriptor* trace = inference::TraceSettingRequest::descriptor();
+  EXPECT_EQ(FieldNumber(trace, "settings"), 1);
+  EXPECT_EQ(FieldNumber(trace, "model_name"), 2);
+  EXPECT_EQ(FieldNumber(inference::TraceSettingRequest::SettingValue::descriptor(), "value"), 1);
+  EXPECT_EQ(FieldNumber(inference::TraceSettingResponse::descriptor(), "settings"), 1);
+  EXPECT_EQ(FieldNumber(inference::TraceSettingResponse::SettingValue::descriptor(), "value"), 1);
+  for (const pb::Descriptor* value : {inference::LogSettingsRequest::SettingValue::descriptor(),
+                                      inference::LogSettingsResponse::SettingValue::descriptor()}) {
+    EXPECT_EQ(FieldNumber(value, "bool_param"), 1);
+    EXPECT_EQ(FieldNumber(value, "uint32_param"), 2);
+    EXPECT_EQ(FieldNumber(value, "string_param"), 3);
+  }
+  EXPECT_EQ(FieldNumber(inference::LogSettingsRequest::descriptor(), "settings"), 1);
+  EXPECT_EQ(FieldNumber(inference::LogSettingsResponse::descriptor(), "settings"), 1);
 }
 
 // The vkserve extension is invisible to a client that only knows Triton's

@@ -54,7 +54,9 @@ class ProtoPythonTest(unittest.TestCase):
     def test_service_identity(self):
         service = self.pb.DESCRIPTOR.services_by_name["GRPCInferenceService"]
         self.assertEqual(service.full_name, "inference.GRPCInferenceService")
-        self.assertEqual(len(service.methods), 15)
+        self.assertEqual(len(service.methods), 17)
+        self.assertIn("TraceSetting", service.methods_by_name)
+        self.assertIn("LogSettings", service.methods_by_name)
         self.assertIn("ModelStreamInfer", service.methods_by_name)
         for name in ("GRPCInferenceServiceStub", "GRPCInferenceServiceServicer",
                      "add_GRPCInferenceServiceServicer_to_server"):
