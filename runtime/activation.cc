@@ -29,6 +29,7 @@ float ApplyActivation(const ActivationParams& p, float x) {
     case Activation::kHardSigmoid: return std::max(0.0f, std::min(1.0f, p.alpha * x + p.beta));
     case Activation::kHardSwish: return x * std::max(0.0f, std::min(1.0f, x / 6.0f + 0.5f));
     case Activation::kTanh: return std::tanh(x);
+    case Activation::kErf: return std::erf(x);
   }
   return x;
 }
@@ -69,6 +70,8 @@ absl::StatusOr<ActivationParams> ActivationOfNode(const Node& node, const HostTe
     p.kind = Activation::kHardSwish;
   } else if (t == "Tanh") {
     p.kind = Activation::kTanh;
+  } else if (t == "Erf") {
+    p.kind = Activation::kErf;
   } else {
     return absl::NotFoundError(absl::StrCat(t, " is not an activation"));
   }
@@ -79,7 +82,7 @@ absl::StatusOr<Epilogue> GetEpilogue(const Node& node) {
   Epilogue e;
   const int64_t kind = node.GetInt(kActivationAttr, 0);
   const int64_t residual = node.GetInt(kResidualAttr, 0);
-  if (kind < 0 || kind > static_cast<int64_t>(Activation::kTanh) || residual < 0 || residual > 2) {
+  if (kind < 0 || kind > static_cast<int64_t>(Activation::kErf) || residual < 0 || residual > 2) {
     return absl::InvalidArgumentError("bad fused epilogue attributes");
   }
   e.activation.kind = static_cast<Activation>(kind);

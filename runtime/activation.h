@@ -29,6 +29,7 @@ enum class Activation : uint32_t {
   kHardSigmoid = 5,  // alpha, beta
   kHardSwish = 6,
   kTanh = 7,
+  kErf = 8,
 };
 
 struct ActivationParams {
@@ -40,7 +41,7 @@ struct ActivationParams {
 // Host reference of the same formulas as the shader.
 float ApplyActivation(const ActivationParams& p, float x);
 
-// The activation a Relu/LeakyRelu/Clip/Sigmoid/HardSigmoid/HardSwish/Tanh node
+// The activation a Relu/LeakyRelu/Clip/Sigmoid/HardSigmoid/HardSwish/Tanh/Erf node
 // computes. `clip_min`/`clip_max` are Clip's host-known inputs (opset >= 11),
 // null when absent. NOT_FOUND for other op types.
 absl::StatusOr<ActivationParams> ActivationOfNode(const Node& node, const HostTensor* clip_min,

@@ -2,6 +2,8 @@
 // Copyright 2026 The vkserve Authors.
 #include "runtime/ops/binary_op.h"
 
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "runtime/op_util.h"
 #include "runtime/ops/dispatch_kernel.h"
@@ -77,6 +79,12 @@ int64_t FoldInt(BinaryOp::Kind kind, int64_t x, int64_t y) {
     // C++ division truncates toward zero, as onnxruntime's does.
     case BinaryOp::Kind::kDiv: return y == 0 ? 0 : x / y;
     case BinaryOp::Kind::kPRelu: return x < 0 ? x * y : x;
+    case BinaryOp::Kind::kPow: {
+      if (y < 0) return x == 1 ? 1 : (x == -1 ? (y % 2 == 0 ? 1 : -1) : 0);
+      int64_t r = 1;
+      for (int64_t k = 0; k < y && k < 64; ++k) r *= x;
+      return r;
+    }
   }
   return 0;
 }
@@ -88,6 +96,7 @@ double FoldFloat(BinaryOp::Kind kind, double x, double y) {
     case BinaryOp::Kind::kMul: return x * y;
     case BinaryOp::Kind::kDiv: return x / y;
     case BinaryOp::Kind::kPRelu: return x < 0 ? x * y : x;
+    case BinaryOp::Kind::kPow: return std::pow(x, y);
   }
   return 0;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// BinaryOp: the shared implementation of Add, Sub, Mul, Div and PRelu —
+// BinaryOp: the shared implementation of Add, Sub, Mul, Div, PRelu and Pow —
 // numpy broadcasting (PRelu: the slope broadcasts to the input), fp32 on the
 // GPU through shaders/ops/binary.comp, and folded on the host for small known
 // inputs of any numeric type (shape arithmetic). Opsets before 7 (explicit
@@ -19,7 +19,7 @@ namespace vkserve {
 class BinaryOp : public Op {
  public:
   // Also the shader's OP spec constant.
-  enum class Kind : uint32_t { kAdd = 0, kSub = 1, kMul = 2, kDiv = 3, kPRelu = 4 };
+  enum class Kind : uint32_t { kAdd = 0, kSub = 1, kMul = 2, kDiv = 3, kPRelu = 4, kPow = 5 };
   explicit BinaryOp(Kind kind) : kind_(kind) {}
 
   absl::Status Infer(InferContext& ctx) const override;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // c = a (op) b with numpy broadcasting, fp32. OP: 0 add, 1 sub, 2 mul, 3 div,
-// 4 prelu (a < 0 ? a * b : a).
+// 4 prelu (a < 0 ? a * b : a), 5 pow (C's pow: a negative base takes integer
+// exponents, GLSL's pow is undefined there).
 // MODE picks how a and b are indexed for output element i:
 //   0 general: up to 6 (merged) dims, strides 0 where a side broadcasts;
 //   1 same shape; 2 b is a scalar; 3 a is a scalar;
@@ -26,11 +27,31 @@ layout(push_constant) uniform Params {
   uint b_strides[6];
 } p;
 
+float pow_c(float x, float y) {
+  if (y == 0.0) return 1.0;              // even for a NaN base, as C
+  if (y == 1.0) return x;
+  if (y == 2.0) return x * x;            // GELU-tanh's x^3 and variance's x^2: exact and fast
+  if (y == 3.0) return x * x * x;
+  if (x > 0.0) return pow(x, y);
+  if (isnan(x) || isnan(y)) return x + y;
+  const bool integer = floor(y) == y;
+  if (x == 0.0) {
+    if (y > 0.0) return 0.0;             // +0 (C keeps -0 for odd y; the difference is invisible)
+    return integer && mod(y, 2.0) == 1.0 && (floatBitsToUint(x) >> 31) != 0u
+               ? uintBitsToFloat(0xFF800000u)   // -inf
+               : uintBitsToFloat(0x7F800000u);  // +inf
+  }
+  if (!integer) return uintBitsToFloat(0x7FC00000u);  // NaN: a negative base, a fractional power
+  const float r = pow(-x, y);
+  return mod(y, 2.0) == 1.0 ? -r : r;
+}
+
 float apply(float x, float y) {
   if (OP == 0) return x + y;
   if (OP == 1) return x - y;
   if (OP == 2) return x * y;
   if (OP == 3) return x / y;
+  if (OP == 5) return pow_c(x, y);
   return x < 0.0 ? x * y : x;
 }
 

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Whole models against onnxruntime: squeezenet1_1 and mobilenet_v2 from
-// $VKSERVE_SHARED_DIR/models (default ${VKSERVE_SOURCE_DIR}/../shared) must
-// load, run only on the GPU and match onnxruntime-node on a fixed random
-// input; bert_tiny and gpt2_tiny too, unless vkserve refuses them with
-// UNIMPLEMENTED (then skipped with the reason). Replayed runs must reproduce
+// Whole models against onnxruntime: squeezenet1_1, mobilenet_v2, bert_tiny
+// and gpt2_tiny from $VKSERVE_SHARED_DIR/models (default
+// ${VKSERVE_SOURCE_DIR}/../shared) must load, run only on the GPU and match
+// onnxruntime-node on a fixed random input. Replayed runs must reproduce
 // the first bit for bit. A small y = Relu(x + c) model checks GPU-resident
 // outputs fed back as inputs, DeviceTensor::Read/Release, and the
 // INVALID_ARGUMENT errors of Session::Run.
@@ -221,8 +220,8 @@ TEST_P(ModelTest, MatchesOnnxRuntimeAndReplays) {
 INSTANTIATE_TEST_SUITE_P(Models, ModelTest,
                          ::testing::Values(ModelParam{"squeezenet1_1", true},
                                            ModelParam{"mobilenet_v2", true},
-                                           ModelParam{"bert_tiny", false},
-                                           ModelParam{"gpt2_tiny", false}),
+                                           ModelParam{"bert_tiny", true},
+                                           ModelParam{"gpt2_tiny", true}),
                          [](const ::testing::TestParamInfo<ModelParam>& info) {
                            return std::string(info.param.name);
                          });

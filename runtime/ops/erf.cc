@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Erf (opsets 9-25), fp32: an activation (runtime/ops/unary_op.h), so it also
+// fuses into a preceding Conv/Gemm/MatMul epilogue. The GLSL erf is in
+// shaders/common/activation.glsl. BERT's exact GELU is x * 0.5 * (1 + erf(x /
+// sqrt(2))).
+#include "runtime/op_registry.h"
+#include "runtime/ops/unary_op.h"
+
+namespace vkserve {
+namespace {
+
+class ErfOp : public ActivationOp {};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "Erf", 9, 25, ErfOp);
+
+}  // namespace vkserve

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// GatherElements (opsets 11-25): out[c] = data[c with c[axis] = indices[c]],
+// for every position c of `indices`, which has data's rank and at most its
+// dims. Negative indices count from the end. BERT exports read their
+// position ids with it, from host-known tensors, where it folds; otherwise
+// shaders/ops/gather_elements.comp picks one element per invocation, any
+// dtype of 1, 2, 4 or 8 bytes. As in Gather, out-of-range indices are an
+// error on the host and clamped on the GPU, where nothing is read back.
+#include "absl/strings/str_cat.h"
+#include "runtime/op_registry.h"
+#include "runtime/op_util.h"
+#include "runtime/ops/host_fold.h"
+#include "runtime/ops/strided_copy.h"
+
+namespace vkserve {
+namespace {
+
+constexpr uint32_t kLocalSize = 256;
+constexpr size_t kMaxRank = 6;
+
+struct GatherElementsParams {
+  uint32_t count;
+  uint32_t rank;
+  uint32_t axis;
+  uint32_t axis_dim;
+  uint32_t out_shape[kMaxRank];
+  uint32_t data_stride[kMaxRank];
+};
+static_assert(sizeof(GatherElementsParams) <= 128, "push constants are limited to 128 bytes");
+
+absl::StatusOr<int64_t> AxisOf(const Node& node, const TensorDesc& data, const TensorDesc& indices) {
+  const int64_t rank = static_cast<int64_t>(data.shape.size());
+  if (rank == 0) return absl::InvalidArgumentError("data must have rank >= 1");
+  RETURN_IF_ERROR(CheckDataType(indices.dtype, {DataType::kInt32, DataType::kInt64}, "indices"));
+  if (indices.shape.size() != data.shape.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("indices ", ShapeString(indices.shape),
+                                                   " and data ", ShapeString(data.shape),
+                                                   " differ in rank"));
+  }
+  ASSIGN_OR_RETURN(const int64_t axis, NormalizeAxis(node.GetInt("axis", 0), rank));
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d != axis && indices.shape[d] > data.shape[d]) {
+      return absl::InvalidArgumentError(absl::StrCat("indices ", ShapeString(indices.shape),
+                                                     " exceed data ", ShapeString(data.shape),
+                                                     " in dim ", d));
+    }
+  }
+  if (data.shape[axis] == 0 && indices.num_elements() > 0) {
+    return absl::InvalidArgumentError("cannot gather from an empty axis");
+  }
+  return axis;
+}
+
+class GatherElementsKernel : public Kernel {
+ public:
+  GatherElementsKernel(std::shared_ptr<const gpu::Pipeline> pipeline, GatherElementsParams params,
+                       std::array<uint32_t, 3> groups)
+      : pipeline_(std::move(pipeline)), params_(params), groups_(groups) {}
+
+  absl::Status Record(const RecordContext& ctx) const override {
+    if (params_.count == 0) return absl::OkStatus();
+    const gpu::Binding bindings[] = {
+        {WordRange(ctx.inputs[0]), gpu::Access::kRead},
+        {WordRange(ctx.inputs[1]), gpu::Access::kRead},
+        {WordRange(ctx.outputs[0]), gpu::Access::kWrite},
+    };
+    const auto* bytes = reinterpret_cast<const uint8_t*>(&params_);
+    return ctx.command_buffer.Dispatch(pipeline_, bindings, std::span(bytes, sizeof(params_)),
+                                       groups_, ctx.label);
+  }
+
+ private:
+  std::shared_ptr<const gpu::Pipeline> pipeline_;
+  GatherElementsParams params_;
+  std::array<uint32_t, 3> groups_;
+};
+
+class GatherElementsOp : public Op {
+ public:
+  absl::Status Validate(const Node& node) const override {
+    return CheckAttributeType(node, "axis", Attribute::Type::kInt);
+  }
+
+  absl::Status Infer(InferContext& ctx) const override {
+    ASSIGN_OR_RETURN(const TensorDesc* data, RequireInput(ctx, 0));
+    ASSIGN_OR_RETURN(const TensorDesc* indices, RequireInput(ctx, 1));
+    ASSIGN_OR_RETURN(const int64_t axis, AxisOf(ctx.node, *data, *indices));
+    TensorDesc& out = ctx.outputs[0];
+    out.dtype = data->dtype;
+    out.shape = indices->shape;
+    if (!ShouldFold(ctx, out.num_elements())) return absl::OkStatus();
+    HostTensor t = ZeroTensor(out.dtype, out.shape);
+    const std::vector<int64_t> data_strides = Strides(data->shape);
+    const int64_t axis_dim = data->shape[axis];
+    const size_t rank = out.shape.size();
+    std::vector<int64_t> coord(rank, 0);
+    for (int64_t i = 0; i < out.num_elements(); ++i) {
+      int64_t idx = ElementAsInt(*indices->value, i);
+      if (idx < -axis_dim || idx >= axis_dim) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("index ", idx, " is out of range for axis dim ", axis_dim));
+      }
+      if (idx < 0) idx += axis_dim;
+      int64_t src = 0;
+      for (size_t d = 0; d < rank; ++d) {
+        src += (static_cast<int64_t>(d) == axis ? idx : coord[d]) * data_strides[d];
+      }
+      CopyElement(*data->value, src, &t, i);
+      for (size_t d = rank; d-- > 0;) {  // next output coordinate, row-major
+        if (++coord[d] < out.shape[d]) break;
+        coord[d] = 0;
+      }
+    }
+    out.value = Share(std::move(t));
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
+    const TensorDesc& data = *ctx.input(0);
+    const TensorDesc& indices = *ctx.input(1);
+    RETURN_IF_ERROR(CheckMovableType(data.dtype));
+    ASSIGN_OR_RETURN(const int64_t axis, AxisOf(ctx.node(), data, indices));
+    if (data.shape.size() > kMaxRank) {
+      return absl::UnimplementedError(absl::StrCat("rank ", data.shape.size(), " (at most ", kMaxRank, ")"));
+    }
+    const int64_t count = indices.num_elements();
+    if (count > INT32_MAX || data.num_elements() > INT32_MAX) {
+      return absl::UnimplementedError("GatherElements: tensor too large for 32-bit indexing");
+    }
+    GatherElementsParams p{};
+    p.count = static_cast<uint32_t>(count);
+    p.rank = static_cast<uint32_t>(data.shape.size());
+    p.axis = static_cast<uint32_t>(axis);
+    p.axis_dim = static_cast<uint32_t>(data.shape[axis]);
+    const std::vector<int64_t> strides = Strides(data.shape);
+    for (size_t d = 0; d < data.shape.size(); ++d) {
+      p.out_shape[d] = static_cast<uint32_t>(indices.shape[d]);
+      p.data_stride[d] = static_cast<uint32_t>(strides[d]);
+    }
+    const uint32_t elem = static_cast<uint32_t>(DataTypeSize(data.dtype));
+    const uint32_t index64 = indices.dtype == DataType::kInt64 ? 1 : 0;
+    ASSIGN_OR_RETURN(auto pipeline, ctx.GetPipeline("ops/gather_elements", 3, sizeof(p),
+                                                    {kLocalSize, 1, 1}, {elem, index64}));
+    // Narrow elements are written a word at a time: one invocation per word.
+    const uint64_t per_word = elem < 4 ? 4 / elem : 1;
+    const uint64_t invocations = (static_cast<uint64_t>(count) + per_word - 1) / per_word;
+    return std::make_unique<GatherElementsKernel>(std::move(pipeline), p,
+                                                  GroupsFor(invocations, kLocalSize, ctx.device()));
+  }
+};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "GatherElements", 11, 25, GatherElementsOp);
+
+}  // namespace vkserve

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Greater (opsets 7-25): A > B with numpy broadcasting, as bool
+// (runtime/ops/comparison_op.h).
+#include "runtime/op_registry.h"
+#include "runtime/ops/comparison_op.h"
+
+namespace vkserve {
+namespace {
+
+class GreaterOp : public ComparisonOp {
+ public:
+  GreaterOp() : ComparisonOp(Kind::kGreater) {}
+};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "Greater", 7, 25, GreaterOp);
+
+}  // namespace vkserve

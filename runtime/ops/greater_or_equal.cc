@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// GreaterOrEqual (opsets 12-25): A >= B with numpy broadcasting, as bool; BERT
+// exports build attention masks with it (runtime/ops/comparison_op.h).
+#include "runtime/op_registry.h"
+#include "runtime/ops/comparison_op.h"
+
+namespace vkserve {
+namespace {
+
+class GreaterOrEqualOp : public ComparisonOp {
+ public:
+  GreaterOrEqualOp() : ComparisonOp(Kind::kGreaterOrEqual) {}
+};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "GreaterOrEqual", 12, 25, GreaterOrEqualOp);
+
+}  // namespace vkserve

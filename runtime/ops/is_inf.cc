@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// IsInf (opsets 10-25): true where a float is +inf (detect_positive, default
+// 1) or -inf (detect_negative, default 1) (runtime/ops/comparison_op.h).
+#include "runtime/op_registry.h"
+#include "runtime/ops/comparison_op.h"
+
+namespace vkserve {
+namespace {
+
+class IsInfOp : public ComparisonOp {
+ public:
+  IsInfOp() : ComparisonOp(Kind::kIsInf) {}
+};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "IsInf", 10, 25, IsInfOp);
+
+}  // namespace vkserve

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// IsNaN (opsets 9-25): true where a float is NaN; exporters guard Softmax and
+// attention masks with it (runtime/ops/comparison_op.h).
+#include "runtime/op_registry.h"
+#include "runtime/ops/comparison_op.h"
+
+namespace vkserve {
+namespace {
+
+class IsNaNOp : public ComparisonOp {
+ public:
+  IsNaNOp() : ComparisonOp(Kind::kIsNaN) {}
+};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "IsNaN", 9, 25, IsNaNOp);
+
+}  // namespace vkserve

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Less (opsets 7-25): A < B with numpy broadcasting, as bool
+// (runtime/ops/comparison_op.h).
+#include "runtime/op_registry.h"
+#include "runtime/ops/comparison_op.h"
+
+namespace vkserve {
+namespace {
+
+class LessOp : public ComparisonOp {
+ public:
+  LessOp() : ComparisonOp(Kind::kLess) {}
+};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "Less", 7, 25, LessOp);
+
+}  // namespace vkserve

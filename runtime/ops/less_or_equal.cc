@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// LessOrEqual (opsets 12-25): A <= B with numpy broadcasting, as bool
+// (runtime/ops/comparison_op.h).
+#include "runtime/op_registry.h"
+#include "runtime/ops/comparison_op.h"
+
+namespace vkserve {
+namespace {
+
+class LessOrEqualOp : public ComparisonOp {
+ public:
+  LessOrEqualOp() : ComparisonOp(Kind::kLessOrEqual) {}
+};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "LessOrEqual", 12, 25, LessOrEqualOp);
+
+}  // namespace vkserve

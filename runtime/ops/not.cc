@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Not (opsets 1-25): logical not of a bool tensor
+// (runtime/ops/comparison_op.h).
+#include "runtime/op_registry.h"
+#include "runtime/ops/comparison_op.h"
+
+namespace vkserve {
+namespace {
+
+class NotOp : public ComparisonOp {
+ public:
+  NotOp() : ComparisonOp(Kind::kNot) {}
+};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "Not", 1, 25, NotOp);
+
+}  // namespace vkserve

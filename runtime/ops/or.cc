@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Or (opsets 7-25): logical or of two bool tensors with numpy broadcasting
+// (runtime/ops/comparison_op.h).
+#include "runtime/op_registry.h"
+#include "runtime/ops/comparison_op.h"
+
+namespace vkserve {
+namespace {
+
+class OrOp : public ComparisonOp {
+ public:
+  OrOp() : ComparisonOp(Kind::kOr) {}
+};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "Or", 7, 25, OrOp);
+
+}  // namespace vkserve
