@@ -28,7 +28,7 @@ layout(push_constant) uniform Params {
 } p;
 
 float pow_c(float x, float y) {
-  if (y == 0.0) return 1.0;              // even for a NaN base, as C
+  if (y == 0.0 || x == 1.0) return 1.0;  // even for a NaN/infinite other operand, as C
   if (y == 1.0) return x;
   if (y == 2.0) return x * x;            // GELU-tanh's x^3 and variance's x^2: exact and fast
   if (y == 3.0) return x * x * x;

@@ -3,9 +3,9 @@
 //
 // The ONNX backend node conformance cases (onnx v1.22.0 data under
 // $VKSERVE_SHARED_DIR/onnx-node-tests, default ${VKSERVE_SOURCE_DIR}/../shared)
-// that use only the ops of the Runtime issue. Each runs on the GPU and must
-// match the ONNX reference output with the ONNX runner's tolerance (rtol 1e-3,
-// atol 1e-7; shape and dtype exact). A case that vkserve refuses at load or
+// that use only the ops of the Runtime issue and the transformer ops. Each
+// runs on the GPU and must match the ONNX reference output with the ONNX
+// runner's tolerance (rtol 1e-3, atol 1e-7; shape and dtype exact). A case that vkserve refuses at load or
 // at planning with UNIMPLEMENTED (a dtype or attribute it does not run) is
 // excluded and listed with the reason; any other error, or a wrong result,
 // fails the test. The summary is printed and written to
@@ -39,14 +39,18 @@ namespace {
 namespace fs = std::filesystem;
 using testing::GpuTest;
 
-// The ops of the Runtime issue (domain ai.onnx).
+// The ops of the Runtime issue, and those transformer exports add (domain
+// ai.onnx).
 const std::set<std::string>& ScopeOps() {
   static const std::set<std::string> ops = {
       "Conv", "ConvTranspose", "Gemm", "MatMul", "BatchNormalization", "Relu", "LeakyRelu",
       "PRelu", "Clip", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Add", "Sub", "Mul", "Div",
       "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Flatten", "Reshape",
       "Transpose", "Concat", "Split", "Slice", "Squeeze", "Unsqueeze", "Identity", "Dropout",
-      "Softmax", "ReduceMean", "Pad", "Resize", "Constant", "Shape"};
+      "Softmax", "ReduceMean", "Pad", "Resize", "Constant", "Shape",
+      // Transformers (bert_tiny, gpt2_tiny).
+      "LayerNormalization", "Erf", "Pow", "Equal", "Greater", "Less", "GreaterOrEqual",
+      "LessOrEqual", "And", "Or", "Xor", "Not", "IsNaN", "IsInf", "GatherElements"};
   return ops;
 }
 
