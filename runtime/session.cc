@@ -409,11 +409,13 @@ absl::StatusOr<RunResult> Session::Run(const RunRequest& request) {
     if (host_outputs[o]) {
       out.host.dtype = out.dtype;
       out.host.shape = out.shape;
-      out.host.data.resize(size);
       if (size > 0) {
         const gpu::Buffer& src = state.readback[o] ? state.readback[o] : state.outputs[o];
         src.InvalidateForHostRead(0, size);
-        std::memcpy(out.host.data.data(), src.mapped(), size);
+        // One pass over the bytes: resize() then memcpy would zero-fill them
+        // first, doubling the host memory traffic of large outputs.
+        const auto* bytes = static_cast<const uint8_t*>(src.mapped());
+        out.host.data.assign(bytes, bytes + size);
         timing.bytes_read_back += size;
       }
     } else {
