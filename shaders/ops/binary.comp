@@ -41,9 +41,13 @@ float pow_c(float x, float y) {
                ? uintBitsToFloat(0xFF800000u)   // -inf
                : uintBitsToFloat(0x7F800000u);  // +inf
   }
-  if (!integer) return uintBitsToFloat(0x7FC00000u);  // NaN: a negative base, a fractional power
+  // Infinite y counts as an even integer: (-1)^inf = 1. -inf takes any power
+  // (C: +-inf or +-0 by the sign of y and its parity).
+  const bool odd = integer && !isinf(y) && mod(y, 2.0) == 1.0;
+  if (!integer && !isinf(x)) return uintBitsToFloat(0x7FC00000u);  // NaN: a fractional power
+  if (x == -1.0) return odd ? -1.0 : 1.0;
   const float r = pow(-x, y);
-  return mod(y, 2.0) == 1.0 ? -r : r;
+  return odd ? -r : r;
 }
 
 float apply(float x, float y) {

@@ -1,14 +1,15 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The vkserve Authors.
 #
-# The ops transformer exports add to the CNN set: Erf (BERT's GELU), Pow
-# (GPT-2's x^3; negative bases, zero bases, fractional and negative powers),
-# the comparisons Greater, Less, GreaterOrEqual, LessOrEqual (float with NaN
-# and signed zeros, int32, int64 beyond 32 bits, int8), the logic ops And,
-# Or, Xor, Not, the predicates IsNaN and IsInf (each detect mode), and
-# GatherElements (axes, ranks 1-4, negative and int32 indices, 1/2/4/8-byte
-# data, a folded case). Every broadcast shape class, odd sizes, each opset
-# variant. Expected outputs come from onnxruntime.
+# The ops transformer exports add to the CNN set: Erf (BERT's GELU; also
+# fused into Conv/Gemm/MatMul epilogues), Pow (GPT-2's x^3; negative bases,
+# zero bases, fractional and negative powers, infinities, integer exponents
+# of a float base), the comparisons Greater, Less, GreaterOrEqual,
+# LessOrEqual (float with NaN and signed zeros, int32, int64 beyond 32 bits,
+# int8), the logic ops And, Or, Xor, Not, the predicates IsNaN and IsInf
+# (each detect mode), and GatherElements (axes, ranks 1-4, negative and int32
+# indices, 1/2/4/8-byte data, a folded case). Every broadcast shape class,
+# odd sizes, each opset variant. Expected outputs come from onnxruntime.
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
@@ -77,6 +78,35 @@ def _erf_cases():
     yield _case("erf_gelu", nodes, {"X": x}, [("Y", TensorProto.FLOAT)], 13,
                 {"sqrt2": np.array(1.4142135, np.float32), "one": np.array(1.0, np.float32),
                  "half": np.array(0.5, np.float32)}, atol=1e-6, rtol=1e-5)
+    # Erf fused into a producer's epilogue (runtime/fusion.cc): Conv (im2col
+    # GEMM, 1x1, depthwise), Conv -> Erf -> residual Add, Gemm, MatMul -> bias
+    # Add -> Erf (the BERT intermediate layer's shape).
+    def conv(name, x_shape, w_shape, group=1, residual=False, **attrs):
+        x = _rand(x_shape, lo=-1.0, hi=1.0)
+        w = _rand(w_shape, lo=-1.0, hi=1.0)
+        b = _rand((w_shape[0],), lo=-1.0, hi=1.0)
+        nodes = [helper.make_node("Conv", ["X", "W", "B"], ["c"], group=group, **attrs),
+                 helper.make_node("Erf", ["c"], ["e" if residual else "Y"])]
+        feeds = {"X": x}
+        if residual:
+            feeds["R"] = _rand((x_shape[0], w_shape[0]) + x_shape[2:])
+            nodes.append(helper.make_node("Add", ["e", "R"], ["Y"]))
+        return _case(name, nodes, feeds, [("Y", TensorProto.FLOAT)], 13, {"W": w, "B": b},
+                     atol=1e-6, rtol=1e-5)
+
+    yield conv("erf_fused_conv3x3", (1, 3, 13, 7), (5, 3, 3, 3), pads=[1, 1, 1, 1])
+    yield conv("erf_fused_conv1x1", (2, 8, 7, 7), (16, 8, 1, 1))
+    yield conv("erf_fused_depthwise", (1, 7, 13, 13), (7, 1, 3, 3), group=7, pads=[1, 1, 1, 1])
+    yield conv("erf_fused_conv_residual", (1, 4, 7, 13), (4, 4, 3, 3), residual=True, pads=[1, 1, 1, 1])
+    a, w, b = _rand((3, 13)), _rand((13, 7), lo=-1.0, hi=1.0), _rand((7,))
+    yield _case("erf_fused_gemm", [helper.make_node("Gemm", ["A", "W", "B"], ["g"]),
+                                   helper.make_node("Erf", ["g"], ["Y"])],
+                {"A": a}, [("Y", TensorProto.FLOAT)], 13, {"W": w, "B": b}, atol=1e-6, rtol=1e-5)
+    x, w, b = _rand((2, 7, 32), lo=-1.0, hi=1.0), _rand((32, 127), lo=-0.5, hi=0.5), _rand((127,))
+    yield _case("erf_fused_matmul_bias", [helper.make_node("MatMul", ["X", "W"], ["m"]),
+                                          helper.make_node("Add", ["m", "B"], ["a"]),
+                                          helper.make_node("Erf", ["a"], ["Y"])],
+                {"X": x}, [("Y", TensorProto.FLOAT)], 13, {"W": w, "B": b}, atol=1e-6, rtol=1e-5)
 
 
 def _pow_cases():
@@ -106,6 +136,35 @@ def _pow_cases():
     yield pw("pow_zero_base", zeros, np.array([2.0, 0.5, 0.0, -1.0, -2.0, 3.0], np.float32))
     nan_inf = np.array([_NAN, _NAN, 2.0, _INF, -_INF, 1.0], np.float32)
     yield pw("pow_nan_inf", nan_inf, np.array([0.0, 2.0, _NAN, 2.0, 3.0, _INF], np.float32))
+    # C's infinities: (-1)^+-inf = 1, (-inf)^y for fractional, negative and odd y,
+    # 0.5^+-inf, +-inf exponents of negative bases.
+    inf_a = np.array([-1.0, -1.0, -_INF, -_INF, -_INF, -_INF, -_INF, 0.5, 0.5, -0.5, -2.0, -2.0, _INF],
+                     np.float32)
+    inf_b = np.array([_INF, -_INF, 0.5, -0.5, 5.0, -1.0, -2.0, _INF, -_INF, _INF, _INF, -_INF, -0.5],
+                     np.float32)
+    yield pw("pow_infinities", inf_a, inf_b)
+    # A float base with an integer exponent (onnx's T1): converted on the host
+    # when known (the usual initializer), by a cast dispatch when computed.
+    signed = _rand((3, 7, 5), lo=-3.0, hi=3.0)
+    ints = np.array([-3, -2, -1, 0, 1, 2, 3], np.int64)
+    for opset in (12, 13, 15):  # T1 (a separate exponent type) is opset 12's
+        yield pw(f"pow_int64_exponent_opset{opset}", signed, np.array(3, np.int64), opset, as_init=True,
+                 rtol=1e-5, atol=1e-6)
+    yield pw("pow_int64_exponent_vector", signed, ints.reshape(7, 1), as_init=True, rtol=1e-5, atol=1e-6)
+    yield pw("pow_int32_exponent_init", signed, np.array([2, -1, 3, 0, 1], np.int32), as_init=True,
+             rtol=1e-5, atol=1e-6)
+    yield pw("pow_int64_exponent_runtime", signed, np.tile(ints, 3).reshape(3, 7, 1), rtol=1e-5, atol=1e-6)
+    yield pw("pow_int32_exponent_runtime", _rand((13, 1), lo=-2.0, hi=2.0),
+             _RNG.integers(-3, 4, size=(1, 7)).astype(np.int32), rtol=1e-5, atol=1e-6)
+    # Folded on the host (shape arithmetic): int64 bases with an int64 and a
+    # float exponent make a Reshape's shape, [2, 3]^[2, 1] and [2, 9]^[2, 0.5].
+    x = _rand((4, 3))
+    for name, e in (("int64", np.array([2, 1], np.int64)), ("float", np.array([2.0, 0.5], np.float32))):
+        nodes = [helper.make_node("Pow", ["S", "E"], ["shape"]),
+                 helper.make_node("Reshape", ["X", "shape"], ["Y"])]
+        base = np.array([2, 3] if name == "int64" else [2, 9], np.int64)
+        yield _case(f"pow_folded_int64_base_{name}_exponent", nodes, {"X": x.reshape(12)},
+                    [("Y", TensorProto.FLOAT)], 13, {"S": base, "E": e})
 
 
 def _compare_cases():
