@@ -6,8 +6,10 @@
 // dims. Negative indices count from the end. BERT exports read their
 // position ids with it, from host-known tensors, where it folds; otherwise
 // shaders/ops/gather_elements.comp picks one element per invocation, any
-// dtype of 1, 2, 4 or 8 bytes. As in Gather, out-of-range indices are an
-// error on the host and clamped on the GPU, where nothing is read back.
+// dtype of 1, 2, 4 or 8 bytes, ranks up to 8. As in Gather, out-of-range
+// indices are an error at load whenever the indices are host-known (folded or
+// not), and clamped into range on the GPU, where nothing is read back
+// mid-run (ONNX leaves them undefined).
 #include "absl/strings/str_cat.h"
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
@@ -18,7 +20,7 @@ namespace vkserve {
 namespace {
 
 constexpr uint32_t kLocalSize = 256;
-constexpr size_t kMaxRank = 6;
+constexpr size_t kMaxRank = 8;  // 16 + 2 * 8 * 4 = 80 bytes of push constants
 
 struct GatherElementsParams {
   uint32_t count;
@@ -51,6 +53,20 @@ absl::StatusOr<int64_t> AxisOf(const Node& node, const TensorDesc& data, const T
     return absl::InvalidArgumentError("cannot gather from an empty axis");
   }
   return axis;
+}
+
+// INVALID_ARGUMENT naming the first index of host-known `indices` outside
+// [-axis_dim, axis_dim).
+absl::Status CheckIndices(const HostTensor& indices, int64_t axis_dim) {
+  const int64_t n = indices.num_elements();
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t idx = ElementAsInt(indices, i);
+    if (idx < -axis_dim || idx >= axis_dim) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("index ", idx, " is out of range for axis dim ", axis_dim));
+    }
+  }
+  return absl::OkStatus();
 }
 
 class GatherElementsKernel : public Kernel {
@@ -90,18 +106,17 @@ class GatherElementsOp : public Op {
     TensorDesc& out = ctx.outputs[0];
     out.dtype = data->dtype;
     out.shape = indices->shape;
+    const int64_t axis_dim = data->shape[axis];
+    // Constant indices with dynamic data (or too large to fold) are still
+    // checked here, at load: the GPU would only clamp them.
+    if (indices->value != nullptr) RETURN_IF_ERROR(CheckIndices(*indices->value, axis_dim));
     if (!ShouldFold(ctx, out.num_elements())) return absl::OkStatus();
     HostTensor t = ZeroTensor(out.dtype, out.shape);
     const std::vector<int64_t> data_strides = Strides(data->shape);
-    const int64_t axis_dim = data->shape[axis];
     const size_t rank = out.shape.size();
     std::vector<int64_t> coord(rank, 0);
     for (int64_t i = 0; i < out.num_elements(); ++i) {
-      int64_t idx = ElementAsInt(*indices->value, i);
-      if (idx < -axis_dim || idx >= axis_dim) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("index ", idx, " is out of range for axis dim ", axis_dim));
-      }
+      int64_t idx = ElementAsInt(*indices->value, i);  // in range: checked above
       if (idx < 0) idx += axis_dim;
       int64_t src = 0;
       for (size_t d = 0; d < rank; ++d) {

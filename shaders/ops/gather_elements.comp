@@ -15,7 +15,7 @@ layout(binding = 0) readonly buffer Data { uint data[]; };
 layout(binding = 1) readonly buffer Indices { uint indices[]; };
 layout(binding = 2) buffer Out { uint dst[]; };
 
-#define MAX_RANK 6
+#define MAX_RANK 8  // kMaxRank in runtime/ops/gather_elements.cc
 
 layout(push_constant) uniform Params {
   uint count;  // output elements
