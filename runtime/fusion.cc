@@ -166,4 +166,38 @@ absl::StatusOr<int> FuseEpilogues(Graph* graph, const std::vector<const Op*>& op
   return fused;
 }
 
+int LiftConstantNodes(Graph* graph) {
+  std::set<std::string> graph_outputs;
+  for (const ValueInfo& o : graph->outputs) graph_outputs.insert(o.name);
+  int lifted = 0;
+  std::vector<Node> kept;
+  kept.reserve(graph->nodes.size());
+  for (Node& node : graph->nodes) {
+    const bool one_new_output = node.domain.empty() && node.outputs.size() == 1 &&
+                                !node.outputs[0].empty() && !graph_outputs.count(node.outputs[0]) &&
+                                !graph->initializers.count(node.outputs[0]);
+    const Attribute* value = node.FindAttribute("value");
+    if (one_new_output && node.op_type == "Constant" && node.attributes.size() == 1 &&
+        value != nullptr && value->type == Attribute::Type::kTensor) {
+      graph->initializers[node.outputs[0]] = value->t;
+      ++lifted;
+      continue;
+    }
+    // Nodes are in topological order, so an Identity of a lifted Constant
+    // (or of an Identity) sees its input already lifted.
+    if (one_new_output && node.op_type == "Identity" && node.inputs.size() == 1) {
+      auto it = graph->initializers.find(node.inputs[0]);
+      if (it != graph->initializers.end()) {
+        HostTensor copy = it->second;
+        graph->initializers[node.outputs[0]] = std::move(copy);
+        ++lifted;
+        continue;
+      }
+    }
+    kept.push_back(std::move(node));
+  }
+  graph->nodes = std::move(kept);
+  return lifted;
+}
+
 }  // namespace vkserve

@@ -3,7 +3,8 @@
 //
 // Epilogue fusion: folds the elementwise work that follows a Conv, Gemm or
 // MatMul — an activation (Relu, Clip, LeakyRelu, Sigmoid, HardSigmoid,
-// HardSwish, Tanh) and a same-shape residual Add — into that node, so its
+// HardSwish, Tanh, Erf), MatMul's bias Add and a same-shape residual Add —
+// into that node, so its
 // kernel applies them while storing its output instead of running separate
 // dispatches over memory. The rewritten nodes carry the epilogue as
 // attributes (activation.h) and keep their names; inspect shows them as
@@ -27,6 +28,14 @@ namespace vkserve {
 // producer runs.
 absl::StatusOr<int> FuseEpilogues(Graph* graph, const std::vector<const Op*>& ops,
                                   const std::vector<ValueInfo>& inputs);
+
+// Turns Constant nodes whose `value` attribute holds the tensor, and
+// Identity nodes of initializers, into initializers (their output names
+// kept), so that a bias written as a Constant or passed through an Identity
+// (the TorchScript exporter's habits for shared and folded parameters) fuses
+// like one stored as an initializer. Nodes producing graph outputs stay.
+// Returns how many nodes were lifted.
+int LiftConstantNodes(Graph* graph);
 
 // "Conv+Add+Relu" for a fused node, else its op type.
 std::string FusedOpName(const Node& node);

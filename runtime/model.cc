@@ -104,6 +104,7 @@ absl::Status Model::Prepare() {
   };
   RETURN_IF_ERROR(find_ops());
   if (options_.fuse) {
+    if (LiftConstantNodes(&graph_) > 0) RETURN_IF_ERROR(find_ops());
     ASSIGN_OR_RETURN(fused_nodes_, FuseEpilogues(&graph_, ops_, inputs_));
     if (fused_nodes_ > 0) RETURN_IF_ERROR(find_ops());
   }

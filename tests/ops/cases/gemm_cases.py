@@ -218,6 +218,27 @@ def _matmul_cases():
                   tail=[("Add", (4, 8, 12))])
     yield _matmul("matmul_bias_residual", (2, 9, 16), (16, 16), b_init=True,
                   tail=[("Add", (16,), "init"), ("Add", (2, 9, 16))])
+    yield _matmul_bias_via_nodes()
+
+
+def _matmul_bias_via_nodes():
+    """The TorchScript exporter's BERT: the bias comes out of Constant -> Identity
+    and is added first (Add(bias, mm)), then a residual. vkserve lifts both
+    nodes to an initializer and fuses all of it into the MatMul."""
+    a = _rand(2, 16, 32)
+    b = (_rand(32, 48) / np.sqrt(32)).astype(np.float32)
+    bias = _rand(48)
+    r = _rand(2, 16, 48)
+    nodes = [helper.make_node("Constant", [], ["c"], value=numpy_helper.from_array(bias, "c")),
+             helper.make_node("Identity", ["c"], ["bias"]),
+             helper.make_node("MatMul", ["A", "B"], ["mm"]),
+             helper.make_node("Add", ["bias", "mm"], ["t"]),
+             helper.make_node("Add", ["t", "R"], ["Y"])]
+    inputs = [helper.make_tensor_value_info("A", TensorProto.FLOAT, [2, 16, 32]),
+              helper.make_tensor_value_info("R", TensorProto.FLOAT, [2, 16, 48])]
+    return {"name": "matmul_bias_constant_identity",
+            "model": _model(nodes, inputs, [numpy_helper.from_array(b, "B")], 13),
+            "inputs": {"A": a, "R": r}, "atol": _atol(32)}
 
 
 def cases():
