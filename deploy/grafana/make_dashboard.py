@@ -12,6 +12,9 @@ import os
 
 SEL = 'model="$model", version=~"$version"'
 RATE = "$__rate_interval"
+# Panels name the data source through the `datasource` variable, so one
+# dashboard serves any Prometheus. On import Grafana asks for DS_PROMETHEUS
+# (__inputs) and writes the choice into that variable's current value.
 DS = {"type": "prometheus", "uid": "${datasource}"}
 
 # The stacked split: where a second of wall time goes, per phase. GPU time
@@ -46,17 +49,27 @@ def panel(pid, title, kind, grid, targets, unit="short", description="", stack=F
         "gridPos": grid,
         "targets": [target(e, l, chr(ord("A") + i)) for i, (l, e) in enumerate(targets)],
         "fieldConfig": {"defaults": {"unit": unit}, "overrides": []},
-        "options": {"legend": {"displayMode": "table", "placement": "right", "calcs": ["mean", "max"]},
-                    "tooltip": {"mode": "multi", "sort": "desc"}},
+        "options": {},
     }
     if kind == "timeseries":
+        p["options"] = {"legend": {"displayMode": "table", "placement": "right", "calcs": ["mean", "max"]},
+                        "tooltip": {"mode": "multi", "sort": "desc"}}
         p["fieldConfig"]["defaults"]["custom"] = {
             "drawStyle": "line", "lineWidth": 1, "fillOpacity": 60 if stack else 10,
             "stacking": {"mode": "normal" if stack else "none", "group": "A"},
             "showPoints": "never"}
     if extra:
-        p.update(extra)
+        merge(p, extra)
     return p
+
+
+def merge(into, extra):
+    """Deep-merges extra into into (dicts merge, anything else replaces)."""
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            merge(into[key], value)
+        else:
+            into[key] = value
 
 
 def quantile(q, metric, by=""):
@@ -71,9 +84,12 @@ panels = [
                       "time. Record is 0 while recorded command buffers are replayed. If GPU dominates, "
                       "the model is GPU-bound; if queue dominates, add sessions or scale out; if upload, "
                       "submit or readback dominate, the CPU side is the bottleneck."),
-    panel(2, "CPU nodes (must be 0)", "stat", {"x": 16, "y": 0, "w": 4, "h": 5},
-          [("cpu nodes", f'sum(vkserve_model_nodes{{{SEL}, device="cpu"}})')],
-          description="Nodes executed on the CPU. vkserve has no CPU kernels: this is always 0.",
+    # Every loaded model, not just $model: one glance proves nothing runs on the CPU.
+    panel(2, "CPU nodes, all models (must be 0)", "stat", {"x": 16, "y": 0, "w": 4, "h": 5},
+          [("cpu nodes", 'sum(vkserve_model_nodes{device="cpu"})')],
+          description="Graph nodes executed on the CPU, summed over every loaded model. vkserve has "
+                      "no CPU kernels: this is always 0 (the Prometheus alert VkserveCpuNodes fires "
+                      "otherwise).",
           extra={"options": {"reduceOptions": {"calcs": ["lastNotNull"]}, "colorMode": "background"},
                  "fieldConfig": {"defaults": {"unit": "short", "thresholds": {"mode": "absolute", "steps": [
                      {"color": "green", "value": None}, {"color": "red", "value": 1}]}}, "overrides": []}}),
@@ -84,8 +100,11 @@ panels = [
           [("{{command_buffer}}", f"sum by (command_buffer) (rate(vkserve_runs_total{{{SEL}}}[{RATE}]))")],
           unit="ops"),
     panel(5, "Requests per second by outcome", "timeseries", {"x": 0, "y": 10, "w": 12, "h": 8},
-          [("{{outcome}}", f"sum by (outcome) (rate(vkserve_requests_total{{{SEL}}}[{RATE}]))"),
-           ("inferences", f"sum(rate(vkserve_inferences_total{{{SEL}}}[{RATE}]))")], unit="reqps"),
+          [("all requests", f"sum(rate(vkserve_requests_total{{{SEL}}}[{RATE}]))"),
+           ("{{outcome}}", f"sum by (outcome) (rate(vkserve_requests_total{{{SEL}}}[{RATE}]))"),
+           ("inferences", f"sum(rate(vkserve_inferences_total{{{SEL}}}[{RATE}]))")], unit="reqps",
+          description="Requests by outcome (success, invalid_input, timeout, queue_full, cancelled, "
+                      "unavailable, internal) and inferences (a batch of n counts n)."),
     panel(6, "Request latency p50 / p99", "timeseries", {"x": 12, "y": 10, "w": 12, "h": 8},
           [("p50", quantile(0.5, "vkserve_request_duration_seconds")),
            ("p99", quantile(0.99, "vkserve_request_duration_seconds"))], unit="s"),
@@ -128,7 +147,8 @@ dashboard = {
     "refresh": "10s",
     "templating": {"list": [
         {"name": "datasource", "type": "datasource", "query": "prometheus", "label": "Data source",
-         "current": {}, "hide": 0},
+         "current": {"text": "${DS_PROMETHEUS}", "value": "${DS_PROMETHEUS}"}, "regex": "",
+         "refresh": 1, "hide": 0},
         {"name": "model", "type": "query", "label": "Model", "datasource": DS,
          "query": {"query": "label_values(vkserve_requests_total, model)", "refId": "model"},
          "definition": "label_values(vkserve_requests_total, model)", "refresh": 2, "sort": 1,

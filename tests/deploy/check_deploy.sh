@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Checks deploy/: Prometheus config and rules (promtool), the Grafana
-# dashboard (valid JSON, generated from make_dashboard.py unchanged, every
-# metric it names exists in docs/observability.md), the example server config
-# (vkserve parses it), the KServe manifests and the systemd unit.
+# Checks deploy/: Prometheus config and rules (promtool check, and the rules'
+# unit tests), the Grafana dashboard (valid JSON with the expected variables,
+# generated from make_dashboard.py unchanged, every expression valid PromQL,
+# every metric it names a family of docs/observability.md), the example server
+# configs (vkserve parses them, when the binary is there), the KServe
+# manifests and the systemd unit. Exits 77 (skipped) without promtool.
 # Usage: tests/deploy/check_deploy.sh [REPO_ROOT] [VKSERVE_BINARY]
 set -euo pipefail
 ROOT=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -17,15 +19,33 @@ if ! command -v promtool >/dev/null; then
 fi
 promtool check config deploy/prometheus/prometheus.yml
 promtool check rules deploy/prometheus/vkserve-rules.yml
+(cd deploy/prometheus && promtool test rules vkserve-rules.test.yml)
 
-# The dashboard: the committed JSON is what the generator writes.
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+# The dashboard: valid JSON, its variables, every panel on the datasource variable.
+$PY - deploy/grafana/vkserve.json <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+variables = {v["name"]: v for v in d["templating"]["list"]}
+assert variables["datasource"]["type"] == "datasource", "datasource variable"
+assert variables["datasource"]["query"] == "prometheus", "datasource variable's plugin"
+assert variables["model"]["definition"] == "label_values(vkserve_requests_total, model)", "model variable"
+assert "version" in variables, "version variable"
+assert d["schemaVersion"] >= 36, d["schemaVersion"]
+for p in d["panels"]:
+    assert p["datasource"]["uid"] == "${datasource}", f"panel {p['title']}: datasource"
+    assert p["targets"], f"panel {p['title']}: no query"
+    for t in p["targets"]:
+        assert t["datasource"]["uid"] == "${datasource}", f"panel {p['title']}: target datasource"
+print(f"{sys.argv[1]}: valid JSON, {len(d['panels'])} panels")
+PYEOF
+# The committed JSON is what the generator writes.
 cp -r deploy/grafana "$tmp/grafana"
 $PY "$tmp/grafana/make_dashboard.py" >/dev/null
 cmp -s "$tmp/grafana/vkserve.json" deploy/grafana/vkserve.json ||
   fail "deploy/grafana/vkserve.json differs from what make_dashboard.py writes; rerun it"
 # Every metric a panel or rule names is a family docs/observability.md lists.
-$PY - "$ROOT" <<'PYEOF'
+$PY - "$ROOT" "$tmp/dashboard-rules.yml" <<'PYEOF'
 import json, re, subprocess, sys
 root = sys.argv[1]
 doc = open(f"{root}/docs/observability.md").read()
@@ -45,7 +65,15 @@ unknown = sorted(n for n in names if n not in families)
 if unknown:
     sys.exit(f"FAIL: metrics not in docs/observability.md: {unknown}")
 print(f"dashboard: {len(exprs)} expressions, {len(names)} metric families, all documented")
+# Each expression as a recording rule, for promtool to parse below.
+with open(sys.argv[2], "w") as f:
+    f.write("groups:\n  - name: dashboard\n    rules:\n")
+    for i, e in enumerate(exprs):
+        f.write(f"      - record: dashboard_expr_{i}\n        expr: {json.dumps(e)}\n")
 PYEOF
+promtool check rules "$tmp/dashboard-rules.yml" >/dev/null ||
+  fail "a dashboard expression is not valid PromQL (promtool check rules $tmp/dashboard-rules.yml)"
+echo "dashboard: every expression parses (promtool)"
 
 # The example server config parses (paths need not exist for this check:
 # the parser only refuses a repository path that is not a directory).
@@ -57,6 +85,8 @@ if [ -x "$VKSERVE" ]; then
   sed 's#/mnt/models#'"$tmp"'#' deploy/kserve/server.pbtxt > "$tmp/kserve.pbtxt"
   "$VKSERVE" serve --config "$tmp/kserve.pbtxt" --check-config ||
     fail "deploy/kserve/server.pbtxt does not parse"
+else
+  echo "server configs: $VKSERVE not built, --check-config skipped"
 fi
 
 # The ConfigMap carries deploy/kserve/server.pbtxt verbatim.
