@@ -412,10 +412,16 @@ absl::StatusOr<RunResult> Session::Run(const RunRequest& request) {
       if (size > 0) {
         const gpu::Buffer& src = state.readback[o] ? state.readback[o] : state.outputs[o];
         src.InvalidateForHostRead(0, size);
-        // One pass over the bytes: resize() then memcpy would zero-fill them
-        // first, doubling the host memory traffic of large outputs.
         const auto* bytes = static_cast<const uint8_t*>(src.mapped());
-        out.host.data.assign(bytes, bytes + size);
+        uint8_t* sink = request.host_output_sink ? request.host_output_sink(o, size) : nullptr;
+        if (sink != nullptr) {
+          std::memcpy(sink, bytes, size);
+          out.in_sink = true;
+        } else {
+          // One pass over the bytes: resize() then memcpy would zero-fill
+          // them first, doubling the host memory traffic of large outputs.
+          out.host.data.assign(bytes, bytes + size);
+        }
         timing.bytes_read_back += size;
       }
     } else {

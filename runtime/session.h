@@ -14,6 +14,7 @@
 #define VKSERVE_RUNTIME_SESSION_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -49,6 +50,13 @@ struct RunRequest {
   std::map<std::string, OutputLocation> output_locations;
   // Collect a per-dispatch trace (RunResult::trace).
   bool profile = false;
+  // Where host outputs' bytes go, optionally. Run() calls it once per host
+  // output with the model output's index and byte size; a non-null result
+  // must point to that many writable bytes, valid until Run() returns, and
+  // receives the output in one copy out of GPU-visible memory (e.g. straight
+  // into a response), leaving RunOutput::host.data empty and
+  // RunOutput::in_sink set. nullptr: the bytes go to host.data as usual.
+  std::function<uint8_t*(size_t output, uint64_t bytes)> host_output_sink;
 };
 
 struct RunOutput {
@@ -56,6 +64,7 @@ struct RunOutput {
   DataType dtype = DataType::kUndefined;
   std::vector<int64_t> shape;
   HostTensor host;                        // for OutputLocation::kHost
+  bool in_sink = false;                   // the bytes went to RunRequest::host_output_sink
   std::shared_ptr<DeviceTensor> device;   // for OutputLocation::kDevice
 };
 

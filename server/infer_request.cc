@@ -28,6 +28,13 @@ std::string ShapeString(const std::vector<int64_t>& shape) {
   return absl::StrCat("[", absl::StrJoin(shape, ","), "]");
 }
 
+// Bytes of a run output, from its dtype and shape.
+uint64_t OutputBytes(const RunOutput& out) {
+  uint64_t n = DataTypeSize(out.dtype);
+  for (int64_t d : out.shape) n *= static_cast<uint64_t>(d);
+  return n;
+}
+
 absl::Status Invalid(const std::string& tensor, const std::string& message) {
   return absl::InvalidArgumentError(absl::StrCat("input '", tensor, "': ", message));
 }
@@ -345,10 +352,29 @@ absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(const ModelInferRequ
   for (const auto& o : prepared->outputs) {
     if (o.resident) prepared->run.output_locations[o.name] = OutputLocation::kDevice;
   }
+  // One copy from GPU-visible memory into the response (or shm region)
+  // instead of one into RunOutput::host and another into the response. The
+  // PreparedInfer is heap-allocated and outlives the run (the caller keeps
+  // it until the response is filled), so the sink may point into it.
+  const Model* runtime_model = &model.model();
+  prepared->raw_buffers.resize(runtime_model->outputs().size());
+  PreparedInfer* p = prepared.get();
+  prepared->run.host_output_sink = [p, runtime_model](size_t o, uint64_t bytes) -> uint8_t* {
+    if (o >= runtime_model->outputs().size()) return nullptr;
+    const std::string& name = runtime_model->outputs()[o].name;
+    for (const PreparedInfer::Output& want : p->outputs) {
+      if (want.name != name || want.resident) continue;
+      if (want.shm) return bytes <= want.shm->bytes.size() ? want.shm->bytes.data() : nullptr;
+      std::string& buffer = p->raw_buffers[o];
+      buffer.resize(bytes);
+      return reinterpret_cast<uint8_t*>(buffer.data());
+    }
+    return nullptr;  // not requested: the run keeps it in RunOutput::host
+  };
   return prepared;
 }
 
-absl::Status FillInferResponse(const ModelInferRequest& request, const PreparedInfer& prepared,
+absl::Status FillInferResponse(const ModelInferRequest& request, PreparedInfer& prepared,
                                RunResult& result, const ServedModel& model, ResidentRegistry& resident,
                                ModelInferResponse* response) {
   response->set_model_name(model.name());
@@ -381,15 +407,19 @@ absl::Status FillInferResponse(const ModelInferRequest& request, const PreparedI
       added.push_back(*handle);
       (*entry->mutable_parameters())[kGpuHandleParam].set_string_param(*handle);
     } else if (want.shm) {
-      if (out.host.data.size() > want.shm->bytes.size()) {
+      // In the region already when it fit (the sink refuses what does not).
+      const uint64_t bytes = out.in_sink ? OutputBytes(out) : out.host.data.size();
+      if (bytes > want.shm->bytes.size()) {
         return fail(absl::InvalidArgumentError(absl::StrCat(
-            "output '", out.name, "': ", out.host.data.size(), " bytes do not fit shared_memory_byte_size ",
+            "output '", out.name, "': ", bytes, " bytes do not fit shared_memory_byte_size ",
             want.shm->bytes.size())));
       }
-      std::memcpy(want.shm->bytes.data(), out.host.data.data(), out.host.data.size());
+      if (!out.in_sink) std::memcpy(want.shm->bytes.data(), out.host.data.data(), bytes);
       auto& params = *entry->mutable_parameters();
       params["shared_memory_region"].set_string_param(want.shm_region);
-      params["shared_memory_byte_size"].set_int64_param(static_cast<int64_t>(out.host.data.size()));
+      params["shared_memory_byte_size"].set_int64_param(static_cast<int64_t>(bytes));
+    } else if (out.in_sink) {
+      *raw = std::move(prepared.raw_buffers[static_cast<size_t>(it - result.outputs.begin())]);
     } else {
       raw->assign(reinterpret_cast<const char*>(out.host.data.data()), out.host.data.size());
     }

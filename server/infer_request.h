@@ -73,9 +73,13 @@ struct PreparedInfer {
   std::vector<SharedMemoryManager::Range> input_ranges;
   int64_t batch_size = 1;
   std::optional<absl::Duration> timeout;  // the request's "timeout" parameter
+  // Per model output: the response bytes the run reads host outputs back
+  // into (RunRequest::host_output_sink), moved into the response after.
+  std::vector<std::string> raw_buffers;
 };
 
-// Checks `request` against `model` and binds its inputs.
+// Checks `request` against `model` and binds its inputs. Host outputs are
+// read back straight into their response bytes or shared-memory region.
 absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(
     const inference::ModelInferRequest& request, const ServedModel& model,
     ResidentRegistry& resident, const SharedMemoryManager& shm);
@@ -84,7 +88,7 @@ absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(
 // raw_output_contents entry per requested output, in order). Resident
 // outputs are registered; on failure the handles added here are released.
 absl::Status FillInferResponse(const inference::ModelInferRequest& request,
-                               const PreparedInfer& prepared, RunResult& result,
+                               PreparedInfer& prepared, RunResult& result,
                                const ServedModel& model, ResidentRegistry& resident,
                                inference::ModelInferResponse* response);
 

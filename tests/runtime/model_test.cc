@@ -288,6 +288,31 @@ TEST_F(ReluAddTest, DeviceOutputFedBackMatchesHostPath) {
   EXPECT_THAT(std::string(run.status().message()), HasSubstr(y1->name()));
 }
 
+TEST_F(ReluAddTest, HostOutputSinkGetsTheBytesInOneCopy) {
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult plain, session_->Run(HostRequest(*model_, data_.inputs)));
+  RunRequest request = HostRequest(*model_, data_.inputs);
+  std::vector<uint8_t> sink;
+  std::vector<std::pair<size_t, uint64_t>> calls;
+  request.host_output_sink = [&](size_t output, uint64_t bytes) {
+    calls.emplace_back(output, bytes);
+    sink.assign(bytes, 0xAB);
+    return sink.data();
+  };
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult sunk, session_->Run(request));
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0], (std::pair<size_t, uint64_t>{0, 2 * 3 * 4 * 5 * 4}));
+  EXPECT_TRUE(sunk.outputs[0].in_sink);
+  EXPECT_TRUE(sunk.outputs[0].host.data.empty());
+  EXPECT_EQ(sunk.timing.bytes_read_back, plain.timing.bytes_read_back);
+  EXPECT_EQ(sink, plain.outputs[0].host.data);  // bit for bit the host path's bytes
+
+  // A sink that declines (nullptr) leaves the bytes in RunOutput::host.
+  request.host_output_sink = [](size_t, uint64_t) -> uint8_t* { return nullptr; };
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult declined, session_->Run(request));
+  EXPECT_FALSE(declined.outputs[0].in_sink);
+  EXPECT_EQ(declined.outputs[0].host.data, plain.outputs[0].host.data);
+}
+
 TEST_F(ReluAddTest, ReadWithReleaseFreesTheTensor) {
   RunRequest request = HostRequest(*model_, data_.inputs);
   request.output_locations["y"] = OutputLocation::kDevice;
