@@ -127,9 +127,19 @@ panels = [
               {"matcher": {"id": "byName", "options": "bytes"},
                "properties": [{"id": "unit", "value": "bytes"}, {"id": "custom.axisPlacement", "value": "right"}]}]}}),
     panel(12, "GPU memory by kind (all models on the device)", "timeseries",
-          {"x": 0, "y": 34, "w": 24, "h": 8},
+          {"x": 0, "y": 34, "w": 16, "h": 8},
           [("{{device}} {{kind}}", "sum by (device, kind) (vkserve_gpu_memory_bytes)")],
           unit="bytes", stack=True),
+    panel(13, "GPU busy (all models)", "timeseries", {"x": 16, "y": 34, "w": 8, "h": 8},
+          [("GPU seconds per second",
+            f'sum(rate(vkserve_phase_duration_seconds_sum{{phase="gpu"}}[{RATE}]))'),
+           ("GPU ms per execution",
+            f'1000 * sum(rate(vkserve_phase_duration_seconds_sum{{{SEL}, phase="gpu"}}[{RATE}]))'
+            f' / sum(rate(vkserve_phase_duration_seconds_count{{{SEL}, phase="gpu"}}[{RATE}]))')],
+          description="The fraction of wall time the GPU spends executing vkserve's work. NVIDIA's "
+                      "driver lowers the clocks of a GPU kept 10-30% busy (1980 to 345 MHz on an "
+                      "H100), which shows here as GPU ms per execution rising while the load falls; "
+                      "deploy/README.md says how to lock clocks."),
 ]
 
 dashboard = {
