@@ -141,6 +141,13 @@ grpc::ServerUnaryReactor* InferenceService::ModelStatistics(grpc::CallbackServer
     SetDuration(st->mutable_compute_output(), s.compute_output_count, s.compute_output_ns);
     st->mutable_cache_hit();
     st->mutable_cache_miss();
+    for (const auto& [size, b] : s.batches) {
+      auto* bs = out->add_batch_stats();
+      bs->set_batch_size(static_cast<uint64_t>(size));
+      SetDuration(bs->mutable_compute_input(), b.count, b.compute_input_ns);
+      SetDuration(bs->mutable_compute_infer(), b.count, b.compute_infer_ns);
+      SetDuration(bs->mutable_compute_output(), b.count, b.compute_output_ns);
+    }
   }
   return Done(c, absl::OkStatus());
 }

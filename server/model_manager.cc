@@ -46,6 +46,11 @@ void ServedModel::RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const Ru
   stats_.compute_output_ns += timing.readback_ns;
   stats_.inference_count += static_cast<uint64_t>(std::max<int64_t>(batch_size, 1));
   ++stats_.execution_count;
+  ModelStatsSnapshot::Batch& batch = stats_.batches[std::max<int64_t>(batch_size, 1)];
+  ++batch.count;
+  batch.compute_input_ns += timing.upload_ns;
+  batch.compute_infer_ns += timing.record_ns + timing.submit_ns + timing.wait_ns;
+  batch.compute_output_ns += timing.readback_ns;
   stats_.last_inference_ms = static_cast<uint64_t>(absl::ToUnixMillis(absl::Now()));
   if (metrics_ != nullptr) metrics_->RecordSuccess(request_ns, queue_ns, timing, batch_size);
 }

@@ -53,6 +53,13 @@ struct ModelStatsSnapshot {
   uint64_t inference_count = 0;  // a batch of n counts n
   uint64_t execution_count = 0;  // a batch counts 1
   uint64_t last_inference_ms = 0;  // ms since the epoch; 0 = never
+  // Per batch size (InferBatchStatistics): executions and their compute
+  // phases, as above.
+  struct Batch {
+    uint64_t count = 0;
+    uint64_t compute_input_ns = 0, compute_infer_ns = 0, compute_output_ns = 0;
+  };
+  std::map<int64_t, Batch> batches;
 };
 
 // One loaded version of a model. Thread-safe.

@@ -208,6 +208,7 @@ class PrometheusTest(unittest.TestCase):
         cls.ok = 0
         cls.inferences = 0
         cls.ids = set()
+        cls.by_batch = {}
 
         def client(worker):
             n = 0
@@ -220,6 +221,7 @@ class PrometheusTest(unittest.TestCase):
                     cls.ok += 1
                     cls.inferences += batch
                     cls.ids.add(rid)
+                    cls.by_batch[batch] = cls.by_batch.get(batch, 0) + 1
                 n += 1
 
         with concurrent.futures.ThreadPoolExecutor(4) as pool:
@@ -245,6 +247,7 @@ class PrometheusTest(unittest.TestCase):
         cls.traced_response = cls.stub.ModelInfer(traced, timeout=60)
         cls.ok += 1
         cls.inferences += 1
+        cls.by_batch[1] = cls.by_batch.get(1, 0) + 1
         cls.ids.add("traced-1")
         # Two more scrapes see the final counters.
         time.sleep(3)
@@ -334,6 +337,11 @@ class PrometheusTest(unittest.TestCase):
             prom_seconds = self.prom.scalar(
                 f'vkserve_phase_duration_seconds_sum{{model="{MODEL}",phase="{name}"}}', self.final)
             self.assertAlmostEqual(prom_seconds, field.ns * 1e-9, delta=1e-6 + 1e-6 * prom_seconds)
+        # Per batch size (batch_stats): the client's counts, and the phases add up to the totals.
+        self.assertEqual({b.batch_size: b.compute_infer.count for b in s.batch_stats}, self.by_batch)
+        for field in ("compute_input", "compute_infer", "compute_output"):
+            self.assertEqual(sum(getattr(b, field).ns for b in s.batch_stats),
+                             getattr(s.inference_stats, field).ns, field)
         request_seconds = self.prom.scalar(
             f'vkserve_request_duration_seconds_sum{{model="{MODEL}"}}', self.final)
         self.assertAlmostEqual(request_seconds, s.inference_stats.success.ns * 1e-9,
