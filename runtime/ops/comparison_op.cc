@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/op_util.h"
+#include "runtime/ops/dispatch_kernel.h"
 #include "runtime/ops/host_fold.h"
 #include "runtime/ops/strided_copy.h"
 
@@ -14,15 +15,6 @@ namespace {
 
 constexpr uint32_t kLocalSize = 256;
 constexpr size_t kMaxRank = 7;
-
-struct CompareParams {
-  uint32_t count;
-  uint32_t rank;
-  uint32_t shape[kMaxRank];
-  int32_t a_stride[kMaxRank];
-  int32_t b_stride[kMaxRank];
-};
-static_assert(sizeof(CompareParams) <= 128, "push constants are limited to 128 bytes");
 
 using Kind = ComparisonOp::Kind;
 
@@ -90,32 +82,6 @@ bool Fold(Kind kind, const HostTensor& a, int64_t ia, const HostTensor* b, int64
   }
 }
 
-class CompareKernel : public Kernel {
- public:
-  CompareKernel(std::shared_ptr<const gpu::Pipeline> pipeline, CompareParams params,
-                std::array<uint32_t, 3> groups, bool unary)
-      : pipeline_(std::move(pipeline)), params_(params), groups_(groups), unary_(unary) {}
-
-  absl::Status Record(const RecordContext& ctx) const override {
-    if (params_.count == 0) return absl::OkStatus();
-    // Unary ops read their one input through both operand bindings.
-    const gpu::Binding bindings[] = {
-        {WordRange(ctx.inputs[0]), gpu::Access::kRead},
-        {WordRange(ctx.inputs[unary_ ? 0 : 1]), gpu::Access::kRead},
-        {WordRange(ctx.outputs[0]), gpu::Access::kWrite},
-    };
-    const auto* bytes = reinterpret_cast<const uint8_t*>(&params_);
-    return ctx.command_buffer.Dispatch(pipeline_, bindings, std::span(bytes, sizeof(params_)),
-                                       groups_, ctx.label);
-  }
-
- private:
-  std::shared_ptr<const gpu::Pipeline> pipeline_;
-  CompareParams params_;
-  std::array<uint32_t, 3> groups_;
-  bool unary_;
-};
-
 }  // namespace
 
 absl::Status ComparisonOp::Validate(const Node& node) const {
@@ -178,27 +144,29 @@ absl::StatusOr<std::unique_ptr<Kernel>> ComparisonOp::CreateKernel(KernelContext
                                                  " dims (after merging) exceeds ", kMaxRank));
   }
   if (count > INT32_MAX) return absl::UnimplementedError("tensor too large");
-  CompareParams p{};
-  p.count = static_cast<uint32_t>(count);
-  p.rank = static_cast<uint32_t>(shape.size());
-  for (size_t k = 0; k < shape.size(); ++k) {
-    p.shape[k] = static_cast<uint32_t>(shape[k]);
-    p.a_stride[k] = static_cast<int32_t>(as[k]);
-    p.b_stride[k] = static_cast<int32_t>(bs[k]);
-  }
+  if (count == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
   // IsInf's two switches ride in the OP constant's high bits.
   uint32_t op = static_cast<uint32_t>(kind_);
   if (kind_ == Kind::kIsInf) {
     op |= (ctx.node().GetInt("detect_positive", 1) != 0 ? 0x100u : 0u) |
           (ctx.node().GetInt("detect_negative", 1) != 0 ? 0x200u : 0u);
   }
+  // compare.comp's push block: count, rank, then shape, a and b strides
+  // for kMaxRank dims each.
+  DispatchStep step;
+  step.push.U32(static_cast<uint32_t>(count)).U32(static_cast<uint32_t>(shape.size()));
+  for (size_t k = 0; k < kMaxRank; ++k) step.push.U32(k < shape.size() ? static_cast<uint32_t>(shape[k]) : 0);
+  for (size_t k = 0; k < kMaxRank; ++k) step.push.I32(k < shape.size() ? static_cast<int32_t>(as[k]) : 0);
+  for (size_t k = 0; k < kMaxRank; ++k) step.push.I32(k < shape.size() ? static_cast<int32_t>(bs[k]) : 0);
   const uint32_t elem = static_cast<uint32_t>(DataTypeSize(a.dtype));
-  ASSIGN_OR_RETURN(auto pipeline,
-                   ctx.GetPipeline("ops/compare", 3, sizeof(CompareParams), {kLocalSize, 1, 1},
+  ASSIGN_OR_RETURN(step.pipeline,
+                   ctx.GetPipeline("ops/compare", 3, step.push.size(), {kLocalSize, 1, 1},
                                    {elem, float_kind, op, IsSigned(a.dtype) ? 1u : 0u}));
-  const uint64_t words = (static_cast<uint64_t>(count) + 3) / 4;
-  return std::make_unique<CompareKernel>(std::move(pipeline), p,
-                                         GroupsFor(words, kLocalSize, ctx.device()), unary());
+  // Unary ops read their one input through both operand bindings.
+  step.bindings = {BufferRef::Input(0), BufferRef::Input(unary() ? 0 : 1), BufferRef::Output(0)};
+  const uint64_t words = (static_cast<uint64_t>(count) + 3) / 4;  // four bools per invocation
+  step.groups = GroupsFor(words, kLocalSize, ctx.device());
+  return MakeDispatchKernel(std::move(step));
 }
 
 }  // namespace vkserve

@@ -3,6 +3,7 @@
 #include "runtime/ops/dispatch_kernel.h"
 
 #include "absl/strings/str_cat.h"
+#include "runtime/ops/strided_copy.h"
 
 namespace vkserve {
 
@@ -22,7 +23,9 @@ absl::Status DispatchKernel::Record(const RecordContext& ctx) const {
         return absl::InternalError(absl::StrCat("binding ", bindings.size(), " of ",
                                                 step.pipeline->name(), " refers to a missing buffer"));
       }
-      bindings.push_back({(*list)[ref.index], ref.access});
+      // Shaders address buffers as 32-bit words: a tensor of 1- or 2-byte
+      // elements is bound through its last whole word (WordRange).
+      bindings.push_back({WordRange((*list)[ref.index]), ref.access});
     }
     RETURN_IF_ERROR(ctx.command_buffer.Dispatch(step.pipeline, bindings, step.push.bytes(),
                                                 step.groups, ctx.label));

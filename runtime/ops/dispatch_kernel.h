@@ -3,7 +3,8 @@
 //
 // DispatchKernel: a Kernel that records a fixed list of compute dispatches,
 // each binding some of the node's inputs, outputs, scratch buffers and
-// constants. The elementwise, normalization and reduction ops build one in
+// constants (rounded up to whole 32-bit words, so byte-sized tensors bind
+// as shaders read them). The elementwise, normalization and reduction ops build one in
 // CreateKernel instead of each writing its own Kernel class. Immutable after
 // construction; thread-safe.
 #ifndef VKSERVE_RUNTIME_OPS_DISPATCH_KERNEL_H_

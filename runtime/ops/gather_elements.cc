@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
+#include "runtime/ops/dispatch_kernel.h"
 #include "runtime/ops/host_fold.h"
 #include "runtime/ops/strided_copy.h"
 
@@ -21,16 +22,6 @@ namespace {
 
 constexpr uint32_t kLocalSize = 256;
 constexpr size_t kMaxRank = 8;  // 16 + 2 * 8 * 4 = 80 bytes of push constants
-
-struct GatherElementsParams {
-  uint32_t count;
-  uint32_t rank;
-  uint32_t axis;
-  uint32_t axis_dim;
-  uint32_t out_shape[kMaxRank];
-  uint32_t data_stride[kMaxRank];
-};
-static_assert(sizeof(GatherElementsParams) <= 128, "push constants are limited to 128 bytes");
 
 absl::StatusOr<int64_t> AxisOf(const Node& node, const TensorDesc& data, const TensorDesc& indices) {
   const int64_t rank = static_cast<int64_t>(data.shape.size());
@@ -68,30 +59,6 @@ absl::Status CheckIndices(const HostTensor& indices, int64_t axis_dim) {
   }
   return absl::OkStatus();
 }
-
-class GatherElementsKernel : public Kernel {
- public:
-  GatherElementsKernel(std::shared_ptr<const gpu::Pipeline> pipeline, GatherElementsParams params,
-                       std::array<uint32_t, 3> groups)
-      : pipeline_(std::move(pipeline)), params_(params), groups_(groups) {}
-
-  absl::Status Record(const RecordContext& ctx) const override {
-    if (params_.count == 0) return absl::OkStatus();
-    const gpu::Binding bindings[] = {
-        {WordRange(ctx.inputs[0]), gpu::Access::kRead},
-        {WordRange(ctx.inputs[1]), gpu::Access::kRead},
-        {WordRange(ctx.outputs[0]), gpu::Access::kWrite},
-    };
-    const auto* bytes = reinterpret_cast<const uint8_t*>(&params_);
-    return ctx.command_buffer.Dispatch(pipeline_, bindings, std::span(bytes, sizeof(params_)),
-                                       groups_, ctx.label);
-  }
-
- private:
-  std::shared_ptr<const gpu::Pipeline> pipeline_;
-  GatherElementsParams params_;
-  std::array<uint32_t, 3> groups_;
-};
 
 class GatherElementsOp : public Op {
  public:
@@ -144,25 +111,28 @@ class GatherElementsOp : public Op {
     if (count > INT32_MAX || data.num_elements() > INT32_MAX) {
       return absl::UnimplementedError("GatherElements: tensor too large for 32-bit indexing");
     }
-    GatherElementsParams p{};
-    p.count = static_cast<uint32_t>(count);
-    p.rank = static_cast<uint32_t>(data.shape.size());
-    p.axis = static_cast<uint32_t>(axis);
-    p.axis_dim = static_cast<uint32_t>(data.shape[axis]);
+    if (count == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+    // gather_elements.comp's push block: count, rank, axis, axis dim, then
+    // the output shape and data strides for kMaxRank dims each.
     const std::vector<int64_t> strides = Strides(data.shape);
-    for (size_t d = 0; d < data.shape.size(); ++d) {
-      p.out_shape[d] = static_cast<uint32_t>(indices.shape[d]);
-      p.data_stride[d] = static_cast<uint32_t>(strides[d]);
-    }
+    const size_t rank = data.shape.size();
+    DispatchStep step;
+    step.push.U32(static_cast<uint32_t>(count))
+        .U32(static_cast<uint32_t>(rank))
+        .U32(static_cast<uint32_t>(axis))
+        .U32(static_cast<uint32_t>(data.shape[axis]));
+    for (size_t d = 0; d < kMaxRank; ++d) step.push.U32(d < rank ? static_cast<uint32_t>(indices.shape[d]) : 0);
+    for (size_t d = 0; d < kMaxRank; ++d) step.push.U32(d < rank ? static_cast<uint32_t>(strides[d]) : 0);
     const uint32_t elem = static_cast<uint32_t>(DataTypeSize(data.dtype));
     const uint32_t index64 = indices.dtype == DataType::kInt64 ? 1 : 0;
-    ASSIGN_OR_RETURN(auto pipeline, ctx.GetPipeline("ops/gather_elements", 3, sizeof(p),
+    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/gather_elements", 3, step.push.size(),
                                                     {kLocalSize, 1, 1}, {elem, index64}));
+    step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Output(0)};
     // Narrow elements are written a word at a time: one invocation per word.
     const uint64_t per_word = elem < 4 ? 4 / elem : 1;
-    const uint64_t invocations = (static_cast<uint64_t>(count) + per_word - 1) / per_word;
-    return std::make_unique<GatherElementsKernel>(std::move(pipeline), p,
-                                                  GroupsFor(invocations, kLocalSize, ctx.device()));
+    step.groups = GroupsFor((static_cast<uint64_t>(count) + per_word - 1) / per_word, kLocalSize,
+                            ctx.device());
+    return MakeDispatchKernel(std::move(step));
   }
 };
 
