@@ -24,9 +24,7 @@ Exits 77 (CTest: skipped) without grpc/numpy or Debian's prometheus.
 import concurrent.futures
 import json
 import os
-import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -37,7 +35,7 @@ import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_python_client import ROOT, free_port, generate_stubs  # noqa: E402  (exits 77 without grpc)
+from test_python_client import ROOT, ServerProcess, free_port, generate_stubs  # noqa: E402  (exits 77 without grpc)
 
 import grpc  # noqa: E402
 import numpy as np  # noqa: E402
@@ -116,51 +114,23 @@ class Prometheus:
         self.log.close()
 
 
-class Vkserve:
-    """`vkserve serve` on free ports, with the example repository."""
+class Vkserve(ServerProcess):
+    """`vkserve serve` on free ports with the example repository, metrics on,
+    JSON logs at DEBUG into a file, traces into a temporary directory."""
 
     def __init__(self, tmp):
-        self.port, self.metrics_port = free_port(), free_port()
+        port, self.metrics_port = free_port(), free_port()
         self.trace_dir = os.path.join(tmp, "traces")
-        config = os.path.join(tmp, "server.pbtxt")
         repo = os.path.join(ROOT, "config/examples/repository")
-        with open(config, "w") as f:
-            f.write(f'grpc {{ port: {self.port} }}\n'
-                    f'metrics {{ port: {self.metrics_port} }}\n'
-                    f'repository {{ path: "{repo}" }}\n'
-                    'gpu { pipeline_cache_path: "" }\n'
-                    'log { level: DEBUG format: JSON }\n'
-                    f'trace {{ directory: "{self.trace_dir}" max_files: 5 }}\n')
-        binary = os.path.join(os.environ.get("VKSERVE_BINARY_DIR", os.path.join(ROOT, "build")), "vkserve")
-        self.stderr_path = os.path.join(tmp, "vkserve.stderr")
-        self.stderr = open(self.stderr_path, "w")
-        self.proc = subprocess.Popen([binary, "serve", "--config", config],
-                                     stdout=subprocess.PIPE, stderr=self.stderr, text=True)
-        self.address = f"127.0.0.1:{self.port}"
+        super().__init__(tmp, port=port, log_path=os.path.join(tmp, "vkserve.stderr"),
+                         config=f'grpc {{ port: {port} }}\n'
+                                f'metrics {{ port: {self.metrics_port} }}\n'
+                                f'repository {{ path: "{repo}" }}\n'
+                                'gpu { pipeline_cache_path: "" }\n'
+                                'log { level: DEBUG format: JSON }\n'
+                                f'trace {{ directory: "{self.trace_dir}" max_files: 5 }}\n')
+        self.stderr_path = self.log_path
         self.metrics_url = f"http://127.0.0.1:{self.metrics_port}/metrics"
-
-    def wait_ready(self, pb, stub, timeout=120):
-        end = time.time() + timeout
-        while time.time() < end:
-            if self.proc.poll() is not None:
-                raise RuntimeError("vkserve exited: " + open(self.stderr_path).read())
-            try:
-                if stub.ServerReady(pb.ServerReadyRequest(), timeout=1).ready:
-                    return
-            except grpc.RpcError:
-                pass
-            time.sleep(0.2)
-        raise RuntimeError("vkserve did not become ready")
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout=60)
-        finally:
-            if self.proc.poll() is None:
-                self.proc.kill()
-            self.stderr.close()
 
 
 class PrometheusTest(unittest.TestCase):
@@ -182,7 +152,7 @@ class PrometheusTest(unittest.TestCase):
         cls.prom.stop()
         code = cls.server.stop()
         if code != 0:
-            print(open(cls.server.stderr_path).read()[-4000:])
+            print(cls.server.output()[-4000:])
         assert code == 0, f"vkserve exited {code}"
         sys.path.remove(cls.tmp)
         shutil.rmtree(cls.tmp, ignore_errors=True)

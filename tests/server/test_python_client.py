@@ -56,27 +56,40 @@ def free_port():
 
 
 class ServerProcess:
-    """A `vkserve serve` subprocess on a free port, serving a copy of the example repository."""
+    """A `vkserve serve` subprocess. By default on a free port, serving a copy
+    of the example repository; `port` and `config` (the config text) replace
+    that, and with `log_path` the server's stderr goes to that file."""
 
-    def __init__(self, tmp):
-        self.port = free_port()
-        repo = os.path.join(tmp, "repository")
-        shutil.copytree(os.path.join(ROOT, "config/examples/repository"), repo)
-        config = os.path.join(tmp, "server.pbtxt")
-        with open(config, "w") as f:
-            f.write(f'grpc {{ port: {self.port} }}\nmetrics {{ enabled: false }}\n'
-                    f'repository {{ path: "{repo}" model_control: EXPLICIT }}\n'
-                    'gpu { pipeline_cache_path: "" }\nlimits { allow_shared_memory: true }\n')
+    def __init__(self, tmp, port=None, config=None, log_path=None):
+        self.port = port or free_port()
+        if config is None:
+            repo = os.path.join(tmp, "repository")
+            shutil.copytree(os.path.join(ROOT, "config/examples/repository"), repo)
+            config = (f'grpc {{ port: {self.port} }}\nmetrics {{ enabled: false }}\n'
+                      f'repository {{ path: "{repo}" model_control: EXPLICIT }}\n'
+                      'gpu { pipeline_cache_path: "" }\nlimits { allow_shared_memory: true }\n')
+        config_path = os.path.join(tmp, "server.pbtxt")
+        with open(config_path, "w") as f:
+            f.write(config)
+        self.log_path = log_path
+        self.log = open(log_path, "w") if log_path else None
         binary = os.path.join(os.environ.get("VKSERVE_BINARY_DIR", os.path.join(ROOT, "build")), "vkserve")
-        self.proc = subprocess.Popen([binary, "serve", "--config", config],
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.proc = subprocess.Popen([binary, "serve", "--config", config_path], stdout=subprocess.PIPE,
+                                     stderr=self.log or subprocess.STDOUT, text=True)
         self.address = f"127.0.0.1:{self.port}"
+
+    def output(self):
+        """What the server wrote: its log file, else its stdout (after it exits)."""
+        if self.log_path:
+            with open(self.log_path) as f:
+                return f.read()
+        return self.proc.stdout.read()
 
     def wait_ready(self, pb, stub, timeout=120):
         end = time.time() + timeout
         while time.time() < end:
             if self.proc.poll() is not None:
-                raise RuntimeError("vkserve exited: " + self.proc.stdout.read())
+                raise RuntimeError("vkserve exited: " + self.output())
             try:
                 if stub.ServerReady(pb.ServerReadyRequest(), timeout=1).ready:
                     return
@@ -93,6 +106,8 @@ class ServerProcess:
         finally:
             if self.proc.poll() is None:
                 self.proc.kill()
+            if self.log:
+                self.log.close()
 
 
 class Base(unittest.TestCase):
