@@ -83,9 +83,15 @@ struct Node {
   std::string op_type;
   std::string domain;   // "" for the default ONNX domain ("ai.onnx" is normalized to "")
   int64_t opset = 0;    // the model's opset import for `domain`
+  // The op's own version as the file states it (ORT format's since_version);
+  // 0 when the format does not say (ONNX).
+  int64_t since_version = 0;
   std::vector<std::string> inputs;   // "" marks an omitted optional input
   std::vector<std::string> outputs;  // "" marks an omitted optional output
   std::map<std::string, Attribute> attributes;
+  // Set on nodes a load-time rewrite (rewrite.h) produced: the name of the
+  // stored node they replace. Empty for nodes as stored.
+  std::string rewritten_from;
 
   // Attribute accessors with defaults; the typed getters return the default
   // when the attribute is absent. Type mismatches are found by ValidateNode.

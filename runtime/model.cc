@@ -14,6 +14,7 @@
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
 #include "runtime/planner.h"
+#include "runtime/rewrite.h"
 
 namespace vkserve {
 namespace {
@@ -89,6 +90,10 @@ absl::Status Model::Prepare() {
       }
     }
   }
+
+  // Contrib and blocked-layout nodes become plain ops first, so they fuse
+  // and run like any other.
+  RETURN_IF_ERROR(ApplyRewrites(&graph_).status());
 
   // Match every node to a GPU op; validate attributes.
   OpRegistry& registry = OpRegistry::Global();
