@@ -10,7 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "gpu/transfer.h"
 #include "runtime/fusion.h"
-#include "runtime/onnx_loader.h"
+#include "runtime/model_file.h"
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
 #include "runtime/planner.h"
@@ -40,7 +40,7 @@ Model::~Model() = default;
 
 absl::StatusOr<std::shared_ptr<Model>> Model::Load(const std::string& path, const GpuContext& gpu,
                                                    const ModelOptions& options) {
-  ASSIGN_OR_RETURN(Graph graph, LoadOnnxModel(path));
+  ASSIGN_OR_RETURN(Graph graph, LoadModelFile(path));
   return FromGraph(std::move(graph), gpu, options);
 }
 

@@ -71,7 +71,7 @@ struct ModelReport {
 
 class Model {
  public:
-  // Loads `path` (.onnx; .ort once that loader exists).
+  // Loads `path`: an ONNX or ONNX Runtime (.ort) model, told apart by content.
   static absl::StatusOr<std::shared_ptr<Model>> Load(const std::string& path,
                                                      const GpuContext& gpu,
                                                      const ModelOptions& options = {});
