@@ -93,6 +93,7 @@ absl::Status Model::Prepare() {
 
   // Contrib and blocked-layout nodes become plain ops first, so they fuse
   // and run like any other.
+  stored_nodes_ = SnapshotStoredNodes(graph_);
   RETURN_IF_ERROR(ApplyRewrites(&graph_).status());
 
   // Match every node to a GPU op; validate attributes.
@@ -196,6 +197,9 @@ absl::StatusOr<ModelReport> Model::Inspect(
   report.weight_bytes = weight_bytes_;
   report.signature = plan->signature;
   report.fused_nodes = fused_nodes_;
+  report.format = graph_.format;
+  report.ort_format_version = graph_.ort_format_version;
+  report.stored_nodes = TraceStoredNodes(stored_nodes_, *plan);
   for (const PlannedNode& n : plan->nodes) {
     NodeReport r;
     r.name = n.node->name;
