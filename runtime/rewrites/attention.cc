@@ -81,6 +81,7 @@ absl::Status CheckSupported(const RewriteContext& ctx) {
   if (ctx.input(kInput).empty() || ctx.input(kWeights).empty()) {
     return absl::InvalidArgumentError("Attention needs inputs 'input' and 'weights'");
   }
+  RETURN_IF_ERROR(attention::CheckDeclaredRank3(ctx, ctx.input(kInput), "input"));
   RETURN_IF_ERROR(attention::RefuseInput(ctx, kPast, "past state"));
   RETURN_IF_ERROR(attention::RefuseInput(ctx, kPastSequenceLength, "past_sequence_length"));
   return attention::RefuseOutput(ctx, 1, "present state");

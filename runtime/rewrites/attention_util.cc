@@ -85,6 +85,14 @@ absl::Status RefuseOutput(const RewriteContext& ctx, size_t index, const std::st
   return absl::UnimplementedError(absl::StrCat("output ", index, " (", what, ") is not supported"));
 }
 
+absl::Status CheckDeclaredRank3(const RewriteContext& ctx, const std::string& name, const std::string& what) {
+  const TensorType* type = ctx.declared_type(name);
+  if (type == nullptr || !type->has_shape || type->shape.size() == 3) return absl::OkStatus();
+  return absl::UnimplementedError(absl::StrCat(what, " must be [batch, sequence, hidden]; a rank-",
+                                               type->shape.size(), " ", what,
+                                               " (packed or heads-first layouts) is not supported"));
+}
+
 absl::StatusOr<const HostTensor*> FloatInitializer(const RewriteContext& ctx, const std::string& name,
                                                   size_t rank, const std::string& what) {
   const HostTensor* t = ctx.initializer(name);

@@ -49,6 +49,11 @@ absl::Status RefuseInput(const RewriteContext& ctx, size_t index, const std::str
 // UNIMPLEMENTED naming `what` when output `index` is present and read.
 absl::Status RefuseOutput(const RewriteContext& ctx, size_t index, const std::string& what);
 
+// UNIMPLEMENTED when `name`'s declared type (graph input, value_info) has a
+// rank other than 3 (packed QKV / KV, heads-first BNSH layouts); OK when the
+// rank is not declared, where SplitHeads' check at planning catches it.
+absl::Status CheckDeclaredRank3(const RewriteContext& ctx, const std::string& name, const std::string& what);
+
 // A float initializer's elements, checked to be float with `rank` dims and a
 // byte size matching its shape.
 absl::StatusOr<const HostTensor*> FloatInitializer(const RewriteContext& ctx, const std::string& name,

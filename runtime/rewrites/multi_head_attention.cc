@@ -39,6 +39,9 @@ absl::Status CheckSupported(const RewriteContext& ctx) {
   if (ctx.input(kKey).empty() || ctx.input(kValue).empty()) {
     return absl::UnimplementedError("packed QKV or packed KV (key or value omitted) is not supported");
   }
+  RETURN_IF_ERROR(attention::CheckDeclaredRank3(ctx, ctx.input(kQuery), "query"));
+  RETURN_IF_ERROR(attention::CheckDeclaredRank3(ctx, ctx.input(kKey), "key"));
+  RETURN_IF_ERROR(attention::CheckDeclaredRank3(ctx, ctx.input(kValue), "value"));
   RETURN_IF_ERROR(attention::RefuseInput(ctx, kPastKey, "past_key"));
   RETURN_IF_ERROR(attention::RefuseInput(ctx, kPastValue, "past_value"));
   RETURN_IF_ERROR(attention::RefuseInput(ctx, kPastSequenceLength, "past_sequence_length"));
