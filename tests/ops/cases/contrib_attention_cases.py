@@ -17,6 +17,8 @@
 #   - EmbedLayerNormalization: with and without segments and mask,
 #     position_ids [B, S] and [1, S], the mask_index and embedding_sum
 #     outputs, epsilon.
+#   - Two-layer BERT encoders as ORT's fusions write them (int64 inputs
+#     cast to int32, EmbedLayerNormalization's mask_index feeding Attention).
 # Sizes stay small so the cases run quickly on lavapipe. Expected outputs come
 # from onnxruntime (CPU), which runs these contrib ops.
 import numpy as np
@@ -167,6 +169,47 @@ def _embed(name, b, s, hidden, segments=True, mask=True, position_ids=None, outp
     return {"name": name, "model": model, "inputs": feeds, "atol": 1e-4}
 
 
+def _bert_block(name, b, s, hidden, heads, layers=2, vocab=40, positions=32):
+    """What ORT's fusions make of a BERT encoder: int64 inputs cast to int32,
+    EmbedLayerNormalization whose mask_index feeds every Attention, then per
+    layer the output projection, residual Add and LayerNormalization."""
+    feeds = {"input_ids": _RNG.integers(0, vocab, size=(b, s)).astype(np.int64),
+             "token_type_ids": _RNG.integers(0, 2, size=(b, s)).astype(np.int64)}
+    mask = np.zeros((b, s), np.int64)
+    for row, n in enumerate(_lengths(b, s)):
+        mask[row, :n] = 1
+    feeds["attention_mask"] = mask
+    inputs = [_info(n, TensorProto.INT64, ["batch", "seq"]) for n in feeds]
+    inits = [numpy_helper.from_array(_rand(vocab, hidden), "word"),
+             numpy_helper.from_array(_rand(positions, hidden), "pos"),
+             numpy_helper.from_array(_rand(2, hidden), "seg_table"),
+             numpy_helper.from_array(_rand(hidden, scale=0.2) + 1.0, "gamma"),
+             numpy_helper.from_array(_rand(hidden, scale=0.2), "beta")]
+    nodes = [helper.make_node("Cast", [n], [n + "_i32"], to=TensorProto.INT32) for n in feeds]
+    nodes.append(helper.make_node(
+        "EmbedLayerNormalization",
+        ["input_ids_i32", "token_type_ids_i32", "word", "pos", "seg_table", "gamma", "beta",
+         "attention_mask_i32"], ["h0", "mask_index"], domain=_MS, epsilon=1e-12))
+    for i in range(layers):
+        h, out = f"h{i}", f"h{i + 1}"
+        inits += [numpy_helper.from_array(_rand(hidden, 3 * hidden, scale=1 / np.sqrt(hidden)), f"qkv_w{i}"),
+                  numpy_helper.from_array(_rand(3 * hidden, scale=0.2), f"qkv_b{i}"),
+                  numpy_helper.from_array(_rand(hidden, hidden, scale=1 / np.sqrt(hidden)), f"o_w{i}"),
+                  numpy_helper.from_array(_rand(hidden, scale=0.2), f"o_b{i}"),
+                  numpy_helper.from_array(_rand(hidden, scale=0.2) + 1.0, f"ln_g{i}"),
+                  numpy_helper.from_array(_rand(hidden, scale=0.2), f"ln_b{i}")]
+        nodes += [
+            helper.make_node("Attention", [h, f"qkv_w{i}", f"qkv_b{i}", "mask_index"], [f"att{i}"],
+                             domain=_MS, num_heads=heads),
+            helper.make_node("MatMul", [f"att{i}", f"o_w{i}"], [f"proj{i}"]),
+            helper.make_node("Add", [f"proj{i}", f"o_b{i}"], [f"projb{i}"]),
+            helper.make_node("Add", [f"projb{i}", h], [f"res{i}"]),
+            helper.make_node("LayerNormalization", [f"res{i}", f"ln_g{i}", f"ln_b{i}"], [out],
+                             axis=-1, epsilon=1e-12)]
+    model = _model(nodes, inputs, [_info(f"h{layers}", TensorProto.FLOAT, ["batch", "seq", hidden])], inits)
+    return {"name": name, "model": model, "inputs": feeds, "atol": 2e-4}
+
+
 def _attention_cases():
     # Shapes: batch, sequence (odd, even, one), heads.
     for b, s, d, n in ((1, 1, 16, 2), (2, 7, 32, 4), (3, 16, 24, 3), (1, 33, 64, 4), (2, 5, 8, 1)):
@@ -216,6 +259,8 @@ def _embed_cases():
 
 
 def cases():
+    yield _bert_block("attention_bert_block_b2_s9", 2, 9, 32, 4)
+    yield _bert_block("attention_bert_block_b3_s16", 3, 16, 64, 2)
     yield from _attention_cases()
     yield from _mha_cases()
     yield from _embed_cases()
