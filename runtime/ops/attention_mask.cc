@@ -10,8 +10,10 @@
 //     CPU kernels take: [B] end positions, [2B] end and start positions,
 //     [B, T] or [B, S, T] 0/1 masks, and the [B, 1] / [1, 1] "dummy" that
 //     masks nothing. Hidden scores get mask_filter_value added.
-//   - unidirectional: key t is hidden from query s when t > s; the score
-//     becomes the lowest float.
+//   - unidirectional: key t is hidden from query s when t > s + P; the score
+//     becomes the lowest float. P, the past state's length, is the attribute
+//     past_sequence_length, or with past_from_shapes=1 the scores' T - S
+//     (Attention, whose keys are the past's followed by the queries' own).
 // The form is told by the mask's shape at each signature, which is why this
 // is an op and not a rewrite into Less/Where/Add: a rewrite runs before
 // shapes, and [B] and [B, T] masks mean different things.
@@ -75,6 +77,16 @@ absl::StatusOr<MaskForm> FormOf(const TensorDesc* mask, const ScoreDims& d) {
   }
 }
 
+// The causal mask's offset P (see the file comment).
+absl::StatusOr<int64_t> PastLength(const Node& node, const ScoreDims& d) {
+  if (node.GetInt("past_from_shapes", 0) == 0) return node.GetInt("past_sequence_length", 0);
+  if (d.total < d.seq) {
+    return absl::InvalidArgumentError(absl::StrCat("scores have fewer keys (", d.total, ") than queries (",
+                                                   d.seq, ") but the keys should include the queries'"));
+  }
+  return d.total - d.seq;
+}
+
 class AttentionMaskOp : public Op {
  public:
   absl::Status Validate(const Node& node) const override {
@@ -83,6 +95,7 @@ class AttentionMaskOp : public Op {
     }
     RETURN_IF_ERROR(CheckAttributeType(node, "unidirectional", Attribute::Type::kInt));
     RETURN_IF_ERROR(CheckAttributeType(node, "past_sequence_length", Attribute::Type::kInt));
+    RETURN_IF_ERROR(CheckAttributeType(node, "past_from_shapes", Attribute::Type::kInt));
     if (node.GetInt("past_sequence_length", 0) < 0) {
       return absl::InvalidArgumentError("past_sequence_length must not be negative");
     }
@@ -93,6 +106,7 @@ class AttentionMaskOp : public Op {
     ASSIGN_OR_RETURN(const TensorDesc* scores, RequireInput(ctx, 0));
     ASSIGN_OR_RETURN(const ScoreDims d, ScoreDimsOf(*scores));
     RETURN_IF_ERROR(FormOf(ctx.input(1), d).status());
+    RETURN_IF_ERROR(PastLength(ctx.node, d).status());
     ctx.outputs[0].dtype = DataType::kFloat;
     ctx.outputs[0].shape = scores->shape;
     return absl::OkStatus();
@@ -109,6 +123,7 @@ class AttentionMaskOp : public Op {
     }
     if (count == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
     const Node& node = ctx.node();
+    ASSIGN_OR_RETURN(const int64_t past, PastLength(node, d));
     DispatchStep step;
     step.push.U32(static_cast<uint32_t>(count))
         .U32(static_cast<uint32_t>(d.heads))
@@ -117,7 +132,7 @@ class AttentionMaskOp : public Op {
         .U32(static_cast<uint32_t>(d.batch))
         .U32(static_cast<uint32_t>(form))
         .U32(node.GetInt("unidirectional", 0) != 0 ? 1u : 0u)
-        .U32(static_cast<uint32_t>(std::min<int64_t>(node.GetInt("past_sequence_length", 0), UINT32_MAX)))
+        .U32(static_cast<uint32_t>(std::min<int64_t>(past, UINT32_MAX)))
         .F32(node.GetFloat("mask_filter_value", -10000.0f));
     ASSIGN_OR_RETURN(step.pipeline,
                      ctx.GetPipeline("ops/attention_mask", 3, step.push.size(), {kLocalSize, 1, 1}));

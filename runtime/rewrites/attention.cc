@@ -16,10 +16,17 @@
 // the 4-D one, unidirectional) go to vkserve's AttentionMask op
 // (runtime/ops/attention_mask.cc), which tells the forms apart by shape.
 //
-// Not supported (UNIMPLEMENTED): past / present state (GPT-2 decoding with a
-// KV cache), past_sequence_length, do_rotary, weights that are not
+// past [2, B, N, P, H] (GPT-2 decoding with a KV cache) is concatenated in
+// front of this step's keys and values, which also make the optional
+// present [2, B, N, P + S, H]; the causal mask then lets query s see keys up
+// to P + s.
+//
+// Not supported (UNIMPLEMENTED): past_present_share_buffer (a preallocated
+// cache with past_sequence_length), do_rotary, weights that are not
 // initializers.
 #include <cmath>
+#include <tuple>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "runtime/rewrites/attention_util.h"
@@ -82,9 +89,49 @@ absl::Status CheckSupported(const RewriteContext& ctx) {
     return absl::InvalidArgumentError("Attention needs inputs 'input' and 'weights'");
   }
   RETURN_IF_ERROR(attention::CheckDeclaredRank3(ctx, ctx.input(kInput), "input"));
-  RETURN_IF_ERROR(attention::RefuseInput(ctx, kPast, "past state"));
-  RETURN_IF_ERROR(attention::RefuseInput(ctx, kPastSequenceLength, "past_sequence_length"));
-  return attention::RefuseOutput(ctx, 1, "present state");
+  ASSIGN_OR_RETURN(const bool share, attention::BoolAttr(node, "past_present_share_buffer"));
+  if (share && !ctx.input(kPast).empty()) {
+    return absl::UnimplementedError("past_present_share_buffer=1 (a preallocated KV cache) is not supported");
+  }
+  return attention::RefuseInput(ctx, kPastSequenceLength, "past_sequence_length");
+}
+
+// Keys and values with the past state: K [B, N, P + S, H] and V, each the
+// past's part followed by this step's, and the present output when read.
+// Returns {K transposed to [B, N, H, P + S], V}.
+absl::StatusOr<std::pair<std::string, std::string>> WithPast(RewriteContext& ctx, const std::string& k,
+                                                              const std::string& v, int64_t heads,
+                                                              const Sizes& s) {
+  if (s.k != s.v) {
+    return absl::InvalidArgumentError(absl::StrCat("past and present need equal K and V hidden sizes, got ",
+                                                   s.k, " and ", s.v));
+  }
+  std::string kh = attention::SplitHeads(ctx, k, heads, {0, 2, 1, 3}, "k");
+  std::string vh = attention::SplitHeads(ctx, v, heads, {0, 2, 1, 3}, "v");
+  const std::string& past = ctx.input(kPast);
+  if (!past.empty()) {
+    auto part = [&](int64_t i, const std::string& hint) {
+      std::string out = ctx.NewValueName(hint);
+      Node& g = ctx.AddNode("Gather", {past, ctx.AddInitializer(hint + "_index", HostTensor::FromInts({i}, {}))},
+                            {out}, kOpset);
+      Attribute axis;
+      axis.type = Attribute::Type::kInt;
+      axis.i = 0;
+      g.attributes["axis"] = axis;
+      return out;
+    };
+    kh = attention::Concat(ctx, {part(0, "past_k"), kh}, 2, "k_all");
+    vh = attention::Concat(ctx, {part(1, "past_v"), vh}, 2, "v_all");
+  }
+  if (attention::IsRead(ctx.graph(), ctx.output(1))) {
+    const std::string axes = attention::AddInts(ctx, "stack_axes", {0});
+    std::string k1 = ctx.NewValueName("present_k");
+    ctx.AddNode("Unsqueeze", {kh, axes}, {k1}, kOpset);
+    std::string v1 = ctx.NewValueName("present_v");
+    ctx.AddNode("Unsqueeze", {vh, axes}, {v1}, kOpset);
+    attention::Concat(ctx, {k1, v1}, 0, "present", ctx.output(1));
+  }
+  return std::make_pair(attention::Transpose(ctx, kh, {0, 1, 3, 2}, "k_all"), vh);
 }
 
 // The Q, K or V projection: MatMul with columns [begin, end) of the weights
@@ -135,8 +182,13 @@ class AttentionRewrite : public Rewrite {
     ASSIGN_OR_RETURN(const std::string k, Projection(ctx, *weights, s.q, s.q + s.k, 1.0f, "k"));
     ASSIGN_OR_RETURN(const std::string v, Projection(ctx, *weights, s.q + s.k, s.total(), 1.0f, "v"));
     core.q = attention::SplitHeads(ctx, q, heads, {0, 2, 1, 3}, "q");
-    core.k_transposed = attention::SplitHeads(ctx, k, heads, {0, 2, 3, 1}, "k");
-    core.v = attention::SplitHeads(ctx, v, heads, {0, 2, 1, 3}, "v");
+    if (!ctx.input(kPast).empty() || attention::IsRead(ctx.graph(), ctx.output(1))) {
+      ASSIGN_OR_RETURN(std::tie(core.k_transposed, core.v), WithPast(ctx, k, v, heads, s));
+    } else {
+      core.k_transposed = attention::SplitHeads(ctx, k, heads, {0, 2, 3, 1}, "k");
+      core.v = attention::SplitHeads(ctx, v, heads, {0, 2, 1, 3}, "v");
+    }
+    core.past_from_shapes = true;
     core.mask = ctx.input(kMaskIndex);
     core.attention_bias = ctx.input(kAttentionBias);
     core.output = ctx.output(0);

@@ -185,20 +185,32 @@ std::string SplitHeads(RewriteContext& ctx, const std::string& x, int64_t num_he
   std::string batch_seq = ctx.NewValueName(hint + "_batch_seq");
   ctx.AddNode("Slice", {rank3, AddInts(ctx, hint + "_bs_start", {0}), AddInts(ctx, hint + "_bs_end", {2})},
               {batch_seq}, kOpset);
-  std::string target = ctx.NewValueName(hint + "_heads_shape");
-  Node& concat = ctx.AddNode("Concat", {batch_seq, AddInts(ctx, hint + "_nh", {num_heads, -1})}, {target}, kOpset);
-  Attribute axis;
-  axis.type = Attribute::Type::kInt;
-  axis.i = 0;
-  concat.attributes["axis"] = axis;
+  const std::string target =
+      Concat(ctx, {batch_seq, AddInts(ctx, hint + "_nh", {num_heads, -1})}, 0, hint + "_heads_shape");
   std::string heads = ctx.NewValueName(hint + "_heads");
   ctx.AddNode("Reshape", {x, target}, {heads}, kOpset);
+  return Transpose(ctx, heads, perm, hint);
+}
+
+std::string Transpose(RewriteContext& ctx, const std::string& x, const std::vector<int64_t>& perm,
+                      const std::string& hint) {
   std::string out = ctx.NewValueName(hint + "_t");
-  Node& t = ctx.AddNode("Transpose", {heads}, {out}, kOpset);
+  Node& t = ctx.AddNode("Transpose", {x}, {out}, kOpset);
   Attribute p;
   p.type = Attribute::Type::kInts;
   p.ints = perm;
   t.attributes["perm"] = p;
+  return out;
+}
+
+std::string Concat(RewriteContext& ctx, const std::vector<std::string>& parts, int64_t axis,
+                   const std::string& hint, std::string out) {
+  if (out.empty()) out = ctx.NewValueName(hint);
+  Node& c = ctx.AddNode("Concat", parts, {out}, kOpset);
+  Attribute a;
+  a.type = Attribute::Type::kInt;
+  a.i = axis;
+  c.attributes["axis"] = a;
   return out;
 }
 
@@ -223,6 +235,9 @@ void AddCore(RewriteContext& ctx, const CoreInputs& in) {
     filter.type = Attribute::Type::kFloat;
     filter.f = in.mask_filter_value;
     m.attributes["mask_filter_value"] = filter;
+    Attribute past = causal;
+    past.i = in.past_from_shapes ? 1 : 0;
+    m.attributes["past_from_shapes"] = past;
     scores = masked;
   }
   std::string probs = ctx.NewValueName("probs");
@@ -233,12 +248,7 @@ void AddCore(RewriteContext& ctx, const CoreInputs& in) {
   softmax.attributes["axis"] = axis;
   std::string context = ctx.NewValueName("context");
   ctx.AddNode("MatMul", {probs, in.v}, {context}, kOpset);
-  std::string merged = ctx.NewValueName("context_t");
-  Node& t = ctx.AddNode("Transpose", {context}, {merged}, kOpset);
-  Attribute perm;
-  perm.type = Attribute::Type::kInts;
-  perm.ints = {0, 2, 1, 3};
-  t.attributes["perm"] = perm;
+  const std::string merged = Transpose(ctx, context, {0, 2, 1, 3}, "context");
   ctx.AddNode("Reshape", {merged, AddInts(ctx, "output_shape", {0, 0, -1})}, {in.output}, kOpset);
 }
 

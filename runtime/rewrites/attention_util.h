@@ -84,6 +84,14 @@ std::string Shape(RewriteContext& ctx, const std::string& x, int64_t start, int6
 std::string SplitHeads(RewriteContext& ctx, const std::string& x, int64_t num_heads,
                        const std::vector<int64_t>& perm, const std::string& hint);
 
+// A Transpose of `x` by `perm`; returns its output.
+std::string Transpose(RewriteContext& ctx, const std::string& x, const std::vector<int64_t>& perm,
+                      const std::string& hint);
+
+// A Concat of `parts` along `axis`, into `out` ("" for a new value); returns it.
+std::string Concat(RewriteContext& ctx, const std::vector<std::string>& parts, int64_t axis,
+                   const std::string& hint, std::string out = "");
+
 struct CoreInputs {
   std::string q;               // [B, N, S, H], already scaled
   std::string k_transposed;    // [B, N, H, T]
@@ -91,6 +99,9 @@ struct CoreInputs {
   std::string mask;            // optional int32 mask in any of AttentionMask's forms
   std::string attention_bias;  // optional, broadcast to [B, N, S, T]
   bool unidirectional = false;
+  // The causal mask lets query s see keys up to s + T - S (keys are a past
+  // state's followed by the queries' own, as in Attention); else up to s.
+  bool past_from_shapes = false;
   float mask_filter_value = -10000.0f;
   std::string output;          // [B, S, N*Hv]
 };

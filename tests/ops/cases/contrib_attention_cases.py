@@ -9,7 +9,8 @@
 #     case has one), every mask_index form ORT's CPU kernel
 #     runs ([B] lengths, [2B] end/start, [B, T] and [B, S, T] 0/1 masks, the
 #     [B, 1] dummy), unidirectional alone and with a mask, qkv_hidden_sizes
-#     with a wider V, the scale and mask_filter_value attributes,
+#     with a wider V, the scale and mask_filter_value attributes, past state
+#     (empty too) and the present output,
 #     attention_bias, and symbolic batch / sequence dims.
 #   - MultiHeadAttention: self and cross attention (S != L), with and
 #     without bias, key_padding_mask [B], [B, L] and [B, S, L],
@@ -73,9 +74,11 @@ def _mask(form, b, s, t):
 
 
 def _attention(name, b, s, d_in, heads, qkv=None, bias=True, mask=None, unidirectional=0,
-               attention_bias=None, symbolic=False, atol=1e-4, **attrs):
+               attention_bias=None, symbolic=False, past=None, present=False, atol=1e-4, **attrs):
     """qkv: (D, D, Dv) hidden sizes (qkv_hidden_sizes when not all equal);
-    mask: a _mask form or None; attention_bias: its shape as (b or 1, n or 1)."""
+    mask: a _mask form or None; attention_bias: its shape as (b or 1, n or 1);
+    past: the past state's length, or None for no past; present: whether the
+    present output is read."""
     dq, dk, dv = qkv or (d_in, d_in, d_in)
     x = _rand(b, s, d_in)
     weights = _rand(d_in, dq + dk + dv, scale=1.0 / np.sqrt(d_in))
@@ -87,13 +90,19 @@ def _attention(name, b, s, d_in, heads, qkv=None, bias=True, mask=None, unidirec
     dims = ["batch", "seq"] if symbolic else [b, s]
     inputs = [_info("X", TensorProto.FLOAT, dims + [d_in])]
     feeds = {"X": x}
+    total = s + (past or 0)
     if mask is not None:
-        m = _mask(mask, b, s, s)
+        m = _mask(mask, b, s, total)
         inputs.append(_info("M", TensorProto.INT32, m.shape))
         feeds["M"] = m
         node_inputs.append("M")
+    if past is not None:
+        state = _rand(2, b, heads, past, dq // heads)
+        node_inputs += [""] * (4 - len(node_inputs)) + ["P"]
+        inputs.append(_info("P", TensorProto.FLOAT, state.shape))
+        feeds["P"] = state
     if attention_bias is not None:
-        ab = _rand(attention_bias[0], attention_bias[1], s, s, scale=2.0)
+        ab = _rand(attention_bias[0], attention_bias[1], s, total, scale=2.0)
         node_inputs += [""] * (5 - len(node_inputs)) + ["AB"]
         inputs.append(_info("AB", TensorProto.FLOAT, ab.shape))
         feeds["AB"] = ab
@@ -101,8 +110,12 @@ def _attention(name, b, s, d_in, heads, qkv=None, bias=True, mask=None, unidirec
         attrs["qkv_hidden_sizes"] = [dq, dk, dv]
     if unidirectional:
         attrs["unidirectional"] = 1
-    node = helper.make_node("Attention", node_inputs, ["Y"], domain=_MS, num_heads=heads, **attrs)
-    model = _model([node], inputs, [_info("Y", TensorProto.FLOAT, dims + [dv])], inits)
+    outputs = [_info("Y", TensorProto.FLOAT, dims + [dv])]
+    if present:
+        outputs.append(_info("PR", TensorProto.FLOAT, [2, b, heads, total, dq // heads]))
+    node = helper.make_node("Attention", node_inputs, [o.name for o in outputs], domain=_MS,
+                            num_heads=heads, **attrs)
+    model = _model([node], inputs, outputs, inits)
     return {"name": name, "model": model, "inputs": feeds, "atol": atol}
 
 
@@ -227,6 +240,16 @@ def _attention_cases():
     yield _attention("attention_mask_filter_value", 2, 7, 32, 4, mask="2d", mask_filter_value=-3.0)
     yield _attention("attention_bias_input", 2, 6, 32, 4, mask="1d", attention_bias=(2, 4))
     yield _attention("attention_bias_broadcast", 2, 6, 32, 4, attention_bias=(1, 1))
+    # GPT-2 decoding: past state, present output, causal mask over both
+    # (onnxruntime requires the present output whenever past is given).
+    yield _attention("attention_past_decode", 2, 1, 32, 4, past=5, present=True, unidirectional=1,
+                     mask="2d")
+    yield _attention("attention_past_prompt", 2, 4, 32, 4, past=3, present=True, unidirectional=1)
+    yield _attention("attention_past_mask_1d", 3, 3, 16, 2, past=4, present=True, mask="1d",
+                     unidirectional=1)
+    yield _attention("attention_past_bidirectional", 1, 2, 16, 2, past=2, present=True)
+    yield _attention("attention_present_only", 2, 5, 32, 4, present=True, unidirectional=1)
+    yield _attention("attention_past_empty", 2, 3, 16, 2, past=0, present=True, unidirectional=1)
     # BERT-base's shape on a short sequence: 12 heads of 64.
     yield _attention("attention_bert_base", 2, 17, 768, 12, mask="2d", atol=2e-4)
 
