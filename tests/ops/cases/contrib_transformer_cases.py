@@ -185,7 +185,101 @@ def _fused_gelu_cases():
                 {"X": img}, {"W": _rand(8, 4, 3, 3), "B": _rand(8)}, opset=20, atol=2e-4)
 
 
+# ---- SkipLayerNormalization, SkipSimplifiedLayerNormalization ----
+
+def _skip_ln(name, x_shape, skip_shape=None, beta=True, bias=False, outputs=("Y",),
+             simplified=False, offset=0.0, atol=2e-5, **attrs):
+    """outputs: the node's outputs in order (output, mean, inv_std_var, sum), "" for omitted."""
+    h = x_shape[-1]
+    x = (_rand(*x_shape, lo=-2.0, hi=2.0) + offset).astype(np.float32)
+    skip = _rand(*(skip_shape or x_shape))
+    inits = {"gamma": _rand(h, lo=0.5, hi=1.5)}
+    inputs = ["X", "skip", "gamma"]
+    if not simplified:
+        if beta:
+            inits["beta"] = _rand(h)
+        inputs.append("beta" if beta else "")
+    if bias:
+        inits["bias"] = _rand(h)
+        inputs.append("bias")
+    while inputs[-1] == "":
+        inputs.pop()
+    op = "SkipSimplifiedLayerNormalization" if simplified else "SkipLayerNormalization"
+    node = _ms(op, inputs, list(outputs), **attrs)
+    return _case(name, [node], {"X": x, "skip": skip}, inits, outputs=[o for o in outputs if o],
+                 atol=atol, rtol=1e-4)
+
+
+_ALL = ("Y", "mean", "inv_std", "sum")
+
+
+def _skip_ln_cases():
+    yield _skip_ln("skiplayernorm", (2, 7, 32))
+    yield _skip_ln("skiplayernorm_bias", (2, 5, 13), bias=True)
+    yield _skip_ln("skiplayernorm_no_beta", (3, 9, 20), beta=False)
+    yield _skip_ln("skiplayernorm_no_beta_bias", (1, 4, 17), beta=False, bias=True)
+    yield _skip_ln("skiplayernorm_rank2", (11, 24), bias=True)
+    yield _skip_ln("skiplayernorm_skip_2d", (3, 5, 16), skip_shape=(5, 16), bias=True)
+    yield _skip_ln("skiplayernorm_skip_batch1", (3, 5, 12), skip_shape=(1, 5, 12))
+    yield _skip_ln("skiplayernorm_all_outputs", (2, 3, 40), bias=True, outputs=_ALL)
+    yield _skip_ln("skiplayernorm_sum_only", (2, 3, 9), bias=True, outputs=("Y", "", "", "sum"))
+    yield _skip_ln("skiplayernorm_stats", (2, 6, 8), outputs=("Y", "mean", "inv_std"))
+    yield _skip_ln("skiplayernorm_epsilon", (2, 5, 31), epsilon=1e-2, outputs=_ALL)
+    yield _skip_ln("skiplayernorm_bert", (1, 33, 768), bias=True, epsilon=1e-12, atol=5e-5)
+    yield _skip_ln("skipsimplified", (2, 7, 32), simplified=True)
+    yield _skip_ln("skipsimplified_bias", (2, 5, 13), simplified=True, bias=True)
+    yield _skip_ln("skipsimplified_outputs", (3, 4, 21), simplified=True, bias=True,
+                   outputs=("Y", "", "inv_std", "sum"))
+    yield _skip_ln("skipsimplified_skip_2d", (2, 6, 64), skip_shape=(6, 64), simplified=True,
+                   epsilon=1e-6)
+    yield _skip_ln("skipsimplified_offset", (2, 3, 50), simplified=True, offset=3.0)
+
+    # BERT's attention output: MatMul -> SkipLayerNormalization(bias), where
+    # the bias and the skip then fuse into the MatMul.
+    for simplified in (False, True):
+        h = 24
+        a, skip = _rand(2, 9, 16), _rand(2, 9, h)
+        inits = {"W": (_rand(16, h) / 4.0).astype(np.float32), "gamma": _rand(h, lo=0.5, hi=1.5),
+                 "beta": _rand(h), "bias": _rand(h)}
+        if simplified:
+            del inits["beta"]
+            node = _ms("SkipSimplifiedLayerNormalization", ["mm", "skip", "gamma", "bias"],
+                       ["Y", "", "", "sum"])
+        else:
+            node = _ms("SkipLayerNormalization", ["mm", "skip", "gamma", "beta", "bias"],
+                       ["Y", "", "", "sum"])
+        yield _case("skiplayernorm_after_matmul" + ("_simplified" if simplified else ""),
+                    [helper.make_node("MatMul", ["A", "W"], ["mm"]), node],
+                    {"A": a, "skip": skip}, inits, outputs=("Y", "sum"), atol=5e-5)
+
+
+# ---- SimplifiedLayerNormalization (RMSNorm) ----
+
+def _rms(name, x, axis=-1, op="SimplifiedLayerNormalization", outputs=("Y",), opset=17,
+         atol=2e-5, **attrs):
+    a = axis % x.ndim
+    node = helper.make_node(op, ["X", "scale"], list(outputs), axis=axis, **attrs)
+    return _case(name, [node], {"X": x}, {"scale": _rand(*x.shape[a:], lo=0.5, hi=1.5)},
+                 outputs=[o for o in outputs if o], opset=opset, atol=atol, rtol=1e-4)
+
+
+def _rms_cases():
+    yield _rms("simplifiedlayernorm", _rand(2, 7, 32))
+    yield _rms("simplifiedlayernorm_odd", _rand(3, 13, lo=-3.0, hi=3.0), epsilon=1e-6)
+    yield _rms("simplifiedlayernorm_inv_std", _rand(4, 5, 9), outputs=("Y", "inv_std"))
+    yield _rms("simplifiedlayernorm_axis1", _rand(3, 4, 5), axis=1, outputs=("Y", "inv_std"))
+    yield _rms("simplifiedlayernorm_llama", _rand(1, 9, 1024), epsilon=1e-6, atol=5e-5)
+    yield _rms("simplifiedlayernorm_streamed", _rand(2, 40000), atol=5e-5)
+    yield _rms("simplifiedlayernorm_many_rows", _rand(1001, 20), outputs=("Y", "inv_std"))
+    yield _rms("simplifiedlayernorm_opset13", _rand(2, 3, 16), opset=13)
+    yield _rms("rmsnormalization_opset23", _rand(2, 5, 24), op="RMSNormalization", opset=23)
+    yield _rms("rmsnormalization_axis0", _rand(3, 7), axis=0, op="RMSNormalization", opset=23,
+               epsilon=1e-3)
+
+
 def cases():
     yield from _fused_matmul_cases()
     yield from _gelu_cases()
     yield from _fused_gelu_cases()
+    yield from _skip_ln_cases()
+    yield from _rms_cases()
