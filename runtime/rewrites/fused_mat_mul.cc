@@ -21,6 +21,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "runtime/ops/mat_mul.h"
 #include "runtime/rewrite.h"
 #include "runtime/rewrites/rewrite_attributes.h"

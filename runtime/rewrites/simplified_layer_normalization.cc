@@ -12,6 +12,7 @@
 // output, inv_std_var. Both become LayerNormalization (opset 17) with
 // _vkserve_rms (runtime/ops/layer_normalization.h): the same kernel,
 // specialized, with inv_std_var as its InvStdDev output.
+#include "absl/strings/str_cat.h"
 #include "runtime/ops/layer_normalization.h"
 #include "runtime/rewrite.h"
 #include "runtime/rewrites/rewrite_attributes.h"

@@ -21,6 +21,10 @@
 // input_skip_bias_sum when that is used. The bias is added first: after a
 // MatMul, the epilogue fusion then folds bias and skip into the GEMM's store
 // (a bias Add, then a residual Add).
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
 #include "runtime/ops/layer_normalization.h"
 #include "runtime/rewrite.h"
 #include "runtime/rewrites/rewrite_attributes.h"
