@@ -47,8 +47,8 @@ for m in $MODELS; do
   for f in "$m.onnx" "${m}_basic.ort" "${m}_extended.ort" "${m}_all.ort"; do
     p=/tmp/models/$f
     [ -f "$p" ] || continue
-    "$VK/bin/vkserve" inspect "$p" --json --dim N=1 2>> "$OUT/vkserve.log" | python3 "$B/inspect_summary.py" "$f" >> "$OUT/inspect.jsonl"
     echo "== $f" >> "$OUT/vkserve.log"
+    "$VK/bin/vkserve" inspect "$p" --json --dim N=1 2>> "$OUT/vkserve.log" | python3 "$B/inspect_summary.py" "$f" >> "$OUT/inspect.jsonl"
     "$VK/bin/vkserve" infer "$p" --dim N=1 --warmup "$WARMUP" --repeat "$REPEAT" --pipeline-cache /tmp/pc.bin >> "$OUT/vkserve.log" 2>&1
     echo "sm_clock_mhz_after: $(clock)" >> "$OUT/vkserve.log"
     for ep in webgpu cpu; do
