@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "runtime/data_type.h"
+#include "runtime/tensor_bytes.h"
 
 namespace vkserve {
 
@@ -43,11 +44,13 @@ struct ValueInfo {
 
 // A tensor with host-resident data: initializers, Constant values, attribute
 // tensors and folded values. `data` holds the elements little-endian and
-// densely packed (strings are not supported and rejected at load).
+// densely packed (strings are not supported and rejected at load); it may
+// be a view into the loaded file (TensorBytes), so read it with memcpy-safe
+// access, not through pointers that assume more than 4-byte alignment.
 struct HostTensor {
   DataType dtype = DataType::kUndefined;
   std::vector<int64_t> shape;
-  std::vector<uint8_t> data;
+  TensorBytes data;
 
   int64_t num_elements() const;  // product of shape; 1 for a scalar
   size_t byte_size() const { return data.size(); }

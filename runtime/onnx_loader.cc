@@ -168,7 +168,9 @@ absl::StatusOr<HostTensor> ConvertTensor(const Context& ctx, const onnx::TensorP
                    CheckedTensorBytes(ctx.name, out.dtype, out.shape, ctx.options.max_tensor_bytes, what));
   const uint64_t n = bytes / elem;
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {
-    RETURN_IF_ERROR(ReadExternal(ctx, t, what, bytes, &out.data));
+    std::vector<uint8_t> external;
+    RETURN_IF_ERROR(ReadExternal(ctx, t, what, bytes, &external));
+    out.data = std::move(external);
     return out;
   }
   if (t.has_raw_data()) {

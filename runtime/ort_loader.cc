@@ -3,10 +3,13 @@
 #include "runtime/ort_loader.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <exception>
 #include <functional>
 #include <map>
+#include <memory>
 #include <new>
 #include <unordered_map>
 #include <unordered_set>
@@ -38,8 +41,14 @@ constexpr uint64_t kFixedByteAllowance = uint64_t{1} << 20;
 // one field: a file of N bytes holds under N/8 of them.
 constexpr uint64_t kBytesPerTable = 8;
 
+// Initializers at least this large alias the file's bytes (when aligned for
+// their element type) instead of being copied; smaller ones are copied so a
+// model of few weights does not keep its whole file.
+constexpr uint64_t kMinAliasBytes = 128;
+
 struct Context {
   std::string name;
+  std::shared_ptr<const void> file_owner;  // the loaded file's bytes, when they may be aliased
   OrtLoadOptions options;
   std::map<std::string, int64_t> opsets;  // normalized domain -> version
   uint64_t budget = 0;                    // bytes the Graph may still take
@@ -91,12 +100,16 @@ absl::StatusOr<std::vector<std::string>> Strings(Context& ctx, const FbTables<Fb
   return out;
 }
 
+// Copies a vector of scalars. The Verifier checks a vector's length field
+// but not that its elements are aligned for T, so the bytes are copied, never
+// read through a T pointer.
 template <typename T>
 absl::StatusOr<std::vector<T>> Scalars(Context& ctx, const FbVector<T>* v, absl::string_view what) {
   std::vector<T> out;
   if (v == nullptr) return out;
   RETURN_IF_ERROR(ctx.Charge(uint64_t{v->size()} * sizeof(T), what));
-  out.assign(v->begin(), v->end());
+  out.resize(v->size());
+  if (!out.empty()) std::memcpy(out.data(), v->Data(), out.size() * sizeof(T));
   return out;
 }
 
@@ -117,8 +130,16 @@ absl::StatusOr<HostTensor> ConvertTensor(Context& ctx, const fbs::Tensor* t, con
                                       std::string(DataTypeName(out.dtype)), " shape [", absl::StrJoin(out.shape, ","), "]",
                                       " needs ", bytes));
   }
+  if (bytes == 0) return out;
+  const uint8_t* raw = t->raw_data()->data();
+  const size_t align = std::min<size_t>(DataTypeSize(out.dtype), alignof(std::max_align_t));
+  if (ctx.file_owner != nullptr && bytes >= kMinAliasBytes && reinterpret_cast<uintptr_t>(raw) % align == 0) {
+    // The file stays alive with the Graph; its bytes are the tensor's.
+    out.data = TensorBytes::View(ctx.file_owner, raw, bytes);
+    return out;
+  }
   RETURN_IF_ERROR(ctx.Charge(bytes, what));
-  if (bytes > 0) out.data.assign(t->raw_data()->begin(), t->raw_data()->end());
+  out.data.assign(raw, raw + bytes);
   return out;
 }
 
@@ -389,9 +410,11 @@ absl::StatusOr<const fbs::InferenceSession*> VerifiedRoot(const Context& ctx, ab
   return fbs::GetInferenceSession(bytes.data());
 }
 
-absl::StatusOr<Graph> LoadBytes(absl::string_view bytes, const std::string& name, const OrtLoadOptions& options) {
+absl::StatusOr<Graph> LoadBytes(absl::string_view bytes, std::shared_ptr<const void> owner,
+                                const std::string& name, const OrtLoadOptions& options) {
   Context ctx;
   ctx.name = name;
+  ctx.file_owner = std::move(owner);
   ctx.options = options;
   ctx.budget = bytes.size() * options.max_bytes_per_file_byte + kFixedByteAllowance;
   ASSIGN_OR_RETURN(const fbs::InferenceSession* session, VerifiedRoot(ctx, bytes));
@@ -434,13 +457,14 @@ bool IsSupportedOrtFormatVersion(absl::string_view version) {
 
 absl::StatusOr<Graph> LoadOrtModelFromBytes(absl::string_view bytes, const std::string& name,
                                             const OrtLoadOptions& options) {
-  return NoThrow(name, [&] { return LoadBytes(bytes, name, options); });
+  return NoThrow(name, [&] { return LoadBytes(bytes, nullptr, name, options); });
 }
 
 absl::StatusOr<Graph> LoadOrtModel(const std::string& path, const OrtLoadOptions& options) {
   return NoThrow(path, [&]() -> absl::StatusOr<Graph> {
-    ASSIGN_OR_RETURN(std::string bytes, ReadModelFileBytes(path));
-    return LoadBytes(bytes, path, options);
+    ASSIGN_OR_RETURN(std::string read, ReadModelFileBytes(path));
+    auto bytes = std::make_shared<const std::string>(std::move(read));
+    return LoadBytes(*bytes, bytes, path, options);
   });
 }
 

@@ -49,10 +49,13 @@ struct OrtLoadOptions {
 // The format versions (InferenceSession.ort_version) this loader reads.
 bool IsSupportedOrtFormatVersion(absl::string_view version);
 
-// Loads an `.ort` file.
+// Loads an `.ort` file. Initializers of 128 bytes or more whose data is
+// aligned for their element type are views into the file's bytes, which
+// the Graph then keeps alive: no second copy of the weights.
 absl::StatusOr<Graph> LoadOrtModel(const std::string& path, const OrtLoadOptions& options = {});
 
-// Loads `.ort` bytes held in memory; `name` is used in messages.
+// Loads `.ort` bytes held in memory (copied from; the caller keeps them);
+// `name` is used in messages.
 absl::StatusOr<Graph> LoadOrtModelFromBytes(absl::string_view bytes, const std::string& name = "model",
                                             const OrtLoadOptions& options = {});
 

@@ -275,7 +275,7 @@ absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(
       request_value.push_back(static_cast<int>(v));
     } else if (on_gpu[v] && pv.desc.value != nullptr) {
       pv.storage = PlannedValue::Storage::kConstant;
-      constants.push_back(pv.desc.value->data);
+      constants.push_back(pv.desc.value->data.ToVector());
       pv.io_index = static_cast<int>(constants.size() - 1);  // constant index until laid out
     }
   }

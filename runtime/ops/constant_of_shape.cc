@@ -97,7 +97,7 @@ class ConstantOfShapeOp : public Op {
     if (RepeatedWord(value, &word)) return std::make_unique<FillKernel>(word);
     StridedCopy copy;
     copy.source = StridedCopy::Source::kConstant;
-    copy.src_index = static_cast<int>(ctx.AddConstant(value.data));
+    copy.src_index = static_cast<int>(ctx.AddConstant(value.data.ToVector()));
     copy.shape = {n};
     copy.src_strides = {0};
     copy.dst_strides = {1};

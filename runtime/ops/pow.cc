@@ -190,7 +190,7 @@ class PowOp : public BinaryOp {
     const int64_t count = b.num_elements();
     if (ctx.output(0).num_elements() == 0) return pow;  // records nothing
     if (fb.value != nullptr) {
-      const uint32_t index = ctx.AddConstant(fb.value->data);
+      const uint32_t index = ctx.AddConstant(fb.value->data.ToVector());
       return std::make_unique<ConvertedExponentKernel>(std::move(pow), index, nullptr, 0,
                                                        std::array<uint32_t, 3>{});
     }

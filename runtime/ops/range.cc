@@ -101,7 +101,7 @@ class RangeOp : public Op {
     StridedCopy copy = ContiguousCopy(t.num_elements());
     copy.source = StridedCopy::Source::kConstant;
     const DataType dtype = t.dtype;
-    copy.src_index = static_cast<int>(ctx.AddConstant(std::move(t.data)));
+    copy.src_index = static_cast<int>(ctx.AddConstant(std::move(t.data).Release()));
     return CreateStridedCopyKernel(ctx, dtype, {std::move(copy)});
   }
 };

@@ -200,6 +200,29 @@ TEST(OrtLoaderContentTest, AttributesAndInitializersAsStored) {
   EXPECT_EQ(got.dtype, DataType::kFloat);
   EXPECT_EQ(got.shape, want.shape);
   EXPECT_EQ(got.data, want.data);
+  // Loaded from a file, a weight of 432 float bytes is the file's own bytes;
+  // loaded from caller-owned bytes, a copy.
+  EXPECT_TRUE(got.data.is_view());
+  auto copied = LoadOrtModelFromBytes(ReadBytes(OrtPath("attributes", "basic")), "attributes.ort");
+  ASSERT_TRUE(copied.ok()) << copied.status();
+  EXPECT_FALSE(copied->initializers.at(conv->inputs[1]).data.is_view());
+  EXPECT_EQ(copied->initializers.at(conv->inputs[1]).data, want.data);
+}
+
+TEST(TensorBytesTest, WritingAViewCopiesItFirst) {
+  auto owner = std::make_shared<std::vector<uint8_t>>(std::vector<uint8_t>{1, 2, 3, 4});
+  TensorBytes view = TensorBytes::View(owner, owner->data() + 1, 2);
+  const TensorBytes& read = view;
+  EXPECT_TRUE(view.is_view());
+  EXPECT_EQ(read[0], 2);
+  EXPECT_EQ(read.ToVector(), (std::vector<uint8_t>{2, 3}));
+  view[1] = 9;  // a write: the view becomes an owned copy
+  EXPECT_FALSE(view.is_view());
+  EXPECT_EQ(view.ToVector(), (std::vector<uint8_t>{2, 9}));
+  EXPECT_EQ(*owner, (std::vector<uint8_t>{1, 2, 3, 4}));
+  TensorBytes again = TensorBytes::View(owner, owner->data(), 4);
+  again.assign(again.begin() + 2, again.begin() + 4);  // from its own bytes
+  EXPECT_EQ(again.ToVector(), (std::vector<uint8_t>{3, 4}));
 }
 
 TEST(OrtLoaderContentTest, SubgraphsReadOuterValues) {
