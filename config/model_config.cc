@@ -245,10 +245,10 @@ absl::StatusOr<ParsedModelConfig> Phase1(ModelConfig config, std::shared_ptr<con
     return src.Error({{"name"}}, absl::StrCat(Quote(c.name()), " does not match the model's directory name ",
                                               Quote(model_name)));
   }
-  if (!c.platform().empty() && c.platform() != kReportedPlatform) {
+  if (!c.platform().empty() && c.platform() != kReportedPlatform && c.platform() != kReportedOrtPlatform) {
     return src.Error({{"platform"}}, absl::StrCat(Quote(c.platform()),
-                                                  " is not served by vkserve; it serves ONNX and "
-                                                  "ORT-format models (\"onnxruntime_onnx\" or empty)"));
+                                                  " is not served by vkserve; it serves ONNX and ORT-format "
+                                                  "models (\"onnxruntime_onnx\", \"onnxruntime_ort\" or empty)"));
   }
   if (!c.backend().empty() && c.backend() != "onnxruntime" && c.backend() != kReportedBackend) {
     return src.Error({{"backend"}}, absl::StrCat(Quote(c.backend()),

@@ -133,8 +133,11 @@ std::string_view KServeDataType(inference::DataType type);
 std::vector<int64_t> MetadataShape(const ModelSettings& settings,
                                    const google::protobuf::RepeatedField<int64_t>& dims);
 
-// What ModelConfig.platform / backend are reported as.
+// What ModelConfig.platform / backend are reported as. ModelMetadata reports
+// the platform of the file actually loaded: kReportedPlatform for ONNX
+// files, kReportedOrtPlatform for ONNX Runtime's ORT format.
 inline constexpr std::string_view kReportedPlatform = "onnxruntime_onnx";
+inline constexpr std::string_view kReportedOrtPlatform = "onnxruntime_ort";
 inline constexpr std::string_view kReportedBackend = "vkserve";
 
 }  // namespace vkserve

@@ -4,9 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
-#include "absl/strings/str_cat.h"
 
 namespace vkserve {
 namespace {
@@ -30,59 +28,19 @@ float ApplyActivation(const ActivationParams& p, float x) {
     case Activation::kHardSwish: return x * std::max(0.0f, std::min(1.0f, x / 6.0f + 0.5f));
     case Activation::kTanh: return std::tanh(x);
     case Activation::kErf: return std::erf(x);
+    case Activation::kGelu: return 0.5f * x * (1.0f + std::erf(x * 0.70710678f));
+    case Activation::kGeluTanh:  // x * sigmoid(2u) == x * (1 + tanh(u)) / 2, as the shader
+      return x / (1.0f + std::exp(-1.5957691216f * (x + 0.044715f * x * x * x)));
+    case Activation::kQuickGelu: return x / (1.0f + std::exp(-p.alpha * x));
   }
   return x;
-}
-
-absl::StatusOr<ActivationParams> ActivationOfNode(const Node& node, const HostTensor* clip_min,
-                                                  const HostTensor* clip_max) {
-  ActivationParams p;
-  if (!node.domain.empty()) return absl::NotFoundError("not an activation");
-  const std::string& t = node.op_type;
-  if (t == "Relu") {
-    p.kind = Activation::kRelu;
-  } else if (t == "LeakyRelu") {
-    p.kind = Activation::kLeakyRelu;
-    p.alpha = node.GetFloat("alpha", 0.01f);
-  } else if (t == "Clip") {
-    p.kind = Activation::kClip;
-    p.alpha = -std::numeric_limits<float>::infinity();
-    p.beta = std::numeric_limits<float>::infinity();
-    if (node.opset < 11) {
-      p.alpha = node.GetFloat("min", p.alpha);
-      p.beta = node.GetFloat("max", p.beta);
-    } else {
-      for (const HostTensor* t2 : {clip_min, clip_max}) {
-        if (t2 != nullptr && t2->num_elements() != 1) {
-          return absl::InvalidArgumentError("Clip min/max must be scalars");
-        }
-      }
-      if (clip_min != nullptr) p.alpha = static_cast<float>(clip_min->GetDouble(0));
-      if (clip_max != nullptr) p.beta = static_cast<float>(clip_max->GetDouble(0));
-    }
-  } else if (t == "Sigmoid") {
-    p.kind = Activation::kSigmoid;
-  } else if (t == "HardSigmoid") {
-    p.kind = Activation::kHardSigmoid;
-    p.alpha = node.GetFloat("alpha", 0.2f);
-    p.beta = node.GetFloat("beta", 0.5f);
-  } else if (t == "HardSwish") {
-    p.kind = Activation::kHardSwish;
-  } else if (t == "Tanh") {
-    p.kind = Activation::kTanh;
-  } else if (t == "Erf") {
-    p.kind = Activation::kErf;
-  } else {
-    return absl::NotFoundError(absl::StrCat(t, " is not an activation"));
-  }
-  return p;
 }
 
 absl::StatusOr<Epilogue> GetEpilogue(const Node& node) {
   Epilogue e;
   const int64_t kind = node.GetInt(kActivationAttr, 0);
   const int64_t residual = node.GetInt(kResidualAttr, 0);
-  if (kind < 0 || kind > static_cast<int64_t>(Activation::kErf) || residual < 0 || residual > 2) {
+  if (kind < 0 || kind > static_cast<int64_t>(kLastActivation) || residual < 0 || residual > 2) {
     return absl::InvalidArgumentError("bad fused epilogue attributes");
   }
   e.activation.kind = static_cast<Activation>(kind);

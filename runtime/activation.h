@@ -3,7 +3,9 @@
 //
 // Activation: the pointwise functions that unary ops compute and that
 // Conv/Gemm/MatMul apply in their fused epilogue. The numeric codes are shared
-// with shaders/common/activation.glsl (spec constant ACTIVATION).
+// with shaders/common/activation.glsl (spec constant ACTIVATION). Which op
+// computes which activation is the op's business (Op::EpilogueActivation,
+// runtime/ops/unary_op.h); nothing here knows op types.
 //
 // Epilogue: what a fusion pass folded into a Conv/Gemm/MatMul node — an
 // activation and a residual add — stored as node attributes prefixed
@@ -30,7 +32,11 @@ enum class Activation : uint32_t {
   kHardSwish = 6,
   kTanh = 7,
   kErf = 8,
+  kGelu = 9,         // x * (1 + erf(x / sqrt(2))) / 2
+  kGeluTanh = 10,    // x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) / 2
+  kQuickGelu = 11,   // x * sigmoid(alpha * x)
 };
+inline constexpr Activation kLastActivation = Activation::kQuickGelu;
 
 struct ActivationParams {
   Activation kind = Activation::kNone;
@@ -40,12 +46,6 @@ struct ActivationParams {
 
 // Host reference of the same formulas as the shader.
 float ApplyActivation(const ActivationParams& p, float x);
-
-// The activation a Relu/LeakyRelu/Clip/Sigmoid/HardSigmoid/HardSwish/Tanh/Erf node
-// computes. `clip_min`/`clip_max` are Clip's host-known inputs (opset >= 11),
-// null when absent. NOT_FOUND for other op types.
-absl::StatusOr<ActivationParams> ActivationOfNode(const Node& node, const HostTensor* clip_min,
-                                                  const HostTensor* clip_max);
 
 struct Epilogue {
   ActivationParams activation;

@@ -73,23 +73,16 @@ absl::StatusOr<int> FuseEpilogues(Graph* graph, const std::vector<const Op*>& op
       Node& consumer = nodes[c];
       if (removed[c] || consumer.outputs.size() != 1) break;
       bool merged = false;
-      if (epilogue->activation.kind == Activation::kNone) {
-        const HostTensor* clip_min = nullptr;
-        const HostTensor* clip_max = nullptr;
-        bool constant_bounds = true;
-        if (consumer.op_type == "Clip") {
-          for (size_t i = 1; i < consumer.inputs.size(); ++i) {
-            if (consumer.inputs[i].empty()) continue;
-            auto init = graph->initializers.find(consumer.inputs[i]);
-            if (init == graph->initializers.end()) {
-              constant_bounds = false;
-            } else {
-              (i == 1 ? clip_min : clip_max) = &init->second;
-            }
-          }
-        }
-        auto act = ActivationOfNode(consumer, clip_min, clip_max);
-        if (act.ok() && constant_bounds && consumer.inputs[0] == out) {
+      if (epilogue->activation.kind == Activation::kNone && consumer.inputs[0] == out) {
+        // Whatever activation the consumer's op computes, with constant
+        // parameters (Clip's bounds) read from initializers.
+        auto constant = [&](size_t i) -> const HostTensor* {
+          if (i >= consumer.inputs.size() || consumer.inputs[i].empty()) return nullptr;
+          auto init = graph->initializers.find(consumer.inputs[i]);
+          return init == graph->initializers.end() ? nullptr : &init->second;
+        };
+        auto act = ops[c]->EpilogueActivation(consumer, constant);
+        if (act.ok()) {
           epilogue->activation = *act;
           name += "+" + consumer.op_type;
           merged = true;

@@ -2,9 +2,10 @@
 // Copyright 2026 The vkserve Authors.
 //
 // Epilogue fusion: folds the elementwise work that follows a Conv, Gemm or
-// MatMul — an activation (Relu, Clip, LeakyRelu, Sigmoid, HardSigmoid,
-// HardSwish, Tanh, Erf), MatMul's bias Add and a same-shape residual Add —
-// into that node, so its
+// MatMul — an activation (any op whose Op::EpilogueActivation names one:
+// Relu, Clip, LeakyRelu, Sigmoid, HardSigmoid, HardSwish, Tanh, Erf, Gelu,
+// QuickGelu), MatMul's bias Add and a same-shape residual Add — into that
+// node, so its
 // kernel applies them while storing its output instead of running separate
 // dispatches over memory. The rewritten nodes carry the epilogue as
 // attributes (activation.h) and keep their names; inspect shows them as

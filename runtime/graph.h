@@ -118,6 +118,10 @@ struct Graph {
   int64_t ir_version = 0;
   std::string producer_name;
   std::string producer_version;
+  // The file format the graph was loaded from: "onnx" or "ort" (ONNX
+  // Runtime's format; `ort_format_version` is its version string then).
+  std::string format = "onnx";
+  std::string ort_format_version;
 };
 
 }  // namespace vkserve

@@ -10,7 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "gpu/transfer.h"
 #include "runtime/fusion.h"
-#include "runtime/onnx_loader.h"
+#include "runtime/model_file.h"
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
 #include "runtime/planner.h"
@@ -40,7 +40,7 @@ Model::~Model() = default;
 
 absl::StatusOr<std::shared_ptr<Model>> Model::Load(const std::string& path, const GpuContext& gpu,
                                                    const ModelOptions& options) {
-  ASSIGN_OR_RETURN(Graph graph, LoadOnnxModel(path));
+  ASSIGN_OR_RETURN(Graph graph, LoadModelFile(path));
   return FromGraph(std::move(graph), gpu, options);
 }
 
@@ -93,6 +93,7 @@ absl::Status Model::Prepare() {
 
   // Contrib and blocked-layout nodes become plain ops first, so they fuse
   // and run like any other.
+  stored_nodes_ = SnapshotStoredNodes(graph_);
   RETURN_IF_ERROR(ApplyRewrites(&graph_).status());
 
   // Match every node to a GPU op; validate attributes.
@@ -196,6 +197,9 @@ absl::StatusOr<ModelReport> Model::Inspect(
   report.weight_bytes = weight_bytes_;
   report.signature = plan->signature;
   report.fused_nodes = fused_nodes_;
+  report.format = graph_.format;
+  report.ort_format_version = graph_.ort_format_version;
+  report.stored_nodes = TraceStoredNodes(stored_nodes_, *plan);
   for (const PlannedNode& n : plan->nodes) {
     NodeReport r;
     r.name = n.node->name;

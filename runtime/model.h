@@ -23,6 +23,7 @@
 #include "gpu/device.h"
 #include "gpu/pipeline.h"
 #include "runtime/graph.h"
+#include "runtime/node_provenance.h"
 #include "runtime/plan.h"
 
 namespace vkserve {
@@ -67,11 +68,15 @@ struct ModelReport {
   uint64_t tensor_bytes_total = 0;  // sum of all intermediate tensors
   uint64_t weight_bytes = 0;
   std::string signature;            // the input shapes the plan was made for
+  std::string format;               // "onnx" or "ort": the file the model came from
+  std::string ort_format_version;   // for "ort"
+  // Every node as the file stored it, and what runs for it on the GPU.
+  std::vector<StoredNodeReport> stored_nodes;
 };
 
 class Model {
  public:
-  // Loads `path` (.onnx; .ort once that loader exists).
+  // Loads `path`: an ONNX or ONNX Runtime (.ort) model, told apart by content.
   static absl::StatusOr<std::shared_ptr<Model>> Load(const std::string& path,
                                                      const GpuContext& gpu,
                                                      const ModelOptions& options = {});
@@ -115,6 +120,7 @@ class Model {
   std::vector<ValueInfo> inputs_;
   std::vector<ValueInfo> outputs_;
   std::vector<const Op*> ops_;  // per graph_.nodes
+  std::vector<StoredNode> stored_nodes_;  // as loaded, before rewrites and fusion
   std::map<std::string, gpu::Buffer> weights_;
   uint64_t weight_bytes_ = 0;
   int fused_nodes_ = 0;

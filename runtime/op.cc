@@ -22,4 +22,9 @@ absl::StatusOr<std::unique_ptr<Kernel>> Op::CreateKernel(KernelContext& ctx) con
       absl::StrCat(ctx.node().op_type, " has no GPU kernel (it must be folded or aliased)"));
 }
 
+absl::StatusOr<ActivationParams> Op::EpilogueActivation(const Node& node,
+                                                        const ConstantInput& /*constant*/) const {
+  return absl::NotFoundError(absl::StrCat(node.op_type, " is not an activation"));
+}
+
 }  // namespace vkserve

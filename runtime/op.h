@@ -27,6 +27,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -37,6 +38,7 @@
 #include "gpu/command_buffer.h"
 #include "gpu/device.h"
 #include "gpu/pipeline.h"
+#include "runtime/activation.h"
 #include "runtime/graph.h"
 
 namespace vkserve {
@@ -132,6 +134,16 @@ class Op {
   virtual bool IsHostInput(const Node& /*node*/, size_t /*input_index*/) const { return false; }
 
   virtual Execution execution() const { return Execution::kKernel; }
+
+  // For pointwise activations (Relu, Clip, Gelu, ...): the activation `node`
+  // computes, which a preceding Conv/Gemm/MatMul can apply in its store
+  // instead (runtime/fusion.h). `constant(i)` is input i's value when known
+  // at load (an initializer), else null. NOT_FOUND for ops that are no such
+  // activation, or when a parameter is not a constant; INVALID_ARGUMENT for
+  // malformed ones.
+  using ConstantInput = std::function<const HostTensor*(size_t input_index)>;
+  virtual absl::StatusOr<ActivationParams> EpilogueActivation(const Node& node,
+                                                              const ConstantInput& constant) const;
 
   virtual absl::Status Infer(InferContext& ctx) const = 0;
 

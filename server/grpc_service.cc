@@ -85,7 +85,10 @@ grpc::ServerUnaryReactor* InferenceService::ModelMetadata(grpc::CallbackServerCo
   const ModelSettings& settings = (*model)->settings();
   resp->set_name((*model)->name());
   for (int64_t v : ctx_->models->Versions(req->name())) resp->add_versions(absl::StrCat(v));
-  resp->set_platform(std::string(kReportedPlatform));
+  // The format of the file loaded, whatever the config says: an .ort file
+  // is reported as such.
+  resp->set_platform(std::string((*model)->model().graph().format == "ort" ? kReportedOrtPlatform
+                                                                            : kReportedPlatform));
   for (const auto& in : settings.config.input()) {
     auto* t = resp->add_inputs();
     t->set_name(in.name());

@@ -25,8 +25,19 @@ std::string TypeString(const TensorType& t) {
   return absl::StrCat(std::string(DataTypeName(t.dtype)), "[", absl::StrJoin(dims, ","), "]");
 }
 
+std::string FormatString(const ModelReport& r) {
+  return r.format == "ort" ? absl::StrCat("ONNX Runtime ORT format, version ", r.ort_format_version) : "ONNX";
+}
+
+std::string StoredOpString(const StoredNode& n) {
+  std::string s = absl::StrCat(n.op_type, " (", n.domain);
+  if (n.since_version > 0) absl::StrAppend(&s, ", since_version ", n.since_version);
+  return absl::StrCat(s, ")");
+}
+
 void PrintText(const std::string& path, const ModelReport& r) {
-  std::printf("model: %s\nplanned for: %s\n\ninputs:\n", path.c_str(), r.signature.c_str());
+  std::printf("model: %s\nformat: %s\nplanned for: %s\n\ninputs:\n", path.c_str(), FormatString(r).c_str(),
+              r.signature.c_str());
   for (const auto& v : r.inputs) std::printf("  %s: %s\n", v.name.c_str(), TypeString(v.type).c_str());
   std::printf("outputs:\n");
   for (const auto& v : r.outputs) std::printf("  %s: %s\n", v.name.c_str(), TypeString(v.type).c_str());
@@ -37,6 +48,11 @@ void PrintText(const std::string& path, const ModelReport& r) {
   for (const auto& n : r.nodes) {
     std::printf("  %-40s %-24s %-8s opset %-3lld %s\n", n.name.c_str(), n.op_type.c_str(),
                 n.domain.c_str(), static_cast<long long>(n.opset), n.device.c_str());
+  }
+  std::printf("\nstored nodes: %zu, as the file has them, and what runs for each\n", r.stored_nodes.size());
+  for (const auto& n : r.stored_nodes) {
+    std::printf("  %-40s %-44s %s: %s\n", n.stored.name.c_str(), StoredOpString(n.stored).c_str(),
+                n.device.c_str(), n.runs_as.c_str());
   }
   std::printf("\nactivation arena: %s bytes (sum of all tensors %s bytes, %.1f%%); weights %s bytes\n",
               absl::StrCat(r.arena_bytes).c_str(), absl::StrCat(r.tensor_bytes_total).c_str(),
@@ -49,6 +65,8 @@ void PrintJson(const std::string& path, const ModelReport& r) {
   w.BeginObject();
   w.Key("model").String(path);
   w.Key("signature").String(r.signature);
+  w.Key("format").String(r.format);
+  if (r.format == "ort") w.Key("ort_format_version").String(r.ort_format_version);
   for (const auto* list : {&r.inputs, &r.outputs}) {
     w.Key(list == &r.inputs ? "inputs" : "outputs").BeginArray();
     for (const auto& v : *list) {
@@ -89,6 +107,19 @@ void PrintJson(const std::string& path, const ModelReport& r) {
     w.Key("outputs").BeginArray();
     for (const auto& s : n.outputs) w.String(s);
     w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("stored_nodes").BeginArray();
+  for (const auto& n : r.stored_nodes) {
+    w.BeginObject();
+    w.Key("name").String(n.stored.name);
+    w.Key("op_type").String(n.stored.op_type);
+    w.Key("domain").String(n.stored.domain);
+    w.Key("opset").Int(n.stored.opset);
+    if (n.stored.since_version > 0) w.Key("since_version").Int(n.stored.since_version);
+    w.Key("device").String(n.device);
+    w.Key("runs_as").String(n.runs_as);
     w.EndObject();
   }
   w.EndArray();

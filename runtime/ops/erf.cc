@@ -11,7 +11,10 @@
 namespace vkserve {
 namespace {
 
-class ErfOp : public ActivationOp {};
+class ErfOp : public ActivationOp {
+ public:
+  ErfOp() : ActivationOp(Activation::kErf) {}
+};
 
 }  // namespace
 

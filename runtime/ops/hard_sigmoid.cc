@@ -8,7 +8,20 @@
 namespace vkserve {
 namespace {
 
-class HardSigmoidOp : public ActivationOp {};
+class HardSigmoidOp : public ActivationOp {
+ public:
+  HardSigmoidOp() : ActivationOp(Activation::kHardSigmoid) {}
+
+ protected:
+  absl::StatusOr<ActivationParams> ParamsOf(const Node& node,
+                                            const ConstantInput& /*constant*/) const override {
+    ActivationParams p;
+    p.kind = Activation::kHardSigmoid;
+    p.alpha = node.GetFloat("alpha", 0.2f);
+    p.beta = node.GetFloat("beta", 0.5f);
+    return p;
+  }
+};
 
 }  // namespace
 

@@ -8,7 +8,10 @@
 namespace vkserve {
 namespace {
 
-class HardSwishOp : public ActivationOp {};
+class HardSwishOp : public ActivationOp {
+ public:
+  HardSwishOp() : ActivationOp(Activation::kHardSwish) {}
+};
 
 }  // namespace
 

@@ -7,7 +7,9 @@
 // outputs Mean and InvStdDev have shape X.shape[:axis] + [1] * (rank - axis).
 // Scale and B broadcast unidirectionally to the normalized shape
 // X.shape[axis:]. shaders/ops/layer_normalization.glsl does one row per group
-// of threads, keeping the row in registers when it fits.
+// of threads, keeping the row in registers when it fits. With the
+// _vkserve_rms attribute of layer_normalization.h the same kernel computes
+// RMSNorm (ONNX Runtime's SimplifiedLayerNormalization and its rewrites).
 #include <algorithm>
 #include <cstring>
 
@@ -15,6 +17,7 @@
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
 #include "runtime/ops/dispatch_kernel.h"
+#include "runtime/ops/layer_normalization.h"
 #include "runtime/ops/host_fold.h"
 
 namespace vkserve {
@@ -145,6 +148,14 @@ bool StatsRequested(const Node& node) {
   return false;
 }
 
+// The _vkserve_rms flag (layer_normalization.h).
+absl::StatusOr<bool> IsRms(const Node& node) {
+  RETURN_IF_ERROR(CheckAttributeType(node, kLayerNormRmsAttr, Attribute::Type::kInt));
+  const int64_t rms = node.GetInt(kLayerNormRmsAttr, 0);
+  if (rms != 0 && rms != 1) return absl::InvalidArgumentError("_vkserve_rms must be 0 or 1");
+  return rms == 1;
+}
+
 uint32_t PowerOfTwoAtLeast(uint64_t v) {
   uint32_t p = 1;
   while (p < v) p *= 2;
@@ -157,6 +168,7 @@ class LayerNormalizationOp : public Op {
     RETURN_IF_ERROR(CheckAttributeType(node, "axis", Attribute::Type::kInt));
     RETURN_IF_ERROR(CheckAttributeType(node, "epsilon", Attribute::Type::kFloat));
     RETURN_IF_ERROR(CheckAttributeType(node, "stash_type", Attribute::Type::kInt));
+    RETURN_IF_ERROR(IsRms(node).status());
     if (node.outputs.size() > 3) return absl::InvalidArgumentError("more than 3 outputs");
     // stash_type is the type of Mean and InvStdDev and the precision of the
     // statistics. They are computed in fp32 whatever it says: for bf16 / fp16
@@ -207,6 +219,7 @@ class LayerNormalizationOp : public Op {
       return absl::UnimplementedError(absl::StrCat("tensors of 2^32 or more elements (", n, ")"));
     }
     ASSIGN_OR_RETURN(const Layout l, LayoutOf(ctx.node(), x.shape));
+    ASSIGN_OR_RETURN(const bool rms, IsRms(ctx.node()));
     auto requested = [&](size_t o) {
       return o < ctx.num_outputs() && ctx.output(o).dtype != DataType::kUndefined;
     };
@@ -283,7 +296,8 @@ class LayerNormalizationOp : public Op {
                         step.push.size(), {local, 1, 1},
                         {threads, static_cast<uint32_t>(slots), size % 4 == 0 ? 1u : 0u,
                          b != nullptr ? 1u : 0u, scale.index.direct ? 1u : 0u,
-                         bias.index.direct ? 1u : 0u, mean_out ? 1u : 0u, inv_out ? 1u : 0u}));
+                         bias.index.direct ? 1u : 0u, mean_out ? 1u : 0u, inv_out ? 1u : 0u,
+                         rms ? 1u : 0u}));
     // Statistics not asked for are written to scratch.
     const uint32_t dummy = (mean_out && inv_out) ? 0 : ctx.RequestScratch(4);
     step.bindings = {BufferRef::Input(0),

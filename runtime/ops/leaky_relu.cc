@@ -8,7 +8,19 @@
 namespace vkserve {
 namespace {
 
-class LeakyReluOp : public ActivationOp {};
+class LeakyReluOp : public ActivationOp {
+ public:
+  LeakyReluOp() : ActivationOp(Activation::kLeakyRelu) {}
+
+ protected:
+  absl::StatusOr<ActivationParams> ParamsOf(const Node& node,
+                                            const ConstantInput& /*constant*/) const override {
+    ActivationParams p;
+    p.kind = Activation::kLeakyRelu;
+    p.alpha = node.GetFloat("alpha", 0.01f);
+    return p;
+  }
+};
 
 }  // namespace
 

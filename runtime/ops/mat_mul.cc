@@ -9,8 +9,9 @@
 // add, input 2) and an optional fused bias, input 3: a float tensor
 // broadcast along the output's last dim ([N], [1, N], scalar, ...) added
 // before the epilogue, for folding the MatMul -> Add(bias) of transformer
-// layers (ONNX MatMul itself has two inputs). Runs on the shared GEMM kernels
-// of matmul_kernel.h.
+// layers (ONNX MatMul itself has two inputs). Also the transposes and scale
+// of mat_mul.h that rewrites of FusedMatMul set. Runs on the shared GEMM
+// kernels of matmul_kernel.h.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -20,6 +21,7 @@
 #include "runtime/activation.h"
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
+#include "runtime/ops/mat_mul.h"
 #include "runtime/ops/matmul_kernel.h"
 
 namespace vkserve {
@@ -27,9 +29,34 @@ namespace {
 
 constexpr int64_t kMaxElements = int64_t{1} << 31;
 
+// The mat_mul.h attributes of a node.
+struct Transform {
+  bool trans_a = false;
+  bool trans_b = false;
+  float scale = 1.0f;
+};
+
+absl::StatusOr<Transform> TransformOf(const Node& node) {
+  RETURN_IF_ERROR(CheckAttributeType(node, kMatMulTransAAttr, Attribute::Type::kInt));
+  RETURN_IF_ERROR(CheckAttributeType(node, kMatMulTransBAttr, Attribute::Type::kInt));
+  RETURN_IF_ERROR(CheckAttributeType(node, kMatMulScaleAttr, Attribute::Type::kFloat));
+  Transform t;
+  const int64_t a = node.GetInt(kMatMulTransAAttr, 0);
+  const int64_t b = node.GetInt(kMatMulTransBAttr, 0);
+  if ((a != 0 && a != 1) || (b != 0 && b != 1)) {
+    return absl::InvalidArgumentError("MatMul transpose flags must be 0 or 1");
+  }
+  t.trans_a = a == 1;
+  t.trans_b = b == 1;
+  t.scale = node.GetFloat(kMatMulScaleAttr, 1.0f);
+  return t;
+}
+
 // Resolved shapes of one MatMul at one signature.
 struct MatMulShape {
   int64_t m = 0, n = 0, k = 0;
+  bool a_trans = false;  // the stored matrices are [K, M] / [N, K]
+  bool b_trans = false;
   std::vector<int64_t> batch;     // broadcast batch dims
   std::vector<int64_t> a_strides; // A / B element strides per batch dim (0: broadcast)
   std::vector<int64_t> b_strides;
@@ -49,7 +76,8 @@ std::vector<int64_t> BatchStrides(const std::vector<int64_t>& dims, size_t rank,
   return strides;
 }
 
-absl::StatusOr<MatMulShape> ResolveMatMul(const TensorDesc& a, const TensorDesc& b) {
+absl::StatusOr<MatMulShape> ResolveMatMul(const TensorDesc& a, const TensorDesc& b,
+                                          const Transform& t) {
   RETURN_IF_ERROR(CheckDataType(a.dtype, {DataType::kFloat}, "MatMul input A"));
   RETURN_IF_ERROR(CheckDataType(b.dtype, {DataType::kFloat}, "MatMul input B"));
   if (a.shape.empty() || b.shape.empty()) {
@@ -61,10 +89,13 @@ absl::StatusOr<MatMulShape> ResolveMatMul(const TensorDesc& a, const TensorDesc&
   if (as.size() == 1) as.insert(as.begin(), 1);
   if (bs.size() == 1) bs.push_back(1);
   MatMulShape s;
-  s.m = as[as.size() - 2];
-  s.k = as.back();
-  s.n = bs.back();
-  if (bs[bs.size() - 2] != s.k) {
+  // A 1-D operand's transpose is itself.
+  s.a_trans = t.trans_a && a.shape.size() > 1;
+  s.b_trans = t.trans_b && b.shape.size() > 1;
+  s.m = s.a_trans ? as.back() : as[as.size() - 2];
+  s.k = s.a_trans ? as[as.size() - 2] : as.back();
+  s.n = s.b_trans ? bs[bs.size() - 2] : bs.back();
+  if ((s.b_trans ? bs.back() : bs[bs.size() - 2]) != s.k) {
     return absl::InvalidArgumentError(absl::StrCat("A ", ShapeString(a.shape), " and B ",
                                                    ShapeString(b.shape),
                                                    " have different inner dimensions"));
@@ -108,13 +139,15 @@ class MatMulOp : public Op {
     if (node.inputs.size() < 2 || node.inputs[0].empty() || node.inputs[1].empty()) {
       return absl::InvalidArgumentError("MatMul needs inputs A and B");
     }
+    RETURN_IF_ERROR(TransformOf(node).status());
     return GetEpilogue(node).status();
   }
 
   absl::Status Infer(InferContext& ctx) const override {
     ASSIGN_OR_RETURN(const TensorDesc* a, RequireInput(ctx, 0));
     ASSIGN_OR_RETURN(const TensorDesc* b, RequireInput(ctx, 1));
-    ASSIGN_OR_RETURN(MatMulShape s, ResolveMatMul(*a, *b));
+    ASSIGN_OR_RETURN(const Transform t, TransformOf(ctx.node));
+    ASSIGN_OR_RETURN(MatMulShape s, ResolveMatMul(*a, *b, t));
     ASSIGN_OR_RETURN(Epilogue e, GetEpilogue(ctx.node));
     if (e.residual != Epilogue::Residual::kNone) {
       ASSIGN_OR_RETURN(const TensorDesc* r, RequireInput(ctx, e.residual_input));
@@ -133,11 +166,15 @@ class MatMulOp : public Op {
   }
 
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
-    ASSIGN_OR_RETURN(MatMulShape s, ResolveMatMul(*ctx.input(0), *ctx.input(1)));
+    ASSIGN_OR_RETURN(const Transform t, TransformOf(ctx.node()));
+    ASSIGN_OR_RETURN(MatMulShape s, ResolveMatMul(*ctx.input(0), *ctx.input(1), t));
     MatMulProblem p;
     p.m = s.m;
     p.n = s.n;
     p.k = s.k;
+    p.a_trans = s.a_trans;
+    p.b_trans = s.b_trans;
+    p.alpha = t.scale;
     p.batch = s.batch;
     p.a_batch_strides = s.a_strides;
     p.b_batch_strides = s.b_strides;

@@ -8,7 +8,10 @@
 namespace vkserve {
 namespace {
 
-class ReluOp : public ActivationOp {};
+class ReluOp : public ActivationOp {
+ public:
+  ReluOp() : ActivationOp(Activation::kRelu) {}
+};
 
 }  // namespace
 

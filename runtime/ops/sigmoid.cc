@@ -8,7 +8,10 @@
 namespace vkserve {
 namespace {
 
-class SigmoidOp : public ActivationOp {};
+class SigmoidOp : public ActivationOp {
+ public:
+  SigmoidOp() : ActivationOp(Activation::kSigmoid) {}
+};
 
 }  // namespace
 

@@ -8,7 +8,10 @@
 namespace vkserve {
 namespace {
 
-class TanhOp : public ActivationOp {};
+class TanhOp : public ActivationOp {
+ public:
+  TanhOp() : ActivationOp(Activation::kTanh) {}
+};
 
 }  // namespace
 

@@ -44,26 +44,41 @@ absl::Status ActivationOp::Validate(const Node& node) const {
   return absl::OkStatus();
 }
 
-bool ActivationOp::IsHostInput(const Node& node, size_t input_index) const {
-  return node.op_type == "Clip" && input_index > 0;
+absl::StatusOr<ActivationParams> ActivationOp::ParamsOf(const Node& /*node*/,
+                                                        const ConstantInput& /*constant*/) const {
+  ActivationParams p;
+  p.kind = kind_;
+  return p;
 }
 
-absl::StatusOr<ActivationParams> ActivationOp::Params(const Node& node, const TensorDesc* min,
-                                                      const TensorDesc* max) const {
-  for (const TensorDesc* bound : {min, max}) {
-    if (bound != nullptr && bound->value == nullptr) {
-      return absl::UnimplementedError(
-          "Clip's min and max must be known at load time (constants); vkserve never reads "
-          "tensor data back in the middle of a run");
+absl::StatusOr<ActivationParams> ActivationOp::EpilogueActivation(
+    const Node& node, const ConstantInput& constant) const {
+  for (size_t i = 1; i < node.inputs.size(); ++i) {
+    if (!node.inputs[i].empty() && IsHostInput(node, i) && constant(i) == nullptr) {
+      return absl::NotFoundError(absl::StrCat("input ", i, " is not a constant"));
     }
   }
-  return ActivationOfNode(node, min != nullptr ? min->value.get() : nullptr,
-                          max != nullptr ? max->value.get() : nullptr);
+  return ParamsOf(node, constant);
+}
+
+absl::StatusOr<ActivationParams> ActivationOp::PlannedParams(
+    const Node& node, const std::vector<const TensorDesc*>& inputs) const {
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    if (inputs[i] != nullptr && IsHostInput(node, i) && inputs[i]->value == nullptr) {
+      return absl::UnimplementedError(absl::StrCat(
+          node.op_type, "'s input ", i,
+          " must be known at load time (a constant); vkserve never reads tensor data back in "
+          "the middle of a run"));
+    }
+  }
+  return ParamsOf(node, [&inputs](size_t i) -> const HostTensor* {
+    return i < inputs.size() && inputs[i] != nullptr ? inputs[i]->value.get() : nullptr;
+  });
 }
 
 absl::Status ActivationOp::Infer(InferContext& ctx) const {
   ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
-  ASSIGN_OR_RETURN(ActivationParams params, Params(ctx.node, ctx.input(1), ctx.input(2)));
+  ASSIGN_OR_RETURN(ActivationParams params, PlannedParams(ctx.node, ctx.inputs));
   ctx.outputs[0].dtype = x->dtype;
   ctx.outputs[0].shape = x->shape;
   const bool foldable = x->value != nullptr && IsFoldableType(x->dtype) &&
@@ -94,7 +109,9 @@ absl::Status ActivationOp::Infer(InferContext& ctx) const {
 }
 
 absl::StatusOr<std::unique_ptr<Kernel>> ActivationOp::CreateKernel(KernelContext& ctx) const {
-  ASSIGN_OR_RETURN(ActivationParams params, Params(ctx.node(), ctx.input(1), ctx.input(2)));
+  std::vector<const TensorDesc*> inputs;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) inputs.push_back(ctx.input(i));
+  ASSIGN_OR_RETURN(ActivationParams params, PlannedParams(ctx.node(), inputs));
   const uint64_t n = static_cast<uint64_t>(ctx.output(0).num_elements());
   if (n >= (uint64_t{1} << 32)) {
     return absl::UnimplementedError(absl::StrCat("tensors of 2^32 or more elements (", n, ")"));

@@ -2,10 +2,13 @@
 // Copyright 2026 The vkserve Authors.
 //
 // ActivationOp: the shared implementation of the pointwise activation ops
-// (Relu, LeakyRelu, Clip, Sigmoid, HardSigmoid, HardSwish, Tanh): same shape
-// out as in, fp32 on the GPU through shaders/ops/unary.comp, folded on the
-// host when the input is a small known tensor. Each op's file only names it
-// and registers it. Stateless; thread-safe.
+// (Relu, LeakyRelu, Clip, Sigmoid, HardSigmoid, HardSwish, Tanh, Erf, Gelu,
+// QuickGelu): same shape out as in, fp32 on the GPU through
+// shaders/ops/unary.comp, folded on the host when the input is a small known
+// tensor. Each op's file names its Activation and, when it has parameters
+// (attributes or constant inputs), how to read them; it then fuses into a
+// preceding Conv/Gemm/MatMul through Op::EpilogueActivation with no op type
+// named anywhere else. Stateless; thread-safe.
 #ifndef VKSERVE_RUNTIME_OPS_UNARY_OP_H_
 #define VKSERVE_RUNTIME_OPS_UNARY_OP_H_
 
@@ -16,15 +19,30 @@ namespace vkserve {
 
 class ActivationOp : public Op {
  public:
+  explicit ActivationOp(Activation kind) : kind_(kind) {}
+
+  // Checks that alpha, beta, min and max, where present, are floats.
   absl::Status Validate(const Node& node) const override;
-  // Clip's min and max (opset >= 11) are read on the host.
-  bool IsHostInput(const Node& node, size_t input_index) const override;
   absl::Status Infer(InferContext& ctx) const override;
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override;
+  absl::StatusOr<ActivationParams> EpilogueActivation(const Node& node,
+                                                      const ConstantInput& constant) const override;
+
+ protected:
+  // The activation `node` computes. `constant(i)` is the value of input i,
+  // present for every host input (IsHostInput) the node has, else null.
+  // The default is kind() without parameters.
+  virtual absl::StatusOr<ActivationParams> ParamsOf(const Node& node,
+                                                    const ConstantInput& constant) const;
+  Activation kind() const { return kind_; }
 
  private:
-  absl::StatusOr<ActivationParams> Params(const Node& node, const TensorDesc* min,
-                                          const TensorDesc* max) const;
+  // ParamsOf at plan time, from the inputs' descriptions; UNIMPLEMENTED when
+  // a host input is not known at load.
+  absl::StatusOr<ActivationParams> PlannedParams(const Node& node,
+                                                 const std::vector<const TensorDesc*>& inputs) const;
+
+  Activation kind_;
 };
 
 }  // namespace vkserve

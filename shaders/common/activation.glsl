@@ -13,6 +13,9 @@
 #define ACT_HARD_SWISH 6u
 #define ACT_TANH 7u
 #define ACT_ERF 8u
+#define ACT_GELU 9u
+#define ACT_GELU_TANH 10u
+#define ACT_QUICK_GELU 11u
 
 // erf(x) to about 1e-7 absolute (GLSL has none): a Taylor series near 0,
 // where 1 - erfc would lose the relative precision of small results, and
@@ -59,6 +62,12 @@ float apply_activation(uint kind, float x, float alpha, float beta) {
   // Clamped: some drivers compute tanh through exp and overflow to NaN.
   if (kind == ACT_TANH) return tanh(clamp(x, -15.0, 15.0));
   if (kind == ACT_ERF) return vk_erf(x);
+  if (kind == ACT_GELU) return 0.5 * x * (1.0 + vk_erf(x * 0.70710678));
+  // 0.5 * x * (1 + tanh(u)) written as x * sigmoid(2u): the same function
+  // without the cancellation of 1 + tanh(u) for negative u, and exp's
+  // overflow to inf gives the limit 0 (x / inf) rather than NaN.
+  if (kind == ACT_GELU_TANH) return x / (1.0 + exp(-1.5957691216 * (x + 0.044715 * x * x * x)));
+  if (kind == ACT_QUICK_GELU) return x / (1.0 + exp(-alpha * x));
   return x;
 }
 

@@ -26,6 +26,10 @@
 // precision), in two passes: the mean of x - x0, then the mean of squared
 // deviations from it (not E[x^2] - E[x]^2, which cancels).
 //
+// RMS (RMSNorm, ONNX Runtime's SimplifiedLayerNormalization): the statistics
+// are about zero instead of the mean — x0 and the offset are 0, pass 1 is
+// skipped — so inv_std is 1 / sqrt(mean(x^2) + epsilon) and Mean reads 0.
+//
 // Scale and B: element e of a row reads param[e] when DIRECT, else
 // param[(e / inner) % period] — the trailing-dims and per-block broadcasts
 // of a parameter that is not a constant (constants are expanded on the host).
@@ -39,6 +43,7 @@ layout(constant_id = 7) const bool SCALE_DIRECT = true;
 layout(constant_id = 8) const bool BIAS_DIRECT = true;
 layout(constant_id = 9) const bool WRITE_MEAN = false;
 layout(constant_id = 10) const bool WRITE_INV_STD = false;
+layout(constant_id = 11) const bool RMS = false;
 
 const uint kMaxSlots = 8;
 
@@ -218,7 +223,7 @@ void main() {
   const bool in_range = row < p.rows;
   const uint base = in_range ? row * p.size : 0;
   const float n = float(p.size);
-  const float x0 = in_range ? x[base] : 0.0;
+  const float x0 = in_range && !RMS ? x[base] : 0.0;
   const uint slots = SLOTS > 0 ? SLOTS : (p.size + 4 * THREADS - 1) / (4 * THREADS);
 
   // Pass 1: the mean of x - x0.
@@ -229,10 +234,10 @@ void main() {
       cache[i] = in_range ? (LoadSlot(base, i) - x0) * SlotMask(i) : vec4(0.0);
       s += Sum4(cache[i]);
     }
-  } else if (in_range) {
+  } else if (in_range && !RMS) {
     for (uint i = 0; i < slots; ++i) s += Sum4((LoadSlot(base, i) - x0) * SlotMask(i));
   }
-  const float offset = RowSum(s, false) / n;  // mean - x0
+  const float offset = RMS ? 0.0 : RowSum(s, false) / n;  // mean - x0
 
   // Pass 2: the variance, as the mean of squared deviations.
   float d2 = 0.0;

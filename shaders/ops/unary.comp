@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // y = f(x) elementwise for the activation ops (Relu, LeakyRelu, Clip,
-// Sigmoid, HardSigmoid, HardSwish, Tanh); ACTIVATION picks f (codes in
+// Sigmoid, HardSigmoid, HardSwish, Tanh, Erf, Gelu, QuickGelu); ACTIVATION
+// picks f (codes in
 // activation.glsl). Four elements per invocation, vec4 loads when aligned.
 #version 450
 #include "activation.glsl"

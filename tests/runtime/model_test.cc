@@ -4,8 +4,12 @@
 // Whole models against onnxruntime: squeezenet1_1, mobilenet_v2, bert_tiny
 // and gpt2_tiny from $VKSERVE_SHARED_DIR/models (default
 // ${VKSERVE_SOURCE_DIR}/../shared) must load, run only on the GPU and match
-// onnxruntime-node on a fixed random input. Replayed runs must reproduce
-// the first bit for bit. A small y = Relu(x + c) model checks GPU-resident
+// onnxruntime-node on a fixed random input. Each also runs as the ONNX
+// Runtime `.ort` files onnxruntime-node writes for it at graph optimization
+// levels basic, extended and all (CPU-provider fusions: FusedConv,
+// FusedMatMul, SkipLayerNormalization, NCHWc blocking, ...): every node on
+// the GPU and the same outputs as onnxruntime running the `.onnx`. Replayed
+// runs must reproduce the first bit for bit. A small y = Relu(x + c) model checks GPU-resident
 // outputs fed back as inputs, DeviceTensor::Read/Release, and the
 // INVALID_ARGUMENT errors of Session::Run.
 //
@@ -78,6 +82,18 @@ const Cases& GetCases() {
                          Quote(c->dir.string()));
     }
     commands.push_back(python + " " + Quote(script) + " relu_add " + Quote(c->dir.string()));
+    // The .ort twins; a model whose conversion fails has no file, and its
+    // test says so.
+    std::vector<std::string> conversions;
+    for (const char* m : {"squeezenet1_1", "mobilenet_v2", "bert_tiny", "gpt2_tiny"}) {
+      const std::string path = ModelsDir() + "/" + m + ".onnx";
+      if (!fs::exists(path)) continue;
+      for (const char* level : {"basic", "extended", "all"}) {
+        const fs::path ort = c->dir / (std::string(m) + "_" + level + ".ort");
+        conversions.push_back(Env("NODE", "node") + " " + Quote(SourceDir() + "/tests/reference/ort_run.js") +
+                              " " + Quote(path) + " --convert-ort " + Quote(ort.string()) + " --level " + level);
+      }
+    }
     commands.push_back(Env("NODE", "node") + " " +
                        Quote(SourceDir() + "/tests/reference/ort_batch.js") + " " +
                        Quote(c->dir.string()));
@@ -91,6 +107,9 @@ const Cases& GetCases() {
         c->error = "failed: " + commands[i];
         break;
       }
+    }
+    for (const std::string& command : conversions) {
+      if (std::system((command + " >/dev/null").c_str()) != 0) std::cerr << "failed: " << command << "\n";
     }
     std::atexit([] { fs::remove_all(GetCases().dir); });
     return c;
@@ -150,8 +169,13 @@ testing::Tolerance ModelTolerance(const HostTensor& want) {
 
 struct ModelParam {
   const char* name;
-  bool required;  // false: UNIMPLEMENTED at load or plan skips
+  bool required;             // false: UNIMPLEMENTED at load or plan skips
+  const char* ort_level = nullptr;  // the .ort twin at this optimization level; null: the .onnx
 };
+
+std::string ParamName(const ModelParam& p) {
+  return p.ort_level == nullptr ? p.name : std::string(p.name) + "_ort_" + p.ort_level;
+}
 
 class ModelTest : public GpuTest, public ::testing::WithParamInterface<ModelParam> {
  protected:
@@ -160,9 +184,12 @@ class ModelTest : public GpuTest, public ::testing::WithParamInterface<ModelPara
 
 TEST_P(ModelTest, MatchesOnnxRuntimeAndReplays) {
   const ModelParam& p = GetParam();
-  const std::string path = ModelsDir() + "/" + p.name + ".onnx";
-  ASSERT_TRUE(fs::exists(path)) << "missing model " << path;
+  ASSERT_TRUE(fs::exists(ModelsDir() + "/" + p.name + ".onnx")) << "missing model " << p.name;
   ASSERT_TRUE(GetCases().error.empty()) << GetCases().error;
+  const std::string path =
+      p.ort_level == nullptr ? ModelsDir() + "/" + p.name + ".onnx"
+                             : (GetCases().dir / (std::string(p.name) + "_" + p.ort_level + ".ort")).string();
+  ASSERT_TRUE(fs::exists(path)) << "onnxruntime-node did not convert " << p.name << " at level " << p.ort_level;
 
   auto loaded = Model::Load(path, gpu());
   if (!p.required && absl::IsUnimplemented(loaded.status())) {
@@ -217,14 +244,17 @@ TEST_P(ModelTest, MatchesOnnxRuntimeAndReplays) {
   EXPECT_EQ(session->recording_count(), 1u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, ModelTest,
-                         ::testing::Values(ModelParam{"squeezenet1_1", true},
-                                           ModelParam{"mobilenet_v2", true},
-                                           ModelParam{"bert_tiny", true},
-                                           ModelParam{"gpt2_tiny", true}),
-                         [](const ::testing::TestParamInfo<ModelParam>& info) {
-                           return std::string(info.param.name);
-                         });
+std::vector<ModelParam> AllModelParams() {
+  std::vector<ModelParam> params;
+  for (const char* m : {"squeezenet1_1", "mobilenet_v2", "bert_tiny", "gpt2_tiny"}) {
+    params.push_back({m, true});
+    for (const char* level : {"basic", "extended", "all"}) params.push_back({m, true, level});
+  }
+  return params;
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, ModelTest, ::testing::ValuesIn(AllModelParams()),
+                         [](const ::testing::TestParamInfo<ModelParam>& info) { return ParamName(info.param); });
 
 // y = Relu(x + c), x and y float[2,3,4,5].
 class ReluAddTest : public GpuTest {

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The vkserve Authors.
+#
+# ORT-format models on the GPU machine, in one call: each model is exported
+# (peers.py), converted to .ort at levels basic, extended and all by ONNX
+# Runtime's Python package (convert_ort.py), and every file — the .onnx and
+# its three .ort twins — is timed with vkserve (after a warm-up at the same
+# shape, so the GPU clock has ramped), with ONNX Runtime's WebGPU execution
+# provider (Dawn over Vulkan, the GPU path of microsoft/onnxruntime#24475)
+# and with its CPU provider. GPU clocks are sampled throughout.
+#
+# Layout of the carried folder B (see benchmarks/README.md): B/bundle.tar.xz
+# (../shared/device/bundle of build/vkserve, xz-compressed), B/ortweb/
+# (../shared/device/ortweb-pack), and this folder's scripts plus peers.py.
+# Writes $OUT/{environment.txt,convert.jsonl,inspect.jsonl,vkserve.log,
+# ortweb.jsonl,clocks.csv,ort.md}.
+set -uo pipefail
+B=$(cd "$(dirname "$0")" && pwd)
+OUT=${OUT:-/tmp/out}
+MODELS=${MODELS:-"mobilenet_v2 resnet50 efficientnet_b0 bert-base"}
+REPEAT=${REPEAT:-200}
+WARMUP=${WARMUP:-3}
+mkdir -p "$OUT" /tmp/models /tmp/vk
+export PYTHONUNBUFFERED=1
+if [ -f "$B/bundle.tar.xz" ]; then xz -dc "$B/bundle.tar.xz" | tar xf - -C /tmp/vk; VK=/tmp/vk/$(ls /tmp/vk | head -1); else VK=$B/vk; fi
+source "$VK/env.sh"
+bash "$B/ortweb/unpack.sh" /tmp/ow >/dev/null 2>&1 || echo "ortweb unpack failed" >> "$OUT/environment.txt"
+have_smi=0; command -v nvidia-smi >/dev/null && have_smi=1
+clock() { [ $have_smi = 1 ] && nvidia-smi --query-gpu=clocks.sm --format=csv,noheader,nounits | head -1 || echo na; }
+if [ $have_smi = 1 ]; then
+  nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv -lms 250 > "$OUT/clocks.csv" &
+  SMI=$!
+fi
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  [ $have_smi = 1 ] && nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+  lscpu | grep -E 'Model name|^CPU\(s\)'
+  lscpu | grep -o 'avx512f' | head -1
+  python3 -c "import onnxruntime, sys; print('python onnxruntime', onnxruntime.__version__)" 2>&1
+  "$VK/bin/vkserve" devices 2>&1 | head -8
+} > "$OUT/environment.txt" 2>&1
+
+for m in $MODELS; do
+  [ -f "/tmp/models/$m.onnx" ] || python3 "$B/peers.py" export "$m" "/tmp/models/$m.onnx" --opset 17 >> "$OUT/export.log" 2>&1
+  python3 "$B/convert_ort.py" "/tmp/models/$m.onnx" >> "$OUT/convert.jsonl" 2>> "$OUT/export.log"
+  for f in "$m.onnx" "${m}_basic.ort" "${m}_extended.ort" "${m}_all.ort"; do
+    p=/tmp/models/$f
+    [ -f "$p" ] || continue
+    "$VK/bin/vkserve" inspect "$p" --json --dim N=1 2>> "$OUT/vkserve.log" | python3 "$B/inspect_summary.py" "$f" >> "$OUT/inspect.jsonl"
+    echo "== $f" >> "$OUT/vkserve.log"
+    "$VK/bin/vkserve" infer "$p" --dim N=1 --warmup "$WARMUP" --repeat "$REPEAT" --pipeline-cache /tmp/pc.bin >> "$OUT/vkserve.log" 2>&1
+    echo "sm_clock_mhz_after: $(clock)" >> "$OUT/vkserve.log"
+    for ep in webgpu cpu; do
+      line=$(timeout 120 /tmp/ow/node /tmp/ow/ortweb-bench.js "$p" "$ep" 2>/dev/null | tail -1)
+      rc=$?
+      [ -n "$line" ] || line="{\"file\": \"$f\", \"ep\": \"$ep\", \"error\": \"exit $rc, no output (crashed)\"}"
+      echo "${line%\}}, \"sm_clock_mhz_after\": \"$(clock)\"}" >> "$OUT/ortweb.jsonl"
+    done
+  done
+done
+[ -n "${SMI:-}" ] && kill "$SMI" 2>/dev/null
+python3 "$B/summarize.py" "$OUT" > "$OUT/ort.md" 2>> "$OUT/export.log"
+cat "$OUT/environment.txt" "$OUT/ort.md"
