@@ -161,6 +161,38 @@ absl::Status Walk(const Graph& graph, int64_t block, Facts* facts) {
   return absl::OkStatus();
 }
 
+// Whether the last output filter of `w`, read with `layout` and `block`, is
+// all zeros: the sign of a convolution whose output channels ORT padded.
+bool LastFilterIsZero(const HostTensor& w, NchwcFilterLayout layout, int64_t block) {
+  const int64_t out = w.shape[0], in = w.shape[1], k = w.shape[2] * w.shape[3];
+  const float* p = reinterpret_cast<const float*>(w.data.data());
+  const int64_t ob = (out - 1) / block, bo = (out - 1) % block;
+  for (int64_t i = 0; i < in; ++i) {
+    for (int64_t t = 0; t < k; ++t) {
+      const int64_t s = layout == NchwcFilterLayout::kOIHWBo
+                            ? ((ob * in + i) * k + t) * block + bo
+                            : ((ob * (in / block) + i / block) * k + t) * block * block + (i % block) * block + bo;
+      if (p[s] != 0.0f) return false;
+    }
+  }
+  return true;
+}
+
+// How many nchwc convolutions end in a zero filter when read with `block`.
+// Padding filters are whole output channels only with the right block size;
+// with the other they scatter over several channels.
+int CountZeroPaddedConvs(const Graph& graph, int64_t block) {
+  int count = 0;
+  for (const Node& n : graph.nodes) {
+    if (!IsNchwc(n, "Conv")) continue;
+    const HostTensor* w = ConvWeights(graph, n);
+    if (w == nullptr) continue;
+    auto layout = NchwcFilterLayoutOf(w->shape, n.GetInt("group", 1), block);
+    if (layout.ok() && LastFilterIsZero(*w, *layout, block)) ++count;
+  }
+  return count;
+}
+
 // How far apart spatially adjacent taps of the un-blocked filters are,
 // relative to their size: about 1 for taps that do not belong together, well
 // below 1 for trained filters, which are smooth. Samples the first
@@ -272,15 +304,21 @@ absl::StatusOr<int64_t> NchwcBlockSize(const Graph& graph) {
   if (fits.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("no NCHWc block size fits the model's nchwc nodes:", why));
   }
-  // Both fit: every channel count is a multiple of 16 and nothing is padded.
-  // The layouts still differ; the right one gives back smooth filters.
+  // Both fit: every padded channel count is a multiple of 16 and no
+  // ReorderOutput drops 8 or more channels. The weight layouts still differ:
+  // the right block size gives back whole zero padding filters, and smooth
+  // filters when the model is trained.
+  const int z8 = CountZeroPaddedConvs(graph, 8), z16 = CountZeroPaddedConvs(graph, 16);
+  if (z8 > 0 && z16 == 0) return 8;
+  if (z16 > 0 && z8 == 0) return 16;
   const double r8 = FilterRoughness(graph, 8), r16 = FilterRoughness(graph, 16);
   constexpr double kDecisive = 0.85;
   if (r8 < kDecisive * r16) return 8;
   if (r16 < kDecisive * r8) return 16;
-  return absl::UnimplementedError(
-      "the NCHWc block size of this model (8 or 16) cannot be told from its shapes or weights; "
-      "convert it with ONNX Runtime at optimization level 'extended' instead of 'all'");
+  return absl::UnimplementedError(absl::StrCat(
+      "the NCHWc block size of this model (8 or 16) cannot be told from its shapes or weights "
+      "(filter roughness ", r8, " vs ", r16, "); convert it with ONNX Runtime at optimization "
+      "level 'extended' instead of 'all'"));
 }
 
 }  // namespace vkserve
