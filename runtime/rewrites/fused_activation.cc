@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/rewrites/rewrite_attributes.h"
 
 namespace vkserve {
 namespace {
@@ -29,13 +30,6 @@ absl::StatusOr<float> FunctorParam(const Node& node, const std::string& name, fl
   ASSIGN_OR_RETURN(const Attribute* attr, TypedAttribute(node, absl::StrCat("activation_", name),
                                                          Attribute::Type::kFloat, "a float"));
   return attr == nullptr ? fallback : attr->f;
-}
-
-Attribute FloatAttribute(float value) {
-  Attribute a;
-  a.type = Attribute::Type::kFloat;
-  a.f = value;
-  return a;
 }
 
 std::string AddScalar(RewriteContext& ctx, std::string_view hint, float value) {

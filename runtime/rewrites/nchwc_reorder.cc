@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/rewrite.h"
 #include "runtime/rewrites/nchwc_layout.h"
+#include "runtime/rewrites/rewrite_attributes.h"
 
 namespace vkserve {
 namespace {
@@ -35,10 +36,7 @@ absl::Status CheckArity(const RewriteContext& ctx) {
 Node& AddTranspose(RewriteContext& ctx, const std::string& in, const std::string& out,
                    std::vector<int64_t> perm) {
   Node& t = ctx.AddNode("Transpose", {in}, {out}, 13);
-  Attribute a;
-  a.type = Attribute::Type::kInts;
-  a.ints = std::move(perm);
-  t.attributes["perm"] = a;
+  t.attributes["perm"] = IntsAttribute(std::move(perm));
   return t;
 }
 

@@ -13,16 +13,10 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/rewrite.h"
 #include "runtime/rewrites/nchwc_layout.h"
+#include "runtime/rewrites/rewrite_attributes.h"
 
 namespace vkserve {
 namespace {
-
-Attribute StringAttribute(std::string s) {
-  Attribute a;
-  a.type = Attribute::Type::kString;
-  a.s = std::move(s);
-  return a;
-}
 
 absl::StatusOr<std::vector<float>> Scales(const Node& node) {
   const Attribute* a = node.FindAttribute("scales");
