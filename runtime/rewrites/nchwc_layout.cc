@@ -101,7 +101,10 @@ absl::Status WalkPlainNode(const Graph& graph, const Node& n, int64_t block, con
   out->blocked = true;
   if (n.op_type == "Reshape" && n.inputs.size() >= 2) {
     auto it = graph.initializers.find(n.inputs[1]);
-    if (it == graph.initializers.end() || it->second.shape.size() != 1) return absl::OkStatus();
+    if (it == graph.initializers.end() || it->second.dtype != DataType::kInt64 ||
+        it->second.shape.size() != 1 || it->second.num_elements() > 5) {
+      return absl::OkStatus();
+    }
     const std::vector<int64_t> shape = it->second.ToInts();
     // ORT's split to [N, Cp/B, H, W, B] names the block size outright.
     if (shape.size() == 5 && block != 0 && shape[4] != block) {
@@ -222,7 +225,93 @@ double FilterRoughness(const Graph& graph, int64_t block) {
   return norm > 0 ? diff / norm : 1.0;
 }
 
+// ONNX-domain ops that act element by element, so any consistent
+// permutation of their operands' elements (the blocking) commutes with them:
+// with all data operands blocked alike, or (unary) with scalar parameters.
+bool IsOneOf(const std::string& op, std::initializer_list<const char*> ops) {
+  for (const char* o : ops) {
+    if (op == o) return true;
+  }
+  return false;
+}
+bool IsElementwiseNary(const std::string& op) {
+  return IsOneOf(op, {"Add", "Sum", "Mul", "Sub", "Div", "Max", "Min"});
+}
+bool IsElementwiseUnary(const std::string& op) {
+  return IsOneOf(op, {"Relu", "Sigmoid", "Tanh", "LeakyRelu", "Clip", "HardSigmoid", "HardSwish", "Identity"});
+}
+
+// How a blocked value is shaped: 4-D [N, Cp, H, W] or ORT's 5-D split.
+enum class Blocked { kNo, kNchw, kSplit };
+
+absl::StatusOr<Blocked> ReshapedBlocked(const Graph& graph, const Node& n, Blocked in) {
+  auto it = n.inputs.size() == 2 ? graph.initializers.find(n.inputs[1]) : graph.initializers.end();
+  const bool ints = it != graph.initializers.end() && it->second.dtype == DataType::kInt64 &&
+                    it->second.shape.size() == 1 && it->second.num_elements() <= 5;
+  const std::vector<int64_t> shape = ints ? it->second.ToInts() : std::vector<int64_t>{};
+  if (in == Blocked::kNchw && shape.size() == 5 && shape[0] == 0 && shape[2] == 0 && shape[3] == 0) {
+    return Blocked::kSplit;
+  }
+  if (in == Blocked::kSplit && shape.size() == 4 && shape[0] == 0 && shape[2] == 0 && shape[3] == 0) {
+    return Blocked::kNchw;
+  }
+  return absl::UnimplementedError(absl::StrCat("Reshape '", n.name, "' of a tensor in ONNX Runtime's NCHWc ",
+                                               "layout depends on that layout"));
+}
+
+// What the plain node `n` makes of its operands' layouts `ins`.
+absl::StatusOr<Blocked> PlainNodeOutput(const Graph& graph, const Node& n, const std::vector<Blocked>& ins) {
+  bool all_same = !ins.empty(), params_plain = !ins.empty();
+  for (Blocked b : ins) all_same &= b == ins[0];
+  for (size_t i = 1; i < ins.size(); ++i) params_plain &= ins[i] == Blocked::kNo;
+  if (n.op_type == "Reshape" && !ins.empty()) return ReshapedBlocked(graph, n, ins[0]);
+  if (all_same && IsElementwiseNary(n.op_type)) return ins[0];
+  if (params_plain && IsElementwiseUnary(n.op_type)) return ins[0];
+  if (all_same && ins[0] == Blocked::kNchw && n.op_type == "Concat" && n.GetInt("axis", 0) == 1) {
+    return Blocked::kNchw;
+  }
+  return absl::UnimplementedError(absl::StrCat(n.op_type, " '", n.name, "' reads a tensor in ONNX Runtime's ",
+                                               "NCHWc layout in a way vkserve does not un-block"));
+}
+
 }  // namespace
+
+absl::Status CheckBlockedConsumers(const Graph& graph) {
+  std::map<std::string, Blocked> layout;
+  auto of = [&](const std::string& v) {
+    auto it = layout.find(v);
+    return it == layout.end() ? Blocked::kNo : it->second;
+  };
+  for (const Node& n : graph.nodes) {
+    std::vector<Blocked> ins;
+    bool any = false;
+    for (const std::string& in : n.inputs) {
+      if (in.empty()) continue;
+      ins.push_back(of(in));
+      any |= ins.back() != Blocked::kNo;
+    }
+    Blocked out = Blocked::kNo;
+    if (n.domain == kNchwcDomain) {
+      for (Blocked b : ins) {
+        if (b == Blocked::kSplit) {
+          return absl::InvalidArgumentError(absl::StrCat("nchwc node '", n.name, "' reads a 5-D tensor"));
+        }
+      }
+      out = n.op_type == "ReorderOutput" ? Blocked::kNo : Blocked::kNchw;
+    } else if (any) {
+      ASSIGN_OR_RETURN(out, PlainNodeOutput(graph, n, ins));
+    }
+    for (const std::string& o : n.outputs) {
+      if (!o.empty()) layout[o] = out;
+    }
+  }
+  for (const ValueInfo& v : graph.outputs) {
+    if (of(v.name) != Blocked::kNo) {
+      return absl::UnimplementedError(absl::StrCat("graph output '", v.name, "' is in the NCHWc layout"));
+    }
+  }
+  return absl::OkStatus();
+}
 
 absl::Status CheckNchwcFilter(const HostTensor& t, const std::string& what) {
   if (t.dtype != DataType::kFloat || t.shape.size() != 4) {

@@ -43,6 +43,15 @@ inline constexpr char kNchwcDomain[] = "com.microsoft.nchwc";
 // them apart either.
 absl::StatusOr<int64_t> NchwcBlockSize(const Graph& graph);
 
+// Checks that every ONNX-domain node reading a blocked value computes on the
+// un-blocked tensor what ORT computed on the blocked one: element-wise nodes
+// whose operands are all blocked alike, Concat on the channel axis of blocked
+// tensors, and ORT's Reshape to [0, Cp/B, 0, 0, B] feeding only such
+// element-wise nodes and a Reshape back to 4-D. UNIMPLEMENTED, naming the
+// node, for anything else (a reduction, a broadcast against a plain tensor,
+// a Reshape that exposes the blocks).
+absl::Status CheckBlockedConsumers(const Graph& graph);
+
 // The padded channel count Cp of the blocked value `name` when the graph
 // fixes it (a convolution's padded output channels, carried through pools,
 // element-wise nodes and channel Concats), else -1.

@@ -87,6 +87,8 @@ class ReorderOutputRewrite : public Rewrite {
       return absl::InvalidArgumentError("ReorderOutput needs a positive int attribute 'channels'");
     }
     const int64_t channels = channels_attr->i;
+    // Every NCHWc region ends in a ReorderOutput: check the region's plain nodes once here.
+    RETURN_IF_ERROR(CheckBlockedConsumers(ctx.graph()));
     const int64_t padded = NchwcPaddedChannels(ctx.graph(), ctx.input(0));
     if (padded > 0 && channels > padded) {
       return absl::InvalidArgumentError(absl::StrCat("ReorderOutput keeps ", channels,
