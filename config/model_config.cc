@@ -31,18 +31,9 @@ FieldPath Append(FieldPath path, FieldStep step) {
   return path;
 }
 
-std::string ShapeString(const TensorType& type) {
-  if (!type.has_shape) return "[unknown rank]";
-  std::vector<std::string> dims;
-  for (const Dim& d : type.shape) {
-    dims.push_back(d.is_fixed() ? absl::StrCat(d.value) : (d.param.empty() ? "?" : d.param));
-  }
-  return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
-}
-
-std::string Names(const std::vector<ValueInfo>& tensors) {
+std::string Names(const std::vector<ModelTensor>& tensors) {
   std::vector<std::string> names;
-  for (const ValueInfo& t : tensors) names.push_back(t.name);
+  for (const ModelTensor& t : tensors) names.push_back(t.name);
   return absl::StrJoin(names, ", ");
 }
 
@@ -284,11 +275,11 @@ absl::StatusOr<ParsedModelConfig> Phase1(ModelConfig config, std::shared_ptr<con
 
 // A model tensor's type as a config data type, or an error at `at`.
 absl::StatusOr<inference::DataType> ConfigTypeOf(const ConfigSource& src, const FieldPath& at,
-                                                 const char* kind, const ValueInfo& tensor) {
-  inference::DataType type = ToConfigDataType(tensor.type.dtype);
+                                                 const char* kind, const ModelTensor& tensor) {
+  inference::DataType type = tensor.data_type;
   if (type == inference::TYPE_INVALID || type == inference::TYPE_STRING) {
     return src.Error(at, absl::StrCat("model ", kind, " ", Quote(tensor.name), " has type ",
-                                      std::string(DataTypeName(tensor.type.dtype)),
+                                      tensor.type_name.empty() ? TypeName(type) : tensor.type_name,
                                       ", which vkserve cannot serve"));
   }
   return type;
@@ -297,12 +288,12 @@ absl::StatusOr<inference::DataType> ConfigTypeOf(const ConfigSource& src, const 
 // With max_batch_size > 0 every tensor of known rank needs a symbolic first
 // dimension: the batch.
 absl::Status CheckBatchDimension(const ConfigSource& src, int max_batch_size, const char* kind,
-                                 const ValueInfo& tensor) {
-  if (max_batch_size == 0 || !tensor.type.has_shape) return absl::OkStatus();
-  if (tensor.type.shape.empty() || tensor.type.shape[0].is_fixed()) {
+                                 const ModelTensor& tensor) {
+  if (max_batch_size == 0 || !tensor.has_shape) return absl::OkStatus();
+  if (tensor.dims.empty() || tensor.dims[0].is_fixed()) {
     return src.Error({{"max_batch_size"}},
                      absl::StrCat("is ", max_batch_size, " but model ", kind, " ", Quote(tensor.name),
-                                  " ", ShapeString(tensor.type),
+                                  " ", ShapeString(tensor),
                                   " has no batch dimension (its first dimension must be symbolic); "
                                   "set max_batch_size: 0 and give full shapes"));
   }
@@ -311,23 +302,23 @@ absl::Status CheckBatchDimension(const ConfigSource& src, int max_batch_size, co
 
 // dims of config.<field>[index] against the model tensor's declared shape.
 absl::Status CheckDims(const ConfigSource& src, const FieldPath& at,
-                       const google::protobuf::RepeatedField<int64_t>& dims, const ValueInfo& tensor,
+                       const google::protobuf::RepeatedField<int64_t>& dims, const ModelTensor& tensor,
                        int max_batch_size) {
-  if (!tensor.type.has_shape) return absl::OkStatus();
+  if (!tensor.has_shape) return absl::OkStatus();
   size_t skip = max_batch_size > 0 ? 1 : 0;
-  size_t rank = tensor.type.shape.size() - skip;
+  size_t rank = tensor.dims.size() - skip;
   if (static_cast<size_t>(dims.size()) != rank) {
     return src.Error(Append(at, {"dims"}),
                      absl::StrCat("has ", dims.size(), " dimensions but ", Quote(tensor.name),
-                                  " is ", ShapeString(tensor.type), " in the model file",
+                                  " is ", ShapeString(tensor), " in the model file",
                                   skip ? " (dims leave out the batch dimension)" : ""));
   }
   for (size_t j = 0; j < rank; ++j) {
-    const Dim& d = tensor.type.shape[j + skip];
-    if (d.is_fixed() && dims[j] != d.value) {
+    const ModelDim& d = tensor.dims[j + skip];
+    if (d.is_fixed() && dims[j] != d.size) {
       return src.Error(Append(at, {"dims", static_cast<int>(j)}),
                        absl::StrCat("is ", dims[j] == -1 ? "-1 (any size)" : absl::StrCat(dims[j]),
-                                    " but the model file fixes it at ", d.value));
+                                    " but the model file fixes it at ", d.size));
     }
   }
   return absl::OkStatus();
@@ -337,21 +328,21 @@ absl::Status CheckDims(const ConfigSource& src, const FieldPath& at,
 // empty. `Tensor` is ModelInput or ModelOutput.
 template <typename Tensor>
 absl::Status MatchTensors(const ConfigSource& src, const char* field, const char* kind,
-                          int max_batch_size, const std::vector<ValueInfo>& model,
+                          int max_batch_size, const std::vector<ModelTensor>& model,
                           google::protobuf::RepeatedPtrField<Tensor>* config) {
   if (config->empty()) {
-    for (const ValueInfo& tensor : model) {
+    for (const ModelTensor& tensor : model) {
       ASSIGN_OR_RETURN(inference::DataType type, ConfigTypeOf(src, {{field}}, kind, tensor));
       Tensor* entry = config->Add();
       entry->set_name(tensor.name);
       entry->set_data_type(type);
-      if (!tensor.type.has_shape) {
+      if (!tensor.has_shape) {
         entry->add_dims(-1);
         continue;
       }
-      for (size_t j = max_batch_size > 0 ? 1 : 0; j < tensor.type.shape.size(); ++j) {
-        const Dim& d = tensor.type.shape[j];
-        entry->add_dims(d.is_fixed() ? d.value : -1);
+      for (size_t j = max_batch_size > 0 ? 1 : 0; j < tensor.dims.size(); ++j) {
+        const ModelDim& d = tensor.dims[j];
+        entry->add_dims(d.is_fixed() ? d.size : -1);
       }
     }
     return absl::OkStatus();
@@ -361,7 +352,7 @@ absl::Status MatchTensors(const ConfigSource& src, const char* field, const char
     const Tensor& entry = (*config)[i];
     FieldPath at = {{field, i}};
     auto it = std::find_if(model.begin(), model.end(),
-                           [&](const ValueInfo& t) { return t.name == entry.name(); });
+                           [&](const ModelTensor& t) { return t.name == entry.name(); });
     if (it == model.end()) {
       return src.Error(Append(at, {"name"}),
                        absl::StrCat("the model file has no ", kind, " ", Quote(entry.name()), " (",
@@ -376,7 +367,7 @@ absl::Status MatchTensors(const ConfigSource& src, const char* field, const char
     RETURN_IF_ERROR(CheckDims(src, at, entry.dims(), *it, max_batch_size));
     listed.insert(entry.name());
   }
-  for (const ValueInfo& tensor : model) {
+  for (const ModelTensor& tensor : model) {
     if (!listed.count(tensor.name)) {
       return src.Error({{field}}, absl::StrCat("model ", kind, " ", Quote(tensor.name),
                                                " is not listed; list every ", kind, " or none"));
@@ -386,11 +377,11 @@ absl::Status MatchTensors(const ConfigSource& src, const char* field, const char
 }
 
 absl::Status CheckOverrideNames(const ConfigSource& src, const ModelConfig& c,
-                                const std::vector<ValueInfo>& inputs) {
+                                const std::vector<ModelTensor>& inputs) {
   std::set<std::string> params, denotations;
-  for (const ValueInfo& in : inputs) {
-    for (const Dim& d : in.type.shape) {
-      if (!d.param.empty()) params.insert(d.param);
+  for (const ModelTensor& in : inputs) {
+    for (const ModelDim& d : in.dims) {
+      if (!d.symbol.empty()) params.insert(d.symbol);
       if (!d.denotation.empty()) denotations.insert(absl::AsciiStrToUpper(d.denotation));
     }
   }
@@ -436,13 +427,15 @@ ParsedModelConfig EmptyModelConfig(const std::string& model_name, const std::str
 }
 
 absl::StatusOr<ModelSettings> ValidateModelConfig(const ParsedModelConfig& parsed,
-                                                  const std::vector<ValueInfo>& inputs,
-                                                  const std::vector<ValueInfo>& outputs) {
+                                                  const std::vector<ModelTensor>& inputs,
+                                                  const std::vector<ModelTensor>& outputs) {
   const ConfigSource& src = *parsed.source;
   ModelSettings s = parsed.settings;
   ModelConfig c = parsed.config;
-  for (const ValueInfo& in : inputs) RETURN_IF_ERROR(CheckBatchDimension(src, s.max_batch_size, "input", in));
-  for (const ValueInfo& out : outputs) {
+  for (const ModelTensor& in : inputs) {
+    RETURN_IF_ERROR(CheckBatchDimension(src, s.max_batch_size, "input", in));
+  }
+  for (const ModelTensor& out : outputs) {
     RETURN_IF_ERROR(CheckBatchDimension(src, s.max_batch_size, "output", out));
   }
   RETURN_IF_ERROR(MatchTensors(src, "input", "input", s.max_batch_size, inputs, c.mutable_input()));
@@ -453,13 +446,13 @@ absl::StatusOr<ModelSettings> ValidateModelConfig(const ParsedModelConfig& parse
   const auto& listed = c.vkserve().output();
   for (int i = 0; i < listed.size(); ++i) {
     if (std::none_of(outputs.begin(), outputs.end(),
-                     [&](const ValueInfo& o) { return o.name == listed[i].name(); })) {
+                     [&](const ModelTensor& o) { return o.name == listed[i].name(); })) {
       return src.Error({{"vkserve"}, {"output", i}, {"name"}},
                        absl::StrCat(Quote(listed[i].name()), " is not an output of the model file (outputs: ",
                                     Names(outputs), ")"));
     }
   }
-  for (const ValueInfo& out : outputs) s.output_locations.emplace(out.name, s.default_output_location);
+  for (const ModelTensor& out : outputs) s.output_locations.emplace(out.name, s.default_output_location);
 
   c.set_name(s.name);
   c.set_platform(std::string(kReportedPlatform));
@@ -474,51 +467,11 @@ absl::StatusOr<ModelSettings> ValidateModelConfig(const ParsedModelConfig& parse
 }
 
 absl::StatusOr<ModelConfig> DeriveModelConfig(const std::string& model_name,
-                                              const std::vector<ValueInfo>& inputs,
-                                              const std::vector<ValueInfo>& outputs) {
+                                              const std::vector<ModelTensor>& inputs,
+                                              const std::vector<ModelTensor>& outputs) {
   ParsedModelConfig empty = EmptyModelConfig(model_name, model_name);
   ASSIGN_OR_RETURN(ModelSettings settings, ValidateModelConfig(empty, inputs, outputs));
   return settings.config;
-}
-
-inference::DataType ToConfigDataType(DataType type) {
-  switch (type) {
-    case DataType::kFloat: return inference::TYPE_FP32;
-    case DataType::kUint8: return inference::TYPE_UINT8;
-    case DataType::kInt8: return inference::TYPE_INT8;
-    case DataType::kUint16: return inference::TYPE_UINT16;
-    case DataType::kInt16: return inference::TYPE_INT16;
-    case DataType::kInt32: return inference::TYPE_INT32;
-    case DataType::kInt64: return inference::TYPE_INT64;
-    case DataType::kString: return inference::TYPE_STRING;
-    case DataType::kBool: return inference::TYPE_BOOL;
-    case DataType::kFloat16: return inference::TYPE_FP16;
-    case DataType::kDouble: return inference::TYPE_FP64;
-    case DataType::kUint32: return inference::TYPE_UINT32;
-    case DataType::kUint64: return inference::TYPE_UINT64;
-    case DataType::kBFloat16: return inference::TYPE_BF16;
-    default: return inference::TYPE_INVALID;
-  }
-}
-
-DataType FromConfigDataType(inference::DataType type) {
-  switch (type) {
-    case inference::TYPE_BOOL: return DataType::kBool;
-    case inference::TYPE_UINT8: return DataType::kUint8;
-    case inference::TYPE_UINT16: return DataType::kUint16;
-    case inference::TYPE_UINT32: return DataType::kUint32;
-    case inference::TYPE_UINT64: return DataType::kUint64;
-    case inference::TYPE_INT8: return DataType::kInt8;
-    case inference::TYPE_INT16: return DataType::kInt16;
-    case inference::TYPE_INT32: return DataType::kInt32;
-    case inference::TYPE_INT64: return DataType::kInt64;
-    case inference::TYPE_FP16: return DataType::kFloat16;
-    case inference::TYPE_FP32: return DataType::kFloat;
-    case inference::TYPE_FP64: return DataType::kDouble;
-    case inference::TYPE_STRING: return DataType::kString;
-    case inference::TYPE_BF16: return DataType::kBFloat16;
-    default: return DataType::kUndefined;
-  }
 }
 
 std::string_view KServeDataType(inference::DataType type) {

@@ -32,9 +32,8 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "config/config_source.h"
+#include "config/model_tensor.h"
 #include "proto/model_config.pb.h"
-#include "runtime/data_type.h"
-#include "runtime/graph.h"
 
 namespace vkserve {
 
@@ -107,23 +106,20 @@ absl::StatusOr<ParsedModelConfig> LoadModelConfig(const std::string& path,
 ParsedModelConfig EmptyModelConfig(const std::string& model_name, const std::string& source_name);
 
 // Phase 2: checks `parsed` against the model's declared inputs and outputs
-// (Model::inputs()/outputs(), or Graph::inputs/outputs) and completes it.
+// (server/ translates the loaded model's into ModelTensors) and completes
+// it. A tensor whose data_type is TYPE_INVALID or TYPE_STRING is an error.
 absl::StatusOr<ModelSettings> ValidateModelConfig(const ParsedModelConfig& parsed,
-                                                  const std::vector<ValueInfo>& inputs,
-                                                  const std::vector<ValueInfo>& outputs);
+                                                  const std::vector<ModelTensor>& inputs,
+                                                  const std::vector<ModelTensor>& outputs);
 
 // The config of a model without config.pbtxt: name, platform, backend,
 // max_batch_size 0, one input/output entry per model tensor (symbolic
 // dimensions as -1; an output of unknown rank as [-1]) and one session.
 // INVALID_ARGUMENT for a tensor type the protocol cannot carry.
 absl::StatusOr<inference::ModelConfig> DeriveModelConfig(const std::string& model_name,
-                                                         const std::vector<ValueInfo>& inputs,
-                                                         const std::vector<ValueInfo>& outputs);
+                                                         const std::vector<ModelTensor>& inputs,
+                                                         const std::vector<ModelTensor>& outputs);
 
-// Type conversions. TYPE_INVALID / kUndefined for types with no counterpart
-// (complex numbers; strings have TYPE_STRING but vkserve refuses them).
-inference::DataType ToConfigDataType(DataType type);
-DataType FromConfigDataType(inference::DataType type);
 // KServe v2 datatype string ("FP32", "INT64", "BOOL", "BYTES"...); "" for
 // TYPE_INVALID.
 std::string_view KServeDataType(inference::DataType type);

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gpu/status_macros.h"
+#include "server/model_tensors.h"
 #include "spdlog/spdlog.h"
 
 namespace vkserve {
@@ -134,7 +135,8 @@ absl::StatusOr<std::map<int64_t, std::shared_ptr<ServedModel>>> ModelManager::Lo
       return absl::Status(model.status().code(),
                           absl::StrCat("version ", v, ": ", model.status().message()));
     }
-    auto settings = ValidateModelConfig(repo_model.config, (*model)->inputs(), (*model)->outputs());
+    auto settings = ValidateModelConfig(repo_model.config, ToModelTensors((*model)->inputs()),
+                                        ToModelTensors((*model)->outputs()));
     if (!settings.ok()) return settings.status();
     SessionPoolOptions pool_options;
     pool_options.name = repo_model.name;

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Model config: the example config against the example model, the config
-// derived from a model file, and errors naming line and field in both
-// phases (text alone; against the model's inputs and outputs).
+// Model config: the example config against tensors shaped like the example
+// model, the config derived from model tensors, and errors naming line and
+// field in both phases (text alone; against the model's inputs and outputs).
+// The model's tensors are built here as ModelTensors: config/ sits below the
+// runtime, so these tests load no model file (tests/server/
+// model_tensors_test.cc checks the example files themselves).
 #include "config/model_config.h"
 
 #include <string>
@@ -12,7 +15,6 @@
 #include "config/server_config.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "runtime/onnx_loader.h"
 
 namespace vkserve {
 namespace {
@@ -23,24 +25,24 @@ using ::testing::StartsWith;
 
 std::string ExampleModelDir() { return std::string(DefaultServerConfigDir()) + "/repository/tinynet"; }
 
-Dim Fixed(int64_t v) { return Dim{v, "", ""}; }
-Dim Symbol(const std::string& name, const std::string& denotation = "") { return Dim{-1, name, denotation}; }
+ModelDim Fixed(int64_t v) { return ModelDim{v, "", ""}; }
+ModelDim Symbol(const std::string& name, const std::string& denotation = "") {
+  return ModelDim{-1, name, denotation};
+}
 
-ValueInfo Tensor(const std::string& name, DataType type, std::vector<Dim> shape) {
-  ValueInfo info;
-  info.name = name;
-  info.type.dtype = type;
-  info.type.has_shape = true;
-  info.type.shape = std::move(shape);
-  return info;
+// `type_name` is what the model file calls the type (ONNX's names).
+ModelTensor Tensor(const std::string& name, inference::DataType type, const std::string& type_name,
+                   std::vector<ModelDim> dims) {
+  return ModelTensor{name, type, type_name, /*has_shape=*/true, std::move(dims)};
 }
 
 // A model shaped like tinynet: image float[N,3,16,16] -> probabilities float[N,10].
-std::vector<ValueInfo> Inputs() {
-  return {Tensor("image", DataType::kFloat, {Symbol("N", "DATA_BATCH"), Fixed(3), Fixed(16), Fixed(16)})};
+std::vector<ModelTensor> Inputs() {
+  return {Tensor("image", inference::TYPE_FP32, "float",
+                 {Symbol("N", "DATA_BATCH"), Fixed(3), Fixed(16), Fixed(16)})};
 }
-std::vector<ValueInfo> Outputs() {
-  return {Tensor("probabilities", DataType::kFloat, {Symbol("N"), Fixed(10)})};
+std::vector<ModelTensor> Outputs() {
+  return {Tensor("probabilities", inference::TYPE_FP32, "float", {Symbol("N"), Fixed(10)})};
 }
 
 // Phase 1 error message for config text (source name "config.pbtxt").
@@ -53,8 +55,8 @@ std::string ParseError(const std::string& text) {
 }
 
 // Phase 2 error message (phase 1 must pass).
-std::string ValidateError(const std::string& text, const std::vector<ValueInfo>& inputs = Inputs(),
-                          const std::vector<ValueInfo>& outputs = Outputs()) {
+std::string ValidateError(const std::string& text, const std::vector<ModelTensor>& inputs = Inputs(),
+                          const std::vector<ModelTensor>& outputs = Outputs()) {
   absl::StatusOr<ParsedModelConfig> parsed = ParseModelConfig(text, "config.pbtxt", "tinynet");
   EXPECT_TRUE(parsed.ok()) << parsed.status();
   if (!parsed.ok()) return "";
@@ -65,20 +67,18 @@ std::string ValidateError(const std::string& text, const std::vector<ValueInfo>&
   return std::string(settings.status().message());
 }
 
-absl::StatusOr<ModelSettings> Validate(const std::string& text, const std::vector<ValueInfo>& inputs = Inputs(),
-                                       const std::vector<ValueInfo>& outputs = Outputs()) {
+absl::StatusOr<ModelSettings> Validate(const std::string& text, const std::vector<ModelTensor>& inputs = Inputs(),
+                                       const std::vector<ModelTensor>& outputs = Outputs()) {
   absl::StatusOr<ParsedModelConfig> parsed = ParseModelConfig(text, "config.pbtxt", "tinynet");
   if (!parsed.ok()) return parsed.status();
   return ValidateModelConfig(*parsed, inputs, outputs);
 }
 
-TEST(ModelConfigTest, ExampleConfigMatchesExampleModel) {
-  absl::StatusOr<Graph> graph = LoadOnnxModel(ExampleModelDir() + "/1/model.onnx");
-  ASSERT_TRUE(graph.ok()) << graph.status();
+TEST(ModelConfigTest, ExampleConfigMatchesTinynetTensors) {
   absl::StatusOr<ParsedModelConfig> parsed = LoadModelConfig(ExampleModelDir() + "/config.pbtxt", "tinynet");
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_TRUE(parsed->from_file);
-  absl::StatusOr<ModelSettings> s = ValidateModelConfig(*parsed, graph->inputs, graph->outputs);
+  absl::StatusOr<ModelSettings> s = ValidateModelConfig(*parsed, Inputs(), Outputs());
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(s->name, "tinynet");
   EXPECT_EQ(s->max_batch_size, 8);
@@ -95,10 +95,8 @@ TEST(ModelConfigTest, ExampleConfigMatchesExampleModel) {
   EXPECT_THAT(MetadataShape(*s, s->config.output(0).dims()), ElementsAre(-1, 10));
 }
 
-TEST(ModelConfigTest, DerivedFromTheExampleModelFile) {
-  absl::StatusOr<Graph> graph = LoadOnnxModel(ExampleModelDir() + "/1/model.onnx");
-  ASSERT_TRUE(graph.ok()) << graph.status();
-  absl::StatusOr<inference::ModelConfig> c = DeriveModelConfig("tinynet", graph->inputs, graph->outputs);
+TEST(ModelConfigTest, DerivedFromTinynetTensors) {
+  absl::StatusOr<inference::ModelConfig> c = DeriveModelConfig("tinynet", Inputs(), Outputs());
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->name(), "tinynet");
   EXPECT_EQ(c->platform(), "onnxruntime_onnx");
@@ -119,8 +117,8 @@ TEST(ModelConfigTest, DerivedFromTheExampleModelFile) {
 TEST(ModelConfigTest, EmptyConfigGetsDefaults) {
   ParsedModelConfig empty = EmptyModelConfig("m", "/repo/m (no config.pbtxt)");
   EXPECT_FALSE(empty.from_file);
-  std::vector<ValueInfo> outputs = Outputs();
-  outputs.push_back(ValueInfo{"unknown_rank", TensorType{DataType::kInt64, false, {}}});
+  std::vector<ModelTensor> outputs = Outputs();
+  outputs.push_back(ModelTensor{"unknown_rank", inference::TYPE_INT64, "int64", /*has_shape=*/false, {}});
   absl::StatusOr<ModelSettings> s = ValidateModelConfig(empty, Inputs(), outputs);
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(s->sessions, 1);
@@ -298,8 +296,8 @@ TEST(ModelConfigTest, InputsMustMatchTheModel) {
             "model file");
   // A symbolic dimension may be fixed by the config.
   EXPECT_TRUE(Validate("input { name: \"image\" data_type: TYPE_FP32 dims: [2, 3, 16, 16] }").ok());
-  std::vector<ValueInfo> two = Inputs();
-  two.push_back(Tensor("mask", DataType::kBool, {Fixed(1)}));
+  std::vector<ModelTensor> two = Inputs();
+  two.push_back(Tensor("mask", inference::TYPE_BOOL, "bool", {Fixed(1)}));
   EXPECT_EQ(ValidateError("input { name: \"image\" data_type: TYPE_FP32 dims: [-1, 3, 16, 16] }", two),
             "config.pbtxt:1:1: input: model input \"mask\" is not listed; list every input or none");
 }
@@ -313,7 +311,7 @@ TEST(ModelConfigTest, OutputsMustMatchTheModel) {
 }
 
 TEST(ModelConfigTest, BatchDimensionMustBeSymbolic) {
-  std::vector<ValueInfo> fixed = {Tensor("image", DataType::kFloat, {Fixed(1), Fixed(3)})};
+  std::vector<ModelTensor> fixed = {Tensor("image", inference::TYPE_FP32, "float", {Fixed(1), Fixed(3)})};
   EXPECT_EQ(ValidateError("max_batch_size: 8", fixed),
             "config.pbtxt:1:1: max_batch_size: is 8 but model input \"image\" [1,3] has no batch "
             "dimension (its first dimension must be symbolic); set max_batch_size: 0 and give full "
@@ -331,25 +329,42 @@ TEST(ModelConfigTest, OverridesMustNameAnInputDimension) {
 
 TEST(ModelConfigTest, DerivedConfigErrorsNameTheModel) {
   ParsedModelConfig empty = EmptyModelConfig("m", "/repo/m (no config.pbtxt)");
-  std::vector<ValueInfo> inputs = {Tensor("z", DataType::kComplex64, {Fixed(2)})};
+  // The protocol has no complex type: TYPE_INVALID, named as the file names it.
+  std::vector<ModelTensor> inputs = {Tensor("z", inference::TYPE_INVALID, "complex64", {Fixed(2)})};
   absl::StatusOr<ModelSettings> s = ValidateModelConfig(empty, inputs, Outputs());
   EXPECT_EQ(s.status().message(),
             "/repo/m (no config.pbtxt): input: model input \"z\" has type complex64, which vkserve "
             "cannot serve");
+  // Strings have a protocol type, but vkserve refuses them too.
+  inputs = {Tensor("s", inference::TYPE_STRING, "string", {Fixed(2)})};
+  s = ValidateModelConfig(empty, inputs, Outputs());
+  EXPECT_EQ(s.status().message(),
+            "/repo/m (no config.pbtxt): input: model input \"s\" has type string, which vkserve "
+            "cannot serve");
+  // Without the file's name for the type, the protocol's.
+  inputs = {Tensor("u", inference::TYPE_INVALID, "", {Fixed(2)})};
+  s = ValidateModelConfig(empty, inputs, Outputs());
+  EXPECT_EQ(s.status().message(),
+            "/repo/m (no config.pbtxt): input: model input \"u\" has type TYPE_INVALID, which vkserve "
+            "cannot serve");
 }
 
-TEST(ModelConfigTest, DataTypeConversions) {
+TEST(ModelConfigTest, ShapeStrings) {
+  EXPECT_EQ(ShapeString(Inputs()[0]), "[N,3,16,16]");
+  EXPECT_EQ(ShapeString(Tensor("t", inference::TYPE_FP32, "float", {Symbol(""), Fixed(0)})), "[?,0]");
+  EXPECT_EQ(ShapeString(ModelTensor{"t", inference::TYPE_FP32, "float", false, {}}), "[unknown rank]");
+}
+
+// The runtime <-> config conversions are tested with them, in
+// tests/server/model_tensors_test.cc.
+TEST(ModelConfigTest, KServeDataTypes) {
   for (int i = 1; i <= 14; ++i) {
-    auto type = static_cast<inference::DataType>(i);
-    DataType onnx = FromConfigDataType(type);
-    ASSERT_NE(onnx, DataType::kUndefined) << i;
-    EXPECT_EQ(ToConfigDataType(onnx), type) << i;
-    EXPECT_NE(KServeDataType(type), "") << i;
+    EXPECT_NE(KServeDataType(static_cast<inference::DataType>(i)), "") << i;
   }
   EXPECT_EQ(KServeDataType(inference::TYPE_FP32), "FP32");
   EXPECT_EQ(KServeDataType(inference::TYPE_STRING), "BYTES");
   EXPECT_EQ(KServeDataType(inference::TYPE_BF16), "BF16");
-  EXPECT_EQ(ToConfigDataType(DataType::kComplex128), inference::TYPE_INVALID);
+  EXPECT_EQ(KServeDataType(inference::TYPE_INVALID), "");
   EXPECT_EQ(inference::TYPE_FP32, 11);  // Triton's numbering, not ONNX's
 }
 
