@@ -404,10 +404,23 @@ absl::StatusOr<int64_t> NchwcBlockSize(const Graph& graph) {
   constexpr double kDecisive = 0.85;
   if (r8 < kDecisive * r16) return 8;
   if (r16 < kDecisive * r8) return 16;
+  // Last, what ONNX Runtime itself would assume on this host: it blocks
+  // and reads NCHWc tensors with its own CPU's block size (MLAS: 16 with
+  // AVX-512F, 8 with AVX2), so a file it wrote runs correctly under ONNX
+  // Runtime only on a host of the same block size.
+  if (const int64_t host = HostNchwcBlockSize(); host > 0) return host;
   return absl::UnimplementedError(absl::StrCat(
       "the NCHWc block size of this model (8 or 16) cannot be told from its shapes or weights "
       "(filter roughness ", r8, " vs ", r16, "); convert it with ONNX Runtime at optimization "
       "level 'extended' instead of 'all'"));
+}
+
+int64_t HostNchwcBlockSize() {
+#if defined(__x86_64__) || defined(__i386__)
+  if (__builtin_cpu_supports("avx512f")) return 16;
+  if (__builtin_cpu_supports("avx2")) return 8;
+#endif
+  return 0;
 }
 
 }  // namespace vkserve

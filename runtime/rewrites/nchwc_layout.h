@@ -39,9 +39,14 @@ inline constexpr char kNchwcDomain[] = "com.microsoft.nchwc";
 // fewer than B), ReorderOutput's channel count against its padded input
 // (fewer than B padding channels) and ORT's [0, Cp/B, 0, 0, B] reshapes.
 // Candidates are MLAS's block sizes, 8 and 16. INVALID_ARGUMENT when none
-// fits the shapes, UNIMPLEMENTED when both do and the weights cannot tell
-// them apart either.
+// fits the shapes. When both do and the weights cannot tell them apart
+// either, this host's own block size decides (HostNchwcBlockSize), as it
+// would for ONNX Runtime; UNIMPLEMENTED on a host that has none.
 absl::StatusOr<int64_t> NchwcBlockSize(const Graph& graph);
+
+// ONNX Runtime's NCHWc block size on this CPU: 16 with AVX-512F, 8 with
+// AVX2, 0 when it would not block at all.
+int64_t HostNchwcBlockSize();
 
 // Checks that every ONNX-domain node reading a blocked value computes on the
 // un-blocked tensor what ORT computed on the blocked one: element-wise nodes

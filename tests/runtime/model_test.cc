@@ -60,6 +60,11 @@ std::string ReadFile(const fs::path& path) {
 
 std::string Quote(const std::string& s) { return "'" + s + "'"; }
 
+// Where model `name` lives: the shared models, or the generated convnet.
+std::string OnnxPath(const fs::path& cases_dir, const std::string& name) {
+  return name == "convnet" ? (cases_dir / "convnet" / "model.onnx").string() : ModelsDir() + "/" + name + ".onnx";
+}
+
 // The generated cases, made once for the whole binary.
 struct Cases {
   fs::path dir;
@@ -82,12 +87,13 @@ const Cases& GetCases() {
                          Quote(c->dir.string()));
     }
     commands.push_back(python + " " + Quote(script) + " relu_add " + Quote(c->dir.string()));
+    commands.push_back(python + " " + Quote(script) + " convnet " + Quote(c->dir.string()));
     // The .ort twins; a model whose conversion fails has no file, and its
     // test says so.
     std::vector<std::string> conversions;
-    for (const char* m : {"squeezenet1_1", "mobilenet_v2", "bert_tiny", "gpt2_tiny"}) {
-      const std::string path = ModelsDir() + "/" + m + ".onnx";
-      if (!fs::exists(path)) continue;
+    for (const char* m : {"squeezenet1_1", "mobilenet_v2", "bert_tiny", "gpt2_tiny", "convnet"}) {
+      const std::string path = OnnxPath(c->dir, m);
+      if (!fs::exists(path) && std::string(m) != "convnet") continue;
       for (const char* level : {"basic", "extended", "all"}) {
         const fs::path ort = c->dir / (std::string(m) + "_" + level + ".ort");
         conversions.push_back(Env("NODE", "node") + " " + Quote(SourceDir() + "/tests/reference/ort_run.js") +
@@ -184,10 +190,10 @@ class ModelTest : public GpuTest, public ::testing::WithParamInterface<ModelPara
 
 TEST_P(ModelTest, MatchesOnnxRuntimeAndReplays) {
   const ModelParam& p = GetParam();
-  ASSERT_TRUE(fs::exists(ModelsDir() + "/" + p.name + ".onnx")) << "missing model " << p.name;
   ASSERT_TRUE(GetCases().error.empty()) << GetCases().error;
+  ASSERT_TRUE(fs::exists(OnnxPath(GetCases().dir, p.name))) << "missing model " << p.name;
   const std::string path =
-      p.ort_level == nullptr ? ModelsDir() + "/" + p.name + ".onnx"
+      p.ort_level == nullptr ? OnnxPath(GetCases().dir, p.name)
                              : (GetCases().dir / (std::string(p.name) + "_" + p.ort_level + ".ort")).string();
   ASSERT_TRUE(fs::exists(path)) << "onnxruntime-node did not convert " << p.name << " at level " << p.ort_level;
 
@@ -246,7 +252,7 @@ TEST_P(ModelTest, MatchesOnnxRuntimeAndReplays) {
 
 std::vector<ModelParam> AllModelParams() {
   std::vector<ModelParam> params;
-  for (const char* m : {"squeezenet1_1", "mobilenet_v2", "bert_tiny", "gpt2_tiny"}) {
+  for (const char* m : {"squeezenet1_1", "mobilenet_v2", "bert_tiny", "gpt2_tiny", "convnet"}) {
     params.push_back({m, true});
     for (const char* level : {"basic", "extended", "all"}) params.push_back({m, true, level});
   }

@@ -12,6 +12,10 @@
 #                               integer inputs uniform over the vocabulary of
 #                               the embedding table they index (else 0..99);
 #                               symbolic dims are 1 for the first, 16 otherwise
+#   convnet OUT                 OUT/convnet: a small residual CNN (3->32->32->64
+#                               channels, every count a multiple of 16, so
+#                               ONNX Runtime's NCHWc blocking at level 'all'
+#                               pads nothing) with random weights
 #   relu_add OUT                OUT/relu_add: y = Relu(x + c), x and y
 #                               float[2,3,4,5], c a float[3,1,5] initializer
 #
@@ -96,11 +100,38 @@ def relu_add_case(out):
     _write_case(out, "relu_add", model.SerializeToString(), [("x", x)], ["y"])
 
 
+def convnet_case(out):
+    rng = np.random.default_rng(3)
+
+    def w(name, *shape):
+        return numpy_helper.from_array((rng.standard_normal(shape) * 0.1).astype(np.float32), name)
+
+    mk = helper.make_node
+    nodes = [mk("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], strides=[2, 2]), mk("Relu", ["c1"], ["r1"]),
+             mk("Conv", ["r1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1]), mk("Relu", ["c2"], ["r2"]),
+             mk("Conv", ["r2", "w3", "b3"], ["c3"]), mk("Conv", ["r1", "w4", "b4"], ["c4"]),
+             mk("Add", ["c3", "c4"], ["a"]), mk("Relu", ["a"], ["r3"]),
+             mk("MaxPool", ["r3"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+             mk("GlobalAveragePool", ["p"], ["g"]), mk("Flatten", ["g"], ["f"]),
+             mk("Gemm", ["f", "wf", "bf"], ["y"], transB=1)]
+    inits = [w("w1", 32, 3, 3, 3), w("b1", 32), w("w2", 32, 32, 3, 3), w("b2", 32), w("w3", 64, 32, 1, 1),
+             w("b3", 64), w("w4", 64, 32, 1, 1), w("b4", 64), w("wf", 10, 64), w("bf", 10)]
+    graph = helper.make_graph(nodes, "convnet", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 32, 32])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 10])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    x = rng.standard_normal((2, 3, 32, 32)).astype(np.float32)
+    _write_case(out, "convnet", model.SerializeToString(), [("x", x)], ["y"])
+
+
 def main(argv):
     if len(argv) == 5 and argv[1] == "model":
         model_case(argv[2], argv[3], argv[4])
     elif len(argv) == 3 and argv[1] == "relu_add":
         relu_add_case(argv[2])
+    elif len(argv) == 3 and argv[1] == "convnet":
+        convnet_case(argv[2])
     else:
         print(__doc__ if __doc__ else "usage: see the header of " + os.path.basename(argv[0]),
               file=sys.stderr)
