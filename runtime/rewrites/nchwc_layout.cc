@@ -237,8 +237,11 @@ bool IsOneOf(const std::string& op, std::initializer_list<const char*> ops) {
 bool IsElementwiseNary(const std::string& op) {
   return IsOneOf(op, {"Add", "Sum", "Mul", "Sub", "Div", "Max", "Min"});
 }
+// Includes the activations ONNX Runtime's fusions write between nchwc nodes:
+// QuickGelu (x * sigmoid(alpha * x), EfficientNet's SiLU) and Gelu.
 bool IsElementwiseUnary(const std::string& op) {
-  return IsOneOf(op, {"Relu", "Sigmoid", "Tanh", "LeakyRelu", "Clip", "HardSigmoid", "HardSwish", "Identity"});
+  return IsOneOf(op, {"Relu", "Sigmoid", "Tanh", "LeakyRelu", "Clip", "HardSigmoid", "HardSwish", "Identity",
+                      "QuickGelu", "Gelu", "Erf"});
 }
 
 // How a blocked value is shaped: 4-D [N, Cp, H, W] or ORT's 5-D split.

@@ -15,7 +15,9 @@
 #   convnet OUT                 OUT/convnet: a small residual CNN (3->32->32->64
 #                               channels, every count a multiple of 16, so
 #                               ONNX Runtime's NCHWc blocking at level 'all'
-#                               pads nothing) with random weights
+#                               pads nothing) with random weights and an
+#                               EfficientNet squeeze-and-excitation block
+#                               (SiLU, broadcast Mul)
 #   relu_add OUT                OUT/relu_add: y = Relu(x + c), x and y
 #                               float[2,3,4,5], c a float[3,1,5] initializer
 #
@@ -107,14 +109,21 @@ def convnet_case(out):
         return numpy_helper.from_array((rng.standard_normal(shape) * 0.1).astype(np.float32), name)
 
     mk = helper.make_node
+    # r2s: an EfficientNet squeeze-and-excitation block on r2, with SiLU
+    # (x * sigmoid(x), which ONNX Runtime fuses into QuickGelu) in between.
     nodes = [mk("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], strides=[2, 2]), mk("Relu", ["c1"], ["r1"]),
              mk("Conv", ["r1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1]), mk("Relu", ["c2"], ["r2"]),
-             mk("Conv", ["r2", "w3", "b3"], ["c3"]), mk("Conv", ["r1", "w4", "b4"], ["c4"]),
+             mk("GlobalAveragePool", ["r2"], ["se0"]), mk("Conv", ["se0", "ws1", "bs1"], ["se1"]),
+             mk("Sigmoid", ["se1"], ["se2"]), mk("Mul", ["se1", "se2"], ["se3"]),
+             mk("Conv", ["se3", "ws2", "bs2"], ["se4"]), mk("Sigmoid", ["se4"], ["se5"]),
+             mk("Mul", ["r2", "se5"], ["r2s"]),
+             mk("Conv", ["r2s", "w3", "b3"], ["c3"]), mk("Conv", ["r1", "w4", "b4"], ["c4"]),
              mk("Add", ["c3", "c4"], ["a"]), mk("Relu", ["a"], ["r3"]),
              mk("MaxPool", ["r3"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
              mk("GlobalAveragePool", ["p"], ["g"]), mk("Flatten", ["g"], ["f"]),
              mk("Gemm", ["f", "wf", "bf"], ["y"], transB=1)]
-    inits = [w("w1", 32, 3, 3, 3), w("b1", 32), w("w2", 32, 32, 3, 3), w("b2", 32), w("w3", 64, 32, 1, 1),
+    inits = [w("w1", 32, 3, 3, 3), w("b1", 32), w("w2", 32, 32, 3, 3), w("b2", 32), w("ws1", 8, 32, 1, 1),
+             w("bs1", 8), w("ws2", 32, 8, 1, 1), w("bs2", 32), w("w3", 64, 32, 1, 1),
              w("b3", 64), w("w4", 64, 32, 1, 1), w("b4", 64), w("wf", 10, 64), w("bf", 10)]
     graph = helper.make_graph(nodes, "convnet", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 32, 32])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 10])], inits)
