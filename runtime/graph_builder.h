@@ -18,7 +18,9 @@
 #define VKSERVE_RUNTIME_GRAPH_BUILDER_H_
 
 #include <cstdint>
+#include <exception>
 #include <map>
+#include <new>
 #include <string>
 #include "absl/strings/string_view.h"
 #include <unordered_set>
@@ -57,6 +59,20 @@ absl::StatusOr<DataType> CheckElementType(absl::string_view model, int64_t type,
 absl::StatusOr<uint64_t> CheckedTensorBytes(absl::string_view model, DataType dtype,
                                             const std::vector<int64_t>& dims, uint64_t max_bytes,
                                             const std::string& what);
+
+// Runs a loader's `fn` so that no exception escapes: an allocation failure
+// (a huge but well-formed tensor) becomes RESOURCE_EXHAUSTED, anything else
+// INTERNAL, both naming `model`. Loaders' entry points go through it.
+template <typename T, typename Fn>
+absl::StatusOr<T> LoadWithoutExceptions(const std::string& model, Fn&& fn) {
+  try {
+    return fn();
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(model + ": out of memory");
+  } catch (const std::exception& e) {
+    return absl::InternalError(model + ": " + e.what());
+  }
+}
 
 class GraphBuilder {
  public:

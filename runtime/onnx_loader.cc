@@ -454,19 +454,6 @@ absl::StatusOr<HostTensor> ParseTensorBytes(std::string_view bytes, const std::s
   return ConvertTensor(ctx, tensor, absl::StrCat("tensor '", tensor.name(), "'"));
 }
 
-// Runs `fn`, turning an allocation failure into a Status (huge but
-// well-formed tensors must not take the process down).
-template <typename T, typename Fn>
-absl::StatusOr<T> NoThrow(const std::string& name, Fn&& fn) {
-  try {
-    return fn();
-  } catch (const std::bad_alloc&) {
-    return absl::ResourceExhaustedError(absl::StrCat(name, ": out of memory"));
-  } catch (const std::exception& e) {
-    return absl::InternalError(absl::StrCat(name, ": ", e.what()));
-  }
-}
-
 std::string DirectoryOf(const std::string& path) {
   const std::string dir = fs::path(path).parent_path().string();
   return dir.empty() ? "." : dir;
@@ -476,25 +463,25 @@ std::string DirectoryOf(const std::string& path) {
 
 absl::StatusOr<Graph> LoadOnnxModelFromBytes(std::string_view bytes, const std::string& base_dir,
                                              const std::string& name, const OnnxLoadOptions& options) {
-  return NoThrow<Graph>(name, [&] { return LoadModelBytes(bytes, base_dir, name, options); });
+  return LoadWithoutExceptions<Graph>(name, [&] { return LoadModelBytes(bytes, base_dir, name, options); });
 }
 
 absl::StatusOr<Graph> LoadOnnxModel(const std::string& path, const OnnxLoadOptions& options) {
-  return NoThrow<Graph>(path, [&]() -> absl::StatusOr<Graph> {
+  return LoadWithoutExceptions<Graph>(path, [&]() -> absl::StatusOr<Graph> {
     ASSIGN_OR_RETURN(std::string bytes, ReadModelFileBytes(path));
     return LoadModelBytes(bytes, DirectoryOf(path), path, options);
   });
 }
 
 absl::StatusOr<HostTensor> ReadTensorProtoFile(const std::string& path) {
-  return NoThrow<HostTensor>(path, [&]() -> absl::StatusOr<HostTensor> {
+  return LoadWithoutExceptions<HostTensor>(path, [&]() -> absl::StatusOr<HostTensor> {
     ASSIGN_OR_RETURN(std::string bytes, ReadModelFileBytes(path));
     return ParseTensorBytes(bytes, path, DirectoryOf(path));
   });
 }
 
 absl::StatusOr<HostTensor> ParseTensorProto(std::string_view bytes, const std::string& name) {
-  return NoThrow<HostTensor>(name, [&] { return ParseTensorBytes(bytes, name, ""); });
+  return LoadWithoutExceptions<HostTensor>(name, [&] { return ParseTensorBytes(bytes, name, ""); });
 }
 
 }  // namespace vkserve

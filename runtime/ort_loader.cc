@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
-#include <functional>
 #include <map>
 #include <memory>
 #include <new>
@@ -437,18 +436,6 @@ absl::StatusOr<Graph> LoadBytes(absl::string_view bytes, std::shared_ptr<const v
   return graph;
 }
 
-// Turns an allocation failure into a Status (huge but well-formed tensors
-// must not take the process down).
-absl::StatusOr<Graph> NoThrow(const std::string& name, const std::function<absl::StatusOr<Graph>()>& fn) {
-  try {
-    return fn();
-  } catch (const std::bad_alloc&) {
-    return absl::ResourceExhaustedError(absl::StrCat(name, ": out of memory"));
-  } catch (const std::exception& e) {
-    return absl::InternalError(absl::StrCat(name, ": ", e.what()));
-  }
-}
-
 }  // namespace
 
 bool IsSupportedOrtFormatVersion(absl::string_view version) {
@@ -457,11 +444,11 @@ bool IsSupportedOrtFormatVersion(absl::string_view version) {
 
 absl::StatusOr<Graph> LoadOrtModelFromBytes(absl::string_view bytes, const std::string& name,
                                             const OrtLoadOptions& options) {
-  return NoThrow(name, [&] { return LoadBytes(bytes, nullptr, name, options); });
+  return LoadWithoutExceptions<Graph>(name, [&] { return LoadBytes(bytes, nullptr, name, options); });
 }
 
 absl::StatusOr<Graph> LoadOrtModel(const std::string& path, const OrtLoadOptions& options) {
-  return NoThrow(path, [&]() -> absl::StatusOr<Graph> {
+  return LoadWithoutExceptions<Graph>(path, [&]() -> absl::StatusOr<Graph> {
     ASSIGN_OR_RETURN(std::string read, ReadModelFileBytes(path));
     auto bytes = std::make_shared<const std::string>(std::move(read));
     return LoadBytes(*bytes, bytes, path, options);

@@ -15,8 +15,9 @@ SECONDS_EACH=${1:-60}
 BUILD=build-fuzz
 CC=clang CXX=clang++ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DVKSERVE_BUILD_BENCHMARKS=OFF -DVKSERVE_FUZZ=ON >/dev/null
-cmake --build "$BUILD" -j"$(nproc)" --target ort_loader_fuzzer
-for target in ort_loader_fuzzer; do
+TARGETS="ort_loader_fuzzer onnx_loader_fuzzer config_fuzzer"
+cmake --build "$BUILD" -j"$(nproc)" --target $TARGETS
+for target in $TARGETS; do
   corpus=${target%_fuzzer}
   mkdir -p "$BUILD/corpus/$corpus"
   "$BUILD/tests/fuzz/$target" -max_total_time="$SECONDS_EACH" -rss_limit_mb=2048 -timeout=10 \
