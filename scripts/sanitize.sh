@@ -12,6 +12,9 @@ cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 kind=${1:?usage: scripts/sanitize.sh asan|tsan}
 SRC=$(pwd)
+# Debug info names the build directory; let ccache share objects across
+# checkouts anyway (CI builds a fresh clone).
+export CCACHE_NOHASHDIR=1 CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$SRC")}
 case "$kind" in
   asan)
     dir=build-asan

@@ -12,6 +12,7 @@ PACKAGES=(
   libabsl-dev libboost-dev libspdlog-dev libfmt-dev prometheus-cpp-dev
   libonnx-dev libsystemd-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  clang libclang-rt-14-dev
   python3-grpcio python3-numpy python3-onnx python3-protobuf
   prometheus
 
