@@ -411,5 +411,33 @@ TEST(OrtCycleTest, RewiredInputIsACycle) {
   EXPECT_THAT(std::string(r.status().message()), HasSubstr("is part of a cycle"));
 }
 
+// ORT also stores node_edges, which repeat what the nodes' value names say.
+// vkserve orders nodes by the value names alone, so edges rewired into a
+// cycle or pointing at nodes that do not exist change nothing.
+TEST(OrtCycleTest, NodeEdgesAreNotTrusted) {
+  ASSERT_TRUE(GetCases().error.empty()) << GetCases().error;
+  const std::string bytes = ReadBytes(OrtPath("chain", "basic"));
+  const fbs::Graph* g = GraphOf(bytes);
+  ASSERT_NE(g->node_edges(), nullptr);
+  std::string damaged = bytes;
+  int rewired = 0;
+  for (const fbs::NodeEdge* e : *g->node_edges()) {
+    for (const auto* edges : {e->input_edges(), e->output_edges()}) {
+      if (edges == nullptr) continue;
+      for (uint32_t k = 0; k < edges->size(); ++k) {
+        const size_t at = OffsetOf(bytes, edges->Get(k));  // EdgeEnd.node_index
+        PutU32(&damaged, at, k % 2 == 0 ? e->node_index() : 0xfffffff0u);
+        ++rewired;
+      }
+    }
+  }
+  ASSERT_GT(rewired, 0);
+  auto intact = LoadOrtModelFromBytes(bytes, "chain.ort");
+  auto r = LoadOrtModelFromBytes(damaged, "corrupt.ort");
+  ASSERT_TRUE(intact.ok() && r.ok()) << r.status();
+  ASSERT_EQ(r->nodes.size(), intact->nodes.size());
+  for (size_t i = 0; i < r->nodes.size(); ++i) EXPECT_EQ(r->nodes[i].name, intact->nodes[i].name);
+}
+
 }  // namespace
 }  // namespace vkserve
