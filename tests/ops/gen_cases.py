@@ -5,17 +5,25 @@
 # Writes the op test cases to disk. Imports every tests/ops/cases/*_cases.py
 # module (each defines `cases()` yielding dicts with "name", "model" (an
 # onnx.ModelProto), "inputs" ({graph input name: np.ndarray}) and optional
-# "rtol"/"atol") and writes, per case:
+# "rtol"/"atol" and "reference_model") and writes, per case:
 #
 #   OUT/<name>/model.onnx
+#   OUT/<name>/reference.onnx     only with "reference_model"
 #   OUT/<name>/inputs/<i>.npy     one per graph input (initializers excluded),
 #                                 in graph input order
 #   OUT/<name>/meta.json          {"name", "module", "inputs": [names],
-#                                  "outputs": [names], "rtol", "atol"}
+#                                  "outputs": [names], "rtol", "atol",
+#                                  "reference_model" (only with one)}
 #
 # tests/reference/ort_batch.js then adds OUT/<name>/expected/<i>.npy and
 # runtime_op_cases_test compares vkserve with them. Files are named by
 # position so that any graph value name works; meta.json keeps the names.
+#
+# "reference_model" (an onnx.ModelProto) is for operators that onnxruntime
+# has no CPU kernel for (com.microsoft ops registered only for CUDA, say):
+# vkserve runs "model", onnxruntime runs this equivalent model instead, built
+# from ops it does run. It must take the same graph inputs (names and element
+# types) and produce every output of "model" under the same name.
 #
 # Usage: /usr/bin/python3 tests/ops/gen_cases.py OUT [--filter REGEX]
 #        [--cases-dir DIR]
@@ -81,7 +89,7 @@ def check_case(case, module):
     for key in ("name", "model", "inputs"):
         if key not in case:
             raise CaseError(f"{where}: missing key {key!r}")
-    extra = set(case) - {"name", "model", "inputs", "rtol", "atol"}
+    extra = set(case) - {"name", "model", "inputs", "rtol", "atol", "reference_model"}
     if extra:
         raise CaseError(f"{where}: unknown keys {sorted(extra)}")
     if not isinstance(case["name"], str) or not NAME_RE.match(case["name"]):
@@ -110,7 +118,23 @@ def check_case(case, module):
     for key in ("rtol", "atol"):
         if key in case and not (isinstance(case[key], (int, float)) and case[key] >= 0):
             raise CaseError(f"{where}: {key} must be a non-negative number")
+    if "reference_model" in case:
+        check_reference_model(case["model"], case["reference_model"], where)
     return names
+
+
+def check_reference_model(model, reference, where):
+    """The reference must read the same inputs and name every output of the model."""
+    if not isinstance(reference, onnx.ModelProto):
+        raise CaseError(f"{where}: 'reference_model' is not an onnx.ModelProto")
+    def types(m):
+        return {i.name: i.type.tensor_type.elem_type for i in graph_inputs(m)}
+    if types(reference) != types(model):
+        raise CaseError(f"{where}: reference_model's inputs {types(reference)} differ from the "
+                        f"model's {types(model)} (names and element types)")
+    missing = {o.name for o in model.graph.output} - {o.name for o in reference.graph.output}
+    if missing:
+        raise CaseError(f"{where}: reference_model lacks outputs {sorted(missing)}")
 
 
 def prepare_out(out):
@@ -126,6 +150,8 @@ def write_case(out, case, module, input_names):
     d = out / case["name"]
     (d / "inputs").mkdir(parents=True)
     (d / "model.onnx").write_bytes(case["model"].SerializeToString())
+    if "reference_model" in case:
+        (d / "reference.onnx").write_bytes(case["reference_model"].SerializeToString())
     for i, name in enumerate(input_names):
         # C order (np.save would keep Fortran order), little-endian; keeps 0-d
         # arrays 0-d, unlike np.ascontiguousarray.
@@ -143,6 +169,8 @@ def write_case(out, case, module, input_names):
         "rtol": float(case.get("rtol", DEFAULT_RTOL)),
         "atol": float(case.get("atol", DEFAULT_ATOL)),
     }
+    if "reference_model" in case:
+        meta["reference_model"] = "reference.onnx"
     (d / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
 
 

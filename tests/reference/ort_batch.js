@@ -6,6 +6,8 @@
 // node process. For every OUT/<name>/ holding meta.json (written by
 // tests/ops/gen_cases.py) it reads model.onnx and inputs/<i>.npy (meta.inputs
 // order), runs onnxruntime and writes expected/<i>.npy (meta.outputs order).
+// Where meta.reference_model names a file of the case dir (a model of ops
+// onnxruntime runs, equivalent to model.onnx's), it runs that file instead.
 // When onnxruntime refuses the model or fails to run it, it writes
 // expected/error.txt instead: the case is invalid, and the C++ test fails it.
 //
@@ -108,6 +110,17 @@ function writeNpy(file, type, dims, data) {
 
 // ---- cases ----
 
+// The model onnxruntime runs: meta.reference_model (a plain file name in the
+// case dir) when the case has one, else model.onnx.
+function modelFile(meta) {
+  if (meta.reference_model === undefined) return 'model.onnx';
+  const name = meta.reference_model;
+  if (typeof name !== 'string' || name === '' || name !== path.basename(name) || name.startsWith('.')) {
+    throw new Error(`meta.json: reference_model must be a file name in the case dir, got ${JSON.stringify(name)}`);
+  }
+  return name;
+}
+
 async function runCase(dir) {
   const meta = JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8'));
   const expectedDir = path.join(dir, 'expected');
@@ -120,7 +133,7 @@ async function runCase(dir) {
       const t = readNpy(path.join(dir, 'inputs', `${i}.npy`));
       feeds[name] = new ort.Tensor(t.type, t.data, t.dims);
     });
-    session = await ort.InferenceSession.create(path.join(dir, 'model.onnx'), {
+    session = await ort.InferenceSession.create(path.join(dir, modelFile(meta)), {
       executionProviders: ['cpu'],
       logSeverityLevel: 3,
     });
