@@ -52,10 +52,10 @@ bool IsHex(std::string_view text) {
   return true;
 }
 
-// "/" then letters, digits, '_', '-', '.': a prefix of a POSIX shm name that
-// cannot climb out of /dev/shm.
+// "/" then letters, digits, '_', '-', '.' (not first): a prefix of POSIX shm
+// names that stay in /dev/shm.
 bool IsShmPrefix(std::string_view prefix) {
-  if (prefix.empty() || prefix.front() != '/') return false;
+  if (prefix.empty() || prefix.front() != '/' || prefix.starts_with("/.")) return false;
   for (char c : prefix.substr(1)) {
     if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') {
       return false;
@@ -275,7 +275,7 @@ class Builder {
     if (l.has_shared_memory_key_prefix()) {
       if (!IsShmPrefix(l.shared_memory_key_prefix())) {
         return source_.Error({{"limits"}, {"shared_memory_key_prefix"}},
-                             "must be \"/\" followed by letters, digits, '_', '-' or '.'");
+                             "must be \"/\" followed by letters, digits, '_', '-' or '.' (not first)");
       }
       s->shared_memory_key_prefix = l.shared_memory_key_prefix();
     }

@@ -174,7 +174,7 @@ absl::Status Authorizer::CheckSharedMemoryKey(std::string_view key) const {
   if (!shared_memory_enabled_) return absl::OkStatus();
   // The key is not echoed (it may be sensitive); the allowed prefix is.
   const bool one_object = key.size() > 1 && key.size() <= kMaxShmNameLength &&
-                          key.find('/', 1) == std::string_view::npos;
+                          key.find('/', 1) == std::string_view::npos && key != "/." && key != "/..";
   if (!one_object || !key.starts_with(shared_memory_prefix_) || key == shared_memory_prefix_) {
     return absl::PermissionDeniedError(absl::StrCat(
         "shared-memory key not allowed: this server maps only objects whose names start with \"",

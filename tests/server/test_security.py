@@ -276,12 +276,14 @@ class TokenServerTest(SecurityBase):
                 s.close()
 
     def test_metrics_more_attackers_than_workers_only_delay_a_scrape(self):
-        # 8 workers (the default), 20 idle connections: a scrape waits at most
-        # about the request timeout (2 s) for a worker to be freed.
-        idle = self.open_idle(20)
+        # 8 workers (the default), 12 idle connections queued before the
+        # scrape: it waits about one request timeout (2 s) for a worker.
+        # (N such connections delay it by about N / 8 timeouts: beyond that,
+        # only network policy or metrics.address on loopback helps.)
+        idle = self.open_idle(12)
         try:
             time.sleep(0.2)
-            self.assertLess(self.scrape(timeout=8), 5.0)
+            self.assertLess(self.scrape(timeout=8), 4.0)
         finally:
             for s in idle:
                 s.close()
