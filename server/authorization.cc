@@ -48,6 +48,7 @@ constexpr struct {
 };
 
 constexpr size_t kMinTokenLength = 16;
+constexpr size_t kMaxTokenFileBytes = 4096;
 constexpr size_t kMaxShmNameLength = 255;  // NAME_MAX of /dev/shm
 
 std::string Sha256(std::string_view text) {
@@ -72,10 +73,14 @@ absl::StatusOr<std::string> HashTokenFile(const AuthGrant& grant) {
     return absl::InvalidArgumentError(
         absl::StrCat("auth grant '", grant.name, "': cannot read token_file ", grant.token_file));
   }
-  std::string text;
-  text.resize(4096);
+  std::string text(kMaxTokenFileBytes + 1, '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > kMaxTokenFileBytes) {
+    OPENSSL_cleanse(text.data(), text.size());
+    return absl::InvalidArgumentError(absl::StrCat("auth grant '", grant.name, "': token_file ",
+                                                   grant.token_file, " is larger than 4 KiB"));
+  }
   const absl::string_view token = absl::StripAsciiWhitespace(text);
   const bool short_token = token.size() < kMinTokenLength;
   const std::string digest = Sha256(std::string_view(token.data(), token.size()));

@@ -103,7 +103,11 @@ int RunServeCommand(const std::vector<std::string>& args) {
   std::fflush(stdout);
   int sig = 0;
   while (sigwait(&signals, &sig) == 0 && sig == SIGHUP) {
-    spdlog::info("received SIGHUP");
+    if (!settings->tls_enabled()) {
+      spdlog::info("received SIGHUP: nothing to reload (no grpc.tls)");
+      continue;
+    }
+    spdlog::info("received SIGHUP: re-reading the TLS files");
     if (absl::Status s = (*server)->ReloadTls(); !s.ok()) {
       spdlog::error("TLS reload failed, the previous certificate stays in use: {}", std::string(s.message()));
     }

@@ -18,6 +18,8 @@ EC P-256, valid one day). Two `vkserve serve` processes on loopback:
       inference token may infer but not call admin RPCs (PERMISSION_DENIED);
       the admin token may; shared-memory keys outside the prefix are refused;
       health checks need no token; no token reaches the log.
+  PlaintextTokenTest: a token grant on a plaintext loopback port; SIGHUP
+    without TLS is harmless.
   MutualTlsServer: mutual TLS with client-certificate grants.
     - MutualTlsTest: no client certificate or one from another CA fails the
       handshake; a certificate no grant names is UNAUTHENTICATED; identities
@@ -133,6 +135,12 @@ class SecureServer(ServerProcess):
 
     def wait_ready_with(self, stub, pb, metadata=()):
         end = time.time() + READY_SECONDS
+        while time.time() < end and self.proc.poll() is None:  # the port first: no gRPC backoff
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
         while time.time() < end:
             if self.proc.poll() is not None:
                 raise RuntimeError("vkserve exited: " + self.output())
@@ -152,7 +160,10 @@ def tls_channel(port, ca, client=None):
     # A private subchannel pool: each channel makes its own handshake.
     return grpc.secure_channel(f"127.0.0.1:{port}", creds,
                                options=[("grpc.ssl_target_name_override", "localhost"),
-                                        ("grpc.use_local_subchannel_pool", 1)])
+                                        ("grpc.use_local_subchannel_pool", 1),
+                                        ("grpc.initial_reconnect_backoff_ms", 100),
+                                        ("grpc.min_reconnect_backoff_ms", 100),
+                                        ("grpc.max_reconnect_backoff_ms", 500)])
 
 
 def bearer(token):
@@ -446,6 +457,42 @@ class MutualTlsTest(SecurityBase):
                          grpc.StatusCode.PERMISSION_DENIED)
         self.assertEqual(self.call(self.admin, "LogSettings", pb.LogSettingsRequest()), grpc.StatusCode.OK)
         self.assertEqual(self.call(self.admin, "ModelInfer", self.infer_request()), grpc.StatusCode.OK)
+
+
+# ---------------------------------------------------------------------------
+# Tokens on a plaintext loopback port (no TLS at all).
+
+class PlaintextTokenTest(SecurityBase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="vkserve_plain_")
+        cls.stubs(cls.tmp)
+        digest = hashlib.sha256(INFERENCE_TOKEN.encode()).hexdigest()
+        cls.server = SecureServer(cls.tmp, {
+            "grpc": "", "auth": f'auth {{ grant {{ token_sha256: "{digest}" roles: INFERENCE }} }}\n'})
+        cls.channel = grpc.insecure_channel(cls.server.address)
+        cls.stub = cls.pb_grpc.GRPCInferenceServiceStub(cls.channel)
+        cls.server.wait_ready_with(cls.stub, cls.pb, bearer(INFERENCE_TOKEN))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.channel.close()
+        cls.server.proc.send_signal(signal.SIGHUP)  # without TLS: logged, nothing else
+        time.sleep(0.2)
+        code = cls.server.stop()
+        log = cls.server.output()
+        sys.path.remove(cls.tmp)
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+        assert code == 0, f"vkserve exited {code}: {log[-3000:]}"
+        assert "nothing to reload" in log, log[-3000:]
+
+    def test_token_works_without_tls(self):
+        s, pb = self.stub, self.pb
+        self.assertEqual(self.code_of(s.ModelInfer, self.infer_request()), grpc.StatusCode.UNAUTHENTICATED)
+        self.assertEqual(self.code_of(s.ModelInfer, self.infer_request(), metadata=bearer(INFERENCE_TOKEN)),
+                         grpc.StatusCode.OK)
+        self.assertEqual(self.code_of(s.LogSettings, pb.LogSettingsRequest(), metadata=bearer(INFERENCE_TOKEN)),
+                         grpc.StatusCode.PERMISSION_DENIED)
 
 
 if __name__ == "__main__":
