@@ -16,6 +16,10 @@ Server::Server(const ServerSettings& settings) { context_.settings = settings; }
 
 absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& settings) {
   auto server = std::unique_ptr<Server>(new Server(settings));
+  // Certificates and token files first: a bad one fails start-up before any
+  // GPU work or model load.
+  ASSIGN_OR_RETURN(server->authorizer_, Authorizer::Create(settings));
+  ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials, server->Credentials(settings));
   GpuRuntimeOptions gpu_options;
   gpu_options.device = settings.device;
   gpu_options.pipeline_cache_path = settings.pipeline_cache_path.value_or(DefaultPipelineCachePath());
@@ -46,9 +50,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
   server->context_.log = server->log_.get();
   server->inference_ = std::make_unique<InferenceService>(&server->context_);
   server->health_ = std::make_unique<HealthService>(&server->context_);
-  ASSIGN_OR_RETURN(server->authorizer_, Authorizer::Create(settings));
   server->authorizing_ = MakeAuthorizingService(server->inference_.get(), server->authorizer_.get());
-  ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials, server->Credentials(settings));
 
   const int max_message = static_cast<int>(
       std::clamp<int64_t>(settings.max_message_bytes, 1024, std::numeric_limits<int>::max()));

@@ -349,6 +349,20 @@ class TokenServerTest(SecurityBase):
             self.assertTrue(stub.ServerLive(self.pb.ServerLiveRequest(), timeout=10,
                                             metadata=bearer(INFERENCE_TOKEN)).live)
 
+    def test_bad_tls_files_fail_start_up_with_a_clear_error(self):
+        other = make_cert(self.tmp, "server-other", self.ca, SERVER_EXT)
+        binary = os.path.join(os.environ.get("VKSERVE_BINARY_DIR", os.path.join(ROOT, "build")), "vkserve")
+        config = os.path.join(self.tmp, "bad.pbtxt")
+        for key, expected in [(other[1], "does not match the certificate"),
+                              (self.ca[0], "no unencrypted PEM private key")]:
+            with open(config, "w") as f:
+                f.write(f'grpc {{ port: {free_port()} tls {{ certificate: "{self.cert[0]}" '
+                        f'private_key: "{key}" }} }}\nmetrics {{ enabled: false }}\n')
+            run = subprocess.run([binary, "serve", "--config", config], capture_output=True, text=True,
+                                 timeout=60)
+            self.assertEqual(run.returncode, 1, run.stderr)
+            self.assertIn(expected, run.stderr)
+
     # -- bearer tokens -----------------------------------------------------------
 
     def test_missing_or_invalid_token_is_unauthenticated(self):
