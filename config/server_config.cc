@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <set>
 #include <system_error>
 
@@ -62,6 +63,25 @@ bool IsShmPrefix(std::string_view prefix) {
     }
   }
   return true;
+}
+
+// "a.b.c.d" or "a.b.c.d/n" (n in 0..32), as "a.b.c.d/n"; nullopt otherwise.
+std::optional<std::string> Ipv4Network(const std::string& text) {
+  const size_t slash = text.find('/');
+  const std::string address = text.substr(0, slash);
+  in_addr v4{};
+  if (inet_pton(AF_INET, address.c_str(), &v4) != 1) return std::nullopt;
+  int bits = 32;
+  if (slash != std::string::npos) {
+    const std::string length = text.substr(slash + 1);
+    if (length.empty() || length.size() > 2 ||
+        length.find_first_not_of("0123456789") != std::string::npos) {
+      return std::nullopt;
+    }
+    bits = std::stoi(length);
+    if (bits > 32) return std::nullopt;
+  }
+  return absl::StrCat(address, "/", bits);
 }
 
 // Validates and copies one section at a time; `path` names the field.
@@ -184,6 +204,20 @@ class Builder {
   }
 
   absl::Status MetricsLimits(const config::MetricsSettings& m, ServerSettings* s) {
+    if (s->metrics_enabled && s->metrics_address.find(':') != std::string::npos) {
+      return source_.Error({{"metrics"}, {"address"}},
+                           "must be an IPv4 address or \"localhost\": Debian 12's civetweb, which "
+                           "serves the metrics, is built without IPv6");
+    }
+    for (int i = 0; i < m.allowed_networks_size(); ++i) {
+      std::optional<std::string> network = Ipv4Network(m.allowed_networks(i));
+      if (!network.has_value()) {
+        return source_.Error({{"metrics"}, {"allowed_networks", i}},
+                             absl::StrCat("\"", m.allowed_networks(i),
+                                          "\" is not an IPv4 address or CIDR block (\"10.0.0.0/8\")"));
+      }
+      s->metrics_allowed_networks.push_back(*network);
+    }
     int64_t value = s->metrics_max_connections;
     RETURN_IF_ERROR(Range({{"metrics"}, {"max_connections"}}, m.has_max_connections(),
                           m.max_connections(), 1, 256, &value));
@@ -203,10 +237,10 @@ class Builder {
     RETURN_IF_ERROR(Tls(g.tls(), s));
     RETURN_IF_ERROR(Auth(c.auth(), s));
     const auto& m = c.metrics();
-    RETURN_IF_ERROR(MetricsLimits(m, s));
     if (m.has_enabled()) s->metrics_enabled = m.enabled();
     RETURN_IF_ERROR(Address({{"metrics"}, {"address"}}, m.has_address(), m.address(),
                              &s->metrics_address));
+    RETURN_IF_ERROR(MetricsLimits(m, s));
     RETURN_IF_ERROR(Port({{"metrics"}, {"port"}}, m.has_port(), m.port(), &s->metrics_port));
     if (s->metrics_enabled && s->metrics_port != 0 && s->metrics_port == s->grpc_port) {
       return source_.Error({{"metrics"}, {"port"}},

@@ -67,6 +67,8 @@ struct ServerSettings {
   int metrics_port = 8002;
   int metrics_max_connections = 8;       // HTTP worker threads
   int metrics_request_timeout_ms = 2000;  // per request and idle keep-alive
+  // IPv4 CIDR blocks ("10.0.0.0/8") that may connect; empty: everyone.
+  std::vector<std::string> metrics_allowed_networks;
 
   // Model repository (absolute path).
   std::string repository_path;

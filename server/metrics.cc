@@ -267,6 +267,11 @@ absl::Status Metrics::Serve(const std::string& address, const MetricsEndpointOpt
       "listen_backlog", "64",
       "max_request_size", "8192",
   };
+  if (!options.allowed_networks.empty()) {
+    std::string acl = "-0.0.0.0/0";
+    for (const std::string& network : options.allowed_networks) absl::StrAppend(&acl, ",+", network);
+    civetweb_options.insert(civetweb_options.end(), {"access_control_list", acl});
+  }
   // prometheus-cpp reports a failed bind by throwing; this is start-up, not
   // the request path, and the exception ends here as a Status.
   try {

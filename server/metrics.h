@@ -127,6 +127,10 @@ class ModelMetrics {
 struct MetricsEndpointOptions {
   int max_connections = 8;       // worker threads (connections served at once)
   int request_timeout_ms = 2000;  // a request's whole reading time; idle keep-alive
+  // IPv4 CIDR blocks ("10.0.0.0/8") that may connect; empty: everyone.
+  // civetweb closes other connections as it accepts them, before they take
+  // a worker.
+  std::vector<std::string> allowed_networks;
 };
 
 class Metrics {

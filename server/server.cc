@@ -72,6 +72,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
     MetricsEndpointOptions endpoint;
     endpoint.max_connections = settings.metrics_max_connections;
     endpoint.request_timeout_ms = settings.metrics_request_timeout_ms;
+    endpoint.allowed_networks = settings.metrics_allowed_networks;
     RETURN_IF_ERROR(server->metrics_->Serve(settings.MetricsListenAddress(), endpoint));
     spdlog::info("metrics at http://{}/metrics", server->metrics_address());
   }

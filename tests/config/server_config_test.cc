@@ -71,6 +71,7 @@ TEST(ServerConfigTest, BuiltInDefaultServesTheExampleRepository) {
   EXPECT_EQ(s->shared_memory_key_prefix, "/vkserve_");
   EXPECT_EQ(s->metrics_max_connections, 8);
   EXPECT_EQ(s->metrics_request_timeout_ms, 2000);
+  EXPECT_TRUE(s->metrics_allowed_networks.empty());
 }
 
 TEST(ServerConfigTest, EmptyFileGetsEveryDefault) {
@@ -253,7 +254,10 @@ TEST(ServerConfigTest, TlsAuthAndSharedMemoryPrefix) {
       address: "0.0.0.0"
       tls { certificate: "tls/server.crt" private_key: "tls/server.key" client_ca: "tls/clients.crt" }
     }
-    metrics { max_connections: 16 request_timeout_ms: 500 }
+    metrics {
+      max_connections: 16 request_timeout_ms: 500
+      allowed_networks: [ "10.0.0.0/8", "192.168.1.7" ]
+    }
     limits { allow_shared_memory: true shared_memory_key_prefix: "/team-a." }
     auth {
       grant { name: "ops" token_sha256: ")pb" + digest + R"pb(" roles: [INFERENCE, ADMIN] }
@@ -270,6 +274,7 @@ TEST(ServerConfigTest, TlsAuthAndSharedMemoryPrefix) {
   EXPECT_EQ(s->tls_client_ca_path, dir.Path("etc/tls/clients.crt"));
   EXPECT_EQ(s->metrics_max_connections, 16);
   EXPECT_EQ(s->metrics_request_timeout_ms, 500);
+  EXPECT_THAT(s->metrics_allowed_networks, ::testing::ElementsAre("10.0.0.0/8", "192.168.1.7/32"));
   EXPECT_EQ(s->shared_memory_key_prefix, "/team-a.");
   ASSERT_EQ(s->auth_grants.size(), 3u);
   EXPECT_EQ(s->auth_grants[0].name, "ops");
@@ -314,6 +319,13 @@ TEST(ServerConfigTest, SharedMemoryPrefixAndMetricsLimitErrors) {
     SCOPED_TRACE(prefix);
     EXPECT_THAT(ErrorOf(std::string("limits { shared_memory_key_prefix: \"") + prefix + "\" }"),
                 HasSubstr("limits.shared_memory_key_prefix: must be \"/\" followed by letters"));
+  }
+  EXPECT_THAT(ErrorOf("metrics { address: \"::1\" }"),
+              HasSubstr("metrics.address: must be an IPv4 address or \"localhost\""));
+  for (const char* network : {"10.0.0.0/33", "10.0.0.0/", "10.0.0/8", "::1", "10.0.0.0/8x", "a"}) {
+    SCOPED_TRACE(network);
+    EXPECT_THAT(ErrorOf(std::string("metrics { allowed_networks: \"") + network + "\" }"),
+                HasSubstr("metrics.allowed_networks[0]: \""));
   }
   EXPECT_THAT(ErrorOf("metrics { max_connections: 0 }"),
               HasSubstr("metrics.max_connections: must be between 1 and 256, got 0"));

@@ -19,7 +19,8 @@ EC P-256, valid one day). Two `vkserve serve` processes on loopback:
       the admin token may; shared-memory keys outside the prefix are refused;
       health checks need no token; no token reaches the log.
   PlaintextTokenTest: a token grant on a plaintext loopback port; SIGHUP
-    without TLS is harmless.
+    without TLS is harmless; metrics.allowed_networks without loopback
+    refuses a loopback scrape.
   MutualTlsServer: mutual TLS with client-certificate grants.
     - MutualTlsTest: no client certificate or one from another CA fails the
       handshake; a certificate no grant names is UNAUTHENTICATED; identities
@@ -29,6 +30,7 @@ Environment as for test_python_client.py. Exits 77 (CTest: skipped) without
 grpc/numpy or the openssl command.
 """
 import hashlib
+import http.client
 import os
 import shutil
 import signal
@@ -121,11 +123,11 @@ class SecureServer(ServerProcess):
     gRPC port, the example repository with EXPLICIT model control, shared
     memory on, and its log in a file."""
 
-    def __init__(self, tmp, config_body, metrics=False):
+    def __init__(self, tmp, config_body, metrics=None):
         port = free_port()
-        self.metrics_port = free_port() if metrics else 0
+        self.metrics_port = free_port() if metrics is not None else 0
         repo = os.path.join(ROOT, "config/examples/repository")
-        metrics_section = (f"metrics {{ port: {self.metrics_port} }}\n" if metrics
+        metrics_section = (f"metrics {{ port: {self.metrics_port} {metrics} }}\n" if metrics is not None
                            else "metrics { enabled: false }\n")
         super().__init__(tmp, port=port, log_path=os.path.join(tmp, "vkserve.stderr"),
                          config=f'grpc {{ port: {port} {config_body["grpc"]} }}\n' + metrics_section +
@@ -219,7 +221,9 @@ class TokenServerTest(SecurityBase):
                      f'  grant {{ name: "app" token_file: "{token_file}" roles: INFERENCE }}\n'
                      '}\n'),
         }
-        cls.server = SecureServer(cls.tmp, config, metrics=True)
+        # Loopback is in the allowed networks (a two-entry civetweb ACL).
+        cls.server = SecureServer(cls.tmp, config,
+                                  metrics='allowed_networks: ["192.168.0.0/16", "127.0.0.0/8"]')
         cls.channel = tls_channel(cls.server.port, cls.ca[0])
         cls.stub = cls.pb_grpc.GRPCInferenceServiceStub(cls.channel)
         cls.server.wait_ready_with(cls.stub, cls.pb, bearer(INFERENCE_TOKEN))
@@ -483,7 +487,8 @@ class PlaintextTokenTest(SecurityBase):
         cls.stubs(cls.tmp)
         digest = hashlib.sha256(INFERENCE_TOKEN.encode()).hexdigest()
         cls.server = SecureServer(cls.tmp, {
-            "grpc": "", "auth": f'auth {{ grant {{ token_sha256: "{digest}" roles: INFERENCE }} }}\n'})
+            "grpc": "", "auth": f'auth {{ grant {{ token_sha256: "{digest}" roles: INFERENCE }} }}\n'},
+            metrics='allowed_networks: "10.0.0.0/8"')
         cls.channel = grpc.insecure_channel(cls.server.address)
         cls.stub = cls.pb_grpc.GRPCInferenceServiceStub(cls.channel)
         cls.server.wait_ready_with(cls.stub, cls.pb, bearer(INFERENCE_TOKEN))
@@ -499,6 +504,12 @@ class PlaintextTokenTest(SecurityBase):
         shutil.rmtree(cls.tmp, ignore_errors=True)
         assert code == 0, f"vkserve exited {code}: {log[-3000:]}"
         assert "nothing to reload" in log, log[-3000:]
+
+    def test_metrics_refuse_clients_outside_the_allowed_networks(self):
+        url = f"http://127.0.0.1:{self.server.metrics_port}/metrics"
+        for _ in range(3):
+            with self.assertRaises((OSError, http.client.HTTPException)):
+                urllib.request.urlopen(url, timeout=5).read()
 
     def test_token_works_without_tls(self):
         s, pb = self.stub, self.pb
