@@ -279,7 +279,7 @@ class TokenServerTest(SecurityBase):
     def test_metrics_scrape_with_idle_and_slow_clients(self):
         stop = threading.Event()
         idle = self.open_idle(4)
-        threads, cut_off = self.start_slow(3, stop)
+        threads, _ = self.start_slow(3, stop)
         try:
             time.sleep(0.5)  # every attacker connected and holding a worker
             self.assertLess(self.scrape(timeout=5), 2.0)
