@@ -7,9 +7,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <set>
 #include <system_error>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "config/config_source.h"
 #include "config/default_server_config.h"  // generated: the embedded example
@@ -41,6 +44,44 @@ bool IsAddress(const std::string& address) {
 std::string ListenAddress(const std::string& address, int port) {
   bool v6 = address.find(':') != std::string::npos && address.front() != '[';
   return v6 ? absl::StrCat("[", address, "]:", port) : absl::StrCat(address, ":", port);
+}
+
+bool IsHex(std::string_view text) {
+  for (char c : text) {
+    if (!absl::ascii_isxdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
+// "/" then letters, digits, '_', '-', '.' (not first): a prefix of POSIX shm
+// names that stay in /dev/shm.
+bool IsShmPrefix(std::string_view prefix) {
+  if (prefix.empty() || prefix.front() != '/' || prefix.starts_with("/.")) return false;
+  for (char c : prefix.substr(1)) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') {
+      return false;
+    }
+  }
+  return true;
+}
+
+// "a.b.c.d" or "a.b.c.d/n" (n in 0..32), as "a.b.c.d/n"; nullopt otherwise.
+std::optional<std::string> Ipv4Network(const std::string& text) {
+  const size_t slash = text.find('/');
+  const std::string address = text.substr(0, slash);
+  in_addr v4{};
+  if (inet_pton(AF_INET, address.c_str(), &v4) != 1) return std::nullopt;
+  int bits = 32;
+  if (slash != std::string::npos) {
+    const std::string length = text.substr(slash + 1);
+    if (length.empty() || length.size() > 2 ||
+        length.find_first_not_of("0123456789") != std::string::npos) {
+      return std::nullopt;
+    }
+    bits = std::stoi(length);
+    if (bits > 32) return std::nullopt;
+  }
+  return absl::StrCat(address, "/", bits);
 }
 
 // Validates and copies one section at a time; `path` names the field.
@@ -79,15 +120,127 @@ class Builder {
     return absl::OkStatus();
   }
 
+  // A path to an existing regular file, resolved against the config's
+  // directory; "" when not set.
+  absl::Status File(const FieldPath& path, bool has, const std::string& value, std::string* out) {
+    if (!has) return absl::OkStatus();
+    if (value.empty()) return source_.Error(path, "must not be empty");
+    *out = Resolve(base_dir_, value);
+    std::error_code ec;
+    if (!fs::is_regular_file(*out, ec)) {
+      return source_.Error(path, absl::StrCat(*out, " is not a file"));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Tls(const config::TlsSettings& t, ServerSettings* s) {
+    RETURN_IF_ERROR(File({{"grpc"}, {"tls"}, {"certificate"}}, t.has_certificate(), t.certificate(),
+                         &s->tls_certificate_path));
+    RETURN_IF_ERROR(File({{"grpc"}, {"tls"}, {"private_key"}}, t.has_private_key(), t.private_key(),
+                         &s->tls_private_key_path));
+    RETURN_IF_ERROR(File({{"grpc"}, {"tls"}, {"client_ca"}}, t.has_client_ca(), t.client_ca(),
+                         &s->tls_client_ca_path));
+    if (s->tls_certificate_path.empty() != s->tls_private_key_path.empty()) {
+      return source_.Error({{"grpc"}, {"tls"}, {t.has_certificate() ? "private_key" : "certificate"}},
+                           "certificate and private_key must be set together");
+    }
+    if (!s->tls_client_ca_path.empty() && s->tls_certificate_path.empty()) {
+      return source_.Error({{"grpc"}, {"tls"}, {"client_ca"}}, "needs certificate and private_key");
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Grant(const config::AuthSettings::Grant& g, int i, const ServerSettings& s,
+                     AuthGrant* out) {
+    const auto path = [i](const char* field) {
+      return FieldPath{{"auth"}, {"grant", i}, {field}};
+    };
+    out->name = g.has_name() ? g.name() : absl::StrCat("grant ", i);
+    const int credentials = g.has_token_sha256() + g.has_token_file() + g.has_client_identity();
+    if (credentials != 1) {
+      return source_.Error(FieldPath{{"auth"}, {"grant", i}},
+                           "set exactly one of token_sha256, token_file and client_identity");
+    }
+    if (g.has_token_sha256()) {
+      if (g.token_sha256().size() != 64 || !IsHex(g.token_sha256())) {
+        return source_.Error(path("token_sha256"), "must be 64 hex digits (a SHA-256 digest)");
+      }
+      out->token_sha256 = absl::HexStringToBytes(g.token_sha256());
+    }
+    RETURN_IF_ERROR(File(path("token_file"), g.has_token_file(), g.token_file(), &out->token_file));
+    if (g.has_client_identity()) {
+      if (g.client_identity().empty()) return source_.Error(path("client_identity"), "must not be empty");
+      if (s.tls_client_ca_path.empty()) {
+        return source_.Error(path("client_identity"),
+                             "needs client certificates: set grpc.tls.client_ca");
+      }
+      out->client_identity = g.client_identity();
+    }
+    for (int r = 0; r < g.roles_size(); ++r) {
+      switch (g.roles(r)) {
+        case config::AuthSettings::INFERENCE: out->roles |= kRoleInference; break;
+        case config::AuthSettings::ADMIN: out->roles |= kRoleAdmin; break;
+        default:
+          return source_.Error(FieldPath{{"auth"}, {"grant", i}, {"roles", r}},
+                               "must be INFERENCE or ADMIN");
+      }
+    }
+    if (out->roles == 0) return source_.Error(FieldPath{{"auth"}, {"grant", i}}, "grants no roles");
+    return absl::OkStatus();
+  }
+
+  absl::Status Auth(const config::AuthSettings& a, ServerSettings* s) {
+    std::set<std::string> names;
+    for (int i = 0; i < a.grant_size(); ++i) {
+      AuthGrant grant;
+      RETURN_IF_ERROR(Grant(a.grant(i), i, *s, &grant));
+      if (!names.insert(grant.name).second) {
+        return source_.Error(FieldPath{{"auth"}, {"grant", i}, {"name"}},
+                             absl::StrCat("\"", grant.name, "\" is used twice"));
+      }
+      s->auth_grants.push_back(std::move(grant));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status MetricsLimits(const config::MetricsSettings& m, ServerSettings* s) {
+    if (s->metrics_enabled && s->metrics_address.find(':') != std::string::npos) {
+      return source_.Error({{"metrics"}, {"address"}},
+                           "must be an IPv4 address or \"localhost\": Debian 12's civetweb, which "
+                           "serves the metrics, is built without IPv6");
+    }
+    for (int i = 0; i < m.allowed_networks_size(); ++i) {
+      std::optional<std::string> network = Ipv4Network(m.allowed_networks(i));
+      if (!network.has_value()) {
+        return source_.Error({{"metrics"}, {"allowed_networks", i}},
+                             absl::StrCat("\"", m.allowed_networks(i),
+                                          "\" is not an IPv4 address or CIDR block (\"10.0.0.0/8\")"));
+      }
+      s->metrics_allowed_networks.push_back(*network);
+    }
+    int64_t value = s->metrics_max_connections;
+    RETURN_IF_ERROR(Range({{"metrics"}, {"max_connections"}}, m.has_max_connections(),
+                          m.max_connections(), 1, 256, &value));
+    s->metrics_max_connections = static_cast<int>(value);
+    value = s->metrics_request_timeout_ms;
+    RETURN_IF_ERROR(Range({{"metrics"}, {"request_timeout_ms"}}, m.has_request_timeout_ms(),
+                          m.request_timeout_ms(), 100, 60000, &value));
+    s->metrics_request_timeout_ms = static_cast<int>(value);
+    return absl::OkStatus();
+  }
+
   absl::Status Build(const ServerConfig& c, ServerSettings* s) {
     // gRPC and metrics endpoints.
     const auto& g = c.grpc();
     RETURN_IF_ERROR(Address({{"grpc"}, {"address"}}, g.has_address(), g.address(), &s->grpc_address));
     RETURN_IF_ERROR(Port({{"grpc"}, {"port"}}, g.has_port(), g.port(), &s->grpc_port));
+    RETURN_IF_ERROR(Tls(g.tls(), s));
+    RETURN_IF_ERROR(Auth(c.auth(), s));
     const auto& m = c.metrics();
     if (m.has_enabled()) s->metrics_enabled = m.enabled();
     RETURN_IF_ERROR(Address({{"metrics"}, {"address"}}, m.has_address(), m.address(),
                              &s->metrics_address));
+    RETURN_IF_ERROR(MetricsLimits(m, s));
     RETURN_IF_ERROR(Port({{"metrics"}, {"port"}}, m.has_port(), m.port(), &s->metrics_port));
     if (s->metrics_enabled && s->metrics_port != 0 && s->metrics_port == s->grpc_port) {
       return source_.Error({{"metrics"}, {"port"}},
@@ -153,6 +306,13 @@ class Builder {
                            1, int64_t{1} << 40, &idle));
     s->resident_output_idle_expiry = absl::Seconds(idle);
     if (l.has_allow_shared_memory()) s->allow_shared_memory = l.allow_shared_memory();
+    if (l.has_shared_memory_key_prefix()) {
+      if (!IsShmPrefix(l.shared_memory_key_prefix())) {
+        return source_.Error({{"limits"}, {"shared_memory_key_prefix"}},
+                             "must be \"/\" followed by letters, digits, '_', '-' or '.' (not first)");
+      }
+      s->shared_memory_key_prefix = l.shared_memory_key_prefix();
+    }
 
     // Logging.
     switch (c.log().level()) {
@@ -217,6 +377,12 @@ std::string ServerSettings::GrpcListenAddress() const {
 
 std::string ServerSettings::MetricsListenAddress() const {
   return ListenAddress(metrics_address, metrics_port);
+}
+
+bool ServerSettings::GrpcIsLoopback() const {
+  if (grpc_address == "localhost" || grpc_address == "::1" || grpc_address == "[::1]") return true;
+  in_addr v4{};
+  return inet_pton(AF_INET, grpc_address.c_str(), &v4) == 1 && (ntohl(v4.s_addr) >> 24) == 127;
 }
 
 absl::StatusOr<ServerSettings> ParseServerConfig(std::string_view text,

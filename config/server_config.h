@@ -31,6 +31,22 @@ enum class ModelControlMode {
   kExplicit,  // startup_models (or all) at start; load/unload RPCs allowed
 };
 
+// Roles of auth grants, as a bit set (AuthGrant::roles).
+enum AuthRole : uint32_t {
+  kRoleInference = 1u << 0,  // inference, metadata, readiness, statistics
+  kRoleAdmin = 1u << 1,      // repository control, shared memory, trace/log settings
+};
+
+// One auth grant: a caller (exactly one of the three credential fields is
+// set) and the roles it has. Tokens are held only as SHA-256 digests.
+struct AuthGrant {
+  std::string name;              // for log lines; never a token
+  std::string token_sha256;      // 32 raw bytes, or ""
+  std::string token_file;        // absolute path; hashed when the server starts
+  std::string client_identity;   // certificate SAN or subject CN, or ""
+  uint32_t roles = 0;            // AuthRole bits, at least one
+};
+
 std::string_view LogLevelName(LogLevel level);      // "info", ...
 std::string_view LogFormatName(LogFormat format);   // "text", "json"
 
@@ -38,11 +54,21 @@ struct ServerSettings {
   // gRPC (KServe v2 / Triton protocol and grpc.health.v1).
   std::string grpc_address = "127.0.0.1";
   int grpc_port = 8001;  // 0: the system picks a free port
+  // TLS: on when the certificate and key are set (absolute paths); with a
+  // client CA, mutual TLS.
+  std::string tls_certificate_path;
+  std::string tls_private_key_path;
+  std::string tls_client_ca_path;
+  bool tls_enabled() const { return !tls_certificate_path.empty(); }
 
   // Prometheus text exposition at http://<address>:<port>/metrics.
   bool metrics_enabled = true;
   std::string metrics_address = "127.0.0.1";
   int metrics_port = 8002;
+  int metrics_max_connections = 8;       // HTTP worker threads
+  int metrics_request_timeout_ms = 2000;  // per request and idle keep-alive
+  // IPv4 CIDR blocks ("10.0.0.0/8") that may connect; empty: everyone.
+  std::vector<std::string> metrics_allowed_networks;
 
   // Model repository (absolute path).
   std::string repository_path;
@@ -61,6 +87,11 @@ struct ServerSettings {
   int64_t resident_output_max_bytes = int64_t{4} << 30;
   absl::Duration resident_output_idle_expiry = absl::Seconds(300);
   bool allow_shared_memory = false;
+  // Keys (shm_open names) a client may register start with this.
+  std::string shared_memory_key_prefix = "/vkserve_";
+
+  // Authorization; empty: every caller may call every RPC.
+  std::vector<AuthGrant> auth_grants;
 
   // Logging.
   LogLevel log_level = LogLevel::kInfo;
@@ -82,6 +113,8 @@ struct ServerSettings {
   std::string GrpcListenAddress() const;
   // Same for the metrics endpoint.
   std::string MetricsListenAddress() const;
+  // Whether grpc_address is a loopback address (127.0.0.0/8, ::1, localhost).
+  bool GrpcIsLoopback() const;
 };
 
 // Reads and validates a server config file. Relative paths in it are

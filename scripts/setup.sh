@@ -10,7 +10,7 @@ PACKAGES=(
   flatbuffers-compiler libflatbuffers-dev
   libvulkan-dev vulkan-tools glslc mesa-vulkan-drivers vulkan-validationlayers
   libabsl-dev libboost-dev libspdlog-dev libfmt-dev prometheus-cpp-dev
-  libonnx-dev libsystemd-dev
+  libonnx-dev libsystemd-dev libssl-dev openssl
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   python3-grpcio python3-numpy python3-onnx python3-protobuf

@@ -4,6 +4,7 @@
 // Every Prometheus family vkserve exports is defined in this file.
 #include "server/metrics.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -250,12 +251,31 @@ Metrics::~Metrics() {
   }
 }
 
-absl::Status Metrics::Serve(const std::string& address) {
+absl::Status Metrics::Serve(const std::string& address, const MetricsEndpointOptions& options) {
   if (exposer_ != nullptr) return absl::FailedPreconditionError("metrics are already served");
+  const std::string timeout = absl::StrCat(std::max(options.request_timeout_ms, 1));
+  // civetweb options (prometheus-cpp passes them through). The accept queue
+  // (connection_queue) and the kernel backlog bound what waits for a worker;
+  // the request timeout bounds how long a slow client holds one.
+  std::vector<std::string> civetweb_options = {
+      "listening_ports", address,
+      "num_threads", absl::StrCat(std::max(options.max_connections, 1)),
+      "request_timeout_ms", timeout,
+      "keep_alive_timeout_ms", timeout,
+      "enable_keep_alive", "no",
+      "connection_queue", "32",
+      "listen_backlog", "64",
+      "max_request_size", "8192",
+  };
+  if (!options.allowed_networks.empty()) {
+    std::string acl = "-0.0.0.0/0";
+    for (const std::string& network : options.allowed_networks) absl::StrAppend(&acl, ",+", network);
+    civetweb_options.insert(civetweb_options.end(), {"access_control_list", acl});
+  }
   // prometheus-cpp reports a failed bind by throwing; this is start-up, not
   // the request path, and the exception ends here as a Status.
   try {
-    exposer_ = std::make_unique<prometheus::Exposer>(address, /*num_threads=*/2);
+    exposer_ = std::make_unique<prometheus::Exposer>(std::move(civetweb_options));
   } catch (const std::exception& e) {
     return absl::UnavailableError(
         absl::StrCat("cannot serve metrics on ", address, ": ", e.what()));

@@ -121,6 +121,18 @@ class ModelMetrics {
   prometheus::Counter* runs_recorded_ = nullptr;
 };
 
+// How the HTTP endpoint treats connections. civetweb serves one
+// connection per worker thread, so without timeouts a few idle or
+// byte-at-a-time clients would hold every worker and block scrapes.
+struct MetricsEndpointOptions {
+  int max_connections = 8;       // worker threads (connections served at once)
+  int request_timeout_ms = 2000;  // a request's whole reading time; idle keep-alive
+  // IPv4 CIDR blocks ("10.0.0.0/8") that may connect; empty: everyone.
+  // civetweb closes other connections as it accepts them, before they take
+  // a worker.
+  std::vector<std::string> allowed_networks;
+};
+
 class Metrics {
  public:
   // `server_version` and `device` label vkserve_build_info. `sampler` (may
@@ -132,8 +144,9 @@ class Metrics {
 
   // Starts serving GET /metrics on `address` ("127.0.0.1:8002"; port 0 picks
   // a free one, see port()). UNAVAILABLE naming the address when it cannot
-  // listen. Call at most once.
-  absl::Status Serve(const std::string& address);
+  // listen. Call at most once. Keep-alive is off: a connection carries one
+  // scrape, so an idle connection never holds a worker past the timeout.
+  absl::Status Serve(const std::string& address, const MetricsEndpointOptions& options = {});
   // Stops serving (idempotent); the figures stay readable through Render().
   void StopServing();
   // The listening port, 0 when not serving.

@@ -3,9 +3,11 @@
 //
 // `vkserve serve [--config FILE] [--model-repository DIR] [--grpc-port N]
 //   [--metrics-port N] [--check-config]`, and plain `vkserve`: serve on the built-in default
-// config. SIGTERM and SIGINT are blocked in every thread and taken by
-// sigwait() on the main thread (no async-signal-safety concerns): the server
-// stops accepting, answers every accepted request and the process exits 0.
+// config. SIGTERM, SIGINT and SIGHUP are blocked in every thread and taken by
+// sigwait() on the main thread (no async-signal-safety concerns). SIGTERM and
+// SIGINT: the server stops accepting, answers every accepted request and the
+// process exits 0. SIGHUP: the gRPC TLS certificate, key and client CA are
+// re-read (a bad set is logged and the old one kept).
 #include <pthread.h>
 #include <signal.h>
 
@@ -86,6 +88,7 @@ int RunServeCommand(const std::vector<std::string>& args) {
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   auto server = Server::Start(*settings);
@@ -99,7 +102,16 @@ int RunServeCommand(const std::vector<std::string>& args) {
   }
   std::fflush(stdout);
   int sig = 0;
-  sigwait(&signals, &sig);
+  while (sigwait(&signals, &sig) == 0 && sig == SIGHUP) {
+    if (!settings->tls_enabled()) {
+      spdlog::info("received SIGHUP: nothing to reload (no grpc.tls)");
+      continue;
+    }
+    spdlog::info("received SIGHUP: re-reading the TLS files");
+    if (absl::Status s = (*server)->ReloadTls(); !s.ok()) {
+      spdlog::error("TLS reload failed, the previous certificate stays in use: {}", std::string(s.message()));
+    }
+  }
   spdlog::info("received {}", sig == SIGTERM ? "SIGTERM" : "SIGINT");
   (*server)->Shutdown();
   server->reset();

@@ -16,6 +16,10 @@ Server::Server(const ServerSettings& settings) { context_.settings = settings; }
 
 absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& settings) {
   auto server = std::unique_ptr<Server>(new Server(settings));
+  // Certificates and token files first: a bad one fails start-up before any
+  // GPU work or model load.
+  ASSIGN_OR_RETURN(server->authorizer_, Authorizer::Create(settings));
+  ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials, server->Credentials(settings));
   GpuRuntimeOptions gpu_options;
   gpu_options.device = settings.device;
   gpu_options.pipeline_cache_path = settings.pipeline_cache_path.value_or(DefaultPipelineCachePath());
@@ -46,6 +50,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
   server->context_.log = server->log_.get();
   server->inference_ = std::make_unique<InferenceService>(&server->context_);
   server->health_ = std::make_unique<HealthService>(&server->context_);
+  server->authorizing_ = MakeAuthorizingService(server->inference_.get(), server->authorizer_.get());
 
   const int max_message = static_cast<int>(
       std::clamp<int64_t>(settings.max_message_bytes, 1024, std::numeric_limits<int>::max()));
@@ -54,19 +59,24 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
   const int max_receive = static_cast<int>(std::clamp<int64_t>(
       2 * int64_t{max_message}, 1024, std::numeric_limits<int>::max()));
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(settings.GrpcListenAddress(), grpc::InsecureServerCredentials(), &server->port_);
+  builder.AddListeningPort(settings.GrpcListenAddress(), credentials, &server->port_);
   builder.SetMaxReceiveMessageSize(max_receive);
   builder.SetMaxSendMessageSize(max_message);
-  builder.RegisterService(server->inference_.get());
+  builder.RegisterService(server->authorizing_.get());
   builder.RegisterService(server->health_.get());
   server->grpc_ = builder.BuildAndStart();
   if (server->grpc_ == nullptr || server->port_ == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", settings.GrpcListenAddress()));
   }
   if (settings.metrics_enabled) {
-    RETURN_IF_ERROR(server->metrics_->Serve(settings.MetricsListenAddress()));
+    MetricsEndpointOptions endpoint;
+    endpoint.max_connections = settings.metrics_max_connections;
+    endpoint.request_timeout_ms = settings.metrics_request_timeout_ms;
+    endpoint.allowed_networks = settings.metrics_allowed_networks;
+    RETURN_IF_ERROR(server->metrics_->Serve(settings.MetricsListenAddress(), endpoint));
     spdlog::info("metrics at http://{}/metrics", server->metrics_address());
   }
+  WarnIfExposed(settings);
   server->context_.accepting.store(true);
   server->expiry_thread_ = std::thread([s = server.get()] { s->ExpiryLoop(); });
   spdlog::info("vkserve {} listening on {} (gRPC), repository {}", kServerVersion, server->address(),
@@ -75,6 +85,35 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
 }
 
 Server::~Server() { Shutdown(); }
+
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Server::Credentials(
+    const ServerSettings& settings) {
+  if (!settings.tls_enabled()) return grpc::InsecureServerCredentials();
+  ASSIGN_OR_RETURN(tls_, TlsCredentials::Create(settings));
+  spdlog::info("gRPC TLS{}: {}", settings.tls_client_ca_path.empty() ? "" : " (client certificates required)",
+               tls_->summary());
+  return tls_->server_credentials();
+}
+
+void Server::WarnIfExposed(const ServerSettings& settings) {
+  if (settings.GrpcIsLoopback()) return;
+  if (!settings.tls_enabled()) {
+    spdlog::warn("gRPC listens on {} without TLS: requests{} travel in plaintext",
+                 settings.grpc_address, settings.auth_grants.empty() ? "" : " and bearer tokens");
+  }
+  if (settings.auth_grants.empty()) {
+    spdlog::warn("gRPC listens on {} with no auth grants: every caller may call every RPC{}",
+                 settings.grpc_address,
+                 settings.model_control == ModelControlMode::kExplicit ? ", model load/unload included" : "");
+  }
+}
+
+absl::Status Server::ReloadTls() {
+  if (tls_ == nullptr) return absl::FailedPreconditionError("gRPC TLS is not configured");
+  RETURN_IF_ERROR(tls_->Reload());
+  spdlog::info("gRPC TLS reloaded: {}", tls_->summary());
+  return absl::OkStatus();
+}
 
 std::string Server::address() const {
   const std::string& host = context_.settings.grpc_address;

@@ -4,7 +4,9 @@
 // Server: the running daemon. Owns the GPU runtime, the loaded models, the
 // GPU-resident output registry (with a thread that expires idle handles),
 // the shared-memory regions, the Prometheus metrics and their endpoint, the
-// request tracer and the gRPC server with its two services.
+// request tracer and the gRPC server with its two services: the inference
+// service behind the authorizing wrapper (authorization.h) and, with
+// grpc.tls configured, TLS credentials reloadable by ReloadTls().
 //
 // Shutdown() (also run by the destructor) stops accepting inferences (new
 // ones get UNAVAILABLE), lets gRPC finish every call in flight for up to
@@ -24,12 +26,14 @@
 #include "config/server_config.h"
 #include "grpcpp/grpcpp.h"
 #include "runtime/gpu_runtime.h"
+#include "server/authorization.h"
 #include "server/grpc_service.h"
 #include "server/metrics.h"
 #include "server/model_manager.h"
 #include "server/request_tracer.h"
 #include "server/resident_registry.h"
 #include "server/shared_memory.h"
+#include "server/tls_credentials.h"
 
 namespace vkserve {
 
@@ -52,6 +56,11 @@ class Server {
   // The same for the metrics endpoint.
   std::string metrics_address() const;
 
+  // Re-reads the TLS files (SIGHUP). OK: new connections get the new
+  // certificate within about a second. Else the old one stays and the error
+  // says why. FAILED_PRECONDITION without TLS.
+  absl::Status ReloadTls();
+
   ModelManager& models() { return *models_; }
   ResidentRegistry& resident() { return *resident_; }
   SharedMemoryManager& shared_memory() { return *shared_memory_; }
@@ -62,6 +71,11 @@ class Server {
   void ExpiryLoop();
   // The gauges' values now (called by the metrics endpoint on a scrape).
   GaugeSample SampleGauges() const;
+  // The listening credentials: TLS (tls_) or plaintext.
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(const ServerSettings& settings);
+  // Warnings for settings that expose the server (non-loopback without TLS
+  // or auth).
+  static void WarnIfExposed(const ServerSettings& settings);
 
   std::unique_ptr<GpuRuntime> runtime_;
   // Declared before the models: a ModelMetrics must not outlive it.
@@ -74,6 +88,9 @@ class Server {
   ServiceContext context_;
   std::unique_ptr<InferenceService> inference_;
   std::unique_ptr<HealthService> health_;
+  std::unique_ptr<Authorizer> authorizer_;
+  std::unique_ptr<grpc::Service> authorizing_;  // wraps inference_
+  std::unique_ptr<TlsCredentials> tls_;          // null without TLS
   std::unique_ptr<grpc::Server> grpc_;
   int port_ = 0;
 

@@ -63,6 +63,15 @@ TEST(ServerConfigTest, BuiltInDefaultServesTheExampleRepository) {
   EXPECT_EQ(s->exit_timeout, absl::Seconds(30));
   EXPECT_EQ(s->GrpcListenAddress(), "127.0.0.1:8001");
   EXPECT_EQ(s->MetricsListenAddress(), "127.0.0.1:8002");
+  // Safe defaults: loopback, no TLS needed there, control RPCs refused,
+  // shared memory off and confined to /vkserve_* when on.
+  EXPECT_TRUE(s->GrpcIsLoopback());
+  EXPECT_FALSE(s->tls_enabled());
+  EXPECT_TRUE(s->auth_grants.empty());
+  EXPECT_EQ(s->shared_memory_key_prefix, "/vkserve_");
+  EXPECT_EQ(s->metrics_max_connections, 8);
+  EXPECT_EQ(s->metrics_request_timeout_ms, 2000);
+  EXPECT_TRUE(s->metrics_allowed_networks.empty());
 }
 
 TEST(ServerConfigTest, EmptyFileGetsEveryDefault) {
@@ -220,6 +229,120 @@ TEST(ServerConfigTest, RepositoryErrors) {
               AllOf(HasSubstr("repository.startup_models[1]"), HasSubstr("not a valid model name")));
   EXPECT_THAT(ErrorOf("repository { model_control: EXPLICIT startup_models: \"a\" startup_models: \"a\" }"),
               HasSubstr("repository.startup_models[1]: \"a\" is listed twice"));
+}
+
+// Parses `text` as <dir>/server.pbtxt (files it names may live in `dir`)
+// and returns the error message without the file name.
+std::string ErrorIn(const TempDir& dir, const std::string& text) {
+  std::string path = dir.Write("server.pbtxt", text);
+  absl::StatusOr<ServerSettings> settings = LoadServerConfig(path);
+  EXPECT_FALSE(settings.ok()) << text;
+  if (settings.ok()) return "";
+  EXPECT_EQ(settings.status().code(), absl::StatusCode::kInvalidArgument);
+  return std::string(settings.status().message()).substr(path.size());
+}
+
+TEST(ServerConfigTest, TlsAuthAndSharedMemoryPrefix) {
+  TempDir dir;
+  dir.Write("etc/tls/server.crt", "x");
+  dir.Write("etc/tls/server.key", "x");
+  dir.Write("etc/tls/clients.crt", "x");
+  dir.Write("etc/app.token", "x");
+  const std::string digest(64, 'a');
+  std::string path = dir.Write("etc/server.pbtxt", R"pb(
+    grpc {
+      address: "0.0.0.0"
+      tls { certificate: "tls/server.crt" private_key: "tls/server.key" client_ca: "tls/clients.crt" }
+    }
+    metrics {
+      max_connections: 16 request_timeout_ms: 500
+      allowed_networks: [ "10.0.0.0/8", "192.168.1.7" ]
+    }
+    limits { allow_shared_memory: true shared_memory_key_prefix: "/team-a." }
+    auth {
+      grant { name: "ops" token_sha256: ")pb" + digest + R"pb(" roles: [INFERENCE, ADMIN] }
+      grant { token_file: "app.token" roles: INFERENCE }
+      grant { client_identity: "spiffe://example/ci" roles: ADMIN }
+    }
+  )pb");
+  absl::StatusOr<ServerSettings> s = LoadServerConfig(path);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_TRUE(s->tls_enabled());
+  EXPECT_FALSE(s->GrpcIsLoopback());
+  EXPECT_EQ(s->tls_certificate_path, dir.Path("etc/tls/server.crt"));
+  EXPECT_EQ(s->tls_private_key_path, dir.Path("etc/tls/server.key"));
+  EXPECT_EQ(s->tls_client_ca_path, dir.Path("etc/tls/clients.crt"));
+  EXPECT_EQ(s->metrics_max_connections, 16);
+  EXPECT_EQ(s->metrics_request_timeout_ms, 500);
+  EXPECT_THAT(s->metrics_allowed_networks, ::testing::ElementsAre("10.0.0.0/8", "192.168.1.7/32"));
+  EXPECT_EQ(s->shared_memory_key_prefix, "/team-a.");
+  ASSERT_EQ(s->auth_grants.size(), 3u);
+  EXPECT_EQ(s->auth_grants[0].name, "ops");
+  EXPECT_EQ(s->auth_grants[0].token_sha256, std::string(32, '\xaa'));
+  EXPECT_EQ(s->auth_grants[0].roles, kRoleInference | kRoleAdmin);
+  EXPECT_EQ(s->auth_grants[1].name, "grant 1");
+  EXPECT_EQ(s->auth_grants[1].token_file, dir.Path("etc/app.token"));
+  EXPECT_EQ(s->auth_grants[1].roles, kRoleInference);
+  EXPECT_EQ(s->auth_grants[2].client_identity, "spiffe://example/ci");
+  EXPECT_EQ(s->auth_grants[2].roles, kRoleAdmin);
+}
+
+TEST(ServerConfigTest, TlsAndAuthErrors) {
+  TempDir dir;
+  dir.Write("a.pem", "x");
+  EXPECT_EQ(ErrorIn(dir, "grpc { tls { certificate: \"a.pem\" } }"),
+            ":1:8: grpc.tls.private_key: certificate and private_key must be set together");
+  EXPECT_THAT(ErrorIn(dir, "grpc { tls { certificate: \"a.pem\" private_key: \"absent.pem\" } }"),
+              AllOf(StartsWith(":1:35: grpc.tls.private_key: "), HasSubstr("absent.pem is not a file")));
+  EXPECT_EQ(ErrorIn(dir, "grpc { tls { client_ca: \"a.pem\" } }"),
+            ":1:14: grpc.tls.client_ca: needs certificate and private_key");
+  EXPECT_EQ(ErrorIn(dir, "auth { grant { token_sha256: \"abc\" roles: ADMIN } }"),
+            ":1:16: auth.grant[0].token_sha256: must be 64 hex digits (a SHA-256 digest)");
+  EXPECT_EQ(ErrorIn(dir, "auth { grant { token_sha256: \"" + std::string(63, 'a') + "g\" roles: ADMIN } }"),
+            ":1:16: auth.grant[0].token_sha256: must be 64 hex digits (a SHA-256 digest)");
+  EXPECT_EQ(ErrorIn(dir, "auth { grant { token_file: \"a.pem\" client_identity: \"x\" roles: ADMIN } }"),
+            ":1:8: auth.grant[0]: set exactly one of token_sha256, token_file and client_identity");
+  EXPECT_EQ(ErrorIn(dir, "auth { grant { roles: ADMIN } }"),
+            ":1:8: auth.grant[0]: set exactly one of token_sha256, token_file and client_identity");
+  EXPECT_EQ(ErrorIn(dir, "auth { grant { client_identity: \"x\" roles: ADMIN } }"),
+            ":1:16: auth.grant[0].client_identity: needs client certificates: set grpc.tls.client_ca");
+  EXPECT_EQ(ErrorIn(dir, "auth { grant { token_file: \"a.pem\" } }"), ":1:8: auth.grant[0]: grants no roles");
+  EXPECT_EQ(ErrorIn(dir, "auth { grant { token_file: \"a.pem\" roles: ROLE_UNSPECIFIED } }"),
+            ":1:36: auth.grant[0].roles[0]: must be INFERENCE or ADMIN");
+  EXPECT_EQ(ErrorIn(dir, "auth { grant { name: \"a\" token_file: \"a.pem\" roles: ADMIN }\n"
+                         "       grant { name: \"a\" token_file: \"a.pem\" roles: ADMIN } }"),
+            ":2:16: auth.grant[1].name: \"a\" is used twice");
+}
+
+TEST(ServerConfigTest, SharedMemoryPrefixAndMetricsLimitErrors) {
+  for (const char* prefix : {"vkserve_", "", "/a/b", "/a b", "/.."}) {
+    SCOPED_TRACE(prefix);
+    EXPECT_THAT(ErrorOf(std::string("limits { shared_memory_key_prefix: \"") + prefix + "\" }"),
+                HasSubstr("limits.shared_memory_key_prefix: must be \"/\" followed by letters"));
+  }
+  EXPECT_THAT(ErrorOf("metrics { address: \"::1\" }"),
+              HasSubstr("metrics.address: must be an IPv4 address or \"localhost\""));
+  for (const char* network : {"10.0.0.0/33", "10.0.0.0/", "10.0.0/8", "::1", "10.0.0.0/8x", "a"}) {
+    SCOPED_TRACE(network);
+    EXPECT_THAT(ErrorOf(std::string("metrics { allowed_networks: \"") + network + "\" }"),
+                HasSubstr("metrics.allowed_networks[0]: \""));
+  }
+  EXPECT_THAT(ErrorOf("metrics { max_connections: 0 }"),
+              HasSubstr("metrics.max_connections: must be between 1 and 256, got 0"));
+  EXPECT_THAT(ErrorOf("metrics { request_timeout_ms: 99 }"),
+              HasSubstr("metrics.request_timeout_ms: must be between 100 and 60000, got 99"));
+}
+
+TEST(ServerConfigTest, LoopbackAddresses) {
+  ServerSettings s;
+  for (const char* loopback : {"127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost"}) {
+    s.grpc_address = loopback;
+    EXPECT_TRUE(s.GrpcIsLoopback()) << loopback;
+  }
+  for (const char* exposed : {"0.0.0.0", "::", "10.0.0.1", "128.0.0.1"}) {
+    s.grpc_address = exposed;
+    EXPECT_FALSE(s.GrpcIsLoopback()) << exposed;
+  }
 }
 
 TEST(ServerConfigTest, MissingFileIsNotFound) {
