@@ -36,6 +36,10 @@ struct ModelOptions {
   std::map<std::string, int64_t> dim_overrides_by_denotation;
   // Fuse activations and residual adds into Conv/Gemm/MatMul.
   bool fuse = true;
+  // Host folding's limit (op.h kMaxFoldElements): nodes computable at plan
+  // time from shapes and constants with larger outputs run on the GPU.
+  // Tests lower it to take the GPU path at small shapes.
+  int64_t max_fold_elements = kMaxFoldElements;
 };
 
 // The GPU objects a model runs with; not owned.
@@ -92,6 +96,7 @@ class Model {
   const std::vector<ValueInfo>& inputs() const { return inputs_; }
   const std::vector<ValueInfo>& outputs() const { return outputs_; }
   const GpuContext& gpu() const { return gpu_; }
+  const ModelOptions& options() const { return options_; }
   int fused_nodes() const { return fused_nodes_; }
 
   // The plan for these input shapes (in inputs() order), built once.

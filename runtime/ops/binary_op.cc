@@ -119,7 +119,7 @@ absl::Status BinaryOp::Infer(InferContext& ctx) const {
   ctx.outputs[0].dtype = a->dtype;
   ctx.outputs[0].shape = shape;
   const int64_t n = NumElements(shape);
-  if (a->value == nullptr || b->value == nullptr || n > kMaxFoldElements ||
+  if (a->value == nullptr || b->value == nullptr || n > ctx.max_fold_elements ||
       !IsFoldableType(a->dtype) || a->dtype == DataType::kBool) {
     if (kind_ == Kind::kPow) return CheckDataType(a->dtype, {DataType::kFloat}, "input 0");
     return CheckDataType(a->dtype, {DataType::kFloat, DataType::kInt32, DataType::kInt64,
