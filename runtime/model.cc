@@ -13,6 +13,7 @@
 #include "runtime/model_file.h"
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
+#include "runtime/plan_cache.h"
 #include "runtime/planner.h"
 #include "runtime/rewrite.h"
 
@@ -53,6 +54,12 @@ absl::StatusOr<std::shared_ptr<Model>> Model::FromGraph(Graph graph, const GpuCo
   model->graph_ = std::move(graph);
   model->gpu_ = gpu;
   model->options_ = options;
+  model->budget_ = options.cache_budget;
+  if (model->budget_ == nullptr) {
+    model->budget_ = std::make_shared<CacheBudget>(
+        options.cache_limits.value_or(CacheLimits::ForDevice(*gpu.device)));
+  }
+  model->plans_ = std::make_shared<PlanCache>(model->budget_, &model->graph_);
   RETURN_IF_ERROR(model->Prepare());
   return model;
 }
@@ -168,16 +175,11 @@ absl::StatusOr<std::shared_ptr<const Plan>> Model::GetPlan(
                                                      DescribeType(inputs_[i].type)));
     }
   }
-  const std::string key = ShapeKey(input_shapes);
-  {
-    absl::MutexLock lock(&plans_mutex_);
-    auto it = plans_.find(key);
-    if (it != plans_.end()) return it->second;
-  }
-  ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan, BuildPlan(*this, ops_, input_shapes));
-  absl::MutexLock lock(&plans_mutex_);
-  return plans_.emplace(key, std::move(plan)).first->second;
+  return plans_->GetOrBuild(ShapeKey(input_shapes),
+                            [&] { return BuildPlan(*this, ops_, input_shapes); });
 }
+
+size_t Model::cached_plan_count() const { return plans_->size(); }
 
 const gpu::Buffer* Model::weight(const std::string& name) const {
   auto it = weights_.find(name);

@@ -4,7 +4,9 @@
 // Model: a loaded, validated graph bound to a GPU — fused, every node matched
 // to a GPU op (or refused at load with a Status naming node, op, domain and
 // opset), weights uploaded once and shared by every Session. Plans, one per
-// input-shape signature, are built on first use and cached.
+// input-shape signature, are built on first use and cached within the
+// model's CacheBudget (shared with its sessions' per-signature state), which
+// evicts the least recently used idle ones.
 //
 // Thread-safe. The Device, Allocator and PipelineCache it was created with
 // must outlive it.
@@ -14,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,10 +26,13 @@
 #include "gpu/device.h"
 #include "gpu/pipeline.h"
 #include "runtime/graph.h"
+#include "runtime/cache_budget.h"
 #include "runtime/node_provenance.h"
 #include "runtime/plan.h"
 
 namespace vkserve {
+
+class PlanCache;
 
 struct ModelOptions {
   // Free dimension overrides, as ONNX Runtime offers them: a symbolic input
@@ -36,6 +42,17 @@ struct ModelOptions {
   std::map<std::string, int64_t> dim_overrides_by_denotation;
   // Fuse activations and residual adds into Conv/Gemm/MatMul.
   bool fuse = true;
+  // Host folding's limit (op.h kMaxFoldElements): nodes computable at plan
+  // time from shapes and constants with larger outputs run on the GPU.
+  // Tests lower it to take the GPU path at small shapes.
+  int64_t max_fold_elements = kMaxFoldElements;
+  // The memory budget of this model's cached plans and of its sessions'
+  // per-signature state (arenas, IO and staging buffers, recordings): least
+  // recently used entries not in use are evicted beyond it. Pass one budget
+  // to several models to bound them together. Null: a budget of the model's
+  // own with `cache_limits` (default CacheLimits::ForDevice).
+  std::shared_ptr<CacheBudget> cache_budget;
+  std::optional<CacheLimits> cache_limits;
 };
 
 // The GPU objects a model runs with; not owned.
@@ -92,9 +109,11 @@ class Model {
   const std::vector<ValueInfo>& inputs() const { return inputs_; }
   const std::vector<ValueInfo>& outputs() const { return outputs_; }
   const GpuContext& gpu() const { return gpu_; }
+  const ModelOptions& options() const { return options_; }
   int fused_nodes() const { return fused_nodes_; }
 
-  // The plan for these input shapes (in inputs() order), built once.
+  // The plan for these input shapes (in inputs() order), built on first use
+  // and cached until the budget evicts it (never while the caller holds it).
   // INVALID_ARGUMENT when a shape does not fit the declared one.
   absl::StatusOr<std::shared_ptr<const Plan>> GetPlan(
       const std::vector<std::vector<int64_t>>& input_shapes) const;
@@ -110,6 +129,12 @@ class Model {
   const gpu::Buffer* weight(const std::string& name) const;
   uint64_t weight_bytes() const { return weight_bytes_; }
 
+  // The budget this model's plans and its sessions' states are charged to,
+  // and what it holds (bytes, entries, evictions by kind): for metrics.
+  const std::shared_ptr<CacheBudget>& cache_budget() const { return budget_; }
+  CacheBudgetStats cache_stats() const { return budget_->stats(); }
+  size_t cached_plan_count() const;
+
  private:
   Model() = default;
   absl::Status Prepare();
@@ -124,8 +149,8 @@ class Model {
   std::map<std::string, gpu::Buffer> weights_;
   uint64_t weight_bytes_ = 0;
   int fused_nodes_ = 0;
-  mutable absl::Mutex plans_mutex_;
-  mutable std::map<std::string, std::shared_ptr<const Plan>> plans_ ABSL_GUARDED_BY(plans_mutex_);
+  std::shared_ptr<CacheBudget> budget_;
+  std::shared_ptr<PlanCache> plans_;  // after budget_: destroyed first
 };
 
 }  // namespace vkserve

@@ -56,6 +56,12 @@ struct TensorDesc {
   std::string ToString() const;   // "float[1,3,224,224]"
 };
 
+// Folding: a node whose inputs are all host-known is computed on the host at
+// plan time only if its outputs stay this small (shape arithmetic, not
+// data); larger ones run on the GPU. The default of
+// InferContext::max_fold_elements (ModelOptions::max_fold_elements).
+inline constexpr int64_t kMaxFoldElements = 1 << 16;
+
 // Step 2's inputs and outputs.
 struct InferContext {
   const Node& node;
@@ -63,6 +69,9 @@ struct InferContext {
   std::vector<const TensorDesc*> inputs;
   // One per node output, to be filled (dtype, shape, and value when folding).
   std::vector<TensorDesc> outputs;
+  // Fold only outputs (and folded inputs of reshape-like nodes) of at most
+  // this many elements.
+  int64_t max_fold_elements = kMaxFoldElements;
 
   // Input i, or nullptr when omitted / beyond the node's inputs.
   const TensorDesc* input(size_t i) const { return i < inputs.size() ? inputs[i] : nullptr; }

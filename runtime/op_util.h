@@ -19,10 +19,6 @@
 
 namespace vkserve {
 
-// Folding: a node whose inputs are all host-known is computed on the host at
-// plan time only if its outputs stay this small (shape arithmetic, not data).
-inline constexpr int64_t kMaxFoldElements = 1 << 16;
-
 // Numpy-style broadcast of two shapes. INVALID_ARGUMENT when incompatible.
 absl::StatusOr<std::vector<int64_t>> BroadcastShapes(const std::vector<int64_t>& a,
                                                      const std::vector<int64_t>& b);

@@ -34,7 +34,8 @@ struct Inference {
 
 absl::StatusOr<Inference> Infer(const Graph& graph, const std::vector<const Op*>& ops,
                                 const std::vector<ValueInfo>& inputs,
-                                const std::vector<std::vector<int64_t>>& input_shapes) {
+                                const std::vector<std::vector<int64_t>>& input_shapes,
+                                int64_t max_fold_elements = kMaxFoldElements) {
   Inference inf;
   auto add_value = [&inf](const std::string& name, TensorDesc desc) {
     inf.ids[name] = static_cast<int>(inf.values.size());
@@ -52,7 +53,7 @@ absl::StatusOr<Inference> Infer(const Graph& graph, const std::vector<const Op*>
   }
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const Node& node = graph.nodes[n];
-    InferContext ctx{node, {}, {}};
+    InferContext ctx{node, {}, {}, max_fold_elements};
     PlannedNode planned;
     planned.node = &node;
     planned.op = ops[n];
@@ -165,6 +166,16 @@ class PlannerKernelContext : public KernelContext {
   std::vector<std::vector<uint8_t>>* constants_;
 };
 
+// Kernels bind every tensor whole: one larger than maxStorageBufferRange
+// would be undefined behaviour on the GPU, so the plan refuses it, naming it.
+absl::Status CheckBindable(const Model& model, const std::string& name, const TensorDesc& desc) {
+  const uint64_t limit = model.gpu().device->info().max_storage_buffer_range;
+  if (desc.byte_size() <= limit) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "tensor '", name, "' (", desc.ToString(), ", ", desc.byte_size(),
+      " bytes) is larger than the device binds at once (maxStorageBufferRange ", limit, " bytes)"));
+}
+
 }  // namespace
 
 std::string NodeErrorPrefix(const Node& node) {
@@ -190,7 +201,8 @@ absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(
     const Model& model, const std::vector<const Op*>& ops,
     const std::vector<std::vector<int64_t>>& input_shapes) {
   const Graph& graph = model.graph();
-  ASSIGN_OR_RETURN(Inference inf, Infer(graph, ops, model.inputs(), input_shapes));
+  ASSIGN_OR_RETURN(Inference inf, Infer(graph, ops, model.inputs(), input_shapes,
+                                        model.options().max_fold_elements));
   auto plan = std::make_shared<Plan>();
   std::vector<std::string> sig;
   for (size_t i = 0; i < model.inputs().size(); ++i) {
@@ -270,6 +282,7 @@ absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(
       }
       pv.storage = PlannedValue::Storage::kWeight;
     } else if (first_def[v] >= 0) {
+      RETURN_IF_ERROR(CheckBindable(model, pv.name, pv.desc));
       pv.storage = PlannedValue::Storage::kArena;
       requests.push_back({pv.desc.byte_size(), first_def[v], std::max(first_def[v], last_use[v])});
       request_value.push_back(static_cast<int>(v));
@@ -296,6 +309,12 @@ absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(
     if (!kernel.ok()) return AnnotateNodeError(*n.node, kernel.status());
     n.kernel = std::move(kernel).value();
     for (uint64_t bytes : ctx.scratch_) {
+      if (bytes > model.gpu().device->info().max_storage_buffer_range) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            NodeErrorPrefix(*n.node), "needs ", bytes, " bytes of scratch, more than the device "
+            "binds at once (maxStorageBufferRange ", model.gpu().device->info().max_storage_buffer_range,
+            " bytes)"));
+      }
       n.scratch_sizes.push_back(bytes);
       requests.push_back({bytes, step, step});
       request_value.push_back(-1 - step);  // scratch of `step`

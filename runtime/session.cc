@@ -14,6 +14,7 @@
 #include "runtime/fusion.h"
 #include "runtime/op_util.h"
 #include "runtime/planner.h"
+#include "runtime/session_state.h"
 
 namespace vkserve {
 namespace {
@@ -31,27 +32,29 @@ bool SameRange(const gpu::BufferRange& a, const gpu::BufferRange& b) {
 
 }  // namespace
 
-// Everything a session holds for one plan (input-shape signature).
-struct SessionState {
-  std::shared_ptr<const Plan> plan;
-  gpu::Buffer arena;
-  std::vector<gpu::Buffer> inputs;         // per model input; empty when size 0
-  std::vector<gpu::Buffer> input_staging;  // when inputs are not host-writable
-  std::vector<gpu::Buffer> outputs;        // per model output
-  std::vector<gpu::Buffer> readback;       // when outputs are not host-readable
-  std::unique_ptr<gpu::CommandBuffer> command_buffer;
-  // What the current recording bound; a run binding anything else re-records.
-  bool recorded = false;
-  std::vector<gpu::BufferRange> bound_inputs;
-  std::vector<bool> bound_host_outputs;
-};
-
 struct Session::Impl {
   SessionOptions options;
   gpu::Buffer dummy;  // bound where a tensor has no bytes
-  std::map<std::string, std::unique_ptr<SessionState>> states;
+  std::shared_ptr<StateCache> states;  // per signature, within the model's budget
   size_t recordings = 0;
 };
+
+namespace {
+
+// Releases an acquired state when the run ends, however it ends.
+class StateLease {
+ public:
+  StateLease(StateCache& cache, std::string key) : cache_(cache), key_(std::move(key)) {}
+  ~StateLease() { cache_.Release(key_); }
+  StateLease(const StateLease&) = delete;
+  StateLease& operator=(const StateLease&) = delete;
+
+ private:
+  StateCache& cache_;
+  const std::string key_;
+};
+
+}  // namespace
 
 Session::Session(std::shared_ptr<const Model> model)
     : model_(std::move(model)), impl_(std::make_unique<Impl>()) {}
@@ -66,6 +69,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const M
   if (options.timestamps && session->model_->gpu().device->info().timestamp_valid_bits == 0) {
     session->impl_->options.timestamps = false;  // the device cannot time; gpu_ns stays 0
   }
+  session->impl_->states = std::make_shared<StateCache>(session->model_->cache_budget());
   ASSIGN_OR_RETURN(session->impl_->dummy,
                    session->model_->gpu().allocator->Allocate(256, gpu::MemoryUsage::kDeviceLocal,
                                                               gpu::MemoryKind::kIo));
@@ -73,6 +77,8 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const M
 }
 
 size_t Session::recording_count() const { return impl_->recordings; }
+
+size_t Session::cached_state_count() const { return impl_->states->size(); }
 
 namespace {
 
@@ -230,7 +236,25 @@ absl::Status Record(const Model& model, SessionState* state, const gpu::Buffer& 
 
 }  // namespace
 
+absl::StatusOr<SessionState*> Session::AcquireState(const std::shared_ptr<const Plan>& plan) {
+  StateCache& cache = *impl_->states;
+  if (SessionState* state = cache.Acquire(plan->signature)) return state;
+  // Make room before allocating, so the budget's peak holds too.
+  cache.budget().Enforce(SessionState::Estimate(*plan));
+  auto state = std::make_unique<SessionState>();
+  state->plan = plan;
+  RETURN_IF_ERROR(AllocateState(*model_, impl_->options, state.get()));
+  return cache.Insert(plan->signature, std::move(state));
+}
+
 absl::StatusOr<RunResult> Session::Run(const RunRequest& request) {
+  absl::StatusOr<RunResult> result = RunOnce(request);
+  // The run's state and plan are idle now: within the budget again.
+  impl_->states->budget().Enforce();
+  return result;
+}
+
+absl::StatusOr<RunResult> Session::RunOnce(const RunRequest& request) {
   const Clock::time_point start = Clock::now();
   const Model& model = *model_;
   RunResult result;
@@ -312,14 +336,9 @@ absl::StatusOr<RunResult> Session::Run(const RunRequest& request) {
 
   // 2. The plan and this session's buffers for it.
   ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan, model.GetPlan(shapes));
-  std::unique_ptr<SessionState>& slot = impl_->states[plan->signature];
-  if (slot == nullptr) {
-    auto state = std::make_unique<SessionState>();
-    state->plan = plan;
-    RETURN_IF_ERROR(AllocateState(model, impl_->options, state.get()));
-    slot = std::move(state);
-  }
-  SessionState& state = *slot;
+  ASSIGN_OR_RETURN(SessionState * acquired, AcquireState(plan));
+  const StateLease lease(*impl_->states, plan->signature);
+  SessionState& state = *acquired;
   for (size_t o = 0; o < state.outputs.size(); ++o) {
     const uint64_t size = plan->values[plan->output_values[o]].desc.byte_size();
     if (size > 0 && !state.outputs[o]) {  // handed to a DeviceTensor by the last run

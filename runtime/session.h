@@ -4,8 +4,10 @@
 // Session: runs a Model on the GPU with IO binding. Each session owns its
 // activation arena, its input/output buffers and its recorded command buffers
 // — one per input-shape signature (and set of bound device buffers), replayed
-// for every later run that matches (vkserve's graph capture). A model serves
-// many sessions; a session runs one request at a time.
+// for every later run that matches (vkserve's graph capture). These
+// per-signature states are charged to the model's CacheBudget, which frees
+// the least recently used idle ones beyond it (runtime/session_state.h). A
+// model serves many sessions; a session runs one request at a time.
 //
 // Thread-compatible: a Session must not be used by two threads at once (the
 // server's session pool guarantees this). Distinct sessions of one model run
@@ -27,6 +29,8 @@
 #include "runtime/model.h"
 
 namespace vkserve {
+
+struct SessionState;
 
 // Host bytes of one input, not owned: must stay valid during Run().
 struct HostTensorView {
@@ -126,10 +130,15 @@ class Session {
   const Model& model() const { return *model_; }
   // Recordings made so far (one per shape signature and device binding set).
   size_t recording_count() const;
+  // Per-signature states cached now (the model's budget evicts idle ones).
+  size_t cached_state_count() const;
 
  private:
   struct Impl;
   explicit Session(std::shared_ptr<const Model> model);
+  absl::StatusOr<RunResult> RunOnce(const RunRequest& request);
+  // This session's state for `plan`, cached or allocated, marked busy.
+  absl::StatusOr<SessionState*> AcquireState(const std::shared_ptr<const Plan>& plan);
   std::shared_ptr<const Model> model_;
   std::unique_ptr<Impl> impl_;
 };

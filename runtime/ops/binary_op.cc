@@ -119,9 +119,12 @@ absl::Status BinaryOp::Infer(InferContext& ctx) const {
   ctx.outputs[0].dtype = a->dtype;
   ctx.outputs[0].shape = shape;
   const int64_t n = NumElements(shape);
-  if (a->value == nullptr || b->value == nullptr || n > kMaxFoldElements ||
+  if (a->value == nullptr || b->value == nullptr || n > ctx.max_fold_elements ||
       !IsFoldableType(a->dtype) || a->dtype == DataType::kBool) {
-    return CheckDataType(a->dtype, {DataType::kFloat}, "input 0");
+    if (kind_ == Kind::kPow) return CheckDataType(a->dtype, {DataType::kFloat}, "input 0");
+    return CheckDataType(a->dtype, {DataType::kFloat, DataType::kInt32, DataType::kInt64,
+                                    DataType::kUint32, DataType::kUint64},
+                         "input 0");
   }
   // Host folding (shape arithmetic): integers exactly in int64.
   HostTensor out = ZeroTensor(a->dtype, shape);
@@ -186,8 +189,17 @@ absl::StatusOr<std::unique_ptr<Kernel>> BinaryOp::CreateKernel(KernelContext& ct
   for (size_t d = 0; d < kMaxRank; ++d) step.push.U32(d < dims.size() ? static_cast<uint32_t>(dims[d]) : 1);
   for (size_t d = 0; d < kMaxRank; ++d) step.push.U32(d < l.a.size() && mode == kGeneral ? static_cast<uint32_t>(l.a[d]) : 0);
   for (size_t d = 0; d < kMaxRank; ++d) step.push.U32(d < l.b.size() && mode == kGeneral ? static_cast<uint32_t>(l.b[d]) : 0);
-  ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/binary", 3, step.push.size(), {kLocal, 1, 1},
-                                                  {static_cast<uint32_t>(kind_), mode}));
+  if (a.dtype == DataType::kFloat) {
+    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/binary", 3, step.push.size(), {kLocal, 1, 1},
+                                                    {static_cast<uint32_t>(kind_), mode}));
+  } else {
+    // Integers of any count: 64-bit arithmetic in two 32-bit words.
+    const uint32_t elem = static_cast<uint32_t>(DataTypeSize(a.dtype));
+    const uint32_t is_signed = a.dtype == DataType::kInt32 || a.dtype == DataType::kInt64;
+    ASSIGN_OR_RETURN(step.pipeline,
+                     ctx.GetPipeline("ops/binary_int", 3, step.push.size(), {kLocal, 1, 1},
+                                     {static_cast<uint32_t>(kind_), mode, elem, is_signed}));
+  }
   step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Output(0)};
   step.groups = GroupsFor(n, kLocal, ctx.device());
   return MakeDispatchKernel(std::move(step));

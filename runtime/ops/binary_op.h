@@ -3,8 +3,11 @@
 //
 // BinaryOp: the shared implementation of Add, Sub, Mul, Div, PRelu and Pow —
 // numpy broadcasting (PRelu: the slope broadcasts to the input), fp32 on the
-// GPU through shaders/ops/binary.comp, and folded on the host for small known
-// inputs of any numeric type (shape arithmetic). Opsets before 7 (explicit
+// GPU through shaders/ops/binary.comp, int32/int64/uint32/uint64 of any size
+// (but Pow) through shaders/ops/binary_int.comp (64-bit arithmetic in 32-bit words), and
+// folded on the host for small known inputs of any numeric type (shape
+// arithmetic; larger ones — e.g. position/mask indices of a large batch — run
+// on the GPU like any other). Opsets before 7 (explicit
 // `broadcast`/`axis` attributes) are not registered; onnxruntime does not run
 // them either. Stateless; thread-safe.
 #ifndef VKSERVE_RUNTIME_OPS_BINARY_OP_H_

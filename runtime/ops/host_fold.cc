@@ -214,7 +214,7 @@ std::shared_ptr<const HostTensor> Share(HostTensor t) {
 }
 
 bool ShouldFold(const InferContext& ctx, int64_t output_elements) {
-  return output_elements <= kMaxFoldElements && AllInputsHostKnown(ctx);
+  return output_elements <= ctx.max_fold_elements && AllInputsHostKnown(ctx);
 }
 
 void SetAliasOutput(InferContext& ctx, std::vector<int64_t> shape) {
@@ -223,7 +223,7 @@ void SetAliasOutput(InferContext& ctx, std::vector<int64_t> shape) {
   out.dtype = in.dtype;
   out.shape = std::move(shape);
   out.value = nullptr;
-  if (in.value != nullptr && in.num_elements() <= kMaxFoldElements) {
+  if (in.value != nullptr && in.num_elements() <= ctx.max_fold_elements) {
     HostTensor t = *in.value;
     t.shape = out.shape;
     out.value = Share(std::move(t));

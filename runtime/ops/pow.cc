@@ -151,7 +151,7 @@ class PowOp : public BinaryOp {
     }
     if (a->dtype == DataType::kFloat) {
       ASSIGN_OR_RETURN(const TensorDesc fb, AsFloat(*b));
-      InferContext sub{ctx.node, {a, &fb}, std::vector<TensorDesc>(1)};
+      InferContext sub{ctx.node, {a, &fb}, std::vector<TensorDesc>(1), ctx.max_fold_elements};
       RETURN_IF_ERROR(BinaryOp::Infer(sub));
       const bool folded = sub.outputs[0].value != nullptr;
       if (!folded && b->value == nullptr && !IsGpuConvertible(b->dtype)) {

@@ -92,7 +92,7 @@ class RangeOp : public Op {
     TensorDesc& out = ctx.outputs[0];
     out.dtype = t.dtype;
     out.shape = t.shape;
-    if (out.num_elements() <= kMaxFoldElements) out.value = Share(std::move(t));
+    if (out.num_elements() <= ctx.max_fold_elements) out.value = Share(std::move(t));
     return absl::OkStatus();
   }
 

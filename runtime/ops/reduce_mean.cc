@@ -114,7 +114,7 @@ class ReduceMeanOp : public Op {
     ctx.outputs[0].dtype = x->dtype;
     ctx.outputs[0].shape = r.out_shape;
     if (x->value != nullptr && IsFoldableType(x->dtype) && x->dtype != DataType::kBool &&
-        x->num_elements() <= kMaxFoldElements && x->num_elements() > 0) {
+        x->num_elements() <= ctx.max_fold_elements && x->num_elements() > 0) {
       ctx.outputs[0].value = Share(Fold(*x->value, r));
       return absl::OkStatus();
     }

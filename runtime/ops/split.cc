@@ -91,7 +91,7 @@ class SplitOp : public Op {
       ASSIGN_OR_RETURN(split, RequireHostInput(ctx, 1));
     }
     ASSIGN_OR_RETURN(std::vector<StridedCopy> copies, PlanSplit(ctx.node, *in, split));
-    const bool fold = in->value != nullptr && in->num_elements() <= kMaxFoldElements;
+    const bool fold = in->value != nullptr && in->num_elements() <= ctx.max_fold_elements;
     for (size_t o = 0; o < copies.size(); ++o) {
       TensorDesc& out = ctx.outputs[o];
       out.dtype = in->dtype;

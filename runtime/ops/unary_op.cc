@@ -82,7 +82,7 @@ absl::Status ActivationOp::Infer(InferContext& ctx) const {
   ctx.outputs[0].dtype = x->dtype;
   ctx.outputs[0].shape = x->shape;
   const bool foldable = x->value != nullptr && IsFoldableType(x->dtype) &&
-                        x->num_elements() <= kMaxFoldElements;
+                        x->num_elements() <= ctx.max_fold_elements;
   if (foldable && params.kind == Activation::kClip && !IsFloatType(x->dtype)) {
     ASSIGN_OR_RETURN(HostTensor y, FoldIntegerClip(*x->value, ctx.input(1), ctx.input(2)));
     ctx.outputs[0].value = Share(std::move(y));

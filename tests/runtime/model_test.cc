@@ -86,6 +86,12 @@ const Cases& GetCases() {
       commands.push_back(python + " " + Quote(script) + " model " + m + " " + Quote(path) + " " +
                          Quote(c->dir.string()));
     }
+    // bert_tiny at [16,128] for LargeBatchTest.
+    if (fs::exists(ModelsDir() + "/bert_tiny.onnx")) {
+      commands.push_back(python + " " + Quote(script) + " model bert_tiny_16x128 " +
+                         Quote(ModelsDir() + "/bert_tiny.onnx") + " " + Quote(c->dir.string()) +
+                         " N=16,S=128");
+    }
     commands.push_back(python + " " + Quote(script) + " relu_add " + Quote(c->dir.string()));
     commands.push_back(python + " " + Quote(script) + " convnet " + Quote(c->dir.string()));
     // The .ort twins; a model whose conversion fails has no file, and its
@@ -129,10 +135,11 @@ struct CaseData {
   std::vector<HostTensor> expected;
 };
 
-// Reads OUT/<name>: the inputs (in the model's input order) and onnxruntime's
+// Reads CASES_DIR/<name>: the inputs (in the model's input order) and onnxruntime's
 // outputs.
-absl::StatusOr<CaseData> ReadCase(const std::string& name, size_t num_outputs) {
-  const fs::path dir = GetCases().dir / name;
+absl::StatusOr<CaseData> ReadCaseIn(const fs::path& cases_dir, const std::string& name,
+                                    size_t num_outputs) {
+  const fs::path dir = cases_dir / name;
   if (fs::exists(dir / "expected" / "error.txt")) {
     return absl::InternalError("onnxruntime failed: " + ReadFile(dir / "expected" / "error.txt"));
   }
@@ -148,6 +155,10 @@ absl::StatusOr<CaseData> ReadCase(const std::string& name, size_t num_outputs) {
     data.expected.push_back(*std::move(t));
   }
   return data;
+}
+
+absl::StatusOr<CaseData> ReadCase(const std::string& name, size_t num_outputs) {
+  return ReadCaseIn(GetCases().dir, name, num_outputs);
 }
 
 RunRequest HostRequest(const Model& model, const std::vector<HostTensor>& inputs) {
@@ -257,6 +268,78 @@ std::vector<ModelParam> AllModelParams() {
     for (const char* level : {"basic", "extended", "all"}) params.push_back({m, true, level});
   }
   return params;
+}
+
+// bert_tiny beyond host folding's limit: its attention-mask indices
+// (Range(N) * S + Range(S), int64 [N,1,1,S]) and token-type ids are known at
+// plan time, and above the limit int64 Add/Mul/Expand/Gather/Where run on the
+// GPU. At N*S > 65,536 with the default limit that was refused with
+// UNIMPLEMENTED "Add ... input 0 has type int64".
+class LargeBatchTest : public GpuTest {
+ protected:
+  GpuContext gpu() { return {device_.get(), allocator_.get(), pipelines_.get()}; }
+
+  // Runs bert_tiny on case `name` and compares with onnxruntime.
+  void ExpectMatches(const std::shared_ptr<Model>& model, const fs::path& cases_dir,
+                     const std::string& name) {
+    VKSERVE_ASSERT_OK_AND_ASSIGN(const CaseData data, ReadCaseIn(cases_dir, name, model->outputs().size()));
+    VKSERVE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Create(model));
+    VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult result, session->Run(HostRequest(*model, data.inputs)));
+    ASSERT_EQ(result.outputs.size(), data.expected.size());
+    for (size_t o = 0; o < result.outputs.size(); ++o) {
+      const std::string diff = testing::CompareTensors(result.outputs[o].host, data.expected[o],
+                                                       ModelTolerance(data.expected[o]));
+      EXPECT_TRUE(diff.empty()) << "output '" << result.outputs[o].name << "' vs onnxruntime: " << diff;
+    }
+  }
+};
+
+// The same graph path at a lavapipe-sized batch: folding limited to 1,024
+// elements, bert_tiny at [16,128] (2,048 tokens).
+TEST_F(LargeBatchTest, BertTinyWithInt64IndicesOnTheGpuMatchesOnnxRuntime) {
+  ASSERT_TRUE(GetCases().error.empty()) << GetCases().error;
+  const std::string path = ModelsDir() + "/bert_tiny.onnx";
+  ASSERT_TRUE(fs::exists(path)) << "missing model bert_tiny";
+  ModelOptions options;
+  options.max_fold_elements = 1024;
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const std::shared_ptr<Model> model, Model::Load(path, gpu(), options));
+  const std::vector<std::vector<int64_t>> shapes = {{16, 128}, {16, 128}};
+  VKSERVE_ASSERT_OK_AND_ASSIGN(std::shared_ptr<const Plan> plan, model->GetPlan(shapes));
+  // The index arithmetic (Add/Mul on int64) runs as GPU kernels.
+  std::vector<std::string> int64_kernels;
+  for (const PlannedNode& n : plan->nodes) {
+    if (n.kind != PlannedNode::Kind::kKernel || n.outputs.empty() || n.outputs[0] < 0) continue;
+    if (plan->values[n.outputs[0]].desc.dtype == DataType::kInt64) int64_kernels.push_back(n.node->op_type);
+  }
+  EXPECT_THAT(int64_kernels, ::testing::Contains("Add")) << ::testing::PrintToString(int64_kernels);
+  ExpectMatches(model, GetCases().dir, "bert_tiny_16x128");
+}
+
+// [520,128] (66,560 tokens) with the default limit. Where the device binds
+// the 136 MB [520,128,512] activations it must match onnxruntime; lavapipe
+// binds at most 128 MiB, and the plan says so instead of refusing int64.
+TEST_F(LargeBatchTest, BertTinyAtN520S128) {
+  const std::string path = ModelsDir() + "/bert_tiny.onnx";
+  ASSERT_TRUE(fs::exists(path)) << "missing model bert_tiny";
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const std::shared_ptr<Model> model, Model::Load(path, gpu()));
+  const std::vector<std::vector<int64_t>> shapes = {{520, 128}, {520, 128}};
+  const auto plan = model->GetPlan(shapes);
+  if (device_->info().max_storage_buffer_range < uint64_t{520} * 128 * 512 * 4) {
+    EXPECT_TRUE(absl::IsInvalidArgument(plan.status())) << plan.status();
+    EXPECT_THAT(std::string(plan.status().message()), HasSubstr("maxStorageBufferRange"));
+    EXPECT_THAT(std::string(plan.status().message()), ::testing::Not(HasSubstr("int64")));
+    return;
+  }
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const fs::path dir = GetCases().dir / "large";
+  const std::string python = Env("VKSERVE_PYTHON", "/usr/bin/python3");
+  const std::string make = python + " " + Quote(SourceDir() + "/tests/runtime/model_test_cases.py") +
+                           " model bert_tiny_520x128 " + Quote(path) + " " + Quote(dir.string()) +
+                           " N=520,S=128 && " + Env("NODE", "node") + " " +
+                           Quote(SourceDir() + "/tests/reference/ort_batch.js") + " " +
+                           Quote(dir.string()) + " >/dev/null";
+  ASSERT_EQ(std::system(make.c_str()), 0) << make;
+  ExpectMatches(model, dir, "bert_tiny_520x128");
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, ModelTest, ::testing::ValuesIn(AllModelParams()),

@@ -12,6 +12,9 @@
 #                               integer inputs uniform over the vocabulary of
 #                               the embedding table they index (else 0..99);
 #                               symbolic dims are 1 for the first, 16 otherwise
+#   model NAME MODEL OUT DIMS   the same with symbolic dims set by name
+#                               (DIMS "N=520,S=128"; a dim not named keeps
+#                               the default)
 #   convnet OUT                 OUT/convnet: a small residual CNN (3->32->32->64
 #                               channels, every count a multiple of 16, so
 #                               ONNX Runtime's NCHWc blocking at level 'all'
@@ -21,7 +24,7 @@
 #   relu_add OUT                OUT/relu_add: y = Relu(x + c), x and y
 #                               float[2,3,4,5], c a float[3,1,5] initializer
 #
-# Usage: /usr/bin/python3 tests/runtime/model_test_cases.py model NAME MODEL OUT
+# Usage: /usr/bin/python3 tests/runtime/model_test_cases.py model NAME MODEL OUT [DIMS]
 #        /usr/bin/python3 tests/runtime/model_test_cases.py relu_add OUT
 import json
 import os
@@ -59,7 +62,7 @@ def _vocab(model, input_name):
     return 100
 
 
-def model_case(name, path, out):
+def model_case(name, path, out, dims=None):
     data = pathlib.Path(path).read_bytes()
     model = onnx.load_from_string(data)
     # A seed per model name: inputs do not change when other models are added.
@@ -70,7 +73,8 @@ def model_case(name, path, out):
         if info.name in inits:
             continue
         t = info.type.tensor_type
-        shape = [d.dim_value if d.HasField("dim_value") else (1 if k == 0 else 16)
+        shape = [d.dim_value if d.HasField("dim_value")
+                 else (dims or {}).get(d.dim_param, 1 if k == 0 else 16)
                  for k, d in enumerate(t.shape.dim)]
         dtype = np.dtype(_NP[t.elem_type])
         if dtype.kind == "f":
@@ -137,6 +141,9 @@ def convnet_case(out):
 def main(argv):
     if len(argv) == 5 and argv[1] == "model":
         model_case(argv[2], argv[3], argv[4])
+    elif len(argv) == 6 and argv[1] == "model":
+        dims = {k: int(v) for k, v in (kv.split("=") for kv in argv[5].split(","))}
+        model_case(argv[2], argv[3], argv[4], dims)
     elif len(argv) == 3 and argv[1] == "relu_add":
         relu_add_case(argv[2])
     elif len(argv) == 3 and argv[1] == "convnet":

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: Apache-2.0
+// c = a (op) b with numpy broadcasting for 32- and 64-bit integers (int32,
+// uint32, int64, uint64), any element count below 2^32. Every element is
+// widened to 64 bits held as two 32-bit words (lo, hi) — sign-extended when
+// SIGNED — and computed with carries, so no shaderInt64 is needed; results
+// wrap modulo 2^(8 * ELEM_BYTES) like C++ integers (ONNX Runtime's CPU
+// kernels).
+// OP as in binary.comp: 0 add, 1 sub, 2 mul, 3 div (toward zero; x / 0 is 0,
+// as vkserve's host folding), 4 prelu (a < 0 ? a * b : a). No pow: ONNX
+// Runtime computes integer powers through double, which exact 64-bit
+// arithmetic would not reproduce beyond 2^53.
+// MODE and the push block as in binary.comp; element index as in op_util.h
+// GroupsFor.
+#version 450
+
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+layout(constant_id = 3) const uint OP = 0;
+layout(constant_id = 4) const uint MODE = 0;
+layout(constant_id = 5) const uint ELEM_BYTES = 8;  // 4 or 8
+layout(constant_id = 6) const bool SIGNED = true;
+
+layout(binding = 0) readonly buffer A { uint a[]; };
+layout(binding = 0) readonly buffer A2 { uvec2 a2[]; };
+layout(binding = 1) readonly buffer B { uint b[]; };
+layout(binding = 1) readonly buffer B2 { uvec2 b2[]; };
+layout(binding = 2) writeonly buffer C { uint c[]; };
+layout(binding = 2) writeonly buffer C2 { uvec2 c2[]; };
+
+layout(push_constant) uniform Params {
+  uint n;
+  uint rank;       // MODE 0
+  uint dims[6];    // MODE 0; MODE 4/5: dims[0] = inner, dims[1] = channels
+  uint a_strides[6];
+  uint b_strides[6];
+} p;
+
+uvec2 widen(uint v) { return uvec2(v, SIGNED && int(v) < 0 ? 0xFFFFFFFFu : 0u); }
+uvec2 load_a(uint i) { return ELEM_BYTES == 8u ? a2[i] : widen(a[i]); }
+uvec2 load_b(uint i) { return ELEM_BYTES == 8u ? b2[i] : widen(b[i]); }
+
+bool negative(uvec2 x) { return SIGNED && int(x.y) < 0; }
+
+uvec2 add64(uvec2 x, uvec2 y) {
+  uint carry;
+  const uint lo = uaddCarry(x.x, y.x, carry);
+  return uvec2(lo, x.y + y.y + carry);
+}
+
+uvec2 sub64(uvec2 x, uvec2 y) {
+  uint borrow;
+  const uint lo = usubBorrow(x.x, y.x, borrow);
+  return uvec2(lo, x.y - y.y - borrow);
+}
+
+uvec2 neg64(uvec2 x) { return sub64(uvec2(0u), x); }
+
+uvec2 mul64(uvec2 x, uvec2 y) {
+  uint hi, lo;
+  umulExtended(x.x, y.x, hi, lo);
+  return uvec2(lo, hi + x.x * y.y + x.y * y.x);
+}
+
+bool less_unsigned(uvec2 x, uvec2 y) { return x.y != y.y ? x.y < y.y : x.x < y.x; }
+
+// Unsigned 64-bit quotient by shift and subtract. REQUIRES: y != 0.
+uvec2 udiv64(uvec2 x, uvec2 y) {
+  if (x.y == 0u && y.y == 0u) return uvec2(x.x / y.x, 0u);
+  uvec2 q = uvec2(0u), r = uvec2(0u);
+  for (int bit = 63; bit >= 0; --bit) {
+    r = uvec2(r.x << 1, (r.y << 1) | (r.x >> 31));
+    r.x |= bit >= 32 ? (x.y >> (bit - 32)) & 1u : (x.x >> bit) & 1u;
+    if (!less_unsigned(r, y)) {
+      r = sub64(r, y);
+      if (bit >= 32) q.y |= 1u << (bit - 32); else q.x |= 1u << bit;
+    }
+  }
+  return q;
+}
+
+uvec2 div64(uvec2 x, uvec2 y) {
+  if (y == uvec2(0u)) return uvec2(0u);
+  if (!SIGNED) return udiv64(x, y);
+  const bool nx = negative(x), ny = negative(y);
+  const uvec2 q = udiv64(nx ? neg64(x) : x, ny ? neg64(y) : y);
+  return nx != ny ? neg64(q) : q;
+}
+
+uvec2 apply(uvec2 x, uvec2 y) {
+  if (OP == 0u) return add64(x, y);
+  if (OP == 1u) return sub64(x, y);
+  if (OP == 2u) return mul64(x, y);
+  if (OP == 3u) return div64(x, y);
+  return negative(x) ? mul64(x, y) : x;
+}
+
+void store(uint i, uvec2 v) {
+  if (ELEM_BYTES == 8u) {
+    c2[i] = v;
+  } else {
+    c[i] = v.x;
+  }
+}
+
+void main() {
+  const uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  if (i >= p.n) return;
+  if (MODE == 1) {
+    store(i, apply(load_a(i), load_b(i)));
+  } else if (MODE == 2) {
+    store(i, apply(load_a(i), load_b(0)));
+  } else if (MODE == 3) {
+    store(i, apply(load_a(0), load_b(i)));
+  } else if (MODE == 4) {
+    store(i, apply(load_a(i), load_b((i / p.dims[0]) % p.dims[1])));
+  } else if (MODE == 5) {
+    store(i, apply(load_a((i / p.dims[0]) % p.dims[1]), load_b(i)));
+  } else {
+    uint rest = i, ai = 0, bi = 0;
+    for (int d = int(p.rank) - 1; d >= 0; --d) {
+      const uint coord = rest % p.dims[d];
+      rest /= p.dims[d];
+      ai += coord * p.a_strides[d];
+      bi += coord * p.b_strides[d];
+    }
+    store(i, apply(load_a(ai), load_b(bi)));
+  }
+}
