@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// The daemon against hostile clients: shared-memory objects shrunk under a
+// registered region, floods of repository load/unload calls, corrupt model
+// uploads, megabyte names and handles, and what error details may reveal.
+// A Server on an ephemeral loopback port, driven by a C++ gRPC client in
+// this process (a SIGBUS in the server kills the test).
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
+#include "proto/grpc_service.grpc.pb.h"
+#include "proto/health.grpc.pb.h"
+#include "server/infer_request.h"
+#include "server/server.h"
+#include "tests/server/server_test_util.h"
+
+namespace vkserve {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using namespace inference;  // NOLINT: the protocol's messages
+using testing::BytesToFloats;
+using testing::FloatBytes;
+using testing::RawRequest;
+
+class HardeningTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    namespace fs = std::filesystem;
+    char pattern[] = "/tmp/vkserve_hardening_test_XXXXXX";
+    dir_ = new std::string(mkdtemp(pattern));
+    const fs::path repo = fs::path(*dir_) / "repository";
+    const std::string addone = testing::AddOneModelBytes();
+    testing::WriteFile(repo / "addone/1/model.onnx", addone);
+    testing::WriteFile(repo / "spare/1/model.onnx", addone);
+    testing::WriteFile(repo / "corrupt/1/model.onnx", "this is not an ONNX model");
+
+    ServerSettings settings;
+    settings.grpc_address = "127.0.0.1";
+    settings.grpc_port = 0;
+    settings.metrics_enabled = false;
+    settings.repository_path = repo.string();
+    settings.model_control = ModelControlMode::kExplicit;
+    settings.startup_models = {"addone"};
+    settings.pipeline_cache_path = "";
+    settings.max_message_bytes = 4 << 20;
+    settings.allow_shared_memory = true;
+    settings.trace_directory = (fs::path(*dir_) / "traces").string();
+    settings.exit_timeout = absl::Seconds(10);
+    auto server = Server::Start(settings);
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = server->release();
+    grpc::ChannelArguments args;
+    args.SetMaxSendMessageSize(-1);
+    args.SetMaxReceiveMessageSize(-1);
+    channel_ = new std::shared_ptr<grpc::Channel>(
+        grpc::CreateCustomChannel(server_->address(), grpc::InsecureChannelCredentials(), args));
+  }
+  static void TearDownTestSuite() {
+    delete channel_;
+    delete server_;
+    std::filesystem::remove_all(*dir_);
+    delete dir_;
+  }
+
+  std::unique_ptr<GRPCInferenceService::Stub> Stub() { return GRPCInferenceService::NewStub(*channel_); }
+
+  static std::unique_ptr<grpc::ClientContext> Context() {
+    auto ctx = std::make_unique<grpc::ClientContext>();
+    ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+    return ctx;
+  }
+
+  grpc::Status Infer(const ModelInferRequest& req, ModelInferResponse* resp) {
+    return Stub()->ModelInfer(Context().get(), req, resp);
+  }
+
+  static void ExpectError(const grpc::Status& status, grpc::StatusCode code, const std::string& text) {
+    EXPECT_EQ(status.error_code(), code) << status.error_message();
+    EXPECT_THAT(status.error_message(), HasSubstr(text));
+  }
+
+  void ExpectStillServing() {
+    ModelInferResponse resp;
+    grpc::Status s = Infer(RawRequest("addone", "x", {1, 4}, {1, 2, 3, 4}), &resp);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+    EXPECT_EQ(BytesToFloats(resp.raw_output_contents(0)), (std::vector<float>{2, 3, 4, 5}));
+  }
+
+  grpc::Status RegisterRegion(const std::string& name, const std::string& key, uint64_t byte_size) {
+    SystemSharedMemoryRegisterRequest req;
+    req.set_name(name);
+    req.set_key(key);
+    req.set_byte_size(byte_size);
+    SystemSharedMemoryRegisterResponse r;
+    return Stub()->SystemSharedMemoryRegister(Context().get(), req, &r);
+  }
+
+  static std::string* dir_;
+  static Server* server_;
+  static std::shared_ptr<grpc::Channel>* channel_;
+};
+
+std::string* HardeningTest::dir_ = nullptr;
+Server* HardeningTest::server_ = nullptr;
+std::shared_ptr<grpc::Channel>* HardeningTest::channel_ = nullptr;
+
+// A POSIX shared-memory object of `size` bytes, unlinked on destruction.
+struct ShmObject {
+  explicit ShmObject(const std::string& tag, off_t size)
+      : key("/vkserve_hardening_" + tag + "_" + std::to_string(getpid())) {
+    fd = shm_open(key.c_str(), O_CREAT | O_RDWR, 0600);
+    if (fd >= 0 && ftruncate(fd, size) != 0) fd = -1;
+  }
+  ~ShmObject() {
+    if (fd >= 0) close(fd);
+    shm_unlink(key.c_str());
+  }
+  off_t size() const {
+    struct stat st {};
+    return fstat(fd, &st) == 0 ? st.st_size : -1;
+  }
+  std::string key;
+  int fd = -1;
+};
+
+void SetShm(google::protobuf::Map<std::string, InferParameter>* params, const std::string& region,
+            int64_t byte_size, int64_t offset) {
+  (*params)["shared_memory_region"].set_string_param(region);
+  (*params)["shared_memory_byte_size"].set_int64_param(byte_size);
+  (*params)["shared_memory_offset"].set_int64_param(offset);
+}
+
+// A client shrinks the object behind a registered region: the server must
+// answer OUT_OF_RANGE naming the region (reading or writing through a
+// mapping of the lost pages would raise SIGBUS and kill it) and go on.
+TEST_F(HardeningTest, SharedMemoryShrunkAfterRegistrationIsAnErrorNotACrash) {
+  ShmObject in_obj("in", 64), out_obj("out", 64);
+  ASSERT_GE(in_obj.fd, 0);
+  ASSERT_GE(out_obj.fd, 0);
+  const std::vector<float> x = {1, 2, 3, 4};
+  ASSERT_EQ(pwrite(in_obj.fd, x.data(), 16, 0), 16);
+  ASSERT_TRUE(RegisterRegion("shrink_in", in_obj.key, 64).ok());
+  ASSERT_TRUE(RegisterRegion("shrink_out", out_obj.key, 64).ok());
+
+  ModelInferRequest from_shm;
+  from_shm.set_model_name("addone");
+  auto* in = from_shm.add_inputs();
+  in->set_name("x");
+  in->set_datatype("FP32");
+  in->add_shape(1);
+  in->add_shape(4);
+  SetShm(in->mutable_parameters(), "shrink_in", 16, 0);
+  ModelInferRequest to_shm = RawRequest("addone", "x", {1, 4}, x);
+  auto* out = to_shm.add_outputs();
+  out->set_name("y");
+  SetShm(out->mutable_parameters(), "shrink_out", 16, 32);
+
+  // Both work while the objects are whole.
+  ModelInferResponse resp;
+  grpc::Status s = Infer(from_shm, &resp);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(BytesToFloats(resp.raw_output_contents(0)), (std::vector<float>{2, 3, 4, 5}));
+  ASSERT_TRUE(Infer(to_shm, &resp).ok());
+  std::vector<float> y(4);
+  ASSERT_EQ(pread(out_obj.fd, y.data(), 16, 32), 16);
+  EXPECT_EQ(y, (std::vector<float>{2, 3, 4, 5}));
+
+  // Shrunk to nothing, then to less than the range needs.
+  for (off_t shrunk : {off_t{0}, off_t{40}}) {
+    ASSERT_EQ(ftruncate(in_obj.fd, shrunk == 0 ? 0 : 8), 0);
+    ASSERT_EQ(ftruncate(out_obj.fd, shrunk), 0);
+    ExpectError(Infer(from_shm, &resp), grpc::StatusCode::OUT_OF_RANGE, "region 'shrink_in'");
+    ExpectError(Infer(to_shm, &resp), grpc::StatusCode::OUT_OF_RANGE, "region 'shrink_out'");
+    EXPECT_EQ(out_obj.size(), shrunk) << "the server grew a shrunk object";
+    ExpectStillServing();
+  }
+
+  // Grown back, the registered object (the server kept it open) works again.
+  ASSERT_EQ(ftruncate(in_obj.fd, 64), 0);
+  ASSERT_EQ(ftruncate(out_obj.fd, 64), 0);
+  ASSERT_EQ(pwrite(in_obj.fd, x.data(), 16, 0), 16);
+  s = Infer(from_shm, &resp);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(BytesToFloats(resp.raw_output_contents(0)), (std::vector<float>{2, 3, 4, 5}));
+  ASSERT_TRUE(Infer(to_shm, &resp).ok());
+  ASSERT_EQ(pread(out_obj.fd, y.data(), 16, 32), 16);
+  EXPECT_EQ(y, (std::vector<float>{2, 3, 4, 5}));
+
+  SystemSharedMemoryUnregisterRequest ureq;  // "" = every region
+  SystemSharedMemoryUnregisterResponse ur;
+  ASSERT_TRUE(Stub()->SystemSharedMemoryUnregister(Context().get(), ureq, &ur).ok());
+}
+
+// What is not a regular shared-memory object is refused at registration,
+// and a FIFO does not block the server in open().
+TEST_F(HardeningTest, SharedMemoryKeyNamingAFifoIsRefused) {
+  const std::string key = "/vkserve_hardening_fifo_" + std::to_string(getpid());
+  const std::string path = "/dev/shm" + key;
+  ASSERT_EQ(mkfifo(path.c_str(), 0400), 0);
+  grpc::Status s = RegisterRegion("fifo", key, 16);
+  unlink(path.c_str());
+  EXPECT_NE(s.error_code(), grpc::StatusCode::OK);
+  EXPECT_THAT(s.error_message(), HasSubstr("'fifo'"));
+  ExpectStillServing();
+}
+
+}  // namespace
+}  // namespace vkserve
