@@ -24,20 +24,17 @@ void SetDuration(inference::StatisticDuration* d, uint64_t count, uint64_t ns) {
 
 }  // namespace
 
-InferenceService::~InferenceService() {
-  std::vector<std::thread> threads;
-  {
-    absl::MutexLock lock(&threads_mutex_);
-    threads.swap(threads_);
-  }
-  for (std::thread& t : threads) t.join();
-}
+InferenceService::~InferenceService() { control_.Shutdown(); }
 
 grpc::ServerUnaryReactor* InferenceService::RunAside(grpc::CallbackServerContext* c,
                                                      std::function<absl::Status()> work) {
   grpc::ServerUnaryReactor* reactor = c->DefaultReactor();
-  absl::MutexLock lock(&threads_mutex_);
-  threads_.emplace_back([reactor, work = std::move(work)] { reactor->Finish(ToGrpcStatus(work())); });
+  absl::Status queued = control_.Post([this, reactor, work = std::move(work)] {
+    // A call queued when shutdown began must not load a model again.
+    absl::Status s = ctx_->accepting.load() ? work() : absl::UnavailableError("the server is shutting down");
+    reactor->Finish(ToGrpcStatus(s));
+  });
+  if (!queued.ok()) reactor->Finish(ToGrpcStatus(queued));
   return reactor;
 }
 

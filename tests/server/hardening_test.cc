@@ -219,5 +219,50 @@ TEST_F(HardeningTest, SharedMemoryKeyNamingAFifoIsRefused) {
   ExpectStillServing();
 }
 
+// Reads "<key>: <n>" from /proc/self/status.
+long ProcStatus(const std::string& key) {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind(key + ":", 0) == 0) return std::stol(line.substr(key.size() + 1));
+  }
+  return -1;
+}
+
+long MemoryMaps() {
+  std::ifstream f("/proc/self/maps");
+  long n = 0;
+  for (std::string line; std::getline(f, line);) ++n;
+  return n;
+}
+
+// Every load/unload call used to leave a thread that was never joined: its
+// stack stayed mapped, and ~30,000 calls exhausted the process's memory
+// maps. Thousands of calls must leave threads and maps as they were.
+TEST_F(HardeningTest, LoadUnloadFloodLeavesThreadsAndMapsFlat) {
+  auto stub = Stub();
+  auto call = [&](int i) {
+    grpc::Status s;
+    if (i % 2 == 0) {
+      RepositoryModelLoadRequest req;
+      req.set_model_name("nosuch" + std::to_string(i % 7));
+      RepositoryModelLoadResponse r;
+      s = stub->RepositoryModelLoad(Context().get(), req, &r);
+    } else {
+      RepositoryModelUnloadRequest req;
+      req.set_model_name("nosuch" + std::to_string(i % 7));
+      RepositoryModelUnloadResponse r;
+      s = stub->RepositoryModelUnload(Context().get(), req, &r);
+    }
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND) << s.error_message();
+  };
+  for (int i = 0; i < 200; ++i) call(i);  // gRPC's own threads and buffers settle
+  const long threads = ProcStatus("Threads"), maps = MemoryMaps();
+  for (int i = 0; i < 3000; ++i) call(i);
+  EXPECT_LE(ProcStatus("Threads"), threads + 4);
+  EXPECT_LE(MemoryMaps(), maps + 100);
+  ExpectStillServing();
+}
+
 }  // namespace
 }  // namespace vkserve
