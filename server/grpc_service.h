@@ -62,7 +62,14 @@ struct ServiceContext {
   // False before start-up finishes and once shutdown begins.
   std::atomic<bool> accepting{false};
 
-  bool Ready() const { return accepting.load() && models->AllReady(); }
+  // ServerReady and grpc.health: Triton's rule, the server is ready when the
+  // models it serves are. Start-up loads every startup model or the server
+  // does not start, so after it the server is ready until shutdown. What a
+  // client does to one model later (a failed load, an unload, a reload)
+  // changes that model's readiness (ModelReady; RepositoryIndex gives the
+  // state and reason), never the whole server's: one corrupt upload must
+  // not take every healthy model out of its load balancer.
+  bool Ready() const { return accepting.load(); }
 };
 
 grpc::Status ToGrpcStatus(const absl::Status& status);

@@ -341,14 +341,6 @@ std::vector<ModelIndexEntry> ModelManager::Index(bool ready_only) const {
   return out;
 }
 
-bool ModelManager::AllReady() const {
-  absl::MutexLock lock(&mutex_);
-  for (const auto& [name, entry] : models_) {
-    if (entry.state == State::kLoading || entry.state == State::kUnavailable) return false;
-  }
-  return true;
-}
-
 std::vector<DeviceGaugeSample> ModelManager::DeviceMemory() const {
   auto sample = [](const GpuContext& gpu) {
     DeviceGaugeSample d;

@@ -150,9 +150,6 @@ class ModelManager {
   // loaded one, with its state. `ready_only` keeps the READY rows.
   std::vector<ModelIndexEntry> Index(bool ready_only) const;
 
-  // True when every model the server was asked to load is READY.
-  bool AllReady() const;
-
   // Every device models run on (the server's, then those of device
   // selectors), with live memory by kind.
   std::vector<DeviceGaugeSample> DeviceMemory() const;

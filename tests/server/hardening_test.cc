@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -262,6 +263,70 @@ TEST_F(HardeningTest, LoadUnloadFloodLeavesThreadsAndMapsFlat) {
   EXPECT_LE(ProcStatus("Threads"), threads + 4);
   EXPECT_LE(MemoryMaps(), maps + 100);
   ExpectStillServing();
+}
+
+// A failed load leaves that model UNAVAILABLE with its reason; the server
+// stays ready (it used to report not ready, and grpc.health NOT_SERVING,
+// for good after one corrupt model).
+TEST_F(HardeningTest, FailedLoadLeavesTheModelUnavailableAndTheServerReady) {
+  auto stub = Stub();
+  auto load = [&](const std::string& name) {
+    RepositoryModelLoadRequest req;
+    req.set_model_name(name);
+    RepositoryModelLoadResponse r;
+    return stub->RepositoryModelLoad(Context().get(), req, &r);
+  };
+  auto server_ready = [&] {
+    ServerReadyResponse r;
+    EXPECT_TRUE(stub->ServerReady(Context().get(), {}, &r).ok());
+    return r.ready();
+  };
+  auto health = [&](const std::string& service) {
+    auto h = grpc::health::v1::Health::NewStub(*channel_);
+    grpc::health::v1::HealthCheckRequest req;
+    req.set_service(service);
+    grpc::health::v1::HealthCheckResponse r;
+    EXPECT_TRUE(h->Check(Context().get(), req, &r).ok());
+    return r.status();
+  };
+  auto model_ready = [&](const std::string& name) {
+    ModelReadyRequest req;
+    req.set_name(name);
+    ModelReadyResponse r;
+    EXPECT_TRUE(stub->ModelReady(Context().get(), req, &r).ok());
+    return r.ready();
+  };
+  ASSERT_TRUE(server_ready());
+
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    grpc::Status s = load("corrupt");
+    EXPECT_NE(s.error_code(), grpc::StatusCode::OK);
+    EXPECT_THAT(s.error_message(), HasSubstr("corrupt"));
+    EXPECT_TRUE(server_ready());
+    EXPECT_EQ(health(""), grpc::health::v1::HealthCheckResponse::SERVING);
+    EXPECT_EQ(health("inference.GRPCInferenceService"), grpc::health::v1::HealthCheckResponse::SERVING);
+    EXPECT_FALSE(model_ready("corrupt"));
+    EXPECT_TRUE(model_ready("addone"));
+    ExpectStillServing();
+  }
+
+  RepositoryIndexResponse index;
+  ASSERT_TRUE(stub->RepositoryIndex(Context().get(), {}, &index).ok());
+  std::map<std::string, RepositoryIndexResponse::ModelIndex> rows;
+  for (const auto& m : index.models()) rows[m.name()] = m;
+  ASSERT_TRUE(rows.contains("corrupt"));
+  EXPECT_EQ(rows["corrupt"].state(), "UNAVAILABLE");
+  EXPECT_FALSE(rows["corrupt"].reason().empty());
+  EXPECT_EQ(rows["addone"].state(), "READY");
+
+  // Another model loads and unloads beside it; the server stays ready.
+  ASSERT_TRUE(load("spare").ok());
+  EXPECT_TRUE(model_ready("spare"));
+  RepositoryModelUnloadRequest unload;
+  unload.set_model_name("spare");
+  RepositoryModelUnloadResponse ur;
+  ASSERT_TRUE(stub->RepositoryModelUnload(Context().get(), unload, &ur).ok());
+  EXPECT_TRUE(server_ready());
 }
 
 }  // namespace
