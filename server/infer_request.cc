@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "gpu/status_macros.h"
+#include "server/quote.h"
 
 namespace vkserve {
 namespace {
@@ -29,7 +30,7 @@ std::string ShapeString(const std::vector<int64_t>& shape) {
 }
 
 absl::Status Invalid(const std::string& tensor, const std::string& message) {
-  return absl::InvalidArgumentError(absl::StrCat("input '", tensor, "': ", message));
+  return absl::InvalidArgumentError(absl::StrCat("input ", Quoted(tensor), ": ", message));
 }
 
 // Reads an optional string parameter; INVALID_ARGUMENT if of another type.
@@ -223,7 +224,7 @@ absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(const ModelInferRequ
     if (!seen.insert(name).second) return Invalid(name, "given more than once");
     const DataType dtype = ParseKServeDataType(input.datatype());
     if (dtype == DataType::kUndefined) {
-      return Invalid(name, absl::StrCat("unknown datatype '", input.datatype(), "'"));
+      return Invalid(name, absl::StrCat("unknown datatype ", Quoted(input.datatype())));
     }
     if (dtype != decl->type.dtype) {
       return Invalid(name, absl::StrCat("datatype ", input.datatype(), " but the model expects ",
@@ -234,10 +235,11 @@ absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(const ModelInferRequ
     binding.name = name;
 
     // A GPU-resident tensor bound without a copy.
-    ASSIGN_OR_RETURN(auto handle, StringParam(input.parameters(), kGpuHandleParam, absl::StrCat("input '", name, "'")));
+    const std::string where = absl::StrCat("input ", Quoted(name));
+    ASSIGN_OR_RETURN(auto handle, StringParam(input.parameters(), kGpuHandleParam, where));
     if (handle) {
       auto tensor = resident.Get(*handle);
-      if (!tensor.ok()) return absl::NotFoundError(absl::StrCat("input '", name, "': ", tensor.status().message()));
+      if (!tensor.ok()) return absl::NotFoundError(absl::StrCat(where, ": ", tensor.status().message()));
       if ((*tensor)->dtype() != dtype) {
         return Invalid(name, absl::StrCat("GPU handle holds ", KName((*tensor)->dtype()),
                                           ", not ", input.datatype()));
@@ -263,7 +265,7 @@ absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(const ModelInferRequ
     binding.host.shape = shape;
 
     std::string region;
-    ASSIGN_OR_RETURN(auto range, ShmParams(input.parameters(), shm, absl::StrCat("input '", name, "'"), &region));
+    ASSIGN_OR_RETURN(auto range, ShmParams(input.parameters(), shm, where, &region));
     if (range) {
       if (TypedFieldCount(input.contents()) > 0) return Invalid(name, "has both shared memory and contents");
       if (range->size() != bytes) {
@@ -273,10 +275,10 @@ absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(const ModelInferRequ
       // Read during the run, straight into GPU-visible memory: never through
       // a mapping of the client's object (server/shared_memory.h says why).
       prepared->run.host_input_readers[name] = [range = *std::move(range),
-                                                name](std::span<uint8_t> dst) -> absl::Status {
+                                                where](std::span<uint8_t> dst) -> absl::Status {
         absl::Status s = range.Read(dst);
         if (s.ok()) return s;
-        return absl::Status(s.code(), absl::StrCat("input '", name, "': ", s.message()));
+        return absl::Status(s.code(), absl::StrCat(where, ": ", s.message()));
       };
     } else if (use_raw) {
       if (TypedFieldCount(input.contents()) > 0) {
@@ -323,7 +325,7 @@ absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(const ModelInferRequ
   } else {
     std::set<std::string> requested;
     for (const auto& out : request.outputs()) {
-      const std::string where = absl::StrCat("output '", out.name(), "'");
+      const std::string where = absl::StrCat("output ", Quoted(out.name()));
       if (std::none_of(declared_outputs.begin(), declared_outputs.end(),
                        [&](const ValueInfo& v) { return v.name == out.name(); })) {
         return absl::InvalidArgumentError(absl::StrCat(where, ": model '", model.name(), "' has no such output"));
@@ -343,7 +345,7 @@ absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(const ModelInferRequ
         return absl::InvalidArgumentError(absl::StrCat(where, ": cannot be both GPU-resident and in shared memory"));
       }
       if (o.shm && !o.shm->writable()) {
-        return absl::InvalidArgumentError(absl::StrCat(where, ": shared-memory region '", o.shm_region, "' is read-only"));
+        return absl::InvalidArgumentError(absl::StrCat(where, ": shared-memory region ", Quoted(o.shm_region), " is read-only"));
       }
       prepared->outputs.push_back(std::move(o));
     }

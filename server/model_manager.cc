@@ -9,6 +9,7 @@
 #include "absl/time/clock.h"
 #include "gpu/status_macros.h"
 #include "server/model_tensors.h"
+#include "server/quote.h"
 #include "spdlog/spdlog.h"
 
 namespace vkserve {
@@ -204,7 +205,8 @@ absl::Status ModelManager::LoadStartupModels() {
 }
 
 absl::Status ModelManager::Load(const std::string& name) {
-  RETURN_IF_ERROR(CheckModelName(name));
+  // config/ quotes the name in full; a client's may be a megabyte long.
+  RETURN_IF_ERROR(WithBoundedClientString(CheckModelName(name), name));
   absl::MutexLock serial(&load_mutex_);
   ASSIGN_OR_RETURN(RepositoryModel repo_model, ScanModel(settings_.repository_path, name));
   std::map<int64_t, std::shared_ptr<ServedModel>> old;
@@ -229,7 +231,7 @@ absl::Status ModelManager::Unload(const std::string& name) {
     absl::MutexLock lock(&mutex_);
     auto it = models_.find(name);
     if (it == models_.end() || it->second.state != State::kReady) {
-      return absl::NotFoundError(absl::StrCat("model '", name, "' is not loaded"));
+      return absl::NotFoundError(absl::StrCat("model ", Quoted(name), " is not loaded"));
     }
     old = std::move(it->second.versions);
     it->second.versions.clear();
@@ -262,12 +264,12 @@ absl::StatusOr<std::shared_ptr<ServedModel>> ModelManager::Get(const std::string
     auto [ptr, ec] = std::from_chars(version.data(), version.data() + version.size(), v);
     if (ec != std::errc() || ptr != version.data() + version.size() || v <= 0) {
       return absl::InvalidArgumentError(
-          absl::StrCat("model version '", version, "' is not a positive number"));
+          absl::StrCat("model version ", Quoted(version), " is not a positive number"));
     }
   }
   absl::MutexLock lock(&mutex_);
   auto it = models_.find(name);
-  if (it == models_.end()) return absl::NotFoundError(absl::StrCat("unknown model '", name, "'"));
+  if (it == models_.end()) return absl::NotFoundError(absl::StrCat("unknown model ", Quoted(name)));
   const Entry& entry = it->second;
   if (entry.state != State::kReady) {
     return absl::UnavailableError(absl::StrCat("model '", name, "' is not ready (",
@@ -278,7 +280,7 @@ absl::StatusOr<std::shared_ptr<ServedModel>> ModelManager::Get(const std::string
   if (version.empty()) return entry.versions.rbegin()->second;
   auto vit = entry.versions.find(v);
   if (vit == entry.versions.end()) {
-    return absl::NotFoundError(absl::StrCat("model '", name, "' has no served version ", version));
+    return absl::NotFoundError(absl::StrCat("model '", name, "' has no served version ", v));
   }
   return vit->second;
 }

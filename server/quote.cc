@@ -9,15 +9,12 @@
 namespace vkserve {
 namespace {
 
-// absl::string_view is not std::string_view in Debian's Abseil.
-absl::string_view A(std::string_view s) { return absl::string_view(s.data(), s.size()); }
-
 bool IsContinuationByte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
 
 // The longest prefix of `s` of at most `max_bytes` that does not end inside
 // a UTF-8 sequence (a cut sequence would make the message invalid UTF-8,
 // which a proto3 string field such as error_message must not hold).
-std::string_view Utf8Prefix(std::string_view s, size_t max_bytes) {
+absl::string_view Utf8Prefix(absl::string_view s, size_t max_bytes) {
   if (s.size() <= max_bytes) return s;
   size_t cut = max_bytes;
   while (cut > 0 && IsContinuationByte(s[cut])) --cut;
@@ -25,31 +22,33 @@ std::string_view Utf8Prefix(std::string_view s, size_t max_bytes) {
 }
 
 // Bytes of `s` the quoting shows: all of it when short, else the prefix.
-std::string Shown(std::string_view s) {
-  std::string shown = absl::Utf8SafeCHexEscape(A(Utf8Prefix(s, kQuotedPrefixBytes)));
+std::string Shown(absl::string_view s) {
+  std::string shown = absl::Utf8SafeCHexEscape(Utf8Prefix(s, kQuotedPrefixBytes));
   if (s.size() > kQuotedPrefixBytes) absl::StrAppend(&shown, "…");
   return shown;
 }
 
 }  // namespace
 
-std::string Quoted(std::string_view s) {
+std::string Escaped(absl::string_view s) { return Shown(s); }
+
+std::string Quoted(absl::string_view s) {
   std::string out = absl::StrCat("'", Shown(s), "'");
   if (s.size() > kQuotedPrefixBytes) absl::StrAppend(&out, " (", s.size(), " bytes)");
   return out;
 }
 
-std::string BoundedMessage(std::string_view message, size_t max_bytes) {
+std::string BoundedMessage(absl::string_view message, size_t max_bytes) {
   if (message.size() <= max_bytes) return std::string(message);
-  return absl::StrCat(A(Utf8Prefix(message, max_bytes)), "… (", message.size(), " bytes)");
+  return absl::StrCat(Utf8Prefix(message, max_bytes), "… (", message.size(), " bytes)");
 }
 
-absl::Status WithBoundedClientString(const absl::Status& status, std::string_view client_string) {
+absl::Status WithBoundedClientString(const absl::Status& status, absl::string_view client_string) {
   if (status.ok() || client_string.size() <= kQuotedPrefixBytes) return status;
   const std::string replacement =
       absl::StrCat(Shown(client_string), " (", client_string.size(), " bytes)");
   return absl::Status(status.code(),
-                      absl::StrReplaceAll(status.message(), {{A(client_string), replacement}}));
+                      absl::StrReplaceAll(status.message(), {{client_string, replacement}}));
 }
 
 }  // namespace vkserve

@@ -16,9 +16,9 @@
 
 #include <cstddef>
 #include <string>
-#include <string_view>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 
 namespace vkserve {
 
@@ -31,17 +31,21 @@ inline constexpr size_t kMaxStatusMessageBytes = 2048;
 // 'name' for a short string; 'first bytes…' (N bytes) for one longer than
 // kQuotedPrefixBytes, cut at a UTF-8 character boundary. Control characters
 // and invalid UTF-8 are C-escaped (\n, \x01).
-std::string Quoted(std::string_view s);
+std::string Quoted(absl::string_view s);
+
+// What Quoted() shows of `s`, without the quotes and the length: for a
+// client string that labels log lines (a request id).
+std::string Escaped(absl::string_view s);
 
 // `message` when it has at most `max_bytes` bytes, else its first bytes (at
 // a UTF-8 boundary) followed by "… (N bytes)".
-std::string BoundedMessage(std::string_view message, size_t max_bytes = kMaxStatusMessageBytes);
+std::string BoundedMessage(absl::string_view message, size_t max_bytes = kMaxStatusMessageBytes);
 
 // `status` with every occurrence of `client_string` in its message cut as
 // Quoted() cuts it ("first bytes… (N bytes)", the layer's own quotes kept):
 // for a status from a lower layer (config/, runtime/) that quotes a client's
 // string in full. A short string is left as it is.
-absl::Status WithBoundedClientString(const absl::Status& status, std::string_view client_string);
+absl::Status WithBoundedClientString(const absl::Status& status, absl::string_view client_string);
 
 }  // namespace vkserve
 

@@ -329,5 +329,134 @@ TEST_F(HardeningTest, FailedLoadLeavesTheModelUnavailableAndTheServerReady) {
   EXPECT_TRUE(server_ready());
 }
 
+// A client's huge name or handle is quoted as a short prefix with its
+// length: the real error comes back (a message quoting it in full exceeded
+// the client's metadata limit and came back as RESOURCE_EXHAUSTED).
+TEST_F(HardeningTest, HugeClientStringsGetTheRealErrorWithAShortMessage) {
+  const std::string huge(1 << 20, 'n');
+  const std::string handle(64 << 10, 'h');
+  auto expect_short = [](const grpc::Status& s, grpc::StatusCode code, const std::string& what) {
+    EXPECT_EQ(s.error_code(), code) << what << ": " << s.error_message().substr(0, 300);
+    EXPECT_LT(s.error_message().size(), 600u) << what;
+    EXPECT_THAT(s.error_message(), HasSubstr(" bytes)")) << what;
+  };
+  using Code = grpc::StatusCode;
+  auto stub = Stub();
+  ModelInferResponse resp;
+  const std::vector<float> x = {1, 2, 3, 4};
+
+  expect_short(Infer(RawRequest(huge, "x", {1, 4}, x), &resp), Code::NOT_FOUND, "model name");
+  {
+    ModelInferRequest r = RawRequest("addone", "x", {1, 4}, x);
+    r.set_model_version(std::string(1 << 20, '9'));
+    expect_short(Infer(r, &resp), Code::INVALID_ARGUMENT, "model version");
+  }
+  expect_short(Infer(RawRequest("addone", huge, {1, 4}, x), &resp), Code::INVALID_ARGUMENT, "input name");
+  {
+    ModelInferRequest r = RawRequest("addone", "x", {1, 4}, x);
+    r.add_outputs()->set_name(huge);
+    expect_short(Infer(r, &resp), Code::INVALID_ARGUMENT, "output name");
+  }
+  {
+    ModelInferRequest r = RawRequest("addone", "x", {1, 4}, x);
+    r.mutable_inputs(0)->set_datatype(huge);
+    expect_short(Infer(r, &resp), Code::INVALID_ARGUMENT, "datatype");
+  }
+  {
+    ModelInferRequest r = RawRequest("addone", "x", {1, 4}, x);
+    r.clear_raw_input_contents();
+    (*r.mutable_inputs(0)->mutable_parameters())[kGpuHandleParam].set_string_param(handle);
+    expect_short(Infer(r, &resp), Code::NOT_FOUND, "input handle");
+  }
+  for (const char* param : {kReadHandleParam, kReleaseHandleParam}) {
+    ModelInferRequest r;
+    (*r.mutable_parameters())[param].set_string_param(handle);
+    expect_short(Infer(r, &resp), Code::NOT_FOUND, param);
+  }
+  {
+    ModelInferRequest r = RawRequest("addone", "x", {1, 4}, x);
+    r.clear_raw_input_contents();
+    SetShm(r.mutable_inputs(0)->mutable_parameters(), huge, 16, 0);
+    expect_short(Infer(r, &resp), Code::NOT_FOUND, "region in a request");
+  }
+  {
+    ShmObject obj("huge", 64);
+    expect_short(RegisterRegion(huge, obj.key, 64), Code::INVALID_ARGUMENT, "region registered");
+    SystemSharedMemoryStatusRequest sreq;
+    sreq.set_name(huge);
+    SystemSharedMemoryStatusResponse sr;
+    expect_short(stub->SystemSharedMemoryStatus(Context().get(), sreq, &sr), Code::NOT_FOUND, "region status");
+    SystemSharedMemoryUnregisterRequest ureq;
+    ureq.set_name(huge);
+    SystemSharedMemoryUnregisterResponse ur;
+    expect_short(stub->SystemSharedMemoryUnregister(Context().get(), ureq, &ur), Code::NOT_FOUND, "unregister");
+  }
+  {
+    ModelMetadataRequest req;
+    req.set_name(huge);
+    ModelMetadataResponse r;
+    expect_short(stub->ModelMetadata(Context().get(), req, &r), Code::NOT_FOUND, "metadata");
+    ModelConfigRequest creq;
+    creq.set_name(huge);
+    ModelConfigResponse cr;
+    expect_short(stub->ModelConfig(Context().get(), creq, &cr), Code::NOT_FOUND, "config");
+    ModelStatisticsRequest sreq;
+    sreq.set_name(huge);
+    ModelStatisticsResponse sr;
+    expect_short(stub->ModelStatistics(Context().get(), sreq, &sr), Code::NOT_FOUND, "statistics");
+    ModelReadyRequest rreq;
+    rreq.set_name("addone");
+    rreq.set_version(std::string(1 << 20, 'v'));
+    ModelReadyResponse rr;
+    expect_short(stub->ModelReady(Context().get(), rreq, &rr), Code::INVALID_ARGUMENT, "ready version");
+  }
+  {
+    RepositoryModelLoadRequest lreq;
+    lreq.set_model_name(huge);
+    RepositoryModelLoadResponse lr;
+    expect_short(stub->RepositoryModelLoad(Context().get(), lreq, &lr), Code::INVALID_ARGUMENT, "load");
+    RepositoryModelUnloadRequest ureq;
+    ureq.set_model_name(huge);
+    RepositoryModelUnloadResponse ur;
+    expect_short(stub->RepositoryModelUnload(Context().get(), ureq, &ur), Code::NOT_FOUND, "unload");
+    RepositoryIndexRequest ireq;
+    ireq.set_repository_name(huge);
+    RepositoryIndexResponse ir;
+    expect_short(stub->RepositoryIndex(Context().get(), ireq, &ir), Code::NOT_FOUND, "index");
+  }
+  {
+    auto health = grpc::health::v1::Health::NewStub(*channel_);
+    grpc::health::v1::HealthCheckRequest req;
+    req.set_service(huge);
+    grpc::health::v1::HealthCheckResponse r;
+    expect_short(health->Check(Context().get(), req, &r), Code::NOT_FOUND, "health");
+  }
+  {
+    TraceSettingRequest treq;
+    treq.set_model_name(huge);
+    TraceSettingResponse tr;
+    expect_short(stub->TraceSetting(Context().get(), treq, &tr), Code::INVALID_ARGUMENT, "trace model");
+    TraceSettingRequest kreq;
+    (*kreq.mutable_settings())[huge].add_value("1");
+    expect_short(stub->TraceSetting(Context().get(), kreq, &tr), Code::INVALID_ARGUMENT, "trace key");
+    LogSettingsRequest lreq;
+    (*lreq.mutable_settings())["log_format"].set_string_param(huge);
+    LogSettingsResponse lr;
+    expect_short(stub->LogSettings(Context().get(), lreq, &lr), Code::INVALID_ARGUMENT, "log format");
+  }
+  {
+    grpc::ClientContext ctx;
+    auto stream = stub->ModelStreamInfer(&ctx);
+    ASSERT_TRUE(stream->Write(RawRequest(huge, "x", {1, 4}, x)));
+    stream->WritesDone();
+    ModelStreamInferResponse r;
+    ASSERT_TRUE(stream->Read(&r));
+    EXPECT_LT(r.error_message().size(), 600u);
+    EXPECT_THAT(r.error_message(), HasSubstr(" bytes)"));
+    EXPECT_TRUE(stream->Finish().ok());
+  }
+  ExpectStillServing();
+}
+
 }  // namespace
 }  // namespace vkserve
