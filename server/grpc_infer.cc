@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <deque>
+#include <filesystem>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -222,7 +223,10 @@ void InferenceService::Infer(const ModelInferRequest* request, ModelInferRespons
               served->name(), served->version(),
               RequestTracer::Assemble(spans, result->timing.total_ns, result->trace));
           if (path.ok()) {
-            (*response->mutable_parameters())[kTracePathParam].set_string_param(*path);
+            // The client learns the file's name in the trace directory; where
+            // that directory is stays in the server's log and config.
+            (*response->mutable_parameters())[kTracePathParam].set_string_param(
+                std::filesystem::path(*path).filename().string());
             spdlog::debug("trace written to {}", *path);
           } else {
             // The inference succeeded; losing its trace is not the client's error.

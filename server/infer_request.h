@@ -25,7 +25,8 @@
 //       handles (no model runs).
 //   request parameter vkserve_trace = true (or "true")   writes a Chrome
 //       trace of the request; the response parameter vkserve_trace_path
-//       names the file (docs/observability.md).
+//       names the file in the server's trace directory, which is not told
+//       (docs/observability.md).
 //
 // Stateless functions; thread-safe given thread-safe arguments.
 #ifndef VKSERVE_SERVER_INFER_REQUEST_H_

@@ -130,9 +130,8 @@ absl::Status ApplyTraceSettings(const TraceSettingRequest& request, RequestTrace
       next.count = *count;
     } else if (key == "trace_file") {
       if (!reset) {
-        return Invalid(key, absl::StrCat("traces go to the server config's trace.directory (",
-                                         tracer.options().directory,
-                                         "); a client cannot choose where the server writes"));
+        return Invalid(key, "traces go to the server config's trace.directory; a client cannot "
+                            "choose where the server writes");
       }
     } else if (key == "log_frequency") {
       // Every trace is its own file, written when its request finishes.
@@ -150,7 +149,9 @@ absl::Status ApplyTraceSettings(const TraceSettingRequest& request, RequestTrace
   SetTraceValue(response, "trace_level", now.enabled ? "TIMESTAMPS" : "OFF");
   SetTraceValue(response, "trace_rate", absl::StrCat(now.rate));
   SetTraceValue(response, "trace_count", absl::StrCat(now.count));
-  SetTraceValue(response, "trace_file", tracer.options().directory);
+  // Not the directory: clients learn no server path (a trace's name comes
+  // back in vkserve_trace_path, relative to the directory).
+  SetTraceValue(response, "trace_file", kTraceFilePattern);
   SetTraceValue(response, "log_frequency", "1");
   return absl::OkStatus();
 }

@@ -49,6 +49,8 @@ class HardeningTest : public ::testing::Test {
     testing::WriteFile(repo / "addone/1/model.onnx", addone);
     testing::WriteFile(repo / "spare/1/model.onnx", addone);
     testing::WriteFile(repo / "corrupt/1/model.onnx", "this is not an ONNX model");
+    testing::WriteFile(repo / "badconfig/1/model.onnx", addone);
+    testing::WriteFile(repo / "badconfig/config.pbtxt", "max_batch_size: \"eight\"\n");
 
     ServerSettings settings;
     settings.grpc_address = "127.0.0.1";
@@ -456,6 +458,60 @@ TEST_F(HardeningTest, HugeClientStringsGetTheRealErrorWithAShortMessage) {
     EXPECT_TRUE(stream->Finish().ok());
   }
   ExpectStillServing();
+}
+
+// Clients learn model-relative file names; the server's directories (the
+// repository's, the trace directory) stay in its log.
+TEST_F(HardeningTest, ClientsAreNotToldServerPaths) {
+  auto stub = Stub();
+  const std::string& dir = *dir_;
+  auto no_server_path = [&](const std::string& text, const std::string& what) {
+    EXPECT_THAT(text, Not(HasSubstr(dir))) << what;
+  };
+  RepositoryModelLoadRequest load;
+  load.set_model_name("corrupt");
+  RepositoryModelLoadResponse lr;
+  grpc::Status s = stub->RepositoryModelLoad(Context().get(), load, &lr);
+  EXPECT_NE(s.error_code(), grpc::StatusCode::OK);
+  EXPECT_THAT(s.error_message(), HasSubstr("corrupt/1/model.onnx"));
+  no_server_path(s.error_message(), "failed load");
+  load.set_model_name("badconfig");
+  s = stub->RepositoryModelLoad(Context().get(), load, &lr);
+  EXPECT_NE(s.error_code(), grpc::StatusCode::OK);
+  EXPECT_THAT(s.error_message(), HasSubstr("badconfig/config.pbtxt"));
+  no_server_path(s.error_message(), "bad config");
+  load.set_model_name("nosuch");
+  s = stub->RepositoryModelLoad(Context().get(), load, &lr);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND);
+  no_server_path(s.error_message(), "unknown model");
+
+  RepositoryIndexResponse index;
+  ASSERT_TRUE(stub->RepositoryIndex(Context().get(), {}, &index).ok());
+  for (const auto& m : index.models()) no_server_path(m.reason(), "index reason of " + m.name());
+
+  ModelInferResponse resp;
+  s = Infer(RawRequest("corrupt", "x", {1, 4}, {1, 2, 3, 4}), &resp);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAVAILABLE);
+  no_server_path(s.error_message(), "inference on a failed model");
+
+  // A traced request: the trace's name in the trace directory.
+  ModelInferRequest traced = RawRequest("addone", "x", {1, 4}, {1, 2, 3, 4});
+  (*traced.mutable_parameters())[kTraceParam].set_bool_param(true);
+  ASSERT_TRUE(Infer(traced, &resp).ok());
+  const std::string name = resp.parameters().at(kTracePathParam).string_param();
+  EXPECT_THAT(name, Not(HasSubstr("/")));
+  EXPECT_TRUE(std::filesystem::is_regular_file(std::filesystem::path(dir) / "traces" / name)) << name;
+
+  TraceSettingResponse tr;
+  ASSERT_TRUE(stub->TraceSetting(Context().get(), {}, &tr).ok());
+  for (const auto& [key, value] : tr.settings()) {
+    for (const std::string& v : value.value()) no_server_path(v, "trace setting " + key);
+  }
+  TraceSettingRequest set_file;
+  (*set_file.mutable_settings())["trace_file"].add_value("/tmp/elsewhere");
+  s = stub->TraceSetting(Context().get(), set_file, &tr);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  no_server_path(s.error_message(), "trace_file refused");
 }
 
 }  // namespace
