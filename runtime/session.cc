@@ -2,6 +2,7 @@
 // Copyright 2026 The vkserve Authors.
 #include "runtime/session.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <limits>
@@ -281,7 +282,15 @@ absl::StatusOr<RunResult> Session::RunOnce(const RunRequest& request) {
     }
     bound[i] = &b;
   }
+  for (const auto& [name, reader] : request.host_input_readers) {
+    if (std::none_of(request.inputs.begin(), request.inputs.end(),
+                     [&](const InputBinding& b) { return b.name == name && b.device == nullptr; })) {
+      return absl::InvalidArgumentError(absl::StrCat("a reader for '", name, "', not a host input"));
+    }
+  }
   std::vector<std::vector<int64_t>> shapes(inputs.size());
+  std::vector<uint64_t> host_bytes(inputs.size(), 0);
+  std::vector<const HostInputReader*> readers(inputs.size(), nullptr);
   std::vector<std::shared_ptr<const gpu::Buffer>> device_inputs(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     const InputBinding* b = bound[i];
@@ -317,11 +326,15 @@ absl::StatusOr<RunResult> Session::RunOnce(const RunRequest& request) {
       }
       elements *= static_cast<uint64_t>(d);
     }
-    if (b->device == nullptr && b->host.data.size() != elements * DataTypeSize(dtype)) {
+    if (b->device != nullptr) continue;
+    host_bytes[i] = elements * DataTypeSize(dtype);
+    if (auto r = request.host_input_readers.find(b->name); r != request.host_input_readers.end()) {
+      readers[i] = &r->second;
+    } else if (b->host.data.size() != host_bytes[i]) {
       return absl::InvalidArgumentError(
           absl::StrCat("input '", inputs[i].name, "' has ", b->host.data.size(),
                        " bytes; shape ", ShapeString(shapes[i]), " of ",
-                       std::string(DataTypeName(dtype)), " needs ", elements * DataTypeSize(dtype)));
+                       std::string(DataTypeName(dtype)), " needs ", host_bytes[i]));
     }
   }
   std::vector<bool> host_outputs(model.outputs().size(), true);
@@ -359,13 +372,17 @@ absl::StatusOr<RunResult> Session::RunOnce(const RunRequest& request) {
       ranges[i] = device_inputs[i]->range();
       continue;
     }
-    const auto& data = bound[i]->host.data;
+    const uint64_t size = host_bytes[i];
     ranges[i] = state.inputs[i] ? state.inputs[i].range() : impl_->dummy.range(0, 4);
-    if (data.empty()) continue;
+    if (size == 0) continue;
     const gpu::Buffer& target = state.input_staging[i] ? state.input_staging[i] : state.inputs[i];
-    std::memcpy(target.mapped(), data.data(), data.size());
-    target.FlushHostWrites(0, data.size());
-    timing.bytes_uploaded += data.size();
+    if (readers[i] != nullptr) {
+      RETURN_IF_ERROR((*readers[i])(std::span<uint8_t>(static_cast<uint8_t*>(target.mapped()), size)));
+    } else {
+      std::memcpy(target.mapped(), bound[i]->host.data.data(), size);
+    }
+    target.FlushHostWrites(0, size);
+    timing.bytes_uploaded += size;
   }
   timing.upload_ns = Since(t);
   host_span("upload", t);

@@ -39,6 +39,9 @@ struct HostTensorView {
   std::span<const uint8_t> data;  // dense, row-major, little-endian
 };
 
+// Fills a host input's GPU-visible memory (dtype and shape give its size).
+using HostInputReader = std::function<absl::Status(std::span<uint8_t>)>;
+
 struct InputBinding {
   std::string name;
   // Exactly one of the two.
@@ -61,6 +64,13 @@ struct RunRequest {
   // into a response), leaving RunOutput::host.data empty and
   // RunOutput::in_sink set. nullptr: the bytes go to host.data as usual.
   std::function<uint8_t*(size_t output, uint64_t bytes)> host_output_sink;
+  // Host inputs whose bytes are read rather than viewed, by input name:
+  // Run() calls the reader once with the input's GPU-visible memory instead
+  // of copying host.data (left empty), and fails with the reader's error.
+  // For bytes that must not be mapped, such as a client's shared-memory
+  // object, which the client can shrink under a mapping
+  // (server/shared_memory.h).
+  std::map<std::string, HostInputReader> host_input_readers;
 };
 
 struct RunOutput {

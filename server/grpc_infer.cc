@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <deque>
+#include <filesystem>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -13,6 +14,7 @@
 #include "server/infer_request.h"
 #include "server/logging.h"
 #include "server/metrics.h"
+#include "server/quote.h"
 #include "server/request_tracer.h"
 #include "spdlog/spdlog.h"
 
@@ -73,7 +75,7 @@ class StreamReactor final
                       if (status.ok()) {
                         *out.mutable_infer_response() = std::move(*response);
                       } else {
-                        out.set_error_message(std::string(status.message()));
+                        out.set_error_message(BoundedMessage(status.message()));
                         out.mutable_infer_response()->set_id(request->id());
                         out.mutable_infer_response()->set_model_name(request->model_name());
                       }
@@ -130,17 +132,19 @@ class StreamReactor final
 
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
+  // Bounded: the message travels in a trailer the client limits in size.
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), BoundedMessage(status.message()));
 }
 
 void InferenceService::Infer(const ModelInferRequest* request, ModelInferResponse* response,
                              absl::Time deadline, std::function<bool()> cancelled,
                              std::function<void(absl::Status)> done) {
   const absl::Time start = absl::Now();
-  // Log lines about this request name it: the client's id, else a sequence.
+  // Log lines about this request name it: the client's id (bounded and
+  // escaped: it lands in every line), else a sequence.
   std::string log_id = request->id().empty()
                            ? absl::StrCat("#", ctx_->request_sequence.fetch_add(1) + 1)
-                           : request->id();
+                           : Escaped(request->id());
   ScopedRequestId scoped_id(log_id);
   if (!ctx_->accepting.load()) {
     done(absl::UnavailableError("the server is shutting down"));
@@ -219,7 +223,10 @@ void InferenceService::Infer(const ModelInferRequest* request, ModelInferRespons
               served->name(), served->version(),
               RequestTracer::Assemble(spans, result->timing.total_ns, result->trace));
           if (path.ok()) {
-            (*response->mutable_parameters())[kTracePathParam].set_string_param(*path);
+            // The client learns the file's name in the trace directory; where
+            // that directory is stays in the server's log and config.
+            (*response->mutable_parameters())[kTracePathParam].set_string_param(
+                std::filesystem::path(*path).filename().string());
             spdlog::debug("trace written to {}", *path);
           } else {
             // The inference succeeded; losing its trace is not the client's error.

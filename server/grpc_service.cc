@@ -5,6 +5,7 @@
 // RPCs (see grpc_service.h). Inference lives in grpc_infer.cc.
 #include "absl/strings/str_cat.h"
 #include "server/grpc_service.h"
+#include "server/quote.h"
 #include "server/runtime_settings.h"
 #include "spdlog/spdlog.h"
 
@@ -24,20 +25,17 @@ void SetDuration(inference::StatisticDuration* d, uint64_t count, uint64_t ns) {
 
 }  // namespace
 
-InferenceService::~InferenceService() {
-  std::vector<std::thread> threads;
-  {
-    absl::MutexLock lock(&threads_mutex_);
-    threads.swap(threads_);
-  }
-  for (std::thread& t : threads) t.join();
-}
+InferenceService::~InferenceService() { control_.Shutdown(); }
 
 grpc::ServerUnaryReactor* InferenceService::RunAside(grpc::CallbackServerContext* c,
                                                      std::function<absl::Status()> work) {
   grpc::ServerUnaryReactor* reactor = c->DefaultReactor();
-  absl::MutexLock lock(&threads_mutex_);
-  threads_.emplace_back([reactor, work = std::move(work)] { reactor->Finish(ToGrpcStatus(work())); });
+  absl::Status queued = control_.Post([this, reactor, work = std::move(work)] {
+    // A call queued when shutdown began must not load a model again.
+    absl::Status s = ctx_->accepting.load() ? work() : absl::UnavailableError("the server is shutting down");
+    reactor->Finish(ToGrpcStatus(s));
+  });
+  if (!queued.ok()) reactor->Finish(ToGrpcStatus(queued));
   return reactor;
 }
 
@@ -159,8 +157,8 @@ grpc::ServerUnaryReactor* InferenceService::RepositoryIndex(grpc::CallbackServer
                                                             const inference::RepositoryIndexRequest* req,
                                                             inference::RepositoryIndexResponse* resp) {
   if (!req->repository_name().empty()) {
-    return Done(c, absl::NotFoundError(absl::StrCat("unknown repository '", req->repository_name(),
-                                                    "' (this server has one; leave repository_name empty)")));
+    return Done(c, absl::NotFoundError(absl::StrCat("unknown repository ", Quoted(req->repository_name()),
+                                                    " (this server has one; leave repository_name empty)")));
   }
   for (const ModelIndexEntry& e : ctx_->models->Index(req->ready())) {
     auto* m = resp->add_models();
@@ -180,7 +178,7 @@ grpc::ServerUnaryReactor* InferenceService::RepositoryModelLoad(grpc::CallbackSe
                        "model control mode is NONE; set repository { model_control: EXPLICIT } to load models"));
   }
   if (!req->repository_name().empty()) {
-    return Done(c, absl::NotFoundError(absl::StrCat("unknown repository '", req->repository_name(), "'")));
+    return Done(c, absl::NotFoundError(absl::StrCat("unknown repository ", Quoted(req->repository_name()))));
   }
   if (!req->parameters().empty()) {
     return Done(c, absl::InvalidArgumentError("RepositoryModelLoad parameters are not supported"));
@@ -197,7 +195,7 @@ grpc::ServerUnaryReactor* InferenceService::RepositoryModelUnload(
                        "model control mode is NONE; set repository { model_control: EXPLICIT } to unload models"));
   }
   if (!req->repository_name().empty()) {
-    return Done(c, absl::NotFoundError(absl::StrCat("unknown repository '", req->repository_name(), "'")));
+    return Done(c, absl::NotFoundError(absl::StrCat("unknown repository ", Quoted(req->repository_name()))));
   }
   std::string name = req->model_name();
   return RunAside(c, [this, name] { return ctx_->models->Unload(name); });
@@ -222,7 +220,7 @@ grpc::ServerUnaryReactor* InferenceService::SystemSharedMemoryRegister(
     grpc::CallbackServerContext* c, const inference::SystemSharedMemoryRegisterRequest* req,
     inference::SystemSharedMemoryRegisterResponse*) {
   absl::Status s = ctx_->shared_memory->Register(req->name(), req->key(), req->offset(), req->byte_size());
-  if (s.ok()) spdlog::info("shared-memory region '{}' registered ({} bytes)", req->name(), req->byte_size());
+  if (s.ok()) spdlog::info("shared-memory region {} registered ({} bytes)", Quoted(req->name()), req->byte_size());
   return Done(c, s);
 }
 
@@ -236,7 +234,7 @@ grpc::ServerUnaryReactor* HealthService::Check(grpc::CallbackServerContext* c,
                                                const grpc::health::v1::HealthCheckRequest* req,
                                                grpc::health::v1::HealthCheckResponse* resp) {
   if (!req->service().empty() && req->service() != "inference.GRPCInferenceService") {
-    return Done(c, absl::NotFoundError(absl::StrCat("unknown service '", req->service(), "'")));
+    return Done(c, absl::NotFoundError(absl::StrCat("unknown service ", Quoted(req->service()))));
   }
   resp->set_status(ctx_->Ready() ? grpc::health::v1::HealthCheckResponse::SERVING
                                  : grpc::health::v1::HealthCheckResponse::NOT_SERVING);

@@ -26,7 +26,6 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -36,6 +35,7 @@
 #include "grpcpp/grpcpp.h"
 #include "proto/grpc_service.grpc.pb.h"
 #include "proto/health.grpc.pb.h"
+#include "server/control_worker.h"
 #include "server/logging.h"
 #include "server/model_manager.h"
 #include "server/request_tracer.h"
@@ -46,6 +46,8 @@ namespace vkserve {
 
 inline constexpr char kServerName[] = "vkserve";
 inline constexpr char kServerVersion[] = "0.1.0";
+// Model load/unload calls that may wait while one runs.
+inline constexpr size_t kMaxQueuedControlCalls = 64;
 
 // What the services share; owned by Server. Pointers must outlive the services.
 struct ServiceContext {
@@ -60,7 +62,14 @@ struct ServiceContext {
   // False before start-up finishes and once shutdown begins.
   std::atomic<bool> accepting{false};
 
-  bool Ready() const { return accepting.load() && models->AllReady(); }
+  // ServerReady and grpc.health: Triton's rule, the server is ready when the
+  // models it serves are. Start-up loads every startup model or the server
+  // does not start, so after it the server is ready until shutdown. What a
+  // client does to one model later (a failed load, an unload, a reload)
+  // changes that model's readiness (ModelReady; RepositoryIndex gives the
+  // state and reason), never the whole server's: one corrupt upload must
+  // not take every healthy model out of its load balancer.
+  bool Ready() const { return accepting.load(); }
 };
 
 grpc::Status ToGrpcStatus(const absl::Status& status);
@@ -68,7 +77,7 @@ grpc::Status ToGrpcStatus(const absl::Status& status);
 class InferenceService final : public inference::GRPCInferenceService::CallbackService {
  public:
   explicit InferenceService(ServiceContext* context) : ctx_(context) {}
-  ~InferenceService() override;  // joins repository load/unload threads
+  ~InferenceService() override;  // runs the queued load/unload calls, joins their thread
 
   // Runs one inference (or handle operation). `request` and `response` must
   // stay valid until `done` is called (exactly once, maybe before return).
@@ -123,13 +132,13 @@ class InferenceService final : public inference::GRPCInferenceService::CallbackS
                                         inference::LogSettingsResponse* resp) override;
 
  private:
-  // Runs `work` on its own thread and finishes the call with its status
-  // (model load/unload may take long; gRPC threads must not block).
+  // Runs `work` on the control worker and finishes the call with its status
+  // (model load/unload may take long; gRPC threads must not block). A full
+  // queue is RESOURCE_EXHAUSTED; once shutdown begins, UNAVAILABLE.
   grpc::ServerUnaryReactor* RunAside(grpc::CallbackServerContext* c, std::function<absl::Status()> work);
 
   ServiceContext* const ctx_;
-  absl::Mutex threads_mutex_;
-  std::vector<std::thread> threads_ ABSL_GUARDED_BY(threads_mutex_);
+  ControlWorker control_{kMaxQueuedControlCalls};
 };
 
 class HealthService final : public grpc::health::v1::Health::CallbackService {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "gpu/status_macros.h"
+#include "server/quote.h"
 
 namespace vkserve {
 namespace {
@@ -28,15 +29,8 @@ std::string ShapeString(const std::vector<int64_t>& shape) {
   return absl::StrCat("[", absl::StrJoin(shape, ","), "]");
 }
 
-// Bytes of a run output, from its dtype and shape.
-uint64_t OutputBytes(const RunOutput& out) {
-  uint64_t n = DataTypeSize(out.dtype);
-  for (int64_t d : out.shape) n *= static_cast<uint64_t>(d);
-  return n;
-}
-
 absl::Status Invalid(const std::string& tensor, const std::string& message) {
-  return absl::InvalidArgumentError(absl::StrCat("input '", tensor, "': ", message));
+  return absl::InvalidArgumentError(absl::StrCat("input ", Quoted(tensor), ": ", message));
 }
 
 // Reads an optional string parameter; INVALID_ARGUMENT if of another type.
@@ -230,7 +224,7 @@ absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(const ModelInferRequ
     if (!seen.insert(name).second) return Invalid(name, "given more than once");
     const DataType dtype = ParseKServeDataType(input.datatype());
     if (dtype == DataType::kUndefined) {
-      return Invalid(name, absl::StrCat("unknown datatype '", input.datatype(), "'"));
+      return Invalid(name, absl::StrCat("unknown datatype ", Quoted(input.datatype())));
     }
     if (dtype != decl->type.dtype) {
       return Invalid(name, absl::StrCat("datatype ", input.datatype(), " but the model expects ",
@@ -241,10 +235,11 @@ absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(const ModelInferRequ
     binding.name = name;
 
     // A GPU-resident tensor bound without a copy.
-    ASSIGN_OR_RETURN(auto handle, StringParam(input.parameters(), kGpuHandleParam, absl::StrCat("input '", name, "'")));
+    const std::string where = absl::StrCat("input ", Quoted(name));
+    ASSIGN_OR_RETURN(auto handle, StringParam(input.parameters(), kGpuHandleParam, where));
     if (handle) {
       auto tensor = resident.Get(*handle);
-      if (!tensor.ok()) return absl::NotFoundError(absl::StrCat("input '", name, "': ", tensor.status().message()));
+      if (!tensor.ok()) return absl::NotFoundError(absl::StrCat(where, ": ", tensor.status().message()));
       if ((*tensor)->dtype() != dtype) {
         return Invalid(name, absl::StrCat("GPU handle holds ", KName((*tensor)->dtype()),
                                           ", not ", input.datatype()));
@@ -270,15 +265,21 @@ absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(const ModelInferRequ
     binding.host.shape = shape;
 
     std::string region;
-    ASSIGN_OR_RETURN(auto range, ShmParams(input.parameters(), shm, absl::StrCat("input '", name, "'"), &region));
+    ASSIGN_OR_RETURN(auto range, ShmParams(input.parameters(), shm, where, &region));
     if (range) {
       if (TypedFieldCount(input.contents()) > 0) return Invalid(name, "has both shared memory and contents");
-      if (range->bytes.size() != bytes) {
-        return Invalid(name, absl::StrCat("shared_memory_byte_size is ", range->bytes.size(), " but shape ",
+      if (range->size() != bytes) {
+        return Invalid(name, absl::StrCat("shared_memory_byte_size is ", range->size(), " but shape ",
                                           ShapeString(shape), " of ", input.datatype(), " needs ", bytes));
       }
-      binding.host.data = range->bytes;
-      prepared->input_ranges.push_back(*std::move(range));
+      // Read during the run, straight into GPU-visible memory: never through
+      // a mapping of the client's object (server/shared_memory.h says why).
+      prepared->run.host_input_readers[name] = [range = *std::move(range),
+                                                where](std::span<uint8_t> dst) -> absl::Status {
+        absl::Status s = range.Read(dst);
+        if (s.ok()) return s;
+        return absl::Status(s.code(), absl::StrCat(where, ": ", s.message()));
+      };
     } else if (use_raw) {
       if (TypedFieldCount(input.contents()) > 0) {
         return Invalid(name, "has typed contents but the request uses raw_input_contents; use one or the other");
@@ -324,7 +325,7 @@ absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(const ModelInferRequ
   } else {
     std::set<std::string> requested;
     for (const auto& out : request.outputs()) {
-      const std::string where = absl::StrCat("output '", out.name(), "'");
+      const std::string where = absl::StrCat("output ", Quoted(out.name()));
       if (std::none_of(declared_outputs.begin(), declared_outputs.end(),
                        [&](const ValueInfo& v) { return v.name == out.name(); })) {
         return absl::InvalidArgumentError(absl::StrCat(where, ": model '", model.name(), "' has no such output"));
@@ -343,8 +344,8 @@ absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(const ModelInferRequ
       if (o.shm && o.resident) {
         return absl::InvalidArgumentError(absl::StrCat(where, ": cannot be both GPU-resident and in shared memory"));
       }
-      if (o.shm && !o.shm->writable) {
-        return absl::InvalidArgumentError(absl::StrCat(where, ": shared-memory region '", o.shm_region, "' is read-only"));
+      if (o.shm && !o.shm->writable()) {
+        return absl::InvalidArgumentError(absl::StrCat(where, ": shared-memory region ", Quoted(o.shm_region), " is read-only"));
       }
       prepared->outputs.push_back(std::move(o));
     }
@@ -364,7 +365,9 @@ absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(const ModelInferRequ
     const std::string& name = runtime_model->outputs()[o].name;
     for (const PreparedInfer::Output& want : p->outputs) {
       if (want.name != name || want.resident) continue;
-      if (want.shm) return bytes <= want.shm->bytes.size() ? want.shm->bytes.data() : nullptr;
+      // A shared-memory output is read back here, then written to the
+      // object with pwrite (FillInferResponse): never through a mapping.
+      if (want.shm) return nullptr;
       std::string& buffer = p->raw_buffers[o];
       buffer.resize(bytes);
       return reinterpret_cast<uint8_t*>(buffer.data());
@@ -407,14 +410,15 @@ absl::Status FillInferResponse(const ModelInferRequest& request, PreparedInfer& 
       added.push_back(*handle);
       (*entry->mutable_parameters())[kGpuHandleParam].set_string_param(*handle);
     } else if (want.shm) {
-      // In the region already when it fit (the sink refuses what does not).
-      const uint64_t bytes = out.in_sink ? OutputBytes(out) : out.host.data.size();
-      if (bytes > want.shm->bytes.size()) {
+      const uint64_t bytes = out.host.data.size();
+      if (bytes > want.shm->size()) {
         return fail(absl::InvalidArgumentError(absl::StrCat(
             "output '", out.name, "': ", bytes, " bytes do not fit shared_memory_byte_size ",
-            want.shm->bytes.size())));
+            want.shm->size())));
       }
-      if (!out.in_sink) std::memcpy(want.shm->bytes.data(), out.host.data.data(), bytes);
+      if (absl::Status s = want.shm->Write(out.host.data); !s.ok()) {
+        return fail(absl::Status(s.code(), absl::StrCat("output '", out.name, "': ", s.message())));
+      }
       auto& params = *entry->mutable_parameters();
       params["shared_memory_region"].set_string_param(want.shm_region);
       params["shared_memory_byte_size"].set_int64_param(static_cast<int64_t>(bytes));

@@ -25,7 +25,8 @@
 //       handles (no model runs).
 //   request parameter vkserve_trace = true (or "true")   writes a Chrome
 //       trace of the request; the response parameter vkserve_trace_path
-//       names the file (docs/observability.md).
+//       names the file in the server's trace directory, which is not told
+//       (docs/observability.md).
 //
 // Stateless functions; thread-safe given thread-safe arguments.
 #ifndef VKSERVE_SERVER_INFER_REQUEST_H_
@@ -57,9 +58,9 @@ inline constexpr char kTraceParam[] = "vkserve_trace";  // request: bool
 inline constexpr char kTracePathParam[] = "vkserve_trace_path";  // response: string
 
 // A request checked and bound, ready for SessionPool::Submit. Owns the bytes
-// converted from typed contents and keeps shared-memory ranges mapped; the
-// RunRequest's views point into it and into the wire request, so both must
-// outlive the run.
+// converted from typed contents; the RunRequest's views point into it and
+// into the wire request, so both must outlive the run. A shared-memory input
+// is read (pread) straight into GPU-visible memory during the run.
 struct PreparedInfer {
   struct Output {
     std::string name;
@@ -70,7 +71,6 @@ struct PreparedInfer {
   RunRequest run;
   std::vector<Output> outputs;  // in response order
   std::vector<std::vector<uint8_t>> owned;
-  std::vector<SharedMemoryManager::Range> input_ranges;
   int64_t batch_size = 1;
   std::optional<absl::Duration> timeout;  // the request's "timeout" parameter
   // Per model output: the response bytes the run reads host outputs back

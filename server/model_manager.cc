@@ -4,11 +4,15 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
+#include <system_error>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "gpu/status_macros.h"
 #include "server/model_tensors.h"
+#include "server/quote.h"
 #include "spdlog/spdlog.h"
 
 namespace vkserve {
@@ -70,8 +74,46 @@ ModelStatsSnapshot ServedModel::stats() const {
   return stats_;
 }
 
+namespace {
+
+std::vector<std::string> RepositoryRoots(const std::string& configured) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> roots;
+  auto add = [&](std::string root) {
+    while (root.size() > 1 && root.back() == '/') root.pop_back();
+    if (!root.empty() && root != "/" &&
+        std::find(roots.begin(), roots.end(), root) == roots.end()) {
+      roots.push_back(std::move(root));
+    }
+  };
+  // config/ names files under the absolute, normalized root; runtime/ may
+  // resolve symbolic links.
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(configured, ec).lexically_normal();
+  if (!ec) add(absolute.string());
+  const fs::path canonical = fs::weakly_canonical(configured, ec);
+  if (!ec) add(canonical.string());
+  std::sort(roots.begin(), roots.end(),
+            [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  return roots;
+}
+
+}  // namespace
+
 ModelManager::ModelManager(const GpuContext& gpu, const ServerSettings& settings, Metrics* metrics)
-    : gpu_(gpu), settings_(settings), metrics_(metrics) {}
+    : gpu_(gpu),
+      settings_(settings),
+      repository_roots_(RepositoryRoots(settings.repository_path)),
+      metrics_(metrics) {}
+
+absl::Status ModelManager::ForClient(const absl::Status& status) const {
+  if (status.ok()) return status;
+  std::string message(status.message());
+  for (const std::string& root : repository_roots_) {
+    message = absl::StrReplaceAll(message, {{absl::StrCat(root, "/"), ""}, {root, "<repository>"}});
+  }
+  return absl::Status(status.code(), message);
+}
 
 ModelManager::~ModelManager() { UnloadAll(); }
 
@@ -165,8 +207,8 @@ absl::Status ModelManager::LoadModel(const RepositoryModel& repo_model) {
   Entry& entry = models_[repo_model.name];
   if (!versions.ok()) {
     entry.state = State::kUnavailable;
-    entry.reason = std::string(versions.status().message());
-    spdlog::error("model '{}' failed to load: {}", repo_model.name, entry.reason);
+    entry.reason = std::string(ForClient(versions.status()).message());
+    spdlog::error("model '{}' failed to load: {}", repo_model.name, std::string(versions.status().message()));
     return absl::Status(versions.status().code(),
                         absl::StrCat("model '", repo_model.name, "': ", versions.status().message()));
   }
@@ -204,9 +246,15 @@ absl::Status ModelManager::LoadStartupModels() {
 }
 
 absl::Status ModelManager::Load(const std::string& name) {
-  RETURN_IF_ERROR(CheckModelName(name));
+  // config/ quotes the name in full; a client's may be a megabyte long.
+  RETURN_IF_ERROR(WithBoundedClientString(CheckModelName(name), name));
   absl::MutexLock serial(&load_mutex_);
-  ASSIGN_OR_RETURN(RepositoryModel repo_model, ScanModel(settings_.repository_path, name));
+  absl::StatusOr<RepositoryModel> scanned = ScanModel(settings_.repository_path, name);
+  if (!scanned.ok()) {
+    spdlog::debug("load of model '{}' refused: {}", name, std::string(scanned.status().message()));
+    return ForClient(scanned.status());
+  }
+  RepositoryModel repo_model = *std::move(scanned);
   std::map<int64_t, std::shared_ptr<ServedModel>> old;
   {
     absl::MutexLock lock(&mutex_);
@@ -219,7 +267,7 @@ absl::Status ModelManager::Load(const std::string& name) {
   }
   for (auto& [v, m] : old) m->pool().Drain();
   old.clear();
-  return LoadModel(repo_model);
+  return ForClient(LoadModel(repo_model));
 }
 
 absl::Status ModelManager::Unload(const std::string& name) {
@@ -229,7 +277,7 @@ absl::Status ModelManager::Unload(const std::string& name) {
     absl::MutexLock lock(&mutex_);
     auto it = models_.find(name);
     if (it == models_.end() || it->second.state != State::kReady) {
-      return absl::NotFoundError(absl::StrCat("model '", name, "' is not loaded"));
+      return absl::NotFoundError(absl::StrCat("model ", Quoted(name), " is not loaded"));
     }
     old = std::move(it->second.versions);
     it->second.versions.clear();
@@ -262,12 +310,12 @@ absl::StatusOr<std::shared_ptr<ServedModel>> ModelManager::Get(const std::string
     auto [ptr, ec] = std::from_chars(version.data(), version.data() + version.size(), v);
     if (ec != std::errc() || ptr != version.data() + version.size() || v <= 0) {
       return absl::InvalidArgumentError(
-          absl::StrCat("model version '", version, "' is not a positive number"));
+          absl::StrCat("model version ", Quoted(version), " is not a positive number"));
     }
   }
   absl::MutexLock lock(&mutex_);
   auto it = models_.find(name);
-  if (it == models_.end()) return absl::NotFoundError(absl::StrCat("unknown model '", name, "'"));
+  if (it == models_.end()) return absl::NotFoundError(absl::StrCat("unknown model ", Quoted(name)));
   const Entry& entry = it->second;
   if (entry.state != State::kReady) {
     return absl::UnavailableError(absl::StrCat("model '", name, "' is not ready (",
@@ -278,7 +326,7 @@ absl::StatusOr<std::shared_ptr<ServedModel>> ModelManager::Get(const std::string
   if (version.empty()) return entry.versions.rbegin()->second;
   auto vit = entry.versions.find(v);
   if (vit == entry.versions.end()) {
-    return absl::NotFoundError(absl::StrCat("model '", name, "' has no served version ", version));
+    return absl::NotFoundError(absl::StrCat("model '", name, "' has no served version ", v));
   }
   return vit->second;
 }
@@ -311,7 +359,7 @@ std::vector<ModelIndexEntry> ModelManager::Index(bool ready_only) const {
       ModelIndexEntry& row = rows[m.name];
       row.name = m.name;
       row.state = "UNAVAILABLE";
-      row.reason = m.status.ok() ? "not loaded" : std::string(m.status.message());
+      row.reason = m.status.ok() ? "not loaded" : std::string(ForClient(m.status).message());
     }
   }
   std::vector<ModelIndexEntry> out;
@@ -339,14 +387,6 @@ std::vector<ModelIndexEntry> ModelManager::Index(bool ready_only) const {
     std::erase_if(out, [](const ModelIndexEntry& e) { return e.state != "READY"; });
   }
   return out;
-}
-
-bool ModelManager::AllReady() const {
-  absl::MutexLock lock(&mutex_);
-  for (const auto& [name, entry] : models_) {
-    if (entry.state == State::kLoading || entry.state == State::kUnavailable) return false;
-  }
-  return true;
 }
 
 std::vector<DeviceGaugeSample> ModelManager::DeviceMemory() const {

@@ -20,6 +20,10 @@
 // ServedModel also keeps the Triton-style statistics of its version and
 // records the same figures into its Prometheus ModelMetrics.
 //
+// What clients see of errors names files relative to the repository
+// ("corrupt/1/model.onnx"), never the server's directories; the log keeps
+// absolute paths.
+//
 // Thread-safe.
 #ifndef VKSERVE_SERVER_MODEL_MANAGER_H_
 #define VKSERVE_SERVER_MODEL_MANAGER_H_
@@ -124,7 +128,8 @@ class ModelManager {
 
   // Rescans `name` in the repository and (re)loads it: a loaded model is
   // unloaded (drained) first. NOT_FOUND when the repository has no such
-  // model; the load error otherwise (the model is then UNAVAILABLE).
+  // model; the load error otherwise (the model is then UNAVAILABLE). For a
+  // client: paths in the error are relative to the repository.
   absl::Status Load(const std::string& name);
 
   // Unloads `name` after answering every accepted request. NOT_FOUND when
@@ -147,11 +152,9 @@ class ModelManager {
   std::vector<int64_t> Versions(const std::string& name) const;
 
   // RepositoryIndex: every model in the repository (rescanned) and every
-  // loaded one, with its state. `ready_only` keeps the READY rows.
+  // loaded one, with its state and (repository-relative) reason.
+  // `ready_only` keeps the READY rows.
   std::vector<ModelIndexEntry> Index(bool ready_only) const;
-
-  // True when every model the server was asked to load is READY.
-  bool AllReady() const;
 
   // Every device models run on (the server's, then those of device
   // selectors), with live memory by kind.
@@ -168,6 +171,9 @@ class ModelManager {
       const RepositoryModel& repo_model) const;
   absl::Status LoadModel(const RepositoryModel& repo_model);
   static const char* StateName(State state);
+  // `status` as a client may see it: the repository's directory left out of
+  // every path ("<repository>" where it stands alone).
+  absl::Status ForClient(const absl::Status& status) const;
   // The GPU objects for a model's device selector: the server's own when the
   // selector is empty or names the server's device, else a runtime of its own,
   // created on first use (NOT_FOUND when no device matches).
@@ -178,6 +184,9 @@ class ModelManager {
   mutable std::map<std::string, std::unique_ptr<GpuRuntime>> other_devices_
       ABSL_GUARDED_BY(devices_mutex_);
   const ServerSettings settings_;
+  // The repository's directory, absolute and with symbolic links resolved:
+  // the forms a message may name it by. Longest first.
+  const std::vector<std::string> repository_roots_;
   Metrics* const metrics_;
   absl::Mutex load_mutex_;  // serializes Load/Unload (held while loading, not for lookups)
   mutable absl::Mutex mutex_;

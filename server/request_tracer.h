@@ -22,6 +22,10 @@
 
 namespace vkserve {
 
+// How trace files are named in the trace directory (what TraceSetting
+// reports as trace_file: clients are not told the directory).
+inline constexpr char kTraceFilePattern[] = "vkserve-trace-<model>-v<version>-<unix ms>-<sequence>.json";
+
 struct RequestTracerOptions {
   std::string directory;  // absolute; created on the first write
   int64_t every_n = 0;    // 0: only requests that ask

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "server/quote.h"
 
 namespace vkserve {
 
@@ -60,7 +61,7 @@ absl::StatusOr<std::shared_ptr<DeviceTensor>> ResidentRegistry::Get(const std::s
   absl::MutexLock lock(&mutex_);
   auto it = entries_.find(handle);
   if (it == entries_.end()) {
-    return absl::NotFoundError(absl::StrCat("unknown or released GPU handle '", handle, "'"));
+    return absl::NotFoundError(absl::StrCat("unknown or released GPU handle ", Quoted(handle)));
   }
   it->second.last_used = absl::Now();
   return it->second.tensor;
@@ -70,7 +71,7 @@ absl::Status ResidentRegistry::Release(const std::string& handle) {
   absl::MutexLock lock(&mutex_);
   auto it = entries_.find(handle);
   if (it == entries_.end()) {
-    return absl::NotFoundError(absl::StrCat("unknown or released GPU handle '", handle, "'"));
+    return absl::NotFoundError(absl::StrCat("unknown or released GPU handle ", Quoted(handle)));
   }
   bytes_ -= it->second.tensor->byte_size();
   it->second.tensor->Release();

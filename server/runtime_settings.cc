@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "server/quote.h"
 
 namespace vkserve {
 namespace {
@@ -17,7 +18,7 @@ using inference::TraceSettingRequest;
 using inference::TraceSettingResponse;
 
 absl::Status Invalid(const std::string& key, const std::string& message) {
-  return absl::InvalidArgumentError(absl::StrCat("setting '", key, "': ", message));
+  return absl::InvalidArgumentError(absl::StrCat("setting ", Quoted(key), ": ", message));
 }
 
 // The one integer value of a trace setting.
@@ -28,7 +29,7 @@ absl::StatusOr<int64_t> OneInteger(const std::string& key,
   }
   int64_t n = 0;
   if (!absl::SimpleAtoi(v.value(0), &n) || n < min) {
-    return Invalid(key, absl::StrCat("'", v.value(0), "' is not an integer >= ", min));
+    return Invalid(key, absl::StrCat(Quoted(v.value(0)), " is not an integer >= ", min));
   }
   return n;
 }
@@ -84,8 +85,8 @@ absl::Status ApplyTraceSettings(const TraceSettingRequest& request, RequestTrace
                                 TraceSettingResponse* response) {
   if (!request.model_name().empty()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("trace settings for model '", request.model_name(),
-                     "': vkserve has one set of trace settings for every model; leave model_name empty"));
+        absl::StrCat("trace settings for model ", Quoted(request.model_name()),
+                     ": vkserve has one set of trace settings for every model; leave model_name empty"));
   }
   const TraceSampling initial = tracer.InitialSampling();
   TraceSampling next = tracer.sampling();
@@ -106,7 +107,7 @@ absl::Status ApplyTraceSettings(const TraceSettingRequest& request, RequestTrace
         } else if (upper == "TENSORS") {
           return Invalid(key, "TENSORS is not supported: traces hold timestamps, not tensor values");
         } else {
-          return Invalid(key, absl::StrCat("unknown level '", level, "' (OFF or TIMESTAMPS)"));
+          return Invalid(key, absl::StrCat("unknown level ", Quoted(level), " (OFF or TIMESTAMPS)"));
         }
       }
       if (off && timestamps) return Invalid(key, "OFF cannot be combined with TIMESTAMPS");
@@ -129,9 +130,8 @@ absl::Status ApplyTraceSettings(const TraceSettingRequest& request, RequestTrace
       next.count = *count;
     } else if (key == "trace_file") {
       if (!reset) {
-        return Invalid(key, absl::StrCat("traces go to the server config's trace.directory (",
-                                         tracer.options().directory,
-                                         "); a client cannot choose where the server writes"));
+        return Invalid(key, "traces go to the server config's trace.directory; a client cannot "
+                            "choose where the server writes");
       }
     } else if (key == "log_frequency") {
       // Every trace is its own file, written when its request finishes.
@@ -149,7 +149,9 @@ absl::Status ApplyTraceSettings(const TraceSettingRequest& request, RequestTrace
   SetTraceValue(response, "trace_level", now.enabled ? "TIMESTAMPS" : "OFF");
   SetTraceValue(response, "trace_rate", absl::StrCat(now.rate));
   SetTraceValue(response, "trace_count", absl::StrCat(now.count));
-  SetTraceValue(response, "trace_file", tracer.options().directory);
+  // Not the directory: clients learn no server path (a trace's name comes
+  // back in vkserve_trace_path, relative to the directory).
+  SetTraceValue(response, "trace_file", kTraceFilePattern);
   SetTraceValue(response, "log_frequency", "1");
   return absl::OkStatus();
 }
@@ -178,7 +180,7 @@ absl::Status ApplyLogSettings(const LogSettingsRequest& request, LogControl& log
       } else if (f == "json") {
         format = LogFormat::kJson;
       } else {
-        return Invalid(key, absl::StrCat("'", v.string_param(), "' is not supported (default or JSON)"));
+        return Invalid(key, absl::StrCat(Quoted(v.string_param()), " is not supported (default or JSON)"));
       }
     } else if (key == "log_file") {
       if (v.parameter_choice_case() != LogSettingsRequest::SettingValue::kStringParam) {

@@ -20,8 +20,8 @@
 namespace vkserve {
 
 // Applies `request` (an empty map only reads) and fills `response` with
-// every trace setting: trace_level, trace_rate, trace_count, trace_file,
-// log_frequency.
+// every trace setting: trace_level, trace_rate, trace_count, trace_file
+// (kTraceFilePattern: the trace directory is not told), log_frequency.
 absl::Status ApplyTraceSettings(const inference::TraceSettingRequest& request, RequestTracer& tracer,
                                 inference::TraceSettingResponse* response);
 

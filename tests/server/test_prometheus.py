@@ -352,7 +352,9 @@ class PrometheusTest(unittest.TestCase):
         self.assertIn("logging", extensions)
         got = self.stub.TraceSetting(pb.TraceSettingRequest())
         self.assertEqual(list(got.settings["trace_level"].value), ["OFF"])
-        self.assertEqual(list(got.settings["trace_file"].value), [self.server.trace_dir])
+        # Clients are told trace files' names, never the server's directory.
+        self.assertEqual(list(got.settings["trace_file"].value),
+                         ["vkserve-trace-<model>-v<version>-<unix ms>-<sequence>.json"])
         req = pb.TraceSettingRequest()
         req.settings["trace_level"].value.append("TIMESTAMPS")
         req.settings["trace_rate"].value.append("2")
@@ -364,7 +366,8 @@ class PrometheusTest(unittest.TestCase):
         self.assertEqual(len([p for p in paths if p]), 2, paths)  # every 2nd, two in all
         for p in paths:
             if p:
-                with open(p) as f:
+                self.assertNotIn("/", p)
+                with open(os.path.join(self.server.trace_dir, p)) as f:
                     self.assertTrue(any(e["cat"] == "gpu" for e in json.load(f)))
         bad = pb.TraceSettingRequest()
         bad.settings["trace_level"].value.append("TENSORS")
@@ -404,9 +407,10 @@ class PrometheusTest(unittest.TestCase):
         self.assertIn("loud-1", ids)
 
     def test_traced_request_writes_a_chrome_trace(self):
-        path = self.traced_response.parameters["vkserve_trace_path"].string_param
-        self.assertTrue(path.startswith(self.server.trace_dir + "/"), path)
-        with open(path) as f:
+        name = self.traced_response.parameters["vkserve_trace_path"].string_param
+        # The file's name in the trace directory: no server path.
+        self.assertTrue(name.startswith("vkserve-trace-") and "/" not in name, name)
+        with open(os.path.join(self.server.trace_dir, name)) as f:
             events = json.load(f)
         names = {e["name"] for e in events if e["cat"] == "host"}
         for phase in ["request", "queue", "upload", "vkQueueSubmit", "wait", "readback",
