@@ -305,6 +305,18 @@ class Builder {
                            l.has_resident_output_idle_seconds(), l.resident_output_idle_seconds(),
                            1, int64_t{1} << 40, &idle));
     s->resident_output_idle_expiry = absl::Seconds(idle);
+    auto cache_bytes = [&](const char* field, bool has, int64_t value,
+                           std::optional<int64_t>* out) -> absl::Status {
+      if (!has) return absl::OkStatus();
+      int64_t bytes = 0;
+      RETURN_IF_ERROR(Range({{"limits"}, {field}}, true, value, 0, kMax, &bytes));
+      *out = bytes;
+      return absl::OkStatus();
+    };
+    RETURN_IF_ERROR(cache_bytes("cache_device_bytes", l.has_cache_device_bytes(), l.cache_device_bytes(),
+                                &s->cache_device_bytes));
+    RETURN_IF_ERROR(cache_bytes("cache_host_bytes", l.has_cache_host_bytes(), l.cache_host_bytes(),
+                                &s->cache_host_bytes));
     if (l.has_allow_shared_memory()) s->allow_shared_memory = l.allow_shared_memory();
     if (l.has_shared_memory_key_prefix()) {
       if (!IsShmPrefix(l.shared_memory_key_prefix())) {

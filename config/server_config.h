@@ -89,6 +89,10 @@ struct ServerSettings {
   bool allow_shared_memory = false;
   // Keys (shm_open names) a client may register start with this.
   std::string shared_memory_key_prefix = "/vkserve_";
+  // Per-GPU budget of the per-shape caches; nullopt: sized from the device
+  // (runtime's CacheLimits::ForDevice); 0: unlimited.
+  std::optional<int64_t> cache_device_bytes;
+  std::optional<int64_t> cache_host_bytes;
 
   // Authorization; empty: every caller may call every RPC.
   std::vector<AuthGrant> auth_grants;

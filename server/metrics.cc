@@ -4,6 +4,7 @@
 // Every Prometheus family vkserve exports is defined in this file.
 #include "server/metrics.h"
 
+#include <tuple>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -51,6 +52,27 @@ MetricFamily GaugeFamily(const char* name, const char* help) {
   f.help = help;
   f.type = MetricType::Gauge;
   return f;
+}
+
+// One device's cache figures into the cache families.
+void AddCacheSample(const DeviceGaugeSample& d, MetricFamily* bytes, MetricFamily* budget, MetricFamily* entries,
+                    MetricFamily* evictions) {
+  const CacheBudgetStats& c = d.cache;
+  for (const auto& [memory, used, limit] : {std::tuple{"device", c.device_bytes, c.limits.device_bytes},
+                                            std::tuple{"host", c.host_bytes, c.limits.host_bytes}}) {
+    bytes->metric.push_back(GaugeValue({{"device", d.device}, {"memory", memory}}, static_cast<double>(used)));
+    budget->metric.push_back(GaugeValue({{"device", d.device}, {"memory", memory}}, static_cast<double>(limit)));
+  }
+  for (int k = 0; k < kCacheKindCount; ++k) {
+    const CacheKindStats& s = c.by_kind[k];
+    const std::vector<ClientMetric::Label> labels{{"device", d.device},
+                                                  {"kind", CacheKindName(static_cast<CacheKind>(k))}};
+    entries->metric.push_back(GaugeValue(labels, static_cast<double>(s.entries)));
+    ClientMetric evicted;
+    evicted.label = labels;
+    evicted.counter.value = static_cast<double>(s.evictions);
+    evictions->metric.push_back(std::move(evicted));
+  }
 }
 
 }  // namespace
@@ -172,6 +194,14 @@ class Metrics::SampledGauges final : public prometheus::Collectable {
         "Graph nodes (after fusion) by the device that executes them; cpu is always 0.");
     MetricFamily memory =
         GaugeFamily("vkserve_gpu_memory_bytes", "Live GPU memory by what it holds.");
+    MetricFamily cache_bytes = GaugeFamily(
+        "vkserve_cache_bytes", "Bytes held by the per-shape caches (plans, session states), by memory.");
+    MetricFamily cache_budget =
+        GaugeFamily("vkserve_cache_budget_bytes", "The caches' budget by memory; 0 is unlimited.");
+    MetricFamily cache_entries = GaugeFamily("vkserve_cache_entries", "Entries in the per-shape caches.");
+    MetricFamily cache_evictions = GaugeFamily(
+        "vkserve_cache_evictions_total", "Cache entries evicted to stay within the budget.");
+    cache_evictions.type = MetricType::Counter;
     for (const ModelGaugeSample& m : sample.models) {
       const std::vector<ClientMetric::Label> labels{{"model", m.model}, {"version", m.version}};
       sessions.metric.push_back(GaugeValue(labels, static_cast<double>(m.sessions)));
@@ -193,9 +223,11 @@ class Metrics::SampledGauges final : public prometheus::Collectable {
         memory.metric.push_back(
             GaugeValue({{"device", d.device}, {"kind", kind}}, static_cast<double>(d.bytes_by_kind[k])));
       }
+      AddCacheSample(d, &cache_bytes, &cache_budget, &cache_entries, &cache_evictions);
     }
     std::vector<MetricFamily> out;
-    for (MetricFamily* f : {&sessions, &busy, &queue, &resident, &resident_bytes, &nodes, &memory}) {
+    for (MetricFamily* f : {&sessions, &busy, &queue, &resident, &resident_bytes, &nodes, &memory, &cache_bytes,
+                            &cache_budget, &cache_entries, &cache_evictions}) {
       if (!f->metric.empty()) out.push_back(std::move(*f));
     }
     return out;

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "runtime/cache_budget.h"
 #include "absl/synchronization/mutex.h"
 #include "gpu/buffer.h"
 #include "runtime/session.h"
@@ -78,6 +79,7 @@ struct ModelGaugeSample {
 // Live device memory of one Vulkan device, by gpu::MemoryKind.
 struct DeviceGaugeSample {
   std::string device;
+  CacheBudgetStats cache;  // the device's per-shape caches (plans, session states)
   std::array<uint64_t, gpu::kMemoryKindCount> bytes_by_kind{};
 };
 

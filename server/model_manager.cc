@@ -172,6 +172,7 @@ absl::StatusOr<std::map<int64_t, std::shared_ptr<ServedModel>>> ModelManager::Lo
                                                             repo_model.config.settings.device,
                                                             "': ", gpu.status().message()));
     }
+    options.cache_budget = BudgetFor(*gpu);
     auto model = Model::Load(mv->path, *gpu, options);
     if (!model.ok()) {
       return absl::Status(model.status().code(),
@@ -389,11 +390,24 @@ std::vector<ModelIndexEntry> ModelManager::Index(bool ready_only) const {
   return out;
 }
 
+std::shared_ptr<CacheBudget> ModelManager::BudgetFor(const GpuContext& gpu) const {
+  absl::MutexLock lock(&devices_mutex_);
+  std::shared_ptr<CacheBudget>& budget = budgets_[gpu.device];
+  if (budget == nullptr) {
+    CacheLimits limits = CacheLimits::ForDevice(*gpu.device);
+    if (settings_.cache_device_bytes) limits.device_bytes = static_cast<uint64_t>(*settings_.cache_device_bytes);
+    if (settings_.cache_host_bytes) limits.host_bytes = static_cast<uint64_t>(*settings_.cache_host_bytes);
+    budget = std::make_shared<CacheBudget>(limits);
+  }
+  return budget;
+}
+
 std::vector<DeviceGaugeSample> ModelManager::DeviceMemory() const {
-  auto sample = [](const GpuContext& gpu) {
+  auto sample = [this](const GpuContext& gpu) {
     DeviceGaugeSample d;
     d.device = gpu.device->info().name;
     d.bytes_by_kind = gpu.allocator->stats().bytes_by_kind;
+    d.cache = BudgetFor(gpu)->stats();
     return d;
   };
   std::vector<DeviceGaugeSample> out{sample(gpu_)};

@@ -180,7 +180,13 @@ class ModelManager {
   absl::StatusOr<GpuContext> ContextFor(const std::string& selector) const;
 
   const GpuContext gpu_;
+  // The cache budget of the GPU `gpu` runs on, made on first use from the
+  // settings (every model on one GPU shares it).
+  std::shared_ptr<CacheBudget> BudgetFor(const GpuContext& gpu) const;
+
   mutable absl::Mutex devices_mutex_;
+  mutable std::map<const gpu::Device*, std::shared_ptr<CacheBudget>> budgets_
+      ABSL_GUARDED_BY(devices_mutex_);
   mutable std::map<std::string, std::unique_ptr<GpuRuntime>> other_devices_
       ABSL_GUARDED_BY(devices_mutex_);
   const ServerSettings settings_;

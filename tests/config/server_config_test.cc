@@ -57,6 +57,8 @@ TEST(ServerConfigTest, BuiltInDefaultServesTheExampleRepository) {
   EXPECT_EQ(s->resident_output_max_count, 1024);
   EXPECT_EQ(s->resident_output_max_bytes, int64_t{4} << 30);
   EXPECT_EQ(s->resident_output_idle_expiry, absl::Seconds(300));
+  EXPECT_FALSE(s->cache_device_bytes.has_value());  // sized from the device
+  EXPECT_FALSE(s->cache_host_bytes.has_value());
   EXPECT_FALSE(s->allow_shared_memory);
   EXPECT_EQ(s->log_level, LogLevel::kInfo);
   EXPECT_EQ(s->log_format, LogFormat::kText);
@@ -105,6 +107,8 @@ TEST(ServerConfigTest, EveryFieldAndRelativePaths) {
       resident_output_max_bytes: 1000
       resident_output_idle_seconds: 5
       allow_shared_memory: true
+      cache_device_bytes: 0
+      cache_host_bytes: 268435456
     }
     log { level: DEBUG format: JSON }
     exit_timeout_seconds: 0
@@ -124,6 +128,8 @@ TEST(ServerConfigTest, EveryFieldAndRelativePaths) {
   EXPECT_EQ(s->resident_output_max_count, 0);
   EXPECT_EQ(s->resident_output_max_bytes, 1000);
   EXPECT_EQ(s->resident_output_idle_expiry, absl::Seconds(5));
+  EXPECT_EQ(s->cache_device_bytes, 0);  // unlimited
+  EXPECT_EQ(s->cache_host_bytes, 268435456);
   EXPECT_TRUE(s->allow_shared_memory);
   EXPECT_EQ(s->log_level, LogLevel::kDebug);
   EXPECT_EQ(s->log_format, LogFormat::kJson);
@@ -215,6 +221,8 @@ TEST(ServerConfigTest, NegativeAndOutOfRangeLimits) {
   EXPECT_THAT(ErrorOf("limits { resident_output_idle_seconds: 0 }"),
               HasSubstr("limits.resident_output_idle_seconds: must be between 1"));
   EXPECT_THAT(ErrorOf("exit_timeout_seconds: -5"), HasSubstr(":1:1: exit_timeout_seconds: must be"));
+  EXPECT_THAT(ErrorOf("limits { cache_host_bytes: -1 }"),
+              HasSubstr("limits.cache_host_bytes: must be between 0 and"));
 }
 
 TEST(ServerConfigTest, RepositoryErrors) {

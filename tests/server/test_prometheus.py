@@ -232,7 +232,9 @@ class PrometheusTest(unittest.TestCase):
                                capture_output=True)
         self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
         for family in ["vkserve_request_duration_seconds", "vkserve_phase_duration_seconds",
-                       "vkserve_requests_total", "vkserve_model_nodes", "vkserve_gpu_memory_bytes"]:
+                       "vkserve_requests_total", "vkserve_model_nodes", "vkserve_gpu_memory_bytes",
+                       "vkserve_cache_bytes", "vkserve_cache_budget_bytes", "vkserve_cache_entries",
+                       "vkserve_cache_evictions_total"]:
             self.assertIn(f"# TYPE {family} ", self.scrape)
 
     def test_every_histogram_has_a_nonzero_rate(self):
@@ -323,6 +325,15 @@ class PrometheusTest(unittest.TestCase):
         self.assertEqual(self.prom.scalar(f'vkserve_sessions_busy{{model="{MODEL}"}}', self.final), 0)
         weights = self.prom.scalar('sum(vkserve_gpu_memory_bytes{kind="weights"})', self.final)
         self.assertGreater(weights, 0)
+        # The model's plan and its sessions' states are cached within the
+        # budget sized from the device.
+        self.assertGreater(self.prom.scalar('sum(vkserve_cache_entries{kind="plan"})', self.final), 0)
+        self.assertGreater(self.prom.scalar('sum(vkserve_cache_entries{kind="session_state"})', self.final), 0)
+        for memory in ("device", "host"):
+            used = self.prom.scalar(f'sum(vkserve_cache_bytes{{memory="{memory}"}})', self.final)
+            budget = self.prom.scalar(f'sum(vkserve_cache_budget_bytes{{memory="{memory}"}})', self.final)
+            self.assertGreater(budget, 0)
+            self.assertLessEqual(used, budget)
         # Busy sessions were seen while the four clients ran.
         busy = self.prom.scalar(
             f'max_over_time(vkserve_sessions_busy{{model="{MODEL}"}}[{int(LOAD_SECONDS)}s])',
