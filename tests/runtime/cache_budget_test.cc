@@ -205,6 +205,11 @@ TEST_F(CacheBudgetTest, TheStateOfARunInFlightIsNotEvicted) {
 // the process. Ten batch sizes of about 40 MB of state each would keep
 // ~400 MB without eviction; with a 64 MiB budget growth stays far below.
 TEST_F(CacheBudgetTest, EvictedMemoryLeavesTheProcess) {
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer's allocator quarantines freed memory and keeps its own
+  // pools, so the process's RSS says nothing about what vkserve returned.
+  GTEST_SKIP() << "RSS is not meaningful under AddressSanitizer";
+#endif
   constexpr int64_t kWide = 4096;
   const CacheLimits limits{uint64_t{64} << 20, uint64_t{16} << 20};
   const std::shared_ptr<Model> model = Load(limits, kWide);
