@@ -77,6 +77,17 @@ const TensorType* RewriteContext::declared_type(const std::string& name) const {
   return nullptr;
 }
 
+std::optional<std::vector<Dim>> RewriteContext::known_shape(const std::string& name) const {
+  if (const HostTensor* t = initializer(name)) {
+    std::vector<Dim> dims(t->shape.size());
+    for (size_t i = 0; i < dims.size(); ++i) dims[i].value = t->shape[i];
+    return dims;
+  }
+  const TensorType* type = declared_type(name);
+  if (type == nullptr || !type->has_shape) return std::nullopt;
+  return type->shape;
+}
+
 std::string RewriteContext::UniqueName(std::string_view base) {
   std::string name(base);
   auto [it, inserted] = name_counts_->try_emplace(name, 0);

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,6 +59,9 @@ class RewriteContext {
   const HostTensor* initializer(const std::string& name) const;
   // The declared type of a graph input, output or value_info entry, or null.
   const TensorType* declared_type(const std::string& name) const;
+  // The shape of `name` where the file states one (an initializer's, all
+  // fixed, or a declared type's), else nullopt.
+  std::optional<std::vector<Dim>> known_shape(const std::string& name) const;
 
   // A value name unused in the graph, derived from the node's name and `hint`.
   std::string NewValueName(std::string_view hint);

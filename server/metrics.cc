@@ -4,11 +4,11 @@
 // Every Prometheus family vkserve exports is defined in this file.
 #include "server/metrics.h"
 
-#include <tuple>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "prometheus/collectable.h"

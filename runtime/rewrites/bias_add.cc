@@ -31,19 +31,6 @@
 namespace vkserve {
 namespace {
 
-// The shape of `name` where the file states one, else nullopt; dims of an
-// initializer are all fixed.
-std::optional<std::vector<Dim>> KnownShape(const RewriteContext& ctx, const std::string& name) {
-  if (const HostTensor* t = ctx.initializer(name)) {
-    std::vector<Dim> dims(t->shape.size());
-    for (size_t i = 0; i < dims.size(); ++i) dims[i].value = t->shape[i];
-    return dims;
-  }
-  const TensorType* type = ctx.declared_type(name);
-  if (type == nullptr || !type->has_shape) return std::nullopt;
-  return type->shape;
-}
-
 absl::Status CheckRank(const std::optional<std::vector<Dim>>& shape, size_t rank,
                        const char* what) {
   if (!shape.has_value() || shape->size() == rank) return absl::OkStatus();
@@ -58,9 +45,9 @@ absl::Status CheckDim(const Dim& a, const Dim& b, const std::string& what) {
 }
 
 absl::Status CheckShapes(const RewriteContext& ctx) {
-  const auto x = KnownShape(ctx, ctx.input(0));
-  const auto bias = KnownShape(ctx, ctx.input(1));
-  const auto skip = KnownShape(ctx, ctx.input(2));
+  const auto x = ctx.known_shape(ctx.input(0));
+  const auto bias = ctx.known_shape(ctx.input(1));
+  const auto skip = ctx.known_shape(ctx.input(2));
   RETURN_IF_ERROR(CheckRank(x, 3, "X ([batch, image size, channels])"));
   RETURN_IF_ERROR(CheckRank(bias, 1, "bias"));
   RETURN_IF_ERROR(CheckRank(skip, 3, "skip"));

@@ -46,19 +46,6 @@ namespace {
 // The schema's default: softmax over dims 1 and up.
 constexpr int64_t kDefaultAxis = 1;
 
-// The shape of `name` where the file states one, else nullopt; dims of an
-// initializer are all fixed.
-std::optional<std::vector<Dim>> KnownShape(const RewriteContext& ctx, const std::string& name) {
-  if (const HostTensor* t = ctx.initializer(name)) {
-    std::vector<Dim> dims(t->shape.size());
-    for (size_t i = 0; i < dims.size(); ++i) dims[i].value = t->shape[i];
-    return dims;
-  }
-  const TensorType* type = ctx.declared_type(name);
-  if (type == nullptr || !type->has_shape) return std::nullopt;
-  return type->shape;
-}
-
 // The product of dims [begin, end), or nullopt unless all are fixed and it
 // fits in an int64 (the dims come from an untrusted file).
 std::optional<int64_t> FixedProduct(const std::vector<Dim>& dims, size_t begin, size_t end) {
@@ -94,7 +81,7 @@ absl::StatusOr<Attrs> ReadAttrs(const Node& node) {
 // what it leaves open (symbolic dims) is checked by Reshape at planning.
 absl::Status CheckShapes(const RewriteContext& ctx, const Attrs& attrs) {
   const int64_t axis = attrs.axis;
-  const auto x = KnownShape(ctx, ctx.input(0));
+  const auto x = ctx.known_shape(ctx.input(0));
   if (!x.has_value()) return absl::OkStatus();
   const int64_t rank = static_cast<int64_t>(x->size());
   if (axis < -rank || axis >= rank) {
@@ -104,7 +91,7 @@ absl::Status CheckShapes(const RewriteContext& ctx, const Attrs& attrs) {
   const size_t a = static_cast<size_t>(axis < 0 ? axis + rank : axis);
   const auto rows = FixedProduct(*x, 0, a);
   const auto row_len = FixedProduct(*x, a, x->size());
-  const auto bias = KnownShape(ctx, ctx.input(1));
+  const auto bias = ctx.known_shape(ctx.input(1));
   const auto bias_size = bias.has_value() ? FixedProduct(*bias, 0, bias->size()) : std::nullopt;
   if (!row_len.has_value() || !bias_size.has_value() || *row_len == 0) return absl::OkStatus();
   if (*bias_size == 0 || *bias_size % *row_len != 0) {
