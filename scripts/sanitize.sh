@@ -5,7 +5,11 @@
 #         unit, runtime, server and config test and the fuzz corpus replays,
 #         plus a sample of the op cases (the whole suite runs in test.sh).
 #   tsan  ThreadSanitizer (build-tsan/): the server tests, which run requests,
-#         sessions and control RPCs on many threads.
+#         sessions and control RPCs on many threads. It needs an Abseil built
+#         with -fsanitize=thread (CMAKE_PREFIX_PATH): Debian's libabsl is not
+#         instrumented, so TSan cannot see absl::Mutex and reports every
+#         hand-off under one as a race (seen 2026-11-24: ControlWorker::Post vs
+#         its Await condition, SessionPool's Condition). CI runs asan only.
 # Any sanitizer report fails the run. Usage: scripts/sanitize.sh asan|tsan
 set -euo pipefail
 cd "$(dirname "$0")/.."
