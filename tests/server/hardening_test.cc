@@ -67,11 +67,7 @@ class HardeningTest : public ::testing::Test {
     auto server = Server::Start(settings);
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = server->release();
-    grpc::ChannelArguments args;
-    args.SetMaxSendMessageSize(-1);
-    args.SetMaxReceiveMessageSize(-1);
-    channel_ = new std::shared_ptr<grpc::Channel>(
-        grpc::CreateCustomChannel(server_->address(), grpc::InsecureChannelCredentials(), args));
+    channel_ = new std::shared_ptr<grpc::Channel>(testing::UnlimitedChannel(server_->address()));
   }
   static void TearDownTestSuite() {
     delete channel_;

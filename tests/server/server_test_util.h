@@ -11,8 +11,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include <grpcpp/grpcpp.h>
 
 #include "onnx/onnx_pb.h"
 #include "proto/grpc_service.pb.h"
@@ -20,6 +23,15 @@
 namespace vkserve::testing {
 
 // x float[N,4] -> Add(x, 1) -> y float[N,4], as ONNX bytes.
+// A plaintext channel to `address` with no message size limits, so tests can
+// send what a hostile client would and see the server's own limit apply.
+inline std::shared_ptr<grpc::Channel> UnlimitedChannel(const std::string& address) {
+  grpc::ChannelArguments args;
+  args.SetMaxSendMessageSize(-1);
+  args.SetMaxReceiveMessageSize(-1);
+  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+}
+
 inline std::string AddOneModelBytes() {
   onnx::ModelProto model;
   model.set_ir_version(8);
