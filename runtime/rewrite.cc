@@ -50,8 +50,9 @@ absl::Status CheckOutputsDefined(const std::set<std::string>& read, const Node& 
 
 }  // namespace
 
-RewriteContext::RewriteContext(const Graph& graph, const Node& node, std::map<std::string, int>* name_counts)
-    : graph_(graph), node_(node), name_counts_(name_counts) {}
+RewriteContext::RewriteContext(const Graph& graph, const Node& node, std::map<std::string, int>* name_counts,
+                               std::map<std::string, int64_t>* facts)
+    : graph_(graph), node_(node), name_counts_(name_counts), facts_(facts) {}
 
 const std::string& RewriteContext::input(size_t i) const {
   return i < node_.inputs.size() ? node_.inputs[i] : EmptyName();
@@ -145,6 +146,7 @@ const Rewrite* RewriteRegistry::Find(const Node& node) const {
 absl::StatusOr<int> ApplyRewrites(Graph* graph) {
   const RewriteRegistry& registry = RewriteRegistry::Global();
   std::map<std::string, int> names = UsedNames(*graph);
+  std::map<std::string, int64_t> facts;  // shared by this pass's rewrites
   std::set<std::string> read;  // values something reads; rewrites keep output names
   for (const Node& n : graph->nodes) read.insert(n.inputs.begin(), n.inputs.end());
   for (const ValueInfo& v : graph->outputs) read.insert(v.name);
@@ -168,7 +170,7 @@ absl::StatusOr<int> ApplyRewrites(Graph* graph) {
       return absl::InternalError(absl::StrCat(node.Describe(), ": rewrites nest deeper than ",
                                               kMaxRewriteDepth));
     }
-    RewriteContext ctx(*graph, node, &names);
+    RewriteContext ctx(*graph, node, &names, &facts);
     absl::Status status = rewrite->Apply(ctx);
     if (status.ok()) status = CheckOutputsDefined(read, node, ctx.added_nodes());
     if (!status.ok()) {

@@ -43,7 +43,9 @@ namespace vkserve {
 class RewriteContext {
  public:
   // `graph` must outlive the context; `node` is the node being replaced.
-  RewriteContext(const Graph& graph, const Node& node, std::map<std::string, int>* name_counts);
+  // `facts` is shared by every rewrite of one ApplyRewrites pass.
+  RewriteContext(const Graph& graph, const Node& node, std::map<std::string, int>* name_counts,
+                 std::map<std::string, int64_t>* facts);
 
   const Node& node() const { return node_; }
   // The graph with its nodes as stored (before any rewrite ran), e.g. to
@@ -62,6 +64,11 @@ class RewriteContext {
   // The shape of `name` where the file states one (an initializer's, all
   // fixed, or a declared type's), else nullopt.
   std::optional<std::vector<Dim>> known_shape(const std::string& name) const;
+
+  // Facts about the whole stored graph that one rewrite derives and the
+  // others of the same pass reuse (e.g. the NCHWc block size), by key. The
+  // stored graph does not change during a pass, so they stay true.
+  std::map<std::string, int64_t>& pass_facts() { return *facts_; }
 
   // A value name unused in the graph, derived from the node's name and `hint`.
   std::string NewValueName(std::string_view hint);
@@ -88,6 +95,7 @@ class RewriteContext {
   const Graph& graph_;
   const Node& node_;
   std::map<std::string, int>* name_counts_;
+  std::map<std::string, int64_t>* facts_;
   std::vector<Node> nodes_;
   std::map<std::string, HostTensor> initializers_;
 };

@@ -29,7 +29,7 @@ absl::StatusOr<std::string> AddUnblockedWeights(RewriteContext& ctx, int64_t gro
     return absl::UnimplementedError("nchwc Conv weights that are not an initializer are not supported");
   }
   RETURN_IF_ERROR(CheckNchwcFilter(*w, "nchwc Conv weights"));
-  ASSIGN_OR_RETURN(int64_t block, NchwcBlockSize(ctx.graph()));
+  ASSIGN_OR_RETURN(int64_t block, NchwcBlockSize(ctx));
   ASSIGN_OR_RETURN(NchwcFilterLayout layout, NchwcFilterLayoutOf(w->shape, group, block));
   return ctx.AddInitializer("oihw_weights", UnblockNchwcFilter(*w, layout, block));
 }

@@ -418,6 +418,15 @@ absl::StatusOr<int64_t> NchwcBlockSize(const Graph& graph) {
       "level 'extended' instead of 'all'"));
 }
 
+absl::StatusOr<int64_t> NchwcBlockSize(RewriteContext& ctx) {
+  constexpr char kKey[] = "nchwc_block_size";
+  auto& facts = ctx.pass_facts();
+  if (auto it = facts.find(kKey); it != facts.end()) return it->second;
+  ASSIGN_OR_RETURN(const int64_t block, NchwcBlockSize(ctx.graph()));
+  facts[kKey] = block;
+  return block;
+}
+
 int64_t HostNchwcBlockSize() {
 #if defined(__x86_64__) || defined(__i386__)
   if (__builtin_cpu_supports("avx512f")) return 16;

@@ -28,6 +28,7 @@
 
 #include "absl/status/statusor.h"
 #include "runtime/graph.h"
+#include "runtime/rewrite.h"
 
 namespace vkserve {
 
@@ -43,6 +44,11 @@ inline constexpr char kNchwcDomain[] = "com.microsoft.nchwc";
 // either, this host's own block size decides (HostNchwcBlockSize), as it
 // would for ONNX Runtime; UNIMPLEMENTED on a host that has none.
 absl::StatusOr<int64_t> NchwcBlockSize(const Graph& graph);
+
+// NchwcBlockSize of the graph being rewritten, derived once per rewrite
+// pass: it walks the whole graph and may read every weight, so each nchwc
+// node must not pay for it again.
+absl::StatusOr<int64_t> NchwcBlockSize(RewriteContext& ctx);
 
 // ONNX Runtime's NCHWc block size on this CPU: 16 with AVX-512F, 8 with
 // AVX2, 0 when it would not block at all.

@@ -42,13 +42,13 @@ Node& AddTranspose(RewriteContext& ctx, const std::string& in, const std::string
 
 // Channels ReorderInput pads its input to, when the declared shape says it
 // needs padding at all; -1 when it does not (or nothing is known).
-absl::StatusOr<int64_t> PaddedInputChannels(const RewriteContext& ctx, bool channels_last) {
+absl::StatusOr<int64_t> PaddedInputChannels(RewriteContext& ctx, bool channels_last) {
   const TensorType* type = ctx.declared_type(ctx.input(0));
   if (type == nullptr || !type->has_shape || type->shape.size() != 4) return -1;
   const Dim& c = type->shape[channels_last ? 3 : 1];
   // MLAS's block sizes are 8 and 16: a multiple of 16 is never padded.
   if (!c.is_fixed() || c.value % 16 == 0) return -1;
-  ASSIGN_OR_RETURN(int64_t block, NchwcBlockSize(ctx.graph()));
+  ASSIGN_OR_RETURN(int64_t block, NchwcBlockSize(ctx));
   const int64_t padded = (c.value + block - 1) / block * block;
   return padded == c.value ? -1 : padded;
 }
