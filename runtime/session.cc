@@ -470,7 +470,7 @@ absl::StatusOr<RunResult> Session::RunOnce(const RunRequest& request) {
                                                                  gpu::MemoryKind::kResident));
       }
       out.device = std::make_shared<DeviceTensor>(out.name, out.dtype, out.shape,
-                                                  std::move(buffer), model.gpu().allocator);
+                                                  std::move(buffer), model.gpu());
     }
     result.outputs.push_back(std::move(out));
   }
