@@ -32,7 +32,7 @@ struct DeviceOptions {
   bool allow_push_descriptors = true;
   // Test seam: injected allocation failures and device loss (see
   // fault_injector.h). Null in production.
-  std::shared_ptr<FaultInjector> faults;
+  std::shared_ptr<FaultInjector> faults = nullptr;
 };
 
 class Device {
