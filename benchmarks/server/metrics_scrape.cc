@@ -6,10 +6,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <string_view>
-
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 
 namespace vkserve::bench {
@@ -44,12 +43,12 @@ std::string HttpGet(const std::string& url) {
 double SumSamples(const std::string& text, const std::string& name,
                   const std::vector<std::string>& labels) {
   double sum = 0;
-  for (std::string_view line : absl::StrSplit(text, '\n')) {
-    if (line.empty() || line.front() == '#' || !line.starts_with(name)) continue;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (line.empty() || line.front() == '#' || !absl::StartsWith(line, name)) continue;
     // The name must end here: "x_total" is not a sample of "x".
     if (line.size() == name.size() || (line[name.size()] != '{' && line[name.size()] != ' ')) continue;
     bool match = true;
-    for (const std::string& label : labels) match = match && line.find(label) != std::string_view::npos;
+    for (const std::string& label : labels) match = match && line.find(label) != absl::string_view::npos;
     double value = 0;
     if (match && absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &value)) sum += value;
   }

@@ -162,7 +162,7 @@ std::vector<BadRequest> BadRequests(const std::string& light) {
     bad.push_back(b);
   }
   {
-    BadRequest b{"unregistered shared memory", base(), {C::NOT_FOUND, C::INVALID_ARGUMENT}};
+    BadRequest b{"unregistered shared memory", base(), {C::NOT_FOUND, C::INVALID_ARGUMENT, C::FAILED_PRECONDITION}};
     b.request.clear_raw_input_contents();
     auto& p = *b.request.mutable_inputs(0)->mutable_parameters();
     p["shared_memory_region"].set_string_param("nowhere");
