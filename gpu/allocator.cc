@@ -101,7 +101,7 @@ absl::StatusOr<std::unique_ptr<Allocator>> Allocator::Create(const Device& devic
     allocator->options_.block_size = info.max_allocation_size;
   }
   {
-    absl::MutexLock lock(&allocator->mutex_);
+    MutexLock lock(&allocator->mutex_);
     allocator->heap_used_.assign(info.heaps.size(), 0);
   }
   RETURN_IF_ERROR(allocator->ChooseMemoryTypes());
@@ -109,7 +109,7 @@ absl::StatusOr<std::unique_ptr<Allocator>> Allocator::Create(const Device& devic
 }
 
 Allocator::~Allocator() {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   if (stats_.allocation_count != 0) {
     std::fprintf(stderr, "vkserve: Allocator destroyed with %llu live buffers\n",
                  static_cast<unsigned long long>(stats_.allocation_count));
@@ -271,7 +271,7 @@ absl::StatusOr<Buffer> Allocator::AllocateImpl(uint64_t size, MemoryUsage usage,
   }
   const uint32_t memory_type = type_for_usage_[static_cast<int>(usage)];
 
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   int block_index = -1;
   uint64_t offset = 0;
   for (uint32_t i = 0; i < blocks_.size() && block_index < 0; ++i) {
@@ -316,7 +316,7 @@ absl::StatusOr<Buffer> Allocator::AllocateImpl(uint64_t size, MemoryUsage usage,
 }
 
 void Allocator::Free(const Buffer& buffer) {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   Block& block = *blocks_[buffer.block_];
   uint64_t offset = buffer.offset_;
   uint64_t size = buffer.reserved_;
@@ -361,7 +361,7 @@ void Allocator::Free(const Buffer& buffer) {
 
 void Allocator::FlushOrInvalidate(const Buffer& buffer, uint64_t offset, uint64_t size,
                                   bool flush) const {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   const Block& block = *blocks_[buffer.block_];
   const uint64_t atom = std::max<uint64_t>(device_->info().non_coherent_atom_size, 1);
   const uint64_t begin = (buffer.offset_ + offset) / atom * atom;
@@ -381,7 +381,7 @@ void Allocator::FlushOrInvalidate(const Buffer& buffer, uint64_t offset, uint64_
 }
 
 AllocatorStats Allocator::stats() const {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   return stats_;
 }
 

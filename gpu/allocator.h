@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 #include "gpu/buffer.h"
 #include "gpu/device.h"
 #include "gpu/handle.h"
@@ -107,7 +107,7 @@ class Allocator {
   std::array<uint32_t, 3> type_for_usage_{};  // indexed by MemoryUsage
   bool upload_type_device_local_ = false;
 
-  mutable absl::Mutex mutex_;
+  mutable Mutex mutex_;
   std::vector<std::unique_ptr<Block>> blocks_ ABSL_GUARDED_BY(mutex_);  // null: released slot
   std::vector<uint64_t> heap_used_ ABSL_GUARDED_BY(mutex_);
   AllocatorStats stats_ ABSL_GUARDED_BY(mutex_);

@@ -19,7 +19,7 @@
 
 #include <cstdint>
 
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 
 namespace vkserve::gpu {
 
@@ -40,7 +40,7 @@ class FaultInjector {
   bool OnSubmission();
 
  private:
-  mutable absl::Mutex mutex_;
+  mutable Mutex mutex_;
   uint64_t allocations_ ABSL_GUARDED_BY(mutex_) = 0;
   uint64_t submissions_ ABSL_GUARDED_BY(mutex_) = 0;
   uint64_t fail_allocation_at_ ABSL_GUARDED_BY(mutex_) = 0;  // 0: disarmed

@@ -132,7 +132,7 @@ Instance::~Instance() {
 }
 
 std::vector<std::string> Instance::recent_validation_messages() const {
-  absl::MutexLock lock(&messages_mutex_);
+  MutexLock lock(&messages_mutex_);
   return messages_;
 }
 
@@ -145,7 +145,7 @@ VKAPI_ATTR VkBool32 VKAPI_CALL Instance::OnDebugMessage(
   spdlog::log(error ? spdlog::level::err : spdlog::level::warn, "vulkan validation: {}", text);
   self->message_count_.fetch_add(1);
   {
-    absl::MutexLock lock(&self->messages_mutex_);
+    MutexLock lock(&self->messages_mutex_);
     if (self->messages_.size() >= kKeptMessages) self->messages_.erase(self->messages_.begin());
     self->messages_.emplace_back(text);
   }

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 #include "gpu/device_info.h"
 
 namespace vkserve::gpu {
@@ -62,7 +62,7 @@ class Instance {
   bool fatal_messages_ = false;
   std::vector<DeviceInfo> devices_;
   std::atomic<int> message_count_{0};
-  mutable absl::Mutex messages_mutex_;
+  mutable Mutex messages_mutex_;
   std::vector<std::string> messages_ ABSL_GUARDED_BY(messages_mutex_);
 };
 

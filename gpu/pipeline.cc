@@ -63,7 +63,7 @@ absl::StatusOr<std::shared_ptr<const Pipeline>> PipelineCache::Get(const Pipelin
                                  desc.push_constant_bytes, "/", absl::StrJoin(desc.local_size, ","),
                                  "/", absl::StrJoin(desc.spec_constants, ","));
   {
-    absl::MutexLock lock(&mutex_);
+    MutexLock lock(&mutex_);
     auto it = pipelines_.find(key);
     if (it != pipelines_.end()) return it->second;
   }
@@ -71,7 +71,7 @@ absl::StatusOr<std::shared_ptr<const Pipeline>> PipelineCache::Get(const Pipelin
   // pipelines should not wait. Two threads racing on one key both compile;
   // the first one stored wins.
   ASSIGN_OR_RETURN(std::shared_ptr<const Pipeline> pipeline, Create(desc));
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   return pipelines_.emplace(key, std::move(pipeline)).first->second;
 }
 
@@ -191,7 +191,7 @@ absl::Status PipelineCache::Save() const {
 }
 
 size_t PipelineCache::size() const {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   return pipelines_.size();
 }
 

@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 #include "gpu/device.h"
 #include "gpu/handle.h"
 
@@ -101,7 +101,7 @@ class PipelineCache {
   PipelineCacheHandle cache_;
   bool loaded_from_disk_ = false;
   std::string ignored_reason_;
-  mutable absl::Mutex mutex_;
+  mutable Mutex mutex_;
   std::map<std::string, std::shared_ptr<const Pipeline>> pipelines_ ABSL_GUARDED_BY(mutex_);
 };
 

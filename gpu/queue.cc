@@ -35,7 +35,7 @@ absl::StatusOr<uint64_t> Queue::Submit(CommandBuffer& command_buffer) {
     return absl::FailedPreconditionError(
         "Queue::Submit: the command buffer's previous submission is still executing");
   }
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   Reclaim(completed);
   if (device_->lost()) return LostStatus("vkQueueSubmit");
   if (FaultInjector* faults = device_->faults(); faults != nullptr && faults->OnSubmission()) {
@@ -75,7 +75,7 @@ absl::Status Queue::Wait(uint64_t value, uint64_t timeout_ns) {
   RETURN_IF_ERROR(Check(vkWaitSemaphores(device_->handle(), &info, timeout_ns), "vkWaitSemaphores"));
   // Work that finished after the device was lost produced nothing usable.
   if (device_->lost()) return LostStatus("vkWaitSemaphores");
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   Reclaim(value);
   return absl::OkStatus();
 }
@@ -91,7 +91,7 @@ absl::StatusOr<uint64_t> Queue::CompletedValue() {
 absl::Status Queue::WaitIdle() {
   uint64_t last;
   {
-    absl::MutexLock lock(&mutex_);
+    MutexLock lock(&mutex_);
     last = next_value_ - 1;
   }
   if (last == 0) return absl::OkStatus();

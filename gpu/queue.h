@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 #include "gpu/handle.h"
 
 namespace vkserve::gpu {
@@ -68,7 +68,7 @@ class Queue {
   const Device* device_;
   VkQueue queue_;
   SemaphoreHandle timeline_;
-  absl::Mutex mutex_;
+  Mutex mutex_;
   uint64_t next_value_ ABSL_GUARDED_BY(mutex_) = 1;
   std::deque<InFlight> in_flight_ ABSL_GUARDED_BY(mutex_);
 };

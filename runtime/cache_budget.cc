@@ -35,7 +35,7 @@ const char* CacheKindName(CacheKind kind) {
 
 uint64_t CacheBudget::Add(CacheKind kind, std::weak_ptr<Owner> owner, std::string key,
                           CacheCost cost) {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   const uint64_t id = next_id_++;
   entries_.emplace(id, Entry{kind, std::move(owner), std::move(key), cost, ++clock_});
   CacheKindStats& s = stats_.by_kind[static_cast<int>(kind)];
@@ -48,13 +48,13 @@ uint64_t CacheBudget::Add(CacheKind kind, std::weak_ptr<Owner> owner, std::strin
 }
 
 void CacheBudget::Touch(uint64_t id) {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   auto it = entries_.find(id);
   if (it != entries_.end()) it->second.last_use = ++clock_;
 }
 
 void CacheBudget::Update(uint64_t id, CacheCost cost) {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   auto it = entries_.find(id);
   if (it == entries_.end()) return;
   Entry& e = it->second;
@@ -68,7 +68,7 @@ void CacheBudget::Update(uint64_t id, CacheCost cost) {
 }
 
 void CacheBudget::Remove(uint64_t id, bool evicted) {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   auto it = entries_.find(id);
   if (it == entries_.end()) return;
   const Entry& e = it->second;
@@ -88,7 +88,7 @@ void CacheBudget::Remove(uint64_t id, bool evicted) {
 }
 
 void CacheBudget::RecordLookup(CacheKind kind, bool hit) {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   CacheKindStats& s = stats_.by_kind[static_cast<int>(kind)];
   ++(hit ? s.hits : s.misses);
 }
@@ -115,14 +115,14 @@ void CacheBudget::Enforce(CacheCost incoming) {
   while (!done) {
     std::vector<std::pair<uint64_t, Entry>> candidates;
     {
-      absl::ReaderMutexLock lock(&mutex_);
+      ReaderMutexLock lock(&mutex_);
       if (Fits(incoming)) break;
       candidates = Candidates();
     }
     bool progress = false;
     for (const auto& [id, entry] : candidates) {
       {
-        absl::ReaderMutexLock lock(&mutex_);
+        ReaderMutexLock lock(&mutex_);
         if (Fits(incoming)) {
           done = true;
           break;
@@ -136,7 +136,7 @@ void CacheBudget::Enforce(CacheCost incoming) {
   }
   bool trim = false;
   {
-    absl::MutexLock lock(&mutex_);
+    MutexLock lock(&mutex_);
     if (evicted_host_bytes_ >= kTrimHostBytes) {
       evicted_host_bytes_ = 0;
       ++stats_.host_trims;
@@ -147,7 +147,7 @@ void CacheBudget::Enforce(CacheCost incoming) {
 }
 
 CacheBudgetStats CacheBudget::stats() const {
-  absl::ReaderMutexLock lock(&mutex_);
+  ReaderMutexLock lock(&mutex_);
   CacheBudgetStats s = stats_;
   s.limits = limits_;
   return s;

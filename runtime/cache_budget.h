@@ -28,7 +28,7 @@
 #include <memory>
 #include <string>
 
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 #include "gpu/device.h"
 
 namespace vkserve {
@@ -125,7 +125,7 @@ class CacheBudget {
   std::vector<std::pair<uint64_t, Entry>> Candidates() const ABSL_SHARED_LOCKS_REQUIRED(mutex_);
 
   const CacheLimits limits_;
-  mutable absl::Mutex mutex_;
+  mutable Mutex mutex_;
   std::map<uint64_t, Entry> entries_ ABSL_GUARDED_BY(mutex_);
   uint64_t next_id_ ABSL_GUARDED_BY(mutex_) = 1;
   uint64_t clock_ ABSL_GUARDED_BY(mutex_) = 0;

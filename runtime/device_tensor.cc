@@ -19,7 +19,7 @@ DeviceTensor::DeviceTensor(std::string name, DataType dtype, std::vector<int64_t
       buffer_(std::make_shared<const gpu::Buffer>(std::move(buffer))) {}
 
 absl::StatusOr<std::shared_ptr<const gpu::Buffer>> DeviceTensor::buffer() const {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   if (buffer_ == nullptr) {
     return absl::FailedPreconditionError(
         absl::StrCat("device tensor '", name_, "' has been released"));
@@ -40,13 +40,13 @@ absl::StatusOr<HostTensor> DeviceTensor::Read(bool release) {
 
 void DeviceTensor::Release() {
   std::shared_ptr<const gpu::Buffer> dropped;
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   dropped.swap(buffer_);
   // `dropped` frees the buffer when the last run holding it lets go.
 }
 
 bool DeviceTensor::released() const {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   return buffer_ == nullptr;
 }
 

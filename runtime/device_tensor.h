@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 #include "gpu/allocator.h"
 #include "gpu/buffer.h"
 #include "runtime/gpu_context.h"
@@ -58,7 +58,7 @@ class DeviceTensor {
   const std::vector<int64_t> shape_;
   const uint64_t byte_size_;
   gpu::Allocator* const allocator_;
-  mutable absl::Mutex mutex_;
+  mutable Mutex mutex_;
   std::shared_ptr<const gpu::Buffer> buffer_ ABSL_GUARDED_BY(mutex_);
 };
 

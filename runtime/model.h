@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 #include "gpu/allocator.h"
 #include "gpu/device.h"
 #include "gpu/pipeline.h"

@@ -17,7 +17,7 @@ constexpr uint64_t kNodeOverheadBytes = 512;
 }  // namespace
 
 PlanCache::~PlanCache() {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   for (const auto& [key, entry] : plans_) budget_->Remove(entry.id, /*evicted=*/false);
 }
 
@@ -40,7 +40,7 @@ absl::StatusOr<std::shared_ptr<const Plan>> PlanCache::GetOrBuild(const std::str
                                                                   const Builder& build) {
   uint64_t id = 0;
   {
-    absl::MutexLock lock(&mutex_);
+    MutexLock lock(&mutex_);
     auto it = plans_.find(key);
     if (it != plans_.end()) id = it->second.id;
     if (id != 0) {
@@ -53,7 +53,7 @@ absl::StatusOr<std::shared_ptr<const Plan>> PlanCache::GetOrBuild(const std::str
   budget_->RecordLookup(CacheKind::kPlan, false);
   ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan, build());
   {
-    absl::MutexLock lock(&mutex_);
+    MutexLock lock(&mutex_);
     auto it = plans_.find(key);
     if (it != plans_.end()) return it->second.plan;  // built meanwhile by another thread
     id = budget_->Add(CacheKind::kPlan, weak_from_this(), key, Cost(*plan, *graph_));
@@ -66,7 +66,7 @@ absl::StatusOr<std::shared_ptr<const Plan>> PlanCache::GetOrBuild(const std::str
 bool PlanCache::EvictIfIdle(const std::string& key, uint64_t id) {
   std::shared_ptr<const Plan> evicted;  // freed after the lock is released
   {
-    absl::MutexLock lock(&mutex_);
+    MutexLock lock(&mutex_);
     auto it = plans_.find(key);
     if (it == plans_.end() || it->second.id != id || it->second.plan.use_count() > 1) return false;
     evicted = std::move(it->second.plan);
@@ -77,7 +77,7 @@ bool PlanCache::EvictIfIdle(const std::string& key, uint64_t id) {
 }
 
 size_t PlanCache::size() const {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   return plans_.size();
 }
 

@@ -16,7 +16,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 #include "runtime/cache_budget.h"
 #include "runtime/graph.h"
 #include "runtime/plan.h"
@@ -50,7 +50,7 @@ class PlanCache : public CacheBudget::Owner, public std::enable_shared_from_this
   };
   const std::shared_ptr<CacheBudget> budget_;
   const Graph* const graph_;
-  mutable absl::Mutex mutex_;
+  mutable Mutex mutex_;
   std::map<std::string, Entry> plans_ ABSL_GUARDED_BY(mutex_);
 };
 

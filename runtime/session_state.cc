@@ -41,14 +41,14 @@ CacheCost SessionState::Estimate(const Plan& plan) {
 }
 
 StateCache::~StateCache() {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   for (const auto& [key, entry] : states_) budget_->Remove(entry.id, /*evicted=*/false);
 }
 
 SessionState* StateCache::Acquire(const std::string& key) {
   SessionState* state = nullptr;
   {
-    absl::MutexLock lock(&mutex_);
+    MutexLock lock(&mutex_);
     auto it = states_.find(key);
     if (it != states_.end()) {
       it->second.busy = true;
@@ -61,7 +61,7 @@ SessionState* StateCache::Acquire(const std::string& key) {
 }
 
 SessionState* StateCache::Insert(const std::string& key, std::unique_ptr<SessionState> state) {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   SessionState* raw = state.get();
   const uint64_t id = budget_->Add(CacheKind::kSessionState, weak_from_this(), key, state->Cost());
   states_[key] = Entry{std::move(state), id, /*busy=*/true};
@@ -70,7 +70,7 @@ SessionState* StateCache::Insert(const std::string& key, std::unique_ptr<Session
 
 void StateCache::Release(const std::string& key) {
   {
-    absl::MutexLock lock(&mutex_);
+    MutexLock lock(&mutex_);
     auto it = states_.find(key);
     if (it == states_.end()) return;
     it->second.busy = false;
@@ -81,7 +81,7 @@ void StateCache::Release(const std::string& key) {
 bool StateCache::EvictIfIdle(const std::string& key, uint64_t id) {
   std::unique_ptr<SessionState> evicted;  // freed after the lock is released
   {
-    absl::MutexLock lock(&mutex_);
+    MutexLock lock(&mutex_);
     auto it = states_.find(key);
     if (it == states_.end() || it->second.id != id || it->second.busy) return false;
     evicted = std::move(it->second.state);
@@ -92,7 +92,7 @@ bool StateCache::EvictIfIdle(const std::string& key, uint64_t id) {
 }
 
 size_t StateCache::size() const {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   return states_.size();
 }
 

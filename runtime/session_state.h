@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 #include "gpu/allocator.h"
 #include "gpu/command_buffer.h"
 #include "runtime/cache_budget.h"
@@ -72,7 +72,7 @@ class StateCache : public CacheBudget::Owner, public std::enable_shared_from_thi
     bool busy = false;
   };
   const std::shared_ptr<CacheBudget> budget_;
-  mutable absl::Mutex mutex_;
+  mutable Mutex mutex_;
   std::map<std::string, Entry> states_ ABSL_GUARDED_BY(mutex_);
 };
 

@@ -11,7 +11,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 #include "absl/time/clock.h"
 #include "gpu/status_macros.h"
 #include "spdlog/spdlog.h"
@@ -218,12 +218,12 @@ grpc::Status ToGrpc(const absl::Status& status) {
 // At most one line per second (plus a count of those left out): a client
 // retrying with a bad token must not flood the log.
 void LogDenial(std::string_view method, const std::string& peer, const absl::Status& status) {
-  ABSL_CONST_INIT static absl::Mutex mutex(absl::kConstInit);
+  static Mutex mutex;
   static absl::Time last = absl::InfinitePast();
   static uint64_t left_out = 0;
   uint64_t skipped = 0;
   {
-    absl::MutexLock lock(&mutex);
+    MutexLock lock(&mutex);
     const absl::Time now = absl::Now();
     if (now - last < absl::Seconds(1)) {
       ++left_out;

@@ -21,7 +21,7 @@ ControlWorker::ControlWorker(size_t max_queued) : max_queued_(max_queued) {
 ControlWorker::~ControlWorker() { Shutdown(); }
 
 absl::Status ControlWorker::Post(std::function<void()> job) {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   if (stopping_) return absl::UnavailableError("the server is shutting down");
   if (queue_.size() >= max_queued_) {
     return absl::ResourceExhaustedError(absl::StrCat(
@@ -33,7 +33,7 @@ absl::Status ControlWorker::Post(std::function<void()> job) {
 
 void ControlWorker::Shutdown() {
   {
-    absl::MutexLock lock(&mutex_);
+    MutexLock lock(&mutex_);
     stopping_ = true;
   }
   if (thread_.joinable()) thread_.join();
@@ -45,8 +45,8 @@ void ControlWorker::Loop() {
   while (true) {
     std::function<void()> job;
     {
-      absl::MutexLock lock(&mutex_);
-      mutex_.Await(absl::Condition(this, &ControlWorker::HasWorkOrStopping));
+      MutexLock lock(&mutex_);
+      mutex_.Await(Condition(this, &ControlWorker::HasWorkOrStopping));
       if (queue_.empty()) return;  // stopping, and every job has run
       job = std::move(queue_.front());
       queue_.pop_front();

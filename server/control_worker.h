@@ -20,7 +20,7 @@
 #include <thread>
 
 #include "absl/status/status.h"
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 
 namespace vkserve {
 
@@ -45,7 +45,7 @@ class ControlWorker {
   bool HasWorkOrStopping() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   const size_t max_queued_;
-  mutable absl::Mutex mutex_;
+  mutable Mutex mutex_;
   std::deque<std::function<void()>> queue_ ABSL_GUARDED_BY(mutex_);
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
   std::thread thread_;  // started last, in the constructor

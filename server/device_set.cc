@@ -13,7 +13,7 @@ absl::StatusOr<std::unique_ptr<DeviceSet>> DeviceSet::Create(const DeviceSetOpti
   Slot slot;
   slot.options = options.runtime;
   RETURN_IF_ERROR(set->Open(slot));
-  absl::MutexLock lock(&set->mutex_);
+  MutexLock lock(&set->mutex_);
   set->slots_.push_back(std::move(slot));
   return set;
 }
@@ -35,12 +35,12 @@ GpuContext DeviceSet::ContextOf(const Slot& slot) {
 }
 
 GpuContext DeviceSet::Default() const {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   return ContextOf(slots_.front());
 }
 
 absl::StatusOr<GpuContext> DeviceSet::For(const std::string& selector) {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   const Slot& server = slots_.front();
   if (selector.empty()) return ContextOf(server);
   ASSIGN_OR_RETURN(const gpu::DeviceInfo* info,
@@ -62,7 +62,7 @@ absl::StatusOr<GpuContext> DeviceSet::For(const std::string& selector) {
 }
 
 std::shared_ptr<CacheBudget> DeviceSet::BudgetFor(const GpuContext& gpu) {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   for (const Slot& slot : slots_) {
     if (&slot.runtime->device() == gpu.device) return slot.budget;
   }
@@ -72,7 +72,7 @@ std::shared_ptr<CacheBudget> DeviceSet::BudgetFor(const GpuContext& gpu) {
 }
 
 absl::StatusOr<GpuContext> DeviceSet::Replace(const gpu::Device* device) {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   for (Slot& slot : slots_) {
     if (&slot.runtime->device() != device) continue;
     Slot fresh;
@@ -90,7 +90,7 @@ absl::StatusOr<GpuContext> DeviceSet::Replace(const gpu::Device* device) {
 
 std::vector<DeviceGaugeSample> DeviceSet::Memory() const {
   std::vector<DeviceGaugeSample> out;
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   for (const Slot& slot : slots_) {
     DeviceGaugeSample d;
     d.device = slot.runtime->device().info().name;

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 #include "runtime/cache_budget.h"
 #include "runtime/gpu_runtime.h"
 #include "server/metrics.h"
@@ -75,7 +75,7 @@ class DeviceSet {
   static GpuContext ContextOf(const Slot& slot);
 
   const DeviceSetOptions options_;
-  mutable absl::Mutex mutex_;
+  mutable Mutex mutex_;
   std::vector<Slot> slots_ ABSL_GUARDED_BY(mutex_);  // [0]: the server's device
 };
 

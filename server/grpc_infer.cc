@@ -58,7 +58,7 @@ class StreamReactor final
 
   void OnReadDone(bool ok) override {
     if (!ok) {
-      absl::MutexLock lock(&mutex_);
+      MutexLock lock(&mutex_);
       reads_done_ = true;
       MaybeFinishLocked();
       return;
@@ -67,7 +67,7 @@ class StreamReactor final
     incoming_.Clear();
     auto response = std::make_shared<ModelInferResponse>();
     {
-      absl::MutexLock lock(&mutex_);
+      MutexLock lock(&mutex_);
       ++in_flight_;
     }
     service_->Infer(request.get(), response.get(), deadline_, [this] { return cancelled_.load(); },
@@ -80,7 +80,7 @@ class StreamReactor final
                         out.mutable_infer_response()->set_id(request->id());
                         out.mutable_infer_response()->set_model_name(request->model_name());
                       }
-                      absl::MutexLock lock(&mutex_);
+                      MutexLock lock(&mutex_);
                       --in_flight_;
                       pending_.push_back(std::move(out));
                       if (!writing_) {
@@ -92,7 +92,7 @@ class StreamReactor final
   }
 
   void OnWriteDone(bool ok) override {
-    absl::MutexLock lock(&mutex_);
+    MutexLock lock(&mutex_);
     pending_.pop_front();
     if (!ok) {
       broken_ = true;
@@ -120,7 +120,7 @@ class StreamReactor final
   const absl::Time deadline_;
   std::atomic<bool> cancelled_{false};
   ModelInferRequest incoming_;  // only touched by the read chain
-  absl::Mutex mutex_;
+  Mutex mutex_;
   std::deque<ModelStreamInferResponse> pending_ ABSL_GUARDED_BY(mutex_);
   int in_flight_ ABSL_GUARDED_BY(mutex_) = 0;
   bool writing_ ABSL_GUARDED_BY(mutex_) = false;

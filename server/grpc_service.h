@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 #include "absl/time/time.h"
 #include "config/server_config.h"
 #include "grpcpp/grpcpp.h"

@@ -169,17 +169,17 @@ const std::string& CurrentRequestId() { return current_request_id; }
 LogControl::LogControl(LogLevel level, LogFormat format) : level_(level), format_(format) {}
 
 LogLevel LogControl::level() const {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   return level_;
 }
 
 LogFormat LogControl::format() const {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   return format_;
 }
 
 void LogControl::Set(LogLevel level, LogFormat format) {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   // Both calls are safe while other threads log: the level is atomic and
   // the sinks swap formatters under their own mutex.
   spdlog::logger& logger = *spdlog::default_logger();

@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 #include "config/server_config.h"
 
 namespace vkserve {
@@ -48,7 +48,7 @@ class LogControl {
   void Set(LogLevel level, LogFormat format);
 
  private:
-  mutable absl::Mutex mutex_;
+  mutable Mutex mutex_;
   LogLevel level_ ABSL_GUARDED_BY(mutex_);
   LogFormat format_ ABSL_GUARDED_BY(mutex_);
 };

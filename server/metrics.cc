@@ -272,7 +272,7 @@ Metrics::Metrics(const std::string& server_version, const std::string& device,
 
 Metrics::~Metrics() {
   StopServing();
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   // Every ModelMetrics must be gone: their series point into our families.
   for (const auto& [key, weak] : live_) {
     if (!weak.expired()) {
@@ -327,7 +327,7 @@ void Metrics::StopServing() {
 int Metrics::port() const { return port_; }
 
 std::shared_ptr<ModelMetrics> Metrics::ForModel(const std::string& model, int64_t version) {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   auto key = std::make_pair(model, version);
   if (auto it = live_.find(key); it != live_.end()) {
     if (auto alive = it->second.lock()) return alive;
@@ -356,7 +356,7 @@ std::shared_ptr<ModelMetrics> Metrics::ForModel(const std::string& model, int64_
   m->runs_replayed_ = &f.runs.Add(with("command_buffer", "replayed"));
   m->runs_recorded_ = &f.runs.Add(with("command_buffer", "recorded"));
   m->remove_ = [this, key, raw = m.get()] {
-    absl::MutexLock lock(&mutex_);
+    MutexLock lock(&mutex_);
     // A newer ModelMetrics for the same version may have replaced this one
     // in live_ only after this one expired; then the series are its own.
     if (auto it = live_.find(key); it != live_.end()) {

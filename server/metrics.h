@@ -27,7 +27,7 @@
 
 #include "absl/status/status.h"
 #include "runtime/cache_budget.h"
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 #include "gpu/buffer.h"
 #include "runtime/session.h"
 
@@ -171,7 +171,7 @@ class Metrics {
   std::unique_ptr<prometheus::Exposer> exposer_;
   int port_ = 0;
 
-  absl::Mutex mutex_;  // guards the families' Add/Remove and live_
+  Mutex mutex_;  // guards the families' Add/Remove and live_
   std::map<std::pair<std::string, int64_t>, std::weak_ptr<ModelMetrics>> live_
       ABSL_GUARDED_BY(mutex_);
 };

@@ -38,7 +38,7 @@ ServedModel::ServedModel(std::string name, int64_t version, ModelSettings settin
 
 void ServedModel::RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const RunTiming& timing,
                                 int64_t batch_size) {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   ++stats_.success_count;
   stats_.success_ns += request_ns;
   ++stats_.queue_count;
@@ -62,7 +62,7 @@ void ServedModel::RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const Ru
 
 void ServedModel::RecordFailure(uint64_t request_ns, RequestOutcome outcome) {
   {
-    absl::MutexLock lock(&mutex_);
+    MutexLock lock(&mutex_);
     ++stats_.fail_count;
     stats_.fail_ns += request_ns;
   }
@@ -70,7 +70,7 @@ void ServedModel::RecordFailure(uint64_t request_ns, RequestOutcome outcome) {
 }
 
 ModelStatsSnapshot ServedModel::stats() const {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   return stats_;
 }
 
@@ -177,14 +177,14 @@ absl::StatusOr<std::map<int64_t, std::shared_ptr<ServedModel>>> ModelManager::Lo
 
 absl::Status ModelManager::LoadModel(const RepositoryModel& repo_model) {
   {
-    absl::MutexLock lock(&mutex_);
+    MutexLock lock(&mutex_);
     Entry& entry = models_[repo_model.name];
     entry.state = State::kLoading;
     entry.reason.clear();
   }
   spdlog::info("loading model '{}'", repo_model.name);
   auto versions = LoadVersions(repo_model);
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   Entry& entry = models_[repo_model.name];
   if (!versions.ok()) {
     entry.state = State::kUnavailable;
@@ -202,7 +202,7 @@ absl::Status ModelManager::LoadModel(const RepositoryModel& repo_model) {
 }
 
 absl::Status ModelManager::LoadStartupModels() {
-  absl::MutexLock serial(&load_mutex_);
+  MutexLock serial(&load_mutex_);
   ASSIGN_OR_RETURN(Repository repo, ScanRepository(settings_.repository_path));
   absl::Status first;
   for (const RepositoryModel& m : repo.models) {
@@ -229,7 +229,7 @@ absl::Status ModelManager::LoadStartupModels() {
 absl::Status ModelManager::Load(const std::string& name) {
   // config/ quotes the name in full; a client's may be a megabyte long.
   RETURN_IF_ERROR(WithBoundedClientString(CheckModelName(name), name));
-  absl::MutexLock serial(&load_mutex_);
+  MutexLock serial(&load_mutex_);
   absl::StatusOr<RepositoryModel> scanned = ScanModel(settings_.repository_path, name);
   if (!scanned.ok()) {
     spdlog::debug("load of model '{}' refused: {}", name, std::string(scanned.status().message()));
@@ -238,7 +238,7 @@ absl::Status ModelManager::Load(const std::string& name) {
   RepositoryModel repo_model = *std::move(scanned);
   std::map<int64_t, std::shared_ptr<ServedModel>> old;
   {
-    absl::MutexLock lock(&mutex_);
+    MutexLock lock(&mutex_);
     auto it = models_.find(name);
     if (it != models_.end()) {
       old = std::move(it->second.versions);
@@ -252,10 +252,10 @@ absl::Status ModelManager::Load(const std::string& name) {
 }
 
 absl::Status ModelManager::Unload(const std::string& name) {
-  absl::MutexLock serial(&load_mutex_);
+  MutexLock serial(&load_mutex_);
   std::map<int64_t, std::shared_ptr<ServedModel>> old;
   {
-    absl::MutexLock lock(&mutex_);
+    MutexLock lock(&mutex_);
     auto it = models_.find(name);
     if (it == models_.end() || it->second.state != State::kReady) {
       return absl::NotFoundError(absl::StrCat("model ", Quoted(name), " is not loaded"));
@@ -267,7 +267,7 @@ absl::Status ModelManager::Unload(const std::string& name) {
   spdlog::info("unloading model '{}' (draining in-flight requests)", name);
   for (auto& [v, m] : old) m->pool().Drain();
   old.clear();
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   models_.erase(name);
   spdlog::info("model '{}' unloaded", name);
   return absl::OkStatus();
@@ -276,7 +276,7 @@ absl::Status ModelManager::Unload(const std::string& name) {
 void ModelManager::UnloadAll() {
   std::vector<std::string> names;
   {
-    absl::MutexLock lock(&mutex_);
+    MutexLock lock(&mutex_);
     for (const auto& [name, entry] : models_) {
       if (entry.state == State::kReady) names.push_back(name);
     }
@@ -294,7 +294,7 @@ absl::StatusOr<std::shared_ptr<ServedModel>> ModelManager::Get(const std::string
           absl::StrCat("model version ", Quoted(version), " is not a positive number"));
     }
   }
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   auto it = models_.find(name);
   if (it == models_.end()) return absl::NotFoundError(absl::StrCat("unknown model ", Quoted(name)));
   const Entry& entry = it->second;
@@ -314,7 +314,7 @@ absl::StatusOr<std::shared_ptr<ServedModel>> ModelManager::Get(const std::string
 
 std::vector<std::shared_ptr<ServedModel>> ModelManager::List(const std::string& name) const {
   std::vector<std::shared_ptr<ServedModel>> out;
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   for (const auto& [n, entry] : models_) {
     if (!name.empty() && n != name) continue;
     if (entry.state != State::kReady) continue;
@@ -325,7 +325,7 @@ std::vector<std::shared_ptr<ServedModel>> ModelManager::List(const std::string& 
 
 std::vector<int64_t> ModelManager::Versions(const std::string& name) const {
   std::vector<int64_t> out;
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   auto it = models_.find(name);
   if (it == models_.end()) return out;
   for (const auto& [v, m] : it->second.versions) out.push_back(v);
@@ -345,7 +345,7 @@ std::vector<ModelIndexEntry> ModelManager::Index(bool ready_only) const {
   }
   std::vector<ModelIndexEntry> out;
   {
-    absl::MutexLock lock(&mutex_);
+    MutexLock lock(&mutex_);
     for (const auto& [name, entry] : models_) {
       if (entry.versions.empty()) {
         ModelIndexEntry& row = rows[name];
@@ -372,7 +372,7 @@ std::vector<ModelIndexEntry> ModelManager::Index(bool ready_only) const {
 
 void ModelManager::OnDeviceLost(const ServedModel& model) {
   const gpu::Device* device = model.model().gpu().device;
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   if (std::find(recovering_.begin(), recovering_.end(), device) != recovering_.end()) return;
   recovering_.push_back(device);
   const std::string reason = absl::StrCat("GPU device '", device->info().name,
@@ -414,7 +414,7 @@ void ModelManager::TakeOffDevice(const gpu::Device* device, const std::string& r
 
 void ModelManager::Recover(const gpu::Device* device, std::vector<std::string> names,
                            std::vector<std::shared_ptr<ServedModel>> drain) {
-  absl::MutexLock serial(&load_mutex_);
+  MutexLock serial(&load_mutex_);
   // Every accepted request is answered (a lost device fails them at once);
   // the models' GPU objects then go, the device itself with the last of
   // them.
@@ -435,21 +435,21 @@ void ModelManager::Recover(const gpu::Device* device, std::vector<std::string> n
       loaded = scanned.ok() ? LoadModel(*scanned) : scanned.status();
     }
     if (!loaded.ok()) {
-      absl::MutexLock lock(&mutex_);
+      MutexLock lock(&mutex_);
       Entry& entry = models_[name];
       entry.state = State::kUnavailable;
       entry.reason = std::string(ForClient(loaded).message());
       spdlog::error("model '{}' not recovered after device loss: {}", name, loaded.ToString());
     }
   }
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   std::erase(recovering_, device);
 }
 
 void ModelManager::WaitForRecovery() {
   std::vector<Recovery> recoveries;
   {
-    absl::MutexLock lock(&mutex_);
+    MutexLock lock(&mutex_);
     recoveries.swap(recovery_threads_);
   }
   for (Recovery& r : recoveries) r.thread.join();

@@ -39,7 +39,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 #include "config/model_config.h"
 #include "config/model_repository.h"
 #include "config/server_config.h"
@@ -108,7 +108,7 @@ class ServedModel {
   const std::shared_ptr<ModelMetrics> metrics_;
   int gpu_nodes_ = 0;
   int cpu_nodes_ = 0;
-  mutable absl::Mutex mutex_;
+  mutable Mutex mutex_;
   ModelStatsSnapshot stats_ ABSL_GUARDED_BY(mutex_);
 };
 
@@ -209,8 +209,8 @@ class ModelManager {
   // the forms a message may name it by. Longest first.
   const std::vector<std::string> repository_roots_;
   Metrics* const metrics_;
-  absl::Mutex load_mutex_;  // serializes Load/Unload (held while loading, not for lookups)
-  mutable absl::Mutex mutex_;
+  Mutex load_mutex_;  // serializes Load/Unload (held while loading, not for lookups)
+  mutable Mutex mutex_;
   std::map<std::string, Entry> models_ ABSL_GUARDED_BY(mutex_);
   // Devices lost and not yet recovered, and the threads recovering them.
   struct Recovery {

@@ -102,7 +102,7 @@ absl::StatusOr<std::string> RequestTracer::Write(const std::string& model, int64
       absl::StrCat(kPrefix, FileSafe(model), "-v", version, "-", absl::ToUnixMillis(absl::Now()), "-",
                    sequence_.fetch_add(1) + 1, ".json");
   const std::string path = (fs::path(options_.directory) / name).string();
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   std::error_code ec;
   fs::create_directories(options_.directory, ec);
   if (ec) {

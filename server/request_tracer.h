@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 #include "runtime/session.h"
 
 namespace vkserve {
@@ -88,7 +88,7 @@ class RequestTracer {
   std::atomic<int64_t> rate_;
   std::atomic<int64_t> count_;
   std::atomic<uint64_t> sequence_{0};
-  absl::Mutex mutex_;  // serializes directory creation and pruning
+  Mutex mutex_;  // serializes directory creation and pruning
 };
 
 }  // namespace vkserve

@@ -39,7 +39,7 @@ size_t ResidentRegistry::ExpireLocked(absl::Time now) {
 
 absl::StatusOr<std::string> ResidentRegistry::Add(std::shared_ptr<DeviceTensor> tensor,
                                                   const std::string& model, int64_t version) {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   const uint64_t size = tensor->byte_size();
   if (entries_.size() + 1 > limits_.max_count || bytes_ + size > limits_.max_bytes) {
     ExpireLocked(absl::Now());
@@ -58,7 +58,7 @@ absl::StatusOr<std::string> ResidentRegistry::Add(std::shared_ptr<DeviceTensor> 
 }
 
 absl::StatusOr<std::shared_ptr<DeviceTensor>> ResidentRegistry::Get(const std::string& handle) {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   auto it = entries_.find(handle);
   if (it == entries_.end()) {
     return absl::NotFoundError(absl::StrCat("unknown or released GPU handle ", Quoted(handle)));
@@ -68,7 +68,7 @@ absl::StatusOr<std::shared_ptr<DeviceTensor>> ResidentRegistry::Get(const std::s
 }
 
 absl::Status ResidentRegistry::Release(const std::string& handle) {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   auto it = entries_.find(handle);
   if (it == entries_.end()) {
     return absl::NotFoundError(absl::StrCat("unknown or released GPU handle ", Quoted(handle)));
@@ -80,17 +80,17 @@ absl::Status ResidentRegistry::Release(const std::string& handle) {
 }
 
 size_t ResidentRegistry::ExpireIdle(absl::Time now) {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   return ExpireLocked(now);
 }
 
 ResidentStats ResidentRegistry::stats() const {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   return {entries_.size(), bytes_, expired_total_};
 }
 
 std::map<std::pair<std::string, int64_t>, ResidentStats> ResidentRegistry::StatsByModel() const {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   std::map<std::pair<std::string, int64_t>, ResidentStats> out;
   for (const auto& [handle, e] : entries_) {
     ResidentStats& s = out[{e.model, e.version}];

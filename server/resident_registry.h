@@ -18,7 +18,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 #include "absl/time/time.h"
 #include "runtime/device_tensor.h"
 
@@ -73,7 +73,7 @@ class ResidentRegistry {
   size_t ExpireLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   const ResidentLimits limits_;
-  mutable absl::Mutex mutex_;
+  mutable Mutex mutex_;
   std::map<std::string, Entry> entries_ ABSL_GUARDED_BY(mutex_);
   uint64_t bytes_ ABSL_GUARDED_BY(mutex_) = 0;
   uint64_t expired_total_ ABSL_GUARDED_BY(mutex_) = 0;

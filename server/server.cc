@@ -161,9 +161,9 @@ GaugeSample Server::SampleGauges() const {
 }
 
 void Server::ExpiryLoop() {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   while (!stopping_) {
-    mutex_.AwaitWithTimeout(absl::Condition(&stopping_), absl::Seconds(1));
+    mutex_.AwaitWithTimeout(Condition(&stopping_), absl::Seconds(1));
     if (stopping_) break;
     mutex_.Unlock();
     const size_t n = resident_->ExpireIdle(absl::Now());
@@ -174,7 +174,7 @@ void Server::ExpiryLoop() {
 
 void Server::Shutdown() {
   {
-    absl::MutexLock lock(&mutex_);
+    MutexLock lock(&mutex_);
     if (shut_down_) return;
     shut_down_ = true;
     stopping_ = true;

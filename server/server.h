@@ -23,7 +23,7 @@
 #include <thread>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 #include "config/server_config.h"
 #include "grpcpp/grpcpp.h"
 #include "gpu/fault_injector.h"
@@ -106,7 +106,7 @@ class Server {
   std::unique_ptr<grpc::Server> grpc_;
   int port_ = 0;
 
-  absl::Mutex mutex_;
+  Mutex mutex_;
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
   bool shut_down_ ABSL_GUARDED_BY(mutex_) = false;
   std::thread expiry_thread_;

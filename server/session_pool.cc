@@ -27,7 +27,7 @@ absl::StatusOr<std::unique_ptr<SessionPool>> SessionPool::Create(
 SessionPool::~SessionPool() {
   Drain();
   {
-    absl::MutexLock lock(&mutex_);
+    MutexLock lock(&mutex_);
     stopped_ = true;
   }
   for (std::thread& t : threads_) t.join();
@@ -37,7 +37,7 @@ void SessionPool::Submit(RunRequest request, absl::Time deadline, std::function<
                          Callback done) {
   absl::Status refused;
   {
-    absl::MutexLock lock(&mutex_);
+    MutexLock lock(&mutex_);
     if (draining_) {
       refused = absl::UnavailableError("the model is being unloaded");
     } else if (options_.max_queue > 0 && queue_.size() >= static_cast<size_t>(options_.max_queue)) {
@@ -56,8 +56,8 @@ void SessionPool::Worker(Session* session) {
   while (true) {
     Item item;
     {
-      absl::MutexLock lock(&mutex_);
-      mutex_.Await(absl::Condition(
+      MutexLock lock(&mutex_);
+      mutex_.Await(Condition(
           +[](SessionPool* p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(p->mutex_) {
             return !p->queue_.empty() || p->stopped_;
           },
@@ -79,7 +79,7 @@ void SessionPool::Worker(Session* session) {
     // Release the request and its callback (which may hold the last
     // reference to this pool's owner) before Drain() can see the session free.
     item = Item();
-    absl::MutexLock lock(&mutex_);
+    MutexLock lock(&mutex_);
     --busy_;
   }
 }
@@ -90,7 +90,7 @@ void SessionPool::Sweeper() {
   while (true) {
     std::vector<Item> expired;
     {
-      absl::MutexLock lock(&mutex_);
+      MutexLock lock(&mutex_);
       if (stopped_) return;
       absl::Time next = absl::Now() + absl::Milliseconds(5);
       const absl::Time now = absl::Now();
@@ -104,7 +104,7 @@ void SessionPool::Sweeper() {
         }
       }
       if (expired.empty()) {
-        mutex_.AwaitWithDeadline(absl::Condition(&stopped_), next);
+        mutex_.AwaitWithDeadline(Condition(&stopped_), next);
         continue;
       }
       busy_ += expired.size();  // so Drain() waits for these answers too
@@ -121,15 +121,15 @@ void SessionPool::Sweeper() {
     }
     const size_t answered = expired.size();
     expired.clear();
-    absl::MutexLock lock(&mutex_);
+    MutexLock lock(&mutex_);
     busy_ -= answered;
   }
 }
 
 void SessionPool::Drain() {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   draining_ = true;
-  mutex_.Await(absl::Condition(
+  mutex_.Await(Condition(
       +[](SessionPool* p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(p->mutex_) {
         return p->queue_.empty() && p->busy_ == 0;
       },
@@ -137,7 +137,7 @@ void SessionPool::Drain() {
 }
 
 SessionPoolStats SessionPool::stats() const {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   return {queue_.size(), busy_, sessions_.size()};
 }
 

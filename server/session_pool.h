@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 #include "absl/time/time.h"
 #include "runtime/session.h"
 
@@ -84,7 +84,7 @@ class SessionPool {
   std::vector<std::unique_ptr<Session>> sessions_;
   std::vector<std::thread> threads_;
 
-  mutable absl::Mutex mutex_;
+  mutable Mutex mutex_;
   std::deque<Item> queue_ ABSL_GUARDED_BY(mutex_);
   bool draining_ ABSL_GUARDED_BY(mutex_) = false;
   bool stopped_ ABSL_GUARDED_BY(mutex_) = false;

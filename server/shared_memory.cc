@@ -111,7 +111,7 @@ absl::Status SharedMemoryManager::Register(const std::string& name, const std::s
   if (key.empty()) return absl::InvalidArgumentError(absl::StrCat("region ", Quoted(name), ": empty key"));
   if (byte_size == 0) return absl::InvalidArgumentError(absl::StrCat("region ", Quoted(name), ": byte_size is 0"));
   {
-    absl::MutexLock lock(&mutex_);
+    MutexLock lock(&mutex_);
     if (regions_.contains(name)) {
       return absl::AlreadyExistsError(absl::StrCat(RegionLabel(name), " is already registered"));
     }
@@ -149,7 +149,7 @@ absl::Status SharedMemoryManager::Register(const std::string& name, const std::s
     return absl::InvalidArgumentError(absl::StrCat("region ", Quoted(name), ": offset ", offset, " + byte_size ",
                                                    byte_size, " exceeds the object's ", object_size, " bytes"));
   }
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   if (regions_.size() >= max_regions_) {
     return absl::ResourceExhaustedError(absl::StrCat("this server holds at most ", max_regions_,
                                                      " shared-memory regions; unregister some first"));
@@ -161,7 +161,7 @@ absl::Status SharedMemoryManager::Register(const std::string& name, const std::s
 }
 
 absl::Status SharedMemoryManager::Unregister(const std::string& name) {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   if (name.empty()) {
     regions_.clear();
     return absl::OkStatus();
@@ -175,7 +175,7 @@ absl::Status SharedMemoryManager::Unregister(const std::string& name) {
 absl::StatusOr<std::vector<SharedMemoryRegionInfo>> SharedMemoryManager::Status(
     const std::string& name) const {
   std::vector<SharedMemoryRegionInfo> out;
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   if (!name.empty()) {
     auto it = regions_.find(name);
     if (it == regions_.end()) {
@@ -193,7 +193,7 @@ absl::StatusOr<SharedMemoryManager::Range> SharedMemoryManager::Resolve(const st
                                                                         uint64_t byte_size) const {
   std::shared_ptr<const Region> region;
   {
-    absl::MutexLock lock(&mutex_);
+    MutexLock lock(&mutex_);
     auto it = regions_.find(name);
     if (it == regions_.end()) {
       return absl::NotFoundError(absl::StrCat(RegionLabel(name), " is not registered"));

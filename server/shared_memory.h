@@ -37,7 +37,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 
 namespace vkserve {
 
@@ -107,7 +107,7 @@ class SharedMemoryManager {
  private:
   const bool enabled_;
   const size_t max_regions_;
-  mutable absl::Mutex mutex_;
+  mutable Mutex mutex_;
   std::map<std::string, std::shared_ptr<const Region>> regions_ ABSL_GUARDED_BY(mutex_);
 };
 

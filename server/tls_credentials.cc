@@ -185,7 +185,7 @@ absl::StatusOr<TlsMaterial> LoadTlsMaterial(const ServerSettings& settings) {
 absl::StatusOr<std::unique_ptr<TlsCredentials>> TlsCredentials::Create(const ServerSettings& settings) {
   ASSIGN_OR_RETURN(TlsMaterial material, LoadTlsMaterial(settings));
   auto tls = std::unique_ptr<TlsCredentials>(new TlsCredentials(settings));
-  absl::MutexLock lock(&tls->mutex_);
+  MutexLock lock(&tls->mutex_);
   RETURN_IF_ERROR(tls->Install(material));
   const bool mutual = !settings.tls_client_ca_path.empty();
   // The combined PEM is both the key file and the certificate file: gRPC's
@@ -210,7 +210,7 @@ TlsCredentials::~TlsCredentials() {
   // The server is gone by now; dropping the credentials stops the watcher
   // thread before its descriptors close (their numbers may be reused).
   credentials_.reset();
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   if (identity_fd_ >= 0) close(identity_fd_);
   if (client_ca_fd_ >= 0) close(client_ca_fd_);
 }
@@ -224,12 +224,12 @@ absl::Status TlsCredentials::Install(const TlsMaterial& material) {
 
 absl::Status TlsCredentials::Reload() {
   ASSIGN_OR_RETURN(TlsMaterial material, LoadTlsMaterial(settings_));
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   return Install(material);
 }
 
 std::string TlsCredentials::summary() const {
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   return summary_;
 }
 

@@ -30,7 +30,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 #include "config/server_config.h"
 #include "grpcpp/security/server_credentials.h"
 
@@ -72,7 +72,7 @@ class TlsCredentials {
   absl::Status Install(const TlsMaterial& material) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   const ServerSettings settings_;
-  mutable absl::Mutex mutex_;
+  mutable Mutex mutex_;
   int identity_fd_ ABSL_GUARDED_BY(mutex_) = -1;
   int client_ca_fd_ ABSL_GUARDED_BY(mutex_) = -1;
   std::string summary_ ABSL_GUARDED_BY(mutex_);

@@ -57,8 +57,8 @@ class FaultTest : public ::testing::Test {
     // A recovery waits (up to 20 s) until the test has seen the models out
     // of service, so it cannot finish between two looks.
     hooks.before_device_reopen = [this] {
-      absl::MutexLock lock(&seen_mutex_);
-      seen_mutex_.AwaitWithTimeout(absl::Condition(&lost_seen_), absl::Seconds(20));
+      MutexLock lock(&seen_mutex_);
+      seen_mutex_.AwaitWithTimeout(Condition(&lost_seen_), absl::Seconds(20));
     };
     auto server = Server::Start(settings, hooks);
     ASSERT_TRUE(server.ok()) << server.status();
@@ -105,7 +105,7 @@ class FaultTest : public ::testing::Test {
   }
 
   std::string dir_;
-  absl::Mutex seen_mutex_;
+  Mutex seen_mutex_;
   bool lost_seen_ ABSL_GUARDED_BY(seen_mutex_) = false;
   std::shared_ptr<gpu::FaultInjector> faults_;
   std::unique_ptr<Server> server_;
@@ -169,7 +169,7 @@ TEST_F(FaultTest, DeviceLostTakesModelsOffThenReopensTheDeviceAndReloadsThem) {
       for (const auto& [name, row] : Index()) {
         if (row.state() == "UNAVAILABLE" && row.reason().find("was lost") != std::string::npos) {
           ++lost_reason_seen;
-          absl::MutexLock lock(&seen_mutex_);
+          MutexLock lock(&seen_mutex_);
           lost_seen_ = true;
         }
       }

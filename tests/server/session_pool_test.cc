@@ -101,10 +101,10 @@ TEST_F(SessionPoolTest, FullQueueTimeoutAndCancel) {
   options.sessions = 1;
   options.max_queue = 3;
   VKSERVE_ASSERT_OK_AND_ASSIGN(auto pool, SessionPool::Create(model, options));
-  absl::Mutex mu;
+  Mutex mu;
   std::vector<absl::StatusCode> codes;
   auto record = [&](absl::StatusOr<RunResult> r, uint64_t) {
-    absl::MutexLock lock(&mu);
+    MutexLock lock(&mu);
     codes.push_back(r.status().code());
   };
   std::atomic<bool> cancel{false};
@@ -133,7 +133,7 @@ TEST_F(SessionPoolTest, FullQueueTimeoutAndCancel) {
   pool->Drain();
   EXPECT_EQ(full, absl::StatusCode::kResourceExhausted);
   EXPECT_NE(full_message.find("slow"), std::string::npos);
-  absl::MutexLock lock(&mu);
+  MutexLock lock(&mu);
   EXPECT_EQ(std::count(codes.begin(), codes.end(), absl::StatusCode::kDeadlineExceeded), 1);
   EXPECT_EQ(std::count(codes.begin(), codes.end(), absl::StatusCode::kCancelled), 1);
   EXPECT_GE(std::count(codes.begin(), codes.end(), absl::StatusCode::kOk), 2);
