@@ -138,7 +138,7 @@ GaugeSample Server::SampleGauges() const {
     ModelGaugeSample g;
     g.model = m->name();
     g.version = absl::StrCat(m->version());
-    const SessionPoolStats pool = m->pool().stats();
+    const SchedulerStats pool = m->scheduler().stats();
     g.sessions = pool.sessions;
     g.sessions_busy = pool.busy_sessions;
     g.queue_depth = pool.queued_now;
