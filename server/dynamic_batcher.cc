@@ -206,11 +206,6 @@ std::vector<DynamicBatcher::Pending> DynamicBatcher::Form(absl::Time now, absl::
   if (head_level == queues_.size()) return {};
   std::vector<std::pair<size_t, size_t>> picks = {{head_level, 0}};
   const Pending& head = queues_[head_level].front();
-  bool draining;
-  {
-    absl::MutexLock lock(&mutex_);
-    draining = draining_;
-  }
   // As Triton: a batch grows up to the largest preferred size.
   const int64_t limit = preferred_.empty() ? max_batch_size_ : preferred_.back();
   int64_t total = head.request.batch_size;
@@ -233,7 +228,7 @@ std::vector<DynamicBatcher::Pending> DynamicBatcher::Form(absl::Time now, absl::
       full = total >= limit;
     }
   }
-  const bool send_all = draining || full || max_delay_ <= absl::ZeroDuration() ||
+  const bool send_all = flushing_ || full || max_delay_ <= absl::ZeroDuration() ||
                         now - oldest >= max_delay_;
   if (!send_all) {
     if (best == 0) {
@@ -345,8 +340,12 @@ void DynamicBatcher::Drain() {
     absl::MutexLock lock(&mutex_);
     draining_ = true;
   }
-  // Batches still forming go now, without waiting for more requests.
-  boost::asio::post(io_, [this] { Schedule(); });
+  // Batches still forming go now, without waiting for more requests. Set on
+  // the io thread, after the requests submitted before Drain() are queued.
+  boost::asio::post(io_, [this] {
+    flushing_ = true;
+    Schedule();
+  });
   absl::MutexLock lock(&mutex_);
   mutex_.Await(absl::Condition(
       +[](uint64_t* outstanding) { return *outstanding == 0; }, &outstanding_));

@@ -132,6 +132,7 @@ class DynamicBatcher final : public Scheduler {
   std::vector<std::deque<Pending>> queues_;  // per level, arrival order
   std::vector<Session*> idle_;
   absl::Time armed_for_ = absl::InfiniteFuture();
+  bool flushing_ = false;  // draining: batches go without waiting
 
   // Shared with Submit, Drain and stats.
   mutable absl::Mutex mutex_;
