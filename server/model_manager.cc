@@ -270,6 +270,10 @@ absl::Status ModelManager::LoadStartupModels() {
   return first;
 }
 
+void ModelManager::DrainAll() {
+  for (const std::shared_ptr<ServedModel>& m : List()) m->scheduler().Drain();
+}
+
 absl::Status ModelManager::Load(const std::string& name) {
   // config/ quotes the name in full; a client's may be a megabyte long.
   RETURN_IF_ERROR(WithBoundedClientString(CheckModelName(name), name));

@@ -145,6 +145,11 @@ class ModelManager {
   // Unloads every model (used at shutdown).
   void UnloadAll();
 
+  // Shutdown's first step: every served version stops taking requests
+  // (UNAVAILABLE) and answers every accepted one, batches still forming
+  // running at once. The models stay loaded until UnloadAll().
+  void DrainAll();
+
   // The version to run: `version` "" = the highest served version. NOT_FOUND
   // naming the model (and version) when absent; UNAVAILABLE when it exists
   // but is not ready. INVALID_ARGUMENT for a version that is not a number.

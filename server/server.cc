@@ -174,6 +174,9 @@ void Server::Shutdown() {
     stopping_ = true;
   }
   context_.accepting.store(false);
+  // Requests waiting for a batch to fill run now rather than after their
+  // delay, and every accepted request is answered before gRPC waits on them.
+  if (models_ != nullptr) models_->DrainAll();
   if (grpc_ != nullptr) {
     spdlog::info("shutting down: finishing in-flight requests (up to {})",
                  absl::FormatDuration(context_.settings.exit_timeout));
