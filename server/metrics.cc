@@ -140,7 +140,7 @@ struct Metrics::Families {
                     .Register(r)),
         phase(prometheus::BuildHistogram()
                   .Name("vkserve_phase_duration_seconds")
-                  .Help("Successful inferences by phase: queue (waiting for a session), upload "
+                  .Help("Successful inferences by phase: queue (waiting for a session or a batch), upload "
                         "(inputs to GPU memory), record (command recording, 0 when replayed), submit "
                         "(vkQueueSubmit), gpu (GPU execution, timestamp queries), wait (host waiting "
                         "for completion), readback (outputs to host memory).")
@@ -151,11 +151,11 @@ struct Metrics::Families {
                      .Register(r)),
         inferences(prometheus::BuildCounter()
                        .Name("vkserve_inferences_total")
-                       .Help("Inferences run; a batch of n counts n.")
+                       .Help("Inferences run; a request of batch size n counts n.")
                        .Register(r)),
         executions(prometheus::BuildCounter()
                        .Name("vkserve_executions_total")
-                       .Help("Model executions; a batch counts 1.")
+                       .Help("Model executions (runs); a dynamic batch of several requests counts 1.")
                        .Register(r)),
         bytes(prometheus::BuildCounter()
                   .Name("vkserve_transferred_bytes_total")
@@ -173,7 +173,7 @@ struct Metrics::Families {
                         .Register(r)),
         runs(prometheus::BuildCounter()
                  .Name("vkserve_runs_total")
-                 .Help("Runs by whether they replayed a recorded command buffer or recorded one.")
+                 .Help("Executions by whether they replayed a recorded command buffer or recorded one.")
                  .Register(r)),
         build(prometheus::BuildGauge()
                   .Name("vkserve_build_info")

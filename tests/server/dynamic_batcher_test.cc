@@ -219,7 +219,12 @@ TEST_F(DynamicBatcherTest, MixedBatchSizesAndShapesGetTheirOwnOutputs) {
     ASSERT_EQ(c->outputs.size(), 2u);
     const auto want = Alone(*session, *c);
     ASSERT_EQ(want.size(), 2u);
-    for (int o = 0; o < 2; ++o) identical += ExpectClose(c->outputs[o], want[o]) ? 1 : 0;
+    for (int o = 0; o < 2; ++o) {
+      const bool same = ExpectClose(c->outputs[o], want[o]);
+      identical += same ? 1 : 0;
+      // Run alone, it ran the very same kernels on the same shapes.
+      if (c->info.requests == 1) EXPECT_TRUE(same) << "output " << o << " of a request run alone";
+    }
     EXPECT_GE(c->info.execution_batch_size, c->batch);
     EXPECT_LE(c->info.execution_batch_size, 8);
     inferences += c->batch;
@@ -233,7 +238,8 @@ TEST_F(DynamicBatcherTest, MixedBatchSizesAndShapesGetTheirOwnOutputs) {
   EXPECT_EQ(executed, inferences);
   EXPECT_LT(executions, static_cast<int>(clients.size()));
   EXPECT_GT(batched, 0);
-  // Same kernels per image: on lavapipe the bytes match exactly; report it.
+  // Batched, the kernels may tile differently: within 1e-5 is the contract;
+  // how many came out identical is reported (all of them on lavapipe).
   std::printf("%d of %zu outputs bit-identical to the request run alone\n", identical,
               2 * clients.size());
 }
