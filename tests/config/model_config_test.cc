@@ -283,7 +283,7 @@ TEST(ModelConfigTest, PriorityLevelsAndTheirQueuePolicies) {
   EXPECT_TRUE(s->priority_queue_policies.at(3).allow_timeout_override);
 
   EXPECT_EQ(ParseError("dynamic_batching { priority_levels: 2 default_priority_level: 3 }"),
-            "config.pbtxt:1:20: dynamic_batching.default_priority_level: must be between 1 and "
+            "config.pbtxt:1:39: dynamic_batching.default_priority_level: must be between 1 and "
             "priority_levels (2), got 3");
   EXPECT_EQ(ParseError("dynamic_batching { default_priority_level: 1 }"),
             "config.pbtxt:1:20: dynamic_batching.default_priority_level: needs priority_levels > 0");

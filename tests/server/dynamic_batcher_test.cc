@@ -223,7 +223,9 @@ TEST_F(DynamicBatcherTest, MixedBatchSizesAndShapesGetTheirOwnOutputs) {
       const bool same = ExpectClose(c->outputs[o], want[o]);
       identical += same ? 1 : 0;
       // Run alone, it ran the very same kernels on the same shapes.
-      if (c->info.requests == 1) EXPECT_TRUE(same) << "output " << o << " of a request run alone";
+      if (c->info.requests == 1) {
+        EXPECT_TRUE(same) << "output " << o << " of a request run alone";
+      }
     }
     EXPECT_GE(c->info.execution_batch_size, c->batch);
     EXPECT_LE(c->info.execution_batch_size, 8);
