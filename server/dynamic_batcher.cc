@@ -299,9 +299,13 @@ void DynamicBatcher::Run(Formed formed, Session* session) {
     } else {
       std::vector<const SchedulerRequest*> requests;
       for (const Pending& p : members) requests.push_back(&p.request);
-      BatchRun batch(std::move(requests));
+      BatchRun batch(*model_, std::move(requests));
       batch_size = batch.batch_size();
-      results = batch.Split(session->Run(batch.run()));
+      if (absl::Status gathered = batch.Prepare(); !gathered.ok()) {
+        results.assign(members.size(), absl::StatusOr<RunResult>(gathered));
+      } else {
+        results = batch.Split(session->Run(batch.run()));
+      }
     }
     for (size_t i = 0; i < members.size(); ++i) {
       ExecutionInfo info;

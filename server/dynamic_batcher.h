@@ -5,8 +5,8 @@
 // dynamic_batching and max_batch_size > 0. Queued requests whose inputs
 // agree on every non-batch dimension and datatype (batch_assembly.h) run
 // together as one batch of up to max_batch_size; requests of other shapes
-// form their own batches, and requests that cannot be batched (GPU-resident
-// inputs or outputs, traces) run alone.
+// form their own batches, and traced requests run alone. GPU-resident inputs
+// are gathered and GPU-resident outputs sliced on the GPU (batch_assembly.h).
 //
 // When a session is free, the batch is formed from the oldest request of
 // the highest priority level with the requests after it in priority and

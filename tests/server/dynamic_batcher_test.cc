@@ -15,6 +15,8 @@
 #include <cstring>
 #include <random>
 
+#include "gpu/transfer.h"
+#include "runtime/device_tensor.h"
 #include "tests/testing/gpu_fixture.h"
 
 namespace vkserve {
@@ -67,6 +69,8 @@ struct Client {
   std::vector<uint8_t> input;
   bool use_sink = false;    // outputs straight into `sunk`
   bool use_reader = false;  // input read, not viewed
+  std::shared_ptr<DeviceTensor> device_input;  // bound instead of the bytes
+  bool resident_y = false;                     // output y stays on the GPU
   std::vector<std::vector<uint8_t>> sunk{2};
   absl::Status status;
   std::vector<std::vector<uint8_t>> outputs;  // y, z
@@ -111,7 +115,10 @@ class DynamicBatcherTest : public GpuTest {
     b.name = "x";
     b.host.dtype = DataType::kFloat;
     b.host.shape = Shape(c);
-    if (c.use_reader) {
+    if (c.device_input != nullptr) {
+      b.device = c.device_input;
+      b.host = HostTensorView();
+    } else if (c.use_reader) {
       r.run.host_input_readers["x"] = [&c](std::span<uint8_t> to) {
         if (to.size() != c.input.size()) return absl::InternalError("reader given the wrong size");
         std::memcpy(to.data(), c.input.data(), to.size());
@@ -121,6 +128,7 @@ class DynamicBatcherTest : public GpuTest {
       b.host.data = c.input;
     }
     r.run.inputs.push_back(std::move(b));
+    if (c.resident_y) r.run.output_locations["y"] = OutputLocation::kDevice;
     if (c.use_sink) {
       r.run.host_output_sink = [&c](size_t o, uint64_t bytes) {
         c.sunk[o].resize(bytes);
@@ -140,7 +148,15 @@ class DynamicBatcherTest : public GpuTest {
       for (size_t o = 0; o < result->outputs.size(); ++o) {
         const RunOutput& out = result->outputs[o];
         EXPECT_EQ(out.shape, Shape(c)) << out.name;
-        c.outputs.push_back(out.in_sink ? c.sunk[o] : out.host.data.ToVector());
+        if (out.device != nullptr) {
+          // A handle of its own, holding only this request's rows.
+          EXPECT_EQ(out.device->shape(), Shape(c));
+          auto host = out.device->Read(/*release=*/true);
+          EXPECT_TRUE(host.ok()) << host.status();
+          c.outputs.push_back(host.ok() ? host->data.ToVector() : std::vector<uint8_t>());
+        } else {
+          c.outputs.push_back(out.in_sink ? c.sunk[o] : out.host.data.ToVector());
+        }
       }
     };
   }
@@ -244,6 +260,40 @@ TEST_F(DynamicBatcherTest, MixedBatchSizesAndShapesGetTheirOwnOutputs) {
   // how many came out identical is reported (all of them on lavapipe).
   std::printf("%d of %zu outputs bit-identical to the request run alone\n", identical,
               2 * clients.size());
+}
+
+TEST_F(DynamicBatcherTest, ResidentInputsAreGatheredAndResidentOutputsSliced) {
+  settings_.max_queue_delay = absl::Milliseconds(150);
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto batcher, DynamicBatcher::Create(model_, settings_));
+  std::vector<std::unique_ptr<Client>> clients;
+  for (int i = 0; i < 8; ++i) {
+    auto c = std::make_unique<Client>();
+    c->batch = 1 + i % 2;
+    Fill(*c, 100 + i);
+    if (i % 3 != 2) {  // resident input (others: host bytes of the same input)
+      VKSERVE_ASSERT_OK_AND_ASSIGN(gpu::Buffer buffer,
+                                   allocator_->Allocate(c->input.size(), gpu::MemoryUsage::kDeviceLocal,
+                                                        gpu::MemoryKind::kResident));
+      VKSERVE_ASSERT_OK(gpu::Upload(*allocator_, buffer, 0, c->input));
+      c->device_input = std::make_shared<DeviceTensor>("x", DataType::kFloat, Shape(*c),
+                                                       std::move(buffer), allocator_.get());
+    }
+    c->resident_y = i < 4;  // two groups: y on the GPU, or not
+    clients.push_back(std::move(c));
+  }
+  for (auto& c : clients) batcher->Submit(Request(*c), Record(*c));
+  batcher->Drain();
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto session, Session::Create(model_));
+  for (auto& c : clients) {
+    ASSERT_TRUE(c->status.ok()) << c->status;
+    ASSERT_EQ(c->outputs.size(), 2u);
+    // Requests of one output placement ran together, the others apart.
+    EXPECT_EQ(c->info.requests, 4);
+    EXPECT_EQ(c->info.execution_batch_size, 6);
+    const auto want = Alone(*session, *c);
+    ASSERT_EQ(want.size(), 2u);
+    for (int o = 0; o < 2; ++o) ExpectClose(c->outputs[o], want[o]);
+  }
 }
 
 TEST_F(DynamicBatcherTest, CancelledOrTimedOutWhileFormingNeverRuns) {
