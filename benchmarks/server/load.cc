@@ -289,6 +289,7 @@ void PrintServer(const Options& o, const std::string& before, const std::string&
   std::printf("\nbatch forming: oldest request waited %.4f ms per execution (mean)\n", delay_ms);
   absl::StrAppend(summary, " server_request_ms=", request_ms, " server_queue_ms=", queue_ms,
                   " server_gpu_ms=", gpu_ms, " grpc_overhead_p50_us=", (p50 - request_ms) * 1e3,
+                  " grpc_overhead_mean_us=", (mean_ms - request_ms) * 1e3,
                   " executions=", executions, " inferences_per_execution=",
                   executions > 0 ? inferences / executions : 0.0, " batch_forming_ms=", delay_ms);
 }

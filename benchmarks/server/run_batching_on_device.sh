@@ -148,13 +148,13 @@ for line in open(log):
 f = lambda r, k: float(r.get(k, "nan"))
 print("# Dynamic batching on the device\n")
 print("| model | batch | clients | infer/s | p50 ms | p90 ms | p99 ms | server request ms | queue ms | "
-      "GPU ms | inferences/execution | batch forming ms | gRPC overhead p50 µs | batch sizes |")
+      "GPU ms | inferences/execution | batch forming ms | gRPC overhead µs (mean) | batch sizes |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for (m, b, c), r in rows.items():
     print(f"| {m} | {b} | {c} | {f(r,'infer_per_s'):.1f} | {f(r,'p50_ms'):.3f} | {f(r,'p90_ms'):.3f} | "
           f"{f(r,'p99_ms'):.3f} | {f(r,'server_request_ms'):.3f} | {f(r,'server_queue_ms'):.3f} | "
           f"{f(r,'server_gpu_ms'):.3f} | {f(r,'inferences_per_execution'):.2f} | {f(r,'batch_forming_ms'):.3f} | "
-          f"{f(r,'grpc_overhead_p50_us'):.1f} | {dist.get((m, b, c), '')} |")
+          f"{f(r,'grpc_overhead_mean_us'):.1f} | {dist.get((m, b, c), '')} |")
 def get(m, b, c):
     return rows.get((m, b, c), {})
 print("\n## Targets (issue 12)\n")
@@ -179,9 +179,14 @@ if lb and lp:
 for m in ("tinynet_pool", "tinynet_batch"):
     one, many = get(m, 1, low), get(m, 1, high)
     if one:
-        check(f"{m} gRPC overhead at {low} client <= 100 µs", f(one, "grpc_overhead_p50_us") <= 100,
-              f"client p50 {f(one,'p50_ms')*1e3:.1f} µs - server request {f(one,'server_request_ms')*1e3:.1f} µs "
-              f"= {f(one,'grpc_overhead_p50_us'):.1f} µs")
+        # The server's request time is known as a mean (its histogram's
+        # buckets are too coarse for a p50 at this scale): the check takes
+        # client mean - server mean over the same requests, and shows the
+        # issue's client p50 - server mean beside it.
+        check(f"{m} gRPC overhead at {low} client <= 100 µs", f(one, "grpc_overhead_mean_us") <= 100,
+              f"client mean {f(one,'avg_ms')*1e3:.1f} µs - server mean request {f(one,'server_request_ms')*1e3:.1f} µs "
+              f"= {f(one,'grpc_overhead_mean_us'):.1f} µs (client p50 {f(one,'p50_ms')*1e3:.1f} µs: "
+              f"{f(one,'grpc_overhead_p50_us'):.1f} µs)")
     if many:
         check(f"{m} at {high} clients >= 20,000 req/s", f(many, "req_per_s") >= 20000,
               f"{f(many,'req_per_s'):.1f} req/s")
