@@ -248,12 +248,12 @@ std::vector<DynamicBatcher::Pending> DynamicBatcher::Form(absl::Time now, absl::
 }
 
 void DynamicBatcher::Arm(absl::Time now, absl::Time wake) {
-  if (wake == armed_for_) return;
+  // A timer still set for an earlier time stays: when it fires, Schedule()
+  // plans again. So at a high request rate the timer is not reset for every
+  // request. With nothing to wait for, a set timer fires once, harmlessly.
+  if (wake == absl::InfiniteFuture()) return;
+  if (armed_for_ > now && armed_for_ <= wake) return;
   armed_for_ = wake;
-  if (wake == absl::InfiniteFuture()) {
-    timer_.cancel();
-    return;
-  }
   timer_.expires_after(std::chrono::nanoseconds(Nanos(wake - now)));
   timer_.async_wait([this](const boost::system::error_code& error) {
     if (error == boost::asio::error::operation_aborted) return;
