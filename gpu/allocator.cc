@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "gpu/fault_injector.h"
 #include "gpu/vk_status.h"
 
 namespace vkserve::gpu {
@@ -257,6 +258,11 @@ absl::StatusOr<Buffer> Allocator::AllocateUnbound(uint64_t size, MemoryUsage usa
 
 absl::StatusOr<Buffer> Allocator::AllocateImpl(uint64_t size, MemoryUsage usage, MemoryKind kind) {
   const DeviceInfo& info = device_->info();
+  if (FaultInjector* faults = device_->faults(); faults != nullptr && faults->OnAllocation()) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "out of GPU memory: a buffer of ", size,
+        " bytes could not be allocated (VK_ERROR_OUT_OF_DEVICE_MEMORY, injected)"));
+  }
   const uint64_t reserved = AlignUp(size, alignment_);
   if (reserved > info.max_allocation_size) {
     return absl::ResourceExhaustedError(absl::StrCat(

@@ -15,6 +15,7 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Create(const Instance& instance,
   auto device = std::unique_ptr<Device>(new Device());
   device->instance_ = &instance;
   device->info_ = *selected;
+  device->faults_ = options.faults;
   const DeviceInfo& info = device->info_;
 
   const float priority = 1.0f;

@@ -10,6 +10,7 @@
 
 #include <vulkan/vulkan.h>
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -19,6 +20,7 @@
 
 namespace vkserve::gpu {
 
+class FaultInjector;
 class Queue;
 
 struct DeviceOptions {
@@ -28,6 +30,9 @@ struct DeviceOptions {
   // Use VK_KHR_push_descriptor when the device has it. Off forces pooled
   // descriptor sets (tests run both paths).
   bool allow_push_descriptors = true;
+  // Test seam: injected allocation failures and device loss (see
+  // fault_injector.h). Null in production.
+  std::shared_ptr<FaultInjector> faults = nullptr;
 };
 
 class Device {
@@ -51,6 +56,14 @@ class Device {
   bool has_float16() const { return float16_; }
   PFN_vkCmdPushDescriptorSetKHR push_descriptor_fn() const { return push_descriptor_fn_; }
 
+  // Device loss is sticky: once a call reported VK_ERROR_DEVICE_LOST (or a
+  // FaultInjector simulated it), every later submit and wait on this device
+  // reports it too, and everything created from it must be destroyed.
+  void MarkLost() const { lost_.store(true, std::memory_order_release); }
+  bool lost() const { return lost_.load(std::memory_order_acquire); }
+  // Null unless DeviceOptions::faults was set.
+  FaultInjector* faults() const { return faults_.get(); }
+
  private:
   Device() = default;
 
@@ -61,6 +74,8 @@ class Device {
   PFN_vkCmdPushDescriptorSetKHR push_descriptor_fn_ = nullptr;
   bool storage_16bit_ = false;
   bool float16_ = false;
+  std::shared_ptr<FaultInjector> faults_;
+  mutable std::atomic<bool> lost_{false};
 };
 
 }  // namespace vkserve::gpu

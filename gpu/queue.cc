@@ -4,6 +4,7 @@
 
 #include "gpu/command_buffer.h"
 #include "gpu/device.h"
+#include "gpu/fault_injector.h"
 #include "gpu/vk_status.h"
 
 namespace vkserve::gpu {
@@ -36,6 +37,11 @@ absl::StatusOr<uint64_t> Queue::Submit(CommandBuffer& command_buffer) {
   }
   absl::MutexLock lock(&mutex_);
   Reclaim(completed);
+  if (device_->lost()) return LostStatus("vkQueueSubmit");
+  if (FaultInjector* faults = device_->faults(); faults != nullptr && faults->OnSubmission()) {
+    device_->MarkLost();
+    return LostStatus("vkQueueSubmit (injected)");
+  }
   const uint64_t value = next_value_;
   VkTimelineSemaphoreSubmitInfo timeline{};
   timeline.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO;
@@ -50,7 +56,7 @@ absl::StatusOr<uint64_t> Queue::Submit(CommandBuffer& command_buffer) {
   submit.pCommandBuffers = &handle;
   submit.signalSemaphoreCount = 1;
   submit.pSignalSemaphores = &semaphore;
-  VK_RETURN_IF_ERROR(vkQueueSubmit(queue_, 1, &submit, VK_NULL_HANDLE));
+  RETURN_IF_ERROR(Check(vkQueueSubmit(queue_, 1, &submit, VK_NULL_HANDLE), "vkQueueSubmit"));
   ++next_value_;
   command_buffer.last_submission_ = value;
   if (!command_buffer.retained_.empty()) {
@@ -66,7 +72,9 @@ absl::Status Queue::Wait(uint64_t value, uint64_t timeout_ns) {
   info.semaphoreCount = 1;
   info.pSemaphores = &semaphore;
   info.pValues = &value;
-  VK_RETURN_IF_ERROR(vkWaitSemaphores(device_->handle(), &info, timeout_ns));
+  RETURN_IF_ERROR(Check(vkWaitSemaphores(device_->handle(), &info, timeout_ns), "vkWaitSemaphores"));
+  // Work that finished after the device was lost produced nothing usable.
+  if (device_->lost()) return LostStatus("vkWaitSemaphores");
   absl::MutexLock lock(&mutex_);
   Reclaim(value);
   return absl::OkStatus();
@@ -74,7 +82,9 @@ absl::Status Queue::Wait(uint64_t value, uint64_t timeout_ns) {
 
 absl::StatusOr<uint64_t> Queue::CompletedValue() {
   uint64_t value = 0;
-  VK_RETURN_IF_ERROR(vkGetSemaphoreCounterValue(device_->handle(), timeline_.get(), &value));
+  RETURN_IF_ERROR(Check(vkGetSemaphoreCounterValue(device_->handle(), timeline_.get(), &value),
+                        "vkGetSemaphoreCounterValue"));
+  if (device_->lost()) return LostStatus("vkGetSemaphoreCounterValue");
   return value;
 }
 
@@ -86,6 +96,16 @@ absl::Status Queue::WaitIdle() {
   }
   if (last == 0) return absl::OkStatus();
   return Wait(last);
+}
+
+absl::Status Queue::Check(VkResult result, std::string_view call) const {
+  if (result == VK_SUCCESS) return absl::OkStatus();
+  if (result == VK_ERROR_DEVICE_LOST) device_->MarkLost();
+  return VkResultToStatus(result, call);
+}
+
+absl::Status Queue::LostStatus(std::string_view call) const {
+  return VkResultToStatus(VK_ERROR_DEVICE_LOST, call);
 }
 
 void Queue::Reclaim(uint64_t completed) {

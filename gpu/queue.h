@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -57,6 +58,10 @@ class Queue {
     std::vector<std::shared_ptr<const void>> retained;
   };
   Queue(const Device& device, VkQueue queue) : device_(&device), queue_(queue) {}
+  // OK for VK_SUCCESS; else the call's Status, marking the device lost on
+  // VK_ERROR_DEVICE_LOST.
+  absl::Status Check(VkResult result, std::string_view call) const;
+  absl::Status LostStatus(std::string_view call) const;
   // Drops retained resources of completed submissions.
   void Reclaim(uint64_t completed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 

@@ -9,12 +9,13 @@
 namespace vkserve {
 
 DeviceTensor::DeviceTensor(std::string name, DataType dtype, std::vector<int64_t> shape,
-                           gpu::Buffer buffer, gpu::Allocator* allocator)
-    : name_(std::move(name)),
+                           gpu::Buffer buffer, const GpuContext& gpu)
+    : gpu_owner_(gpu.owner),
+      name_(std::move(name)),
       dtype_(dtype),
       shape_(std::move(shape)),
       byte_size_(static_cast<uint64_t>(NumElements(shape_)) * DataTypeSize(dtype)),
-      allocator_(allocator),
+      allocator_(gpu.allocator),
       buffer_(std::make_shared<const gpu::Buffer>(std::move(buffer))) {}
 
 absl::StatusOr<std::shared_ptr<const gpu::Buffer>> DeviceTensor::buffer() const {

@@ -21,16 +21,18 @@
 #include "absl/synchronization/mutex.h"
 #include "gpu/allocator.h"
 #include "gpu/buffer.h"
+#include "runtime/gpu_context.h"
 #include "runtime/graph.h"
 
 namespace vkserve {
 
 class DeviceTensor {
  public:
-  // Takes ownership of `buffer`, which holds the tensor densely. `allocator`
-  // (for staging on read) must outlive this object.
+  // Takes ownership of `buffer`, which holds the tensor densely and came from
+  // `gpu.allocator` (also used for staging on read). The tensor keeps
+  // `gpu.owner` alive; without an owner, the allocator must outlive it.
   DeviceTensor(std::string name, DataType dtype, std::vector<int64_t> shape, gpu::Buffer buffer,
-               gpu::Allocator* allocator);
+               const GpuContext& gpu);
 
   const std::string& name() const { return name_; }
   DataType dtype() const { return dtype_; }
@@ -50,6 +52,7 @@ class DeviceTensor {
   bool released() const;
 
  private:
+  const std::shared_ptr<const void> gpu_owner_;  // first: destroyed after the buffer
   const std::string name_;
   const DataType dtype_;
   const std::vector<int64_t> shape_;

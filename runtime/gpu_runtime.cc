@@ -16,6 +16,7 @@ absl::StatusOr<std::unique_ptr<GpuRuntime>> GpuRuntime::Create(const GpuRuntimeO
   ASSIGN_OR_RETURN(rt->instance_, gpu::Instance::Create());
   gpu::DeviceOptions device_options;
   device_options.selector = options.device;
+  device_options.faults = options.faults;
   ASSIGN_OR_RETURN(rt->device_, gpu::Device::Create(*rt->instance_, device_options));
   ASSIGN_OR_RETURN(rt->allocator_, gpu::Allocator::Create(*rt->device_, options.allocator));
   ASSIGN_OR_RETURN(rt->pipelines_,

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "gpu/allocator.h"
 #include "gpu/device.h"
+#include "gpu/fault_injector.h"
 #include "gpu/instance.h"
 #include "gpu/pipeline.h"
 #include "runtime/model.h"
@@ -24,6 +25,8 @@ struct GpuRuntimeOptions {
   std::string device;               // selector: index or name; empty = best
   std::string pipeline_cache_path;  // empty: in memory only
   gpu::AllocatorOptions allocator;
+  // Test seam: injected GPU faults (gpu/fault_injector.h); null in production.
+  std::shared_ptr<gpu::FaultInjector> faults;
 };
 
 class GpuRuntime {

@@ -42,7 +42,12 @@ Model::~Model() = default;
 absl::StatusOr<std::shared_ptr<Model>> Model::Load(const std::string& path, const GpuContext& gpu,
                                                    const ModelOptions& options) {
   ASSIGN_OR_RETURN(Graph graph, LoadModelFile(path));
-  return FromGraph(std::move(graph), gpu, options);
+  auto model = FromGraph(std::move(graph), gpu, options);
+  // GPU memory running out is about this model's size: say which model.
+  if (absl::IsResourceExhausted(model.status())) {
+    return absl::ResourceExhaustedError(absl::StrCat(path, ": ", model.status().message()));
+  }
+  return model;
 }
 
 absl::StatusOr<std::shared_ptr<Model>> Model::FromGraph(Graph graph, const GpuContext& gpu,

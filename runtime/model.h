@@ -25,8 +25,9 @@
 #include "gpu/allocator.h"
 #include "gpu/device.h"
 #include "gpu/pipeline.h"
-#include "runtime/graph.h"
 #include "runtime/cache_budget.h"
+#include "runtime/gpu_context.h"
+#include "runtime/graph.h"
 #include "runtime/node_provenance.h"
 #include "runtime/plan.h"
 
@@ -55,12 +56,6 @@ struct ModelOptions {
   std::optional<CacheLimits> cache_limits;
 };
 
-// The GPU objects a model runs with; not owned.
-struct GpuContext {
-  gpu::Device* device = nullptr;
-  gpu::Allocator* allocator = nullptr;
-  gpu::PipelineCache* pipelines = nullptr;
-};
 
 // What `vkserve inspect` prints.
 struct NodeReport {

@@ -308,7 +308,8 @@ absl::StatusOr<RunResult> Session::RunOnce(const RunRequest& request) {
     }
     bound[i] = &b;
   }
-  for (const auto& [name, reader] : request.host_input_readers) {
+  for (const auto& reader_entry : request.host_input_readers) {
+    const std::string& name = reader_entry.first;
     if (std::none_of(request.inputs.begin(), request.inputs.end(),
                      [&](const InputBinding& b) { return b.name == name && b.device == nullptr; })) {
       return absl::InvalidArgumentError(absl::StrCat("a reader for '", name, "', not a host input"));
@@ -509,7 +510,7 @@ absl::StatusOr<RunResult> Session::RunOnce(const RunRequest& request) {
                                                                  gpu::MemoryKind::kResident));
       }
       out.device = std::make_shared<DeviceTensor>(out.name, out.dtype, out.shape,
-                                                  std::move(buffer), model.gpu().allocator);
+                                                  std::move(buffer), model.gpu());
     }
     result.outputs.push_back(std::move(out));
   }

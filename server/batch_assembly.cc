@@ -185,7 +185,7 @@ absl::Status BatchRun::Gather(InputBinding& batch) {
   }
   RETURN_IF_ERROR(gpu::CopyOnGpu(*model_.gpu().device, copies));
   batch.device = std::make_shared<DeviceTensor>(batch.name, batch.host.dtype, batch.host.shape,
-                                                std::move(gathered), &allocator);
+                                                std::move(gathered), model_.gpu());
   batch.host = HostTensorView();
   return absl::OkStatus();
 }
@@ -231,7 +231,7 @@ absl::StatusOr<std::vector<std::vector<std::shared_ptr<DeviceTensor>>>> BatchRun
       std::vector<int64_t> shape = all.shape;
       shape[0] = requests_[i]->batch_size;
       slices[i][o] = std::make_shared<DeviceTensor>(all.name, all.dtype, std::move(shape),
-                                                    std::move(buffers[i][next++]), &allocator);
+                                                    std::move(buffers[i][next++]), model_.gpu());
     }
   }
   return slices;

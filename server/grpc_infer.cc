@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "gpu/vk_status.h"
 #include "server/grpc_service.h"
 #include "server/infer_request.h"
 #include "server/logging.h"
@@ -239,6 +240,7 @@ void InferenceService::Infer(const ModelInferRequest* request, ModelInferRespons
           served->RecordSuccess(request_ns, queue_ns, result->timing, prepared->batch_size);
         } else {
           served->RecordFailure(request_ns, OutcomeOf(status));
+          if (gpu::IsDeviceLost(status)) ctx_->models->OnDeviceLost(*served);
           status = absl::Status(status.code(), absl::StrCat("model '", served->name(), "': ", status.message()));
         }
         if (status.ok()) {

@@ -128,8 +128,8 @@ absl::StatusOr<std::unique_ptr<Scheduler>> MakeScheduler(std::shared_ptr<const M
 
 }  // namespace
 
-ModelManager::ModelManager(const GpuContext& gpu, const ServerSettings& settings, Metrics* metrics)
-    : gpu_(gpu),
+ModelManager::ModelManager(DeviceSet* devices, const ServerSettings& settings, Metrics* metrics)
+    : devices_(devices),
       settings_(settings),
       repository_roots_(RepositoryRoots(settings.repository_path)),
       metrics_(metrics) {}
@@ -143,7 +143,10 @@ absl::Status ModelManager::ForClient(const absl::Status& status) const {
   return absl::Status(status.code(), message);
 }
 
-ModelManager::~ModelManager() { UnloadAll(); }
+ModelManager::~ModelManager() {
+  WaitForRecovery();
+  UnloadAll();
+}
 
 const char* ModelManager::StateName(State state) {
   switch (state) {
@@ -153,29 +156,6 @@ const char* ModelManager::StateName(State state) {
     case State::kUnavailable: return "UNAVAILABLE";
   }
   return "UNKNOWN";
-}
-
-absl::StatusOr<GpuContext> ModelManager::ContextFor(const std::string& selector) const {
-  if (selector.empty()) return gpu_;
-  ASSIGN_OR_RETURN(const gpu::DeviceInfo* info,
-                   gpu::SelectDevice(gpu_.device->instance().devices(), selector));
-  if (info->index == gpu_.device->info().index) return gpu_;
-  absl::MutexLock lock(&devices_mutex_);
-  std::unique_ptr<GpuRuntime>& runtime = other_devices_[selector];
-  if (runtime == nullptr) {
-    GpuRuntimeOptions options;
-    options.device = selector;
-    const std::string cache = settings_.pipeline_cache_path.value_or("");
-    options.pipeline_cache_path = cache.empty() ? "" : absl::StrCat(cache, ".", info->index);
-    auto created = GpuRuntime::Create(options);
-    if (!created.ok()) {
-      other_devices_.erase(selector);
-      return created.status();
-    }
-    runtime = *std::move(created);
-    spdlog::info("device '{}' opened for models selecting '{}'", info->name, selector);
-  }
-  return runtime->context();
 }
 
 absl::StatusOr<std::map<int64_t, std::shared_ptr<ServedModel>>> ModelManager::LoadVersions(
@@ -194,13 +174,13 @@ absl::StatusOr<std::map<int64_t, std::shared_ptr<ServedModel>>> ModelManager::Lo
     ModelOptions options;
     options.dim_overrides_by_name = repo_model.config.settings.dim_overrides_by_name;
     options.dim_overrides_by_denotation = repo_model.config.settings.dim_overrides_by_denotation;
-    auto gpu = ContextFor(repo_model.config.settings.device);
+    auto gpu = devices_->For(repo_model.config.settings.device);
     if (!gpu.ok()) {
       return absl::Status(gpu.status().code(), absl::StrCat("device selector '",
                                                             repo_model.config.settings.device,
                                                             "': ", gpu.status().message()));
     }
-    options.cache_budget = BudgetFor(*gpu);
+    options.cache_budget = devices_->BudgetFor(*gpu);
     auto model = Model::Load(mv->path, *gpu, options);
     if (!model.ok()) {
       return absl::Status(model.status().code(),
@@ -418,37 +398,89 @@ std::vector<ModelIndexEntry> ModelManager::Index(bool ready_only) const {
   return out;
 }
 
-std::shared_ptr<CacheBudget> ModelManager::BudgetFor(const GpuContext& gpu) const {
-  absl::MutexLock lock(&devices_mutex_);
-  std::shared_ptr<CacheBudget>& budget = budgets_[gpu.device];
-  if (budget == nullptr) {
-    CacheLimits limits = CacheLimits::ForDevice(*gpu.device);
-    if (settings_.cache_device_bytes) limits.device_bytes = static_cast<uint64_t>(*settings_.cache_device_bytes);
-    if (settings_.cache_host_bytes) limits.host_bytes = static_cast<uint64_t>(*settings_.cache_host_bytes);
-    budget = std::make_shared<CacheBudget>(limits);
-  }
-  return budget;
+void ModelManager::OnDeviceLost(const ServedModel& model) {
+  const gpu::Device* device = model.model().gpu().device;
+  absl::MutexLock lock(&mutex_);
+  if (std::find(recovering_.begin(), recovering_.end(), device) != recovering_.end()) return;
+  recovering_.push_back(device);
+  const std::string reason = absl::StrCat("GPU device '", device->info().name,
+                                          "' was lost (VK_ERROR_DEVICE_LOST); reopening it and "
+                                          "reloading the model");
+  std::vector<std::string> names;
+  std::vector<std::shared_ptr<ServedModel>> drain;
+  TakeOffDevice(device, reason, &names, &drain);
+  spdlog::error("{}: {} model(s) out of service until it is back", reason, names.size());
+  // Recoveries that finished are joined here, so handles do not pile up.
+  std::erase_if(recovery_threads_, [](Recovery& r) {
+    if (!r.done->load()) return false;
+    r.thread.join();
+    return true;
+  });
+  auto done = std::make_shared<std::atomic<bool>>(false);
+  std::thread thread([this, device, names = std::move(names), drain = std::move(drain), done] {
+    Recover(device, names, drain);
+    done->store(true);
+  });
+  recovery_threads_.push_back({std::move(thread), std::move(done)});
 }
 
-std::vector<DeviceGaugeSample> ModelManager::DeviceMemory() const {
-  auto sample = [this](const GpuContext& gpu) {
-    DeviceGaugeSample d;
-    d.device = gpu.device->info().name;
-    d.bytes_by_kind = gpu.allocator->stats().bytes_by_kind;
-    d.cache = BudgetFor(gpu)->stats();
-    return d;
-  };
-  std::vector<DeviceGaugeSample> out{sample(gpu_)};
-  absl::MutexLock lock(&devices_mutex_);
-  for (const auto& [selector, runtime] : other_devices_) {
-    if (runtime == nullptr) continue;
-    out.push_back(sample(runtime->context()));
-    // Two GPUs of one model share a name; the label must still be unique.
-    int same = 0;
-    for (size_t i = 0; i + 1 < out.size(); ++i) same += out[i].device.rfind(out.back().device, 0) == 0;
-    if (same > 0) out.back().device += absl::StrCat(" #", same + 1);
+void ModelManager::TakeOffDevice(const gpu::Device* device, const std::string& reason,
+                                 std::vector<std::string>* names,
+                                 std::vector<std::shared_ptr<ServedModel>>* drain) {
+  for (auto& [name, entry] : models_) {
+    const bool on_device = std::any_of(entry.versions.begin(), entry.versions.end(), [&](const auto& v) {
+      return v.second->model().gpu().device == device;
+    });
+    if (!on_device) continue;
+    for (auto& [v, m] : entry.versions) drain->push_back(std::move(m));
+    entry.versions.clear();
+    entry.state = State::kUnavailable;
+    entry.reason = reason;
+    names->push_back(name);
   }
-  return out;
+}
+
+void ModelManager::Recover(const gpu::Device* device, std::vector<std::string> names,
+                           std::vector<std::shared_ptr<ServedModel>> drain) {
+  absl::MutexLock serial(&load_mutex_);
+  // Every accepted request is answered (a lost device fails them at once);
+  // the models' GPU objects then go, the device itself with the last of
+  // them.
+  for (const auto& m : drain) m->scheduler().Drain();
+  drain.clear();
+  if (before_reopen_) before_reopen_();
+  absl::StatusOr<GpuContext> reopened = devices_->Replace(device);
+  // NOT_FOUND: a load already replaced it.
+  absl::Status ready = absl::IsNotFound(reopened.status()) ? absl::OkStatus() : reopened.status();
+  if (!ready.ok()) {
+    ready = absl::UnavailableError(absl::StrCat("the GPU device was lost and could not be reopened: ",
+                                                ready.message()));
+  }
+  for (const std::string& name : names) {
+    absl::Status loaded = ready;
+    if (loaded.ok()) {
+      absl::StatusOr<RepositoryModel> scanned = ScanModel(settings_.repository_path, name);
+      loaded = scanned.ok() ? LoadModel(*scanned) : scanned.status();
+    }
+    if (!loaded.ok()) {
+      absl::MutexLock lock(&mutex_);
+      Entry& entry = models_[name];
+      entry.state = State::kUnavailable;
+      entry.reason = std::string(ForClient(loaded).message());
+      spdlog::error("model '{}' not recovered after device loss: {}", name, loaded.ToString());
+    }
+  }
+  absl::MutexLock lock(&mutex_);
+  std::erase(recovering_, device);
+}
+
+void ModelManager::WaitForRecovery() {
+  std::vector<Recovery> recoveries;
+  {
+    absl::MutexLock lock(&mutex_);
+    recoveries.swap(recovery_threads_);
+  }
+  for (Recovery& r : recoveries) r.thread.join();
 }
 
 }  // namespace vkserve

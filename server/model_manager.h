@@ -13,7 +13,8 @@
 // names no version gets the highest served version.
 //
 // Lifecycle of a model: absent -> LOADING -> READY -> UNLOADING -> absent, or
-// LOADING -> UNAVAILABLE (failed, with the reason). Unload removes the model
+// LOADING -> UNAVAILABLE (failed, with the reason), or READY -> UNAVAILABLE
+// (its GPU was lost) -> LOADING -> READY once the device is reopened. Unload removes the model
 // from lookup first, then drains its schedulers (every accepted request is
 // answered) before the GPU objects go. Requests in flight hold a
 // shared_ptr<ServedModel>, so an unload never frees what a request uses.
@@ -29,10 +30,13 @@
 #ifndef VKSERVE_SERVER_MODEL_MANAGER_H_
 #define VKSERVE_SERVER_MODEL_MANAGER_H_
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -42,6 +46,7 @@
 #include "config/server_config.h"
 #include "runtime/gpu_runtime.h"
 #include "runtime/model.h"
+#include "server/device_set.h"
 #include "server/metrics.h"
 #include "server/scheduler.h"
 
@@ -123,9 +128,9 @@ struct ModelIndexEntry {
 
 class ModelManager {
  public:
-  // `gpu` and `metrics` (may be null) must outlive the manager.
-  ModelManager(const GpuContext& gpu, const ServerSettings& settings, Metrics* metrics = nullptr);
-  ~ModelManager();  // unloads everything (draining)
+  // `devices` and `metrics` (may be null) must outlive the manager.
+  ModelManager(DeviceSet* devices, const ServerSettings& settings, Metrics* metrics = nullptr);
+  ~ModelManager();  // waits for device recovery, then unloads everything (draining)
 
   // Start-up: scans the repository and loads every model (model_control
   // NONE) or the startup_models (EXPLICIT; empty = all). Returns the first
@@ -169,7 +174,20 @@ class ModelManager {
 
   // Every device models run on (the server's, then those of device
   // selectors), with live memory by kind.
-  std::vector<DeviceGaugeSample> DeviceMemory() const;
+  std::vector<DeviceGaugeSample> DeviceMemory() const { return devices_->Memory(); }
+
+  // A run of `model` failed with VK_ERROR_DEVICE_LOST (gpu::IsDeviceLost).
+  // Every model on that device leaves service at once — UNAVAILABLE, with
+  // the reason in RepositoryIndex — and a background recovery drains them
+  // (their queued requests fail UNAVAILABLE), reopens the device and
+  // reloads them from the repository. Returns at once; later reports of the
+  // same device during its recovery are ignored.
+  void OnDeviceLost(const ServedModel& model);
+  // Waits until no device recovery is running (tests, shutdown).
+  void WaitForRecovery();
+  // Test seam: called by a recovery after the models left service and
+  // before the device is reopened. Set before serving.
+  void set_before_reopen(std::function<void()> hook) { before_reopen_ = std::move(hook); }
 
  private:
   enum class State { kLoading, kReady, kUnloading, kUnavailable };
@@ -185,21 +203,18 @@ class ModelManager {
   // `status` as a client may see it: the repository's directory left out of
   // every path ("<repository>" where it stands alone).
   absl::Status ForClient(const absl::Status& status) const;
-  // The GPU objects for a model's device selector: the server's own when the
-  // selector is empty or names the server's device, else a runtime of its own,
-  // created on first use (NOT_FOUND when no device matches).
-  absl::StatusOr<GpuContext> ContextFor(const std::string& selector) const;
+  // Takes every model on the lost `device` out of service; the models to
+  // reload and the versions to drain. REQUIRES: mutex_ held.
+  void TakeOffDevice(const gpu::Device* device, const std::string& reason,
+                     std::vector<std::string>* names,
+                     std::vector<std::shared_ptr<ServedModel>>* drain)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // The recovery thread's work: drain, reopen the device, reload.
+  void Recover(const gpu::Device* device, std::vector<std::string> names,
+               std::vector<std::shared_ptr<ServedModel>> drain);
 
-  const GpuContext gpu_;
-  // The cache budget of the GPU `gpu` runs on, made on first use from the
-  // settings (every model on one GPU shares it).
-  std::shared_ptr<CacheBudget> BudgetFor(const GpuContext& gpu) const;
-
-  mutable absl::Mutex devices_mutex_;
-  mutable std::map<const gpu::Device*, std::shared_ptr<CacheBudget>> budgets_
-      ABSL_GUARDED_BY(devices_mutex_);
-  mutable std::map<std::string, std::unique_ptr<GpuRuntime>> other_devices_
-      ABSL_GUARDED_BY(devices_mutex_);
+  DeviceSet* const devices_;
+  std::function<void()> before_reopen_;
   const ServerSettings settings_;
   // The repository's directory, absolute and with symbolic links resolved:
   // the forms a message may name it by. Longest first.
@@ -208,6 +223,13 @@ class ModelManager {
   absl::Mutex load_mutex_;  // serializes Load/Unload (held while loading, not for lookups)
   mutable absl::Mutex mutex_;
   std::map<std::string, Entry> models_ ABSL_GUARDED_BY(mutex_);
+  // Devices lost and not yet recovered, and the threads recovering them.
+  struct Recovery {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+  std::vector<const gpu::Device*> recovering_ ABSL_GUARDED_BY(mutex_);
+  std::vector<Recovery> recovery_threads_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace vkserve

@@ -15,16 +15,21 @@ namespace vkserve {
 
 Server::Server(const ServerSettings& settings) { context_.settings = settings; }
 
-absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& settings) {
+absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& settings,
+                                                      const ServerHooks& hooks) {
   auto server = std::unique_ptr<Server>(new Server(settings));
   // Certificates and token files first: a bad one fails start-up before any
   // GPU work or model load.
   ASSIGN_OR_RETURN(server->authorizer_, Authorizer::Create(settings));
   ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials, server->Credentials(settings));
-  GpuRuntimeOptions gpu_options;
-  gpu_options.device = settings.device;
-  gpu_options.pipeline_cache_path = settings.pipeline_cache_path.value_or(DefaultPipelineCachePath());
-  ASSIGN_OR_RETURN(server->runtime_, GpuRuntime::Create(gpu_options));
+  DeviceSetOptions device_options;
+  device_options.runtime.device = settings.device;
+  device_options.runtime.pipeline_cache_path =
+      settings.pipeline_cache_path.value_or(DefaultPipelineCachePath());
+  device_options.runtime.faults = hooks.faults;
+  if (settings.cache_device_bytes) device_options.cache_device_bytes = static_cast<uint64_t>(*settings.cache_device_bytes);
+  if (settings.cache_host_bytes) device_options.cache_host_bytes = static_cast<uint64_t>(*settings.cache_host_bytes);
+  ASSIGN_OR_RETURN(server->devices_, DeviceSet::Create(device_options));
 
   ResidentLimits limits;
   limits.max_count = static_cast<uint64_t>(std::max<int64_t>(settings.resident_output_max_count, 0));
@@ -32,7 +37,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
   limits.idle_expiry = settings.resident_output_idle_expiry;
   server->resident_ = std::make_unique<ResidentRegistry>(limits);
   server->shared_memory_ = std::make_unique<SharedMemoryManager>(settings.allow_shared_memory);
-  server->metrics_ = std::make_unique<Metrics>(kServerVersion, server->runtime_->device().info().name,
+  server->metrics_ = std::make_unique<Metrics>(kServerVersion, server->devices_->Default().device->info().name,
                                                [s = server.get()] { return s->SampleGauges(); });
   RequestTracerOptions trace_options;
   trace_options.directory = settings.trace_directory;
@@ -40,8 +45,9 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
   trace_options.max_files = settings.trace_max_files;
   server->tracer_ = std::make_unique<RequestTracer>(trace_options);
   server->log_ = std::make_unique<LogControl>(settings.log_level, settings.log_format);
-  server->models_ = std::make_unique<ModelManager>(server->runtime_->context(), settings,
+  server->models_ = std::make_unique<ModelManager>(server->devices_.get(), settings,
                                                    server->metrics_.get());
+  server->models_->set_before_reopen(hooks.before_device_reopen);
   RETURN_IF_ERROR(server->models_->LoadStartupModels());
 
   server->context_.models = server->models_.get();

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Server: the running daemon. Owns the GPU runtime, the loaded models, the
+// Server: the running daemon. Owns the GPUs (device_set.h), the loaded models, the
 // GPU-resident output registry (idle handles expired by an Asio timer),
 // the shared-memory regions, the Prometheus metrics and their endpoint, the
 // request tracer and the gRPC server with its two services: the inference
@@ -18,6 +18,7 @@
 #ifndef VKSERVE_SERVER_SERVER_H_
 #define VKSERVE_SERVER_SERVER_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -28,7 +29,8 @@
 #include "boost/asio/steady_timer.hpp"
 #include "config/server_config.h"
 #include "grpcpp/grpcpp.h"
-#include "runtime/gpu_runtime.h"
+#include "gpu/fault_injector.h"
+#include "server/device_set.h"
 #include "server/authorization.h"
 #include "server/grpc_service.h"
 #include "server/metrics.h"
@@ -40,12 +42,21 @@
 
 namespace vkserve {
 
+// Test seams; production servers use the defaults.
+struct ServerHooks {
+  // Injected GPU faults on every device the server opens.
+  std::shared_ptr<gpu::FaultInjector> faults;
+  // Called when a device recovery is about to reopen a lost device.
+  std::function<void()> before_device_reopen;
+};
+
 class Server {
  public:
   // Opens the GPU, loads the startup models (any failure stops start-up and
   // is returned, naming the model) and starts listening (grpc_port 0 picks a
   // free port; see port()).
-  static absl::StatusOr<std::unique_ptr<Server>> Start(const ServerSettings& settings);
+  static absl::StatusOr<std::unique_ptr<Server>> Start(const ServerSettings& settings,
+                                                       const ServerHooks& hooks = {});
   ~Server();
 
   // Idempotent; blocks until every accepted request is answered.
@@ -65,6 +76,7 @@ class Server {
   absl::Status ReloadTls();
 
   ModelManager& models() { return *models_; }
+  DeviceSet& devices() { return *devices_; }
   ResidentRegistry& resident() { return *resident_; }
   SharedMemoryManager& shared_memory() { return *shared_memory_; }
   Metrics& metrics() { return *metrics_; }
@@ -82,7 +94,7 @@ class Server {
   // or auth).
   static void WarnIfExposed(const ServerSettings& settings);
 
-  std::unique_ptr<GpuRuntime> runtime_;
+  std::unique_ptr<DeviceSet> devices_;
   // Declared before the models: a ModelMetrics must not outlive it.
   std::unique_ptr<Metrics> metrics_;
   std::unique_ptr<RequestTracer> tracer_;

@@ -276,7 +276,7 @@ TEST_F(DynamicBatcherTest, ResidentInputsAreGatheredAndResidentOutputsSliced) {
                                                         gpu::MemoryKind::kResident));
       VKSERVE_ASSERT_OK(gpu::Upload(*allocator_, buffer, 0, c->input));
       c->device_input = std::make_shared<DeviceTensor>("x", DataType::kFloat, Shape(*c),
-                                                       std::move(buffer), allocator_.get());
+                                                       std::move(buffer), model_->gpu());
     }
     c->resident_y = i < 4;  // two groups: y on the GPU, or not
     clients.push_back(std::move(c));

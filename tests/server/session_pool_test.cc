@@ -150,7 +150,7 @@ TEST_F(SessionPoolTest, ResidentRegistryHandlesLimitsAndExpiry) {
     EXPECT_TRUE(buffer.ok());
     return std::make_shared<DeviceTensor>("t", DataType::kUint8,
                                           std::vector<int64_t>{static_cast<int64_t>(bytes)},
-                                          std::move(buffer).value(), allocator_.get());
+                                          std::move(buffer).value(), GpuContext{.allocator = allocator_.get()});
   };
   VKSERVE_ASSERT_OK_AND_ASSIGN(std::string a, registry.Add(make(100), "m"));
   VKSERVE_ASSERT_OK_AND_ASSIGN(std::string b, registry.Add(make(100), "m"));

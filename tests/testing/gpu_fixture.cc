@@ -6,7 +6,8 @@
 
 namespace vkserve::testing {
 
-void GpuTest::SetUpGpu(bool push_descriptors, const gpu::AllocatorOptions& allocator_options) {
+void GpuTest::SetUpGpu(bool push_descriptors, const gpu::AllocatorOptions& allocator_options,
+                       std::shared_ptr<gpu::FaultInjector> faults) {
   static gpu::Instance* const shared = [] {
     auto instance = gpu::Instance::Create();
     EXPECT_TRUE(instance.ok()) << instance.status();
@@ -21,6 +22,7 @@ void GpuTest::SetUpGpu(bool push_descriptors, const gpu::AllocatorOptions& alloc
   }
   gpu::DeviceOptions device_options;
   device_options.allow_push_descriptors = push_descriptors;
+  device_options.faults = std::move(faults);
   if (const char* sel = std::getenv("VKSERVE_TEST_DEVICE")) device_options.selector = sel;
   auto device = gpu::Device::Create(*instance_, device_options);
   ASSERT_TRUE(device.ok()) << device.status();
@@ -34,7 +36,7 @@ void GpuTest::SetUpGpu(bool push_descriptors, const gpu::AllocatorOptions& alloc
 }
 
 void GpuTest::TearDown() {
-  if (device_) {
+  if (device_ && !device_->lost()) {
     EXPECT_TRUE(device_->queue().WaitIdle().ok());
   }
   pipelines_.reset();

@@ -22,7 +22,9 @@
 #include "gpu/instance.h"
 #include "gpu/pipeline.h"
 #include "gpu/queue.h"
+#include "gpu/fault_injector.h"
 #include "gpu/status_macros.h"
+#include "runtime/gpu_context.h"
 
 namespace vkserve::testing {
 
@@ -44,7 +46,11 @@ class GpuTest : public ::testing::Test {
  protected:
   void SetUp() override { SetUpGpu(/*push_descriptors=*/true); }
   void TearDown() override;
-  void SetUpGpu(bool push_descriptors, const gpu::AllocatorOptions& allocator_options = {});
+  // `faults`: injected allocation failures / device loss (null: none).
+  void SetUpGpu(bool push_descriptors, const gpu::AllocatorOptions& allocator_options = {},
+                std::shared_ptr<gpu::FaultInjector> faults = nullptr);
+  // The three GPU objects as a runtime GpuContext.
+  GpuContext context() const { return {device_.get(), allocator_.get(), pipelines_.get()}; }
 
   // The pipeline of an embedded shader; fails the test if it is missing.
   std::shared_ptr<const gpu::Pipeline> GetPipeline(const std::string& shader, uint32_t bindings,

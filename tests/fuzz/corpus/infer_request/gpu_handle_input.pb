@@ -1,0 +1,4 @@
+
+addoneseed*+
+xFP32"
+vkserve_gpu_handlenope

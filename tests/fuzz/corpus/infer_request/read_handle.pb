@@ -1,0 +1,3 @@
+seed"
+vkserve_release"
+vkserve_read_handleabc

@@ -1,0 +1,2 @@
+seed"
+vkserve_release_handlea,b
