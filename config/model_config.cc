@@ -3,6 +3,7 @@
 #include "config/model_config.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -17,6 +18,7 @@ namespace {
 
 using inference::ModelConfig;
 using inference::ModelInstanceGroup;
+using inference::ModelDynamicBatching;
 using inference::ModelQueuePolicy;
 using Extension = config::ModelExtension;
 
@@ -124,6 +126,61 @@ absl::Status CheckInstanceGroups(const ConfigSource& src, const ModelConfig& c, 
   return absl::OkStatus();
 }
 
+absl::Status CheckQueuePolicy(const ConfigSource& src, const ModelQueuePolicy& q, const FieldPath& at,
+                              ModelSettings::QueuePolicy* policy) {
+  if (q.timeout_action() != ModelQueuePolicy::REJECT) {
+    return src.Error(Append(at, {"timeout_action"}),
+                     absl::StrCat(ModelQueuePolicy::TimeoutAction_Name(q.timeout_action()),
+                                  " is not supported; timed-out requests are rejected (REJECT)"));
+  }
+  if (q.default_timeout_microseconds() > kMaxMicroseconds) {
+    return src.Error(Append(at, {"default_timeout_microseconds"}),
+                     absl::StrCat("must be at most ", kMaxMicroseconds, " (one day)"));
+  }
+  policy->default_timeout = absl::Microseconds(static_cast<int64_t>(q.default_timeout_microseconds()));
+  policy->allow_timeout_override = q.allow_timeout_override();
+  if (q.has_max_queue_size()) policy->max_queue_size = q.max_queue_size();
+  return absl::OkStatus();
+}
+
+// priority_levels, default_priority_level and priority_queue_policy. As in
+// Triton, a level's policy is complete in itself: its unset fields take the
+// defaults, not default_queue_policy's values.
+absl::Status CheckPriorities(const ConfigSource& src, const ModelDynamicBatching& b,
+                             ModelSettings* s) {
+  constexpr uint64_t kMaxLevels = 1000;
+  if (b.priority_levels() > kMaxLevels) {
+    return src.Error({{"dynamic_batching"}, {"priority_levels"}},
+                     absl::StrCat("must be at most ", kMaxLevels));
+  }
+  s->priority_levels = static_cast<int>(b.priority_levels());
+  if (s->priority_levels > 0 &&
+      (b.default_priority_level() < 1 || b.default_priority_level() > b.priority_levels())) {
+    return src.Error({{"dynamic_batching"}, {"default_priority_level"}},
+                     absl::StrCat("must be between 1 and priority_levels (", b.priority_levels(),
+                                  "), got ", b.default_priority_level()));
+  }
+  if (s->priority_levels == 0 && b.default_priority_level() != 0) {
+    return src.Error({{"dynamic_batching"}, {"default_priority_level"}},
+                     "needs priority_levels > 0");
+  }
+  s->default_priority_level = static_cast<int>(b.default_priority_level());
+  // Map order is unspecified; sorted so that errors are reproducible.
+  std::map<uint64_t, const ModelQueuePolicy*> levels;
+  for (const auto& [level, policy] : b.priority_queue_policy()) levels[level] = &policy;
+  for (const auto& [level, policy] : levels) {
+    FieldPath at = {{"dynamic_batching"}, {"priority_queue_policy"}};
+    if (level < 1 || level > b.priority_levels()) {
+      return src.Error(at, absl::StrCat("level ", level, " is not between 1 and priority_levels (",
+                                        b.priority_levels(), ")"));
+    }
+    ModelSettings::QueuePolicy parsed;
+    RETURN_IF_ERROR(CheckQueuePolicy(src, *policy, at, &parsed));
+    s->priority_queue_policies[static_cast<int>(level)] = parsed;
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckDynamicBatching(const ConfigSource& src, const ModelConfig& c, ModelSettings* s) {
   if (!c.has_dynamic_batching()) return absl::OkStatus();
   const auto& b = c.dynamic_batching();
@@ -143,21 +200,14 @@ absl::Status CheckDynamicBatching(const ConfigSource& src, const ModelConfig& c,
                      absl::StrCat("must be at most ", kMaxMicroseconds, " (one day)"));
   }
   s->max_queue_delay = absl::Microseconds(static_cast<int64_t>(b.max_queue_delay_microseconds()));
+  RETURN_IF_ERROR(CheckPriorities(src, b, s));
   if (!b.has_default_queue_policy()) return absl::OkStatus();
-  const ModelQueuePolicy& q = b.default_queue_policy();
-  FieldPath at = {{"dynamic_batching"}, {"default_queue_policy"}};
-  if (q.timeout_action() != ModelQueuePolicy::REJECT) {
-    return src.Error(Append(at, {"timeout_action"}),
-                     absl::StrCat(ModelQueuePolicy::TimeoutAction_Name(q.timeout_action()),
-                                  " is not supported; timed-out requests are rejected (REJECT)"));
-  }
-  if (q.default_timeout_microseconds() > kMaxMicroseconds) {
-    return src.Error(Append(at, {"default_timeout_microseconds"}),
-                     absl::StrCat("must be at most ", kMaxMicroseconds, " (one day)"));
-  }
-  s->default_timeout = absl::Microseconds(static_cast<int64_t>(q.default_timeout_microseconds()));
-  s->allow_timeout_override = q.allow_timeout_override();
-  if (q.has_max_queue_size()) s->max_queue_size = q.max_queue_size();
+  ModelSettings::QueuePolicy policy;
+  RETURN_IF_ERROR(CheckQueuePolicy(src, b.default_queue_policy(),
+                                   {{"dynamic_batching"}, {"default_queue_policy"}}, &policy));
+  s->max_queue_size = policy.max_queue_size;
+  s->default_timeout = policy.default_timeout;
+  s->allow_timeout_override = policy.allow_timeout_override;
   return absl::OkStatus();
 }
 

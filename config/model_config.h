@@ -70,6 +70,19 @@ struct ModelSettings {
   int64_t max_queue_size = 64;  // waiting requests; 0 = unbounded
   absl::Duration default_timeout = absl::ZeroDuration();  // zero: no timeout
   bool allow_timeout_override = false;
+  // Priority levels (dynamic_batching.priority_levels): 0 = none, else
+  // levels 1..priority_levels, 1 served first; default_priority_level is
+  // then in 1..priority_levels.
+  int priority_levels = 0;
+  int default_priority_level = 0;
+  // Levels with their own policy (priority_queue_policy); the others use
+  // the fields above.
+  struct QueuePolicy {
+    int64_t max_queue_size = 64;
+    absl::Duration default_timeout = absl::ZeroDuration();
+    bool allow_timeout_override = false;
+  };
+  std::map<int, QueuePolicy> priority_queue_policies;
   // Batching hints (dynamic_batching); `dynamic_batching` is true when the
   // config has that block.
   bool dynamic_batching = false;

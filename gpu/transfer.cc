@@ -50,6 +50,22 @@ absl::Status Upload(Allocator& allocator, const Buffer& dst, uint64_t offset,
                  dst.range(offset, data.size()));
 }
 
+absl::Status CopyOnGpu(const Device& device, std::span<const RangeCopy> copies) {
+  if (copies.empty()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(auto cb, CommandBuffer::Create(device));
+  RETURN_IF_ERROR(cb->Begin());
+  for (const RangeCopy& c : copies) {
+    if (c.src.size != c.dst.size) {
+      return absl::InvalidArgumentError(absl::StrCat("copy of ", c.src.size, " bytes into a range of ",
+                                                     c.dst.size));
+    }
+    if (c.src.size > 0) RETURN_IF_ERROR(cb->Copy(c.src, c.dst, "gather"));
+  }
+  RETURN_IF_ERROR(cb->End());
+  ASSIGN_OR_RETURN(uint64_t value, device.queue().Submit(*cb));
+  return device.queue().Wait(value);
+}
+
 absl::Status Download(Allocator& allocator, const Buffer& src, uint64_t offset,
                       std::span<uint8_t> out, TransferPath path) {
   RETURN_IF_ERROR(CheckRange(src, offset, out.size()));

@@ -19,6 +19,7 @@
 #include "absl/status/status.h"
 #include "gpu/allocator.h"
 #include "gpu/buffer.h"
+#include "gpu/device.h"
 
 namespace vkserve::gpu {
 
@@ -31,6 +32,18 @@ absl::Status Upload(Allocator& allocator, const Buffer& dst, uint64_t offset,
 // Copies `out.size()` bytes of `src` starting at `offset` into `out`.
 absl::Status Download(Allocator& allocator, const Buffer& src, uint64_t offset,
                       std::span<uint8_t> out, TransferPath path = TransferPath::kAuto);
+
+// One buffer-to-buffer copy on the GPU.
+struct RangeCopy {
+  BufferRange src;
+  BufferRange dst;  // same size as src
+};
+
+// Runs `copies` on the GPU in one submission (barriers where a copy reads
+// what an earlier one wrote) and waits for them: gathering a batch's input
+// from several resident tensors, or slicing a batch's resident output into
+// one tensor per request. The buffers must outlive the call.
+absl::Status CopyOnGpu(const Device& device, std::span<const RangeCopy> copies);
 
 }  // namespace vkserve::gpu
 

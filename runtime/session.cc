@@ -31,6 +31,32 @@ bool SameRange(const gpu::BufferRange& a, const gpu::BufferRange& b) {
   return a.buffer == b.buffer && a.offset == b.offset && a.size == b.size;
 }
 
+// A host view's size: its data, or its parts together.
+uint64_t HostViewBytes(const HostTensorView& view) {
+  if (view.parts.empty()) return view.data.size();
+  uint64_t total = 0;
+  for (std::span<const uint8_t> part : view.parts) total += part.size();
+  return total;
+}
+
+// Copies `size` bytes at `from` into `pieces` in order. A caller whose
+// pieces do not tile the output broke RunRequest::host_output_scatter's
+// contract: INTERNAL, nothing written past a piece.
+absl::Status Scatter(const uint8_t* from, uint64_t size, std::span<const std::span<uint8_t>> pieces,
+                     const std::string& output) {
+  uint64_t total = 0;
+  for (std::span<uint8_t> piece : pieces) total += piece.size();
+  if (total != size) {
+    return absl::InternalError(absl::StrCat("output '", output, "': scatter pieces hold ", total,
+                                            " bytes, the output has ", size));
+  }
+  for (std::span<uint8_t> piece : pieces) {
+    if (!piece.empty()) std::memcpy(piece.data(), from, piece.size());
+    from += piece.size();
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 struct Session::Impl {
@@ -331,9 +357,9 @@ absl::StatusOr<RunResult> Session::RunOnce(const RunRequest& request) {
     host_bytes[i] = elements * DataTypeSize(dtype);
     if (auto r = request.host_input_readers.find(b->name); r != request.host_input_readers.end()) {
       readers[i] = &r->second;
-    } else if (b->host.data.size() != host_bytes[i]) {
+    } else if (uint64_t given = HostViewBytes(b->host); given != host_bytes[i]) {
       return absl::InvalidArgumentError(
-          absl::StrCat("input '", inputs[i].name, "' has ", b->host.data.size(),
+          absl::StrCat("input '", inputs[i].name, "' has ", given,
                        " bytes; shape ", ShapeString(shapes[i]), " of ",
                        std::string(DataTypeName(dtype)), " needs ", host_bytes[i]));
     }
@@ -379,6 +405,12 @@ absl::StatusOr<RunResult> Session::RunOnce(const RunRequest& request) {
     const gpu::Buffer& target = state.input_staging[i] ? state.input_staging[i] : state.inputs[i];
     if (readers[i] != nullptr) {
       RETURN_IF_ERROR((*readers[i])(std::span<uint8_t>(static_cast<uint8_t*>(target.mapped()), size)));
+    } else if (!bound[i]->host.parts.empty()) {
+      auto* to = static_cast<uint8_t*>(target.mapped());
+      for (std::span<const uint8_t> part : bound[i]->host.parts) {
+        if (!part.empty()) std::memcpy(to, part.data(), part.size());
+        to += part.size();
+      }
     } else {
       std::memcpy(target.mapped(), bound[i]->host.data.data(), size);
     }
@@ -450,8 +482,15 @@ absl::StatusOr<RunResult> Session::RunOnce(const RunRequest& request) {
         const gpu::Buffer& src = state.readback[o] ? state.readback[o] : state.outputs[o];
         src.InvalidateForHostRead(0, size);
         const auto* bytes = static_cast<const uint8_t*>(src.mapped());
-        uint8_t* sink = request.host_output_sink ? request.host_output_sink(o, size) : nullptr;
-        if (sink != nullptr) {
+        std::vector<std::span<uint8_t>> pieces;
+        if (request.host_output_scatter) pieces = request.host_output_scatter(o, out.shape, size);
+        uint8_t* sink = pieces.empty() && request.host_output_sink
+                            ? request.host_output_sink(o, size)
+                            : nullptr;
+        if (!pieces.empty()) {
+          RETURN_IF_ERROR(Scatter(bytes, size, pieces, out.name));
+          out.in_sink = true;
+        } else if (sink != nullptr) {
           std::memcpy(sink, bytes, size);
           out.in_sink = true;
         } else {

@@ -37,6 +37,11 @@ struct HostTensorView {
   DataType dtype = DataType::kUndefined;
   std::vector<int64_t> shape;
   std::span<const uint8_t> data;  // dense, row-major, little-endian
+  // Instead of `data` (then left empty): the bytes as consecutive pieces,
+  // each copied straight to its offset in the GPU-visible buffer. A batch
+  // of requests binds each request's bytes as one piece, with no
+  // concatenating copy on the host. Their sizes must add up to the shape's.
+  std::vector<std::span<const uint8_t>> parts = {};
 };
 
 // Fills a host input's GPU-visible memory (dtype and shape give its size).
@@ -64,6 +69,15 @@ struct RunRequest {
   // into a response), leaving RunOutput::host.data empty and
   // RunOutput::in_sink set. nullptr: the bytes go to host.data as usual.
   std::function<uint8_t*(size_t output, uint64_t bytes)> host_output_sink;
+  // Instead of host_output_sink, optionally: where a host output's bytes go
+  // as consecutive pieces (a batch's requests each get their own slice).
+  // Run() calls it once per host output with the output's index, shape and
+  // byte size; a non-empty result must tile those bytes in order (sizes
+  // adding up to `bytes`), each piece writable until Run() returns. The
+  // output then has RunOutput::in_sink set. An empty result: as without.
+  std::function<std::vector<std::span<uint8_t>>(size_t output, const std::vector<int64_t>& shape,
+                                                 uint64_t bytes)>
+      host_output_scatter;
   // Host inputs whose bytes are read rather than viewed, by input name:
   // Run() calls the reader once with the input's GPU-visible memory instead
   // of copying host.data (left empty), and fails with the reader's error.

@@ -190,22 +190,24 @@ void InferenceService::Infer(const ModelInferRequest* request, ModelInferRespons
   auto prepared_or = PrepareInfer(*request, *served, *ctx_->resident, *ctx_->shared_memory);
   if (!prepared_or.ok()) return fail(prepared_or.status());
   std::shared_ptr<PreparedInfer> prepared = *std::move(prepared_or);
-  // The model's queue timeout, replaced by the request's "timeout" when the
-  // model has none or allows overriding it (Triton's rule).
   const ModelSettings& model_settings = served->settings();
-  std::optional<absl::Duration> queue_timeout;
-  if (model_settings.default_timeout > absl::ZeroDuration()) queue_timeout = model_settings.default_timeout;
-  if (prepared->timeout && (!queue_timeout || model_settings.allow_timeout_override)) {
-    queue_timeout = prepared->timeout;
-  }
-  if (queue_timeout) deadline = std::min(deadline, start + *queue_timeout);
-  RunRequest run = std::move(prepared->run);
-  run.profile = ctx_->tracer->ShouldTrace(*trace_requested);
+  SchedulerRequest scheduled;
+  scheduled.run = std::move(prepared->run);
+  scheduled.run.profile = ctx_->tracer->ShouldTrace(*trace_requested);
+  scheduled.batch_size = model_settings.max_batch_size > 0 ? prepared->batch_size : 0;
+  scheduled.deadline = deadline;
+  scheduled.timeout = prepared->timeout;
+  scheduled.priority = prepared->priority;
+  scheduled.cancelled = std::move(cancelled);
   const absl::Time prepared_at = absl::Now();
-  served->pool().Submit(
-      std::move(run), deadline, std::move(cancelled),
+  served->scheduler().Submit(
+      std::move(scheduled),
       [this, request, response, served, prepared, start, prepared_at, log_id = std::move(log_id),
-       done = std::move(done)](absl::StatusOr<RunResult> result, uint64_t queue_ns) {
+       done = std::move(done)](absl::StatusOr<RunResult> result, const ExecutionInfo& info) {
+        const uint64_t queue_ns = info.queue_ns;
+        if (result.ok() && info.reports_execution) {
+          served->RecordExecution(info.execution_batch_size, result->timing, info.forming_ns);
+        }
         ScopedRequestId scoped_id(log_id);
         absl::Status status = result.status();
         const absl::Time respond_start = absl::Now();

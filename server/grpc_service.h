@@ -5,18 +5,20 @@
 // protocol, every RPC of proto/grpc_service.proto) and grpc.health.v1.Health,
 // both on gRPC's callback API so that no RPC holds a gRPC thread while a
 // model runs: ModelInfer checks and binds the request (infer_request.h),
-// queues it on the model's SessionPool and returns; the pool's callback
-// builds the response and finishes the call.
+// hands it to the model's Scheduler (scheduler.h: the session pool or the
+// dynamic batcher; this layer does not know which) and returns; the
+// scheduler's callback builds the response and finishes the call.
 //
 //   grpc_service.cc     health, metadata, config, statistics, repository,
 //                       shared-memory, trace and log settings RPCs
 //   grpc_infer.cc       ModelInfer, ModelStreamInfer and the shared Infer()
 //
 // Deadlines: the client's gRPC deadline, the request's "timeout" parameter
-// (microseconds) and the model's default queue timeout; the earliest applies,
-// and a request still queued then is answered DEADLINE_EXCEEDED. A call the
-// client cancels before it starts running is dropped (CANCELLED). A full
-// queue is RESOURCE_EXHAUSTED. absl status codes map 1:1 onto gRPC's.
+// (microseconds) and the model's queue timeout (of the request's priority
+// level, the "priority" parameter); the earliest applies, and a request
+// still queued (or in a forming batch) then is answered DEADLINE_EXCEEDED.
+// A call the client cancels before it starts running is dropped
+// (CANCELLED). A full queue is RESOURCE_EXHAUSTED. absl status codes map 1:1 onto gRPC's.
 //
 // Thread-safe.
 #ifndef VKSERVE_SERVER_GRPC_SERVICE_H_

@@ -206,6 +206,11 @@ absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(const ModelInferRequ
     if (*timeout_us < 0) return absl::InvalidArgumentError("request: parameter 'timeout' is negative");
     if (*timeout_us > 0) prepared->timeout = absl::Microseconds(*timeout_us);
   }
+  ASSIGN_OR_RETURN(auto priority, IntParam(request.parameters(), kPriorityParam, "request"));
+  if (priority) {
+    if (*priority < 0) return absl::InvalidArgumentError("request: parameter 'priority' is negative");
+    prepared->priority = static_cast<uint64_t>(*priority);
+  }
 
   const bool use_raw = request.raw_input_contents_size() > 0;
   int raw_index = 0;

@@ -54,10 +54,11 @@ inline constexpr char kReadHandleParam[] = "vkserve_read_handle";
 inline constexpr char kReleaseParam[] = "vkserve_release";
 inline constexpr char kReleaseHandleParam[] = "vkserve_release_handle";
 inline constexpr char kTimeoutParam[] = "timeout";  // microseconds
+inline constexpr char kPriorityParam[] = "priority";  // dynamic batching's level; 0 = default
 inline constexpr char kTraceParam[] = "vkserve_trace";  // request: bool
 inline constexpr char kTracePathParam[] = "vkserve_trace_path";  // response: string
 
-// A request checked and bound, ready for SessionPool::Submit. Owns the bytes
+// A request checked and bound, ready for Scheduler::Submit. Owns the bytes
 // converted from typed contents; the RunRequest's views point into it and
 // into the wire request, so both must outlive the run. A shared-memory input
 // is read (pread) straight into GPU-visible memory during the run.
@@ -73,6 +74,7 @@ struct PreparedInfer {
   std::vector<std::vector<uint8_t>> owned;
   int64_t batch_size = 1;
   std::optional<absl::Duration> timeout;  // the request's "timeout" parameter
+  uint64_t priority = 0;                  // the request's "priority" parameter
   // Per model output: the response bytes the run reads host outputs back
   // into (RunRequest::host_output_sink), moved into the response after.
   std::vector<std::string> raw_buffers;

@@ -37,6 +37,14 @@ const prometheus::Histogram::BucketBoundaries& DurationBuckets() {
   return *buckets;
 }
 
+// Batch sizes: powers of two up to 1024, the largest a config is likely to
+// allow (a larger batch lands in +Inf).
+const prometheus::Histogram::BucketBoundaries& BatchSizeBuckets() {
+  static const auto* buckets = new prometheus::Histogram::BucketBoundaries{
+      1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
+  return *buckets;
+}
+
 double Seconds(uint64_t ns) { return static_cast<double>(ns) * 1e-9; }
 
 ClientMetric GaugeValue(std::vector<ClientMetric::Label> labels, double value) {
@@ -132,7 +140,7 @@ struct Metrics::Families {
                     .Register(r)),
         phase(prometheus::BuildHistogram()
                   .Name("vkserve_phase_duration_seconds")
-                  .Help("Successful inferences by phase: queue (waiting for a session), upload "
+                  .Help("Successful inferences by phase: queue (waiting for a session or a batch), upload "
                         "(inputs to GPU memory), record (command recording, 0 when replayed), submit "
                         "(vkQueueSubmit), gpu (GPU execution, timestamp queries), wait (host waiting "
                         "for completion), readback (outputs to host memory).")
@@ -143,19 +151,29 @@ struct Metrics::Families {
                      .Register(r)),
         inferences(prometheus::BuildCounter()
                        .Name("vkserve_inferences_total")
-                       .Help("Inferences run; a batch of n counts n.")
+                       .Help("Inferences run; a request of batch size n counts n.")
                        .Register(r)),
         executions(prometheus::BuildCounter()
                        .Name("vkserve_executions_total")
-                       .Help("Model executions; a batch counts 1.")
+                       .Help("Model executions (runs); a dynamic batch of several requests counts 1.")
                        .Register(r)),
         bytes(prometheus::BuildCounter()
                   .Name("vkserve_transferred_bytes_total")
                   .Help("Tensor bytes copied between host and GPU memory, by direction.")
                   .Register(r)),
+        batch_size(prometheus::BuildHistogram()
+                       .Name("vkserve_batch_size")
+                       .Help("Model executions by batch size: the batch dimensions of the "
+                             "requests run together, added up (1 without a batch dimension).")
+                       .Register(r)),
+        batch_delay(prometheus::BuildHistogram()
+                        .Name("vkserve_batch_queue_delay_seconds")
+                        .Help("Model executions by how long their oldest request waited in the "
+                              "queue while the batch formed.")
+                        .Register(r)),
         runs(prometheus::BuildCounter()
                  .Name("vkserve_runs_total")
-                 .Help("Runs by whether they replayed a recorded command buffer or recorded one.")
+                 .Help("Executions by whether they replayed a recorded command buffer or recorded one.")
                  .Register(r)),
         build(prometheus::BuildGauge()
                   .Name("vkserve_build_info")
@@ -168,6 +186,8 @@ struct Metrics::Families {
   prometheus::Family<prometheus::Counter>& inferences;
   prometheus::Family<prometheus::Counter>& executions;
   prometheus::Family<prometheus::Counter>& bytes;
+  prometheus::Family<prometheus::Histogram>& batch_size;
+  prometheus::Family<prometheus::Histogram>& batch_delay;
   prometheus::Family<prometheus::Counter>& runs;
   prometheus::Family<prometheus::Gauge>& build;
 };
@@ -252,7 +272,13 @@ void ModelMetrics::RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const R
   for (int p = 0; p < kPhaseCount; ++p) phases_[p]->Observe(Seconds(ns[p]));
   requests_[static_cast<int>(RequestOutcome::kSuccess)]->Increment();
   inferences_->Increment(static_cast<double>(batch_size < 1 ? 1 : batch_size));
+}
+
+void ModelMetrics::RecordExecution(int64_t batch_size, const RunTiming& timing,
+                                   uint64_t forming_ns) {
   executions_->Increment();
+  batch_size_->Observe(static_cast<double>(batch_size < 1 ? 1 : batch_size));
+  batch_delay_->Observe(Seconds(forming_ns));
   bytes_to_gpu_->Increment(static_cast<double>(timing.bytes_uploaded));
   bytes_to_host_->Increment(static_cast<double>(timing.bytes_read_back));
   (timing.replayed ? runs_replayed_ : runs_recorded_)->Increment();
@@ -353,6 +379,8 @@ std::shared_ptr<ModelMetrics> Metrics::ForModel(const std::string& model, int64_
   m->executions_ = &f.executions.Add(labels);
   m->bytes_to_gpu_ = &f.bytes.Add(with("direction", "host_to_gpu"));
   m->bytes_to_host_ = &f.bytes.Add(with("direction", "gpu_to_host"));
+  m->batch_size_ = &f.batch_size.Add(labels, BatchSizeBuckets());
+  m->batch_delay_ = &f.batch_delay.Add(labels, DurationBuckets());
   m->runs_replayed_ = &f.runs.Add(with("command_buffer", "replayed"));
   m->runs_recorded_ = &f.runs.Add(with("command_buffer", "recorded"));
   m->remove_ = [this, key, raw = m.get()] {
@@ -371,6 +399,8 @@ std::shared_ptr<ModelMetrics> Metrics::ForModel(const std::string& model, int64_
     fam.executions.Remove(raw->executions_);
     fam.bytes.Remove(raw->bytes_to_gpu_);
     fam.bytes.Remove(raw->bytes_to_host_);
+    fam.batch_size.Remove(raw->batch_size_);
+    fam.batch_delay.Remove(raw->batch_delay_);
     fam.runs.Remove(raw->runs_replayed_);
     fam.runs.Remove(raw->runs_recorded_);
   };

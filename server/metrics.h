@@ -101,9 +101,13 @@ class ModelMetrics {
   ModelMetrics& operator=(const ModelMetrics&) = delete;
 
   // A successful inference: its end-to-end time, queue wait, the run's
-  // phases and bytes, and its batch size (>= 1).
+  // phases, and the request's batch size (>= 1).
   void RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const RunTiming& timing,
                      int64_t batch_size);
+  // A model execution (one run, serving one request or a batch of them):
+  // its batch size, bytes and command buffer use, and how long its oldest
+  // request waited while the batch formed.
+  void RecordExecution(int64_t batch_size, const RunTiming& timing, uint64_t forming_ns);
   // A failed request. REQUIRES: outcome != kSuccess.
   void RecordFailure(RequestOutcome outcome);
 
@@ -119,6 +123,8 @@ class ModelMetrics {
   prometheus::Counter* executions_ = nullptr;
   prometheus::Counter* bytes_to_gpu_ = nullptr;
   prometheus::Counter* bytes_to_host_ = nullptr;
+  prometheus::Histogram* batch_size_ = nullptr;
+  prometheus::Histogram* batch_delay_ = nullptr;
   prometheus::Counter* runs_replayed_ = nullptr;
   prometheus::Counter* runs_recorded_ = nullptr;
 };

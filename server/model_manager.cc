@@ -11,20 +11,22 @@
 #include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "gpu/status_macros.h"
+#include "server/dynamic_batcher.h"
 #include "server/model_tensors.h"
 #include "server/quote.h"
+#include "server/session_pool.h"
 #include "spdlog/spdlog.h"
 
 namespace vkserve {
 
 ServedModel::ServedModel(std::string name, int64_t version, ModelSettings settings,
-                         std::shared_ptr<const Model> model, std::unique_ptr<SessionPool> pool,
+                         std::shared_ptr<const Model> model, std::unique_ptr<Scheduler> scheduler,
                          std::shared_ptr<ModelMetrics> metrics)
     : name_(std::move(name)),
       version_(version),
       settings_(std::move(settings)),
       model_(std::move(model)),
-      pool_(std::move(pool)),
+      scheduler_(std::move(scheduler)),
       metrics_(std::move(metrics)) {
   auto report = model_->Inspect();
   if (report.ok()) {
@@ -50,14 +52,22 @@ void ServedModel::RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const Ru
   ++stats_.compute_output_count;
   stats_.compute_output_ns += timing.readback_ns;
   stats_.inference_count += static_cast<uint64_t>(std::max<int64_t>(batch_size, 1));
-  ++stats_.execution_count;
-  ModelStatsSnapshot::Batch& batch = stats_.batches[std::max<int64_t>(batch_size, 1)];
-  ++batch.count;
-  batch.compute_input_ns += timing.upload_ns;
-  batch.compute_infer_ns += timing.record_ns + timing.submit_ns + timing.wait_ns;
-  batch.compute_output_ns += timing.readback_ns;
   stats_.last_inference_ms = static_cast<uint64_t>(absl::ToUnixMillis(absl::Now()));
   if (metrics_ != nullptr) metrics_->RecordSuccess(request_ns, queue_ns, timing, batch_size);
+}
+
+void ServedModel::RecordExecution(int64_t batch_size, const RunTiming& timing,
+                                  uint64_t forming_ns) {
+  {
+    MutexLock lock(&mutex_);
+    ++stats_.execution_count;
+    ModelStatsSnapshot::Batch& batch = stats_.batches[std::max<int64_t>(batch_size, 1)];
+    ++batch.count;
+    batch.compute_input_ns += timing.upload_ns;
+    batch.compute_infer_ns += timing.record_ns + timing.submit_ns + timing.wait_ns;
+    batch.compute_output_ns += timing.readback_ns;
+  }
+  if (metrics_ != nullptr) metrics_->RecordExecution(batch_size, timing, forming_ns);
 }
 
 void ServedModel::RecordFailure(uint64_t request_ns, RequestOutcome outcome) {
@@ -96,6 +106,24 @@ std::vector<std::string> RepositoryRoots(const std::string& configured) {
   std::sort(roots.begin(), roots.end(),
             [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
   return roots;
+}
+
+// The dynamic batcher for a model with dynamic_batching and a batch
+// dimension; otherwise the pool, which runs each request alone.
+absl::StatusOr<std::unique_ptr<Scheduler>> MakeScheduler(std::shared_ptr<const Model> model,
+                                                         const ModelSettings& settings) {
+  if (settings.dynamic_batching && settings.max_batch_size > 0) {
+    ASSIGN_OR_RETURN(auto batcher, DynamicBatcher::Create(model, settings));
+    return std::unique_ptr<Scheduler>(std::move(batcher));
+  }
+  SessionPoolOptions options;
+  options.name = settings.name;
+  options.sessions = std::max(1, settings.sessions);
+  options.max_queue = static_cast<int>(std::clamp<int64_t>(settings.max_queue_size, 0, 1 << 30));
+  options.default_timeout = settings.default_timeout;
+  options.allow_timeout_override = settings.allow_timeout_override;
+  ASSIGN_OR_RETURN(auto pool, SessionPool::Create(model, options));
+  return std::unique_ptr<Scheduler>(std::move(pool));
 }
 
 }  // namespace
@@ -161,15 +189,11 @@ absl::StatusOr<std::map<int64_t, std::shared_ptr<ServedModel>>> ModelManager::Lo
     auto settings = ValidateModelConfig(repo_model.config, ToModelTensors((*model)->inputs()),
                                         ToModelTensors((*model)->outputs()));
     if (!settings.ok()) return settings.status();
-    SessionPoolOptions pool_options;
-    pool_options.name = repo_model.name;
-    pool_options.sessions = std::max(1, settings->sessions);
-    pool_options.max_queue = static_cast<int>(std::clamp<int64_t>(settings->max_queue_size, 0, 1 << 30));
-    ASSIGN_OR_RETURN(auto pool, SessionPool::Create(*model, pool_options));
+    ASSIGN_OR_RETURN(std::unique_ptr<Scheduler> scheduler, MakeScheduler(*model, *settings));
     std::shared_ptr<ModelMetrics> metrics;
     if (metrics_ != nullptr) metrics = metrics_->ForModel(repo_model.name, v);
     versions[v] = std::make_shared<ServedModel>(repo_model.name, v, *std::move(settings),
-                                                *std::move(model), std::move(pool),
+                                                *std::move(model), std::move(scheduler),
                                                 std::move(metrics));
   }
   return versions;
@@ -226,6 +250,10 @@ absl::Status ModelManager::LoadStartupModels() {
   return first;
 }
 
+void ModelManager::DrainAll() {
+  for (const std::shared_ptr<ServedModel>& m : List()) m->scheduler().Drain();
+}
+
 absl::Status ModelManager::Load(const std::string& name) {
   // config/ quotes the name in full; a client's may be a megabyte long.
   RETURN_IF_ERROR(WithBoundedClientString(CheckModelName(name), name));
@@ -246,7 +274,7 @@ absl::Status ModelManager::Load(const std::string& name) {
       it->second.state = State::kUnloading;
     }
   }
-  for (auto& [v, m] : old) m->pool().Drain();
+  for (auto& [v, m] : old) m->scheduler().Drain();
   old.clear();
   return ForClient(LoadModel(repo_model));
 }
@@ -265,7 +293,7 @@ absl::Status ModelManager::Unload(const std::string& name) {
     it->second.state = State::kUnloading;
   }
   spdlog::info("unloading model '{}' (draining in-flight requests)", name);
-  for (auto& [v, m] : old) m->pool().Drain();
+  for (auto& [v, m] : old) m->scheduler().Drain();
   old.clear();
   MutexLock lock(&mutex_);
   models_.erase(name);
@@ -418,7 +446,7 @@ void ModelManager::Recover(const gpu::Device* device, std::vector<std::string> n
   // Every accepted request is answered (a lost device fails them at once);
   // the models' GPU objects then go, the device itself with the last of
   // them.
-  for (const auto& m : drain) m->pool().Drain();
+  for (const auto& m : drain) m->scheduler().Drain();
   drain.clear();
   if (before_reopen_) before_reopen_();
   absl::StatusOr<GpuContext> reopened = devices_->Replace(device);

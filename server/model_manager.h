@@ -4,8 +4,9 @@
 // ModelManager: the models the server serves. It scans the repository
 // (config/model_repository.h), loads every served version of every model onto
 // the GPU (runtime Model with the config's free dimension overrides) and gives
-// each version a SessionPool sized by its settings (sessions = instance count,
-// queue = max_queue_size).
+// each version a Scheduler (scheduler.h) sized by its settings (sessions =
+// instance count, queue policy): a DynamicBatcher when the config has
+// dynamic_batching and max_batch_size > 0, else a SessionPool.
 //
 // Versions: every version the repository scan selects is served — the
 // config's version_policy (default: the latest version only). A request that
@@ -14,7 +15,7 @@
 // Lifecycle of a model: absent -> LOADING -> READY -> UNLOADING -> absent, or
 // LOADING -> UNAVAILABLE (failed, with the reason), or READY -> UNAVAILABLE
 // (its GPU was lost) -> LOADING -> READY once the device is reopened. Unload removes the model
-// from lookup first, then drains its pools (every accepted request is
+// from lookup first, then drains its schedulers (every accepted request is
 // answered) before the GPU objects go. Requests in flight hold a
 // shared_ptr<ServedModel>, so an unload never frees what a request uses.
 //
@@ -47,7 +48,7 @@
 #include "runtime/model.h"
 #include "server/device_set.h"
 #include "server/metrics.h"
-#include "server/session_pool.h"
+#include "server/scheduler.h"
 
 namespace vkserve {
 
@@ -76,19 +77,24 @@ class ServedModel {
  public:
   // `metrics` may be null (no Prometheus figures).
   ServedModel(std::string name, int64_t version, ModelSettings settings,
-              std::shared_ptr<const Model> model, std::unique_ptr<SessionPool> pool,
+              std::shared_ptr<const Model> model, std::unique_ptr<Scheduler> scheduler,
               std::shared_ptr<ModelMetrics> metrics);
 
   const std::string& name() const { return name_; }
   int64_t version() const { return version_; }
   const ModelSettings& settings() const { return settings_; }
   const Model& model() const { return *model_; }
-  SessionPool& pool() const { return *pool_; }
+  // Where requests go (the gRPC layer does not know which kind it is).
+  Scheduler& scheduler() const { return *scheduler_; }
 
-  // A request that ran: its end-to-end time, queue time, the run's timing and
-  // batch size (1 without a batch dimension).
+  // A request that ran: its end-to-end time, queue time, the run's timing
+  // and the request's own batch size (1 without a batch dimension).
   void RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const RunTiming& timing,
                      int64_t batch_size);
+  // A run of the model (ExecutionInfo::reports_execution): its batch size
+  // (the requests' added up), timing and how long its oldest request waited
+  // while the batch formed.
+  void RecordExecution(int64_t batch_size, const RunTiming& timing, uint64_t forming_ns);
   // A request that failed (anywhere after it named this model).
   void RecordFailure(uint64_t request_ns, RequestOutcome outcome);
   ModelStatsSnapshot stats() const;
@@ -104,7 +110,7 @@ class ServedModel {
   const int64_t version_;
   const ModelSettings settings_;
   const std::shared_ptr<const Model> model_;
-  const std::unique_ptr<SessionPool> pool_;
+  const std::unique_ptr<Scheduler> scheduler_;
   const std::shared_ptr<ModelMetrics> metrics_;
   int gpu_nodes_ = 0;
   int cpu_nodes_ = 0;
@@ -143,6 +149,11 @@ class ModelManager {
 
   // Unloads every model (used at shutdown).
   void UnloadAll();
+
+  // Shutdown's first step: every served version stops taking requests
+  // (UNAVAILABLE) and answers every accepted one, batches still forming
+  // running at once. The models stay loaded until UnloadAll().
+  void DrainAll();
 
   // The version to run: `version` "" = the highest served version. NOT_FOUND
   // naming the model (and version) when absent; UNAVAILABLE when it exists

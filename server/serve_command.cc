@@ -3,18 +3,23 @@
 //
 // `vkserve serve [--config FILE] [--model-repository DIR] [--grpc-port N]
 //   [--metrics-port N] [--check-config]`, and plain `vkserve`: serve on the built-in default
-// config. SIGTERM, SIGINT and SIGHUP are blocked in every thread and taken by
-// sigwait() on the main thread (no async-signal-safety concerns). SIGTERM and
-// SIGINT: the server stops accepting, answers every accepted request and the
-// process exits 0. SIGHUP: the gRPC TLS certificate, key and client CA are
-// re-read (a bad set is logged and the old one kept).
-#include <pthread.h>
+// config. SIGTERM, SIGINT and SIGHUP are taken by a Boost.Asio signal_set,
+// installed before any thread starts; its handlers run on the main thread
+// (Asio's signal handler only wakes it, so no async-signal-safety concerns).
+// SIGTERM and SIGINT: the server stops accepting, runs the batches still
+// forming, answers every accepted request and the process exits 0. SIGHUP:
+// the gRPC TLS certificate, key and client CA are re-read (a bad set is
+// logged and the old one kept).
 #include <signal.h>
+
+#include <functional>
 
 #include <cstdio>
 #include <filesystem>
 
 #include "absl/strings/numbers.h"
+#include "boost/asio/io_context.hpp"
+#include "boost/asio/signal_set.hpp"
 #include "server/command.h"
 #include "server/logging.h"
 #include "server/server.h"
@@ -83,13 +88,10 @@ int RunServeCommand(const std::vector<std::string>& args) {
   ConfigureLogging(settings->log_level, settings->log_format);
   spdlog::info("config: {}", settings->source);
 
-  // Block the signals before any thread starts so every thread inherits it.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGHUP);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // Installed before any thread starts: from here on these signals only
+  // wake the main thread's io_context.
+  boost::asio::io_context io;
+  boost::asio::signal_set signals(io, SIGTERM, SIGINT, SIGHUP);
 
   auto server = Server::Start(*settings);
   if (!server.ok()) {
@@ -102,16 +104,26 @@ int RunServeCommand(const std::vector<std::string>& args) {
   }
   std::fflush(stdout);
   int sig = 0;
-  while (sigwait(&signals, &sig) == 0 && sig == SIGHUP) {
-    if (!settings->tls_enabled()) {
-      spdlog::info("received SIGHUP: nothing to reload (no grpc.tls)");
-      continue;
-    }
-    spdlog::info("received SIGHUP: re-reading the TLS files");
-    if (absl::Status s = (*server)->ReloadTls(); !s.ok()) {
-      spdlog::error("TLS reload failed, the previous certificate stays in use: {}", std::string(s.message()));
-    }
-  }
+  std::function<void(const boost::system::error_code&, int)> on_signal =
+      [&](const boost::system::error_code& error, int received) {
+        if (error) return;
+        if (received != SIGHUP) {
+          sig = received;  // nothing re-armed: io.run() returns
+          return;
+        }
+        if (!settings->tls_enabled()) {
+          spdlog::info("received SIGHUP: nothing to reload (no grpc.tls)");
+        } else {
+          spdlog::info("received SIGHUP: re-reading the TLS files");
+          if (absl::Status s = (*server)->ReloadTls(); !s.ok()) {
+            spdlog::error("TLS reload failed, the previous certificate stays in use: {}",
+                          std::string(s.message()));
+          }
+        }
+        signals.async_wait(on_signal);
+      };
+  signals.async_wait(on_signal);
+  io.run();
   spdlog::info("received {}", sig == SIGTERM ? "SIGTERM" : "SIGINT");
   (*server)->Shutdown();
   server->reset();

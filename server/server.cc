@@ -3,11 +3,13 @@
 #include "server/server.h"
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gpu/status_macros.h"
+#include "runtime/cache_budget.h"
 #include "spdlog/spdlog.h"
 
 namespace vkserve {
@@ -84,7 +86,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
   }
   WarnIfExposed(settings);
   server->context_.accepting.store(true);
-  server->expiry_thread_ = std::thread([s = server.get()] { s->ExpiryLoop(); });
+  server->ArmExpiry();
+  server->housekeeping_thread_ = std::thread([s = server.get()] { s->housekeeping_.run(); });
   spdlog::info("vkserve {} listening on {} (gRPC), repository {}", kServerVersion, server->address(),
                settings.repository_path);
   return server;
@@ -144,7 +147,7 @@ GaugeSample Server::SampleGauges() const {
     ModelGaugeSample g;
     g.model = m->name();
     g.version = absl::StrCat(m->version());
-    const SessionPoolStats pool = m->pool().stats();
+    const SchedulerStats pool = m->scheduler().stats();
     g.sessions = pool.sessions;
     g.sessions_busy = pool.busy_sessions;
     g.queue_depth = pool.queued_now;
@@ -160,16 +163,14 @@ GaugeSample Server::SampleGauges() const {
   return sample;
 }
 
-void Server::ExpiryLoop() {
-  MutexLock lock(&mutex_);
-  while (!stopping_) {
-    mutex_.AwaitWithTimeout(Condition(&stopping_), absl::Seconds(1));
-    if (stopping_) break;
-    mutex_.Unlock();
+void Server::ArmExpiry() {
+  expiry_timer_.expires_after(std::chrono::seconds(1));
+  expiry_timer_.async_wait([this](const boost::system::error_code& error) {
+    if (error) return;  // cancelled: shutting down
     const size_t n = resident_->ExpireIdle(absl::Now());
     if (n > 0) spdlog::info("released {} idle GPU-resident output(s)", n);
-    mutex_.Lock();
-  }
+    ArmExpiry();
+  });
 }
 
 void Server::Shutdown() {
@@ -177,9 +178,11 @@ void Server::Shutdown() {
     MutexLock lock(&mutex_);
     if (shut_down_) return;
     shut_down_ = true;
-    stopping_ = true;
   }
   context_.accepting.store(false);
+  // Requests waiting for a batch to fill run now rather than after their
+  // delay, and every accepted request is answered before gRPC waits on them.
+  if (models_ != nullptr) models_->DrainAll();
   if (grpc_ != nullptr) {
     spdlog::info("shutting down: finishing in-flight requests (up to {})",
                  absl::FormatDuration(context_.settings.exit_timeout));
@@ -187,7 +190,8 @@ void Server::Shutdown() {
   }
   if (models_ != nullptr) models_->UnloadAll();
   if (grpc_ != nullptr) grpc_->Wait();
-  if (expiry_thread_.joinable()) expiry_thread_.join();
+  housekeeping_.stop();
+  if (housekeeping_thread_.joinable()) housekeeping_thread_.join();
   // Last: the figures of a draining server are still scraped.
   if (metrics_ != nullptr) metrics_->StopServing();
   spdlog::info("shut down");

@@ -2,16 +2,17 @@
 // Copyright 2026 The vkserve Authors.
 //
 // Server: the running daemon. Owns the GPUs (device_set.h), the loaded models, the
-// GPU-resident output registry (with a thread that expires idle handles),
+// GPU-resident output registry (idle handles expired by an Asio timer),
 // the shared-memory regions, the Prometheus metrics and their endpoint, the
 // request tracer and the gRPC server with its two services: the inference
 // service behind the authorizing wrapper (authorization.h) and, with
 // grpc.tls configured, TLS credentials reloadable by ReloadTls().
 //
 // Shutdown() (also run by the destructor) stops accepting inferences (new
-// ones get UNAVAILABLE), lets gRPC finish every call in flight for up to
-// exit_timeout, drains every model's queue, then stops. Signal handling is
-// the caller's (serve_command.cc waits for SIGTERM/SIGINT with sigwait).
+// ones get UNAVAILABLE), drains every model's scheduler (batches still
+// forming run at once; every accepted request is answered), lets gRPC
+// finish every call in flight for up to exit_timeout, then stops. Signal
+// handling is the caller's (serve_command.cc, an Asio signal_set).
 //
 // Thread-safe.
 #ifndef VKSERVE_SERVER_SERVER_H_
@@ -24,6 +25,8 @@
 
 #include "absl/status/statusor.h"
 #include "base/mutex.h"
+#include "boost/asio/io_context.hpp"
+#include "boost/asio/steady_timer.hpp"
 #include "config/server_config.h"
 #include "grpcpp/grpcpp.h"
 #include "gpu/fault_injector.h"
@@ -80,7 +83,9 @@ class Server {
 
  private:
   explicit Server(const ServerSettings& settings);
-  void ExpiryLoop();
+  // Releases idle GPU-resident outputs every second (an Asio timer on the
+  // housekeeping thread), re-arming itself.
+  void ArmExpiry();
   // The gauges' values now (called by the metrics endpoint on a scrape).
   GaugeSample SampleGauges() const;
   // The listening credentials: TLS (tls_) or plaintext.
@@ -107,9 +112,12 @@ class Server {
   int port_ = 0;
 
   Mutex mutex_;
-  bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
   bool shut_down_ ABSL_GUARDED_BY(mutex_) = false;
-  std::thread expiry_thread_;
+  // Housekeeping off the request path (the resident-output expiry sweep).
+  boost::asio::io_context housekeeping_;
+  boost::asio::steady_timer expiry_timer_{housekeeping_};
+  std::thread housekeeping_thread_;
+  uint64_t housekeeping_ticks_ = 0;  // on the housekeeping thread only
 };
 
 }  // namespace vkserve

@@ -2,8 +2,11 @@
 // Copyright 2026 The vkserve Authors.
 #include "server/session_pool.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "gpu/status_macros.h"
+#include "server/queue_policy.h"
 
 namespace vkserve {
 
@@ -33,8 +36,27 @@ SessionPool::~SessionPool() {
   for (std::thread& t : threads_) t.join();
 }
 
+void SessionPool::Submit(SchedulerRequest request, Callback done) {
+  const QueuePolicy policy{options_.max_queue, options_.default_timeout,
+                           options_.allow_timeout_override};
+  const absl::Time deadline = QueueDeadline(policy, absl::Now(), request);
+  const int64_t batch = std::max<int64_t>(request.batch_size, 1);
+  Submit(std::move(request.run), deadline, std::move(request.cancelled),
+         [batch, done = std::move(done)](absl::StatusOr<RunResult> result, uint64_t queue_ns) {
+           ExecutionInfo info;
+           info.queue_ns = queue_ns;
+           if (result.ok()) {
+             info.execution_batch_size = batch;
+             info.requests = 1;
+             info.reports_execution = true;
+             info.forming_ns = queue_ns;
+           }
+           done(std::move(result), info);
+         });
+}
+
 void SessionPool::Submit(RunRequest request, absl::Time deadline, std::function<bool()> cancelled,
-                         Callback done) {
+                         RunCallback done) {
   absl::Status refused;
   {
     MutexLock lock(&mutex_);
@@ -136,7 +158,7 @@ void SessionPool::Drain() {
       this));
 }
 
-SessionPoolStats SessionPool::stats() const {
+SchedulerStats SessionPool::stats() const {
   MutexLock lock(&mutex_);
   return {queue_.size(), busy_, sessions_.size()};
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// SessionPool: N sessions of one model, each driven by its own worker thread,
+// SessionPool: the Scheduler (scheduler.h) that runs every request alone. N
+// sessions of one model, each driven by its own worker thread,
 // fed from one bounded FIFO queue. Submit() never blocks: it either queues
 // the request or answers at once (RESOURCE_EXHAUSTED when the queue is full,
 // UNAVAILABLE when the pool is draining). A queued request whose deadline
@@ -27,6 +28,7 @@
 #include "base/mutex.h"
 #include "absl/time/time.h"
 #include "runtime/session.h"
+#include "server/scheduler.h"
 
 namespace vkserve {
 
@@ -34,36 +36,36 @@ struct SessionPoolOptions {
   std::string name;  // model name, for messages
   int sessions = 1;
   int max_queue = 64;  // requests waiting for a session; 0 = unbounded
+  // The queue policy's timeout rule (queue_policy.h) for Scheduler::Submit.
+  absl::Duration default_timeout = absl::ZeroDuration();  // zero: none
+  bool allow_timeout_override = false;
 };
 
-// Counters since creation; all times in nanoseconds.
-struct SessionPoolStats {
-  uint64_t queued_now = 0;
-  uint64_t busy_sessions = 0;
-  uint64_t sessions = 0;
-};
-
-class SessionPool {
+class SessionPool final : public Scheduler {
  public:
   // What a request gets back: the run's result (or why it did not run) and
   // how long it waited for a session.
-  using Callback = std::function<void(absl::StatusOr<RunResult> result, uint64_t queue_ns)>;
+  using RunCallback = std::function<void(absl::StatusOr<RunResult> result, uint64_t queue_ns)>;
 
   static absl::StatusOr<std::unique_ptr<SessionPool>> Create(std::shared_ptr<const Model> model,
                                                              const SessionPoolOptions& options,
                                                              const SessionOptions& session_options = {});
-  ~SessionPool();  // drains
+  ~SessionPool() override;  // drains
+
+  // Scheduler: the deadline follows the options' queue policy; priorities
+  // are ignored (one FIFO).
+  void Submit(SchedulerRequest request, Callback done) override;
 
   // Queues `request` (moved in). `deadline` may be absl::InfiniteFuture().
   // `cancelled` (may be empty) is polled before the run starts. `done` is
   // called exactly once, possibly before Submit returns.
   void Submit(RunRequest request, absl::Time deadline, std::function<bool()> cancelled,
-              Callback done);
+              RunCallback done);
 
   // Stops accepting requests and blocks until all accepted ones are answered.
-  void Drain();
+  void Drain() override;
 
-  SessionPoolStats stats() const;
+  SchedulerStats stats() const override;
   const Model& model() const { return *model_; }
 
  private:
@@ -72,7 +74,7 @@ class SessionPool {
     absl::Time deadline;
     absl::Time enqueued;
     std::function<bool()> cancelled;
-    Callback done;
+    RunCallback done;
   };
   explicit SessionPool(std::shared_ptr<const Model> model, const SessionPoolOptions& options)
       : model_(std::move(model)), options_(options) {}

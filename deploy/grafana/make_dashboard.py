@@ -102,9 +102,12 @@ panels = [
     panel(5, "Requests per second by outcome", "timeseries", {"x": 0, "y": 10, "w": 12, "h": 8},
           [("all requests", f"sum(rate(vkserve_requests_total{{{SEL}}}[{RATE}]))"),
            ("{{outcome}}", f"sum by (outcome) (rate(vkserve_requests_total{{{SEL}}}[{RATE}]))"),
-           ("inferences", f"sum(rate(vkserve_inferences_total{{{SEL}}}[{RATE}]))")], unit="reqps",
+           ("inferences", f"sum(rate(vkserve_inferences_total{{{SEL}}}[{RATE}]))"),
+           ("executions (dynamic batches count 1)",
+            f"sum(rate(vkserve_executions_total{{{SEL}}}[{RATE}]))")], unit="reqps",
           description="Requests by outcome (success, invalid_input, timeout, queue_full, cancelled, "
-                      "unavailable, internal) and inferences (a batch of n counts n)."),
+                      "unavailable, internal), inferences (a request of batch n counts n) and "
+                      "executions (a dynamic batch of several requests counts 1)."),
     panel(6, "Request latency p50 / p99", "timeseries", {"x": 12, "y": 10, "w": 12, "h": 8},
           [("p50", quantile(0.5, "vkserve_request_duration_seconds")),
            ("p99", quantile(0.99, "vkserve_request_duration_seconds"))], unit="s"),

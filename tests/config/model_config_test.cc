@@ -260,6 +260,42 @@ TEST(ModelConfigTest, QueueAndBatchingErrors) {
               HasSubstr("dynamic_batching.default_queue_policy.default_timeout_microseconds: must be at most"));
 }
 
+TEST(ModelConfigTest, PriorityLevelsAndTheirQueuePolicies) {
+  absl::StatusOr<ModelSettings> s = Validate(R"pb(
+    max_batch_size: 8
+    dynamic_batching {
+      priority_levels: 3
+      default_priority_level: 2
+      default_queue_policy { max_queue_size: 10 }
+      priority_queue_policy { key: 1 value { max_queue_size: 2 default_timeout_microseconds: 500 } }
+      priority_queue_policy { key: 3 value { allow_timeout_override: true } }
+    }
+  )pb");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->priority_levels, 3);
+  EXPECT_EQ(s->default_priority_level, 2);
+  EXPECT_EQ(s->max_queue_size, 10);
+  ASSERT_EQ(s->priority_queue_policies.size(), 2u);
+  EXPECT_EQ(s->priority_queue_policies.at(1).max_queue_size, 2);
+  EXPECT_EQ(s->priority_queue_policies.at(1).default_timeout, absl::Microseconds(500));
+  // As in Triton, a level's policy does not inherit default_queue_policy.
+  EXPECT_EQ(s->priority_queue_policies.at(3).max_queue_size, 64);
+  EXPECT_TRUE(s->priority_queue_policies.at(3).allow_timeout_override);
+
+  EXPECT_EQ(ParseError("dynamic_batching { priority_levels: 2 default_priority_level: 3 }"),
+            "config.pbtxt:1:39: dynamic_batching.default_priority_level: must be between 1 and "
+            "priority_levels (2), got 3");
+  EXPECT_EQ(ParseError("dynamic_batching { default_priority_level: 1 }"),
+            "config.pbtxt:1:20: dynamic_batching.default_priority_level: needs priority_levels > 0");
+  EXPECT_THAT(ParseError("dynamic_batching { priority_levels: 2 default_priority_level: 1 "
+                         "priority_queue_policy { key: 5 value {} } }"),
+              HasSubstr("dynamic_batching.priority_queue_policy: level 5 is not between 1 and "
+                        "priority_levels (2)"));
+  EXPECT_THAT(ParseError("dynamic_batching { priority_levels: 2 default_priority_level: 1 "
+                         "priority_queue_policy { key: 1 value { timeout_action: DELAY } } }"),
+              HasSubstr("DELAY is not supported"));
+}
+
 TEST(ModelConfigTest, ExtensionErrors) {
   EXPECT_EQ(ParseError("output { name: \"probabilities\" data_type: TYPE_FP32 dims: [10] }\n"
                        "vkserve {\n  output { name: \"probs\" location: GPU }\n}"),

@@ -58,6 +58,9 @@ TEST(MetricsTest, RecordsExactFiguresPerModelVersion) {
   auto m = metrics.ForModel("net", 3);
   m->RecordSuccess(/*request_ns=*/600'000, /*queue_ns=*/30'000, Timing(), /*batch_size=*/4);
   m->RecordSuccess(600'000, 30'000, Timing(), 4);
+  // The two ran as separate executions of 4, then a batch of 8 ran.
+  m->RecordExecution(4, Timing(), /*forming_ns=*/30'000);
+  m->RecordExecution(4, Timing(), 30'000);
   m->RecordFailure(RequestOutcome::kQueueFull);
   const std::string text = metrics.Render();
   const std::string labels = "model=\"net\",version=\"3\"";
@@ -91,6 +94,13 @@ TEST(MetricsTest, RecordsExactFiguresPerModelVersion) {
   EXPECT_NEAR(phase("wait", "sum"), 800e-6, 1e-12);
   EXPECT_NEAR(phase("readback", "sum"), 10e-6, 1e-12);
   EXPECT_EQ(Value(text, "vkserve_build_info{device=\"Test GPU\",version=\"9.9.9\"}"), 1);
+  // Executions by batch size (cumulative buckets) and the batches' forming delay.
+  EXPECT_EQ(Value(text, "vkserve_batch_size_count{" + labels + "}"), 2);
+  EXPECT_EQ(Value(text, "vkserve_batch_size_sum{" + labels + "}"), 8);
+  EXPECT_EQ(Value(text, "vkserve_batch_size_bucket{" + labels + ",le=\"2\"}"), 0);
+  EXPECT_EQ(Value(text, "vkserve_batch_size_bucket{" + labels + ",le=\"4\"}"), 2);
+  EXPECT_EQ(Value(text, "vkserve_batch_queue_delay_seconds_count{" + labels + "}"), 2);
+  EXPECT_NEAR(Value(text, "vkserve_batch_queue_delay_seconds_sum{" + labels + "}"), 60e-6, 1e-12);
 }
 
 TEST(MetricsTest, SeriesLiveAsLongAsTheModelVersion) {

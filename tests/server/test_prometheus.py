@@ -287,8 +287,17 @@ class PrometheusTest(unittest.TestCase):
             self.invalid)
         self.assertEqual(self.prom.scalar(
             f'vkserve_inferences_total{{model="{MODEL}"}}', self.final), self.inferences)
+        # tinynet has dynamic_batching: requests may share runs (executions).
+        s = self.stats.model_stats[0]
         runs = self.prom.scalar(f'sum(vkserve_runs_total{{model="{MODEL}"}})', self.final)
-        self.assertEqual(runs, self.ok)
+        self.assertEqual(runs, s.execution_count)
+        self.assertLessEqual(runs, self.ok)
+        self.assertEqual(self.prom.scalar(
+            f'vkserve_executions_total{{model="{MODEL}"}}', self.final), s.execution_count)
+        self.assertEqual(self.prom.scalar(
+            f'vkserve_batch_size_count{{model="{MODEL}"}}', self.final), s.execution_count)
+        self.assertEqual(self.prom.scalar(
+            f'vkserve_batch_size_sum{{model="{MODEL}"}}', self.final), self.inferences)
         self.assertGreater(self.prom.scalar(
             f'vkserve_runs_total{{model="{MODEL}",command_buffer="replayed"}}', self.final), 0)
         # 4 bytes per float: inputs 3*16*16 and outputs 10 per inference.
@@ -299,7 +308,6 @@ class PrometheusTest(unittest.TestCase):
             f'vkserve_transferred_bytes_total{{model="{MODEL}",direction="gpu_to_host"}}',
             self.final), self.inferences * 10 * 4)
         # ModelStatistics is fed by the same figures.
-        s = self.stats.model_stats[0]
         self.assertEqual(s.inference_stats.success.count, self.ok)
         self.assertEqual(s.inference_stats.fail.count, self.invalid)
         self.assertEqual(s.inference_count, self.inferences)
@@ -309,11 +317,13 @@ class PrometheusTest(unittest.TestCase):
             prom_seconds = self.prom.scalar(
                 f'vkserve_phase_duration_seconds_sum{{model="{MODEL}",phase="{name}"}}', self.final)
             self.assertAlmostEqual(prom_seconds, field.ns * 1e-9, delta=1e-6 + 1e-6 * prom_seconds)
-        # Per batch size (batch_stats): the client's counts, and the phases add up to the totals.
-        self.assertEqual({b.batch_size: b.compute_infer.count for b in s.batch_stats}, self.by_batch)
-        for field in ("compute_input", "compute_infer", "compute_output"):
-            self.assertEqual(sum(getattr(b, field).ns for b in s.batch_stats),
-                             getattr(s.inference_stats, field).ns, field)
+        # Per batch size (batch_stats, one count per execution, as Triton):
+        # every inference in exactly one execution; without sharing, the
+        # client's counts.
+        self.assertEqual(sum(b.batch_size * b.compute_infer.count for b in s.batch_stats), self.inferences)
+        self.assertEqual(sum(b.compute_infer.count for b in s.batch_stats), s.execution_count)
+        if s.execution_count == self.ok:
+            self.assertEqual({b.batch_size: b.compute_infer.count for b in s.batch_stats}, self.by_batch)
         request_seconds = self.prom.scalar(
             f'vkserve_request_duration_seconds_sum{{model="{MODEL}"}}', self.final)
         self.assertAlmostEqual(request_seconds, s.inference_stats.success.ns * 1e-9,

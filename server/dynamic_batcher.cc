@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+#include "server/dynamic_batcher.h"
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "boost/asio/post.hpp"
+#include "gpu/status_macros.h"
+#include "server/batch_assembly.h"
+
+namespace vkserve {
+namespace {
+
+// How often waiting requests are checked for cancellation: the client's
+// flag is polled, it does not wake the batcher.
+constexpr absl::Duration kCancelPoll = absl::Milliseconds(5);
+
+uint64_t Nanos(absl::Duration d) {
+  return static_cast<uint64_t>(std::max<int64_t>(absl::ToInt64Nanoseconds(d), 0));
+}
+
+std::vector<int> SortedUnique(std::vector<int> sizes) {
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
+
+// Only what PriorityIndex reads, so the batcher keeps no copy of the config.
+ModelSettings PrioritySettings(const ModelSettings& settings) {
+  ModelSettings s;
+  s.priority_levels = settings.priority_levels;
+  s.default_priority_level = settings.default_priority_level;
+  return s;
+}
+
+}  // namespace
+
+DynamicBatcher::DynamicBatcher(std::shared_ptr<const Model> model, const ModelSettings& settings)
+    : model_(std::move(model)),
+      name_(settings.name),
+      max_batch_size_(settings.max_batch_size),
+      preferred_(SortedUnique(settings.preferred_batch_sizes)),
+      max_delay_(settings.max_queue_delay),
+      priority_settings_(PrioritySettings(settings)),
+      levels_(LevelPolicies(settings)),
+      queues_(levels_.size()) {}
+
+absl::StatusOr<std::unique_ptr<DynamicBatcher>> DynamicBatcher::Create(
+    std::shared_ptr<const Model> model, const ModelSettings& settings,
+    const SessionOptions& session_options) {
+  if (settings.max_batch_size < 1) {
+    return absl::InvalidArgumentError("dynamic batching needs max_batch_size > 0");
+  }
+  auto batcher = std::unique_ptr<DynamicBatcher>(new DynamicBatcher(model, settings));
+  const int sessions = std::max(1, settings.sessions);
+  for (int i = 0; i < sessions; ++i) {
+    ASSIGN_OR_RETURN(auto session, Session::Create(model, session_options));
+    RETURN_IF_ERROR(batcher->WarmUp(*session));
+    batcher->idle_.push_back(session.get());
+    batcher->sessions_.push_back(std::move(session));
+  }
+  batcher->runners_.emplace(static_cast<size_t>(sessions));
+  batcher->work_.emplace(boost::asio::make_work_guard(batcher->io_));
+  batcher->io_thread_ = std::thread([b = batcher.get()] { b->io_.run(); });
+  return batcher;
+}
+
+absl::Status DynamicBatcher::WarmUp(Session& session) {
+  const std::vector<std::vector<int64_t>> defaults = model_->DefaultInputShapes();
+  for (int size : preferred_) {
+    std::vector<std::vector<uint8_t>> zeros;
+    RunRequest run;
+    for (size_t i = 0; i < model_->inputs().size(); ++i) {
+      InputBinding b;
+      b.name = model_->inputs()[i].name;
+      b.host.dtype = model_->inputs()[i].type.dtype;
+      b.host.shape = defaults[i];
+      if (b.host.shape.empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("input '", b.name, "' has no batch dimension to batch along"));
+      }
+      b.host.shape[0] = size;
+      uint64_t count = 1;
+      for (int64_t d : b.host.shape) count *= static_cast<uint64_t>(std::max<int64_t>(d, 0));
+      zeros.emplace_back(count * DataTypeSize(b.host.dtype), 0);
+      b.host.data = zeros.back();
+      run.inputs.push_back(std::move(b));
+    }
+    auto result = session.Run(run);
+    if (!result.ok()) {
+      return absl::Status(result.status().code(),
+                          absl::StrCat("warming up preferred batch size ", size, ": ",
+                                       result.status().message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+DynamicBatcher::~DynamicBatcher() {
+  Drain();
+  // Every request is answered; runners may still hand their session back.
+  if (runners_) runners_->join();
+  work_.reset();
+  io_.stop();  // drops the timer's wait
+  if (io_thread_.joinable()) io_thread_.join();
+}
+
+void DynamicBatcher::Submit(SchedulerRequest request, Callback done) {
+  Pending p;
+  p.submitted = absl::Now();
+  p.key = BatchKey(request);
+  p.level = PriorityIndex(priority_settings_, request.priority);
+  p.deadline = QueueDeadline(levels_[static_cast<size_t>(p.level)], p.submitted, request);
+  p.request = std::move(request);
+  p.done = std::move(done);
+  {
+    MutexLock lock(&mutex_);
+    if (!draining_) {
+      ++outstanding_;
+      boost::asio::post(io_, [this, p = std::move(p)]() mutable { Enqueue(std::move(p)); });
+      return;
+    }
+  }
+  p.done(absl::UnavailableError("the model is being unloaded"), ExecutionInfo{});
+}
+
+void DynamicBatcher::Enqueue(Pending pending) {
+  const QueuePolicy& policy = levels_[static_cast<size_t>(pending.level)];
+  std::deque<Pending>& queue = queues_[static_cast<size_t>(pending.level)];
+  if (policy.max_queue_size > 0 && static_cast<int64_t>(queue.size()) >= policy.max_queue_size) {
+    std::string level = levels_.size() > 1 ? absl::StrCat(" at priority level ", pending.level + 1) : "";
+    Answer(pending,
+           absl::ResourceExhaustedError(absl::StrCat("the queue of model '", name_, "' is full (",
+                                                     policy.max_queue_size, " requests waiting",
+                                                     level, ")")),
+           ExecutionInfo{});
+    return;
+  }
+  queue.push_back(std::move(pending));
+  {
+    MutexLock lock(&mutex_);
+    ++queued_;
+  }
+  Schedule();
+}
+
+void DynamicBatcher::Schedule() {
+  const absl::Time now = absl::Now();
+  absl::Time wake = Sweep(now);
+  while (!idle_.empty()) {
+    absl::Time form_wake = absl::InfiniteFuture();
+    std::vector<Pending> members = Form(now, &form_wake);
+    if (members.empty()) {
+      wake = std::min(wake, form_wake);
+      break;
+    }
+    Session* session = idle_.back();
+    idle_.pop_back();
+    Dispatch(std::move(members), session);
+  }
+  bool waiting = false;
+  for (const auto& q : queues_) waiting = waiting || !q.empty();
+  if (waiting) wake = std::min(wake, now + kCancelPoll);
+  Arm(now, wake);
+}
+
+absl::Time DynamicBatcher::Sweep(absl::Time now) {
+  absl::Time earliest = absl::InfiniteFuture();
+  std::vector<Pending> expired;
+  for (auto& queue : queues_) {
+    for (auto it = queue.begin(); it != queue.end();) {
+      if (it->deadline <= now || (it->request.cancelled && it->request.cancelled())) {
+        expired.push_back(std::move(*it));
+        it = queue.erase(it);
+      } else {
+        earliest = std::min(earliest, it->deadline);
+        ++it;
+      }
+    }
+  }
+  if (expired.empty()) return earliest;
+  {
+    MutexLock lock(&mutex_);
+    queued_ -= expired.size();
+  }
+  for (Pending& p : expired) {
+    ExecutionInfo info;
+    info.queue_ns = Nanos(now - p.submitted);
+    const bool cancelled = p.request.cancelled && p.request.cancelled();
+    Answer(p,
+           cancelled ? absl::CancelledError("the request was cancelled before it ran")
+                     : absl::DeadlineExceededError("the request timed out waiting for its batch"),
+           info);
+  }
+  return earliest;
+}
+
+std::vector<DynamicBatcher::Pending> DynamicBatcher::Form(absl::Time now, absl::Time* wake) {
+  // The head: the oldest request of the highest non-empty level.
+  size_t head_level = 0;
+  while (head_level < queues_.size() && queues_[head_level].empty()) ++head_level;
+  if (head_level == queues_.size()) return {};
+  std::vector<std::pair<size_t, size_t>> picks = {{head_level, 0}};
+  const Pending& head = queues_[head_level].front();
+  // As Triton: a batch grows up to the largest preferred size.
+  const int64_t limit = preferred_.empty() ? max_batch_size_ : preferred_.back();
+  int64_t total = head.request.batch_size;
+  absl::Time oldest = head.submitted;
+  size_t best = std::binary_search(preferred_.begin(), preferred_.end(), total) ? 1 : 0;
+  bool full = !head.key || total >= limit;
+  for (size_t l = head_level; l < queues_.size() && !full; ++l) {
+    const std::deque<Pending>& queue = queues_[l];
+    for (size_t i = l == head_level ? 1 : 0; i < queue.size() && !full; ++i) {
+      const Pending& p = queue[i];
+      if (!p.key || *p.key != *head.key) continue;  // forms its own batch
+      if (total + p.request.batch_size > limit) {
+        full = true;
+        break;
+      }
+      picks.emplace_back(l, i);
+      total += p.request.batch_size;
+      oldest = std::min(oldest, p.submitted);
+      if (std::binary_search(preferred_.begin(), preferred_.end(), total)) best = picks.size();
+      full = total >= limit;
+    }
+  }
+  const bool send_all = flushing_ || full || max_delay_ <= absl::ZeroDuration() ||
+                        now - oldest >= max_delay_;
+  if (!send_all) {
+    if (best == 0) {
+      *wake = oldest + max_delay_;
+      return {};
+    }
+    picks.resize(best);
+  }
+  std::vector<Pending> members;
+  for (auto [l, i] : picks) members.push_back(std::move(queues_[l][i]));
+  // Erase back to front so earlier indices stay valid.
+  std::sort(picks.begin(), picks.end());
+  for (auto it = picks.rbegin(); it != picks.rend(); ++it) {
+    queues_[it->first].erase(queues_[it->first].begin() + static_cast<std::ptrdiff_t>(it->second));
+  }
+  return members;
+}
+
+void DynamicBatcher::Arm(absl::Time now, absl::Time wake) {
+  // A timer still set for an earlier time stays: when it fires, Schedule()
+  // plans again. So at a high request rate the timer is not reset for every
+  // request. With nothing to wait for, a set timer fires once, harmlessly.
+  if (wake == absl::InfiniteFuture()) return;
+  if (armed_for_ > now && armed_for_ <= wake) return;
+  armed_for_ = wake;
+  timer_.expires_after(std::chrono::nanoseconds(Nanos(wake - now)));
+  timer_.async_wait([this](const boost::system::error_code& error) {
+    if (error == boost::asio::error::operation_aborted) return;
+    armed_for_ = absl::InfiniteFuture();
+    Schedule();
+  });
+}
+
+void DynamicBatcher::Dispatch(std::vector<Pending> members, Session* session) {
+  {
+    MutexLock lock(&mutex_);
+    queued_ -= members.size();
+    ++busy_;
+  }
+  boost::asio::post(*runners_, [this, formed = Formed{std::move(members), absl::Now()},
+                                session]() mutable { Run(std::move(formed), session); });
+}
+
+void DynamicBatcher::Run(Formed formed, Session* session) {
+  const absl::Time start = absl::Now();
+  // Cancelled or timed out since the batch formed: answered, not run.
+  std::vector<Pending> members;
+  for (Pending& p : formed.members) {
+    ExecutionInfo info;
+    info.queue_ns = Nanos(start - p.submitted);
+    if (p.deadline <= start) {
+      Answer(p, absl::DeadlineExceededError("the request timed out waiting for its batch"), info);
+    } else if (p.request.cancelled && p.request.cancelled()) {
+      Answer(p, absl::CancelledError("the request was cancelled before it ran"), info);
+    } else {
+      members.push_back(std::move(p));
+    }
+  }
+  if (!members.empty()) {
+    absl::Time oldest = members.front().submitted;
+    for (const Pending& p : members) oldest = std::min(oldest, p.submitted);
+    std::vector<absl::StatusOr<RunResult>> results;
+    int64_t batch_size = 0;
+    if (members.size() == 1) {
+      // Alone: its own bindings and output sink, as the session pool runs it.
+      batch_size = std::max<int64_t>(members[0].request.batch_size, 1);
+      results.push_back(session->Run(members[0].request.run));
+    } else {
+      std::vector<const SchedulerRequest*> requests;
+      for (const Pending& p : members) requests.push_back(&p.request);
+      BatchRun batch(*model_, std::move(requests));
+      batch_size = batch.batch_size();
+      if (absl::Status gathered = batch.Prepare(); !gathered.ok()) {
+        results.assign(members.size(), absl::StatusOr<RunResult>(gathered));
+      } else {
+        results = batch.Split(session->Run(batch.run()));
+      }
+    }
+    for (size_t i = 0; i < members.size(); ++i) {
+      ExecutionInfo info;
+      info.queue_ns = Nanos(start - members[i].submitted);
+      info.execution_batch_size = batch_size;
+      info.requests = static_cast<int>(members.size());
+      info.reports_execution = i == 0 && results[i].ok();
+      info.forming_ns = Nanos(start - oldest);
+      Answer(members[i], std::move(results[i]), info);
+    }
+  }
+  {
+    MutexLock lock(&mutex_);
+    --busy_;
+  }
+  boost::asio::post(io_, [this, session] {
+    idle_.push_back(session);
+    Schedule();
+  });
+}
+
+void DynamicBatcher::Answer(Pending& pending, absl::StatusOr<RunResult> result,
+                            ExecutionInfo info) {
+  Callback done = std::move(pending.done);
+  done(std::move(result), info);
+  // Release the callback and the request (which may hold the last reference
+  // to this batcher's owner) before Drain() can see the request answered.
+  done = nullptr;
+  pending = Pending();
+  MutexLock lock(&mutex_);
+  --outstanding_;
+}
+
+void DynamicBatcher::Drain() {
+  {
+    MutexLock lock(&mutex_);
+    draining_ = true;
+  }
+  // Batches still forming go now, without waiting for more requests. Set on
+  // the io thread, after the requests submitted before Drain() are queued.
+  boost::asio::post(io_, [this] {
+    flushing_ = true;
+    Schedule();
+  });
+  MutexLock lock(&mutex_);
+  mutex_.Await(Condition(
+      +[](uint64_t* outstanding) { return *outstanding == 0; }, &outstanding_));
+}
+
+SchedulerStats DynamicBatcher::stats() const {
+  MutexLock lock(&mutex_);
+  return {queued_, busy_, static_cast<uint64_t>(sessions_.size())};
+}
+
+}  // namespace vkserve

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// DynamicBatcher: the Scheduler (scheduler.h) of a model version with
+// dynamic_batching and max_batch_size > 0. Queued requests whose inputs
+// agree on every non-batch dimension and datatype (batch_assembly.h) run
+// together as one batch of up to max_batch_size; requests of other shapes
+// form their own batches, and traced requests run alone. GPU-resident inputs
+// are gathered and GPU-resident outputs sliced on the GPU (batch_assembly.h).
+//
+// When a session is free, the batch is formed from the oldest request of
+// the highest priority level with the requests after it in priority and
+// arrival order that share its key, while the sum of batch sizes fits
+// max_batch_size. As in Triton's dynamic batcher, it is sent:
+//  - at once when max_queue_delay is 0, when it reaches the largest
+//    preferred size (max_batch_size without preferred sizes), or when the
+//    oldest request has waited max_queue_delay;
+//  - as its largest prefix of a preferred size, when one was reached;
+//  - otherwise it waits for more requests until the oldest has waited
+//    max_queue_delay (a Boost.Asio steady_timer).
+// A batch keeps growing while every session is busy.
+//
+// Queue policy per priority level (queue_policy.h): max_queue_size (beyond
+// it RESOURCE_EXHAUSTED), default timeout and override. A request whose
+// deadline passes or that is cancelled while its batch forms is answered
+// DEADLINE_EXCEEDED / CANCELLED, never runs, and leaves the others as they
+// were: it is checked when batches form and by the timer (every 5 ms while
+// requests wait, and at the next deadline).
+//
+// Plans: at creation every session runs each preferred batch size once
+// (zeros, the model's default non-batch dimensions), so the model's plans
+// and each session's recordings for those sizes exist before the first
+// request; other sizes are planned and recorded on first use. All of them
+// are charged to the model's CacheBudget, which evicts the least recently
+// used idle ones (runtime/plan_cache.h, runtime/session_state.h).
+//
+// Threads: one Asio io_context thread owns the queues and forms batches;
+// one runner thread per session runs them (Session::Run blocks). Callbacks
+// run on either and must not block for long.
+//
+// Thread-safe.
+#ifndef VKSERVE_SERVER_DYNAMIC_BATCHER_H_
+#define VKSERVE_SERVER_DYNAMIC_BATCHER_H_
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "base/mutex.h"
+#include "absl/time/time.h"
+#include "boost/asio/executor_work_guard.hpp"
+#include "boost/asio/io_context.hpp"
+#include "boost/asio/steady_timer.hpp"
+#include "boost/asio/thread_pool.hpp"
+#include "config/model_config.h"
+#include "runtime/session.h"
+#include "server/queue_policy.h"
+#include "server/scheduler.h"
+
+namespace vkserve {
+
+class DynamicBatcher final : public Scheduler {
+ public:
+  // `settings` must have max_batch_size > 0; sessions, preferred sizes,
+  // delay, priorities and queue policies come from it. Fails when a session
+  // cannot be created or a preferred size cannot be planned and run.
+  static absl::StatusOr<std::unique_ptr<DynamicBatcher>> Create(
+      std::shared_ptr<const Model> model, const ModelSettings& settings,
+      const SessionOptions& session_options = {});
+  ~DynamicBatcher() override;  // drains
+
+  void Submit(SchedulerRequest request, Callback done) override;
+  void Drain() override;
+  SchedulerStats stats() const override;
+
+ private:
+  struct Pending {
+    SchedulerRequest request;
+    Callback done;
+    absl::Time submitted;
+    absl::Time deadline;
+    std::optional<std::string> key;  // nullopt: runs alone
+    int level = 0;
+  };
+  // A batch on its way to a session.
+  struct Formed {
+    std::vector<Pending> members;
+    absl::Time formed_at;
+  };
+  using Clock = std::chrono::steady_clock;
+
+  DynamicBatcher(std::shared_ptr<const Model> model, const ModelSettings& settings);
+  absl::Status WarmUp(Session& session);
+
+  // On the io thread:
+  void Enqueue(Pending pending);
+  void Schedule();
+  // Answers and removes requests that timed out or were cancelled; returns
+  // the earliest deadline left.
+  absl::Time Sweep(absl::Time now);
+  // The next batch to send now, or empty with `*wake` set to when to look
+  // again (InfiniteFuture: when a request comes).
+  std::vector<Pending> Form(absl::Time now, absl::Time* wake);
+  void Arm(absl::Time now, absl::Time wake);
+  void Dispatch(std::vector<Pending> members, Session* session);
+
+  // On a runner thread:
+  void Run(Formed formed, Session* session);
+  void Answer(Pending& pending, absl::StatusOr<RunResult> result, ExecutionInfo info);
+
+  const std::shared_ptr<const Model> model_;
+  const std::string name_;
+  const int64_t max_batch_size_;
+  const std::vector<int> preferred_;  // ascending, unique
+  const absl::Duration max_delay_;
+  const ModelSettings priority_settings_;  // priority levels only (PriorityIndex)
+  const std::vector<QueuePolicy> levels_;
+  std::vector<std::unique_ptr<Session>> sessions_;
+
+  boost::asio::io_context io_;
+  std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
+  boost::asio::steady_timer timer_{io_};
+  std::optional<boost::asio::thread_pool> runners_;
+  std::thread io_thread_;
+
+  // Owned by the io thread.
+  std::vector<std::deque<Pending>> queues_;  // per level, arrival order
+  std::vector<Session*> idle_;
+  absl::Time armed_for_ = absl::InfiniteFuture();
+  bool flushing_ = false;  // draining: batches go without waiting
+
+  // Shared with Submit, Drain and stats.
+  mutable Mutex mutex_;
+  bool draining_ ABSL_GUARDED_BY(mutex_) = false;
+  uint64_t outstanding_ ABSL_GUARDED_BY(mutex_) = 0;  // accepted, not yet answered
+  uint64_t queued_ ABSL_GUARDED_BY(mutex_) = 0;
+  uint64_t busy_ ABSL_GUARDED_BY(mutex_) = 0;
+};
+
+}  // namespace vkserve
+
+#endif  // VKSERVE_SERVER_DYNAMIC_BATCHER_H_

@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// DynamicBatcher: concurrent requests of mixed batch sizes and shapes get
+// the outputs each gets when run alone on its own session (the batch's
+// bytes scattered straight into each request's sink or buffer, inputs
+// viewed or read); a request cancelled or timed out while its batch forms
+// never runs and leaves the others alone; a full queue is
+// RESOURCE_EXHAUSTED; Drain() runs forming batches at once; priority
+// levels are served in order, each with its own queue policy.
+#include "server/dynamic_batcher.h"
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "gpu/transfer.h"
+#include "runtime/device_tensor.h"
+#include "tests/testing/gpu_fixture.h"
+
+namespace vkserve {
+namespace {
+
+using testing::GpuTest;
+constexpr int64_t kChannels = 4;
+
+// y = Conv(x, W) (pads 1), z = Relu(y); x is [N, 4, H, W] with N, H and W
+// symbolic, so requests differ in batch size and in spatial shape.
+Graph ConvReluGraph() {
+  Graph g;
+  g.opset_imports[""] = 13;
+  TensorType in;
+  in.dtype = DataType::kFloat;
+  in.has_shape = true;
+  in.shape = {Dim{-1, "N", ""}, Dim{kChannels, "", ""}, Dim{-1, "H", ""}, Dim{-1, "W", ""}};
+  g.inputs.push_back({"x", in});
+  g.outputs.push_back({"y", in});
+  g.outputs.push_back({"z", in});
+  std::vector<float> w(static_cast<size_t>(kChannels * kChannels * 9));
+  std::mt19937 rng(7);
+  for (float& v : w) v = static_cast<float>(rng() % 100) / 100.0f - 0.5f;
+  g.initializers["W"] = HostTensor::FromFloats(w, {kChannels, kChannels, 3, 3});
+  Node conv;
+  conv.name = "conv";
+  conv.op_type = "Conv";
+  conv.opset = 13;
+  conv.inputs = {"x", "W"};
+  conv.outputs = {"y"};
+  Attribute pads;
+  pads.type = Attribute::Type::kInts;
+  pads.ints = {1, 1, 1, 1};
+  conv.attributes["pads"] = pads;
+  g.nodes.push_back(conv);
+  Node relu;
+  relu.name = "relu";
+  relu.op_type = "Relu";
+  relu.opset = 13;
+  relu.inputs = {"y"};
+  relu.outputs = {"z"};
+  g.nodes.push_back(relu);
+  return g;
+}
+
+// One request's bytes and what came back for it.
+struct Client {
+  int64_t batch = 1;
+  int64_t size = 6;  // H = W
+  std::vector<uint8_t> input;
+  bool use_sink = false;    // outputs straight into `sunk`
+  bool use_reader = false;  // input read, not viewed
+  std::shared_ptr<DeviceTensor> device_input;  // bound instead of the bytes
+  bool resident_y = false;                     // output y stays on the GPU
+  std::vector<std::vector<uint8_t>> sunk{2};
+  absl::Status status;
+  std::vector<std::vector<uint8_t>> outputs;  // y, z
+  ExecutionInfo info;
+  absl::Time answered;
+  std::atomic<bool> cancel{false};
+};
+
+class DynamicBatcherTest : public GpuTest {
+ protected:
+  void SetUp() override {
+    GpuTest::SetUp();
+    auto model = Model::FromGraph(ConvReluGraph(), {device_.get(), allocator_.get(), pipelines_.get()});
+    ASSERT_TRUE(model.ok()) << model.status();
+    model_ = *model;
+    settings_.name = "convnet";
+    settings_.max_batch_size = 8;
+    settings_.dynamic_batching = true;
+    settings_.sessions = 1;
+  }
+
+  void TearDown() override {
+    model_.reset();  // its weights go before the allocator
+    GpuTest::TearDown();
+  }
+
+  static void Fill(Client& c, int seed) {
+    std::vector<float> v(static_cast<size_t>(c.batch * kChannels * c.size * c.size));
+    std::mt19937 rng(static_cast<unsigned>(seed));
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    for (float& f : v) f = dist(rng);
+    c.input.resize(v.size() * 4);
+    std::memcpy(c.input.data(), v.data(), c.input.size());
+  }
+
+  static std::vector<int64_t> Shape(const Client& c) { return {c.batch, kChannels, c.size, c.size}; }
+
+  static SchedulerRequest Request(Client& c) {
+    SchedulerRequest r;
+    r.batch_size = c.batch;
+    InputBinding b;
+    b.name = "x";
+    b.host.dtype = DataType::kFloat;
+    b.host.shape = Shape(c);
+    if (c.device_input != nullptr) {
+      b.device = c.device_input;
+      b.host = HostTensorView();
+    } else if (c.use_reader) {
+      r.run.host_input_readers["x"] = [&c](std::span<uint8_t> to) {
+        if (to.size() != c.input.size()) return absl::InternalError("reader given the wrong size");
+        std::memcpy(to.data(), c.input.data(), to.size());
+        return absl::OkStatus();
+      };
+    } else {
+      b.host.data = c.input;
+    }
+    r.run.inputs.push_back(std::move(b));
+    if (c.resident_y) r.run.output_locations["y"] = OutputLocation::kDevice;
+    if (c.use_sink) {
+      r.run.host_output_sink = [&c](size_t o, uint64_t bytes) {
+        c.sunk[o].resize(bytes);
+        return c.sunk[o].data();
+      };
+    }
+    r.cancelled = [&c] { return c.cancel.load(); };
+    return r;
+  }
+
+  static Scheduler::Callback Record(Client& c) {
+    return [&c](absl::StatusOr<RunResult> result, const ExecutionInfo& info) {
+      c.info = info;
+      c.answered = absl::Now();
+      c.status = result.status();
+      if (!result.ok()) return;
+      for (size_t o = 0; o < result->outputs.size(); ++o) {
+        const RunOutput& out = result->outputs[o];
+        EXPECT_EQ(out.shape, Shape(c)) << out.name;
+        if (out.device != nullptr) {
+          // A handle of its own, holding only this request's rows.
+          EXPECT_EQ(out.device->shape(), Shape(c));
+          auto host = out.device->Read(/*release=*/true);
+          EXPECT_TRUE(host.ok()) << host.status();
+          c.outputs.push_back(host.ok() ? host->data.ToVector() : std::vector<uint8_t>());
+        } else {
+          c.outputs.push_back(out.in_sink ? c.sunk[o] : out.host.data.ToVector());
+        }
+      }
+    };
+  }
+
+  // Runs `c` alone on a session of its own: the reference.
+  std::vector<std::vector<uint8_t>> Alone(Session& session, Client& c) {
+    RunRequest run;
+    InputBinding b;
+    b.name = "x";
+    b.host = {DataType::kFloat, Shape(c), c.input};
+    run.inputs.push_back(b);
+    auto result = session.Run(run);
+    EXPECT_TRUE(result.ok()) << result.status();
+    std::vector<std::vector<uint8_t>> outs;
+    if (result.ok()) {
+      for (const RunOutput& o : result->outputs) outs.push_back(o.host.data.ToVector());
+    }
+    return outs;
+  }
+
+  // Within 1e-5 relative (of the tensor's largest magnitude); returns
+  // whether the bytes are identical.
+  static bool ExpectClose(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want) {
+    EXPECT_EQ(got.size(), want.size());
+    if (got.size() != want.size()) return false;
+    const size_t n = got.size() / 4;
+    std::vector<float> a(n), b(n);
+    std::memcpy(a.data(), got.data(), got.size());
+    std::memcpy(b.data(), want.data(), want.size());
+    float scale = 1e-6f;
+    for (float v : b) scale = std::max(scale, std::fabs(v));
+    for (size_t i = 0; i < n; ++i) {
+      if (std::fabs(a[i] - b[i]) > 1e-5f * scale) {
+        ADD_FAILURE() << "element " << i << ": " << a[i] << " vs " << b[i];
+        return false;
+      }
+    }
+    return got == want;
+  }
+
+  std::shared_ptr<const Model> model_;
+  ModelSettings settings_;
+};
+
+TEST_F(DynamicBatcherTest, MixedBatchSizesAndShapesGetTheirOwnOutputs) {
+  settings_.preferred_batch_sizes = {4, 8};
+  settings_.max_queue_delay = absl::Milliseconds(200);
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto batcher, DynamicBatcher::Create(model_, settings_));
+  std::vector<std::unique_ptr<Client>> clients;
+  for (int i = 0; i < 18; ++i) {
+    auto c = std::make_unique<Client>();
+    c->batch = 1 + i % 3;
+    c->size = (i / 3) % 2 == 0 ? 6 : 9;
+    c->use_sink = i % 2 == 0;
+    c->use_reader = i % 5 == 0;
+    Fill(*c, i);
+    clients.push_back(std::move(c));
+  }
+  // Concurrent submitters, as gRPC threads are.
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t) {
+    threads.emplace_back([&, t] {
+      for (size_t i = static_cast<size_t>(t); i < clients.size(); i += 3) {
+        batcher->Submit(Request(*clients[i]), Record(*clients[i]));
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  batcher->Drain();
+
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto session, Session::Create(model_));
+  int executions = 0, batched = 0, identical = 0;
+  int64_t inferences = 0, executed = 0;
+  for (auto& c : clients) {
+    ASSERT_TRUE(c->status.ok()) << c->status;
+    ASSERT_EQ(c->outputs.size(), 2u);
+    const auto want = Alone(*session, *c);
+    ASSERT_EQ(want.size(), 2u);
+    for (int o = 0; o < 2; ++o) {
+      const bool same = ExpectClose(c->outputs[o], want[o]);
+      identical += same ? 1 : 0;
+      // Run alone, it ran the very same kernels on the same shapes.
+      if (c->info.requests == 1) {
+        EXPECT_TRUE(same) << "output " << o << " of a request run alone";
+      }
+    }
+    EXPECT_GE(c->info.execution_batch_size, c->batch);
+    EXPECT_LE(c->info.execution_batch_size, 8);
+    inferences += c->batch;
+    if (c->info.requests > 1) ++batched;
+    if (c->info.reports_execution) {
+      ++executions;
+      executed += c->info.execution_batch_size;
+    }
+  }
+  // Every inference ran in exactly one execution, and requests did share runs.
+  EXPECT_EQ(executed, inferences);
+  EXPECT_LT(executions, static_cast<int>(clients.size()));
+  EXPECT_GT(batched, 0);
+  // Batched, the kernels may tile differently: within 1e-5 is the contract;
+  // how many came out identical is reported (all of them on lavapipe).
+  std::printf("%d of %zu outputs bit-identical to the request run alone\n", identical,
+              2 * clients.size());
+}
+
+TEST_F(DynamicBatcherTest, ResidentInputsAreGatheredAndResidentOutputsSliced) {
+  settings_.max_queue_delay = absl::Seconds(10);  // Drain() sends them
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto batcher, DynamicBatcher::Create(model_, settings_));
+  std::vector<std::unique_ptr<Client>> clients;
+  for (int i = 0; i < 8; ++i) {
+    auto c = std::make_unique<Client>();
+    c->batch = 1 + i % 2;
+    Fill(*c, 100 + i);
+    if (i % 3 != 2) {  // resident input (others: host bytes of the same input)
+      VKSERVE_ASSERT_OK_AND_ASSIGN(gpu::Buffer buffer,
+                                   allocator_->Allocate(c->input.size(), gpu::MemoryUsage::kDeviceLocal,
+                                                        gpu::MemoryKind::kResident));
+      VKSERVE_ASSERT_OK(gpu::Upload(*allocator_, buffer, 0, c->input));
+      c->device_input = std::make_shared<DeviceTensor>("x", DataType::kFloat, Shape(*c),
+                                                       std::move(buffer), model_->gpu());
+    }
+    c->resident_y = i < 4;  // two groups: y on the GPU, or not
+    clients.push_back(std::move(c));
+  }
+  for (auto& c : clients) batcher->Submit(Request(*c), Record(*c));
+  batcher->Drain();
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto session, Session::Create(model_));
+  for (auto& c : clients) {
+    ASSERT_TRUE(c->status.ok()) << c->status;
+    ASSERT_EQ(c->outputs.size(), 2u);
+    // Requests of one output placement ran together, the others apart.
+    EXPECT_EQ(c->info.requests, 4);
+    EXPECT_EQ(c->info.execution_batch_size, 6);
+    const auto want = Alone(*session, *c);
+    ASSERT_EQ(want.size(), 2u);
+    for (int o = 0; o < 2; ++o) ExpectClose(c->outputs[o], want[o]);
+  }
+}
+
+TEST_F(DynamicBatcherTest, CancelledOrTimedOutWhileFormingNeverRuns) {
+  settings_.preferred_batch_sizes = {8};
+  settings_.max_queue_delay = absl::Milliseconds(400);
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto batcher, DynamicBatcher::Create(model_, settings_));
+  Client cancelled, timed_out, a, b;
+  for (Client* c : {&cancelled, &timed_out, &a, &b}) Fill(*c, 1);
+  const absl::Time start = absl::Now();
+  batcher->Submit(Request(cancelled), Record(cancelled));
+  SchedulerRequest r = Request(timed_out);
+  r.timeout = absl::Milliseconds(20);  // the policy has no timeout: the request's applies
+  batcher->Submit(std::move(r), Record(timed_out));
+  batcher->Submit(Request(a), Record(a));
+  batcher->Submit(Request(b), Record(b));
+  absl::SleepFor(absl::Milliseconds(10));
+  cancelled.cancel = true;
+  // Past the timeout, within the delay; then Drain() runs what still waits.
+  absl::SleepFor(absl::Milliseconds(100));
+  batcher->Drain();
+  EXPECT_EQ(cancelled.status.code(), absl::StatusCode::kCancelled) << cancelled.status;
+  EXPECT_EQ(timed_out.status.code(), absl::StatusCode::kDeadlineExceeded) << timed_out.status;
+  // Answered while the batch was still forming, long before the delay ran out.
+  EXPECT_LT(cancelled.answered - start, absl::Milliseconds(200));
+  EXPECT_LT(timed_out.answered - start, absl::Milliseconds(200));
+  EXPECT_EQ(cancelled.info.execution_batch_size, 0);
+  EXPECT_EQ(timed_out.info.execution_batch_size, 0);
+  // The others ran together, without them.
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto session, Session::Create(model_));
+  for (Client* c : {&a, &b}) {
+    ASSERT_TRUE(c->status.ok()) << c->status;
+    EXPECT_EQ(c->info.execution_batch_size, 2);
+    EXPECT_EQ(c->info.requests, 2);
+    const auto want = Alone(*session, *c);
+    ASSERT_EQ(want.size(), 2u);
+    for (int o = 0; o < 2; ++o) ExpectClose(c->outputs[o], want[o]);
+  }
+}
+
+TEST_F(DynamicBatcherTest, FullQueueIsRefusedAndDrainRunsTheFormingBatch) {
+  settings_.preferred_batch_sizes = {8};
+  settings_.max_queue_delay = absl::Seconds(30);
+  settings_.max_queue_size = 2;
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto batcher, DynamicBatcher::Create(model_, settings_));
+  Client a, b, refused, late;
+  for (Client* c : {&a, &b, &refused, &late}) Fill(*c, 2);
+  batcher->Submit(Request(a), Record(a));
+  batcher->Submit(Request(b), Record(b));
+  batcher->Submit(Request(refused), Record(refused));
+  const absl::Time drain_start = absl::Now();
+  batcher->Drain();
+  EXPECT_LT(absl::Now() - drain_start, absl::Seconds(10));  // not the 30 s delay
+  EXPECT_EQ(refused.status.code(), absl::StatusCode::kResourceExhausted) << refused.status;
+  EXPECT_NE(refused.status.message().find("convnet"), std::string::npos) << refused.status;
+  for (Client* c : {&a, &b}) {
+    ASSERT_TRUE(c->status.ok()) << c->status;
+    EXPECT_EQ(c->info.execution_batch_size, 2);
+  }
+  batcher->Submit(Request(late), Record(late));
+  EXPECT_EQ(late.status.code(), absl::StatusCode::kUnavailable);
+}
+
+TEST_F(DynamicBatcherTest, PriorityLevelsRunInOrderWithTheirOwnQueues) {
+  settings_.max_queue_delay = absl::Seconds(10);  // Drain() sends them, highest level first
+  settings_.priority_levels = 2;
+  settings_.default_priority_level = 2;
+  settings_.priority_queue_policies[1].max_queue_size = 1;
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto batcher, DynamicBatcher::Create(model_, settings_));
+  Client low, high, high_refused, default_level;
+  for (Client* c : {&low, &high, &high_refused, &default_level}) Fill(*c, 3);
+  low.size = 9;  // a shape of its own: never in the high request's batch
+  Fill(low, 4);
+  auto submit = [&](Client& c, uint64_t priority) {
+    SchedulerRequest r = Request(c);
+    r.priority = priority;
+    batcher->Submit(std::move(r), Record(c));
+  };
+  submit(low, 2);
+  submit(high, 1);
+  submit(high_refused, 1);    // level 1 holds one request
+  submit(default_level, 99);  // out of range: the default level, 2
+  batcher->Drain();
+  ASSERT_TRUE(low.status.ok()) << low.status;
+  ASSERT_TRUE(high.status.ok()) << high.status;
+  ASSERT_TRUE(default_level.status.ok()) << default_level.status;
+  EXPECT_EQ(high_refused.status.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(high_refused.status.message().find("priority level 1"), std::string::npos);
+  // The high request arrived after the low one but ran first. As in Triton
+  // the queue is walked in priority order, so the default-level request of
+  // the same shape joined its batch; the low one, of another shape, did not.
+  EXPECT_LT(high.answered, low.answered);
+  EXPECT_EQ(high.info.execution_batch_size, 2);
+  EXPECT_EQ(default_level.info.execution_batch_size, 2);
+  EXPECT_EQ(low.info.execution_batch_size, 1);
+}
+
+}  // namespace
+}  // namespace vkserve
