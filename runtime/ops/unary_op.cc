@@ -35,6 +35,22 @@ absl::StatusOr<HostTensor> FoldIntegerClip(const HostTensor& x, const TensorDesc
   return y;
 }
 
+// The activations defined on integers too (shape arithmetic folds them).
+bool IsIntegerActivation(Activation kind) {
+  return kind == Activation::kRelu || kind == Activation::kNeg || kind == Activation::kAbs ||
+         kind == Activation::kSign;
+}
+
+int64_t ApplyIntegerActivation(Activation kind, int64_t v) {
+  switch (kind) {
+    case Activation::kRelu: return std::max<int64_t>(v, 0);
+    case Activation::kNeg: return -v;
+    case Activation::kAbs: return v < 0 ? -v : v;
+    case Activation::kSign: return v > 0 ? 1 : (v < 0 ? -1 : 0);
+    default: return v;
+  }
+}
+
 }  // namespace
 
 absl::Status ActivationOp::Validate(const Node& node) const {
@@ -88,10 +104,10 @@ absl::Status ActivationOp::Infer(InferContext& ctx) const {
     ctx.outputs[0].value = Share(std::move(y));
     return absl::OkStatus();
   }
-  if (foldable && params.kind == Activation::kRelu && !IsFloatType(x->dtype)) {
+  if (foldable && IsIntegerActivation(params.kind) && !IsFloatType(x->dtype)) {
     HostTensor y = *x->value;
     for (int64_t i = 0; i < y.num_elements(); ++i) {
-      SetElementFromInt(&y, i, std::max<int64_t>(ElementAsInt(*x->value, i), 0));
+      SetElementFromInt(&y, i, ApplyIntegerActivation(params.kind, ElementAsInt(*x->value, i)));
     }
     ctx.outputs[0].value = Share(std::move(y));
     return absl::OkStatus();
