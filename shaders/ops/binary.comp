@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // c = a (op) b with numpy broadcasting, fp32. OP: 0 add, 1 sub, 2 mul, 3 div,
 // 4 prelu (a < 0 ? a * b : a), 5 pow (C's pow: a negative base takes integer
-// exponents, GLSL's pow is undefined there).
+// exponents, GLSL's pow is undefined there), 6 min, 7 max, 9 fmod (the
+// dividend's sign, as C).
 // MODE picks how a and b are indexed for output element i:
 //   0 general: up to 6 (merged) dims, strides 0 where a side broadcasts;
 //   1 same shape; 2 b is a scalar; 3 a is a scalar;
@@ -56,6 +57,10 @@ float apply(float x, float y) {
   if (OP == 2) return x * y;
   if (OP == 3) return x / y;
   if (OP == 5) return pow_c(x, y);
+  // NaN propagates, as numpy's minimum/maximum (GLSL leaves it undefined).
+  if (OP == 6) return isnan(x) || isnan(y) ? x + y : min(x, y);
+  if (OP == 7) return isnan(x) || isnan(y) ? x + y : max(x, y);
+  if (OP == 9) return x - y * trunc(x / y);
   return x < 0.0 ? x * y : x;
 }
 
