@@ -21,7 +21,9 @@ constexpr size_t kMaxKept = 3, kMaxReduced = 6;
 struct Reduction {
   std::vector<bool> reduced;  // per input dim
   std::vector<int64_t> out_shape;
-  bool noop = false;  // noop_with_empty_axes with no axes: a copy
+  // noop_with_empty_axes with no axes: every element reduced alone (so
+  // ReduceSumSquare still squares, as the ONNX reference and onnxruntime).
+  bool noop = false;
 };
 
 absl::StatusOr<Reduction> Resolve(const Node& node, const std::vector<int64_t>& shape,
@@ -119,15 +121,6 @@ HostTensor Fold(const HostTensor& x, const Reduction& r, ReduceOp::Kind kind) {
   return out;
 }
 
-// noop_with_empty_axes: the output is a copy of the input.
-class CopyKernel : public Kernel {
- public:
-  absl::Status Record(const RecordContext& ctx) const override {
-    if (ctx.inputs[0].size == 0) return absl::OkStatus();
-    return ctx.command_buffer.Copy(ctx.inputs[0], ctx.outputs[0], ctx.label);
-  }
-};
-
 }  // namespace
 
 bool ReduceOp::IsHostInput(const Node& node, size_t input_index) const {
@@ -156,7 +149,6 @@ absl::Status ReduceOp::Infer(InferContext& ctx) const {
 absl::StatusOr<std::unique_ptr<Kernel>> ReduceOp::CreateKernel(KernelContext& ctx) const {
   const TensorDesc& x = *ctx.input(0);
   ASSIGN_OR_RETURN(const Reduction r, Resolve(ctx.node(), x.shape, ctx.input(1), axes_input_opset_));
-  if (r.noop) return std::make_unique<CopyKernel>();
   if (x.num_elements() >= (int64_t{1} << 32)) {
     return absl::UnimplementedError(absl::StrCat("tensors of 2^32 or more elements (", x.num_elements(), ")"));
   }
