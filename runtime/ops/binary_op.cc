@@ -96,6 +96,14 @@ int64_t FoldInt(BinaryOp::Kind kind, int64_t x, int64_t y) {
       return r != 0 && ((r < 0) != (y < 0)) ? r + y : r;
     }
     case BinaryOp::Kind::kFmod: return y == 0 ? 0 : x % y;
+    case BinaryOp::Kind::kBitwiseAnd: return x & y;
+    case BinaryOp::Kind::kBitwiseOr: return x | y;
+    case BinaryOp::Kind::kBitwiseXor: return x ^ y;
+    // Callers narrow the result to the element type (SetElementFromInt).
+    case BinaryOp::Kind::kShiftLeft:
+      return y < 0 || y >= 64 ? 0 : static_cast<int64_t>(static_cast<uint64_t>(x) << y);
+    case BinaryOp::Kind::kShiftRight:
+      return y < 0 || y >= 64 ? 0 : static_cast<int64_t>(static_cast<uint64_t>(x) >> y);
   }
   return 0;
 }
@@ -112,8 +120,8 @@ double FoldFloat(BinaryOp::Kind kind, double x, double y) {
     case BinaryOp::Kind::kMax: return std::max(x, y);
     case BinaryOp::Kind::kMod:
     case BinaryOp::Kind::kFmod: return std::fmod(x, y);
+    default: return 0;  // integer-only kinds (Infer refuses floats)
   }
-  return 0;
 }
 
 bool IsUnsigned(DataType t) {
@@ -135,7 +143,7 @@ bool IsGpuInteger(DataType t) {
 
 absl::Status BinaryOp::Infer(InferContext& ctx) const {
   const Kind kind = KindOf(ctx.node);
-  const size_t count = arity_ == Arity::kBinary ? 2 : ctx.inputs.size();
+  const size_t count = arity_ == Arity::kBinary ? 2 : arity_ == Arity::kComplement ? 1 : ctx.inputs.size();
   if (count == 0) return absl::InvalidArgumentError("no inputs");
   std::vector<const TensorDesc*> in;
   for (size_t i = 0; i < count; ++i) {
@@ -160,6 +168,11 @@ absl::Status BinaryOp::Infer(InferContext& ctx) const {
   if (kind == Kind::kMod && is_float) {
     return absl::InvalidArgumentError("Mod of floating-point inputs needs fmod = 1");
   }
+  if (IsBitwise(kind) && (is_float || dtype == DataType::kBool)) {
+    return absl::InvalidArgumentError(absl::StrCat("input 0 has type ",
+                                                   std::string(DataTypeName(dtype)),
+                                                   "; bitwise ops take integers"));
+  }
   ctx.outputs[0].dtype = dtype;
   ctx.outputs[0].shape = shape;
   const int64_t n = NumElements(shape);
@@ -182,6 +195,7 @@ absl::Status BinaryOp::Infer(InferContext& ctx) const {
     if (!is_float) {
       int64_t v = ElementAsInt(*in[0]->value, index[0](i));
       for (size_t k = 1; k < count; ++k) v = FoldInt(kind, v, ElementAsInt(*in[k]->value, index[k](i)));
+      if (arity_ == Arity::kComplement) v = ~v;
       SetElementFromInt(&out, i, v);
     } else {
       double v = ElementAsDouble(*in[0]->value, index[0](i));
@@ -268,13 +282,21 @@ absl::StatusOr<std::unique_ptr<Kernel>> BinaryOp::CreateKernel(KernelContext& ct
   }
   std::vector<DispatchStep> steps;
   if (n == 0) return std::make_unique<DispatchKernel>(std::move(steps));
+  const BufferRef out_as_input{BufferRef::Source::kOutput, 0, gpu::Access::kRead};
+  if (arity_ == Arity::kComplement) {
+    TensorDesc ones;
+    ones.dtype = c.dtype;
+    ASSIGN_OR_RETURN(DispatchStep step,
+                     BinaryStep(ctx, kind, *ctx.input(0), BufferRef::Input(0), ones,
+                                BufferRef::Constant(ctx.AddConstant(std::vector<uint8_t>(8, 0xFF))), c));
+    return MakeDispatchKernel(std::move(step));
+  }
   const size_t count = arity_ == Arity::kBinary ? 2 : ctx.num_inputs();
   if (count == 1) {  // Sum/Max/... of one input: a copy
     return CreateStridedCopyKernel(ctx, c.dtype, {ContiguousCopy(static_cast<int64_t>(n))});
   }
   // Fold left to right, the running result in the output (read and written
   // element by element by the same invocation).
-  const BufferRef out_as_input{BufferRef::Source::kOutput, 0, gpu::Access::kRead};
   for (size_t k = 1; k < count; ++k) {
     const TensorDesc& a = k == 1 ? *ctx.input(0) : c;
     ASSIGN_OR_RETURN(DispatchStep step,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// BinaryOp: the shared implementation of Add, Sub, Mul, Div, PRelu, Pow, Mod
-// and the variadic Min, Max, Sum and Mean — numpy broadcasting (PRelu: the
+// BinaryOp: the shared implementation of Add, Sub, Mul, Div, PRelu, Pow, Mod,
+// BitShift, BitwiseAnd/Or/Xor and the variadic Min, Max, Sum and Mean — numpy broadcasting (PRelu: the
 // slope broadcasts to the input), fp32 on the GPU through
 // shaders/ops/binary.comp, the integers of every width (but Pow) through
 // shaders/ops/binary_int.comp (64-bit arithmetic in 32-bit words), and
@@ -28,14 +28,21 @@ class BinaryOp : public Op {
     kMin = 6, kMax = 7,
     kMod = 8,   // integers, the result takes the divisor's sign (Python's %)
     kFmod = 9,  // the result takes the dividend's sign (C's fmod)
+    // Integers only.
+    kBitwiseAnd = 10, kBitwiseOr = 11, kBitwiseXor = 12,
+    kShiftLeft = 13, kShiftRight = 14,  // unsigned; shifts of width or more give 0
   };
   // How many inputs: two, or one or more folded left to right (Sum, Max,
-  // ...); kMean divides the folded sum by the input count.
-  enum class Arity { kBinary, kVariadic, kMean };
+  // ...); kMean divides the folded sum by the input count; kComplement
+  // takes one input and an all-ones second operand (BitwiseNot as Xor).
+  enum class Arity { kBinary, kVariadic, kMean, kComplement };
   explicit BinaryOp(Kind kind, Arity arity = Arity::kBinary) : kind_(kind), arity_(arity) {}
 
   absl::Status Infer(InferContext& ctx) const override;
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override;
+
+  // For integer-only kinds.
+  static bool IsBitwise(Kind kind) { return static_cast<uint32_t>(kind) >= 10; }
 
  protected:
   // The operation `node` computes (Mod picks kMod or kFmod by attribute).

@@ -7,7 +7,8 @@
 // kernels).
 // OP as in binary.comp: 0 add, 1 sub, 2 mul, 3 div (toward zero; x / 0 is 0,
 // as vkserve's host folding), 4 prelu (a < 0 ? a * b : a), 6 min, 7 max,
-// 8 mod (the divisor's sign, Python's %), 9 fmod (the dividend's sign). 1- and
+// 8 mod (the divisor's sign, Python's %), 9 fmod (the dividend's sign),
+// 10 and, 11 or, 12 xor, 13 shift left, 14 shift right (logical). 1- and
 // 2-byte elements are packed in words: an invocation computes every element
 // of one output word, so no two write the same word. No pow: ONNX
 // Runtime computes integer powers through double, which exact 64-bit
@@ -116,7 +117,27 @@ uvec2 rem64(uvec2 x, uvec2 y) {
   return sub64(x, mul64(div64(x, y), y));
 }
 
+// x << s and x >> s (logical) on the element's own width; s of the width or
+// more gives 0.
+uvec2 shift64(uvec2 x, uvec2 s, bool left) {
+  if (s.y != 0u || s.x >= 8u * ELEM_BYTES) return uvec2(0u);
+  const uint n = s.x;
+  if (ELEM_BYTES < 8u) {
+    // Narrow types: drop the sign extension first, and the bits shifted out.
+    const uint mask = ELEM_BYTES == 4u ? 0xFFFFFFFFu : (1u << (8u * ELEM_BYTES)) - 1u;
+    const uint v = x.x & mask;
+    return uvec2((left ? v << n : v >> n) & mask, 0u);
+  }
+  if (n == 0u) return x;
+  if (left) return n >= 32u ? uvec2(0u, x.x << (n - 32u)) : uvec2(x.x << n, (x.y << n) | (x.x >> (32u - n)));
+  return n >= 32u ? uvec2(x.y >> (n - 32u), 0u) : uvec2((x.x >> n) | (x.y << (32u - n)), x.y >> n);
+}
+
 uvec2 apply(uvec2 x, uvec2 y) {
+  if (OP == 10u) return x & y;
+  if (OP == 11u) return x | y;
+  if (OP == 12u) return x ^ y;
+  if (OP == 13u || OP == 14u) return shift64(x, y, OP == 13u);
   if (OP == 0u) return add64(x, y);
   if (OP == 1u) return sub64(x, y);
   if (OP == 2u) return mul64(x, y);
