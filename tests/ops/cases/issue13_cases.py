@@ -1,0 +1,149 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The vkserve Authors.
+#
+# Ops of issue 13 beyond the math families, against onnxruntime: ArgMax/
+# ArgMin, the bitwise ops and BitShift, Size, NegativeLogLikelihoodLoss and
+# SoftmaxCrossEntropyLoss, and the exact Attention (opset 23), on odd shapes.
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+_RNG = np.random.default_rng(20261126)
+
+_ELEM = {
+    np.dtype(np.float32): TensorProto.FLOAT,
+    np.dtype(np.int64): TensorProto.INT64,
+    np.dtype(np.int32): TensorProto.INT32,
+    np.dtype(np.int16): TensorProto.INT16,
+    np.dtype(np.uint8): TensorProto.UINT8,
+    np.dtype(np.uint16): TensorProto.UINT16,
+    np.dtype(np.uint32): TensorProto.UINT32,
+    np.dtype(np.uint64): TensorProto.UINT64,
+    np.dtype(np.bool_): TensorProto.BOOL,
+}
+
+
+def _case(name, nodes, inputs, outputs, opset, inits=None, **tol):
+    graph = helper.make_graph(
+        nodes, "g",
+        [helper.make_tensor_value_info(n, _ELEM[a.dtype], list(a.shape)) for n, a in inputs.items()],
+        [helper.make_tensor_value_info(n, t, None) for n, t in outputs],
+        initializer=[numpy_helper.from_array(np.asarray(v), n) for n, v in (inits or {}).items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    case = {"name": name, "model": model, "inputs": inputs}
+    case.update(tol)
+    return case
+
+
+def _arg_cases():
+    for op in ("ArgMax", "ArgMin"):
+        for i, (shape, axis, keep, last) in enumerate([((3, 7), 1, 1, 0), ((2, 5, 9), 0, 0, 0),
+                                                       ((4, 33, 3), -2, 1, 1), ((129,), 0, 0, 1)]):
+            x = np.round(_RNG.uniform(-3, 3, size=shape)).astype(np.float32)  # ties
+            node = helper.make_node(op, ["X"], ["Y"], axis=axis, keepdims=keep, select_last_index=last)
+            yield _case(f"i13_{op.lower()}_{i}", [node], {"X": x}, [("Y", TensorProto.INT64)], 13)
+
+
+def _bitwise_cases():
+    for dtype in (np.int32, np.uint8, np.int16, np.uint64):
+        info = np.iinfo(dtype)
+        a = _RNG.integers(info.min, info.max, size=(3, 5, 7), dtype=dtype, endpoint=True)
+        b = _RNG.integers(info.min, info.max, size=(5, 1), dtype=dtype, endpoint=True)
+        for op in ("BitwiseAnd", "BitwiseOr", "BitwiseXor"):
+            node = helper.make_node(op, ["a", "b"], ["Y"])
+            yield _case(f"i13_{op.lower()}_{np.dtype(dtype).name}", [node], {"a": a, "b": b},
+                        [("Y", _ELEM[np.dtype(dtype)])], 18)
+        node = helper.make_node("BitwiseNot", ["a"], ["Y"])
+        yield _case(f"i13_bitwisenot_{np.dtype(dtype).name}", [node], {"a": a},
+                    [("Y", _ELEM[np.dtype(dtype)])], 18)
+    # onnxruntime has no uint16 BitShift (the node suite covers it).
+    for dtype in (np.uint8, np.uint32, np.uint64):
+        bits = 8 * np.dtype(dtype).itemsize
+        a = _RNG.integers(0, np.iinfo(dtype).max, size=(4, 9), dtype=dtype, endpoint=True)
+        s = _RNG.integers(0, bits, size=(9,)).astype(dtype)
+        for direction in ("LEFT", "RIGHT"):
+            node = helper.make_node("BitShift", ["a", "s"], ["Y"], direction=direction)
+            yield _case(f"i13_bitshift_{direction.lower()}_{np.dtype(dtype).name}", [node],
+                        {"a": a, "s": s}, [("Y", _ELEM[np.dtype(dtype)])], 11)
+
+
+def _size_cases():
+    node = helper.make_node("Size", ["X"], ["Y"])
+    yield _case("i13_size", [node], {"X": np.zeros((3, 0, 7), np.float32)},
+                [("Y", TensorProto.INT64)], 13)
+
+
+def _loss_cases():
+    # (name, scores shape, reduction, weight, ignore_index)
+    layouts = [("nc", (7, 5), "mean", False, None), ("nc_sum_w", (7, 5), "sum", True, None),
+               ("ncd", (3, 5, 11), "none", True, 2), ("ncdd_mean_w_ii", (2, 4, 3, 5), "mean", True, 1),
+               ("big", (2, 33, 300), "mean", False, -1)]
+    for name, shape, reduction, weighted, ignore in layouts:
+        n, c = shape[0], shape[1]
+        target = _RNG.integers(0, c, size=(n,) + shape[2:]).astype(np.int64)
+        if ignore is not None:
+            target.flat[::3] = ignore
+        attrs = {"reduction": reduction}
+        if ignore is not None:
+            attrs["ignore_index"] = ignore
+        inputs_names = ["x", "t"] + (["w"] if weighted else [])
+        inits = {"w": _RNG.uniform(0.2, 2.0, size=(c,)).astype(np.float32)} if weighted else {}
+        scores = _RNG.uniform(-3, 3, size=shape).astype(np.float32)
+        log_prob = scores - np.log(np.exp(scores).sum(axis=1, keepdims=True))
+        node = helper.make_node("NegativeLogLikelihoodLoss", inputs_names, ["Y"], **attrs)
+        yield _case(f"i13_nllloss_{name}", [node], {"x": log_prob.astype(np.float32), "t": target},
+                    [("Y", TensorProto.FLOAT)], 13, inits)
+        node = helper.make_node("SoftmaxCrossEntropyLoss", inputs_names, ["Y", "log_prob"], **attrs)
+        yield _case(f"i13_sce_{name}", [node], {"x": scores, "t": target},
+                    [("Y", TensorProto.FLOAT), ("log_prob", TensorProto.FLOAT)], 13, inits)
+
+
+def _attention_cases():
+    # (name, B, Hq, Hkv, S, L, past, E, Ev, 3-D, attributes, mask)
+    layouts = [
+        ("4d", 2, 3, 3, 5, 7, 0, 8, 8, False, {}, None),
+        ("4d_gqa_causal", 2, 6, 2, 5, 5, 0, 8, 4, False, {"is_causal": 1}, None),
+        ("3d_mask", 2, 4, 4, 3, 9, 0, 6, 6, True, {"q_num_heads": 4, "kv_num_heads": 4}, "float"),
+        ("4d_past_bool", 1, 2, 1, 3, 3, 4, 16, 16, False, {}, "bool"),
+        ("4d_softcap_scale", 2, 2, 2, 33, 40, 0, 8, 8, False, {"softcap": 3.0, "scale": 0.3}, None),
+    ]
+    for name, b, hq, hkv, s, length, past, e, ev, three_d, attrs, mask in layouts:
+        if three_d:
+            q = _RNG.standard_normal((b, s, hq * e)).astype(np.float32)
+            k = _RNG.standard_normal((b, length, hkv * e)).astype(np.float32)
+            v = _RNG.standard_normal((b, length, hkv * ev)).astype(np.float32)
+        else:
+            q = _RNG.standard_normal((b, hq, s, e)).astype(np.float32)
+            k = _RNG.standard_normal((b, hkv, length, e)).astype(np.float32)
+            v = _RNG.standard_normal((b, hkv, length, ev)).astype(np.float32)
+        inputs = {"Q": q, "K": k, "V": v}
+        names = ["Q", "K", "V"]
+        total = past + length
+        if mask == "float":
+            inputs["M"] = np.where(_RNG.random((s, total)) < 0.2, -1e4, 0).astype(np.float32)
+            names.append("M")
+        elif mask == "bool":
+            m = _RNG.random((s, total)) < 0.8
+            m[:, 0] = True
+            inputs["M"] = m
+            names.append("M")
+        outputs = [("Y", TensorProto.FLOAT)]
+        out_names = ["Y"]
+        if past:
+            while len(names) < 4:
+                names.append("")
+            inputs["pk"] = _RNG.standard_normal((b, hkv, past, e)).astype(np.float32)
+            inputs["pv"] = _RNG.standard_normal((b, hkv, past, ev)).astype(np.float32)
+            names += ["pk", "pv"]
+            out_names += ["present_key", "present_value"]
+            outputs += [("present_key", TensorProto.FLOAT), ("present_value", TensorProto.FLOAT)]
+        node = helper.make_node("Attention", names, out_names, **attrs)
+        yield _case(f"i13_attention_{name}", [node], inputs, outputs, 23)
+
+
+def cases():
+    yield from _arg_cases()
+    yield from _bitwise_cases()
+    yield from _size_cases()
+    yield from _loss_cases()
+    yield from _attention_cases()
