@@ -3,7 +3,8 @@
 #
 # Ops of issue 13 beyond the math families, against onnxruntime: ArgMax/
 # ArgMin, the bitwise ops and BitShift, Size, NegativeLogLikelihoodLoss and
-# SoftmaxCrossEntropyLoss, and the exact Attention (opset 23), on odd shapes.
+# SoftmaxCrossEntropyLoss, the exact Attention (opset 23), DepthToSpace,
+# SpaceToDepth, EyeLike, the normalizations and LRN, on odd shapes.
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
@@ -141,7 +142,45 @@ def _attention_cases():
         yield _case(f"i13_attention_{name}", [node], inputs, outputs, 23)
 
 
+def _layout_cases():
+    for mode in ("DCR", "CRD"):
+        x = _RNG.standard_normal((2, 12, 3, 5)).astype(np.float32)
+        node = helper.make_node("DepthToSpace", ["X"], ["Y"], blocksize=2, mode=mode)
+        yield _case(f"i13_depthtospace_{mode.lower()}", [node], {"X": x}, [("Y", TensorProto.FLOAT)], 13)
+    x = _RNG.standard_normal((1, 3, 6, 9)).astype(np.float32)
+    node = helper.make_node("SpaceToDepth", ["X"], ["Y"], blocksize=3)
+    yield _case("i13_spacetodepth", [node], {"X": x}, [("Y", TensorProto.FLOAT)], 13)
+    # Large enough not to fold: the GPU path.
+    for k in (3, -5):
+        node = helper.make_node("EyeLike", ["X"], ["Y"], k=k, dtype=TensorProto.FLOAT)
+        yield _case(f"i13_eyelike_k{k}".replace("-", "m"), [node], {"X": np.zeros((300, 257), np.int32)},
+                    [("Y", TensorProto.FLOAT)], 9)
+
+
+def _norm_cases():
+    x = _RNG.standard_normal((2, 6, 7, 9)).astype(np.float32) * 3 + 1
+    c = x.shape[1]
+    affine = {"s": _RNG.uniform(0.5, 1.5, size=(c,)).astype(np.float32),
+              "b": _RNG.uniform(-1, 1, size=(c,)).astype(np.float32)}
+    node = helper.make_node("InstanceNormalization", ["X", "s", "b"], ["Y"], epsilon=1e-3)
+    yield _case("i13_instancenorm", [node], {"X": x}, [("Y", TensorProto.FLOAT)], 6, affine)
+    node = helper.make_node("GroupNormalization", ["X", "s", "b"], ["Y"], num_groups=3)
+    yield _case("i13_groupnorm_21", [node], {"X": x}, [("Y", TensorProto.FLOAT)], 21, affine)
+    node = helper.make_node("MeanVarianceNormalization", ["X"], ["Y"])
+    yield _case("i13_mvn_default", [node], {"X": x}, [("Y", TensorProto.FLOAT)], 13)
+    node = helper.make_node("MeanVarianceNormalization", ["X"], ["Y"], axes=[1, 3])
+    yield _case("i13_mvn_axes", [node], {"X": x}, [("Y", TensorProto.FLOAT)], 13)
+    for p in (1, 2):
+        node = helper.make_node("LpNormalization", ["X"], ["Y"], axis=1, p=p)
+        yield _case(f"i13_lpnorm_p{p}", [node], {"X": x}, [("Y", TensorProto.FLOAT)], 1)
+    for size in (3, 5):  # onnxruntime takes odd sizes only
+        node = helper.make_node("LRN", ["X"], ["Y"], size=size, alpha=2e-3, beta=0.6, bias=1.5)
+        yield _case(f"i13_lrn_{size}", [node], {"X": x}, [("Y", TensorProto.FLOAT)], 13)
+
+
 def cases():
+    yield from _layout_cases()
+    yield from _norm_cases()
     yield from _arg_cases()
     yield from _bitwise_cases()
     yield from _size_cases()
