@@ -178,7 +178,49 @@ def _norm_cases():
         yield _case(f"i13_lrn_{size}", [node], {"X": x}, [("Y", TensorProto.FLOAT)], 13)
 
 
+def _host_input_cases():
+    # Inputs read at plan time (k, axis, repeats, depth) as initializers.
+    for upper in (0, 1):
+        for k in (0, 2, -1, 9):
+            x = _RNG.standard_normal((2, 5, 7)).astype(np.float32)
+            node = helper.make_node("Trilu", ["X", "k"], ["Y"], upper=upper)
+            yield _case(f"i13_trilu_u{upper}_k{k}".replace("-", "m"), [node], {"X": x},
+                        [("Y", TensorProto.FLOAT)], 14, {"k": np.array(k, np.int64)})
+    x = _RNG.integers(-9, 9, size=(4, 6)).astype(np.int64)
+    node = helper.make_node("Trilu", ["X"], ["Y"])
+    yield _case("i13_trilu_int64", [node], {"X": x}, [("Y", TensorProto.INT64)], 14)
+    for exclusive in (0, 1):
+        for reverse in (0, 1):
+            for axis in (0, -1):
+                x = _RNG.standard_normal((5, 7, 3)).astype(np.float32)
+                node = helper.make_node("CumSum", ["X", "axis"], ["Y"], exclusive=exclusive, reverse=reverse)
+                yield _case(f"i13_cumsum_e{exclusive}_r{reverse}_a{axis}".replace("-", "m"), [node],
+                            {"X": x}, [("Y", TensorProto.FLOAT)], 14, {"axis": np.array(axis, np.int64)})
+    for i, (shape, repeats, dtype) in enumerate([((2, 3), (2, 3), np.float32), ((3, 1, 5), (1, 4, 2), np.int64),
+                                                 ((7,), (5,), np.uint8)]):
+        x = _RNG.integers(0, 100, size=shape).astype(dtype)
+        node = helper.make_node("Tile", ["X", "r"], ["Y"])
+        yield _case(f"i13_tile_{i}", [node], {"X": x}, [("Y", _ELEM[np.dtype(dtype)])], 13,
+                    {"r": np.array(repeats, np.int64)})
+    for i, (shape, k, axis, largest) in enumerate([((3, 11), 4, -1, 1), ((5, 9, 2), 3, 1, 0),
+                                                   ((129,), 129, 0, 1)]):
+        x = np.round(_RNG.uniform(-5, 5, size=shape), 1).astype(np.float32)  # ties
+        node = helper.make_node("TopK", ["X", "K"], ["V", "I"], axis=axis, largest=largest)
+        yield _case(f"i13_topk_{i}", [node], {"X": x}, [("V", TensorProto.FLOAT), ("I", TensorProto.INT64)],
+                    11, {"K": np.array([k], np.int64)})
+    # (indices, axis, values, depth): type combinations onnxruntime registers.
+    for i, (dtype, axis, vdtype, ddtype) in enumerate([(np.int64, -1, np.float32, np.int64),
+                                                       (np.int32, 0, np.float32, np.float32),
+                                                       (np.float32, 1, np.float32, np.float32),
+                                                       (np.int64, 1, np.int64, np.int64)]):
+        idx = _RNG.integers(-5, 5, size=(3, 4)).astype(dtype)
+        node = helper.make_node("OneHot", ["I", "depth", "values"], ["Y"], axis=axis)
+        yield _case(f"i13_onehot_{i}", [node], {"I": idx}, [("Y", _ELEM[np.dtype(vdtype)])], 11,
+                    {"depth": np.array(5, ddtype), "values": np.array([2, 7], vdtype)})
+
+
 def cases():
+    yield from _host_input_cases()
     yield from _layout_cases()
     yield from _norm_cases()
     yield from _arg_cases()
