@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// ArgMax (opsets 1-25): the index of each row's maximum along `axis`
+// ArgMax (opsets 1-27): the index of each row's maximum along `axis`
 // (runtime/ops/arg_reduce_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/arg_reduce_op.h"
@@ -16,6 +16,6 @@ class ArgMaxOp : public ArgReduceOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "ArgMax", 1, 25, ArgMaxOp);
+VKSERVE_REGISTER_OP("", "ArgMax", 1, 27, ArgMaxOp);
 
 }  // namespace vkserve

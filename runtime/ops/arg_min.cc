@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// ArgMin (opsets 1-25): the index of each row's minimum along `axis`
+// ArgMin (opsets 1-27): the index of each row's minimum along `axis`
 // (runtime/ops/arg_reduce_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/arg_reduce_op.h"
@@ -16,6 +16,6 @@ class ArgMinOp : public ArgReduceOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "ArgMin", 1, 25, ArgMinOp);
+VKSERVE_REGISTER_OP("", "ArgMin", 1, 27, ArgMinOp);
 
 }  // namespace vkserve

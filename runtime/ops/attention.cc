@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Attention (opsets 23-25), the exact ONNX operator in fp32: 3-D
+// Attention (opsets 23-27), the exact ONNX operator in fp32: 3-D
 // ([B, S, H * E], with q_num_heads / kv_num_heads) or 4-D ([B, H, S, E])
 // Q/K/V, grouped-query heads, scale, softcap, an additive float or a bool
 // attn_mask (broadcast, shorter than the keys: padded as masked), is_causal
@@ -259,6 +259,6 @@ class AttentionOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Attention", 23, 25, AttentionOp);
+VKSERVE_REGISTER_OP("", "Attention", 23, 27, AttentionOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// BitShift (opsets 11-25): unsigned integers shifted by `direction` ("LEFT"
+// BitShift (opsets 11-27): unsigned integers shifted by `direction` ("LEFT"
 // or "RIGHT"), numpy broadcasting (runtime/ops/binary_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/binary_op.h"
@@ -29,6 +29,6 @@ class BitShiftOp : public BinaryOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "BitShift", 11, 25, BitShiftOp);
+VKSERVE_REGISTER_OP("", "BitShift", 11, 27, BitShiftOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// BitwiseAnd (opsets 18-25): bitwise AND of integers with numpy broadcasting
+// BitwiseAnd (opsets 18-27): bitwise AND of integers with numpy broadcasting
 // (runtime/ops/binary_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/binary_op.h"
@@ -16,6 +16,6 @@ class BitwiseAndOp : public BinaryOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "BitwiseAnd", 18, 25, BitwiseAndOp);
+VKSERVE_REGISTER_OP("", "BitwiseAnd", 18, 27, BitwiseAndOp);
 
 }  // namespace vkserve

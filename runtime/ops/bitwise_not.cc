@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// BitwiseNot (opsets 18-25): every bit of an integer flipped, computed as an
+// BitwiseNot (opsets 18-27): every bit of an integer flipped, computed as an
 // Xor with all ones (runtime/ops/binary_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/binary_op.h"
@@ -16,6 +16,6 @@ class BitwiseNotOp : public BinaryOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "BitwiseNot", 18, 25, BitwiseNotOp);
+VKSERVE_REGISTER_OP("", "BitwiseNot", 18, 27, BitwiseNotOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// BitwiseOr (opsets 18-25): bitwise OR of integers with numpy broadcasting
+// BitwiseOr (opsets 18-27): bitwise OR of integers with numpy broadcasting
 // (runtime/ops/binary_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/binary_op.h"
@@ -16,6 +16,6 @@ class BitwiseOrOp : public BinaryOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "BitwiseOr", 18, 25, BitwiseOrOp);
+VKSERVE_REGISTER_OP("", "BitwiseOr", 18, 27, BitwiseOrOp);
 
 }  // namespace vkserve

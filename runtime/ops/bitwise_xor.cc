@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// BitwiseXor (opsets 18-25): bitwise XOR of integers with numpy broadcasting
+// BitwiseXor (opsets 18-27): bitwise XOR of integers with numpy broadcasting
 // (runtime/ops/binary_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/binary_op.h"
@@ -16,6 +16,6 @@ class BitwiseXorOp : public BinaryOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "BitwiseXor", 18, 25, BitwiseXorOp);
+VKSERVE_REGISTER_OP("", "BitwiseXor", 18, 27, BitwiseXorOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Cast (opsets 1-25): converts every element to the type `to`
+// Cast (opsets 1-27): converts every element to the type `to`
 // (runtime/ops/cast_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/cast_op.h"
@@ -23,6 +23,6 @@ class CastOp : public ConvertOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Cast", 1, 25, CastOp);
+VKSERVE_REGISTER_OP("", "Cast", 1, 27, CastOp);
 
 }  // namespace vkserve

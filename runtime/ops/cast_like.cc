@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// CastLike (opsets 15-25): converts input 0 to the element type of input 1
+// CastLike (opsets 15-27): converts input 0 to the element type of input 1
 // (runtime/ops/cast_op.h); input 1's values are never read.
 #include "absl/strings/str_cat.h"
 #include "runtime/op_registry.h"
@@ -26,6 +26,6 @@ class CastLikeOp : public ConvertOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "CastLike", 15, 25, CastLikeOp);
+VKSERVE_REGISTER_OP("", "CastLike", 15, 27, CastLikeOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Celu (opsets 12-25), fp32: an activation (runtime/ops/unary_op.h) with
+// Celu (opsets 12-27), fp32: an activation (runtime/ops/unary_op.h) with
 // attribute(s) alpha; the formula is in shaders/common/activation.glsl and
 // runtime/activation.cc.
 #include "runtime/op_registry.h"
@@ -32,6 +32,6 @@ class CeluOp : public ActivationOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Celu", 12, 25, CeluOp);
+VKSERVE_REGISTER_OP("", "Celu", 12, 27, CeluOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// CumSum (opsets 11-25): the running sum along an axis
+// CumSum (opsets 11-27): the running sum along an axis
 // (runtime/ops/cumulative_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/cumulative_op.h"
@@ -16,6 +16,6 @@ class CumSumOp : public CumulativeOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "CumSum", 11, 25, CumSumOp);
+VKSERVE_REGISTER_OP("", "CumSum", 11, 27, CumSumOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// DepthToSpace (opsets 1-25): channel blocks moved into spatial blocks (mode DCR or CRD)
+// DepthToSpace (opsets 1-27): channel blocks moved into spatial blocks (mode DCR or CRD)
 // (runtime/ops/block_rearrange.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/block_rearrange.h"
@@ -16,6 +16,6 @@ class DepthToSpaceOp : public BlockRearrangeOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "DepthToSpace", 1, 25, DepthToSpaceOp);
+VKSERVE_REGISTER_OP("", "DepthToSpace", 1, 27, DepthToSpaceOp);
 
 }  // namespace vkserve

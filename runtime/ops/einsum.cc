@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Einsum (opsets 12-25), fp32, one or two operands, lowered on the GPU to
+// Einsum (opsets 12-27), fp32, one or two operands, lowered on the GPU to
 // strided copies and one batched GEMM (runtime/ops/composite_kernel.h):
 //   1. each operand is copied into scratch as [batch, M, K] (A) or
 //      [batch, K, N] (B) — a transpose, a diagonal (a label repeated in one
@@ -164,6 +164,6 @@ class EinsumOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Einsum", 12, 25, EinsumOp);
+VKSERVE_REGISTER_OP("", "Einsum", 12, 27, EinsumOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Elu (opsets 6-25), fp32: an activation (runtime/ops/unary_op.h) with
+// Elu (opsets 6-27), fp32: an activation (runtime/ops/unary_op.h) with
 // attribute(s) alpha; the formula is in shaders/common/activation.glsl and
 // runtime/activation.cc.
 #include "runtime/op_registry.h"
@@ -32,6 +32,6 @@ class EluOp : public ActivationOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Elu", 6, 25, EluOp);
+VKSERVE_REGISTER_OP("", "Elu", 6, 27, EluOp);
 
 }  // namespace vkserve

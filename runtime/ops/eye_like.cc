@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// EyeLike (opsets 9-25): a 2-D tensor of the input's shape (its values are
+// EyeLike (opsets 9-27): a 2-D tensor of the input's shape (its values are
 // never read) with ones on diagonal k, zeros elsewhere, of type `dtype`
 // (default the input's). Folded when small; else two strided copies from a
 // constant [0, 1]: zeros everywhere, then ones along the diagonal.
@@ -77,6 +77,6 @@ class EyeLikeOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "EyeLike", 9, 25, EyeLikeOp);
+VKSERVE_REGISTER_OP("", "EyeLike", 9, 27, EyeLikeOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// GatherND (opsets 11-25, batch_dims from 12): slices of data selected by
+// GatherND (opsets 11-27, batch_dims from 12): slices of data selected by
 // int64 index tuples, elements of 4 or 8 bytes (shaders/ops/gather_nd.comp).
 // Out-of-range indices are clamped (ONNX leaves them undefined; vkserve never
 // reads out of bounds).
@@ -86,6 +86,6 @@ class GatherNdOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "GatherND", 11, 25, GatherNdOp);
+VKSERVE_REGISTER_OP("", "GatherND", 11, 27, GatherNdOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// GridSample (opsets 16-25), fp32: X [N, C, spatial...] (2-D, or 3-D from
+// GridSample (opsets 16-27), fp32: X [N, C, spatial...] (2-D, or 3-D from
 // opset 20) sampled at grid [N, out..., dims] with mode nearest / linear
 // (bilinear at 16) / cubic (bicubic at 16; 2-D only), padding_mode zeros /
 // border / reflection and align_corners (shaders/ops/grid_sample.comp).
@@ -85,6 +85,6 @@ class GridSampleOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "GridSample", 16, 25, GridSampleOp);
+VKSERVE_REGISTER_OP("", "GridSample", 16, 27, GridSampleOp);
 
 }  // namespace vkserve

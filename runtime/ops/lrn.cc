@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// LRN (opsets 1-25): local response normalization across channels of an
+// LRN (opsets 1-27): local response normalization across channels of an
 // [N, C, ...] fp32 tensor (shaders/ops/lrn.comp).
 #include "absl/strings/str_cat.h"
 #include "runtime/op_registry.h"
@@ -56,6 +56,6 @@ class LrnOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "LRN", 1, 25, LrnOp);
+VKSERVE_REGISTER_OP("", "LRN", 1, 27, LrnOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Max (opsets 8-25): the elementwise maximum of one or more inputs with numpy
+// Max (opsets 8-27): the elementwise maximum of one or more inputs with numpy
 // broadcasting (runtime/ops/binary_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/binary_op.h"
@@ -16,6 +16,6 @@ class MaxOp : public BinaryOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Max", 8, 25, MaxOp);
+VKSERVE_REGISTER_OP("", "Max", 8, 27, MaxOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Mean (opsets 8-25): the elementwise mean of one or more inputs with numpy
+// Mean (opsets 8-27): the elementwise mean of one or more inputs with numpy
 // broadcasting (runtime/ops/binary_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/binary_op.h"
@@ -16,6 +16,6 @@ class MeanOp : public BinaryOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Mean", 8, 25, MeanOp);
+VKSERVE_REGISTER_OP("", "Mean", 8, 27, MeanOp);
 
 }  // namespace vkserve

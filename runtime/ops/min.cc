@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Min (opsets 8-25): the elementwise minimum of one or more inputs with numpy
+// Min (opsets 8-27): the elementwise minimum of one or more inputs with numpy
 // broadcasting (runtime/ops/binary_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/binary_op.h"
@@ -16,6 +16,6 @@ class MinOp : public BinaryOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Min", 8, 25, MinOp);
+VKSERVE_REGISTER_OP("", "Min", 8, 27, MinOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Mod (opsets 10-25) with numpy broadcasting (runtime/ops/binary_op.h):
+// Mod (opsets 10-27) with numpy broadcasting (runtime/ops/binary_op.h):
 // fmod = 0 (integers only) gives the divisor's sign, as Python's %; fmod = 1
 // the dividend's, as C's fmod.
 #include "runtime/op_registry.h"
@@ -30,6 +30,6 @@ class ModOp : public BinaryOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Mod", 10, 25, ModOp);
+VKSERVE_REGISTER_OP("", "Mod", 10, 27, ModOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// NegativeLogLikelihoodLoss (opsets 12-25): the negative log-likelihood of the targets' log-probabilities
+// NegativeLogLikelihoodLoss (opsets 12-27): the negative log-likelihood of the targets' log-probabilities
 // (runtime/ops/nll_loss_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/nll_loss_op.h"
@@ -16,6 +16,6 @@ class NegativeLogLikelihoodLossOp : public LossOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "NegativeLogLikelihoodLoss", 12, 25, NegativeLogLikelihoodLossOp);
+VKSERVE_REGISTER_OP("", "NegativeLogLikelihoodLoss", 12, 27, NegativeLogLikelihoodLossOp);
 
 }  // namespace vkserve

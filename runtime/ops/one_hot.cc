@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// OneHot (opsets 9-25): indices (fp32, int32 or int64; negative ones count
+// OneHot (opsets 9-27): indices (fp32, int32 or int64; negative ones count
 // from depth) expanded along a new `axis` of size depth (input 1,
 // host-known) to values[1] at the index and values[0] elsewhere; values of 4
 // or 8 bytes (shaders/ops/one_hot.comp).
@@ -81,6 +81,6 @@ class OneHotOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "OneHot", 9, 25, OneHotOp);
+VKSERVE_REGISTER_OP("", "OneHot", 9, 27, OneHotOp);
 
 }  // namespace vkserve

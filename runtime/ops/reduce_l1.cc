@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// ReduceL1 (opsets 1-25): the sum of absolute values over the axes (runtime/ops/reduce_op.h);
+// ReduceL1 (opsets 1-27): the sum of absolute values over the axes (runtime/ops/reduce_op.h);
 // axes is input 1 from opset 18.
 #include "runtime/op_registry.h"
 #include "runtime/ops/reduce_op.h"

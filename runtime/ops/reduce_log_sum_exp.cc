@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// ReduceLogSumExp (opsets 1-25): log(sum(exp(x))), computed with the maximum subtracted over the axes (runtime/ops/reduce_op.h);
+// ReduceLogSumExp (opsets 1-27): log(sum(exp(x))), computed with the maximum subtracted over the axes (runtime/ops/reduce_op.h);
 // axes is input 1 from opset 18.
 #include "runtime/op_registry.h"
 #include "runtime/ops/reduce_op.h"
@@ -10,6 +10,6 @@ namespace vkserve {
 
 using ReduceLogSumExpOp = ReduceKindOp<ReduceOp::Kind::kLogSumExp, 18>;
 
-VKSERVE_REGISTER_OP("", "ReduceLogSumExp", 1, 25, ReduceLogSumExpOp);
+VKSERVE_REGISTER_OP("", "ReduceLogSumExp", 1, 27, ReduceLogSumExpOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// ReduceMax (opsets 1-25): the maximum over the axes (runtime/ops/reduce_op.h);
+// ReduceMax (opsets 1-27): the maximum over the axes (runtime/ops/reduce_op.h);
 // axes is input 1 from opset 18.
 #include "runtime/op_registry.h"
 #include "runtime/ops/reduce_op.h"
@@ -10,6 +10,6 @@ namespace vkserve {
 
 using ReduceMaxOp = ReduceKindOp<ReduceOp::Kind::kMax, 18>;
 
-VKSERVE_REGISTER_OP("", "ReduceMax", 1, 25, ReduceMaxOp);
+VKSERVE_REGISTER_OP("", "ReduceMax", 1, 27, ReduceMaxOp);
 
 }  // namespace vkserve

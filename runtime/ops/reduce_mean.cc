@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// ReduceMean (opsets 1-25): the mean over the axes (runtime/ops/reduce_op.h);
+// ReduceMean (opsets 1-27): the mean over the axes (runtime/ops/reduce_op.h);
 // axes is input 1 from opset 18.
 #include "runtime/op_registry.h"
 #include "runtime/ops/reduce_op.h"
@@ -10,6 +10,6 @@ namespace vkserve {
 
 using ReduceMeanOp = ReduceKindOp<ReduceOp::Kind::kMean, 18>;
 
-VKSERVE_REGISTER_OP("", "ReduceMean", 1, 25, ReduceMeanOp);
+VKSERVE_REGISTER_OP("", "ReduceMean", 1, 27, ReduceMeanOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// ReduceProd (opsets 1-25): the product over the axes (runtime/ops/reduce_op.h);
+// ReduceProd (opsets 1-27): the product over the axes (runtime/ops/reduce_op.h);
 // axes is input 1 from opset 18.
 #include "runtime/op_registry.h"
 #include "runtime/ops/reduce_op.h"
@@ -10,6 +10,6 @@ namespace vkserve {
 
 using ReduceProdOp = ReduceKindOp<ReduceOp::Kind::kProd, 18>;
 
-VKSERVE_REGISTER_OP("", "ReduceProd", 1, 25, ReduceProdOp);
+VKSERVE_REGISTER_OP("", "ReduceProd", 1, 27, ReduceProdOp);
 
 }  // namespace vkserve

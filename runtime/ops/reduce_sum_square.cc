@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// ReduceSumSquare (opsets 1-25): the sum of squares over the axes (runtime/ops/reduce_op.h);
+// ReduceSumSquare (opsets 1-27): the sum of squares over the axes (runtime/ops/reduce_op.h);
 // axes is input 1 from opset 18.
 #include "runtime/op_registry.h"
 #include "runtime/ops/reduce_op.h"
@@ -10,6 +10,6 @@ namespace vkserve {
 
 using ReduceSumSquareOp = ReduceKindOp<ReduceOp::Kind::kSumSquare, 18>;
 
-VKSERVE_REGISTER_OP("", "ReduceSumSquare", 1, 25, ReduceSumSquareOp);
+VKSERVE_REGISTER_OP("", "ReduceSumSquare", 1, 27, ReduceSumSquareOp);
 
 }  // namespace vkserve

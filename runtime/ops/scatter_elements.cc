@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// ScatterElements (opsets 11-25): elements of data replaced (or reduced) along axis at int64 indices
+// ScatterElements (opsets 11-27): elements of data replaced (or reduced) along axis at int64 indices
 // (runtime/ops/scatter_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/scatter_op.h"
@@ -16,6 +16,6 @@ class ScatterElementsOp : public ScatterOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "ScatterElements", 11, 25, ScatterElementsOp);
+VKSERVE_REGISTER_OP("", "ScatterElements", 11, 27, ScatterElementsOp);
 
 }  // namespace vkserve

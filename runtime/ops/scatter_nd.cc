@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// ScatterND (opsets 11-25): slices of data replaced (or reduced) at int64 index tuples
+// ScatterND (opsets 11-27): slices of data replaced (or reduced) at int64 index tuples
 // (runtime/ops/scatter_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/scatter_op.h"
@@ -16,6 +16,6 @@ class ScatterNDOp : public ScatterOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "ScatterND", 11, 25, ScatterNDOp);
+VKSERVE_REGISTER_OP("", "ScatterND", 11, 27, ScatterNDOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Selu (opsets 6-25), fp32: an activation (runtime/ops/unary_op.h) with
+// Selu (opsets 6-27), fp32: an activation (runtime/ops/unary_op.h) with
 // attribute(s) alpha, gamma; the formula is in shaders/common/activation.glsl and
 // runtime/activation.cc.
 #include "runtime/op_registry.h"
@@ -34,6 +34,6 @@ class SeluOp : public ActivationOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Selu", 6, 25, SeluOp);
+VKSERVE_REGISTER_OP("", "Selu", 6, 27, SeluOp);
 
 }  // namespace vkserve

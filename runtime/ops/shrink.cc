@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Shrink (opsets 9-25), fp32: an activation (runtime/ops/unary_op.h) with
+// Shrink (opsets 9-27), fp32: an activation (runtime/ops/unary_op.h) with
 // attribute(s) lambd, bias; the formula is in shaders/common/activation.glsl and
 // runtime/activation.cc.
 #include "runtime/op_registry.h"
@@ -34,6 +34,6 @@ class ShrinkOp : public ActivationOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Shrink", 9, 25, ShrinkOp);
+VKSERVE_REGISTER_OP("", "Shrink", 9, 27, ShrinkOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Size (opsets 1-25): the input's element count as an int64 scalar, known
+// Size (opsets 1-27): the input's element count as an int64 scalar, known
 // from its shape at plan time, so the node always folds (never runs).
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
@@ -24,6 +24,6 @@ class SizeOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Size", 1, 25, SizeOp);
+VKSERVE_REGISTER_OP("", "Size", 1, 27, SizeOp);
 
 }  // namespace vkserve

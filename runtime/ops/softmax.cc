@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Softmax (opsets 1-25): the numerically-stable softmax along an axis
+// Softmax (opsets 1-27): the numerically-stable softmax along an axis
 // (runtime/ops/softmax_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/softmax_op.h"
 
 namespace vkserve {
 
-VKSERVE_REGISTER_OP("", "Softmax", 1, 25, SoftmaxKindOp<SoftmaxOp::Kind::kSoftmax>);
+VKSERVE_REGISTER_OP("", "Softmax", 1, 27, SoftmaxKindOp<SoftmaxOp::Kind::kSoftmax>);
 
 }  // namespace vkserve

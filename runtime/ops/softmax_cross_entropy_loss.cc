@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// SoftmaxCrossEntropyLoss (opsets 12-25): the cross entropy of softmax(scores) and the targets
+// SoftmaxCrossEntropyLoss (opsets 12-27): the cross entropy of softmax(scores) and the targets
 // (runtime/ops/nll_loss_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/nll_loss_op.h"
@@ -16,6 +16,6 @@ class SoftmaxCrossEntropyLossOp : public LossOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "SoftmaxCrossEntropyLoss", 12, 25, SoftmaxCrossEntropyLossOp);
+VKSERVE_REGISTER_OP("", "SoftmaxCrossEntropyLoss", 12, 27, SoftmaxCrossEntropyLossOp);
 
 }  // namespace vkserve

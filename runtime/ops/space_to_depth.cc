@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// SpaceToDepth (opsets 1-25): spatial blocks moved into channels
+// SpaceToDepth (opsets 1-27): spatial blocks moved into channels
 // (runtime/ops/block_rearrange.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/block_rearrange.h"
@@ -16,6 +16,6 @@ class SpaceToDepthOp : public BlockRearrangeOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "SpaceToDepth", 1, 25, SpaceToDepthOp);
+VKSERVE_REGISTER_OP("", "SpaceToDepth", 1, 27, SpaceToDepthOp);
 
 }  // namespace vkserve

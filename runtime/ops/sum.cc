@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Sum (opsets 8-25): the elementwise sum of one or more inputs with numpy
+// Sum (opsets 8-27): the elementwise sum of one or more inputs with numpy
 // broadcasting (runtime/ops/binary_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/binary_op.h"
@@ -16,6 +16,6 @@ class SumOp : public BinaryOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Sum", 8, 25, SumOp);
+VKSERVE_REGISTER_OP("", "Sum", 8, 27, SumOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Swish (opsets 24-25), fp32: an activation (runtime/ops/unary_op.h) with
+// Swish (opsets 24-27), fp32: an activation (runtime/ops/unary_op.h) with
 // attribute(s) alpha; the formula is in shaders/common/activation.glsl and
 // runtime/activation.cc.
 #include "runtime/op_registry.h"
@@ -32,6 +32,6 @@ class SwishOp : public ActivationOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Swish", 24, 25, SwishOp);
+VKSERVE_REGISTER_OP("", "Swish", 24, 27, SwishOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// ThresholdedRelu (opsets 10-25), fp32: an activation (runtime/ops/unary_op.h) with
+// ThresholdedRelu (opsets 10-27), fp32: an activation (runtime/ops/unary_op.h) with
 // attribute(s) alpha; the formula is in shaders/common/activation.glsl and
 // runtime/activation.cc.
 #include "runtime/op_registry.h"
@@ -32,6 +32,6 @@ class ThresholdedReluOp : public ActivationOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "ThresholdedRelu", 10, 25, ThresholdedReluOp);
+VKSERVE_REGISTER_OP("", "ThresholdedRelu", 10, 27, ThresholdedReluOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Tile (opsets 6-25): the input repeated `repeats` (input 1, host-known)
+// Tile (opsets 6-27): the input repeated `repeats` (input 1, host-known)
 // times along each dim, any element type, as one strided copy over
 // [repeat_0, dim_0, repeat_1, dim_1, ...] that reads with stride 0 across the
 // repeats (runtime/ops/strided_copy.h); folded on the host when small.
@@ -66,6 +66,6 @@ class TileOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Tile", 6, 25, TileOp);
+VKSERVE_REGISTER_OP("", "Tile", 6, 27, TileOp);
 
 }  // namespace vkserve

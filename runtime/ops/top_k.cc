@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// TopK (opsets 10-25): the k (input 1, host-known) largest (or, largest = 0,
+// TopK (opsets 10-27): the k (input 1, host-known) largest (or, largest = 0,
 // smallest) fp32 values along `axis` and their int64 indices, sorted, equal
 // values in index order (shaders/ops/top_k.comp). `sorted` = 0 allows any
 // order; vkserve returns them sorted all the same.
@@ -92,6 +92,6 @@ class TopKOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "TopK", 10, 25, TopKOp);
+VKSERVE_REGISTER_OP("", "TopK", 10, 27, TopKOp);
 
 }  // namespace vkserve

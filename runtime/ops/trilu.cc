@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Trilu (opsets 14-25): the upper (upper = 1, default) or lower triangle of
+// Trilu (opsets 14-27): the upper (upper = 1, default) or lower triangle of
 // each trailing matrix, from diagonal k (input 1, host-known, default 0);
 // elements of 4 or 8 bytes on the GPU (shaders/ops/trilu.comp), any numeric
 // type folded on the host when small and known.
@@ -87,6 +87,6 @@ class TriluOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Trilu", 14, 25, TriluOp);
+VKSERVE_REGISTER_OP("", "Trilu", 14, 27, TriluOp);
 
 }  // namespace vkserve
