@@ -89,7 +89,10 @@ void main() {
     float v = ALIGN ? (gn + 1.0) * 0.5 * (size - 1.0) : ((gn + 1.0) * size - 1.0) * 0.5;
     if (MODE == 0u) v = roundEven(v);
     if (v < Lo(d) || v > Hi(d)) {
-      if (PADDING == 1u) v = clamp(v, 0.0, size - 1.0);
+      // Cubic taps are clamped one by one instead (as onnxruntime and
+      // PyTorch; the ONNX reference clamps the coordinate too, and has no
+      // cubic border case).
+      if (PADDING == 1u && MODE != 2u) v = clamp(v, 0.0, size - 1.0);
       if (PADDING == 2u) v = Reflect(v, Lo(d), Hi(d));
     }
     if (MODE == 0u) {

@@ -4,7 +4,9 @@
 # Ops of issue 13 beyond the math families, against onnxruntime: ArgMax/
 # ArgMin, the bitwise ops and BitShift, Size, NegativeLogLikelihoodLoss and
 # SoftmaxCrossEntropyLoss, the exact Attention (opset 23), DepthToSpace,
-# SpaceToDepth, EyeLike, the normalizations and LRN, on odd shapes.
+# SpaceToDepth, EyeLike, the normalizations and LRN, Trilu, CumSum, Tile,
+# TopK, OneHot, GatherND, ScatterND/ScatterElements, GridSample, LpPool,
+# Quantize/DequantizeLinear and RotaryEmbedding, on odd shapes.
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
@@ -15,6 +17,7 @@ _ELEM = {
     np.dtype(np.int64): TensorProto.INT64,
     np.dtype(np.int32): TensorProto.INT32,
     np.dtype(np.int16): TensorProto.INT16,
+    np.dtype(np.int8): TensorProto.INT8,
     np.dtype(np.uint8): TensorProto.UINT8,
     np.dtype(np.uint16): TensorProto.UINT16,
     np.dtype(np.uint32): TensorProto.UINT32,
@@ -219,7 +222,92 @@ def _host_input_cases():
                     {"depth": np.array(5, ddtype), "values": np.array([2, 7], vdtype)})
 
 
+def _index_cases():
+    data = _RNG.standard_normal((4, 5, 6)).astype(np.float32)
+    idx = _RNG.integers(-4, 4, size=(3, 2, 2)).astype(np.int64)
+    node = helper.make_node("GatherND", ["D", "I"], ["Y"])
+    yield _case("i13_gathernd", [node], {"D": data, "I": idx}, [("Y", TensorProto.FLOAT)], 13)
+    idx = _RNG.integers(0, 5, size=(4, 3, 1)).astype(np.int64)
+    node = helper.make_node("GatherND", ["D", "I"], ["Y"], batch_dims=1)
+    yield _case("i13_gathernd_batch", [node], {"D": data, "I": idx}, [("Y", TensorProto.FLOAT)], 13)
+    for reduction in ("none", "add", "mul", "max", "min"):
+        idx = np.array([[1], [3], [1]], np.int64)  # a duplicate
+        upd = _RNG.standard_normal((3, 5, 6)).astype(np.float32)
+        node = helper.make_node("ScatterND", ["D", "I", "U"], ["Y"], reduction=reduction)
+        if reduction != "none":
+            yield _case(f"i13_scatternd_{reduction}", [node], {"D": data, "I": idx, "U": upd},
+                        [("Y", TensorProto.FLOAT)], 18)
+        eidx = _RNG.integers(-5, 5, size=(4, 3, 6)).astype(np.int64)
+        eupd = _RNG.standard_normal((4, 3, 6)).astype(np.float32)
+        node = helper.make_node("ScatterElements", ["D", "I", "U"], ["Y"], axis=1, reduction=reduction)
+        if reduction != "none":
+            yield _case(f"i13_scatterelements_{reduction}", [node], {"D": data, "I": eidx, "U": eupd},
+                        [("Y", TensorProto.FLOAT)], 18)
+    # Without a reduction, unique indices (duplicates would leave the result
+    # to the implementation's order).
+    idx = np.array([[2, 1], [0, 4]], np.int64)
+    upd = _RNG.standard_normal((2, 6)).astype(np.float32)
+    node = helper.make_node("ScatterND", ["D", "I", "U"], ["Y"])
+    yield _case("i13_scatternd_none", [node], {"D": data, "I": idx, "U": upd}, [("Y", TensorProto.FLOAT)], 16)
+    eidx = np.stack([_RNG.permutation(5)[:3] for _ in range(4 * 6)]).reshape(4, 6, 3).transpose(0, 2, 1).astype(np.int64)
+    node = helper.make_node("ScatterElements", ["D", "I", "U"], ["Y"], axis=1)
+    yield _case("i13_scatterelements_none", [node],
+                {"D": data, "I": np.ascontiguousarray(eidx), "U": _RNG.standard_normal((4, 3, 6)).astype(np.float32)},
+                [("Y", TensorProto.FLOAT)], 16)
+
+
+def _sampling_cases():
+    x = _RNG.standard_normal((2, 3, 5, 7)).astype(np.float32)
+    grid = _RNG.uniform(-1.3, 1.3, size=(2, 4, 6, 2)).astype(np.float32)
+    for mode in ("nearest", "linear", "cubic"):
+        for padding in ("zeros", "border", "reflection"):
+            for align in (0, 1):
+                node = helper.make_node("GridSample", ["X", "G"], ["Y"], mode=mode, padding_mode=padding,
+                                        align_corners=align)
+                yield _case(f"i13_gridsample_{mode}_{padding}_{align}", [node], {"X": x, "G": grid},
+                            [("Y", TensorProto.FLOAT)], 20)
+    for i, (shape, kernel, strides, pads, p) in enumerate([((1, 3, 11, 9), [3, 2], [2, 1], [1, 0, 1, 1], 2),
+                                                           ((2, 2, 17), [4], [3], [0, 2], 3)]):
+        node = helper.make_node("LpPool", ["X"], ["Y"], kernel_shape=kernel, strides=strides, pads=pads, p=p)
+        yield _case(f"i13_lppool_{i}", [node], {"X": _RNG.standard_normal(shape).astype(np.float32)},
+                    [("Y", TensorProto.FLOAT)], 18)
+
+
+def _quantize_cases():
+    x = _RNG.uniform(-20, 20, size=(2, 3, 5)).astype(np.float32)
+    for zp_dtype in (np.uint8, np.int8, np.uint16, np.int16):
+        for per_axis in (False, True):
+            scale = (_RNG.uniform(0.05, 0.2, size=(3,)) if per_axis else np.array(0.1)).astype(np.float32)
+            zp = np.array(_RNG.integers(0, 9, size=scale.shape), dtype=zp_dtype)
+            tag = f"{np.dtype(zp_dtype).name}_{'axis' if per_axis else 'tensor'}"
+            node = helper.make_node("QuantizeLinear", ["X", "s", "z"], ["Y"], axis=1)
+            yield _case(f"i13_quantize_{tag}", [node], {"X": x}, [("Y", _ELEM[np.dtype(zp_dtype)])], 21,
+                        {"s": scale, "z": zp})
+            q = _RNG.integers(0, 100, size=(2, 3, 5)).astype(zp_dtype)
+            node = helper.make_node("DequantizeLinear", ["Q", "s", "z"], ["Y"], axis=1)
+            yield _case(f"i13_dequantize_{tag}", [node], {"Q": q}, [("Y", TensorProto.FLOAT)], 21,
+                        {"s": scale, "z": zp})
+
+
+def _rotary_cases():
+    for interleaved in (0, 1):
+        for rot in (0, 4):
+            x = _RNG.standard_normal((2, 3, 5, 8)).astype(np.float32)
+            half = (rot or 8) // 2
+            cos = _RNG.uniform(-1, 1, size=(11, half)).astype(np.float32)
+            sin = _RNG.uniform(-1, 1, size=(11, half)).astype(np.float32)
+            pos = _RNG.integers(0, 11, size=(2, 5)).astype(np.int64)
+            node = helper.make_node("RotaryEmbedding", ["X", "c", "s", "p"], ["Y"], interleaved=interleaved,
+                                    rotary_embedding_dim=rot)
+            yield _case(f"i13_rotary_i{interleaved}_r{rot}", [node], {"X": x, "p": pos},
+                        [("Y", TensorProto.FLOAT)], 23, {"c": cos, "s": sin})
+
+
 def cases():
+    yield from _index_cases()
+    yield from _sampling_cases()
+    yield from _quantize_cases()
+    yield from _rotary_cases()
     yield from _host_input_cases()
     yield from _layout_cases()
     yield from _norm_cases()
