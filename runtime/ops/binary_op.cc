@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "runtime/op_util.h"
@@ -179,13 +178,13 @@ absl::Status BinaryOp::Infer(InferContext& ctx) const {
   bool foldable = n <= ctx.max_fold_elements && IsFoldableType(dtype) && dtype != DataType::kBool;
   for (const TensorDesc* t : in) foldable = foldable && t->value != nullptr;
   if (!foldable) {
-    if (kind == Kind::kPow || arity_ == Arity::kMean) {
-      return CheckDataType(dtype, {DataType::kFloat}, "input 0");
-    }
+    if (kind == Kind::kPow) return CheckDataType(dtype, {DataType::kFloat}, "input 0");
+    if (arity_ == Arity::kMean) return CheckDataType(dtype, {DataType::kFloat, DataType::kFloat16}, "input 0");
     if (dtype == DataType::kFloat || IsGpuInteger(dtype)) return absl::OkStatus();
+    if (dtype == DataType::kFloat16 && kind != Kind::kPRelu) return absl::OkStatus();
     return absl::UnimplementedError(absl::StrCat("input 0 has type ",
                                                  std::string(DataTypeName(dtype)),
-                                                 "; supported: float and the integer types"));
+                                                 "; supported: float, float16 and the integer types"));
   }
   // Host folding (shape arithmetic): integers exactly in int64.
   HostTensor out = ZeroTensor(dtype, shape);
@@ -253,8 +252,12 @@ absl::StatusOr<DispatchStep> BinaryStep(KernelContext& ctx, BinaryOp::Kind kind,
   for (size_t d = 0; d < kMaxRank; ++d) step.push.U32(d < l.a.size() && mode == kGeneral ? static_cast<uint32_t>(l.a[d]) : 0);
   for (size_t d = 0; d < kMaxRank; ++d) step.push.U32(d < l.b.size() && mode == kGeneral ? static_cast<uint32_t>(l.b[d]) : 0);
   uint64_t invocations = n;
-  if (a.dtype == DataType::kFloat) {
-    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/binary", 3, step.push.size(), {kLocal, 1, 1},
+  if (a.dtype == DataType::kFloat || a.dtype == DataType::kFloat16) {
+    // fp16: the build-time variant, one output word (two elements) per invocation.
+    const bool half = a.dtype == DataType::kFloat16;
+    if (half) invocations = (n + 1) / 2;
+    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline(half ? "ops/binary_f16" : "ops/binary", 3,
+                                                    step.push.size(), {kLocal, 1, 1},
                                                     {static_cast<uint32_t>(kind), mode}));
   } else {
     // Integers: 64-bit arithmetic in two 32-bit words; 1- and 2-byte types
@@ -305,11 +308,12 @@ absl::StatusOr<std::unique_ptr<Kernel>> BinaryOp::CreateKernel(KernelContext& ct
     steps.push_back(std::move(step));
   }
   if (arity_ == Arity::kMean) {
-    const float scale = 1.0f / static_cast<float>(count);
-    std::vector<uint8_t> bytes(sizeof(scale));
-    std::memcpy(bytes.data(), &scale, sizeof(scale));
+    HostTensor scale = ZeroTensor(c.dtype, {});
+    SetElementFromDouble(&scale, 0, 1.0 / static_cast<double>(count));
+    std::vector<uint8_t> bytes = scale.data.ToVector();
+    bytes.resize(4, 0);  // a whole word
     TensorDesc scalar;
-    scalar.dtype = DataType::kFloat;
+    scalar.dtype = c.dtype;
     ASSIGN_OR_RETURN(DispatchStep step,
                      BinaryStep(ctx, Kind::kMul, c, out_as_input, scalar,
                                 BufferRef::Constant(ctx.AddConstant(std::move(bytes))), c));

@@ -183,7 +183,25 @@ def _small_int_binary_cases():
                         _ELEM[np.dtype(dtype)], 14)
 
 
+def _float16_cases():
+    # The ops/binary_f16 and ops/unary_f16 shader variants; odd counts leave
+    # half of the last word unused.
+    for op in ("Add", "Sub", "Mul", "Div", "Max", "Min"):
+        for i, (sa, sb) in enumerate([((3, 5, 7), (3, 5, 7)), ((2, 9, 5), (5,)), ((7,), ())]):
+            a = _rand(sa).astype(np.float16)
+            b = _rand(sb, 0.5, 3.0).astype(np.float16)
+            node = helper.make_node(op, ["a", "b"], ["Y"])
+            yield _case(f"math_f16_{op.lower()}_{i}", [node], {"a": a, "b": b}, TensorProto.FLOAT16, 13,
+                        rtol=2e-3, atol=2e-3)
+    for op in ("Relu", "Sigmoid", "Exp", "Neg", "Abs", "Sqrt", "Tanh", "Softplus"):
+        lo = 0.0 if op == "Sqrt" else -3.0
+        x = _rand((3, 11), lo, 3.0).astype(np.float16)
+        node = helper.make_node(op, ["X"], ["Y"])
+        yield _case(f"math_f16_{op.lower()}", [node], {"X": x}, TensorProto.FLOAT16, 14, rtol=2e-3, atol=2e-3)
+
+
 def cases():
+    yield from _float16_cases()
     yield from _unary_cases()
     yield from _cast_like_cases()
     yield from _reduce_cases()
