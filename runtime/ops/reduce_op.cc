@@ -4,12 +4,14 @@
 #include "runtime/ops/reduce_op.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "runtime/op_util.h"
 #include "runtime/ops/dispatch_kernel.h"
 #include "runtime/ops/host_fold.h"
+#include "runtime/ops/strided_copy.h"
 
 namespace vkserve {
 namespace {
@@ -154,7 +156,19 @@ absl::StatusOr<std::unique_ptr<Kernel>> ReduceOp::CreateKernel(KernelContext& ct
   }
   if (ctx.output(0).num_elements() == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
   if (x.num_elements() == 0) {
-    return absl::UnimplementedError("a reduction of an empty set of elements on the GPU");
+    // Every output reduces nothing: the identity, finished (0 for the sums,
+    // 1 for the product, -inf for max and the log-sums, +inf for min, NaN
+    // for the mean), copied from a constant.
+    const float value = static_cast<float>(Finish(kind_, Identity(kind_), 0));
+    std::vector<uint8_t> bytes(sizeof(value));
+    std::memcpy(bytes.data(), &value, sizeof(value));
+    StridedCopy fill;
+    fill.source = StridedCopy::Source::kConstant;
+    fill.src_index = static_cast<int>(ctx.AddConstant(std::move(bytes)));
+    fill.shape = {ctx.output(0).num_elements()};
+    fill.src_strides = {0};
+    fill.dst_strides = {1};
+    return CreateStridedCopyKernel(ctx, DataType::kFloat, {std::move(fill)});
   }
   // Merge neighbouring dims of the same class; size-1 dims join either.
   std::vector<int64_t> dims;
