@@ -303,7 +303,33 @@ def _rotary_cases():
                         [("Y", TensorProto.FLOAT)], 23, {"c": cos, "s": sin})
 
 
+def _value_input_cases():
+    # Shape-setting inputs as graph inputs: read from the request on the host.
+    x = _RNG.standard_normal((3, 8, 5)).astype(np.float32)
+    node = helper.make_node("CenterCropPad", ["X", "s"], ["Y"], axes=[1, 2])
+    yield _case("i13_centercroppad", [node], {"X": x, "s": np.array([5, 8], np.int64)},
+                [("Y", TensorProto.FLOAT)], 18)
+    for align in (0, 1):
+        theta = _RNG.standard_normal((2, 2, 3)).astype(np.float32)
+        node = helper.make_node("AffineGrid", ["T", "size"], ["Y"], align_corners=align)
+        yield _case(f"i13_affinegrid_2d_{align}", [node], {"T": theta, "size": np.array([2, 3, 5, 7], np.int64)},
+                    [("Y", TensorProto.FLOAT)], 20)
+        theta = _RNG.standard_normal((1, 3, 4)).astype(np.float32)
+        yield _case(f"i13_affinegrid_3d_{align}", [node], {"T": theta, "size": np.array([1, 1, 3, 4, 6], np.int64)},
+                    [("Y", TensorProto.FLOAT)], 20)
+    node = helper.make_node("ReduceSum", ["X", "axes"], ["Y"], keepdims=0)
+    yield _case("i13_reducesum_axes_input", [node], {"X": x, "axes": np.array([0, 2], np.int64)},
+                [("Y", TensorProto.FLOAT)], 13)
+    node = helper.make_node("Reshape", ["X", "shape"], ["Y"])
+    yield _case("i13_reshape_shape_input", [node], {"X": x, "shape": np.array([4, -1], np.int64)},
+                [("Y", TensorProto.FLOAT)], 14)
+    node = helper.make_node("TopK", ["X", "K"], ["V", "I"], axis=1)
+    yield _case("i13_topk_k_input", [node], {"X": x, "K": np.array([3], np.int64)},
+                [("V", TensorProto.FLOAT), ("I", TensorProto.INT64)], 11)
+
+
 def cases():
+    yield from _value_input_cases()
     yield from _index_cases()
     yield from _sampling_cases()
     yield from _quantize_cases()
