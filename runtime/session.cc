@@ -355,14 +355,20 @@ absl::StatusOr<RunResult> Session::RunOnce(const RunRequest& request) {
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (!model.is_value_input(i)) continue;
       const InputBinding* b = bound[i];
-      if (b->device != nullptr || readers[i] != nullptr) {
+      if (b->device != nullptr) {
         return absl::InvalidArgumentError(absl::StrCat(
             "input '", inputs[i].name, "' sets shapes or bounds of the model; send it in host memory"));
       }
       HostTensor t;
       t.dtype = b->host.dtype;
       t.shape = shapes[i];
-      t.data = TensorBytes(std::vector<uint8_t>(b->host.data.begin(), b->host.data.end()));
+      if (readers[i] != nullptr) {  // e.g. shared memory: read once here for planning
+        std::vector<uint8_t> bytes(host_bytes[i]);
+        RETURN_IF_ERROR((*readers[i])(bytes));
+        t.data = TensorBytes(std::move(bytes));
+      } else {
+        t.data = TensorBytes(std::vector<uint8_t>(b->host.data.begin(), b->host.data.end()));
+      }
       values[i] = std::make_shared<const HostTensor>(std::move(t));
     }
   }
