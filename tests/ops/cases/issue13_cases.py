@@ -328,7 +328,20 @@ def _value_input_cases():
                 [("V", TensorProto.FLOAT), ("I", TensorProto.INT64)], 11)
 
 
+def _small_cases():
+    for batch_axis, time_axis in ((0, 1), (1, 0)):
+        x = _RNG.standard_normal((5, 6, 3)).astype(np.float32)
+        lens = _RNG.integers(0, 6 if batch_axis == 0 else 5, size=(x.shape[batch_axis],)).astype(np.int64)
+        node = helper.make_node("ReverseSequence", ["X", "L"], ["Y"], batch_axis=batch_axis, time_axis=time_axis)
+        yield _case(f"i13_reversesequence_b{batch_axis}", [node], {"X": x, "L": lens}, [("Y", TensorProto.FLOAT)], 10)
+    for shape in ((3, 3), (2, 4, 5, 5)):
+        node = helper.make_node("Det", ["X"], ["Y"])
+        yield _case(f"i13_det_{len(shape)}d", [node], {"X": _RNG.standard_normal(shape).astype(np.float32)},
+                    [("Y", TensorProto.FLOAT)], 11, atol=1e-3)
+
+
 def cases():
+    yield from _small_cases()
     yield from _value_input_cases()
     yield from _index_cases()
     yield from _sampling_cases()
