@@ -35,8 +35,39 @@ enum class Activation : uint32_t {
   kGelu = 9,         // x * (1 + erf(x / sqrt(2))) / 2
   kGeluTanh = 10,    // x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) / 2
   kQuickGelu = 11,   // x * sigmoid(alpha * x)
+  // The unary math ops.
+  kSqrt = 12,
+  kExp = 13,
+  kLog = 14,
+  kNeg = 15,
+  kAbs = 16,
+  kReciprocal = 17,
+  kFloor = 18,
+  kCeil = 19,
+  kRound = 20,       // half to even
+  kSign = 21,
+  kSin = 22,
+  kCos = 23,
+  kTan = 24,
+  kAsin = 25,
+  kAcos = 26,
+  kAtan = 27,
+  kSinh = 28,
+  kCosh = 29,
+  kAsinh = 30,
+  kAcosh = 31,
+  kAtanh = 32,
+  kElu = 33,              // alpha
+  kSelu = 34,             // alpha, beta = gamma
+  kCelu = 35,             // alpha
+  kSoftplus = 36,
+  kSoftsign = 37,
+  kThresholdedRelu = 38,  // alpha
+  kMish = 39,
+  kShrink = 40,           // alpha = lambd, beta = bias
+  kSwish = 41,            // x * sigmoid(alpha * x), as QuickGelu
 };
-inline constexpr Activation kLastActivation = Activation::kQuickGelu;
+inline constexpr Activation kLastActivation = Activation::kSwish;
 
 struct ActivationParams {
   Activation kind = Activation::kNone;

@@ -146,9 +146,26 @@ absl::Status Model::Prepare() {
     weights_.emplace(name, std::move(buffer));
   }
 
+  // Inputs some node reads on the host (value inputs).
+  value_inputs_.assign(inputs_.size(), false);
+  for (size_t n = 0; n < graph_.nodes.size(); ++n) {
+    const Node& node = graph_.nodes[n];
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (node.inputs[i].empty() || !ops_[n]->IsHostInput(node, i)) continue;
+      for (size_t k = 0; k < inputs_.size(); ++k) {
+        if (inputs_[k].name == node.inputs[i]) value_inputs_[k] = true;
+      }
+    }
+  }
+
   // Plan once at load so unsupported types and shapes fail here, not on the
-  // first request.
+  // first request — unless the plan depends on values a request brings.
+  if (has_value_inputs()) return absl::OkStatus();
   return GetPlan(DefaultInputShapes()).status();
+}
+
+bool Model::has_value_inputs() const {
+  return std::find(value_inputs_.begin(), value_inputs_.end(), true) != value_inputs_.end();
 }
 
 std::vector<std::vector<int64_t>> Model::DefaultInputShapes() const {
@@ -162,7 +179,7 @@ std::vector<std::vector<int64_t>> Model::DefaultInputShapes() const {
 }
 
 absl::StatusOr<std::shared_ptr<const Plan>> Model::GetPlan(
-    const std::vector<std::vector<int64_t>>& input_shapes) const {
+    const std::vector<std::vector<int64_t>>& input_shapes, const InputValues& input_values) const {
   if (input_shapes.size() != inputs_.size()) {
     return absl::InvalidArgumentError(absl::StrCat("expected ", inputs_.size(),
                                                    " input shapes, got ", input_shapes.size()));
@@ -180,8 +197,26 @@ absl::StatusOr<std::shared_ptr<const Plan>> Model::GetPlan(
                                                      DescribeType(inputs_[i].type)));
     }
   }
-  return plans_->GetOrBuild(ShapeKey(input_shapes),
-                            [&] { return BuildPlan(*this, ops_, input_shapes); });
+  // Value inputs: their data joins the key (raw bytes, so equal values of one
+  // dtype share a plan).
+  std::string key = ShapeKey(input_shapes);
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    if (!is_value_input(i)) continue;
+    const HostTensor* v = i < input_values.size() ? input_values[i].get() : nullptr;
+    if (v == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input '", inputs_[i].name, "' sets shapes or bounds of the model: its values are "
+          "needed, in host memory, to plan"));
+    }
+    if (v->dtype != inputs_[i].type.dtype || v->shape != input_shapes[i] ||
+        v->data.size() != static_cast<size_t>(NumElements(v->shape)) * DataTypeSize(v->dtype)) {
+      return absl::InvalidArgumentError(absl::StrCat("input '", inputs_[i].name,
+                                                     "': its values do not match its type and shape"));
+    }
+    absl::StrAppend(&key, "|", i, ":",
+                    std::string(reinterpret_cast<const char*>(v->data.data()), v->data.size()));
+  }
+  return plans_->GetOrBuild(key, [&] { return BuildPlan(*this, ops_, input_shapes, input_values); });
 }
 
 size_t Model::cached_plan_count() const { return plans_->size(); }

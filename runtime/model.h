@@ -109,9 +109,21 @@ class Model {
 
   // The plan for these input shapes (in inputs() order), built on first use
   // and cached until the budget evicts it (never while the caller holds it).
-  // INVALID_ARGUMENT when a shape does not fit the declared one.
+  // `input_values` (empty, or one per input) holds the value inputs' data
+  // (is_value_input), read on the host from the request: they are part of
+  // the plan's key and signature. INVALID_ARGUMENT when a shape does not fit
+  // the declared one or a value input's data is missing or mis-sized.
   absl::StatusOr<std::shared_ptr<const Plan>> GetPlan(
-      const std::vector<std::vector<int64_t>>& input_shapes) const;
+      const std::vector<std::vector<int64_t>>& input_shapes,
+      const InputValues& input_values = {}) const;
+
+  // True for inputs that some node reads on the host at plan time (Reshape's
+  // shape, the Reduce* axes, TopK's k, Clip's bounds, ...): their values,
+  // not only their shapes, select the plan. Never read back from the GPU.
+  bool is_value_input(size_t input_index) const {
+    return input_index < value_inputs_.size() && value_inputs_[input_index];
+  }
+  bool has_value_inputs() const;
 
   // Shapes with every symbolic dimension set to 1: the plan made at load.
   std::vector<std::vector<int64_t>> DefaultInputShapes() const;
@@ -145,6 +157,7 @@ class Model {
   uint64_t weight_bytes_ = 0;
   int fused_nodes_ = 0;
   std::shared_ptr<CacheBudget> budget_;
+  std::vector<bool> value_inputs_;  // per input, see is_value_input
   std::shared_ptr<PlanCache> plans_;  // after budget_: destroyed first
 };
 

@@ -20,6 +20,10 @@
 
 namespace vkserve {
 
+// The values of the model inputs that set shapes or bounds (Model::
+// is_value_input), read on the host from the request; null for the others.
+using InputValues = std::vector<std::shared_ptr<const HostTensor>>;
+
 struct PlannedValue {
   std::string name;
   TensorDesc desc;

@@ -32,10 +32,25 @@ struct Inference {
   std::vector<PlannedNode> nodes;
 };
 
+// A value input's elements for the plan signature: "{0,2}" (numbers as the
+// planner reads them; at most 64, then "...").
+std::string ValueString(const HostTensor& t) {
+  std::vector<std::string> parts;
+  const int64_t n = t.num_elements();
+  const bool is_float = t.dtype == DataType::kFloat || t.dtype == DataType::kDouble ||
+                        t.dtype == DataType::kFloat16 || t.dtype == DataType::kBFloat16;
+  for (int64_t i = 0; i < n && i < 64; ++i) {
+    parts.push_back(is_float ? absl::StrCat(t.GetDouble(i)) : absl::StrCat(t.GetInt(i)));
+  }
+  if (n > 64) parts.push_back("...");
+  return absl::StrCat("{", absl::StrJoin(parts, ","), "}");
+}
+
 absl::StatusOr<Inference> Infer(const Graph& graph, const std::vector<const Op*>& ops,
                                 const std::vector<ValueInfo>& inputs,
                                 const std::vector<std::vector<int64_t>>& input_shapes,
-                                int64_t max_fold_elements = kMaxFoldElements) {
+                                int64_t max_fold_elements = kMaxFoldElements,
+                                const InputValues& input_values = {}) {
   Inference inf;
   auto add_value = [&inf](const std::string& name, TensorDesc desc) {
     inf.ids[name] = static_cast<int>(inf.values.size());
@@ -49,7 +64,8 @@ absl::StatusOr<Inference> Infer(const Graph& graph, const std::vector<const Op*>
     add_value(name, TensorDesc{tensor.dtype, tensor.shape, Borrow(tensor)});
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
-    add_value(inputs[i].name, TensorDesc{inputs[i].type.dtype, input_shapes[i], nullptr});
+    add_value(inputs[i].name, TensorDesc{inputs[i].type.dtype, input_shapes[i],
+                                         i < input_values.size() ? input_values[i] : nullptr});
   }
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const Node& node = graph.nodes[n];
@@ -199,14 +215,17 @@ absl::StatusOr<std::map<std::string, TensorDesc>> InferShapes(
 
 absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(
     const Model& model, const std::vector<const Op*>& ops,
-    const std::vector<std::vector<int64_t>>& input_shapes) {
+    const std::vector<std::vector<int64_t>>& input_shapes, const InputValues& input_values) {
   const Graph& graph = model.graph();
   ASSIGN_OR_RETURN(Inference inf, Infer(graph, ops, model.inputs(), input_shapes,
-                                        model.options().max_fold_elements));
+                                        model.options().max_fold_elements, input_values));
   auto plan = std::make_shared<Plan>();
   std::vector<std::string> sig;
   for (size_t i = 0; i < model.inputs().size(); ++i) {
     sig.push_back(absl::StrCat(model.inputs()[i].name, "=", ShapeString(input_shapes[i])));
+    if (i < input_values.size() && input_values[i] != nullptr) {
+      sig.back() += ValueString(*input_values[i]);  // "axes=[2]{0,2}"
+    }
   }
   plan->signature = absl::StrJoin(sig, ",");
 

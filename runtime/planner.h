@@ -25,10 +25,11 @@ class Model;
 inline constexpr uint64_t kTensorAlignment = 256;
 
 // REQUIRES: input_shapes has one shape per model input, already checked
-// against the declared shapes.
+// against the declared shapes; input_values is empty or has one entry per
+// model input, each matching its shape.
 absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(
     const Model& model, const std::vector<const Op*>& ops,
-    const std::vector<std::vector<int64_t>>& input_shapes);
+    const std::vector<std::vector<int64_t>>& input_shapes, const InputValues& input_values = {});
 
 // Infers every value's TensorDesc without creating kernels (used by the
 // fusion pass to compare shapes). Values are keyed by name.

@@ -374,8 +374,32 @@ absl::StatusOr<RunResult> Session::RunOnce(const RunRequest& request) {
     host_outputs[o] = location == OutputLocation::kHost;
   }
 
-  // 2. The plan and this session's buffers for it.
-  ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan, model.GetPlan(shapes));
+  // 2. The plan and this session's buffers for it. Inputs that set shapes
+  // or bounds select the plan by value, read here on the host.
+  InputValues values;
+  if (model.has_value_inputs()) {
+    values.resize(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (!model.is_value_input(i)) continue;
+      const InputBinding* b = bound[i];
+      if (b->device != nullptr) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "input '", inputs[i].name, "' sets shapes or bounds of the model; send it in host memory"));
+      }
+      HostTensor t;
+      t.dtype = b->host.dtype;
+      t.shape = shapes[i];
+      if (readers[i] != nullptr) {  // e.g. shared memory: read once here for planning
+        std::vector<uint8_t> bytes(host_bytes[i]);
+        RETURN_IF_ERROR((*readers[i])(bytes));
+        t.data = TensorBytes(std::move(bytes));
+      } else {
+        t.data = TensorBytes(std::vector<uint8_t>(b->host.data.begin(), b->host.data.end()));
+      }
+      values[i] = std::make_shared<const HostTensor>(std::move(t));
+    }
+  }
+  ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan, model.GetPlan(shapes, values));
   ASSIGN_OR_RETURN(SessionState * acquired, AcquireState(plan));
   const StateLease lease(*impl_->states, plan->signature);
   SessionState& state = *acquired;

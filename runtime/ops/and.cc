@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// And (opsets 7-25): logical and of two bool tensors with numpy broadcasting
+// And (opsets 7-27): logical and of two bool tensors with numpy broadcasting
 // (runtime/ops/comparison_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/comparison_op.h"
@@ -16,6 +16,6 @@ class AndOp : public ComparisonOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "And", 7, 25, AndOp);
+VKSERVE_REGISTER_OP("", "And", 7, 27, AndOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// AveragePool (opsets 1-25), fp32, 1-D and 2-D: kernel_shape, strides, pads,
+// AveragePool (opsets 1-27), fp32, 1-D and 2-D: kernel_shape, strides, pads,
 // auto_pad, count_include_pad, ceil_mode and (opset 19) dilations.
 #include "runtime/op_registry.h"
 #include "runtime/ops/pool_util.h"
@@ -16,6 +16,6 @@ class AveragePoolOp : public WindowPoolOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "AveragePool", 1, 25, AveragePoolOp);
+VKSERVE_REGISTER_OP("", "AveragePool", 1, 27, AveragePoolOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// BatchNormalization (opsets 1-25) in inference mode, fp32:
+// BatchNormalization (opsets 1-27) in inference mode, fp32:
 // y = (x - mean) / sqrt(var + epsilon) * scale + B per channel (dim 1), or,
 // with spatial=0 (opsets < 9), per element of the dims after the batch. The
 // four statistics fold into one scale and shift per channel: on the host when
@@ -153,6 +153,6 @@ class BatchNormalizationOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "BatchNormalization", 1, 25, BatchNormalizationOp);
+VKSERVE_REGISTER_OP("", "BatchNormalization", 1, 27, BatchNormalizationOp);
 
 }  // namespace vkserve

@@ -2,12 +2,14 @@
 // Copyright 2026 The vkserve Authors.
 #include "runtime/ops/binary_op.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "runtime/op_util.h"
 #include "runtime/ops/dispatch_kernel.h"
 #include "runtime/ops/host_fold.h"
+#include "runtime/ops/strided_copy.h"
 
 namespace vkserve {
 namespace {
@@ -85,6 +87,22 @@ int64_t FoldInt(BinaryOp::Kind kind, int64_t x, int64_t y) {
       for (int64_t k = 0; k < y && k < 64; ++k) r *= x;
       return r;
     }
+    case BinaryOp::Kind::kMin: return std::min(x, y);
+    case BinaryOp::Kind::kMax: return std::max(x, y);
+    case BinaryOp::Kind::kMod: {
+      if (y == 0) return 0;
+      const int64_t r = x % y;
+      return r != 0 && ((r < 0) != (y < 0)) ? r + y : r;
+    }
+    case BinaryOp::Kind::kFmod: return y == 0 ? 0 : x % y;
+    case BinaryOp::Kind::kBitwiseAnd: return x & y;
+    case BinaryOp::Kind::kBitwiseOr: return x | y;
+    case BinaryOp::Kind::kBitwiseXor: return x ^ y;
+    // Callers narrow the result to the element type (SetElementFromInt).
+    case BinaryOp::Kind::kShiftLeft:
+      return y < 0 || y >= 64 ? 0 : static_cast<int64_t>(static_cast<uint64_t>(x) << y);
+    case BinaryOp::Kind::kShiftRight:
+      return y < 0 || y >= 64 ? 0 : static_cast<int64_t>(static_cast<uint64_t>(x) >> y);
   }
   return 0;
 }
@@ -97,62 +115,106 @@ double FoldFloat(BinaryOp::Kind kind, double x, double y) {
     case BinaryOp::Kind::kDiv: return x / y;
     case BinaryOp::Kind::kPRelu: return x < 0 ? x * y : x;
     case BinaryOp::Kind::kPow: return std::pow(x, y);
+    case BinaryOp::Kind::kMin: return std::min(x, y);
+    case BinaryOp::Kind::kMax: return std::max(x, y);
+    case BinaryOp::Kind::kMod:
+    case BinaryOp::Kind::kFmod: return std::fmod(x, y);
+    default: return 0;  // integer-only kinds (Infer refuses floats)
   }
-  return 0;
+}
+
+bool IsUnsigned(DataType t) {
+  return t == DataType::kUint8 || t == DataType::kUint16 || t == DataType::kUint32 ||
+         t == DataType::kUint64;
+}
+
+// The integer types binary_int.comp computes.
+bool IsGpuInteger(DataType t) {
+  switch (t) {
+    case DataType::kInt8: case DataType::kUint8: case DataType::kInt16: case DataType::kUint16:
+    case DataType::kInt32: case DataType::kUint32: case DataType::kInt64: case DataType::kUint64:
+      return true;
+    default: return false;
+  }
 }
 
 }  // namespace
 
 absl::Status BinaryOp::Infer(InferContext& ctx) const {
-  ASSIGN_OR_RETURN(const TensorDesc* a, RequireInput(ctx, 0));
-  ASSIGN_OR_RETURN(const TensorDesc* b, RequireInput(ctx, 1));
-  if (a->dtype != b->dtype) {
-    return absl::InvalidArgumentError(absl::StrCat("inputs have different types (",
-                                                   std::string(DataTypeName(a->dtype)), ", ",
-                                                   std::string(DataTypeName(b->dtype)), ")"));
+  const Kind kind = KindOf(ctx.node);
+  const size_t count = arity_ == Arity::kBinary ? 2 : arity_ == Arity::kComplement ? 1 : ctx.inputs.size();
+  if (count == 0) return absl::InvalidArgumentError("no inputs");
+  std::vector<const TensorDesc*> in;
+  for (size_t i = 0; i < count; ++i) {
+    ASSIGN_OR_RETURN(const TensorDesc* t, RequireInput(ctx, i));
+    in.push_back(t);
   }
-  ASSIGN_OR_RETURN(std::vector<int64_t> shape, BroadcastShapes(a->shape, b->shape));
-  if (kind_ == Kind::kPRelu && shape != a->shape) {
+  std::vector<int64_t> shape = in[0]->shape;
+  for (size_t i = 1; i < count; ++i) {
+    if (in[i]->dtype != in[0]->dtype) {
+      return absl::InvalidArgumentError(absl::StrCat("inputs have different types (",
+                                                     std::string(DataTypeName(in[0]->dtype)), ", ",
+                                                     std::string(DataTypeName(in[i]->dtype)), ")"));
+    }
+    ASSIGN_OR_RETURN(shape, BroadcastShapes(shape, in[i]->shape));
+  }
+  if (kind_ == Kind::kPRelu && shape != in[0]->shape) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "slope ", ShapeString(b->shape), " does not broadcast to X ", ShapeString(a->shape)));
+        "slope ", ShapeString(in[1]->shape), " does not broadcast to X ", ShapeString(in[0]->shape)));
   }
-  ctx.outputs[0].dtype = a->dtype;
+  const DataType dtype = in[0]->dtype;
+  const bool is_float = IsFloatType(dtype);
+  if (kind == Kind::kMod && is_float) {
+    return absl::InvalidArgumentError("Mod of floating-point inputs needs fmod = 1");
+  }
+  if (IsBitwise(kind) && (is_float || dtype == DataType::kBool)) {
+    return absl::InvalidArgumentError(absl::StrCat("input 0 has type ",
+                                                   std::string(DataTypeName(dtype)),
+                                                   "; bitwise ops take integers"));
+  }
+  ctx.outputs[0].dtype = dtype;
   ctx.outputs[0].shape = shape;
   const int64_t n = NumElements(shape);
-  if (a->value == nullptr || b->value == nullptr || n > ctx.max_fold_elements ||
-      !IsFoldableType(a->dtype) || a->dtype == DataType::kBool) {
-    if (kind_ == Kind::kPow) return CheckDataType(a->dtype, {DataType::kFloat}, "input 0");
-    return CheckDataType(a->dtype, {DataType::kFloat, DataType::kInt32, DataType::kInt64,
-                                    DataType::kUint32, DataType::kUint64},
-                         "input 0");
+  bool foldable = n <= ctx.max_fold_elements && IsFoldableType(dtype) && dtype != DataType::kBool;
+  for (const TensorDesc* t : in) foldable = foldable && t->value != nullptr;
+  if (!foldable) {
+    if (kind == Kind::kPow) return CheckDataType(dtype, {DataType::kFloat}, "input 0");
+    if (arity_ == Arity::kMean) return CheckDataType(dtype, {DataType::kFloat, DataType::kFloat16}, "input 0");
+    if (dtype == DataType::kFloat || IsGpuInteger(dtype)) return absl::OkStatus();
+    if (dtype == DataType::kFloat16 && kind != Kind::kPRelu) return absl::OkStatus();
+    return absl::UnimplementedError(absl::StrCat("input 0 has type ",
+                                                 std::string(DataTypeName(dtype)),
+                                                 "; supported: float, float16 and the integer types"));
   }
   // Host folding (shape arithmetic): integers exactly in int64.
-  HostTensor out = ZeroTensor(a->dtype, shape);
-  const BroadcastIndex index_a(a->shape, shape);
-  const BroadcastIndex index_b(b->shape, shape);
-  const bool integer = !IsFloatType(a->dtype);
+  HostTensor out = ZeroTensor(dtype, shape);
+  std::vector<BroadcastIndex> index;
+  for (const TensorDesc* t : in) index.emplace_back(t->shape, shape);
   for (int64_t i = 0; i < n; ++i) {
-    const int64_t ia = index_a(i), ib = index_b(i);
-    if (integer) {
-      SetElementFromInt(&out, i, FoldInt(kind_, ElementAsInt(*a->value, ia), ElementAsInt(*b->value, ib)));
+    if (!is_float) {
+      int64_t v = ElementAsInt(*in[0]->value, index[0](i));
+      for (size_t k = 1; k < count; ++k) v = FoldInt(kind, v, ElementAsInt(*in[k]->value, index[k](i)));
+      if (arity_ == Arity::kComplement) v = ~v;
+      SetElementFromInt(&out, i, v);
     } else {
-      SetElementFromDouble(&out, i, FoldFloat(kind_, ElementAsDouble(*a->value, ia),
-                                              ElementAsDouble(*b->value, ib)));
+      double v = ElementAsDouble(*in[0]->value, index[0](i));
+      for (size_t k = 1; k < count; ++k) v = FoldFloat(kind, v, ElementAsDouble(*in[k]->value, index[k](i)));
+      if (arity_ == Arity::kMean) v /= static_cast<double>(count);
+      SetElementFromDouble(&out, i, v);
     }
   }
   ctx.outputs[0].value = Share(std::move(out));
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<Kernel>> BinaryOp::CreateKernel(KernelContext& ctx) const {
-  const TensorDesc& a = *ctx.input(0);
-  const TensorDesc& b = *ctx.input(1);
-  const TensorDesc& c = ctx.output(0);
+namespace {
+
+// One dispatch of c = a (kind) b, `a` and `b` bound at `ref_a` and `ref_b`.
+absl::StatusOr<DispatchStep> BinaryStep(KernelContext& ctx, BinaryOp::Kind kind,
+                                        const TensorDesc& a, BufferRef ref_a,
+                                        const TensorDesc& b, BufferRef ref_b,
+                                        const TensorDesc& c) {
   const uint64_t n = static_cast<uint64_t>(c.num_elements());
-  if (n >= (uint64_t{1} << 32)) {
-    return absl::UnimplementedError(absl::StrCat("tensors of 2^32 or more elements (", n, ")"));
-  }
-  if (n == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
   const Layout l = Simplify(c.shape, a.shape, b.shape);
   const uint64_t na = static_cast<uint64_t>(a.num_elements());
   const uint64_t nb = static_cast<uint64_t>(b.num_elements());
@@ -189,20 +251,75 @@ absl::StatusOr<std::unique_ptr<Kernel>> BinaryOp::CreateKernel(KernelContext& ct
   for (size_t d = 0; d < kMaxRank; ++d) step.push.U32(d < dims.size() ? static_cast<uint32_t>(dims[d]) : 1);
   for (size_t d = 0; d < kMaxRank; ++d) step.push.U32(d < l.a.size() && mode == kGeneral ? static_cast<uint32_t>(l.a[d]) : 0);
   for (size_t d = 0; d < kMaxRank; ++d) step.push.U32(d < l.b.size() && mode == kGeneral ? static_cast<uint32_t>(l.b[d]) : 0);
-  if (a.dtype == DataType::kFloat) {
-    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/binary", 3, step.push.size(), {kLocal, 1, 1},
-                                                    {static_cast<uint32_t>(kind_), mode}));
+  uint64_t invocations = n;
+  if (a.dtype == DataType::kFloat || a.dtype == DataType::kFloat16) {
+    // fp16: the build-time variant, one output word (two elements) per invocation.
+    const bool half = a.dtype == DataType::kFloat16;
+    if (half) invocations = (n + 1) / 2;
+    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline(half ? "ops/binary_f16" : "ops/binary", 3,
+                                                    step.push.size(), {kLocal, 1, 1},
+                                                    {static_cast<uint32_t>(kind), mode}));
   } else {
-    // Integers of any count: 64-bit arithmetic in two 32-bit words.
+    // Integers: 64-bit arithmetic in two 32-bit words; 1- and 2-byte types
+    // one output word (4 or 2 elements) per invocation.
     const uint32_t elem = static_cast<uint32_t>(DataTypeSize(a.dtype));
-    const uint32_t is_signed = a.dtype == DataType::kInt32 || a.dtype == DataType::kInt64;
+    const uint32_t is_signed = !IsUnsigned(a.dtype);
+    if (elem < 4) invocations = (n * elem + 3) / 4;
     ASSIGN_OR_RETURN(step.pipeline,
                      ctx.GetPipeline("ops/binary_int", 3, step.push.size(), {kLocal, 1, 1},
-                                     {static_cast<uint32_t>(kind_), mode, elem, is_signed}));
+                                     {static_cast<uint32_t>(kind), mode, elem, is_signed}));
   }
-  step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Output(0)};
-  step.groups = GroupsFor(n, kLocal, ctx.device());
-  return MakeDispatchKernel(std::move(step));
+  step.bindings = {ref_a, ref_b, BufferRef::Output(0)};
+  step.groups = GroupsFor(invocations, kLocal, ctx.device());
+  return step;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Kernel>> BinaryOp::CreateKernel(KernelContext& ctx) const {
+  const Kind kind = KindOf(ctx.node());
+  const TensorDesc& c = ctx.output(0);
+  const uint64_t n = static_cast<uint64_t>(c.num_elements());
+  if (n >= (uint64_t{1} << 32)) {
+    return absl::UnimplementedError(absl::StrCat("tensors of 2^32 or more elements (", n, ")"));
+  }
+  std::vector<DispatchStep> steps;
+  if (n == 0) return std::make_unique<DispatchKernel>(std::move(steps));
+  const BufferRef out_as_input{BufferRef::Source::kOutput, 0, gpu::Access::kRead};
+  if (arity_ == Arity::kComplement) {
+    TensorDesc ones;
+    ones.dtype = c.dtype;
+    ASSIGN_OR_RETURN(DispatchStep step,
+                     BinaryStep(ctx, kind, *ctx.input(0), BufferRef::Input(0), ones,
+                                BufferRef::Constant(ctx.AddConstant(std::vector<uint8_t>(8, 0xFF))), c));
+    return MakeDispatchKernel(std::move(step));
+  }
+  const size_t count = arity_ == Arity::kBinary ? 2 : ctx.num_inputs();
+  if (count == 1) {  // Sum/Max/... of one input: a copy
+    return CreateStridedCopyKernel(ctx, c.dtype, {ContiguousCopy(static_cast<int64_t>(n))});
+  }
+  // Fold left to right, the running result in the output (read and written
+  // element by element by the same invocation).
+  for (size_t k = 1; k < count; ++k) {
+    const TensorDesc& a = k == 1 ? *ctx.input(0) : c;
+    ASSIGN_OR_RETURN(DispatchStep step,
+                     BinaryStep(ctx, kind, a, k == 1 ? BufferRef::Input(0) : out_as_input,
+                                *ctx.input(k), BufferRef::Input(static_cast<uint32_t>(k)), c));
+    steps.push_back(std::move(step));
+  }
+  if (arity_ == Arity::kMean) {
+    HostTensor scale = ZeroTensor(c.dtype, {});
+    SetElementFromDouble(&scale, 0, 1.0 / static_cast<double>(count));
+    std::vector<uint8_t> bytes = scale.data.ToVector();
+    bytes.resize(4, 0);  // a whole word
+    TensorDesc scalar;
+    scalar.dtype = c.dtype;
+    ASSIGN_OR_RETURN(DispatchStep step,
+                     BinaryStep(ctx, Kind::kMul, c, out_as_input, scalar,
+                                BufferRef::Constant(ctx.AddConstant(std::move(bytes))), c));
+    steps.push_back(std::move(step));
+  }
+  return std::make_unique<DispatchKernel>(std::move(steps));
 }
 
 }  // namespace vkserve

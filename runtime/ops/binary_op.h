@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// BinaryOp: the shared implementation of Add, Sub, Mul, Div, PRelu and Pow —
-// numpy broadcasting (PRelu: the slope broadcasts to the input), fp32 on the
-// GPU through shaders/ops/binary.comp, int32/int64/uint32/uint64 of any size
-// (but Pow) through shaders/ops/binary_int.comp (64-bit arithmetic in 32-bit words), and
+// BinaryOp: the shared implementation of Add, Sub, Mul, Div, PRelu, Pow, Mod,
+// BitShift, BitwiseAnd/Or/Xor and the variadic Min, Max, Sum and Mean — numpy broadcasting (PRelu: the
+// slope broadcasts to the input), fp32 (and fp16 through the ops/binary_f16
+// build-time variant, but PRelu and Pow) on the GPU through
+// shaders/ops/binary.comp, the integers of every width (but Pow) through
+// shaders/ops/binary_int.comp (64-bit arithmetic in 32-bit words), and
 // folded on the host for small known inputs of any numeric type (shape
 // arithmetic; larger ones — e.g. position/mask indices of a large batch — run
 // on the GPU like any other). Opsets before 7 (explicit
@@ -22,14 +24,34 @@ namespace vkserve {
 class BinaryOp : public Op {
  public:
   // Also the shader's OP spec constant.
-  enum class Kind : uint32_t { kAdd = 0, kSub = 1, kMul = 2, kDiv = 3, kPRelu = 4, kPow = 5 };
-  explicit BinaryOp(Kind kind) : kind_(kind) {}
+  enum class Kind : uint32_t {
+    kAdd = 0, kSub = 1, kMul = 2, kDiv = 3, kPRelu = 4, kPow = 5,
+    kMin = 6, kMax = 7,
+    kMod = 8,   // integers, the result takes the divisor's sign (Python's %)
+    kFmod = 9,  // the result takes the dividend's sign (C's fmod)
+    // Integers only.
+    kBitwiseAnd = 10, kBitwiseOr = 11, kBitwiseXor = 12,
+    kShiftLeft = 13, kShiftRight = 14,  // unsigned; shifts of width or more give 0
+  };
+  // How many inputs: two, or one or more folded left to right (Sum, Max,
+  // ...); kMean divides the folded sum by the input count; kComplement
+  // takes one input and an all-ones second operand (BitwiseNot as Xor).
+  enum class Arity { kBinary, kVariadic, kMean, kComplement };
+  explicit BinaryOp(Kind kind, Arity arity = Arity::kBinary) : kind_(kind), arity_(arity) {}
 
   absl::Status Infer(InferContext& ctx) const override;
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override;
 
+  // For integer-only kinds.
+  static bool IsBitwise(Kind kind) { return static_cast<uint32_t>(kind) >= 10; }
+
+ protected:
+  // The operation `node` computes (Mod picks kMod or kFmod by attribute).
+  virtual Kind KindOf(const Node& /*node*/) const { return kind_; }
+
  private:
   const Kind kind_;
+  const Arity arity_;
 };
 
 }  // namespace vkserve

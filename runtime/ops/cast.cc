@@ -1,111 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Cast (opsets 1-25): converts every element to the type `to` (a type name
-// string in opsets 1-5, a TensorProto code after). Folded on the host for
-// every numeric type; on the GPU (shaders/ops/cast.comp) between float,
-// float16, bfloat16, bool and the integers. Same-type casts are plain copies.
-// `saturate` (opset 19) only concerns float8 types, which are unsupported.
-#include <map>
-
-#include "absl/strings/str_cat.h"
+// Cast (opsets 1-27): converts every element to the type `to`
+// (runtime/ops/cast_op.h).
 #include "runtime/op_registry.h"
-#include "runtime/op_util.h"
-#include "runtime/ops/host_fold.h"
-#include "runtime/ops/strided_copy.h"
+#include "runtime/ops/cast_op.h"
 
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocalSize = 256;
-
-absl::StatusOr<DataType> TargetType(const Node& node) {
-  const Attribute* to = node.FindAttribute("to");
-  if (to == nullptr) return absl::InvalidArgumentError("attribute 'to' is required");
-  DataType type = DataType::kUndefined;
-  if (to->type == Attribute::Type::kString) {
-    static const auto* kNames = new std::map<std::string, DataType>{
-        {"FLOAT", DataType::kFloat},   {"UINT8", DataType::kUint8},     {"INT8", DataType::kInt8},
-        {"UINT16", DataType::kUint16}, {"INT16", DataType::kInt16},     {"INT32", DataType::kInt32},
-        {"INT64", DataType::kInt64},   {"BOOL", DataType::kBool},       {"FLOAT16", DataType::kFloat16},
-        {"DOUBLE", DataType::kDouble}, {"UINT32", DataType::kUint32},   {"UINT64", DataType::kUint64},
-        {"BFLOAT16", DataType::kBFloat16}};
-    auto it = kNames->find(to->s);
-    if (it != kNames->end()) type = it->second;
-  } else if (to->type == Attribute::Type::kInt) {
-    if (IsKnownDataType(static_cast<int32_t>(to->i))) type = static_cast<DataType>(to->i);
-  } else {
-    return absl::InvalidArgumentError("attribute 'to' must be an int");
-  }
-  if (!IsFoldableType(type)) {
-    return absl::UnimplementedError("Cast to this type is not supported");
-  }
-  return type;
-}
-
-bool IsGpuCastType(DataType t) { return IsFoldableType(t) && t != DataType::kDouble; }
-
-class CastKernel : public Kernel {
+class CastOp : public ConvertOp {
  public:
-  CastKernel(std::shared_ptr<const gpu::Pipeline> pipeline, uint32_t count,
-             std::array<uint32_t, 3> groups)
-      : pipeline_(std::move(pipeline)), count_(count), groups_(groups) {}
-
-  absl::Status Record(const RecordContext& ctx) const override {
-    if (count_ == 0) return absl::OkStatus();
-    const gpu::Binding bindings[] = {
-        {WordRange(ctx.inputs[0]), gpu::Access::kRead},
-        {WordRange(ctx.outputs[0]), gpu::Access::kReadWrite},
-    };
-    const auto* bytes = reinterpret_cast<const uint8_t*>(&count_);
-    return ctx.command_buffer.Dispatch(pipeline_, bindings, std::span(bytes, sizeof(count_)),
-                                       groups_, ctx.label);
+  absl::Status Validate(const Node& node) const override {
+    return CastTypeAttribute(node).status();
   }
 
- private:
-  std::shared_ptr<const gpu::Pipeline> pipeline_;
-  uint32_t count_;
-  std::array<uint32_t, 3> groups_;
-};
-
-class CastOp : public Op {
- public:
-  absl::Status Validate(const Node& node) const override { return TargetType(node).status(); }
-
-  absl::Status Infer(InferContext& ctx) const override {
-    ASSIGN_OR_RETURN(const TensorDesc* in, RequireInput(ctx, 0));
-    ASSIGN_OR_RETURN(DataType to, TargetType(ctx.node));
-    TensorDesc& out = ctx.outputs[0];
-    out.dtype = to;
-    out.shape = in->shape;
-    if (ShouldFold(ctx, out.num_elements())) {
-      ASSIGN_OR_RETURN(HostTensor t, ConvertTensor(*in->value, to));
-      out.value = Share(std::move(t));
-    }
-    return absl::OkStatus();
-  }
-
-  absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
-    const TensorDesc& in = *ctx.input(0);
-    ASSIGN_OR_RETURN(DataType to, TargetType(ctx.node()));
-    const int64_t n = in.num_elements();
-    if (in.dtype == to) return CreateStridedCopyKernel(ctx, to, {ContiguousCopy(n)});
-    if (!IsGpuCastType(in.dtype) || !IsGpuCastType(to)) {
-      return absl::UnimplementedError(absl::StrCat("Cast from ", std::string(DataTypeName(in.dtype)),
-                                                   " to ", std::string(DataTypeName(to)),
-                                                   " is not supported on the GPU"));
-    }
-    if (n > UINT32_MAX) return absl::UnimplementedError("Cast: tensor too large");
-    ASSIGN_OR_RETURN(auto pipeline,
-                     ctx.GetPipeline("ops/cast", 2, sizeof(uint32_t), {kLocalSize, 1, 1},
-                                     {static_cast<uint32_t>(in.dtype), static_cast<uint32_t>(to)}));
-    return std::make_unique<CastKernel>(std::move(pipeline), static_cast<uint32_t>(n),
-                                        GroupsFor(static_cast<uint64_t>(n), kLocalSize, ctx.device()));
+ protected:
+  absl::StatusOr<DataType> TargetType(const Node& node, const TensorDesc* /*like*/) const override {
+    return CastTypeAttribute(node);
   }
 };
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Cast", 1, 25, CastOp);
+VKSERVE_REGISTER_OP("", "Cast", 1, 27, CastOp);
 
 }  // namespace vkserve

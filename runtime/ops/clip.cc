@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Clip (opsets 6-25), fp32: an activation (runtime/ops/unary_op.h). Its
+// Clip (opsets 6-27), fp32: an activation (runtime/ops/unary_op.h). Its
 // bounds are attributes below opset 11 and optional scalar inputs from it on,
 // which must be constants (read on the host; a missing bound is unbounded).
 #include <limits>
@@ -47,6 +47,6 @@ class ClipOp : public ActivationOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Clip", 6, 25, ClipOp);
+VKSERVE_REGISTER_OP("", "Clip", 6, 27, ClipOp);
 
 }  // namespace vkserve

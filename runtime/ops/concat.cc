@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Concat (opsets 1-25): joins its inputs along `axis` (default 1 before
+// Concat (opsets 1-27): joins its inputs along `axis` (default 1 before
 // opset 4; negative from opset 11). Empty inputs are skipped. On the GPU one
 // strided copy per input writes its slice of the output; folded when every
 // input is host-known and the output small (shape vectors).
@@ -103,6 +103,6 @@ class ConcatOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Concat", 1, 25, ConcatOp);
+VKSERVE_REGISTER_OP("", "Concat", 1, 27, ConcatOp);
 
 }  // namespace vkserve

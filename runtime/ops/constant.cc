@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Constant (opsets 1-25): a tensor given by one attribute — `value` (a
+// Constant (opsets 1-27): a tensor given by one attribute — `value` (a
 // tensor), `value_float(s)` or `value_int(s)` (opset 12+). Always folded.
 // `sparse_value` and `value_string(s)` are UNIMPLEMENTED.
 #include "absl/strings/str_cat.h"
@@ -80,6 +80,6 @@ class ConstantOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Constant", 1, 25, ConstantOp);
+VKSERVE_REGISTER_OP("", "Constant", 1, 27, ConstantOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// ConstantOfShape (opsets 9-25): a tensor of the host-known shape in input 0
+// ConstantOfShape (opsets 9-27): a tensor of the host-known shape in input 0
 // filled with the one-element `value` attribute (default float 0). Folded
 // when small; larger ones are filled on the GPU — with vkCmdFillBuffer when
 // the value is one repeated 32-bit word, else by broadcasting the value from
@@ -107,6 +107,6 @@ class ConstantOfShapeOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "ConstantOfShape", 9, 25, ConstantOfShapeOp);
+VKSERVE_REGISTER_OP("", "ConstantOfShape", 9, 27, ConstantOfShapeOp);
 
 }  // namespace vkserve

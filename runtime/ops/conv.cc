@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Conv (opsets 1-25), fp32, 1-D and 2-D, with groups, strides, dilations,
+// Conv (opsets 1-27), fp32, 1-D and 2-D, with groups, strides, dilations,
 // pads / auto_pad and an optional bias, plus the fused epilogue a fusion pass
 // records on the node (activation, residual add), applied in the store.
 // Two GPU paths:
@@ -375,6 +375,6 @@ class ConvOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Conv", 1, 25, ConvOp);
+VKSERVE_REGISTER_OP("", "Conv", 1, 27, ConvOp);
 
 }  // namespace vkserve

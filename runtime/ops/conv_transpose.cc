@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// ConvTranspose (opsets 1-25), fp32, 1-D and 2-D: groups, strides, pads,
+// ConvTranspose (opsets 1-27), fp32, 1-D and 2-D: groups, strides, pads,
 // dilations, output_padding, output_shape and auto_pad as in the ONNX
 // specification, optional bias. Runs as a gather (conv_transpose.comp): one
 // invocation per output element, visiting only the kernel taps whose stride
@@ -141,6 +141,6 @@ class ConvTransposeOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "ConvTranspose", 1, 25, ConvTransposeOp);
+VKSERVE_REGISTER_OP("", "ConvTranspose", 1, 27, ConvTransposeOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Dropout (opsets 1-25) at inference: output 0 is input 0's bytes (an alias,
+// Dropout (opsets 1-27) at inference: output 0 is input 0's bytes (an alias,
 // no dispatch). The ratio input is ignored; training mode (is_test=0 before
 // opset 7, a true training_mode input from 12) is UNIMPLEMENTED. The optional
 // mask output, all true at inference from opset 12, is produced as a
@@ -66,6 +66,6 @@ class DropoutOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Dropout", 1, 25, DropoutOp);
+VKSERVE_REGISTER_OP("", "Dropout", 1, 27, DropoutOp);
 
 }  // namespace vkserve

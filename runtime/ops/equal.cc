@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Equal (opsets 1-25): A == B with numpy broadcasting, as bool; in real models
+// Equal (opsets 1-27): A == B with numpy broadcasting, as bool; in real models
 // mostly shape arithmetic (`shape == -1` before Where), folded on the host
 // (runtime/ops/comparison_op.h).
 #include "runtime/op_registry.h"
@@ -17,6 +17,6 @@ class EqualOp : public ComparisonOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Equal", 1, 25, EqualOp);
+VKSERVE_REGISTER_OP("", "Equal", 1, 27, EqualOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Erf (opsets 9-25), fp32: an activation (runtime/ops/unary_op.h), so it also
+// Erf (opsets 9-27), fp32: an activation (runtime/ops/unary_op.h), so it also
 // fuses into a preceding Conv/Gemm/MatMul epilogue. The GLSL erf is in
 // shaders/common/activation.glsl. BERT's exact GELU is x * 0.5 * (1 + erf(x /
 // sqrt(2))).
@@ -18,6 +18,6 @@ class ErfOp : public ActivationOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Erf", 9, 25, ErfOp);
+VKSERVE_REGISTER_OP("", "Erf", 9, 27, ErfOp);
 
 }  // namespace vkserve

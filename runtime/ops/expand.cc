@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Expand (opsets 8-25): broadcasts the input to the host-known `shape`
+// Expand (opsets 8-27): broadcasts the input to the host-known `shape`
 // (bidirectionally: the output shape is the numpy broadcast of the two).
 // A strided copy with zero strides on broadcast dims; folded when the input
 // is host-known and the output small.
@@ -47,6 +47,6 @@ class ExpandOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Expand", 8, 25, ExpandOp);
+VKSERVE_REGISTER_OP("", "Expand", 8, 27, ExpandOp);
 
 }  // namespace vkserve

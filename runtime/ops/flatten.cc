@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Flatten (opsets 1-25): input 0 as a 2-D matrix [prod(dims[:axis]),
+// Flatten (opsets 1-27): input 0 as a 2-D matrix [prod(dims[:axis]),
 // prod(dims[axis:])], axis in [0, rank] (negative from opset 11). An alias.
 #include "absl/strings/str_cat.h"
 #include "runtime/op_registry.h"
@@ -38,6 +38,6 @@ class FlattenOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Flatten", 1, 25, FlattenOp);
+VKSERVE_REGISTER_OP("", "Flatten", 1, 27, FlattenOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Gather (opsets 1-25): picks slices of `data` along `axis` (negative from
+// Gather (opsets 1-27): picks slices of `data` along `axis` (negative from
 // opset 11) by int32/int64 indices (negative ones count from the end). The
 // output shape is data[:axis] + indices.shape + data[axis+1:].
 //
@@ -153,6 +153,6 @@ class GatherOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Gather", 1, 25, GatherOp);
+VKSERVE_REGISTER_OP("", "Gather", 1, 27, GatherOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// GatherElements (opsets 11-25): out[c] = data[c with c[axis] = indices[c]],
+// GatherElements (opsets 11-27): out[c] = data[c with c[axis] = indices[c]],
 // for every position c of `indices`, which has data's rank and at most its
 // dims. Negative indices count from the end. BERT exports read their
 // position ids with it, from host-known tensors, where it folds; otherwise
@@ -138,6 +138,6 @@ class GatherElementsOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "GatherElements", 11, 25, GatherElementsOp);
+VKSERVE_REGISTER_OP("", "GatherElements", 11, 27, GatherElementsOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Gelu (opsets 20-25), fp32: an activation (runtime/ops/unary_op.h), so it
+// Gelu (opsets 20-27), fp32: an activation (runtime/ops/unary_op.h), so it
 // also fuses into a preceding Conv/Gemm/MatMul epilogue. approximate "none"
 // (the default) is the exact x * (1 + erf(x / sqrt(2))) / 2; "tanh" is
 // x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) / 2. ONNX Runtime's
@@ -45,6 +45,6 @@ class GeluOp : public ActivationOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Gelu", 20, 25, GeluOp);
+VKSERVE_REGISTER_OP("", "Gelu", 20, 27, GeluOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Gemm (opsets 1-25), fp32: Y = alpha * op(A) x op(B) + beta * C with
+// Gemm (opsets 1-27), fp32: Y = alpha * op(A) x op(B) + beta * C with
 // transA / transB, C optional (opset >= 11) and unidirectionally broadcast to
 // [M, N] (scalar, [N], [1, N], [M, 1], [M, N]), plus the fused epilogue a
 // fusion pass records on the node (activation, residual add). Runs on the
@@ -129,6 +129,6 @@ class GemmOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Gemm", 1, 25, GemmOp);
+VKSERVE_REGISTER_OP("", "Gemm", 1, 27, GemmOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Greater (opsets 7-25): A > B with numpy broadcasting, as bool
+// Greater (opsets 7-27): A > B with numpy broadcasting, as bool
 // (runtime/ops/comparison_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/comparison_op.h"
@@ -16,6 +16,6 @@ class GreaterOp : public ComparisonOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Greater", 7, 25, GreaterOp);
+VKSERVE_REGISTER_OP("", "Greater", 7, 27, GreaterOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// GreaterOrEqual (opsets 12-25): A >= B with numpy broadcasting, as bool; BERT
+// GreaterOrEqual (opsets 12-27): A >= B with numpy broadcasting, as bool; BERT
 // exports build attention masks with it (runtime/ops/comparison_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/comparison_op.h"
@@ -16,6 +16,6 @@ class GreaterOrEqualOp : public ComparisonOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "GreaterOrEqual", 12, 25, GreaterOrEqualOp);
+VKSERVE_REGISTER_OP("", "GreaterOrEqual", 12, 27, GreaterOrEqualOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// HardSigmoid (opsets 6-25), fp32: an activation (runtime/ops/unary_op.h).
+// HardSigmoid (opsets 6-27), fp32: an activation (runtime/ops/unary_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/unary_op.h"
 
@@ -25,6 +25,6 @@ class HardSigmoidOp : public ActivationOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "HardSigmoid", 6, 25, HardSigmoidOp);
+VKSERVE_REGISTER_OP("", "HardSigmoid", 6, 27, HardSigmoidOp);
 
 }  // namespace vkserve

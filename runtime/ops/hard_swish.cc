@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// HardSwish (opsets 14-25), fp32: an activation (runtime/ops/unary_op.h).
+// HardSwish (opsets 14-27), fp32: an activation (runtime/ops/unary_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/unary_op.h"
 
@@ -15,6 +15,6 @@ class HardSwishOp : public ActivationOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "HardSwish", 14, 25, HardSwishOp);
+VKSERVE_REGISTER_OP("", "HardSwish", 14, 27, HardSwishOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Identity (opsets 1-25): output 0 is input 0's bytes — an alias, no
+// Identity (opsets 1-27): output 0 is input 0's bytes — an alias, no
 // dispatch; folded when the input is known.
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
@@ -21,6 +21,6 @@ class IdentityOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Identity", 1, 25, IdentityOp);
+VKSERVE_REGISTER_OP("", "Identity", 1, 27, IdentityOp);
 
 }  // namespace vkserve

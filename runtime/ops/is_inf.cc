@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// IsInf (opsets 10-25): true where a float is +inf (detect_positive, default
+// IsInf (opsets 10-27): true where a float is +inf (detect_positive, default
 // 1) or -inf (detect_negative, default 1) (runtime/ops/comparison_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/comparison_op.h"
@@ -16,6 +16,6 @@ class IsInfOp : public ComparisonOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "IsInf", 10, 25, IsInfOp);
+VKSERVE_REGISTER_OP("", "IsInf", 10, 27, IsInfOp);
 
 }  // namespace vkserve

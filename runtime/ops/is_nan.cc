@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// IsNaN (opsets 9-25): true where a float is NaN; exporters guard Softmax and
+// IsNaN (opsets 9-27): true where a float is NaN; exporters guard Softmax and
 // attention masks with it (runtime/ops/comparison_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/comparison_op.h"
@@ -16,6 +16,6 @@ class IsNaNOp : public ComparisonOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "IsNaN", 9, 25, IsNaNOp);
+VKSERVE_REGISTER_OP("", "IsNaN", 9, 27, IsNaNOp);
 
 }  // namespace vkserve

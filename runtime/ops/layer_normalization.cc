@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// LayerNormalization (opsets 17-25), fp32: each row of the trailing dims
+// LayerNormalization (opsets 17-27), fp32: each row of the trailing dims
 // [axis, rank) is normalized to zero mean and unit variance, then scaled and
 // shifted: Y = (X - mean) / sqrt(var + epsilon) * Scale + B. The optional
 // outputs Mean and InvStdDev have shape X.shape[:axis] + [1] * (rank - axis).
@@ -314,6 +314,6 @@ class LayerNormalizationOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "LayerNormalization", 17, 25, LayerNormalizationOp);
+VKSERVE_REGISTER_OP("", "LayerNormalization", 17, 27, LayerNormalizationOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// LeakyRelu (opsets 6-25), fp32: an activation (runtime/ops/unary_op.h).
+// LeakyRelu (opsets 6-27), fp32: an activation (runtime/ops/unary_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/unary_op.h"
 
@@ -24,6 +24,6 @@ class LeakyReluOp : public ActivationOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "LeakyRelu", 6, 25, LeakyReluOp);
+VKSERVE_REGISTER_OP("", "LeakyRelu", 6, 27, LeakyReluOp);
 
 }  // namespace vkserve

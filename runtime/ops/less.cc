@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Less (opsets 7-25): A < B with numpy broadcasting, as bool
+// Less (opsets 7-27): A < B with numpy broadcasting, as bool
 // (runtime/ops/comparison_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/comparison_op.h"
@@ -16,6 +16,6 @@ class LessOp : public ComparisonOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Less", 7, 25, LessOp);
+VKSERVE_REGISTER_OP("", "Less", 7, 27, LessOp);
 
 }  // namespace vkserve

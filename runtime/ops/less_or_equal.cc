@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// LessOrEqual (opsets 12-25): A <= B with numpy broadcasting, as bool
+// LessOrEqual (opsets 12-27): A <= B with numpy broadcasting, as bool
 // (runtime/ops/comparison_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/comparison_op.h"
@@ -16,6 +16,6 @@ class LessOrEqualOp : public ComparisonOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "LessOrEqual", 12, 25, LessOrEqualOp);
+VKSERVE_REGISTER_OP("", "LessOrEqual", 12, 27, LessOrEqualOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// MaxPool (opsets 1-25), fp32, 1-D and 2-D: kernel_shape, strides, pads,
+// MaxPool (opsets 1-27), fp32, 1-D and 2-D: kernel_shape, strides, pads,
 // auto_pad, dilations and ceil_mode. The Indices output is not supported.
 #include "runtime/op_registry.h"
 #include "runtime/ops/pool_util.h"
@@ -16,6 +16,6 @@ class MaxPoolOp : public WindowPoolOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "MaxPool", 1, 25, MaxPoolOp);
+VKSERVE_REGISTER_OP("", "MaxPool", 1, 27, MaxPoolOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Not (opsets 1-25): logical not of a bool tensor
+// Not (opsets 1-27): logical not of a bool tensor
 // (runtime/ops/comparison_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/comparison_op.h"
@@ -16,6 +16,6 @@ class NotOp : public ComparisonOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Not", 1, 25, NotOp);
+VKSERVE_REGISTER_OP("", "Not", 1, 27, NotOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Or (opsets 7-25): logical or of two bool tensors with numpy broadcasting
+// Or (opsets 7-27): logical or of two bool tensors with numpy broadcasting
 // (runtime/ops/comparison_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/comparison_op.h"
@@ -16,6 +16,6 @@ class OrOp : public ComparisonOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Or", 7, 25, OrOp);
+VKSERVE_REGISTER_OP("", "Or", 7, 27, OrOp);
 
 }  // namespace vkserve

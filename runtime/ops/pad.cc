@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Pad (opsets 1-25) for 4-byte element types (float, int32, uint32): modes
+// Pad (opsets 1-27) for 4-byte element types (float, int32, uint32): modes
 // constant, reflect, edge and wrap (opset 19); negative pads crop. Before
 // opset 11 pads and value are attributes ("paddings" at opset 1); from 11 they
 // are the host-known inputs pads and constant_value, and from 18 the optional
@@ -220,6 +220,6 @@ class PadOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Pad", 1, 25, PadOp);
+VKSERVE_REGISTER_OP("", "Pad", 1, 27, PadOp);
 
 }  // namespace vkserve

@@ -36,7 +36,9 @@ class UnaryDispatchKernel : public Kernel {
   std::array<uint32_t, 3> groups_;
 };
 
-const char* PoolName(PoolKind kind) { return kind == PoolKind::kMax ? "MaxPool" : "AveragePool"; }
+const char* PoolName(PoolKind kind) {
+  return kind == PoolKind::kMax ? "MaxPool" : kind == PoolKind::kLp ? "LpPool" : "AveragePool";
+}
 
 absl::StatusOr<Window> PoolWindow(const Node& node, PoolKind kind, const TensorDesc& x) {
   RETURN_IF_ERROR(
@@ -64,7 +66,7 @@ std::vector<int64_t> PooledShape(const TensorDesc& x, const Window& w) {
 
 absl::Status WindowPoolOp::Validate(const Node& node) const {
   RETURN_IF_ERROR(ValidateWindowAttributes(node));
-  for (const char* name : {"ceil_mode", "count_include_pad", "storage_order"}) {
+  for (const char* name : {"ceil_mode", "count_include_pad", "storage_order", "p"}) {
     RETURN_IF_ERROR(CheckAttributeType(node, name, Attribute::Type::kInt));
   }
   if (node.GetInts("kernel_shape").empty()) {
@@ -94,13 +96,16 @@ absl::StatusOr<std::unique_ptr<Kernel>> WindowPoolOp::CreateKernel(KernelContext
     return absl::UnimplementedError("pooling tensors of 2^32 elements or more are not supported");
   }
   const bool average = kind_ == PoolKind::kAverage;
+  const uint32_t kind = kind_ == PoolKind::kMax ? 0u : average ? 1u : 2u;
+  const int64_t p = ctx.node().GetInt("p", 2);
+  if (kind_ == PoolKind::kLp && (p < 1 || p > 64)) return absl::UnimplementedError("LpPool's p must be 1 to 64");
   const bool include_pad = average && ctx.node().GetInt("count_include_pad", 0) != 0;
   constexpr uint32_t kLocal = 128;
   ASSIGN_OR_RETURN(auto pipeline,
                    ctx.GetPipeline("ops/pool", 2, 36, {kLocal, 1, 1},
                                    {U32(g.kernel_h), U32(g.kernel_w), U32(g.stride_h),
                                     U32(g.stride_w), U32(g.dilation_h), U32(g.dilation_w),
-                                    average ? 1u : 0u, include_pad ? 1u : 0u}));
+                                    kind, include_pad ? 1u : 0u, U32(p)}));
   PushConstants pc;
   pc.U32(U32(g.in_h)).U32(U32(g.in_w)).U32(U32(g.out_h)).U32(U32(g.out_w)).U32(U32(total));
   pc.I32(g.pad_top).I32(g.pad_left).I32(g.pad_bottom).I32(g.pad_right);

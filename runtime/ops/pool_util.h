@@ -2,7 +2,7 @@
 // Copyright 2026 The vkserve Authors.
 //
 // The pooling ops, shared by their registration files: WindowPoolOp is
-// MaxPool / AveragePool over 1-D and 2-D windows (pool.comp), GlobalPoolOp is
+// MaxPool / AveragePool / LpPool over 1-D and 2-D windows (pool.comp), GlobalPoolOp is
 // GlobalAveragePool / GlobalMaxPool over any number of spatial dimensions
 // (global_pool.comp). fp32 only. Stateless; thread-safe.
 #ifndef VKSERVE_RUNTIME_OPS_POOL_UTIL_H_
@@ -14,7 +14,7 @@
 
 namespace vkserve {
 
-enum class PoolKind { kMax, kAverage };
+enum class PoolKind { kMax, kAverage, kLp };  // kLp: (sum |x|^p)^(1/p)
 
 class WindowPoolOp : public Op {
  public:

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Pow (opsets 7-25) with numpy broadcasting (runtime/ops/binary_op.h), with
+// Pow (opsets 7-27) with numpy broadcasting (runtime/ops/binary_op.h), with
 // C's pow semantics: a negative base takes integer exponents. GPT-2's
 // tanh-GELU computes x^3 with it. A float base may take an exponent of
 // another numeric type (ONNX's T1; exporters write int64 powers): the
@@ -209,6 +209,6 @@ class PowOp : public BinaryOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Pow", 7, 25, PowOp);
+VKSERVE_REGISTER_OP("", "Pow", 7, 27, PowOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// PRelu (opsets 7-25) with numpy broadcasting (runtime/ops/binary_op.h).
+// PRelu (opsets 7-27) with numpy broadcasting (runtime/ops/binary_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/binary_op.h"
 
@@ -15,6 +15,6 @@ class PReluOp : public BinaryOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "PRelu", 7, 25, PReluOp);
+VKSERVE_REGISTER_OP("", "PRelu", 7, 27, PReluOp);
 
 }  // namespace vkserve

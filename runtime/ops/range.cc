@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Range (opsets 11-25): start, start + delta, ... up to (excluding) limit,
+// Range (opsets 11-26): start, start + delta, ... up to (excluding) limit,
 // from three host-known scalars. The values are computed on the host as
 // onnxruntime does (accumulating delta in the element type): folded when
 // small, else uploaded once per plan and copied into the output.
@@ -108,6 +108,6 @@ class RangeOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Range", 11, 25, RangeOp);
+VKSERVE_REGISTER_OP("", "Range", 11, 26, RangeOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Reshape (opsets 1-25): input 0's bytes under a new shape, taken from the
+// Reshape (opsets 1-27): input 0's bytes under a new shape, taken from the
 // `shape` attribute before opset 5 and from the host-known input 1 after.
 // A 0 copies the input's dim at that index (unless allowzero=1, opset 14+)
 // and one -1 is inferred. An alias: no data moves.
@@ -101,6 +101,6 @@ class ReshapeOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Reshape", 1, 25, ReshapeOp);
+VKSERVE_REGISTER_OP("", "Reshape", 1, 27, ReshapeOp);
 
 }  // namespace vkserve

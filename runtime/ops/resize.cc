@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Resize (opsets 10-25), fp32, any rank up to 6, on any axes: modes nearest
+// Resize (opsets 10-27), fp32, any rank up to 6, on any axes: modes nearest
 // (round_prefer_floor / round_prefer_ceil / floor / ceil; opset 10's
 // truncation), linear (N-linear) and cubic (cubic_coeff_a, exclude_outside);
 // coordinate_transformation_mode half_pixel, half_pixel_symmetric,
@@ -454,6 +454,6 @@ class ResizeOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Resize", 10, 25, ResizeOp);
+VKSERVE_REGISTER_OP("", "Resize", 10, 27, ResizeOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Shape (opsets 1-25): the input's shape as a 1-D int64 tensor, optionally
+// Shape (opsets 1-27): the input's shape as a 1-D int64 tensor, optionally
 // sliced by the `start`/`end` attributes (opset 15+). Shapes are known at
 // plan time, so Shape is always folded and never runs.
 #include <algorithm>
@@ -46,6 +46,6 @@ class ShapeOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Shape", 1, 25, ShapeOp);
+VKSERVE_REGISTER_OP("", "Shape", 1, 27, ShapeOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Sigmoid (opsets 6-25), fp32: an activation (runtime/ops/unary_op.h).
+// Sigmoid (opsets 6-27), fp32: an activation (runtime/ops/unary_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/unary_op.h"
 
@@ -15,6 +15,6 @@ class SigmoidOp : public ActivationOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Sigmoid", 6, 25, SigmoidOp);
+VKSERVE_REGISTER_OP("", "Sigmoid", 6, 27, SigmoidOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Slice (opsets 1-25): takes input[start:end:step] along some axes. Before
+// Slice (opsets 1-27): takes input[start:end:step] along some axes. Before
 // opset 10 starts/ends/axes are attributes (step 1); from 10 they are
 // host-known inputs, plus optional steps (negative steps walk backwards).
 // Starts and ends are clamped as ONNX specifies, so INT64_MAX means "to the
@@ -133,6 +133,6 @@ class SliceOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Slice", 1, 25, SliceOp);
+VKSERVE_REGISTER_OP("", "Slice", 1, 27, SliceOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Split (opsets 1-25): cuts the input along `axis` into one piece per output.
+// Split (opsets 1-27): cuts the input along `axis` into one piece per output.
 // Sizes come from `split` (an attribute in opsets 1-12, a host-known input in
 // opset 1 and 13+), else from `num_outputs` (opset 18+; the last piece may
 // be smaller), else equal pieces. One strided copy per output on the GPU.
@@ -119,6 +119,6 @@ class SplitOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Split", 1, 25, SplitOp);
+VKSERVE_REGISTER_OP("", "Split", 1, 27, SplitOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Squeeze (opsets 1-25): removes size-1 dims — those listed in `axes` (an
+// Squeeze (opsets 1-27): removes size-1 dims — those listed in `axes` (an
 // attribute before opset 13, an optional host-known input after; negative
 // from opset 11), or every size-1 dim when none (or an empty list) are given.
 // An alias.
@@ -62,6 +62,6 @@ class SqueezeOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Squeeze", 1, 25, SqueezeOp);
+VKSERVE_REGISTER_OP("", "Squeeze", 1, 27, SqueezeOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Sub (opsets 7-25) with numpy broadcasting (runtime/ops/binary_op.h).
+// Sub (opsets 7-27) with numpy broadcasting (runtime/ops/binary_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/binary_op.h"
 
@@ -15,6 +15,6 @@ class SubOp : public BinaryOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Sub", 7, 25, SubOp);
+VKSERVE_REGISTER_OP("", "Sub", 7, 27, SubOp);
 
 }  // namespace vkserve

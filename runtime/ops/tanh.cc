@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Tanh (opsets 6-25), fp32: an activation (runtime/ops/unary_op.h).
+// Tanh (opsets 6-27), fp32: an activation (runtime/ops/unary_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/unary_op.h"
 
@@ -15,6 +15,6 @@ class TanhOp : public ActivationOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Tanh", 6, 25, TanhOp);
+VKSERVE_REGISTER_OP("", "Tanh", 6, 27, TanhOp);
 
 }  // namespace vkserve

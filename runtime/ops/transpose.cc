@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Transpose (opsets 1-25): output dim k is input dim perm[k] (perm defaults
+// Transpose (opsets 1-27): output dim k is input dim perm[k] (perm defaults
 // to reversing the dims). Runs as a strided copy (strided_copy.h), which
 // merges dims that stay adjacent, so [B,S,H,D] -> [B,H,S,D] moves whole
 // D-rows; folded when the input is host-known and small.
@@ -65,6 +65,6 @@ class TransposeOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Transpose", 1, 25, TransposeOp);
+VKSERVE_REGISTER_OP("", "Transpose", 1, 27, TransposeOp);
 
 }  // namespace vkserve

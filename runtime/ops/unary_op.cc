@@ -35,6 +35,22 @@ absl::StatusOr<HostTensor> FoldIntegerClip(const HostTensor& x, const TensorDesc
   return y;
 }
 
+// The activations defined on integers too (shape arithmetic folds them).
+bool IsIntegerActivation(Activation kind) {
+  return kind == Activation::kRelu || kind == Activation::kNeg || kind == Activation::kAbs ||
+         kind == Activation::kSign;
+}
+
+int64_t ApplyIntegerActivation(Activation kind, int64_t v) {
+  switch (kind) {
+    case Activation::kRelu: return std::max<int64_t>(v, 0);
+    case Activation::kNeg: return -v;
+    case Activation::kAbs: return v < 0 ? -v : v;
+    case Activation::kSign: return v > 0 ? 1 : (v < 0 ? -1 : 0);
+    default: return v;
+  }
+}
+
 }  // namespace
 
 absl::Status ActivationOp::Validate(const Node& node) const {
@@ -88,10 +104,10 @@ absl::Status ActivationOp::Infer(InferContext& ctx) const {
     ctx.outputs[0].value = Share(std::move(y));
     return absl::OkStatus();
   }
-  if (foldable && params.kind == Activation::kRelu && !IsFloatType(x->dtype)) {
+  if (foldable && IsIntegerActivation(params.kind) && !IsFloatType(x->dtype)) {
     HostTensor y = *x->value;
     for (int64_t i = 0; i < y.num_elements(); ++i) {
-      SetElementFromInt(&y, i, std::max<int64_t>(ElementAsInt(*x->value, i), 0));
+      SetElementFromInt(&y, i, ApplyIntegerActivation(params.kind, ElementAsInt(*x->value, i)));
     }
     ctx.outputs[0].value = Share(std::move(y));
     return absl::OkStatus();
@@ -105,7 +121,7 @@ absl::Status ActivationOp::Infer(InferContext& ctx) const {
     ctx.outputs[0].value = Share(std::move(y));
     return absl::OkStatus();
   }
-  return CheckDataType(x->dtype, {DataType::kFloat}, "input 0");
+  return CheckDataType(x->dtype, {DataType::kFloat, DataType::kFloat16}, "input 0");
 }
 
 absl::StatusOr<std::unique_ptr<Kernel>> ActivationOp::CreateKernel(KernelContext& ctx) const {
@@ -119,7 +135,9 @@ absl::StatusOr<std::unique_ptr<Kernel>> ActivationOp::CreateKernel(KernelContext
   if (n == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
   DispatchStep step;
   step.push.U32(static_cast<uint32_t>(n)).F32(params.alpha).F32(params.beta);
-  ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/unary", 2, step.push.size(), {kLocal, 1, 1},
+  // fp16: the build-time variant of the same shader (two words per invocation).
+  const char* shader = ctx.output(0).dtype == DataType::kFloat16 ? "ops/unary_f16" : "ops/unary";
+  ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline(shader, 2, step.push.size(), {kLocal, 1, 1},
                                                   {static_cast<uint32_t>(params.kind)}));
   step.bindings = {BufferRef::Input(0), BufferRef::Output(0)};
   step.groups = GroupsFor((n + 3) / 4, kLocal, ctx.device());  // 4 elements per invocation

@@ -3,7 +3,7 @@
 //
 // ActivationOp: the shared implementation of the pointwise activation ops
 // (Relu, LeakyRelu, Clip, Sigmoid, HardSigmoid, HardSwish, Tanh, Erf, Gelu,
-// QuickGelu): same shape out as in, fp32 on the GPU through
+// QuickGelu) and the unary math ops (Sqrt, Exp, Log, trig, Elu, Softplus, ...): same shape out as in, fp32 or fp16 (the ops/unary_f16 variant) on the GPU through
 // shaders/ops/unary.comp, folded on the host when the input is a small known
 // tensor. Each op's file names its Activation and, when it has parameters
 // (attributes or constant inputs), how to read them; it then fuses into a
@@ -43,6 +43,14 @@ class ActivationOp : public Op {
                                                  const std::vector<const TensorDesc*>& inputs) const;
 
   Activation kind_;
+};
+
+// An activation without parameters (Sqrt, Exp, Sin, ...): its file is one
+// registration line naming the kind.
+template <Activation kKind>
+class ParameterlessActivationOp : public ActivationOp {
+ public:
+  ParameterlessActivationOp() : ActivationOp(kKind) {}
 };
 
 }  // namespace vkserve

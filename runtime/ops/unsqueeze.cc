@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Unsqueeze (opsets 1-25): inserts size-1 dims at `axes` (an attribute
+// Unsqueeze (opsets 1-27): inserts size-1 dims at `axes` (an attribute
 // before opset 13, a host-known input after), which index the output and may
 // be negative from opset 11. An alias.
 #include "absl/strings/str_cat.h"
@@ -52,6 +52,6 @@ class UnsqueezeOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Unsqueeze", 1, 25, UnsqueezeOp);
+VKSERVE_REGISTER_OP("", "Unsqueeze", 1, 27, UnsqueezeOp);
 
 }  // namespace vkserve

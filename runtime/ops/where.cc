@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Where (opsets 9-25): out = cond ? X : Y elementwise, with numpy
+// Where (opsets 9-27): out = cond ? X : Y elementwise, with numpy
 // broadcasting over all three. Folded when all inputs are host-known and the
 // output small; otherwise shaders/ops/where.comp, for X/Y of any 1-, 2-, 4-
 // or 8-byte type (attention masks: bool cond, float X/Y).
@@ -122,6 +122,6 @@ class WhereOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Where", 9, 25, WhereOp);
+VKSERVE_REGISTER_OP("", "Where", 9, 27, WhereOp);
 
 }  // namespace vkserve

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Xor (opsets 7-25): logical xor of two bool tensors with numpy broadcasting
+// Xor (opsets 7-27): logical xor of two bool tensors with numpy broadcasting
 // (runtime/ops/comparison_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/comparison_op.h"
@@ -16,6 +16,6 @@ class XorOp : public ComparisonOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Xor", 7, 25, XorOp);
+VKSERVE_REGISTER_OP("", "Xor", 7, 27, XorOp);
 
 }  // namespace vkserve

@@ -16,6 +16,36 @@
 #define ACT_GELU 9u
 #define ACT_GELU_TANH 10u
 #define ACT_QUICK_GELU 11u
+#define ACT_SQRT 12u
+#define ACT_EXP 13u
+#define ACT_LOG 14u
+#define ACT_NEG 15u
+#define ACT_ABS 16u
+#define ACT_RECIPROCAL 17u
+#define ACT_FLOOR 18u
+#define ACT_CEIL 19u
+#define ACT_ROUND 20u
+#define ACT_SIGN 21u
+#define ACT_SIN 22u
+#define ACT_COS 23u
+#define ACT_TAN 24u
+#define ACT_ASIN 25u
+#define ACT_ACOS 26u
+#define ACT_ATAN 27u
+#define ACT_SINH 28u
+#define ACT_COSH 29u
+#define ACT_ASINH 30u
+#define ACT_ACOSH 31u
+#define ACT_ATANH 32u
+#define ACT_ELU 33u
+#define ACT_SELU 34u
+#define ACT_CELU 35u
+#define ACT_SOFTPLUS 36u
+#define ACT_SOFTSIGN 37u
+#define ACT_THRESHOLDED_RELU 38u
+#define ACT_MISH 39u
+#define ACT_SHRINK 40u
+#define ACT_SWISH 41u
 
 // erf(x) to about 1e-7 absolute (GLSL has none): a Taylor series near 0,
 // where 1 - erfc would lose the relative precision of small results, and
@@ -52,6 +82,63 @@ float vk_erf(float x) {
   return sign(x) * (1.0 - erfc_z);
 }
 
+// tanh without the cancellation of (e^2x - 1) / (e^2x + 1) near 0 (a series
+// there) or overflow far out (clamped: tanh(15) is 1 in fp32).
+float vk_tanh(float x) {
+  if (abs(x) < 0.05) {
+    const float x2 = x * x;
+    return x * (1.0 - x2 * (1.0 / 3.0 - x2 * (2.0 / 15.0)));
+  }
+  return tanh(clamp(x, -15.0, 15.0));
+}
+
+// log(1 + y) for y >= 0 without losing small y to the rounding of 1 + y.
+float vk_log1p(float y) { return y < 1e-4 ? y * (1.0 - 0.5 * y) : log(1.0 + y); }
+
+// max(x, 0) + log(1 + exp(-|x|)): no overflow, and exp(x) for very negative x.
+float vk_softplus(float x) { return max(x, 0.0) + vk_log1p(exp(-abs(x))); }
+
+// exp(x) - 1 without cancellation near 0 (GLSL has no expm1).
+float vk_expm1(float x) {
+  if (abs(x) < 1e-3) return x + 0.5 * x * x + x * x * x / 6.0;
+  return exp(x) - 1.0;
+}
+
+// The unary math family (ACT_SQRT and after); kinds are spec constants, so
+// each pipeline keeps one branch.
+float apply_math(uint kind, float x, float alpha, float beta) {
+  if (kind == ACT_SQRT) return sqrt(x);
+  if (kind == ACT_EXP) return exp(x);
+  if (kind == ACT_LOG) return log(x);
+  if (kind == ACT_NEG) return -x;
+  if (kind == ACT_ABS) return abs(x);
+  if (kind == ACT_RECIPROCAL) return 1.0 / x;
+  if (kind == ACT_FLOOR) return floor(x);
+  if (kind == ACT_CEIL) return ceil(x);
+  if (kind == ACT_ROUND) return roundEven(x);
+  if (kind == ACT_SIGN) return sign(x);
+  if (kind == ACT_SIN) return sin(x);
+  if (kind == ACT_COS) return cos(x);
+  if (kind == ACT_TAN) return tan(x);
+  if (kind == ACT_ASIN) return asin(x);
+  if (kind == ACT_ACOS) return acos(x);
+  if (kind == ACT_ATAN) return atan(x);
+  if (kind == ACT_SINH) return sinh(x);
+  if (kind == ACT_COSH) return cosh(x);
+  if (kind == ACT_ASINH) return asinh(x);
+  if (kind == ACT_ACOSH) return acosh(x);
+  if (kind == ACT_ATANH) return atanh(x);
+  if (kind == ACT_ELU) return x >= 0.0 ? x : alpha * vk_expm1(x);
+  if (kind == ACT_SELU) return beta * (x > 0.0 ? x : alpha * vk_expm1(x));
+  if (kind == ACT_CELU) return max(0.0, x) + min(0.0, alpha * vk_expm1(x / alpha));
+  if (kind == ACT_SOFTPLUS) return vk_softplus(x);
+  if (kind == ACT_SOFTSIGN) return x / (1.0 + abs(x));
+  if (kind == ACT_THRESHOLDED_RELU) return x > alpha ? x : 0.0;
+  if (kind == ACT_MISH) return x * vk_tanh(vk_softplus(x));
+  if (kind == ACT_SHRINK) return x < -alpha ? x + beta : (x > alpha ? x - beta : 0.0);
+  return x;
+}
+
 float apply_activation(uint kind, float x, float alpha, float beta) {
   if (kind == ACT_RELU) return max(x, 0.0);
   if (kind == ACT_LEAKY_RELU) return x >= 0.0 ? x : alpha * x;
@@ -59,16 +146,15 @@ float apply_activation(uint kind, float x, float alpha, float beta) {
   if (kind == ACT_SIGMOID) return 1.0 / (1.0 + exp(-x));
   if (kind == ACT_HARD_SIGMOID) return clamp(alpha * x + beta, 0.0, 1.0);
   if (kind == ACT_HARD_SWISH) return x * clamp(x / 6.0 + 0.5, 0.0, 1.0);
-  // Clamped: some drivers compute tanh through exp and overflow to NaN.
-  if (kind == ACT_TANH) return tanh(clamp(x, -15.0, 15.0));
+  if (kind == ACT_TANH) return vk_tanh(x);
   if (kind == ACT_ERF) return vk_erf(x);
   if (kind == ACT_GELU) return 0.5 * x * (1.0 + vk_erf(x * 0.70710678));
   // 0.5 * x * (1 + tanh(u)) written as x * sigmoid(2u): the same function
   // without the cancellation of 1 + tanh(u) for negative u, and exp's
   // overflow to inf gives the limit 0 (x / inf) rather than NaN.
   if (kind == ACT_GELU_TANH) return x / (1.0 + exp(-1.5957691216 * (x + 0.044715 * x * x * x)));
-  if (kind == ACT_QUICK_GELU) return x / (1.0 + exp(-alpha * x));
-  return x;
+  if (kind == ACT_QUICK_GELU || kind == ACT_SWISH) return x / (1.0 + exp(-alpha * x));
+  return apply_math(kind, x, alpha, beta);
 }
 
 #endif  // VKSERVE_ACTIVATION_GLSL_

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// c = a (op) b with numpy broadcasting, fp32. OP: 0 add, 1 sub, 2 mul, 3 div,
+// c = a (op) b with numpy broadcasting, fp32 (fp16 in the VKSERVE_F16
+// variant). OP: 0 add, 1 sub, 2 mul, 3 div,
 // 4 prelu (a < 0 ? a * b : a), 5 pow (C's pow: a negative base takes integer
-// exponents, GLSL's pow is undefined there).
+// exponents, GLSL's pow is undefined there), 6 min, 7 max, 9 fmod (the
+// dividend's sign, as C).
 // MODE picks how a and b are indexed for output element i:
 //   0 general: up to 6 (merged) dims, strides 0 where a side broadcasts;
 //   1 same shape; 2 b is a scalar; 3 a is a scalar;
@@ -15,9 +17,18 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const uint OP = 0;
 layout(constant_id = 4) const uint MODE = 0;
 
+#ifdef VKSERVE_F16
+// The ops/binary_f16 variant (shaders/CMakeLists.txt): fp16 tensors, two per
+// 32-bit word, computed in fp32; an invocation writes one whole output word.
+layout(binding = 0) readonly buffer A { uint a[]; };
+layout(binding = 1) readonly buffer B { uint b[]; };
+layout(binding = 2) writeonly buffer C { uint c[]; };
+float half_at(uint word, uint i) { return unpackHalf2x16(word)[i % 2u]; }
+#else
 layout(binding = 0) readonly buffer A { float a[]; };
 layout(binding = 1) readonly buffer B { float b[]; };
 layout(binding = 2) writeonly buffer C { float c[]; };
+#endif
 
 layout(push_constant) uniform Params {
   uint n;
@@ -56,30 +67,45 @@ float apply(float x, float y) {
   if (OP == 2) return x * y;
   if (OP == 3) return x / y;
   if (OP == 5) return pow_c(x, y);
+  // NaN propagates, as numpy's minimum/maximum (GLSL leaves it undefined).
+  if (OP == 6) return isnan(x) || isnan(y) ? x + y : min(x, y);
+  if (OP == 7) return isnan(x) || isnan(y) ? x + y : max(x, y);
+  if (OP == 9) return x - y * trunc(x / y);
   return x < 0.0 ? x * y : x;
+}
+
+// The elements of a and b that output element i combines.
+uvec2 Operands(uint i) {
+  if (MODE == 1) return uvec2(i, i);
+  if (MODE == 2) return uvec2(i, 0u);
+  if (MODE == 3) return uvec2(0u, i);
+  if (MODE == 4) return uvec2(i, (i / p.dims[0]) % p.dims[1]);
+  if (MODE == 5) return uvec2((i / p.dims[0]) % p.dims[1], i);
+  uint rest = i, ai = 0, bi = 0;
+  for (int d = int(p.rank) - 1; d >= 0; --d) {
+    const uint coord = rest % p.dims[d];
+    rest /= p.dims[d];
+    ai += coord * p.a_strides[d];
+    bi += coord * p.b_strides[d];
+  }
+  return uvec2(ai, bi);
 }
 
 void main() {
   const uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-  if (i >= p.n) return;
-  if (MODE == 1) {
-    c[i] = apply(a[i], b[i]);
-  } else if (MODE == 2) {
-    c[i] = apply(a[i], b[0]);
-  } else if (MODE == 3) {
-    c[i] = apply(a[0], b[i]);
-  } else if (MODE == 4) {
-    c[i] = apply(a[i], b[(i / p.dims[0]) % p.dims[1]]);
-  } else if (MODE == 5) {
-    c[i] = apply(a[(i / p.dims[0]) % p.dims[1]], b[i]);
-  } else {
-    uint rest = i, ai = 0, bi = 0;
-    for (int d = int(p.rank) - 1; d >= 0; --d) {
-      const uint coord = rest % p.dims[d];
-      rest /= p.dims[d];
-      ai += coord * p.a_strides[d];
-      bi += coord * p.b_strides[d];
-    }
-    c[i] = apply(a[ai], b[bi]);
+#ifdef VKSERVE_F16
+  if (2u * i >= p.n) return;
+  vec2 r = vec2(0.0);
+  for (uint k = 0; k < 2u; ++k) {
+    const uint e = 2u * i + k;
+    if (e >= p.n) break;
+    const uvec2 at = Operands(e);
+    r[k] = apply(half_at(a[at.x / 2u], at.x), half_at(b[at.y / 2u], at.y));
   }
+  c[i] = packHalf2x16(r);
+#else
+  if (i >= p.n) return;
+  const uvec2 at = Operands(i);
+  c[i] = apply(a[at.x], b[at.y]);
+#endif
 }

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-// c = a (op) b with numpy broadcasting for 32- and 64-bit integers (int32,
-// uint32, int64, uint64), any element count below 2^32. Every element is
+// c = a (op) b with numpy broadcasting for integers of 1, 2, 4 and 8 bytes,
+// signed or not, any element count below 2^32. Every element is
 // widened to 64 bits held as two 32-bit words (lo, hi) — sign-extended when
 // SIGNED — and computed with carries, so no shaderInt64 is needed; results
 // wrap modulo 2^(8 * ELEM_BYTES) like C++ integers (ONNX Runtime's CPU
 // kernels).
 // OP as in binary.comp: 0 add, 1 sub, 2 mul, 3 div (toward zero; x / 0 is 0,
-// as vkserve's host folding), 4 prelu (a < 0 ? a * b : a). No pow: ONNX
+// as vkserve's host folding), 4 prelu (a < 0 ? a * b : a), 6 min, 7 max,
+// 8 mod (the divisor's sign, Python's %), 9 fmod (the dividend's sign),
+// 10 and, 11 or, 12 xor, 13 shift left, 14 shift right (logical). 1- and
+// 2-byte elements are packed in words: an invocation computes every element
+// of one output word, so no two write the same word. No pow: ONNX
 // Runtime computes integer powers through double, which exact 64-bit
 // arithmetic would not reproduce beyond 2^53.
 // MODE and the push block as in binary.comp; element index as in op_util.h
@@ -16,7 +20,7 @@
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const uint OP = 0;
 layout(constant_id = 4) const uint MODE = 0;
-layout(constant_id = 5) const uint ELEM_BYTES = 8;  // 4 or 8
+layout(constant_id = 5) const uint ELEM_BYTES = 8;  // 1, 2, 4 or 8
 layout(constant_id = 6) const bool SIGNED = true;
 
 layout(binding = 0) readonly buffer A { uint a[]; };
@@ -35,8 +39,25 @@ layout(push_constant) uniform Params {
 } p;
 
 uvec2 widen(uint v) { return uvec2(v, SIGNED && int(v) < 0 ? 0xFFFFFFFFu : 0u); }
-uvec2 load_a(uint i) { return ELEM_BYTES == 8u ? a2[i] : widen(a[i]); }
-uvec2 load_b(uint i) { return ELEM_BYTES == 8u ? b2[i] : widen(b[i]); }
+
+// Element i of a packed buffer of 1- or 2-byte elements, sign-extended.
+uint unpack(uint word, uint i) {
+  const uint bits = 8u * ELEM_BYTES;
+  const uint shift = (i % (4u / ELEM_BYTES)) * bits;
+  return SIGNED ? uint(bitfieldExtract(int(word), int(shift), int(bits)))
+                : bitfieldExtract(word, int(shift), int(bits));
+}
+
+uvec2 load_a(uint i) {
+  if (ELEM_BYTES == 8u) return a2[i];
+  if (ELEM_BYTES == 4u) return widen(a[i]);
+  return widen(unpack(a[i / (4u / ELEM_BYTES)], i));
+}
+uvec2 load_b(uint i) {
+  if (ELEM_BYTES == 8u) return b2[i];
+  if (ELEM_BYTES == 4u) return widen(b[i]);
+  return widen(unpack(b[i / (4u / ELEM_BYTES)], i));
+}
 
 bool negative(uvec2 x) { return SIGNED && int(x.y) < 0; }
 
@@ -85,35 +106,92 @@ uvec2 div64(uvec2 x, uvec2 y) {
   return nx != ny ? neg64(q) : q;
 }
 
+bool less(uvec2 x, uvec2 y) {
+  if (SIGNED && negative(x) != negative(y)) return negative(x);
+  return less_unsigned(x, y);
+}
+
+// C's remainder: x - (x / y) * y, 0 for y == 0 (as the host fold).
+uvec2 rem64(uvec2 x, uvec2 y) {
+  if (y == uvec2(0u)) return uvec2(0u);
+  return sub64(x, mul64(div64(x, y), y));
+}
+
+// x << s and x >> s (logical) on the element's own width; s of the width or
+// more gives 0.
+uvec2 shift64(uvec2 x, uvec2 s, bool left) {
+  if (s.y != 0u || s.x >= 8u * ELEM_BYTES) return uvec2(0u);
+  const uint n = s.x;
+  if (ELEM_BYTES < 8u) {
+    // Narrow types: drop the sign extension first, and the bits shifted out.
+    const uint mask = ELEM_BYTES == 4u ? 0xFFFFFFFFu : (1u << (8u * ELEM_BYTES)) - 1u;
+    const uint v = x.x & mask;
+    return uvec2((left ? v << n : v >> n) & mask, 0u);
+  }
+  if (n == 0u) return x;
+  if (left) return n >= 32u ? uvec2(0u, x.x << (n - 32u)) : uvec2(x.x << n, (x.y << n) | (x.x >> (32u - n)));
+  return n >= 32u ? uvec2(x.y >> (n - 32u), 0u) : uvec2((x.x >> n) | (x.y << (32u - n)), x.y >> n);
+}
+
 uvec2 apply(uvec2 x, uvec2 y) {
+  if (OP == 10u) return x & y;
+  if (OP == 11u) return x | y;
+  if (OP == 12u) return x ^ y;
+  if (OP == 13u || OP == 14u) return shift64(x, y, OP == 13u);
   if (OP == 0u) return add64(x, y);
   if (OP == 1u) return sub64(x, y);
   if (OP == 2u) return mul64(x, y);
   if (OP == 3u) return div64(x, y);
+  if (OP == 6u) return less(y, x) ? y : x;
+  if (OP == 7u) return less(x, y) ? y : x;
+  if (OP == 8u || OP == 9u) {
+    const uvec2 r = rem64(x, y);
+    if (OP == 8u && r != uvec2(0u) && negative(r) != negative(y)) return add64(r, y);
+    return r;
+  }
   return negative(x) ? mul64(x, y) : x;
 }
 
-void store(uint i, uvec2 v) {
-  if (ELEM_BYTES == 8u) {
-    c2[i] = v;
-  } else {
-    c[i] = v.x;
+uvec2 compute(uint i);
+
+// 1- and 2-byte elements: the invocation writes a whole word of them.
+void store_packed(uint word) {
+  const uint per_word = 4u / ELEM_BYTES;
+  const uint bits = 8u * ELEM_BYTES;
+  uint packed = 0u;
+  for (uint k = 0u; k < per_word; ++k) {
+    const uint i = word * per_word + k;
+    if (i < p.n) packed = bitfieldInsert(packed, compute(i).x, int(k * bits), int(bits));
   }
+  c[word] = packed;
 }
 
 void main() {
-  const uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-  if (i >= p.n) return;
+  const uint inv = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  if (ELEM_BYTES < 4u) {
+    if (inv * (4u / ELEM_BYTES) < p.n) store_packed(inv);
+    return;
+  }
+  if (inv >= p.n) return;
+  const uvec2 v = compute(inv);
+  if (ELEM_BYTES == 8u) {
+    c2[inv] = v;
+  } else {
+    c[inv] = v.x;
+  }
+}
+
+uvec2 compute(uint i) {
   if (MODE == 1) {
-    store(i, apply(load_a(i), load_b(i)));
+    return apply(load_a(i), load_b(i));
   } else if (MODE == 2) {
-    store(i, apply(load_a(i), load_b(0)));
+    return apply(load_a(i), load_b(0));
   } else if (MODE == 3) {
-    store(i, apply(load_a(0), load_b(i)));
+    return apply(load_a(0), load_b(i));
   } else if (MODE == 4) {
-    store(i, apply(load_a(i), load_b((i / p.dims[0]) % p.dims[1])));
+    return apply(load_a(i), load_b((i / p.dims[0]) % p.dims[1]));
   } else if (MODE == 5) {
-    store(i, apply(load_a((i / p.dims[0]) % p.dims[1]), load_b(i)));
+    return apply(load_a((i / p.dims[0]) % p.dims[1]), load_b(i));
   } else {
     uint rest = i, ai = 0, bi = 0;
     for (int d = int(p.rank) - 1; d >= 0; --d) {
@@ -122,6 +200,6 @@ void main() {
       ai += coord * p.a_strides[d];
       bi += coord * p.b_strides[d];
     }
-    store(i, apply(load_a(ai), load_b(bi)));
+    return apply(load_a(ai), load_b(bi));
   }
 }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// MaxPool / AveragePool over 1-D or 2-D windows (NCHW fp32, 1-D as H = 1):
+// MaxPool / AveragePool / LpPool (KIND 0 / 1 / 2) over 1-D or 2-D windows
+// (NCHW fp32, 1-D as H = 1); LpPool computes (sum |x|^P)^(1/P), padding
+// adding nothing:
 // one invocation per output element. AveragePool divides by the taps inside
 // the input (count_include_pad = 0) or inside the padded input
 // (count_include_pad = 1; taps past the end padding, which ceil_mode can add,
@@ -15,8 +17,10 @@ layout(constant_id = 5) const uint SH = 1;
 layout(constant_id = 6) const uint SW = 1;
 layout(constant_id = 7) const uint DH = 1;
 layout(constant_id = 8) const uint DW = 1;
-layout(constant_id = 9) const bool AVERAGE = false;
+layout(constant_id = 9) const uint KIND = 0;
 layout(constant_id = 10) const bool COUNT_INCLUDE_PAD = false;
+layout(constant_id = 11) const uint P = 2;
+const bool AVERAGE = KIND == 1u;
 
 layout(binding = 0) readonly buffer XBuf { float x[]; };
 layout(binding = 1) writeonly buffer YBuf { float y[]; };
@@ -45,7 +49,7 @@ void main() {
   const int ix0 = int(ox * SW) - p.pad_left;
   const uint base = plane * p.in_h * p.in_w;
 
-  float acc = AVERAGE ? 0.0 : -3.402823466e38;
+  float acc = KIND == 0u ? -3.402823466e38 : 0.0;
   uint rows = 0;
   uint cols = 0;
   uint padded_rows = 0;
@@ -65,9 +69,18 @@ void main() {
       const int ix = ix0 + int(kx * DW);
       if (ix < 0 || ix >= int(p.in_w)) continue;
       const float v = x[row + uint(ix)];
-      acc = AVERAGE ? acc + v : max(acc, v);
+      if (KIND == 0u) {
+        acc = max(acc, v);
+      } else if (KIND == 1u) {
+        acc += v;
+      } else {
+        float t = 1.0;  // |v|^P by multiplication: exact for the small integer P used
+        for (uint e = 0; e < P; ++e) t *= abs(v);
+        acc += t;
+      }
     }
   }
+  if (KIND == 2u) acc = pow(acc, 1.0 / float(P));
   if (AVERAGE) {
     const uint count = COUNT_INCLUDE_PAD ? padded_rows * padded_cols : rows * cols;
     acc = count > 0 ? acc / float(count) : 0.0;

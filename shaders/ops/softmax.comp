@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Softmax (fp32) along one axis of a tensor seen as [outer, axis, inner]:
+// Softmax, LogSoftmax and Hardmax (fp32, MODE 0/1/2 as
+// runtime/ops/softmax_op.h SoftmaxOp::Kind) along one axis of a tensor seen
+// as [outer, axis, inner]:
 // row (o, i) holds the `axis` elements at o * axis * inner + k * inner + i.
 // Numerically stable: an online pass keeps the running max m and the sum of
 // exp(x - m) rescaled as m grows, then a second pass writes exp(x - m) / sum.
@@ -9,11 +11,13 @@
 //   must be a power of two. Rows run across gl_WorkGroupID.x and .y.
 // PER_THREAD true: one invocation per row, for inner > 1, where neighbouring
 //   invocations read neighbouring addresses. Rows are numbered as in
-//   op_util.h GroupsFor.
+//   op_util.h GroupsFor. Hardmax always runs so (its tie-break is the first
+//   maximum).
 #version 450
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const bool PER_THREAD = false;
+layout(constant_id = 4) const uint MODE = 0;
 
 layout(binding = 0) readonly buffer XBuf { float x[]; };
 layout(binding = 1) writeonly buffer YBuf { float y[]; };
@@ -43,16 +47,33 @@ void Accumulate(inout float m, inout float s, float v) {
   }
 }
 
+// Row element x[at] normalized by the row's max m and sum s.
+float Normalized(uint at, float m, float s) {
+  if (MODE == 1) return x[at] - m - log(s);
+  return exp(x[at] - m) / s;
+}
+
+void Hardmax(uint base) {
+  uint best = 0;
+  for (uint k = 1; k < p.axis; ++k) {
+    if (x[base + k * p.inner] > x[base + best * p.inner]) best = k;
+  }
+  for (uint k = 0; k < p.axis; ++k) y[base + k * p.inner] = k == best ? 1.0 : 0.0;
+}
+
 void PerThread() {
   const uint row = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   if (row >= p.rows) return;
   const uint base = RowBase(row);
+  if (MODE == 2) {
+    Hardmax(base);
+    return;
+  }
   float m = kLowest, s = 0.0;
   for (uint k = 0; k < p.axis; ++k) Accumulate(m, s, x[base + k * p.inner]);
-  const float inv = 1.0 / s;
   for (uint k = 0; k < p.axis; ++k) {
     const uint at = base + k * p.inner;
-    y[at] = exp(x[at] - m) * inv;
+    y[at] = Normalized(at, m, s);
   }
 }
 
@@ -79,10 +100,10 @@ void PerWorkgroup() {
   }
   if (!in_range) return;
   const float row_max = part_max[0];
-  const float inv = 1.0 / part_sum[0];
+  const float row_sum = part_sum[0];
   for (uint k = tid; k < p.axis; k += gl_WorkGroupSize.x) {
     const uint at = base + k * p.inner;
-    y[at] = exp(x[at] - row_max) * inv;
+    y[at] = Normalized(at, row_max, row_sum);
   }
 }
 

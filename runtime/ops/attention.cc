@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Attention (opsets 23-27), the exact ONNX operator in fp32: 3-D
+// ([B, S, H * E], with q_num_heads / kv_num_heads) or 4-D ([B, H, S, E])
+// Q/K/V, grouped-query heads, scale, softcap, an additive float or a bool
+// attn_mask (broadcast, shorter than the keys: padded as masked), is_causal
+// (bottom-right aligned after past keys), past_key/past_value with
+// present_key/present_value, nonpad_kv_seqlen, and the qk_matmul_output of
+// every mode. Steps (runtime/ops/composite_kernel.h): the keys and values,
+// past then new, are copied into present_key/present_value (or scratch), then
+// shaders/ops/attention.comp computes each query row. The fast fused path
+// for serving belongs to the transformer kernels; this one is exact and
+// simple (one invocation per query row).
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/op_registry.h"
+#include "runtime/op_util.h"
+#include "runtime/ops/composite_kernel.h"
+#include "runtime/ops/dispatch_kernel.h"
+#include "runtime/ops/strided_copy.h"
+
+namespace vkserve {
+namespace {
+
+constexpr uint32_t kLocal = 64;
+enum Input { kQ = 0, kK = 1, kV = 2, kMask = 3, kPastKey = 4, kPastValue = 5, kNonpad = 6 };
+
+// Q, K, V and the output as 4-D [B, H, S, E] views: sizes and element strides.
+struct View {
+  int64_t b = 0, h = 0, s = 0, e = 0;
+  int64_t sb = 0, sh = 0, ss = 0;  // e is contiguous
+};
+
+absl::StatusOr<View> ViewOf(const std::vector<int64_t>& shape, int64_t heads, const char* what) {
+  View v;
+  if (shape.size() == 4) {
+    v = {shape[0], shape[1], shape[2], shape[3], shape[1] * shape[2] * shape[3], shape[2] * shape[3], shape[3]};
+    return v;
+  }
+  if (shape.size() != 3 || heads <= 0 || shape[2] % heads != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " ", ShapeString(shape), " must be 4-D, or 3-D with a hidden size the head count (",
+        heads, ") divides"));
+  }
+  const int64_t e = shape[2] / heads;
+  v = {shape[0], heads, shape[1], e, shape[1] * shape[2], e, shape[2]};
+  return v;
+}
+
+struct Plan {
+  View q, k, v, y;
+  int64_t past = 0, total = 0;
+  std::vector<int64_t> y_shape, present_k_shape, present_v_shape;
+};
+
+absl::StatusOr<Plan> PlanOf(const Node& node, const std::vector<const TensorDesc*>& in) {
+  const int64_t q_heads = node.GetInt("q_num_heads", 0), kv_heads = node.GetInt("kv_num_heads", 0);
+  Plan p;
+  ASSIGN_OR_RETURN(p.q, ViewOf(in[kQ]->shape, q_heads, "Q"));
+  ASSIGN_OR_RETURN(p.k, ViewOf(in[kK]->shape, kv_heads, "K"));
+  ASSIGN_OR_RETURN(p.v, ViewOf(in[kV]->shape, kv_heads, "V"));
+  if (in[kQ]->shape.size() != in[kK]->shape.size() || in[kQ]->shape.size() != in[kV]->shape.size()) {
+    return absl::InvalidArgumentError("Q, K and V must have the same rank");
+  }
+  if (p.k.b != p.q.b || p.v.b != p.q.b || p.k.h != p.v.h || p.k.s != p.v.s || p.k.e != p.q.e ||
+      p.k.h == 0 || p.q.h % p.k.h != 0) {
+    return absl::InvalidArgumentError("Q, K and V do not agree in batch, heads, lengths or head size");
+  }
+  const TensorDesc* pk = in.size() > kPastKey ? in[kPastKey] : nullptr;
+  const TensorDesc* pv = in.size() > kPastValue ? in[kPastValue] : nullptr;
+  if ((pk == nullptr) != (pv == nullptr)) {
+    return absl::InvalidArgumentError("past_key and past_value come together");
+  }
+  if (pk != nullptr) {
+    if (pk->shape != std::vector<int64_t>{p.q.b, p.k.h, pk->shape.size() == 4 ? pk->shape[2] : -1, p.k.e} ||
+        pv->shape != std::vector<int64_t>{p.q.b, p.k.h, pk->shape[2], p.v.e}) {
+      return absl::InvalidArgumentError("past_key/past_value must be [B, kv_heads, past, head size]");
+    }
+    p.past = pk->shape[2];
+  }
+  p.total = p.past + p.k.s;
+  // Y has Q's layout with V's head size.
+  if (in[kQ]->shape.size() == 4) {
+    p.y = {p.q.b, p.q.h, p.q.s, p.v.e, p.q.h * p.q.s * p.v.e, p.q.s * p.v.e, p.v.e};
+    p.y_shape = {p.q.b, p.q.h, p.q.s, p.v.e};
+  } else {
+    p.y = {p.q.b, p.q.h, p.q.s, p.v.e, p.q.s * p.q.h * p.v.e, p.v.e, p.q.h * p.v.e};
+    p.y_shape = {p.q.b, p.q.s, p.q.h * p.v.e};
+  }
+  p.present_k_shape = {p.q.b, p.k.h, p.total, p.k.e};
+  p.present_v_shape = {p.q.b, p.k.h, p.total, p.v.e};
+  return p;
+}
+
+// The copy of a [B, H, L, E] view into rows [at, at + L) of a dense
+// [B, H, total, E] tensor.
+StridedCopy IntoPresent(const View& src, int64_t total, int64_t at, int input) {
+  StridedCopy c;
+  c.src_index = input;
+  c.shape = {src.b, src.h, src.s, src.e};
+  c.src_strides = {src.sb, src.sh, src.ss, 1};
+  c.dst_strides = {src.h * total * src.e, total * src.e, src.e, 1};
+  c.dst_base = at * src.e;
+  return c;
+}
+
+View Dense(const std::vector<int64_t>& shape) {
+  return {shape[0], shape[1], shape[2], shape[3], shape[1] * shape[2] * shape[3], shape[2] * shape[3], shape[3]};
+}
+
+class AttentionOp : public Op {
+ public:
+  absl::Status Validate(const Node& node) const override {
+    for (const char* name : {"is_causal", "q_num_heads", "kv_num_heads", "qk_matmul_output_mode"}) {
+      RETURN_IF_ERROR(CheckAttributeType(node, name, Attribute::Type::kInt));
+    }
+    const int64_t mode = node.GetInt("qk_matmul_output_mode", 0);
+    if (mode < 0 || mode > 3) return absl::InvalidArgumentError("qk_matmul_output_mode must be 0-3");
+    return absl::OkStatus();
+  }
+
+  absl::Status Infer(InferContext& ctx) const override {
+    for (int i : {kQ, kK, kV}) {
+      ASSIGN_OR_RETURN(const TensorDesc* t, RequireInput(ctx, i));
+      RETURN_IF_ERROR(CheckDataType(t->dtype, {DataType::kFloat}, absl::StrCat("input ", i)));
+    }
+    ASSIGN_OR_RETURN(const Plan p, PlanOf(ctx.node, ctx.inputs));
+    if (const TensorDesc* m = ctx.input(kMask)) {
+      RETURN_IF_ERROR(CheckDataType(m->dtype, {DataType::kFloat, DataType::kBool}, "attn_mask"));
+      RETURN_IF_ERROR(MaskStrides(*m, p).status());
+    }
+    if (const TensorDesc* n = ctx.input(kNonpad)) {
+      RETURN_IF_ERROR(CheckDataType(n->dtype, {DataType::kInt64}, "nonpad_kv_seqlen"));
+      if (n->shape != std::vector<int64_t>{p.q.b}) {
+        return absl::InvalidArgumentError("nonpad_kv_seqlen must be [batch]");
+      }
+    }
+    const std::vector<std::vector<int64_t>> shapes = {
+        p.y_shape, p.present_k_shape, p.present_v_shape, {p.q.b, p.q.h, p.q.s, p.total}};
+    for (size_t o = 0; o < ctx.outputs.size() && o < shapes.size(); ++o) {
+      ctx.outputs[o].dtype = DataType::kFloat;
+      ctx.outputs[o].shape = shapes[o];
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
+    std::vector<const TensorDesc*> in;
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) in.push_back(ctx.input(i));
+    ASSIGN_OR_RETURN(const Plan p, PlanOf(ctx.node(), in));
+    const int64_t rows = p.q.b * p.q.h * p.q.s;
+    if (rows * p.total * std::max(p.q.e, p.v.e) >= (int64_t{1} << 31)) {
+      return absl::UnimplementedError("Attention too large for 32-bit indexing");
+    }
+    std::vector<CompositeStep> steps;
+    if (rows == 0) return std::make_unique<CompositeKernel>(std::move(steps));
+    if (p.total == 0) return absl::UnimplementedError("Attention over no keys");
+    auto has_output = [&](size_t o) {
+      return ctx.num_outputs() > o && ctx.output(o).dtype != DataType::kUndefined;
+    };
+    // Keys and values, past then new, dense in present_* (or scratch).
+    NodeBuffer keys[2];
+    for (int which = 0; which < 2; ++which) {
+      const View& fresh = which == 0 ? p.k : p.v;
+      const std::vector<int64_t>& shape = which == 0 ? p.present_k_shape : p.present_v_shape;
+      keys[which] = has_output(1 + which)
+          ? NodeBuffer{NodeBuffer::Source::kOutput, static_cast<uint32_t>(1 + which)}
+          : NodeBuffer{NodeBuffer::Source::kScratch,
+                       ctx.RequestScratch(static_cast<uint64_t>(NumElements(shape)) * sizeof(float))};
+      std::vector<StridedCopy> copies;
+      if (p.past > 0) {
+        std::vector<int64_t> past_shape = shape;
+        past_shape[2] = p.past;
+        copies.push_back(IntoPresent(Dense(past_shape), p.total, 0, 1));
+      }
+      copies.push_back(IntoPresent(fresh, p.total, p.past, 0));
+      ASSIGN_OR_RETURN(std::unique_ptr<Kernel> copy,
+                       CreateStridedCopyKernel(ctx, DataType::kFloat, std::move(copies)));
+      std::vector<NodeBuffer> sources = {{NodeBuffer::Source::kInput, static_cast<uint32_t>(which == 0 ? kK : kV)}};
+      if (p.past > 0) sources.push_back({NodeBuffer::Source::kInput, static_cast<uint32_t>(which == 0 ? kPastKey : kPastValue)});
+      steps.push_back({std::move(copy), std::move(sources), {keys[which]}});
+    }
+    ASSIGN_OR_RETURN(CompositeStep attend, AttendStep(ctx, p, keys, has_output(3)));
+    steps.push_back(std::move(attend));
+    return std::make_unique<CompositeKernel>(std::move(steps));
+  }
+
+ private:
+  // Strides of the mask over [B, Hq, S, T] (0 where broadcast) and its length.
+  static absl::StatusOr<std::array<int64_t, 5>> MaskStrides(const TensorDesc& m, const Plan& p) {
+    const std::vector<int64_t> full = {p.q.b, p.q.h, p.q.s, p.total};
+    if (m.shape.empty() || m.shape.size() > 4 || m.shape.back() > p.total) {
+      return absl::InvalidArgumentError(absl::StrCat("attn_mask ", ShapeString(m.shape),
+                                                     " does not broadcast to ", ShapeString(full)));
+    }
+    std::array<int64_t, 5> out{0, 0, 0, 0, m.shape.back()};
+    const std::vector<int64_t> own = Strides(m.shape);
+    const size_t offset = 4 - m.shape.size();
+    for (size_t d = 0; d < m.shape.size(); ++d) {
+      const int64_t want = full[offset + d];
+      const bool last = d + 1 == m.shape.size();
+      if (m.shape[d] != 1 && m.shape[d] != want && !last) {
+        return absl::InvalidArgumentError(absl::StrCat("attn_mask ", ShapeString(m.shape),
+                                                       " does not broadcast to ", ShapeString(full)));
+      }
+      out[offset + d] = m.shape[d] == 1 && !last ? 0 : own[d];
+    }
+    return out;
+  }
+
+  static absl::StatusOr<CompositeStep> AttendStep(KernelContext& ctx, const Plan& p,
+                                                  const NodeBuffer keys[2], bool qk_out) {
+    const Node& node = ctx.node();
+    const TensorDesc* mask = ctx.input(kMask);
+    std::array<int64_t, 5> ms{0, 0, 0, 0, 0};
+    if (mask != nullptr) {
+      ASSIGN_OR_RETURN(ms, MaskStrides(*mask, p));
+    }
+    const float softcap = node.GetFloat("softcap", 0.0f);
+    const float scale = node.GetFloat("scale", 1.0f / std::sqrt(static_cast<float>(p.q.e)));
+    const int64_t rows = p.q.b * p.q.h * p.q.s;
+    DispatchStep step;
+    step.push.U32(static_cast<uint32_t>(rows)).U32(static_cast<uint32_t>(p.q.h))
+        .U32(static_cast<uint32_t>(p.k.h)).U32(static_cast<uint32_t>(p.q.s))
+        .U32(static_cast<uint32_t>(p.total)).U32(static_cast<uint32_t>(p.q.e))
+        .U32(static_cast<uint32_t>(p.v.e)).U32(static_cast<uint32_t>(p.past));
+    for (int64_t s : {p.q.sb, p.q.sh, p.q.ss, p.y.sb, p.y.sh, p.y.ss, ms[0], ms[1], ms[2], ms[3], ms[4]}) {
+      step.push.U32(static_cast<uint32_t>(s));
+    }
+    step.push.F32(scale).F32(softcap);
+    const uint32_t mask_kind = mask == nullptr ? 0u : mask->dtype == DataType::kBool ? 2u : 1u;
+    const bool nonpad = ctx.input(kNonpad) != nullptr;
+    ASSIGN_OR_RETURN(step.pipeline,
+                     ctx.GetPipeline("ops/attention", 8, step.push.size(), {kLocal, 1, 1},
+                                     {mask_kind, node.GetInt("is_causal", 0) != 0 ? 1u : 0u,
+                                      softcap > 0 ? 1u : 0u, qk_out ? 1u : 0u,
+                                      static_cast<uint32_t>(node.GetInt("qk_matmul_output_mode", 0)),
+                                      nonpad ? 1u : 0u}));
+    step.groups = GroupsFor(static_cast<uint64_t>(rows), kLocal, ctx.device());
+    const uint32_t probs = ctx.RequestScratch(static_cast<uint64_t>(rows * p.total) * sizeof(float));
+    // The step's own inputs: Q, keys, values, mask, nonpad; outputs: Y, QK.
+    step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Input(2),
+                     BufferRef::Input(mask != nullptr ? 3 : 0), BufferRef::Output(0),
+                     BufferRef::Scratch(probs, gpu::Access::kReadWrite),
+                     BufferRef::Output(qk_out ? 1 : 0), BufferRef::Input(nonpad ? 4 : 0)};
+    CompositeStep out;
+    out.kernel = MakeDispatchKernel(std::move(step));
+    out.inputs = {{NodeBuffer::Source::kInput, kQ}, keys[0], keys[1],
+                  {NodeBuffer::Source::kInput, mask != nullptr ? static_cast<uint32_t>(kMask) : 0u},
+                  {NodeBuffer::Source::kInput, nonpad ? static_cast<uint32_t>(kNonpad) : 0u}};
+    out.outputs = {{NodeBuffer::Source::kOutput, 0}, {NodeBuffer::Source::kOutput, qk_out ? 3u : 0u}};
+    return out;
+  }
+};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "Attention", 23, 27, AttentionOp);
+
+}  // namespace vkserve

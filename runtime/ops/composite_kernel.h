@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// CompositeKernel: a Kernel that records other kernels in order, each seeing
+// its own inputs and outputs drawn from the node's inputs, outputs, scratch
+// buffers and constants. An op lowered to several primitive kernels (Einsum:
+// strided copies and a GEMM) builds its steps with the ordinary kernel
+// factories (CreateStridedCopyKernel, CreateMatMulKernel) and chains them
+// through scratch. Scratch and constant indices stay the node's, so steps
+// may request their own. Immutable after construction; thread-safe.
+#ifndef VKSERVE_RUNTIME_OPS_COMPOSITE_KERNEL_H_
+#define VKSERVE_RUNTIME_OPS_COMPOSITE_KERNEL_H_
+
+#include <memory>
+#include <vector>
+
+#include "runtime/op.h"
+
+namespace vkserve {
+
+// One of the node's buffers.
+struct NodeBuffer {
+  enum class Source { kInput, kOutput, kScratch, kConstant };
+  Source source = Source::kInput;
+  uint32_t index = 0;
+};
+
+struct CompositeStep {
+  std::unique_ptr<Kernel> kernel;
+  std::vector<NodeBuffer> inputs;   // the step's inputs, in its order
+  std::vector<NodeBuffer> outputs;  // the step's outputs
+};
+
+class CompositeKernel : public Kernel {
+ public:
+  explicit CompositeKernel(std::vector<CompositeStep> steps) : steps_(std::move(steps)) {}
+
+  absl::Status Record(const RecordContext& ctx) const override;
+
+ private:
+  std::vector<CompositeStep> steps_;
+};
+
+}  // namespace vkserve
+
+#endif  // VKSERVE_RUNTIME_OPS_COMPOSITE_KERNEL_H_

@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Cos (opsets 7-27), fp32: an activation (runtime/ops/unary_op.h); the
+// formula is in shaders/common/activation.glsl and runtime/activation.cc.
+#include "runtime/op_registry.h"
+#include "runtime/ops/unary_op.h"
+
+namespace vkserve {
+
+VKSERVE_REGISTER_OP("", "Cos", 7, 27, ParameterlessActivationOp<Activation::kCos>);
+
+}  // namespace vkserve

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// CumProd (opsets 26-27): the running product along an axis
+// (runtime/ops/cumulative_op.h).
+#include "runtime/op_registry.h"
+#include "runtime/ops/cumulative_op.h"
+
+namespace vkserve {
+namespace {
+
+class CumProdOp : public CumulativeOp {
+ public:
+  CumProdOp() : CumulativeOp(true) {}
+};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "CumProd", 26, 27, CumProdOp);
+
+}  // namespace vkserve

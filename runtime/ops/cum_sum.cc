@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// CumSum (opsets 11-27): the running sum along an axis
+// (runtime/ops/cumulative_op.h).
+#include "runtime/op_registry.h"
+#include "runtime/ops/cumulative_op.h"
+
+namespace vkserve {
+namespace {
+
+class CumSumOp : public CumulativeOp {
+ public:
+  CumSumOp() : CumulativeOp(false) {}
+};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "CumSum", 11, 27, CumSumOp);
+
+}  // namespace vkserve

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Mean (opsets 8-27): the elementwise mean of one or more inputs with numpy
+// broadcasting (runtime/ops/binary_op.h).
+#include "runtime/op_registry.h"
+#include "runtime/ops/binary_op.h"
+
+namespace vkserve {
+namespace {
+
+class MeanOp : public BinaryOp {
+ public:
+  MeanOp() : BinaryOp(Kind::kAdd, Arity::kMean) {}
+};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "Mean", 8, 27, MeanOp);
+
+}  // namespace vkserve

@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// ReduceProd (opsets 1-27): the product over the axes (runtime/ops/reduce_op.h);
+// axes is input 1 from opset 18.
+#include "runtime/op_registry.h"
+#include "runtime/ops/reduce_op.h"
+
+namespace vkserve {
+
+using ReduceProdOp = ReduceKindOp<ReduceOp::Kind::kProd, 18>;
+
+VKSERVE_REGISTER_OP("", "ReduceProd", 1, 27, ReduceProdOp);
+
+}  // namespace vkserve

@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Sqrt (opsets 6-27), fp32: an activation (runtime/ops/unary_op.h); the
+// formula is in shaders/common/activation.glsl and runtime/activation.cc.
+#include "runtime/op_registry.h"
+#include "runtime/ops/unary_op.h"
+
+namespace vkserve {
+
+VKSERVE_REGISTER_OP("", "Sqrt", 6, 27, ParameterlessActivationOp<Activation::kSqrt>);
+
+}  // namespace vkserve

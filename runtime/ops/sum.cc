@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Sum (opsets 8-27): the elementwise sum of one or more inputs with numpy
+// broadcasting (runtime/ops/binary_op.h).
+#include "runtime/op_registry.h"
+#include "runtime/ops/binary_op.h"
+
+namespace vkserve {
+namespace {
+
+class SumOp : public BinaryOp {
+ public:
+  SumOp() : BinaryOp(Kind::kAdd, Arity::kVariadic) {}
+};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "Sum", 8, 27, SumOp);
+
+}  // namespace vkserve
