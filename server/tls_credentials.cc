@@ -105,7 +105,7 @@ absl::StatusOr<std::string> IdentityPem(const std::vector<X509Ptr>& chain, EVP_P
   return BioText(out.get());
 }
 
-absl::StatusOr<TlsMaterial> LoadIdentity(const TlsFiles& files, std::string_view section) {
+absl::StatusOr<TlsMaterial> LoadIdentity(const TlsFiles& files, absl::string_view section) {
   const std::string cert_field = absl::StrCat(section, ".tls.certificate");
   const std::string key_field = absl::StrCat(section, ".tls.private_key");
   const std::string& cert_path = files.certificate_path;
@@ -172,7 +172,7 @@ absl::Status Replace(int* fd, const std::string& contents) {
 
 }  // namespace
 
-absl::StatusOr<TlsMaterial> LoadTlsMaterial(const TlsFiles& files, std::string_view section) {
+absl::StatusOr<TlsMaterial> LoadTlsMaterial(const TlsFiles& files, absl::string_view section) {
   ASSIGN_OR_RETURN(TlsMaterial material, LoadIdentity(files, section));
   if (files.client_ca_path.empty()) return material;
   const std::string ca_field = absl::StrCat(section, ".tls.client_ca");

@@ -28,9 +28,9 @@
 
 #include <memory>
 #include <string>
-#include <string_view>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "base/mutex.h"
 #include "config/server_config.h"
 #include "grpcpp/security/server_credentials.h"
@@ -48,7 +48,7 @@ struct TlsMaterial {
 // key matches the leaf certificate, the leaf has not expired, the client CA
 // (when set) parses. INVALID_ARGUMENT naming the field ("<section>.tls.
 // private_key"), the file and the problem.
-absl::StatusOr<TlsMaterial> LoadTlsMaterial(const TlsFiles& files, std::string_view section);
+absl::StatusOr<TlsMaterial> LoadTlsMaterial(const TlsFiles& files, absl::string_view section);
 // The same for grpc.tls (REQUIRES settings.tls_enabled()).
 absl::StatusOr<TlsMaterial> LoadTlsMaterial(const ServerSettings& settings);
 

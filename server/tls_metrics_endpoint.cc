@@ -7,13 +7,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstring>
-#include <string_view>
 #include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "boost/asio/bind_executor.hpp"
 #include "boost/asio/dispatch.hpp"
 #include "boost/asio/executor_work_guard.hpp"
@@ -120,29 +119,29 @@ absl::StatusOr<std::shared_ptr<ssl::context>> MakeContext(const TlsMaterial& mat
 }
 
 // One response, Connection: close.
-std::string HttpResponse(int code, std::string_view reason, std::string_view content_type,
-                         std::string_view extra_headers, std::string_view body) {
+std::string HttpResponse(int code, absl::string_view reason, absl::string_view content_type,
+                         absl::string_view extra_headers, absl::string_view body) {
   return absl::StrCat("HTTP/1.1 ", code, " ", reason, "\r\nContent-Type: ", content_type,
                       "\r\nContent-Length: ", body.size(), "\r\n", extra_headers,
                       "Connection: close\r\n\r\n", body);
 }
 
-std::string ErrorResponse(int code, std::string_view reason, std::string_view extra_headers = "") {
+std::string ErrorResponse(int code, absl::string_view reason, absl::string_view extra_headers = "") {
   return HttpResponse(code, reason, "text/plain; charset=utf-8", extra_headers, absl::StrCat(reason, "\n"));
 }
 
-bool IsToken(std::string_view text) {
+bool IsToken(absl::string_view text) {
   return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-           std::strchr("!#$%&'*+-.^_`|~", c) != nullptr;
+           absl::string_view("!#$%&'*+-.^_`|~").find(c) != absl::string_view::npos;
   });
 }
 
 // The response to one request head (request line and header lines, each
 // ending "\r\n", then "\r\n"). `render` gives the body of a scrape.
-std::string Answer(std::string_view head, const std::function<std::string()>& render) {
-  const std::vector<std::string_view> lines = absl::StrSplit(head, "\r\n");
-  const std::vector<std::string_view> request = absl::StrSplit(lines.front(), ' ');
+std::string Answer(absl::string_view head, const std::function<std::string()>& render) {
+  const std::vector<absl::string_view> lines = absl::StrSplit(head, "\r\n");
+  const std::vector<absl::string_view> request = absl::StrSplit(lines.front(), ' ');
   if (request.size() != 3 || !IsToken(request[0]) || request[1].empty() ||
       (request[2] != "HTTP/1.1" && request[2] != "HTTP/1.0")) {
     return ErrorResponse(400, "Bad Request");
@@ -150,12 +149,12 @@ std::string Answer(std::string_view head, const std::function<std::string()>& re
   for (size_t i = 1; i < lines.size(); ++i) {
     if (lines[i].empty()) continue;  // the blank line ending the head
     const size_t colon = lines[i].find(':');
-    if (colon == std::string_view::npos || !IsToken(lines[i].substr(0, colon))) {
+    if (colon == absl::string_view::npos || !IsToken(lines[i].substr(0, colon))) {
       return ErrorResponse(400, "Bad Request");
     }
   }
   if (request[0] != "GET") return ErrorResponse(405, "Method Not Allowed", "Allow: GET\r\n");
-  const std::string_view path = request[1].substr(0, request[1].find('?'));
+  const absl::string_view path = request[1].substr(0, request[1].find('?'));
   if (path != "/metrics") return ErrorResponse(404, "Not Found");
   return HttpResponse(200, "OK", "text/plain; version=0.0.4; charset=utf-8", "", render());
 }
@@ -209,8 +208,9 @@ class TlsMetricsEndpoint::Impl final : public ConnectionOwner {
   const TlsMetricsOptions options_;
   const std::function<std::string()> render_;
   std::vector<Ipv4Block> allowed_;
-  // Declared first: destroyed last, after everything that uses it (pending
-  // handlers, and the connections they own, go with it).
+  // Declared before the I/O objects and threads: destroyed after them. The
+  // handlers still pending at Stop(), and the connections they own, go with
+  // it (a connection's destructor does not call back into this).
   asio::io_context io_;
   Strand accept_strand_;
   tcp::acceptor acceptor_;      // used on accept_strand_ only
@@ -262,7 +262,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void OnRead(const error_code& ec, size_t n) {
     if (ec == asio::error::not_found) return Respond(ErrorResponse(431, "Request Header Fields Too Large"));
     if (ec) return Finish("reading the request", ec);
-    const std::string_view head(static_cast<const char*>(head_.data().data()), n);
+    const absl::string_view head(static_cast<const char*>(head_.data().data()), n);
     Respond(Answer(head, [this] { return owner_->Render(); }));
   }
 
