@@ -208,7 +208,8 @@ class Builder {
     if (s->metrics_enabled && s->metrics_address.find(':') != std::string::npos) {
       return source_.Error({{"metrics"}, {"address"}},
                            "must be an IPv4 address or \"localhost\": Debian 12's civetweb, which "
-                           "serves the metrics, is built without IPv6");
+                           "serves plain-HTTP metrics, is built without IPv6 (metrics.tls keeps "
+                           "the same rule)");
     }
     for (int i = 0; i < m.allowed_networks_size(); ++i) {
       std::optional<std::string> network = Ipv4Network(m.allowed_networks(i));

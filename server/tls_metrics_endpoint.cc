@@ -26,6 +26,10 @@
 #include "boost/asio/streambuf.hpp"
 #include "boost/asio/write.hpp"
 #include "gpu/status_macros.h"
+#include "prometheus/counter.h"
+#include "prometheus/registry.h"
+#include "prometheus/summary.h"
+#include "prometheus/text_serializer.h"
 #include "server/tls_credentials.h"
 #include "spdlog/spdlog.h"
 
@@ -165,9 +169,51 @@ class ConnectionOwner {
   virtual ~ConnectionOwner() = default;
   // A connection ended: its slot is free.
   virtual void Released() = 0;
-  virtual std::string Render() const = 0;
+  // The body of a scrape.
+  virtual std::string Render() = 0;
   // The deadline of each of a connection's two phases.
   virtual std::chrono::milliseconds timeout() const = 0;
+};
+
+// The endpoint's own figures under prometheus-cpp's names and units, so a
+// scrape carries the same families as on its civetweb endpoint
+// (docs/observability.md mentions them).
+class ScrapeMetrics {
+ public:
+  ScrapeMetrics()
+      : bytes_(prometheus::BuildCounter()
+                   .Name("exposer_transferred_bytes_total")
+                   .Help("Transferred bytes to metrics services")
+                   .Register(registry_)
+                   .Add({})),
+        scrapes_(prometheus::BuildCounter()
+                     .Name("exposer_scrapes_total")
+                     .Help("Number of times metrics were scraped")
+                     .Register(registry_)
+                     .Add({})),
+        latency_us_(prometheus::BuildSummary()
+                        .Name("exposer_request_latencies")
+                        .Help("Latencies of serving scrape requests, in microseconds")
+                        .Register(registry_)
+                        .Add({}, prometheus::Summary::Quantiles{{0.5, 0.05}, {0.9, 0.01}, {0.99, 0.001}})) {}
+
+  // These families (as of before this scrape), then `render`'s text.
+  std::string Render(const std::function<std::string()>& render) {
+    const auto start = std::chrono::steady_clock::now();
+    std::string body = prometheus::TextSerializer().Serialize(registry_.Collect());
+    body += render();
+    const auto took = std::chrono::steady_clock::now() - start;
+    bytes_.Increment(static_cast<double>(body.size()));
+    scrapes_.Increment();
+    latency_us_.Observe(static_cast<double>(std::chrono::duration_cast<std::chrono::microseconds>(took).count()));
+    return body;
+  }
+
+ private:
+  prometheus::Registry registry_;
+  prometheus::Counter& bytes_;
+  prometheus::Counter& scrapes_;
+  prometheus::Summary& latency_us_;
 };
 
 }  // namespace
@@ -191,7 +237,7 @@ class TlsMetricsEndpoint::Impl final : public ConnectionOwner {
     return summary_;
   }
   void Released() override;
-  std::string Render() const override { return render_(); }
+  std::string Render() override { return scrape_metrics_.Render(render_); }
   std::chrono::milliseconds timeout() const override {
     return std::chrono::milliseconds(std::max(options_.request_timeout_ms, 1));
   }
@@ -208,6 +254,7 @@ class TlsMetricsEndpoint::Impl final : public ConnectionOwner {
   const TlsMetricsOptions options_;
   const std::function<std::string()> render_;
   std::vector<Ipv4Block> allowed_;
+  ScrapeMetrics scrape_metrics_;
   // Declared before the I/O objects and threads: destroyed after them. The
   // handlers still pending at Stop(), and the connections they own, go with
   // it (a connection's destructor does not call back into this).

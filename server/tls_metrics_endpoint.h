@@ -4,8 +4,10 @@
 // TlsMetricsEndpoint: GET /metrics over HTTPS (optionally mutual TLS), for
 // metrics.tls. Debian 12's civetweb, which serves the plain endpoint
 // (metrics.h), cannot do TLS with OpenSSL 3, so this one is Boost.Asio with
-// asio::ssl over the system OpenSSL; the body is whatever `render` returns
-// (Metrics::Render(), the same text the plain endpoint serves).
+// asio::ssl over the system OpenSSL. A scrape's body is prometheus-cpp's
+// exposer_* families (this endpoint's scrape count, bytes and latency, as
+// prometheus-cpp's own endpoint keeps them), then what `render` returns
+// (Metrics::Render()): the same families the plain endpoint serves.
 //
 // Shape: one io_context run by a small fixed pool of threads; all I/O is
 // asynchronous, so a connection holds a slot, not a thread. Each connection:

@@ -4,12 +4,13 @@
 """vkserve's HTTPS metrics endpoint (metrics.tls), end to end (run by CTest).
 
 Clients are Python's ssl, http.client and urllib; certificates are made at
-test time with the openssl command (test_security.py's helpers). Three
+test time with the openssl command (test_security.py's helpers). Four
 `vkserve serve` processes on loopback (gRPC plaintext):
 
   TlsMetricsTest: metrics.tls without client_ca, allowed_networks including
-    loopback. The scrape over HTTPS carries exactly the metric families
-    docs/observability.md lists; plaintext HTTP and clients trusting another
+    loopback. The scrape over HTTPS carries the metric families
+    docs/observability.md lists, and the same families, help texts and
+    series as a fourth server's plain-HTTP (civetweb) scrape; plaintext HTTP and clients trusting another
     CA fail; other paths, methods, oversized and malformed requests get
     404/405/431/400; SIGHUP with a mismatched key is refused (old certificate
     stays), with a new pair serves the new certificate (new serial); idle,
@@ -131,10 +132,28 @@ def tls_metrics(cls, client_ca=None, networks='["192.168.0.0/16", "127.0.0.0/8"]
             f'tls {{ certificate: "{cls.cert_path}" private_key: "{cls.key_path}"{ca} }}')
 
 
+def series(body):
+    """The series a scrape carries: each sample line without its value."""
+    return {line.rsplit(" ", 1)[0] for line in body.splitlines() if line and not line.startswith("#")}
+
+
 class TlsMetricsTest(MetricsTlsBase):
     @classmethod
     def setUpClass(cls):
         cls.start("vkserve_mtls_metrics_", tls_metrics)
+        # The same repository served with plain-HTTP metrics (civetweb), to
+        # compare the content with.
+        cls.plain_tmp = tempfile.mkdtemp(prefix="vkserve_mtls_metrics_plain_")
+        cls.plain = MetricsServer(cls.plain_tmp, "")
+        cls.plain.wait_metrics()
+
+    @classmethod
+    def tearDownClass(cls):
+        code = cls.plain.stop()
+        log = cls.plain.output()
+        shutil.rmtree(cls.plain_tmp, ignore_errors=True)
+        super().tearDownClass()
+        assert code == 0, f"vkserve exited {code}: {log[-3000:]}"
 
     def raw_request(self, request, read_limit=1 << 20):
         """Sends `request` over TLS; returns everything the server answers."""
@@ -160,12 +179,21 @@ class TlsMetricsTest(MetricsTlsBase):
 
     # -- content -----------------------------------------------------------------
 
-    def test_https_scrape_serves_the_documented_metrics(self):
+    def test_https_scrape_serves_what_the_plain_endpoint_does(self):
         status, content_type, body = self.scrape(client_context(self.ca[0]))
         self.assertEqual(status, 200)
         self.assertTrue(content_type.startswith("text/plain"), content_type)
         families = set(re.findall(r"^# TYPE (\S+) ", body, re.MULTILINE))
-        self.assertEqual(families, documented_families())
+        # The documented families, and prometheus-cpp's own exposer_* ones
+        # (docs/observability.md mentions them).
+        self.assertEqual(families, documented_families() | {
+            "exposer_transferred_bytes_total", "exposer_scrapes_total", "exposer_request_latencies"})
+        plain_url = f"http://127.0.0.1:{self.plain.metrics_port}/metrics"
+        with urllib.request.urlopen(plain_url, timeout=10) as r:
+            plain = r.read().decode()
+        self.assertEqual(set(re.findall(r"^# (?:TYPE|HELP) .*$", body, re.MULTILINE)),
+                         set(re.findall(r"^# (?:TYPE|HELP) .*$", plain, re.MULTILINE)))
+        self.assertEqual(series(body), series(plain))
         self.assertIn('vkserve_requests_total{model="tinynet"', body)
         self.assertRegex(body, r'vkserve_build_info\{[^}]*\} 1\n')
 
