@@ -30,6 +30,7 @@
 #include "prometheus/registry.h"
 #include "prometheus/summary.h"
 #include "prometheus/text_serializer.h"
+#include "server/http_request_head.h"
 #include "server/tls_credentials.h"
 #include "spdlog/spdlog.h"
 
@@ -134,32 +135,13 @@ std::string ErrorResponse(int code, absl::string_view reason, absl::string_view 
   return HttpResponse(code, reason, "text/plain; charset=utf-8", extra_headers, absl::StrCat(reason, "\n"));
 }
 
-bool IsToken(absl::string_view text) {
-  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-           absl::string_view("!#$%&'*+-.^_`|~").find(c) != absl::string_view::npos;
-  });
-}
-
-// The response to one request head (request line and header lines, each
-// ending "\r\n", then "\r\n"). `render` gives the body of a scrape.
+// The response to one request head (the bytes up to and including the
+// blank line ending it). `render` gives the body of a scrape.
 std::string Answer(absl::string_view head, const std::function<std::string()>& render) {
-  const std::vector<absl::string_view> lines = absl::StrSplit(head, "\r\n");
-  const std::vector<absl::string_view> request = absl::StrSplit(lines.front(), ' ');
-  if (request.size() != 3 || !IsToken(request[0]) || request[1].empty() ||
-      (request[2] != "HTTP/1.1" && request[2] != "HTTP/1.0")) {
-    return ErrorResponse(400, "Bad Request");
-  }
-  for (size_t i = 1; i < lines.size(); ++i) {
-    if (lines[i].empty()) continue;  // the blank line ending the head
-    const size_t colon = lines[i].find(':');
-    if (colon == absl::string_view::npos || !IsToken(lines[i].substr(0, colon))) {
-      return ErrorResponse(400, "Bad Request");
-    }
-  }
-  if (request[0] != "GET") return ErrorResponse(405, "Method Not Allowed", "Allow: GET\r\n");
-  const absl::string_view path = request[1].substr(0, request[1].find('?'));
-  if (path != "/metrics") return ErrorResponse(404, "Not Found");
+  absl::StatusOr<HttpRequestHead> request = ParseHttpRequestHead(head);
+  if (!request.ok()) return ErrorResponse(400, "Bad Request");
+  if (request->method != "GET") return ErrorResponse(405, "Method Not Allowed", "Allow: GET\r\n");
+  if (request->path != "/metrics") return ErrorResponse(404, "Not Found");
   return HttpResponse(200, "OK", "text/plain; version=0.0.4; charset=utf-8", "", render());
 }
 
