@@ -70,12 +70,13 @@ struct ServerSettings {
   bool tls_enabled() const { return !tls_certificate_path.empty(); }
   TlsFiles GrpcTls() const { return {tls_certificate_path, tls_private_key_path, tls_client_ca_path}; }
 
-  // Prometheus text exposition at http://<address>:<port>/metrics.
+  // Prometheus text exposition at http://<address>:<port>/metrics (https://
+  // with metrics_tls).
   bool metrics_enabled = true;
   std::string metrics_address = "127.0.0.1";
   int metrics_port = 8002;
-  int metrics_max_connections = 8;       // HTTP worker threads
-  int metrics_request_timeout_ms = 2000;  // per request and idle keep-alive
+  int metrics_max_connections = 8;       // connections served at once
+  int metrics_request_timeout_ms = 2000;  // per request (HTTPS: handshake included)
   // IPv4 CIDR blocks ("10.0.0.0/8") that may connect; empty: everyone.
   std::vector<std::string> metrics_allowed_networks;
   // metrics.tls: set, the endpoint serves HTTPS (server/tls_metrics_endpoint.h).

@@ -310,6 +310,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     deadline_.expires_after(owner_->timeout());
     deadline_.async_wait([self = shared_from_this()](const error_code& ec) {
       if (ec == asio::error::operation_aborted) return;  // re-armed or finished
+      // Re-armed after this wait had already completed: not yet due.
+      if (self->deadline_.expiry() > asio::steady_timer::clock_type::now()) return;
       error_code ignored;
       self->stream_.lowest_layer().close(ignored);
     });
