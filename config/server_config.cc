@@ -133,19 +133,20 @@ class Builder {
     return absl::OkStatus();
   }
 
-  absl::Status Tls(const config::TlsSettings& t, ServerSettings* s) {
-    RETURN_IF_ERROR(File({{"grpc"}, {"tls"}, {"certificate"}}, t.has_certificate(), t.certificate(),
-                         &s->tls_certificate_path));
-    RETURN_IF_ERROR(File({{"grpc"}, {"tls"}, {"private_key"}}, t.has_private_key(), t.private_key(),
-                         &s->tls_private_key_path));
-    RETURN_IF_ERROR(File({{"grpc"}, {"tls"}, {"client_ca"}}, t.has_client_ca(), t.client_ca(),
-                         &s->tls_client_ca_path));
-    if (s->tls_certificate_path.empty() != s->tls_private_key_path.empty()) {
-      return source_.Error({{"grpc"}, {"tls"}, {t.has_certificate() ? "private_key" : "certificate"}},
+  // grpc.tls or metrics.tls (`section`) into `out`.
+  absl::Status Tls(const char* section, const config::TlsSettings& t, TlsFiles* out) {
+    RETURN_IF_ERROR(File({{section}, {"tls"}, {"certificate"}}, t.has_certificate(), t.certificate(),
+                         &out->certificate_path));
+    RETURN_IF_ERROR(File({{section}, {"tls"}, {"private_key"}}, t.has_private_key(), t.private_key(),
+                         &out->private_key_path));
+    RETURN_IF_ERROR(File({{section}, {"tls"}, {"client_ca"}}, t.has_client_ca(), t.client_ca(),
+                         &out->client_ca_path));
+    if (out->certificate_path.empty() != out->private_key_path.empty()) {
+      return source_.Error({{section}, {"tls"}, {t.has_certificate() ? "private_key" : "certificate"}},
                            "certificate and private_key must be set together");
     }
-    if (!s->tls_client_ca_path.empty() && s->tls_certificate_path.empty()) {
-      return source_.Error({{"grpc"}, {"tls"}, {"client_ca"}}, "needs certificate and private_key");
+    if (!out->client_ca_path.empty() && out->certificate_path.empty()) {
+      return source_.Error({{section}, {"tls"}, {"client_ca"}}, "needs certificate and private_key");
     }
     return absl::OkStatus();
   }
@@ -207,7 +208,8 @@ class Builder {
     if (s->metrics_enabled && s->metrics_address.find(':') != std::string::npos) {
       return source_.Error({{"metrics"}, {"address"}},
                            "must be an IPv4 address or \"localhost\": Debian 12's civetweb, which "
-                           "serves the metrics, is built without IPv6");
+                           "serves plain-HTTP metrics, is built without IPv6 (metrics.tls keeps "
+                           "the same rule)");
     }
     for (int i = 0; i < m.allowed_networks_size(); ++i) {
       std::optional<std::string> network = Ipv4Network(m.allowed_networks(i));
@@ -234,13 +236,18 @@ class Builder {
     const auto& g = c.grpc();
     RETURN_IF_ERROR(Address({{"grpc"}, {"address"}}, g.has_address(), g.address(), &s->grpc_address));
     RETURN_IF_ERROR(Port({{"grpc"}, {"port"}}, g.has_port(), g.port(), &s->grpc_port));
-    RETURN_IF_ERROR(Tls(g.tls(), s));
+    TlsFiles grpc_tls;
+    RETURN_IF_ERROR(Tls("grpc", g.tls(), &grpc_tls));
+    s->tls_certificate_path = grpc_tls.certificate_path;
+    s->tls_private_key_path = grpc_tls.private_key_path;
+    s->tls_client_ca_path = grpc_tls.client_ca_path;
     RETURN_IF_ERROR(Auth(c.auth(), s));
     const auto& m = c.metrics();
     if (m.has_enabled()) s->metrics_enabled = m.enabled();
     RETURN_IF_ERROR(Address({{"metrics"}, {"address"}}, m.has_address(), m.address(),
                              &s->metrics_address));
     RETURN_IF_ERROR(MetricsLimits(m, s));
+    RETURN_IF_ERROR(Tls("metrics", m.tls(), &s->metrics_tls));
     RETURN_IF_ERROR(Port({{"metrics"}, {"port"}}, m.has_port(), m.port(), &s->metrics_port));
     if (s->metrics_enabled && s->metrics_port != 0 && s->metrics_port == s->grpc_port) {
       return source_.Error({{"metrics"}, {"port"}},

@@ -47,6 +47,14 @@ struct AuthGrant {
   uint32_t roles = 0;            // AuthRole bits, at least one
 };
 
+// The PEM files of one TLS endpoint (absolute paths; "" when not set).
+struct TlsFiles {
+  std::string certificate_path;
+  std::string private_key_path;
+  std::string client_ca_path;  // set: mutual TLS
+  bool enabled() const { return !certificate_path.empty(); }
+};
+
 std::string_view LogLevelName(LogLevel level);      // "info", ...
 std::string_view LogFormatName(LogFormat format);   // "text", "json"
 
@@ -60,15 +68,19 @@ struct ServerSettings {
   std::string tls_private_key_path;
   std::string tls_client_ca_path;
   bool tls_enabled() const { return !tls_certificate_path.empty(); }
+  TlsFiles GrpcTls() const { return {tls_certificate_path, tls_private_key_path, tls_client_ca_path}; }
 
-  // Prometheus text exposition at http://<address>:<port>/metrics.
+  // Prometheus text exposition at http://<address>:<port>/metrics (https://
+  // with metrics_tls).
   bool metrics_enabled = true;
   std::string metrics_address = "127.0.0.1";
   int metrics_port = 8002;
-  int metrics_max_connections = 8;       // HTTP worker threads
-  int metrics_request_timeout_ms = 2000;  // per request and idle keep-alive
+  int metrics_max_connections = 8;       // connections served at once
+  int metrics_request_timeout_ms = 2000;  // per request (HTTPS: handshake included)
   // IPv4 CIDR blocks ("10.0.0.0/8") that may connect; empty: everyone.
   std::vector<std::string> metrics_allowed_networks;
+  // metrics.tls: set, the endpoint serves HTTPS (server/tls_metrics_endpoint.h).
+  TlsFiles metrics_tls;
 
   // Model repository (absolute path).
   std::string repository_path;

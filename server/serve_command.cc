@@ -8,8 +8,9 @@
 // (Asio's signal handler only wakes it, so no async-signal-safety concerns).
 // SIGTERM and SIGINT: the server stops accepting, runs the batches still
 // forming, answers every accepted request and the process exits 0. SIGHUP:
-// the gRPC TLS certificate, key and client CA are re-read (a bad set is
-// logged and the old one kept).
+// the TLS certificates, keys and client CAs of gRPC (grpc.tls) and of the
+// metrics endpoint (metrics.tls) are re-read (a bad set is logged and the
+// old one kept).
 #include <signal.h>
 
 #include <functional>
@@ -38,6 +39,28 @@ int ServeUsage() {
 
 bool ParsePort(const std::string& text, int* port) {
   return absl::SimpleAtoi(text, port) && *port >= 0 && *port <= 65535;
+}
+
+// SIGHUP: re-reads the TLS files of every endpoint that has them.
+void ReloadTlsFiles(const ServerSettings& settings, Server& server) {
+  const bool grpc = settings.tls_enabled();
+  const bool metrics = settings.metrics_enabled && settings.metrics_tls.enabled();
+  if (!grpc && !metrics) {
+    spdlog::info("received SIGHUP: nothing to reload (no grpc.tls or metrics.tls)");
+    return;
+  }
+  spdlog::info("received SIGHUP: re-reading the TLS files");
+  if (grpc) {
+    if (absl::Status s = server.ReloadTls(); !s.ok()) {
+      spdlog::error("TLS reload failed, the previous certificate stays in use: {}", std::string(s.message()));
+    }
+  }
+  if (metrics) {
+    if (absl::Status s = server.ReloadMetricsTls(); !s.ok()) {
+      spdlog::error("metrics TLS reload failed, the previous certificate stays in use: {}",
+                    std::string(s.message()));
+    }
+  }
 }
 
 }  // namespace
@@ -100,7 +123,8 @@ int RunServeCommand(const std::vector<std::string>& args) {
   }
   std::printf("vkserve listening on %s\n", (*server)->address().c_str());
   if ((*server)->metrics_port() != 0) {
-    std::printf("metrics at http://%s/metrics\n", (*server)->metrics_address().c_str());
+    std::printf("metrics at %s://%s/metrics\n", settings->metrics_tls.enabled() ? "https" : "http",
+                (*server)->metrics_address().c_str());
   }
   std::fflush(stdout);
   int sig = 0;
@@ -111,15 +135,7 @@ int RunServeCommand(const std::vector<std::string>& args) {
           sig = received;  // nothing re-armed: io.run() returns
           return;
         }
-        if (!settings->tls_enabled()) {
-          spdlog::info("received SIGHUP: nothing to reload (no grpc.tls)");
-        } else {
-          spdlog::info("received SIGHUP: re-reading the TLS files");
-          if (absl::Status s = (*server)->ReloadTls(); !s.ok()) {
-            spdlog::error("TLS reload failed, the previous certificate stays in use: {}",
-                          std::string(s.message()));
-          }
-        }
+        ReloadTlsFiles(*settings, **server);
         signals.async_wait(on_signal);
       };
   signals.async_wait(on_signal);

@@ -23,6 +23,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
   // GPU work or model load.
   ASSIGN_OR_RETURN(server->authorizer_, Authorizer::Create(settings));
   ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials, server->Credentials(settings));
+  const bool metrics_tls = settings.metrics_enabled && settings.metrics_tls.enabled();
+  if (metrics_tls) RETURN_IF_ERROR(LoadTlsMaterial(settings.metrics_tls, "metrics").status());
   DeviceSetOptions device_options;
   device_options.runtime.device = settings.device;
   device_options.runtime.pipeline_cache_path =
@@ -76,7 +78,14 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
   if (server->grpc_ == nullptr || server->port_ == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", settings.GrpcListenAddress()));
   }
-  if (settings.metrics_enabled) {
+  if (metrics_tls) {
+    ASSIGN_OR_RETURN(server->metrics_tls_,
+                     TlsMetricsEndpoint::Start(TlsMetricsOptionsOf(settings),
+                                               [m = server->metrics_.get()] { return m->Render(); }));
+    spdlog::info("metrics at https://{}/metrics{}: {}", server->metrics_address(),
+                 settings.metrics_tls.client_ca_path.empty() ? "" : " (client certificates required)",
+                 server->metrics_tls_->summary());
+  } else if (settings.metrics_enabled) {
     MetricsEndpointOptions endpoint;
     endpoint.max_connections = settings.metrics_max_connections;
     endpoint.request_timeout_ms = settings.metrics_request_timeout_ms;
@@ -117,6 +126,13 @@ void Server::WarnIfExposed(const ServerSettings& settings) {
   }
 }
 
+absl::Status Server::ReloadMetricsTls() {
+  if (metrics_tls_ == nullptr) return absl::FailedPreconditionError("metrics TLS is not configured");
+  RETURN_IF_ERROR(metrics_tls_->Reload());
+  spdlog::info("metrics TLS reloaded: {}", metrics_tls_->summary());
+  return absl::OkStatus();
+}
+
 absl::Status Server::ReloadTls() {
   if (tls_ == nullptr) return absl::FailedPreconditionError("gRPC TLS is not configured");
   RETURN_IF_ERROR(tls_->Reload());
@@ -132,7 +148,7 @@ std::string Server::address() const {
 
 std::string Server::metrics_address() const {
   const std::string& host = context_.settings.metrics_address;
-  const int port = metrics_->port();
+  const int port = metrics_port();
   if (host.find(':') != std::string::npos) return absl::StrCat("[", host, "]:", port);
   return absl::StrCat(host, ":", port);
 }
@@ -193,6 +209,7 @@ void Server::Shutdown() {
   housekeeping_.stop();
   if (housekeeping_thread_.joinable()) housekeeping_thread_.join();
   // Last: the figures of a draining server are still scraped.
+  if (metrics_tls_ != nullptr) metrics_tls_->Stop();
   if (metrics_ != nullptr) metrics_->StopServing();
   spdlog::info("shut down");
 }

@@ -39,6 +39,7 @@
 #include "server/resident_registry.h"
 #include "server/shared_memory.h"
 #include "server/tls_credentials.h"
+#include "server/tls_metrics_endpoint.h"
 
 namespace vkserve {
 
@@ -64,7 +65,7 @@ class Server {
 
   int port() const { return port_; }
   // The metrics endpoint's port; 0 when metrics are disabled.
-  int metrics_port() const { return metrics_->port(); }
+  int metrics_port() const { return metrics_tls_ ? metrics_tls_->port() : metrics_->port(); }
   // "127.0.0.1:8001" with the real port.
   std::string address() const;
   // The same for the metrics endpoint.
@@ -74,6 +75,8 @@ class Server {
   // certificate within about a second. Else the old one stays and the error
   // says why. FAILED_PRECONDITION without TLS.
   absl::Status ReloadTls();
+  // The same for metrics.tls (connections after it get the new material).
+  absl::Status ReloadMetricsTls();
 
   ModelManager& models() { return *models_; }
   DeviceSet& devices() { return *devices_; }
@@ -97,6 +100,7 @@ class Server {
   std::unique_ptr<DeviceSet> devices_;
   // Declared before the models: a ModelMetrics must not outlive it.
   std::unique_ptr<Metrics> metrics_;
+  std::unique_ptr<TlsMetricsEndpoint> metrics_tls_;  // with metrics.tls; renders metrics_
   std::unique_ptr<RequestTracer> tracer_;
   std::unique_ptr<LogControl> log_;
   std::unique_ptr<ModelManager> models_;

@@ -105,28 +105,30 @@ absl::StatusOr<std::string> IdentityPem(const std::vector<X509Ptr>& chain, EVP_P
   return BioText(out.get());
 }
 
-absl::StatusOr<TlsMaterial> LoadIdentity(const ServerSettings& s) {
-  ASSIGN_OR_RETURN(std::string cert_text, ReadPemFile(s.tls_certificate_path, "grpc.tls.certificate"));
-  ASSIGN_OR_RETURN(std::vector<X509Ptr> chain,
-                   ParseCertificates(cert_text, s.tls_certificate_path, "grpc.tls.certificate"));
-  ASSIGN_OR_RETURN(std::string key_text, ReadPemFile(s.tls_private_key_path, "grpc.tls.private_key"));
+absl::StatusOr<TlsMaterial> LoadIdentity(const TlsFiles& files, absl::string_view section) {
+  const std::string cert_field = absl::StrCat(section, ".tls.certificate");
+  const std::string key_field = absl::StrCat(section, ".tls.private_key");
+  const std::string& cert_path = files.certificate_path;
+  const std::string& key_path = files.private_key_path;
+  ASSIGN_OR_RETURN(std::string cert_text, ReadPemFile(cert_path, cert_field.c_str()));
+  ASSIGN_OR_RETURN(std::vector<X509Ptr> chain, ParseCertificates(cert_text, cert_path, cert_field.c_str()));
+  ASSIGN_OR_RETURN(std::string key_text, ReadPemFile(key_path, key_field.c_str()));
   BioPtr key_bio = MemoryBio(key_text);
   PkeyPtr key(PEM_read_bio_PrivateKey(key_bio.get(), nullptr, NoPassword, nullptr));
   ERR_clear_error();
   if (key == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat("grpc.tls.private_key ", s.tls_private_key_path,
-                                                   ": no unencrypted PEM private key in it"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(key_field, " ", key_path, ": no unencrypted PEM private key in it"));
   }
   X509* leaf = chain.front().get();
   if (X509_check_private_key(leaf, key.get()) != 1) {
     ERR_clear_error();
-    return absl::InvalidArgumentError(absl::StrCat("grpc.tls.private_key ", s.tls_private_key_path,
-                                                   " does not match the certificate ",
-                                                   s.tls_certificate_path));
+    return absl::InvalidArgumentError(
+        absl::StrCat(key_field, " ", key_path, " does not match the certificate ", cert_path));
   }
   if (X509_cmp_current_time(X509_get0_notAfter(leaf)) < 0) {
     return absl::InvalidArgumentError(
-        absl::StrCat("grpc.tls.certificate ", s.tls_certificate_path, ": expired (", Summary(leaf), ")"));
+        absl::StrCat(cert_field, " ", cert_path, ": expired (", Summary(leaf), ")"));
   }
   TlsMaterial material;
   ASSIGN_OR_RETURN(material.identity_pem, IdentityPem(chain, key.get()));
@@ -170,16 +172,21 @@ absl::Status Replace(int* fd, const std::string& contents) {
 
 }  // namespace
 
-absl::StatusOr<TlsMaterial> LoadTlsMaterial(const ServerSettings& settings) {
-  ASSIGN_OR_RETURN(TlsMaterial material, LoadIdentity(settings));
-  if (settings.tls_client_ca_path.empty()) return material;
-  ASSIGN_OR_RETURN(std::string ca_text, ReadPemFile(settings.tls_client_ca_path, "grpc.tls.client_ca"));
+absl::StatusOr<TlsMaterial> LoadTlsMaterial(const TlsFiles& files, absl::string_view section) {
+  ASSIGN_OR_RETURN(TlsMaterial material, LoadIdentity(files, section));
+  if (files.client_ca_path.empty()) return material;
+  const std::string ca_field = absl::StrCat(section, ".tls.client_ca");
+  ASSIGN_OR_RETURN(std::string ca_text, ReadPemFile(files.client_ca_path, ca_field.c_str()));
   ASSIGN_OR_RETURN(std::vector<X509Ptr> cas,
-                   ParseCertificates(ca_text, settings.tls_client_ca_path, "grpc.tls.client_ca"));
+                   ParseCertificates(ca_text, files.client_ca_path, ca_field.c_str()));
   BioPtr out(BIO_new(BIO_s_mem()));
   for (const X509Ptr& ca : cas) PEM_write_bio_X509(out.get(), ca.get());
   material.client_ca_pem = BioText(out.get());
   return material;
+}
+
+absl::StatusOr<TlsMaterial> LoadTlsMaterial(const ServerSettings& settings) {
+  return LoadTlsMaterial(settings.GrpcTls(), "grpc");
 }
 
 absl::StatusOr<std::unique_ptr<TlsCredentials>> TlsCredentials::Create(const ServerSettings& settings) {

@@ -30,6 +30,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "base/mutex.h"
 #include "config/server_config.h"
 #include "grpcpp/security/server_credentials.h"
@@ -43,8 +44,12 @@ struct TlsMaterial {
   std::string summary;        // subject, expiry and SHA-256 fingerprint of the leaf
 };
 
-// Reads and checks the files `settings` names (REQUIRES settings.tls_enabled()).
-// INVALID_ARGUMENT naming the file and the problem.
+// Reads and checks `files` (REQUIRES files.enabled()): the PEM parses, the
+// key matches the leaf certificate, the leaf has not expired, the client CA
+// (when set) parses. INVALID_ARGUMENT naming the field ("<section>.tls.
+// private_key"), the file and the problem.
+absl::StatusOr<TlsMaterial> LoadTlsMaterial(const TlsFiles& files, absl::string_view section);
+// The same for grpc.tls (REQUIRES settings.tls_enabled()).
 absl::StatusOr<TlsMaterial> LoadTlsMaterial(const ServerSettings& settings);
 
 class TlsCredentials {

@@ -255,6 +255,7 @@ TEST(ServerConfigTest, TlsAuthAndSharedMemoryPrefix) {
   dir.Write("etc/tls/server.crt", "x");
   dir.Write("etc/tls/server.key", "x");
   dir.Write("etc/tls/clients.crt", "x");
+  dir.Write("etc/tls/metrics.crt", "x");
   dir.Write("etc/app.token", "x");
   const std::string digest(64, 'a');
   std::string path = dir.Write("etc/server.pbtxt", R"pb(
@@ -265,6 +266,7 @@ TEST(ServerConfigTest, TlsAuthAndSharedMemoryPrefix) {
     metrics {
       max_connections: 16 request_timeout_ms: 500
       allowed_networks: [ "10.0.0.0/8", "192.168.1.7" ]
+      tls { certificate: "tls/metrics.crt" private_key: "tls/server.key" }
     }
     limits { allow_shared_memory: true shared_memory_key_prefix: "/team-a." }
     auth {
@@ -283,6 +285,10 @@ TEST(ServerConfigTest, TlsAuthAndSharedMemoryPrefix) {
   EXPECT_EQ(s->metrics_max_connections, 16);
   EXPECT_EQ(s->metrics_request_timeout_ms, 500);
   EXPECT_THAT(s->metrics_allowed_networks, ::testing::ElementsAre("10.0.0.0/8", "192.168.1.7/32"));
+  EXPECT_TRUE(s->metrics_tls.enabled());
+  EXPECT_EQ(s->metrics_tls.certificate_path, dir.Path("etc/tls/metrics.crt"));
+  EXPECT_EQ(s->metrics_tls.private_key_path, dir.Path("etc/tls/server.key"));
+  EXPECT_EQ(s->metrics_tls.client_ca_path, "");
   EXPECT_EQ(s->shared_memory_key_prefix, "/team-a.");
   ASSERT_EQ(s->auth_grants.size(), 3u);
   EXPECT_EQ(s->auth_grants[0].name, "ops");
@@ -304,6 +310,12 @@ TEST(ServerConfigTest, TlsAndAuthErrors) {
               AllOf(StartsWith(":1:35: grpc.tls.private_key: "), HasSubstr("absent.pem is not a file")));
   EXPECT_EQ(ErrorIn(dir, "grpc { tls { client_ca: \"a.pem\" } }"),
             ":1:14: grpc.tls.client_ca: needs certificate and private_key");
+  EXPECT_EQ(ErrorIn(dir, "metrics {\n  tls { private_key: \"a.pem\" } }"),
+            ":2:3: metrics.tls.certificate: certificate and private_key must be set together");
+  EXPECT_THAT(ErrorIn(dir, "metrics { tls { certificate: \"a.pem\" private_key: \"a.pem\" client_ca: \"\" } }"),
+              StartsWith(":1:59: metrics.tls.client_ca: must not be empty"));
+  EXPECT_EQ(ErrorIn(dir, "metrics { tls { client_ca: \"a.pem\" } }"),
+            ":1:17: metrics.tls.client_ca: needs certificate and private_key");
   EXPECT_EQ(ErrorIn(dir, "auth { grant { token_sha256: \"abc\" roles: ADMIN } }"),
             ":1:16: auth.grant[0].token_sha256: must be 64 hex digits (a SHA-256 digest)");
   EXPECT_EQ(ErrorIn(dir, "auth { grant { token_sha256: \"" + std::string(63, 'a') + "g\" roles: ADMIN } }"),

@@ -15,7 +15,7 @@ SECONDS_EACH=${1:-60}
 BUILD=build-fuzz
 CC=clang CXX=clang++ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DVKSERVE_BUILD_BENCHMARKS=OFF -DVKSERVE_FUZZ=ON >/dev/null
-TARGETS="ort_loader_fuzzer onnx_loader_fuzzer config_fuzzer infer_request_fuzzer"
+TARGETS="ort_loader_fuzzer onnx_loader_fuzzer config_fuzzer infer_request_fuzzer http_request_head_fuzzer"
 cmake --build "$BUILD" -j"$(nproc)" --target $TARGETS
 # The request fuzzer opens a GPU (lavapipe): its driver's lifetime
 # allocations are not vkserve's leaks.
