@@ -7,9 +7,7 @@
 #include <algorithm>
 #include <vector>
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
+#include "runtime/host_heap.h"
 
 namespace vkserve {
 
@@ -151,12 +149,6 @@ CacheBudgetStats CacheBudget::stats() const {
   CacheBudgetStats s = stats_;
   s.limits = limits_;
   return s;
-}
-
-void TrimHostMemory() {
-#if defined(__GLIBC__)
-  malloc_trim(0);
-#endif
 }
 
 }  // namespace vkserve

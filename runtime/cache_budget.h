@@ -133,10 +133,6 @@ class CacheBudget {
   CacheBudgetStats stats_ ABSL_GUARDED_BY(mutex_);
 };
 
-// Returns free heap memory to the system (glibc malloc_trim); a no-op
-// elsewhere. Large freed buffers otherwise stay in the process's heap.
-void TrimHostMemory();
-
 }  // namespace vkserve
 
 #endif  // VKSERVE_RUNTIME_CACHE_BUDGET_H_

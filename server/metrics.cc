@@ -20,6 +20,7 @@
 #include "prometheus/metric_family.h"
 #include "prometheus/registry.h"
 #include "prometheus/text_serializer.h"
+#include "runtime/host_heap.h"
 
 namespace vkserve {
 namespace {
@@ -200,7 +201,8 @@ class Metrics::SampledGauges final : public prometheus::Collectable {
   explicit SampledGauges(GaugeSampler sampler) : sampler_(std::move(sampler)) {}
 
   std::vector<MetricFamily> Collect() const override {
-    if (!sampler_) return {};
+    std::vector<MetricFamily> out{HostHeapFamily()};
+    if (!sampler_) return out;
     const GaugeSample sample = sampler_();
     MetricFamily sessions = GaugeFamily("vkserve_sessions", "Sessions in the model's pool.");
     MetricFamily busy = GaugeFamily("vkserve_sessions_busy", "Sessions running a request now.");
@@ -245,7 +247,6 @@ class Metrics::SampledGauges final : public prometheus::Collectable {
       }
       AddCacheSample(d, &cache_bytes, &cache_budget, &cache_entries, &cache_evictions);
     }
-    std::vector<MetricFamily> out;
     for (MetricFamily* f : {&sessions, &busy, &queue, &resident, &resident_bytes, &nodes, &memory, &cache_bytes,
                             &cache_budget, &cache_entries, &cache_evictions}) {
       if (!f->metric.empty()) out.push_back(std::move(*f));
@@ -254,6 +255,18 @@ class Metrics::SampledGauges final : public prometheus::Collectable {
   }
 
  private:
+  // Not per model: what malloc holds tells host-memory growth from heap
+  // fragmentation (free bytes held) apart from live data (in use).
+  static MetricFamily HostHeapFamily() {
+    MetricFamily heap = GaugeFamily("vkserve_host_heap_bytes",
+                                    "The process's malloc heap: in use, freed but held, and live mmapped blocks.");
+    const HostHeapStats stats = ReadHostHeap();
+    heap.metric.push_back(GaugeValue({{"state", "in_use"}}, static_cast<double>(stats.in_use)));
+    heap.metric.push_back(GaugeValue({{"state", "free"}}, static_cast<double>(stats.free)));
+    heap.metric.push_back(GaugeValue({{"state", "mmapped"}}, static_cast<double>(stats.mmapped)));
+    return heap;
+  }
+
   const GaugeSampler sampler_;
 };
 

@@ -10,6 +10,7 @@
 #include "absl/time/clock.h"
 #include "gpu/status_macros.h"
 #include "runtime/cache_budget.h"
+#include "runtime/host_heap.h"
 #include "spdlog/spdlog.h"
 
 namespace vkserve {

@@ -28,7 +28,9 @@
 #include <mutex>
 #include <random>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -208,6 +210,8 @@ class Soak {
   std::atomic<int> failures_logged_{0};
   struct Point {
     double t, rss_mb, gpu_mb;
+    double anon_mb, file_mb, shmem_mb;   // VmRSS's split (/proc)
+    double heap_used_mb, heap_free_mb;   // malloc's view (vkserve_host_heap_bytes)
   };
   std::vector<Point> points_;
 };
@@ -314,31 +318,57 @@ void Soak::Reloader(Clock::time_point end) {
   }
 }
 
-double RssMiB(int pid) {
+// The server's resident set from /proc/PID/status, in MiB: VmRSS and its
+// anonymous, file-backed and shared-memory parts (mapped device memory shows
+// in the latter two, the heap in the first). -1 where unreadable.
+struct Rss {
+  double total = -1, anon = -1, file = -1, shmem = -1;
+};
+
+Rss ReadRss(int pid) {
+  Rss rss;
   std::ifstream status(absl::StrCat("/proc/", pid, "/status"));
   std::string line;
+  const std::pair<const char*, double Rss::*> fields[] = {
+      {"VmRSS:", &Rss::total}, {"RssAnon:", &Rss::anon}, {"RssFile:", &Rss::file}, {"RssShmem:", &Rss::shmem}};
   while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) {
+    for (const auto& [key, field] : fields) {
+      const std::string_view k(key);
+      if (line.rfind(k, 0) != 0 || line.size() < k.size() + 3) continue;
       double kb = 0;
-      (void)absl::SimpleAtod(absl::StripAsciiWhitespace(line.substr(6, line.size() - 9)), &kb);
-      return kb / 1024;
+      (void)absl::SimpleAtod(absl::StripAsciiWhitespace(line.substr(k.size(), line.size() - k.size() - 3)), &kb);
+      rss.*field = kb / 1024;
     }
   }
-  return -1;
+  return rss;
+}
+
+double HeapMiB(const std::string& metrics, const std::string& state) {
+  return vkserve::bench::SumSamples(metrics, "vkserve_host_heap_bytes", {"state=\"" + state + "\""}) / (1 << 20);
 }
 
 void Soak::Sampler(Clock::time_point start, Clock::time_point end) {
-  Log("| t (s) | server RSS (MiB) | GPU memory (MiB, live buffers) | good | bad | reloads |");
-  Log("|---|---|---|---|---|---|");
+  Log("| t (s) | server RSS (MiB) | anon / file / shmem | heap in use / free (MiB) | GPU memory (MiB, live "
+      "buffers) | good | bad | reloads |");
+  Log("|---|---|---|---|---|---|---|---|");
   for (;;) {
     const double t = std::chrono::duration<double>(Clock::now() - start).count();
     const std::string metrics = o_.metrics.empty() ? "" : vkserve::bench::HttpGet(o_.metrics);
-    const Point point{t, o_.pid > 0 ? RssMiB(o_.pid) : -1,
-                      vkserve::bench::SumSamples(metrics, "vkserve_gpu_memory_bytes") / (1 << 20)};
+    const Rss rss = o_.pid > 0 ? ReadRss(o_.pid) : Rss{};
+    const Point point{t,
+                      rss.total,
+                      vkserve::bench::SumSamples(metrics, "vkserve_gpu_memory_bytes") / (1 << 20),
+                      rss.anon,
+                      rss.file,
+                      rss.shmem,
+                      HeapMiB(metrics, "in_use"),
+                      HeapMiB(metrics, "free")};
     points_.push_back(point);
     Log(absl::StrCat("| ", static_cast<int>(t), " | ", static_cast<int>(point.rss_mb), " | ",
-                     static_cast<int>(point.gpu_mb), " | ", counts_.good.load(), " | ",
-                     counts_.bad.load(), " | ", counts_.reloads.load(), " |"));
+                     static_cast<int>(point.anon_mb), " / ", static_cast<int>(point.file_mb), " / ",
+                     static_cast<int>(point.shmem_mb), " | ", static_cast<int>(point.heap_used_mb), " / ",
+                     static_cast<int>(point.heap_free_mb), " | ", static_cast<int>(point.gpu_mb), " | ",
+                     counts_.good.load(), " | ", counts_.bad.load(), " | ", counts_.reloads.load(), " |"));
     if (Clock::now() >= end) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<int64_t>(o_.sample_seconds * 1000)));
   }
@@ -378,6 +408,9 @@ bool Soak::Run() {
                    c.reloaded_unavailable.load(), " UNAVAILABLE/NOT_FOUND while reloading, ",
                    c.reloaded_failed.load(), " failed otherwise"));
   Log(absl::StrCat("server RSS: ", growth(&Point::rss_mb)));
+  Log(absl::StrCat("  anonymous: ", growth(&Point::anon_mb), "; file-backed: ", growth(&Point::file_mb),
+                   "; shared: ", growth(&Point::shmem_mb)));
+  Log(absl::StrCat("  heap in use: ", growth(&Point::heap_used_mb), "; heap free: ", growth(&Point::heap_free_mb)));
   Log(absl::StrCat("GPU memory: ", growth(&Point::gpu_mb)));
   const bool clean = c.good_failed == 0 && c.large_failed == 0 && c.heavy_failed == 0 &&
                      c.bad_accepted == 0 && c.bad_unexpected == 0 && c.reloaded_failed == 0 &&

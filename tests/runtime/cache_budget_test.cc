@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "runtime/cache_budget.h"
+#include "runtime/host_heap.h"
 #include "runtime/model.h"
 #include "runtime/session.h"
 #include "tests/testing/gpu_fixture.h"
