@@ -20,6 +20,16 @@ HostHeapStats ReadHostHeap() {
   return stats;
 }
 
+void ConfigureHostHeapForServing(uint64_t mmap_threshold) {
+#if defined(__GLIBC__)
+  // Setting it also stops glibc from raising the threshold each time a
+  // mapped block is freed, which would send later large blocks to the arenas.
+  mallopt(M_MMAP_THRESHOLD, static_cast<int>(mmap_threshold));
+#else
+  (void)mmap_threshold;
+#endif
+}
+
 void TrimHostMemory() {
 #if defined(__GLIBC__)
   malloc_trim(0);

@@ -24,6 +24,13 @@ struct HostHeapStats {
 
 HostHeapStats ReadHostHeap();
 
+// For a long-running server: blocks of `mmap_threshold` bytes and more
+// (request and response buffers) are mapped on their own and unmapped when
+// freed, rather than carved from malloc's per-thread arenas, where many
+// threads freeing them at different times fragment the arenas and keep
+// their pages. glibc only; a no-op elsewhere. Call once, before threads start.
+void ConfigureHostHeapForServing(uint64_t mmap_threshold = uint64_t{256} << 10);
+
 // Returns free heap memory to the system (glibc malloc_trim); a no-op
 // elsewhere.
 void TrimHostMemory();
