@@ -21,7 +21,6 @@
 #include "absl/strings/numbers.h"
 #include "boost/asio/io_context.hpp"
 #include "boost/asio/signal_set.hpp"
-#include "runtime/host_heap.h"
 #include "server/command.h"
 #include "server/logging.h"
 #include "server/server.h"
@@ -111,7 +110,6 @@ int RunServeCommand(const std::vector<std::string>& args) {
   }
   ConfigureLogging(settings->log_level, settings->log_format);
   spdlog::info("config: {}", settings->source);
-  ConfigureHostHeapForServing();
 
   // Installed before any thread starts: from here on these signals only
   // wake the main thread's io_context.
