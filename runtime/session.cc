@@ -15,6 +15,7 @@
 #include "runtime/fusion.h"
 #include "runtime/op_util.h"
 #include "runtime/planner.h"
+#include "runtime/run_bindings.h"
 #include "runtime/session_state.h"
 
 namespace vkserve {
@@ -22,21 +23,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-uint64_t Since(Clock::time_point start) {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
+uint64_t Nanos(Clock::duration d) {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count());
 }
+
+uint64_t Since(Clock::time_point start) { return Nanos(Clock::now() - start); }
 
 bool SameRange(const gpu::BufferRange& a, const gpu::BufferRange& b) {
   return a.buffer == b.buffer && a.offset == b.offset && a.size == b.size;
-}
-
-// A host view's size: its data, or its parts together.
-uint64_t HostViewBytes(const HostTensorView& view) {
-  if (view.parts.empty()) return view.data.size();
-  uint64_t total = 0;
-  for (std::span<const uint8_t> part : view.parts) total += part.size();
-  return total;
 }
 
 // Copies `size` bytes at `from` into `pieces` in order. A caller whose
@@ -80,6 +74,141 @@ class StateLease {
   StateCache& cache_;
   const std::string key_;
 };
+
+// Outputs handed to a DeviceTensor by the last run get a new buffer.
+absl::Status AllocateMissingOutputs(const Model& model, const Plan& plan, SessionState& state) {
+  for (size_t o = 0; o < state.outputs.size(); ++o) {
+    const uint64_t size = plan.values[plan.output_values[o]].desc.byte_size();
+    if (size > 0 && !state.outputs[o]) {
+      ASSIGN_OR_RETURN(state.outputs[o],
+                       model.gpu().allocator->Allocate(size, gpu::MemoryUsage::kDeviceLocal,
+                                                       gpu::MemoryKind::kIo));
+      state.recorded = false;
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Copies the host inputs into their GPU-visible buffers (read by their
+// readers, gathered from their parts, or copied whole); returns the range
+// each input is bound to, device inputs included.
+absl::StatusOr<std::vector<gpu::BufferRange>> UploadInputs(const RunBindings& in, SessionState& state,
+                                                           const gpu::Buffer& dummy, RunTiming& timing) {
+  std::vector<gpu::BufferRange> ranges(in.bound.size());
+  for (size_t i = 0; i < in.bound.size(); ++i) {
+    if (in.device_inputs[i] != nullptr) {
+      ranges[i] = in.device_inputs[i]->range();
+      continue;
+    }
+    const uint64_t size = in.host_bytes[i];
+    ranges[i] = state.inputs[i] ? state.inputs[i].range() : dummy.range(0, 4);
+    if (size == 0) continue;
+    const gpu::Buffer& target = state.input_staging[i] ? state.input_staging[i] : state.inputs[i];
+    auto* to = static_cast<uint8_t*>(target.mapped());
+    if (in.readers[i] != nullptr) {
+      RETURN_IF_ERROR((*in.readers[i])(std::span<uint8_t>(to, size)));
+    } else if (!in.bound[i]->host.parts.empty()) {
+      for (std::span<const uint8_t> part : in.bound[i]->host.parts) {
+        if (!part.empty()) std::memcpy(to, part.data(), part.size());
+        to += part.size();
+      }
+    } else {
+      std::memcpy(to, in.bound[i]->host.data.data(), size);
+    }
+    target.FlushHostWrites(0, size);
+    timing.bytes_uploaded += size;
+  }
+  return ranges;
+}
+
+// The run's timestamp spans (empty without timestamps); sets the GPU time
+// from the first start to the last end, and `*first_tick_ns` to that start.
+absl::StatusOr<std::vector<gpu::TimestampSpan>> ReadGpuSpans(SessionState& state, RunTiming* timing,
+                                                             uint64_t* first_tick_ns) {
+  std::vector<gpu::TimestampSpan> spans;
+  if (!state.command_buffer->timestamps_enabled()) return spans;
+  ASSIGN_OR_RETURN(spans, state.command_buffer->ReadTimestamps());
+  if (spans.empty()) return spans;
+  uint64_t first = spans.front().start_ns, last = spans.front().end_ns;
+  for (const auto& s : spans) {
+    first = std::min(first, s.start_ns);
+    last = std::max(last, s.end_ns);
+  }
+  timing->gpu_ns = last - first;
+  *first_tick_ns = first;
+  return spans;
+}
+
+// Output `o` of a finished run: copied to the host (into the request's
+// scatter pieces or sink when it gives them, else into bytes of its own), or
+// its buffer handed to a DeviceTensor, which the next run replaces.
+absl::StatusOr<RunOutput> CollectOutput(const Model& model, const Plan& plan, const RunRequest& request,
+                                        size_t o, bool to_host, SessionState& state, RunTiming* timing) {
+  const PlannedValue& v = plan.values[plan.output_values[o]];
+  RunOutput out;
+  out.name = model.outputs()[o].name;
+  out.dtype = v.desc.dtype;
+  out.shape = v.desc.shape;
+  const uint64_t size = v.desc.byte_size();
+  if (!to_host) {
+    gpu::Buffer buffer;
+    if (size > 0) {
+      buffer = std::move(state.outputs[o]);
+      state.recorded = false;  // the next run writes into a new buffer
+    } else {
+      ASSIGN_OR_RETURN(buffer, model.gpu().allocator->Allocate(4, gpu::MemoryUsage::kDeviceLocal,
+                                                               gpu::MemoryKind::kResident));
+    }
+    out.device = std::make_shared<DeviceTensor>(out.name, out.dtype, out.shape, std::move(buffer), model.gpu());
+    return out;
+  }
+  out.host.dtype = out.dtype;
+  out.host.shape = out.shape;
+  if (size == 0) return out;
+  const gpu::Buffer& src = state.readback[o] ? state.readback[o] : state.outputs[o];
+  src.InvalidateForHostRead(0, size);
+  const auto* bytes = static_cast<const uint8_t*>(src.mapped());
+  std::vector<std::span<uint8_t>> pieces;
+  if (request.host_output_scatter) pieces = request.host_output_scatter(o, out.shape, size);
+  uint8_t* sink = pieces.empty() && request.host_output_sink ? request.host_output_sink(o, size) : nullptr;
+  if (!pieces.empty()) {
+    RETURN_IF_ERROR(Scatter(bytes, size, pieces, out.name));
+    out.in_sink = true;
+  } else if (sink != nullptr) {
+    std::memcpy(sink, bytes, size);
+    out.in_sink = true;
+  } else {
+    // One pass over the bytes: resize() then memcpy would zero-fill them
+    // first, doubling the host memory traffic of large outputs.
+    out.host.data.assign(bytes, bytes + size);
+  }
+  timing->bytes_read_back += size;
+  return out;
+}
+
+// A profiled run's GPU spans as trace events at `base` ns into the run,
+// each named after its node, with its op and shapes.
+void AppendGpuTrace(const Plan& plan, const std::vector<gpu::TimestampSpan>& spans, uint64_t base,
+                    uint64_t first_tick_ns, std::vector<TraceEvent>* trace) {
+  std::map<std::string, const PlannedNode*> by_name;
+  for (const PlannedNode& n : plan.nodes) by_name[n.node->name] = &n;
+  for (const auto& s : spans) {
+    TraceEvent e{s.label, "gpu", "", "", base + (s.start_ns - first_tick_ns), s.end_ns - s.start_ns};
+    if (auto it = by_name.find(s.label); it != by_name.end()) {
+      const PlannedNode& n = *it->second;
+      e.op_type = FusedOpName(*n.node);
+      std::vector<std::string> ins, outs;
+      for (int in : n.inputs) {
+        if (in >= 0) ins.push_back(plan.values[in].desc.ToString());
+      }
+      for (int out : n.outputs) {
+        if (out >= 0) outs.push_back(plan.values[out].desc.ToString());
+      }
+      e.shapes = absl::StrCat(absl::StrJoin(ins, ", "), " -> ", absl::StrJoin(outs, ", "));
+    }
+    trace->push_back(std::move(e));
+  }
+}
 
 }  // namespace
 
@@ -289,169 +418,37 @@ absl::StatusOr<RunResult> Session::RunOnce(const RunRequest& request) {
   std::vector<TraceEvent> host_events;
   auto host_span = [&](const char* name, Clock::time_point t0) {
     if (!request.profile) return;
-    const uint64_t begin = static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(t0 - start).count());
-    host_events.push_back({name, "host", "", "", begin, Since(t0)});
+    host_events.push_back({name, "host", "", "", Nanos(t0 - start), Since(t0)});
   };
 
-  // 1. Match the bindings to the model's inputs.
-  const auto& inputs = model.inputs();
-  std::vector<const InputBinding*> bound(inputs.size(), nullptr);
-  for (const InputBinding& b : request.inputs) {
-    size_t i = 0;
-    while (i < inputs.size() && inputs[i].name != b.name) ++i;
-    if (i == inputs.size()) {
-      return absl::InvalidArgumentError(absl::StrCat("unknown input '", b.name, "'"));
-    }
-    if (bound[i] != nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat("input '", b.name, "' is bound twice"));
-    }
-    bound[i] = &b;
-  }
-  for (const auto& reader_entry : request.host_input_readers) {
-    const std::string& name = reader_entry.first;
-    if (std::none_of(request.inputs.begin(), request.inputs.end(),
-                     [&](const InputBinding& b) { return b.name == name && b.device == nullptr; })) {
-      return absl::InvalidArgumentError(absl::StrCat("a reader for '", name, "', not a host input"));
-    }
-  }
-  std::vector<std::vector<int64_t>> shapes(inputs.size());
-  std::vector<uint64_t> host_bytes(inputs.size(), 0);
-  std::vector<const HostInputReader*> readers(inputs.size(), nullptr);
-  std::vector<std::shared_ptr<const gpu::Buffer>> device_inputs(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const InputBinding* b = bound[i];
-    if (b == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat("input '", inputs[i].name, "' is missing"));
-    }
-    DataType dtype;
-    if (b->device != nullptr) {
-      ASSIGN_OR_RETURN(device_inputs[i], b->device->buffer());
-      dtype = b->device->dtype();
-      shapes[i] = b->device->shape();
-    } else {
-      dtype = b->host.dtype;
-      shapes[i] = b->host.shape;
-    }
-    if (dtype != inputs[i].type.dtype) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "input '", inputs[i].name, "' has type ", std::string(DataTypeName(dtype)),
-          ", model expects ", std::string(DataTypeName(inputs[i].type.dtype))));
-    }
-    if (shapes[i].size() != inputs[i].type.shape.size()) {
-      return absl::InvalidArgumentError(absl::StrCat("input '", inputs[i].name, "' has rank ",
-                                                     shapes[i].size(), ", model expects ",
-                                                     inputs[i].type.shape.size()));
-    }
-    // Checked element count: a hostile shape must not overflow.
-    uint64_t elements = 1;
-    for (int64_t d : shapes[i]) {
-      if (d < 0 || (d > 0 && elements > std::numeric_limits<uint64_t>::max() / 16 / uint64_t(d))) {
-        return absl::InvalidArgumentError(absl::StrCat("input '", inputs[i].name,
-                                                       "' has an invalid shape ",
-                                                       ShapeString(shapes[i])));
-      }
-      elements *= static_cast<uint64_t>(d);
-    }
-    if (b->device != nullptr) continue;
-    host_bytes[i] = elements * DataTypeSize(dtype);
-    if (auto r = request.host_input_readers.find(b->name); r != request.host_input_readers.end()) {
-      readers[i] = &r->second;
-    } else if (uint64_t given = HostViewBytes(b->host); given != host_bytes[i]) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("input '", inputs[i].name, "' has ", given,
-                       " bytes; shape ", ShapeString(shapes[i]), " of ",
-                       std::string(DataTypeName(dtype)), " needs ", host_bytes[i]));
-    }
-  }
-  std::vector<bool> host_outputs(model.outputs().size(), true);
-  for (const auto& [name, location] : request.output_locations) {
-    size_t o = 0;
-    while (o < model.outputs().size() && model.outputs()[o].name != name) ++o;
-    if (o == model.outputs().size()) {
-      return absl::InvalidArgumentError(absl::StrCat("unknown output '", name, "'"));
-    }
-    host_outputs[o] = location == OutputLocation::kHost;
-  }
+  // 1. Match the bindings to the model's inputs and outputs.
+  ASSIGN_OR_RETURN(RunBindings in, RunBindings::Bind(model, request));
 
   // 2. The plan and this session's buffers for it. Inputs that set shapes
   // or bounds select the plan by value, read here on the host.
-  InputValues values;
-  if (model.has_value_inputs()) {
-    values.resize(inputs.size());
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      if (!model.is_value_input(i)) continue;
-      const InputBinding* b = bound[i];
-      if (b->device != nullptr) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "input '", inputs[i].name, "' sets shapes or bounds of the model; send it in host memory"));
-      }
-      HostTensor t;
-      t.dtype = b->host.dtype;
-      t.shape = shapes[i];
-      if (readers[i] != nullptr) {  // e.g. shared memory: read once here for planning
-        std::vector<uint8_t> bytes(host_bytes[i]);
-        RETURN_IF_ERROR((*readers[i])(bytes));
-        t.data = TensorBytes(std::move(bytes));
-      } else {
-        t.data = TensorBytes(std::vector<uint8_t>(b->host.data.begin(), b->host.data.end()));
-      }
-      values[i] = std::make_shared<const HostTensor>(std::move(t));
-    }
-  }
-  ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan, model.GetPlan(shapes, values));
+  ASSIGN_OR_RETURN(const InputValues values, in.ReadValueInputs(model));
+  ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan, model.GetPlan(in.shapes, values));
   ASSIGN_OR_RETURN(SessionState * acquired, AcquireState(plan));
   const StateLease lease(*impl_->states, plan->signature);
   SessionState& state = *acquired;
-  for (size_t o = 0; o < state.outputs.size(); ++o) {
-    const uint64_t size = plan->values[plan->output_values[o]].desc.byte_size();
-    if (size > 0 && !state.outputs[o]) {  // handed to a DeviceTensor by the last run
-      ASSIGN_OR_RETURN(state.outputs[o],
-                       model.gpu().allocator->Allocate(size, gpu::MemoryUsage::kDeviceLocal,
-                                                       gpu::MemoryKind::kIo));
-      state.recorded = false;
-    }
-  }
+  RETURN_IF_ERROR(AllocateMissingOutputs(model, *plan, state));
 
   // 3. Host inputs into GPU-visible memory. The upload phase starts with the
   // run, so the binding checks above count as input handling and the phases
   // cover the whole run (the server's metrics rely on that).
-  Clock::time_point t = start;
-  std::vector<gpu::BufferRange> ranges(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (device_inputs[i] != nullptr) {
-      ranges[i] = device_inputs[i]->range();
-      continue;
-    }
-    const uint64_t size = host_bytes[i];
-    ranges[i] = state.inputs[i] ? state.inputs[i].range() : impl_->dummy.range(0, 4);
-    if (size == 0) continue;
-    const gpu::Buffer& target = state.input_staging[i] ? state.input_staging[i] : state.inputs[i];
-    if (readers[i] != nullptr) {
-      RETURN_IF_ERROR((*readers[i])(std::span<uint8_t>(static_cast<uint8_t*>(target.mapped()), size)));
-    } else if (!bound[i]->host.parts.empty()) {
-      auto* to = static_cast<uint8_t*>(target.mapped());
-      for (std::span<const uint8_t> part : bound[i]->host.parts) {
-        if (!part.empty()) std::memcpy(to, part.data(), part.size());
-        to += part.size();
-      }
-    } else {
-      std::memcpy(target.mapped(), bound[i]->host.data.data(), size);
-    }
-    target.FlushHostWrites(0, size);
-    timing.bytes_uploaded += size;
-  }
-  timing.upload_ns = Since(t);
-  host_span("upload", t);
+  ASSIGN_OR_RETURN(const std::vector<gpu::BufferRange> ranges,
+                   UploadInputs(in, state, impl_->dummy, timing));
+  timing.upload_ns = Since(start);
+  host_span("upload", start);
 
   // 4. Replay the recording, or record when shapes or bound buffers changed.
-  bool same = state.recorded && state.bound_host_outputs == host_outputs;
+  bool same = state.recorded && state.bound_host_outputs == in.host_outputs;
   for (size_t i = 0; same && i < ranges.size(); ++i) same = SameRange(ranges[i], state.bound_inputs[i]);
-  t = Clock::now();
+  Clock::time_point t = Clock::now();
   if (!same) {
     state.recorded = false;
     state.bound_inputs = ranges;
-    state.bound_host_outputs = host_outputs;
+    state.bound_host_outputs = in.host_outputs;
     RETURN_IF_ERROR(Record(model, &state, impl_->dummy));
     state.recorded = true;
     ++impl_->recordings;
@@ -462,80 +459,22 @@ absl::StatusOr<RunResult> Session::RunOnce(const RunRequest& request) {
 
   // 5. Submit and wait.
   gpu::Queue& queue = model.gpu().device->queue();
-  t = Clock::now();
-  const Clock::time_point submit_start = t;
+  const Clock::time_point submit_start = Clock::now();
   ASSIGN_OR_RETURN(uint64_t value, queue.Submit(*state.command_buffer));
-  timing.submit_ns = Since(t);
-  host_span("vkQueueSubmit", t);
+  timing.submit_ns = Since(submit_start);
+  host_span("vkQueueSubmit", submit_start);
   t = Clock::now();
   RETURN_IF_ERROR(queue.Wait(value));
   timing.wait_ns = Since(t);
   host_span("wait", t);
-  device_inputs.clear();  // the GPU is done with them
+  in.device_inputs.clear();  // the GPU is done with them
 
   // 6. Results to the host: the timestamps, then the outputs (readback phase).
   t = Clock::now();
-
-  std::vector<gpu::TimestampSpan> spans;
   uint64_t first_tick_ns = 0;
-  if (state.command_buffer->timestamps_enabled()) {
-    ASSIGN_OR_RETURN(spans, state.command_buffer->ReadTimestamps());
-    if (!spans.empty()) {
-      uint64_t first = spans.front().start_ns, last = spans.front().end_ns;
-      for (const auto& s : spans) {
-        first = std::min(first, s.start_ns);
-        last = std::max(last, s.end_ns);
-      }
-      timing.gpu_ns = last - first;
-      first_tick_ns = first;
-    }
-  }
-
-  // Outputs: host copies, or the buffer itself handed to a DeviceTensor.
+  ASSIGN_OR_RETURN(const std::vector<gpu::TimestampSpan> spans, ReadGpuSpans(state, &timing, &first_tick_ns));
   for (size_t o = 0; o < model.outputs().size(); ++o) {
-    const PlannedValue& v = plan->values[plan->output_values[o]];
-    RunOutput out;
-    out.name = model.outputs()[o].name;
-    out.dtype = v.desc.dtype;
-    out.shape = v.desc.shape;
-    const uint64_t size = v.desc.byte_size();
-    if (host_outputs[o]) {
-      out.host.dtype = out.dtype;
-      out.host.shape = out.shape;
-      if (size > 0) {
-        const gpu::Buffer& src = state.readback[o] ? state.readback[o] : state.outputs[o];
-        src.InvalidateForHostRead(0, size);
-        const auto* bytes = static_cast<const uint8_t*>(src.mapped());
-        std::vector<std::span<uint8_t>> pieces;
-        if (request.host_output_scatter) pieces = request.host_output_scatter(o, out.shape, size);
-        uint8_t* sink = pieces.empty() && request.host_output_sink
-                            ? request.host_output_sink(o, size)
-                            : nullptr;
-        if (!pieces.empty()) {
-          RETURN_IF_ERROR(Scatter(bytes, size, pieces, out.name));
-          out.in_sink = true;
-        } else if (sink != nullptr) {
-          std::memcpy(sink, bytes, size);
-          out.in_sink = true;
-        } else {
-          // One pass over the bytes: resize() then memcpy would zero-fill
-          // them first, doubling the host memory traffic of large outputs.
-          out.host.data.assign(bytes, bytes + size);
-        }
-        timing.bytes_read_back += size;
-      }
-    } else {
-      gpu::Buffer buffer;
-      if (size > 0) {
-        buffer = std::move(state.outputs[o]);
-        state.recorded = false;  // the next run writes into a new buffer
-      } else {
-        ASSIGN_OR_RETURN(buffer, model.gpu().allocator->Allocate(4, gpu::MemoryUsage::kDeviceLocal,
-                                                                 gpu::MemoryKind::kResident));
-      }
-      out.device = std::make_shared<DeviceTensor>(out.name, out.dtype, out.shape,
-                                                  std::move(buffer), model.gpu());
-    }
+    ASSIGN_OR_RETURN(RunOutput out, CollectOutput(model, *plan, request, o, in.host_outputs[o], state, &timing));
     result.outputs.push_back(std::move(out));
   }
   timing.readback_ns = Since(t);
@@ -545,26 +484,7 @@ absl::StatusOr<RunResult> Session::RunOnce(const RunRequest& request) {
     // Built after the clock stops: profiling costs time no run phase should show.
     host_events.push_back({"run", "host", "", plan->signature, 0, timing.total_ns});
     result.trace = std::move(host_events);
-    std::map<std::string, const PlannedNode*> by_name;
-    for (const PlannedNode& n : plan->nodes) by_name[n.node->name] = &n;
-    const uint64_t base = static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(submit_start - start).count());
-    for (const auto& s : spans) {
-      TraceEvent e{s.label, "gpu", "", "", base + (s.start_ns - first_tick_ns), s.end_ns - s.start_ns};
-      if (auto it = by_name.find(s.label); it != by_name.end()) {
-        const PlannedNode& n = *it->second;
-        e.op_type = FusedOpName(*n.node);
-        std::vector<std::string> ins, outs;
-        for (int in : n.inputs) {
-          if (in >= 0) ins.push_back(plan->values[in].desc.ToString());
-        }
-        for (int out : n.outputs) {
-          if (out >= 0) outs.push_back(plan->values[out].desc.ToString());
-        }
-        e.shapes = absl::StrCat(absl::StrJoin(ins, ", "), " -> ", absl::StrJoin(outs, ", "));
-      }
-      result.trace.push_back(std::move(e));
-    }
+    AppendGpuTrace(*plan, spans, Nanos(submit_start - start), first_tick_ns, &result.trace);
   }
   return result;
 }
