@@ -2,6 +2,7 @@
 // Copyright 2026 The vkserve Authors.
 #include "server/infer_request.h"
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 
@@ -193,14 +194,12 @@ DataType ParseKServeDataType(std::string_view name) {
   return DataType::kUndefined;
 }
 
-absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(const ModelInferRequest& request,
-                                                            const ServedModel& model,
-                                                            ResidentRegistry& resident,
-                                                            const SharedMemoryManager& shm) {
-  auto prepared = std::make_unique<PreparedInfer>();
-  const std::vector<ValueInfo>& declared_inputs = model.model().inputs();
-  const ModelSettings& settings = model.settings();
+namespace {
 
+using InputTensor = ModelInferRequest::InferInputTensor;
+
+// The request-level parameters: timeout and priority.
+absl::Status ReadRequestParameters(const ModelInferRequest& request, PreparedInfer* prepared) {
   ASSIGN_OR_RETURN(auto timeout_us, IntParam(request.parameters(), kTimeoutParam, "request"));
   if (timeout_us) {
     if (*timeout_us < 0) return absl::InvalidArgumentError("request: parameter 'timeout' is negative");
@@ -211,104 +210,144 @@ absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(const ModelInferRequ
     if (*priority < 0) return absl::InvalidArgumentError("request: parameter 'priority' is negative");
     prepared->priority = static_cast<uint64_t>(*priority);
   }
+  return absl::OkStatus();
+}
 
-  const bool use_raw = request.raw_input_contents_size() > 0;
+// The model input `input` names, with its datatype checked against it.
+absl::StatusOr<const ValueInfo*> DeclaredInput(const InputTensor& input, const ServedModel& model,
+                                              DataType* dtype) {
+  const std::vector<ValueInfo>& declared = model.model().inputs();
+  const std::string& name = input.name();
+  auto decl = std::find_if(declared.begin(), declared.end(), [&](const ValueInfo& v) { return v.name == name; });
+  if (decl == declared.end()) {
+    std::vector<std::string> names;
+    for (const ValueInfo& v : declared) names.push_back(v.name);
+    return Invalid(name, absl::StrCat("model '", model.name(), "' has no such input (inputs: ",
+                                      absl::StrJoin(names, ", "), ")"));
+  }
+  *dtype = ParseKServeDataType(input.datatype());
+  if (*dtype == DataType::kUndefined) {
+    return Invalid(name, absl::StrCat("unknown datatype ", Quoted(input.datatype())));
+  }
+  if (*dtype != decl->type.dtype) {
+    return Invalid(name, absl::StrCat("datatype ", input.datatype(), " but the model expects ",
+                                      KName(decl->type.dtype)));
+  }
+  return &*decl;
+}
+
+// A GPU-resident tensor (vkserve_gpu_handle) bound without a copy; sets
+// `*shape` to the tensor's.
+absl::Status BindResidentInput(const InputTensor& input, const std::string& handle, DataType dtype,
+                               const ValueInfo& decl, const ModelSettings& settings,
+                               ResidentRegistry& resident, std::vector<int64_t>* shape,
+                               InputBinding* binding) {
+  const std::string& name = input.name();
+  const std::string where = absl::StrCat("input ", Quoted(name));
+  auto tensor = resident.Get(handle);
+  if (!tensor.ok()) return absl::NotFoundError(absl::StrCat(where, ": ", tensor.status().message()));
+  if ((*tensor)->dtype() != dtype) {
+    return Invalid(name, absl::StrCat("GPU handle holds ", KName((*tensor)->dtype()), ", not ", input.datatype()));
+  }
+  if (!shape->empty() && *shape != (*tensor)->shape()) {
+    return Invalid(name, absl::StrCat("shape ", ShapeString(*shape), " differs from the GPU handle's ",
+                                      ShapeString((*tensor)->shape())));
+  }
+  *shape = (*tensor)->shape();
+  RETURN_IF_ERROR(CheckShape(*shape, decl, settings, name).status());
+  if (TypedFieldCount(input.contents()) > 0) return Invalid(name, "has both a GPU handle and contents");
+  binding->device = *std::move(tensor);
+  return absl::OkStatus();
+}
+
+// Where a host input's bytes come from: a shared-memory region (read during
+// the run), the request's next raw_input_contents entry, or its typed
+// contents converted into bytes the PreparedInfer owns.
+absl::Status BindHostInputData(const ModelInferRequest& request, const InputTensor& input, DataType dtype,
+                               uint64_t count, const SharedMemoryManager& shm, int* raw_index,
+                               PreparedInfer* prepared, InputBinding* binding) {
+  const std::string& name = input.name();
+  const std::string where = absl::StrCat("input ", Quoted(name));
+  const uint64_t bytes = count * DataTypeSize(dtype);  // count <= 2^40, size <= 16: no overflow
+  const bool has_typed = TypedFieldCount(input.contents()) > 0;
+  std::string region;
+  ASSIGN_OR_RETURN(auto range, ShmParams(input.parameters(), shm, where, &region));
+  if (range) {
+    if (has_typed) return Invalid(name, "has both shared memory and contents");
+    if (range->size() != bytes) {
+      return Invalid(name, absl::StrCat("shared_memory_byte_size is ", range->size(), " but shape ",
+                                        ShapeString(binding->host.shape), " of ", input.datatype(), " needs ",
+                                        bytes));
+    }
+    // Read during the run, straight into GPU-visible memory: never through
+    // a mapping of the client's object (server/shared_memory.h says why).
+    prepared->run.host_input_readers[name] = [range = *std::move(range),
+                                              where](std::span<uint8_t> dst) -> absl::Status {
+      absl::Status s = range.Read(dst);
+      if (s.ok()) return s;
+      return absl::Status(s.code(), absl::StrCat(where, ": ", s.message()));
+    };
+    return absl::OkStatus();
+  }
+  if (request.raw_input_contents_size() > 0) {
+    if (has_typed) {
+      return Invalid(name, "has typed contents but the request uses raw_input_contents; use one or the other");
+    }
+    if (*raw_index >= request.raw_input_contents_size()) {
+      return Invalid(name, absl::StrCat("no raw_input_contents entry (the request has ",
+                                        request.raw_input_contents_size(), ")"));
+    }
+    const std::string& raw = request.raw_input_contents((*raw_index)++);
+    if (raw.size() != bytes) {
+      return Invalid(name, absl::StrCat("raw contents hold ", raw.size(), " bytes but shape ",
+                                        ShapeString(binding->host.shape), " of ", input.datatype(), " needs ",
+                                        bytes));
+    }
+    binding->host.data = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
+    return absl::OkStatus();
+  }
+  if (!has_typed && count > 0) return Invalid(name, "has no data");
+  prepared->owned.emplace_back();
+  RETURN_IF_ERROR(ConvertTyped(input.contents(), dtype, count, name, &prepared->owned.back()));
+  binding->host.data = prepared->owned.back();
+  return absl::OkStatus();
+}
+
+// Every input of the request bound to the model input it names, each once,
+// none missing, raw contents consumed exactly.
+absl::Status BindInputs(const ModelInferRequest& request, const ServedModel& model,
+                        ResidentRegistry& resident, const SharedMemoryManager& shm,
+                        PreparedInfer* prepared) {
+  const std::vector<ValueInfo>& declared_inputs = model.model().inputs();
+  const ModelSettings& settings = model.settings();
   int raw_index = 0;
   std::set<std::string> seen;
   prepared->owned.reserve(static_cast<size_t>(request.inputs_size()));
-  for (const auto& input : request.inputs()) {
+  for (const InputTensor& input : request.inputs()) {
     const std::string& name = input.name();
-    auto decl = std::find_if(declared_inputs.begin(), declared_inputs.end(),
-                             [&](const ValueInfo& v) { return v.name == name; });
-    if (decl == declared_inputs.end()) {
-      std::vector<std::string> names;
-      for (const ValueInfo& v : declared_inputs) names.push_back(v.name);
-      return Invalid(name, absl::StrCat("model '", model.name(), "' has no such input (inputs: ",
-                                        absl::StrJoin(names, ", "), ")"));
-    }
+    DataType dtype = DataType::kUndefined;
+    ASSIGN_OR_RETURN(const ValueInfo* decl, DeclaredInput(input, model, &dtype));
     if (!seen.insert(name).second) return Invalid(name, "given more than once");
-    const DataType dtype = ParseKServeDataType(input.datatype());
-    if (dtype == DataType::kUndefined) {
-      return Invalid(name, absl::StrCat("unknown datatype ", Quoted(input.datatype())));
-    }
-    if (dtype != decl->type.dtype) {
-      return Invalid(name, absl::StrCat("datatype ", input.datatype(), " but the model expects ",
-                                        KName(decl->type.dtype)));
-    }
     std::vector<int64_t> shape(input.shape().begin(), input.shape().end());
     InputBinding binding;
     binding.name = name;
-
-    // A GPU-resident tensor bound without a copy.
     const std::string where = absl::StrCat("input ", Quoted(name));
     ASSIGN_OR_RETURN(auto handle, StringParam(input.parameters(), kGpuHandleParam, where));
     if (handle) {
-      auto tensor = resident.Get(*handle);
-      if (!tensor.ok()) return absl::NotFoundError(absl::StrCat(where, ": ", tensor.status().message()));
-      if ((*tensor)->dtype() != dtype) {
-        return Invalid(name, absl::StrCat("GPU handle holds ", KName((*tensor)->dtype()),
-                                          ", not ", input.datatype()));
-      }
-      if (!shape.empty() && shape != (*tensor)->shape()) {
-        return Invalid(name, absl::StrCat("shape ", ShapeString(shape), " differs from the GPU handle's ",
-                                          ShapeString((*tensor)->shape())));
-      }
-      shape = (*tensor)->shape();
-      RETURN_IF_ERROR(CheckShape(shape, *decl, settings, name).status());
-      if (TypedFieldCount(input.contents()) > 0) return Invalid(name, "has both a GPU handle and contents");
-      binding.device = *std::move(tensor);
-      if (decl == declared_inputs.begin() && settings.max_batch_size > 0) prepared->batch_size = shape[0];
-      prepared->run.inputs.push_back(std::move(binding));
-      continue;
-    }
-
-    ASSIGN_OR_RETURN(uint64_t count, CheckShape(shape, *decl, settings, name));
-    const size_t elem = DataTypeSize(dtype);
-    if (elem == 0) return Invalid(name, absl::StrCat("datatype ", input.datatype(), " is not supported"));
-    const uint64_t bytes = count * elem;  // count <= 2^40, elem <= 16: no overflow
-    binding.host.dtype = dtype;
-    binding.host.shape = shape;
-
-    std::string region;
-    ASSIGN_OR_RETURN(auto range, ShmParams(input.parameters(), shm, where, &region));
-    if (range) {
-      if (TypedFieldCount(input.contents()) > 0) return Invalid(name, "has both shared memory and contents");
-      if (range->size() != bytes) {
-        return Invalid(name, absl::StrCat("shared_memory_byte_size is ", range->size(), " but shape ",
-                                          ShapeString(shape), " of ", input.datatype(), " needs ", bytes));
-      }
-      // Read during the run, straight into GPU-visible memory: never through
-      // a mapping of the client's object (server/shared_memory.h says why).
-      prepared->run.host_input_readers[name] = [range = *std::move(range),
-                                                where](std::span<uint8_t> dst) -> absl::Status {
-        absl::Status s = range.Read(dst);
-        if (s.ok()) return s;
-        return absl::Status(s.code(), absl::StrCat(where, ": ", s.message()));
-      };
-    } else if (use_raw) {
-      if (TypedFieldCount(input.contents()) > 0) {
-        return Invalid(name, "has typed contents but the request uses raw_input_contents; use one or the other");
-      }
-      if (raw_index >= request.raw_input_contents_size()) {
-        return Invalid(name, absl::StrCat("no raw_input_contents entry (the request has ",
-                                          request.raw_input_contents_size(), ")"));
-      }
-      const std::string& raw = request.raw_input_contents(raw_index++);
-      if (raw.size() != bytes) {
-        return Invalid(name, absl::StrCat("raw contents hold ", raw.size(), " bytes but shape ",
-                                          ShapeString(shape), " of ", input.datatype(), " needs ", bytes));
-      }
-      binding.host.data = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
+      RETURN_IF_ERROR(BindResidentInput(input, *handle, dtype, *decl, settings, resident, &shape, &binding));
     } else {
-      if (TypedFieldCount(input.contents()) == 0 && count > 0) return Invalid(name, "has no data");
-      prepared->owned.emplace_back();
-      RETURN_IF_ERROR(ConvertTyped(input.contents(), dtype, count, name, &prepared->owned.back()));
-      binding.host.data = prepared->owned.back();
+      ASSIGN_OR_RETURN(uint64_t count, CheckShape(shape, *decl, settings, name));
+      if (DataTypeSize(dtype) == 0) {
+        return Invalid(name, absl::StrCat("datatype ", input.datatype(), " is not supported"));
+      }
+      binding.host.dtype = dtype;
+      binding.host.shape = shape;
+      RETURN_IF_ERROR(BindHostInputData(request, input, dtype, count, shm, &raw_index, prepared, &binding));
     }
-    if (decl == declared_inputs.begin() && settings.max_batch_size > 0) prepared->batch_size = shape[0];
+    if (decl == &declared_inputs.front() && settings.max_batch_size > 0) prepared->batch_size = shape[0];
     prepared->run.inputs.push_back(std::move(binding));
   }
-  if (use_raw && raw_index != request.raw_input_contents_size()) {
+  if (request.raw_input_contents_size() > 0 && raw_index != request.raw_input_contents_size()) {
     return absl::InvalidArgumentError(absl::StrCat("the request has ", request.raw_input_contents_size(),
                                                    " raw_input_contents entries but ", raw_index,
                                                    " inputs take raw data"));
@@ -316,56 +355,70 @@ absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(const ModelInferRequ
   for (const ValueInfo& v : declared_inputs) {
     if (!seen.contains(v.name)) return Invalid(v.name, "missing (the model needs it)");
   }
+  return absl::OkStatus();
+}
 
-  // Outputs: the requested subset, or all in model order.
+// One requested output: its location (config, or the request's "gpu" /
+// "cpu"), and its shared-memory region if it names one.
+absl::StatusOr<PreparedInfer::Output> RequestedOutput(const ModelInferRequest::InferRequestedOutputTensor& out,
+                                                      bool resident_by_config, const SharedMemoryManager& shm) {
+  const std::string where = absl::StrCat("output ", Quoted(out.name()));
+  PreparedInfer::Output o{out.name(), resident_by_config, {}, {}};
+  ASSIGN_OR_RETURN(auto location, StringParam(out.parameters(), kLocationParam, where));
+  if (location) {
+    if (*location == "gpu") o.resident = true;
+    else if (*location == "cpu") o.resident = false;
+    else return absl::InvalidArgumentError(absl::StrCat(where, ": ", kLocationParam, " must be \"gpu\" or \"cpu\""));
+  }
+  ASSIGN_OR_RETURN(o.shm, ShmParams(out.parameters(), shm, where, &o.shm_region));
+  if (o.shm && o.resident) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": cannot be both GPU-resident and in shared memory"));
+  }
+  if (o.shm && !o.shm->writable()) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": shared-memory region ", Quoted(o.shm_region), " is read-only"));
+  }
+  return o;
+}
+
+// The outputs to return: the requested subset, or all in model order.
+absl::Status SelectOutputs(const ModelInferRequest& request, const ServedModel& model,
+                           const SharedMemoryManager& shm, PreparedInfer* prepared) {
+  const ModelSettings& settings = model.settings();
   const std::vector<ValueInfo>& declared_outputs = model.model().outputs();
-  auto location_of = [&](const std::string& name) {
+  auto on_gpu = [&](const std::string& name) {
     auto it = settings.output_locations.find(name);
-    return it != settings.output_locations.end() ? it->second : settings.default_output_location;
+    return (it != settings.output_locations.end() ? it->second : settings.default_output_location) ==
+           PreferredLocation::kGpu;
   };
   if (request.outputs_size() == 0) {
-    for (const ValueInfo& v : declared_outputs) {
-      prepared->outputs.push_back({v.name, location_of(v.name) == PreferredLocation::kGpu, {}, {}});
+    for (const ValueInfo& v : declared_outputs) prepared->outputs.push_back({v.name, on_gpu(v.name), {}, {}});
+  }
+  std::set<std::string> requested;
+  for (const auto& out : request.outputs()) {
+    const std::string where = absl::StrCat("output ", Quoted(out.name()));
+    if (std::none_of(declared_outputs.begin(), declared_outputs.end(),
+                     [&](const ValueInfo& v) { return v.name == out.name(); })) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": model '", model.name(), "' has no such output"));
     }
-  } else {
-    std::set<std::string> requested;
-    for (const auto& out : request.outputs()) {
-      const std::string where = absl::StrCat("output ", Quoted(out.name()));
-      if (std::none_of(declared_outputs.begin(), declared_outputs.end(),
-                       [&](const ValueInfo& v) { return v.name == out.name(); })) {
-        return absl::InvalidArgumentError(absl::StrCat(where, ": model '", model.name(), "' has no such output"));
-      }
-      if (!requested.insert(out.name()).second) {
-        return absl::InvalidArgumentError(absl::StrCat(where, ": requested more than once"));
-      }
-      PreparedInfer::Output o{out.name(), location_of(out.name()) == PreferredLocation::kGpu, {}, {}};
-      ASSIGN_OR_RETURN(auto location, StringParam(out.parameters(), kLocationParam, where));
-      if (location) {
-        if (*location == "gpu") o.resident = true;
-        else if (*location == "cpu") o.resident = false;
-        else return absl::InvalidArgumentError(absl::StrCat(where, ": ", kLocationParam, " must be \"gpu\" or \"cpu\""));
-      }
-      ASSIGN_OR_RETURN(o.shm, ShmParams(out.parameters(), shm, where, &o.shm_region));
-      if (o.shm && o.resident) {
-        return absl::InvalidArgumentError(absl::StrCat(where, ": cannot be both GPU-resident and in shared memory"));
-      }
-      if (o.shm && !o.shm->writable()) {
-        return absl::InvalidArgumentError(absl::StrCat(where, ": shared-memory region ", Quoted(o.shm_region), " is read-only"));
-      }
-      prepared->outputs.push_back(std::move(o));
+    if (!requested.insert(out.name()).second) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": requested more than once"));
     }
+    ASSIGN_OR_RETURN(PreparedInfer::Output o, RequestedOutput(out, on_gpu(out.name()), shm));
+    prepared->outputs.push_back(std::move(o));
   }
   for (const auto& o : prepared->outputs) {
     if (o.resident) prepared->run.output_locations[o.name] = OutputLocation::kDevice;
   }
-  // One copy from GPU-visible memory into the response (or shm region)
-  // instead of one into RunOutput::host and another into the response. The
-  // PreparedInfer is heap-allocated and outlives the run (the caller keeps
-  // it until the response is filled), so the sink may point into it.
-  const Model* runtime_model = &model.model();
+  return absl::OkStatus();
+}
+
+// One copy from GPU-visible memory into the response (or shm region)
+// instead of one into RunOutput::host and another into the response. The
+// PreparedInfer is heap-allocated and outlives the run (the caller keeps it
+// until the response is filled), so the sink may point into it.
+void InstallOutputSink(const Model* runtime_model, PreparedInfer* prepared) {
   prepared->raw_buffers.resize(runtime_model->outputs().size());
-  PreparedInfer* p = prepared.get();
-  prepared->run.host_output_sink = [p, runtime_model](size_t o, uint64_t bytes) -> uint8_t* {
+  prepared->run.host_output_sink = [p = prepared, runtime_model](size_t o, uint64_t bytes) -> uint8_t* {
     if (o >= runtime_model->outputs().size()) return nullptr;
     const std::string& name = runtime_model->outputs()[o].name;
     for (const PreparedInfer::Output& want : p->outputs) {
@@ -379,6 +432,19 @@ absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(const ModelInferRequ
     }
     return nullptr;  // not requested: the run keeps it in RunOutput::host
   };
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(const ModelInferRequest& request,
+                                                            const ServedModel& model,
+                                                            ResidentRegistry& resident,
+                                                            const SharedMemoryManager& shm) {
+  auto prepared = std::make_unique<PreparedInfer>();
+  RETURN_IF_ERROR(ReadRequestParameters(request, prepared.get()));
+  RETURN_IF_ERROR(BindInputs(request, model, resident, shm, prepared.get()));
+  RETURN_IF_ERROR(SelectOutputs(request, model, shm, prepared.get()));
+  InstallOutputSink(&model.model(), prepared.get());
   return prepared;
 }
 
