@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+#include "runtime/ops/float64_via_float32.h"
+
+#include <vector>
+
+#include "gpu/status_macros.h"
+#include "runtime/ops/cast_op.h"
+#include "runtime/ops/composite_kernel.h"
+#include "runtime/ops/host_fold.h"
+
+namespace vkserve {
+namespace {
+
+bool IsDouble(const TensorDesc* d) { return d != nullptr && d->dtype == DataType::kDouble; }
+
+// The node's context with its double inputs and outputs described as float.
+class NarrowedKernelContext : public KernelContext {
+ public:
+  explicit NarrowedKernelContext(KernelContext& outer) : outer_(outer) {
+    for (size_t i = 0; i < outer.num_inputs(); ++i) {
+      const TensorDesc* in = outer.input(i);
+      inputs_.push_back(in == nullptr ? TensorDesc{} : Narrow(*in));
+    }
+    for (size_t o = 0; o < outer.num_outputs(); ++o) outputs_.push_back(Narrow(outer.output(o)));
+  }
+
+  const Node& node() const override { return outer_.node(); }
+  const TensorDesc* input(size_t i) const override {
+    return outer_.input(i) == nullptr ? nullptr : &inputs_[i];
+  }
+  size_t num_inputs() const override { return inputs_.size(); }
+  const TensorDesc& output(size_t i) const override { return outputs_[i]; }
+  size_t num_outputs() const override { return outputs_.size(); }
+  const gpu::Device& device() const override { return outer_.device(); }
+  absl::StatusOr<std::shared_ptr<const gpu::Pipeline>> GetPipeline(
+      std::string_view shader, uint32_t num_bindings, uint32_t push_constant_bytes,
+      std::array<uint32_t, 3> local_size, std::vector<uint32_t> spec_constants) override {
+    return outer_.GetPipeline(shader, num_bindings, push_constant_bytes, local_size,
+                              std::move(spec_constants));
+  }
+  uint32_t RequestScratch(uint64_t bytes) override { return outer_.RequestScratch(bytes); }
+  uint32_t AddConstant(std::vector<uint8_t> bytes) override {
+    return outer_.AddConstant(std::move(bytes));
+  }
+
+ private:
+  static TensorDesc Narrow(const TensorDesc& d) {
+    TensorDesc n = d;
+    if (n.dtype == DataType::kDouble) {
+      n.dtype = DataType::kFloat;
+      n.value = nullptr;  // kernels read host values only of host inputs, never double ones
+    }
+    return n;
+  }
+
+  KernelContext& outer_;
+  std::vector<TensorDesc> inputs_;
+  std::vector<TensorDesc> outputs_;
+};
+
+}  // namespace
+
+absl::Status InferViaFloat32(InferContext& ctx, const InferFn& infer) {
+  bool any_double = false;
+  for (const TensorDesc* in : ctx.inputs) any_double = any_double || IsDouble(in);
+  if (!any_double) return infer(ctx);
+  std::vector<TensorDesc> narrowed(ctx.inputs.size());
+  InferContext inner{ctx.node, {}, {}, ctx.max_fold_elements};
+  for (size_t i = 0; i < ctx.inputs.size(); ++i) {
+    const TensorDesc* in = ctx.inputs[i];
+    if (!IsDouble(in)) {
+      inner.inputs.push_back(in);
+      continue;
+    }
+    narrowed[i] = TensorDesc{DataType::kFloat, in->shape, nullptr};
+    if (in->value != nullptr) {
+      ASSIGN_OR_RETURN(HostTensor f, ConvertTensor(*in->value, DataType::kFloat));
+      narrowed[i].value = Share(std::move(f));
+    }
+    inner.inputs.push_back(&narrowed[i]);
+  }
+  inner.outputs.resize(ctx.outputs.size());
+  RETURN_IF_ERROR(infer(inner));
+  for (size_t o = 0; o < inner.outputs.size(); ++o) {
+    TensorDesc& out = inner.outputs[o];
+    if (out.dtype == DataType::kFloat) {
+      out.dtype = DataType::kDouble;
+      if (out.value != nullptr) {
+        ASSIGN_OR_RETURN(HostTensor d, ConvertTensor(*out.value, DataType::kDouble));
+        out.value = Share(std::move(d));
+      }
+    }
+    ctx.outputs[o] = std::move(out);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> CreateKernelViaFloat32(KernelContext& ctx,
+                                                               const CreateKernelFn& create) {
+  bool any_double = false;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) any_double = any_double || IsDouble(ctx.input(i));
+  if (!any_double) return create(ctx);
+
+  std::vector<CompositeStep> steps;
+  CompositeStep main;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    const TensorDesc* in = ctx.input(i);
+    NodeBuffer from{NodeBuffer::Source::kInput, static_cast<uint32_t>(i)};
+    if (!IsDouble(in) || in->num_elements() == 0) {
+      main.inputs.push_back(from);
+      continue;
+    }
+    const NodeBuffer narrowed{NodeBuffer::Source::kScratch,
+                              ctx.RequestScratch(static_cast<uint64_t>(in->num_elements()) * 4)};
+    ASSIGN_OR_RETURN(auto cast, CreateCastKernel(ctx, DataType::kDouble, DataType::kFloat,
+                                                 in->num_elements()));
+    steps.push_back({std::move(cast), {from}, {narrowed}});
+    main.inputs.push_back(narrowed);
+  }
+  std::vector<CompositeStep> widen;
+  for (size_t o = 0; o < ctx.num_outputs(); ++o) {
+    const TensorDesc& out = ctx.output(o);
+    const NodeBuffer to{NodeBuffer::Source::kOutput, static_cast<uint32_t>(o)};
+    if (out.dtype != DataType::kDouble || out.num_elements() == 0) {
+      main.outputs.push_back(to);
+      continue;
+    }
+    const NodeBuffer narrowed{NodeBuffer::Source::kScratch,
+                              ctx.RequestScratch(static_cast<uint64_t>(out.num_elements()) * 4)};
+    ASSIGN_OR_RETURN(auto cast, CreateCastKernel(ctx, DataType::kFloat, DataType::kDouble,
+                                                 out.num_elements()));
+    widen.push_back({std::move(cast), {narrowed}, {to}});
+    main.outputs.push_back(narrowed);
+  }
+  NarrowedKernelContext narrowed_ctx(ctx);
+  ASSIGN_OR_RETURN(main.kernel, create(narrowed_ctx));
+  steps.push_back(std::move(main));
+  for (CompositeStep& s : widen) steps.push_back(std::move(s));
+  return std::make_unique<CompositeKernel>(std::move(steps));
+}
+
+}  // namespace vkserve
