@@ -4,7 +4,7 @@
 // Cosh (opsets 9-27), fp32: an activation (runtime/ops/unary_op.h); the
 // formula is in shaders/common/activation.glsl and runtime/activation.cc.
 #include "runtime/op_registry.h"
-#include "runtime/ops/float64_via_float32.h"
+#include "runtime/ops/via_float32.h"
 #include "runtime/ops/unary_op.h"
 
 namespace vkserve {

@@ -4,7 +4,7 @@
 // CumProd (opsets 26-27): the running product along an axis
 // (runtime/ops/cumulative_op.h).
 #include "runtime/op_registry.h"
-#include "runtime/ops/float64_via_float32.h"
+#include "runtime/ops/via_float32.h"
 #include "runtime/ops/cumulative_op.h"
 
 namespace vkserve {

@@ -3,7 +3,7 @@
 //
 // Div (opsets 7-27) with numpy broadcasting (runtime/ops/binary_op.h).
 #include "runtime/op_registry.h"
-#include "runtime/ops/float64_via_float32.h"
+#include "runtime/ops/via_float32.h"
 #include "runtime/ops/binary_op.h"
 
 namespace vkserve {

@@ -19,7 +19,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/op_registry.h"
-#include "runtime/ops/float64_via_float32.h"
+#include "runtime/ops/via_float32.h"
 #include "runtime/op_util.h"
 #include "runtime/ops/composite_kernel.h"
 #include "runtime/ops/einsum_equation.h"

@@ -4,7 +4,7 @@
 // Max (opsets 8-27): the elementwise maximum of one or more inputs with numpy
 // broadcasting (runtime/ops/binary_op.h).
 #include "runtime/op_registry.h"
-#include "runtime/ops/float64_via_float32.h"
+#include "runtime/ops/via_float32.h"
 #include "runtime/ops/binary_op.h"
 
 namespace vkserve {

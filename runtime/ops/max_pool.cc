@@ -4,6 +4,7 @@
 // MaxPool (opsets 1-27), fp32, 1-D and 2-D: kernel_shape, strides, pads,
 // auto_pad, dilations and ceil_mode. The Indices output is not supported.
 #include "runtime/op_registry.h"
+#include "runtime/ops/via_float32.h"
 #include "runtime/ops/pool_util.h"
 
 namespace vkserve {
@@ -16,6 +17,6 @@ class MaxPoolOp : public WindowPoolOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "MaxPool", 1, 27, MaxPoolOp);
+VKSERVE_REGISTER_OP("", "MaxPool", 1, 27, ExactViaFloat32<MaxPoolOp>);
 
 }  // namespace vkserve

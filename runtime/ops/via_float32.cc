@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
-#include "runtime/ops/float64_via_float32.h"
+#include "runtime/ops/via_float32.h"
 
 #include <vector>
 
@@ -12,17 +12,21 @@
 namespace vkserve {
 namespace {
 
-bool IsDouble(const TensorDesc* d) { return d != nullptr && d->dtype == DataType::kDouble; }
+bool Converted(const TensorDesc* d, TypeMask types) {
+  return d != nullptr && (TypeBit(d->dtype) & types) != 0;
+}
 
-// The node's context with its double inputs and outputs described as float.
+// The node's context with its converted inputs and outputs described as float.
 class NarrowedKernelContext : public KernelContext {
  public:
-  explicit NarrowedKernelContext(KernelContext& outer) : outer_(outer) {
+  NarrowedKernelContext(KernelContext& outer, DataType wide) : outer_(outer), wide_(wide) {
     for (size_t i = 0; i < outer.num_inputs(); ++i) {
       const TensorDesc* in = outer.input(i);
-      inputs_.push_back(in == nullptr ? TensorDesc{} : Narrow(*in));
+      inputs_.push_back(in == nullptr ? TensorDesc{} : Narrow(*in, types_of(in)));
     }
-    for (size_t o = 0; o < outer.num_outputs(); ++o) outputs_.push_back(Narrow(outer.output(o)));
+    for (size_t o = 0; o < outer.num_outputs(); ++o) {
+      outputs_.push_back(Narrow(outer.output(o), TypeBit(wide_)));
+    }
   }
 
   const Node& node() const override { return outer_.node(); }
@@ -45,31 +49,43 @@ class NarrowedKernelContext : public KernelContext {
   }
 
  private:
-  static TensorDesc Narrow(const TensorDesc& d) {
+  TypeMask types_of(const TensorDesc* in) const { return in->dtype == wide_ ? TypeBit(wide_) : 0; }
+
+  static TensorDesc Narrow(const TensorDesc& d, TypeMask types) {
     TensorDesc n = d;
-    if (n.dtype == DataType::kDouble) {
+    if (Converted(&d, types)) {
       n.dtype = DataType::kFloat;
-      n.value = nullptr;  // kernels read host values only of host inputs, never double ones
+      n.value = nullptr;
+      if (d.value != nullptr) {  // a host input (Clip's bounds) as float
+        if (auto f = ConvertTensor(*d.value, DataType::kFloat); f.ok()) n.value = Share(*std::move(f));
+      }
     }
     return n;
   }
 
   KernelContext& outer_;
+  DataType wide_;
   std::vector<TensorDesc> inputs_;
   std::vector<TensorDesc> outputs_;
 };
 
 }  // namespace
 
-absl::Status InferViaFloat32(InferContext& ctx, const InferFn& infer) {
-  bool any_double = false;
-  for (const TensorDesc* in : ctx.inputs) any_double = any_double || IsDouble(in);
-  if (!any_double) return infer(ctx);
+// Input 0's type when it is one of `types` (the type the op's type
+// constraint follows), else kUndefined.
+DataType ConvertedType(const TensorDesc* input0, TypeMask types) {
+  return Converted(input0, types) ? input0->dtype : DataType::kUndefined;
+}
+
+absl::Status InferViaFloat32(InferContext& ctx, TypeMask types, const InferFn& infer) {
+  const DataType wide = ConvertedType(ctx.input(0), types);
+  if (wide == DataType::kUndefined) return infer(ctx);
+  types = TypeBit(wide);
   std::vector<TensorDesc> narrowed(ctx.inputs.size());
   InferContext inner{ctx.node, {}, {}, ctx.max_fold_elements};
   for (size_t i = 0; i < ctx.inputs.size(); ++i) {
     const TensorDesc* in = ctx.inputs[i];
-    if (!IsDouble(in)) {
+    if (!Converted(in, types)) {
       inner.inputs.push_back(in);
       continue;
     }
@@ -85,9 +101,9 @@ absl::Status InferViaFloat32(InferContext& ctx, const InferFn& infer) {
   for (size_t o = 0; o < inner.outputs.size(); ++o) {
     TensorDesc& out = inner.outputs[o];
     if (out.dtype == DataType::kFloat) {
-      out.dtype = DataType::kDouble;
+      out.dtype = wide;
       if (out.value != nullptr) {
-        ASSIGN_OR_RETURN(HostTensor d, ConvertTensor(*out.value, DataType::kDouble));
+        ASSIGN_OR_RETURN(HostTensor d, ConvertTensor(*out.value, wide));
         out.value = Share(std::move(d));
       }
     }
@@ -96,24 +112,25 @@ absl::Status InferViaFloat32(InferContext& ctx, const InferFn& infer) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<Kernel>> CreateKernelViaFloat32(KernelContext& ctx,
-                                                               const CreateKernelFn& create) {
-  bool any_double = false;
-  for (size_t i = 0; i < ctx.num_inputs(); ++i) any_double = any_double || IsDouble(ctx.input(i));
-  if (!any_double) return create(ctx);
+absl::StatusOr<std::unique_ptr<Kernel>> CreateKernelViaFloat32(
+    KernelContext& ctx, TypeMask types, const std::function<bool(size_t)>& is_host_input,
+    const CreateKernelFn& create) {
+  const DataType wide = ConvertedType(ctx.num_inputs() > 0 ? ctx.input(0) : nullptr, types);
+  if (wide == DataType::kUndefined) return create(ctx);
+  types = TypeBit(wide);
 
   std::vector<CompositeStep> steps;
   CompositeStep main;
   for (size_t i = 0; i < ctx.num_inputs(); ++i) {
     const TensorDesc* in = ctx.input(i);
     NodeBuffer from{NodeBuffer::Source::kInput, static_cast<uint32_t>(i)};
-    if (!IsDouble(in) || in->num_elements() == 0) {
+    if (!Converted(in, types) || in->num_elements() == 0 || is_host_input(i)) {
       main.inputs.push_back(from);
       continue;
     }
     const NodeBuffer narrowed{NodeBuffer::Source::kScratch,
                               ctx.RequestScratch(static_cast<uint64_t>(in->num_elements()) * 4)};
-    ASSIGN_OR_RETURN(auto cast, CreateCastKernel(ctx, DataType::kDouble, DataType::kFloat,
+    ASSIGN_OR_RETURN(auto cast, CreateCastKernel(ctx, wide, DataType::kFloat,
                                                  in->num_elements()));
     steps.push_back({std::move(cast), {from}, {narrowed}});
     main.inputs.push_back(narrowed);
@@ -122,18 +139,18 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateKernelViaFloat32(KernelContext& ct
   for (size_t o = 0; o < ctx.num_outputs(); ++o) {
     const TensorDesc& out = ctx.output(o);
     const NodeBuffer to{NodeBuffer::Source::kOutput, static_cast<uint32_t>(o)};
-    if (out.dtype != DataType::kDouble || out.num_elements() == 0) {
+    if (out.dtype != wide || out.num_elements() == 0) {
       main.outputs.push_back(to);
       continue;
     }
     const NodeBuffer narrowed{NodeBuffer::Source::kScratch,
                               ctx.RequestScratch(static_cast<uint64_t>(out.num_elements()) * 4)};
-    ASSIGN_OR_RETURN(auto cast, CreateCastKernel(ctx, DataType::kFloat, DataType::kDouble,
+    ASSIGN_OR_RETURN(auto cast, CreateCastKernel(ctx, DataType::kFloat, wide,
                                                  out.num_elements()));
     widen.push_back({std::move(cast), {narrowed}, {to}});
     main.outputs.push_back(narrowed);
   }
-  NarrowedKernelContext narrowed_ctx(ctx);
+  NarrowedKernelContext narrowed_ctx(ctx, wide);
   ASSIGN_OR_RETURN(main.kernel, create(narrowed_ctx));
   steps.push_back(std::move(main));
   for (CompositeStep& s : widen) steps.push_back(std::move(s));
