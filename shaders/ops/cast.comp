@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Cast: out[i] = convert(in[i]) between the ONNX types named by SRC_TYPE and
 // DST_TYPE (TensorProto codes): float, float16, bfloat16, double, bool and
-// every integer width up to 64 bits. 64-bit integers and doubles travel as
+// every integer width from 2 (held one per byte, sign-extended) to 64 bits. 64-bit integers and doubles travel as
 // (lo, hi) word pairs so the shader needs neither the Int64 nor the Float64
 // capability: doubles convert through float (their bits rebiased by hand), so
 // a double keeps float's precision and range on its way through. Elements under 4 bytes are
@@ -33,15 +33,19 @@ layout(push_constant) uniform Params {
 #define T_UINT32 12u
 #define T_UINT64 13u
 #define T_BFLOAT16 16u
+#define T_UINT2 25u
+#define T_INT2 26u
 
 #define TYPE_BYTES(t) \
-  ((t) == T_UINT8 || (t) == T_INT8 || (t) == T_BOOL ? 1u \
+  ((t) == T_UINT8 || (t) == T_INT8 || (t) == T_BOOL || (t) == T_UINT2 || (t) == T_INT2 ? 1u \
    : (t) == T_UINT16 || (t) == T_INT16 || (t) == T_FLOAT16 || (t) == T_BFLOAT16 ? 2u \
    : (t) == T_INT64 || (t) == T_UINT64 || (t) == T_DOUBLE ? 8u : 4u)
 bool is_float(uint t) {
   return t == T_FLOAT || t == T_FLOAT16 || t == T_BFLOAT16 || t == T_DOUBLE;
 }
-bool is_signed(uint t) { return t == T_INT8 || t == T_INT16 || t == T_INT32 || t == T_INT64; }
+bool is_signed(uint t) {
+  return t == T_INT8 || t == T_INT16 || t == T_INT32 || t == T_INT64 || t == T_INT2;
+}
 
 const uint SRC_BYTES = TYPE_BYTES(SRC_TYPE);
 const uint DST_BYTES = TYPE_BYTES(DST_TYPE);
@@ -193,5 +197,8 @@ void main() {
       out_bits = v;  // wraps to the destination width in store_bits
     }
   }
+  // The 2-bit types (held one per byte) wrap, as ONNX's Cast to them does.
+  if (DST_TYPE == T_UINT2) out_bits.x &= 3u;
+  if (DST_TYPE == T_INT2) out_bits.x = uint(int(out_bits.x << 30) >> 30);
   store_bits(i, out_bits);
 }
