@@ -63,10 +63,11 @@ void MarkSubgraphReads(const Node& node, std::map<std::string, bool>& read) {
 
 // Adds to `host_read` every value of `graph` some node reads on the host,
 // directly or through the nodes computing a host-read value, and the outer
-// names its subgraphs read that way. `ops` are graph's nodes' ops, or null to
-// look them up (subgraphs).
+// names its subgraphs read that way; to `direct` those a node reads on the
+// host itself. `ops` are graph's nodes' ops, or null to look them up
+// (subgraphs).
 void CollectHostReads(const Graph& graph, const std::vector<const Op*>* ops,
-                      std::set<std::string>& host_read) {
+                      std::set<std::string>& host_read, std::set<std::string>& direct) {
   for (size_t n = graph.nodes.size(); n-- > 0;) {
     const Node& node = graph.nodes[n];
     const Op* op = nullptr;
@@ -84,12 +85,13 @@ void CollectHostReads(const Graph& graph, const std::vector<const Op*>* ops,
         if (feeds_host) {
           for (const ValueInfo& out : g->outputs) inner.insert(out.name);
         }
-        CollectHostReads(*g, nullptr, inner);
+        CollectHostReads(*g, nullptr, inner, direct);
         host_read.insert(inner.begin(), inner.end());
       }
     }
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       if (node.inputs[i].empty()) continue;
+      if (op->IsHostInput(node, i)) direct.insert(node.inputs[i]);
       if (op->IsHostInput(node, i) || (feeds_host && !op->IsShapeOnlyInput(node, i))) {
         host_read.insert(node.inputs[i]);
       }
@@ -216,10 +218,22 @@ absl::Status Model::Prepare() {
   // Inputs some node reads on the host (value inputs): directly, or through
   // nodes computing a host-read value from them (a Loop's trip count from
   // Range-like arithmetic), but not through inputs only whose shape matters.
+  // Through computation only small inputs of fixed shape: planning folds no
+  // more than max_fold_elements, and a data tensor must not key the plans.
   std::set<std::string> host_read;
-  CollectHostReads(graph_, &ops_, host_read);
+  std::set<std::string> direct;
+  CollectHostReads(graph_, &ops_, host_read, direct);
   value_inputs_.assign(inputs_.size(), false);
-  for (size_t k = 0; k < inputs_.size(); ++k) value_inputs_[k] = host_read.contains(inputs_[k].name);
+  for (size_t k = 0; k < inputs_.size(); ++k) {
+    const std::string& name = inputs_[k].name;
+    int64_t elements = 1;
+    for (const Dim& d : inputs_[k].type.shape) {
+      elements = d.is_fixed() && elements <= options_.max_fold_elements ? elements * d.value
+                                                                        : options_.max_fold_elements + 1;
+    }
+    value_inputs_[k] = direct.contains(name) ||
+                       (host_read.contains(name) && elements <= options_.max_fold_elements);
+  }
 
   // Plan once at load so unsupported types and shapes fail here, not on the
   // first request — unless the plan depends on values a request brings.
