@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// MaxPool (opsets 1-27), fp32, 1-D and 2-D: kernel_shape, strides, pads,
+// MaxPool (opsets 1-27), fp32, 1-D, 2-D and 3-D: kernel_shape, strides, pads,
 // auto_pad, dilations and ceil_mode. The Indices output is not supported.
 #include "runtime/op_registry.h"
 #include "runtime/ops/via_float32.h"

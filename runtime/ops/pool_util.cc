@@ -47,8 +47,8 @@ absl::StatusOr<Window> PoolWindow(const Node& node, PoolKind kind, const TensorD
     return absl::InvalidArgumentError(
         absl::StrCat("X ", ShapeString(x.shape), " must have rank 3 or more"));
   }
-  if (x.shape.size() > 4) {
-    return absl::UnimplementedError(absl::StrCat("only 1-D and 2-D ", PoolName(kind),
+  if (x.shape.size() > 5) {
+    return absl::UnimplementedError(absl::StrCat("only 1-D, 2-D and 3-D ", PoolName(kind),
                                                  " are supported; X is ", ShapeString(x.shape)));
   }
   const std::vector<int64_t> spatial(x.shape.begin() + 2, x.shape.end());
@@ -90,7 +90,18 @@ absl::Status WindowPoolOp::Infer(InferContext& ctx) const {
 absl::StatusOr<std::unique_ptr<Kernel>> WindowPoolOp::CreateKernel(KernelContext& ctx) const {
   const TensorDesc& x = *ctx.input(0);
   ASSIGN_OR_RETURN(Window w, PoolWindow(ctx.node(), kind_, x));
-  const Window2D g = As2D(w);
+  // 3-D: the depth dim apart, the last two as a 2-D window.
+  Window hw = w;
+  int64_t in_d = 1, out_d = 1, kd = 1, sd = 1, dd = 1, pad_front = 0, pad_back = 0;
+  if (w.rank() == 3) {
+    in_d = w.input[0], out_d = w.output[0], kd = w.kernel[0], sd = w.strides[0];
+    dd = w.dilations[0], pad_front = w.pad_begin[0], pad_back = w.pad_end[0];
+    for (std::vector<int64_t>* v : {&hw.input, &hw.kernel, &hw.strides, &hw.dilations,
+                                    &hw.pad_begin, &hw.pad_end, &hw.output}) {
+      v->erase(v->begin());
+    }
+  }
+  const Window2D g = As2D(hw);
   const int64_t total = NumElements(PooledShape(x, w));
   if (total >= (int64_t{1} << 32) || x.num_elements() >= (int64_t{1} << 32)) {
     return absl::UnimplementedError("pooling tensors of 2^32 elements or more are not supported");
@@ -102,13 +113,15 @@ absl::StatusOr<std::unique_ptr<Kernel>> WindowPoolOp::CreateKernel(KernelContext
   const bool include_pad = average && ctx.node().GetInt("count_include_pad", 0) != 0;
   constexpr uint32_t kLocal = 128;
   ASSIGN_OR_RETURN(auto pipeline,
-                   ctx.GetPipeline("ops/pool", 2, 36, {kLocal, 1, 1},
+                   ctx.GetPipeline("ops/pool", 2, 52, {kLocal, 1, 1},
                                    {U32(g.kernel_h), U32(g.kernel_w), U32(g.stride_h),
                                     U32(g.stride_w), U32(g.dilation_h), U32(g.dilation_w),
-                                    kind, include_pad ? 1u : 0u, U32(p)}));
+                                    kind, include_pad ? 1u : 0u, U32(p), U32(kd), U32(sd),
+                                    U32(dd)}));
   PushConstants pc;
   pc.U32(U32(g.in_h)).U32(U32(g.in_w)).U32(U32(g.out_h)).U32(U32(g.out_w)).U32(U32(total));
   pc.I32(g.pad_top).I32(g.pad_left).I32(g.pad_bottom).I32(g.pad_right);
+  pc.U32(U32(in_d)).U32(U32(out_d)).I32(static_cast<int32_t>(pad_front)).I32(static_cast<int32_t>(pad_back));
   return std::make_unique<UnaryDispatchKernel>(std::move(pipeline), std::move(pc),
                                                GroupsFor(total, kLocal, ctx.device()));
 }
