@@ -23,10 +23,16 @@ layout(constant_id = 11) const uint P = 2;
 layout(constant_id = 12) const uint KD = 1;
 layout(constant_id = 13) const uint SD = 1;
 layout(constant_id = 14) const uint DD = 1;
+// MaxPool's Indices output (binding 2, int64 as (lo, hi) words): the flat
+// index of each maximum in X, row-major (STORAGE_ORDER 0) or with H and W
+// swapped (1, 2-D only).
+layout(constant_id = 15) const bool INDICES = false;
+layout(constant_id = 16) const uint STORAGE_ORDER = 0;
 const bool AVERAGE = KIND == 1u;
 
 layout(binding = 0) readonly buffer XBuf { float x[]; };
 layout(binding = 1) writeonly buffer YBuf { float y[]; };
+layout(binding = 2) writeonly buffer IBuf { uint indices[]; };
 
 layout(push_constant) uniform Params {
   uint in_h;
@@ -59,6 +65,7 @@ void main() {
   const int ix0 = int(ox * SW) - p.pad_left;
 
   float acc = KIND == 0u ? -3.402823466e38 : 0.0;
+  uint best = 0;
   uint rows = 0;
   uint cols = 0;
   uint padded_rows = 0;
@@ -89,6 +96,10 @@ void main() {
       if (ix < 0 || ix >= int(p.in_w)) continue;
       const float v = x[row + uint(ix)];
       if (KIND == 0u) {
+        if (INDICES && v > acc) {
+          best = STORAGE_ORDER == 0u ? row + uint(ix)
+                                     : plane * p.in_h * p.in_w + uint(ix) * p.in_h + uint(iy);
+        }
         acc = max(acc, v);
       } else if (KIND == 1u) {
         acc += v;
@@ -107,4 +118,8 @@ void main() {
     acc = count > 0 ? acc / float(count) : 0.0;
   }
   y[idx] = acc;
+  if (INDICES) {
+    indices[2u * idx] = best;
+    indices[2u * idx + 1u] = 0u;
+  }
 }
