@@ -342,7 +342,12 @@ def export_one(job, path, cache):
 
 
 def worker_main():
-    """Reads job JSON lines on stdin, exports, answers one JSON line per job."""
+    """Reads job JSON lines on stdin, exports, answers one JSON line per job.
+    Replies go to the original stdout; everything else (torch's and the
+    exporters' prints, C-level ones too) is sent to stderr (export.log)."""
+    replies = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
     cache = {}
     for line in sys.stdin:
         job = json.loads(line)
@@ -353,8 +358,8 @@ def worker_main():
         except Exception as e:  # noqa: BLE001 - reported per job
             reply = {"ok": False, "error": f"{type(e).__name__}: {str(e)[:400]}"}
         reply["export_s"] = round(time.time() - t0, 1)
-        sys.stdout.write(json.dumps(reply) + "\n")
-        sys.stdout.flush()
+        replies.write(json.dumps(reply) + "\n")
+        replies.flush()
 
 
 class Worker:
@@ -379,7 +384,11 @@ class Worker:
         if not line:
             self.close()
             return {"ok": False, "error": "the export worker died (see export.log)"}
-        return json.loads(line)
+        try:
+            return json.loads(line)
+        except ValueError:
+            self.close()
+            return {"ok": False, "error": "the export worker answered: " + line[:200]}
 
     def close(self):
         if self.p is not None:
