@@ -21,6 +21,8 @@ size_t DataTypeSize(DataType type) {
     case DataType::kComplex64: return 8;
     case DataType::kComplex128: return 16;
     case DataType::kBFloat16: return 2;
+    case DataType::kUint2: return 1;
+    case DataType::kInt2: return 1;
     default: return 0;
   }
 }
@@ -44,6 +46,8 @@ std::string_view DataTypeName(DataType type) {
     case DataType::kComplex64: return "complex64";
     case DataType::kComplex128: return "complex128";
     case DataType::kBFloat16: return "bfloat16";
+    case DataType::kUint2: return "uint2";
+    case DataType::kInt2: return "int2";
   }
   return "unknown";
 }
@@ -68,6 +72,8 @@ std::string_view DataTypeKServeName(DataType type) {
   }
 }
 
-bool IsKnownDataType(int32_t value) { return value >= 0 && value <= 16; }
+bool IsKnownDataType(int32_t value) {
+  return (value >= 0 && value <= 16) || value == 25 || value == 26;
+}
 
 }  // namespace vkserve

@@ -31,9 +31,14 @@ enum class DataType : int32_t {
   kComplex64 = 14,
   kComplex128 = 15,
   kBFloat16 = 16,
+  // 2-bit integers (ONNX 1.20). Files pack four to a byte; vkserve holds
+  // them unpacked, one element per byte (int2 sign-extended), so every
+  // kernel addresses them as 8-bit integers. Not expressible over KServe.
+  kUint2 = 25,
+  kInt2 = 26,
 };
 
-// Bytes per element, or 0 for types without a fixed size (string, undefined,
+// Bytes per element as vkserve holds it (1 for the 2-bit types), or 0 for types without a fixed size (string, undefined,
 // and numbers this build does not know).
 size_t DataTypeSize(DataType type);
 
@@ -44,7 +49,8 @@ std::string_view DataTypeName(DataType type);
 // KServe v2 datatype string ("FP32", "INT64", "BOOL", "BYTES", ...).
 std::string_view DataTypeKServeName(DataType type);
 
-// True for the numbers listed in the enum above.
+// True for the numbers listed in the enum above (not the float8, int4 and
+// float4 codes 17-24 between them).
 bool IsKnownDataType(int32_t value);
 
 }  // namespace vkserve

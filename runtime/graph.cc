@@ -49,7 +49,9 @@ int64_t HostTensor::GetInt(int64_t i) const {
     case DataType::kUint64: { uint64_t v; std::memcpy(&v, p + 8 * i, 8); return static_cast<int64_t>(v); }
     case DataType::kInt16: { int16_t v; std::memcpy(&v, p + 2 * i, 2); return v; }
     case DataType::kUint16: { uint16_t v; std::memcpy(&v, p + 2 * i, 2); return v; }
-    case DataType::kInt8: return static_cast<int8_t>(p[i]);
+    case DataType::kInt8:
+    case DataType::kInt2: return static_cast<int8_t>(p[i]);
+    case DataType::kUint2:
     case DataType::kUint8:
     case DataType::kBool: return p[i];
     case DataType::kFloat:

@@ -18,7 +18,7 @@ namespace {
 
 // The last element type vkserve's DataType knows; numbers past it (float8
 // variants, int4, ...) are valid but unsupported.
-constexpr int64_t kLastKnownType = static_cast<int64_t>(DataType::kBFloat16);
+constexpr int64_t kLastKnownType = static_cast<int64_t>(DataType::kInt2);
 
 }  // namespace
 

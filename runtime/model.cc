@@ -3,6 +3,7 @@
 #include "runtime/model.h"
 
 #include <algorithm>
+#include <set>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -33,6 +34,69 @@ std::string DescribeType(const TensorType& t) {
     dims.push_back(d.is_fixed() ? absl::StrCat(d.value) : (d.param.empty() ? "?" : d.param));
   }
   return absl::StrCat(std::string(DataTypeName(t.dtype)), "[", absl::StrJoin(dims, ","), "]");
+}
+
+bool HasSubgraphs(const Graph& graph) {
+  for (const Node& node : graph.nodes) {
+    for (const auto& [name, a] : node.attributes) {
+      if (!a.graphs.empty()) return true;
+    }
+  }
+  return false;
+}
+
+// Marks every name the subgraphs of `node` read (their own values included:
+// an over-approximation that keeps every captured initializer on the GPU).
+void MarkSubgraphReads(const Node& node, std::map<std::string, bool>& read) {
+  for (const auto& [name, a] : node.attributes) {
+    for (const auto& g : a.graphs) {
+      for (const Node& inner : g->nodes) {
+        for (const std::string& in : inner.inputs) {
+          if (!in.empty()) read[in] = true;
+        }
+        MarkSubgraphReads(inner, read);
+      }
+      for (const ValueInfo& out : g->outputs) read[out.name] = true;
+    }
+  }
+}
+
+// Adds to `host_read` every value of `graph` some node reads on the host,
+// directly or through the nodes computing a host-read value, and the outer
+// names its subgraphs read that way; to `direct` those a node reads on the
+// host itself. `ops` are graph's nodes' ops, or null to look them up
+// (subgraphs).
+void CollectHostReads(const Graph& graph, const std::vector<const Op*>* ops,
+                      std::set<std::string>& host_read, std::set<std::string>& direct) {
+  for (size_t n = graph.nodes.size(); n-- > 0;) {
+    const Node& node = graph.nodes[n];
+    const Op* op = nullptr;
+    if (ops != nullptr) {
+      op = (*ops)[n];
+    } else if (auto found = OpRegistry::Global().Find(node); found.ok()) {
+      op = *found;
+    }
+    if (op == nullptr) continue;
+    bool feeds_host = false;
+    for (const std::string& out : node.outputs) feeds_host = feeds_host || host_read.contains(out);
+    for (const auto& [name, a] : node.attributes) {
+      for (const auto& g : a.graphs) {
+        std::set<std::string> inner;
+        if (feeds_host) {
+          for (const ValueInfo& out : g->outputs) inner.insert(out.name);
+        }
+        CollectHostReads(*g, nullptr, inner, direct);
+        host_read.insert(inner.begin(), inner.end());
+      }
+    }
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (node.inputs[i].empty()) continue;
+      if (op->IsHostInput(node, i)) direct.insert(node.inputs[i]);
+      if (op->IsHostInput(node, i) || (feeds_host && !op->IsShapeOnlyInput(node, i))) {
+        host_read.insert(node.inputs[i]);
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -123,6 +187,10 @@ absl::Status Model::Prepare() {
   RETURN_IF_ERROR(find_ops());
   if (options_.fuse) {
     if (LiftConstantNodes(&graph_) > 0) RETURN_IF_ERROR(find_ops());
+  }
+  // Epilogue fusion sees the main graph's consumers only; a value a
+  // control-flow subgraph reads could be fused away under it.
+  if (options_.fuse && !HasSubgraphs(graph_)) {
     ASSIGN_OR_RETURN(fused_nodes_, FuseEpilogues(&graph_, ops_, inputs_));
     if (fused_nodes_ > 0) RETURN_IF_ERROR(find_ops());
   }
@@ -136,6 +204,7 @@ absl::Status Model::Prepare() {
     }
   }
   for (const ValueInfo& out : outputs_) gpu_read[out.name] = true;
+  for (const Node& node : graph_.nodes) MarkSubgraphReads(node, gpu_read);
   for (const auto& [name, tensor] : graph_.initializers) {
     if (!gpu_read.count(name) || tensor.data.empty()) continue;
     ASSIGN_OR_RETURN(gpu::Buffer buffer,
@@ -146,16 +215,24 @@ absl::Status Model::Prepare() {
     weights_.emplace(name, std::move(buffer));
   }
 
-  // Inputs some node reads on the host (value inputs).
+  // Inputs some node reads on the host (value inputs): directly, or through
+  // nodes computing a host-read value from them (a Loop's trip count from
+  // Range-like arithmetic), but not through inputs only whose shape matters.
+  // Through computation only small inputs of fixed shape: planning folds no
+  // more than max_fold_elements, and a data tensor must not key the plans.
+  std::set<std::string> host_read;
+  std::set<std::string> direct;
+  CollectHostReads(graph_, &ops_, host_read, direct);
   value_inputs_.assign(inputs_.size(), false);
-  for (size_t n = 0; n < graph_.nodes.size(); ++n) {
-    const Node& node = graph_.nodes[n];
-    for (size_t i = 0; i < node.inputs.size(); ++i) {
-      if (node.inputs[i].empty() || !ops_[n]->IsHostInput(node, i)) continue;
-      for (size_t k = 0; k < inputs_.size(); ++k) {
-        if (inputs_[k].name == node.inputs[i]) value_inputs_[k] = true;
-      }
+  for (size_t k = 0; k < inputs_.size(); ++k) {
+    const std::string& name = inputs_[k].name;
+    int64_t elements = 1;
+    for (const Dim& d : inputs_[k].type.shape) {
+      elements = d.is_fixed() && elements <= options_.max_fold_elements ? elements * d.value
+                                                                        : options_.max_fold_elements + 1;
     }
+    value_inputs_[k] = direct.contains(name) ||
+                       (host_read.contains(name) && elements <= options_.max_fold_elements);
   }
 
   // Plan once at load so unsupported types and shapes fail here, not on the

@@ -158,6 +158,35 @@ absl::Status ReadExternal(const Context& ctx, const onnx::TensorProto& t, const 
   return absl::OkStatus();
 }
 
+// The 2-bit types are stored four to a byte, element 0 in the low bits, in
+// raw_data or one packed byte per int32_data entry; vkserve holds one element
+// per byte (int2 sign-extended).
+absl::StatusOr<HostTensor> ConvertTwoBitTensor(const Context& ctx, const onnx::TensorProto& t,
+                                               HostTensor out, uint64_t n, const std::string& what) {
+  const uint64_t packed_bytes = (n + 3) / 4;
+  std::vector<uint8_t> packed;
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+    RETURN_IF_ERROR(ReadExternal(ctx, t, what, packed_bytes, &packed));
+  } else if (t.has_raw_data()) {
+    packed.assign(t.raw_data().begin(), t.raw_data().end());
+  } else {
+    for (int32_t v : t.int32_data()) packed.push_back(static_cast<uint8_t>(v));
+  }
+  if (packed.size() != packed_bytes) {
+    return Malformed(ctx, absl::StrCat(what, " holds ", packed.size(), " packed bytes; its ",
+                                       std::string(DataTypeName(out.dtype)), " shape [",
+                                       absl::StrJoin(out.shape, ","), "] needs ", packed_bytes));
+  }
+  std::vector<uint8_t> unpacked(n);
+  const bool is_signed = out.dtype == DataType::kInt2;
+  for (uint64_t i = 0; i < n; ++i) {
+    const int v = (packed[i / 4] >> (2 * (i % 4))) & 3;
+    unpacked[i] = static_cast<uint8_t>(is_signed ? ((v ^ 2) - 2) : v);
+  }
+  out.data = std::move(unpacked);
+  return out;
+}
+
 absl::StatusOr<HostTensor> ConvertTensor(const Context& ctx, const onnx::TensorProto& t, const std::string& what) {
   HostTensor out;
   ASSIGN_OR_RETURN(out.dtype, CheckElementType(ctx.name, t.data_type(), what, /*allow_undefined=*/false));
@@ -167,6 +196,9 @@ absl::StatusOr<HostTensor> ConvertTensor(const Context& ctx, const onnx::TensorP
   ASSIGN_OR_RETURN(const uint64_t bytes,
                    CheckedTensorBytes(ctx.name, out.dtype, out.shape, ctx.options.max_tensor_bytes, what));
   const uint64_t n = bytes / elem;
+  if (out.dtype == DataType::kUint2 || out.dtype == DataType::kInt2) {
+    return ConvertTwoBitTensor(ctx, t, std::move(out), n, what);
+  }
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {
     std::vector<uint8_t> external;
     RETURN_IF_ERROR(ReadExternal(ctx, t, what, bytes, &external));

@@ -22,6 +22,10 @@ absl::StatusOr<std::unique_ptr<Kernel>> Op::CreateKernel(KernelContext& ctx) con
       absl::StrCat(ctx.node().op_type, " has no GPU kernel (it must be folded or aliased)"));
 }
 
+absl::Status Op::Expand(ExpandContext& ctx) const {
+  return absl::InternalError(absl::StrCat(ctx.node().op_type, " is not a control-flow op"));
+}
+
 absl::StatusOr<ActivationParams> Op::EpilogueActivation(const Node& node,
                                                         const ConstantInput& /*constant*/) const {
   return absl::NotFoundError(absl::StrCat(node.op_type, " is not an activation"));

@@ -20,6 +20,11 @@
 // A Kernel then records the node's dispatches into a command buffer, which
 // the session replays for every run with the same shapes.
 //
+// Control-flow ops (If, Loop, Scan) have no kernel: at step 2 they Expand
+// their node into plain nodes for this signature — the branch an If's
+// plan-time condition picks, a Loop's or Scan's body once per iteration —
+// and the planner infers, folds and runs those like any other.
+//
 // Ops and kernels are immutable after creation and may be used from several
 // threads (kernels are shared by the sessions of a model).
 #ifndef VKSERVE_RUNTIME_OP_H_
@@ -116,6 +121,25 @@ struct RecordContext {
   std::string label;  // the node's name, for timestamps and traces
 };
 
+// Step 2 for control-flow ops: emits the nodes that replace one node at one
+// signature. The planner infers (and folds) each emitted node at once, so
+// the op may read what an emitted node computed on the host (a Loop's
+// condition) before emitting more.
+class ExpandContext {
+ public:
+  virtual ~ExpandContext() = default;
+  virtual const Node& node() const = 0;
+  // What planning knows of value `name` so far, or null when it is not
+  // defined (yet).
+  virtual const TensorDesc* Find(const std::string& name) const = 0;
+  // Infers `node` with the op the registry has for it and adds it to the
+  // plan; errors name the node. `node.rewritten_from` is set to the expanded
+  // node's name.
+  virtual absl::Status Emit(Node node) = 0;
+  // A value name not used in the plan, derived from `hint`.
+  virtual std::string NewName(const std::string& hint) = 0;
+};
+
 class Kernel {
  public:
   virtual ~Kernel() = default;
@@ -141,6 +165,17 @@ class Op {
   // True for inputs read on the host at plan time (Reshape's shape, Slice's
   // starts, ...). They must be host-known and are never bound on the GPU.
   virtual bool IsHostInput(const Node& /*node*/, size_t /*input_index*/) const { return false; }
+
+  // True for inputs of which only the shape matters (Shape's, Size's): a
+  // host-read value computed from them does not make a model input that
+  // feeds them a value input.
+  virtual bool IsShapeOnlyInput(const Node& /*node*/, size_t /*input_index*/) const {
+    return false;
+  }
+
+  // True for control-flow ops: Expand replaces Infer and CreateKernel.
+  virtual bool expands() const { return false; }
+  virtual absl::Status Expand(ExpandContext& ctx) const;
 
   virtual Execution execution() const { return Execution::kKernel; }
 

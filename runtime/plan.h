@@ -64,6 +64,9 @@ struct Plan {
   std::string signature;  // e.g. "input=[1,3,224,224]"
   std::vector<PlannedValue> values;
   std::vector<PlannedNode> nodes;  // topological order
+  // The nodes control-flow ops expanded into at this signature (If's branch,
+  // Loop's and Scan's unrolled bodies); PlannedNode::node may point here.
+  std::vector<std::unique_ptr<const Node>> expanded_nodes;
   std::vector<int> input_values;   // per model input
   std::vector<int> output_values;  // per model output
   std::vector<OutputCopy> output_copies;

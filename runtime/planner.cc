@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gpu/transfer.h"
 #include "runtime/memory_planner.h"
 #include "runtime/model.h"
+#include "runtime/op_registry.h"
 #include "runtime/op_util.h"
 #include "shaders/shader_registry.h"
 
@@ -30,6 +32,8 @@ struct Inference {
   std::vector<PlannedValue> values;
   std::map<std::string, int> ids;
   std::vector<PlannedNode> nodes;
+  // Nodes control-flow ops emitted (PlannedNode::node points into them).
+  std::vector<std::unique_ptr<const Node>> owned_nodes;
 };
 
 // A value input's elements for the plan signature: "{0,2}" (numbers as the
@@ -44,6 +48,133 @@ std::string ValueString(const HostTensor& t) {
   }
   if (n > 64) parts.push_back("...");
   return absl::StrCat("{", absl::StrJoin(parts, ","), "}");
+}
+
+// Nodes a plan may hold after control-flow ops expanded (bounds the plan's
+// memory: a Loop unrolled over a huge trip count is refused, naming it).
+constexpr size_t kMaxPlannedNodes = 200000;
+
+// Infers nodes one at a time into an Inference; control-flow nodes expand
+// into the nodes they emit, which it infers in turn.
+class Inferrer {
+ public:
+  Inferrer(Inference* inf, int64_t max_fold_elements)
+      : inf_(inf), max_fold_elements_(max_fold_elements) {}
+
+  absl::Status InferNode(const Node& node, const Op* op);
+
+ private:
+  class Expansion;
+
+  int AddValue(const std::string& name, TensorDesc desc) {
+    inf_->ids[name] = static_cast<int>(inf_->values.size());
+    PlannedValue v;
+    v.name = name;
+    v.desc = std::move(desc);
+    inf_->values.push_back(std::move(v));
+    return static_cast<int>(inf_->values.size() - 1);
+  }
+
+  Inference* inf_;
+  int64_t max_fold_elements_;
+};
+
+class Inferrer::Expansion : public ExpandContext {
+ public:
+  Expansion(Inferrer* inferrer, const Node& node) : inferrer_(inferrer), node_(node) {}
+  const Node& node() const override { return node_; }
+  const TensorDesc* Find(const std::string& name) const override {
+    auto it = inferrer_->inf_->ids.find(name);
+    return it == inferrer_->inf_->ids.end() ? nullptr : &inferrer_->inf_->values[it->second].desc;
+  }
+  absl::Status Emit(Node node) override {
+    Inference& inf = *inferrer_->inf_;
+    if (inf.nodes.size() + inf.owned_nodes.size() >= kMaxPlannedNodes) {
+      return absl::UnimplementedError(absl::StrCat(
+          NodeErrorPrefix(node_), "expands into more than ", kMaxPlannedNodes, " nodes"));
+    }
+    node.rewritten_from = node_.rewritten_from.empty() ? node_.name : node_.rewritten_from;
+    ASSIGN_OR_RETURN(const Op* op, OpRegistry::Global().Find(node));
+    if (absl::Status valid = op->Validate(node); !valid.ok()) return AnnotateNodeError(node, valid);
+    inf.owned_nodes.push_back(std::make_unique<const Node>(std::move(node)));
+    return inferrer_->InferNode(*inf.owned_nodes.back(), op);
+  }
+  std::string NewName(const std::string& hint) override {
+    std::string name = hint;
+    for (int i = 1; inferrer_->inf_->ids.contains(name) || taken_.contains(name); ++i) {
+      name = absl::StrCat(hint, "_", i);
+    }
+    taken_.insert(name);
+    return name;
+  }
+
+ private:
+  Inferrer* inferrer_;
+  const Node& node_;
+  std::set<std::string> taken_;
+};
+
+absl::Status Inferrer::InferNode(const Node& node, const Op* op) {
+  if (op->expands()) {
+    Expansion expansion(this, node);
+    absl::Status status = op->Expand(expansion);
+    return status.ok() ? status : AnnotateNodeError(node, status);
+  }
+  Inference& inf = *inf_;
+  InferContext ctx{node, {}, {}, max_fold_elements_};
+  PlannedNode planned;
+  planned.node = &node;
+  planned.op = op;
+  for (const std::string& in : node.inputs) {
+    if (in.empty()) {
+      ctx.inputs.push_back(nullptr);
+      planned.inputs.push_back(-1);
+      continue;
+    }
+    auto it = inf.ids.find(in);
+    if (it == inf.ids.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(NodeErrorPrefix(node), "input '", in, "' is not defined before use"));
+    }
+    ctx.inputs.push_back(&inf.values[it->second].desc);
+    planned.inputs.push_back(it->second);
+  }
+  ctx.outputs.resize(node.outputs.size());
+  absl::Status status = op->Infer(ctx);
+  if (!status.ok()) return AnnotateNodeError(node, status);
+  bool all_folded = !node.outputs.empty();
+  for (size_t o = 0; o < node.outputs.size(); ++o) {
+    const TensorDesc& out = ctx.outputs[o];
+    if (node.outputs[o].empty()) {
+      planned.outputs.push_back(-1);
+      continue;
+    }
+    if (DataTypeSize(out.dtype) == 0) {
+      return absl::UnimplementedError(absl::StrCat(NodeErrorPrefix(node), "output '",
+                                                   node.outputs[o], "' has type ",
+                                                   std::string(DataTypeName(out.dtype)),
+                                                   ", which vkserve does not run"));
+    }
+    for (int64_t d : out.shape) {
+      if (d < 0) {
+        return absl::InternalError(absl::StrCat(NodeErrorPrefix(node), "inferred shape ",
+                                                ShapeString(out.shape), " is negative"));
+      }
+    }
+    if (out.value == nullptr) all_folded = false;
+    planned.outputs.push_back(AddValue(node.outputs[o], out));
+  }
+  // Host inputs are read at plan time and never bound on the GPU.
+  for (size_t i = 0; i < planned.inputs.size(); ++i) {
+    if (planned.inputs[i] >= 0 && op->IsHostInput(node, i)) planned.inputs[i] = -1;
+  }
+  if (all_folded) {
+    planned.kind = PlannedNode::Kind::kFolded;
+  } else if (op->execution() == Op::Execution::kAlias) {
+    planned.kind = PlannedNode::Kind::kAlias;
+  }
+  inf.nodes.push_back(std::move(planned));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<Inference> Infer(const Graph& graph, const std::vector<const Op*>& ops,
@@ -67,61 +198,9 @@ absl::StatusOr<Inference> Infer(const Graph& graph, const std::vector<const Op*>
     add_value(inputs[i].name, TensorDesc{inputs[i].type.dtype, input_shapes[i],
                                          i < input_values.size() ? input_values[i] : nullptr});
   }
+  Inferrer inferrer(&inf, max_fold_elements);
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
-    const Node& node = graph.nodes[n];
-    InferContext ctx{node, {}, {}, max_fold_elements};
-    PlannedNode planned;
-    planned.node = &node;
-    planned.op = ops[n];
-    for (const std::string& in : node.inputs) {
-      if (in.empty()) {
-        ctx.inputs.push_back(nullptr);
-        planned.inputs.push_back(-1);
-        continue;
-      }
-      auto it = inf.ids.find(in);
-      if (it == inf.ids.end()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(NodeErrorPrefix(node), "input '", in, "' is not defined before use"));
-      }
-      ctx.inputs.push_back(&inf.values[it->second].desc);
-      planned.inputs.push_back(it->second);
-    }
-    ctx.outputs.resize(node.outputs.size());
-    absl::Status status = ops[n]->Infer(ctx);
-    if (!status.ok()) return AnnotateNodeError(node, status);
-    bool all_folded = !node.outputs.empty();
-    for (size_t o = 0; o < node.outputs.size(); ++o) {
-      const TensorDesc& out = ctx.outputs[o];
-      if (node.outputs[o].empty()) {
-        planned.outputs.push_back(-1);
-        continue;
-      }
-      if (DataTypeSize(out.dtype) == 0) {
-        return absl::UnimplementedError(absl::StrCat(NodeErrorPrefix(node), "output '",
-                                                     node.outputs[o], "' has type ",
-                                                     std::string(DataTypeName(out.dtype)),
-                                                     ", which vkserve does not run"));
-      }
-      for (int64_t d : out.shape) {
-        if (d < 0) {
-          return absl::InternalError(absl::StrCat(NodeErrorPrefix(node), "inferred shape ",
-                                                  ShapeString(out.shape), " is negative"));
-        }
-      }
-      if (out.value == nullptr) all_folded = false;
-      planned.outputs.push_back(add_value(node.outputs[o], out));
-    }
-    // Host inputs are read at plan time and never bound on the GPU.
-    for (size_t i = 0; i < planned.inputs.size(); ++i) {
-      if (planned.inputs[i] >= 0 && ops[n]->IsHostInput(node, i)) planned.inputs[i] = -1;
-    }
-    if (all_folded) {
-      planned.kind = PlannedNode::Kind::kFolded;
-    } else if (ops[n]->execution() == Op::Execution::kAlias) {
-      planned.kind = PlannedNode::Kind::kAlias;
-    }
-    inf.nodes.push_back(std::move(planned));
+    RETURN_IF_ERROR(inferrer.InferNode(graph.nodes[n], ops[n]));
   }
   return inf;
 }
@@ -382,6 +461,7 @@ absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(
   }
   plan->values = std::move(values);
   plan->nodes = std::move(inf.nodes);
+  plan->expanded_nodes = std::move(inf.owned_nodes);
   return std::shared_ptr<const Plan>(std::move(plan));
 }
 

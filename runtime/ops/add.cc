@@ -3,6 +3,7 @@
 //
 // Add (opsets 7-27) with numpy broadcasting (runtime/ops/binary_op.h).
 #include "runtime/op_registry.h"
+#include "runtime/ops/via_float32.h"
 #include "runtime/ops/binary_op.h"
 
 namespace vkserve {
@@ -15,6 +16,6 @@ class AddOp : public BinaryOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Add", 7, 27, AddOp);
+VKSERVE_REGISTER_OP("", "Add", 7, 27, Float64ViaFloat32<AddOp>);
 
 }  // namespace vkserve

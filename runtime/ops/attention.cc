@@ -18,6 +18,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/op_registry.h"
+#include "runtime/ops/via_float32.h"
 #include "runtime/op_util.h"
 #include "runtime/ops/composite_kernel.h"
 #include "runtime/ops/dispatch_kernel.h"
@@ -259,6 +260,6 @@ class AttentionOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Attention", 23, 27, AttentionOp);
+VKSERVE_REGISTER_OP("", "Attention", 23, 27, ExactViaFloat32<AttentionOp>);
 
 }  // namespace vkserve

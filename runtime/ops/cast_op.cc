@@ -14,7 +14,6 @@ namespace {
 
 constexpr uint32_t kLocalSize = 256;
 
-bool IsGpuCastType(DataType t) { return IsFoldableType(t) && t != DataType::kDouble; }
 
 class CastKernel : public Kernel {
  public:
@@ -80,22 +79,26 @@ absl::Status ConvertOp::Infer(InferContext& ctx) const {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<Kernel>> ConvertOp::CreateKernel(KernelContext& ctx) const {
-  const TensorDesc& in = *ctx.input(0);
-  ASSIGN_OR_RETURN(DataType to, TargetType(ctx.node(), ctx.input(1)));
-  const int64_t n = in.num_elements();
-  if (in.dtype == to) return CreateStridedCopyKernel(ctx, to, {ContiguousCopy(n)});
-  if (!IsGpuCastType(in.dtype) || !IsGpuCastType(to)) {
-    return absl::UnimplementedError(absl::StrCat("Cast from ", std::string(DataTypeName(in.dtype)),
+absl::StatusOr<std::unique_ptr<Kernel>> CreateCastKernel(KernelContext& ctx, DataType from,
+                                                         DataType to, int64_t n) {
+  if (from == to) return CreateStridedCopyKernel(ctx, to, {ContiguousCopy(n)});
+  if (!IsFoldableType(from) || !IsFoldableType(to)) {
+    return absl::UnimplementedError(absl::StrCat("Cast from ", std::string(DataTypeName(from)),
                                                  " to ", std::string(DataTypeName(to)),
                                                  " is not supported on the GPU"));
   }
   if (n > UINT32_MAX) return absl::UnimplementedError("Cast: tensor too large");
   ASSIGN_OR_RETURN(auto pipeline,
                    ctx.GetPipeline("ops/cast", 2, sizeof(uint32_t), {kLocalSize, 1, 1},
-                                   {static_cast<uint32_t>(in.dtype), static_cast<uint32_t>(to)}));
+                                   {static_cast<uint32_t>(from), static_cast<uint32_t>(to)}));
   return std::make_unique<CastKernel>(std::move(pipeline), static_cast<uint32_t>(n),
                                       GroupsFor(static_cast<uint64_t>(n), kLocalSize, ctx.device()));
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> ConvertOp::CreateKernel(KernelContext& ctx) const {
+  const TensorDesc& in = *ctx.input(0);
+  ASSIGN_OR_RETURN(DataType to, TargetType(ctx.node(), ctx.input(1)));
+  return CreateCastKernel(ctx, in.dtype, to, in.num_elements());
 }
 
 }  // namespace vkserve

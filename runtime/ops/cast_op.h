@@ -29,6 +29,13 @@ class ConvertOp : public Op {
 // after). UNIMPLEMENTED for types vkserve does not hold.
 absl::StatusOr<DataType> CastTypeAttribute(const Node& node);
 
+// A kernel converting the `n` elements of its input 0 from `from` to `to`
+// into its output 0 (a plain copy when the types match), for ops that
+// convert on their way (Float64ViaFloat32). UNIMPLEMENTED for types the GPU
+// cast does not know.
+absl::StatusOr<std::unique_ptr<Kernel>> CreateCastKernel(KernelContext& ctx, DataType from,
+                                                         DataType to, int64_t n);
+
 }  // namespace vkserve
 
 #endif  // VKSERVE_RUNTIME_OPS_CAST_OP_H_

@@ -1,37 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Celu (opsets 12-27), fp32: an activation (runtime/ops/unary_op.h) with
-// attribute(s) alpha; the formula is in shaders/common/activation.glsl and
-// runtime/activation.cc.
+// Celu (opsets 12-27), fp32 and fp16: an activation with attribute alpha (default 1.0;
+// runtime/ops/unary_op.h); the formula is in shaders/common/activation.glsl
+// and runtime/activation.cc.
 #include "runtime/op_registry.h"
-#include "runtime/op_util.h"
 #include "runtime/ops/unary_op.h"
 
 namespace vkserve {
-namespace {
 
-class CeluOp : public ActivationOp {
- public:
-  CeluOp() : ActivationOp(Activation::kCelu) {}
-
-  absl::Status Validate(const Node& node) const override {
-    RETURN_IF_ERROR(CheckAttributeType(node, "alpha", Attribute::Type::kFloat));
-    return absl::OkStatus();
-  }
-
- protected:
-  absl::StatusOr<ActivationParams> ParamsOf(const Node& node,
-                                            const ConstantInput& /*constant*/) const override {
-    ActivationParams p;
-    p.kind = Activation::kCelu;
-    p.alpha = node.GetFloat("alpha", 1.0f);
-    return p;
-  }
-};
-
-}  // namespace
-
-VKSERVE_REGISTER_OP("", "Celu", 12, 27, CeluOp);
+VKSERVE_REGISTER_OP("", "Celu", 12, 27, AlphaActivationOp<Activation::kCelu>);
 
 }  // namespace vkserve

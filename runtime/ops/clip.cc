@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "runtime/op_registry.h"
+#include "runtime/ops/via_float32.h"
 #include "runtime/ops/unary_op.h"
 
 namespace vkserve {
@@ -47,6 +48,6 @@ class ClipOp : public ActivationOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Clip", 6, 27, ClipOp);
+VKSERVE_REGISTER_OP("", "Clip", 6, 27, ExactViaFloat32<Float64ViaFloat32<ClipOp>>);
 
 }  // namespace vkserve

@@ -4,6 +4,7 @@
 // CumProd (opsets 26-27): the running product along an axis
 // (runtime/ops/cumulative_op.h).
 #include "runtime/op_registry.h"
+#include "runtime/ops/via_float32.h"
 #include "runtime/ops/cumulative_op.h"
 
 namespace vkserve {
@@ -16,6 +17,6 @@ class CumProdOp : public CumulativeOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "CumProd", 26, 27, CumProdOp);
+VKSERVE_REGISTER_OP("", "CumProd", 26, 27, Float64ViaFloat32<CumProdOp>);
 
 }  // namespace vkserve

@@ -4,6 +4,7 @@
 // CumSum (opsets 11-27): the running sum along an axis
 // (runtime/ops/cumulative_op.h).
 #include "runtime/op_registry.h"
+#include "runtime/ops/via_float32.h"
 #include "runtime/ops/cumulative_op.h"
 
 namespace vkserve {
@@ -16,6 +17,6 @@ class CumSumOp : public CumulativeOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "CumSum", 11, 27, CumSumOp);
+VKSERVE_REGISTER_OP("", "CumSum", 11, 27, Float64ViaFloat32<CumSumOp>);
 
 }  // namespace vkserve

@@ -71,7 +71,7 @@ absl::Status CumulativeOp::Infer(InferContext& ctx) const {
     ctx.outputs[0].value = Share(std::move(y));
     return absl::OkStatus();
   }
-  return CheckDataType(x->dtype, {DataType::kFloat}, "input 0");
+  return CheckDataType(x->dtype, {DataType::kFloat, DataType::kInt32, DataType::kUint32}, "input 0");
 }
 
 absl::StatusOr<std::unique_ptr<Kernel>> CumulativeOp::CreateKernel(KernelContext& ctx) const {
@@ -88,7 +88,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> CumulativeOp::CreateKernel(KernelContext
   ASSIGN_OR_RETURN(step.pipeline,
                    ctx.GetPipeline("ops/cumulative", 2, step.push.size(), {kLocal, 1, 1},
                                    {product_ ? 1u : 0u, ctx.node().GetInt("exclusive", 0) != 0 ? 1u : 0u,
-                                    ctx.node().GetInt("reverse", 0) != 0 ? 1u : 0u}));
+                                    ctx.node().GetInt("reverse", 0) != 0 ? 1u : 0u,
+                                    x.dtype == DataType::kFloat ? 0u : 1u}));
   step.bindings = {BufferRef::Input(0), BufferRef::Output(0)};
   step.groups = GroupsFor(rows, kLocal, ctx.device());
   return MakeDispatchKernel(std::move(step));

@@ -3,8 +3,9 @@
 //
 // CumulativeOp: the shared implementation of CumSum and CumProd along the
 // axis of input 1 (a host-known scalar), with `exclusive` and `reverse`:
-// fp32 on the GPU (shaders/ops/cumulative.comp), any numeric type folded on
-// the host when small and known. Stateless; thread-safe.
+// fp32, int32 and uint32 on the GPU (shaders/ops/cumulative.comp), any
+// numeric type folded on the host when small and known. Stateless;
+// thread-safe.
 #ifndef VKSERVE_RUNTIME_OPS_CUMULATIVE_OP_H_
 #define VKSERVE_RUNTIME_OPS_CUMULATIVE_OP_H_
 

@@ -19,6 +19,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/op_registry.h"
+#include "runtime/ops/via_float32.h"
 #include "runtime/op_util.h"
 #include "runtime/ops/composite_kernel.h"
 #include "runtime/ops/einsum_equation.h"
@@ -164,6 +165,6 @@ class EinsumOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Einsum", 12, 27, EinsumOp);
+VKSERVE_REGISTER_OP("", "Einsum", 12, 27, Float64ViaFloat32<EinsumOp>);
 
 }  // namespace vkserve

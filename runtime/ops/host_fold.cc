@@ -108,6 +108,8 @@ bool IsFoldableType(DataType dtype) {
     case DataType::kUint32:
     case DataType::kUint64:
     case DataType::kBFloat16:
+    case DataType::kUint2:
+    case DataType::kInt2:
       return true;
     default:
       return false;
@@ -140,8 +142,10 @@ double ElementAsDouble(const HostTensor& t, int64_t i) {
 
 int64_t ElementAsInt(const HostTensor& t, int64_t i) {
   switch (t.dtype) {
-    case DataType::kUint8: return Load<uint8_t>(t, i);
-    case DataType::kInt8: return Load<int8_t>(t, i);
+    case DataType::kUint8:
+    case DataType::kUint2: return Load<uint8_t>(t, i);
+    case DataType::kInt8:
+    case DataType::kInt2: return Load<int8_t>(t, i);
     case DataType::kUint16: return Load<uint16_t>(t, i);
     case DataType::kInt16: return Load<int16_t>(t, i);
     case DataType::kInt32: return Load<int32_t>(t, i);
@@ -173,6 +177,9 @@ void SetElementFromInt(HostTensor* t, int64_t i, int64_t v) {
   switch (t->dtype) {
     case DataType::kUint8: return Store<uint8_t>(t, i, static_cast<uint8_t>(v));
     case DataType::kInt8: return Store<int8_t>(t, i, static_cast<int8_t>(v));
+    // The 2-bit types wrap, as ONNX's Cast to them does.
+    case DataType::kUint2: return Store<uint8_t>(t, i, static_cast<uint8_t>(v & 3));
+    case DataType::kInt2: return Store<int8_t>(t, i, static_cast<int8_t>(((v & 3) ^ 2) - 2));
     case DataType::kUint16: return Store<uint16_t>(t, i, static_cast<uint16_t>(v));
     case DataType::kInt16: return Store<int16_t>(t, i, static_cast<int16_t>(v));
     case DataType::kInt32: return Store<int32_t>(t, i, static_cast<int32_t>(v));

@@ -117,7 +117,7 @@ absl::StatusOr<ParamIndex> IndexOf(const TensorDesc& param, const std::vector<in
 }
 
 // The parameter broadcast to the full normalized shape, as float bytes.
-std::vector<uint8_t> Expand(const HostTensor& param, const std::vector<int64_t>& normalized) {
+std::vector<uint8_t> ExpandParam(const HostTensor& param, const std::vector<int64_t>& normalized) {
   std::vector<int64_t> p = param.shape;
   while (p.size() > normalized.size()) p.erase(p.begin());  // leading 1s
   p.insert(p.begin(), normalized.size() - p.size(), 1);
@@ -244,7 +244,7 @@ class LayerNormalizationOp : public Op {
       // A broadcast constant is expanded to the full normalized shape once,
       // so that the shader takes the direct (vec4) path.
       if (!index.direct && desc.value != nullptr) {
-        const uint32_t expanded = ctx.AddConstant(Expand(*desc.value, l.normalized));
+        const uint32_t expanded = ctx.AddConstant(ExpandParam(*desc.value, l.normalized));
         return Param{ParamIndex{}, BufferRef::Constant(expanded)};
       }
       return Param{index, BufferRef::Input(static_cast<uint32_t>(i))};

@@ -4,6 +4,7 @@
 // Max (opsets 8-27): the elementwise maximum of one or more inputs with numpy
 // broadcasting (runtime/ops/binary_op.h).
 #include "runtime/op_registry.h"
+#include "runtime/ops/via_float32.h"
 #include "runtime/ops/binary_op.h"
 
 namespace vkserve {
@@ -16,6 +17,6 @@ class MaxOp : public BinaryOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Max", 8, 27, MaxOp);
+VKSERVE_REGISTER_OP("", "Max", 8, 27, Float64ViaFloat32<MaxOp>);
 
 }  // namespace vkserve

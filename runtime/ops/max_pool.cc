@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// MaxPool (opsets 1-27), fp32, 1-D and 2-D: kernel_shape, strides, pads,
-// auto_pad, dilations and ceil_mode. The Indices output is not supported.
+// MaxPool (opsets 1-27), fp32, 1-D, 2-D and 3-D: kernel_shape, strides, pads,
+// auto_pad, dilations and ceil_mode, and the Indices output (int64 flat
+// indices into X, storage_order 0 or, for 2-D windows, 1).
 #include "runtime/op_registry.h"
+#include "runtime/ops/via_float32.h"
 #include "runtime/ops/pool_util.h"
 
 namespace vkserve {
@@ -16,6 +18,6 @@ class MaxPoolOp : public WindowPoolOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "MaxPool", 1, 27, MaxPoolOp);
+VKSERVE_REGISTER_OP("", "MaxPool", 1, 27, ExactViaFloat32<MaxPoolOp>);
 
 }  // namespace vkserve

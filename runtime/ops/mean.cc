@@ -4,6 +4,7 @@
 // Mean (opsets 8-27): the elementwise mean of one or more inputs with numpy
 // broadcasting (runtime/ops/binary_op.h).
 #include "runtime/op_registry.h"
+#include "runtime/ops/via_float32.h"
 #include "runtime/ops/binary_op.h"
 
 namespace vkserve {
@@ -16,6 +17,6 @@ class MeanOp : public BinaryOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Mean", 8, 27, MeanOp);
+VKSERVE_REGISTER_OP("", "Mean", 8, 27, Float64ViaFloat32<MeanOp>);
 
 }  // namespace vkserve

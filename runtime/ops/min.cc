@@ -4,6 +4,7 @@
 // Min (opsets 8-27): the elementwise minimum of one or more inputs with numpy
 // broadcasting (runtime/ops/binary_op.h).
 #include "runtime/op_registry.h"
+#include "runtime/ops/via_float32.h"
 #include "runtime/ops/binary_op.h"
 
 namespace vkserve {
@@ -16,6 +17,6 @@ class MinOp : public BinaryOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Min", 8, 27, MinOp);
+VKSERVE_REGISTER_OP("", "Min", 8, 27, Float64ViaFloat32<MinOp>);
 
 }  // namespace vkserve

@@ -5,6 +5,7 @@
 // fmod = 0 (integers only) gives the divisor's sign, as Python's %; fmod = 1
 // the dividend's, as C's fmod.
 #include "runtime/op_registry.h"
+#include "runtime/ops/via_float32.h"
 #include "runtime/op_util.h"
 #include "runtime/ops/binary_op.h"
 
@@ -30,6 +31,6 @@ class ModOp : public BinaryOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Mod", 10, 27, ModOp);
+VKSERVE_REGISTER_OP("", "Mod", 10, 27, Float64ViaFloat32<ModOp>);
 
 }  // namespace vkserve

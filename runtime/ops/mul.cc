@@ -3,6 +3,7 @@
 //
 // Mul (opsets 7-27) with numpy broadcasting (runtime/ops/binary_op.h).
 #include "runtime/op_registry.h"
+#include "runtime/ops/via_float32.h"
 #include "runtime/ops/binary_op.h"
 
 namespace vkserve {
@@ -15,6 +16,6 @@ class MulOp : public BinaryOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Mul", 7, 27, MulOp);
+VKSERVE_REGISTER_OP("", "Mul", 7, 27, Float64ViaFloat32<MulOp>);
 
 }  // namespace vkserve

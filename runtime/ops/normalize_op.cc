@@ -8,12 +8,12 @@
 #include "runtime/op_util.h"
 #include "runtime/ops/dispatch_kernel.h"
 #include "runtime/ops/host_fold.h"
+#include "runtime/ops/reduction_layout.h"
 
 namespace vkserve {
 namespace {
 
 constexpr uint32_t kLocal = 64;  // a power of two (normalize.comp's tree)
-constexpr size_t kMaxKept = 3, kMaxReduced = 6;
 
 // The normalized sets: `shape` (the input's, or a view of it with the same
 // element order) and which of its dims each set spans.
@@ -100,39 +100,11 @@ absl::StatusOr<std::unique_ptr<Kernel>> NormalizeOp::CreateKernel(KernelContext&
     return absl::UnimplementedError(absl::StrCat("tensors of 2^32 or more elements (", x.num_elements(), ")"));
   }
   if (x.num_elements() == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
-  // Merge neighbouring dims of the same class; size-1 dims join either.
-  std::vector<int64_t> dims;
-  std::vector<bool> red;
-  for (size_t d = 0; d < s.shape.size(); ++d) {
-    if (s.shape[d] == 1) continue;
-    if (!dims.empty() && red.back() == s.reduced[d]) {
-      dims.back() *= s.shape[d];
-    } else {
-      dims.push_back(s.shape[d]);
-      red.push_back(s.reduced[d]);
-    }
-  }
-  const std::vector<int64_t> strides = Strides(dims);
-  std::vector<uint32_t> kd, ks, rd, rs;
-  uint64_t outputs = 1, reduced = 1;
-  for (size_t d = 0; d < dims.size(); ++d) {
-    (red[d] ? rd : kd).push_back(static_cast<uint32_t>(dims[d]));
-    (red[d] ? rs : ks).push_back(static_cast<uint32_t>(strides[d]));
-    (red[d] ? reduced : outputs) *= static_cast<uint64_t>(dims[d]);
-  }
-  if (kd.size() > kMaxKept || rd.size() > kMaxReduced) {
-    return absl::UnimplementedError(absl::StrCat("normalizing ", ShapeString(x.shape),
-                                                 " alternates kept and normalized dims too often"));
-  }
+  ASSIGN_OR_RETURN(const ReductionLayout l, MergeReductionDims(s.shape, s.reduced, "normalizing"));
   const bool affine = s.channels > 0;
   const float default_eps = kind_ == Kind::kMeanVariance ? 1e-9f : 1e-5f;
   DispatchStep step;
-  step.push.U32(static_cast<uint32_t>(outputs)).U32(static_cast<uint32_t>(reduced));
-  step.push.U32(static_cast<uint32_t>(kd.size())).U32(static_cast<uint32_t>(rd.size()));
-  for (size_t i = 0; i < kMaxKept; ++i) step.push.U32(i < kd.size() ? kd[i] : 1);
-  for (size_t i = 0; i < kMaxKept; ++i) step.push.U32(i < ks.size() ? ks[i] : 0);
-  for (size_t i = 0; i < kMaxReduced; ++i) step.push.U32(i < rd.size() ? rd[i] : 1);
-  for (size_t i = 0; i < kMaxReduced; ++i) step.push.U32(i < rs.size() ? rs[i] : 0);
+  l.Push(step.push);
   step.push.F32(ctx.node().GetFloat("epsilon", default_eps));
   step.push.U32(static_cast<uint32_t>(s.channel_stride)).U32(static_cast<uint32_t>(std::max<int64_t>(s.channels, 1)));
   step.push.U32(static_cast<uint32_t>(s.per_entry));
@@ -142,7 +114,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> NormalizeOp::CreateKernel(KernelContext&
                                     static_cast<uint32_t>(ctx.node().GetInt("p", 2))}));
   step.bindings = {BufferRef::Input(0), BufferRef::Input(affine ? 1 : 0),
                    BufferRef::Input(affine ? 2 : 0), BufferRef::Output(0)};
-  step.groups = GroupsFor(outputs, 1, ctx.device());
+  step.groups = GroupsFor(l.outputs, 1, ctx.device());
   return MakeDispatchKernel(std::move(step));
 }
 

@@ -17,24 +17,34 @@ namespace {
 
 uint32_t U32(int64_t v) { return static_cast<uint32_t>(v); }
 
-// Binds input 0 and output 0 and dispatches once.
+// Binds input 0 and output 0 — and for pool.comp (`window`) a third
+// binding, output 1 (MaxPool's Indices) — and dispatches once.
 class UnaryDispatchKernel : public Kernel {
  public:
   UnaryDispatchKernel(std::shared_ptr<const gpu::Pipeline> pipeline, PushConstants params,
-                      std::array<uint32_t, 3> groups)
-      : pipeline_(std::move(pipeline)), params_(std::move(params)), groups_(groups) {}
+                      std::array<uint32_t, 3> groups, bool window = false, bool indices = false)
+      : pipeline_(std::move(pipeline)), params_(std::move(params)), groups_(groups),
+        window_(window), indices_(indices) {}
 
   absl::Status Record(const RecordContext& ctx) const override {
+    // pool.comp declares the Indices binding whether or not it writes it;
+    // without Indices it aliases Y, untouched.
     const gpu::Binding bindings[] = {{ctx.inputs[0], gpu::Access::kRead},
-                                     {ctx.outputs[0], gpu::Access::kWrite}};
-    return ctx.command_buffer.Dispatch(pipeline_, bindings, params_.bytes(), groups_, ctx.label);
+                                     {ctx.outputs[0], gpu::Access::kWrite},
+                                     {indices_ ? ctx.outputs[1] : ctx.outputs[0], gpu::Access::kWrite}};
+    return ctx.command_buffer.Dispatch(pipeline_, std::span(bindings, window_ ? 3 : 2),
+                                       params_.bytes(), groups_, ctx.label);
   }
 
  private:
   std::shared_ptr<const gpu::Pipeline> pipeline_;
   PushConstants params_;
   std::array<uint32_t, 3> groups_;
+  bool window_;
+  bool indices_;
 };
+
+bool WantsIndices(const Node& node) { return node.outputs.size() > 1 && !node.outputs[1].empty(); }
 
 const char* PoolName(PoolKind kind) {
   return kind == PoolKind::kMax ? "MaxPool" : kind == PoolKind::kLp ? "LpPool" : "AveragePool";
@@ -47,8 +57,8 @@ absl::StatusOr<Window> PoolWindow(const Node& node, PoolKind kind, const TensorD
     return absl::InvalidArgumentError(
         absl::StrCat("X ", ShapeString(x.shape), " must have rank 3 or more"));
   }
-  if (x.shape.size() > 4) {
-    return absl::UnimplementedError(absl::StrCat("only 1-D and 2-D ", PoolName(kind),
+  if (x.shape.size() > 5) {
+    return absl::UnimplementedError(absl::StrCat("only 1-D, 2-D and 3-D ", PoolName(kind),
                                                  " are supported; X is ", ShapeString(x.shape)));
   }
   const std::vector<int64_t> spatial(x.shape.begin() + 2, x.shape.end());
@@ -72,8 +82,9 @@ absl::Status WindowPoolOp::Validate(const Node& node) const {
   if (node.GetInts("kernel_shape").empty()) {
     return absl::InvalidArgumentError("attribute 'kernel_shape' is required");
   }
-  if (node.outputs.size() > 1 && !node.outputs[1].empty()) {
-    return absl::UnimplementedError("MaxPool's Indices output is not supported");
+  if (node.outputs.size() > 1 && !node.outputs[1].empty() && node.GetInt("storage_order", 0) != 0 &&
+      node.GetInts("kernel_shape").size() != 2) {
+    return absl::UnimplementedError("MaxPool's Indices with storage_order 1 only for 2-D windows");
   }
   return absl::OkStatus();
 }
@@ -84,33 +95,53 @@ absl::Status WindowPoolOp::Infer(InferContext& ctx) const {
   ctx.outputs.resize(ctx.node.outputs.size());
   ctx.outputs[0].dtype = DataType::kFloat;
   ctx.outputs[0].shape = PooledShape(*x, w);
+  if (WantsIndices(ctx.node)) {
+    ctx.outputs[1].dtype = DataType::kInt64;
+    ctx.outputs[1].shape = ctx.outputs[0].shape;
+  }
   return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<Kernel>> WindowPoolOp::CreateKernel(KernelContext& ctx) const {
   const TensorDesc& x = *ctx.input(0);
   ASSIGN_OR_RETURN(Window w, PoolWindow(ctx.node(), kind_, x));
-  const Window2D g = As2D(w);
+  // 3-D: the depth dim apart, the last two as a 2-D window.
+  Window hw = w;
+  int64_t in_d = 1, out_d = 1, kd = 1, sd = 1, dd = 1, pad_front = 0, pad_back = 0;
+  if (w.rank() == 3) {
+    in_d = w.input[0], out_d = w.output[0], kd = w.kernel[0], sd = w.strides[0];
+    dd = w.dilations[0], pad_front = w.pad_begin[0], pad_back = w.pad_end[0];
+    for (std::vector<int64_t>* v : {&hw.input, &hw.kernel, &hw.strides, &hw.dilations,
+                                    &hw.pad_begin, &hw.pad_end, &hw.output}) {
+      v->erase(v->begin());
+    }
+  }
+  const Window2D g = As2D(hw);
   const int64_t total = NumElements(PooledShape(x, w));
   if (total >= (int64_t{1} << 32) || x.num_elements() >= (int64_t{1} << 32)) {
     return absl::UnimplementedError("pooling tensors of 2^32 elements or more are not supported");
   }
   const bool average = kind_ == PoolKind::kAverage;
+  const bool indices = kind_ == PoolKind::kMax && WantsIndices(ctx.node());
   const uint32_t kind = kind_ == PoolKind::kMax ? 0u : average ? 1u : 2u;
   const int64_t p = ctx.node().GetInt("p", 2);
   if (kind_ == PoolKind::kLp && (p < 1 || p > 64)) return absl::UnimplementedError("LpPool's p must be 1 to 64");
   const bool include_pad = average && ctx.node().GetInt("count_include_pad", 0) != 0;
   constexpr uint32_t kLocal = 128;
   ASSIGN_OR_RETURN(auto pipeline,
-                   ctx.GetPipeline("ops/pool", 2, 36, {kLocal, 1, 1},
+                   ctx.GetPipeline("ops/pool", 3, 52, {kLocal, 1, 1},
                                    {U32(g.kernel_h), U32(g.kernel_w), U32(g.stride_h),
                                     U32(g.stride_w), U32(g.dilation_h), U32(g.dilation_w),
-                                    kind, include_pad ? 1u : 0u, U32(p)}));
+                                    kind, include_pad ? 1u : 0u, U32(p), U32(kd), U32(sd),
+                                    U32(dd), indices ? 1u : 0u,
+                                    U32(ctx.node().GetInt("storage_order", 0))}));
   PushConstants pc;
   pc.U32(U32(g.in_h)).U32(U32(g.in_w)).U32(U32(g.out_h)).U32(U32(g.out_w)).U32(U32(total));
   pc.I32(g.pad_top).I32(g.pad_left).I32(g.pad_bottom).I32(g.pad_right);
+  pc.U32(U32(in_d)).U32(U32(out_d)).I32(static_cast<int32_t>(pad_front)).I32(static_cast<int32_t>(pad_back));
   return std::make_unique<UnaryDispatchKernel>(std::move(pipeline), std::move(pc),
-                                               GroupsFor(total, kLocal, ctx.device()));
+                                               GroupsFor(total, kLocal, ctx.device()),
+                                               /*window=*/true, indices);
 }
 
 absl::Status GlobalPoolOp::Infer(InferContext& ctx) const {

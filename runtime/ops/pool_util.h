@@ -2,7 +2,7 @@
 // Copyright 2026 The vkserve Authors.
 //
 // The pooling ops, shared by their registration files: WindowPoolOp is
-// MaxPool / AveragePool / LpPool over 1-D and 2-D windows (pool.comp), GlobalPoolOp is
+// MaxPool / AveragePool / LpPool over 1-D, 2-D and 3-D windows (pool.comp), GlobalPoolOp is
 // GlobalAveragePool / GlobalMaxPool over any number of spatial dimensions
 // (global_pool.comp). fp32 only. Stateless; thread-safe.
 #ifndef VKSERVE_RUNTIME_OPS_POOL_UTIL_H_

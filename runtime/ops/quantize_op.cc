@@ -15,7 +15,8 @@ constexpr size_t kMaxRank = 6;
 
 bool IsQuantizedType(DataType t, bool dequantize) {
   return t == DataType::kInt8 || t == DataType::kUint8 || t == DataType::kInt16 ||
-         t == DataType::kUint16 || (dequantize && t == DataType::kInt32);
+         t == DataType::kUint16 || t == DataType::kInt2 || t == DataType::kUint2 ||
+         (dequantize && t == DataType::kInt32);
 }
 
 // Where each element's scale sits: strides over x's dims (0 where the scale
@@ -110,7 +111,10 @@ absl::StatusOr<std::unique_ptr<Kernel>> QuantizeOp::CreateKernel(KernelContext& 
   if (n >= (uint64_t{1} << 31)) return absl::UnimplementedError("tensor too large");
   if (n == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
   const uint32_t qbytes = static_cast<uint32_t>(DataTypeSize(q));
-  const bool is_signed = q == DataType::kInt8 || q == DataType::kInt16 || q == DataType::kInt32;
+  const bool is_signed = q == DataType::kInt8 || q == DataType::kInt16 || q == DataType::kInt32 ||
+                         q == DataType::kInt2;
+  // Saturation bits: the 2-bit types are held one per byte.
+  const uint32_t qbits = q == DataType::kInt2 || q == DataType::kUint2 ? 2 : 8 * qbytes;
   DispatchStep step;
   step.push.U32(static_cast<uint32_t>(n)).U32(static_cast<uint32_t>(x.shape.size()));
   for (size_t d = 0; d < kMaxRank; ++d) step.push.U32(d < x.shape.size() ? static_cast<uint32_t>(x.shape[d]) : 1);
@@ -118,7 +122,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> QuantizeOp::CreateKernel(KernelContext& 
   step.push.U32(static_cast<uint32_t>(l.axis)).U32(static_cast<uint32_t>(l.block));
   ASSIGN_OR_RETURN(step.pipeline,
                    ctx.GetPipeline("ops/quantize", 4, step.push.size(), {kLocal, 1, 1},
-                                   {dequantize_ ? 1u : 0u, qbytes, is_signed ? 1u : 0u, zp != nullptr ? 1u : 0u}));
+                                   {dequantize_ ? 1u : 0u, qbytes, is_signed ? 1u : 0u, zp != nullptr ? 1u : 0u, qbits}));
   step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Input(zp != nullptr ? 2 : 1),
                    BufferRef::Output(0)};
   const uint64_t invocations = dequantize_ ? n : (n + (4 / qbytes) - 1) / (4 / qbytes);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Range (opsets 11-26): start, start + delta, ... up to (excluding) limit,
-// from three host-known scalars. The values are computed on the host as
+// Range (opsets 11-27): start, start + delta, ... up to (excluding) limit,
+// from three host-known scalars (float16 and bfloat16, opset 27's, counted
+// in float and rounded once). The values are computed on the host as
 // onnxruntime does (accumulating delta in the element type): folded when
 // small, else uploaded once per plan and copied into the output.
 #include <cmath>
@@ -48,6 +49,12 @@ absl::StatusOr<HostTensor> ComputeRange(const HostTensor& start, const HostTenso
       return Fill<float>(dtype, static_cast<float>(ElementAsDouble(start, 0)),
                          static_cast<float>(ElementAsDouble(limit, 0)),
                          static_cast<float>(ElementAsDouble(delta, 0)));
+    case DataType::kFloat16:
+    case DataType::kBFloat16:
+      return ConvertTensor(Fill<float>(DataType::kFloat, static_cast<float>(ElementAsDouble(start, 0)),
+                                       static_cast<float>(ElementAsDouble(limit, 0)),
+                                       static_cast<float>(ElementAsDouble(delta, 0))),
+                           dtype);
     case DataType::kDouble:
       return Fill<double>(dtype, ElementAsDouble(start, 0), ElementAsDouble(limit, 0),
                           ElementAsDouble(delta, 0));
@@ -108,6 +115,6 @@ class RangeOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Range", 11, 26, RangeOp);
+VKSERVE_REGISTER_OP("", "Range", 11, 27, RangeOp);
 
 }  // namespace vkserve

@@ -4,12 +4,13 @@
 // ReduceL1 (opsets 1-27): the sum of absolute values over the axes (runtime/ops/reduce_op.h);
 // axes is input 1 from opset 18.
 #include "runtime/op_registry.h"
+#include "runtime/ops/via_float32.h"
 #include "runtime/ops/reduce_op.h"
 
 namespace vkserve {
 
 using ReduceL1Op = ReduceKindOp<ReduceOp::Kind::kL1, 18>;
 
-VKSERVE_REGISTER_OP("", "ReduceL1", 1, 25, ReduceL1Op);
+VKSERVE_REGISTER_OP("", "ReduceL1", 1, 25, Float64ViaFloat32<ReduceL1Op>);
 
 }  // namespace vkserve

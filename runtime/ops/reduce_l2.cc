@@ -4,12 +4,13 @@
 // ReduceL2 (opsets 1-27): the Euclidean norm over the axes (runtime/ops/reduce_op.h);
 // axes is input 1 from opset 18.
 #include "runtime/op_registry.h"
+#include "runtime/ops/via_float32.h"
 #include "runtime/ops/reduce_op.h"
 
 namespace vkserve {
 
 using ReduceL2Op = ReduceKindOp<ReduceOp::Kind::kL2, 18>;
 
-VKSERVE_REGISTER_OP("", "ReduceL2", 1, 25, ReduceL2Op);
+VKSERVE_REGISTER_OP("", "ReduceL2", 1, 25, Float64ViaFloat32<ReduceL2Op>);
 
 }  // namespace vkserve

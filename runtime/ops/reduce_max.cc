@@ -4,12 +4,13 @@
 // ReduceMax (opsets 1-27): the maximum over the axes (runtime/ops/reduce_op.h);
 // axes is input 1 from opset 18.
 #include "runtime/op_registry.h"
+#include "runtime/ops/via_float32.h"
 #include "runtime/ops/reduce_op.h"
 
 namespace vkserve {
 
 using ReduceMaxOp = ReduceKindOp<ReduceOp::Kind::kMax, 18>;
 
-VKSERVE_REGISTER_OP("", "ReduceMax", 1, 27, ReduceMaxOp);
+VKSERVE_REGISTER_OP("", "ReduceMax", 1, 27, ExactViaFloat32<Float64ViaFloat32<ReduceMaxOp>>);
 
 }  // namespace vkserve

@@ -4,12 +4,13 @@
 // ReduceMean (opsets 1-27): the mean over the axes (runtime/ops/reduce_op.h);
 // axes is input 1 from opset 18.
 #include "runtime/op_registry.h"
+#include "runtime/ops/via_float32.h"
 #include "runtime/ops/reduce_op.h"
 
 namespace vkserve {
 
 using ReduceMeanOp = ReduceKindOp<ReduceOp::Kind::kMean, 18>;
 
-VKSERVE_REGISTER_OP("", "ReduceMean", 1, 27, ReduceMeanOp);
+VKSERVE_REGISTER_OP("", "ReduceMean", 1, 27, Float64ViaFloat32<ReduceMeanOp>);
 
 }  // namespace vkserve

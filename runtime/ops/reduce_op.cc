@@ -11,6 +11,7 @@
 #include "runtime/op_util.h"
 #include "runtime/ops/dispatch_kernel.h"
 #include "runtime/ops/host_fold.h"
+#include "runtime/ops/reduction_layout.h"
 #include "runtime/ops/strided_copy.h"
 
 namespace vkserve {
@@ -18,7 +19,6 @@ namespace {
 
 constexpr uint32_t kGroupLocal = 64;    // one workgroup per output
 constexpr uint32_t kThreadLocal = 256;  // one invocation per output
-constexpr size_t kMaxKept = 3, kMaxReduced = 6;
 
 struct Reduction {
   std::vector<bool> reduced;  // per input dim
@@ -170,47 +170,19 @@ absl::StatusOr<std::unique_ptr<Kernel>> ReduceOp::CreateKernel(KernelContext& ct
     fill.dst_strides = {1};
     return CreateStridedCopyKernel(ctx, DataType::kFloat, {std::move(fill)});
   }
-  // Merge neighbouring dims of the same class; size-1 dims join either.
-  std::vector<int64_t> dims;
-  std::vector<bool> red;
-  for (size_t d = 0; d < x.shape.size(); ++d) {
-    if (x.shape[d] == 1) continue;
-    if (!dims.empty() && red.back() == r.reduced[d]) {
-      dims.back() *= x.shape[d];
-    } else {
-      dims.push_back(x.shape[d]);
-      red.push_back(r.reduced[d]);
-    }
-  }
-  const std::vector<int64_t> strides = Strides(dims);
-  std::vector<uint32_t> kd, ks, rd, rs;
-  uint64_t outputs = 1, reduced = 1;
-  for (size_t d = 0; d < dims.size(); ++d) {
-    (red[d] ? rd : kd).push_back(static_cast<uint32_t>(dims[d]));
-    (red[d] ? rs : ks).push_back(static_cast<uint32_t>(strides[d]));
-    (red[d] ? reduced : outputs) *= static_cast<uint64_t>(dims[d]);
-  }
-  if (kd.size() > kMaxKept || rd.size() > kMaxReduced) {
-    return absl::UnimplementedError(absl::StrCat("reducing ", ShapeString(x.shape),
-                                                 " alternates kept and reduced dims too often"));
-  }
+  ASSIGN_OR_RETURN(const ReductionLayout l, MergeReductionDims(x.shape, r.reduced, "reducing"));
   // An invocation per output when the innermost dim is kept (neighbours
   // read neighbouring addresses) or there is little to sum; else a
   // workgroup per output.
-  const bool inner_kept = !red.empty() && !red.back();
-  const bool per_thread = reduced <= 16 || (inner_kept && (outputs >= 1024 || reduced <= 64));
+  const bool per_thread =
+      l.reduced <= 16 || (l.inner_kept && (l.outputs >= 1024 || l.reduced <= 64));
   DispatchStep step;
-  step.push.U32(static_cast<uint32_t>(outputs)).U32(static_cast<uint32_t>(reduced));
-  step.push.U32(static_cast<uint32_t>(kd.size())).U32(static_cast<uint32_t>(rd.size()));
-  for (size_t i = 0; i < kMaxKept; ++i) step.push.U32(i < kd.size() ? kd[i] : 1);
-  for (size_t i = 0; i < kMaxKept; ++i) step.push.U32(i < ks.size() ? ks[i] : 0);
-  for (size_t i = 0; i < kMaxReduced; ++i) step.push.U32(i < rd.size() ? rd[i] : 1);
-  for (size_t i = 0; i < kMaxReduced; ++i) step.push.U32(i < rs.size() ? rs[i] : 0);
+  l.Push(step.push);
   const uint32_t local = per_thread ? kThreadLocal : kGroupLocal;
   ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/reduce", 2, step.push.size(), {local, 1, 1},
                                     {per_thread ? 1u : 0u, static_cast<uint32_t>(kind_)}));
   step.bindings = {BufferRef::Input(0), BufferRef::Output(0)};
-  step.groups = GroupsFor(outputs, per_thread ? local : 1, ctx.device());
+  step.groups = GroupsFor(l.outputs, per_thread ? local : 1, ctx.device());
   return MakeDispatchKernel(std::move(step));
 }
 }  // namespace vkserve

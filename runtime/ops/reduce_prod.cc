@@ -4,12 +4,13 @@
 // ReduceProd (opsets 1-27): the product over the axes (runtime/ops/reduce_op.h);
 // axes is input 1 from opset 18.
 #include "runtime/op_registry.h"
+#include "runtime/ops/via_float32.h"
 #include "runtime/ops/reduce_op.h"
 
 namespace vkserve {
 
 using ReduceProdOp = ReduceKindOp<ReduceOp::Kind::kProd, 18>;
 
-VKSERVE_REGISTER_OP("", "ReduceProd", 1, 27, ReduceProdOp);
+VKSERVE_REGISTER_OP("", "ReduceProd", 1, 27, Float64ViaFloat32<ReduceProdOp>);
 
 }  // namespace vkserve

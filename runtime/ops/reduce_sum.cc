@@ -4,12 +4,13 @@
 // ReduceSum (opsets 1-27): the sum over the axes (runtime/ops/reduce_op.h);
 // axes is input 1 from opset 13.
 #include "runtime/op_registry.h"
+#include "runtime/ops/via_float32.h"
 #include "runtime/ops/reduce_op.h"
 
 namespace vkserve {
 
 using ReduceSumOp = ReduceKindOp<ReduceOp::Kind::kSum, 13>;
 
-VKSERVE_REGISTER_OP("", "ReduceSum", 1, 27, ReduceSumOp);
+VKSERVE_REGISTER_OP("", "ReduceSum", 1, 27, Float64ViaFloat32<ReduceSumOp>);
 
 }  // namespace vkserve

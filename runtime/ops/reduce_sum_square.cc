@@ -4,12 +4,13 @@
 // ReduceSumSquare (opsets 1-27): the sum of squares over the axes (runtime/ops/reduce_op.h);
 // axes is input 1 from opset 18.
 #include "runtime/op_registry.h"
+#include "runtime/ops/via_float32.h"
 #include "runtime/ops/reduce_op.h"
 
 namespace vkserve {
 
 using ReduceSumSquareOp = ReduceKindOp<ReduceOp::Kind::kSumSquare, 18>;
 
-VKSERVE_REGISTER_OP("", "ReduceSumSquare", 1, 27, ReduceSumSquareOp);
+VKSERVE_REGISTER_OP("", "ReduceSumSquare", 1, 27, Float64ViaFloat32<ReduceSumSquareOp>);
 
 }  // namespace vkserve

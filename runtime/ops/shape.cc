@@ -15,6 +15,9 @@ namespace {
 
 class ShapeOp : public Op {
  public:
+  bool IsShapeOnlyInput(const Node& /*node*/, size_t /*input_index*/) const override {
+    return true;
+  }
   absl::Status Validate(const Node& node) const override {
     RETURN_IF_ERROR(CheckAttributeType(node, "start", Attribute::Type::kInt));
     return CheckAttributeType(node, "end", Attribute::Type::kInt);

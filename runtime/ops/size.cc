@@ -12,6 +12,9 @@ namespace {
 
 class SizeOp : public Op {
  public:
+  bool IsShapeOnlyInput(const Node& /*node*/, size_t /*input_index*/) const override {
+    return true;
+  }
   absl::Status Infer(InferContext& ctx) const override {
     ASSIGN_OR_RETURN(const TensorDesc* in, RequireInput(ctx, 0));
     TensorDesc& out = ctx.outputs[0];

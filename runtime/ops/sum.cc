@@ -4,6 +4,7 @@
 // Sum (opsets 8-27): the elementwise sum of one or more inputs with numpy
 // broadcasting (runtime/ops/binary_op.h).
 #include "runtime/op_registry.h"
+#include "runtime/ops/via_float32.h"
 #include "runtime/ops/binary_op.h"
 
 namespace vkserve {
@@ -16,6 +17,6 @@ class SumOp : public BinaryOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Sum", 8, 27, SumOp);
+VKSERVE_REGISTER_OP("", "Sum", 8, 27, Float64ViaFloat32<SumOp>);
 
 }  // namespace vkserve

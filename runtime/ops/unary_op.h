@@ -53,6 +53,24 @@ class ParameterlessActivationOp : public ActivationOp {
   ParameterlessActivationOp() : ActivationOp(kKind) {}
 };
 
+// An activation with one float attribute `alpha` (Elu, Celu, Swish,
+// ThresholdedRelu, LeakyRelu): its file is one registration line naming the
+// kind and alpha's default.
+template <Activation kKind, float kDefaultAlpha = 1.0f>
+class AlphaActivationOp : public ActivationOp {
+ public:
+  AlphaActivationOp() : ActivationOp(kKind) {}
+
+ protected:
+  absl::StatusOr<ActivationParams> ParamsOf(const Node& node,
+                                            const ConstantInput& /*constant*/) const override {
+    ActivationParams p;
+    p.kind = kKind;
+    p.alpha = node.GetFloat("alpha", kDefaultAlpha);
+    return p;
+  }
+};
+
 }  // namespace vkserve
 
 #endif  // VKSERVE_RUNTIME_OPS_UNARY_OP_H_

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// MaxPool / AveragePool / LpPool (KIND 0 / 1 / 2) over 1-D or 2-D windows
-// (NCHW fp32, 1-D as H = 1); LpPool computes (sum |x|^P)^(1/P), padding
+// MaxPool / AveragePool / LpPool (KIND 0 / 1 / 2) over 1-D, 2-D or 3-D
+// windows (NCDHW fp32; 2-D as D = 1, 1-D as D = H = 1); LpPool computes (sum |x|^P)^(1/P), padding
 // adding nothing:
 // one invocation per output element. AveragePool divides by the taps inside
 // the input (count_include_pad = 0) or inside the padded input
@@ -20,10 +20,19 @@ layout(constant_id = 8) const uint DW = 1;
 layout(constant_id = 9) const uint KIND = 0;
 layout(constant_id = 10) const bool COUNT_INCLUDE_PAD = false;
 layout(constant_id = 11) const uint P = 2;
+layout(constant_id = 12) const uint KD = 1;
+layout(constant_id = 13) const uint SD = 1;
+layout(constant_id = 14) const uint DD = 1;
+// MaxPool's Indices output (binding 2, int64 as (lo, hi) words): the flat
+// index of each maximum in X, row-major (STORAGE_ORDER 0) or with H and W
+// swapped (1, 2-D only).
+layout(constant_id = 15) const bool INDICES = false;
+layout(constant_id = 16) const uint STORAGE_ORDER = 0;
 const bool AVERAGE = KIND == 1u;
 
 layout(binding = 0) readonly buffer XBuf { float x[]; };
 layout(binding = 1) writeonly buffer YBuf { float y[]; };
+layout(binding = 2) writeonly buffer IBuf { uint indices[]; };
 
 layout(push_constant) uniform Params {
   uint in_h;
@@ -35,6 +44,10 @@ layout(push_constant) uniform Params {
   int pad_left;
   int pad_bottom;
   int pad_right;
+  uint in_d;
+  uint out_d;
+  int pad_front;
+  int pad_back;
 } p;
 
 void main() {
@@ -44,16 +57,21 @@ void main() {
   const uint ox = idx % p.out_w;
   uint t = idx / p.out_w;
   const uint oy = t % p.out_h;
-  const uint plane = t / p.out_h;  // batch * channels + channel
+  t /= p.out_h;
+  const uint oz = t % p.out_d;
+  const uint plane = t / p.out_d;  // batch * channels + channel
+  const int iz0 = int(oz * SD) - p.pad_front;
   const int iy0 = int(oy * SH) - p.pad_top;
   const int ix0 = int(ox * SW) - p.pad_left;
-  const uint base = plane * p.in_h * p.in_w;
 
   float acc = KIND == 0u ? -3.402823466e38 : 0.0;
+  uint best = 0;
   uint rows = 0;
   uint cols = 0;
   uint padded_rows = 0;
   uint padded_cols = 0;
+  uint slices = 0;
+  uint padded_slices = 0;
   [[unroll]] for (uint kx = 0; kx < KW; ++kx) {
     const int ix = ix0 + int(kx * DW);
     if (ix >= 0 && ix < int(p.in_w)) ++cols;
@@ -62,14 +80,26 @@ void main() {
   [[unroll]] for (uint ky = 0; ky < KH; ++ky) {
     const int iy = iy0 + int(ky * DH);
     if (iy < int(p.in_h) + p.pad_bottom) ++padded_rows;
+    if (iy >= 0 && iy < int(p.in_h)) ++rows;
+  }
+  for (uint kz = 0; kz < KD; ++kz) {
+    const int iz = iz0 + int(kz * DD);
+    if (iz < int(p.in_d) + p.pad_back) ++padded_slices;
+    if (iz < 0 || iz >= int(p.in_d)) continue;
+    ++slices;
+  [[unroll]] for (uint ky = 0; ky < KH; ++ky) {
+    const int iy = iy0 + int(ky * DH);
     if (iy < 0 || iy >= int(p.in_h)) continue;
-    ++rows;
-    const uint row = base + uint(iy) * p.in_w;
+    const uint row = ((plane * p.in_d + uint(iz)) * p.in_h + uint(iy)) * p.in_w;
     [[unroll]] for (uint kx = 0; kx < KW; ++kx) {
       const int ix = ix0 + int(kx * DW);
       if (ix < 0 || ix >= int(p.in_w)) continue;
       const float v = x[row + uint(ix)];
       if (KIND == 0u) {
+        if (INDICES && v > acc) {
+          best = STORAGE_ORDER == 0u ? row + uint(ix)
+                                     : plane * p.in_h * p.in_w + uint(ix) * p.in_h + uint(iy);
+        }
         acc = max(acc, v);
       } else if (KIND == 1u) {
         acc += v;
@@ -80,10 +110,16 @@ void main() {
       }
     }
   }
+  }
   if (KIND == 2u) acc = pow(acc, 1.0 / float(P));
   if (AVERAGE) {
-    const uint count = COUNT_INCLUDE_PAD ? padded_rows * padded_cols : rows * cols;
+    const uint count = COUNT_INCLUDE_PAD ? padded_slices * padded_rows * padded_cols
+                                         : slices * rows * cols;
     acc = count > 0 ? acc / float(count) : 0.0;
   }
   y[idx] = acc;
+  if (INDICES) {
+    indices[2u * idx] = best;
+    indices[2u * idx + 1u] = 0u;
+  }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // QuantizeLinear (DEQUANTIZE false) and DequantizeLinear between fp32 and
-// integers of QBYTES bytes (1, 2 or 4; QSIGNED), per tensor, per axis or
+// integers of QBYTES bytes (1, 2 or 4; QSIGNED; QBITS wide, so 2-bit types
+// held one per byte saturate to their range), per tensor, per axis or
 // blocked: the scale (and zero point) of element i sits at
 // sum_d coord_d / block_d * scale_strides[d] (stride 0 where the scale does
 // not vary). Quantize: y = saturate(round_half_even(x / scale) + zp), one
@@ -14,6 +15,7 @@ layout(constant_id = 3) const bool DEQUANTIZE = false;
 layout(constant_id = 4) const uint QBYTES = 1;
 layout(constant_id = 5) const bool QSIGNED = false;
 layout(constant_id = 6) const bool HAS_ZP = true;
+layout(constant_id = 7) const uint QBITS = 8;  // saturation range (2 for the 2-bit types)
 
 layout(binding = 0) readonly buffer XF { float xf[]; };   // quantize: x
 layout(binding = 0) readonly buffer XQ { uint xq[]; };    // dequantize: packed q
@@ -66,8 +68,8 @@ void main() {
   }
   const uint per_word = 4u / QBYTES;
   if (inv * per_word >= p.n) return;
-  const float lo = QSIGNED ? -exp2(8.0 * QBYTES - 1.0) : 0.0;
-  const float hi = QSIGNED ? exp2(8.0 * QBYTES - 1.0) - 1.0 : exp2(8.0 * QBYTES) - 1.0;
+  const float lo = QSIGNED ? -exp2(float(QBITS) - 1.0) : 0.0;
+  const float hi = QSIGNED ? exp2(float(QBITS) - 1.0) - 1.0 : exp2(float(QBITS)) - 1.0;
   uint word = 0u;
   for (uint k = 0; k < per_word; ++k) {
     const uint i = inv * per_word + k;

@@ -92,8 +92,10 @@ double ElementAsDouble(const HostTensor& t, int64_t i) {
     case DataType::kFloat16: return HalfToDouble(Load<uint16_t>(t, i));
     case DataType::kBFloat16:
       return std::bit_cast<float>(static_cast<uint32_t>(Load<uint16_t>(t, i)) << 16);
-    case DataType::kInt8: return Load<int8_t>(t, i);
-    case DataType::kUint8: return Load<uint8_t>(t, i);
+    case DataType::kInt8:
+    case DataType::kInt2: return Load<int8_t>(t, i);
+    case DataType::kUint8:
+    case DataType::kUint2: return Load<uint8_t>(t, i);
     case DataType::kInt16: return Load<int16_t>(t, i);
     case DataType::kUint16: return Load<uint16_t>(t, i);
     case DataType::kInt32: return Load<int32_t>(t, i);
