@@ -8,14 +8,17 @@ namespace vkserve {
 
 bool ProgressWatchdog::Healthy(const std::vector<gpu::Queue::Progress>& queues, absl::Time now) {
   // A device added or replaced: start its history afresh.
-  if (seen_.size() != queues.size()) seen_.assign(queues.size(), Seen{0, now});
+  if (seen_.size() != queues.size()) seen_.assign(queues.size(), Seen{0, now, true});
   reason_.clear();
   bool healthy = true;
   for (size_t i = 0; i < queues.size(); ++i) {
     Seen& seen = seen_[i];
-    if (queues[i].pending == 0 || queues[i].finished != seen.finished) {
+    // Idle, newly busy (the stall counts from the first sample that saw the
+    // work), or finishing work: healthy.
+    if (queues[i].pending == 0 || seen.idle || queues[i].finished != seen.finished) {
       seen.finished = queues[i].finished;
       seen.since = now;
+      seen.idle = queues[i].pending == 0;
       continue;
     }
     const absl::Duration stalled = now - seen.since;

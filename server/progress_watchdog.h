@@ -34,7 +34,8 @@ class ProgressWatchdog {
  private:
   struct Seen {
     uint64_t finished = 0;
-    absl::Time since;  // when `finished` last moved or the queue was idle
+    absl::Time since;  // when `finished` last moved or work was first seen
+    bool idle = true;  // at the previous sample
   };
   const absl::Duration stall_limit_;
   std::vector<Seen> seen_;
