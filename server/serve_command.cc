@@ -4,8 +4,8 @@
 // `vkserve serve [--config FILE] [--model-repository DIR] [--grpc-port N]
 //   [--metrics-port N] [--device SEL] [--instance N] [--check-config]`, and plain `vkserve`:
 // serve on the built-in default config. `--instance N` is for one process per
-// GPU (the vkserve@.service template): device selector N and both ports
-// shifted by 10·N. SIGTERM, SIGINT and SIGHUP are taken by a Boost.Asio signal_set,
+// GPU (the vkserve@.service template): device selector N, both ports
+// shifted by 10·N and the pipeline cache file in a subdirectory N. SIGTERM, SIGINT and SIGHUP are taken by a Boost.Asio signal_set,
 // installed before any thread starts; its handlers run on the main thread
 // (Asio's signal handler only wakes it, so no async-signal-safety concerns).
 // SIGTERM and SIGINT: the server stops accepting, runs the batches still
@@ -42,7 +42,8 @@ int ServeUsage() {
                "[--metrics-port N] [--device SEL] [--instance N] [--check-config]\n"
                "  --device SEL    the GPU: index or name substring (overrides gpu.device)\n"
                "  --instance N    one of several processes, one per GPU: device N (unless\n"
-               "                  --device) and the config's ports + 10*N (unless given)\n"
+               "                  --device), the config's ports + 10*N (unless given) and\n"
+               "                  the pipeline cache in DIR/N/ of gpu.pipeline_cache_path\n"
                "  --check-config  validate the config file and exit (0 when valid)\n");
   return 2;
 }
@@ -104,6 +105,12 @@ absl::StatusOr<ServerSettings> ReadSettings(const ServeFlags& f) {
     settings->device = absl::StrCat(f.instance);
     if (settings->grpc_port != 0) settings->grpc_port += 10 * f.instance;
     if (settings->metrics_port != 0) settings->metrics_port += 10 * f.instance;
+    // Each instance its own pipeline cache file: <dir>/<N>/<file> (the
+    // template unit's CacheDirectory=vkserve/%i).
+    if (settings->pipeline_cache_path && !settings->pipeline_cache_path->empty()) {
+      const std::filesystem::path p(*settings->pipeline_cache_path);
+      settings->pipeline_cache_path = (p.parent_path() / absl::StrCat(f.instance) / p.filename()).string();
+    }
   }
   if (!f.device.empty()) settings->device = f.device;
   if (f.grpc_port >= 0) settings->grpc_port = f.grpc_port;
