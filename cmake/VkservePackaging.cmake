@@ -6,7 +6,8 @@
 #     /usr/share/vkserve/examples/repository/   (the example model repository)
 #     /lib/systemd/system/vkserve.service, vkserve@.service
 #     /usr/lib/sysusers.d/vkserve.conf          (the vkserve system user)
-#     /usr/share/doc/vkserve/                   (README, copyright, changelog)
+#     /usr/share/doc/vkserve/                   (copyright, changelog)
+#     /usr/share/man/man1/vkserve.1.gz
 #     /var/lib/vkserve/models/                  (the repository the config names; empty)
 #   cpack --config build/CPackConfig.cmake -G DEB -B build/package
 #
@@ -56,7 +57,13 @@ add_custom_command(OUTPUT ${VKSERVE_CHANGELOG_GZ}
   COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/package-doc
   COMMAND sh -c "gzip -9n < '${VKSERVE_DEBIAN_DIR}/changelog' > '${VKSERVE_CHANGELOG_GZ}'"
   DEPENDS ${VKSERVE_DEBIAN_DIR}/changelog VERBATIM)
-add_custom_target(vkserve_package_doc ALL DEPENDS ${VKSERVE_CHANGELOG_GZ})
+set(VKSERVE_MAN_GZ ${PROJECT_BINARY_DIR}/package-doc/vkserve.1.gz)
+add_custom_command(OUTPUT ${VKSERVE_MAN_GZ}
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/package-doc
+  COMMAND sh -c "gzip -9n < '${VKSERVE_DEBIAN_DIR}/vkserve.1' > '${VKSERVE_MAN_GZ}'"
+  DEPENDS ${VKSERVE_DEBIAN_DIR}/vkserve.1 VERBATIM)
+add_custom_target(vkserve_package_doc ALL DEPENDS ${VKSERVE_CHANGELOG_GZ} ${VKSERVE_MAN_GZ})
+install(FILES ${VKSERVE_MAN_GZ} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT server)
 install(FILES ${VKSERVE_DEBIAN_DIR}/copyright ${VKSERVE_CHANGELOG_GZ}
         DESTINATION ${VKSERVE_DOC_DIR} COMPONENT server)
 

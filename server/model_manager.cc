@@ -371,6 +371,14 @@ absl::StatusOr<ReconcileReport> ModelManager::Reconcile() {
   for (const auto& [name, identity] : loaded) {  // gone from the repository
     if (UnloadLocked(name).ok()) report.removed.push_back(name);
   }
+  // Models that failed to load and are gone from the repository leave the
+  // index too.
+  MutexLock lock(&mutex_);
+  std::erase_if(models_, [&](const auto& item) {
+    return item.second.state == State::kUnavailable && item.second.versions.empty() &&
+           std::none_of(repo.models.begin(), repo.models.end(),
+                        [&](const RepositoryModel& m) { return m.name == item.first; });
+  });
   return report;
 }
 

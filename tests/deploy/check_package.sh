@@ -50,7 +50,8 @@ for path in /usr/bin/vkserve /etc/vkserve/server.pbtxt /lib/systemd/system/vkser
             /lib/systemd/system/vkserve@.service /usr/lib/sysusers.d/vkserve.conf \
             /usr/share/vkserve/examples/repository/tinynet/config.pbtxt \
             /usr/share/vkserve/examples/repository/tinynet/1/model.onnx \
-            /usr/share/doc/vkserve/copyright /usr/share/doc/vkserve/changelog.gz /var/lib/vkserve/models/; do
+            /usr/share/doc/vkserve/copyright /usr/share/doc/vkserve/changelog.gz /usr/share/man/man1/vkserve.1.gz \
+            /var/lib/vkserve/models/; do
   grep -qx "$path" "$tmp/contents" || fail "the package lacks $path"
 done
 dpkg-deb --contents "$deb" | awk '$2 != "root/root" {print}' | grep . && fail "files not owned by root"
