@@ -13,6 +13,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "gpu/status_macros.h"
+#include "runtime/data_type.h"
 #include "server/dynamic_batcher.h"
 #include "server/model_tensors.h"
 #include "server/quote.h"
@@ -149,6 +150,48 @@ std::string Identity(const RepositoryModel& m) {
     absl::StrAppend(&id, "version ", v, " ", mv->path, " ", ec ? 0 : size, " ", ec ? 0 : mtime, "\n");
   }
   return id;
+}
+
+// Runs one request of zeros at the default input shapes on each session of
+// `m` (recording and planning what its first requests would), so a
+// replacement takes traffic warm. Best effort: a model whose inputs carry
+// values (shapes, axes) may refuse zeros; that costs only the warm-up.
+void WarmUp(const ServedModel& m) {
+  const Model& model = m.model();
+  const std::vector<std::vector<int64_t>> shapes = model.DefaultInputShapes();
+  const int sessions = std::max(1, m.settings().sessions);
+  std::vector<std::vector<std::vector<uint8_t>>> zeros(static_cast<size_t>(sessions));
+  Mutex mutex;
+  int pending = sessions;
+  absl::Status first;
+  for (int s = 0; s < sessions; ++s) {
+    SchedulerRequest request;
+    for (size_t i = 0; i < model.inputs().size() && i < shapes.size(); ++i) {
+      InputBinding b;
+      b.name = model.inputs()[i].name;
+      b.host.dtype = model.inputs()[i].type.dtype;
+      b.host.shape = shapes[i];
+      uint64_t count = 1;
+      for (int64_t d : b.host.shape) count *= static_cast<uint64_t>(std::max<int64_t>(d, 0));
+      zeros[static_cast<size_t>(s)].emplace_back(count * DataTypeSize(b.host.dtype), 0);
+      b.host.data = zeros[static_cast<size_t>(s)].back();
+      request.run.inputs.push_back(std::move(b));
+    }
+    if (m.settings().max_batch_size > 0 && !shapes.empty() && !shapes[0].empty()) {
+      request.batch_size = shapes[0][0];
+    }
+    m.scheduler().Submit(std::move(request), [&](absl::StatusOr<RunResult> r, const ExecutionInfo&) {
+      MutexLock lock(&mutex);
+      if (!r.ok() && first.ok()) first = r.status();
+      --pending;
+    });
+  }
+  MutexLock lock(&mutex);
+  mutex.Await(Condition(+[](int* n) { return *n == 0; }, &pending));
+  if (!first.ok()) {
+    spdlog::warn("model '{}' v{}: warm-up skipped ({}); its first requests plan and record", m.name(),
+                 m.version(), std::string(first.message()));
+  }
 }
 
 }  // namespace
@@ -383,7 +426,7 @@ absl::StatusOr<ReconcileReport> ModelManager::Reconcile() {
 }
 
 absl::Status ModelManager::ReplaceModel(const RepositoryModel& repo_model) {
-  spdlog::info("replacing model '{}': loading its new version(s) while the old serve",
+  spdlog::info("replacing model '{}': loading and warming its new version(s) while the old serve",
                repo_model.name);
   auto versions = LoadVersions(repo_model);
   if (!versions.ok()) {
@@ -392,6 +435,7 @@ absl::Status ModelManager::ReplaceModel(const RepositoryModel& repo_model) {
     return absl::Status(versions.status().code(),
                         absl::StrCat("model '", repo_model.name, "': ", versions.status().message()));
   }
+  for (const auto& [v, m] : *versions) WarmUp(*m);
   std::map<int64_t, std::shared_ptr<ServedModel>> old;
   std::string list;
   {

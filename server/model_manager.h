@@ -158,7 +158,8 @@ class ModelManager {
   // loaded (a model's identity: its config file's bytes and the served
   // version files' paths, sizes and modification times):
   //  - a loaded model whose identity changed is replaced: the new versions
-  //    load while the old ones serve; then the new ones take every new
+  //    load, and are warmed (a request of zeros at the default shapes on
+  //    each session), while the old ones serve; then the new ones take every new
   //    request and the old ones are drained once the requests holding them
   //    finish (at most exit_timeout). A failed load leaves the old serving;
   //  - a loaded model gone from the repository is unloaded (drained);

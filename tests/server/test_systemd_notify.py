@@ -13,8 +13,9 @@ with WatchdogSec=1, and reads what vkserve sends. In order:
     while the repository changes — `change` gets a version 2, a model
     `added` appears, `gone` is deleted — and SIGHUP is sent: RELOADING=1,
     then READY=1 naming +added ~change -gone; no request fails, responses
-    match a numpy forward pass, `change` answers as version 2 afterwards,
-    `added` serves and `gone` is NOT_FOUND;
+    match a numpy forward pass, `change` answers as version 2 afterwards
+    and was warmed before (its requests replay: vkserve_runs_total), `added`
+    serves and `gone` is NOT_FOUND;
   - a periodic STATUS= "serving: 3 model version(s) ready, R requests/s"
     with R > 0 under that traffic;
   - a config that does not parse: RELOADING=1, READY=1 with "reload
@@ -33,9 +34,11 @@ import socket
 import subprocess
 import sys
 import tempfile
+import re
 import threading
 import time
 import unittest
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_python_client import ROOT, free_port, generate_stubs  # noqa: E402  (exits 77 without grpc)
@@ -109,9 +112,9 @@ class SystemdNotifyTest(unittest.TestCase):
         self.repo = os.path.join(self.tmp, "repository")
         for name in ("change", "gone", "keep"):
             add_model(self.repo, name)
-        self.port = free_port()
+        self.port, self.metrics_port = free_port(), free_port()
         self.config_path = os.path.join(self.tmp, "server.pbtxt")
-        self.config = (f'grpc {{ port: {self.port} }}\nmetrics {{ enabled: false }}\n'
+        self.config = (f'grpc {{ port: {self.port} }}\nmetrics {{ port: {self.metrics_port} }}\n'
                        f'repository {{ path: "{self.repo}" }}\ngpu {{ pipeline_cache_path: "" }}\n')
         with open(self.config_path, "w") as f:
             f.write(self.config)
@@ -142,13 +145,24 @@ class SystemdNotifyTest(unittest.TestCase):
         with open(self.log_path) as f:
             return f.read()[-4000:]
 
-    def infer(self, model, seed):
-        image = np.random.RandomState(seed).standard_normal((2, 3, 16, 16)).astype(np.float32)
+    def runs(self, model, version):
+        """vkserve_runs_total of a model version: {"recorded": n, "replayed": n}."""
+        text = urllib.request.urlopen(f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=10).read().decode()
+        out = {"recorded": 0, "replayed": 0}
+        for line in text.splitlines():
+            if (line.startswith("vkserve_runs_total{") and f'model="{model}"' in line
+                    and f'version="{version}"' in line):
+                kind = re.search(r'command_buffer="(\w+)"', line).group(1)
+                out[kind] = int(float(line.split()[-1]))
+        return out
+
+    def infer(self, model, seed, batch=1):
+        image = np.random.RandomState(seed).standard_normal((batch, 3, 16, 16)).astype(np.float32)
         req = self.pb.ModelInferRequest(model_name=model)
         req.inputs.add(name="image", datatype="FP32", shape=list(image.shape))
         req.raw_input_contents.append(image.tobytes())
         resp = self.stub.ModelInfer(req, timeout=30)
-        got = np.frombuffer(resp.raw_output_contents[0], dtype=np.float32).reshape(2, 10)
+        got = np.frombuffer(resp.raw_output_contents[0], dtype=np.float32).reshape(batch, 10)
         np.testing.assert_allclose(got, self.reference(image), rtol=1e-4, atol=1e-5)
         return resp
 
@@ -214,6 +228,14 @@ class SystemdNotifyTest(unittest.TestCase):
         self.assertEqual({r[2] for r in before if r[1] == "change"}, {"1"})
         self.assertEqual({r[2] for r in after if r[1] == "change"}, {"2"})
         self.assertEqual({r[2] for r in after if r[1] == "keep"}, {"1"})
+        # Version 2 was warmed before it took traffic: its two sessions had
+        # recorded the request shape (batch 1), so the clients' requests
+        # replay; unwarmed, each session records once (as keep's did).
+        change_runs, keep_runs = self.runs("change", 2), self.runs("keep", 1)
+        self.assertGreater(change_runs["replayed"], 0, change_runs)
+        self.assertLessEqual(change_runs["recorded"], 1, (change_runs, self.server_log()))
+        self.assertGreaterEqual(keep_runs["recorded"], 1, keep_runs)
+        print(f"runs: change v2 {change_runs}, keep v1 {keep_runs}")
         self.assertEqual(self.infer("added", 7).model_name, "added")
         with self.assertRaises(grpc.RpcError) as gone:
             self.infer("gone", 8)
