@@ -144,10 +144,11 @@ std::string Identity(const RepositoryModel& m) {
   for (int64_t v : m.served_versions) {
     const ModelVersion* mv = m.FindVersion(v);
     if (mv == nullptr) continue;
-    std::error_code ec;
-    const auto size = fs::file_size(mv->path, ec);
-    const auto mtime = fs::last_write_time(mv->path, ec).time_since_epoch().count();
-    absl::StrAppend(&id, "version ", v, " ", mv->path, " ", ec ? 0 : size, " ", ec ? 0 : mtime, "\n");
+    std::error_code size_error, time_error;
+    const auto size = fs::file_size(mv->path, size_error);
+    const auto mtime = fs::last_write_time(mv->path, time_error).time_since_epoch().count();
+    absl::StrAppend(&id, "version ", v, " ", mv->path, " ", size_error ? 0 : size, " ",
+                    time_error ? 0 : mtime, "\n");
   }
   return id;
 }
