@@ -19,6 +19,12 @@ namespace {
 // flag is polled, it does not wake the batcher.
 constexpr absl::Duration kCancelPoll = absl::Milliseconds(5);
 
+// Lone requests (dynamic_batcher.h): after this many batches in a row that
+// waited out the delay alone, lone requests stop waiting; one in
+// kProbeEvery still waits.
+constexpr int kFruitlessWaits = 8;
+constexpr uint64_t kProbeEvery = 16;
+
 uint64_t Nanos(absl::Duration d) {
   return static_cast<uint64_t>(std::max<int64_t>(absl::ToInt64Nanoseconds(d), 0));
 }
@@ -140,6 +146,7 @@ void DynamicBatcher::Enqueue(Pending pending) {
            ExecutionInfo{});
     return;
   }
+  if (skipping_waits_) pending.skip_wait = ++lone_arrivals_ % kProbeEvery != 0;
   queue.push_back(std::move(pending));
   {
     MutexLock lock(&mutex_);
@@ -228,8 +235,9 @@ std::vector<DynamicBatcher::Pending> DynamicBatcher::Form(absl::Time now, absl::
       full = total >= limit;
     }
   }
-  const bool send_all = flushing_ || full || max_delay_ <= absl::ZeroDuration() ||
-                        now - oldest >= max_delay_;
+  const bool waited_out = now - oldest >= max_delay_;
+  const bool send_all = flushing_ || full || max_delay_ <= absl::ZeroDuration() || waited_out ||
+                        (picks.size() == 1 && head.skip_wait);
   if (!send_all) {
     if (best == 0) {
       *wake = oldest + max_delay_;
@@ -237,6 +245,7 @@ std::vector<DynamicBatcher::Pending> DynamicBatcher::Form(absl::Time now, absl::
     }
     picks.resize(best);
   }
+  NoteFormed(picks.size(), waited_out);
   std::vector<Pending> members;
   for (auto [l, i] : picks) members.push_back(std::move(queues_[l][i]));
   // Erase back to front so earlier indices stay valid.
@@ -245,6 +254,15 @@ std::vector<DynamicBatcher::Pending> DynamicBatcher::Form(absl::Time now, absl::
     queues_[it->first].erase(queues_[it->first].begin() + static_cast<std::ptrdiff_t>(it->second));
   }
   return members;
+}
+
+void DynamicBatcher::NoteFormed(size_t requests, bool waited_out) {
+  if (requests >= 2) {
+    fruitless_waits_ = 0;
+    skipping_waits_ = false;
+  } else if (waited_out && ++fruitless_waits_ >= kFruitlessWaits) {
+    skipping_waits_ = true;
+  }
 }
 
 void DynamicBatcher::Arm(absl::Time now, absl::Time wake) {

@@ -20,6 +20,14 @@
 //    max_queue_delay (a Boost.Asio steady_timer).
 // A batch keeps growing while every session is busy.
 //
+// Lone requests: when the last kFruitlessWaits batches each waited the whole
+// delay and still ran alone, requests are arriving one at a time and waiting
+// only adds the delay to each. A request that finds a session idle and no
+// other request to join then goes at once; every kProbeEvery-th such request
+// still waits the delay, to notice when load returns. As soon as a batch
+// forms from two or more requests, waiting resumes. max_queue_delay stays
+// the upper bound it is in Triton; this only sends earlier.
+//
 // Queue policy per priority level (queue_policy.h): max_queue_size (beyond
 // it RESOURCE_EXHAUSTED), default timeout and override. A request whose
 // deadline passes or that is cancelled while its batch forms is answered
@@ -86,6 +94,7 @@ class DynamicBatcher final : public Scheduler {
     absl::Time deadline;
     std::optional<std::string> key;  // nullopt: runs alone
     int level = 0;
+    bool skip_wait = false;  // alone, it need not wait for company (above)
   };
   // A batch on its way to a session.
   struct Formed {
@@ -107,6 +116,8 @@ class DynamicBatcher final : public Scheduler {
   // again (InfiniteFuture: when a request comes).
   std::vector<Pending> Form(absl::Time now, absl::Time* wake);
   void Arm(absl::Time now, absl::Time wake);
+  // Learns from a batch about to be sent whether waiting pays (above).
+  void NoteFormed(size_t requests, bool waited_out);
   void Dispatch(std::vector<Pending> members, Session* session);
 
   // On a runner thread:
@@ -133,6 +144,9 @@ class DynamicBatcher final : public Scheduler {
   std::vector<Session*> idle_;
   absl::Time armed_for_ = absl::InfiniteFuture();
   bool flushing_ = false;  // draining: batches go without waiting
+  int fruitless_waits_ = 0;  // consecutive batches that waited out the delay alone
+  bool skipping_waits_ = false;
+  uint64_t lone_arrivals_ = 0;  // while skipping: picks the probes
 
   // Shared with Submit, Drain and stats.
   mutable Mutex mutex_;

@@ -186,10 +186,8 @@ void Server::ArmExpiry() {
     if (error) return;  // cancelled: shutting down
     const size_t n = resident_->ExpireIdle(absl::Now());
     if (n > 0) spdlog::info("released {} idle GPU-resident output(s)", n);
-    // Request and response bytes freed by gRPC's and the sessions' threads
-    // stay in glibc's per-thread arenas; hand them back every 10 s so RSS
-    // follows the load rather than its highest concurrency so far.
-    if (++housekeeping_ticks_ % 10 == 0) TrimHostMemory();
+    // So that RSS follows the load rather than its busiest moment so far.
+    heap_trimmer_.Tick();
     ArmExpiry();
   });
 }

@@ -30,6 +30,7 @@
 #include "config/server_config.h"
 #include "grpcpp/grpcpp.h"
 #include "gpu/fault_injector.h"
+#include "runtime/host_heap.h"
 #include "server/device_set.h"
 #include "server/authorization.h"
 #include "server/grpc_service.h"
@@ -124,7 +125,7 @@ class Server {
   boost::asio::io_context housekeeping_;
   boost::asio::steady_timer expiry_timer_{housekeeping_};
   std::thread housekeeping_thread_;
-  uint64_t housekeeping_ticks_ = 0;  // on the housekeeping thread only
+  HeapTrimmer heap_trimmer_;  // on the housekeeping thread only
 };
 
 }  // namespace vkserve

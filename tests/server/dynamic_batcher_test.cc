@@ -7,12 +7,15 @@
 // viewed or read); a request cancelled or timed out while its batch forms
 // never runs and leaves the others alone; a full queue is
 // RESOURCE_EXHAUSTED; Drain() runs forming batches at once; priority
-// levels are served in order, each with its own queue policy.
+// levels are served in order, each with its own queue policy; lone
+// requests stop waiting out the delay once waiting has stopped paying, and
+// wait again as soon as requests meet.
 #include "server/dynamic_batcher.h"
 
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <future>
 #include <random>
 
 #include "gpu/transfer.h"
@@ -388,6 +391,46 @@ TEST_F(DynamicBatcherTest, PriorityLevelsRunInOrderWithTheirOwnQueues) {
   EXPECT_EQ(high.info.execution_batch_size, 2);
   EXPECT_EQ(default_level.info.execution_batch_size, 2);
   EXPECT_EQ(low.info.execution_batch_size, 1);
+}
+
+TEST_F(DynamicBatcherTest, LoneRequestsStopWaitingUntilRequestsMeetAgain) {
+  settings_.max_queue_delay = absl::Milliseconds(150);
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto batcher, DynamicBatcher::Create(model_, settings_));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto session, Session::Create(model_));
+  // One client at a time: submit, wait for the answer, check it.
+  auto one = [&](int seed) {
+    Client c;
+    Fill(c, seed);
+    std::promise<void> answered;
+    const absl::Time start = absl::Now();
+    batcher->Submit(Request(c), [&](absl::StatusOr<RunResult> result, const ExecutionInfo& info) {
+      Record(c)(std::move(result), info);
+      answered.set_value();
+    });
+    answered.get_future().wait();
+    EXPECT_TRUE(c.status.ok()) << c.status;
+    if (c.status.ok()) {
+      const auto want = Alone(*session, c);
+      for (int o = 0; o < 2; ++o) ExpectClose(c.outputs[o], want[o]);
+    }
+    return c.answered - start;
+  };
+  // Eight lone requests wait the whole delay for company that never comes.
+  for (int i = 0; i < 8; ++i) EXPECT_GE(one(i), absl::Milliseconds(150)) << "request " << i;
+  // Then lone requests go at once (the 16th would be a probe).
+  for (int i = 8; i < 20; ++i) EXPECT_LT(one(i), absl::Milliseconds(100)) << "request " << i;
+  // Three at once on the one session: the first goes alone, the other two
+  // meet while it runs and form a batch, so waiting pays again.
+  Client a, b, c;
+  Fill(a, 30), Fill(b, 31), Fill(c, 32);
+  batcher->Submit(Request(a), Record(a));
+  batcher->Submit(Request(b), Record(b));
+  batcher->Submit(Request(c), Record(c));
+  absl::SleepFor(absl::Milliseconds(400));
+  for (Client* x : {&a, &b, &c}) ASSERT_TRUE(x->status.ok()) << x->status;
+  EXPECT_EQ(b.info.execution_batch_size, 2);
+  EXPECT_EQ(c.info.execution_batch_size, 2);
+  EXPECT_GE(one(40), absl::Milliseconds(150)) << "after requests met, a lone one waits again";
 }
 
 }  // namespace
