@@ -14,6 +14,22 @@ void FaultInjector::LoseDeviceAtSubmit(uint64_t n) {
   lose_device_at_ = n == 0 ? 0 : submissions_ + n;
 }
 
+void FaultInjector::WedgeAtSubmit(uint64_t n) {
+  MutexLock lock(&mutex_);
+  wedge_at_ = n == 0 ? 0 : submissions_ + n;
+}
+
+void FaultInjector::Unwedge() {
+  MutexLock lock(&mutex_);
+  wedge_at_ = 0;
+  wedged_ = false;
+}
+
+bool FaultInjector::wedged() const {
+  MutexLock lock(&mutex_);
+  return wedged_;
+}
+
 uint64_t FaultInjector::allocations() const {
   MutexLock lock(&mutex_);
   return allocations_;
@@ -33,7 +49,13 @@ bool FaultInjector::OnAllocation() {
 
 bool FaultInjector::OnSubmission() {
   MutexLock lock(&mutex_);
-  if (++submissions_ != lose_device_at_) return false;
+  ++submissions_;
+  if (submissions_ == wedge_at_) {
+    wedged_ = true;
+    // Await releases the lock while blocked, so Unwedge() can get it.
+    mutex_.Await(Condition(+[](bool* wedged) { return !*wedged; }, &wedged_));
+  }
+  if (submissions_ != lose_device_at_) return false;
   lose_device_at_ = 0;
   return true;
 }

@@ -11,7 +11,9 @@
 // Faults are armed by count from "now": FailAllocation(3) fails the third
 // allocation after the call, once. LoseDeviceAtSubmit(n) loses the device at
 // the n-th submission; a lost device stays lost (every later submit and wait
-// reports VK_ERROR_DEVICE_LOST), as a real one does.
+// reports VK_ERROR_DEVICE_LOST), as a real one does. WedgeAtSubmit(n) makes
+// the n-th submission block until Unwedge(), as a hung GPU queue would: the
+// submitting thread (and the queue, whose lock it holds) makes no progress.
 //
 // Thread-safe.
 #ifndef VKSERVE_GPU_FAULT_INJECTOR_H_
@@ -30,6 +32,14 @@ class FaultInjector {
   // The `n`-th submission from now (1 = the next) loses the device; 0 disarms.
   void LoseDeviceAtSubmit(uint64_t n);
 
+  // The `n`-th submission from now (1 = the next) blocks until Unwedge();
+  // 0 disarms.
+  void WedgeAtSubmit(uint64_t n);
+  // Releases a wedged submission (it then goes on normally) and disarms.
+  void Unwedge();
+  // Whether a submission is blocked in a wedge now.
+  bool wedged() const;
+
   // Allocations and submissions seen so far (failed ones included).
   uint64_t allocations() const;
   uint64_t submissions() const;
@@ -37,6 +47,7 @@ class FaultInjector {
   // Called by the Allocator before each allocation: true = fail this one.
   bool OnAllocation();
   // Called by the Queue before each submission: true = the device is lost.
+  // Blocks while the submission is wedged.
   bool OnSubmission();
 
  private:
@@ -45,6 +56,8 @@ class FaultInjector {
   uint64_t submissions_ ABSL_GUARDED_BY(mutex_) = 0;
   uint64_t fail_allocation_at_ ABSL_GUARDED_BY(mutex_) = 0;  // 0: disarmed
   uint64_t lose_device_at_ ABSL_GUARDED_BY(mutex_) = 0;      // 0: disarmed
+  uint64_t wedge_at_ ABSL_GUARDED_BY(mutex_) = 0;            // 0: disarmed
+  bool wedged_ ABSL_GUARDED_BY(mutex_) = false;              // a submission is blocked
 };
 
 }  // namespace vkserve::gpu

@@ -35,11 +35,16 @@ absl::StatusOr<uint64_t> Queue::Submit(CommandBuffer& command_buffer) {
     return absl::FailedPreconditionError(
         "Queue::Submit: the command buffer's previous submission is still executing");
   }
+  entered_.fetch_add(1);
   MutexLock lock(&mutex_);
   Reclaim(completed);
-  if (device_->lost()) return LostStatus("vkQueueSubmit");
+  if (device_->lost()) {
+    failed_.fetch_add(1);
+    return LostStatus("vkQueueSubmit");
+  }
   if (FaultInjector* faults = device_->faults(); faults != nullptr && faults->OnSubmission()) {
     device_->MarkLost();
+    failed_.fetch_add(1);
     return LostStatus("vkQueueSubmit (injected)");
   }
   const uint64_t value = next_value_;
@@ -56,7 +61,11 @@ absl::StatusOr<uint64_t> Queue::Submit(CommandBuffer& command_buffer) {
   submit.pCommandBuffers = &handle;
   submit.signalSemaphoreCount = 1;
   submit.pSignalSemaphores = &semaphore;
-  RETURN_IF_ERROR(Check(vkQueueSubmit(queue_, 1, &submit, VK_NULL_HANDLE), "vkQueueSubmit"));
+  if (absl::Status s = Check(vkQueueSubmit(queue_, 1, &submit, VK_NULL_HANDLE), "vkQueueSubmit");
+      !s.ok()) {
+    failed_.fetch_add(1);
+    return s;
+  }
   ++next_value_;
   command_buffer.last_submission_ = value;
   if (!command_buffer.retained_.empty()) {
@@ -86,6 +95,24 @@ absl::StatusOr<uint64_t> Queue::CompletedValue() {
                         "vkGetSemaphoreCounterValue"));
   if (device_->lost()) return LostStatus("vkGetSemaphoreCounterValue");
   return value;
+}
+
+Queue::Progress Queue::progress() const {
+  // Read failed_ before entered_: a submission counted as failed has been
+  // counted as entered, so pending never goes negative.
+  const uint64_t failed = failed_.load();
+  const uint64_t entered = entered_.load();
+  uint64_t completed = 0;
+  // Successful submissions signal 1, 2, 3, ...: the counter is how many of
+  // them completed. Safe from any thread (no external synchronization).
+  if (device_->lost() ||
+      vkGetSemaphoreCounterValue(device_->handle(), timeline_.get(), &completed) != VK_SUCCESS) {
+    return {0, entered};
+  }
+  Progress p;
+  p.finished = failed + completed;
+  p.pending = entered > p.finished ? entered - p.finished : 0;
+  return p;
 }
 
 absl::Status Queue::WaitIdle() {

@@ -14,6 +14,7 @@
 
 #include <vulkan/vulkan.h>
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -52,6 +53,17 @@ class Queue {
 
   VkSemaphore timeline() const { return timeline_.get(); }
 
+  // Work on the queue, for a watchdog: submissions that entered Submit and
+  // those that finished (reached their timeline value, or failed to
+  // submit). Never blocks on the queue's lock, so it answers while a
+  // submission hangs. A lost device reports nothing pending (its recovery
+  // is the device set's business).
+  struct Progress {
+    uint64_t pending = 0;   // entered and not finished
+    uint64_t finished = 0;  // grows while the queue makes progress
+  };
+  Progress progress() const;
+
  private:
   struct InFlight {
     uint64_t value;
@@ -71,6 +83,10 @@ class Queue {
   Mutex mutex_;
   uint64_t next_value_ ABSL_GUARDED_BY(mutex_) = 1;
   std::deque<InFlight> in_flight_ ABSL_GUARDED_BY(mutex_);
+  // For progress(): Submit calls past their preconditions, and those that
+  // returned an error (their timeline value is never signaled).
+  std::atomic<uint64_t> entered_{0};
+  std::atomic<uint64_t> failed_{0};
 };
 
 }  // namespace vkserve::gpu

@@ -36,7 +36,8 @@ case "$kind" in
     export LSAN_OPTIONS="suppressions=$SRC/scripts/sanitizer/lsan.supp:print_suppressions=0"
     export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1"
     export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-    exclude='runtime_op_cases$'
+    # The package is built and checked from the Release build (scripts/test.sh).
+    exclude='runtime_op_cases$|deploy_package_test$'
     ;;
   tsan)
     dir=build-tsan

@@ -15,6 +15,7 @@ PACKAGES=(
   clang libclang-rt-14-dev
   python3-grpcio python3-numpy python3-onnx python3-protobuf
   prometheus
+  lintian python3-jsonschema python3-yaml
 
 )
 

@@ -105,4 +105,11 @@ std::vector<DeviceGaugeSample> DeviceSet::Memory() const {
   return out;
 }
 
+std::vector<gpu::Queue::Progress> DeviceSet::QueueProgress() const {
+  std::vector<gpu::Queue::Progress> out;
+  MutexLock lock(&mutex_);
+  for (const Slot& slot : slots_) out.push_back(slot.runtime->device().queue().progress());
+  return out;
+}
+
 }  // namespace vkserve

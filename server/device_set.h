@@ -22,6 +22,7 @@
 
 #include "absl/status/statusor.h"
 #include "base/mutex.h"
+#include "gpu/queue.h"
 #include "runtime/cache_budget.h"
 #include "runtime/gpu_runtime.h"
 #include "server/metrics.h"
@@ -62,6 +63,10 @@ class DeviceSet {
   // Live memory and cache figures of every device, the server's first;
   // device names made unique.
   std::vector<DeviceGaugeSample> Memory() const;
+
+  // The compute queue's progress of every device (the server's first), for
+  // the watchdog (gpu::Queue::progress(); never blocks on a queue).
+  std::vector<gpu::Queue::Progress> QueueProgress() const;
 
  private:
   struct Slot {

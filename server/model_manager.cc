@@ -5,12 +5,15 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "gpu/status_macros.h"
+#include "runtime/data_type.h"
 #include "server/dynamic_batcher.h"
 #include "server/model_tensors.h"
 #include "server/quote.h"
@@ -126,6 +129,81 @@ absl::StatusOr<std::unique_ptr<Scheduler>> MakeScheduler(std::shared_ptr<const M
   return std::unique_ptr<Scheduler>(std::move(pool));
 }
 
+// What identifies a repository entry for Reconcile: the config file's bytes
+// and each served version's file (path, size, modification time). Reading
+// the config is cheap; model files are not read.
+std::string Identity(const RepositoryModel& m) {
+  namespace fs = std::filesystem;
+  std::string id = m.status.ok() ? "ok\n" : absl::StrCat("error: ", m.status.message(), "\n");
+  if (m.has_config_file) {
+    std::ifstream in(fs::path(m.directory) / "config.pbtxt", std::ios::binary);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    absl::StrAppend(&id, "config ", bytes.str().size(), "\n", bytes.str(), "\n");
+  }
+  for (int64_t v : m.served_versions) {
+    const ModelVersion* mv = m.FindVersion(v);
+    if (mv == nullptr) continue;
+    std::error_code size_error, time_error;
+    const auto size = fs::file_size(mv->path, size_error);
+    const auto mtime = fs::last_write_time(mv->path, time_error).time_since_epoch().count();
+    absl::StrAppend(&id, "version ", v, " ", mv->path, " ", size_error ? 0 : size, " ",
+                    time_error ? 0 : mtime, "\n");
+  }
+  return id;
+}
+
+// Runs one request of zeros at the default input shapes on each session of
+// `m` (recording and planning what its first requests would), so a
+// replacement takes traffic warm. Best effort: a model whose inputs carry
+// values (shapes, axes) may refuse zeros; that costs only the warm-up.
+void WarmUp(const ServedModel& m) {
+  const Model& model = m.model();
+  const std::vector<std::vector<int64_t>> shapes = model.DefaultInputShapes();
+  const int sessions = std::max(1, m.settings().sessions);
+  // Shared with the callbacks, which may still be unlocking it when the
+  // wait below returns.
+  struct Pending {
+    Mutex mutex;
+    int count = 0;
+    absl::Status first;
+    std::vector<std::vector<std::vector<uint8_t>>> zeros;  // the requests' input bytes
+  };
+  auto state = std::make_shared<Pending>();
+  state->count = sessions;
+  state->zeros.resize(static_cast<size_t>(sessions));
+  for (int s = 0; s < sessions; ++s) {
+    SchedulerRequest request;
+    std::vector<std::vector<uint8_t>>& zeros = state->zeros[static_cast<size_t>(s)];
+    zeros.reserve(model.inputs().size());
+    for (size_t i = 0; i < model.inputs().size() && i < shapes.size(); ++i) {
+      InputBinding b;
+      b.name = model.inputs()[i].name;
+      b.host.dtype = model.inputs()[i].type.dtype;
+      b.host.shape = shapes[i];
+      uint64_t count = 1;
+      for (int64_t d : b.host.shape) count *= static_cast<uint64_t>(std::max<int64_t>(d, 0));
+      zeros.emplace_back(count * DataTypeSize(b.host.dtype), 0);
+      b.host.data = zeros.back();
+      request.run.inputs.push_back(std::move(b));
+    }
+    if (m.settings().max_batch_size > 0 && !shapes.empty() && !shapes[0].empty()) {
+      request.batch_size = shapes[0][0];
+    }
+    m.scheduler().Submit(std::move(request), [state](absl::StatusOr<RunResult> r, const ExecutionInfo&) {
+      MutexLock lock(&state->mutex);
+      if (!r.ok() && state->first.ok()) state->first = r.status();
+      --state->count;
+    });
+  }
+  MutexLock lock(&state->mutex);
+  state->mutex.Await(Condition(+[](int* n) { return *n == 0; }, &state->count));
+  if (!state->first.ok()) {
+    spdlog::warn("model '{}' v{}: warm-up skipped ({}); its first requests plan and record", m.name(),
+                 m.version(), std::string(state->first.message()));
+  }
+}
+
 }  // namespace
 
 ModelManager::ModelManager(DeviceSet* devices, const ServerSettings& settings, Metrics* metrics)
@@ -219,22 +297,29 @@ absl::Status ModelManager::LoadModel(const RepositoryModel& repo_model) {
   }
   entry.state = State::kReady;
   entry.versions = *std::move(versions);
+  entry.identity = Identity(repo_model);
   std::string list;
   for (const auto& [v, m] : entry.versions) absl::StrAppend(&list, list.empty() ? "" : ",", v);
   spdlog::info("model '{}' ready (versions {})", repo_model.name, list);
   return absl::OkStatus();
 }
 
-absl::Status ModelManager::LoadStartupModels() {
+absl::Status ModelManager::LoadStartupModels(const LoadProgress& progress) {
   MutexLock serial(&load_mutex_);
   ASSIGN_OR_RETURN(Repository repo, ScanRepository(settings_.repository_path));
   absl::Status first;
+  std::vector<const RepositoryModel*> startup;
   for (const RepositoryModel& m : repo.models) {
     if (settings_.model_control == ModelControlMode::kExplicit && !settings_.startup_models.empty() &&
         std::find(settings_.startup_models.begin(), settings_.startup_models.end(), m.name) ==
             settings_.startup_models.end()) {
       continue;
     }
+    startup.push_back(&m);
+  }
+  for (size_t i = 0; i < startup.size(); ++i) {
+    const RepositoryModel& m = *startup[i];
+    if (progress) progress(static_cast<int>(i + 1), static_cast<int>(startup.size()), m.name);
     absl::Status s = LoadModel(m);
     if (!s.ok() && first.ok()) first = s;
   }
@@ -281,6 +366,10 @@ absl::Status ModelManager::Load(const std::string& name) {
 
 absl::Status ModelManager::Unload(const std::string& name) {
   MutexLock serial(&load_mutex_);
+  return UnloadLocked(name);
+}
+
+absl::Status ModelManager::UnloadLocked(const std::string& name) {
   std::map<int64_t, std::shared_ptr<ServedModel>> old;
   {
     MutexLock lock(&mutex_);
@@ -299,6 +388,91 @@ absl::Status ModelManager::Unload(const std::string& name) {
   models_.erase(name);
   spdlog::info("model '{}' unloaded", name);
   return absl::OkStatus();
+}
+
+absl::StatusOr<ReconcileReport> ModelManager::Reconcile() {
+  MutexLock serial(&load_mutex_);
+  ASSIGN_OR_RETURN(Repository repo, ScanRepository(settings_.repository_path));
+  std::map<std::string, std::string> loaded;  // ready name -> identity
+  {
+    MutexLock lock(&mutex_);
+    for (const auto& [name, entry] : models_) {
+      if (entry.state == State::kReady) loaded[name] = entry.identity;
+    }
+  }
+  ReconcileReport report;
+  auto fail = [&](const std::string& name, const absl::Status& s) {
+    report.failed.push_back(absl::StrCat(name, ": ", ForClient(s).message()));
+  };
+  for (const RepositoryModel& m : repo.models) {
+    auto it = loaded.find(m.name);
+    if (it == loaded.end()) {
+      if (settings_.model_control != ModelControlMode::kNone) continue;
+      absl::Status s = LoadModel(m);
+      s.ok() ? report.added.push_back(m.name) : fail(m.name, s);
+      continue;
+    }
+    const bool same = it->second == Identity(m);
+    loaded.erase(it);
+    if (same) {
+      report.unchanged.push_back(m.name);
+      continue;
+    }
+    absl::Status s = ReplaceModel(m);
+    s.ok() ? report.replaced.push_back(m.name) : fail(m.name, s);
+  }
+  for (const auto& [name, identity] : loaded) {  // gone from the repository
+    if (UnloadLocked(name).ok()) report.removed.push_back(name);
+  }
+  // Models that failed to load and are gone from the repository leave the
+  // index too.
+  MutexLock lock(&mutex_);
+  std::erase_if(models_, [&](const auto& item) {
+    return item.second.state == State::kUnavailable && item.second.versions.empty() &&
+           std::none_of(repo.models.begin(), repo.models.end(),
+                        [&](const RepositoryModel& m) { return m.name == item.first; });
+  });
+  return report;
+}
+
+absl::Status ModelManager::ReplaceModel(const RepositoryModel& repo_model) {
+  spdlog::info("replacing model '{}': loading and warming its new version(s) while the old serve",
+               repo_model.name);
+  auto versions = LoadVersions(repo_model);
+  if (!versions.ok()) {
+    spdlog::error("model '{}' not replaced, the loaded version(s) keep serving: {}", repo_model.name,
+                  std::string(versions.status().message()));
+    return absl::Status(versions.status().code(),
+                        absl::StrCat("model '", repo_model.name, "': ", versions.status().message()));
+  }
+  for (const auto& [v, m] : *versions) WarmUp(*m);
+  std::map<int64_t, std::shared_ptr<ServedModel>> old;
+  std::string list;
+  {
+    MutexLock lock(&mutex_);
+    Entry& entry = models_[repo_model.name];
+    old = std::move(entry.versions);
+    entry.versions = *std::move(versions);
+    entry.state = State::kReady;
+    entry.reason.clear();
+    entry.identity = Identity(repo_model);
+    for (const auto& [v, m] : entry.versions) absl::StrAppend(&list, list.empty() ? "" : ",", v);
+  }
+  spdlog::info("model '{}' replaced (versions {} serve); draining the old", repo_model.name, list);
+  Retire(std::move(old));
+  return absl::OkStatus();
+}
+
+void ModelManager::Retire(std::map<int64_t, std::shared_ptr<ServedModel>> old) const {
+  // A request holds its ServedModel from lookup to answer: once only `old`
+  // holds a version, no request can still submit to it, so draining it
+  // refuses nothing. A request stuck longer than exit_timeout is not waited
+  // for (Drain still answers it).
+  const absl::Time give_up = absl::Now() + settings_.exit_timeout;
+  for (auto& [v, m] : old) {
+    while (m.use_count() > 1 && absl::Now() < give_up) absl::SleepFor(absl::Milliseconds(5));
+    m->scheduler().Drain();
+  }
 }
 
 void ModelManager::UnloadAll() {

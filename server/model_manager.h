@@ -19,6 +19,11 @@
 // answered) before the GPU objects go. Requests in flight hold a
 // shared_ptr<ServedModel>, so an unload never frees what a request uses.
 //
+// Reconcile() (SIGHUP, server/reloader.h) brings the loaded set in line with
+// the repository without a gap in service: a changed model's new versions
+// are loaded (and planned) while the old ones keep serving, swapped in under
+// the lock, and the old ones drained only once no request holds them.
+//
 // ServedModel also keeps the Triton-style statistics of its version and
 // records the same figures into its Prometheus ModelMetrics.
 //
@@ -126,6 +131,17 @@ struct ModelIndexEntry {
   std::string reason;
 };
 
+// What Reconcile() did, by model name.
+struct ReconcileReport {
+  std::vector<std::string> added, replaced, removed, unchanged;
+  // "name: reason" for models that failed to load (a changed model's old
+  // versions keep serving).
+  std::vector<std::string> failed;
+};
+
+// Start-up progress: model `index` (1-based) of `count` starts loading.
+using LoadProgress = std::function<void(int index, int count, const std::string& name)>;
+
 class ModelManager {
  public:
   // `devices` and `metrics` (may be null) must outlive the manager.
@@ -135,7 +151,22 @@ class ModelManager {
   // Start-up: scans the repository and loads every model (model_control
   // NONE) or the startup_models (EXPLICIT; empty = all). Returns the first
   // failure, prefixed with the model name; models that loaded stay loaded.
-  absl::Status LoadStartupModels();
+  // `progress`, if set, is called before each model's load.
+  absl::Status LoadStartupModels(const LoadProgress& progress = nullptr);
+
+  // Rescans the repository and applies what changed since the models were
+  // loaded (a model's identity: its config file's bytes and the served
+  // version files' paths, sizes and modification times):
+  //  - a loaded model whose identity changed is replaced: the new versions
+  //    load, and are warmed (a request of zeros at the default shapes on
+  //    each session), while the old ones serve; then the new ones take every new
+  //    request and the old ones are drained once the requests holding them
+  //    finish (at most exit_timeout). A failed load leaves the old serving;
+  //  - a loaded model gone from the repository is unloaded (drained);
+  //  - model_control NONE: a model in the repository that is not loaded is
+  //    loaded (EXPLICIT leaves that to RepositoryModelLoad).
+  // Fails only when the repository cannot be read (nothing changes then).
+  absl::StatusOr<ReconcileReport> Reconcile();
 
   // Rescans `name` in the repository and (re)loads it: a loaded model is
   // unloaded (drained) first. NOT_FOUND when the repository has no such
@@ -195,10 +226,17 @@ class ModelManager {
     State state = State::kLoading;
     std::string reason;
     std::map<int64_t, std::shared_ptr<ServedModel>> versions;
+    std::string identity;  // of the repository entry the versions came from
   };
   absl::StatusOr<std::map<int64_t, std::shared_ptr<ServedModel>>> LoadVersions(
       const RepositoryModel& repo_model) const;
   absl::Status LoadModel(const RepositoryModel& repo_model);
+  // Reconcile's replacement of a loaded model (see there).
+  absl::Status ReplaceModel(const RepositoryModel& repo_model);
+  // Drains `old` once no request holds its versions (or after exit_timeout).
+  void Retire(std::map<int64_t, std::shared_ptr<ServedModel>> old) const;
+  // Unload's work; REQUIRES: load_mutex_ held.
+  absl::Status UnloadLocked(const std::string& name) ABSL_EXCLUSIVE_LOCKS_REQUIRED(load_mutex_);
   static const char* StateName(State state);
   // `status` as a client may see it: the repository's directory left out of
   // every path ("<repository>" where it stands alone).

@@ -2,28 +2,35 @@
 // Copyright 2026 The vkserve Authors.
 //
 // `vkserve serve [--config FILE] [--model-repository DIR] [--grpc-port N]
-//   [--metrics-port N] [--check-config]`, and plain `vkserve`: serve on the built-in default
-// config. SIGTERM, SIGINT and SIGHUP are taken by a Boost.Asio signal_set,
+//   [--metrics-port N] [--device SEL] [--instance N] [--check-config]`, and plain `vkserve`:
+// serve on the built-in default config. `--instance N` is for one process per
+// GPU (the vkserve@.service template): device selector N, both ports
+// shifted by 10·N and the pipeline cache file in a subdirectory N. SIGTERM, SIGINT and SIGHUP are taken by a Boost.Asio signal_set,
 // installed before any thread starts; its handlers run on the main thread
 // (Asio's signal handler only wakes it, so no async-signal-safety concerns).
 // SIGTERM and SIGINT: the server stops accepting, runs the batches still
-// forming, answers every accepted request and the process exits 0. SIGHUP:
-// the TLS certificates, keys and client CAs of gRPC (grpc.tls) and of the
-// metrics endpoint (metrics.tls) are re-read (a bad set is logged and the
-// old one kept).
+// forming, answers every accepted request and the process exits 0. SIGHUP
+// (`systemctl reload`): the config and repository are re-read and applied
+// (server/reloader.h). Under systemd (NOTIFY_SOCKET) the service manager
+// hears READY=1, STATUS=, RELOADING=1 and STOPPING=1 (systemd_notifier.h)
+// and, with WatchdogSec=, WATCHDOG=1 while the GPU makes progress
+// (service_monitor.h).
 #include <signal.h>
-
-#include <functional>
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "boost/asio/io_context.hpp"
 #include "boost/asio/signal_set.hpp"
 #include "server/command.h"
 #include "server/logging.h"
+#include "server/reloader.h"
 #include "server/server.h"
+#include "server/service_monitor.h"
+#include "server/systemd_notifier.h"
 #include "spdlog/spdlog.h"
 
 namespace vkserve {
@@ -32,7 +39,11 @@ namespace {
 int ServeUsage() {
   std::fprintf(stderr,
                "usage: vkserve serve [--config FILE] [--model-repository DIR] [--grpc-port N] "
-               "[--metrics-port N] [--check-config]\n"
+               "[--metrics-port N] [--device SEL] [--instance N] [--check-config]\n"
+               "  --device SEL    the GPU: index or name substring (overrides gpu.device)\n"
+               "  --instance N    one of several processes, one per GPU: device N (unless\n"
+               "                  --device), the config's ports + 10*N (unless given) and\n"
+               "                  the pipeline cache in DIR/N/ of gpu.pipeline_cache_path\n"
                "  --check-config  validate the config file and exit (0 when valid)\n");
   return 2;
 }
@@ -41,34 +52,16 @@ bool ParsePort(const std::string& text, int* port) {
   return absl::SimpleAtoi(text, port) && *port >= 0 && *port <= 65535;
 }
 
-// SIGHUP: re-reads the TLS files of every endpoint that has them.
-void ReloadTlsFiles(const ServerSettings& settings, Server& server) {
-  const bool grpc = settings.tls_enabled();
-  const bool metrics = settings.metrics_enabled && settings.metrics_tls.enabled();
-  if (!grpc && !metrics) {
-    spdlog::info("received SIGHUP: nothing to reload (no grpc.tls or metrics.tls)");
-    return;
-  }
-  spdlog::info("received SIGHUP: re-reading the TLS files");
-  if (grpc) {
-    if (absl::Status s = server.ReloadTls(); !s.ok()) {
-      spdlog::error("TLS reload failed, the previous certificate stays in use: {}", std::string(s.message()));
-    }
-  }
-  if (metrics) {
-    if (absl::Status s = server.ReloadMetricsTls(); !s.ok()) {
-      spdlog::error("metrics TLS reload failed, the previous certificate stays in use: {}",
-                    std::string(s.message()));
-    }
-  }
-}
-
-}  // namespace
-
-int RunServeCommand(const std::vector<std::string>& args) {
-  std::string config_path, repository;
-  int grpc_port = -1, metrics_port = -1;
+// The command line's choices, applied over the config file at start and at
+// every reload.
+struct ServeFlags {
+  std::string config_path, repository, device;
+  int grpc_port = -1, metrics_port = -1, instance = -1;
   bool check_only = false;
+};
+
+// 0: parsed; else the exit code.
+int ParseFlags(const std::vector<std::string>& args, ServeFlags* f) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&](std::string* out) {
@@ -79,31 +72,79 @@ int RunServeCommand(const std::vector<std::string>& args) {
     std::string v;
     if (a == "-h" || a == "--help") {
       ServeUsage();
-      return 0;
+      return -1;
     } else if (a == "--check-config") {
-      check_only = true;
+      f->check_only = true;
     } else if (a == "--config") {
-      if (!value(&config_path)) return ServeUsage();
+      if (!value(&f->config_path)) return ServeUsage();
     } else if (a == "--model-repository") {
-      if (!value(&repository)) return ServeUsage();
+      if (!value(&f->repository)) return ServeUsage();
+    } else if (a == "--device") {
+      if (!value(&f->device)) return ServeUsage();
     } else if (a == "--grpc-port") {
-      if (!value(&v) || !ParsePort(v, &grpc_port)) return ServeUsage();
+      if (!value(&v) || !ParsePort(v, &f->grpc_port)) return ServeUsage();
     } else if (a == "--metrics-port") {
-      if (!value(&v) || !ParsePort(v, &metrics_port)) return ServeUsage();
+      if (!value(&v) || !ParsePort(v, &f->metrics_port)) return ServeUsage();
+    } else if (a == "--instance") {
+      if (!value(&v) || !absl::SimpleAtoi(v, &f->instance) || f->instance < 0 || f->instance > 999) {
+        return ServeUsage();
+      }
     } else {
       std::fprintf(stderr, "vkserve serve: unknown argument '%s'\n", a.c_str());
       return ServeUsage();
     }
   }
-  auto settings = config_path.empty() ? DefaultServerConfig() : LoadServerConfig(config_path);
+  return 0;
+}
+
+absl::StatusOr<ServerSettings> ReadSettings(const ServeFlags& f) {
+  auto settings = f.config_path.empty() ? DefaultServerConfig() : LoadServerConfig(f.config_path);
+  if (!settings.ok()) return settings.status();
+  if (!f.repository.empty()) settings->repository_path = std::filesystem::absolute(f.repository).string();
+  if (f.instance >= 0) {
+    settings->device = absl::StrCat(f.instance);
+    if (settings->grpc_port != 0) settings->grpc_port += 10 * f.instance;
+    if (settings->metrics_port != 0) settings->metrics_port += 10 * f.instance;
+    // Each instance its own pipeline cache file: <dir>/<N>/<file> (the
+    // template unit's CacheDirectory=vkserve/%i).
+    if (settings->pipeline_cache_path && !settings->pipeline_cache_path->empty()) {
+      const std::filesystem::path p(*settings->pipeline_cache_path);
+      settings->pipeline_cache_path = (p.parent_path() / absl::StrCat(f.instance) / p.filename()).string();
+    }
+  }
+  if (!f.device.empty()) settings->device = f.device;
+  if (f.grpc_port >= 0) settings->grpc_port = f.grpc_port;
+  if (f.metrics_port >= 0) settings->metrics_port = f.metrics_port;
+  if (settings->grpc_port > 65535 || settings->metrics_port > 65535) {
+    return absl::InvalidArgumentError(absl::StrCat("--instance ", f.instance, " puts a port beyond 65535"));
+  }
+  return settings;
+}
+
+// SIGHUP: RELOADING=1, the reload, READY=1 with what it did.
+void OnReload(Reloader& reloader, ServiceMonitor& monitor, SystemdNotifier& notifier) {
+  spdlog::info("received SIGHUP: reloading the config and the model repository");
+  monitor.Pause(true);
+  notifier.Reloading("reloading the config and the model repository");
+  absl::StatusOr<std::string> done = reloader.Reload();
+  const std::string serving = monitor.StatusLine();
+  notifier.Ready(done.ok() ? absl::StrCat("reloaded (", *done, "); ", serving)
+                           : absl::StrCat("reload rejected, running config kept (",
+                                          done.status().message().substr(0, 200), "); ", serving));
+  monitor.Pause(false);
+}
+
+}  // namespace
+
+int RunServeCommand(const std::vector<std::string>& args) {
+  ServeFlags flags;
+  if (int code = ParseFlags(args, &flags); code != 0) return code < 0 ? 0 : code;
+  auto settings = ReadSettings(flags);
   if (!settings.ok()) {
     std::fprintf(stderr, "vkserve serve: %s\n", std::string(settings.status().message()).c_str());
     return 1;
   }
-  if (!repository.empty()) settings->repository_path = std::filesystem::absolute(repository).string();
-  if (grpc_port >= 0) settings->grpc_port = grpc_port;
-  if (metrics_port >= 0) settings->metrics_port = metrics_port;
-  if (check_only) {
+  if (flags.check_only) {
     std::printf("config OK: %s (repository %s)\n", settings->source.c_str(),
                 settings->repository_path.c_str());
     return 0;
@@ -116,7 +157,13 @@ int RunServeCommand(const std::vector<std::string>& args) {
   boost::asio::io_context io;
   boost::asio::signal_set signals(io, SIGTERM, SIGINT, SIGHUP);
 
-  auto server = Server::Start(*settings);
+  SystemdNotifier notifier;
+  notifier.Status("loading the model repository");
+  ServerHooks hooks;
+  hooks.on_model_loading = [&notifier](int i, int n, const std::string& name) {
+    notifier.Status(absl::StrCat("loading model ", i, " of ", n, ": ", name.substr(0, 128)));
+  };
+  auto server = Server::Start(*settings, hooks);
   if (!server.ok()) {
     spdlog::error("start-up failed: {}", server.status().ToString());
     return 1;
@@ -127,6 +174,11 @@ int RunServeCommand(const std::vector<std::string>& args) {
                 (*server)->metrics_address().c_str());
   }
   std::fflush(stdout);
+  ServiceMonitor monitor(server->get(), &notifier);
+  monitor.Start();
+  notifier.Ready(monitor.StatusLine());
+  Reloader reloader(server->get(), *settings, [&flags] { return ReadSettings(flags); });
+
   int sig = 0;
   std::function<void(const boost::system::error_code&, int)> on_signal =
       [&](const boost::system::error_code& error, int received) {
@@ -135,13 +187,17 @@ int RunServeCommand(const std::vector<std::string>& args) {
           sig = received;  // nothing re-armed: io.run() returns
           return;
         }
-        ReloadTlsFiles(*settings, **server);
+        OnReload(reloader, monitor, notifier);
         signals.async_wait(on_signal);
       };
   signals.async_wait(on_signal);
   io.run();
   spdlog::info("received {}", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  monitor.Pause(true);
+  notifier.Stopping(absl::StrCat("draining: answering accepted requests (up to ",
+                                 absl::FormatDuration(settings->exit_timeout), ")"));
   (*server)->Shutdown();
+  monitor.Stop();
   server->reset();
   return 0;
 }

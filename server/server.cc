@@ -52,7 +52,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
   server->models_ = std::make_unique<ModelManager>(server->devices_.get(), settings,
                                                    server->metrics_.get());
   server->models_->set_before_reopen(hooks.before_device_reopen);
-  RETURN_IF_ERROR(server->models_->LoadStartupModels());
+  RETURN_IF_ERROR(server->models_->LoadStartupModels(hooks.on_model_loading));
 
   server->context_.models = server->models_.get();
   server->context_.resident = server->resident_.get();

@@ -44,8 +44,10 @@
 
 namespace vkserve {
 
-// Test seams; production servers use the defaults.
+// Observers and test seams; production servers may leave them empty.
 struct ServerHooks {
+  // Called before each start-up model's load (systemd STATUS= lines).
+  LoadProgress on_model_loading;
   // Injected GPU faults on every device the server opens.
   std::shared_ptr<gpu::FaultInjector> faults;
   // Called when a device recovery is about to reopen a lost device.
@@ -84,6 +86,7 @@ class Server {
   ResidentRegistry& resident() { return *resident_; }
   SharedMemoryManager& shared_memory() { return *shared_memory_; }
   Metrics& metrics() { return *metrics_; }
+  LogControl& log() { return *log_; }
 
  private:
   explicit Server(const ServerSettings& settings);
