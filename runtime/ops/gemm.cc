@@ -5,7 +5,7 @@
 // transA / transB, C optional (opset >= 11) and unidirectionally broadcast to
 // [M, N] (scalar, [N], [1, N], [M, 1], [M, N]), plus the fused epilogue a
 // fusion pass records on the node (activation, residual add). Runs on the
-// shared GEMM kernels of matmul_kernel.h.
+// GEMM engine (gemm_engine.h).
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,7 +14,7 @@
 #include "runtime/activation.h"
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
-#include "runtime/ops/matmul_kernel.h"
+#include "runtime/ops/gemm_engine.h"
 
 namespace vkserve {
 namespace {
@@ -109,7 +109,7 @@ class GemmOp : public Op {
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     const Node& node = ctx.node();
     ASSIGN_OR_RETURN(GemmShape s, ResolveGemm(node, *ctx.input(0), *ctx.input(1), ctx.input(2)));
-    MatMulProblem p;
+    GemmProblem p;
     p.m = s.m;
     p.n = s.n;
     p.k = s.k;
@@ -123,7 +123,7 @@ class GemmOp : public Op {
       p.c_stride_n = s.c_stride_n;
     }
     ASSIGN_OR_RETURN(p.epilogue, GetEpilogue(node));
-    return CreateMatMulKernel(ctx, std::move(p));
+    return CreateGemmKernel(ctx, std::move(p));
   }
 };
 

@@ -11,7 +11,7 @@
 // before the epilogue, for folding the MatMul -> Add(bias) of transformer
 // layers (ONNX MatMul itself has two inputs). Also the transposes and scale
 // of mat_mul.h that rewrites of FusedMatMul set. Runs on the shared GEMM
-// kernels of matmul_kernel.h.
+// engine (gemm_engine.h).
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -22,7 +22,7 @@
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
 #include "runtime/ops/mat_mul.h"
-#include "runtime/ops/matmul_kernel.h"
+#include "runtime/ops/gemm_engine.h"
 
 namespace vkserve {
 namespace {
@@ -168,7 +168,7 @@ class MatMulOp : public Op {
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     ASSIGN_OR_RETURN(const Transform t, TransformOf(ctx.node()));
     ASSIGN_OR_RETURN(MatMulShape s, ResolveMatMul(*ctx.input(0), *ctx.input(1), t));
-    MatMulProblem p;
+    GemmProblem p;
     p.m = s.m;
     p.n = s.n;
     p.k = s.k;
@@ -185,7 +185,7 @@ class MatMulOp : public Op {
       p.c_stride_m = 0;
       p.beta = 1.0f;
     }
-    return CreateMatMulKernel(ctx, std::move(p));
+    return CreateGemmKernel(ctx, std::move(p));
   }
 };
 

@@ -2,7 +2,8 @@
 // Gemm/MatMul for skinny M (at most ROWS rows of op(A) per workgroup; batch-1
 // classifier heads, decoder steps): bandwidth-bound, so B is streamed once
 // with 128-bit loads and every invocation keeps several loads in flight.
-// Interface in matmul_common.glsl; gl_WorkGroupID.y is the block of ROWS
+// Part of the GEMM engine (interface in gemm_interface.glsl, epilogue in
+// gemm_epilogue.glsl); gl_WorkGroupID.y is the block of ROWS
 // output rows, gl_WorkGroupID.z = batch * splits + split.
 //
 //   B_TRANS (B stored [N, K]): each output column is a dot product over a
@@ -14,7 +15,8 @@
 // K may further be split across workgroups (PARTIAL; gemm_reduce finishes).
 #version 450
 
-#include "matmul_common.glsl"
+#include "gemm_interface.glsl"
+#include "gemm_epilogue.glsl"
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// GemmPlan: how the GEMM engine (gemm_engine.h) runs one normalized problem —
+// which kernel (a tile variant of shaders/ops/gemm_tile.glsl, or gemv for
+// skinny M) and how many ways K is split. Holds the engine's one tile table
+// (mirroring VKSERVE_GEMM_TILES in shaders/CMakeLists.txt) and its one cost
+// model, and parses the `_vkserve_gemm_plan` node attribute that pins a plan
+// (tests reach every variant with it; benchmarks sweep tiles with it).
+// Pure functions over constant tables; thread-safe.
+#ifndef VKSERVE_RUNTIME_OPS_GEMM_PLAN_H_
+#define VKSERVE_RUNTIME_OPS_GEMM_PLAN_H_
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "gpu/device_info.h"
+
+namespace vkserve {
+
+// How the kernel reads operand B (A is always a strided matrix).
+enum class GemmOperandKind {
+  kMatrix,     // strided [K, N] or [N, K]
+  kIm2col,     // Conv's implicit im2col view of an NCHW batch
+  kPointwise,  // the same for a 1x1, stride-1, unpadded Conv: X itself
+};
+
+// One tile variant: BM x BN outputs per workgroup, BK per K step, TM x TN
+// outputs per thread. `speed_*` is its relative throughput per padded FLOP
+// on a full device for each B loader, measured on an H100 (0: not built for
+// that loader). An 8 x 8 register tile (128 x 128) measured 10-20x slower on
+// the H100's Vulkan driver, so none is built.
+struct GemmTile {
+  const char* name;  // "<BM>x<BN>"
+  uint32_t bm, bn, bk, tm, tn;
+  double speed_matrix, speed_im2col, speed_pointwise;
+  uint32_t threads() const { return (bm / tm) * (bn / tn); }
+  // Two stages of A and B tiles, rows padded by one vec4.
+  uint32_t shared_bytes() const { return 2 * bk * ((bm / 4 + 1) + (bn / 4 + 1)) * 16; }
+  double speed(GemmOperandKind kind) const;
+};
+
+// The tile table, in preference order on equal cost.
+std::span<const GemmTile> GemmTiles();
+
+// The shape a plan is chosen for (after the engine's normalization).
+struct GemmShape {
+  int64_t m = 0, n = 0, k = 0;
+  int64_t batch = 1;  // product of the batch dims (Conv: groups)
+  bool b_trans = false;
+  GemmOperandKind b_kind = GemmOperandKind::kMatrix;
+};
+
+struct GemmPlan {
+  const GemmTile* tile = nullptr;  // null: gemv
+  uint32_t splits = 1;             // K splits actually used
+  uint32_t k_chunk = 0;            // K per split (a multiple of the kernel's K step)
+  bool gemv() const { return tile == nullptr; }
+  // The embedded shader: "ops/gemv", "ops/gemm_<BM>x<BN>" or
+  // "ops/gemm_<BM>x<BN>_im2col".
+  std::string shader(GemmOperandKind b_kind) const;
+};
+
+// gemv.comp: rows of op(A) per workgroup, the largest M it is chosen for,
+// and its workgroup shape per B layout.
+inline constexpr int64_t kGemvRows = 4;
+inline constexpr int64_t kGemvMaxM = 8;
+std::array<uint32_t, 3> GemvLocal(bool b_trans);
+
+// The plan minimizing the cost model for `shape` among the kernels that fit
+// the device's workgroup and shared-memory limits. UNIMPLEMENTED when none
+// fits.
+absl::StatusOr<GemmPlan> ChooseGemmPlan(const GemmShape& shape, const gpu::DeviceInfo& info);
+
+// The node attribute pinning a plan: "gemv", "<BM>x<BN>", optionally
+// followed by "/<splits>" ("64x64/4"). Untrusted (it comes with the model).
+inline constexpr char kGemmPlanAttr[] = "_vkserve_gemm_plan";
+
+// The plan `spec` names for `shape`. INVALID_ARGUMENT for a malformed spec,
+// UNIMPLEMENTED for a kernel not built for this operand kind or not fitting
+// the device. Splits are capped at 16 and at what K allows.
+absl::StatusOr<GemmPlan> ParseGemmPlan(std::string_view spec, const GemmShape& shape,
+                                       const gpu::DeviceInfo& info);
+
+}  // namespace vkserve
+
+#endif  // VKSERVE_RUNTIME_OPS_GEMM_PLAN_H_
