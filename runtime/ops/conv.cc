@@ -12,6 +12,7 @@
 //     read as the implicit im2col view of X (1x1 stride-1 convs read X
 //     directly); the engine picks the tile and K split.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -121,6 +122,10 @@ uint32_t U32(int64_t v) { return static_cast<uint32_t>(v); }
 
 class ConvOp : public Op {
  public:
+  std::optional<EpilogueSlots> FusableEpilogue(const Node& /*node*/) const override {
+    return EpilogueSlots{/*residual_input=*/3, /*bias_input=*/-1};
+  }
+
   absl::Status Validate(const Node& node) const override {
     RETURN_IF_ERROR(ValidateWindowAttributes(node));
     RETURN_IF_ERROR(CheckAttributeType(node, "group", Attribute::Type::kInt));

@@ -7,6 +7,7 @@
 // fusion pass records on the node (activation, residual add). Runs on the
 // GEMM engine (gemm_engine.h).
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,10 @@ absl::StatusOr<GemmShape> ResolveGemm(const Node& node, const TensorDesc& a, con
 
 class GemmOp : public Op {
  public:
+  std::optional<EpilogueSlots> FusableEpilogue(const Node& /*node*/) const override {
+    return EpilogueSlots{/*residual_input=*/3, /*bias_input=*/-1};
+  }
+
   absl::Status Validate(const Node& node) const override {
     RETURN_IF_ERROR(CheckAttributeType(node, "transA", Attribute::Type::kInt));
     RETURN_IF_ERROR(CheckAttributeType(node, "transB", Attribute::Type::kInt));

@@ -5,7 +5,7 @@
 // which kernel (a tile variant of shaders/ops/gemm_tile.glsl, or gemv for
 // skinny M) and how many ways K is split. Holds the engine's one tile table
 // (mirroring VKSERVE_GEMM_TILES in shaders/CMakeLists.txt) and its one cost
-// model, and parses the `_vkserve_gemm_plan` node attribute that pins a plan
+// model, and parses the `vkserve_gemm_plan` node attribute that pins a plan
 // (tests reach every variant with it; benchmarks sweep tiles with it).
 // Pure functions over constant tables; thread-safe.
 #ifndef VKSERVE_RUNTIME_OPS_GEMM_PLAN_H_
@@ -44,7 +44,7 @@ struct GemmTile {
   double speed(GemmOperandKind kind) const;
 };
 
-// The tile table, in preference order on equal cost.
+// The tile table.
 std::span<const GemmTile> GemmTiles();
 
 // The shape a plan is chosen for (after the engine's normalization).
@@ -77,8 +77,10 @@ std::array<uint32_t, 3> GemvLocal(bool b_trans);
 absl::StatusOr<GemmPlan> ChooseGemmPlan(const GemmShape& shape, const gpu::DeviceInfo& info);
 
 // The node attribute pinning a plan: "gemv", "<BM>x<BN>", optionally
-// followed by "/<splits>" ("64x64/4"). Untrusted (it comes with the model).
-inline constexpr char kGemmPlanAttr[] = "_vkserve_gemm_plan";
+// followed by "/<splits>" ("64x64/4"). Not "_vkserve_"-prefixed (a name the
+// loader reserves for internal attributes): a model may set it, so it is
+// untrusted like the rest of the model.
+inline constexpr char kGemmPlanAttr[] = "vkserve_gemm_plan";
 
 // The plan `spec` names for `shape`. INVALID_ARGUMENT for a malformed spec,
 // UNIMPLEMENTED for a kernel not built for this operand kind or not fitting

@@ -14,6 +14,7 @@
 // engine (gemm_engine.h).
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -135,6 +136,10 @@ absl::StatusOr<int64_t> BiasStride(const TensorDesc& bias, const std::vector<int
 
 class MatMulOp : public Op {
  public:
+  std::optional<EpilogueSlots> FusableEpilogue(const Node& /*node*/) const override {
+    return EpilogueSlots{/*residual_input=*/2, /*bias_input=*/static_cast<int>(kBiasInput)};
+  }
+
   absl::Status Validate(const Node& node) const override {
     if (node.inputs.size() < 2 || node.inputs[0].empty() || node.inputs[1].empty()) {
       return absl::InvalidArgumentError("MatMul needs inputs A and B");
