@@ -94,6 +94,7 @@ GemmOperandKind KindOf(const GemmProblem& p) {
 
 GemmShape ShapeOf(const GemmProblem& p) {
   GemmShape s;
+  s.fp16 = p.precision == Precision::kFp16;
   s.m = p.m;
   s.n = p.n;
   s.k = p.k;
@@ -181,6 +182,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateGemmKernel(KernelContext& ctx, Gem
   for (int64_t d : p.batch) total *= d;
   if (total == 0) return std::make_unique<GemmKernel>(std::move(c));
   NormalizeGemm(&p);
+  p.precision = GetPrecision(ctx.node());
   if (p.batch.size() > 3) {
     return absl::UnimplementedError(absl::StrCat("the GEMM has ", p.batch.size(),
                                                  " separate batch dims; at most 3 are supported"));
@@ -203,6 +205,9 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateGemmKernel(KernelContext& ctx, Gem
     local = GemvLocal(p.b_trans);
     const int64_t cols = p.b_trans ? local[1] : local[0] * 4;
     c.main_groups = {U32(CeilDiv(p.n, cols)), U32(CeilDiv(p.m, kGemvRows)), 0};
+  } else if (plan.coopmat != nullptr) {
+    local = {plan.coopmat->threads(), 1, 1};
+    c.main_groups = {U32(CeilDiv(p.n, plan.coopmat->bn)), U32(CeilDiv(p.m, plan.coopmat->bm)), 0};
   } else {
     local = {plan.tile->threads(), 1, 1};
     c.main_groups = {U32(CeilDiv(p.n, plan.tile->bn)), U32(CeilDiv(p.m, plan.tile->bm)), 0};
@@ -241,12 +246,13 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateGemmKernel(KernelContext& ctx, Gem
   const uint32_t act = static_cast<uint32_t>(e.activation.kind);
   const uint32_t residual = static_cast<uint32_t>(e.residual);
   const Window2D w = p.b_im2col ? p.b_im2col->window : Window2D{};
-  std::vector<uint32_t> spec = {p.a_trans, p.b_trans, c.vec_a, c.vec_b, c.vec_out,
-                                has_c,     act,       residual, split};
-  if (p.b_im2col) {
-    spec.insert(spec.end(), {U32(w.kernel_h), U32(w.kernel_w), U32(w.stride_h), U32(w.stride_w),
-                             U32(w.dilation_h), U32(w.dilation_w), p.b_im2col->pointwise});
-  }
+  const bool im2col = p.b_im2col.has_value();
+  const std::vector<uint32_t> spec = {
+      p.a_trans, p.b_trans, c.vec_a, c.vec_b, c.vec_out, has_c, act, residual, split,
+      im2col ? U32(w.kernel_h) : 1u, im2col ? U32(w.kernel_w) : 1u,
+      im2col ? U32(w.stride_h) : 1u, im2col ? U32(w.stride_w) : 1u,
+      im2col ? U32(w.dilation_h) : 1u, im2col ? U32(w.dilation_w) : 1u,
+      im2col && p.b_im2col->pointwise, p.precision == Precision::kFp16};
   ASSIGN_OR_RETURN(c.main,
                    ctx.GetPipeline(plan.shader(kind), kBindings, kPushBytes, local, spec));
 

@@ -12,6 +12,9 @@
 //
 //   - ops/gemm_<BM>x<BN>[_im2col]: the tiled core (shaders/ops/gemm_tile.glsl)
 //     with B's loader chosen at build time;
+//   - ops/gemm_cm_<BM>x<BN>_<M>x<N>x<K>[_im2col]: the tensor-core core
+//     (shaders/ops/gemm_coopmat.glsl) at FP16 precision, where the device
+//     reports that matrix shape;
 //   - ops/gemv (M <= 8, matrix B): bandwidth-bound streaming of B;
 // either one split over K across workgroups when the output alone cannot
 // fill the device, the partial sums then finished by ops/gemm_reduce. Every
@@ -86,6 +89,10 @@ struct GemmProblem {
   int64_t c_stride_batch = 0;
   std::optional<OutputView> output;
   Epilogue epilogue;
+  // kFp16: operands rounded to fp16, fp32 sums (tensor cores where the
+  // device has them). CreateGemmKernel takes it from the node
+  // (GetPrecision), as a load-time pass recorded it.
+  Precision precision = Precision::kFp32;
 };
 
 // The kernel computing `problem` for the node of `ctx` (whose

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 
@@ -21,6 +22,13 @@ constexpr GemmTile kGemmTiles[] = {
     {"64x32", 64, 32, 16, 4, 4, 0.92, 0.85, 0.9},
     {"32x32", 32, 32, 16, 4, 4, 0.8, 0, 0},
     {"16x64", 16, 64, 16, 4, 4, 0.75, 0.5, 0.6},
+};
+
+// Tensor-core tiles; each is built per matrix shape in
+// VKSERVE_GEMM_COOPMAT_TILES (shaders/CMakeLists.txt).
+constexpr CoopmatTile kCoopmatTiles[] = {
+    {"128x128", 128, 128, 32, 2, 4, {16, 16, 16}},
+    {"64x64", 64, 64, 32, 2, 2, {16, 16, 16}},
 };
 
 // The order the cost model visits tiles in per B loader: on a cost within
@@ -60,9 +68,14 @@ struct Calibration {
   int64_t min_chunk;  // smallest K per split; 0: the tile's BK
 };
 
-const Calibration& CalibrationFor(GemmOperandKind kind, const gpu::DeviceInfo& info) {
+const Calibration& CalibrationFor(GemmOperandKind kind, const gpu::DeviceInfo& info,
+                                  bool coopmat = false) {
   static constexpr Calibration kMatrixGpu{98304, 1, 0.5, false, 0, 16, 0, 0, 96};
   static constexpr Calibration kMatrixCpu{4096, 1, 0.5, false, 0, 16, 0, 0, 96};
+  // Tensor cores: not calibrated yet on the H100; the matrix loader's form
+  // (padded work over occupancy) choosing between the coopmat tiles.
+  static constexpr Calibration kCoopmatGpu{98304, 1, 0.5, false, 0, 16, 0, 0, 64};
+  if (coopmat) return kCoopmatGpu;
   static constexpr Calibration kIm2colGpu{40960, 2e7, 1, true, 5, 0, 4 / 2.5e6, 1, 0};
   static constexpr Calibration kIm2colCpu{4096, 5e4, 1, true, 20, 0, 4 / 2e4, 1, 0};
   const bool cpu = info.type == VK_PHYSICAL_DEVICE_TYPE_CPU;
@@ -104,15 +117,20 @@ GemmPlan ChooseGemv(const GemmShape& s, const gpu::DeviceInfo& info) {
   return plan;
 }
 
-double Cost(const GemmShape& s, const GemmTile& t, int64_t splits, const Calibration& c) {
+// What the cost model needs of a tile.
+struct Candidate {
+  uint32_t bm, bn, bk, threads;
+  double speed;
+};
+
+double Cost(const GemmShape& s, const Candidate& t, int64_t splits, const Calibration& c) {
   const int64_t tiles = CeilDiv(s.m, t.bm) * CeilDiv(s.n, t.bn) * s.batch;
   const double padded = 2.0 * static_cast<double>(CeilDiv(s.m, t.bm) * t.bm) *
                         static_cast<double>(CeilDiv(s.n, t.bn) * t.bn) *
                         static_cast<double>(std::max<int64_t>(s.k, 1)) * s.batch;
   const double outputs = static_cast<double>(s.m * s.n * s.batch);
-  const double busy =
-      std::min(1.0, static_cast<double>(tiles * splits * t.threads()) / c.target);
-  const double tile_speed = t.speed(s.b_kind);
+  const double busy = std::min(1.0, static_cast<double>(tiles * splits * t.threads) / c.target);
+  const double tile_speed = t.speed;
   const double speed = c.speed_needs_busy ? std::pow(tile_speed, busy) : tile_speed;
   const double partials = splits > 1 ? outputs * splits : 0;
   double cost = (padded + c.partial_flops * partials) /
@@ -120,6 +138,45 @@ double Cost(const GemmShape& s, const GemmTile& t, int64_t splits, const Calibra
                 c.dispatch_us;
   if (splits > 1) cost += c.dispatch_us + c.partial_us * (splits + c.partial_extra) * outputs;
   return cost;
+}
+
+// The device's shape for `t`, when it reports it and runs `t` at all.
+bool CoopmatUsable(const CoopmatTile& t, const gpu::DeviceInfo& info) {
+  if (!info.cooperative_matrix_enabled || info.subgroup_size != 32 ||
+      t.threads() > info.max_workgroup_invocations || t.threads() > info.max_workgroup_size[0] ||
+      t.shared_bytes() > info.max_shared_memory) {
+    return false;
+  }
+  return std::any_of(info.coopmat_f16_f32_shapes.begin(), info.coopmat_f16_f32_shapes.end(),
+                     [&](const gpu::DeviceInfo::MatrixShape& m) {
+                       return m.m == t.shape.m && m.n == t.shape.n && m.k == t.shape.k;
+                     });
+}
+
+// The cheapest tensor-core tile and split, or nullopt when the device has none.
+std::optional<GemmPlan> ChooseCoopmat(const GemmShape& s, const gpu::DeviceInfo& info) {
+  const Calibration& c = CalibrationFor(s.b_kind, info, /*coopmat=*/true);
+  const CoopmatTile* best = nullptr;
+  int64_t best_splits = 1;
+  double best_cost = 0;
+  for (const CoopmatTile& t : kCoopmatTiles) {
+    if (!CoopmatUsable(t, info)) continue;
+    const Candidate candidate{t.bm, t.bn, t.bk, t.threads(), 1.0};
+    for (int64_t splits = 1; splits <= kMaxSplits; splits *= 2) {
+      if (splits > 1 && s.k / splits < c.min_chunk) break;
+      const double cost = Cost(s, candidate, splits, c);
+      if (best == nullptr || cost < best_cost * 0.999) {
+        best = &t;
+        best_cost = cost;
+        best_splits = splits;
+      }
+    }
+  }
+  if (best == nullptr) return std::nullopt;
+  GemmPlan plan;
+  plan.coopmat = best;
+  SetChunk(s.k, best_splits, best->bk, &plan);
+  return plan;
 }
 
 }  // namespace
@@ -134,11 +191,16 @@ double GemmTile::speed(GemmOperandKind kind) const {
 }
 
 std::span<const GemmTile> GemmTiles() { return kGemmTiles; }
+std::span<const CoopmatTile> CoopmatTiles() { return kCoopmatTiles; }
 
 std::string GemmPlan::shader(GemmOperandKind b_kind) const {
   if (gemv()) return "ops/gemv";
-  return absl::StrCat("ops/gemm_", tile->name,
-                      b_kind == GemmOperandKind::kMatrix ? "" : "_im2col");
+  const char* loader = b_kind == GemmOperandKind::kMatrix ? "" : "_im2col";
+  if (coopmat != nullptr) {
+    return absl::StrCat("ops/gemm_cm_", coopmat->name, "_", coopmat->shape.m, "x",
+                        coopmat->shape.n, "x", coopmat->shape.k, loader);
+  }
+  return absl::StrCat("ops/gemm_", tile->name, loader);
 }
 
 std::array<uint32_t, 3> GemvLocal(bool b_trans) {
@@ -149,6 +211,9 @@ std::array<uint32_t, 3> GemvLocal(bool b_trans) {
 
 absl::StatusOr<GemmPlan> ChooseGemmPlan(const GemmShape& s, const gpu::DeviceInfo& info) {
   if (s.b_kind == GemmOperandKind::kMatrix && s.m <= kGemvMaxM) return ChooseGemv(s, info);
+  if (s.fp16) {
+    if (std::optional<GemmPlan> plan = ChooseCoopmat(s, info)) return *plan;
+  }
   const Calibration& c = CalibrationFor(s.b_kind, info);
   const GemmTile* best = nullptr;
   int64_t best_splits = 1;
@@ -160,9 +225,10 @@ absl::StatusOr<GemmPlan> ChooseGemmPlan(const GemmShape& s, const gpu::DeviceInf
     const GemmTile& t = kGemmTiles[index];
     if (t.speed(s.b_kind) <= 0 || !Fits(t, info)) continue;
     const int64_t min_chunk = c.min_chunk > 0 ? c.min_chunk : t.bk;
+    const Candidate candidate{t.bm, t.bn, t.bk, t.threads(), t.speed(s.b_kind)};
     for (int64_t splits = 1; splits <= kMaxSplits; splits *= 2) {
       if (splits > 1 && s.k / splits < min_chunk) break;
-      const double cost = Cost(s, t, splits, c);
+      const double cost = Cost(s, candidate, splits, c);
       if (best == nullptr || cost < best_cost * 0.999) {
         best = &t;
         best_cost = cost;
@@ -205,6 +271,16 @@ absl::StatusOr<GemmPlan> ParseGemmPlan(std::string_view spec, const GemmShape& s
     }
     SetChunk(s.k, splits, kGemvChunkStep, &plan);
     return plan;
+  }
+  if (kernel.substr(0, 2) == "cm") {
+    for (const CoopmatTile& t : kCoopmatTiles) {
+      if (kernel.substr(2) != t.name || !CoopmatUsable(t, info)) continue;
+      plan.coopmat = &t;
+      SetChunk(s.k, splits, t.bk, &plan);
+      return plan;
+    }
+    return absl::UnimplementedError(absl::StrCat(
+        kGemmPlanAttr, " '", shown, "': this device has no such tensor-core tile"));
   }
   for (const GemmTile& t : kGemmTiles) {
     if (kernel != t.name) continue;

@@ -47,21 +47,41 @@ struct GemmTile {
 // The tile table.
 std::span<const GemmTile> GemmTiles();
 
+// A tensor-core variant (shaders/ops/gemm_coopmat.glsl, VK_NV_cooperative_
+// matrix): BM x BN outputs per workgroup of warps_m x warps_n 32-wide
+// subgroups, BK per step, computed as `shape` fp16 x fp16 -> fp32 matrices.
+// Only offered where the device reports `shape` and 32-wide subgroups.
+struct CoopmatTile {
+  const char* name;  // "<BM>x<BN>"
+  uint32_t bm, bn, bk, warps_m, warps_n;
+  gpu::DeviceInfo::MatrixShape shape;
+  uint32_t threads() const { return warps_m * warps_n * 32; }
+  // Two fp16 stages of A and B (rows padded by 8) and an fp32 staging
+  // block per subgroup.
+  uint32_t shared_bytes() const {
+    return 2 * bk * ((bm + 8) + (bn + 8)) * 2 + warps_m * warps_n * shape.m * shape.n * 4;
+  }
+};
+std::span<const CoopmatTile> CoopmatTiles();
+
 // The shape a plan is chosen for (after the engine's normalization).
 struct GemmShape {
   int64_t m = 0, n = 0, k = 0;
   int64_t batch = 1;  // product of the batch dims (Conv: groups)
   bool b_trans = false;
   GemmOperandKind b_kind = GemmOperandKind::kMatrix;
+  bool fp16 = false;  // Precision::kFp16: tensor-core kernels allowed
 };
 
 struct GemmPlan {
-  const GemmTile* tile = nullptr;  // null: gemv
-  uint32_t splits = 1;             // K splits actually used
-  uint32_t k_chunk = 0;            // K per split (a multiple of the kernel's K step)
-  bool gemv() const { return tile == nullptr; }
-  // The embedded shader: "ops/gemv", "ops/gemm_<BM>x<BN>" or
-  // "ops/gemm_<BM>x<BN>_im2col".
+  const GemmTile* tile = nullptr;        // the scalar core, or
+  const CoopmatTile* coopmat = nullptr;  // the tensor-core one; both null: gemv
+  uint32_t splits = 1;                   // K splits actually used
+  uint32_t k_chunk = 0;                  // K per split (a multiple of the kernel's K step)
+  bool gemv() const { return tile == nullptr && coopmat == nullptr; }
+  // The embedded shader: "ops/gemv", "ops/gemm_<BM>x<BN>",
+  // "ops/gemm_cm_<BM>x<BN>_<M>x<N>x<K>", each tile with "_im2col" for that
+  // B loader.
   std::string shader(GemmOperandKind b_kind) const;
 };
 
@@ -72,11 +92,13 @@ inline constexpr int64_t kGemvMaxM = 8;
 std::array<uint32_t, 3> GemvLocal(bool b_trans);
 
 // The plan minimizing the cost model for `shape` among the kernels that fit
-// the device's workgroup and shared-memory limits. UNIMPLEMENTED when none
-// fits.
+// the device's workgroup and shared-memory limits: with shape.fp16 a
+// tensor-core tile when the device offers one (gemv still for M <= 8),
+// else the scalar tiles. UNIMPLEMENTED when none fits.
 absl::StatusOr<GemmPlan> ChooseGemmPlan(const GemmShape& shape, const gpu::DeviceInfo& info);
 
-// The node attribute pinning a plan: "gemv", "<BM>x<BN>", optionally
+// The node attribute pinning a plan: "gemv", "<BM>x<BN>", "cm<BM>x<BN>"
+// (tensor cores, where the device has them), optionally
 // followed by "/<splits>" ("64x64/4"). Not "_vkserve_"-prefixed (a name the
 // loader reserves for internal attributes): a model may set it, so it is
 // untrusted like the rest of the model.

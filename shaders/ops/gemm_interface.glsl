@@ -39,6 +39,10 @@ layout(constant_id = 15) const uint SW = 1;
 layout(constant_id = 16) const uint DH = 1;
 layout(constant_id = 17) const uint DW = 1;
 layout(constant_id = 18) const bool POINTWISE = false;  // 1x1, stride 1, no pads
+// FP16 precision: the operands are rounded to fp16 as they enter shared
+// memory (the products and sums stay fp32), as the cooperative-matrix
+// kernels compute.
+layout(constant_id = 19) const bool ROUND_F16 = false;
 
 layout(binding = 0) readonly buffer ABuf { float a[]; };
 layout(binding = 0) readonly buffer ABuf4 { vec4 a4[]; };

@@ -4,6 +4,8 @@
 // writes them K-major into shared stage s. 128-bit loads along A's contiguous
 // dimension when VEC_A; scalar loads ordered so that neighbouring invocations
 // read neighbouring addresses otherwise. Zeros outside the matrix / split.
+// The core defines the shared layout: store_a1(stage, k, m, value) and
+// store_a4(stage, k, m / 4, values of m .. m + 3).
 #ifndef VKSERVE_GEMM_LOAD_A_GLSL_
 #define VKSERVE_GEMM_LOAD_A_GLSL_
 
@@ -42,16 +44,16 @@ void store_a_step(uint s) {
       const uint i = tid + r * THREADS;
       const uint m = i / (BK / 4);
       const uint kq = (i % (BK / 4)) * 4;
-      [[unroll]] for (uint c = 0; c < 4; ++c) a_tile[s][kq + c][m / 4][m % 4] = a_regs[r][c];
+      [[unroll]] for (uint c = 0; c < 4; ++c) store_a1(s, kq + c, m, a_regs[r][c]);
     } else if (VEC_A) {
       const uint i = tid + r * THREADS;
-      a_tile[s][i / (BM / 4)][i % (BM / 4)] = a_regs[r];
+      store_a4(s, i / (BM / 4), i % (BM / 4), a_regs[r]);
     } else {
       [[unroll]] for (uint c = 0; c < 4; ++c) {
         const uint i = tid + (r * 4 + c) * THREADS;
         const uint m = A_TRANS ? i % BM : i / BK;
         const uint k = A_TRANS ? i / BM : i % BK;
-        a_tile[s][k][m / 4][m % 4] = a_regs[r][c];
+        store_a1(s, k, m, a_regs[r][c]);
       }
     }
   }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Operand loader of the GEMM core (gemm_tile.glsl): B as a strided matrix,
-// the mirror of gemm_load_a.glsl (128-bit loads when VEC_B).
+// the mirror of gemm_load_a.glsl (128-bit loads when VEC_B; the core's
+// store_b1 / store_b4 write shared memory).
 #ifndef VKSERVE_GEMM_LOAD_B_GLSL_
 #define VKSERVE_GEMM_LOAD_B_GLSL_
 
@@ -39,18 +40,18 @@ void store_b_step(uint s) {
   [[unroll]] for (uint r = 0; r < B_REGS; ++r) {
     if (VEC_B && !B_TRANS) {
       const uint i = tid + r * THREADS;
-      b_tile[s][i / (BN / 4)][i % (BN / 4)] = b_regs[r];
+      store_b4(s, i / (BN / 4), i % (BN / 4), b_regs[r]);
     } else if (VEC_B) {
       const uint i = tid + r * THREADS;
       const uint n = i / (BK / 4);
       const uint kq = (i % (BK / 4)) * 4;
-      [[unroll]] for (uint c = 0; c < 4; ++c) b_tile[s][kq + c][n / 4][n % 4] = b_regs[r][c];
+      [[unroll]] for (uint c = 0; c < 4; ++c) store_b1(s, kq + c, n, b_regs[r][c]);
     } else {
       [[unroll]] for (uint c = 0; c < 4; ++c) {
         const uint i = tid + (r * 4 + c) * THREADS;
         const uint n = B_TRANS ? i / BK : i % BN;
         const uint k = B_TRANS ? i % BK : i / BN;
-        b_tile[s][k][n / 4][n % 4] = b_regs[r][c];
+        store_b1(s, k, n, b_regs[r][c]);
       }
     }
   }

@@ -81,13 +81,13 @@ void store_b_step(uint s) {
   if (VEC_B) {
     [[unroll]] for (uint r = 0; r < B_REGS; ++r) {
       const uint i = tid + r * THREADS;
-      b_tile[s][i / (BN / 4)][i % (BN / 4)] = b_regs[r];
+      store_b4(s, i / (BN / 4), i % (BN / 4), b_regs[r]);
     }
   } else {
     [[unroll]] for (uint r = 0; r < B_REGS; ++r) {
       [[unroll]] for (uint c = 0; c < 4; ++c) {
         const uint kk = tid / BN + (r * 4 + c) * (THREADS / BN);
-        b_tile[s][kk][b_col / 4][b_col % 4] = b_regs[r][c];
+        store_b1(s, kk, b_col, b_regs[r][c]);
       }
     }
   }

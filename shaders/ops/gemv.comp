@@ -29,8 +29,15 @@ shared vec4 red[LY * LX];
 uint a_base;
 uint b_base;
 
+// FP16 precision: operands rounded to fp16 as they are loaded (ROUND_F16).
+float r1(float v) { return ROUND_F16 ? unpackHalf2x16(packHalf2x16(vec2(v, 0.0))).x : v; }
+vec4 r4(vec4 v) {
+  return ROUND_F16 ? vec4(unpackHalf2x16(packHalf2x16(v.xy)), unpackHalf2x16(packHalf2x16(v.zw)))
+                   : v;
+}
+
 // op(A)[row][k..k+3] for k < k_end (zeros beyond; rows are checked by callers).
-vec4 load_a4(uint row, uint k, uint k_end) {
+vec4 load_a4_raw(uint row, uint k, uint k_end) {
   if (VEC_A && !A_TRANS) {
     return k < k_end ? a4[(a_base + row * p.lda + k) / 4] : vec4(0.0);
   }
@@ -41,12 +48,12 @@ vec4 load_a4(uint row, uint k, uint k_end) {
   return v;
 }
 
-float load_a(uint row, uint k) {
+float load_a_raw(uint row, uint k) {
   return a[a_base + (A_TRANS ? k * p.lda + row : row * p.lda + k)];
 }
 
 // B[col][k..k+3] (B_TRANS layout), zeros beyond k_end.
-vec4 load_bt4(uint col, uint k, uint k_end) {
+vec4 load_bt4_raw(uint col, uint k, uint k_end) {
   if (VEC_B) return k < k_end ? b4[(b_base + col * p.ldb + k) / 4] : vec4(0.0);
   vec4 v = vec4(0.0);
   [[unroll]] for (uint c = 0; c < 4; ++c) {
@@ -56,7 +63,7 @@ vec4 load_bt4(uint col, uint k, uint k_end) {
 }
 
 // B[k][col..col+3] ([K, N] layout), zeros beyond N.
-vec4 load_bn4(uint k, uint col) {
+vec4 load_bn4_raw(uint k, uint col) {
   if (VEC_B) return b4[(b_base + k * p.ldb + col) / 4];
   vec4 v = vec4(0.0);
   [[unroll]] for (uint c = 0; c < 4; ++c) {
@@ -64,6 +71,11 @@ vec4 load_bn4(uint k, uint col) {
   }
   return v;
 }
+
+vec4 load_a4(uint row, uint k, uint k_end) { return r4(load_a4_raw(row, k, k_end)); }
+float load_a(uint row, uint k) { return r1(load_a_raw(row, k)); }
+vec4 load_bt4(uint col, uint k, uint k_end) { return r4(load_bt4_raw(col, k, k_end)); }
+vec4 load_bn4(uint k, uint col) { return r4(load_bn4_raw(k, col)); }
 
 // Sums red[ty * LX + 0 .. LX) into red[ty * LX] (over x), or
 // red[0 .. LY) * LX + tx into red[tx] (over y).

@@ -11,6 +11,8 @@
 #include "runtime/ops/gemm_plan.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -37,6 +39,13 @@ TEST(GemmPlanTest, EveryOfferedKernelIsEmbedded) {
       plan.tile = &t;
       const bool built = !shaders::Find(plan.shader(kind)).empty();
       EXPECT_EQ(built, t.speed(kind) > 0) << plan.shader(kind);
+    }
+  }
+  for (const CoopmatTile& t : CoopmatTiles()) {
+    for (Kind kind : {Kind::kMatrix, Kind::kIm2col}) {
+      GemmPlan plan;
+      plan.coopmat = &t;
+      EXPECT_FALSE(shaders::Find(plan.shader(kind)).empty()) << plan.shader(kind);
     }
   }
   EXPECT_FALSE(shaders::Find(GemmPlan{}.shader(Kind::kMatrix)).empty());
@@ -165,6 +174,47 @@ TEST(GemmPlanTest, RefusesTilesThatDoNotFit) {
   EXPECT_EQ(ParseGemmPlan("128x64", s, info).status().code(), absl::StatusCode::kUnimplemented);
   info.max_shared_memory = 1024;
   EXPECT_EQ(ChooseGemmPlan(s, info).status().code(), absl::StatusCode::kUnimplemented);
+}
+
+// An H100 as it reports its tensor cores (the shapes are an example: the
+// engine takes whatever the device lists).
+gpu::DeviceInfo WithCoopmat(std::vector<gpu::DeviceInfo::MatrixShape> shapes) {
+  gpu::DeviceInfo info = H100Limits();
+  info.subgroup_size = 32;
+  info.cooperative_matrix_enabled = true;
+  info.coopmat_f16_f32_shapes = std::move(shapes);
+  return info;
+}
+
+TEST(GemmPlanTest, Fp16TakesTensorCoresOnlyWhereReported) {
+  GemmShape s;
+  s.m = s.n = s.k = 1024;
+  s.fp16 = true;
+  auto plan = ChooseGemmPlan(s, WithCoopmat({{16, 8, 16}, {16, 16, 16}}));
+  ASSERT_TRUE(plan.ok());
+  ASSERT_NE(plan->coopmat, nullptr);
+  EXPECT_EQ(plan->coopmat->shape.m, 16u);
+  EXPECT_EQ(plan->coopmat->shape.n, 16u);
+  // No matching shape, another subgroup width, FP32, or skinny M: no coopmat.
+  plan = ChooseGemmPlan(s, WithCoopmat({{16, 8, 16}}));
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->coopmat, nullptr);
+  gpu::DeviceInfo wide = WithCoopmat({{16, 16, 16}});
+  wide.subgroup_size = 64;
+  EXPECT_EQ(ChooseGemmPlan(s, wide)->coopmat, nullptr);
+  s.fp16 = false;
+  EXPECT_EQ(ChooseGemmPlan(s, WithCoopmat({{16, 16, 16}}))->coopmat, nullptr);
+  s.fp16 = true;
+  s.m = 4;
+  EXPECT_TRUE(ChooseGemmPlan(s, WithCoopmat({{16, 16, 16}}))->gemv());
+  // Pinned: refused where the device lacks it.
+  EXPECT_EQ(ParseGemmPlan("cm64x64", s, H100Limits()).status().code(),
+            absl::StatusCode::kUnimplemented);
+  s.b_kind = Kind::kIm2col;
+  plan = ParseGemmPlan("cm64x64/2", s, WithCoopmat({{16, 16, 16}}));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->shader(s.b_kind), "ops/gemm_cm_64x64_16x16x16_im2col");
+  EXPECT_EQ(plan->splits, 2u);
 }
 
 TEST(GemmPlanTest, ParsesPinnedPlans) {
