@@ -2,7 +2,7 @@
 # Copyright 2026 The vkserve Authors.
 #
 # The cuBLAS peers of gemm_bench.py: PyTorch matmul on the same SHAPES in
-# fp32 (TF32 off), TF32 and fp16, each warmed up for a second and then timed
+# fp32 (TF32 off), TF32 and fp16, each warmed up for half a second and then timed
 # with CUDA events over a CUDA graph of 20 launches. Run it in the same
 # device call as gemm_bench.py so both see one machine state.
 #
@@ -20,7 +20,7 @@ from gemm_bench import SHAPES  # noqa: E402
 def time_ms(fn, runs=20):
     stream = torch.cuda.Stream()
     with torch.cuda.stream(stream):
-        end = time.time() + 1.0
+        end = time.time() + 0.5
         while time.time() < end:
             fn()
         torch.cuda.synchronize()
