@@ -16,7 +16,7 @@ set -uo pipefail
 bundle=${1:?usage: gemm_h100.sh BUNDLE CASES [BASELINE]}
 cases=${2:?usage: gemm_h100.sh BUNDLE CASES [BASELINE]}
 baseline=${3:-}
-here=$(cd "$(dirname "$0")" && pwd)
+scripts=$(cd "$(dirname "$0")" && pwd)  # (env.sh sets $here)
 source "$bundle/env.sh"
 export PYTHONUNBUFFERED=1
 clock() { nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,power.draw --format=csv,noheader; }
@@ -27,21 +27,21 @@ VKSERVE_OP_CASES_DIR=$cases timeout 120 "$bundle/bin/runtime_op_cases_test" \
   --gtest_filter='*gemm_fp16*:*gemm_engine_mm*:*gemm_engine_conv*:*gemm_engine_gemv*' 2>&1 |
   grep -E "OK|FAILED|SKIPPED|PASSED|Failure|error" | grep -v "^\[       OK" | tail -40
 echo "== gemm_bench FP32 (this build)"
-python3 "$here/gemm_bench.py" "$bundle/bin/vkserve" --warmup 0.5 --repeat 20
+python3 "$scripts/gemm_bench.py" "$bundle/bin/vkserve" --warmup 0.5 --repeat 20
 if [ -n "$baseline" ]; then
   echo "== gemm_bench FP32 (baseline)"
-  python3 "$here/gemm_bench.py" "$baseline" --warmup 0.5 --repeat 20
+  python3 "$scripts/gemm_bench.py" "$baseline" --warmup 0.5 --repeat 20
 fi
 echo "== gemm_bench FP16 (this build)"
-python3 "$here/gemm_bench.py" "$bundle/bin/vkserve" --precision FP16 --warmup 0.5 --repeat 20
+python3 "$scripts/gemm_bench.py" "$bundle/bin/vkserve" --precision FP16 --warmup 0.5 --repeat 20
 echo "== conv_bench FP32 (this build)"
-python3 "$here/conv_bench.py" "$bundle/bin/vkserve" --warmup 0.5
+python3 "$scripts/conv_bench.py" "$bundle/bin/vkserve" --warmup 0.5
 if [ -n "$baseline" ]; then
   echo "== conv_bench FP32 (baseline)"
-  python3 "$here/conv_bench.py" "$baseline" --warmup 0.5
+  python3 "$scripts/conv_bench.py" "$baseline" --warmup 0.5
 fi
 echo "== conv_bench FP16 (this build)"
-python3 "$here/conv_bench.py" "$bundle/bin/vkserve" --precision FP16 --warmup 0.5
+python3 "$scripts/conv_bench.py" "$bundle/bin/vkserve" --precision FP16 --warmup 0.5
 echo "== cuBLAS peers (PyTorch $(python3 -c 'import torch; print(torch.__version__)'))"
-python3 "$here/gemm_peers.py"
+python3 "$scripts/gemm_peers.py"
 echo "== SM clock after: $(clock)"

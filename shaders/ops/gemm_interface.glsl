@@ -44,6 +44,23 @@ layout(constant_id = 18) const bool POINTWISE = false;  // 1x1, stride 1, no pad
 // kernels compute.
 layout(constant_id = 19) const bool ROUND_F16 = false;
 
+// v rounded to the nearest fp16 value (ties to even), kept in fp32. Done on
+// the bits: a packHalf2x16 / unpackHalf2x16 round trip may be folded away
+// by a driver's compiler (the H100's is). Subnormals round to multiples of
+// 2^-24; beyond fp16's range the result is +-inf.
+float round_f16(float v) {
+  if (!ROUND_F16) return v;
+  const float a = abs(v);
+  if (a >= 65520.0) return v * (1.0 / 0.0);
+  if (a < 6.103515625e-05) return roundEven(v * 16777216.0) * (1.0 / 16777216.0);
+  const uint u = floatBitsToUint(v);
+  return uintBitsToFloat((u + 0x0FFFu + ((u >> 13) & 1u)) & 0xFFFFE000u);
+}
+
+vec4 round_f16(vec4 v) {
+  return ROUND_F16 ? vec4(round_f16(v.x), round_f16(v.y), round_f16(v.z), round_f16(v.w)) : v;
+}
+
 layout(binding = 0) readonly buffer ABuf { float a[]; };
 layout(binding = 0) readonly buffer ABuf4 { vec4 a4[]; };
 layout(binding = 1) readonly buffer BBuf { float b[]; };

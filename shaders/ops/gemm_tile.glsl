@@ -51,15 +51,10 @@ uint m0;      // first output row and column of the block
 uint n0;
 
 // The loaders' shared-memory writes (K-major, 4 rows / columns per vec4).
-float to_shared(float v) { return ROUND_F16 ? unpackHalf2x16(packHalf2x16(vec2(v, 0.0))).x : v; }
-vec4 to_shared4(vec4 v) {
-  return ROUND_F16 ? vec4(unpackHalf2x16(packHalf2x16(v.xy)), unpackHalf2x16(packHalf2x16(v.zw)))
-                   : v;
-}
-void store_a1(uint s, uint k, uint m, float v) { a_tile[s][k][m / 4][m % 4] = to_shared(v); }
-void store_a4(uint s, uint k, uint mq, vec4 v) { a_tile[s][k][mq] = to_shared4(v); }
-void store_b1(uint s, uint k, uint n, float v) { b_tile[s][k][n / 4][n % 4] = to_shared(v); }
-void store_b4(uint s, uint k, uint nq, vec4 v) { b_tile[s][k][nq] = to_shared4(v); }
+void store_a1(uint s, uint k, uint m, float v) { a_tile[s][k][m / 4][m % 4] = round_f16(v); }
+void store_a4(uint s, uint k, uint mq, vec4 v) { a_tile[s][k][mq] = round_f16(v); }
+void store_b1(uint s, uint k, uint n, float v) { b_tile[s][k][n / 4][n % 4] = round_f16(v); }
+void store_b4(uint s, uint k, uint nq, vec4 v) { b_tile[s][k][nq] = round_f16(v); }
 
 #include "gemm_load_a.glsl"
 #if B_IM2COL

@@ -30,11 +30,8 @@ uint a_base;
 uint b_base;
 
 // FP16 precision: operands rounded to fp16 as they are loaded (ROUND_F16).
-float r1(float v) { return ROUND_F16 ? unpackHalf2x16(packHalf2x16(vec2(v, 0.0))).x : v; }
-vec4 r4(vec4 v) {
-  return ROUND_F16 ? vec4(unpackHalf2x16(packHalf2x16(v.xy)), unpackHalf2x16(packHalf2x16(v.zw)))
-                   : v;
-}
+float r1(float v) { return round_f16(v); }
+vec4 r4(vec4 v) { return round_f16(v); }
 
 // op(A)[row][k..k+3] for k < k_end (zeros beyond; rows are checked by callers).
 vec4 load_a4_raw(uint row, uint k, uint k_end) {
