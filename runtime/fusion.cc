@@ -100,8 +100,9 @@ absl::StatusOr<int> FuseEpilogues(Graph* graph, const std::vector<const Op*>& op
         const auto& s3 = *shapes3;
         const bool is_bias = graph->initializers.count(other) && s1.count(out) && s3.count(out) &&
                              !s1.at(out).shape.empty() && !s3.at(out).shape.empty() &&
-                             s1.at(out).dtype == DataType::kFloat &&
-                             graph->initializers.at(other).dtype == DataType::kFloat &&
+                             (s1.at(out).dtype == DataType::kFloat ||
+                              s1.at(out).dtype == DataType::kFloat16) &&
+                             graph->initializers.at(other).dtype == s1.at(out).dtype &&
                              graph->initializers.at(other).shape ==
                                  std::vector<int64_t>{s1.at(out).shape.back()} &&
                              s1.at(out).shape.back() == s3.at(out).shape.back();
@@ -124,7 +125,9 @@ absl::StatusOr<int> FuseEpilogues(Graph* graph, const std::vector<const Op*>& op
         const bool same_shape = s1.count(other) && s1.count(out) && s3.count(other) &&
                                 s3.count(out) && s1.at(other).shape == s1.at(out).shape &&
                                 s3.at(other).shape == s3.at(out).shape &&
-                                s1.at(other).dtype == DataType::kFloat;
+                                s1.at(other).dtype == s1.at(out).dtype &&
+                                (s1.at(out).dtype == DataType::kFloat ||
+                                 s1.at(out).dtype == DataType::kFloat16);
         if (ready_before && same_shape) {
           const size_t slot = static_cast<size_t>(slots->residual_input);
           if (producer.inputs.size() <= slot) producer.inputs.resize(slot + 1);

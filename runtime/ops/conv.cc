@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Conv (opsets 1-27), fp32, 1-D and 2-D, with groups, strides, dilations,
+// Conv (opsets 1-27), fp32 and fp16 (fp32 sums), 1-D and 2-D, with groups, strides, dilations,
 // pads / auto_pad and an optional bias, plus the fused epilogue a fusion pass
 // records on the node (activation, residual add), applied in the store.
 // Two GPU paths:
@@ -28,6 +28,7 @@ namespace {
 
 // Resolved shapes of one Conv at one signature.
 struct ConvShape {
+  DataType dtype = DataType::kFloat;  // every tensor's
   int64_t batch = 0, c_in = 0, c_out = 0, group = 1, cin_g = 0, cout_g = 0;
   Window window;
   std::vector<int64_t> output;  // full output shape
@@ -35,8 +36,12 @@ struct ConvShape {
 
 absl::StatusOr<ConvShape> ResolveConv(const Node& node, const TensorDesc& x, const TensorDesc& w,
                                       const TensorDesc* b) {
-  RETURN_IF_ERROR(CheckDataType(x.dtype, {DataType::kFloat}, "Conv input X"));
-  RETURN_IF_ERROR(CheckDataType(w.dtype, {DataType::kFloat}, "Conv input W"));
+  RETURN_IF_ERROR(CheckDataType(x.dtype, {DataType::kFloat, DataType::kFloat16}, "Conv input X"));
+  if (w.dtype != x.dtype) {
+    return absl::InvalidArgumentError(absl::StrCat("Conv input W is ",
+                                                   std::string(DataTypeName(w.dtype)), "; X is ",
+                                                   std::string(DataTypeName(x.dtype))));
+  }
   if (x.shape.size() < 3 || w.shape.size() != x.shape.size()) {
     return absl::InvalidArgumentError(absl::StrCat("X ", ShapeString(x.shape), " and W ",
                                                    ShapeString(w.shape),
@@ -47,6 +52,7 @@ absl::StatusOr<ConvShape> ResolveConv(const Node& node, const TensorDesc& x, con
         absl::StrCat("only 1-D and 2-D Conv are supported; X is ", ShapeString(x.shape)));
   }
   ConvShape s;
+  s.dtype = x.dtype;
   s.batch = x.shape[0];
   s.c_in = x.shape[1];
   s.c_out = w.shape[0];
@@ -68,7 +74,11 @@ absl::StatusOr<ConvShape> ResolveConv(const Node& node, const TensorDesc& x, con
   }
   ASSIGN_OR_RETURN(s.window, ForwardWindow(node, spatial, kernel, /*ceil_mode=*/false));
   if (b != nullptr) {
-    RETURN_IF_ERROR(CheckDataType(b->dtype, {DataType::kFloat}, "Conv input B"));
+    if (b->dtype != x.dtype) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Conv input B is ", std::string(DataTypeName(b->dtype)), "; X is ",
+          std::string(DataTypeName(x.dtype))));
+    }
     if (b->shape.size() != 1 || b->shape[0] != s.c_out) {
       return absl::InvalidArgumentError(
           absl::StrCat("B ", ShapeString(b->shape), " must be [", s.c_out, "]"));
@@ -140,13 +150,14 @@ class ConvOp : public Op {
     ASSIGN_OR_RETURN(Epilogue e, GetEpilogue(ctx.node));
     if (e.residual != Epilogue::Residual::kNone) {
       ASSIGN_OR_RETURN(const TensorDesc* r, RequireInput(ctx, e.residual_input));
-      if (r->dtype != DataType::kFloat || r->shape != s.output) {
-        return absl::InvalidArgumentError(absl::StrCat("fused residual ", r->ToString(),
-                                                       " must be float", ShapeString(s.output)));
+      if (r->dtype != s.dtype || r->shape != s.output) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("fused residual ", r->ToString(), " must be ",
+                         std::string(DataTypeName(s.dtype)), ShapeString(s.output)));
       }
     }
     ctx.outputs.resize(1);
-    ctx.outputs[0].dtype = DataType::kFloat;
+    ctx.outputs[0].dtype = s.dtype;
     ctx.outputs[0].shape = s.output;
     return absl::OkStatus();
   }
@@ -162,6 +173,9 @@ class ConvOp : public Op {
     const uint32_t act = static_cast<uint32_t>(e.activation.kind);
     const uint32_t residual = static_cast<uint32_t>(e.residual);
 
+    if (s.cin_g == 1 && s.dtype == DataType::kFloat16) {
+      return absl::UnimplementedError("fp16 depthwise Conv is not supported");
+    }
     if (s.cin_g == 1) {
       // One invocation per QUAD outputs of a row (conv_direct.comp).
       const int64_t quad = g.stride_w == 1 ? 4 : 1;
@@ -207,6 +221,7 @@ class ConvOp : public Op {
     }
     p.output = OutputView{out_hw, s.cout_g * out_hw, out_hw, s.c_out * out_hw};
     p.epilogue = e;
+    p.dtype = s.dtype;
     return CreateGemmKernel(ctx, std::move(p));
   }
 };

@@ -30,10 +30,11 @@ gpu::BufferRange InputOrPlaceholder(const RecordContext& ctx, int i) {
   return ctx.inputs[0];
 }
 
-absl::Status CheckAligned16(const gpu::BufferRange& r, const char* what) {
-  if (r.offset % 16 != 0) {
-    return absl::InternalError(absl::StrCat("GEMM vector path needs a 16-byte aligned ", what,
-                                            "; its offset is ", r.offset));
+// Vector loads and stores move 4 elements: 16 bytes, or 8 for fp16.
+absl::Status CheckAligned(const gpu::BufferRange& r, uint32_t bytes, const char* what) {
+  if (r.offset % bytes != 0) {
+    return absl::InternalError(absl::StrCat("GEMM vector path needs a ", bytes, "-byte aligned ",
+                                            what, "; its offset is ", r.offset));
   }
   return absl::OkStatus();
 }
@@ -49,6 +50,7 @@ class GemmKernel : public Kernel {
     uint32_t scratch = 0;
     int a_input = 0, b_input = 1, c_input = -1, residual_input = -1;
     bool vec_a = false, vec_b = false, vec_out = false;
+    uint32_t vec_bytes = 16;
   };
   explicit GemmKernel(Config c) : c_(std::move(c)) {}
 
@@ -59,12 +61,13 @@ class GemmKernel : public Kernel {
     const gpu::BufferRange bias = InputOrPlaceholder(ctx, c_.c_input);
     const gpu::BufferRange residual = InputOrPlaceholder(ctx, c_.residual_input);
     const gpu::BufferRange out = c_.reduce ? ctx.scratch[c_.scratch] : ctx.outputs[0];
-    if (c_.vec_a) RETURN_IF_ERROR(CheckAligned16(a, "A"));
-    if (c_.vec_b) RETURN_IF_ERROR(CheckAligned16(b, "B"));
+    const uint32_t vb = c_.vec_bytes;
+    if (c_.vec_a) RETURN_IF_ERROR(CheckAligned(a, vb, "A"));
+    if (c_.vec_b) RETURN_IF_ERROR(CheckAligned(b, vb, "B"));
     if (c_.vec_out) {
-      RETURN_IF_ERROR(CheckAligned16(out, "output"));
-      RETURN_IF_ERROR(CheckAligned16(ctx.outputs[0], "output"));
-      if (c_.residual_input >= 0) RETURN_IF_ERROR(CheckAligned16(residual, "residual"));
+      RETURN_IF_ERROR(CheckAligned(out, c_.reduce ? 16 : vb, "output"));
+      RETURN_IF_ERROR(CheckAligned(ctx.outputs[0], vb, "output"));
+      if (c_.residual_input >= 0) RETURN_IF_ERROR(CheckAligned(residual, vb, "residual"));
     }
     const gpu::Binding bindings[] = {{a, gpu::Access::kRead},
                                      {b, gpu::Access::kRead},
@@ -95,6 +98,7 @@ GemmOperandKind KindOf(const GemmProblem& p) {
 GemmShape ShapeOf(const GemmProblem& p) {
   GemmShape s;
   s.fp16 = p.precision == Precision::kFp16;
+  s.f16_io = p.dtype == DataType::kFloat16;
   s.m = p.m;
   s.n = p.n;
   s.k = p.k;
@@ -191,6 +195,12 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateGemmKernel(KernelContext& ctx, Gem
   for (int64_t d : p.batch) batch *= d;
   const gpu::DeviceInfo& info = ctx.device().info();
   const GemmOperandKind kind = KindOf(p);
+  const bool f16_io = p.dtype == DataType::kFloat16;
+  if (f16_io && !ctx.device().has_16bit_storage()) {
+    return absl::UnimplementedError(
+        "fp16 GEMMs need 16-bit storage buffers, which this device lacks");
+  }
+  c.vec_bytes = f16_io ? 8 : 16;
   ASSIGN_OR_RETURN(GemmPlan plan, PlanFor(ctx.node(), p, info));
   if (static_cast<double>(total) * plan.splits >= static_cast<double>(kMaxElements) ||
       static_cast<uint64_t>(total) * plan.splits * 4 > info.max_storage_buffer_range) {
@@ -254,7 +264,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateGemmKernel(KernelContext& ctx, Gem
       im2col ? U32(w.dilation_h) : 1u, im2col ? U32(w.dilation_w) : 1u,
       im2col && p.b_im2col->pointwise, p.precision == Precision::kFp16};
   ASSIGN_OR_RETURN(c.main,
-                   ctx.GetPipeline(plan.shader(kind), kBindings, kPushBytes, local, spec));
+                   ctx.GetPipeline(plan.shader(kind, f16_io), kBindings, kPushBytes, local, spec));
 
   // Batch dims, padded on the outside to three.
   std::vector<int64_t> dims(3 - p.batch.size(), 1), as(3 - p.batch.size(), 0),
@@ -278,7 +288,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateGemmKernel(KernelContext& ctx, Gem
   if (split) {
     c.scratch = ctx.RequestScratch(static_cast<uint64_t>(total) * plan.splits * 4);
     ASSIGN_OR_RETURN(c.reduce,
-                     ctx.GetPipeline("ops/gemm_reduce", kBindings, kPushBytes, {kReduceLocal, 1, 1},
+                     ctx.GetPipeline(f16_io ? "ops/gemm_reduce_f16" : "ops/gemm_reduce", kBindings,
+                                     kPushBytes, {kReduceLocal, 1, 1},
                                      {false, false, false, false, c.vec_out, has_c, act, residual,
                                       false}));
     c.reduce_groups = GroupsFor(c.vec_out ? total / 4 : total, kReduceLocal, ctx.device());

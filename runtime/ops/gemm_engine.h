@@ -93,6 +93,9 @@ struct GemmProblem {
   // device has them). CreateGemmKernel takes it from the node
   // (GetPrecision), as a load-time pass recorded it.
   Precision precision = Precision::kFp32;
+  // The tensors' element type, kFloat or kFloat16 (every operand, C, the
+  // residual and Y alike; sums in fp32 either way).
+  DataType dtype = DataType::kFloat;
 };
 
 // The kernel computing `problem` for the node of `ctx` (whose

@@ -193,14 +193,15 @@ double GemmTile::speed(GemmOperandKind kind) const {
 std::span<const GemmTile> GemmTiles() { return kGemmTiles; }
 std::span<const CoopmatTile> CoopmatTiles() { return kCoopmatTiles; }
 
-std::string GemmPlan::shader(GemmOperandKind b_kind) const {
-  if (gemv()) return "ops/gemv";
+std::string GemmPlan::shader(GemmOperandKind b_kind, bool f16_io) const {
+  const char* io = f16_io ? "_f16" : "";
+  if (gemv()) return absl::StrCat("ops/gemv", io);
   const char* loader = b_kind == GemmOperandKind::kMatrix ? "" : "_im2col";
   if (coopmat != nullptr) {
     return absl::StrCat("ops/gemm_cm_", coopmat->name, "_", coopmat->shape.m, "x",
-                        coopmat->shape.n, "x", coopmat->shape.k, loader);
+                        coopmat->shape.n, "x", coopmat->shape.k, loader, io);
   }
-  return absl::StrCat("ops/gemm_", tile->name, loader);
+  return absl::StrCat("ops/gemm_", tile->name, loader, io);
 }
 
 std::array<uint32_t, 3> GemvLocal(bool b_trans) {
@@ -211,7 +212,7 @@ std::array<uint32_t, 3> GemvLocal(bool b_trans) {
 
 absl::StatusOr<GemmPlan> ChooseGemmPlan(const GemmShape& s, const gpu::DeviceInfo& info) {
   if (s.b_kind == GemmOperandKind::kMatrix && s.m <= kGemvMaxM) return ChooseGemv(s, info);
-  if (s.fp16) {
+  if (s.fp16 && !s.f16_io) {
     if (std::optional<GemmPlan> plan = ChooseCoopmat(s, info)) return *plan;
   }
   const Calibration& c = CalibrationFor(s.b_kind, info);
@@ -274,7 +275,7 @@ absl::StatusOr<GemmPlan> ParseGemmPlan(std::string_view spec, const GemmShape& s
   }
   if (kernel.substr(0, 2) == "cm") {
     for (const CoopmatTile& t : kCoopmatTiles) {
-      if (kernel.substr(2) != t.name || !CoopmatUsable(t, info)) continue;
+      if (kernel.substr(2) != t.name || !CoopmatUsable(t, info) || s.f16_io) continue;
       plan.coopmat = &t;
       SetChunk(s.k, splits, t.bk, &plan);
       return plan;
@@ -285,8 +286,9 @@ absl::StatusOr<GemmPlan> ParseGemmPlan(std::string_view spec, const GemmShape& s
   for (const GemmTile& t : kGemmTiles) {
     if (kernel != t.name) continue;
     if (t.speed(s.b_kind) <= 0 || !Fits(t, info)) {
-      return absl::UnimplementedError(absl::StrCat(
-          kGemmPlanAttr, " tile ", t.name, " is not built for this operand or does not fit the device"));
+      return absl::UnimplementedError(absl::StrCat(kGemmPlanAttr, " tile ", t.name,
+                                                   " is not built for this operand or does not "
+                                                   "fit the device"));
     }
     plan.tile = &t;
     SetChunk(s.k, splits, t.bk, &plan);

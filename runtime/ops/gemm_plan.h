@@ -70,7 +70,8 @@ struct GemmShape {
   int64_t batch = 1;  // product of the batch dims (Conv: groups)
   bool b_trans = false;
   GemmOperandKind b_kind = GemmOperandKind::kMatrix;
-  bool fp16 = false;  // Precision::kFp16: tensor-core kernels allowed
+  bool fp16 = false;    // Precision::kFp16: tensor-core kernels allowed
+  bool f16_io = false;  // fp16 tensors (the "_f16" variants; no tensor cores yet)
 };
 
 struct GemmPlan {
@@ -81,8 +82,8 @@ struct GemmPlan {
   bool gemv() const { return tile == nullptr && coopmat == nullptr; }
   // The embedded shader: "ops/gemv", "ops/gemm_<BM>x<BN>",
   // "ops/gemm_cm_<BM>x<BN>_<M>x<N>x<K>", each tile with "_im2col" for that
-  // B loader.
-  std::string shader(GemmOperandKind b_kind) const;
+  // B loader; with f16_io the fp16-tensor variant ("_f16").
+  std::string shader(GemmOperandKind b_kind, bool f16_io = false) const;
 };
 
 // gemv.comp: rows of op(A) per workgroup, the largest M it is chosen for,

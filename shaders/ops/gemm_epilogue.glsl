@@ -6,20 +6,21 @@
 //   [v += residual]
 //
 // C broadcasts through its strides (a bias is C with c_stride_n = 0 or 1);
-// the residual has Y's layout. Needs gemm_interface.glsl.
+// the residual has Y's layout. Stores convert to Y's type (the F16_IO
+// variants' cast); split-K partial sums stay fp32. Needs gemm_interface.glsl.
 #ifndef VKSERVE_GEMM_EPILOGUE_GLSL_
 #define VKSERVE_GEMM_EPILOGUE_GLSL_
 
 float c_at(uint z, uint row, uint col) {
-  return c[z * p.c_batch + row * p.c_stride_m + col * p.c_stride_n];
+  return float(c[z * p.c_batch + row * p.c_stride_m + col * p.c_stride_n]);
 }
 
 float finish(float v, uint z, uint row, uint col, uint idx) {
   v *= p.alpha;
   if (HAS_C) v += p.beta * c_at(z, row, col);
-  if (RESIDUAL == 1u) v += res[idx];
+  if (RESIDUAL == 1u) v += float(res[idx]);
   v = apply_activation(ACTIVATION, v, p.act_alpha, p.act_beta);
-  if (RESIDUAL == 2u) v += res[idx];
+  if (RESIDUAL == 2u) v += float(res[idx]);
   return v;
 }
 
@@ -30,13 +31,13 @@ vec4 finish4(vec4 v, uint z, uint row, uint col, uint idx) {
     v += p.beta * vec4(c_at(z, row, col), c_at(z, row, col + 1u), c_at(z, row, col + 2u),
                        c_at(z, row, col + 3u));
   }
-  if (RESIDUAL == 1u) v += res4[idx / 4u];
+  if (RESIDUAL == 1u) v += vec4(res4[idx / 4u]);
   if (ACTIVATION != ACT_NONE) {
     [[unroll]] for (uint i = 0; i < 4; ++i) {
       v[i] = apply_activation(ACTIVATION, v[i], p.act_alpha, p.act_beta);
     }
   }
-  if (RESIDUAL == 2u) v += res4[idx / 4u];
+  if (RESIDUAL == 2u) v += vec4(res4[idx / 4u]);
   return v;
 }
 
@@ -44,20 +45,20 @@ vec4 finish4(vec4 v, uint z, uint row, uint col, uint idx) {
 // dense partial buffer, or finished into Y's view.
 void store1(float v, uint z, uint split, uint row, uint col) {
   if (PARTIAL) {
-    y[((split * p.batch + z) * p.m + row) * p.n + col] = v;
+    part[((split * p.batch + z) * p.m + row) * p.n + col] = v;
   } else {
     const uint idx = output_index(z, row, col);
-    y[idx] = finish(v, z, row, col, idx);
+    y[idx] = IO_T(finish(v, z, row, col, idx));
   }
 }
 
 // Four consecutive columns (VEC_OUT: n_inner and Y's strides multiples of 4).
 void store4(vec4 v, uint z, uint split, uint row, uint col) {
   if (PARTIAL) {
-    y4[(((split * p.batch + z) * p.m + row) * p.n + col) / 4u] = v;
+    part4[(((split * p.batch + z) * p.m + row) * p.n + col) / 4u] = v;
   } else {
     const uint idx = output_index(z, row, col);
-    y4[idx / 4u] = finish4(v, z, row, col, idx);
+    y4[idx / 4u] = IO_T4(finish4(v, z, row, col, idx));
   }
 }
 

@@ -61,15 +61,30 @@ vec4 round_f16(vec4 v) {
   return ROUND_F16 ? vec4(round_f16(v.x), round_f16(v.y), round_f16(v.z), round_f16(v.w)) : v;
 }
 
-layout(binding = 0) readonly buffer ABuf { float a[]; };
-layout(binding = 0) readonly buffer ABuf4 { vec4 a4[]; };
-layout(binding = 1) readonly buffer BBuf { float b[]; };
-layout(binding = 1) readonly buffer BBuf4 { vec4 b4[]; };
-layout(binding = 2) readonly buffer CBuf { float c[]; };
-layout(binding = 3) readonly buffer ResBuf { float res[]; };
-layout(binding = 3) readonly buffer ResBuf4 { vec4 res4[]; };
-layout(binding = 4) writeonly buffer YBuf { float y[]; };
-layout(binding = 4) writeonly buffer YBuf4 { vec4 y4[]; };
+// The tensors' element type: fp32, or fp16 in the F16_IO variants (models
+// stored in float16; the arithmetic stays fp32). Split-K partial sums are
+// fp32 either way.
+#if defined(F16_IO) && F16_IO
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#define IO_T float16_t
+#define IO_T4 f16vec4
+#else
+#define IO_T float
+#define IO_T4 vec4
+#endif
+
+layout(binding = 0) readonly buffer ABuf { IO_T a[]; };
+layout(binding = 0) readonly buffer ABuf4 { IO_T4 a4[]; };
+layout(binding = 1) readonly buffer BBuf { IO_T b[]; };
+layout(binding = 1) readonly buffer BBuf4 { IO_T4 b4[]; };
+layout(binding = 2) readonly buffer CBuf { IO_T c[]; };
+layout(binding = 3) readonly buffer ResBuf { IO_T res[]; };
+layout(binding = 3) readonly buffer ResBuf4 { IO_T4 res4[]; };
+layout(binding = 4) writeonly buffer YBuf { IO_T y[]; };
+layout(binding = 4) writeonly buffer YBuf4 { IO_T4 y4[]; };
+layout(binding = 4) writeonly buffer PartBuf { float part[]; };
+layout(binding = 4) writeonly buffer PartBuf4 { vec4 part4[]; };
 
 // 32 words: the 128 bytes every Vulkan device offers.
 layout(push_constant) uniform Params {

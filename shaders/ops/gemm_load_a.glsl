@@ -11,7 +11,7 @@
 
 float load_a(uint row, uint k, uint k_end) {
   if (row >= p.m || k >= k_end) return 0.0;
-  return a[a_base + (A_TRANS ? k * p.lda + row : row * p.lda + k)];
+  return float(a[a_base + (A_TRANS ? k * p.lda + row : row * p.lda + k)]);
 }
 
 void load_a_step(uint k0, uint k_end) {
@@ -21,12 +21,12 @@ void load_a_step(uint k0, uint k_end) {
       const uint i = tid + r * THREADS;
       const uint row = m0 + i / (BK / 4);
       const uint k = k0 + (i % (BK / 4)) * 4;
-      a_regs[r] = row < p.m && k < k_end ? a4[(a_base + row * p.lda + k) / 4] : vec4(0.0);
+      a_regs[r] = row < p.m && k < k_end ? vec4(a4[(a_base + row * p.lda + k) / 4]) : vec4(0.0);
     } else if (VEC_A) {  // 4 consecutive rows of one k
       const uint i = tid + r * THREADS;
       const uint k = k0 + i / (BM / 4);
       const uint row = m0 + (i % (BM / 4)) * 4;
-      a_regs[r] = row < p.m && k < k_end ? a4[(a_base + k * p.lda + row) / 4] : vec4(0.0);
+      a_regs[r] = row < p.m && k < k_end ? vec4(a4[(a_base + k * p.lda + row) / 4]) : vec4(0.0);
     } else {
       [[unroll]] for (uint c = 0; c < 4; ++c) {
         const uint i = tid + (r * 4 + c) * THREADS;

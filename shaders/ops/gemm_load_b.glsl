@@ -9,7 +9,7 @@ void init_b_loader() {}
 
 float load_b(uint k, uint col, uint k_end) {
   if (col >= p.n || k >= k_end) return 0.0;
-  return b[b_base + (B_TRANS ? col * p.ldb + k : k * p.ldb + col)];
+  return float(b[b_base + (B_TRANS ? col * p.ldb + k : k * p.ldb + col)]);
 }
 
 void load_b_step(uint k0, uint k_end) {
@@ -19,12 +19,12 @@ void load_b_step(uint k0, uint k_end) {
       const uint i = tid + r * THREADS;
       const uint k = k0 + i / (BN / 4);
       const uint col = n0 + (i % (BN / 4)) * 4;
-      b_regs[r] = col < p.n && k < k_end ? b4[(b_base + k * p.ldb + col) / 4] : vec4(0.0);
+      b_regs[r] = col < p.n && k < k_end ? vec4(b4[(b_base + k * p.ldb + col) / 4]) : vec4(0.0);
     } else if (VEC_B) {  // 4 consecutive k of one column
       const uint i = tid + r * THREADS;
       const uint col = n0 + i / (BK / 4);
       const uint k = k0 + (i % (BK / 4)) * 4;
-      b_regs[r] = col < p.n && k < k_end ? b4[(b_base + col * p.ldb + k) / 4] : vec4(0.0);
+      b_regs[r] = col < p.n && k < k_end ? vec4(b4[(b_base + col * p.ldb + k) / 4]) : vec4(0.0);
     } else {
       [[unroll]] for (uint c = 0; c < 4; ++c) {
         const uint i = tid + (r * 4 + c) * THREADS;

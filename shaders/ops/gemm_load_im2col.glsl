@@ -40,7 +40,7 @@ void init_b_loader() {
 
 float load_x(uint k) {
   if (!b_col_valid || k >= p.k) return 0.0;
-  if (POINTWISE) return b[x_base + k * p.n_inner + uint(ix0)];
+  if (POINTWISE) return float(b[x_base + k * p.n_inner + uint(ix0)]);
   const uint ci = k / KHW;
   const uint r = k - ci * KHW;
   const uint ky = r / KW;
@@ -48,7 +48,7 @@ float load_x(uint k) {
   const int iy = iy0 + int(ky * DH);
   const int ix = ix0 + int(kx * DW);
   if (iy < 0 || ix < 0 || iy >= int(p.in_h) || ix >= int(p.in_w)) return 0.0;
-  return b[x_base + (ci * p.in_h + uint(iy)) * p.in_w + uint(ix)];
+  return float(b[x_base + (ci * p.in_h + uint(iy)) * p.in_w + uint(ix)]);
 }
 
 void load_b_step(uint k0, uint k_end) {
@@ -62,7 +62,7 @@ void load_b_step(uint k0, uint k_end) {
       if (col < p.n && k < k_end) {
         const uint image = col / p.n_inner;
         const uint pix = col - image * p.n_inner;
-        v = b4[(image * p.ldb + b_base + k * p.n_inner + pix) / 4];
+        v = vec4(b4[(image * p.ldb + b_base + k * p.n_inner + pix) / 4]);
       }
       b_regs[r] = v;
     }

@@ -36,35 +36,35 @@ vec4 r4(vec4 v) { return round_f16(v); }
 // op(A)[row][k..k+3] for k < k_end (zeros beyond; rows are checked by callers).
 vec4 load_a4_raw(uint row, uint k, uint k_end) {
   if (VEC_A && !A_TRANS) {
-    return k < k_end ? a4[(a_base + row * p.lda + k) / 4] : vec4(0.0);
+    return k < k_end ? vec4(a4[(a_base + row * p.lda + k) / 4]) : vec4(0.0);
   }
   vec4 v = vec4(0.0);
   [[unroll]] for (uint c = 0; c < 4; ++c) {
-    if (k + c < k_end) v[c] = a[a_base + (A_TRANS ? (k + c) * p.lda + row : row * p.lda + k + c)];
+    if (k + c < k_end) v[c] = float(a[a_base + (A_TRANS ? (k + c) * p.lda + row : row * p.lda + k + c)]);
   }
   return v;
 }
 
 float load_a_raw(uint row, uint k) {
-  return a[a_base + (A_TRANS ? k * p.lda + row : row * p.lda + k)];
+  return float(a[a_base + (A_TRANS ? k * p.lda + row : row * p.lda + k)]);
 }
 
 // B[col][k..k+3] (B_TRANS layout), zeros beyond k_end.
 vec4 load_bt4_raw(uint col, uint k, uint k_end) {
-  if (VEC_B) return k < k_end ? b4[(b_base + col * p.ldb + k) / 4] : vec4(0.0);
+  if (VEC_B) return k < k_end ? vec4(b4[(b_base + col * p.ldb + k) / 4]) : vec4(0.0);
   vec4 v = vec4(0.0);
   [[unroll]] for (uint c = 0; c < 4; ++c) {
-    if (k + c < k_end) v[c] = b[b_base + col * p.ldb + k + c];
+    if (k + c < k_end) v[c] = float(b[b_base + col * p.ldb + k + c]);
   }
   return v;
 }
 
 // B[k][col..col+3] ([K, N] layout), zeros beyond N.
 vec4 load_bn4_raw(uint k, uint col) {
-  if (VEC_B) return b4[(b_base + k * p.ldb + col) / 4];
+  if (VEC_B) return vec4(b4[(b_base + k * p.ldb + col) / 4]);
   vec4 v = vec4(0.0);
   [[unroll]] for (uint c = 0; c < 4; ++c) {
-    if (col + c < p.n) v[c] = b[b_base + k * p.ldb + col + c];
+    if (col + c < p.n) v[c] = float(b[b_base + k * p.ldb + col + c]);
   }
   return v;
 }
