@@ -37,8 +37,10 @@ TEST(GemmPlanTest, EveryOfferedKernelIsEmbedded) {
     for (Kind kind : {Kind::kMatrix, Kind::kIm2col, Kind::kPointwise}) {
       GemmPlan plan;
       plan.tile = &t;
-      const bool built = !shaders::Find(plan.shader(kind)).empty();
-      EXPECT_EQ(built, t.speed(kind) > 0) << plan.shader(kind);
+      for (bool f16_io : {false, true}) {
+        const bool built = !shaders::Find(plan.shader(kind, f16_io)).empty();
+        EXPECT_EQ(built, t.speed(kind) > 0) << plan.shader(kind, f16_io);
+      }
     }
   }
   for (const CoopmatTile& t : CoopmatTiles()) {
@@ -49,7 +51,9 @@ TEST(GemmPlanTest, EveryOfferedKernelIsEmbedded) {
     }
   }
   EXPECT_FALSE(shaders::Find(GemmPlan{}.shader(Kind::kMatrix)).empty());
+  EXPECT_FALSE(shaders::Find(GemmPlan{}.shader(Kind::kMatrix, /*f16_io=*/true)).empty());
   EXPECT_FALSE(shaders::Find("ops/gemm_reduce").empty());
+  EXPECT_FALSE(shaders::Find("ops/gemm_reduce_f16").empty());
 }
 
 struct Golden {
@@ -204,6 +208,10 @@ TEST(GemmPlanTest, Fp16TakesTensorCoresOnlyWhereReported) {
   EXPECT_EQ(ChooseGemmPlan(s, wide)->coopmat, nullptr);
   s.fp16 = false;
   EXPECT_EQ(ChooseGemmPlan(s, WithCoopmat({{16, 16, 16}}))->coopmat, nullptr);
+  s.fp16 = true;  // fp16 tensors have no tensor-core variant yet
+  s.f16_io = true;
+  EXPECT_EQ(ChooseGemmPlan(s, WithCoopmat({{16, 16, 16}}))->coopmat, nullptr);
+  s.f16_io = false;
   s.fp16 = true;
   s.m = 4;
   EXPECT_TRUE(ChooseGemmPlan(s, WithCoopmat({{16, 16, 16}}))->gemv());
