@@ -24,7 +24,7 @@ echo "== date $(date -u +%FT%TZ)  SM clock before: $(clock)"
 "$bundle/bin/vkserve" devices 2>&1 | grep -E "\[|matrix|subgroup"
 echo "== op cases (GEMM engine, FP16, tensor cores)"
 VKSERVE_OP_CASES_DIR=$cases timeout 120 "$bundle/bin/runtime_op_cases_test" \
-  --gtest_filter='*gemm_fp16*:*gemm_engine_mm*:*gemm_engine_conv*:*gemm_engine_gemv*' 2>&1 |
+  --gtest_filter='*gemm_fp16*:*gemm_f16io*:*gemm_engine_mm*:*gemm_engine_conv*:*gemm_engine_gemv*' 2>&1 |
   grep -E "OK|FAILED|SKIPPED|PASSED|Failure|error" | grep -v "^\[       OK" | tail -40
 echo "== gemm_bench FP32 (this build)"
 python3 "$scripts/gemm_bench.py" "$bundle/bin/vkserve" --warmup 0.5 --repeat 20
