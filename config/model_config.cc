@@ -242,6 +242,10 @@ absl::Status CheckExtension(const ConfigSource& src, const ModelConfig& c, Model
       return src.Error(at, absl::StrCat(Quote(o.name()), " is listed twice"));
     }
   }
+  if (x.precision() != Extension::FP32 && x.precision() != Extension::FP16) {
+    return src.Error({{"vkserve"}, {"precision"}}, "must be FP32 or FP16");
+  }
+  s->fp16 = x.precision() == Extension::FP16;
   for (int i = 0; i < x.free_dimension_override_size(); ++i) {
     const Extension::FreeDimensionOverride& d = x.free_dimension_override(i);
     FieldPath at = {{"vkserve"}, {"free_dimension_override", i}};

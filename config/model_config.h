@@ -58,6 +58,8 @@ struct ModelSettings {
   // Vulkan device selector from vkserve.device or instance_group.gpus; ""
   // means the server's device. Checked against real devices at load time.
   std::string device;
+  // vkserve.precision: FP16 GEMM arithmetic (ModelOptions::precision).
+  bool fp16 = false;
   // Free dimension overrides, as ModelOptions takes them.
   std::map<std::string, int64_t> dim_overrides_by_name;
   std::map<std::string, int64_t> dim_overrides_by_denotation;

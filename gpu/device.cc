@@ -29,8 +29,18 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Create(const Instance& instance,
   const bool push = options.allow_push_descriptors && info.push_descriptor;
   if (push) extensions.push_back(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
 
+  // Tensor-core GEMMs (VK_NV_cooperative_matrix) when the device reports an
+  // fp16 x fp16 -> fp32 shape and has fp16 arithmetic for the shared tiles.
+  const bool coopmat = info.nv_cooperative_matrix_feature && info.shader_float16 &&
+                       !info.coopmat_f16_f32_shapes.empty();
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat_features{};
+  coopmat_features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV;
+  coopmat_features.cooperativeMatrix = VK_TRUE;
+  if (coopmat) extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+
   VkPhysicalDeviceVulkan12Features f12{};
   f12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+  if (coopmat) f12.pNext = &coopmat_features;
   f12.timelineSemaphore = VK_TRUE;
   f12.shaderFloat16 = info.shader_float16;
   VkPhysicalDeviceVulkan11Features f11{};
@@ -53,6 +63,7 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Create(const Instance& instance,
 
   device->storage_16bit_ = info.storage_buffer_16bit;
   device->float16_ = info.shader_float16;
+  device->info_.cooperative_matrix_enabled = coopmat;
   if (push) {
     device->push_descriptor_fn_ = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(
         vkGetDeviceProcAddr(device->device_, "vkCmdPushDescriptorSetKHR"));

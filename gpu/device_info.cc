@@ -43,7 +43,27 @@ int TypeRank(VkPhysicalDeviceType type) {
   }
 }
 
-absl::StatusOr<DeviceInfo> QueryOne(VkPhysicalDevice pd, uint32_t index) {
+// The fp16 x fp16 -> fp32 subgroup shapes of VK_NV_cooperative_matrix.
+absl::Status QueryCoopmatShapes(VkInstance instance, VkPhysicalDevice pd, DeviceInfo* info) {
+  auto fn = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
+      vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
+  if (fn == nullptr) return absl::OkStatus();
+  uint32_t count = 0;
+  VK_RETURN_IF_ERROR(fn(pd, &count, nullptr));
+  std::vector<VkCooperativeMatrixPropertiesNV> props(count);
+  for (auto& p : props) p.sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV;
+  VK_RETURN_IF_ERROR(fn(pd, &count, props.data()));
+  for (const auto& p : props) {
+    if (p.AType == VK_COMPONENT_TYPE_FLOAT16_NV && p.BType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+        p.CType == VK_COMPONENT_TYPE_FLOAT32_NV && p.DType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+        p.scope == VK_SCOPE_SUBGROUP_NV) {
+      info->coopmat_f16_f32_shapes.push_back({p.MSize, p.NSize, p.KSize});
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<DeviceInfo> QueryOne(VkInstance instance, VkPhysicalDevice pd, uint32_t index) {
   DeviceInfo info;
   info.index = index;
   info.physical_device = pd;
@@ -99,8 +119,11 @@ absl::StatusOr<DeviceInfo> QueryOne(VkPhysicalDevice pd, uint32_t index) {
   info.non_coherent_atom_size = limits.nonCoherentAtomSize;
   info.timestamp_period = limits.timestampPeriod;
 
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat{};
+  coopmat.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV;
   VkPhysicalDeviceVulkan12Features f12{};
   f12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+  if (info.nv_cooperative_matrix) f12.pNext = &coopmat;
   VkPhysicalDeviceVulkan11Features f11{};
   f11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
   f11.pNext = &f12;
@@ -112,6 +135,8 @@ absl::StatusOr<DeviceInfo> QueryOne(VkPhysicalDevice pd, uint32_t index) {
   info.shader_float16 = f12.shaderFloat16;
   info.shader_int64 = features.features.shaderInt64;
   info.timeline_semaphore = f12.timelineSemaphore;
+  info.nv_cooperative_matrix_feature = coopmat.cooperativeMatrix;
+  if (info.nv_cooperative_matrix_feature) RETURN_IF_ERROR(QueryCoopmatShapes(instance, pd, &info));
 
   VkPhysicalDeviceMemoryProperties memory{};
   vkGetPhysicalDeviceMemoryProperties(pd, &memory);
@@ -189,6 +214,13 @@ std::string DeviceInfo::ToString() const {
   absl::StrAppendFormat(&s, "    cooperative matrix: KHR %s, NV %s, NV2 %s\n",
                         yes(khr_cooperative_matrix), yes(nv_cooperative_matrix),
                         yes(nv_cooperative_matrix2));
+  if (!coopmat_f16_f32_shapes.empty()) {
+    s += "    fp16 x fp16 -> fp32 matrix shapes (NV, subgroup):";
+    for (const MatrixShape& m : coopmat_f16_f32_shapes) {
+      absl::StrAppendFormat(&s, " %ux%ux%u", m.m, m.n, m.k);
+    }
+    s += "\n";
+  }
   absl::StrAppendFormat(&s, "    timestamps: %u valid bits, %.3f ns/tick (queue family %u)\n",
                         timestamp_valid_bits, timestamp_period, compute_queue_family);
   for (size_t i = 0; i < heaps.size(); ++i) {
@@ -218,7 +250,7 @@ absl::StatusOr<std::vector<DeviceInfo>> QueryDevices(VkInstance instance) {
   VK_RETURN_IF_ERROR(vkEnumeratePhysicalDevices(instance, &count, devices.data()));
   std::vector<DeviceInfo> infos;
   for (uint32_t i = 0; i < count; ++i) {
-    ASSIGN_OR_RETURN(DeviceInfo info, QueryOne(devices[i], i));
+    ASSIGN_OR_RETURN(DeviceInfo info, QueryOne(instance, devices[i], i));
     infos.push_back(std::move(info));
   }
   return infos;

@@ -66,6 +66,18 @@ struct DeviceInfo {
   bool khr_cooperative_matrix = false;
   bool nv_cooperative_matrix = false;
   bool nv_cooperative_matrix2 = false;
+  // VK_NV_cooperative_matrix's cooperativeMatrix feature, and the shapes it
+  // reports with fp16 A and B, fp32 C and result, at subgroup scope
+  // (vkGetPhysicalDeviceCooperativeMatrixPropertiesNV). The GEMM engine
+  // picks its tensor-core kernels from these; nothing assumes a shape.
+  struct MatrixShape {
+    uint32_t m = 0, n = 0, k = 0;
+  };
+  bool nv_cooperative_matrix_feature = false;
+  std::vector<MatrixShape> coopmat_f16_f32_shapes;
+  // Set by Device::Create when it enabled the extension (the feature, fp16
+  // arithmetic and at least one shape above are present).
+  bool cooperative_matrix_enabled = false;
 
   std::vector<MemoryHeapInfo> heaps;
   std::vector<MemoryTypeInfo> memory_types;

@@ -14,6 +14,7 @@ constexpr char kAlphaAttr[] = "_vkserve_alpha";
 constexpr char kBetaAttr[] = "_vkserve_beta";
 constexpr char kResidualAttr[] = "_vkserve_residual";
 constexpr char kResidualInputAttr[] = "_vkserve_residual_input";
+constexpr char kPrecisionAttr[] = "_vkserve_precision";
 
 float Softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); }
 
@@ -93,6 +94,17 @@ absl::StatusOr<Epilogue> GetEpilogue(const Node& node) {
     return absl::InvalidArgumentError("fused residual input out of range");
   }
   return e;
+}
+
+Precision GetPrecision(const Node& node) {
+  return node.GetInt(kPrecisionAttr, 0) == 1 ? Precision::kFp16 : Precision::kFp32;
+}
+
+void SetPrecision(Precision precision, Node* node) {
+  Attribute a;
+  a.type = Attribute::Type::kInt;
+  a.i = static_cast<int64_t>(precision);
+  node->attributes[kPrecisionAttr] = a;
 }
 
 void SetEpilogue(const Epilogue& e, Node* node) {

@@ -86,6 +86,13 @@ struct Epilogue {
   bool empty() const { return activation.kind == Activation::kNone && residual == Residual::kNone; }
 };
 
+// The arithmetic precision a load-time pass records on a GEMM node
+// (ModelOptions::precision): kFp16 rounds the operands to fp16 and
+// accumulates in fp32; kFp32 is exact fp32 math (the default).
+enum class Precision : uint32_t { kFp32 = 0, kFp16 = 1 };
+Precision GetPrecision(const Node& node);
+void SetPrecision(Precision precision, Node* node);
+
 // The epilogue recorded on `node` (empty when none). INVALID_ARGUMENT when the
 // attributes are inconsistent.
 absl::StatusOr<Epilogue> GetEpilogue(const Node& node);

@@ -3,6 +3,7 @@
 #include "runtime/fusion.h"
 
 #include <map>
+#include <optional>
 #include <set>
 
 #include "runtime/activation.h"
@@ -12,11 +13,6 @@ namespace vkserve {
 namespace {
 
 constexpr char kFusedNameAttr[] = "_vkserve_fused";
-
-bool IsProducer(const Node& node) {
-  return node.domain.empty() &&
-         (node.op_type == "Conv" || node.op_type == "Gemm" || node.op_type == "MatMul");
-}
 
 // Input shapes with every free dimension set to `value`.
 std::vector<std::vector<int64_t>> ShapesWithFreeDims(const std::vector<ValueInfo>& inputs,
@@ -61,7 +57,11 @@ absl::StatusOr<int> FuseEpilogues(Graph* graph, const std::vector<const Op*>& op
   int fused = 0;
   for (size_t p = 0; p < nodes.size(); ++p) {
     Node& producer = nodes[p];
-    if (removed[p] || !IsProducer(producer) || producer.outputs.size() != 1) continue;
+    if (removed[p] || producer.outputs.size() != 1) continue;
+    // Which ops have an epilogue, and where it reads a residual or bias, is
+    // the op's business (Op::FusableEpilogue).
+    const std::optional<Op::EpilogueSlots> slots = ops[p]->FusableEpilogue(producer);
+    if (!slots) continue;
     auto epilogue = GetEpilogue(producer);
     if (!epilogue.ok()) continue;
     std::string name = producer.op_type;
@@ -90,30 +90,32 @@ absl::StatusOr<int> FuseEpilogues(Graph* graph, const std::vector<const Op*>& op
       }
       // MatMul -> Add(bias[N]) before any activation or residual: the bias
       // becomes MatMul's optional input 3, added in the kernel's store.
-      if (!merged && producer.op_type == "MatMul" && epilogue->empty() &&
-          (producer.inputs.size() < 4 || producer.inputs[3].empty()) &&
-          consumer.domain.empty() && consumer.op_type == "Add" && consumer.inputs.size() == 2 &&
+      const size_t bias_slot = static_cast<size_t>(slots->bias_input);
+      if (!merged && slots->bias_input >= 0 && epilogue->empty() &&
+          (producer.inputs.size() <= bias_slot || producer.inputs[bias_slot].empty()) &&
+          ops[c]->IsElementwiseAdd(consumer) && consumer.inputs.size() == 2 &&
           consumer.inputs[0] != consumer.inputs[1]) {
         const std::string& other = consumer.inputs[0] == out ? consumer.inputs[1] : consumer.inputs[0];
         const auto& s1 = *shapes1;
         const auto& s3 = *shapes3;
         const bool is_bias = graph->initializers.count(other) && s1.count(out) && s3.count(out) &&
                              !s1.at(out).shape.empty() && !s3.at(out).shape.empty() &&
-                             s1.at(out).dtype == DataType::kFloat &&
-                             graph->initializers.at(other).dtype == DataType::kFloat &&
+                             (s1.at(out).dtype == DataType::kFloat ||
+                              s1.at(out).dtype == DataType::kFloat16) &&
+                             graph->initializers.at(other).dtype == s1.at(out).dtype &&
                              graph->initializers.at(other).shape ==
                                  std::vector<int64_t>{s1.at(out).shape.back()} &&
                              s1.at(out).shape.back() == s3.at(out).shape.back();
         if (is_bias) {
-          while (producer.inputs.size() < 4) producer.inputs.emplace_back();
-          producer.inputs[3] = other;
+          if (producer.inputs.size() <= bias_slot) producer.inputs.resize(bias_slot + 1);
+          producer.inputs[bias_slot] = other;
           consumers[other].push_back(p);
           name += "+Add";
           merged = true;
         }
       }
       if (!merged && epilogue->residual == Epilogue::Residual::kNone &&
-          consumer.domain.empty() && consumer.op_type == "Add" && consumer.inputs.size() == 2 &&
+          ops[c]->IsElementwiseAdd(consumer) && consumer.inputs.size() == 2 &&
           consumer.inputs[0] != consumer.inputs[1]) {
         const std::string& other = consumer.inputs[0] == out ? consumer.inputs[1] : consumer.inputs[0];
         auto prod = producer_of.find(other);
@@ -123,9 +125,11 @@ absl::StatusOr<int> FuseEpilogues(Graph* graph, const std::vector<const Op*>& op
         const bool same_shape = s1.count(other) && s1.count(out) && s3.count(other) &&
                                 s3.count(out) && s1.at(other).shape == s1.at(out).shape &&
                                 s3.at(other).shape == s3.at(out).shape &&
-                                s1.at(other).dtype == DataType::kFloat;
+                                s1.at(other).dtype == s1.at(out).dtype &&
+                                (s1.at(out).dtype == DataType::kFloat ||
+                                 s1.at(out).dtype == DataType::kFloat16);
         if (ready_before && same_shape) {
-          const size_t slot = producer.op_type == "MatMul" ? 2 : 3;
+          const size_t slot = static_cast<size_t>(slots->residual_input);
           if (producer.inputs.size() <= slot) producer.inputs.resize(slot + 1);
           producer.inputs[slot] = other;
           epilogue->residual = epilogue->activation.kind == Activation::kNone

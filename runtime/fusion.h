@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Epilogue fusion: folds the elementwise work that follows a Conv, Gemm or
-// MatMul — an activation (any op whose Op::EpilogueActivation names one:
-// Relu, Clip, LeakyRelu, Sigmoid, HardSigmoid, HardSwish, Tanh, Erf, Gelu,
-// QuickGelu), MatMul's bias Add and a same-shape residual Add — into that
-// node, so its
-// kernel applies them while storing its output instead of running separate
-// dispatches over memory. The rewritten nodes carry the epilogue as
-// attributes (activation.h) and keep their names; inspect shows them as
-// "Conv+Add+Relu".
+// Epilogue fusion: folds the elementwise work that follows an op with a
+// GEMM epilogue (Op::FusableEpilogue: Conv, Gemm, MatMul) — an activation
+// (any op whose Op::EpilogueActivation names one: Relu, Clip, LeakyRelu,
+// Sigmoid, HardSigmoid, HardSwish, Tanh, Erf, Gelu, QuickGelu, ...), a bias
+// Add where the op has a bias slot (MatMul) and a same-shape residual Add
+// (Op::IsElementwiseAdd) — into that node, so its kernel applies them while
+// storing its output instead of running separate dispatches over memory.
+// No op type is named here: the ops' traits decide. The rewritten nodes
+// carry the epilogue as attributes (activation.h) and keep their names;
+// inspect shows them as "Conv+Add+Relu".
 #ifndef VKSERVE_RUNTIME_FUSION_H_
 #define VKSERVE_RUNTIME_FUSION_H_
 

@@ -194,6 +194,12 @@ absl::Status Model::Prepare() {
     ASSIGN_OR_RETURN(fused_nodes_, FuseEpilogues(&graph_, ops_, inputs_));
     if (fused_nodes_ > 0) RETURN_IF_ERROR(find_ops());
   }
+  // FP16 precision applies to the ops computing on the GEMM engine.
+  if (options_.precision == Precision::kFp16) {
+    for (size_t n = 0; n < graph_.nodes.size(); ++n) {
+      if (ops_[n]->FusableEpilogue(graph_.nodes[n])) SetPrecision(Precision::kFp16, &graph_.nodes[n]);
+    }
+  }
 
   // Upload every initializer a kernel may read on the GPU.
   std::map<std::string, bool> gpu_read;

@@ -25,6 +25,7 @@
 #include "gpu/allocator.h"
 #include "gpu/device.h"
 #include "gpu/pipeline.h"
+#include "runtime/activation.h"
 #include "runtime/cache_budget.h"
 #include "runtime/gpu_context.h"
 #include "runtime/graph.h"
@@ -43,6 +44,10 @@ struct ModelOptions {
   std::map<std::string, int64_t> dim_overrides_by_denotation;
   // Fuse activations and residual adds into Conv/Gemm/MatMul.
   bool fuse = true;
+  // kFp16: Conv, Gemm and MatMul round their operands to fp16 and
+  // accumulate in fp32 (tensor cores where the device has them); storage and
+  // every other op stay fp32. kFp32 (default): exact fp32 math.
+  Precision precision = Precision::kFp32;
   // Host folding's limit (op.h kMaxFoldElements): nodes computable at plan
   // time from shapes and constants with larger outputs run on the GPU.
   // Tests lower it to take the GPU path at small shapes.

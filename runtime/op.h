@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -188,6 +189,22 @@ class Op {
   using ConstantInput = std::function<const HostTensor*(size_t input_index)>;
   virtual absl::StatusOr<ActivationParams> EpilogueActivation(const Node& node,
                                                               const ConstantInput& constant) const;
+
+  // For ops whose kernel applies the GEMM engine's epilogue (Conv, Gemm,
+  // MatMul): the input slots a fusion pass may fill on `node`, namely where
+  // a fused residual goes and, for ops taking one, a fused bias along the
+  // output's last dim (-1: none). nullopt for every other op.
+  struct EpilogueSlots {
+    int residual_input = -1;
+    int bias_input = -1;
+  };
+  virtual std::optional<EpilogueSlots> FusableEpilogue(const Node& /*node*/) const {
+    return std::nullopt;
+  }
+
+  // True for the elementwise sum of two tensors (Add), which a fusion pass
+  // may fold into a producer's epilogue as a residual or bias.
+  virtual bool IsElementwiseAdd(const Node& /*node*/) const { return false; }
 
   virtual absl::Status Infer(InferContext& ctx) const = 0;
 

@@ -3,13 +3,18 @@
 //
 // `vkserve infer MODEL [--input NAME=FILE.npy]... [--output-dir DIR]
 //   [--dim NAME=VALUE]... [--repeat N] [--warmup SECONDS] [--profile FILE.json]
-//   [--device SEL] [--outputs-on-gpu]`
+//   [--device SEL] [--outputs-on-gpu] [--precision FP32|FP16 [--compare]]`
 // Runs a model once or N times (random inputs for those not given), writes
 // each output to DIR/<name>.npy, and prints the median timing split.
+// --compare (with --precision FP16) also runs the model at FP32 on the same
+// inputs and prints each float output's max and mean absolute error and its
+// max error relative to the FP32 output's largest magnitude.
 // --warmup runs the same request untimed for that long first: GPU clocks
 // idle low and ramp only under load, so timings without it read 2-3x slow.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -74,6 +79,36 @@ uint64_t Median(std::vector<uint64_t> v) {
   return v[v.size() / 2];
 }
 
+// Prints how far each float output of `run` is from `reference`'s.
+void PrintComparison(const RunResult& run, const RunResult& reference) {
+  for (size_t i = 0; i < run.outputs.size() && i < reference.outputs.size(); ++i) {
+    const HostTensor& a = run.outputs[i].host;
+    const HostTensor& b = reference.outputs[i].host;
+    if (a.dtype != DataType::kFloat || b.dtype != DataType::kFloat || a.shape != b.shape) {
+      std::printf("compare %s: not a float output of one shape, skipped\n",
+                  run.outputs[i].name.c_str());
+      continue;
+    }
+    auto floats = [](const HostTensor& t) {
+      std::vector<float> v(t.data.size() / sizeof(float));
+      std::memcpy(v.data(), t.data.data(), v.size() * sizeof(float));
+      return v;
+    };
+    const std::vector<float> x = floats(a);
+    const std::vector<float> y = floats(b);
+    double max_abs = 0, sum_abs = 0, max_ref = 0;
+    for (size_t j = 0; j < x.size(); ++j) {
+      const double d = std::fabs(static_cast<double>(x[j]) - y[j]);
+      max_abs = std::max(max_abs, d);
+      sum_abs += d;
+      max_ref = std::max(max_ref, std::fabs(static_cast<double>(y[j])));
+    }
+    std::printf("compare %s vs FP32: max abs %.3g  mean abs %.3g  max rel %.3g\n",
+                run.outputs[i].name.c_str(), max_abs, x.empty() ? 0.0 : sum_abs / x.size(),
+                max_ref > 0 ? max_abs / max_ref : 0.0);
+  }
+}
+
 int Fail(const absl::Status& status) {
   std::fprintf(stderr, "vkserve infer: %s\n", status.ToString().c_str());
   return 1;
@@ -87,7 +122,7 @@ int RunInferCommand(const std::vector<std::string>& args) {
     std::fprintf(stderr,
                  "vkserve infer: %s\nusage: vkserve infer MODEL [--input NAME=FILE.npy]... "
                  "[--output-dir DIR] [--dim NAME=VALUE]... [--repeat N] [--warmup SECONDS] [--profile FILE.json] "
-                 "[--device SEL] [--outputs-on-gpu]\n",
+                 "[--device SEL] [--outputs-on-gpu] [--precision FP32|FP16 [--compare]]\n",
                  std::string(flags.status().message()).c_str());
     return 2;
   }
@@ -96,6 +131,7 @@ int RunInferCommand(const std::vector<std::string>& args) {
   int repeat = 1;
   double warmup_seconds = 0;
   bool outputs_on_gpu = false;
+  bool compare = false;
   for (size_t i = 0; i < flags->rest.size(); ++i) {
     const std::string& a = flags->rest[i];
     if (a == "--input") {
@@ -117,6 +153,8 @@ int RunInferCommand(const std::vector<std::string>& args) {
       profile_path = flags->rest[++i];
     } else if (a == "--outputs-on-gpu") {
       outputs_on_gpu = true;
+    } else if (a == "--compare") {
+      compare = true;
     } else {
       return Fail(absl::InvalidArgumentError(absl::StrCat("unknown flag ", a)));
     }
@@ -205,6 +243,19 @@ int RunInferCommand(const std::vector<std::string>& args) {
               ms(Median(total)));
   std::printf("recordings: %zu (later runs replayed the recorded command buffer)\n",
               (*session)->recording_count());
+  if (compare) {
+    if (outputs_on_gpu) return Fail(absl::InvalidArgumentError("--compare needs host outputs"));
+    ModelOptions fp32 = flags->model;
+    fp32.precision = Precision::kFp32;
+    auto reference_model = Model::Load(flags->model_path, (*runtime)->context(), fp32);
+    if (!reference_model.ok()) return Fail(reference_model.status());
+    auto reference_session = Session::Create(*reference_model);
+    if (!reference_session.ok()) return Fail(reference_session.status());
+    request.profile = false;
+    absl::StatusOr<RunResult> reference = (*reference_session)->Run(request);
+    if (!reference.ok()) return Fail(reference.status());
+    PrintComparison(*last, *reference);
+  }
   return 0;
 }
 

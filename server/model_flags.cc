@@ -39,6 +39,15 @@ absl::StatusOr<ModelFlags> ParseModelFlags(const std::vector<std::string>& args,
     } else if (value_flags.count(a) && has_value) {
       flags.rest.push_back(a);
       flags.rest.push_back(args[++i]);
+    } else if (a == "--precision" && has_value) {
+      const std::string& v = args[++i];
+      if (v == "FP32") {
+        flags.model.precision = Precision::kFp32;
+      } else if (v == "FP16") {
+        flags.model.precision = Precision::kFp16;
+      } else {
+        return absl::InvalidArgumentError("--precision must be FP32 or FP16");
+      }
     } else if (a == "--no-fusion") {
       flags.model.fuse = false;
     } else if (!a.empty() && a[0] != '-' && flags.model_path.empty()) {

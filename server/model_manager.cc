@@ -252,6 +252,7 @@ absl::StatusOr<std::map<int64_t, std::shared_ptr<ServedModel>>> ModelManager::Lo
     ModelOptions options;
     options.dim_overrides_by_name = repo_model.config.settings.dim_overrides_by_name;
     options.dim_overrides_by_denotation = repo_model.config.settings.dim_overrides_by_denotation;
+    if (repo_model.config.settings.fp16) options.precision = Precision::kFp16;
     auto gpu = devices_->For(repo_model.config.settings.device);
     if (!gpu.ok()) {
       return absl::Status(gpu.status().code(), absl::StrCat("device selector '",

@@ -8,7 +8,10 @@
 # TFLOP/s and the kernel vkserve chose.
 #
 # Usage: python3 benchmarks/ops/gemm_bench.py VKSERVE [NAME_REGEX] [--repeat N]
-#        [--out DIR]
+#        [--out DIR] [--warmup SECONDS] [--precision FP32|FP16]
+# --warmup runs each shape untimed first (GPU clocks ramp only under load);
+# --precision FP16 runs the GEMMs with fp16 operands (tensor cores where the
+# device has them). gemm_peers.py times cuBLAS on the same SHAPES.
 # Needs python3 with onnx and numpy (Debian: python3-onnx python3-numpy).
 import argparse
 import json
@@ -41,6 +44,7 @@ SHAPES = [
     ("head_b8", "Gemm", 1, 8, 1000, 2048, True),
     ("head_b32", "Gemm", 1, 32, 1000, 2048, True),
     ("skinny_16", "MatMul", 1, 16, 3072, 768, False),
+    ("gemv_4096", "MatMul", 1, 1, 4096, 4096, False),
 ]
 
 
@@ -61,6 +65,8 @@ def main():
     parser.add_argument("filter", nargs="?", default="")
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--out", default="/tmp/vkserve_gemm_bench")
+    parser.add_argument("--warmup", type=float, default=0.0)
+    parser.add_argument("--precision", default="FP32", choices=["FP32", "FP16"])
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     print(f"{'shape':18s} {'M x N x K x batch':>22s} {'kernel ms':>10s} {'TFLOP/s':>8s}")
@@ -73,9 +79,13 @@ def main():
         with open(path, "wb") as f:
             f.write(make_model(op, a_shape, b_shape, trans_b).SerializeToString())
         profile = os.path.join(args.out, name + ".trace.json")
-        result = subprocess.run([args.vkserve, "infer", path, "--repeat", str(args.repeat),
-                                 "--output-dir", os.path.join(args.out, "outputs"),
-                                 "--profile", profile], capture_output=True, text=True)
+        command = [args.vkserve, "infer", path, "--repeat", str(args.repeat),
+                   "--output-dir", os.path.join(args.out, "outputs"), "--profile", profile]
+        if args.warmup > 0:
+            command += ["--warmup", str(args.warmup)]
+        if args.precision != "FP32":
+            command += ["--precision", args.precision]
+        result = subprocess.run(command, capture_output=True, text=True)
         if result.returncode != 0:
             print(f"{name:18s} failed: {result.stderr.strip()[-300:]}", file=sys.stderr)
             continue

@@ -12,6 +12,7 @@ namespace {
 class AddOp : public BinaryOp {
  public:
   AddOp() : BinaryOp(Kind::kAdd) {}
+  bool IsElementwiseAdd(const Node& /*node*/) const override { return true; }
 };
 
 }  // namespace

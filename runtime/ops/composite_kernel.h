@@ -5,7 +5,7 @@
 // its own inputs and outputs drawn from the node's inputs, outputs, scratch
 // buffers and constants. An op lowered to several primitive kernels (Einsum:
 // strided copies and a GEMM) builds its steps with the ordinary kernel
-// factories (CreateStridedCopyKernel, CreateMatMulKernel) and chains them
+// factories (CreateStridedCopyKernel, CreateGemmKernel) and chains them
 // through scratch. Scratch and constant indices stay the node's, so steps
 // may request their own. Immutable after construction; thread-safe.
 #ifndef VKSERVE_RUNTIME_OPS_COMPOSITE_KERNEL_H_

@@ -7,7 +7,7 @@
 //      [batch, K, N] (B) — a transpose, a diagonal (a label repeated in one
 //      term) and a broadcast (a label only the other operand has, or an
 //      ellipsis dim of size 1) are all just strides;
-//   2. CreateMatMulKernel multiplies them, summing every label the output
+//   2. CreateGemmKernel multiplies them, summing every label the output
 //      lacks (a single operand is multiplied by a column of ones, so its
 //      reductions are the same GEMM);
 //   3. the [batch, M, N] product is copied into the output's label order
@@ -23,7 +23,7 @@
 #include "runtime/op_util.h"
 #include "runtime/ops/composite_kernel.h"
 #include "runtime/ops/einsum_equation.h"
-#include "runtime/ops/matmul_kernel.h"
+#include "runtime/ops/gemm_engine.h"
 #include "runtime/ops/strided_copy.h"
 
 namespace vkserve {
@@ -143,14 +143,14 @@ class EinsumOp : public Op {
       c_buffer = {NodeBuffer::Source::kScratch,
                   ctx.RequestScratch(static_cast<uint64_t>(bt * mm * nn) * sizeof(float))};
     }
-    MatMulProblem p;
+    GemmProblem p;
     p.m = mm;
     p.n = nn;
     p.k = kk;
     p.batch = {bt};
     p.a_batch_strides = {mm * kk};
     p.b_batch_strides = {two ? kk * nn : 0};
-    ASSIGN_OR_RETURN(std::unique_ptr<Kernel> gemm, CreateMatMulKernel(ctx, std::move(p)));
+    ASSIGN_OR_RETURN(std::unique_ptr<Kernel> gemm, CreateGemmKernel(ctx, std::move(p)));
     steps.push_back({std::move(gemm), {{NodeBuffer::Source::kScratch, a_scratch}, b_buffer}, {c_buffer}});
     // 3. Into the output's label order.
     if (!direct) {

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Gemm (opsets 1-27), fp32: Y = alpha * op(A) x op(B) + beta * C with
+// Gemm (opsets 1-27), fp32 and fp16 (fp32 sums): Y = alpha * op(A) x op(B) + beta * C with
 // transA / transB, C optional (opset >= 11) and unidirectionally broadcast to
 // [M, N] (scalar, [N], [1, N], [M, 1], [M, N]), plus the fused epilogue a
 // fusion pass records on the node (activation, residual add). Runs on the
-// shared GEMM kernels of matmul_kernel.h.
+// GEMM engine (gemm_engine.h).
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,7 @@
 #include "runtime/activation.h"
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
-#include "runtime/ops/matmul_kernel.h"
+#include "runtime/ops/gemm_engine.h"
 
 namespace vkserve {
 namespace {
@@ -23,6 +24,7 @@ constexpr int64_t kMaxElements = int64_t{1} << 31;
 
 // Resolved shapes of one Gemm at one signature.
 struct GemmShape {
+  DataType dtype = DataType::kFloat;
   int64_t m = 0, n = 0, k = 0;
   bool trans_a = false, trans_b = false;
   bool has_c = false;  // present and contributing (beta != 0)
@@ -31,13 +33,20 @@ struct GemmShape {
 
 absl::StatusOr<GemmShape> ResolveGemm(const Node& node, const TensorDesc& a, const TensorDesc& b,
                                       const TensorDesc* c) {
-  RETURN_IF_ERROR(CheckDataType(a.dtype, {DataType::kFloat}, "Gemm input A"));
-  RETURN_IF_ERROR(CheckDataType(b.dtype, {DataType::kFloat}, "Gemm input B"));
+  RETURN_IF_ERROR(CheckDataType(a.dtype, {DataType::kFloat, DataType::kFloat16}, "Gemm input A"));
+  for (const TensorDesc* t : {&b, c}) {
+    if (t != nullptr && t->dtype != a.dtype) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Gemm inputs B and C must be ", std::string(DataTypeName(a.dtype)),
+                       " as A is; got ", std::string(DataTypeName(t->dtype))));
+    }
+  }
   if (a.shape.size() != 2 || b.shape.size() != 2) {
     return absl::InvalidArgumentError(absl::StrCat("A ", ShapeString(a.shape), " and B ",
                                                    ShapeString(b.shape), " must be 2-D"));
   }
   GemmShape s;
+  s.dtype = a.dtype;
   s.trans_a = node.GetInt("transA", 0) != 0;
   s.trans_b = node.GetInt("transB", 0) != 0;
   s.m = a.shape[s.trans_a ? 1 : 0];
@@ -51,7 +60,6 @@ absl::StatusOr<GemmShape> ResolveGemm(const Node& node, const TensorDesc& a, con
                      " have different inner dimensions"));
   }
   if (c != nullptr) {
-    RETURN_IF_ERROR(CheckDataType(c->dtype, {DataType::kFloat}, "Gemm input C"));
     const std::vector<int64_t>& cs = c->shape;
     const int64_t c0 = cs.size() == 2 ? cs[0] : 1;
     const int64_t c1 = cs.empty() ? 1 : cs.back();
@@ -76,6 +84,10 @@ absl::StatusOr<GemmShape> ResolveGemm(const Node& node, const TensorDesc& a, con
 
 class GemmOp : public Op {
  public:
+  std::optional<EpilogueSlots> FusableEpilogue(const Node& /*node*/) const override {
+    return EpilogueSlots{/*residual_input=*/3, /*bias_input=*/-1};
+  }
+
   absl::Status Validate(const Node& node) const override {
     RETURN_IF_ERROR(CheckAttributeType(node, "transA", Attribute::Type::kInt));
     RETURN_IF_ERROR(CheckAttributeType(node, "transB", Attribute::Type::kInt));
@@ -95,13 +107,14 @@ class GemmOp : public Op {
     ASSIGN_OR_RETURN(Epilogue e, GetEpilogue(ctx.node));
     if (e.residual != Epilogue::Residual::kNone) {
       ASSIGN_OR_RETURN(const TensorDesc* r, RequireInput(ctx, e.residual_input));
-      if (r->dtype != DataType::kFloat || r->shape != output) {
-        return absl::InvalidArgumentError(absl::StrCat("fused residual ", r->ToString(),
-                                                       " must be float", ShapeString(output)));
+      if (r->dtype != s.dtype || r->shape != output) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("fused residual ", r->ToString(), " must be ",
+                         std::string(DataTypeName(s.dtype)), ShapeString(output)));
       }
     }
     ctx.outputs.resize(1);
-    ctx.outputs[0].dtype = DataType::kFloat;
+    ctx.outputs[0].dtype = s.dtype;
     ctx.outputs[0].shape = output;
     return absl::OkStatus();
   }
@@ -109,12 +122,13 @@ class GemmOp : public Op {
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     const Node& node = ctx.node();
     ASSIGN_OR_RETURN(GemmShape s, ResolveGemm(node, *ctx.input(0), *ctx.input(1), ctx.input(2)));
-    MatMulProblem p;
+    GemmProblem p;
     p.m = s.m;
     p.n = s.n;
     p.k = s.k;
     p.a_trans = s.trans_a;
     p.b_trans = s.trans_b;
+    p.dtype = s.dtype;
     p.alpha = node.GetFloat("alpha", 1.0f);
     p.beta = node.GetFloat("beta", 1.0f);
     if (s.has_c) {
@@ -123,7 +137,7 @@ class GemmOp : public Op {
       p.c_stride_n = s.c_stride_n;
     }
     ASSIGN_OR_RETURN(p.epilogue, GetEpilogue(node));
-    return CreateMatMulKernel(ctx, std::move(p));
+    return CreateGemmKernel(ctx, std::move(p));
   }
 };
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// MatMul (opsets 1-27), fp32, with numpy semantics: a 1-D A is a row [1, K]
+// MatMul (opsets 1-27), fp32 and fp16 (fp32 sums), with numpy semantics: a 1-D A is a row [1, K]
 // and a 1-D B a column [K, 1] (the added dim is dropped from the output);
 // higher ranks are batches of matrices whose batch dims broadcast against
 // each other ([B, M, K] x [K, N], [B, 1, M, K] x [1, H, K, N], ...). Plus the
@@ -11,9 +11,10 @@
 // before the epilogue, for folding the MatMul -> Add(bias) of transformer
 // layers (ONNX MatMul itself has two inputs). Also the transposes and scale
 // of mat_mul.h that rewrites of FusedMatMul set. Runs on the shared GEMM
-// kernels of matmul_kernel.h.
+// engine (gemm_engine.h).
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,7 @@
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
 #include "runtime/ops/mat_mul.h"
-#include "runtime/ops/matmul_kernel.h"
+#include "runtime/ops/gemm_engine.h"
 
 namespace vkserve {
 namespace {
@@ -54,6 +55,7 @@ absl::StatusOr<Transform> TransformOf(const Node& node) {
 
 // Resolved shapes of one MatMul at one signature.
 struct MatMulShape {
+  DataType dtype = DataType::kFloat;
   int64_t m = 0, n = 0, k = 0;
   bool a_trans = false;  // the stored matrices are [K, M] / [N, K]
   bool b_trans = false;
@@ -78,8 +80,12 @@ std::vector<int64_t> BatchStrides(const std::vector<int64_t>& dims, size_t rank,
 
 absl::StatusOr<MatMulShape> ResolveMatMul(const TensorDesc& a, const TensorDesc& b,
                                           const Transform& t) {
-  RETURN_IF_ERROR(CheckDataType(a.dtype, {DataType::kFloat}, "MatMul input A"));
-  RETURN_IF_ERROR(CheckDataType(b.dtype, {DataType::kFloat}, "MatMul input B"));
+  RETURN_IF_ERROR(CheckDataType(a.dtype, {DataType::kFloat, DataType::kFloat16}, "MatMul input A"));
+  if (b.dtype != a.dtype) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("MatMul input B is ", std::string(DataTypeName(b.dtype)), "; A is ",
+                     std::string(DataTypeName(a.dtype))));
+  }
   if (a.shape.empty() || b.shape.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("MatMul inputs must not be scalars; A is ",
                                                    ShapeString(a.shape), ", B ",
@@ -89,6 +95,7 @@ absl::StatusOr<MatMulShape> ResolveMatMul(const TensorDesc& a, const TensorDesc&
   if (as.size() == 1) as.insert(as.begin(), 1);
   if (bs.size() == 1) bs.push_back(1);
   MatMulShape s;
+  s.dtype = a.dtype;
   // A 1-D operand's transpose is itself.
   s.a_trans = t.trans_a && a.shape.size() > 1;
   s.b_trans = t.trans_b && b.shape.size() > 1;
@@ -119,9 +126,10 @@ constexpr size_t kBiasInput = 3;
 
 // The fused bias's element stride along N (0: one value for every column),
 // or INVALID_ARGUMENT unless it broadcasts along the last dim of `output`.
-absl::StatusOr<int64_t> BiasStride(const TensorDesc& bias, const std::vector<int64_t>& output) {
+absl::StatusOr<int64_t> BiasStride(const TensorDesc& bias, const std::vector<int64_t>& output,
+                                   DataType dtype) {
   const std::vector<int64_t>& bs = bias.shape;
-  bool ok = bias.dtype == DataType::kFloat && bs.size() <= std::max<size_t>(output.size(), 1);
+  bool ok = bias.dtype == dtype && bs.size() <= std::max<size_t>(output.size(), 1);
   for (size_t i = 0; ok && i + 1 < bs.size(); ++i) ok = bs[i] == 1;
   const int64_t last = bs.empty() ? 1 : bs.back();
   const int64_t n = output.empty() ? 1 : output.back();
@@ -135,6 +143,10 @@ absl::StatusOr<int64_t> BiasStride(const TensorDesc& bias, const std::vector<int
 
 class MatMulOp : public Op {
  public:
+  std::optional<EpilogueSlots> FusableEpilogue(const Node& /*node*/) const override {
+    return EpilogueSlots{/*residual_input=*/2, /*bias_input=*/static_cast<int>(kBiasInput)};
+  }
+
   absl::Status Validate(const Node& node) const override {
     if (node.inputs.size() < 2 || node.inputs[0].empty() || node.inputs[1].empty()) {
       return absl::InvalidArgumentError("MatMul needs inputs A and B");
@@ -151,16 +163,17 @@ class MatMulOp : public Op {
     ASSIGN_OR_RETURN(Epilogue e, GetEpilogue(ctx.node));
     if (e.residual != Epilogue::Residual::kNone) {
       ASSIGN_OR_RETURN(const TensorDesc* r, RequireInput(ctx, e.residual_input));
-      if (r->dtype != DataType::kFloat || r->shape != s.output) {
-        return absl::InvalidArgumentError(absl::StrCat("fused residual ", r->ToString(),
-                                                       " must be float", ShapeString(s.output)));
+      if (r->dtype != s.dtype || r->shape != s.output) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("fused residual ", r->ToString(), " must be ",
+                         std::string(DataTypeName(s.dtype)), ShapeString(s.output)));
       }
     }
     if (const TensorDesc* bias = ctx.input(kBiasInput)) {
-      RETURN_IF_ERROR(BiasStride(*bias, s.output).status());
+      RETURN_IF_ERROR(BiasStride(*bias, s.output, s.dtype).status());
     }
     ctx.outputs.resize(1);
-    ctx.outputs[0].dtype = DataType::kFloat;
+    ctx.outputs[0].dtype = s.dtype;
     ctx.outputs[0].shape = s.output;
     return absl::OkStatus();
   }
@@ -168,7 +181,7 @@ class MatMulOp : public Op {
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     ASSIGN_OR_RETURN(const Transform t, TransformOf(ctx.node()));
     ASSIGN_OR_RETURN(MatMulShape s, ResolveMatMul(*ctx.input(0), *ctx.input(1), t));
-    MatMulProblem p;
+    GemmProblem p;
     p.m = s.m;
     p.n = s.n;
     p.k = s.k;
@@ -178,14 +191,15 @@ class MatMulOp : public Op {
     p.batch = s.batch;
     p.a_batch_strides = s.a_strides;
     p.b_batch_strides = s.b_strides;
+    p.dtype = s.dtype;
     ASSIGN_OR_RETURN(p.epilogue, GetEpilogue(ctx.node()));
     if (const TensorDesc* bias = ctx.input(kBiasInput)) {
-      ASSIGN_OR_RETURN(p.c_stride_n, BiasStride(*bias, s.output));
+      ASSIGN_OR_RETURN(p.c_stride_n, BiasStride(*bias, s.output, s.dtype));
       p.c_input = static_cast<int>(kBiasInput);
       p.c_stride_m = 0;
       p.beta = 1.0f;
     }
-    return CreateMatMulKernel(ctx, std::move(p));
+    return CreateGemmKernel(ctx, std::move(p));
   }
 };
 

@@ -2,7 +2,8 @@
 // Gemm/MatMul for skinny M (at most ROWS rows of op(A) per workgroup; batch-1
 // classifier heads, decoder steps): bandwidth-bound, so B is streamed once
 // with 128-bit loads and every invocation keeps several loads in flight.
-// Interface in matmul_common.glsl; gl_WorkGroupID.y is the block of ROWS
+// Part of the GEMM engine (interface in gemm_interface.glsl, epilogue in
+// gemm_epilogue.glsl); gl_WorkGroupID.y is the block of ROWS
 // output rows, gl_WorkGroupID.z = batch * splits + split.
 //
 //   B_TRANS (B stored [N, K]): each output column is a dot product over a
@@ -14,7 +15,8 @@
 // K may further be split across workgroups (PARTIAL; gemm_reduce finishes).
 #version 450
 
-#include "matmul_common.glsl"
+#include "gemm_interface.glsl"
+#include "gemm_epilogue.glsl"
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
@@ -27,41 +29,50 @@ shared vec4 red[LY * LX];
 uint a_base;
 uint b_base;
 
+// FP16 precision: operands rounded to fp16 as they are loaded (ROUND_F16).
+float r1(float v) { return round_f16(v); }
+vec4 r4(vec4 v) { return round_f16(v); }
+
 // op(A)[row][k..k+3] for k < k_end (zeros beyond; rows are checked by callers).
-vec4 load_a4(uint row, uint k, uint k_end) {
+vec4 load_a4_raw(uint row, uint k, uint k_end) {
   if (VEC_A && !A_TRANS) {
-    return k < k_end ? a4[(a_base + row * p.lda + k) / 4] : vec4(0.0);
+    return k < k_end ? vec4(a4[(a_base + row * p.lda + k) / 4]) : vec4(0.0);
   }
   vec4 v = vec4(0.0);
   [[unroll]] for (uint c = 0; c < 4; ++c) {
-    if (k + c < k_end) v[c] = a[a_base + (A_TRANS ? (k + c) * p.lda + row : row * p.lda + k + c)];
+    if (k + c < k_end) v[c] = float(a[a_base + (A_TRANS ? (k + c) * p.lda + row : row * p.lda + k + c)]);
   }
   return v;
 }
 
-float load_a(uint row, uint k) {
-  return a[a_base + (A_TRANS ? k * p.lda + row : row * p.lda + k)];
+float load_a_raw(uint row, uint k) {
+  return float(a[a_base + (A_TRANS ? k * p.lda + row : row * p.lda + k)]);
 }
 
 // B[col][k..k+3] (B_TRANS layout), zeros beyond k_end.
-vec4 load_bt4(uint col, uint k, uint k_end) {
-  if (VEC_B) return k < k_end ? b4[(b_base + col * p.ldb + k) / 4] : vec4(0.0);
+vec4 load_bt4_raw(uint col, uint k, uint k_end) {
+  if (VEC_B) return k < k_end ? vec4(b4[(b_base + col * p.ldb + k) / 4]) : vec4(0.0);
   vec4 v = vec4(0.0);
   [[unroll]] for (uint c = 0; c < 4; ++c) {
-    if (k + c < k_end) v[c] = b[b_base + col * p.ldb + k + c];
+    if (k + c < k_end) v[c] = float(b[b_base + col * p.ldb + k + c]);
   }
   return v;
 }
 
 // B[k][col..col+3] ([K, N] layout), zeros beyond N.
-vec4 load_bn4(uint k, uint col) {
-  if (VEC_B) return b4[(b_base + k * p.ldb + col) / 4];
+vec4 load_bn4_raw(uint k, uint col) {
+  if (VEC_B) return vec4(b4[(b_base + k * p.ldb + col) / 4]);
   vec4 v = vec4(0.0);
   [[unroll]] for (uint c = 0; c < 4; ++c) {
-    if (col + c < p.n) v[c] = b[b_base + k * p.ldb + col + c];
+    if (col + c < p.n) v[c] = float(b[b_base + k * p.ldb + col + c]);
   }
   return v;
 }
+
+vec4 load_a4(uint row, uint k, uint k_end) { return r4(load_a4_raw(row, k, k_end)); }
+float load_a(uint row, uint k) { return r1(load_a_raw(row, k)); }
+vec4 load_bt4(uint col, uint k, uint k_end) { return r4(load_bt4_raw(col, k, k_end)); }
+vec4 load_bn4(uint k, uint col) { return r4(load_bn4_raw(k, col)); }
 
 // Sums red[ty * LX + 0 .. LX) into red[ty * LX] (over x), or
 // red[0 .. LY) * LX + tx into red[tx] (over y).

@@ -163,6 +163,14 @@ TEST(ModelConfigTest, VkserveExtension) {
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(s->device, "H100");
   EXPECT_EQ(s->output_locations.at("probabilities"), PreferredLocation::kGpu);
+  EXPECT_FALSE(s->fp16);
+
+  s = Validate("vkserve { precision: FP16 }");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_TRUE(s->fp16);
+  s = Validate("vkserve { precision: 7 }");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("precision"), std::string::npos) << s.status();
 }
 
 TEST(ModelConfigTest, TritonConfigForOnnxRuntimeLoads) {

@@ -15,6 +15,13 @@
 #                                  "outputs": [names], "rtol", "atol",
 #                                  "reference_model" (only with one)}
 #
+# Optional case keys: "expected" (one array per output: the case's own
+# reference, e.g. fp64 math, written as expected/<i>.npy and left alone by
+# ort_batch.js), "precision" ("FP32" or "FP16": ModelOptions::precision),
+# "requires" ("cooperative_matrix": skipped on devices without) and
+# "min_max_error" (the output must differ from the reference by at least
+# this much somewhere: proof that reduced precision was applied).
+#
 # tests/reference/ort_batch.js then adds OUT/<name>/expected/<i>.npy and
 # runtime_op_cases_test compares vkserve with them. Files are named by
 # position so that any graph value name works; meta.json keeps the names.
@@ -89,7 +96,8 @@ def check_case(case, module):
     for key in ("name", "model", "inputs"):
         if key not in case:
             raise CaseError(f"{where}: missing key {key!r}")
-    extra = set(case) - {"name", "model", "inputs", "rtol", "atol", "reference_model"}
+    extra = set(case) - {"name", "model", "inputs", "rtol", "atol", "reference_model",
+                         "expected", "precision", "requires", "min_max_error"}
     if extra:
         raise CaseError(f"{where}: unknown keys {sorted(extra)}")
     if not isinstance(case["name"], str) or not NAME_RE.match(case["name"]):
@@ -120,6 +128,10 @@ def check_case(case, module):
             raise CaseError(f"{where}: {key} must be a non-negative number")
     if "reference_model" in case:
         check_reference_model(case["model"], case["reference_model"], where)
+    if "expected" in case and len(case["expected"]) != len(case["model"].graph.output):
+        raise CaseError(f"{where}: 'expected' needs one array per graph output")
+    if case.get("precision", "FP32") not in ("FP32", "FP16"):
+        raise CaseError(f"{where}: precision must be FP32 or FP16")
     return names
 
 
@@ -171,6 +183,16 @@ def write_case(out, case, module, input_names):
     }
     if "reference_model" in case:
         meta["reference_model"] = "reference.onnx"
+    for key in ("precision", "requires", "min_max_error"):
+        if key in case:
+            meta[key] = case[key]
+    if "expected" in case:
+        # The case brings its own reference (an fp64 computation, say);
+        # ort_batch.js leaves it alone.
+        meta["expected_given"] = True
+        (d / "expected").mkdir()
+        for i, array in enumerate(case["expected"]):
+            np.save(d / "expected" / f"{i}.npy", np.ascontiguousarray(array), allow_pickle=False)
     (d / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
 
 

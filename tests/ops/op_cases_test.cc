@@ -12,6 +12,8 @@
 #include <google/protobuf/util/json_util.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -63,6 +65,13 @@ struct CaseMeta {
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
   testing::Tolerance tol;
+  // Optional: the model's precision, a device feature the case needs
+  // ("cooperative_matrix": skipped elsewhere), and the smallest largest
+  // difference from the reference the case demands (an FP16 case whose
+  // output matched an fp64 reference to fp32 accuracy did not round).
+  Precision precision = Precision::kFp32;
+  std::string requires_feature;
+  double min_max_error = 0;
 };
 
 absl::StatusOr<CaseMeta> ReadMeta(const fs::path& path) {
@@ -81,6 +90,13 @@ absl::StatusOr<CaseMeta> ReadMeta(const fs::path& path) {
   }
   meta.tol.rtol = f.at("rtol").number_value();
   meta.tol.atol = f.at("atol").number_value();
+  if (f.contains("precision")) {
+    const std::string& p = f.at("precision").string_value();
+    if (p != "FP32" && p != "FP16") return absl::InvalidArgumentError("bad precision " + p);
+    meta.precision = p == "FP16" ? Precision::kFp16 : Precision::kFp32;
+  }
+  if (f.contains("requires")) meta.requires_feature = f.at("requires").string_value();
+  if (f.contains("min_max_error")) meta.min_max_error = f.at("min_max_error").number_value();
   return meta;
 }
 
@@ -116,9 +132,17 @@ TEST_P(OpCaseTest, MatchesOnnxRuntime) {
         << "no reference output " << o << " in " << dir << " (run tests/reference/ort_batch.js)";
   }
 
+  if (meta.requires_feature == "cooperative_matrix" &&
+      !device_->info().cooperative_matrix_enabled) {
+    GTEST_SKIP() << "the device has no fp16 cooperative matrices";
+  }
+  ASSERT_TRUE(meta.requires_feature.empty() || meta.requires_feature == "cooperative_matrix")
+      << "unknown requirement " << meta.requires_feature;
   const GpuContext gpu{device_.get(), allocator_.get(), pipelines_.get()};
+  ModelOptions options;
+  options.precision = meta.precision;
   VKSERVE_ASSERT_OK_AND_ASSIGN(std::shared_ptr<Model> model,
-                               Model::Load((dir / "model.onnx").string(), gpu));
+                               Model::Load((dir / "model.onnx").string(), gpu, options));
   VKSERVE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Create(model));
 
   std::vector<HostTensor> inputs;
@@ -147,7 +171,20 @@ TEST_P(OpCaseTest, MatchesOnnxRuntime) {
     EXPECT_EQ(out.dtype, out.host.dtype);
     EXPECT_EQ(out.shape, out.host.shape);
     const std::string diff = testing::CompareTensors(out.host, want, meta.tol);
-    EXPECT_TRUE(diff.empty()) << "vkserve vs onnxruntime: " << diff;
+    EXPECT_TRUE(diff.empty()) << "vkserve vs the reference: " << diff;
+    if (meta.min_max_error > 0) {
+      ASSERT_EQ(want.dtype, DataType::kFloat);
+      ASSERT_EQ(out.host.data.size(), want.data.size());
+      double max_error = 0;
+      for (size_t i = 0; i < want.data.size() / 4; ++i) {
+        float a = 0, b = 0;
+        std::memcpy(&a, out.host.data.data() + 4 * i, 4);
+        std::memcpy(&b, want.data.data() + 4 * i, 4);
+        max_error = std::max(max_error, std::fabs(static_cast<double>(a) - b));
+      }
+      EXPECT_GE(max_error, meta.min_max_error)
+          << "closer to the fp64 reference than the requested precision allows: not rounded?";
+    }
   }
 
   VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult second, session->Run(request));

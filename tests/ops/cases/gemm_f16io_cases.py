@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The vkserve Authors.
+#
+# Models stored in float16: MatMul, Gemm and Conv on fp16 tensors run natively
+# on the GEMM engine's "_f16" variants (fp16 loads, fp32 sums, the epilogue's
+# cast to fp16 in the store), across the kernels the cost model can pick
+# (pinned: tiles with matrix and im2col B, gemv, split-K) and the epilogues
+# (alpha, beta * C, bias, residual, activation), at odd and vector sizes.
+# onnxruntime runs the same graph in fp32 between Casts ("reference_model"),
+# so the only difference allowed is the rounding of fp16 outputs.
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+_RNG = np.random.default_rng(20261126)
+_PLAN_ATTR = "vkserve_gemm_plan"
+_F16 = TensorProto.FLOAT16
+
+
+def _rand(*shape, scale=1.0):
+    return (_RNG.uniform(-1.0, 1.0, size=shape) * scale).astype(np.float16)
+
+
+def _models(op, data, inits, attrs, plan, tail):
+    """The fp16 model and its fp32-between-Casts twin. `tail`: ops after op."""
+    def build(reference):
+        nodes, names = [], {}
+        for name in list(data) + list(inits):
+            names[name] = name
+            if reference:
+                names[name] = name + "_f32"
+                nodes.append(helper.make_node("Cast", [name], [names[name]], to=TensorProto.FLOAT))
+        a = dict(attrs)
+        if plan is not None and not reference:
+            a[_PLAN_ATTR] = plan
+        # The op's inputs: every tensor but the residual R (the tail's).
+        ins = [names[n] for n in list(data) + list(inits) if n != "R"]
+        nodes.append(helper.make_node(op, ins, ["t0"], **a))
+        cur = "t0"
+        for i, (t_op, t_ins) in enumerate(tail):
+            nodes.append(helper.make_node(t_op, [cur] + [names[n] for n in t_ins], [f"t{i + 1}"]))
+            cur = f"t{i + 1}"
+        if reference:
+            nodes.append(helper.make_node("Cast", [cur], ["Y"], to=_F16))
+        else:
+            nodes[-1].output[0] = "Y"
+        graph = helper.make_graph(
+            nodes, "gemm_f16io",
+            [helper.make_tensor_value_info(k, _F16, list(v.shape)) for k, v in data.items()],
+            [helper.make_tensor_value_info("Y", _F16, None)],
+            initializer=[numpy_helper.from_array(v, k) for k, v in inits.items()])
+        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
+        m.ir_version = 9
+        return m
+    return build(False), build(True)
+
+
+def _case(name, op, data, inits, attrs, plan, tail=()):
+    model, reference = _models(op, data, inits, attrs, plan, tail)
+    # fp16 outputs: half an ulp of |y| <= ~8 is 2^-8; sums differ in order too.
+    return {"name": name, "model": model, "inputs": data, "reference_model": reference,
+            "rtol": 2e-3, "atol": 4e-3}
+
+
+def matmul(name, a_shape, b_shape, plan, tail=(), residual=False):
+    data = {"A": _rand(*a_shape), "B": _rand(*b_shape, scale=1.0 / np.sqrt(b_shape[-2]))}
+    if residual:
+        out = np.matmul(data["A"].astype(np.float32), data["B"].astype(np.float32)).shape
+        data["R"] = _rand(*out)
+    return _case(name, "MatMul", data, {}, {}, plan, tail)
+
+
+def gemm(name, m, n, k, plan, trans_b=False):
+    data = {"A": _rand(m, k), "B": _rand(*((n, k) if trans_b else (k, n)), scale=1.0 / np.sqrt(k)),
+            "C": _rand(n)}
+    return _case(name, "Gemm", data, {}, {"transB": int(trans_b), "alpha": 0.5, "beta": 2.0}, plan)
+
+
+def conv(name, x_shape, c_out, kernel, pads, plan, tail=()):
+    data = {"X": _rand(*x_shape)}
+    inits = {"W": _rand(c_out, x_shape[1], kernel, kernel,
+                        scale=1.0 / np.sqrt(x_shape[1] * kernel * kernel)),
+             "Bc": _rand(c_out)}
+    return _case(name, "Conv", data, inits, {"pads": pads}, plan, tail)
+
+
+def cases():
+    yield matmul("gemm_f16io_mm_odd", (127, 13), (13, 7), "32x64")
+    yield matmul("gemm_f16io_mm_vec_split", (64, 132), (132, 68), "64x64/2")
+    yield matmul("gemm_f16io_mm_128x64", (130, 256), (256, 96), "128x64")
+    yield matmul("gemm_f16io_mm_batch", (3, 7, 13), (3, 13, 127), "64x32")
+    yield matmul("gemm_f16io_mm_relu", (13, 127), (127, 36), "16x64", tail=[("Relu", [])])
+    yield matmul("gemm_f16io_mm_residual_split", (36, 1000), (1000, 20), "32x32/4",
+                 tail=[("Add", ["R"])], residual=True)
+    yield matmul("gemm_f16io_gemv", (3, 1000), (1000, 127), "gemv/4")
+    yield matmul("gemm_f16io_gemv_vec", (1, 256), (256, 128), None)
+    yield gemm("gemm_f16io_gemm", 13, 127, 1000, "64x128/2")
+    yield gemm("gemm_f16io_gemm_tb", 7, 1000, 127, "gemv", trans_b=True)
+    yield conv("gemm_f16io_conv_3x3", (2, 7, 13, 13), 13, 3, [1, 1, 1, 1], "64x64")
+    yield conv("gemm_f16io_conv_1x1_vec", (1, 64, 8, 8), 24, 1, [0, 0, 0, 0], "32x64/2")
+    yield conv("gemm_f16io_conv_split_relu", (1, 13, 7, 7), 13, 3, [1, 1, 1, 1], "16x64/4",
+               tail=[("Relu", [])])

@@ -1,0 +1,136 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The vkserve Authors.
+#
+# The GEMM engine at FP16 precision (ModelOptions::precision): operands
+# rounded to fp16, sums in fp32. Each case's reference is the fp64 product
+# of the fp32 inputs (numpy), compared with an fp16 error bound: per output,
+# |error| <= 2 * 2^-11 * sum_k |a_k * b_k| (both operands rounded, relative
+# error 2^-11 each), taken as the case's atol. To prove the rounding really
+# happens, the largest error must also reach a quarter of what rounding the
+# inputs to fp16 gives in fp64 ("min_max_error"): an fp32 kernel would be far
+# closer.
+#
+# The scalar path (lavapipe in CI) runs every case; the "cm" cases pin the
+# tensor-core kernels (VK_NV_cooperative_matrix) and are skipped on devices
+# without fp16 cooperative matrices (run them on the H100).
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+_RNG = np.random.default_rng(20261125)
+_U16 = 2.0 ** -11
+_PLAN_ATTR = "vkserve_gemm_plan"
+
+
+def _rand(*shape):
+    return _RNG.uniform(-1.0, 1.0, size=shape).astype(np.float32)
+
+
+def _f16(x):
+    return x.astype(np.float16).astype(np.float64)
+
+
+def _bounds(ref64, ref16, bound):
+    """(atol, min_max_error) from the fp64 reference, the fp16-input one and the bound."""
+    return float(bound.max()) * 1.05 + 1e-6, 0.25 * float(np.abs(ref16 - ref64).max())
+
+
+def _model(op, inputs, inits, attrs, plan):
+    if plan is not None:
+        attrs = dict(attrs, **{_PLAN_ATTR: plan})
+    node = helper.make_node(op, list(inputs) + list(inits), ["Y"], **attrs)
+    graph = helper.make_graph(
+        [node], "gemm_fp16",
+        [helper.make_tensor_value_info(k, TensorProto.FLOAT, list(v.shape))
+         for k, v in inputs.items()],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)],
+        initializer=[numpy_helper.from_array(v, k) for k, v in inits.items()])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
+    m.ir_version = 9
+    return m
+
+
+def _case(name, model, inputs, y64, y16, bound, coopmat):
+    atol, min_err = _bounds(y64, y16, bound)
+    case = {"name": name, "model": model, "inputs": inputs,
+            "expected": [y64.astype(np.float32)], "precision": "FP16",
+            "rtol": 0.0, "atol": atol, "min_max_error": min_err}
+    if coopmat:
+        case["requires"] = "cooperative_matrix"
+    return case
+
+
+def matmul(name, m, n, k, plan=None, batch=None, coopmat=False):
+    a = _rand(*((batch, m, k) if batch else (m, k)))
+    b = _rand(k, n)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    y64 = a64 @ b64
+    y16 = _f16(a) @ _f16(b)
+    bound = 2 * _U16 * (np.abs(a64) @ np.abs(b64))
+    model = _model("MatMul", {"A": a, "B": b}, {}, {}, plan)
+    return _case(name, model, {"A": a, "B": b}, y64, y16, bound, coopmat)
+
+
+def gemm_tb(name, m, n, k, plan=None, coopmat=False):
+    """Gemm with transB, alpha 0.5 and a bias row C: Y = 0.5 * A B^T + C."""
+    a, b, c = _rand(m, k), _rand(n, k), _rand(n)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    y64 = 0.5 * (a64 @ b64.T) + c
+    y16 = 0.5 * (_f16(a) @ _f16(b).T) + c
+    bound = _U16 * (np.abs(a64) @ np.abs(b64).T)
+    model = _model("Gemm", {"A": a, "B": b, "C": c}, {}, {"transB": 1, "alpha": 0.5}, plan)
+    return _case(name, model, {"A": a, "B": b, "C": c}, y64, y16, bound, coopmat)
+
+
+def _conv64(x, w, bias, pads, stride):
+    """NCHW Conv in fp64 by summing the shifted input per kernel tap."""
+    n, c, h, wd = x.shape
+    co, _, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    oh = (h + pads[0] + pads[2] - kh) // stride + 1
+    ow = (wd + pads[1] + pads[3] - kw) // stride + 1
+    y = np.zeros((n, co, oh, ow))
+    for dy in range(kh):
+        for dx in range(kw):
+            patch = xp[:, :, dy:dy + stride * oh:stride, dx:dx + stride * ow:stride]
+            y += np.einsum("nchw,oc->nohw", patch, w[:, :, dy, dx])
+    return y + bias.reshape(1, co, 1, 1)
+
+
+def conv(name, x_shape, c_out, kernel, pads, stride=1, plan=None, coopmat=False):
+    x = _rand(*x_shape)
+    w = _rand(c_out, x_shape[1], kernel, kernel)
+    bias = _rand(c_out)
+    x64, w64 = x.astype(np.float64), w.astype(np.float64)
+    y64 = _conv64(x64, w64, bias.astype(np.float64), pads, stride)
+    y16 = _conv64(_f16(x), _f16(w), bias.astype(np.float64), pads, stride)
+    bound = 2 * _U16 * _conv64(np.abs(x64), np.abs(w64), np.zeros(c_out), pads, stride)
+    attrs = {"pads": pads, "strides": [stride, stride]}
+    model = _model("Conv", {"X": x}, {"W": w, "B": bias}, attrs, plan)
+    return _case(name, model, {"X": x}, y64, y16, bound, coopmat)
+
+
+def cases():
+    # Scalar path (every device): the cost model's pick, pinned tiles with
+    # and without split-K, gemv, Gemm's scale and bias, both Conv loaders.
+    yield matmul("gemm_fp16_mm_auto", 127, 13, 1000)
+    yield matmul("gemm_fp16_mm_64x64_split", 13, 127, 1000, plan="64x64/4")
+    yield matmul("gemm_fp16_mm_128x64_vec", 128, 64, 256, plan="128x64")
+    yield matmul("gemm_fp16_mm_batch", 7, 13, 127, batch=3, plan="32x32")
+    yield matmul("gemm_fp16_gemv", 3, 127, 1000, plan="gemv/4")
+    yield gemm_tb("gemm_fp16_gemm_tb", 13, 127, 1000, plan="16x64/2")
+    yield gemm_tb("gemm_fp16_gemv_tb", 1, 1000, 127, plan="gemv")
+    yield conv("gemm_fp16_conv_3x3", (2, 13, 9, 9), 7, 3, [1, 1, 1, 1], plan="64x32/2")
+    yield conv("gemm_fp16_conv_1x1", (1, 64, 8, 8), 32, 1, [0, 0, 0, 0], plan="32x64")
+    # Tensor cores (VK_NV_cooperative_matrix devices): each coopmat tile,
+    # odd and aligned sizes, split-K, Gemm's epilogue, both Conv loaders.
+    for t in ("128x128", "64x64"):
+        yield matmul(f"gemm_fp16_cm{t}_odd", 127, 13, 1000, plan=f"cm{t}", coopmat=True)
+        yield matmul(f"gemm_fp16_cm{t}_aligned", 256, 256, 256, plan=f"cm{t}", coopmat=True)
+        yield matmul(f"gemm_fp16_cm{t}_split", 13, 127, 1000, plan=f"cm{t}/4", coopmat=True)
+        yield matmul(f"gemm_fp16_cm{t}_batch", 7, 130, 127, batch=3, plan=f"cm{t}", coopmat=True)
+        yield gemm_tb(f"gemm_fp16_cm{t}_gemm_tb", 130, 127, 1000, plan=f"cm{t}/2", coopmat=True)
+        yield conv(f"gemm_fp16_cm{t}_conv_3x3", (2, 13, 9, 9), 7, 3, [1, 1, 1, 1],
+                   plan=f"cm{t}", coopmat=True)
+        yield conv(f"gemm_fp16_cm{t}_conv_1x1", (1, 64, 8, 8), 32, 1, [0, 0, 0, 0],
+                   plan=f"cm{t}/2", coopmat=True)
+    yield matmul("gemm_fp16_cm_auto", 512, 512, 512, coopmat=True)

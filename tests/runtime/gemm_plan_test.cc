@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// The GEMM engine's planning (runtime/ops/gemm_plan.h), no GPU needed: every
+// kernel the tile table offers is built and embedded; the cost model still
+// picks, on an H100's limits, the kernels and K splits that the separate
+// Conv and MatMul models picked before the engine unified them (the table
+// below is their output, recorded from that code on BERT, GPT-2, attention,
+// classifier-head, ResNet-50 and MobileNet/EfficientNet shapes); pinned plans
+// parse, and malformed or unbuildable ones are refused with a clear status.
+#include "runtime/ops/gemm_plan.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "shaders/shader_registry.h"
+
+namespace vkserve {
+namespace {
+
+using Kind = GemmOperandKind;
+
+gpu::DeviceInfo H100Limits() {
+  gpu::DeviceInfo info;
+  info.type = VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
+  info.max_workgroup_invocations = 1024;
+  info.max_workgroup_size = {1024, 1024, 64};
+  info.max_shared_memory = 49152;
+  return info;
+}
+
+TEST(GemmPlanTest, EveryOfferedKernelIsEmbedded) {
+  for (const GemmTile& t : GemmTiles()) {
+    for (Kind kind : {Kind::kMatrix, Kind::kIm2col, Kind::kPointwise}) {
+      GemmPlan plan;
+      plan.tile = &t;
+      for (bool f16_io : {false, true}) {
+        const bool built = !shaders::Find(plan.shader(kind, f16_io)).empty();
+        EXPECT_EQ(built, t.speed(kind) > 0) << plan.shader(kind, f16_io);
+      }
+    }
+  }
+  for (const CoopmatTile& t : CoopmatTiles()) {
+    for (Kind kind : {Kind::kMatrix, Kind::kIm2col}) {
+      GemmPlan plan;
+      plan.coopmat = &t;
+      EXPECT_FALSE(shaders::Find(plan.shader(kind)).empty()) << plan.shader(kind);
+    }
+  }
+  EXPECT_FALSE(shaders::Find(GemmPlan{}.shader(Kind::kMatrix)).empty());
+  EXPECT_FALSE(shaders::Find(GemmPlan{}.shader(Kind::kMatrix, /*f16_io=*/true)).empty());
+  EXPECT_FALSE(shaders::Find("ops/gemm_reduce").empty());
+  EXPECT_FALSE(shaders::Find("ops/gemm_reduce_f16").empty());
+}
+
+struct Golden {
+  int64_t m, n, k, batch;
+  bool b_trans;
+  Kind kind;
+  const char* shader;
+  uint32_t splits, k_chunk;
+};
+
+constexpr Golden kH100Choices[] = {
+    {1024, 1024, 1024, 1, false, Kind::kMatrix, "ops/gemm_128x64", 4, 256},
+    {2048, 2048, 2048, 1, false, Kind::kMatrix, "ops/gemm_128x64", 1, 2048},
+    {4096, 4096, 4096, 1, false, Kind::kMatrix, "ops/gemm_128x64", 1, 4096},
+    {128, 768, 768, 1, false, Kind::kMatrix, "ops/gemm_32x64", 8, 96},
+    {128, 2304, 768, 1, false, Kind::kMatrix, "ops/gemm_32x64", 8, 96},
+    {128, 3072, 768, 1, false, Kind::kMatrix, "ops/gemm_128x64", 8, 96},
+    {128, 768, 3072, 1, false, Kind::kMatrix, "ops/gemm_32x64", 16, 192},
+    {1024, 768, 768, 1, false, Kind::kMatrix, "ops/gemm_128x64", 4, 192},
+    {1024, 2304, 768, 1, false, Kind::kMatrix, "ops/gemm_128x64", 2, 384},
+    {1024, 3072, 768, 1, false, Kind::kMatrix, "ops/gemm_128x64", 1, 768},
+    {1024, 768, 3072, 1, false, Kind::kMatrix, "ops/gemm_128x64", 4, 768},
+    {128, 128, 64, 12, false, Kind::kMatrix, "ops/gemm_32x64", 1, 64},
+    {128, 64, 128, 12, false, Kind::kMatrix, "ops/gemm_32x64", 1, 128},
+    {128, 128, 64, 96, false, Kind::kMatrix, "ops/gemm_32x64", 1, 64},
+    {128, 64, 128, 96, false, Kind::kMatrix, "ops/gemm_32x64", 1, 128},
+    {32, 1000, 2048, 1, false, Kind::kMatrix, "ops/gemm_32x64", 16, 128},
+    {16, 3072, 768, 1, false, Kind::kMatrix, "ops/gemm_16x64", 8, 96},
+    {197, 768, 768, 1, false, Kind::kMatrix, "ops/gemm_32x64", 8, 96},
+    {1, 2304, 768, 1, false, Kind::kMatrix, "ops/gemv", 2, 384},
+    {1, 2304, 768, 1, true, Kind::kMatrix, "ops/gemv", 1, 768},
+    {1, 768, 3072, 1, false, Kind::kMatrix, "ops/gemv", 8, 384},
+    {1, 768, 3072, 1, true, Kind::kMatrix, "ops/gemv", 2, 1536},
+    {8, 1000, 2048, 1, false, Kind::kMatrix, "ops/gemv", 8, 256},
+    {8, 1000, 2048, 1, true, Kind::kMatrix, "ops/gemv", 2, 1024},
+    {3, 1000, 13, 1, false, Kind::kMatrix, "ops/gemv", 1, 64},
+    {3, 1000, 13, 1, true, Kind::kMatrix, "ops/gemv", 1, 64},
+    {64, 12544, 147, 1, false, Kind::kIm2col, "ops/gemm_64x64_im2col", 1, 160},
+    {64, 3136, 64, 1, false, Kind::kPointwise, "ops/gemm_64x64_im2col", 1, 64},
+    {64, 3136, 576, 1, false, Kind::kIm2col, "ops/gemm_64x64_im2col", 4, 144},
+    {256, 3136, 64, 1, false, Kind::kPointwise, "ops/gemm_64x64_im2col", 1, 64},
+    {64, 3136, 256, 1, false, Kind::kPointwise, "ops/gemm_64x64_im2col", 4, 64},
+    {128, 784, 1152, 1, false, Kind::kIm2col, "ops/gemm_128x64_im2col", 15, 80},
+    {512, 784, 128, 1, false, Kind::kPointwise, "ops/gemm_64x64_im2col", 1, 128},
+    {128, 784, 512, 1, false, Kind::kPointwise, "ops/gemm_64x64_im2col", 8, 64},
+    {256, 196, 2304, 1, false, Kind::kIm2col, "ops/gemm_64x32_im2col", 16, 144},
+    {1024, 196, 256, 1, false, Kind::kPointwise, "ops/gemm_64x32_im2col", 4, 64},
+    {256, 196, 1024, 1, false, Kind::kPointwise, "ops/gemm_64x32_im2col", 16, 64},
+    {512, 49, 4608, 1, false, Kind::kIm2col, "ops/gemm_64x64_im2col", 16, 288},
+    {2048, 49, 512, 1, false, Kind::kPointwise, "ops/gemm_64x64_im2col", 8, 64},
+    {512, 49, 2048, 1, false, Kind::kPointwise, "ops/gemm_64x64_im2col", 16, 128},
+    {32, 12544, 27, 1, false, Kind::kIm2col, "ops/gemm_32x64_im2col", 1, 32},
+    {96, 12544, 16, 1, false, Kind::kPointwise, "ops/gemm_32x64_im2col", 1, 16},
+    {24, 3136, 96, 1, false, Kind::kPointwise, "ops/gemm_64x64_im2col", 1, 96},
+    {320, 49, 960, 1, false, Kind::kPointwise, "ops/gemm_64x64_im2col", 15, 64},
+    {1280, 49, 320, 1, false, Kind::kPointwise, "ops/gemm_64x64_im2col", 7, 48},
+    {1152, 49, 192, 1, false, Kind::kPointwise, "ops/gemm_64x64_im2col", 6, 32},
+    {64, 401408, 147, 1, false, Kind::kIm2col, "ops/gemm_64x64_im2col", 1, 160},
+    {64, 100352, 64, 1, false, Kind::kPointwise, "ops/gemm_64x64_im2col", 1, 64},
+    {64, 100352, 576, 1, false, Kind::kIm2col, "ops/gemm_64x64_im2col", 1, 576},
+    {256, 100352, 64, 1, false, Kind::kPointwise, "ops/gemm_64x64_im2col", 1, 64},
+    {64, 100352, 256, 1, false, Kind::kPointwise, "ops/gemm_64x64_im2col", 1, 256},
+    {128, 25088, 1152, 1, false, Kind::kIm2col, "ops/gemm_128x64_im2col", 1, 1152},
+    {512, 25088, 128, 1, false, Kind::kPointwise, "ops/gemm_64x64_im2col", 1, 128},
+    {128, 25088, 512, 1, false, Kind::kPointwise, "ops/gemm_64x64_im2col", 1, 512},
+    {256, 6272, 2304, 1, false, Kind::kIm2col, "ops/gemm_128x64_im2col", 1, 2304},
+    {1024, 6272, 256, 1, false, Kind::kPointwise, "ops/gemm_64x64_im2col", 1, 256},
+    {256, 6272, 1024, 1, false, Kind::kPointwise, "ops/gemm_64x64_im2col", 1, 1024},
+    {512, 1568, 4608, 1, false, Kind::kIm2col, "ops/gemm_128x64_im2col", 2, 2304},
+    {2048, 1568, 512, 1, false, Kind::kPointwise, "ops/gemm_64x64_im2col", 1, 512},
+    {512, 1568, 2048, 1, false, Kind::kPointwise, "ops/gemm_64x64_im2col", 1, 2048},
+    {32, 401408, 27, 1, false, Kind::kIm2col, "ops/gemm_32x64_im2col", 1, 32},
+    {96, 401408, 16, 1, false, Kind::kPointwise, "ops/gemm_32x64_im2col", 1, 16},
+    {24, 100352, 96, 1, false, Kind::kPointwise, "ops/gemm_32x64_im2col", 1, 96},
+    {320, 1568, 960, 1, false, Kind::kPointwise, "ops/gemm_64x64_im2col", 2, 480},
+    {1280, 1568, 320, 1, false, Kind::kPointwise, "ops/gemm_64x64_im2col", 1, 320},
+    {1152, 1568, 192, 1, false, Kind::kPointwise, "ops/gemm_64x64_im2col", 1, 192},
+};
+
+TEST(GemmPlanTest, KeepsTheH100ChoicesOfTheSeparateModels) {
+  const gpu::DeviceInfo info = H100Limits();
+  for (const Golden& g : kH100Choices) {
+    GemmShape s;
+    s.m = g.m;
+    s.n = g.n;
+    s.k = g.k;
+    s.batch = g.batch;
+    s.b_trans = g.b_trans;
+    s.b_kind = g.kind;
+    auto plan = ChooseGemmPlan(s, info);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    const std::string where = std::to_string(g.m) + "x" + std::to_string(g.n) + "x" +
+                              std::to_string(g.k) + " batch " + std::to_string(g.batch);
+    EXPECT_EQ(plan->shader(g.kind), g.shader) << where;
+    EXPECT_EQ(plan->splits, g.splits) << where;
+    EXPECT_EQ(plan->k_chunk, g.k_chunk) << where;
+  }
+}
+
+TEST(GemmPlanTest, SplitsFillASmallDevice) {
+  gpu::DeviceInfo info = H100Limits();
+  info.type = VK_PHYSICAL_DEVICE_TYPE_CPU;
+  GemmShape s;
+  s.m = 64;
+  s.n = 64;
+  s.k = 4096;
+  auto plan = ChooseGemmPlan(s, info);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_GT(plan->splits, 1u);
+  EXPECT_GE(int64_t{plan->k_chunk} * plan->splits, s.k);
+  EXPECT_LT(int64_t{plan->k_chunk} * (plan->splits - 1), s.k);
+}
+
+TEST(GemmPlanTest, RefusesTilesThatDoNotFit) {
+  gpu::DeviceInfo info = H100Limits();
+  info.max_workgroup_invocations = 128;
+  GemmShape s;
+  s.m = s.n = s.k = 512;
+  auto plan = ChooseGemmPlan(s, info);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_LE(plan->tile->threads(), 128u);
+  EXPECT_EQ(ParseGemmPlan("128x64", s, info).status().code(), absl::StatusCode::kUnimplemented);
+  info.max_shared_memory = 1024;
+  EXPECT_EQ(ChooseGemmPlan(s, info).status().code(), absl::StatusCode::kUnimplemented);
+}
+
+// An H100 as it reports its tensor cores (the shapes are an example: the
+// engine takes whatever the device lists).
+gpu::DeviceInfo WithCoopmat(std::vector<gpu::DeviceInfo::MatrixShape> shapes) {
+  gpu::DeviceInfo info = H100Limits();
+  info.subgroup_size = 32;
+  info.cooperative_matrix_enabled = true;
+  info.coopmat_f16_f32_shapes = std::move(shapes);
+  return info;
+}
+
+TEST(GemmPlanTest, Fp16TakesTensorCoresOnlyWhereReported) {
+  GemmShape s;
+  s.m = s.n = s.k = 1024;
+  s.fp16 = true;
+  auto plan = ChooseGemmPlan(s, WithCoopmat({{16, 8, 16}, {16, 16, 16}}));
+  ASSERT_TRUE(plan.ok());
+  ASSERT_NE(plan->coopmat, nullptr);
+  EXPECT_EQ(plan->coopmat->shape.m, 16u);
+  EXPECT_EQ(plan->coopmat->shape.n, 16u);
+  // No matching shape, another subgroup width, FP32, or skinny M: no coopmat.
+  plan = ChooseGemmPlan(s, WithCoopmat({{16, 8, 16}}));
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->coopmat, nullptr);
+  gpu::DeviceInfo wide = WithCoopmat({{16, 16, 16}});
+  wide.subgroup_size = 64;
+  EXPECT_EQ(ChooseGemmPlan(s, wide)->coopmat, nullptr);
+  s.fp16 = false;
+  EXPECT_EQ(ChooseGemmPlan(s, WithCoopmat({{16, 16, 16}}))->coopmat, nullptr);
+  s.fp16 = true;  // fp16 tensors have no tensor-core variant yet
+  s.f16_io = true;
+  EXPECT_EQ(ChooseGemmPlan(s, WithCoopmat({{16, 16, 16}}))->coopmat, nullptr);
+  s.f16_io = false;
+  s.fp16 = true;
+  s.m = 4;
+  EXPECT_TRUE(ChooseGemmPlan(s, WithCoopmat({{16, 16, 16}}))->gemv());
+  // Pinned: refused where the device lacks it.
+  EXPECT_EQ(ParseGemmPlan("cm64x64", s, H100Limits()).status().code(),
+            absl::StatusCode::kUnimplemented);
+  s.b_kind = Kind::kIm2col;
+  plan = ParseGemmPlan("cm64x64/2", s, WithCoopmat({{16, 16, 16}}));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->shader(s.b_kind), "ops/gemm_cm_64x64_16x16x16_im2col");
+  EXPECT_EQ(plan->splits, 2u);
+}
+
+TEST(GemmPlanTest, ParsesPinnedPlans) {
+  const gpu::DeviceInfo info = H100Limits();
+  GemmShape s;
+  s.m = 13;
+  s.n = 127;
+  s.k = 1000;
+  auto plan = ParseGemmPlan("64x32/4", s, info);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->shader(Kind::kMatrix), "ops/gemm_64x32");
+  EXPECT_EQ(plan->splits, 4u);
+  EXPECT_EQ(plan->k_chunk, 256u);
+  plan = ParseGemmPlan("gemv/99", s, info);  // capped at 16 splits
+  ASSERT_TRUE(plan.ok());
+  EXPECT_TRUE(plan->gemv());
+  EXPECT_EQ(plan->splits, 16u);
+  plan = ParseGemmPlan("16x64", s, info);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->splits, 1u);
+  EXPECT_GE(plan->k_chunk, 1000u);
+  s.b_kind = Kind::kIm2col;
+  EXPECT_EQ(ParseGemmPlan("16x64/2", s, info)->shader(s.b_kind), "ops/gemm_16x64_im2col");
+}
+
+TEST(GemmPlanTest, RefusesBadPinnedPlans) {
+  const gpu::DeviceInfo info = H100Limits();
+  GemmShape s;
+  s.m = s.n = s.k = 64;
+  for (const char* bad : {"", "64x64/", "64x64/0", "64x64/-1", "64x64/2x", "65x64", "gemv/1/2"}) {
+    EXPECT_EQ(ParseGemmPlan(bad, s, info).status().code(), absl::StatusCode::kInvalidArgument)
+        << bad;
+  }
+  const std::string junk = std::string("\x01\xff") + std::string(100, 'a');
+  const absl::Status status = ParseGemmPlan(junk, s, info).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_LT(status.message().size(), 100u);
+  EXPECT_EQ(status.message().find('\x01'), std::string::npos);
+  s.b_kind = Kind::kIm2col;
+  EXPECT_EQ(ParseGemmPlan("gemv", s, info).status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(ParseGemmPlan("64x128", s, info).status().code(), absl::StatusCode::kUnimplemented);
+}
+
+}  // namespace
+}  // namespace vkserve

@@ -1,0 +1,80 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The vkserve Authors.
+#
+# `vkserve infer --precision FP16 --compare` on a one-MatMul model: the
+# reported errors against the FP32 run must be non-zero (the operands were
+# rounded to fp16) and within the fp16 bound for the inputs' sizes; at FP32
+# the comparison is exact; a bad precision is a usage error.
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+BINARY_DIR = os.environ.get("VKSERVE_BINARY_DIR", "build")
+VKSERVE = os.path.join(BINARY_DIR, "vkserve")
+K = 512
+
+
+def write_model(path):
+    b = np.random.default_rng(7).uniform(-1, 1, size=(K, 96)).astype(np.float32)
+    node = helper.make_node("MatMul", ["A", "B"], ["Y"])
+    graph = helper.make_graph(
+        [node], "precision", [helper.make_tensor_value_info("A", TensorProto.FLOAT, [64, K])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)],
+        initializer=[numpy_helper.from_array(b, "B")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    with open(path, "wb") as f:
+        f.write(model.SerializeToString())
+
+
+class InferPrecisionTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.TemporaryDirectory()
+        cls.model = os.path.join(cls.dir.name, "matmul.onnx")
+        write_model(cls.model)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.dir.cleanup()
+
+    def infer(self, *args):
+        return subprocess.run([VKSERVE, "infer", self.model, *args], capture_output=True,
+                              text=True, timeout=300)
+
+    def errors(self, precision):
+        r = self.infer("--precision", precision, "--compare")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        m = re.search(r"compare Y vs FP32: max abs (\S+)  mean abs (\S+)  max rel (\S+)", r.stdout)
+        self.assertIsNotNone(m, r.stdout)
+        return [float(x) for x in m.groups()]
+
+    def test_fp16_rounds_within_the_bound(self):
+        max_abs, mean_abs, max_rel = self.errors("FP16")
+        # Inputs in [-1, 1]: |error| <= 2 * 2^-11 * K per output.
+        self.assertGreater(max_abs, 0.0)
+        self.assertLess(max_abs, 2 * 2.0 ** -11 * K)
+        self.assertLessEqual(mean_abs, max_abs)
+        self.assertGreater(max_rel, 0.0)
+
+    def test_fp32_compares_exactly(self):
+        self.assertEqual(self.errors("FP32"), [0.0, 0.0, 0.0])
+
+    def test_bad_precision_is_a_usage_error(self):
+        r = self.infer("--precision", "FP8")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--precision must be FP32 or FP16", r.stderr)
+
+
+if __name__ == "__main__":
+    if not os.path.exists(VKSERVE):
+        print(f"{VKSERVE} is not built", file=sys.stderr)
+        sys.exit(77)
+    unittest.main()
