@@ -423,11 +423,19 @@ TEST_F(DynamicBatcherTest, LoneRequestsStopWaitingUntilRequestsMeetAgain) {
   // meet while it runs and form a batch, so waiting pays again.
   Client a, b, c;
   Fill(a, 30), Fill(b, 31), Fill(c, 32);
-  batcher->Submit(Request(a), Record(a));
-  batcher->Submit(Request(b), Record(b));
-  batcher->Submit(Request(c), Record(c));
-  absl::SleepFor(absl::Milliseconds(400));
-  for (Client* x : {&a, &b, &c}) ASSERT_TRUE(x->status.ok()) << x->status;
+  // Each callback signals its own promise, so the reads below happen after
+  // the writes in the callbacks (no sleeping on the batcher's timing).
+  std::promise<void> done[3];
+  Client* const clients[3] = {&a, &b, &c};
+  for (int i = 0; i < 3; ++i) {
+    batcher->Submit(Request(*clients[i]),
+                    [&, i](absl::StatusOr<RunResult> result, const ExecutionInfo& info) {
+                      Record(*clients[i])(std::move(result), info);
+                      done[i].set_value();
+                    });
+  }
+  for (auto& d : done) d.get_future().wait();
+  for (Client* x : clients) ASSERT_TRUE(x->status.ok()) << x->status;
   EXPECT_EQ(b.info.execution_batch_size, 2);
   EXPECT_EQ(c.info.execution_batch_size, 2);
   EXPECT_GE(one(40), absl::Milliseconds(150)) << "after requests met, a lone one waits again";
