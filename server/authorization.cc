@@ -11,6 +11,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "base/happens_before.h"
 #include "base/mutex.h"
 #include "absl/time/clock.h"
 #include "gpu/status_macros.h"
@@ -240,8 +241,14 @@ void LogDenial(std::string_view method, const std::string& peer, const absl::Sta
 class RejectedStream final
     : public grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse> {
  public:
-  explicit RejectedStream(const grpc::Status& status) { Finish(status); }
-  void OnDone() override { delete this; }
+  explicit RejectedStream(const grpc::Status& status) {
+    VKSERVE_HAPPENS_BEFORE(this);
+    Finish(status);
+  }
+  void OnDone() override {
+    VKSERVE_HAPPENS_AFTER(this);
+    delete this;
+  }
 };
 
 #define VKSERVE_AUTHORIZED_UNARY(Method)                                                        \

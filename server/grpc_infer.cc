@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "base/happens_before.h"
 #include "gpu/vk_status.h"
 #include "server/grpc_service.h"
 #include "server/infer_request.h"
@@ -34,15 +35,38 @@ absl::Time ClientDeadline(const grpc::CallbackServerContext* c) {
   return absl::FromChrono(d);
 }
 
-// A unary ModelInfer call; deletes itself when gRPC is done with it.
+// A unary ModelInfer call. It has two owners: gRPC, until OnDone, and the
+// request, until its Finish call has returned (gRPC still reads the reactor
+// inside Finish while another thread may already run OnDone). The last one
+// deletes it. The HAPPENS_ annotations (base/happens_before.h) show TSan the
+// order gRPC keeps from the reactor's creation to OnCancel and OnDone.
 class InferReactor final : public grpc::ServerUnaryReactor {
  public:
-  void OnCancel() override { cancelled_.store(true); }
-  void OnDone() override { delete this; }
+  InferReactor() { VKSERVE_HAPPENS_BEFORE(this); }
+  void OnCancel() override {
+    VKSERVE_HAPPENS_AFTER(this);
+    cancelled_.store(true);
+    VKSERVE_HAPPENS_BEFORE(this);
+  }
+  void OnDone() override {
+    VKSERVE_HAPPENS_AFTER(this);
+    Unref();
+  }
   bool cancelled() const { return cancelled_.load(); }
+  // Ends the call; the caller must not touch the reactor afterwards.
+  void FinishWith(const absl::Status& s) {
+    Finish(ToGrpcStatus(s));
+    Unref();
+  }
 
  private:
+  ~InferReactor() override = default;
+  void Unref() {
+    if (owners_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
+
   std::atomic<bool> cancelled_{false};
+  std::atomic<int> owners_{2};
 };
 
 // One ModelStreamInfer stream: reads requests as they come, runs them
@@ -53,10 +77,12 @@ class StreamReactor final
  public:
   StreamReactor(InferenceService* service, grpc::CallbackServerContext* context)
       : service_(service), deadline_(ClientDeadline(context)) {
+    VKSERVE_HAPPENS_BEFORE(this);
     StartRead(&incoming_);
   }
 
   void OnReadDone(bool ok) override {
+    VKSERVE_HAPPENS_AFTER(this);
     if (!ok) {
       MutexLock lock(&mutex_);
       reads_done_ = true;
@@ -85,13 +111,16 @@ class StreamReactor final
                       pending_.push_back(std::move(out));
                       if (!writing_) {
                         writing_ = true;
+                        VKSERVE_HAPPENS_BEFORE(this);
                         StartWrite(&pending_.front());
                       }
                     });
+    VKSERVE_HAPPENS_BEFORE(this);
     StartRead(&incoming_);
   }
 
   void OnWriteDone(bool ok) override {
+    VKSERVE_HAPPENS_AFTER(this);
     MutexLock lock(&mutex_);
     pending_.pop_front();
     if (!ok) {
@@ -99,6 +128,7 @@ class StreamReactor final
       pending_.clear();
     }
     if (!pending_.empty()) {
+      VKSERVE_HAPPENS_BEFORE(this);
       StartWrite(&pending_.front());
       return;
     }
@@ -106,13 +136,21 @@ class StreamReactor final
     MaybeFinishLocked();
   }
 
-  void OnCancel() override { cancelled_.store(true); }
-  void OnDone() override { delete this; }
+  void OnCancel() override {
+    VKSERVE_HAPPENS_AFTER(this);
+    cancelled_.store(true);
+    VKSERVE_HAPPENS_BEFORE(this);
+  }
+  void OnDone() override {
+    VKSERVE_HAPPENS_AFTER(this);
+    delete this;
+  }
 
  private:
   void MaybeFinishLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
     if (finished_ || !reads_done_ || in_flight_ > 0 || writing_) return;
     finished_ = true;
+    VKSERVE_HAPPENS_BEFORE(this);
     Finish(grpc::Status::OK);
   }
 
@@ -264,7 +302,7 @@ grpc::ServerUnaryReactor* InferenceService::ModelInfer(grpc::CallbackServerConte
                                                        ModelInferResponse* resp) {
   auto* reactor = new InferReactor();
   Infer(req, resp, ClientDeadline(c), [reactor] { return reactor->cancelled(); },
-        [reactor](absl::Status s) { reactor->Finish(ToGrpcStatus(s)); });
+        [reactor](absl::Status s) { reactor->FinishWith(s); });
   return reactor;
 }
 

@@ -9,7 +9,10 @@
 namespace vkserve {
 namespace {
 
-using LeakyReluOp = AlphaActivationOp<Activation::kLeakyRelu, 0.01f>;
+class LeakyReluOp final : public AlphaActivationOp<Activation::kLeakyRelu> {
+ public:
+  LeakyReluOp() : AlphaActivationOp(0.01f) {}
+};
 
 }  // namespace
 

@@ -55,20 +55,26 @@ class ParameterlessActivationOp : public ActivationOp {
 
 // An activation with one float attribute `alpha` (Elu, Celu, Swish,
 // ThresholdedRelu, LeakyRelu): its file is one registration line naming the
-// kind and alpha's default.
-template <Activation kKind, float kDefaultAlpha = 1.0f>
+// kind (and a subclass where alpha's default is not 1). The default is a
+// constructor argument, not a template one: clang 14 (the fuzz build) takes
+// no float template arguments.
+template <Activation kKind>
 class AlphaActivationOp : public ActivationOp {
  public:
-  AlphaActivationOp() : ActivationOp(kKind) {}
+  explicit AlphaActivationOp(float default_alpha = 1.0f)
+      : ActivationOp(kKind), default_alpha_(default_alpha) {}
 
  protected:
   absl::StatusOr<ActivationParams> ParamsOf(const Node& node,
                                             const ConstantInput& /*constant*/) const override {
     ActivationParams p;
     p.kind = kKind;
-    p.alpha = node.GetFloat("alpha", kDefaultAlpha);
+    p.alpha = node.GetFloat("alpha", default_alpha_);
     return p;
   }
+
+ private:
+  const float default_alpha_;
 };
 
 }  // namespace vkserve

@@ -259,7 +259,11 @@ TEST_F(HardeningTest, LoadUnloadFloodLeavesThreadsAndMapsFlat) {
   const long threads = ProcStatus("Threads"), maps = MemoryMaps();
   for (int i = 0; i < 3000; ++i) call(i);
   EXPECT_LE(ProcStatus("Threads"), threads + 4);
+#ifndef __SANITIZE_THREAD__  // TSan's own allocator adds mappings as it runs
   EXPECT_LE(MemoryMaps(), maps + 100);
+#else
+  static_cast<void>(maps);
+#endif
   ExpectStillServing();
 }
 

@@ -123,9 +123,11 @@ class Base(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         cls.channel.close()
-        cls.server.stop()
+        code = cls.server.stop()
         sys.path.remove(cls.tmp)
         shutil.rmtree(cls.tmp, ignore_errors=True)
+        # A clean SIGTERM exits 0; a sanitizer report in the server would not.
+        assert code == 0, f"vkserve exited {code}"
 
     def infer_request(self, batch=1, seed=0, rid="py"):
         image = np.random.RandomState(seed).standard_normal((batch, 3, 16, 16)).astype(np.float32)
