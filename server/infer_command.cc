@@ -22,6 +22,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "gpu/status_macros.h"
 #include "runtime/npy.h"
 #include "runtime/op_util.h"
 #include "runtime/session.h"
@@ -114,96 +115,92 @@ int Fail(const absl::Status& status) {
   return 1;
 }
 
-}  // namespace
-
-int RunInferCommand(const std::vector<std::string>& args) {
-  auto flags = ParseModelFlags(args, {"--input", "--output-dir", "--repeat", "--warmup", "--profile"});
-  if (!flags.ok()) {
-    std::fprintf(stderr,
-                 "vkserve infer: %s\nusage: vkserve infer MODEL [--input NAME=FILE.npy]... "
-                 "[--output-dir DIR] [--dim NAME=VALUE]... [--repeat N] [--warmup SECONDS] [--profile FILE.json] "
-                 "[--device SEL] [--outputs-on-gpu] [--precision FP32|FP16 [--compare]]\n",
-                 std::string(flags.status().message()).c_str());
-    return 2;
-  }
-  std::map<std::string, std::string> input_files;
+// The command's own flags (the model flags are ParseModelFlags').
+struct InferFlags {
+  std::map<std::string, std::string> input_files;  // input name -> .npy path
   std::string output_dir, profile_path;
   int repeat = 1;
   double warmup_seconds = 0;
   bool outputs_on_gpu = false;
   bool compare = false;
-  for (size_t i = 0; i < flags->rest.size(); ++i) {
-    const std::string& a = flags->rest[i];
+};
+
+absl::StatusOr<InferFlags> ParseInferFlags(const std::vector<std::string>& rest) {
+  InferFlags f;
+  for (size_t i = 0; i < rest.size(); ++i) {
+    const std::string& a = rest[i];
     if (a == "--input") {
-      auto kv = SplitAssignment(flags->rest[++i]);
-      if (!kv.ok()) return Fail(kv.status());
-      input_files[kv->first] = kv->second;
+      auto kv = SplitAssignment(rest[++i]);
+      if (!kv.ok()) return kv.status();
+      f.input_files[kv->first] = kv->second;
     } else if (a == "--output-dir") {
-      output_dir = flags->rest[++i];
+      f.output_dir = rest[++i];
     } else if (a == "--repeat") {
-      if (!absl::SimpleAtoi(flags->rest[++i], &repeat) || repeat < 1) {
-        return Fail(absl::InvalidArgumentError("--repeat needs a positive count"));
+      if (!absl::SimpleAtoi(rest[++i], &f.repeat) || f.repeat < 1) {
+        return absl::InvalidArgumentError("--repeat needs a positive count");
       }
     } else if (a == "--warmup") {
-      if (!absl::SimpleAtod(flags->rest[++i], &warmup_seconds) || !(warmup_seconds >= 0) ||
-          warmup_seconds > 600) {
-        return Fail(absl::InvalidArgumentError("--warmup needs seconds between 0 and 600"));
+      if (!absl::SimpleAtod(rest[++i], &f.warmup_seconds) || !(f.warmup_seconds >= 0) ||
+          f.warmup_seconds > 600) {
+        return absl::InvalidArgumentError("--warmup needs seconds between 0 and 600");
       }
     } else if (a == "--profile") {
-      profile_path = flags->rest[++i];
+      f.profile_path = rest[++i];
     } else if (a == "--outputs-on-gpu") {
-      outputs_on_gpu = true;
+      f.outputs_on_gpu = true;
     } else if (a == "--compare") {
-      compare = true;
+      f.compare = true;
     } else {
-      return Fail(absl::InvalidArgumentError(absl::StrCat("unknown flag ", a)));
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag ", a));
     }
   }
+  if (f.compare && f.outputs_on_gpu) return absl::InvalidArgumentError("--compare needs host outputs");
+  return f;
+}
 
-  auto runtime = GpuRuntime::Create(flags->gpu);
-  if (!runtime.ok()) return Fail(runtime.status());
-  auto model = Model::Load(flags->model_path, (*runtime)->context(), flags->model);
-  if (!model.ok()) return Fail(model.status());
-  auto session = Session::Create(*model);
-  if (!session.ok()) return Fail(session.status());
-
-  // Inputs: files where given, random (fixed seed) otherwise.
+// One tensor per model input: read from its file where given, random (fixed
+// seed) otherwise. Naming an input the model lacks is an error.
+absl::StatusOr<std::vector<HostTensor>> ModelInputs(const Model& model,
+                                                   std::map<std::string, std::string> files) {
   std::mt19937 rng(42);
   std::vector<HostTensor> tensors;
-  for (const ValueInfo& in : (*model)->inputs()) {
-    auto it = input_files.find(in.name);
-    absl::StatusOr<HostTensor> t = it != input_files.end() ? ReadNpy(it->second) : RandomInput(in, rng);
-    if (!t.ok()) return Fail(absl::Status(t.status().code(), absl::StrCat("input '", in.name, "': ", std::string(t.status().message()))));
+  for (const ValueInfo& in : model.inputs()) {
+    auto it = files.find(in.name);
+    absl::StatusOr<HostTensor> t = it != files.end() ? ReadNpy(it->second) : RandomInput(in, rng);
+    if (!t.ok()) {
+      return absl::Status(t.status().code(),
+                          absl::StrCat("input '", in.name, "': ", std::string(t.status().message())));
+    }
     tensors.push_back(std::move(t).value());
-    if (it != input_files.end()) input_files.erase(it);
+    if (it != files.end()) files.erase(it);
   }
-  if (!input_files.empty()) {
-    return Fail(absl::InvalidArgumentError(
-        absl::StrCat("the model has no input named '", input_files.begin()->first, "'")));
+  if (!files.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the model has no input named '", files.begin()->first, "'"));
   }
+  return tensors;
+}
+
+// A request binding `tensors` (which must outlive it) to the model's inputs.
+RunRequest MakeRequest(const Model& model, const std::vector<HostTensor>& tensors, bool outputs_on_gpu) {
   RunRequest request;
   for (size_t i = 0; i < tensors.size(); ++i) {
     InputBinding b;
-    b.name = (*model)->inputs()[i].name;
+    b.name = model.inputs()[i].name;
     b.host = {tensors[i].dtype, tensors[i].shape, tensors[i].data};
     request.inputs.push_back(std::move(b));
   }
   if (outputs_on_gpu) {
-    for (const ValueInfo& out : (*model)->outputs()) request.output_locations[out.name] = OutputLocation::kDevice;
+    for (const ValueInfo& out : model.outputs()) request.output_locations[out.name] = OutputLocation::kDevice;
   }
+  return request;
+}
 
-  const auto warm_until = std::chrono::steady_clock::now() + std::chrono::duration<double>(warmup_seconds);
-  while (std::chrono::steady_clock::now() < warm_until) {
-    absl::StatusOr<RunResult> warm = (*session)->Run(request);
-    if (!warm.ok()) return Fail(warm.status());
-  }
+// Each phase's time over the timed runs.
+struct Timings {
   std::vector<uint64_t> upload, record, submit, gpu, wait, readback, total;
-  absl::StatusOr<RunResult> last = absl::UnknownError("not run");
-  for (int r = 0; r < repeat; ++r) {
-    request.profile = !profile_path.empty() && r == repeat - 1;
-    last = (*session)->Run(request);
-    if (!last.ok()) return Fail(last.status());
-    const RunTiming& t = last->timing;
+
+  void Add(const RunTiming& t) {
     upload.push_back(t.upload_ns);
     record.push_back(t.record_ns);
     submit.push_back(t.submit_ns);
@@ -212,51 +209,102 @@ int RunInferCommand(const std::vector<std::string>& args) {
     readback.push_back(t.readback_ns);
     total.push_back(t.total_ns);
   }
-  if (!profile_path.empty()) {
-    absl::Status s = WriteChromeTrace(last->trace, profile_path);
-    if (!s.ok()) return Fail(s);
+
+  void PrintMedians() const {
+    auto ms = [](const std::vector<uint64_t>& v) { return Median(v) / 1e6; };
+    std::printf("timing (median of %zu run%s, ms): upload %.3f  record %.3f  submit %.3f  gpu %.3f  "
+                "wait %.3f  readback %.3f  total %.3f\n",
+                total.size(), total.size() == 1 ? "" : "s", ms(upload), ms(record), ms(submit),
+                ms(gpu), ms(wait), ms(readback), ms(total));
   }
-  if (!output_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(output_dir, ec);
-    for (RunOutput& out : last->outputs) {
-      HostTensor host = out.host;
-      if (out.device != nullptr) {
-        auto read = out.device->Read(/*release=*/true);
-        if (!read.ok()) return Fail(read.status());
-        host = std::move(read).value();
-      }
-      const std::string path = (std::filesystem::path(output_dir) / (SanitizeName(out.name) + ".npy")).string();
-      absl::Status s = WriteNpy(host, path);
-      if (!s.ok()) return Fail(s);
+};
+
+// Runs `request` untimed for the warm-up, then `flags.repeat` times timed
+// (the last one profiled when asked); returns the last run.
+absl::StatusOr<RunResult> TimedRuns(Session& session, RunRequest& request, const InferFlags& flags,
+                                    Timings& timings) {
+  const auto warm_until =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(flags.warmup_seconds);
+  while (std::chrono::steady_clock::now() < warm_until) {
+    absl::StatusOr<RunResult> warm = session.Run(request);
+    if (!warm.ok()) return warm.status();
+  }
+  absl::StatusOr<RunResult> last = absl::UnknownError("not run");
+  for (int r = 0; r < flags.repeat; ++r) {
+    request.profile = !flags.profile_path.empty() && r == flags.repeat - 1;
+    last = session.Run(request);
+    if (!last.ok()) return last.status();
+    timings.Add(last->timing);
+  }
+  request.profile = false;
+  if (!flags.profile_path.empty()) RETURN_IF_ERROR(WriteChromeTrace(last->trace, flags.profile_path));
+  return last;
+}
+
+// Writes each output (read back from the GPU where it stayed there) to
+// DIR/<name>.npy.
+absl::Status WriteOutputs(RunResult& run, const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  for (RunOutput& out : run.outputs) {
+    HostTensor host = out.host;
+    if (out.device != nullptr) {
+      ASSIGN_OR_RETURN(host, out.device->Read(/*release=*/true));
     }
+    const std::string path = (std::filesystem::path(dir) / (SanitizeName(out.name) + ".npy")).string();
+    RETURN_IF_ERROR(WriteNpy(host, path));
   }
-  for (const RunOutput& out : last->outputs) {
+  return absl::OkStatus();
+}
+
+// Runs `request` on an FP32 build of the model and prints how far `run` is.
+absl::Status CompareWithFp32(const ModelFlags& flags, GpuRuntime& runtime, const RunRequest& request,
+                             const RunResult& run) {
+  ModelOptions fp32 = flags.model;
+  fp32.precision = Precision::kFp32;
+  ASSIGN_OR_RETURN(auto reference_model, Model::Load(flags.model_path, runtime.context(), fp32));
+  ASSIGN_OR_RETURN(auto reference_session, Session::Create(reference_model));
+  ASSIGN_OR_RETURN(RunResult reference, reference_session->Run(request));
+  PrintComparison(run, reference);
+  return absl::OkStatus();
+}
+
+absl::Status Infer(const ModelFlags& model_flags, const InferFlags& flags) {
+  ASSIGN_OR_RETURN(auto runtime, GpuRuntime::Create(model_flags.gpu));
+  ASSIGN_OR_RETURN(auto model, Model::Load(model_flags.model_path, runtime->context(), model_flags.model));
+  ASSIGN_OR_RETURN(auto session, Session::Create(model));
+  ASSIGN_OR_RETURN(std::vector<HostTensor> tensors, ModelInputs(*model, flags.input_files));
+  RunRequest request = MakeRequest(*model, tensors, flags.outputs_on_gpu);
+  Timings timings;
+  ASSIGN_OR_RETURN(RunResult last, TimedRuns(*session, request, flags, timings));
+  if (!flags.output_dir.empty()) RETURN_IF_ERROR(WriteOutputs(last, flags.output_dir));
+  for (const RunOutput& out : last.outputs) {
     std::printf("output %s: %s%s\n", out.name.c_str(), std::string(DataTypeName(out.dtype)).c_str(),
                 ShapeString(out.shape).c_str());
   }
-  auto ms = [](uint64_t ns) { return ns / 1e6; };
-  std::printf("timing (median of %d run%s, ms): upload %.3f  record %.3f  submit %.3f  gpu %.3f  "
-              "wait %.3f  readback %.3f  total %.3f\n",
-              repeat, repeat == 1 ? "" : "s", ms(Median(upload)), ms(Median(record)),
-              ms(Median(submit)), ms(Median(gpu)), ms(Median(wait)), ms(Median(readback)),
-              ms(Median(total)));
+  timings.PrintMedians();
   std::printf("recordings: %zu (later runs replayed the recorded command buffer)\n",
-              (*session)->recording_count());
-  if (compare) {
-    if (outputs_on_gpu) return Fail(absl::InvalidArgumentError("--compare needs host outputs"));
-    ModelOptions fp32 = flags->model;
-    fp32.precision = Precision::kFp32;
-    auto reference_model = Model::Load(flags->model_path, (*runtime)->context(), fp32);
-    if (!reference_model.ok()) return Fail(reference_model.status());
-    auto reference_session = Session::Create(*reference_model);
-    if (!reference_session.ok()) return Fail(reference_session.status());
-    request.profile = false;
-    absl::StatusOr<RunResult> reference = (*reference_session)->Run(request);
-    if (!reference.ok()) return Fail(reference.status());
-    PrintComparison(*last, *reference);
+              session->recording_count());
+  if (flags.compare) RETURN_IF_ERROR(CompareWithFp32(model_flags, *runtime, request, last));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int RunInferCommand(const std::vector<std::string>& args) {
+  auto model_flags = ParseModelFlags(args, {"--input", "--output-dir", "--repeat", "--warmup", "--profile"});
+  if (!model_flags.ok()) {
+    std::fprintf(stderr,
+                 "vkserve infer: %s\nusage: vkserve infer MODEL [--input NAME=FILE.npy]... "
+                 "[--output-dir DIR] [--dim NAME=VALUE]... [--repeat N] [--warmup SECONDS] [--profile FILE.json] "
+                 "[--device SEL] [--outputs-on-gpu] [--precision FP32|FP16 [--compare]]\n",
+                 std::string(model_flags.status().message()).c_str());
+    return 2;
   }
-  return 0;
+  absl::StatusOr<InferFlags> flags = ParseInferFlags(model_flags->rest);
+  if (!flags.ok()) return Fail(flags.status());
+  absl::Status s = Infer(*model_flags, *flags);
+  return s.ok() ? 0 : Fail(s);
 }
 
 }  // namespace vkserve
