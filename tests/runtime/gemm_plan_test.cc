@@ -47,7 +47,10 @@ TEST(GemmPlanTest, EveryOfferedKernelIsEmbedded) {
     for (Kind kind : {Kind::kMatrix, Kind::kIm2col}) {
       GemmPlan plan;
       plan.coopmat = &t;
-      EXPECT_FALSE(shaders::Find(plan.shader(kind)).empty()) << plan.shader(kind);
+      for (bool emulated : {false, true}) {
+        plan.emulated = emulated;
+        EXPECT_FALSE(shaders::Find(plan.shader(kind)).empty()) << plan.shader(kind);
+      }
     }
   }
   EXPECT_FALSE(shaders::Find(GemmPlan{}.shader(Kind::kMatrix)).empty());
@@ -215,13 +218,19 @@ TEST(GemmPlanTest, Fp16TakesTensorCoresOnlyWhereReported) {
   s.fp16 = true;
   s.m = 4;
   EXPECT_TRUE(ChooseGemmPlan(s, WithCoopmat({{16, 16, 16}}))->gemv());
-  // Pinned: refused where the device lacks it.
-  EXPECT_EQ(ParseGemmPlan("cm64x64", s, H100Limits()).status().code(),
+  // Pinned: emulated where the device has no tensor cores, refused where it
+  // has them but not this shape.
+  plan = ParseGemmPlan("cm64x64", s, H100Limits());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_TRUE(plan->emulated);
+  EXPECT_EQ(plan->shader(s.b_kind), "ops/gemm_cm_64x64_16x16x16_emu");
+  EXPECT_EQ(ParseGemmPlan("cm64x64", s, WithCoopmat({{16, 8, 16}})).status().code(),
             absl::StatusCode::kUnimplemented);
   s.b_kind = Kind::kIm2col;
   plan = ParseGemmPlan("cm64x64/2", s, WithCoopmat({{16, 16, 16}}));
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(plan->shader(s.b_kind), "ops/gemm_cm_64x64_16x16x16_im2col");
+  EXPECT_FALSE(plan->emulated);
   EXPECT_EQ(plan->splits, 2u);
 }
 

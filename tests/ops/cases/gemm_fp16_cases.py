@@ -11,8 +11,11 @@
 # closer.
 #
 # The scalar path (lavapipe in CI) runs every case; the "cm" cases pin the
-# tensor-core kernels (VK_NV_cooperative_matrix) and are skipped on devices
-# without fp16 cooperative matrices (run them on the H100).
+# tensor-core kernels (VK_NV_cooperative_matrix). On a device without
+# cooperative matrices a pinned "cm" plan runs the kernel's scalar emulation
+# (same loaders, shared layouts and epilogue): the tiles whose shared memory
+# fits lavapipe's 32 KiB run there too, the others only where the device has
+# fp16 cooperative matrices (run them on the H100).
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
@@ -70,14 +73,18 @@ def matmul(name, m, n, k, plan=None, batch=None, coopmat=False):
     return _case(name, model, {"A": a, "B": b}, y64, y16, bound, coopmat)
 
 
-def gemm_tb(name, m, n, k, plan=None, coopmat=False):
-    """Gemm with transB, alpha 0.5 and a bias row C: Y = 0.5 * A B^T + C."""
-    a, b, c = _rand(m, k), _rand(n, k), _rand(n)
+def gemm_tb(name, m, n, k, plan=None, coopmat=False, trans_a=False):
+    """Gemm with transB, alpha 0.5 and a bias row C: Y = 0.5 * op(A) B^T + C
+    (op(A) = A^T, A stored [K, M], with trans_a)."""
+    a, b, c = _rand(*((k, m) if trans_a else (m, k))), _rand(n, k), _rand(n)
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    if trans_a:
+        a64 = a64.T
     y64 = 0.5 * (a64 @ b64.T) + c
-    y16 = 0.5 * (_f16(a) @ _f16(b).T) + c
+    y16 = 0.5 * ((_f16(a).T if trans_a else _f16(a)) @ _f16(b).T) + c
     bound = _U16 * (np.abs(a64) @ np.abs(b64).T)
-    model = _model("Gemm", {"A": a, "B": b, "C": c}, {}, {"transB": 1, "alpha": 0.5}, plan)
+    attrs = {"transB": 1, "alpha": 0.5, **({"transA": 1} if trans_a else {})}
+    model = _model("Gemm", {"A": a, "B": b, "C": c}, {}, attrs, plan)
     return _case(name, model, {"A": a, "B": b, "C": c}, y64, y16, bound, coopmat)
 
 
@@ -121,16 +128,26 @@ def cases():
     yield gemm_tb("gemm_fp16_gemv_tb", 1, 1000, 127, plan="gemv")
     yield conv("gemm_fp16_conv_3x3", (2, 13, 9, 9), 7, 3, [1, 1, 1, 1], plan="64x32/2")
     yield conv("gemm_fp16_conv_1x1", (1, 64, 8, 8), 32, 1, [0, 0, 0, 0], plan="32x64")
-    # Tensor cores (VK_NV_cooperative_matrix devices): each coopmat tile,
-    # odd and aligned sizes, split-K, Gemm's epilogue, both Conv loaders.
-    for t in ("128x128", "64x64"):
-        yield matmul(f"gemm_fp16_cm{t}_odd", 127, 13, 1000, plan=f"cm{t}", coopmat=True)
-        yield matmul(f"gemm_fp16_cm{t}_aligned", 256, 256, 256, plan=f"cm{t}", coopmat=True)
-        yield matmul(f"gemm_fp16_cm{t}_split", 13, 127, 1000, plan=f"cm{t}/4", coopmat=True)
-        yield matmul(f"gemm_fp16_cm{t}_batch", 7, 130, 127, batch=3, plan=f"cm{t}", coopmat=True)
-        yield gemm_tb(f"gemm_fp16_cm{t}_gemm_tb", 130, 127, 1000, plan=f"cm{t}/2", coopmat=True)
+    # Tensor cores: each coopmat tile (both stage counts, 4 and 8
+    # subgroups, wide and tall blocks), odd and aligned sizes, split-K,
+    # transposed A (MatMul of a transposed input is not expressible; Gemm's
+    # transA is) and B, Gemm's epilogue, both Conv loaders (scalar taps and
+    # vector pixels).
+    for t, cm in (("128x128", True), ("128x128w4", True), ("128x256", True),
+                  ("256x128", True), ("64x64", False), ("64x64s1", False)):
+        yield matmul(f"gemm_fp16_cm{t}_odd", 127, 13, 1000, plan=f"cm{t}", coopmat=cm)
+        yield matmul(f"gemm_fp16_cm{t}_aligned", 256, 256, 256, plan=f"cm{t}", coopmat=cm)
+        yield matmul(f"gemm_fp16_cm{t}_split", 13, 127, 1000, plan=f"cm{t}/4", coopmat=cm)
+        yield matmul(f"gemm_fp16_cm{t}_batch", 7, 130, 127, batch=3, plan=f"cm{t}", coopmat=cm)
+        yield gemm_tb(f"gemm_fp16_cm{t}_gemm_tb", 130, 127, 1000, plan=f"cm{t}/2", coopmat=cm)
+        yield gemm_tb(f"gemm_fp16_cm{t}_gemm_ta", 132, 68, 200, plan=f"cm{t}", coopmat=cm,
+                      trans_a=True)
+        yield gemm_tb(f"gemm_fp16_cm{t}_gemm_ta_odd", 13, 130, 61, plan=f"cm{t}", coopmat=cm,
+                      trans_a=True)
         yield conv(f"gemm_fp16_cm{t}_conv_3x3", (2, 13, 9, 9), 7, 3, [1, 1, 1, 1],
-                   plan=f"cm{t}", coopmat=True)
+                   plan=f"cm{t}", coopmat=cm)
         yield conv(f"gemm_fp16_cm{t}_conv_1x1", (1, 64, 8, 8), 32, 1, [0, 0, 0, 0],
-                   plan=f"cm{t}/2", coopmat=True)
+                   plan=f"cm{t}/2", coopmat=cm)
+        yield conv(f"gemm_fp16_cm{t}_conv_1x1_odd", (2, 24, 5, 5), 20, 1, [0, 0, 0, 0],
+                   plan=f"cm{t}", coopmat=cm)
     yield matmul("gemm_fp16_cm_auto", 512, 512, 512, coopmat=True)
