@@ -8,10 +8,12 @@
 # TFLOP/s and the kernel vkserve chose.
 #
 # Usage: python3 benchmarks/ops/gemm_bench.py VKSERVE [NAME_REGEX] [--repeat N]
-#        [--out DIR] [--warmup SECONDS] [--precision FP32|FP16]
+#        [--out DIR] [--warmup SECONDS] [--precision FP32|FP16] [--plan SPEC]
 # --warmup runs each shape untimed first (GPU clocks ramp only under load);
 # --precision FP16 runs the GEMMs with fp16 operands (tensor cores where the
-# device has them). gemm_peers.py times cuBLAS on the same SHAPES.
+# device has them); --plan pins the engine's kernel ("cm128x256", "64x64/2":
+# the vkserve_gemm_plan attribute, runtime/ops/gemm_plan.h) to sweep tiles.
+# gemm_peers.py times cuBLAS on the same SHAPES.
 # Needs python3 with onnx and numpy (Debian: python3-onnx python3-numpy).
 import argparse
 import json
@@ -48,10 +50,13 @@ SHAPES = [
 ]
 
 
-def make_model(op, a_shape, b_shape, trans_b):
+def make_model(op, a_shape, b_shape, trans_b, plan=None):
     inputs = [helper.make_tensor_value_info("A", TensorProto.FLOAT, list(a_shape)),
               helper.make_tensor_value_info("B", TensorProto.FLOAT, list(b_shape))]
-    node = helper.make_node(op, ["A", "B"], ["Y"], **({"transB": 1} if trans_b else {}))
+    attrs = {"transB": 1} if trans_b else {}
+    if plan:
+        attrs["vkserve_gemm_plan"] = plan
+    node = helper.make_node(op, ["A", "B"], ["Y"], **attrs)
     graph = helper.make_graph([node], "gemm_bench", inputs,
                               [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
@@ -67,6 +72,7 @@ def main():
     parser.add_argument("--out", default="/tmp/vkserve_gemm_bench")
     parser.add_argument("--warmup", type=float, default=0.0)
     parser.add_argument("--precision", default="FP32", choices=["FP32", "FP16"])
+    parser.add_argument("--plan", default="")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     print(f"{'shape':18s} {'M x N x K x batch':>22s} {'kernel ms':>10s} {'TFLOP/s':>8s}")
@@ -77,7 +83,7 @@ def main():
         b_shape = (batch, k, n) if batch > 1 else ((n, k) if trans_b else (k, n))
         path = os.path.join(args.out, name + ".onnx")
         with open(path, "wb") as f:
-            f.write(make_model(op, a_shape, b_shape, trans_b).SerializeToString())
+            f.write(make_model(op, a_shape, b_shape, trans_b, args.plan).SerializeToString())
         profile = os.path.join(args.out, name + ".trace.json")
         command = [args.vkserve, "infer", path, "--repeat", str(args.repeat),
                    "--output-dir", os.path.join(args.out, "outputs"), "--profile", profile]
