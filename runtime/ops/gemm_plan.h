@@ -79,6 +79,7 @@ struct GemmShape {
   GemmOperandKind b_kind = GemmOperandKind::kMatrix;
   bool fp16 = false;    // Precision::kFp16: tensor-core kernels allowed
   bool f16_io = false;  // fp16 tensors (the "_f16" variants; no tensor cores yet)
+  bool b_f16 = false;   // fp32 tensors but an fp16 B (matrix B only; "_b16" variants)
 };
 
 struct GemmPlan {
@@ -91,8 +92,9 @@ struct GemmPlan {
   // The embedded shader: "ops/gemv", "ops/gemm_<BM>x<BN>",
   // "ops/gemm_cm_<name>_<M>x<N>x<K>", each tile with "_im2col" for that
   // B loader; with f16_io the fp16-tensor variant ("_f16"); a coopmat tile
-  // with "_emu" when emulated.
-  std::string shader(GemmOperandKind b_kind, bool f16_io = false) const;
+  // with "_emu" when emulated; with b_f16 (fp32 tensors, fp16 matrix B)
+  // the "_b16" variant.
+  std::string shader(GemmOperandKind b_kind, bool f16_io = false, bool b_f16 = false) const;
 };
 
 // gemv.comp: rows of op(A) per workgroup, the largest M it is chosen for,
