@@ -111,12 +111,13 @@ Acc acc_zero() {
 }
 void load_frag_a(out FragA f, uint off) { f.off = off; }
 void load_frag_b(out FragB f, uint off) { f.off = off; }
+// Loops kept rolled: lavapipe compiles this in seconds instead of minutes.
 Acc mul_add(FragA fa, FragB fb, Acc c) {
   const uint lane = gl_LocalInvocationID.x % 32;
-  [[unroll]] for (uint t = 0; t < ACC_PER_LANE; ++t) {
+  [[dont_unroll]] for (uint t = 0; t < ACC_PER_LANE; ++t) {
     const uint r = (lane + 32 * t) / CM_N;
     const uint col = (lane + 32 * t) % CM_N;
-    for (uint kk = 0; kk < CM_K; ++kk) {
+    [[dont_unroll]] for (uint kk = 0; kk < CM_K; ++kk) {
       const float x = a_half(fa.off + (A_KM ? kk * A_LD + r : r * A_LD + kk));
       const float y = b_half(fb.off + (B_KN ? kk * B_LD + col : col * B_LD + kk));
       c.v[t] += x * y;
