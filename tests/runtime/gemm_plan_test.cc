@@ -234,6 +234,35 @@ TEST(GemmPlanTest, Fp16TakesTensorCoresOnlyWhereReported) {
   EXPECT_EQ(plan->splits, 2u);
 }
 
+TEST(GemmPlanTest, EveryCoopmatTileFitsTheH100) {
+  const gpu::DeviceInfo info = WithCoopmat({{16, 16, 16}});
+  GemmShape s;
+  s.m = s.n = s.k = 512;
+  s.fp16 = true;
+  for (const CoopmatTile& t : CoopmatTiles()) {
+    EXPECT_LE(t.shared_bytes(), 49152u) << t.name;
+    auto plan = ParseGemmPlan(std::string("cm") + t.name, s, info);
+    ASSERT_TRUE(plan.ok()) << t.name << ": " << plan.status();
+    EXPECT_EQ(plan->coopmat, &t);
+    EXPECT_FALSE(plan->emulated);
+    EXPECT_EQ(plan->k_chunk % t.bk, 0u);
+  }
+}
+
+TEST(GemmPlanTest, LargeFp16ProductsTakeTheLargeTiles) {
+  GemmShape s;
+  s.m = s.n = s.k = 4096;
+  s.fp16 = true;
+  auto plan = ChooseGemmPlan(s, WithCoopmat({{16, 16, 16}}));
+  ASSERT_TRUE(plan.ok());
+  ASSERT_NE(plan->coopmat, nullptr);
+  EXPECT_EQ(plan->coopmat->bm * plan->coopmat->bn, 128u * 256u) << plan->coopmat->name;
+  EXPECT_EQ(plan->splits, 1u);
+  // An fp16 B changes the variant, not the plan.
+  EXPECT_EQ(plan->shader(s.b_kind, false, /*b_f16=*/true),
+            std::string("ops/gemm_cm_") + plan->coopmat->name + "_16x16x16_b16");
+}
+
 TEST(GemmPlanTest, ParsesPinnedPlans) {
   const gpu::DeviceInfo info = H100Limits();
   GemmShape s;
