@@ -224,7 +224,9 @@ std::array<uint32_t, 3> GemvLocal(bool b_trans) {
 
 absl::StatusOr<GemmPlan> ChooseGemmPlan(const GemmShape& s, const gpu::DeviceInfo& info) {
   if (s.b_kind == GemmOperandKind::kMatrix && s.m <= kGemvMaxM) return ChooseGemv(s, info);
-  if (s.fp16 && !s.f16_io) {
+  // fp16 tensors take the tensor cores at either precision: their products
+  // are exact in fp32 and the sums are fp32 on both paths.
+  if (s.fp16 || s.f16_io) {
     if (std::optional<GemmPlan> plan = ChooseCoopmat(s, info)) return *plan;
   }
   const Calibration& c = CalibrationFor(s.b_kind, info);
@@ -287,7 +289,7 @@ absl::StatusOr<GemmPlan> ParseGemmPlan(std::string_view spec, const GemmShape& s
   }
   if (kernel.substr(0, 2) == "cm") {
     for (const CoopmatTile& t : kCoopmatTiles) {
-      if (kernel.substr(2) != t.name || s.f16_io) continue;
+      if (kernel.substr(2) != t.name) continue;
       if (!CoopmatUsable(t, info)) {
         // Emulated only where the device has no tensor cores at all (a
         // device that has them but not this shape gets no plan).

@@ -78,7 +78,7 @@ struct GemmShape {
   bool b_trans = false;
   GemmOperandKind b_kind = GemmOperandKind::kMatrix;
   bool fp16 = false;    // Precision::kFp16: tensor-core kernels allowed
-  bool f16_io = false;  // fp16 tensors (the "_f16" variants; no tensor cores yet)
+  bool f16_io = false;  // fp16 tensors (the "_f16" variants; tensor cores allowed too)
   bool b_f16 = false;   // fp32 tensors but an fp16 B (matrix B only; "_b16" variants)
 };
 
@@ -106,7 +106,8 @@ std::array<uint32_t, 3> GemvLocal(bool b_trans);
 // The plan minimizing the cost model for `shape` among the kernels that fit
 // the device's workgroup and shared-memory limits: with shape.fp16 a
 // tensor-core tile when the device offers one (gemv still for M <= 8),
-// else the scalar tiles. UNIMPLEMENTED when none fits.
+// else the scalar tiles; fp16 tensors (f16_io) likewise at either
+// precision. UNIMPLEMENTED when none fits.
 absl::StatusOr<GemmPlan> ChooseGemmPlan(const GemmShape& shape, const gpu::DeviceInfo& info);
 
 // The node attribute pinning a plan: "gemv", "<BM>x<BN>", "cm<name>"

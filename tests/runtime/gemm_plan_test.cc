@@ -50,6 +50,12 @@ TEST(GemmPlanTest, EveryOfferedKernelIsEmbedded) {
       for (bool emulated : {false, true}) {
         plan.emulated = emulated;
         EXPECT_FALSE(shaders::Find(plan.shader(kind)).empty()) << plan.shader(kind);
+        EXPECT_FALSE(shaders::Find(plan.shader(kind, /*f16_io=*/true)).empty())
+            << plan.shader(kind, true);
+        if (kind == Kind::kMatrix) {
+          EXPECT_FALSE(shaders::Find(plan.shader(kind, false, /*b_f16=*/true)).empty())
+              << plan.shader(kind, false, true);
+        }
       }
     }
   }
@@ -211,9 +217,10 @@ TEST(GemmPlanTest, Fp16TakesTensorCoresOnlyWhereReported) {
   EXPECT_EQ(ChooseGemmPlan(s, wide)->coopmat, nullptr);
   s.fp16 = false;
   EXPECT_EQ(ChooseGemmPlan(s, WithCoopmat({{16, 16, 16}}))->coopmat, nullptr);
-  s.fp16 = true;  // fp16 tensors have no tensor-core variant yet
-  s.f16_io = true;
-  EXPECT_EQ(ChooseGemmPlan(s, WithCoopmat({{16, 16, 16}}))->coopmat, nullptr);
+  s.f16_io = true;  // fp16 tensors take tensor cores at either precision
+  EXPECT_NE(ChooseGemmPlan(s, WithCoopmat({{16, 16, 16}}))->coopmat, nullptr);
+  s.fp16 = true;
+  EXPECT_NE(ChooseGemmPlan(s, WithCoopmat({{16, 16, 16}}))->coopmat, nullptr);
   s.f16_io = false;
   s.fp16 = true;
   s.m = 4;
