@@ -40,6 +40,8 @@ echo "== gemm_bench FP16, B a weight initializer (stored in fp16)"
 python3 "$scripts/gemm_bench.py" "$bundle/bin/vkserve" --precision FP16 --weights --warmup 0.5 --repeat 20
 echo "== gemm_bench FP32, B a weight initializer"
 python3 "$scripts/gemm_bench.py" "$bundle/bin/vkserve" 'gemv|gpt2|head' --weights --warmup 0.5 --repeat 20
+echo "== gemm_bench, models stored in float16 (tensor cores at FP32 precision)"
+python3 "$scripts/gemm_bench.py" "$bundle/bin/vkserve" --float16 --warmup 0.5 --repeat 20
 echo "== FP16 tensor-core tile sweep (pinned plans)"
 for tile in 128x128 128x128w4 128x256 256x128 64x64 64x64s1; do
   echo "-- cm$tile"
