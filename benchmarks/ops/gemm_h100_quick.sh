@@ -21,9 +21,9 @@ clock() { nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,power.draw --format=csv
 bench() { python3 "$scripts/gemm_bench.py" "$bundle/bin/vkserve" "$@"; }
 echo "== date $(date -u +%FT%TZ)  SM clock before: $(clock)"
 "$bundle/bin/vkserve" devices 2>&1 | grep -E "\[|matrix|subgroup"
-echo "== op cases (FP16, tensor cores, fp16 weights)"
+echo "== op cases (FP16, float16 models, tensor cores, fp16 weights)"
 VKSERVE_OP_CASES_DIR=$cases timeout 150 "$bundle/bin/runtime_op_cases_test" \
-  --gtest_filter='*gemm_fp16*' 2>&1 |
+  --gtest_filter='*gemm_fp16*:*gemm_f16io*' 2>&1 |
   grep -E "OK|FAILED|SKIPPED|PASSED|Failure|error" | grep -v "^\[       OK" | tail -30
 shapes='square_|bert_b8_ffn|gemv_4096'
 echo "== gemm_bench FP16 (B an input)"
