@@ -63,24 +63,20 @@ absl::Status QueryCoopmatShapes(VkInstance instance, VkPhysicalDevice pd, Device
   return absl::OkStatus();
 }
 
-absl::StatusOr<DeviceInfo> QueryOne(VkInstance instance, VkPhysicalDevice pd, uint32_t index) {
-  DeviceInfo info;
-  info.index = index;
-  info.physical_device = pd;
-
+absl::Status QueryExtensions(VkPhysicalDevice pd, DeviceInfo* info) {
   uint32_t ext_count = 0;
   VK_RETURN_IF_ERROR(vkEnumerateDeviceExtensionProperties(pd, nullptr, &ext_count, nullptr));
   std::vector<VkExtensionProperties> extensions(ext_count);
   VK_RETURN_IF_ERROR(vkEnumerateDeviceExtensionProperties(pd, nullptr, &ext_count, extensions.data()));
-  info.push_descriptor = HasExtension(extensions, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
-  info.khr_cooperative_matrix = HasExtension(extensions, "VK_KHR_cooperative_matrix");
-  info.nv_cooperative_matrix = HasExtension(extensions, "VK_NV_cooperative_matrix");
-  info.nv_cooperative_matrix2 = HasExtension(extensions, "VK_NV_cooperative_matrix2");
+  info->push_descriptor = HasExtension(extensions, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+  info->khr_cooperative_matrix = HasExtension(extensions, "VK_KHR_cooperative_matrix");
+  info->nv_cooperative_matrix = HasExtension(extensions, "VK_NV_cooperative_matrix");
+  info->nv_cooperative_matrix2 = HasExtension(extensions, "VK_NV_cooperative_matrix2");
+  return absl::OkStatus();
+}
 
-  VkPhysicalDeviceProperties base{};
-  vkGetPhysicalDeviceProperties(pd, &base);
-  info.api_version = base.apiVersion;
-
+// Identity, driver, subgroup and the limits vkserve plans with.
+void QueryProperties(VkPhysicalDevice pd, DeviceInfo* info) {
   VkPhysicalDeviceSubgroupProperties subgroup{};
   subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
   VkPhysicalDeviceMaintenance3Properties maintenance3{};
@@ -95,63 +91,75 @@ absl::StatusOr<DeviceInfo> QueryOne(VkInstance instance, VkPhysicalDevice pd, ui
   vkGetPhysicalDeviceProperties2(pd, &props);
   const VkPhysicalDeviceLimits& limits = props.properties.limits;
 
-  info.name = props.properties.deviceName;
-  info.type = props.properties.deviceType;
-  info.vendor_id = props.properties.vendorID;
-  info.device_id = props.properties.deviceID;
-  info.driver_version = props.properties.driverVersion;
-  info.driver_name = driver.driverName;
-  info.driver_info = driver.driverInfo;
-  std::memcpy(info.pipeline_cache_uuid.data(), props.properties.pipelineCacheUUID, VK_UUID_SIZE);
-  info.subgroup_size = subgroup.subgroupSize;
-  info.subgroup_arithmetic = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
-                             (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
-  info.max_shared_memory = limits.maxComputeSharedMemorySize;
-  info.max_workgroup_invocations = limits.maxComputeWorkGroupInvocations;
+  info->name = props.properties.deviceName;
+  info->type = props.properties.deviceType;
+  info->vendor_id = props.properties.vendorID;
+  info->device_id = props.properties.deviceID;
+  info->driver_version = props.properties.driverVersion;
+  info->driver_name = driver.driverName;
+  info->driver_info = driver.driverInfo;
+  std::memcpy(info->pipeline_cache_uuid.data(), props.properties.pipelineCacheUUID, VK_UUID_SIZE);
+  info->subgroup_size = subgroup.subgroupSize;
+  info->subgroup_arithmetic = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                              (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
+  info->max_shared_memory = limits.maxComputeSharedMemorySize;
+  info->max_workgroup_invocations = limits.maxComputeWorkGroupInvocations;
   for (int i = 0; i < 3; ++i) {
-    info.max_workgroup_size[i] = limits.maxComputeWorkGroupSize[i];
-    info.max_workgroup_count[i] = limits.maxComputeWorkGroupCount[i];
+    info->max_workgroup_size[i] = limits.maxComputeWorkGroupSize[i];
+    info->max_workgroup_count[i] = limits.maxComputeWorkGroupCount[i];
   }
-  info.max_push_constants = limits.maxPushConstantsSize;
-  info.max_storage_buffer_range = limits.maxStorageBufferRange;
-  info.max_allocation_size = maintenance3.maxMemoryAllocationSize;
-  info.min_storage_buffer_offset_alignment = limits.minStorageBufferOffsetAlignment;
-  info.non_coherent_atom_size = limits.nonCoherentAtomSize;
-  info.timestamp_period = limits.timestampPeriod;
+  info->max_push_constants = limits.maxPushConstantsSize;
+  info->max_storage_buffer_range = limits.maxStorageBufferRange;
+  info->max_allocation_size = maintenance3.maxMemoryAllocationSize;
+  info->min_storage_buffer_offset_alignment = limits.minStorageBufferOffsetAlignment;
+  info->non_coherent_atom_size = limits.nonCoherentAtomSize;
+  info->timestamp_period = limits.timestampPeriod;
+}
 
+// The optional features vkserve uses (Vulkan 1.2 devices only report them),
+// and the cooperative-matrix shapes where the feature is on.
+absl::Status QueryFeatures(VkInstance instance, VkPhysicalDevice pd, DeviceInfo* info) {
   VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat{};
   coopmat.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV;
   VkPhysicalDeviceVulkan12Features f12{};
   f12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
-  if (info.nv_cooperative_matrix) f12.pNext = &coopmat;
+  if (info->nv_cooperative_matrix) f12.pNext = &coopmat;
   VkPhysicalDeviceVulkan11Features f11{};
   f11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
   f11.pNext = &f12;
   VkPhysicalDeviceFeatures2 features{};
   features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
   features.pNext = &f11;
-  if (base.apiVersion >= VK_API_VERSION_1_2) vkGetPhysicalDeviceFeatures2(pd, &features);
-  info.storage_buffer_16bit = f11.storageBuffer16BitAccess;
-  info.shader_float16 = f12.shaderFloat16;
-  info.shader_int64 = features.features.shaderInt64;
-  info.timeline_semaphore = f12.timelineSemaphore;
-  info.nv_cooperative_matrix_feature = coopmat.cooperativeMatrix;
-  if (info.nv_cooperative_matrix_feature) RETURN_IF_ERROR(QueryCoopmatShapes(instance, pd, &info));
+  if (info->api_version >= VK_API_VERSION_1_2) vkGetPhysicalDeviceFeatures2(pd, &features);
+  info->storage_buffer_16bit = f11.storageBuffer16BitAccess;
+  info->shader_float16 = f12.shaderFloat16;
+  info->shader_int64 = features.features.shaderInt64;
+  info->timeline_semaphore = f12.timelineSemaphore;
+  info->nv_cooperative_matrix_feature = coopmat.cooperativeMatrix;
+  if (info->nv_cooperative_matrix_feature) RETURN_IF_ERROR(QueryCoopmatShapes(instance, pd, info));
+  return absl::OkStatus();
+}
 
+void QueryMemory(VkPhysicalDevice pd, DeviceInfo* info) {
   VkPhysicalDeviceMemoryProperties memory{};
   vkGetPhysicalDeviceMemoryProperties(pd, &memory);
   for (uint32_t i = 0; i < memory.memoryHeapCount; ++i) {
-    info.heaps.push_back({memory.memoryHeaps[i].size,
-                          (memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) != 0});
+    info->heaps.push_back({memory.memoryHeaps[i].size,
+                           (memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) != 0});
   }
   for (uint32_t i = 0; i < memory.memoryTypeCount; ++i) {
     const VkMemoryType& t = memory.memoryTypes[i];
-    info.memory_types.push_back({t.heapIndex, t.propertyFlags});
+    info->memory_types.push_back({t.heapIndex, t.propertyFlags});
     const VkMemoryPropertyFlags want =
         VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
-    if ((t.propertyFlags & want) == want) info.host_visible_device_local = true;
+    if ((t.propertyFlags & want) == want) info->host_visible_device_local = true;
   }
+}
 
+// The compute queue family: a compute-only one with timestamps if there is
+// one (it avoids sharing with graphics work), else the first with compute.
+// False when there is none.
+bool QueryComputeQueue(VkPhysicalDevice pd, DeviceInfo* info) {
   uint32_t family_count = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(pd, &family_count, nullptr);
   std::vector<VkQueueFamilyProperties> families(family_count);
@@ -159,23 +167,36 @@ absl::StatusOr<DeviceInfo> QueryOne(VkInstance instance, VkPhysicalDevice pd, ui
   int compute_family = -1;
   for (uint32_t i = 0; i < family_count; ++i) {
     if (!(families[i].queueFlags & VK_QUEUE_COMPUTE_BIT)) continue;
-    // A compute-only family avoids sharing with graphics work.
     const bool compute_only = !(families[i].queueFlags & VK_QUEUE_GRAPHICS_BIT);
     if (compute_family < 0 || (compute_only && families[i].timestampValidBits > 0)) {
       compute_family = static_cast<int>(i);
       if (compute_only && families[i].timestampValidBits > 0) break;
     }
   }
-  if (compute_family >= 0) {
-    info.compute_queue_family = static_cast<uint32_t>(compute_family);
-    info.timestamp_valid_bits = families[compute_family].timestampValidBits;
-  }
+  if (compute_family < 0) return false;
+  info->compute_queue_family = static_cast<uint32_t>(compute_family);
+  info->timestamp_valid_bits = families[compute_family].timestampValidBits;
+  return true;
+}
 
-  if (base.apiVersion < VK_API_VERSION_1_2) {
-    info.unusable_reason = absl::StrCat("Vulkan ", VersionString(base.apiVersion), " < 1.2");
+absl::StatusOr<DeviceInfo> QueryOne(VkInstance instance, VkPhysicalDevice pd, uint32_t index) {
+  DeviceInfo info;
+  info.index = index;
+  info.physical_device = pd;
+  RETURN_IF_ERROR(QueryExtensions(pd, &info));
+  VkPhysicalDeviceProperties base{};
+  vkGetPhysicalDeviceProperties(pd, &base);
+  info.api_version = base.apiVersion;
+  QueryProperties(pd, &info);
+  RETURN_IF_ERROR(QueryFeatures(instance, pd, &info));
+  QueryMemory(pd, &info);
+  const bool has_compute_queue = QueryComputeQueue(pd, &info);
+
+  if (info.api_version < VK_API_VERSION_1_2) {
+    info.unusable_reason = absl::StrCat("Vulkan ", VersionString(info.api_version), " < 1.2");
   } else if (!info.timeline_semaphore) {
     info.unusable_reason = "no timeline semaphores";
-  } else if (compute_family < 0) {
+  } else if (!has_compute_queue) {
     info.unusable_reason = "no compute queue";
   } else {
     info.usable = true;
