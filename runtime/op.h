@@ -180,6 +180,18 @@ class Op {
 
   virtual Execution execution() const { return Execution::kKernel; }
 
+  // For ops whose output shapes depend on input data (NonZero, Compress):
+  // the model is cut after such a node at a sync point
+  // (runtime/sync_split.h). There the node has one more output, the count
+  // n (int64[1]); Infer reports each output at its upper bound, and the
+  // kernel writes every output densely at its actual shape — axis
+  // DataDependentAxis(node, output, rank) of it n — from the start of its
+  // buffer, and n into the count. -1 for outputs of a fixed shape.
+  virtual bool data_dependent_shape() const { return false; }
+  virtual int DataDependentAxis(const Node& /*node*/, size_t /*output*/, size_t /*rank*/) const {
+    return -1;
+  }
+
   // For pointwise activations (Relu, Clip, Gelu, ...): the activation `node`
   // computes, which a preceding Conv/Gemm/MatMul can apply in its store
   // instead (runtime/fusion.h). `constant(i)` is input i's value when known
