@@ -409,6 +409,7 @@ absl::StatusOr<ModelReport> Model::InspectSplit(const std::vector<std::vector<in
     report.arena_bytes = std::max(report.arena_bytes, rest->arena_bytes);
     report.tensor_bytes_total += rest->tensor_bytes_total;
     for (std::string& s : rest->sync_points) report.sync_points.push_back(std::move(s));
+    for (StoredNodeReport& n : rest->stored_nodes) report.stored_nodes.push_back(std::move(n));
   } else {
     report.sync_points.back() += absl::StrCat(" (the rest, planned at the count's bound: ",
                                               rest.status().message(), ")");
