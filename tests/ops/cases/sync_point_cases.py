@@ -102,6 +102,37 @@ def _compress_cases():
                 inits={"zero": np.float32(0.3)})
 
 
+def _nms_cases():
+    def boxes(b, n):
+        c = _RNG.uniform(0, 10, size=(b, n, 2)).astype(np.float32)
+        s = _RNG.uniform(0.5, 4, size=(b, n, 2)).astype(np.float32)
+        return np.concatenate([c, c + s], axis=2)  # [y1, x1, y2, x2]
+    for i, (b, c, n, max_out, iou, thr, center) in enumerate([
+            (1, 1, 12, 5, 0.5, 0.0, 0), (2, 3, 20, 4, 0.3, 0.4, 0), (1, 2, 33, 40, 0.6, None, 0),
+            (2, 1, 9, 3, 0.5, 0.2, 1), (1, 1, 6, 0, 0.5, 0.0, 0)]):
+        bx = boxes(b, n)
+        sc = _RNG.random((b, c, n)).astype(np.float32)
+        inputs = {"boxes": bx, "scores": sc}
+        inits = {"max_out": np.array([max_out], np.int64), "iou": np.array([iou], np.float32)}
+        names = ["boxes", "scores", "max_out", "iou"]
+        if thr is not None:
+            inits["thr"] = np.array([thr], np.float32)
+            names.append("thr")
+        node = helper.make_node("NonMaxSuppression", names, ["sel"], center_point_box=center)
+        yield _case(f"sync_nms_{i}", [node], inputs, [("sel", TensorProto.INT64)], 11, inits)
+    # Typical post-processing: the selected boxes gathered, scalars given as inputs.
+    bx = boxes(1, 16)
+    sc = _RNG.random((1, 1, 16)).astype(np.float32)
+    scalars = {"max_out": np.array([6], np.int64), "iou": np.array([0.4], np.float32),
+               "thr": np.array([0.3], np.float32)}
+    nodes = [helper.make_node("NonMaxSuppression", ["boxes", "scores", "max_out", "iou", "thr"], ["sel"]),
+             helper.make_node("Gather", ["sel", "two"], ["idx"], axis=1),
+             helper.make_node("Gather", ["boxes", "idx"], ["picked"], axis=1)]
+    yield _case("sync_nms_gather_boxes", nodes, dict({"boxes": bx, "scores": sc}, **scalars),
+                [("picked", TensorProto.FLOAT)], 11, {"two": np.array(2, np.int64)})
+
+
 def cases():
     yield from _nonzero_cases()
     yield from _compress_cases()
+    yield from _nms_cases()
