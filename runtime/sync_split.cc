@@ -93,7 +93,7 @@ ValueInfo Untyped(const std::string& name) {
 constexpr std::string_view kCountSuffix = "/vkserve_sync_count";
 
 // True for the sync node of a prefix: it already has its count output.
-bool AtSyncPoint(const Node& node) {
+bool IsPrefixSyncNode(const Node& node) {
   return !node.outputs.empty() && node.outputs.back().ends_with(kCountSuffix);
 }
 
@@ -103,7 +103,7 @@ int FindSyncNode(const Graph& graph, const std::vector<const Op*>& ops) {
   std::set<std::string> known;
   bool computed = false;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
-    if (!ops[n]->data_dependent_shape() || AtSyncPoint(graph.nodes[n])) continue;
+    if (ops[n]->sync_count_output() < 0 || IsPrefixSyncNode(graph.nodes[n])) continue;
     if (!computed) {
       known = ConstantValues(graph);
       computed = true;
@@ -146,8 +146,14 @@ absl::StatusOr<std::unique_ptr<SyncSplit>> SplitAtSyncPoint(const Graph& graph,
     }
   }
   const std::string count_name = absl::StrCat(sync.name, std::string(kCountSuffix));
+  const size_t count_index = static_cast<size_t>(ops[sync_node]->sync_count_output());
+  if (sync.outputs.size() > count_index) {
+    return absl::InvalidArgumentError(absl::StrCat(sync.Describe(), " has too many outputs"));
+  }
   for (Node& node : prefix_nodes) {
-    if (node.name == sync.name) node.outputs.push_back(count_name);
+    if (node.name != sync.name) continue;
+    node.outputs.resize(count_index);  // omitted optional outputs stay omitted
+    node.outputs.push_back(count_name);
   }
 
   // Values crossing the cut, in first-use order: prefix outputs.

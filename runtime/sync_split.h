@@ -2,8 +2,9 @@
 // Copyright 2026 The vkserve Authors.
 //
 // SyncSplit: a model cut at one sync point, after the first node whose
-// output shapes depend on data (Op::data_dependent_shape: NonZero,
-// Compress) and whose inputs are not all known at load (those fold).
+// output shapes depend on data (Op::sync_count_output: NonZero, Compress,
+// NonMaxSuppression, Unique) and whose inputs are not all known at load
+// (those fold).
 //
 // The prefix model computes what that node needs and the node itself, its
 // outputs at their upper bound plus the count n. A run of the model runs the

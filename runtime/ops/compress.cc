@@ -54,7 +54,7 @@ absl::StatusOr<Geometry> GeometryOf(const Node& node, const TensorDesc& x, const
 
 class CompressOp : public Op {
  public:
-  bool data_dependent_shape() const override { return true; }
+  int sync_count_output() const override { return 1; }
   int DataDependentAxis(const Node& node, size_t output, size_t rank) const override {
     if (output != 0) return -1;
     if (node.FindAttribute("axis") == nullptr) return 0;
@@ -70,7 +70,7 @@ class CompressOp : public Op {
     ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
     ASSIGN_OR_RETURN(const TensorDesc* cond, RequireInput(ctx, 1));
     ASSIGN_OR_RETURN(const Geometry g, GeometryOf(ctx.node, *x, *cond));
-    const bool at_sync_point = ctx.node.outputs.size() == 2;
+    const bool at_sync_point = AtSyncPoint(ctx.node, sync_count_output());
     ctx.outputs[0].dtype = x->dtype;
     if (!at_sync_point && x->value != nullptr && cond->value != nullptr && IsFoldableType(x->dtype) &&
         x->num_elements() <= ctx.max_fold_elements) {

@@ -47,7 +47,7 @@ absl::StatusOr<Dims> DimsOf(const InferContext& ctx) {
 
 class NonMaxSuppressionOp : public Op {
  public:
-  bool data_dependent_shape() const override { return true; }
+  int sync_count_output() const override { return 1; }
   int DataDependentAxis(const Node& /*node*/, size_t output, size_t /*rank*/) const override {
     return output == 0 ? 0 : -1;
   }
@@ -61,7 +61,7 @@ class NonMaxSuppressionOp : public Op {
 
   absl::Status Infer(InferContext& ctx) const override {
     ASSIGN_OR_RETURN(const Dims d, DimsOf(ctx));
-    if (ctx.node.outputs.size() != 2) {
+    if (!AtSyncPoint(ctx.node, sync_count_output())) {
       return absl::UnimplementedError("NonMaxSuppression of inputs known at load (it runs at a sync point)");
     }
     ctx.outputs[0].dtype = DataType::kInt64;

@@ -20,7 +20,7 @@ constexpr size_t kMaxRank = 8;
 
 class NonZeroOp : public Op {
  public:
-  bool data_dependent_shape() const override { return true; }
+  int sync_count_output() const override { return 1; }
   int DataDependentAxis(const Node& /*node*/, size_t output, size_t /*rank*/) const override {
     return output == 0 ? 1 : -1;
   }
@@ -31,7 +31,7 @@ class NonZeroOp : public Op {
     if (rank == 0 || rank > static_cast<int64_t>(kMaxRank)) {
       return absl::UnimplementedError(absl::StrCat("NonZero of rank ", rank, " (1 to 8)"));
     }
-    const bool at_sync_point = ctx.node.outputs.size() == 2;
+    const bool at_sync_point = AtSyncPoint(ctx.node, sync_count_output());
     ctx.outputs[0].dtype = DataType::kInt64;
     if (!at_sync_point && x->value != nullptr && IsFoldableType(x->dtype) &&
         x->num_elements() <= ctx.max_fold_elements) {

@@ -132,7 +132,29 @@ def _nms_cases():
                 [("picked", TensorProto.FLOAT)], 11, {"two": np.array(2, np.int64)})
 
 
+def _unique_cases():
+    outs4 = ["Y", "I", "V", "C"]
+    for i, (dtype, shape, axis, srt) in enumerate([(np.float32, (17,), None, 1), (np.int64, (4, 6), None, 0),
+                                                   (np.float32, (5, 3), 0, 1), (np.float32, (2, 6, 2), 1, 1),
+                                                   (np.int64, (3, 7), -1, 0)]):
+        x = _RNG.integers(-3, 3, size=shape).astype(dtype)
+        if axis is not None:  # repeat some slices so there are duplicates
+            x = np.take(x, _RNG.integers(0, shape[axis], size=shape[axis]), axis=axis)
+        kwargs = {"sorted": srt} if axis is None else {"sorted": srt, "axis": axis}
+        node = helper.make_node("Unique", ["X"], outs4, **kwargs)
+        outputs = [("Y", _ELEM[np.dtype(dtype)])] + [(n, TensorProto.INT64) for n in outs4[1:]]
+        yield _case(f"sync_unique_{i}", [node], {"X": np.ascontiguousarray(x)}, outputs, 11)
+    # Only Y and counts, and a suffix: the counts summed equal the length.
+    x = _RNG.integers(0, 5, size=(23,)).astype(np.int64)
+    nodes = [helper.make_node("Unique", ["X"], ["Y", "", "", "C"]),
+             helper.make_node("Cast", ["C"], ["Cf"], to=TensorProto.FLOAT),
+             helper.make_node("ReduceSum", ["Cf"], ["S"], keepdims=0),
+             helper.make_node("Mul", ["Y", "Y"], ["Y2"])]
+    yield _case("sync_unique_suffix", nodes, {"X": x}, [("S", TensorProto.FLOAT), ("Y2", TensorProto.INT64)], 11)
+
+
 def cases():
+    yield from _unique_cases()
     yield from _nonzero_cases()
     yield from _compress_cases()
     yield from _nms_cases()
