@@ -34,6 +34,17 @@ class DeviceTensor {
   DeviceTensor(std::string name, DataType dtype, std::vector<int64_t> shape, gpu::Buffer buffer,
                const GpuContext& gpu);
 
+  // A tensor viewing `buffer` without owning it (nullptr: no bytes): valid
+  // only while the buffer's owner keeps it, and it must not escape that.
+  // For a session's own output buffers (OutputLocation::kDeviceBorrowed).
+  static std::shared_ptr<DeviceTensor> Borrow(std::string name, DataType dtype, std::vector<int64_t> shape,
+                                              const gpu::Buffer* buffer, const GpuContext& gpu);
+
+  // The same bytes under `shape` (of this dtype): the leading bytes of this
+  // tensor's buffer, which the new tensor shares. FAILED_PRECONDITION once
+  // released; INVALID_ARGUMENT when `shape` needs more bytes.
+  absl::StatusOr<std::shared_ptr<DeviceTensor>> WithShape(std::vector<int64_t> shape) const;
+
   const std::string& name() const { return name_; }
   DataType dtype() const { return dtype_; }
   const std::vector<int64_t>& shape() const { return shape_; }
@@ -52,6 +63,10 @@ class DeviceTensor {
   bool released() const;
 
  private:
+  DeviceTensor(const DeviceTensor& from, std::vector<int64_t> shape, std::shared_ptr<const gpu::Buffer> buffer);
+  DeviceTensor(std::string name, DataType dtype, std::vector<int64_t> shape,
+               std::shared_ptr<const gpu::Buffer> buffer, const GpuContext& gpu);
+
   const std::shared_ptr<const void> gpu_owner_;  // first: destroyed after the buffer
   const std::string name_;
   const DataType dtype_;

@@ -17,6 +17,7 @@
 #include "runtime/op_util.h"
 #include "runtime/plan_cache.h"
 #include "runtime/planner.h"
+#include "runtime/sync_split.h"
 #include "runtime/rewrite.h"
 
 namespace vkserve {
@@ -189,6 +190,8 @@ absl::Status Model::Prepare() {
   if (options_.fuse) {
     if (LiftConstantNodes(&graph_) > 0) RETURN_IF_ERROR(find_ops());
   }
+  // A node whose output shapes depend on data: two models around it.
+  if (const int sync_node = FindSyncNode(graph_, ops_); sync_node >= 0) return PrepareSplit(sync_node);
   // Epilogue fusion sees the main graph's consumers only; a value a
   // control-flow subgraph reads could be fused away under it.
   if (options_.fuse && !HasSubgraphs(graph_)) {
@@ -245,7 +248,7 @@ absl::Status Model::Prepare() {
 
   // Plan once at load so unsupported types and shapes fail here, not on the
   // first request — unless the plan depends on values a request brings.
-  if (has_value_inputs()) return absl::OkStatus();
+  if (has_value_inputs() || !options_.plan_at_load) return absl::OkStatus();
   return GetPlan(DefaultInputShapes()).status();
 }
 
@@ -263,8 +266,34 @@ std::vector<std::vector<int64_t>> Model::DefaultInputShapes() const {
   return shapes;
 }
 
+absl::Status Model::PrepareSplit(int sync_node) {
+  ASSIGN_OR_RETURN(std::unique_ptr<SyncSplit> split,
+                   SplitAtSyncPoint(graph_, inputs_, ops_, sync_node, gpu_, [&] {
+                     ModelOptions o = options_;
+                     o.cache_budget = budget_;  // one budget for both parts
+                     return o;
+                   }()));
+  value_inputs_.assign(inputs_.size(), false);
+  for (size_t j = 0; j < split->prefix_inputs.size(); ++j) {
+    if (split->prefix->is_value_input(j)) value_inputs_[split->prefix_inputs[j]] = true;
+  }
+  for (size_t k = 0; k < split->suffix_inputs.size(); ++k) {
+    const SyncSplit::Source& from = split->suffix_inputs[k];
+    if (!from.from_prefix && split->suffix->is_value_input(k)) value_inputs_[from.index] = true;
+  }
+  weight_bytes_ = split->prefix->weight_bytes() + split->suffix->weight_bytes();
+  fused_nodes_ = split->prefix->fused_nodes() + split->suffix->fused_nodes();
+  split_ = std::move(split);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::shared_ptr<const Plan>> Model::GetPlan(
     const std::vector<std::vector<int64_t>>& input_shapes, const InputValues& input_values) const {
+  if (split_ != nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the model runs in two parts around the sync point of ", split_->op_type, " '", split_->node_name,
+        "': it has no single plan"));
+  }
   if (input_shapes.size() != inputs_.size()) {
     return absl::InvalidArgumentError(absl::StrCat("expected ", inputs_.size(),
                                                    " input shapes, got ", input_shapes.size()));
@@ -315,6 +344,7 @@ absl::StatusOr<ModelReport> Model::Inspect(
     const std::vector<std::vector<int64_t>>* input_shapes) const {
   const std::vector<std::vector<int64_t>> shapes =
       input_shapes != nullptr ? *input_shapes : DefaultInputShapes();
+  if (split_ != nullptr) return InspectSplit(shapes);
   ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan, GetPlan(shapes));
   ModelReport report;
   report.inputs = inputs_;
@@ -354,6 +384,44 @@ absl::StatusOr<ModelReport> Model::Inspect(
     ++report.gpu_nodes;
     report.nodes.push_back(std::move(r));
   }
+  return report;
+}
+
+// The prefix's report at `input_shapes` and the suffix's at the count's
+// bound (n = its largest value), with the sync point between them.
+absl::StatusOr<ModelReport> Model::InspectSplit(const std::vector<std::vector<int64_t>>& input_shapes) const {
+  const SyncSplit& split = *split_;
+  std::vector<std::vector<int64_t>> prefix_shapes;
+  for (int i : split.prefix_inputs) prefix_shapes.push_back(input_shapes[i]);
+  ASSIGN_OR_RETURN(ModelReport report, split.prefix->Inspect(&prefix_shapes));
+  ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan, split.prefix->GetPlan(prefix_shapes));
+  std::vector<std::vector<int64_t>> suffix_shapes;
+  for (const SyncSplit::Source& from : split.suffix_inputs) {
+    suffix_shapes.push_back(from.from_prefix ? plan->values[plan->output_values[from.index]].desc.shape
+                                             : input_shapes[from.index]);
+  }
+  report.sync_points.push_back(absl::StrCat(split.op_type, " '", split.node_name,
+                                            "': the run reads back its output count, then runs the "
+                                            "rest planned (and recorded) for that shape"));
+  absl::StatusOr<ModelReport> rest = split.suffix->Inspect(&suffix_shapes);
+  if (rest.ok()) {
+    for (NodeReport& n : rest->nodes) report.nodes.push_back(std::move(n));
+    for (const auto& [op, count] : rest->op_counts) report.op_counts[op] += count;
+    report.gpu_nodes += rest->gpu_nodes;
+    report.arena_bytes = std::max(report.arena_bytes, rest->arena_bytes);
+    report.tensor_bytes_total += rest->tensor_bytes_total;
+    for (std::string& s : rest->sync_points) report.sync_points.push_back(std::move(s));
+    for (StoredNodeReport& n : rest->stored_nodes) report.stored_nodes.push_back(std::move(n));
+  } else {
+    report.sync_points.back() += absl::StrCat(" (the rest, planned at the count's bound: ",
+                                              rest.status().message(), ")");
+  }
+  report.inputs = inputs_;
+  report.outputs = outputs_;
+  report.weight_bytes = weight_bytes_;
+  report.fused_nodes = fused_nodes_;
+  report.format = graph_.format;
+  report.ort_format_version = graph_.ort_format_version;
   return report;
 }
 

@@ -35,6 +35,7 @@
 namespace vkserve {
 
 class PlanCache;
+struct SyncSplit;
 
 struct ModelOptions {
   // Free dimension overrides, as ONNX Runtime offers them: a symbolic input
@@ -61,6 +62,10 @@ struct ModelOptions {
   // own with `cache_limits` (default CacheLimits::ForDevice).
   std::shared_ptr<CacheBudget> cache_budget;
   std::optional<CacheLimits> cache_limits;
+  // Plan at DefaultInputShapes() when loading, so unsupported types and
+  // shapes fail at load. Off for a sync split's suffix (sync_split.h), whose
+  // shapes the count sets.
+  bool plan_at_load = true;
 };
 
 
@@ -87,6 +92,9 @@ struct ModelReport {
   uint64_t tensor_bytes_total = 0;  // sum of all intermediate tensors
   uint64_t weight_bytes = 0;
   std::string signature;            // the input shapes the plan was made for
+  // The model's sync points (sync_split.h), one line each: the node whose
+  // output count a run reads back before planning the rest.
+  std::vector<std::string> sync_points;
   std::string format;               // "onnx" or "ort": the file the model came from
   std::string ort_format_version;   // for "ort"
   // Every node as the file stored it, and what runs for it on the GPU.
@@ -141,6 +149,11 @@ class Model {
   absl::StatusOr<ModelReport> Inspect(
       const std::vector<std::vector<int64_t>>* input_shapes = nullptr) const;
 
+  // Non-null when the model runs in two parts around a sync point, after a
+  // node whose output shapes depend on data (sync_split.h): sessions run
+  // the split's prefix and suffix models, and GetPlan is FAILED_PRECONDITION.
+  const SyncSplit* sync_split() const { return split_.get(); }
+
   // GPU copy of an initializer, or nullptr if no kernel reads it on the GPU.
   const gpu::Buffer* weight(const std::string& name) const;
   uint64_t weight_bytes() const { return weight_bytes_; }
@@ -154,6 +167,8 @@ class Model {
  private:
   Model() = default;
   absl::Status Prepare();
+  absl::Status PrepareSplit(int sync_node);
+  absl::StatusOr<ModelReport> InspectSplit(const std::vector<std::vector<int64_t>>& input_shapes) const;
 
   Graph graph_;
   GpuContext gpu_;
@@ -168,6 +183,7 @@ class Model {
   int fp16_weights_ = 0;
   std::shared_ptr<CacheBudget> budget_;
   std::vector<bool> value_inputs_;  // per input, see is_value_input
+  std::shared_ptr<const SyncSplit> split_;
   std::shared_ptr<PlanCache> plans_;  // after budget_: destroyed first
 };
 

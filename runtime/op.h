@@ -149,6 +149,13 @@ class Kernel {
   virtual absl::Status Record(const RecordContext& ctx) const = 0;
 };
 
+// True when `node` runs at a sync point: it has the count output at
+// `count_index` (Op::sync_count_output).
+inline bool AtSyncPoint(const Node& node, int count_index) {
+  return count_index >= 0 && node.outputs.size() > static_cast<size_t>(count_index) &&
+         !node.outputs[count_index].empty();
+}
+
 class Op {
  public:
   enum class Execution {
@@ -179,6 +186,20 @@ class Op {
   virtual absl::Status Expand(ExpandContext& ctx) const;
 
   virtual Execution execution() const { return Execution::kKernel; }
+
+  // For ops whose output shapes depend on input data (NonZero, Compress,
+  // NonMaxSuppression, Unique): the model is cut after such a node at a
+  // sync point (runtime/sync_split.h). There the node has one more output
+  // at index sync_count_output() (the op's output count; AtSyncPoint), the
+  // count n (int64[1]); Infer reports each output at its upper bound, and
+  // the kernel writes every output densely at its actual shape — axis
+  // DataDependentAxis(node, output, rank) of it n — from the start of its
+  // buffer, and n into the count. -1 for other ops, and for outputs of a
+  // fixed shape.
+  virtual int sync_count_output() const { return -1; }
+  virtual int DataDependentAxis(const Node& /*node*/, size_t /*output*/, size_t /*rank*/) const {
+    return -1;
+  }
 
   // For pointwise activations (Relu, Clip, Gelu, ...): the activation `node`
   // computes, which a preceding Conv/Gemm/MatMul can apply in its store

@@ -17,6 +17,7 @@
 #include "runtime/planner.h"
 #include "runtime/run_bindings.h"
 #include "runtime/session_state.h"
+#include "runtime/sync_split.h"
 
 namespace vkserve {
 namespace {
@@ -150,6 +151,11 @@ absl::StatusOr<RunOutput> CollectOutput(const Model& model, const Plan& plan, co
   out.dtype = v.desc.dtype;
   out.shape = v.desc.shape;
   const uint64_t size = v.desc.byte_size();
+  if (auto it = request.output_locations.find(out.name);
+      size > 0 && it != request.output_locations.end() && it->second == OutputLocation::kDeviceBorrowed) {
+    out.device = DeviceTensor::Borrow(out.name, out.dtype, out.shape, &state.outputs[o], model.gpu());
+    return out;
+  }
   if (!to_host) {
     gpu::Buffer buffer;
     if (size > 0) {
@@ -222,6 +228,10 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const M
   if (model == nullptr) return absl::InvalidArgumentError("Session needs a model");
   auto session = std::unique_ptr<Session>(new Session(std::move(model)));
   session->impl_->options = options;
+  if (const SyncSplit* split = session->model_->sync_split()) {
+    ASSIGN_OR_RETURN(session->prefix_, Session::Create(split->prefix, options));
+    ASSIGN_OR_RETURN(session->suffix_, Session::Create(split->suffix, options));
+  }
   if (options.timestamps && session->model_->gpu().device->info().timestamp_valid_bits == 0) {
     session->impl_->options.timestamps = false;  // the device cannot time; gpu_ns stays 0
   }
@@ -232,9 +242,15 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const M
   return session;
 }
 
-size_t Session::recording_count() const { return impl_->recordings; }
+size_t Session::recording_count() const {
+  if (prefix_ != nullptr) return prefix_->recording_count() + suffix_->recording_count();
+  return impl_->recordings;
+}
 
-size_t Session::cached_state_count() const { return impl_->states->size(); }
+size_t Session::cached_state_count() const {
+  if (prefix_ != nullptr) return prefix_->cached_state_count() + suffix_->cached_state_count();
+  return impl_->states->size();
+}
 
 namespace {
 
@@ -404,13 +420,28 @@ absl::StatusOr<SessionState*> Session::AcquireState(const std::shared_ptr<const 
 }
 
 absl::StatusOr<RunResult> Session::Run(const RunRequest& request) {
-  absl::StatusOr<RunResult> result = RunOnce(request);
+  if (prefix_ != nullptr) return RunSplit(*model_->sync_split(), *prefix_, *suffix_, request);
+  absl::StatusOr<RunResult> result = RunOnce(request, nullptr);
   // The run's state and plan are idle now: within the budget again.
   impl_->states->budget().Enforce();
   return result;
 }
 
-absl::StatusOr<RunResult> Session::RunOnce(const RunRequest& request) {
+absl::StatusOr<RunResult> Session::Run(const RunRequest& request,
+                                       const std::function<absl::Status(RunResult&)>& while_held) {
+  if (prefix_ != nullptr) {
+    ASSIGN_OR_RETURN(RunResult result, RunSplit(*model_->sync_split(), *prefix_, *suffix_, request));
+    RETURN_IF_ERROR(while_held(result));
+    return result;
+  }
+  absl::StatusOr<RunResult> result = RunOnce(request, &while_held);
+  // The run's state and plan are idle now: within the budget again.
+  impl_->states->budget().Enforce();
+  return result;
+}
+
+absl::StatusOr<RunResult> Session::RunOnce(const RunRequest& request,
+                                            const std::function<absl::Status(RunResult&)>* while_held) {
   const Clock::time_point start = Clock::now();
   const Model& model = *model_;
   RunResult result;
@@ -486,6 +517,7 @@ absl::StatusOr<RunResult> Session::RunOnce(const RunRequest& request) {
     result.trace = std::move(host_events);
     AppendGpuTrace(*plan, spans, Nanos(submit_start - start), first_tick_ns, &result.trace);
   }
+  if (while_held != nullptr) RETURN_IF_ERROR((*while_held)(result));  // before the lease ends
   return result;
 }
 

@@ -54,7 +54,10 @@ struct InputBinding {
   std::shared_ptr<DeviceTensor> device;  // bound without a copy
 };
 
-enum class OutputLocation { kHost, kDevice };
+// kDeviceBorrowed: a DeviceTensor viewing the session's own output buffer,
+// with no new buffer (the recording stays valid); valid only inside
+// Session::Run's `while_held` callback. For sync splits (sync_split.h).
+enum class OutputLocation { kHost, kDevice, kDeviceBorrowed };
 
 struct RunRequest {
   std::vector<InputBinding> inputs;
@@ -109,6 +112,9 @@ struct RunTiming {
   uint64_t readback_ns = 0;   // timestamp results and GPU output bytes to host memory
   uint64_t total_ns = 0;      // the whole Run() call
   bool replayed = false;      // used an existing recording
+  // Times the run read data back mid-run: the output counts of nodes whose
+  // output shapes depend on data (sync_split.h); 0 for most models.
+  int sync_points = 0;
   uint64_t bytes_uploaded = 0;
   uint64_t bytes_read_back = 0;
 };
@@ -150,6 +156,11 @@ class Session {
   // (unknown/missing input, dtype, rank, shape, byte size); a released
   // DeviceTensor is FAILED_PRECONDITION.
   absl::StatusOr<RunResult> Run(const RunRequest& request);
+  // Run(), then `while_held` on the result while this session still holds
+  // the run's buffers (kDeviceBorrowed outputs are valid only then); its
+  // error is the run's.
+  absl::StatusOr<RunResult> Run(const RunRequest& request,
+                                const std::function<absl::Status(RunResult&)>& while_held);
 
   const Model& model() const { return *model_; }
   // Recordings made so far (one per shape signature and device binding set).
@@ -160,11 +171,15 @@ class Session {
  private:
   struct Impl;
   explicit Session(std::shared_ptr<const Model> model);
-  absl::StatusOr<RunResult> RunOnce(const RunRequest& request);
+  absl::StatusOr<RunResult> RunOnce(const RunRequest& request,
+                                    const std::function<absl::Status(RunResult&)>* while_held);
   // This session's state for `plan`, cached or allocated, marked busy.
   absl::StatusOr<SessionState*> AcquireState(const std::shared_ptr<const Plan>& plan);
   std::shared_ptr<const Model> model_;
   std::unique_ptr<Impl> impl_;
+  // For a model with a sync point (Model::sync_split): sessions of its two
+  // parts, which Run() runs instead.
+  std::unique_ptr<Session> prefix_, suffix_;
 };
 
 // Writes `events` as a Chrome trace JSON array (opens in Perfetto).

@@ -45,6 +45,9 @@ void PrintText(const std::string& path, const ModelReport& r) {
   for (const auto& [op, count] : r.op_counts) std::printf("  %-28s %d\n", op.c_str(), count);
   std::printf("\nnodes: %d on gpu, %d on cpu, %d merged into fused epilogues\n", r.gpu_nodes,
               r.cpu_nodes, r.fused_nodes);
+  std::printf("sync points: %zu%s\n", r.sync_points.size(),
+              r.sync_points.empty() ? " (no tensor data is read back mid-run)" : "");
+  for (const auto& line : r.sync_points) std::printf("  %s\n", line.c_str());
   for (const auto& n : r.nodes) {
     std::printf("  %-40s %-24s %-8s opset %-3lld %s\n", n.name.c_str(), n.op_type.c_str(),
                 n.domain.c_str(), static_cast<long long>(n.opset), n.device.c_str());
@@ -89,6 +92,10 @@ void PrintJson(const std::string& path, const ModelReport& r) {
   w.Key("gpu_nodes").Int(r.gpu_nodes);
   w.Key("cpu_nodes").Int(r.cpu_nodes);
   w.Key("fused_nodes").Int(r.fused_nodes);
+  w.Key("sync_points").Int(static_cast<int64_t>(r.sync_points.size()));
+  w.Key("sync_point_nodes").BeginArray();
+  for (const auto& line : r.sync_points) w.String(line);
+  w.EndArray();
   w.Key("arena_bytes").Int(static_cast<int64_t>(r.arena_bytes));
   w.Key("tensor_bytes_total").Int(static_cast<int64_t>(r.tensor_bytes_total));
   w.Key("weight_bytes").Int(static_cast<int64_t>(r.weight_bytes));

@@ -176,6 +176,12 @@ struct Metrics::Families {
                  .Name("vkserve_runs_total")
                  .Help("Executions by whether they replayed a recorded command buffer or recorded one.")
                  .Register(r)),
+        sync_points(prometheus::BuildCounter()
+                        .Name("vkserve_plan_sync_points_total")
+                        .Help("Mid-run readbacks of a data-dependent output count (NonZero, Compress): "
+                              "a model cut at a sync point reads one per cut and execution, then runs "
+                              "the rest planned for that shape.")
+                        .Register(r)),
         build(prometheus::BuildGauge()
                   .Name("vkserve_build_info")
                   .Help("Always 1: the server's version and Vulkan device.")
@@ -190,6 +196,7 @@ struct Metrics::Families {
   prometheus::Family<prometheus::Histogram>& batch_size;
   prometheus::Family<prometheus::Histogram>& batch_delay;
   prometheus::Family<prometheus::Counter>& runs;
+  prometheus::Family<prometheus::Counter>& sync_points;
   prometheus::Family<prometheus::Gauge>& build;
 };
 
@@ -295,6 +302,7 @@ void ModelMetrics::RecordExecution(int64_t batch_size, const RunTiming& timing,
   bytes_to_gpu_->Increment(static_cast<double>(timing.bytes_uploaded));
   bytes_to_host_->Increment(static_cast<double>(timing.bytes_read_back));
   (timing.replayed ? runs_replayed_ : runs_recorded_)->Increment();
+  if (timing.sync_points > 0) sync_points_->Increment(static_cast<double>(timing.sync_points));
 }
 
 void ModelMetrics::RecordFailure(RequestOutcome outcome) {
@@ -396,6 +404,7 @@ std::shared_ptr<ModelMetrics> Metrics::ForModel(const std::string& model, int64_
   m->batch_delay_ = &f.batch_delay.Add(labels, DurationBuckets());
   m->runs_replayed_ = &f.runs.Add(with("command_buffer", "replayed"));
   m->runs_recorded_ = &f.runs.Add(with("command_buffer", "recorded"));
+  m->sync_points_ = &f.sync_points.Add(labels);
   m->remove_ = [this, key, raw = m.get()] {
     MutexLock lock(&mutex_);
     // A newer ModelMetrics for the same version may have replaced this one
@@ -416,6 +425,7 @@ std::shared_ptr<ModelMetrics> Metrics::ForModel(const std::string& model, int64_
     fam.batch_delay.Remove(raw->batch_delay_);
     fam.runs.Remove(raw->runs_replayed_);
     fam.runs.Remove(raw->runs_recorded_);
+    fam.sync_points.Remove(raw->sync_points_);
   };
   live_[key] = m;
   return m;

@@ -127,6 +127,7 @@ class ModelMetrics {
   prometheus::Histogram* batch_delay_ = nullptr;
   prometheus::Counter* runs_replayed_ = nullptr;
   prometheus::Counter* runs_recorded_ = nullptr;
+  prometheus::Counter* sync_points_ = nullptr;
 };
 
 // How the HTTP endpoint treats connections. civetweb serves one

@@ -2,7 +2,8 @@
 // Copyright 2026 The vkserve Authors.
 //
 // CumProd (opsets 26-27): the running product along an axis
-// (runtime/ops/cumulative_op.h).
+// (runtime/ops/cumulative_op.h). double, float16 and bfloat16 run in
+// float32 (no worse than summing in the narrow type).
 #include "runtime/op_registry.h"
 #include "runtime/ops/via_float32.h"
 #include "runtime/ops/cumulative_op.h"
@@ -17,6 +18,6 @@ class CumProdOp : public CumulativeOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "CumProd", 26, 27, Float64ViaFloat32<CumProdOp>);
+VKSERVE_REGISTER_OP("", "CumProd", 26, 27, FloatsViaFloat32<CumProdOp>);
 
 }  // namespace vkserve

@@ -2,7 +2,8 @@
 // Copyright 2026 The vkserve Authors.
 //
 // CumSum (opsets 11-27): the running sum along an axis
-// (runtime/ops/cumulative_op.h).
+// (runtime/ops/cumulative_op.h). double, float16 and bfloat16 run in
+// float32 (no worse than summing in the narrow type).
 #include "runtime/op_registry.h"
 #include "runtime/ops/via_float32.h"
 #include "runtime/ops/cumulative_op.h"
@@ -17,6 +18,6 @@ class CumSumOp : public CumulativeOp {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "CumSum", 11, 27, Float64ViaFloat32<CumSumOp>);
+VKSERVE_REGISTER_OP("", "CumSum", 11, 27, FloatsViaFloat32<CumSumOp>);
 
 }  // namespace vkserve

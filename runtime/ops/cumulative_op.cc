@@ -71,14 +71,17 @@ absl::Status CumulativeOp::Infer(InferContext& ctx) const {
     ctx.outputs[0].value = Share(std::move(y));
     return absl::OkStatus();
   }
-  return CheckDataType(x->dtype, {DataType::kFloat, DataType::kInt32, DataType::kUint32}, "input 0");
+  return CheckDataType(x->dtype, {DataType::kFloat, DataType::kInt32, DataType::kUint32, DataType::kInt64,
+                                  DataType::kUint64},
+                       "input 0");
 }
 
 absl::StatusOr<std::unique_ptr<Kernel>> CumulativeOp::CreateKernel(KernelContext& ctx) const {
   const TensorDesc& x = *ctx.input(0);
   ASSIGN_OR_RETURN(const Rows r, RowsOf(ctx.node(), x.shape, ctx.input(1)));
   const uint64_t n = static_cast<uint64_t>(x.num_elements());
-  if (n >= (uint64_t{1} << 32)) {
+  const uint32_t words = static_cast<uint32_t>(DataTypeSize(x.dtype) / 4);  // 1 or 2
+  if (n * words >= (uint64_t{1} << 32)) {
     return absl::UnimplementedError(absl::StrCat("tensors of 2^32 or more elements (", n, ")"));
   }
   const uint64_t rows = static_cast<uint64_t>(r.outer * r.inner);
@@ -89,7 +92,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CumulativeOp::CreateKernel(KernelContext
                    ctx.GetPipeline("ops/cumulative", 2, step.push.size(), {kLocal, 1, 1},
                                    {product_ ? 1u : 0u, ctx.node().GetInt("exclusive", 0) != 0 ? 1u : 0u,
                                     ctx.node().GetInt("reverse", 0) != 0 ? 1u : 0u,
-                                    x.dtype == DataType::kFloat ? 0u : 1u}));
+                                    x.dtype == DataType::kFloat ? 0u : words}));
   step.bindings = {BufferRef::Input(0), BufferRef::Output(0)};
   step.groups = GroupsFor(rows, kLocal, ctx.device());
   return MakeDispatchKernel(std::move(step));

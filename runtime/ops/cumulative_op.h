@@ -3,8 +3,10 @@
 //
 // CumulativeOp: the shared implementation of CumSum and CumProd along the
 // axis of input 1 (a host-known scalar), with `exclusive` and `reverse`:
-// fp32, int32 and uint32 on the GPU (shaders/ops/cumulative.comp), any
-// numeric type folded on the host when small and known. Stateless;
+// fp32 and 32- and 64-bit integers on the GPU (shaders/ops/cumulative.comp;
+// 64-bit as word pairs, no 64-bit shader integers needed), any numeric type
+// folded on the host when small and known. The registrations add double,
+// float16 and bfloat16 through float32 (via_float32.h). Stateless;
 // thread-safe.
 #ifndef VKSERVE_RUNTIME_OPS_CUMULATIVE_OP_H_
 #define VKSERVE_RUNTIME_OPS_CUMULATIVE_OP_H_

@@ -2,9 +2,12 @@
 // Copyright 2026 The vkserve Authors.
 //
 // GatherND (opsets 11-27, batch_dims from 12): slices of data selected by
-// int64 index tuples, elements of 4 or 8 bytes (shaders/ops/gather_nd.comp).
+// int64 index tuples, elements of any type of 1, 2, 4, 8 or 16 bytes (bool,
+// every integer and float type; shaders/ops/gather_nd.comp).
 // Out-of-range indices are clamped (ONNX leaves them undefined; vkserve never
 // reads out of bounds).
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
@@ -54,9 +57,8 @@ class GatherNdOp : public Op {
     RETURN_IF_ERROR(CheckDataType(idx->dtype, {DataType::kInt64}, "indices"));
     ASSIGN_OR_RETURN(const Plan p, PlanOf(ctx.node, data->shape, idx->shape));
     const size_t size = DataTypeSize(data->dtype);
-    if (size != 4 && size != 8) {
-      return absl::UnimplementedError(absl::StrCat("GatherND of ", std::string(DataTypeName(data->dtype)),
-                                                   " (4- and 8-byte types)"));
+    if (size != 1 && size != 2 && size != 4 && size != 8 && size != 16) {
+      return absl::UnimplementedError(absl::StrCat("GatherND of ", std::string(DataTypeName(data->dtype))));
     }
     ctx.outputs[0].dtype = data->dtype;
     ctx.outputs[0].shape = p.out_shape;
@@ -68,7 +70,9 @@ class GatherNdOp : public Op {
     ASSIGN_OR_RETURN(const Plan p, PlanOf(ctx.node(), data.shape, ctx.input(1)->shape));
     const uint64_t n = static_cast<uint64_t>(NumElements(p.out_shape));
     if (n == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
-    if (n >= (uint64_t{1} << 31) || data.num_elements() >= (int64_t{1} << 31)) {
+    const uint32_t elem_bytes = static_cast<uint32_t>(DataTypeSize(data.dtype));
+    const uint64_t words = std::max<uint64_t>(1, elem_bytes / 4);
+    if (n * words >= (uint64_t{1} << 31) || data.num_elements() * words >= (int64_t{1} << 31)) {
       return absl::UnimplementedError("GatherND: tensors too large");
     }
     DispatchStep step;
@@ -76,10 +80,12 @@ class GatherNdOp : public Op {
         .U32(static_cast<uint32_t>(p.rows_per_batch)).U32(static_cast<uint32_t>(p.batch_stride));
     for (int64_t j = 0; j < kMaxTuple; ++j) step.push.U32(j < p.k ? static_cast<uint32_t>(p.dims[j]) : 1);
     for (int64_t j = 0; j < kMaxTuple; ++j) step.push.U32(j < p.k ? static_cast<uint32_t>(p.strides[j]) : 0);
-    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/gather_nd", 3, step.push.size(), {kLocal, 1, 1},
-                                                    {static_cast<uint32_t>(DataTypeSize(data.dtype) / 4)}));
+    ASSIGN_OR_RETURN(step.pipeline,
+                     ctx.GetPipeline("ops/gather_nd", 3, step.push.size(), {kLocal, 1, 1}, {elem_bytes}));
     step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Output(0)};
-    step.groups = GroupsFor(n, kLocal, ctx.device());
+    // Narrow elements: one invocation per output word.
+    const uint64_t invocations = elem_bytes >= 4 ? n : (n * elem_bytes + 3) / 4;
+    step.groups = GroupsFor(invocations, kLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));
   }
 };

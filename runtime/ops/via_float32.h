@@ -67,6 +67,11 @@ class ViaFloat32 : public OpClass {
 template <typename OpClass>
 using Float64ViaFloat32 = ViaFloat32<OpClass, DataType::kDouble>;
 
+// double, float16 and bfloat16: for accumulating ops (CumSum) that float
+// computes at least as well as the narrow types.
+template <typename OpClass>
+using FloatsViaFloat32 = ViaFloat32<OpClass, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16>;
+
 template <typename OpClass>
 using ExactViaFloat32 =
     ViaFloat32<OpClass, DataType::kBool, DataType::kInt8, DataType::kUint8, DataType::kInt16,

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// A model cut at a sync point (runtime/sync_split.h): y = Cast(NonZero(x))
+// * 2 with x of symbolic length. Each run reads back one count (RunTiming::
+// sync_points), the suffix is planned and recorded per count and replayed
+// when a count comes again, a count of zero gives an empty output, device
+// outputs work, Inspect names the sync point and the model has no single
+// plan.
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "runtime/model.h"
+#include "runtime/session.h"
+#include "tests/testing/gpu_fixture.h"
+
+namespace vkserve {
+namespace {
+
+using testing::GpuTest;
+
+Graph NonZeroGraph() {
+  Graph g;
+  g.opset_imports[""] = 13;
+  TensorType in;
+  in.dtype = DataType::kFloat;
+  in.has_shape = true;
+  in.shape = {Dim{-1, "n", ""}};
+  g.inputs.push_back({"x", in});
+  TensorType out;
+  out.dtype = DataType::kFloat;
+  g.outputs.push_back({"y", out});
+  auto node = [&](const char* name, const char* op, std::vector<std::string> ins, std::string outv) {
+    Node n;
+    n.name = name;
+    n.op_type = op;
+    n.opset = 13;
+    n.inputs = std::move(ins);
+    n.outputs = {std::move(outv)};
+    return n;
+  };
+  g.nodes.push_back(node("nz", "NonZero", {"x"}, "idx"));
+  Node cast = node("cast", "Cast", {"idx"}, "f");
+  Attribute to;
+  to.type = Attribute::Type::kInt;
+  to.i = static_cast<int64_t>(DataType::kFloat);
+  cast.attributes["to"] = to;
+  g.nodes.push_back(cast);
+  g.nodes.push_back(node("double", "Mul", {"f", "two"}, "y"));
+  g.initializers["two"] = HostTensor::FromFloats({2}, {});
+  return g;
+}
+
+std::vector<float> Floats(const HostTensor& t) {
+  std::vector<float> v(t.data.size() / sizeof(float));
+  if (!v.empty()) std::memcpy(v.data(), t.data.data(), t.data.size());
+  return v;
+}
+
+class SyncSplitTest : public GpuTest {
+ protected:
+  void SetUp() override {
+    GpuTest::SetUp();
+    auto model = Model::FromGraph(NonZeroGraph(), {device_.get(), allocator_.get(), pipelines_.get()});
+    ASSERT_TRUE(model.ok()) << model.status();
+    model_ = *model;
+    auto session = Session::Create(model_);
+    ASSERT_TRUE(session.ok()) << session.status();
+    session_ = std::move(*session);
+  }
+
+  void TearDown() override {
+    session_.reset();
+    model_.reset();
+    GpuTest::TearDown();
+  }
+
+  absl::StatusOr<RunResult> Run(std::vector<float> values, OutputLocation where = OutputLocation::kHost) {
+    x_ = HostTensor::FromFloats(values, {static_cast<int64_t>(values.size())});
+    RunRequest r;
+    r.inputs.push_back(InputBinding{"x", HostTensorView{x_.dtype, x_.shape, x_.data}, nullptr});
+    r.output_locations["y"] = where;
+    return session_->Run(r);
+  }
+
+  std::shared_ptr<Model> model_;
+  std::unique_ptr<Session> session_;
+  HostTensor x_;
+};
+
+TEST_F(SyncSplitTest, ReadsBackOnlyTheCountAndReplaysPerCount) {
+  ASSERT_NE(model_->sync_split(), nullptr);
+  VKSERVE_ASSERT_OK_AND_ASSIGN(RunResult a, Run({0, 3, 0, 5, -0.0f}));
+  EXPECT_EQ(a.timing.sync_points, 1);
+  EXPECT_EQ(a.outputs[0].host.shape, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(Floats(a.outputs[0].host), (std::vector<float>{2, 6}));
+  EXPECT_EQ(session_->recording_count(), 2u);  // the prefix and the suffix at n = 2
+
+  VKSERVE_ASSERT_OK_AND_ASSIGN(RunResult same, Run({0, 7, 0, 1, 0}));
+  EXPECT_TRUE(same.timing.replayed);
+  EXPECT_EQ(Floats(same.outputs[0].host), (std::vector<float>{2, 6}));
+  EXPECT_EQ(session_->recording_count(), 2u);
+
+  VKSERVE_ASSERT_OK_AND_ASSIGN(RunResult other, Run({1, 0, 0, 0, 4}));
+  EXPECT_EQ(Floats(other.outputs[0].host), (std::vector<float>{0, 8}));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(RunResult three, Run({1, 1, 1, 0, 0}));
+  EXPECT_FALSE(three.timing.replayed);  // the suffix at n = 3, recorded now
+  EXPECT_EQ(Floats(three.outputs[0].host), (std::vector<float>{0, 2, 4}));
+  EXPECT_EQ(session_->recording_count(), 3u);
+
+  VKSERVE_ASSERT_OK_AND_ASSIGN(RunResult none, Run({0, 0, 0, 0, 0}));
+  EXPECT_EQ(none.outputs[0].host.shape, (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(none.timing.sync_points, 1);
+}
+
+TEST_F(SyncSplitTest, OtherInputShapesAndDeviceOutputs) {
+  VKSERVE_ASSERT_OK_AND_ASSIGN(RunResult a, Run({0, 0, 9, 0, 0, 0, 0, 0, 0, 1}, OutputLocation::kDevice));
+  ASSERT_NE(a.outputs[0].device, nullptr);
+  VKSERVE_ASSERT_OK_AND_ASSIGN(HostTensor y, a.outputs[0].device->Read());
+  EXPECT_EQ(y.shape, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(Floats(y), (std::vector<float>{4, 18}));
+}
+
+TEST_F(SyncSplitTest, InspectNamesTheSyncPointAndThereIsNoSinglePlan) {
+  VKSERVE_ASSERT_OK_AND_ASSIGN(ModelReport report, model_->Inspect());
+  ASSERT_EQ(report.sync_points.size(), 1u);
+  EXPECT_NE(report.sync_points[0].find("NonZero 'nz'"), std::string::npos) << report.sync_points[0];
+  EXPECT_EQ(report.gpu_nodes, 3);
+  EXPECT_EQ(report.cpu_nodes, 0);
+  const absl::Status plan = model_->GetPlan(model_->DefaultInputShapes()).status();
+  EXPECT_EQ(plan.code(), absl::StatusCode::kFailedPrecondition) << plan;
+}
+
+// NonZero of a value known at load folds on the host: no sync point.
+TEST_F(SyncSplitTest, ConstantInputsFoldWithoutASyncPoint) {
+  Graph g = NonZeroGraph();
+  g.inputs[0].type.shape = {Dim{3, "", ""}};
+  g.initializers["c"] = HostTensor::FromFloats({0, 1, 1}, {3});
+  g.nodes[0].inputs = {"c"};
+  g.nodes[2].inputs = {"f", "two"};
+  Node add;
+  add.name = "keep_x";
+  add.op_type = "Identity";
+  add.opset = 13;
+  add.inputs = {"x"};
+  add.outputs = {"x_out"};
+  g.nodes.push_back(add);
+  TensorType out;
+  out.dtype = DataType::kFloat;
+  g.outputs.push_back({"x_out", out});
+  VKSERVE_ASSERT_OK_AND_ASSIGN(std::shared_ptr<Model> model,
+                               Model::FromGraph(std::move(g), {device_.get(), allocator_.get(), pipelines_.get()}));
+  EXPECT_EQ(model->sync_split(), nullptr);
+  VKSERVE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Create(model));
+  const HostTensor x = HostTensor::FromFloats({1, 2, 3}, {3});
+  RunRequest r;
+  r.inputs.push_back(InputBinding{"x", HostTensorView{x.dtype, x.shape, x.data}, nullptr});
+  VKSERVE_ASSERT_OK_AND_ASSIGN(RunResult result, session->Run(r));
+  EXPECT_EQ(result.timing.sync_points, 0);
+  EXPECT_EQ(Floats(result.outputs[0].host), (std::vector<float>{2, 4}));
+}
+
+}  // namespace
+}  // namespace vkserve
