@@ -10,7 +10,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gpu/transfer.h"
-#include "runtime/fp16_weights.h"
 #include "runtime/fusion.h"
 #include "runtime/model_file.h"
 #include "runtime/op_registry.h"
@@ -203,7 +202,6 @@ absl::Status Model::Prepare() {
     for (size_t n = 0; n < graph_.nodes.size(); ++n) {
       if (ops_[n]->FusableEpilogue(graph_.nodes[n])) SetPrecision(Precision::kFp16, &graph_.nodes[n]);
     }
-    fp16_weights_ = StoreWeightsInFp16(&graph_);
   }
 
   // Upload every initializer a kernel may read on the GPU.
