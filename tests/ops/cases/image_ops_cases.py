@@ -4,7 +4,8 @@
 # Col2Im (1 to 3 spatial dims, dilations, pads, strides; image_shape and
 # block_shape as initializers and as request inputs) and RoiAlign (avg and
 # max, both coordinate transforms, adaptive and fixed sampling, rois partly
-# outside the image), against onnxruntime.
+# outside the image) and DeformConv (groups, offset groups, strides, pads,
+# dilations, bias, mask), against onnxruntime.
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
@@ -62,6 +63,32 @@ def _roi_align_cases():
                "model": _model([node], inputs, [("Y", TensorProto.FLOAT)], opset), "atol": 1e-4}
 
 
+def _deform_conv_cases():
+    for i, (n, c, h, w, oc, k, group, og, strides, pads, dil, bias, mask) in enumerate([
+            (1, 2, 6, 7, 3, (3, 3), 1, 1, (1, 1), (1, 1, 1, 1), (1, 1), True, False),
+            (2, 4, 8, 6, 4, (2, 3), 2, 2, (2, 1), (0, 1, 1, 0), (1, 2), False, True),
+            (1, 6, 5, 5, 6, (3, 3), 3, 3, (1, 1), (0, 0, 0, 0), (1, 1), True, True)]):
+        oh = (h + pads[0] + pads[2] - dil[0] * (k[0] - 1) - 1) // strides[0] + 1
+        ow = (w + pads[1] + pads[3] - dil[1] * (k[1] - 1) - 1) // strides[1] + 1
+        inputs = {"X": _RNG.standard_normal((n, c, h, w)).astype(np.float32),
+                  "W": _RNG.standard_normal((oc, c // group, *k)).astype(np.float32),
+                  "offset": _RNG.uniform(-2, 2, size=(n, og * 2 * k[0] * k[1], oh, ow)).astype(np.float32)}
+        names = ["X", "W", "offset"]
+        if bias or mask:
+            inputs["B"] = _RNG.standard_normal((oc,)).astype(np.float32)
+            names.append("B" if bias else "")
+        if mask:
+            inputs["mask"] = _RNG.random((n, og * k[0] * k[1], oh, ow)).astype(np.float32)
+            names.append("mask")
+        if not bias:
+            inputs.pop("B", None)
+        node = helper.make_node("DeformConv", names, ["Y"], kernel_shape=list(k), group=group, offset_group=og,
+                                strides=list(strides), pads=list(pads), dilations=list(dil))
+        yield {"name": f"img_deformconv_{i}", "inputs": inputs, "atol": 1e-4,
+               "model": _model([node], inputs, [("Y", TensorProto.FLOAT)], 19)}
+
+
 def cases():
+    yield from _deform_conv_cases()
     yield from _col2im_cases()
     yield from _roi_align_cases()
