@@ -420,7 +420,11 @@ absl::StatusOr<SessionState*> Session::AcquireState(const std::shared_ptr<const 
 }
 
 absl::StatusOr<RunResult> Session::Run(const RunRequest& request) {
-  if (prefix_ != nullptr) return RunSplit(*model_->sync_split(), *prefix_, *suffix_, request);
+  if (prefix_ != nullptr) {
+    // The whole model's binding checks (names, types, shapes), then its parts.
+    RETURN_IF_ERROR(RunBindings::Bind(*model_, request).status());
+    return RunSplit(*model_->sync_split(), *prefix_, *suffix_, request);
+  }
   absl::StatusOr<RunResult> result = RunOnce(request, nullptr);
   // The run's state and plan are idle now: within the budget again.
   impl_->states->budget().Enforce();
@@ -430,6 +434,7 @@ absl::StatusOr<RunResult> Session::Run(const RunRequest& request) {
 absl::StatusOr<RunResult> Session::Run(const RunRequest& request,
                                        const std::function<absl::Status(RunResult&)>& while_held) {
   if (prefix_ != nullptr) {
+    RETURN_IF_ERROR(RunBindings::Bind(*model_, request).status());
     ASSIGN_OR_RETURN(RunResult result, RunSplit(*model_->sync_split(), *prefix_, *suffix_, request));
     RETURN_IF_ERROR(while_held(result));
     return result;

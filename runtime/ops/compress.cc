@@ -94,7 +94,8 @@ class CompressOp : public Op {
       return absl::OkStatus();
     }
     if (!at_sync_point) {
-      return absl::InternalError("Compress of data known only on the GPU outside a sync point");
+      return absl::UnimplementedError(absl::StrCat(
+          "Compress of a constant too large to fold at load (", x->num_elements(), " elements)"));
     }
     const size_t size = DataTypeSize(x->dtype);
     if (size != 1 && size != 2 && size != 4 && size != 8) {

@@ -50,7 +50,8 @@ class NonZeroOp : public Op {
       return absl::OkStatus();
     }
     if (!at_sync_point) {
-      return absl::InternalError("NonZero of data known only on the GPU outside a sync point");
+      return absl::UnimplementedError(absl::StrCat(
+          "NonZero of a constant too large to fold at load (", x->num_elements(), " elements)"));
     }
     const size_t size = DataTypeSize(x->dtype);
     if (size != 1 && size != 2 && size != 4 && size != 8) {

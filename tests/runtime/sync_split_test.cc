@@ -122,6 +122,18 @@ TEST_F(SyncSplitTest, OtherInputShapesAndDeviceOutputs) {
   EXPECT_EQ(Floats(y), (std::vector<float>{4, 18}));
 }
 
+TEST_F(SyncSplitTest, BindingsAreCheckedAgainstTheWholeModel) {
+  const HostTensor x = HostTensor::FromInts({1, 2}, {2});
+  RunRequest r;
+  r.inputs.push_back(InputBinding{"x", HostTensorView{x.dtype, x.shape, x.data}, nullptr});
+  EXPECT_EQ(session_->Run(r).status().code(), absl::StatusCode::kInvalidArgument);  // int64 for float
+  RunRequest unknown;
+  const HostTensor f = HostTensor::FromFloats({1}, {1});
+  unknown.inputs.push_back(InputBinding{"x", HostTensorView{f.dtype, f.shape, f.data}, nullptr});
+  unknown.inputs.push_back(InputBinding{"nope", HostTensorView{f.dtype, f.shape, f.data}, nullptr});
+  EXPECT_EQ(session_->Run(unknown).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST_F(SyncSplitTest, InspectNamesTheSyncPointAndThereIsNoSinglePlan) {
   VKSERVE_ASSERT_OK_AND_ASSIGN(ModelReport report, model_->Inspect());
   ASSERT_EQ(report.sync_points.size(), 1u);
