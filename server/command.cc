@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <string_view>
 
+#include "server/logging.h"
+
 namespace vkserve {
 namespace {
 
@@ -34,6 +36,10 @@ int Usage(FILE* out) {
 }  // namespace
 
 int RunCommandLine(const std::vector<std::string>& args) {
+  // Log lines go to stderr from the start, so that what a command prints on
+  // stdout (inspect --json, infer's timings) is never interleaved with them;
+  // serve then applies its config's level and format.
+  ConfigureLogging(LogLevel::kInfo, LogFormat::kText);
   if (args.empty()) return RunServeCommand({});
   if (args[0] == "-h" || args[0] == "--help" || args[0] == "help") return Usage(stdout);
   for (const Subcommand& c : kSubcommands) {

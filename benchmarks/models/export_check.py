@@ -336,6 +336,11 @@ def export_one(job, path, cache):
         cache.clear()  # one model at a time bounds the worker's memory
         cache[job["model"]] = build_model(job["model"])
     m, args, names = cache[job["model"]]
+    # Inference mode for every export: the TorchScript exporter puts the model
+    # back in the mode it found the outer module in, and a cached model left in
+    # training mode would give later dynamo exports training-mode Dropout and
+    # stochastic depth (RandomUniformLike), which no server is asked to run.
+    m.eval()
     kwargs = dict(input_names=names, output_names=["output"], opset_version=job["opset"])
     with torch.no_grad():
         if job["exporter"] == "dynamo":

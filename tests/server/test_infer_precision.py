@@ -5,7 +5,9 @@
 # `vkserve infer --precision FP16 --compare` on a one-MatMul model: the
 # reported errors against the FP32 run must be non-zero (the operands were
 # rounded to fp16) and within the fp16 bound for the inputs' sizes; at FP32
-# the comparison is exact; a bad precision is a usage error.
+# the comparison is exact; a bad precision is a usage error. Also: the
+# commands' log lines go to stderr, never into what they print on stdout.
+import json
 import os
 import re
 import subprocess
@@ -71,6 +73,19 @@ class InferPrecisionTest(unittest.TestCase):
         r = self.infer("--precision", "FP8")
         self.assertEqual(r.returncode, 2)
         self.assertIn("--precision must be FP32 or FP16", r.stderr)
+
+    def test_log_lines_go_to_stderr_not_into_json(self):
+        # An unreadable pipeline cache is logged (and ignored) while the
+        # command runs; stdout must stay one JSON document (tools parse it).
+        bad_cache = os.path.join(self.dir.name, "bad_cache.bin")
+        with open(bad_cache, "w") as f:
+            f.write("not a pipeline cache")
+        r = subprocess.run([VKSERVE, "inspect", self.model, "--json", "--pipeline-cache", bad_cache],
+                           capture_output=True, text=True, timeout=300)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        report = json.loads(r.stdout)
+        self.assertEqual(report.get("cpu_nodes"), 0)
+        self.assertIn("pipeline cache", r.stderr)
 
 
 if __name__ == "__main__":
