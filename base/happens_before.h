@@ -23,8 +23,9 @@
 
 #ifdef VKSERVE_TSAN_ANNOTATIONS
 #include <sanitizer/tsan_interface.h>
-#define VKSERVE_HAPPENS_BEFORE(p) __tsan_release(const_cast<void*>(static_cast<const volatile void*>(p)))
-#define VKSERVE_HAPPENS_AFTER(p) __tsan_acquire(const_cast<void*>(static_cast<const volatile void*>(p)))
+#define VKSERVE_TSAN_ADDRESS_(p) const_cast<void*>(static_cast<const volatile void*>(p))
+#define VKSERVE_HAPPENS_BEFORE(p) __tsan_release(VKSERVE_TSAN_ADDRESS_(p))
+#define VKSERVE_HAPPENS_AFTER(p) __tsan_acquire(VKSERVE_TSAN_ADDRESS_(p))
 #else
 #define VKSERVE_HAPPENS_BEFORE(p) static_cast<void>(p)
 #define VKSERVE_HAPPENS_AFTER(p) static_cast<void>(p)

@@ -55,6 +55,7 @@ using WaitTimedFn = bool (*)(void*, void*, int64_t, uint32_t);
 // 64-bit and a 32-bit field passed in two registers. Each definition below
 // carries the mangled name of the member function it stands in for.
 #define VKSERVE_ABSL(name) "_ZN4absl7debian3" name
+#define VKSERVE_ABSL_CONST(name) "_ZNK4absl7debian3" name  // a const member function
 
 extern "C" {
 
@@ -179,28 +180,30 @@ void VkserveNotificationNotify(void* n) {
   real(n);
 }
 
-void VkserveNotificationWait(const void* n) __asm__(VKSERVE_ABSL("12Notification19WaitForNotificationEv"));
+void VkserveNotificationWait(const void* n)
+    __asm__(VKSERVE_ABSL_CONST("12Notification19WaitForNotificationEv"));
 void VkserveNotificationWait(const void* n) {
-  static const auto real = Next<void (*)(const void*)>(VKSERVE_ABSL("12Notification19WaitForNotificationEv"));
+  static const auto real =
+      Next<void (*)(const void*)>(VKSERVE_ABSL_CONST("12Notification19WaitForNotificationEv"));
   real(n);
   __tsan_acquire(const_cast<void*>(n));
 }
 
 bool VkserveNotificationWaitWithTimeout(const void* n, int64_t hi, uint32_t lo)
-    __asm__(VKSERVE_ABSL("12Notification30WaitForNotificationWithTimeoutENS0_8DurationE"));
+    __asm__(VKSERVE_ABSL_CONST("12Notification30WaitForNotificationWithTimeoutENS0_8DurationE"));
 bool VkserveNotificationWaitWithTimeout(const void* n, int64_t hi, uint32_t lo) {
   static const auto real = Next<bool (*)(const void*, int64_t, uint32_t)>(
-      VKSERVE_ABSL("12Notification30WaitForNotificationWithTimeoutENS0_8DurationE"));
+      VKSERVE_ABSL_CONST("12Notification30WaitForNotificationWithTimeoutENS0_8DurationE"));
   const bool notified = real(n, hi, lo);
   if (notified) __tsan_acquire(const_cast<void*>(n));
   return notified;
 }
 
 bool VkserveNotificationWaitWithDeadline(const void* n, int64_t hi, uint32_t lo)
-    __asm__(VKSERVE_ABSL("12Notification31WaitForNotificationWithDeadlineENS0_4TimeE"));
+    __asm__(VKSERVE_ABSL_CONST("12Notification31WaitForNotificationWithDeadlineENS0_4TimeE"));
 bool VkserveNotificationWaitWithDeadline(const void* n, int64_t hi, uint32_t lo) {
   static const auto real = Next<bool (*)(const void*, int64_t, uint32_t)>(
-      VKSERVE_ABSL("12Notification31WaitForNotificationWithDeadlineENS0_4TimeE"));
+      VKSERVE_ABSL_CONST("12Notification31WaitForNotificationWithDeadlineENS0_4TimeE"));
   const bool notified = real(n, hi, lo);
   if (notified) __tsan_acquire(const_cast<void*>(n));
   return notified;
