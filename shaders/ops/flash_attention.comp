@@ -15,8 +15,11 @@
 // b, h and the row (the head dimension is contiguous), so 3-D [B, S, H * E]
 // and 4-D [B, H, S, E] tensors need no copies. HEAD (the head size, Q's and
 // V's alike) and BK size the register and shared arrays: the host picks BK
-// from the device's shared memory (never assuming a GPU's).
+// from the device's shared memory (never assuming a GPU's). The loops over a
+// tile's keys stay loops: fully unrolled (HEAD x BK bodies) they cost
+// lavapipe's LLVM tens of seconds per pipeline.
 #version 450
+#extension GL_EXT_control_flow_attributes : require
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const uint HEAD = 64;  // head size of Q, K and V
@@ -90,7 +93,7 @@ void main() {
     if (!live) continue;
     float score[BK];
     float tile_max = kNegInf;
-    for (uint jj = 0; jj < BK; ++jj) {
+    [[dont_unroll]] for (uint jj = 0; jj < BK; ++jj) {
       const uint j = j0 + jj;
       float sc = kNegInf;
       if (j < p.t && !(CAUSAL && j > i + p.past)) {
@@ -106,7 +109,7 @@ void main() {
     const float correction = exp(m - m_new);
     l *= correction;
     for (uint c = 0; c < HEAD; ++c) acc[c] *= correction;
-    for (uint jj = 0; jj < BK; ++jj) {
+    [[dont_unroll]] for (uint jj = 0; jj < BK; ++jj) {
       const float pj = exp(score[jj] - m_new);
       l += pj;
       for (uint c = 0; c < HEAD; ++c) acc[c] += pj * v_tile[jj * HEAD + c];
