@@ -86,3 +86,69 @@ def cases():
     yield _attention("scale_causal", 1, 2, 2, 9, 9, 80, "causal", True, scale=0.05)
     yield _attention("past_causal_present", 2, 2, 2, 5, 5, 64, "causal", False, past=11)
     yield _attention("past_pad_float_present", 1, 4, 2, 1, 1, 128, "pad_float", False, past=30)
+    yield from unfused_cases()
+
+
+# The exporters' unfused attention, which runtime/attention_fusion.h rewrites
+# into one Attention node: MatMul(Q, Kt) -> Div/Mul scale -> Add mask or
+# Where(bool, ., very negative) -> Softmax -> MatMul(., V).
+def _unfused(name, q_shape, kv_shape, kt_style, scale_op, mask, mask_shape=None, fused=True):
+    rand = lambda *shape: _RNG.standard_normal(shape).astype(np.float32)
+    q, k, v = rand(*q_shape), rand(*kv_shape), rand(*kv_shape)
+    rank = len(q_shape)
+    inits = []
+    nodes = []
+    if kt_style == "swap":  # K [.., T, E] -> [.., E, T]
+        perm = list(range(rank - 2)) + [rank - 1, rank - 2]
+        nodes.append(helper.make_node("Transpose", ["K"], ["Kt"], perm=perm))
+    else:  # "heads": K [B, T, N, E] -> [B, N, E, T], V [B, T, N, E] -> [B, N, T, E]
+        b, t, n, e = kv_shape
+        nodes.append(helper.make_node("Transpose", ["K"], ["Kt"], perm=[0, 2, 3, 1]))
+        nodes.append(helper.make_node("Transpose", ["V"], ["Vh"], perm=[0, 2, 1, 3]))
+    e = q_shape[-1]
+    c = np.sqrt(e) if scale_op == "Div" else 1.0 / np.sqrt(e)
+    inits.append(helper.make_tensor("c", TensorProto.FLOAT, [], [float(c)]))
+    nodes += [helper.make_node("MatMul", ["Q", "Kt"], ["S"]), helper.make_node(scale_op, ["S", "c"], ["Ss"])]
+    inputs = {"Q": q, "K": k, "V": v}
+    scores = "Ss"
+    if mask == "add":
+        keep = _RNG.random(mask_shape) < 0.8
+        keep[..., 0] = True
+        inputs["M"] = np.where(keep, 0.0, -10000.0).astype(np.float32)
+        nodes.append(helper.make_node("Add", ["Ss", "M"], ["Sm"]))
+        scores = "Sm"
+    elif mask == "where_causal":
+        s_len, t_len = mask_shape[-2], mask_shape[-1]
+        causal = np.tril(np.ones((s_len, t_len), bool)).reshape(mask_shape)
+        inits.append(helper.make_tensor("causal", TensorProto.BOOL, list(mask_shape), causal.ravel()))
+        inits.append(helper.make_tensor("fill", TensorProto.FLOAT, [], [float(np.finfo(np.float32).min)]))
+        nodes.append(helper.make_node("Where", ["causal", "Ss", "fill"], ["Sm"]))
+        scores = "Sm"
+    nodes += [helper.make_node("Softmax", [scores], ["P"], axis=-1),
+              helper.make_node("MatMul", ["P", "Vh" if kt_style == "heads" else "V"], ["Y"])]
+    elem = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.bool_): TensorProto.BOOL}
+    graph = helper.make_graph(
+        nodes, "g",
+        [helper.make_tensor_value_info(n, elem[a.dtype], list(a.shape)) for n, a in inputs.items()],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)], initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    case = {"name": f"flash_attention_unfused_{name}", "model": model, "inputs": inputs, "atol": 2e-4}
+    if fused:  # the test checks the loaded graph holds the fused node
+        part = {"add": "Add+", "where_causal": "Where+"}.get(mask, "")
+        case["fused_op"] = f"MatMul+{scale_op}+{part}Softmax+MatMul=Attention"
+    return case
+
+
+def unfused_cases():
+    # BERT (TorchScript exporter): 4-D heads, Div, additive key padding [B, 1, 1, T].
+    yield _unfused("bert_div_add", (2, 4, 13, 32), (2, 4, 13, 32), "swap", "Div", "add", (2, 1, 1, 13))
+    # GPT-2: causal Where with float32 min, keys transposed from [B, T, N, E].
+    yield _unfused("gpt2_where_causal", (2, 3, 7, 64), (2, 7, 3, 64), "heads", "Div", "where_causal",
+                   (1, 1, 7, 7))
+    # 3-D [B * N, S, E] (one head per batch row), Mul scale, no mask.
+    yield _unfused("3d_mul", (6, 127, 80), (6, 127, 80), "swap", "Mul", None)
+    # A [S, T] additive mask on 4-D heads, head size 128.
+    yield _unfused("mask_st_e128", (1, 2, 9, 128), (1, 2, 9, 128), "swap", "Mul", "add", (9, 9))
+    # Not fused (MatMul broadcasts K and V over the batch): still correct.
+    yield _unfused("broadcast_kv", (3, 2, 5, 32), (1, 2, 5, 32), "swap", "Div", None, fused=False)

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+#include "runtime/attention_fusion.h"
+
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "runtime/fusion.h"
+#include "runtime/planner.h"
+
+namespace vkserve {
+namespace {
+
+using Shapes = std::map<std::string, TensorDesc>;
+
+std::vector<std::vector<int64_t>> WithFreeDims(const std::vector<ValueInfo>& inputs, int64_t value) {
+  std::vector<std::vector<int64_t>> shapes;
+  for (const ValueInfo& in : inputs) {
+    std::vector<int64_t> s;
+    for (const Dim& d : in.type.shape) s.push_back(d.is_fixed() ? d.value : value);
+    shapes.push_back(std::move(s));
+  }
+  return shapes;
+}
+
+// The graph's readers and writers of each value.
+struct Uses {
+  std::map<std::string, std::vector<size_t>> consumers;
+  std::map<std::string, size_t> producer;
+  std::set<std::string> outputs;
+};
+
+class Matcher {
+ public:
+  Matcher(const Graph& graph, const Uses& uses, const Shapes& s1, const Shapes& s3)
+      : graph_(graph), uses_(uses), s1_(s1), s3_(s3) {}
+
+  // A fusion ending at the MatMul `mm2`, or nullopt.
+  struct Match {
+    size_t mm1 = 0, scale_node = 0, mask_node = 0, softmax = 0, mm2 = 0;
+    bool has_scale = false, has_mask = false;
+    std::string q, kt, v, mask;
+    float scale = 1.0f;
+    std::string name;
+  };
+
+  std::optional<Match> At(size_t mm2) const {
+    const std::vector<Node>& nodes = graph_.nodes;
+    Match m;
+    m.mm2 = mm2;
+    const Node& out = nodes[mm2];
+    if (!Is(out, "MatMul") || out.inputs.size() != 2) return std::nullopt;
+    std::optional<size_t> sm = SoleProducer(out.inputs[0], mm2);
+    if (!sm || !Is(nodes[*sm], "Softmax") || !SoftmaxOnLastAxis(nodes[*sm])) return std::nullopt;
+    m.softmax = *sm;
+    m.v = out.inputs[1];
+    std::string scores = nodes[*sm].inputs[0];
+    std::optional<size_t> at = SoleProducer(scores, *sm);
+    if (!at) return std::nullopt;
+    std::string chain = "Softmax+MatMul";
+    if (Is(nodes[*at], "Add") && nodes[*at].inputs.size() == 2) {
+      const Node& add = nodes[*at];
+      // The scores are the side a MatMul (through an optional scale) makes.
+      for (int side = 0; side < 2 && !m.has_mask; ++side) {
+        std::optional<size_t> p = SoleProducer(add.inputs[side], *at);
+        if (p && (Is(nodes[*p], "MatMul") || Is(nodes[*p], "Div") || Is(nodes[*p], "Mul"))) {
+          m.has_mask = true;
+          m.mask = add.inputs[1 - side];
+          scores = add.inputs[side];
+        }
+      }
+      if (!m.has_mask || !IsFloat(m.mask)) return std::nullopt;
+      chain = "Add+" + chain;
+    } else if (Is(nodes[*at], "Where") && nodes[*at].inputs.size() == 3) {
+      const Node& where = nodes[*at];
+      std::optional<float> fill = ScalarConstant(where.inputs[2]);
+      if (!fill || *fill > -1e4f || !IsBool(where.inputs[0])) return std::nullopt;
+      m.has_mask = true;
+      m.mask = where.inputs[0];
+      scores = where.inputs[1];
+      chain = "Where+" + chain;
+    }
+    if (m.has_mask) {
+      m.mask_node = *at;
+      at = SoleProducer(scores, *at);
+      if (!at) return std::nullopt;
+    }
+    if ((Is(nodes[*at], "Div") || Is(nodes[*at], "Mul")) && nodes[*at].inputs.size() == 2) {
+      std::optional<float> c = ScalarConstant(nodes[*at].inputs[1]);
+      if (!c || *c == 0.0f || !std::isfinite(*c)) return std::nullopt;
+      m.has_scale = true;
+      m.scale = Is(nodes[*at], "Div") ? 1.0f / *c : *c;
+      m.scale_node = *at;
+      chain = nodes[*at].op_type + "+" + chain;
+      at = SoleProducer(nodes[*at].inputs[0], *at);
+      if (!at) return std::nullopt;
+    }
+    if (!Is(nodes[*at], "MatMul") || nodes[*at].inputs.size() != 2) return std::nullopt;
+    m.mm1 = *at;
+    m.q = nodes[*at].inputs[0];
+    m.kt = nodes[*at].inputs[1];
+    m.name = "MatMul+" + chain + "=Attention";
+    if (!ShapesFit(m)) return std::nullopt;
+    return m;
+  }
+
+ private:
+  static bool Is(const Node& n, const char* type) { return n.domain.empty() && n.op_type == type; }
+
+  // The node writing `value` when `reader` is its only reader and it is not
+  // a graph output.
+  std::optional<size_t> SoleProducer(const std::string& value, size_t reader) const {
+    auto p = uses_.producer.find(value);
+    auto c = uses_.consumers.find(value);
+    if (p == uses_.producer.end() || c == uses_.consumers.end() || uses_.outputs.count(value) ||
+        c->second.size() != 1 || c->second[0] != reader || graph_.nodes[p->second].outputs.size() != 1) {
+      return std::nullopt;
+    }
+    return p->second;
+  }
+
+  bool SoftmaxOnLastAxis(const Node& n) const {
+    auto s = s1_.find(n.inputs[0]);
+    if (s == s1_.end()) return false;
+    const int64_t rank = static_cast<int64_t>(s->second.shape.size());
+    int64_t axis = n.GetInt("axis", n.opset >= 13 ? -1 : 1);
+    if (axis < 0) axis += rank;
+    return rank > 0 && axis == rank - 1;
+  }
+
+  std::optional<float> ScalarConstant(const std::string& name) const {
+    auto it = graph_.initializers.find(name);
+    if (it == graph_.initializers.end() || it->second.dtype != DataType::kFloat ||
+        it->second.num_elements() != 1) {
+      return std::nullopt;
+    }
+    return static_cast<float>(it->second.GetDouble(0));
+  }
+
+  bool IsFloat(const std::string& v) const {
+    auto s = s1_.find(v);
+    return s != s1_.end() && s->second.dtype == DataType::kFloat;
+  }
+  bool IsBool(const std::string& v) const {
+    auto s = s1_.find(v);
+    return s != s1_.end() && s->second.dtype == DataType::kBool;
+  }
+
+  // Q [.., S, E], Kt [.., E, T], V [.., T, Ev] with equal leading dims of
+  // rank 1 or 2, fp32; the mask broadcasts to [.., S, T] without
+  // broadcasting its last dim; at both signatures.
+  bool ShapesFit(const Match& m) const {
+    for (const Shapes* s : {&s1_, &s3_}) {
+      auto get = [&](const std::string& v) -> const TensorDesc* {
+        auto it = s->find(v);
+        return it == s->end() ? nullptr : &it->second;
+      };
+      const TensorDesc* q = get(m.q);
+      const TensorDesc* kt = get(m.kt);
+      const TensorDesc* v = get(m.v);
+      if (q == nullptr || kt == nullptr || v == nullptr) return false;
+      const size_t rank = q->shape.size();
+      if ((rank != 3 && rank != 4) || kt->shape.size() != rank || v->shape.size() != rank) return false;
+      for (const TensorDesc* t : {q, kt, v}) {
+        if (t->dtype != DataType::kFloat) return false;
+      }
+      for (size_t d = 0; d + 2 < rank; ++d) {
+        if (kt->shape[d] != q->shape[d] || v->shape[d] != q->shape[d]) return false;
+      }
+      const int64_t t = kt->shape[rank - 1];
+      if (q->shape[rank - 1] != kt->shape[rank - 2] || v->shape[rank - 2] != t || t == 0) return false;
+      if (m.has_mask) {
+        const TensorDesc* mask = get(m.mask);
+        // 3-D attention runs as one head: a mask may not name the batch.
+        const size_t max_rank = rank == 3 ? 2 : 4;
+        if (mask == nullptr || mask->shape.empty() || mask->shape.size() > max_rank ||
+            mask->shape.back() != t) {
+          return false;
+        }
+        const std::vector<int64_t> full = {rank == 4 ? q->shape[0] : 1, rank == 4 ? q->shape[1] : 1,
+                                           q->shape[rank - 2], t};
+        const size_t offset = 4 - mask->shape.size();
+        for (size_t d = 0; d < mask->shape.size(); ++d) {
+          if (mask->shape[d] != 1 && mask->shape[d] != full[offset + d]) return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  const Graph& graph_;
+  const Uses& uses_;
+  const Shapes& s1_;
+  const Shapes& s3_;
+};
+
+Attribute IntAttr(int64_t v) {
+  Attribute a;
+  a.type = Attribute::Type::kInt;
+  a.i = v;
+  return a;
+}
+
+}  // namespace
+
+absl::StatusOr<int> FuseAttention(Graph* graph, const std::vector<const Op*>& ops,
+                                  const std::vector<ValueInfo>& inputs) {
+  auto shapes1 = InferShapes(*graph, ops, inputs, WithFreeDims(inputs, 1));
+  auto shapes3 = InferShapes(*graph, ops, inputs, WithFreeDims(inputs, 3));
+  if (!shapes1.ok() || !shapes3.ok()) return 0;  // planning will report the error
+  std::vector<Node>& nodes = graph->nodes;
+  Uses uses;
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    for (const std::string& in : nodes[n].inputs) {
+      if (!in.empty()) uses.consumers[in].push_back(n);
+    }
+    for (const std::string& out : nodes[n].outputs) uses.producer[out] = n;
+  }
+  for (const ValueInfo& o : graph->outputs) uses.outputs.insert(o.name);
+
+  Matcher matcher(*graph, uses, *shapes1, *shapes3);
+  std::vector<bool> removed(nodes.size(), false);
+  int fused = 0;
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    std::optional<Matcher::Match> m = matcher.At(n);
+    if (!m || removed[m->mm1] || removed[m->softmax]) continue;
+    const size_t rank = shapes1->at(m->q).shape.size();
+    std::vector<int64_t> swap(rank);
+    for (size_t d = 0; d < rank; ++d) swap[d] = static_cast<int64_t>(d);
+    std::swap(swap[rank - 1], swap[rank - 2]);
+    // K from Kt: compose Kt's own sole-reader Transpose, else transpose it
+    // where the first MatMul was.
+    std::string k = m->kt;
+    auto kt_producer = uses.producer.find(m->kt);
+    Node& mm1 = nodes[m->mm1];
+    const std::string mm1_name = mm1.name;
+    if (kt_producer != uses.producer.end() && nodes[kt_producer->second].op_type == "Transpose" &&
+        nodes[kt_producer->second].domain.empty() && uses.consumers[m->kt].size() == 1 &&
+        !uses.outputs.count(m->kt) &&
+        nodes[kt_producer->second].GetInts("perm").size() == rank) {
+      Node& t = nodes[kt_producer->second];
+      const std::vector<int64_t> perm = t.GetInts("perm");
+      std::vector<int64_t> composed(rank);
+      for (size_t d = 0; d < rank; ++d) composed[d] = perm[static_cast<size_t>(swap[d])];
+      bool identity = true;
+      for (size_t d = 0; d < rank; ++d) identity = identity && composed[d] == static_cast<int64_t>(d);
+      if (identity) {  // Kt = Transpose(K): K itself
+        k = t.inputs[0];
+        removed[kt_producer->second] = true;
+      } else {
+        t.attributes["perm"].ints = composed;
+      }
+      removed[m->mm1] = true;
+    } else {
+      k = m->kt + "/attention_k";
+      Node t;
+      t.name = mm1_name + "/attention_k";
+      t.op_type = "Transpose";
+      t.opset = 13;
+      t.inputs = {m->kt};
+      t.outputs = {k};
+      Attribute perm;
+      perm.type = Attribute::Type::kInts;
+      perm.ints = swap;
+      t.attributes["perm"] = perm;
+      t.rewritten_from = mm1.rewritten_from;
+      mm1 = std::move(t);
+    }
+    if (m->has_scale) removed[m->scale_node] = true;
+    if (m->has_mask) removed[m->mask_node] = true;
+    removed[m->softmax] = true;
+    Node& a = nodes[m->mm2];
+    a.op_type = "Attention";
+    a.domain.clear();
+    a.opset = 23;
+    a.since_version = 0;
+    a.inputs = {m->q, k, m->v};
+    if (m->has_mask) a.inputs.push_back(m->mask);
+    a.attributes.clear();
+    if (rank == 3) {  // [B, S, E] is one head of [B, S, 1 * E]
+      a.attributes["q_num_heads"] = IntAttr(1);
+      a.attributes["kv_num_heads"] = IntAttr(1);
+    }
+    Attribute scale;
+    scale.type = Attribute::Type::kFloat;
+    scale.f = m->scale;
+    a.attributes["scale"] = scale;
+    Attribute name;
+    name.type = Attribute::Type::kString;
+    name.s = m->name;
+    a.attributes[kFusedNameAttr] = name;
+    ++fused;
+  }
+  if (fused == 0) return 0;
+  std::vector<Node> kept;
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    if (!removed[n]) kept.push_back(std::move(nodes[n]));
+  }
+  nodes = std::move(kept);
+  return fused;
+}
+
+}  // namespace vkserve
