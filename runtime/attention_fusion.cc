@@ -10,6 +10,8 @@
 #include <utility>
 
 #include "runtime/fusion.h"
+#include "runtime/ops/flash_attention.h"
+#include "runtime/ops/mat_mul.h"
 #include "runtime/planner.h"
 
 namespace vkserve {
@@ -43,6 +45,9 @@ class Matcher {
   struct Match {
     size_t mm1 = 0, scale_node = 0, mask_node = 0, softmax = 0, mm2 = 0;
     bool has_scale = false, has_mask = false;
+    bool empty_rows_zero = false;  // the NaN guard after the softmax was fused
+    bool kt_is_k = false;          // the first MatMul transposes its B: kt is K
+    std::vector<size_t> absorbed;  // operand scales, the NaN guard's nodes
     std::string q, kt, v, mask;
     float scale = 1.0f;
     std::string name;
@@ -55,19 +60,24 @@ class Matcher {
     const Node& out = nodes[mm2];
     if (!Is(out, "MatMul") || out.inputs.size() != 2) return std::nullopt;
     std::optional<size_t> sm = SoleProducer(out.inputs[0], mm2);
+    std::string chain = "Softmax+MatMul";
+    if (sm && Is(nodes[*sm], "Where")) {
+      sm = NanGuard(*sm, &m);
+      chain = "Softmax+IsNaN+Where+MatMul";
+    }
     if (!sm || !Is(nodes[*sm], "Softmax") || !SoftmaxOnLastAxis(nodes[*sm])) return std::nullopt;
     m.softmax = *sm;
     m.v = out.inputs[1];
     std::string scores = nodes[*sm].inputs[0];
     std::optional<size_t> at = SoleProducer(scores, *sm);
     if (!at) return std::nullopt;
-    std::string chain = "Softmax+MatMul";
     if (Is(nodes[*at], "Add") && nodes[*at].inputs.size() == 2) {
       const Node& add = nodes[*at];
       // The scores are the side a MatMul (through an optional scale) makes.
       for (int side = 0; side < 2 && !m.has_mask; ++side) {
         std::optional<size_t> p = SoleProducer(add.inputs[side], *at);
-        if (p && (Is(nodes[*p], "MatMul") || Is(nodes[*p], "Div") || Is(nodes[*p], "Mul"))) {
+        const std::string& type = p ? nodes[*p].op_type : std::string();
+        if (p && nodes[*p].domain.empty() && (type == "MatMul" || type == "Div" || type == "Mul")) {
           m.has_mask = true;
           m.mask = add.inputs[1 - side];
           scores = add.inputs[side];
@@ -93,23 +103,92 @@ class Matcher {
       std::optional<float> c = ScalarConstant(nodes[*at].inputs[1]);
       if (!c || *c == 0.0f || !std::isfinite(*c)) return std::nullopt;
       m.has_scale = true;
-      m.scale = Is(nodes[*at], "Div") ? 1.0f / *c : *c;
+      m.scale *= Is(nodes[*at], "Div") ? 1.0f / *c : *c;
       m.scale_node = *at;
       chain = nodes[*at].op_type + "+" + chain;
       at = SoleProducer(nodes[*at].inputs[0], *at);
       if (!at) return std::nullopt;
     }
-    if (!Is(nodes[*at], "MatMul") || nodes[*at].inputs.size() != 2) return std::nullopt;
+    if (!FirstMatMul(nodes[*at], &m)) return std::nullopt;
     m.mm1 = *at;
     m.q = nodes[*at].inputs[0];
     m.kt = nodes[*at].inputs[1];
+    // The dynamo exporter scales both operands by sqrt(scale).
+    for (std::string* operand : {&m.q, &m.kt}) {
+      std::optional<size_t> p = SoleProducer(*operand, m.mm1);
+      if (!p || !Is(nodes[*p], "Mul") || nodes[*p].inputs.size() != 2) continue;
+      std::optional<float> c = ScalarConstant(nodes[*p].inputs[1]);
+      if (!c || !std::isfinite(*c) || *c == 0.0f) continue;
+      m.scale *= *c;
+      m.absorbed.push_back(*p);
+      *operand = nodes[*p].inputs[0];
+      chain = "Mul+" + chain;  // (it precedes the MatMul)
+    }
     m.name = "MatMul+" + chain + "=Attention";
     if (!ShapesFit(m)) return std::nullopt;
     return m;
   }
 
  private:
-  static bool Is(const Node& n, const char* type) { return n.domain.empty() && n.op_type == type; }
+  // A plain ONNX `type` node: no attributes but Softmax's axis (a rewritten
+  // MatMul may carry an epilogue, e.g. FusedMatMul's alpha, as attributes).
+  static bool Is(const Node& n, const char* type) {
+    if (!n.domain.empty() || n.op_type != type) return false;
+    for (const auto& [name, value] : n.attributes) {
+      if (!(n.op_type == "Softmax" && name == "axis")) return false;
+    }
+    return true;
+  }
+
+  // Q K': a plain MatMul, or one that ONNX Runtime's FusedMatMul became
+  // (runtime/ops/mat_mul.h) with B transposed (then its B is K itself) and
+  // a scale.
+  static bool FirstMatMul(const Node& n, Match* m) {
+    if (!n.domain.empty() || n.op_type != "MatMul" || n.inputs.size() != 2) return false;
+    for (const auto& [name, value] : n.attributes) {
+      if (name == kMatMulTransBAttr && value.type == Attribute::Type::kInt && value.i == 1) {
+        m->kt_is_k = true;
+      } else if (name == kMatMulScaleAttr && value.type == Attribute::Type::kFloat &&
+                 std::isfinite(value.f)) {
+        m->scale *= value.f;
+      } else {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // Where(IsNaN(P), 0, P) at node `where` (the exporters' guard for rows
+  // that see no key): P's producer, with the guard's nodes recorded in `m`;
+  // nullopt when it is not that.
+  std::optional<size_t> NanGuard(size_t where, Match* m) const {
+    const Node& w = graph_.nodes[where];
+    if (w.inputs.size() != 3) return std::nullopt;
+    std::optional<float> zero = ScalarConstant(w.inputs[1]);
+    auto isnan = uses_.producer.find(w.inputs[0]);
+    auto p = uses_.producer.find(w.inputs[2]);
+    if (!zero || *zero != 0.0f || isnan == uses_.producer.end() || p == uses_.producer.end()) {
+      return std::nullopt;
+    }
+    const Node& n = graph_.nodes[isnan->second];
+    if (!Is(n, "IsNaN") || n.inputs.size() != 1 || n.inputs[0] != w.inputs[2] ||
+        SoleProducer(w.inputs[0], where) != isnan->second) {
+      return std::nullopt;
+    }
+    // P read by the guard alone.
+    auto readers = uses_.consumers.find(w.inputs[2]);
+    if (uses_.outputs.count(w.inputs[2]) || readers == uses_.consumers.end() ||
+        readers->second.size() != 2 || graph_.nodes[p->second].outputs.size() != 1) {
+      return std::nullopt;
+    }
+    for (size_t r : readers->second) {
+      if (r != where && r != isnan->second) return std::nullopt;
+    }
+    m->empty_rows_zero = true;
+    m->absorbed.push_back(isnan->second);
+    m->absorbed.push_back(where);
+    return p->second;
+  }
 
   // The node writing `value` when `reader` is its only reader and it is not
   // a graph output.
@@ -171,8 +250,14 @@ class Matcher {
       for (size_t d = 0; d + 2 < rank; ++d) {
         if (kt->shape[d] != q->shape[d] || v->shape[d] != q->shape[d]) return false;
       }
-      const int64_t t = kt->shape[rank - 1];
-      if (q->shape[rank - 1] != kt->shape[rank - 2] || v->shape[rank - 2] != t || t == 0) return false;
+      const int64_t t = kt->shape[rank - (m.kt_is_k ? 2 : 1)];
+      const int64_t e = kt->shape[rank - (m.kt_is_k ? 1 : 2)];
+      if (q->shape[rank - 1] != e || v->shape[rank - 2] != t || t == 0) return false;
+      // Only the fused kernel computes the guard's zeros.
+      if (m.empty_rows_zero && (v->shape[rank - 1] != q->shape[rank - 1] ||
+                                q->shape[rank - 1] > kFlashAttentionMaxHeadSize)) {
+        return false;
+      }
       if (m.has_mask) {
         const TensorDesc* mask = get(m.mask);
         // 3-D attention runs as one head: a mask may not name the batch.
@@ -228,6 +313,9 @@ absl::StatusOr<int> FuseAttention(Graph* graph, const std::vector<const Op*>& op
   for (size_t n = 0; n < nodes.size(); ++n) {
     std::optional<Matcher::Match> m = matcher.At(n);
     if (!m || removed[m->mm1] || removed[m->softmax]) continue;
+    bool taken = false;
+    for (size_t n : m->absorbed) taken = taken || removed[n];
+    if (taken) continue;
     const size_t rank = shapes1->at(m->q).shape.size();
     std::vector<int64_t> swap(rank);
     for (size_t d = 0; d < rank; ++d) swap[d] = static_cast<int64_t>(d);
@@ -238,7 +326,9 @@ absl::StatusOr<int> FuseAttention(Graph* graph, const std::vector<const Op*>& op
     auto kt_producer = uses.producer.find(m->kt);
     Node& mm1 = nodes[m->mm1];
     const std::string mm1_name = mm1.name;
-    if (kt_producer != uses.producer.end() && nodes[kt_producer->second].op_type == "Transpose" &&
+    if (m->kt_is_k) {
+      removed[m->mm1] = true;
+    } else if (kt_producer != uses.producer.end() && nodes[kt_producer->second].op_type == "Transpose" &&
         nodes[kt_producer->second].domain.empty() && uses.consumers[m->kt].size() == 1 &&
         !uses.outputs.count(m->kt) &&
         nodes[kt_producer->second].GetInts("perm").size() == rank) {
@@ -273,6 +363,7 @@ absl::StatusOr<int> FuseAttention(Graph* graph, const std::vector<const Op*>& op
     if (m->has_scale) removed[m->scale_node] = true;
     if (m->has_mask) removed[m->mask_node] = true;
     removed[m->softmax] = true;
+    for (size_t n : m->absorbed) removed[n] = true;
     Node& a = nodes[m->mm2];
     a.op_type = "Attention";
     a.domain.clear();
@@ -293,6 +384,7 @@ absl::StatusOr<int> FuseAttention(Graph* graph, const std::vector<const Op*>& op
     name.type = Attribute::Type::kString;
     name.s = m->name;
     a.attributes[kFusedNameAttr] = name;
+    if (m->empty_rows_zero) a.attributes[kAttentionEmptyRowsZeroAttr] = IntAttr(1);
     ++fused;
   }
   if (fused == 0) return 0;

@@ -5,7 +5,10 @@
 // exporters write it,
 //   MatMul(Q, Kt) -> [Div or Mul by a scalar constant] ->
 //   [Add(mask) or Where(bool mask, ., very negative constant)] ->
-//   Softmax(last axis) -> MatMul(., V)
+//   Softmax(last axis) -> [Where(IsNaN(P), 0, P)] -> MatMul(., V)
+// where Q and Kt may each be Mul'd by a scalar constant first (the dynamo
+// exporter's sqrt(scale) on both), and the NaN guard (a row that sees no
+// key is 0) is fused as the kernel's empty-rows-zero mode
 // and replaces it with one ONNX Attention node (opset 23), which runs the
 // fused attention kernel (runtime/ops/flash_attention.h). Kt's Transpose, when
 // it has no other reader, is turned into K's (the last two axes swapped back,
@@ -14,7 +17,8 @@
 // the mask must cover every key (its last dim T at two batch signatures), and
 // every intermediate must have no other reader. The node keeps the second
 // MatMul's name and output; inspect shows it as
-// "MatMul+Div+Add+Softmax+MatMul=Attention".
+// "MatMul+Div+Add+Softmax+MatMul=Attention" (absorbed operand scales show as
+// leading "Mul+" after the first "MatMul+").
 #ifndef VKSERVE_RUNTIME_ATTENTION_FUSION_H_
 #define VKSERVE_RUNTIME_ATTENTION_FUSION_H_
 

@@ -171,6 +171,9 @@ class AttentionOp : public Op {
     std::optional<FlashAttentionProblem> fused = FusedProblem(ctx, p, has_output(3));
     std::optional<FlashAttentionTiling> tiling;
     if (fused) tiling = PlanFlashAttention(*fused, ctx.device().info());
+    if (!tiling && ctx.node().GetInt(kAttentionEmptyRowsZeroAttr, 0) != 0) {
+      return absl::UnimplementedError("fused attention (with its NaN guard) does not fit the fused kernel");
+    }
     if (tiling && p.past == 0 && !has_output(1) && !has_output(2)) {
       // K and V straight from the inputs: one dispatch.
       const uint32_t mask = ctx.input(kMask) != nullptr ? static_cast<uint32_t>(kMask) : 0u;
@@ -247,6 +250,7 @@ class AttentionOp : public Op {
       f.mask_len = (*ms)[4];
     }
     f.causal = node.GetInt("is_causal", 0) != 0;
+    f.empty_rows_zero = node.GetInt(kAttentionEmptyRowsZeroAttr, 0) != 0;
     f.scale = node.GetFloat("scale", 1.0f / std::sqrt(static_cast<float>(p.q.e)));
     return f;
   }

@@ -67,7 +67,8 @@ absl::StatusOr<DispatchStep> FlashAttentionStep(KernelContext& ctx, const FlashA
   ASSIGN_OR_RETURN(step.pipeline,
                    ctx.GetPipeline("ops/flash_attention", 5, step.push.size(), {tiling.rows, 1, 1},
                                    {static_cast<uint32_t>(p.head_size), tiling.keys,
-                                    static_cast<uint32_t>(p.mask), p.causal ? 1u : 0u}));
+                                    static_cast<uint32_t>(p.mask), p.causal ? 1u : 0u,
+                                    p.empty_rows_zero ? 1u : 0u}));
   step.groups = {static_cast<uint32_t>((p.queries + tiling.rows - 1) / tiling.rows),
                  static_cast<uint32_t>(p.heads), static_cast<uint32_t>(p.batch)};
   step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Input(2), BufferRef::Input(mask_input),

@@ -31,8 +31,16 @@ struct FlashAttentionProblem {
   std::array<int64_t, 4> mask_strides{};  // over [B, H, queries, keys]; 0 = broadcast
   int64_t mask_len = 0;                   // the mask's last dim (<= keys; later keys masked)
   bool causal = false;
+  bool empty_rows_zero = false;  // a query that sees no key gets 0 (else NaN)
   float scale = 1.0f;
 };
+
+// An attribute the attention fusion (runtime/attention_fusion.h) sets on the
+// Attention node it writes when it also fused the exporters' NaN guard after
+// the softmax: 1 makes a query row that sees no key 0 instead of NaN. Only
+// the fused kernel computes that; the Attention op refuses the attribute
+// where the kernel does not fit.
+inline constexpr char kAttentionEmptyRowsZeroAttr[] = "_vkserve_empty_rows_zero";
 
 // The kernel's tiling for `problem` on `device`: workgroup rows and keys per
 // shared-memory tile, or nullopt when the kernel does not serve it (head

@@ -11,7 +11,8 @@
 //   m' = max(m, max_j score_j);  acc = acc * exp(m - m') + sum_j exp(score_j - m') V[j]
 //   l  = l * exp(m - m') + sum_j exp(score_j - m');  Y[i] = acc / l
 // A row that sees no key gets 0 / 0 = NaN, as the exact kernel
-// (ops/attention.comp). Q, K, V, Y are addressed through element strides of
+// (ops/attention.comp), or 0 under EMPTY_ZERO (the exporters' guard
+// Where(IsNaN(P), 0, P) after the softmax, fused). Q, K, V, Y are addressed through element strides of
 // b, h and the row (the head dimension is contiguous), so 3-D [B, S, H * E]
 // and 4-D [B, H, S, E] tensors need no copies. HEAD (the head size, Q's and
 // V's alike) and BK size the register and shared arrays: the host picks BK
@@ -26,6 +27,7 @@ layout(constant_id = 3) const uint HEAD = 64;  // head size of Q, K and V
 layout(constant_id = 4) const uint BK = 16;    // keys per shared-memory tile
 layout(constant_id = 5) const uint MASK = 0;   // 0 none, 1 additive float, 2 bool
 layout(constant_id = 6) const bool CAUSAL = false;
+layout(constant_id = 7) const bool EMPTY_ZERO = false;  // a row that sees no key is 0, not NaN
 
 layout(binding = 0) readonly buffer QBuf { float q[]; };
 layout(binding = 1) readonly buffer KBuf { float k[]; };
@@ -117,7 +119,7 @@ void main() {
     m = m_new;
   }
   if (!live) return;
-  const float inv = 1.0 / l;
+  const float inv = EMPTY_ZERO && l == 0.0 ? 0.0 : 1.0 / l;
   const uint y_at = b * p.y_sb + h * p.y_sh + i * p.y_ss;
   for (uint c = 0; c < HEAD; ++c) y[y_at + c] = acc[c] * inv;
 }
