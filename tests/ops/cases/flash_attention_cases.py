@@ -150,5 +150,60 @@ def unfused_cases():
     yield _unfused("3d_mul", (6, 127, 80), (6, 127, 80), "swap", "Mul", None)
     # A [S, T] additive mask on 4-D heads, head size 128.
     yield _unfused("mask_st_e128", (1, 2, 9, 128), (1, 2, 9, 128), "swap", "Mul", "add", (9, 9))
+    yield from _dynamo_cases()
+    yield _fused_matmul_case()
     # Not fused (MatMul broadcasts K and V over the batch): still correct.
     yield _unfused("broadcast_kv", (3, 2, 5, 32), (1, 2, 5, 32), "swap", "Div", None, fused=False)
+
+
+def _graph_case(name, nodes, inputs, inits, fused_op, opsets=(("", 17),)):
+    elem = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.bool_): TensorProto.BOOL}
+    graph = helper.make_graph(
+        nodes, "g",
+        [helper.make_tensor_value_info(n, elem[a.dtype], list(a.shape)) for n, a in inputs.items()],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)], initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid(d, v) for d, v in opsets])
+    model.ir_version = 8
+    return {"name": f"flash_attention_unfused_{name}", "model": model, "inputs": inputs, "atol": 2e-4,
+            "fused_op": fused_op}
+
+
+def _dynamo_cases():
+    """torch.onnx's dynamo SDPA: Q and K' each times sqrt(scale), an additive
+    mask made by Where(bool, 0, -inf), and Where(IsNaN(P), 0, P): the first
+    batch's mask hides every key from some queries (rows of zeros)."""
+    b, n, s, e = 2, 3, 13, 64
+    rand = lambda *shape: _RNG.standard_normal(shape).astype(np.float32)
+    keep = _RNG.random((b, 1, s, s)) < 0.7
+    keep[1, :, :, 0] = True
+    keep[0, :, 3, :] = False  # query 3 of batch 0 sees nothing
+    inputs = {"Q": rand(b, n, s, e), "K": rand(b, n, s, e), "V": rand(b, n, s, e), "keep": keep}
+    root = float(np.sqrt(1.0 / np.sqrt(e)))
+    inits = [helper.make_tensor("c", TensorProto.FLOAT, [], [root]),
+             helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0]),
+             helper.make_tensor("ninf", TensorProto.FLOAT, [], [float("-inf")])]
+    nodes = [helper.make_node("Where", ["keep", "zero", "ninf"], ["M"]),
+             helper.make_node("Transpose", ["K"], ["Kt"], perm=[0, 1, 3, 2]),
+             helper.make_node("Mul", ["Q", "c"], ["Qs"]),
+             helper.make_node("Mul", ["Kt", "c"], ["Kts"]),
+             helper.make_node("MatMul", ["Qs", "Kts"], ["S"]),
+             helper.make_node("Add", ["S", "M"], ["Sm"]),
+             helper.make_node("Softmax", ["Sm"], ["P"], axis=-1),
+             helper.make_node("IsNaN", ["P"], ["nan"]),
+             helper.make_node("Where", ["nan", "zero", "P"], ["Pz"]),
+             helper.make_node("MatMul", ["Pz", "V"], ["Y"])]
+    yield _graph_case("dynamo_nan_guard", nodes, inputs, inits,
+                      "MatMul+Mul+Mul+Add+Softmax+IsNaN+Where+MatMul=Attention")
+
+
+def _fused_matmul_case():
+    """ONNX Runtime's FusedMatMul(Q, K, transB=1, alpha) as the scores."""
+    b, n, s, e = 1, 2, 7, 80
+    rand = lambda *shape: _RNG.standard_normal(shape).astype(np.float32)
+    inputs = {"Q": rand(b, n, s, e), "K": rand(b, n, s, e), "V": rand(b, n, s, e)}
+    nodes = [helper.make_node("FusedMatMul", ["Q", "K"], ["S"], domain="com.microsoft", transB=1,
+                              alpha=float(1.0 / np.sqrt(e))),
+             helper.make_node("Softmax", ["S"], ["P"], axis=-1),
+             helper.make_node("MatMul", ["P", "V"], ["Y"])]
+    return _graph_case("ort_fused_matmul", nodes, inputs, [], "MatMul+Softmax+MatMul=Attention",
+                       opsets=(("", 17), ("com.microsoft", 1)))
