@@ -290,6 +290,82 @@ Attribute IntAttr(int64_t v) {
   return a;
 }
 
+// K for the Attention node from the match's Kt: Kt itself when the first
+// MatMul transposed its B; else Kt's own sole-reader Transpose composed with
+// the swap of the last two axes (dropped when that is the identity); else a
+// new Transpose of Kt where the first MatMul was. Marks what goes in
+// `removed`.
+std::string KFromKt(std::vector<Node>& nodes, const Uses& uses, const Matcher::Match& m, size_t rank,
+                    std::vector<bool>* removed) {
+  std::vector<int64_t> swap(rank);
+  for (size_t d = 0; d < rank; ++d) swap[d] = static_cast<int64_t>(d);
+  std::swap(swap[rank - 1], swap[rank - 2]);
+  if (m.kt_is_k) {
+    (*removed)[m.mm1] = true;
+    return m.kt;
+  }
+  auto producer = uses.producer.find(m.kt);
+  auto readers = uses.consumers.find(m.kt);
+  if (producer != uses.producer.end() && readers != uses.consumers.end() && readers->second.size() == 1 &&
+      !uses.outputs.count(m.kt) && nodes[producer->second].domain.empty() &&
+      nodes[producer->second].op_type == "Transpose" &&
+      nodes[producer->second].GetInts("perm").size() == rank) {
+    Node& t = nodes[producer->second];
+    const std::vector<int64_t> perm = t.GetInts("perm");
+    std::vector<int64_t> composed(rank);
+    bool identity = true;
+    for (size_t d = 0; d < rank; ++d) {
+      composed[d] = perm[static_cast<size_t>(swap[d])];
+      identity = identity && composed[d] == static_cast<int64_t>(d);
+    }
+    (*removed)[m.mm1] = true;
+    if (identity) {  // Kt = Transpose(K): K itself
+      (*removed)[producer->second] = true;
+      return t.inputs[0];
+    }
+    t.attributes["perm"].ints = composed;
+    return m.kt;
+  }
+  Node& mm1 = nodes[m.mm1];
+  Node t;
+  t.name = mm1.name + "/attention_k";
+  t.op_type = "Transpose";
+  t.opset = 13;
+  t.inputs = {m.kt};
+  t.outputs = {m.kt + "/attention_k"};
+  Attribute perm;
+  perm.type = Attribute::Type::kInts;
+  perm.ints = swap;
+  t.attributes["perm"] = perm;
+  t.rewritten_from = mm1.rewritten_from;
+  mm1 = std::move(t);
+  return mm1.outputs[0];
+}
+
+// Turns the second MatMul `a` into the Attention node (name and output kept).
+void WriteAttention(const Matcher::Match& m, const std::string& k, size_t rank, Node* a) {
+  a->op_type = "Attention";
+  a->domain.clear();
+  a->opset = 23;
+  a->since_version = 0;
+  a->inputs = {m.q, k, m.v};
+  if (m.has_mask) a->inputs.push_back(m.mask);
+  a->attributes.clear();
+  if (rank == 3) {  // [B, S, E] is one head of [B, S, 1 * E]
+    a->attributes["q_num_heads"] = IntAttr(1);
+    a->attributes["kv_num_heads"] = IntAttr(1);
+  }
+  Attribute scale;
+  scale.type = Attribute::Type::kFloat;
+  scale.f = m.scale;
+  a->attributes["scale"] = scale;
+  Attribute name;
+  name.type = Attribute::Type::kString;
+  name.s = m.name;
+  a->attributes[kFusedNameAttr] = name;
+  if (m.empty_rows_zero) a->attributes[kAttentionEmptyRowsZeroAttr] = IntAttr(1);
+}
+
 }  // namespace
 
 absl::StatusOr<int> FuseAttention(Graph* graph, const std::vector<const Op*>& ops,
@@ -312,79 +388,20 @@ absl::StatusOr<int> FuseAttention(Graph* graph, const std::vector<const Op*>& op
   int fused = 0;
   for (size_t n = 0; n < nodes.size(); ++n) {
     std::optional<Matcher::Match> m = matcher.At(n);
-    if (!m || removed[m->mm1] || removed[m->softmax]) continue;
+    if (!m) continue;
+    std::vector<size_t> parts = m->absorbed;
+    parts.insert(parts.end(), {m->mm1, m->softmax});
+    if (m->has_scale) parts.push_back(m->scale_node);
+    if (m->has_mask) parts.push_back(m->mask_node);
     bool taken = false;
-    for (size_t n : m->absorbed) taken = taken || removed[n];
+    for (size_t p : parts) taken = taken || removed[p];
     if (taken) continue;
     const size_t rank = shapes1->at(m->q).shape.size();
-    std::vector<int64_t> swap(rank);
-    for (size_t d = 0; d < rank; ++d) swap[d] = static_cast<int64_t>(d);
-    std::swap(swap[rank - 1], swap[rank - 2]);
-    // K from Kt: compose Kt's own sole-reader Transpose, else transpose it
-    // where the first MatMul was.
-    std::string k = m->kt;
-    auto kt_producer = uses.producer.find(m->kt);
-    Node& mm1 = nodes[m->mm1];
-    const std::string mm1_name = mm1.name;
-    if (m->kt_is_k) {
-      removed[m->mm1] = true;
-    } else if (kt_producer != uses.producer.end() && nodes[kt_producer->second].op_type == "Transpose" &&
-        nodes[kt_producer->second].domain.empty() && uses.consumers[m->kt].size() == 1 &&
-        !uses.outputs.count(m->kt) &&
-        nodes[kt_producer->second].GetInts("perm").size() == rank) {
-      Node& t = nodes[kt_producer->second];
-      const std::vector<int64_t> perm = t.GetInts("perm");
-      std::vector<int64_t> composed(rank);
-      for (size_t d = 0; d < rank; ++d) composed[d] = perm[static_cast<size_t>(swap[d])];
-      bool identity = true;
-      for (size_t d = 0; d < rank; ++d) identity = identity && composed[d] == static_cast<int64_t>(d);
-      if (identity) {  // Kt = Transpose(K): K itself
-        k = t.inputs[0];
-        removed[kt_producer->second] = true;
-      } else {
-        t.attributes["perm"].ints = composed;
-      }
-      removed[m->mm1] = true;
-    } else {
-      k = m->kt + "/attention_k";
-      Node t;
-      t.name = mm1_name + "/attention_k";
-      t.op_type = "Transpose";
-      t.opset = 13;
-      t.inputs = {m->kt};
-      t.outputs = {k};
-      Attribute perm;
-      perm.type = Attribute::Type::kInts;
-      perm.ints = swap;
-      t.attributes["perm"] = perm;
-      t.rewritten_from = mm1.rewritten_from;
-      mm1 = std::move(t);
+    const std::string k = KFromKt(nodes, uses, *m, rank, &removed);
+    for (size_t p : parts) {
+      if (p != m->mm1) removed[p] = true;
     }
-    if (m->has_scale) removed[m->scale_node] = true;
-    if (m->has_mask) removed[m->mask_node] = true;
-    removed[m->softmax] = true;
-    for (size_t n : m->absorbed) removed[n] = true;
-    Node& a = nodes[m->mm2];
-    a.op_type = "Attention";
-    a.domain.clear();
-    a.opset = 23;
-    a.since_version = 0;
-    a.inputs = {m->q, k, m->v};
-    if (m->has_mask) a.inputs.push_back(m->mask);
-    a.attributes.clear();
-    if (rank == 3) {  // [B, S, E] is one head of [B, S, 1 * E]
-      a.attributes["q_num_heads"] = IntAttr(1);
-      a.attributes["kv_num_heads"] = IntAttr(1);
-    }
-    Attribute scale;
-    scale.type = Attribute::Type::kFloat;
-    scale.f = m->scale;
-    a.attributes["scale"] = scale;
-    Attribute name;
-    name.type = Attribute::Type::kString;
-    name.s = m->name;
-    a.attributes[kFusedNameAttr] = name;
-    if (m->empty_rows_zero) a.attributes[kAttentionEmptyRowsZeroAttr] = IntAttr(1);
+    WriteAttention(*m, k, rank, &nodes[m->mm2]);
     ++fused;
   }
   if (fused == 0) return 0;

@@ -192,8 +192,10 @@ absl::Status Model::Prepare() {
   // Attention and epilogue fusion see the main graph's consumers only; a value a
   // control-flow subgraph reads could be fused away under it.
   if (options_.fuse && !HasSubgraphs(graph_)) {
-    ASSIGN_OR_RETURN(const int attention, FuseAttention(&graph_, ops_, inputs_));
-    if (attention > 0) RETURN_IF_ERROR(find_ops());
+    if (options_.fuse_attention) {
+      ASSIGN_OR_RETURN(const int attention, FuseAttention(&graph_, ops_, inputs_));
+      if (attention > 0) RETURN_IF_ERROR(find_ops());
+    }
     ASSIGN_OR_RETURN(fused_nodes_, FuseEpilogues(&graph_, ops_, inputs_));
     if (fused_nodes_ > 0) RETURN_IF_ERROR(find_ops());
   }

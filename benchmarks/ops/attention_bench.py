@@ -7,7 +7,8 @@
 #   fused    the ONNX Attention op (opset 23), [B, 12, S, 64] Q/K/V, which
 #            runs the fused kernel (runtime/ops/flash_attention.h)
 #   unfused  MatMul(Q, K') -> Mul(scale) -> Softmax -> MatMul(., V), as the
-#            exporters write it (the GEMM engine and a softmax pass)
+#            exporters write it, run with --no-attention-fusion (the GEMM
+#            engine and a softmax pass)
 # and, with --peers, PyTorch's scaled_dot_product_attention on the same shapes
 # in fp32 and fp16 (CUDA graph of 20 launches, after a 0.5 s warmup). Prints
 # GPU ms (every GPU event of the run, from the profile) and TFLOP/s counting
@@ -91,6 +92,8 @@ def run_vkserve(args):
                 command += ["--warmup", str(args.warmup)]
             if args.precision != "FP32":
                 command += ["--precision", args.precision]
+            if kind == "unfused":  # else the attention fusion makes it the fused kernel
+                command += ["--no-attention-fusion"]
             result = subprocess.run(command, capture_output=True, text=True)
             if result.returncode != 0:
                 print(f"{name:18s} {kind:8s} failed: {result.stderr.strip()[-300:]}", file=sys.stderr)
