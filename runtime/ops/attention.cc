@@ -159,9 +159,6 @@ class AttentionOp : public Op {
     for (size_t i = 0; i < ctx.num_inputs(); ++i) in.push_back(ctx.input(i));
     ASSIGN_OR_RETURN(const Plan p, PlanOf(ctx.node(), in));
     const int64_t rows = p.q.b * p.q.h * p.q.s;
-    if (rows * p.total * std::max(p.q.e, p.v.e) >= (int64_t{1} << 31)) {
-      return absl::UnimplementedError("Attention too large for 32-bit indexing");
-    }
     std::vector<CompositeStep> steps;
     if (rows == 0) return std::make_unique<CompositeKernel>(std::move(steps));
     if (p.total == 0) return absl::UnimplementedError("Attention over no keys");
@@ -171,9 +168,6 @@ class AttentionOp : public Op {
     std::optional<FlashAttentionProblem> fused = FusedProblem(ctx, p, has_output(3));
     std::optional<FlashAttentionTiling> tiling;
     if (fused) tiling = PlanFlashAttention(*fused, ctx.device().info());
-    if (!tiling && ctx.node().GetInt(kAttentionEmptyRowsZeroAttr, 0) != 0) {
-      return absl::UnimplementedError("fused attention (with its NaN guard) does not fit the fused kernel");
-    }
     if (tiling && p.past == 0 && !has_output(1) && !has_output(2)) {
       // K and V straight from the inputs: one dispatch.
       const uint32_t mask = ctx.input(kMask) != nullptr ? static_cast<uint32_t>(kMask) : 0u;
@@ -202,10 +196,12 @@ class AttentionOp : public Op {
       if (p.past > 0) sources.push_back({NodeBuffer::Source::kInput, static_cast<uint32_t>(which == 0 ? kPastKey : kPastValue)});
       steps.push_back({std::move(copy), std::move(sources), {keys[which]}});
     }
-    if (tiling) {
-      // Keys and values now dense [B, Hkv, total, E].
+    if (tiling) {  // keys and values now dense [B, Hkv, total, E]
       const int64_t e = p.k.e;
       fused->k_strides = fused->v_strides = {p.k.h * p.total * e, p.total * e, e};
+      tiling = PlanFlashAttention(*fused, ctx.device().info());
+    }
+    if (tiling) {
       ASSIGN_OR_RETURN(DispatchStep step, FlashAttentionStep(ctx, *fused, *tiling, 3));
       CompositeStep attend;
       attend.kernel = MakeDispatchKernel(std::move(step));
@@ -214,6 +210,13 @@ class AttentionOp : public Op {
       attend.outputs = {{NodeBuffer::Source::kOutput, 0}};
       steps.push_back(std::move(attend));
       return std::make_unique<CompositeKernel>(std::move(steps));
+    }
+    if (ctx.node().GetInt(kAttentionEmptyRowsZeroAttr, 0) != 0) {
+      return absl::UnimplementedError("fused attention (with its NaN guard) does not fit the fused kernel");
+    }
+    // The exact kernel's [rows, T] scratch and its indices.
+    if (rows * p.total * std::max(p.q.e, p.v.e) >= (int64_t{1} << 31)) {
+      return absl::UnimplementedError("Attention too large for 32-bit indexing");
     }
     ASSIGN_OR_RETURN(CompositeStep attend, AttendStep(ctx, p, keys, has_output(3)));
     steps.push_back(std::move(attend));
