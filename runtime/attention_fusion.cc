@@ -65,7 +65,10 @@ class Matcher {
       sm = NanGuard(*sm, &m);
       chain = "Softmax+IsNaN+Where+MatMul";
     }
-    if (!sm || !Is(nodes[*sm], "Softmax") || !SoftmaxOnLastAxis(nodes[*sm])) return std::nullopt;
+    if (!sm || !Is(nodes[*sm], "Softmax") || nodes[*sm].inputs.size() != 1 ||
+        !SoftmaxOnLastAxis(nodes[*sm])) {
+      return std::nullopt;
+    }
     m.softmax = *sm;
     m.v = out.inputs[1];
     std::string scores = nodes[*sm].inputs[0];
@@ -308,7 +311,7 @@ std::string KFromKt(std::vector<Node>& nodes, const Uses& uses, const Matcher::M
   auto readers = uses.consumers.find(m.kt);
   if (producer != uses.producer.end() && readers != uses.consumers.end() && readers->second.size() == 1 &&
       !uses.outputs.count(m.kt) && nodes[producer->second].domain.empty() &&
-      nodes[producer->second].op_type == "Transpose" &&
+      nodes[producer->second].op_type == "Transpose" && nodes[producer->second].inputs.size() == 1 &&
       nodes[producer->second].GetInts("perm").size() == rank) {
     Node& t = nodes[producer->second];
     const std::vector<int64_t> perm = t.GetInts("perm");
