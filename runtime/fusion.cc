@@ -12,8 +12,6 @@
 namespace vkserve {
 namespace {
 
-constexpr char kFusedNameAttr[] = "_vkserve_fused";
-
 // Input shapes with every free dimension set to `value`.
 std::vector<std::vector<int64_t>> ShapesWithFreeDims(const std::vector<ValueInfo>& inputs,
                                                      int64_t value) {

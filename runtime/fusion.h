@@ -39,6 +39,9 @@ absl::StatusOr<int> FuseEpilogues(Graph* graph, const std::vector<const Op*>& op
 // Returns how many nodes were lifted.
 int LiftConstantNodes(Graph* graph);
 
+// The attribute naming a fused node's parts for inspect ("Conv+Add+Relu").
+inline constexpr char kFusedNameAttr[] = "_vkserve_fused";
+
 // "Conv+Add+Relu" for a fused node, else its op type.
 std::string FusedOpName(const Node& node);
 

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gpu/transfer.h"
+#include "runtime/attention_fusion.h"
 #include "runtime/fusion.h"
 #include "runtime/model_file.h"
 #include "runtime/op_registry.h"
@@ -191,9 +192,13 @@ absl::Status Model::Prepare() {
   }
   // A node whose output shapes depend on data: two models around it.
   if (const int sync_node = FindSyncNode(graph_, ops_); sync_node >= 0) return PrepareSplit(sync_node);
-  // Epilogue fusion sees the main graph's consumers only; a value a
+  // Attention and epilogue fusion see the main graph's consumers only; a value a
   // control-flow subgraph reads could be fused away under it.
   if (options_.fuse && !HasSubgraphs(graph_)) {
+    if (options_.fuse_attention) {
+      ASSIGN_OR_RETURN(const int attention, FuseAttention(&graph_, ops_, inputs_));
+      if (attention > 0) RETURN_IF_ERROR(find_ops());
+    }
     ASSIGN_OR_RETURN(fused_nodes_, FuseEpilogues(&graph_, ops_, inputs_));
     if (fused_nodes_ > 0) RETURN_IF_ERROR(find_ops());
   }

@@ -43,8 +43,11 @@ struct ModelOptions {
   // (case-insensitive, e.g. "DATA_BATCH") becomes fixed.
   std::map<std::string, int64_t> dim_overrides_by_name;
   std::map<std::string, int64_t> dim_overrides_by_denotation;
-  // Fuse activations and residual adds into Conv/Gemm/MatMul.
+  // Fuse activations and residual adds into Conv/Gemm/MatMul, and (with
+  // fuse_attention) the exporters' attention into one Attention node
+  // (runtime/attention_fusion.h).
   bool fuse = true;
+  bool fuse_attention = true;
   // kFp16: Conv, Gemm and MatMul round their operands to fp16 and
   // accumulate in fp32 (tensor cores where the device has them); storage and
   // every other op stay fp32. kFp32 (default): exact fp32 math.

@@ -50,6 +50,8 @@ absl::StatusOr<ModelFlags> ParseModelFlags(const std::vector<std::string>& args,
       }
     } else if (a == "--no-fusion") {
       flags.model.fuse = false;
+    } else if (a == "--no-attention-fusion") {
+      flags.model.fuse_attention = false;
     } else if (!a.empty() && a[0] != '-' && flags.model_path.empty()) {
       flags.model_path = a;
     } else {

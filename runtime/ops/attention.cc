@@ -8,13 +8,17 @@
 // (bottom-right aligned after past keys), past_key/past_value with
 // present_key/present_value, nonpad_kv_seqlen, and the qk_matmul_output of
 // every mode. Steps (runtime/ops/composite_kernel.h): the keys and values,
-// past then new, are copied into present_key/present_value (or scratch), then
-// shaders/ops/attention.comp computes each query row. The fast fused path
-// for serving belongs to the transformer kernels; this one is exact and
-// simple (one invocation per query row).
+// past then new, are copied into present_key/present_value (when asked for or
+// past is given), then the fused kernel (runtime/ops/flash_attention.h)
+// attends where it fits: equal Q/V head sizes up to 128, no softcap, no
+// qk_matmul_output, no nonpad_kv_seqlen. Without past or present outputs it
+// reads K and V where they are, in one dispatch. The rest goes to
+// shaders/ops/attention.comp, exact and simple (one invocation per query row,
+// the scores in scratch).
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "runtime/op_registry.h"
@@ -22,6 +26,7 @@
 #include "runtime/op_util.h"
 #include "runtime/ops/composite_kernel.h"
 #include "runtime/ops/dispatch_kernel.h"
+#include "runtime/ops/flash_attention.h"
 #include "runtime/ops/strided_copy.h"
 
 namespace vkserve {
@@ -154,15 +159,21 @@ class AttentionOp : public Op {
     for (size_t i = 0; i < ctx.num_inputs(); ++i) in.push_back(ctx.input(i));
     ASSIGN_OR_RETURN(const Plan p, PlanOf(ctx.node(), in));
     const int64_t rows = p.q.b * p.q.h * p.q.s;
-    if (rows * p.total * std::max(p.q.e, p.v.e) >= (int64_t{1} << 31)) {
-      return absl::UnimplementedError("Attention too large for 32-bit indexing");
-    }
     std::vector<CompositeStep> steps;
     if (rows == 0) return std::make_unique<CompositeKernel>(std::move(steps));
     if (p.total == 0) return absl::UnimplementedError("Attention over no keys");
     auto has_output = [&](size_t o) {
       return ctx.num_outputs() > o && ctx.output(o).dtype != DataType::kUndefined;
     };
+    std::optional<FlashAttentionProblem> fused = FusedProblem(ctx, p, has_output(3));
+    std::optional<FlashAttentionTiling> tiling;
+    if (fused) tiling = PlanFlashAttention(*fused, ctx.device().info());
+    if (tiling && p.past == 0 && !has_output(1) && !has_output(2)) {
+      // K and V straight from the inputs: one dispatch.
+      const uint32_t mask = ctx.input(kMask) != nullptr ? static_cast<uint32_t>(kMask) : 0u;
+      ASSIGN_OR_RETURN(DispatchStep step, FlashAttentionStep(ctx, *fused, *tiling, mask));
+      return MakeDispatchKernel(std::move(step));
+    }
     // Keys and values, past then new, dense in present_* (or scratch).
     NodeBuffer keys[2];
     for (int which = 0; which < 2; ++which) {
@@ -185,12 +196,68 @@ class AttentionOp : public Op {
       if (p.past > 0) sources.push_back({NodeBuffer::Source::kInput, static_cast<uint32_t>(which == 0 ? kPastKey : kPastValue)});
       steps.push_back({std::move(copy), std::move(sources), {keys[which]}});
     }
+    if (tiling) {  // keys and values now dense [B, Hkv, total, E]
+      const int64_t e = p.k.e;
+      fused->k_strides = fused->v_strides = {p.k.h * p.total * e, p.total * e, e};
+      tiling = PlanFlashAttention(*fused, ctx.device().info());
+    }
+    if (tiling) {
+      ASSIGN_OR_RETURN(DispatchStep step, FlashAttentionStep(ctx, *fused, *tiling, 3));
+      CompositeStep attend;
+      attend.kernel = MakeDispatchKernel(std::move(step));
+      attend.inputs = {{NodeBuffer::Source::kInput, kQ}, keys[0], keys[1],
+                       {NodeBuffer::Source::kInput, ctx.input(kMask) != nullptr ? static_cast<uint32_t>(kMask) : 0u}};
+      attend.outputs = {{NodeBuffer::Source::kOutput, 0}};
+      steps.push_back(std::move(attend));
+      return std::make_unique<CompositeKernel>(std::move(steps));
+    }
+    if (ctx.node().GetInt(kAttentionEmptyRowsZeroAttr, 0) != 0) {
+      return absl::UnimplementedError("fused attention (with its NaN guard) does not fit the fused kernel");
+    }
+    // The exact kernel's [rows, T] scratch and its indices.
+    if (rows * p.total * std::max(p.q.e, p.v.e) >= (int64_t{1} << 31)) {
+      return absl::UnimplementedError("Attention too large for 32-bit indexing");
+    }
     ASSIGN_OR_RETURN(CompositeStep attend, AttendStep(ctx, p, keys, has_output(3)));
     steps.push_back(std::move(attend));
     return std::make_unique<CompositeKernel>(std::move(steps));
   }
 
  private:
+  // The attention as the fused kernel's problem, or nullopt where only the
+  // exact kernel serves it. K and V strides are the inputs' (no past).
+  static std::optional<FlashAttentionProblem> FusedProblem(KernelContext& ctx, const Plan& p, bool qk_out) {
+    const Node& node = ctx.node();
+    if (qk_out || node.GetFloat("softcap", 0.0f) > 0 || ctx.input(kNonpad) != nullptr ||
+        p.q.e != p.v.e) {
+      return std::nullopt;
+    }
+    FlashAttentionProblem f;
+    f.batch = p.q.b;
+    f.heads = p.q.h;
+    f.kv_heads = p.k.h;
+    f.queries = p.q.s;
+    f.keys = p.total;
+    f.head_size = p.q.e;
+    f.past = p.past;
+    f.q_strides = {p.q.sb, p.q.sh, p.q.ss};
+    f.k_strides = {p.k.sb, p.k.sh, p.k.ss};
+    f.v_strides = {p.v.sb, p.v.sh, p.v.ss};
+    f.y_strides = {p.y.sb, p.y.sh, p.y.ss};
+    if (const TensorDesc* mask = ctx.input(kMask)) {
+      absl::StatusOr<std::array<int64_t, 5>> ms = MaskStrides(*mask, p);
+      if (!ms.ok()) return std::nullopt;
+      f.mask = mask->dtype == DataType::kBool ? FlashAttentionProblem::Mask::kBool
+                                              : FlashAttentionProblem::Mask::kFloat;
+      f.mask_strides = {(*ms)[0], (*ms)[1], (*ms)[2], (*ms)[3]};
+      f.mask_len = (*ms)[4];
+    }
+    f.causal = node.GetInt("is_causal", 0) != 0;
+    f.empty_rows_zero = node.GetInt(kAttentionEmptyRowsZeroAttr, 0) != 0;
+    f.scale = node.GetFloat("scale", 1.0f / std::sqrt(static_cast<float>(p.q.e)));
+    return f;
+  }
+
   // Strides of the mask over [B, Hq, S, T] (0 where broadcast) and its length.
   static absl::StatusOr<std::array<int64_t, 5>> MaskStrides(const TensorDesc& m, const Plan& p) {
     const std::vector<int64_t> full = {p.q.b, p.q.h, p.q.s, p.total};

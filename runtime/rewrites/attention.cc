@@ -15,6 +15,8 @@
 // Q's weights and bias. The masks (mask_index in all of ORT's CPU forms but
 // the 4-D one, unidirectional) go to vkserve's AttentionMask op
 // (runtime/ops/attention_mask.cc), which tells the forms apart by shape.
+// Without mask_index and past, the core is one ONNX Attention node instead
+// (attention::AddFused), which runs the fused attention kernel.
 //
 // past [2, B, N, P, H] (GPT-2 decoding with a KV cache) is concatenated in
 // front of this step's keys and values, which also make the optional
@@ -181,18 +183,20 @@ class AttentionRewrite : public Rewrite {
     ASSIGN_OR_RETURN(const std::string q, Projection(ctx, *weights, 0, s.q, scale, "q"));
     ASSIGN_OR_RETURN(const std::string k, Projection(ctx, *weights, s.q, s.q + s.k, 1.0f, "k"));
     ASSIGN_OR_RETURN(const std::string v, Projection(ctx, *weights, s.q + s.k, s.total(), 1.0f, "v"));
-    core.q = attention::SplitHeads(ctx, q, heads, {0, 2, 1, 3}, "q");
-    if (!ctx.input(kPast).empty() || attention::IsRead(ctx.graph(), ctx.output(1))) {
-      ASSIGN_OR_RETURN(std::tie(core.k_transposed, core.v), WithPast(ctx, k, v, heads, s));
-    } else {
-      core.k_transposed = attention::SplitHeads(ctx, k, heads, {0, 2, 3, 1}, "k");
-      core.v = attention::SplitHeads(ctx, v, heads, {0, 2, 1, 3}, "v");
-    }
     core.past_from_shapes = true;
     core.mask = ctx.input(kMaskIndex);
     core.attention_bias = ctx.input(kAttentionBias);
     core.output = ctx.output(0);
     if (core.output.empty()) return absl::InvalidArgumentError("Attention needs output 0");
+    const bool past = !ctx.input(kPast).empty() || attention::IsRead(ctx.graph(), ctx.output(1));
+    if (!past && attention::AddFused(ctx, core, {q, k, v, heads})) return absl::OkStatus();
+    core.q = attention::SplitHeads(ctx, q, heads, {0, 2, 1, 3}, "q");
+    if (past) {
+      ASSIGN_OR_RETURN(std::tie(core.k_transposed, core.v), WithPast(ctx, k, v, heads, s));
+    } else {
+      core.k_transposed = attention::SplitHeads(ctx, k, heads, {0, 2, 3, 1}, "k");
+      core.v = attention::SplitHeads(ctx, v, heads, {0, 2, 1, 3}, "v");
+    }
     attention::AddCore(ctx, core);
     return absl::OkStatus();
   }

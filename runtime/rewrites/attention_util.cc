@@ -252,5 +252,46 @@ void AddCore(RewriteContext& ctx, const CoreInputs& in) {
   ctx.AddNode("Reshape", {merged, AddInts(ctx, "output_shape", {0, 0, -1})}, {in.output}, kOpset);
 }
 
+namespace {
+
+// `x` unchanged when it has 3 dims; otherwise planning fails on the Reshape
+// of its shape to [3].
+std::string Rank3(RewriteContext& ctx, const std::string& x, const std::string& hint) {
+  const std::string dims = Shape(ctx, x, 0, INT64_MAX, hint + "_dims");
+  std::string rank3 = ctx.NewValueName(hint + "_dims_rank3");
+  ctx.AddNode("Reshape", {dims, AddInts(ctx, hint + "_rank", {3})}, {rank3}, kOpset);
+  std::string out = ctx.NewValueName(hint + "_rank3");
+  ctx.AddNode("Reshape", {x, rank3}, {out}, kOpset);
+  return out;
+}
+
+}  // namespace
+
+bool AddFused(RewriteContext& ctx, const CoreInputs& in, const FusedInputs& fused) {
+  if (fused.q.empty() || fused.k.empty() || fused.v.empty() || fused.num_heads <= 0 || !in.mask.empty()) {
+    return false;
+  }
+  std::vector<std::string> inputs = {Rank3(ctx, fused.q, "q"), Rank3(ctx, fused.k, "k"),
+                                     Rank3(ctx, fused.v, "v")};
+  if (!in.attention_bias.empty()) inputs.push_back(in.attention_bias);
+  Node& node = ctx.AddNode("Attention", inputs, {in.output}, 23);
+  auto int_attr = [&](const char* name, int64_t value) {
+    Attribute a;
+    a.type = Attribute::Type::kInt;
+    a.i = value;
+    node.attributes[name] = a;
+  };
+  int_attr("q_num_heads", fused.num_heads);
+  int_attr("kv_num_heads", fused.num_heads);
+  // Without past, keys and queries start together: causal is upper-left,
+  // as AttentionMask's unidirectional.
+  int_attr("is_causal", in.unidirectional ? 1 : 0);
+  Attribute scale;
+  scale.type = Attribute::Type::kFloat;
+  scale.f = 1.0f;  // Q is already scaled
+  node.attributes["scale"] = scale;
+  return true;
+}
+
 }  // namespace attention
 }  // namespace vkserve

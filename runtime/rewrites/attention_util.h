@@ -12,6 +12,9 @@
 //   V [B,T,N*Hv] --Reshape/Transpose--> [B,N,T,Hv]; probs x V --> [B,N,S,Hv]
 //   --Transpose/Reshape--> output [B,S,N*Hv]
 //
+// or, where nothing but an attention_bias masks it, one ONNX Attention node
+// (AddFused) that runs vkserve's fused attention kernel.
+//
 // The scale is applied before the core (folded into Q's weights where they
 // are initializers), so the core never multiplies the larger score tensor.
 #ifndef VKSERVE_RUNTIME_REWRITES_ATTENTION_UTIL_H_
@@ -108,6 +111,19 @@ struct CoreInputs {
 
 // Adds the nodes from the scores to the output (see the file comment).
 void AddCore(RewriteContext& ctx, const CoreInputs& in);
+
+// The attention as one ONNX Attention node (opset 23), which runs the fused
+// kernel (runtime/ops/flash_attention.h) where it fits: for Q [B, S, N*H]
+// (already scaled), K [B, T, N*H] and V [B, T, N*Hv] not yet split into
+// heads, no past state, and no mask but `attention_bias` (the contrib ops'
+// int32 mask forms stay with AttentionMask in AddCore). Each of Q, K, V
+// passes through a Reshape that fails at planning unless it has 3 dims, as
+// SplitHeads does. Returns false, adding nothing, when `in` does not fit.
+struct FusedInputs {
+  std::string q, k, v;  // 3-D
+  int64_t num_heads = 0;
+};
+bool AddFused(RewriteContext& ctx, const CoreInputs& in, const FusedInputs& fused);
 
 }  // namespace attention
 }  // namespace vkserve

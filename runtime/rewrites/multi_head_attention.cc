@@ -14,6 +14,8 @@
 // key_padding_mask (int32: [B] key lengths, [B, L] or [B, S, L] 0/1) and
 // unidirectional go to vkserve's AttentionMask op; attention_bias is added to
 // the scores.
+// Without key_padding_mask, the core is one ONNX Attention node instead
+// (attention::AddFused), which runs the fused attention kernel.
 //
 // Not supported (UNIMPLEMENTED): packed QKV (query [B, L, N, 3, H], key and
 // value omitted), packed KV, key / value already in heads (BNSH), past_key /
@@ -115,12 +117,13 @@ class MultiHeadAttentionRewrite : public Rewrite {
     const std::string k = AddBiasPart(ctx, ctx.input(kKey), hidden, 1, 2, "k");
     const std::string v = AddBiasPart(ctx, ctx.input(kValue), hidden, 2, 0, "v");
     ASSIGN_OR_RETURN(const std::string q_scaled, Scaled(ctx, q, heads));
-    core.q = attention::SplitHeads(ctx, q_scaled, heads, {0, 2, 1, 3}, "q");
-    core.k_transposed = attention::SplitHeads(ctx, k, heads, {0, 2, 3, 1}, "k");
-    core.v = attention::SplitHeads(ctx, v, heads, {0, 2, 1, 3}, "v");
     core.mask = ctx.input(kKeyPaddingMask);
     core.attention_bias = ctx.input(kAttentionBias);
     core.output = ctx.output(0);
+    if (attention::AddFused(ctx, core, {q_scaled, k, v, heads})) return absl::OkStatus();
+    core.q = attention::SplitHeads(ctx, q_scaled, heads, {0, 2, 1, 3}, "q");
+    core.k_transposed = attention::SplitHeads(ctx, k, heads, {0, 2, 3, 1}, "k");
+    core.v = attention::SplitHeads(ctx, v, heads, {0, 2, 1, 3}, "v");
     attention::AddCore(ctx, core);
     return absl::OkStatus();
   }

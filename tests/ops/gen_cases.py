@@ -20,7 +20,9 @@
 # ort_batch.js), "precision" ("FP32" or "FP16": ModelOptions::precision),
 # "requires" ("cooperative_matrix": skipped on devices without) and
 # "min_max_error" (the output must differ from the reference by at least
-# this much somewhere: proof that reduced precision was applied).
+# this much somewhere: proof that reduced precision was applied) and
+# "fused_op" (the loaded graph must hold a node of this inspect name, e.g.
+# "MatMul+Div+Add+Softmax+MatMul=Attention": proof that a fusion happened).
 #
 # tests/reference/ort_batch.js then adds OUT/<name>/expected/<i>.npy and
 # runtime_op_cases_test compares vkserve with them. Files are named by
@@ -97,7 +99,7 @@ def check_case(case, module):
         if key not in case:
             raise CaseError(f"{where}: missing key {key!r}")
     extra = set(case) - {"name", "model", "inputs", "rtol", "atol", "reference_model",
-                         "expected", "precision", "requires", "min_max_error"}
+                         "expected", "precision", "requires", "min_max_error", "fused_op"}
     if extra:
         raise CaseError(f"{where}: unknown keys {sorted(extra)}")
     if not isinstance(case["name"], str) or not NAME_RE.match(case["name"]):
@@ -183,7 +185,7 @@ def write_case(out, case, module, input_names):
     }
     if "reference_model" in case:
         meta["reference_model"] = "reference.onnx"
-    for key in ("precision", "requires", "min_max_error"):
+    for key in ("precision", "requires", "min_max_error", "fused_op"):
         if key in case:
             meta[key] = case[key]
     if "expected" in case:

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "runtime/fusion.h"
 #include "runtime/model.h"
 #include "runtime/npy.h"
 #include "runtime/session.h"
@@ -72,6 +73,9 @@ struct CaseMeta {
   Precision precision = Precision::kFp32;
   std::string requires_feature;
   double min_max_error = 0;
+  // Optional: a fused node the loaded graph must hold, by its inspect name
+  // (FusedOpName, e.g. "MatMul+Div+Add+Softmax+MatMul=Attention").
+  std::string fused_op;
 };
 
 absl::StatusOr<CaseMeta> ReadMeta(const fs::path& path) {
@@ -97,6 +101,7 @@ absl::StatusOr<CaseMeta> ReadMeta(const fs::path& path) {
   }
   if (f.contains("requires")) meta.requires_feature = f.at("requires").string_value();
   if (f.contains("min_max_error")) meta.min_max_error = f.at("min_max_error").number_value();
+  if (f.contains("fused_op")) meta.fused_op = f.at("fused_op").string_value();
   return meta;
 }
 
@@ -143,6 +148,12 @@ TEST_P(OpCaseTest, MatchesOnnxRuntime) {
   options.precision = meta.precision;
   VKSERVE_ASSERT_OK_AND_ASSIGN(std::shared_ptr<Model> model,
                                Model::Load((dir / "model.onnx").string(), gpu, options));
+  if (!meta.fused_op.empty()) {
+    const std::vector<Node>& nodes = model->graph().nodes;
+    EXPECT_TRUE(std::any_of(nodes.begin(), nodes.end(),
+                            [&](const Node& n) { return FusedOpName(n) == meta.fused_op; }))
+        << "no node fused as " << meta.fused_op;
+  }
   VKSERVE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Create(model));
 
   std::vector<HostTensor> inputs;

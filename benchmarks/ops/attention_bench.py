@@ -1,0 +1,164 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The vkserve Authors.
+#
+# Attention benchmark (issue 14): 12 heads of 64 at sequence lengths 128, 512
+# and 2048, each as a one-node model run by `vkserve infer --repeat N
+# --profile`:
+#   fused    the ONNX Attention op (opset 23), [B, 12, S, 64] Q/K/V, which
+#            runs the fused kernel (runtime/ops/flash_attention.h)
+#   unfused  MatMul(Q, K') -> Mul(scale) -> Softmax -> MatMul(., V), as the
+#            exporters write it, run with --no-attention-fusion (the GEMM
+#            engine and a softmax pass)
+# and, with --peers, PyTorch's scaled_dot_product_attention on the same shapes
+# in fp32 and fp16 (CUDA graph of 20 launches, after a 0.5 s warmup). Prints
+# GPU ms (every GPU event of the run, from the profile) and TFLOP/s counting
+# 4 * B * heads * S^2 * 64 FLOP (causal cases count the full square too).
+# The issue's target: fused FP16 >= 40% of the H100's dense fp16 rate.
+#
+# Usage: python3 benchmarks/ops/attention_bench.py VKSERVE [NAME_REGEX]
+#            [--repeat N] [--warmup SECONDS] [--precision FP32|FP16] [--out DIR]
+#        python3 benchmarks/ops/attention_bench.py --peers [NAME_REGEX]
+# Needs python3 with onnx and numpy; --peers needs torch with CUDA.
+import argparse
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+
+HEADS, HEAD_SIZE = 12, 64
+# name, batch, sequence, causal
+SHAPES = [
+    ("s128_b1", 1, 128, False),
+    ("s128_b8", 8, 128, False),
+    ("s512_b1", 1, 512, False),
+    ("s512_b8", 8, 512, False),
+    ("s2048_b1", 1, 2048, False),
+    ("s2048_b1_causal", 1, 2048, True),
+]
+
+
+def flop(batch, seq):
+    return 4.0 * batch * HEADS * seq * seq * HEAD_SIZE
+
+
+def make_model(kind, batch, seq, causal):
+    from onnx import TensorProto, helper
+    shape = [batch, HEADS, seq, HEAD_SIZE]
+    inputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape) for n in ("Q", "K", "V")]
+    inits = []
+    if kind == "fused":
+        nodes = [helper.make_node("Attention", ["Q", "K", "V"], ["Y"], is_causal=int(causal))]
+        opset = 23
+    else:
+        scale = helper.make_tensor("scale", TensorProto.FLOAT, [], [1.0 / math.sqrt(HEAD_SIZE)])
+        inits.append(scale)
+        nodes = [helper.make_node("Transpose", ["K"], ["Kt"], perm=[0, 1, 3, 2]),
+                 helper.make_node("MatMul", ["Q", "Kt"], ["S"]),
+                 helper.make_node("Mul", ["S", "scale"], ["Ss"])]
+        scores = "Ss"
+        if causal:
+            import numpy as np
+            mask = np.triu(np.full((seq, seq), -np.inf, np.float32), 1)
+            inits.append(helper.make_tensor("mask", TensorProto.FLOAT, [seq, seq], mask.ravel()))
+            nodes.append(helper.make_node("Add", ["Ss", "mask"], ["Sm"]))
+            scores = "Sm"
+        nodes += [helper.make_node("Softmax", [scores], ["P"], axis=-1),
+                  helper.make_node("MatMul", ["P", "V"], ["Y"])]
+        opset = 17
+    graph = helper.make_graph(nodes, "attention_bench", inputs,
+                              [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)],
+                              initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    return model
+
+
+def run_vkserve(args):
+    os.makedirs(args.out, exist_ok=True)
+    print(f"{'shape':18s} {'kind':8s} {'GPU ms':>10s} {'TFLOP/s':>8s}  ({args.precision})")
+    for name, batch, seq, causal in SHAPES:
+        if args.filter and not re.search(args.filter, name):
+            continue
+        for kind in ("fused", "unfused"):
+            path = os.path.join(args.out, f"{name}_{kind}.onnx")
+            with open(path, "wb") as f:
+                f.write(make_model(kind, batch, seq, causal).SerializeToString())
+            profile = os.path.join(args.out, f"{name}_{kind}.trace.json")
+            command = [args.vkserve, "infer", path, "--repeat", str(args.repeat),
+                       "--output-dir", os.path.join(args.out, "outputs"), "--profile", profile]
+            if args.warmup > 0:
+                command += ["--warmup", str(args.warmup)]
+            if args.precision != "FP32":
+                command += ["--precision", args.precision]
+            if kind == "unfused":  # else the attention fusion makes it the fused kernel
+                command += ["--no-attention-fusion"]
+            result = subprocess.run(command, capture_output=True, text=True)
+            if result.returncode != 0:
+                print(f"{name:18s} {kind:8s} failed: {result.stderr.strip()[-300:]}", file=sys.stderr)
+                continue
+            events = json.load(open(profile))
+            us = sum(e["dur"] for e in events if e.get("cat") == "gpu")
+            print(f"{name:18s} {kind:8s} {us / 1e3:10.4f} {flop(batch, seq) / us / 1e6 if us else 0:8.1f}")
+
+
+def run_peers(filter_regex):
+    import time
+    import torch
+    import torch.nn.functional as F
+
+    def time_ms(fn, runs=20):
+        stream = torch.cuda.Stream()
+        with torch.cuda.stream(stream):
+            end = time.time() + 0.5
+            while time.time() < end:
+                fn()
+            torch.cuda.synchronize()
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph, stream=stream):
+                for _ in range(runs):
+                    fn()
+            graph.replay()
+            torch.cuda.synchronize()
+            start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record(stream)
+            graph.replay()
+            stop.record(stream)
+            torch.cuda.synchronize()
+        return start.elapsed_time(stop) / runs
+
+    print(f"{'shape':18s} {'fp32 ms':>9s} {'TF/s':>6s} {'fp16 ms':>9s} {'TF/s':>6s}  (torch SDPA)")
+    for name, batch, seq, causal in SHAPES:
+        if filter_regex and not re.search(filter_regex, name):
+            continue
+        row = []
+        for dtype in (torch.float32, torch.float16):
+            q, k, v = (torch.randn(batch, HEADS, seq, HEAD_SIZE, device="cuda", dtype=dtype)
+                       for _ in range(3))
+            ms = time_ms(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))
+            row += [ms, flop(batch, seq) / ms / 1e9]
+        print(f"{name:18s} {row[0]:9.4f} {row[1]:6.1f} {row[2]:9.4f} {row[3]:6.1f}")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("vkserve", nargs="?")
+    parser.add_argument("filter", nargs="?", default="")
+    parser.add_argument("--peers", action="store_true")
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--out", default="/tmp/vkserve_attention_bench")
+    parser.add_argument("--warmup", type=float, default=0.0)
+    parser.add_argument("--precision", default="FP32", choices=["FP32", "FP16"])
+    args = parser.parse_args()
+    if args.peers:
+        # The first positional is the filter when no vkserve is given.
+        run_peers(args.vkserve or args.filter)
+        return
+    if not args.vkserve:
+        parser.error("VKSERVE is required (or --peers)")
+    run_vkserve(args)
+
+
+if __name__ == "__main__":
+    main()
