@@ -111,6 +111,38 @@ class KernelContext {
   virtual uint32_t AddConstant(std::vector<uint8_t> bytes) = 0;
 };
 
+// A KernelContext that passes everything to `base` (which must outlive it):
+// the base of a view that changes only what some inner kernel sees (a
+// narrowed type, a substituted input) while the plan's pipelines, scratch
+// and constants stay the real context's.
+class ForwardingKernelContext : public KernelContext {
+ public:
+  explicit ForwardingKernelContext(KernelContext& base) : base_(base) {}
+
+  const Node& node() const override { return base_.node(); }
+  const TensorDesc* input(size_t i) const override { return base_.input(i); }
+  size_t num_inputs() const override { return base_.num_inputs(); }
+  const TensorDesc& output(size_t i) const override { return base_.output(i); }
+  size_t num_outputs() const override { return base_.num_outputs(); }
+  const gpu::Device& device() const override { return base_.device(); }
+  absl::StatusOr<std::shared_ptr<const gpu::Pipeline>> GetPipeline(
+      std::string_view shader, uint32_t num_bindings, uint32_t push_constant_bytes,
+      std::array<uint32_t, 3> local_size, std::vector<uint32_t> spec_constants) override {
+    return base_.GetPipeline(shader, num_bindings, push_constant_bytes, local_size,
+                             std::move(spec_constants));
+  }
+  uint32_t RequestScratch(uint64_t bytes) override { return base_.RequestScratch(bytes); }
+  uint32_t AddConstant(std::vector<uint8_t> bytes) override {
+    return base_.AddConstant(std::move(bytes));
+  }
+
+ protected:
+  KernelContext& base() const { return base_; }
+
+ private:
+  KernelContext& base_;
+};
+
 // The buffers of one node in one recording.
 struct RecordContext {
   gpu::CommandBuffer& command_buffer;

@@ -59,30 +59,14 @@ absl::StatusOr<TensorDesc> AsFloat(const TensorDesc& b) {
 
 // BinaryOp's view of the node: input 1 is the fp32 exponent. Everything
 // else, the plan's scratch and constants included, is the real context's.
-class FloatExponentContext : public KernelContext {
+class FloatExponentContext : public ForwardingKernelContext {
  public:
   FloatExponentContext(KernelContext& base, const TensorDesc* exponent)
-      : base_(base), exponent_(exponent) {}
+      : ForwardingKernelContext(base), exponent_(exponent) {}
 
-  const Node& node() const override { return base_.node(); }
-  const TensorDesc* input(size_t i) const override { return i == 1 ? exponent_ : base_.input(i); }
-  size_t num_inputs() const override { return base_.num_inputs(); }
-  const TensorDesc& output(size_t i) const override { return base_.output(i); }
-  size_t num_outputs() const override { return base_.num_outputs(); }
-  const gpu::Device& device() const override { return base_.device(); }
-  absl::StatusOr<std::shared_ptr<const gpu::Pipeline>> GetPipeline(
-      std::string_view shader, uint32_t num_bindings, uint32_t push_constant_bytes,
-      std::array<uint32_t, 3> local_size, std::vector<uint32_t> spec_constants) override {
-    return base_.GetPipeline(shader, num_bindings, push_constant_bytes, local_size,
-                             std::move(spec_constants));
-  }
-  uint32_t RequestScratch(uint64_t bytes) override { return base_.RequestScratch(bytes); }
-  uint32_t AddConstant(std::vector<uint8_t> bytes) override {
-    return base_.AddConstant(std::move(bytes));
-  }
+  const TensorDesc* input(size_t i) const override { return i == 1 ? exponent_ : base().input(i); }
 
  private:
-  KernelContext& base_;
   const TensorDesc* exponent_;
 };
 

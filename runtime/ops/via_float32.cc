@@ -17,9 +17,10 @@ bool Converted(const TensorDesc* d, TypeMask types) {
 }
 
 // The node's context with its converted inputs and outputs described as float.
-class NarrowedKernelContext : public KernelContext {
+class NarrowedKernelContext : public ForwardingKernelContext {
  public:
-  NarrowedKernelContext(KernelContext& outer, DataType wide) : outer_(outer), wide_(wide) {
+  NarrowedKernelContext(KernelContext& outer, DataType wide)
+      : ForwardingKernelContext(outer), wide_(wide) {
     for (size_t i = 0; i < outer.num_inputs(); ++i) {
       const TensorDesc* in = outer.input(i);
       inputs_.push_back(in == nullptr ? TensorDesc{} : Narrow(*in, types_of(in)));
@@ -29,24 +30,12 @@ class NarrowedKernelContext : public KernelContext {
     }
   }
 
-  const Node& node() const override { return outer_.node(); }
   const TensorDesc* input(size_t i) const override {
-    return outer_.input(i) == nullptr ? nullptr : &inputs_[i];
+    return base().input(i) == nullptr ? nullptr : &inputs_[i];
   }
   size_t num_inputs() const override { return inputs_.size(); }
   const TensorDesc& output(size_t i) const override { return outputs_[i]; }
   size_t num_outputs() const override { return outputs_.size(); }
-  const gpu::Device& device() const override { return outer_.device(); }
-  absl::StatusOr<std::shared_ptr<const gpu::Pipeline>> GetPipeline(
-      std::string_view shader, uint32_t num_bindings, uint32_t push_constant_bytes,
-      std::array<uint32_t, 3> local_size, std::vector<uint32_t> spec_constants) override {
-    return outer_.GetPipeline(shader, num_bindings, push_constant_bytes, local_size,
-                              std::move(spec_constants));
-  }
-  uint32_t RequestScratch(uint64_t bytes) override { return outer_.RequestScratch(bytes); }
-  uint32_t AddConstant(std::vector<uint8_t> bytes) override {
-    return outer_.AddConstant(std::move(bytes));
-  }
 
  private:
   TypeMask types_of(const TensorDesc* in) const { return in->dtype == wide_ ? TypeBit(wide_) : 0; }
@@ -63,7 +52,6 @@ class NarrowedKernelContext : public KernelContext {
     return n;
   }
 
-  KernelContext& outer_;
   DataType wide_;
   std::vector<TensorDesc> inputs_;
   std::vector<TensorDesc> outputs_;
