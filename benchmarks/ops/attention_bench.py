@@ -104,29 +104,12 @@ def run_vkserve(args):
 
 
 def run_peers(filter_regex):
-    import time
     import torch
     import torch.nn.functional as F
 
-    def time_ms(fn, runs=20):
-        stream = torch.cuda.Stream()
-        with torch.cuda.stream(stream):
-            end = time.time() + 0.5
-            while time.time() < end:
-                fn()
-            torch.cuda.synchronize()
-            graph = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(graph, stream=stream):
-                for _ in range(runs):
-                    fn()
-            graph.replay()
-            torch.cuda.synchronize()
-            start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record(stream)
-            graph.replay()
-            stop.record(stream)
-            torch.cuda.synchronize()
-        return start.elapsed_time(stop) / runs
+    # The same warm-up and CUDA-graph timing as the GEMM peers.
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from gemm_peers import time_ms
 
     print(f"{'shape':18s} {'fp32 ms':>9s} {'TF/s':>6s} {'fp16 ms':>9s} {'TF/s':>6s}  (torch SDPA)")
     for name, batch, seq, causal in SHAPES:
