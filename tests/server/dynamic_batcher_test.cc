@@ -424,16 +424,24 @@ TEST_F(DynamicBatcherTest, LoneRequestsStopWaitingUntilRequestsMeetAgain) {
   Client a, b, c;
   Fill(a, 30), Fill(b, 31), Fill(c, 32);
   // Each callback signals its own promise, so the reads below happen after
-  // the writes in the callbacks (no sleeping on the batcher's timing).
+  // the writes in the callbacks (no sleeping on the batcher's timing). The
+  // first answer is held until all three are submitted: its session returns
+  // to the pool only after its callback, so the other two are queued by then
+  // however slowly this thread runs (under ThreadSanitizer, on a loaded CI
+  // machine, the first run could otherwise end before the third arrives).
   std::promise<void> done[3];
+  std::promise<void> all_submitted;
+  std::shared_future<void> submitted = all_submitted.get_future().share();
   Client* const clients[3] = {&a, &b, &c};
   for (int i = 0; i < 3; ++i) {
     batcher->Submit(Request(*clients[i]),
                     [&, i](absl::StatusOr<RunResult> result, const ExecutionInfo& info) {
+                      if (i == 0) submitted.wait();
                       Record(*clients[i])(std::move(result), info);
                       done[i].set_value();
                     });
   }
+  all_submitted.set_value();
   for (auto& d : done) d.get_future().wait();
   for (Client* x : clients) ASSERT_TRUE(x->status.ok()) << x->status;
   EXPECT_EQ(b.info.execution_batch_size, 2);
