@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "runtime/fusion.h"
+#include "runtime/graph_uses.h"
 #include "runtime/ops/flash_attention.h"
 #include "runtime/ops/mat_mul.h"
 #include "runtime/planner.h"
@@ -18,16 +19,6 @@ namespace vkserve {
 namespace {
 
 using Shapes = std::map<std::string, TensorDesc>;
-
-std::vector<std::vector<int64_t>> WithFreeDims(const std::vector<ValueInfo>& inputs, int64_t value) {
-  std::vector<std::vector<int64_t>> shapes;
-  for (const ValueInfo& in : inputs) {
-    std::vector<int64_t> s;
-    for (const Dim& d : in.type.shape) s.push_back(d.is_fixed() ? d.value : value);
-    shapes.push_back(std::move(s));
-  }
-  return shapes;
-}
 
 // The graph's readers and writers of each value.
 struct Uses {
@@ -324,6 +315,7 @@ std::string KFromKt(std::vector<Node>& nodes, const Uses& uses, const Matcher::M
     (*removed)[m.mm1] = true;
     if (identity) {  // Kt = Transpose(K): K itself
       (*removed)[producer->second] = true;
+      AbsorbInto(t, &nodes[m.mm2]);
       return t.inputs[0];
     }
     t.attributes["perm"].ints = composed;
@@ -373,8 +365,8 @@ void WriteAttention(const Matcher::Match& m, const std::string& k, size_t rank, 
 
 absl::StatusOr<int> FuseAttention(Graph* graph, const std::vector<const Op*>& ops,
                                   const std::vector<ValueInfo>& inputs) {
-  auto shapes1 = InferShapes(*graph, ops, inputs, WithFreeDims(inputs, 1));
-  auto shapes3 = InferShapes(*graph, ops, inputs, WithFreeDims(inputs, 3));
+  auto shapes1 = InferShapes(*graph, ops, inputs, ShapesWithFreeDims(inputs, 1));
+  auto shapes3 = InferShapes(*graph, ops, inputs, ShapesWithFreeDims(inputs, 3));
   if (!shapes1.ok() || !shapes3.ok()) return 0;  // planning will report the error
   std::vector<Node>& nodes = graph->nodes;
   Uses uses;
@@ -400,6 +392,8 @@ absl::StatusOr<int> FuseAttention(Graph* graph, const std::vector<const Op*>& op
     for (size_t p : parts) taken = taken || removed[p];
     if (taken) continue;
     const size_t rank = shapes1->at(m->q).shape.size();
+    // Before KFromKt, which may turn the first MatMul into K's Transpose.
+    for (size_t p : parts) AbsorbInto(nodes[p], &nodes[m->mm2]);
     const std::string k = KFromKt(nodes, uses, *m, rank, &removed);
     for (size_t p : parts) {
       if (p != m->mm1) removed[p] = true;

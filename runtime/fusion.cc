@@ -10,9 +10,6 @@
 #include "runtime/planner.h"
 
 namespace vkserve {
-namespace {
-
-// Input shapes with every free dimension set to `value`.
 std::vector<std::vector<int64_t>> ShapesWithFreeDims(const std::vector<ValueInfo>& inputs,
                                                      int64_t value) {
   std::vector<std::vector<int64_t>> shapes;
@@ -23,8 +20,6 @@ std::vector<std::vector<int64_t>> ShapesWithFreeDims(const std::vector<ValueInfo
   }
   return shapes;
 }
-
-}  // namespace
 
 std::string FusedOpName(const Node& node) {
   const Attribute* a = node.FindAttribute(kFusedNameAttr);
@@ -140,6 +135,8 @@ absl::StatusOr<int> FuseEpilogues(Graph* graph, const std::vector<const Op*>& op
         }
       }
       if (!merged) break;
+      producer.absorbed.insert(producer.absorbed.end(), consumer.absorbed.begin(),
+                               consumer.absorbed.end());
       producer.outputs[0] = consumer.outputs[0];
       producer_of[producer.outputs[0]] = p;
       removed[c] = true;

@@ -31,6 +31,12 @@ namespace vkserve {
 absl::StatusOr<int> FuseEpilogues(Graph* graph, const std::vector<const Op*>& ops,
                                   const std::vector<ValueInfo>& inputs);
 
+// The inputs' declared shapes with every free dimension set to `value`: the
+// fusion passes infer shapes at two such signatures to tell what varies
+// with the batch.
+std::vector<std::vector<int64_t>> ShapesWithFreeDims(const std::vector<ValueInfo>& inputs,
+                                                     int64_t value);
+
 // Turns Constant nodes whose `value` attribute holds the tensor, and
 // Identity nodes of initializers, into initializers (their output names
 // kept), so that a bias written as a Constant or passed through an Identity

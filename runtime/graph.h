@@ -95,6 +95,10 @@ struct Node {
   // Set on nodes a load-time rewrite (rewrite.h) produced: the name of the
   // stored node they replace. Empty for nodes as stored.
   std::string rewritten_from;
+  // Set on nodes a load-time pattern fusion merged others into (attention,
+  // GELU, epilogues): the names of the nodes it absorbed, whose own outputs
+  // are gone, so `vkserve inspect` can say where they run.
+  std::vector<std::string> absorbed;
 
   // Attribute accessors with defaults; the typed getters return the default
   // when the attribute is absent. Type mismatches are found by ValidateNode.

@@ -12,6 +12,8 @@
 #include "gpu/transfer.h"
 #include "runtime/attention_fusion.h"
 #include "runtime/fusion.h"
+#include "runtime/gelu_fusion.h"
+#include "runtime/reshape_sinking.h"
 #include "runtime/model_file.h"
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
@@ -199,6 +201,9 @@ absl::Status Model::Prepare() {
       ASSIGN_OR_RETURN(const int attention, FuseAttention(&graph_, ops_, inputs_));
       if (attention > 0) RETURN_IF_ERROR(find_ops());
     }
+    if (FuseGelu(&graph_) > 0) RETURN_IF_ERROR(find_ops());
+    ASSIGN_OR_RETURN(const int sunk, SinkReshapes(&graph_, ops_, inputs_));
+    if (sunk > 0) RETURN_IF_ERROR(find_ops());
     ASSIGN_OR_RETURN(fused_nodes_, FuseEpilogues(&graph_, ops_, inputs_));
     if (fused_nodes_ > 0) RETURN_IF_ERROR(find_ops());
   }

@@ -39,7 +39,9 @@ std::vector<StoredNodeReport> TraceStoredNodes(const std::vector<StoredNode>& st
   std::map<std::string, const PlannedNode*> by_name;
   std::map<std::string, std::vector<const PlannedNode*>> by_origin;
   std::map<std::string, const PlannedNode*> by_output;
+  std::map<std::string, const PlannedNode*> by_absorbed;
   for (const PlannedNode& n : plan.nodes) {
+    for (const std::string& a : n.node->absorbed) by_absorbed[a] = &n;
     if (n.node->rewritten_from.empty()) {
       by_name[n.node->name] = &n;
     } else {
@@ -59,6 +61,8 @@ std::vector<StoredNodeReport> TraceStoredNodes(const std::vector<StoredNode>& st
       std::vector<std::string> parts;
       for (const PlannedNode* n : rw->second) parts.push_back(Describe(*n));
       r.runs_as = absl::StrCat("rewritten into ", absl::StrJoin(parts, ", "));
+    } else if (auto ab = by_absorbed.find(s.name); ab != by_absorbed.end()) {
+      r.runs_as = absl::StrCat("fused into '", ab->second->node->name, "' (", Describe(*ab->second), ")");
     } else {
       const PlannedNode* into = nullptr;
       for (const std::string& o : s.outputs) {
