@@ -132,7 +132,17 @@ def _causal_values(array):
     return keep, masked
 
 
+def _causal_mask(b, array, position_ids, rows):
+    """float[1,1,S,S]: the values of the baked mask `array`, above the diagonal where col > row."""
+    keep, masked = _causal_values(array)
+    future = b.node("Greater", [position_ids, rows], "future")
+    mask_2d = b.node("Where", [future, b.const("masked", np.array(masked, np.float32)),
+                               b.const("keep", np.array(keep, np.float32))], "causal_2d")
+    return b.node("Unsqueeze", [mask_2d, b.const("axes_01", np.array([0, 1], np.int64))], "causal_mask")
+
+
 def convert(model):
+    """Rewrites `model` (gpt2_tiny, fixed [1,16]) in place to take input_ids [N,S]; returns it."""
     g = model.graph
     inputs = [i for i in g.input if i.name not in {t.name for t in g.initializer}]
     if len(inputs) != 1 or inputs[0].type.tensor_type.elem_type != TensorProto.INT64:
@@ -149,10 +159,12 @@ def convert(model):
     shape = b.node("Shape", [ids.name], "ids_shape")
     n = b.node("Gather", [shape, b.const("index_0", np.array([0], np.int64))], "N", axis=0)
     s = b.node("Gather", [shape, b.const("index_1", np.array([1], np.int64))], "S", axis=0)
-    s_scalar = b.node("Gather", [shape, b.const("index_1_scalar", np.array(1, np.int64))], "S_scalar", axis=0)
+    s_scalar = b.node("Gather", [shape, b.const("index_1_scalar", np.array(1, np.int64))], "S_scalar",
+                      axis=0)
     positions = b.node("Range", [b.const("zero", np.array(0, np.int64)), s_scalar,
                                  b.const("one", np.array(1, np.int64))], "positions")
-    position_ids = b.node("Unsqueeze", [positions, b.const("axes_0", np.array([0], np.int64))], "position_ids")
+    position_ids = b.node("Unsqueeze", [positions, b.const("axes_0", np.array([0], np.int64))],
+                          "position_ids")
     rows = b.node("Unsqueeze", [positions, b.const("axes_1", np.array([1], np.int64))], "rows")
     mask_value = None
 
@@ -173,16 +185,11 @@ def convert(model):
                 node.input[k] = position_ids
             elif array.dtype == np.float32 and array.shape == (1, 1, FIXED_S, FIXED_S):
                 if name not in replaced:
-                    keep, masked = _causal_values(array)
-                    future = b.node("Greater", [position_ids, rows], "future")
-                    mask_2d = b.node("Where", [future, b.const("masked", np.array(masked, np.float32)),
-                                               b.const("keep", np.array(keep, np.float32))], "causal_2d")
-                    replaced[name] = b.node("Unsqueeze", [mask_2d, b.const("axes_01", np.array([0, 1], np.int64))],
-                                            "causal_mask")
-                    mask_value = replaced[name]
+                    replaced[name] = mask_value = _causal_mask(b, array, position_ids, rows)
                 node.input[k] = replaced[name]
             else:
-                raise ValueError(f"{node.op_type} '{node.name}' reads {name} {list(t.dims)}: not a known baked shape")
+                raise ValueError(f"{node.op_type} '{node.name}' reads {name} {list(t.dims)}: "
+                                 "not a known baked shape")
     if mask_value is None:
         raise ValueError("no causal mask found")
 

@@ -56,7 +56,8 @@ def write_case(out, name, model, inputs, outputs):
     (d / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
 
 
-def _vocab(model, input_name):
+def vocab_size(model, input_name):
+    """Rows of the embedding table that Gather indexes with input_name (else 100)."""
     inits = {t.name: t for t in model.graph.initializer}
     for node in model.graph.node:
         if node.op_type == "Gather" and len(node.input) > 1 and node.input[1] == input_name:
@@ -88,7 +89,7 @@ def model_case(name, path, out, dims=None):
             if shape and shape[-1] >= 4:
                 array[..., shape[-1] - shape[-1] // 4:] = 0
         elif dtype.kind in "iu":
-            array = rng.integers(0, _vocab(model, info.name), size=shape).astype(dtype)
+            array = rng.integers(0, vocab_size(model, info.name), size=shape).astype(dtype)
         else:
             array = rng.random(shape) > 0.5
         inputs.append((info.name, array))

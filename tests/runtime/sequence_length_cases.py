@@ -89,7 +89,7 @@ def round_gemm_operands(model):
     return model
 
 
-def inputs_for(model, name, rows, s, rng_tokens):
+def inputs_for(model, rows, s, tokens):
     """Inputs of `model` at [rows, s]: the nested tokens and, for bert, ragged masks."""
     out = []
     for info in model.graph.input:
@@ -101,7 +101,7 @@ def inputs_for(model, name, rows, s, rng_tokens):
                 mask[r, :s - (r * s) // (2 * (rows - 1))] = 1
             out.append((info.name, mask))
         else:
-            out.append((info.name, rng_tokens[:, :s].copy()))
+            out.append((info.name, tokens[:, :s].copy()))
     return out
 
 
@@ -113,26 +113,27 @@ def write_model(out, name, model):
 
 
 def write_cases(models_dir, out):
-    originals = {"bert_tiny": onnx.load(os.path.join(models_dir, "bert_tiny.onnx"))}
-    gpt2 = onnx.load(os.path.join(models_dir, "gpt2_tiny.onnx"))
-    originals["gpt2_tiny_dyn"] = make_dynamic_gpt2.convert(onnx.load_from_string(gpt2.SerializeToString()))
-    for seed, (name, model) in enumerate(sorted(originals.items())):
-        path = write_model(out, name, model)
+    bert_path = os.path.join(models_dir, "bert_tiny.onnx")
+    gpt2_path = os.path.join(models_dir, "gpt2_tiny.onnx")
+    gpt2_dyn = make_dynamic_gpt2.convert(onnx.load(gpt2_path))
+    models = {"bert_tiny": (onnx.load(bert_path), bert_path),
+              "gpt2_tiny_dyn": (gpt2_dyn, write_model(out, "gpt2_tiny_dyn", gpt2_dyn))}
+    for seed, (name, (model, path)) in enumerate(sorted(models.items())):
         ref_path = write_model(out, name + "_fp16ref", round_gemm_operands(model))
         rows = ROWS[name]
         rng = np.random.default_rng(1000 + seed)
-        vocab = model_test_cases._vocab(model, "input_ids")
+        vocab = model_test_cases.vocab_size(model, "input_ids")
         tokens = rng.integers(0, vocab, size=(rows, max(SEQUENCE_LENGTHS))).astype(np.int64)
         outputs = [o.name for o in model.graph.output]
         for s in SEQUENCE_LENGTHS:
-            inputs = inputs_for(model, name, rows, s, tokens)
+            inputs = inputs_for(model, rows, s, tokens)
             model_test_cases.write_case(out, f"{name}_s{s}", path, inputs, outputs)
             model_test_cases.write_case(out, f"{name}_s{s}_fp16ref", ref_path, inputs, outputs)
         if name == "gpt2_tiny_dyn":
-            fixed = write_model(out, "gpt2_tiny", gpt2)
+            fixed = make_dynamic_gpt2.FIXED_S
             for r in range(rows):
-                model_test_cases.write_case(out, f"gpt2_tiny_fixed_row{r}", fixed,
-                                            [("input_ids", tokens[r:r + 1, :16].copy())], outputs)
+                model_test_cases.write_case(out, f"gpt2_tiny_fixed_row{r}", gpt2_path,
+                                            [("input_ids", tokens[r:r + 1, :fixed].copy())], outputs)
 
 
 def main(argv):

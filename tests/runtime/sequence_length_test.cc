@@ -90,7 +90,13 @@ const Cases& GetCases() {
   return *cases;
 }
 
-std::string CaseName(const std::string& model, int64_t length) { return model + "_s" + std::to_string(length); }
+std::string CaseName(const std::string& model, int64_t length) {
+  return model + "_s" + std::to_string(length);
+}
+
+absl::StatusOr<CaseData> ReadCase(const std::string& name, size_t num_outputs) {
+  return testing::ReadCaseIn(GetCases().dir, name, num_outputs);
+}
 
 // Positions [0, count) of batch row `row` of a float [N,S,V] tensor, as [1,count,V].
 HostTensor Prefix(const HostTensor& t, int64_t row, int64_t count) {
@@ -115,11 +121,10 @@ TEST(Gpt2TinyDynamicTest, MatchesTheFixedModelUnderOnnxRuntime) {
       EXPECT_GE(row, 2) << "the batch has too few rows to check";
       break;
     }
-    VKSERVE_ASSERT_OK_AND_ASSIGN(const CaseData fixed, testing::ReadCaseIn(GetCases().dir, fixed_name, 1));
+    VKSERVE_ASSERT_OK_AND_ASSIGN(const CaseData fixed, ReadCase(fixed_name, 1));
     for (const int64_t s : kLengths) {
       SCOPED_TRACE("row " + std::to_string(row) + ", S = " + std::to_string(s));
-      VKSERVE_ASSERT_OK_AND_ASSIGN(const CaseData dyn,
-                                   testing::ReadCaseIn(GetCases().dir, CaseName("gpt2_tiny_dyn", s), 1));
+      VKSERVE_ASSERT_OK_AND_ASSIGN(const CaseData dyn, ReadCase(CaseName("gpt2_tiny_dyn", s), 1));
       const HostTensor& logits = dyn.expected[0];
       ASSERT_EQ(logits.shape.size(), 3u);
       EXPECT_EQ(logits.shape[1], s);
@@ -161,7 +166,8 @@ class SequenceLengthTest : public GpuTest, public ::testing::WithParamInterface<
               << " of max|want| " << testing::MaxAbsFinite(want32);
     if (want16 != nullptr) {
       const double e16 = testing::MaxAbsDiff(*want16, want32);
-      std::cout << ", fp16 reference's own " << e16;
+      std::cout << ", fp16 reference's own " << e16 << ", vs the fp16 reference "
+                << testing::MaxAbsDiff(got.host, *want16);
       ASSERT_GT(e16, 0) << "the fp16 reference did not round";
       tol.atol += 2 * e16;
       EXPECT_GE(diff32, e16 / 4) << "closer to fp32 than fp16 operands allow: not rounded?";
@@ -193,11 +199,11 @@ TEST_P(SequenceLengthTest, MatchesOnnxRuntimeAtEachLengthAndReplays) {
   for (const int64_t s : kRunOrder) {
     SCOPED_TRACE("S = " + std::to_string(s));
     if (!data.contains(s)) {
-      VKSERVE_ASSERT_OK_AND_ASSIGN(data[s], testing::ReadCaseIn(GetCases().dir, CaseName(p.model, s), num_outputs));
-      VKSERVE_ASSERT_OK_AND_ASSIGN(fp16_data[s], testing::ReadCaseIn(GetCases().dir, CaseName(p.model, s) + "_fp16ref",
-                                                                     num_outputs));
+      VKSERVE_ASSERT_OK_AND_ASSIGN(data[s], ReadCase(CaseName(p.model, s), num_outputs));
+      VKSERVE_ASSERT_OK_AND_ASSIGN(fp16_data[s], ReadCase(CaseName(p.model, s) + "_fp16ref", num_outputs));
     }
-    VKSERVE_ASSERT_OK_AND_ASSIGN(RunResult result, session->Run(testing::HostRequest(*model, data[s].inputs)));
+    const RunRequest request = testing::HostRequest(*model, data[s].inputs);
+    VKSERVE_ASSERT_OK_AND_ASSIGN(RunResult result, session->Run(request));
     ASSERT_EQ(result.outputs.size(), num_outputs);
     auto seen = first.find(s);
     if (seen == first.end()) {
@@ -211,8 +217,9 @@ TEST_P(SequenceLengthTest, MatchesOnnxRuntimeAtEachLengthAndReplays) {
     }
     EXPECT_TRUE(result.timing.replayed) << "a length seen before must replay its recording";
     for (size_t o = 0; o < num_outputs; ++o) {
-      const std::string diff = testing::CompareBitwise(result.outputs[o].host, seen->second.outputs[o].host);
-      EXPECT_TRUE(diff.empty()) << "repeat of output '" << result.outputs[o].name << "': " << diff;
+      const RunOutput& out = result.outputs[o];
+      const std::string diff = testing::CompareBitwise(out.host, seen->second.outputs[o].host);
+      EXPECT_TRUE(diff.empty()) << "repeat of output '" << out.name << "': " << diff;
     }
   }
   EXPECT_EQ(session->recording_count(), std::size(kLengths));
@@ -223,7 +230,9 @@ INSTANTIATE_TEST_SUITE_P(Models, SequenceLengthTest,
                                            SequenceParam{"bert_tiny", Precision::kFp16},
                                            SequenceParam{"gpt2_tiny_dyn", Precision::kFp32},
                                            SequenceParam{"gpt2_tiny_dyn", Precision::kFp16}),
-                         [](const ::testing::TestParamInfo<SequenceParam>& info) { return ParamName(info.param); });
+                         [](const ::testing::TestParamInfo<SequenceParam>& info) {
+                           return ParamName(info.param);
+                         });
 
 }  // namespace
 }  // namespace vkserve
