@@ -98,7 +98,8 @@ absl::StatusOr<CaseData> ReadCase(const std::string& name, size_t num_outputs) {
   return testing::ReadCaseIn(GetCases().dir, name, num_outputs);
 }
 
-// Positions [0, count) of batch row `row` of a float [N,S,V] tensor, as [1,count,V].
+// Positions [0, count) of batch row `row` of a float [N,S,V] tensor, as
+// [1,count,V]. REQUIRES: row < N, count <= S.
 HostTensor Prefix(const HostTensor& t, int64_t row, int64_t count) {
   const int64_t v = t.shape[2];
   const auto* begin = t.data.begin() + (row * t.shape[1] * v) * 4;
@@ -122,13 +123,18 @@ TEST(Gpt2TinyDynamicTest, MatchesTheFixedModelUnderOnnxRuntime) {
       break;
     }
     VKSERVE_ASSERT_OK_AND_ASSIGN(const CaseData fixed, ReadCase(fixed_name, 1));
+    ASSERT_EQ(fixed.expected[0].dtype, DataType::kFloat);
+    ASSERT_EQ(fixed.expected[0].shape.size(), 3u);
+    ASSERT_EQ(fixed.expected[0].shape[1], kFixedLength);
     for (const int64_t s : kLengths) {
       SCOPED_TRACE("row " + std::to_string(row) + ", S = " + std::to_string(s));
       VKSERVE_ASSERT_OK_AND_ASSIGN(const CaseData dyn, ReadCase(CaseName("gpt2_tiny_dyn", s), 1));
       const HostTensor& logits = dyn.expected[0];
+      ASSERT_EQ(logits.dtype, DataType::kFloat);
       ASSERT_EQ(logits.shape.size(), 3u);
-      EXPECT_EQ(logits.shape[1], s);
+      ASSERT_EQ(logits.shape[1], s);
       ASSERT_GT(logits.shape[0], row);
+      ASSERT_EQ(logits.shape[2], fixed.expected[0].shape[2]);
       const int64_t count = std::min(s, kFixedLength);
       const HostTensor want = Prefix(fixed.expected[0], 0, count);
       const HostTensor got = Prefix(logits, row, count);
