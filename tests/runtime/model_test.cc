@@ -23,9 +23,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <memory>
 #include <span>
 #include <string>
@@ -33,9 +31,9 @@
 
 #include "absl/status/statusor.h"
 #include "runtime/model.h"
-#include "runtime/npy.h"
 #include "runtime/session.h"
 #include "tests/testing/gpu_fixture.h"
+#include "tests/testing/model_cases.h"
 #include "tests/testing/tensor_compare.h"
 
 namespace vkserve {
@@ -43,22 +41,15 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using testing::CaseData;
+using testing::Env;
 using testing::GpuTest;
-
-std::string Env(const char* name, const std::string& fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr ? v : fallback;
-}
-
-std::string SourceDir() { return Env("VKSERVE_SOURCE_DIR", "."); }
-std::string ModelsDir() { return Env("VKSERVE_SHARED_DIR", SourceDir() + "/../shared") + "/models"; }
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-std::string Quote(const std::string& s) { return "'" + s + "'"; }
+using testing::HostRequest;
+using testing::ModelsDir;
+using testing::ModelTolerance;
+using testing::Quote;
+using testing::ReadCaseIn;
+using testing::SourceDir;
 
 // Where model `name` lives: the shared models, or the generated convnet.
 std::string OnnxPath(const fs::path& cases_dir, const std::string& name) {
@@ -129,59 +120,8 @@ const Cases& GetCases() {
   return *cases;
 }
 
-// One case directory's inputs and onnxruntime's outputs.
-struct CaseData {
-  std::vector<HostTensor> inputs;
-  std::vector<HostTensor> expected;
-};
-
-// Reads CASES_DIR/<name>: the inputs (in the model's input order) and onnxruntime's
-// outputs.
-absl::StatusOr<CaseData> ReadCaseIn(const fs::path& cases_dir, const std::string& name,
-                                    size_t num_outputs) {
-  const fs::path dir = cases_dir / name;
-  if (fs::exists(dir / "expected" / "error.txt")) {
-    return absl::InternalError("onnxruntime failed: " + ReadFile(dir / "expected" / "error.txt"));
-  }
-  CaseData data;
-  for (size_t i = 0; fs::exists(dir / "inputs" / (std::to_string(i) + ".npy")); ++i) {
-    auto t = ReadNpy((dir / "inputs" / (std::to_string(i) + ".npy")).string());
-    if (!t.ok()) return t.status();
-    data.inputs.push_back(*std::move(t));
-  }
-  for (size_t o = 0; o < num_outputs; ++o) {
-    auto t = ReadNpy((dir / "expected" / (std::to_string(o) + ".npy")).string());
-    if (!t.ok()) return t.status();
-    data.expected.push_back(*std::move(t));
-  }
-  return data;
-}
-
 absl::StatusOr<CaseData> ReadCase(const std::string& name, size_t num_outputs) {
   return ReadCaseIn(GetCases().dir, name, num_outputs);
-}
-
-RunRequest HostRequest(const Model& model, const std::vector<HostTensor>& inputs) {
-  RunRequest request;
-  for (size_t i = 0; i < inputs.size() && i < model.inputs().size(); ++i) {
-    InputBinding b;
-    b.name = model.inputs()[i].name;
-    b.host = HostTensorView{inputs[i].dtype, inputs[i].shape, inputs[i].data};
-    request.inputs.push_back(std::move(b));
-  }
-  return request;
-}
-
-// Whole-network tolerance: |got - want| <= 1e-3 * |want| + 1e-4 * max|want|.
-// Float32 rounding from a different summation order is proportional to the
-// magnitude of the summed terms, i.e. to the scale of the layer, not to each
-// element: an output near zero (cancellation) carries an error of the
-// output's scale times ~1e-6 per layer, so a relative bound alone fails on
-// it. Scaling the absolute part by max|want| keeps the bound meaningful for
-// any output range (mobilenet_v2 with random weights has logits near 1e-9),
-// while a real bug (a wrong element, tap or channel) is off by O(scale).
-testing::Tolerance ModelTolerance(const HostTensor& want) {
-  return {1e-3, 1e-4 * testing::MaxAbsFinite(want)};
 }
 
 struct ModelParam {

@@ -41,10 +41,14 @@ _NP = {TensorProto.FLOAT: np.float32, TensorProto.FLOAT16: np.float16,
        TensorProto.INT8: np.int8, TensorProto.UINT8: np.uint8, TensorProto.BOOL: np.bool_}
 
 
-def _write_case(out, name, model_bytes, inputs, outputs):
+def write_case(out, name, model, inputs, outputs):
+    """OUT/NAME with `model` (the bytes, or a path to link to), inputs (name, array) and meta.json."""
     d = pathlib.Path(out) / name
     (d / "inputs").mkdir(parents=True, exist_ok=True)
-    (d / "model.onnx").write_bytes(model_bytes)
+    if isinstance(model, bytes):
+        (d / "model.onnx").write_bytes(model)
+    else:
+        (d / "model.onnx").symlink_to(os.path.abspath(model))
     for i, (_, array) in enumerate(inputs):
         np.save(d / "inputs" / f"{i}.npy", array, allow_pickle=False)
     meta = {"name": name, "inputs": [n for n, _ in inputs], "outputs": outputs,
@@ -52,7 +56,8 @@ def _write_case(out, name, model_bytes, inputs, outputs):
     (d / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
 
 
-def _vocab(model, input_name):
+def vocab_size(model, input_name):
+    """Rows of the embedding table that Gather indexes with input_name (else 100)."""
     inits = {t.name: t for t in model.graph.initializer}
     for node in model.graph.node:
         if node.op_type == "Gather" and len(node.input) > 1 and node.input[1] == input_name:
@@ -84,11 +89,11 @@ def model_case(name, path, out, dims=None):
             if shape and shape[-1] >= 4:
                 array[..., shape[-1] - shape[-1] // 4:] = 0
         elif dtype.kind in "iu":
-            array = rng.integers(0, _vocab(model, info.name), size=shape).astype(dtype)
+            array = rng.integers(0, vocab_size(model, info.name), size=shape).astype(dtype)
         else:
             array = rng.random(shape) > 0.5
         inputs.append((info.name, array))
-    _write_case(out, name, data, inputs, [o.name for o in model.graph.output])
+    write_case(out, name, data, inputs, [o.name for o in model.graph.output])
 
 
 def relu_add_case(out):
@@ -103,7 +108,7 @@ def relu_add_case(out):
         initializer=[numpy_helper.from_array(c, "c")])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
-    _write_case(out, "relu_add", model.SerializeToString(), [("x", x)], ["y"])
+    write_case(out, "relu_add", model.SerializeToString(), [("x", x)], ["y"])
 
 
 def convnet_case(out):
@@ -135,7 +140,7 @@ def convnet_case(out):
     model.ir_version = 8
     onnx.checker.check_model(model)
     x = rng.standard_normal((2, 3, 32, 32)).astype(np.float32)
-    _write_case(out, "convnet", model.SerializeToString(), [("x", x)], ["y"])
+    write_case(out, "convnet", model.SerializeToString(), [("x", x)], ["y"])
 
 
 def main(argv):

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+#include "tests/testing/model_cases.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <utility>
+
+#include "runtime/npy.h"
+
+namespace vkserve::testing {
+
+namespace fs = std::filesystem;
+
+std::string Env(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? v : fallback;
+}
+
+std::string SourceDir() { return Env("VKSERVE_SOURCE_DIR", "."); }
+
+std::string ModelsDir() { return Env("VKSERVE_SHARED_DIR", SourceDir() + "/../shared") + "/models"; }
+
+std::string Quote(const std::string& s) { return "'" + s + "'"; }
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+absl::StatusOr<CaseData> ReadCaseIn(const fs::path& cases_dir, const std::string& name,
+                                    size_t num_outputs) {
+  const fs::path dir = cases_dir / name;
+  if (fs::exists(dir / "expected" / "error.txt")) {
+    return absl::InternalError("onnxruntime failed: " + ReadFile(dir / "expected" / "error.txt"));
+  }
+  CaseData data;
+  for (size_t i = 0; fs::exists(dir / "inputs" / (std::to_string(i) + ".npy")); ++i) {
+    auto t = ReadNpy((dir / "inputs" / (std::to_string(i) + ".npy")).string());
+    if (!t.ok()) return t.status();
+    data.inputs.push_back(*std::move(t));
+  }
+  for (size_t o = 0; o < num_outputs; ++o) {
+    auto t = ReadNpy((dir / "expected" / (std::to_string(o) + ".npy")).string());
+    if (!t.ok()) return t.status();
+    data.expected.push_back(*std::move(t));
+  }
+  return data;
+}
+
+RunRequest HostRequest(const Model& model, const std::vector<HostTensor>& inputs) {
+  RunRequest request;
+  for (size_t i = 0; i < inputs.size() && i < model.inputs().size(); ++i) {
+    InputBinding b;
+    b.name = model.inputs()[i].name;
+    b.host = HostTensorView{inputs[i].dtype, inputs[i].shape, inputs[i].data};
+    request.inputs.push_back(std::move(b));
+  }
+  return request;
+}
+
+Tolerance ModelTolerance(const HostTensor& want) { return {1e-3, 1e-4 * MaxAbsFinite(want)}; }
+
+}  // namespace vkserve::testing
