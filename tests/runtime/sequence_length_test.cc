@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/fusion.h"
 #include "runtime/model.h"
 #include "runtime/session.h"
 #include "tests/testing/gpu_fixture.h"
@@ -192,10 +193,16 @@ TEST_P(SequenceLengthTest, MatchesOnnxRuntimeAtEachLengthAndReplays) {
   ModelOptions options;
   options.precision = p.precision;
   VKSERVE_ASSERT_OK_AND_ASSIGN(const std::shared_ptr<Model> model, Model::Load(ModelPath(), gpu(), options));
-  // The dynamic shapes keep the attention fusable.
+  // The dynamic shapes keep the attention, the GELU and the residuals
+  // fusable (into the GEMMs' epilogues).
   const std::vector<Node>& nodes = model->graph().nodes;
   EXPECT_TRUE(std::any_of(nodes.begin(), nodes.end(), [](const Node& n) { return n.op_type == "Attention"; }))
       << p.model << ": no attention fused";
+  const bool bert = std::string(p.model) == "bert_tiny";
+  for (const char* fused : {bert ? "MatMul+Add+Gelu" : "Gemm+Gelu", bert ? "MatMul+Add+Add" : "Gemm+Add"}) {
+    EXPECT_TRUE(std::any_of(nodes.begin(), nodes.end(), [&](const Node& n) { return FusedOpName(n) == fused; }))
+        << p.model << ": no node fused as " << fused;
+  }
   VKSERVE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Create(model));
 
   const size_t num_outputs = model->outputs().size();
