@@ -20,16 +20,9 @@ namespace {
 
 using Shapes = std::map<std::string, TensorDesc>;
 
-// The graph's readers and writers of each value.
-struct Uses {
-  std::map<std::string, std::vector<size_t>> consumers;
-  std::map<std::string, size_t> producer;
-  std::set<std::string> outputs;
-};
-
 class Matcher {
  public:
-  Matcher(const Graph& graph, const Uses& uses, const Shapes& s1, const Shapes& s3)
+  Matcher(const Graph& graph, const GraphUses& uses, const Shapes& s1, const Shapes& s3)
       : graph_(graph), uses_(uses), s1_(s1), s3_(s3) {}
 
   // A fusion ending at the MatMul `mm2`, or nullopt.
@@ -159,41 +152,30 @@ class Matcher {
     const Node& w = graph_.nodes[where];
     if (w.inputs.size() != 3) return std::nullopt;
     std::optional<float> zero = ScalarConstant(w.inputs[1]);
-    auto isnan = uses_.producer.find(w.inputs[0]);
-    auto p = uses_.producer.find(w.inputs[2]);
-    if (!zero || *zero != 0.0f || isnan == uses_.producer.end() || p == uses_.producer.end()) {
-      return std::nullopt;
-    }
-    const Node& n = graph_.nodes[isnan->second];
+    std::optional<size_t> isnan = uses_.Producer(w.inputs[0]);
+    std::optional<size_t> p = uses_.Producer(w.inputs[2]);
+    if (!zero || *zero != 0.0f || !isnan || !p) return std::nullopt;
+    const Node& n = graph_.nodes[*isnan];
     if (!Is(n, "IsNaN") || n.inputs.size() != 1 || n.inputs[0] != w.inputs[2] ||
-        SoleProducer(w.inputs[0], where) != isnan->second) {
+        SoleProducer(w.inputs[0], where) != isnan) {
       return std::nullopt;
     }
     // P read by the guard alone.
-    auto readers = uses_.consumers.find(w.inputs[2]);
-    if (uses_.outputs.count(w.inputs[2]) || readers == uses_.consumers.end() ||
-        readers->second.size() != 2 || graph_.nodes[p->second].outputs.size() != 1) {
+    const std::vector<size_t>& readers = uses_.Readers(w.inputs[2]);
+    if (uses_.IsGraphOutput(w.inputs[2]) || readers.size() != 2 || graph_.nodes[*p].outputs.size() != 1) {
       return std::nullopt;
     }
-    for (size_t r : readers->second) {
-      if (r != where && r != isnan->second) return std::nullopt;
+    for (size_t r : readers) {
+      if (r != where && r != *isnan) return std::nullopt;
     }
     m->empty_rows_zero = true;
-    m->absorbed.push_back(isnan->second);
+    m->absorbed.push_back(*isnan);
     m->absorbed.push_back(where);
-    return p->second;
+    return p;
   }
 
-  // The node writing `value` when `reader` is its only reader and it is not
-  // a graph output.
   std::optional<size_t> SoleProducer(const std::string& value, size_t reader) const {
-    auto p = uses_.producer.find(value);
-    auto c = uses_.consumers.find(value);
-    if (p == uses_.producer.end() || c == uses_.consumers.end() || uses_.outputs.count(value) ||
-        c->second.size() != 1 || c->second[0] != reader || graph_.nodes[p->second].outputs.size() != 1) {
-      return std::nullopt;
-    }
-    return p->second;
+    return uses_.SoleProducer(value, reader);
   }
 
   bool SoftmaxOnLastAxis(const Node& n) const {
@@ -206,12 +188,7 @@ class Matcher {
   }
 
   std::optional<float> ScalarConstant(const std::string& name) const {
-    auto it = graph_.initializers.find(name);
-    if (it == graph_.initializers.end() || it->second.dtype != DataType::kFloat ||
-        it->second.num_elements() != 1) {
-      return std::nullopt;
-    }
-    return static_cast<float>(it->second.GetDouble(0));
+    return FloatScalarInitializer(graph_, name);
   }
 
   bool IsFloat(const std::string& v) const {
@@ -272,7 +249,7 @@ class Matcher {
   }
 
   const Graph& graph_;
-  const Uses& uses_;
+  const GraphUses& uses_;
   const Shapes& s1_;
   const Shapes& s3_;
 };
@@ -289,7 +266,7 @@ Attribute IntAttr(int64_t v) {
 // the swap of the last two axes (dropped when that is the identity); else a
 // new Transpose of Kt where the first MatMul was. Marks what goes in
 // `removed`.
-std::string KFromKt(std::vector<Node>& nodes, const Uses& uses, const Matcher::Match& m, size_t rank,
+std::string KFromKt(std::vector<Node>& nodes, const GraphUses& uses, const Matcher::Match& m, size_t rank,
                     std::vector<bool>* removed) {
   std::vector<int64_t> swap(rank);
   for (size_t d = 0; d < rank; ++d) swap[d] = static_cast<int64_t>(d);
@@ -298,13 +275,11 @@ std::string KFromKt(std::vector<Node>& nodes, const Uses& uses, const Matcher::M
     (*removed)[m.mm1] = true;
     return m.kt;
   }
-  auto producer = uses.producer.find(m.kt);
-  auto readers = uses.consumers.find(m.kt);
-  if (producer != uses.producer.end() && readers != uses.consumers.end() && readers->second.size() == 1 &&
-      !uses.outputs.count(m.kt) && nodes[producer->second].domain.empty() &&
-      nodes[producer->second].op_type == "Transpose" && nodes[producer->second].inputs.size() == 1 &&
-      nodes[producer->second].GetInts("perm").size() == rank) {
-    Node& t = nodes[producer->second];
+  std::optional<size_t> producer = uses.Producer(m.kt);
+  if (producer && uses.SoleReader(m.kt) && nodes[*producer].domain.empty() &&
+      nodes[*producer].op_type == "Transpose" && nodes[*producer].inputs.size() == 1 &&
+      nodes[*producer].GetInts("perm").size() == rank) {
+    Node& t = nodes[*producer];
     const std::vector<int64_t> perm = t.GetInts("perm");
     std::vector<int64_t> composed(rank);
     bool identity = true;
@@ -314,7 +289,7 @@ std::string KFromKt(std::vector<Node>& nodes, const Uses& uses, const Matcher::M
     }
     (*removed)[m.mm1] = true;
     if (identity) {  // Kt = Transpose(K): K itself
-      (*removed)[producer->second] = true;
+      (*removed)[*producer] = true;
       AbsorbInto(t, &nodes[m.mm2]);
       return t.inputs[0];
     }
@@ -369,14 +344,7 @@ absl::StatusOr<int> FuseAttention(Graph* graph, const std::vector<const Op*>& op
   auto shapes3 = InferShapes(*graph, ops, inputs, ShapesWithFreeDims(inputs, 3));
   if (!shapes1.ok() || !shapes3.ok()) return 0;  // planning will report the error
   std::vector<Node>& nodes = graph->nodes;
-  Uses uses;
-  for (size_t n = 0; n < nodes.size(); ++n) {
-    for (const std::string& in : nodes[n].inputs) {
-      if (!in.empty()) uses.consumers[in].push_back(n);
-    }
-    for (const std::string& out : nodes[n].outputs) uses.producer[out] = n;
-  }
-  for (const ValueInfo& o : graph->outputs) uses.outputs.insert(o.name);
+  const GraphUses uses(*graph);
 
   Matcher matcher(*graph, uses, *shapes1, *shapes3);
   std::vector<bool> removed(nodes.size(), false);

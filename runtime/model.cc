@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "gpu/transfer.h"
 #include "runtime/attention_fusion.h"
+#include "runtime/attention_layout.h"
 #include "runtime/fusion.h"
 #include "runtime/gelu_fusion.h"
 #include "runtime/reshape_sinking.h"
@@ -200,6 +201,8 @@ absl::Status Model::Prepare() {
     if (options_.fuse_attention) {
       ASSIGN_OR_RETURN(const int attention, FuseAttention(&graph_, ops_, inputs_));
       if (attention > 0) RETURN_IF_ERROR(find_ops());
+      ASSIGN_OR_RETURN(const int layouts, AbsorbAttentionHeadTransposes(&graph_, ops_, inputs_));
+      if (layouts > 0) RETURN_IF_ERROR(find_ops());
     }
     if (FuseGelu(&graph_) > 0) RETURN_IF_ERROR(find_ops());
     ASSIGN_OR_RETURN(const int sunk, SinkReshapes(&graph_, ops_, inputs_));

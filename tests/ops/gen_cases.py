@@ -22,7 +22,9 @@
 # "min_max_error" (the output must differ from the reference by at least
 # this much somewhere: proof that reduced precision was applied) and
 # "fused_op" (the loaded graph must hold a node of this inspect name, e.g.
-# "MatMul+Div+Add+Softmax+MatMul=Attention": proof that a fusion happened).
+# "MatMul+Div+Add+Softmax+MatMul=Attention": proof that a fusion happened) and
+# "absent_op" (the loaded graph must hold no node of this op type, e.g.
+# "Transpose": proof that a rewrite absorbed them).
 #
 # tests/reference/ort_batch.js then adds OUT/<name>/expected/<i>.npy and
 # runtime_op_cases_test compares vkserve with them. Files are named by
@@ -99,7 +101,8 @@ def check_case(case, module):
         if key not in case:
             raise CaseError(f"{where}: missing key {key!r}")
     extra = set(case) - {"name", "model", "inputs", "rtol", "atol", "reference_model",
-                         "expected", "precision", "requires", "min_max_error", "fused_op"}
+                         "expected", "precision", "requires", "min_max_error", "fused_op",
+                         "absent_op"}
     if extra:
         raise CaseError(f"{where}: unknown keys {sorted(extra)}")
     if not isinstance(case["name"], str) or not NAME_RE.match(case["name"]):
@@ -185,7 +188,7 @@ def write_case(out, case, module, input_names):
     }
     if "reference_model" in case:
         meta["reference_model"] = "reference.onnx"
-    for key in ("precision", "requires", "min_max_error", "fused_op"):
+    for key in ("precision", "requires", "min_max_error", "fused_op", "absent_op"):
         if key in case:
             meta[key] = case[key]
     if "expected" in case:

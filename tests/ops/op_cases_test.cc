@@ -76,6 +76,9 @@ struct CaseMeta {
   // Optional: a fused node the loaded graph must hold, by its inspect name
   // (FusedOpName, e.g. "MatMul+Div+Add+Softmax+MatMul=Attention").
   std::string fused_op;
+  // Optional: an op type the loaded graph must no longer hold (a rewrite
+  // absorbed every such node, e.g. "Transpose").
+  std::string absent_op;
 };
 
 absl::StatusOr<CaseMeta> ReadMeta(const fs::path& path) {
@@ -102,6 +105,7 @@ absl::StatusOr<CaseMeta> ReadMeta(const fs::path& path) {
   if (f.contains("requires")) meta.requires_feature = f.at("requires").string_value();
   if (f.contains("min_max_error")) meta.min_max_error = f.at("min_max_error").number_value();
   if (f.contains("fused_op")) meta.fused_op = f.at("fused_op").string_value();
+  if (f.contains("absent_op")) meta.absent_op = f.at("absent_op").string_value();
   return meta;
 }
 
@@ -153,6 +157,12 @@ TEST_P(OpCaseTest, MatchesOnnxRuntime) {
     EXPECT_TRUE(std::any_of(nodes.begin(), nodes.end(),
                             [&](const Node& n) { return FusedOpName(n) == meta.fused_op; }))
         << "no node fused as " << meta.fused_op;
+  }
+  if (!meta.absent_op.empty()) {
+    const std::vector<Node>& nodes = model->graph().nodes;
+    EXPECT_TRUE(std::none_of(nodes.begin(), nodes.end(),
+                             [&](const Node& n) { return n.op_type == meta.absent_op; }))
+        << "a " << meta.absent_op << " node is left";
   }
   VKSERVE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Create(model));
 

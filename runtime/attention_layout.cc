@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+#include "runtime/attention_layout.h"
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "runtime/fusion.h"
+#include "runtime/graph_uses.h"
+#include "runtime/planner.h"
+
+namespace vkserve {
+namespace {
+
+using Shapes = std::map<std::string, TensorDesc>;
+
+const std::vector<int64_t> kSwapHeads = {0, 2, 1, 3};
+
+class LayoutMatcher {
+ public:
+  LayoutMatcher(const Graph& graph, const GraphUses& uses, const Shapes& s1, const Shapes& s3)
+      : graph_(graph), uses_(uses), s1_(s1), s3_(s3) {}
+
+  struct Match {
+    std::string operands[3];   // Q, K, V as [B, S, H*E]
+    int64_t heads[3] = {0, 0, 0};
+    std::string output;        // the merging Reshape's output
+    std::vector<size_t> parts;  // the Reshapes and Transposes absorbed
+  };
+
+  std::optional<Match> At(size_t a) const {
+    const Node& node = graph_.nodes[a];
+    if (!node.domain.empty() || node.op_type != "Attention" || node.inputs.size() < 3 ||
+        node.inputs.size() > 4 || node.outputs.size() != 1 || node.FindAttribute("q_num_heads") ||
+        node.FindAttribute("kv_num_heads")) {
+      return std::nullopt;
+    }
+    Match m;
+    for (int i = 0; i < 3; ++i) {
+      if (!SplitHeads(node.inputs[static_cast<size_t>(i)], a, &m.operands[i], &m.heads[i], &m.parts)) {
+        return std::nullopt;
+      }
+    }
+    if (m.heads[1] != m.heads[2] || !MergeHeads(node.outputs[0], &m)) return std::nullopt;
+    return m;
+  }
+
+ private:
+  // `value` (read by `reader` alone) = Transpose(0,2,1,3) of Reshape(x) with
+  // x [B, S, H*E] and the Reshape [B, S, H, E], at both signatures.
+  bool SplitHeads(const std::string& value, size_t reader, std::string* x, int64_t* heads,
+                  std::vector<size_t>* parts) const {
+    std::optional<size_t> t = uses_.SoleProducer(value, reader);
+    if (!t || !IsSwap(graph_.nodes[*t])) return false;
+    std::optional<size_t> r = uses_.SoleProducer(graph_.nodes[*t].inputs[0], *t);
+    if (!r || !IsReshape(graph_.nodes[*r])) return false;
+    const std::string& in = graph_.nodes[*r].inputs[0];
+    const std::string& split = graph_.nodes[*r].outputs[0];
+    for (const Shapes* s : {&s1_, &s3_}) {
+      const TensorDesc* a = Find(*s, in);
+      const TensorDesc* b = Find(*s, split);
+      if (a == nullptr || b == nullptr || !Splits(a->shape, b->shape)) return false;
+      *heads = b->shape[2];
+    }
+    *x = in;
+    parts->insert(parts->end(), {*r, *t});
+    return true;
+  }
+
+  // The Attention output is read only by Transpose(0,2,1,3), read only by a
+  // Reshape to [B, S, H*Ev].
+  bool MergeHeads(const std::string& y, Match* m) const {
+    std::optional<size_t> t = uses_.SoleReader(y);
+    if (!t || !IsSwap(graph_.nodes[*t])) return false;
+    std::optional<size_t> r = uses_.SoleReader(graph_.nodes[*t].outputs[0]);
+    if (!r || !IsReshape(graph_.nodes[*r]) || graph_.nodes[*r].inputs[0] != graph_.nodes[*t].outputs[0]) {
+      return false;
+    }
+    const std::string& merged = graph_.nodes[*r].outputs[0];
+    for (const Shapes* s : {&s1_, &s3_}) {
+      const TensorDesc* a = Find(*s, merged);
+      const TensorDesc* b = Find(*s, graph_.nodes[*t].outputs[0]);
+      if (a == nullptr || b == nullptr || !Splits(a->shape, b->shape)) return false;
+    }
+    m->output = merged;
+    m->parts.insert(m->parts.end(), {*t, *r});
+    return true;
+  }
+
+  // [B, S, H*E] and [B, S, H, E].
+  static bool Splits(const std::vector<int64_t>& flat, const std::vector<int64_t>& split) {
+    return flat.size() == 3 && split.size() == 4 && flat[0] == split[0] && flat[1] == split[1] &&
+           split[2] > 0 && flat[2] == split[2] * split[3];
+  }
+
+  static bool IsSwap(const Node& n) {
+    return n.domain.empty() && n.op_type == "Transpose" && n.inputs.size() == 1 && n.outputs.size() == 1 &&
+           n.GetInts("perm") == kSwapHeads;
+  }
+
+  static bool IsReshape(const Node& n) {
+    return n.domain.empty() && n.op_type == "Reshape" && n.inputs.size() == 2 && n.outputs.size() == 1;
+  }
+
+  static const TensorDesc* Find(const Shapes& s, const std::string& v) {
+    auto it = s.find(v);
+    return it == s.end() ? nullptr : &it->second;
+  }
+
+  const Graph& graph_;
+  const GraphUses& uses_;
+  const Shapes& s1_;
+  const Shapes& s3_;
+};
+
+Attribute IntAttribute(int64_t v) {
+  Attribute a;
+  a.type = Attribute::Type::kInt;
+  a.i = v;
+  return a;
+}
+
+}  // namespace
+
+absl::StatusOr<int> AbsorbAttentionHeadTransposes(Graph* graph, const std::vector<const Op*>& ops,
+                                                  const std::vector<ValueInfo>& inputs) {
+  auto shapes1 = InferShapes(*graph, ops, inputs, ShapesWithFreeDims(inputs, 1));
+  auto shapes3 = InferShapes(*graph, ops, inputs, ShapesWithFreeDims(inputs, 3));
+  if (!shapes1.ok() || !shapes3.ok()) return 0;  // planning will report the error
+  const GraphUses uses(*graph);
+  const LayoutMatcher matcher(*graph, uses, *shapes1, *shapes3);
+  std::vector<bool> removed(graph->nodes.size(), false);
+  int absorbed = 0;
+  for (size_t a = 0; a < graph->nodes.size(); ++a) {
+    std::optional<LayoutMatcher::Match> m = matcher.At(a);
+    if (!m) continue;
+    bool taken = false;
+    for (size_t p : m->parts) taken = taken || removed[p];
+    if (taken) continue;
+    Node& attention = graph->nodes[a];
+    for (size_t p : m->parts) {
+      removed[p] = true;
+      AbsorbInto(graph->nodes[p], &attention);
+    }
+    for (int i = 0; i < 3; ++i) attention.inputs[static_cast<size_t>(i)] = m->operands[i];
+    attention.outputs[0] = m->output;
+    attention.attributes["q_num_heads"] = IntAttribute(m->heads[0]);
+    attention.attributes["kv_num_heads"] = IntAttribute(m->heads[1]);
+    ++absorbed;
+  }
+  if (absorbed == 0) return 0;
+  std::vector<Node> kept;
+  for (size_t n = 0; n < graph->nodes.size(); ++n) {
+    if (!removed[n]) kept.push_back(std::move(graph->nodes[n]));
+  }
+  graph->nodes = std::move(kept);
+  return absorbed;
+}
+
+}  // namespace vkserve
