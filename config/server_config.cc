@@ -324,6 +324,8 @@ class Builder {
                                 &s->cache_device_bytes));
     RETURN_IF_ERROR(cache_bytes("cache_host_bytes", l.has_cache_host_bytes(), l.cache_host_bytes(),
                                 &s->cache_host_bytes));
+    RETURN_IF_ERROR(Range({{"limits"}, {"output_buffer_pool_bytes"}}, l.has_output_buffer_pool_bytes(),
+                           l.output_buffer_pool_bytes(), 0, kMax, &s->output_buffer_pool_bytes));
     if (l.has_allow_shared_memory()) s->allow_shared_memory = l.allow_shared_memory();
     if (l.has_shared_memory_key_prefix()) {
       if (!IsShmPrefix(l.shared_memory_key_prefix())) {

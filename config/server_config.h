@@ -105,6 +105,8 @@ struct ServerSettings {
   // (runtime's CacheLimits::ForDevice); 0: unlimited.
   std::optional<int64_t> cache_device_bytes;
   std::optional<int64_t> cache_host_bytes;
+  // Host bytes of sent responses' output buffers kept for reuse.
+  int64_t output_buffer_pool_bytes = int64_t{512} << 20;
 
   // Authorization; empty: every caller may call every RPC.
   std::vector<AuthGrant> auth_grants;

@@ -318,7 +318,8 @@ class AuthorizingService final : public GRPCInferenceService::CallbackService {
 
 }  // namespace
 
-std::unique_ptr<grpc::Service> MakeAuthorizingService(GRPCInferenceService::CallbackService* inner,
+std::unique_ptr<GRPCInferenceService::CallbackService> MakeAuthorizingService(
+    GRPCInferenceService::CallbackService* inner,
                                                       const Authorizer* authorizer) {
   return std::make_unique<AuthorizingService>(inner, authorizer);
 }

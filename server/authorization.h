@@ -95,7 +95,7 @@ CallerCredentials CredentialsOf(const grpc::CallbackServerContext& context);
 
 // `inner` with every call authorized by `authorizer` first. Both must
 // outlive the returned service.
-std::unique_ptr<grpc::Service> MakeAuthorizingService(
+std::unique_ptr<inference::GRPCInferenceService::CallbackService> MakeAuthorizingService(
     inference::GRPCInferenceService::CallbackService* inner, const Authorizer* authorizer);
 
 }  // namespace vkserve

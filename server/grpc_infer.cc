@@ -13,6 +13,7 @@
 #include "base/happens_before.h"
 #include "gpu/vk_status.h"
 #include "server/grpc_service.h"
+#include "server/infer_message_allocator.h"
 #include "server/infer_request.h"
 #include "server/logging.h"
 #include "server/metrics.h"
@@ -122,6 +123,9 @@ class StreamReactor final
   void OnWriteDone(bool ok) override {
     VKSERVE_HAPPENS_AFTER(this);
     MutexLock lock(&mutex_);
+    if (OutputBufferPool* pool = service_->output_buffers(); pool != nullptr) {
+      RecycleOutputBuffers(pending_.front().mutable_infer_response(), pool);
+    }
     pending_.pop_front();
     if (!ok) {
       broken_ = true;
@@ -225,7 +229,8 @@ void InferenceService::Infer(const ModelInferRequest* request, ModelInferRespons
         "request: parameter '", kTraceParam, "' is refused: the server config sets "
         "trace.allow_request to false")));
   }
-  auto prepared_or = PrepareInfer(*request, *served, *ctx_->resident, *ctx_->shared_memory);
+  auto prepared_or =
+      PrepareInfer(*request, *served, *ctx_->resident, *ctx_->shared_memory, ctx_->output_buffers);
   if (!prepared_or.ok()) return fail(prepared_or.status());
   std::shared_ptr<PreparedInfer> prepared = *std::move(prepared_or);
   const ModelSettings& model_settings = served->settings();

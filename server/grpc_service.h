@@ -38,6 +38,7 @@
 #include "proto/grpc_service.grpc.pb.h"
 #include "proto/health.grpc.pb.h"
 #include "server/control_worker.h"
+#include "server/output_buffer_pool.h"
 #include "server/logging.h"
 #include "server/model_manager.h"
 #include "server/request_tracer.h"
@@ -59,6 +60,9 @@ struct ServiceContext {
   SharedMemoryManager* shared_memory = nullptr;
   RequestTracer* tracer = nullptr;
   LogControl* log = nullptr;
+  // Recycled host buffers for outputs read back into responses; null:
+  // every response allocates its own.
+  OutputBufferPool* output_buffers = nullptr;
   // Numbers requests without a client id, for log lines.
   std::atomic<uint64_t> request_sequence{0};
   // False before start-up finishes and once shutdown begins.
@@ -79,6 +83,7 @@ grpc::Status ToGrpcStatus(const absl::Status& status);
 class InferenceService final : public inference::GRPCInferenceService::CallbackService {
  public:
   explicit InferenceService(ServiceContext* context) : ctx_(context) {}
+  OutputBufferPool* output_buffers() const { return ctx_->output_buffers; }
   ~InferenceService() override;  // runs the queued load/unload calls, joins their thread
 
   // Runs one inference (or handle operation). `request` and `response` must

@@ -427,7 +427,12 @@ void InstallOutputSink(const Model* runtime_model, PreparedInfer* prepared) {
       // object with pwrite (FillInferResponse): never through a mapping.
       if (want.shm) return nullptr;
       std::string& buffer = p->raw_buffers[o];
-      buffer.resize(bytes);
+      if (p->output_buffers != nullptr) {
+        if (!buffer.empty()) p->output_buffers->Give(std::move(buffer));
+        buffer = p->output_buffers->Take(bytes);
+      } else {
+        buffer.resize(bytes);
+      }
       return reinterpret_cast<uint8_t*>(buffer.data());
     }
     return nullptr;  // not requested: the run keeps it in RunOutput::host
@@ -436,11 +441,18 @@ void InstallOutputSink(const Model* runtime_model, PreparedInfer* prepared) {
 
 }  // namespace
 
+PreparedInfer::~PreparedInfer() {
+  if (output_buffers == nullptr) return;
+  for (std::string& b : raw_buffers) output_buffers->Give(std::move(b));
+}
+
 absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(const ModelInferRequest& request,
                                                             const ServedModel& model,
                                                             ResidentRegistry& resident,
-                                                            const SharedMemoryManager& shm) {
+                                                            const SharedMemoryManager& shm,
+                                                            OutputBufferPool* output_buffers) {
   auto prepared = std::make_unique<PreparedInfer>();
+  prepared->output_buffers = output_buffers;
   RETURN_IF_ERROR(ReadRequestParameters(request, prepared.get()));
   RETURN_IF_ERROR(BindInputs(request, model, resident, shm, prepared.get()));
   RETURN_IF_ERROR(SelectOutputs(request, model, shm, prepared.get()));

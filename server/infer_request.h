@@ -43,6 +43,7 @@
 #include "proto/grpc_service.pb.h"
 #include "runtime/session.h"
 #include "server/model_manager.h"
+#include "server/output_buffer_pool.h"
 #include "server/resident_registry.h"
 #include "server/shared_memory.h"
 
@@ -78,13 +79,24 @@ struct PreparedInfer {
   // Per model output: the response bytes the run reads host outputs back
   // into (RunRequest::host_output_sink), moved into the response after.
   std::vector<std::string> raw_buffers;
+  // Where raw_buffers come from and, when not moved into a response (a
+  // failed or batched run), go back to; may be null.
+  OutputBufferPool* output_buffers = nullptr;
+
+  PreparedInfer() = default;
+  PreparedInfer(const PreparedInfer&) = delete;
+  PreparedInfer& operator=(const PreparedInfer&) = delete;
+  ~PreparedInfer();
 };
 
 // Checks `request` against `model` and binds its inputs. Host outputs are
-// read back straight into their response bytes or shared-memory region.
+// read back straight into their response bytes (buffers from
+// `output_buffers` when not null; it must outlive the PreparedInfer) or
+// shared-memory region.
 absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(
     const inference::ModelInferRequest& request, const ServedModel& model,
-    ResidentRegistry& resident, const SharedMemoryManager& shm);
+    ResidentRegistry& resident, const SharedMemoryManager& shm,
+    OutputBufferPool* output_buffers = nullptr);
 
 // Fills `response` (model name/version, id, one outputs[] entry and one
 // raw_output_contents entry per requested output, in order). Resident

@@ -258,10 +258,30 @@ class Metrics::SampledGauges final : public prometheus::Collectable {
                             &cache_budget, &cache_entries, &cache_evictions}) {
       if (!f->metric.empty()) out.push_back(std::move(*f));
     }
+    OutputBufferFamilies(sample.output_buffers, &out);
     return out;
   }
 
  private:
+  static void OutputBufferFamilies(const OutputBufferPoolStats& s, std::vector<MetricFamily>* out) {
+    MetricFamily pooled = GaugeFamily("vkserve_output_buffer_pool_bytes",
+                                      "Host bytes of sent responses' output buffers kept for reuse.");
+    pooled.metric.push_back(GaugeValue({}, static_cast<double>(s.pooled_bytes)));
+    MetricFamily takes = GaugeFamily(
+        "vkserve_output_buffers_total",
+        "Output buffers of at least 1 MiB: reused from the pool, newly allocated, or dropped past its budget.");
+    takes.type = MetricType::Counter;
+    for (const auto& [result, n] : {std::pair{"reused", s.reused}, std::pair{"allocated", s.allocated},
+                                    std::pair{"dropped", s.dropped}}) {
+      ClientMetric m;
+      m.label = {{"result", result}};
+      m.counter.value = static_cast<double>(n);
+      takes.metric.push_back(std::move(m));
+    }
+    out->push_back(std::move(pooled));
+    out->push_back(std::move(takes));
+  }
+
   // Not per model: what malloc holds tells host-memory growth from heap
   // fragmentation (free bytes held) apart from live data (in use).
   static MetricFamily HostHeapFamily() {

@@ -30,6 +30,7 @@
 #include "base/mutex.h"
 #include "gpu/buffer.h"
 #include "runtime/session.h"
+#include "server/output_buffer_pool.h"
 
 namespace prometheus {
 class Counter;
@@ -86,6 +87,7 @@ struct DeviceGaugeSample {
 struct GaugeSample {
   std::vector<ModelGaugeSample> models;
   std::vector<DeviceGaugeSample> devices;
+  OutputBufferPoolStats output_buffers;  // server-wide
 };
 
 // Called on the scraping thread; must be thread-safe and quick.

@@ -61,7 +61,8 @@ std::vector<std::string> Reloader::RestartOnlyChanges(const ServerSettings& a, c
             a.resident_output_idle_expiry == b.resident_output_idle_expiry &&
             a.allow_shared_memory == b.allow_shared_memory &&
             a.shared_memory_key_prefix == b.shared_memory_key_prefix &&
-            a.cache_device_bytes == b.cache_device_bytes && a.cache_host_bytes == b.cache_host_bytes,
+            a.cache_device_bytes == b.cache_device_bytes && a.cache_host_bytes == b.cache_host_bytes &&
+            a.output_buffer_pool_bytes == b.output_buffer_pool_bytes,
         "limits");
   check(SameGrants(a.auth_grants, b.auth_grants), "auth");
   check(a.trace_directory == b.trace_directory && a.trace_every_n == b.trace_every_n &&

@@ -59,9 +59,14 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
   server->context_.shared_memory = server->shared_memory_.get();
   server->context_.tracer = server->tracer_.get();
   server->context_.log = server->log_.get();
+  server->output_buffers_ = std::make_unique<OutputBufferPool>(
+      static_cast<uint64_t>(std::max<int64_t>(settings.output_buffer_pool_bytes, 0)));
+  server->context_.output_buffers = server->output_buffers_.get();
   server->inference_ = std::make_unique<InferenceService>(&server->context_);
   server->health_ = std::make_unique<HealthService>(&server->context_);
   server->authorizing_ = MakeAuthorizingService(server->inference_.get(), server->authorizer_.get());
+  server->infer_allocator_ = std::make_unique<InferMessageAllocator>(server->output_buffers_.get());
+  server->authorizing_->SetMessageAllocatorFor_ModelInfer(server->infer_allocator_.get());
 
   const int max_message = static_cast<int>(
       std::clamp<int64_t>(settings.max_message_bytes, 1024, std::numeric_limits<int>::max()));
@@ -177,6 +182,7 @@ GaugeSample Server::SampleGauges() const {
     sample.models.push_back(std::move(g));
   }
   sample.devices = models_->DeviceMemory();
+  if (output_buffers_ != nullptr) sample.output_buffers = output_buffers_->stats();
   return sample;
 }
 

@@ -31,6 +31,8 @@
 #include "grpcpp/grpcpp.h"
 #include "gpu/fault_injector.h"
 #include "runtime/host_heap.h"
+#include "server/infer_message_allocator.h"
+#include "server/output_buffer_pool.h"
 #include "server/device_set.h"
 #include "server/authorization.h"
 #include "server/grpc_service.h"
@@ -88,6 +90,9 @@ class Server {
   Metrics& metrics() { return *metrics_; }
   LogControl& log() { return *log_; }
 
+  // The recycled output buffers of ModelInfer responses (output_buffer_pool.h).
+  OutputBufferPoolStats output_buffer_stats() const { return output_buffers_->stats(); }
+
  private:
   explicit Server(const ServerSettings& settings);
   // Releases idle GPU-resident outputs every second (an Asio timer on the
@@ -114,7 +119,10 @@ class Server {
   std::unique_ptr<InferenceService> inference_;
   std::unique_ptr<HealthService> health_;
   std::unique_ptr<Authorizer> authorizer_;
-  std::unique_ptr<grpc::Service> authorizing_;  // wraps inference_
+  // ModelInfer's messages: their output buffers go back to the pool.
+  std::unique_ptr<OutputBufferPool> output_buffers_;
+  std::unique_ptr<InferMessageAllocator> infer_allocator_;
+  std::unique_ptr<inference::GRPCInferenceService::CallbackService> authorizing_;  // wraps inference_
   std::unique_ptr<TlsCredentials> tls_;          // null without TLS
   std::unique_ptr<grpc::Server> grpc_;
   int port_ = 0;

@@ -240,6 +240,41 @@ TEST_F(ServerTest, TinynetInferAndStatistics) {
   EXPECT_GT(st.inference_stats().compute_infer().ns(), 0u);
 }
 
+// Outputs of 1 MiB and more are read back into buffers that earlier
+// responses carried (server/output_buffer_pool.h): after the first request,
+// each one reuses the buffer the previous response gave back, shrinking and
+// growing within it, and every answer is still exactly x + 1 (stale bytes of
+// an earlier, larger answer never show).
+TEST_F(ServerTest, LargeOutputsReuseResponseBuffers) {
+  auto pooled_after = [](uint64_t given) {
+    // gRPC gives the buffer back after the client has its answer.
+    const absl::Time deadline = absl::Now() + absl::Seconds(20);
+    while (server_->output_buffer_stats().pooled_buffers < given && absl::Now() < deadline) {
+      absl::SleepFor(absl::Milliseconds(5));
+    }
+    return server_->output_buffer_stats().pooled_buffers;
+  };
+  ASSERT_EQ(pooled_after(0), 0u) << "another test left pooled buffers";
+  const OutputBufferPoolStats before = server_->output_buffer_stats();
+  for (int i = 0; i < 4; ++i) {
+    const int64_t rows = i % 2 == 0 ? 90000 : 70000;  // 1.44 MB, then 1.12 MB
+    std::vector<float> x(static_cast<size_t>(rows * 4));
+    for (size_t j = 0; j < x.size(); ++j) x[j] = static_cast<float>(i * 1000 + static_cast<int>(j % 997));
+    ModelInferResponse resp;
+    grpc::Status s = Infer(RawRequest("addone", "x", {rows, 4}, x), &resp);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+    std::vector<float> y = BytesToFloats(resp.raw_output_contents(0));
+    ASSERT_EQ(y.size(), x.size());
+    size_t wrong = 0;
+    for (size_t j = 0; j < x.size(); ++j) wrong += y[j] != x[j] + 1;
+    EXPECT_EQ(wrong, 0u) << "request " << i;
+    EXPECT_EQ(pooled_after(1), 1u) << "request " << i << "'s buffer did not come back";
+  }
+  const OutputBufferPoolStats after = server_->output_buffer_stats();
+  EXPECT_EQ(after.allocated - before.allocated, 1u);
+  EXPECT_EQ(after.reused - before.reused, 3u);
+}
+
 TEST_F(ServerTest, RequestedOutputsAndVersions) {
   ModelInferRequest req = RawRequest("addone", "x", {1, 4}, {0, 1, 2, 3});
   req.set_model_version("1");
