@@ -59,6 +59,7 @@ TEST(ServerConfigTest, BuiltInDefaultServesTheExampleRepository) {
   EXPECT_EQ(s->resident_output_idle_expiry, absl::Seconds(300));
   EXPECT_FALSE(s->cache_device_bytes.has_value());  // sized from the device
   EXPECT_FALSE(s->cache_host_bytes.has_value());
+  EXPECT_EQ(s->output_buffer_pool_bytes, int64_t{512} << 20);
   EXPECT_FALSE(s->allow_shared_memory);
   EXPECT_EQ(s->log_level, LogLevel::kInfo);
   EXPECT_EQ(s->log_format, LogFormat::kText);
@@ -109,6 +110,7 @@ TEST(ServerConfigTest, EveryFieldAndRelativePaths) {
       allow_shared_memory: true
       cache_device_bytes: 0
       cache_host_bytes: 268435456
+      output_buffer_pool_bytes: 0
     }
     log { level: DEBUG format: JSON }
     exit_timeout_seconds: 0
@@ -130,6 +132,7 @@ TEST(ServerConfigTest, EveryFieldAndRelativePaths) {
   EXPECT_EQ(s->resident_output_idle_expiry, absl::Seconds(5));
   EXPECT_EQ(s->cache_device_bytes, 0);  // unlimited
   EXPECT_EQ(s->cache_host_bytes, 268435456);
+  EXPECT_EQ(s->output_buffer_pool_bytes, 0);
   EXPECT_TRUE(s->allow_shared_memory);
   EXPECT_EQ(s->log_level, LogLevel::kDebug);
   EXPECT_EQ(s->log_format, LogFormat::kJson);
@@ -223,6 +226,8 @@ TEST(ServerConfigTest, NegativeAndOutOfRangeLimits) {
   EXPECT_THAT(ErrorOf("exit_timeout_seconds: -5"), HasSubstr(":1:1: exit_timeout_seconds: must be"));
   EXPECT_THAT(ErrorOf("limits { cache_host_bytes: -1 }"),
               HasSubstr("limits.cache_host_bytes: must be between 0 and"));
+  EXPECT_THAT(ErrorOf("limits { output_buffer_pool_bytes: -5 }"),
+              HasSubstr("limits.output_buffer_pool_bytes: must be between 0 and"));
 }
 
 TEST(ServerConfigTest, RepositoryErrors) {
