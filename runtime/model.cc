@@ -14,6 +14,7 @@
 #include "runtime/attention_layout.h"
 #include "runtime/fusion.h"
 #include "runtime/gelu_fusion.h"
+#include "runtime/norm_fusion.h"
 #include "runtime/reshape_sinking.h"
 #include "runtime/model_file.h"
 #include "runtime/op_registry.h"
@@ -205,6 +206,8 @@ absl::Status Model::Prepare() {
       if (layouts > 0) RETURN_IF_ERROR(find_ops());
     }
     if (FuseGelu(&graph_) > 0) RETURN_IF_ERROR(find_ops());
+    ASSIGN_OR_RETURN(const int norms, FuseNormalizations(&graph_, ops_, inputs_));
+    if (norms > 0) RETURN_IF_ERROR(find_ops());
     ASSIGN_OR_RETURN(const int sunk, SinkReshapes(&graph_, ops_, inputs_));
     if (sunk > 0) RETURN_IF_ERROR(find_ops());
     ASSIGN_OR_RETURN(fused_nodes_, FuseEpilogues(&graph_, ops_, inputs_));
