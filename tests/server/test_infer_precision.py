@@ -5,8 +5,9 @@
 # `vkserve infer --precision FP16 --compare` on a one-MatMul model: the
 # reported errors against the FP32 run must be non-zero (the operands were
 # rounded to fp16) and within the fp16 bound for the inputs' sizes; at FP32
-# the comparison is exact; a bad precision is a usage error. Also: the
-# commands' log lines go to stderr, never into what they print on stdout.
+# the comparison is exact; a bad precision is a usage error; --output-dir
+# files after --repeat hold the product. Also: the commands' log lines go to
+# stderr, never into what they print on stdout.
 import json
 import os
 import re
@@ -23,8 +24,12 @@ VKSERVE = os.path.join(BINARY_DIR, "vkserve")
 K = 512
 
 
+def weights():
+    return np.random.default_rng(7).uniform(-1, 1, size=(K, 96)).astype(np.float32)
+
+
 def write_model(path):
-    b = np.random.default_rng(7).uniform(-1, 1, size=(K, 96)).astype(np.float32)
+    b = weights()
     node = helper.make_node("MatMul", ["A", "B"], ["Y"])
     graph = helper.make_graph(
         [node], "precision", [helper.make_tensor_value_info("A", TensorProto.FLOAT, [64, K])],
@@ -68,6 +73,20 @@ class InferPrecisionTest(unittest.TestCase):
 
     def test_fp32_compares_exactly(self):
         self.assertEqual(self.errors("FP32"), [0.0, 0.0, 0.0])
+
+    def test_output_files_hold_the_last_of_repeated_runs(self):
+        # The runs read back into buffers kept across them; the files must
+        # still hold the product (a stale or empty buffer would not).
+        a = np.random.default_rng(11).uniform(-1, 1, size=(64, K)).astype(np.float32)
+        a_path = os.path.join(self.dir.name, "a.npy")
+        out_dir = os.path.join(self.dir.name, "out")
+        np.save(a_path, a)
+        r = self.infer("--input", f"A={a_path}", "--repeat", "3", "--output-dir", out_dir)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        y = np.load(os.path.join(out_dir, "Y.npy"))
+        want = a.astype(np.float64) @ weights().astype(np.float64)
+        self.assertEqual(y.shape, want.shape)
+        np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4 * K)
 
     def test_bad_precision_is_a_usage_error(self):
         r = self.infer("--precision", "FP8")
