@@ -25,7 +25,10 @@ class LayoutMatcher {
   struct Match {
     std::string operands[3];   // Q, K, V as [B, S, H*E]
     int64_t heads[3] = {0, 0, 0};
-    std::string output;        // the merging Reshape's output
+    std::string output;        // the merging Reshape's output, or a new value
+    // A Reshape of the merged heads to another shape ([B*S, H*E], say): it
+    // stays and reads the Attention's 3-D output.
+    std::optional<size_t> feeds;
     std::vector<size_t> parts;  // the Reshapes and Transposes absorbed
   };
 
@@ -69,22 +72,46 @@ class LayoutMatcher {
   }
 
   // The Attention output is read only by Transpose(0,2,1,3), read only by a
-  // Reshape to [B, S, H*Ev].
+  // Reshape: to [B, S, H*Ev] (absorbed), or to another shape without zeros
+  // (kept, fed the 3-D output: the same bytes in the same order).
   bool MergeHeads(const std::string& y, Match* m) const {
     std::optional<size_t> t = uses_.SoleReader(y);
     if (!t || !IsSwap(graph_.nodes[*t])) return false;
-    std::optional<size_t> r = uses_.SoleReader(graph_.nodes[*t].outputs[0]);
-    if (!r || !IsReshape(graph_.nodes[*r]) || graph_.nodes[*r].inputs[0] != graph_.nodes[*t].outputs[0]) {
-      return false;
-    }
+    const std::string& swapped = graph_.nodes[*t].outputs[0];
+    std::optional<size_t> r = uses_.SoleReader(swapped);
+    if (!r || !IsReshape(graph_.nodes[*r]) || graph_.nodes[*r].inputs[0] != swapped) return false;
     const std::string& merged = graph_.nodes[*r].outputs[0];
+    bool three_d = true;
     for (const Shapes* s : {&s1_, &s3_}) {
       const TensorDesc* a = Find(*s, merged);
-      const TensorDesc* b = Find(*s, graph_.nodes[*t].outputs[0]);
-      if (a == nullptr || b == nullptr || !Splits(a->shape, b->shape)) return false;
+      const TensorDesc* b = Find(*s, swapped);
+      if (b == nullptr || b->shape.size() != 4) return false;
+      three_d = three_d && a != nullptr && Splits(a->shape, b->shape);
     }
-    m->output = merged;
-    m->parts.insert(m->parts.end(), {*t, *r});
+    if (three_d) {
+      m->output = merged;
+      m->parts.insert(m->parts.end(), {*t, *r});
+      return true;
+    }
+    if (!ZeroFree(graph_.nodes[*r])) return false;
+    m->output = swapped + "/heads_merged";
+    for (int i = 1; uses_.Producer(m->output) || graph_.initializers.count(m->output); ++i) {
+      m->output = swapped + "/heads_merged_" + std::to_string(i);
+    }
+    m->feeds = *r;
+    m->parts.push_back(*t);
+    return true;
+  }
+
+  // A Reshape whose shape has no 0 (or reads 0 literally): its result does
+  // not depend on its input's rank.
+  bool ZeroFree(const Node& reshape) const {
+    if (reshape.GetInt("allowzero", 0) != 0) return true;
+    auto it = graph_.initializers.find(reshape.inputs[1]);
+    if (it == graph_.initializers.end()) return false;
+    for (int64_t d : it->second.ToInts()) {
+      if (d == 0) return false;
+    }
     return true;
   }
 
@@ -145,6 +172,7 @@ absl::StatusOr<int> AbsorbAttentionHeadTransposes(Graph* graph, const std::vecto
     }
     for (int i = 0; i < 3; ++i) attention.inputs[static_cast<size_t>(i)] = m->operands[i];
     attention.outputs[0] = m->output;
+    if (m->feeds) graph->nodes[*m->feeds].inputs[0] = m->output;
     attention.attributes["q_num_heads"] = IntAttribute(m->heads[0]);
     attention.attributes["kv_num_heads"] = IntAttribute(m->heads[1]);
     ++absorbed;

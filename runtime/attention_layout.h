@@ -6,7 +6,8 @@
 // head-splitting and head-merging Transposes around it. Exporters write
 //   X [B, S, H*E] -> Reshape [B, S, H, E] -> Transpose(0, 2, 1, 3)  (Q, K, V)
 //   Attention -> Transpose(0, 2, 1, 3) -> Reshape [B, S, H*Ev]      (output)
-// and the fused attention kernel takes the 3-D layout directly (ONNX
+// (or a Reshape of the merged heads to another shape, which then stays and
+// reads the 3-D output), and the fused attention kernel takes the 3-D layout directly (ONNX
 // Attention with q_num_heads / kv_num_heads), so each of those Transposes,
 // a full pass over memory, goes. All four must match (the op takes 3-D
 // operands and gives a 3-D output together), each Reshape and Transpose

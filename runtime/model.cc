@@ -16,6 +16,7 @@
 #include "runtime/gelu_fusion.h"
 #include "runtime/norm_fusion.h"
 #include "runtime/reshape_sinking.h"
+#include "runtime/transpose_folding.h"
 #include "runtime/model_file.h"
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
@@ -200,6 +201,8 @@ absl::Status Model::Prepare() {
   // control-flow subgraph reads could be fused away under it.
   if (options_.fuse && !HasSubgraphs(graph_)) {
     if (options_.fuse_attention) {
+      ASSIGN_OR_RETURN(const int folded, FoldFlattenedTransposes(&graph_, ops_, inputs_));
+      if (folded > 0) RETURN_IF_ERROR(find_ops());
       ASSIGN_OR_RETURN(const int attention, FuseAttention(&graph_, ops_, inputs_));
       if (attention > 0) RETURN_IF_ERROR(find_ops());
       ASSIGN_OR_RETURN(const int layouts, AbsorbAttentionHeadTransposes(&graph_, ops_, inputs_));

@@ -9,8 +9,10 @@
 # Transpose(0, 2, 1, 3) -> Reshape [B, S, H*E]. After the attention fusion
 # the kernel must read and write the 3-D layout itself ("absent_op":
 # Transpose), with and without a key-padding mask, cross attention
-# (S != T) and head sizes 32/64/80; a head-merging Transpose with a second reader must stay, and the result
-# still match.
+# (S != T), head sizes 32/64/80, and the dynamo exporter's packed form
+# (K' through runtime/transpose_folding.h, the output merged to
+# [B*S, H*E]); a head-merging Transpose with a second reader must stay, and
+# the result still match.
 import numpy as np
 from onnx import TensorProto, helper
 
@@ -61,9 +63,47 @@ def _case(name, b, s, t, h, e, mask=True, leak_output=False):
     return case
 
 
+def _dynamo_case(b=2, s=9, h=2, e=32):
+    """The dynamo exporter's form (GPT-2): Q, K and V split from one packed
+    [B, S, 3*H*E] projection, K' written as Reshape [B*H, S, E] ->
+    Transpose(0, 2, 1) -> Reshape [B, H, E, S] (runtime/transpose_folding.h),
+    both operands scaled by sqrt(scale), the NaN guard after the softmax, and
+    the output merged straight to [B*S, H*E]."""
+    qkv = _RNG.standard_normal((b, s, 3 * h * e)).astype(np.float32)
+    root = float(np.sqrt(1.0 / np.sqrt(e)))
+    inits = [_ints("split4", [b, s, -1, e]), _ints("flat3", [-1, s, e]), _ints("kt4", [b, h, e, s]),
+             _ints("y2", [b * s, h * e]),
+             helper.make_tensor("c", TensorProto.FLOAT, [], [root]),
+             helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0])]
+    nodes = [helper.make_node("Split", ["QKV"], ["xq", "xk", "xv"], axis=2, num_outputs=3)]
+    for name in ("q", "k", "v"):
+        nodes += [helper.make_node("Reshape", [f"x{name}", "split4"], [f"{name}_split"], allowzero=1),
+                  helper.make_node("Transpose", [f"{name}_split"], [f"{name}4"], perm=[0, 2, 1, 3])]
+    nodes += [helper.make_node("Reshape", ["k4", "flat3"], ["k_flat"]),
+              helper.make_node("Transpose", ["k_flat"], ["kt_flat"], perm=[0, 2, 1]),
+              helper.make_node("Reshape", ["kt_flat", "kt4"], ["Kt"]),
+              helper.make_node("Mul", ["q4", "c"], ["Qs"]),
+              helper.make_node("Mul", ["Kt", "c"], ["Kts"]),
+              helper.make_node("MatMul", ["Qs", "Kts"], ["S"]),
+              helper.make_node("Softmax", ["S"], ["P"], axis=-1),
+              helper.make_node("IsNaN", ["P"], ["nan"]),
+              helper.make_node("Where", ["nan", "zero", "P"], ["Pz"]),
+              helper.make_node("MatMul", ["Pz", "v4"], ["O"]),
+              helper.make_node("Transpose", ["O"], ["O_merge"], perm=[0, 2, 1, 3]),
+              helper.make_node("Reshape", ["O_merge", "y2"], ["Y"])]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("QKV", TensorProto.FLOAT, list(qkv.shape))],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)], initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    model.ir_version = 8
+    return {"name": "attention_layout_dynamo_packed", "model": model, "inputs": {"QKV": qkv}, "atol": 2e-4,
+            "fused_op": "MatMul+Mul+Mul+Softmax+IsNaN+Where+MatMul=Attention", "absent_op": "Transpose"}
+
+
 def cases():
     yield _case("bert_e64", 2, 13, 13, 4, 64)
     yield _case("cross_e32_nomask", 1, 5, 11, 2, 32, mask=False)
     yield _case("odd_e80", 3, 7, 7, 3, 80)
     # The merged output is also a graph output: the Transposes stay.
     yield _case("output_read_elsewhere", 1, 6, 6, 2, 32, leak_output=True)
+    yield _dynamo_case()
