@@ -15,6 +15,7 @@
 #include "runtime/fusion.h"
 #include "runtime/gelu_fusion.h"
 #include "runtime/norm_fusion.h"
+#include "runtime/qkv_packing.h"
 #include "runtime/reshape_sinking.h"
 #include "runtime/transpose_folding.h"
 #include "runtime/model_file.h"
@@ -207,6 +208,8 @@ absl::Status Model::Prepare() {
       if (attention > 0) RETURN_IF_ERROR(find_ops());
       ASSIGN_OR_RETURN(const int layouts, AbsorbAttentionHeadTransposes(&graph_, ops_, inputs_));
       if (layouts > 0) RETURN_IF_ERROR(find_ops());
+      ASSIGN_OR_RETURN(const int packed, PackQkv(&graph_, ops_, inputs_));
+      if (packed > 0) RETURN_IF_ERROR(find_ops());
     }
     if (FuseGelu(&graph_) > 0) RETURN_IF_ERROR(find_ops());
     ASSIGN_OR_RETURN(const int norms, FuseNormalizations(&graph_, ops_, inputs_));

@@ -14,7 +14,9 @@
 // qk_matmul_output, no nonpad_kv_seqlen. Without past or present outputs it
 // reads K and V where they are, in one dispatch. The rest goes to
 // shaders/ops/attention.comp, exact and simple (one invocation per query row,
-// the scores in scratch).
+// the scores in scratch). Packed Q/K/V (kAttentionPackedQkvAttr: one
+// [B, S, Q|K|V] input, written by runtime/qkv_packing.h) takes the fused
+// kernel only, each operand read in place through its offset.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -39,6 +41,7 @@ enum Input { kQ = 0, kK = 1, kV = 2, kMask = 3, kPastKey = 4, kPastValue = 5, kN
 struct View {
   int64_t b = 0, h = 0, s = 0, e = 0;
   int64_t sb = 0, sh = 0, ss = 0;  // e is contiguous
+  int64_t off = 0;                 // element offset (packed Q/K/V)
 };
 
 absl::StatusOr<View> ViewOf(const std::vector<int64_t>& shape, int64_t heads, const char* what) {
@@ -63,14 +66,38 @@ struct Plan {
   std::vector<int64_t> y_shape, present_k_shape, present_v_shape;
 };
 
+// Q, K and V side by side in the rows of one [B, S, q + k + v] input.
+absl::Status PackedViews(const Node& node, const TensorDesc& packed, View* q, View* k, View* v) {
+  const std::vector<int64_t> widths = node.GetInts(kAttentionPackedQkvAttr);
+  const int64_t q_heads = node.GetInt("q_num_heads", 0), kv_heads = node.GetInt("kv_num_heads", 0);
+  if (widths.size() != 3 || packed.shape.size() != 3 || q_heads <= 0 || kv_heads <= 0 ||
+      widths[0] + widths[1] + widths[2] != packed.shape[2] || widths[0] % q_heads != 0 ||
+      widths[1] % kv_heads != 0 || widths[2] % kv_heads != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("packed Q/K/V ", ShapeString(packed.shape),
+                                                   " does not hold the widths ", ShapeString(widths)));
+  }
+  const int64_t b = packed.shape[0], s = packed.shape[1], row = packed.shape[2];
+  const int64_t eq = widths[0] / q_heads, ek = widths[1] / kv_heads, ev = widths[2] / kv_heads;
+  *q = {b, q_heads, s, eq, s * row, eq, row, 0};
+  *k = {b, kv_heads, s, ek, s * row, ek, row, widths[0]};
+  *v = {b, kv_heads, s, ev, s * row, ev, row, widths[0] + widths[1]};
+  return absl::OkStatus();
+}
+
+bool IsPacked(const Node& node) { return node.FindAttribute(kAttentionPackedQkvAttr) != nullptr; }
+
 absl::StatusOr<Plan> PlanOf(const Node& node, const std::vector<const TensorDesc*>& in) {
   const int64_t q_heads = node.GetInt("q_num_heads", 0), kv_heads = node.GetInt("kv_num_heads", 0);
   Plan p;
-  ASSIGN_OR_RETURN(p.q, ViewOf(in[kQ]->shape, q_heads, "Q"));
-  ASSIGN_OR_RETURN(p.k, ViewOf(in[kK]->shape, kv_heads, "K"));
-  ASSIGN_OR_RETURN(p.v, ViewOf(in[kV]->shape, kv_heads, "V"));
-  if (in[kQ]->shape.size() != in[kK]->shape.size() || in[kQ]->shape.size() != in[kV]->shape.size()) {
-    return absl::InvalidArgumentError("Q, K and V must have the same rank");
+  if (IsPacked(node)) {
+    RETURN_IF_ERROR(PackedViews(node, *in[kQ], &p.q, &p.k, &p.v));
+  } else {
+    ASSIGN_OR_RETURN(p.q, ViewOf(in[kQ]->shape, q_heads, "Q"));
+    ASSIGN_OR_RETURN(p.k, ViewOf(in[kK]->shape, kv_heads, "K"));
+    ASSIGN_OR_RETURN(p.v, ViewOf(in[kV]->shape, kv_heads, "V"));
+    if (in[kQ]->shape.size() != in[kK]->shape.size() || in[kQ]->shape.size() != in[kV]->shape.size()) {
+      return absl::InvalidArgumentError("Q, K and V must have the same rank");
+    }
   }
   if (p.k.b != p.q.b || p.v.b != p.q.b || p.k.h != p.v.h || p.k.s != p.v.s || p.k.e != p.q.e ||
       p.k.h == 0 || p.q.h % p.k.h != 0) {
@@ -126,11 +153,16 @@ class AttentionOp : public Op {
     }
     const int64_t mode = node.GetInt("qk_matmul_output_mode", 0);
     if (mode < 0 || mode > 3) return absl::InvalidArgumentError("qk_matmul_output_mode must be 0-3");
+    RETURN_IF_ERROR(CheckAttributeType(node, kAttentionPackedQkvAttr, Attribute::Type::kInts));
+    if (IsPacked(node) && (node.inputs.size() > kPastKey || node.outputs.size() > 1)) {
+      return absl::InvalidArgumentError("packed Q/K/V takes no past and gives no present or scores");
+    }
     return absl::OkStatus();
   }
 
   absl::Status Infer(InferContext& ctx) const override {
     for (int i : {kQ, kK, kV}) {
+      if (i != kQ && IsPacked(ctx.node)) continue;
       ASSIGN_OR_RETURN(const TensorDesc* t, RequireInput(ctx, i));
       RETURN_IF_ERROR(CheckDataType(t->dtype, {DataType::kFloat}, absl::StrCat("input ", i)));
     }
@@ -171,8 +203,13 @@ class AttentionOp : public Op {
     if (tiling && p.past == 0 && !has_output(1) && !has_output(2)) {
       // K and V straight from the inputs: one dispatch.
       const uint32_t mask = ctx.input(kMask) != nullptr ? static_cast<uint32_t>(kMask) : 0u;
-      ASSIGN_OR_RETURN(DispatchStep step, FlashAttentionStep(ctx, *fused, *tiling, mask));
+      const std::array<uint32_t, 3> qkv =
+          IsPacked(ctx.node()) ? std::array<uint32_t, 3>{0, 0, 0} : std::array<uint32_t, 3>{0, 1, 2};
+      ASSIGN_OR_RETURN(DispatchStep step, FlashAttentionStep(ctx, *fused, *tiling, mask, qkv));
       return MakeDispatchKernel(std::move(step));
+    }
+    if (IsPacked(ctx.node())) {
+      return absl::UnimplementedError("packed Q/K/V attention does not fit the fused kernel at this shape");
     }
     // Keys and values, past then new, dense in present_* (or scratch).
     NodeBuffer keys[2];
@@ -240,6 +277,7 @@ class AttentionOp : public Op {
     f.keys = p.total;
     f.head_size = p.q.e;
     f.past = p.past;
+    f.offsets = {p.q.off, p.k.off, p.v.off};
     f.q_strides = {p.q.sb, p.q.sh, p.q.ss};
     f.k_strides = {p.k.sb, p.k.sh, p.k.ss};
     f.v_strides = {p.v.sb, p.v.sh, p.v.ss};

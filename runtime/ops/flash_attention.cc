@@ -23,10 +23,10 @@ std::optional<FlashAttentionTiling> PlanFlashAttention(const FlashAttentionProbl
     return std::nullopt;
   }
   constexpr int64_t kLimit = int64_t{1} << 31;
-  if (Reach(p.q_strides, p.batch, p.heads, p.queries, p.head_size) >= kLimit ||
+  if (p.offsets[0] + Reach(p.q_strides, p.batch, p.heads, p.queries, p.head_size) >= kLimit ||
       Reach(p.y_strides, p.batch, p.heads, p.queries, p.head_size) >= kLimit ||
-      Reach(p.k_strides, p.batch, p.kv_heads, p.keys, p.head_size) >= kLimit ||
-      Reach(p.v_strides, p.batch, p.kv_heads, p.keys, p.head_size) >= kLimit ||
+      p.offsets[1] + Reach(p.k_strides, p.batch, p.kv_heads, p.keys, p.head_size) >= kLimit ||
+      p.offsets[2] + Reach(p.v_strides, p.batch, p.kv_heads, p.keys, p.head_size) >= kLimit ||
       p.keys + p.past >= kLimit || p.queries + p.past >= kLimit) {
     return std::nullopt;
   }
@@ -56,7 +56,8 @@ std::optional<FlashAttentionTiling> PlanFlashAttention(const FlashAttentionProbl
 }
 
 absl::StatusOr<DispatchStep> FlashAttentionStep(KernelContext& ctx, const FlashAttentionProblem& p,
-                                                const FlashAttentionTiling& tiling, uint32_t mask_input) {
+                                                const FlashAttentionTiling& tiling, uint32_t mask_input,
+                                                std::array<uint32_t, 3> qkv_inputs) {
   DispatchStep step;
   for (int64_t v : {p.heads, p.kv_heads, p.queries, p.keys, p.past}) step.push.U32(static_cast<uint32_t>(v));
   for (const auto* s : {&p.q_strides, &p.k_strides, &p.v_strides, &p.y_strides}) {
@@ -64,6 +65,7 @@ absl::StatusOr<DispatchStep> FlashAttentionStep(KernelContext& ctx, const FlashA
   }
   for (int64_t v : p.mask_strides) step.push.U32(static_cast<uint32_t>(v));
   step.push.U32(static_cast<uint32_t>(p.mask_len)).F32(p.scale);
+  for (int64_t v : p.offsets) step.push.U32(static_cast<uint32_t>(v));
   ASSIGN_OR_RETURN(step.pipeline,
                    ctx.GetPipeline("ops/flash_attention", 5, step.push.size(), {tiling.rows, 1, 1},
                                    {static_cast<uint32_t>(p.head_size), tiling.keys,
@@ -71,8 +73,8 @@ absl::StatusOr<DispatchStep> FlashAttentionStep(KernelContext& ctx, const FlashA
                                     p.empty_rows_zero ? 1u : 0u}));
   step.groups = {static_cast<uint32_t>((p.queries + tiling.rows - 1) / tiling.rows),
                  static_cast<uint32_t>(p.heads), static_cast<uint32_t>(p.batch)};
-  step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Input(2), BufferRef::Input(mask_input),
-                   BufferRef::Output(0)};
+  step.bindings = {BufferRef::Input(qkv_inputs[0]), BufferRef::Input(qkv_inputs[1]),
+                   BufferRef::Input(qkv_inputs[2]), BufferRef::Input(mask_input), BufferRef::Output(0)};
   return step;
 }
 

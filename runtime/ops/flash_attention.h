@@ -27,6 +27,9 @@ struct FlashAttentionProblem {
   int64_t queries = 0, keys = 0, head_size = 0;
   int64_t past = 0;  // causal offset: query i sees keys j <= i + past
   std::array<int64_t, 3> q_strides{}, k_strides{}, v_strides{}, y_strides{};
+  // Element offsets of Q, K and V in their buffers (packed Q/K/V: one
+  // buffer, bound three times).
+  std::array<int64_t, 3> offsets{};
   enum class Mask { kNone, kFloat, kBool } mask = Mask::kNone;
   std::array<int64_t, 4> mask_strides{};  // over [B, H, queries, keys]; 0 = broadcast
   int64_t mask_len = 0;                   // the mask's last dim (<= keys; later keys masked)
@@ -42,6 +45,12 @@ struct FlashAttentionProblem {
 // where the kernel does not fit.
 inline constexpr char kAttentionEmptyRowsZeroAttr[] = "_vkserve_empty_rows_zero";
 
+// An attribute of 3-D Attention nodes the QKV packing (runtime/qkv_packing.h)
+// writes: ints [q_width, k_width, v_width]. Input 0 is then one [B, S, sum]
+// tensor holding Q, K and V side by side in each row (inputs 1 and 2 are
+// empty); only the fused kernel serves it.
+inline constexpr char kAttentionPackedQkvAttr[] = "_vkserve_packed_qkv";
+
 // The kernel's tiling for `problem` on `device`: workgroup rows and keys per
 // shared-memory tile, or nullopt when the kernel does not serve it (head
 // size over kMaxHeadSize, indices past 32 bits, grids past the device's
@@ -54,10 +63,12 @@ std::optional<FlashAttentionTiling> PlanFlashAttention(const FlashAttentionProbl
                                                        const gpu::DeviceInfo& device);
 
 // The dispatch for `problem` (which PlanFlashAttention accepted). Bindings,
-// relative to the step's own buffers: inputs 0 Q, 1 K, 2 V, `mask_input`
-// the mask (any input when there is none), output 0 Y.
+// relative to the step's own buffers: inputs `qkv_inputs` Q, K and V (the
+// same index three times for packed Q/K/V), `mask_input` the mask (any input
+// when there is none), output 0 Y.
 absl::StatusOr<DispatchStep> FlashAttentionStep(KernelContext& ctx, const FlashAttentionProblem& problem,
-                                                const FlashAttentionTiling& tiling, uint32_t mask_input);
+                                                const FlashAttentionTiling& tiling, uint32_t mask_input,
+                                                std::array<uint32_t, 3> qkv_inputs = {0, 1, 2});
 
 }  // namespace vkserve
 

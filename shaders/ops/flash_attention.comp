@@ -13,8 +13,9 @@
 // A row that sees no key gets 0 / 0 = NaN, as the exact kernel
 // (ops/attention.comp), or 0 under EMPTY_ZERO (the exporters' guard
 // Where(IsNaN(P), 0, P) after the softmax, fused). Q, K, V, Y are addressed through element strides of
-// b, h and the row (the head dimension is contiguous), so 3-D [B, S, H * E]
-// and 4-D [B, H, S, E] tensors need no copies. HEAD (the head size, Q's and
+// b, h and the row (the head dimension is contiguous) from an element
+// offset, so 3-D [B, S, H * E], 4-D [B, H, S, E] and packed [B, S, Q|K|V]
+// tensors need no copies. HEAD (the head size, Q's and
 // V's alike) and BK size the register and shared arrays: the host picks BK
 // from the device's shared memory (never assuming a GPU's). The loops over a
 // tile's keys stay loops: fully unrolled (HEAD x BK bodies) they cost
@@ -46,6 +47,7 @@ layout(push_constant) uniform Params {
   uint m_sb, m_sh, m_ss, m_st;  // mask strides over [B, Hq, S, T] (0 = broadcast)
   uint mask_len;                // the mask's last dim (<= T; later keys are masked)
   float scale;
+  uint q_off, k_off, v_off;     // element offsets of Q, K, V (packed Q/K/V share a buffer)
 } p;
 
 #define kNegInf uintBitsToFloat(0xFF800000u)
@@ -75,12 +77,12 @@ void main() {
   const uint h = gl_WorkGroupID.y, b = gl_WorkGroupID.z;
   const uint kv = h / (p.hq / p.hkv);
   const bool live = i < p.s;
-  const uint k_at = b * p.k_sb + kv * p.k_sh, v_at = b * p.v_sb + kv * p.v_sh;
+  const uint k_at = p.k_off + b * p.k_sb + kv * p.k_sh, v_at = p.v_off + b * p.v_sb + kv * p.v_sh;
 
   float qr[HEAD];
   float acc[HEAD];
   for (uint c = 0; c < HEAD; ++c) {
-    qr[c] = live ? q[b * p.q_sb + h * p.q_sh + i * p.q_ss + c] * p.scale : 0.0;
+    qr[c] = live ? q[p.q_off + b * p.q_sb + h * p.q_sh + i * p.q_ss + c] * p.scale : 0.0;
     acc[c] = 0.0;
   }
   float m = kNegInf, l = 0.0;

@@ -11,8 +11,9 @@
 # Transpose), with and without a key-padding mask, cross attention
 # (S != T), head sizes 32/64/80, and the dynamo exporter's packed form
 # (K' through runtime/transpose_folding.h, the output merged to
-# [B*S, H*E]); a head-merging Transpose with a second reader must stay, and
-# the result still match.
+# [B*S, H*E]), and BERT's Q/K/V projections of one input (packed into one
+# GEMM, runtime/qkv_packing.h; cross attention's are not); a head-merging
+# Transpose with a second reader must stay, and the result still match.
 import numpy as np
 from onnx import TensorProto, helper
 
@@ -97,7 +98,53 @@ def _dynamo_case(b=2, s=9, h=2, e=32):
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
     model.ir_version = 8
     return {"name": "attention_layout_dynamo_packed", "model": model, "inputs": {"QKV": qkv}, "atol": 2e-4,
-            "fused_op": "MatMul+Mul+Mul+Softmax+IsNaN+Where+MatMul=Attention", "absent_op": "Transpose"}
+            "fused_op": "MatMul+Mul+Mul+Softmax+IsNaN+Where+MatMul=Attention(QKV packed)",
+            "absent_op": "Transpose"}
+
+
+def _projection_case(name, bias=True, cross=False, b=2, s=7, h=3, e=32):
+    """BERT's self-attention from its input: Q, K, V as X W (+ b) of one X
+    (runtime/qkv_packing.h packs the three into one GEMM) or, for cross
+    attention, K and V from another X (not packed)."""
+    emb = h * e
+    x = _RNG.standard_normal((b, s, emb)).astype(np.float32)
+    inputs = {"X": x}
+    if cross:
+        inputs["M"] = _RNG.standard_normal((b, s, emb)).astype(np.float32)
+    inits = [_ints("split4", [b, s, h, e]), _ints("y3", [b, s, emb]),
+             helper.make_tensor("scale", TensorProto.FLOAT, [], [float(np.sqrt(e))])]
+    nodes = []
+    for n in ("q", "k", "v"):
+        w = (_RNG.standard_normal((emb, emb)) / np.sqrt(emb)).astype(np.float32)
+        inits.append(helper.make_tensor(f"W{n}", TensorProto.FLOAT, [emb, emb], w.ravel()))
+        src = "M" if cross and n != "q" else "X"
+        out = f"{n}_proj"
+        nodes.append(helper.make_node("MatMul", [src, f"W{n}"], [f"{n}_mm" if bias else out]))
+        if bias:
+            inits.append(helper.make_tensor(f"b{n}", TensorProto.FLOAT, [emb],
+                                            _RNG.standard_normal(emb).astype(np.float32)))
+            nodes.append(helper.make_node("Add", [f"{n}_mm", f"b{n}"], [out]))
+        nodes.append(helper.make_node("Reshape", [out, "split4"], [f"{n}_split"]))
+        perm = [0, 2, 3, 1] if n == "k" else [0, 2, 1, 3]
+        nodes.append(helper.make_node("Transpose", [f"{n}_split"], ["Kt" if n == "k" else n.upper()], perm=perm))
+    keep = _RNG.integers(1, s + 1, size=(b,))
+    inputs["mask"] = ((1.0 - (np.arange(s)[None, :] < keep[:, None])) * -10000.0).reshape(b, 1, 1, s).astype(
+        np.float32)
+    nodes += [helper.make_node("MatMul", ["Q", "Kt"], ["S"]),
+              helper.make_node("Div", ["S", "scale"], ["Ss"]),
+              helper.make_node("Add", ["Ss", "mask"], ["Sm"]),
+              helper.make_node("Softmax", ["Sm"], ["P"], axis=-1),
+              helper.make_node("MatMul", ["P", "V"], ["O"]),
+              helper.make_node("Transpose", ["O"], ["O_merge"], perm=[0, 2, 1, 3]),
+              helper.make_node("Reshape", ["O_merge", "y3"], ["Y"])]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info(k, TensorProto.FLOAT, list(v.shape)) for k, v in inputs.items()],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)], initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    fused = "MatMul+Div+Add+Softmax+MatMul=Attention" + ("" if cross else "(QKV packed)")
+    return {"name": f"attention_layout_{name}", "model": model, "inputs": inputs, "atol": 2e-4,
+            "fused_op": fused, "absent_op": "Transpose"}
 
 
 def cases():
@@ -107,3 +154,6 @@ def cases():
     # The merged output is also a graph output: the Transposes stay.
     yield _case("output_read_elsewhere", 1, 6, 6, 2, 32, leak_output=True)
     yield _dynamo_case()
+    yield _projection_case("bert_projections")
+    yield _projection_case("projections_no_bias", bias=False)
+    yield _projection_case("cross_projections_unpacked", cross=True)
