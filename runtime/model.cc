@@ -373,6 +373,9 @@ absl::StatusOr<ModelReport> Model::Inspect(
   report.tensor_bytes_total = plan->tensor_bytes_total;
   report.weight_bytes = weight_bytes_;
   report.signature = plan->signature;
+  report.plan_cost = PlanCache::Cost(*plan, graph_);
+  report.cached_plans = plans_->size();
+  report.cache_limits = budget_->limits();
   report.fused_nodes = fused_nodes_;
   report.format = graph_.format;
   report.ort_format_version = graph_.ort_format_version;

@@ -93,6 +93,12 @@ struct ModelReport {
   uint64_t tensor_bytes_total = 0;  // sum of all intermediate tensors
   uint64_t weight_bytes = 0;
   std::string signature;            // the input shapes the plan was made for
+  // The plan cache: what this signature's plan holds (PlanCache::Cost), how
+  // many plans are cached (one per input signature), and the budget they
+  // share with the other per-shape caches (0: unlimited).
+  CacheCost plan_cost;
+  size_t cached_plans = 0;
+  CacheLimits cache_limits;
   // The model's sync points (sync_split.h), one line each: the node whose
   // output count a run reads back before planning the rest.
   std::vector<std::string> sync_points;

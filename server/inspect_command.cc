@@ -61,6 +61,12 @@ void PrintText(const std::string& path, const ModelReport& r) {
               absl::StrCat(r.arena_bytes).c_str(), absl::StrCat(r.tensor_bytes_total).c_str(),
               r.tensor_bytes_total ? 100.0 * r.arena_bytes / r.tensor_bytes_total : 0.0,
               absl::StrCat(r.weight_bytes).c_str());
+  std::printf("plan cache: %zu plan(s), one per input signature; this one holds %s bytes of device "
+              "and %s of host memory; least recently used plans are evicted past the per-device "
+              "budget of %s device / %s host bytes (0: unlimited)\n",
+              r.cached_plans, absl::StrCat(r.plan_cost.device_bytes).c_str(),
+              absl::StrCat(r.plan_cost.host_bytes).c_str(), absl::StrCat(r.cache_limits.device_bytes).c_str(),
+              absl::StrCat(r.cache_limits.host_bytes).c_str());
 }
 
 void PrintJson(const std::string& path, const ModelReport& r) {
@@ -99,6 +105,13 @@ void PrintJson(const std::string& path, const ModelReport& r) {
   w.Key("arena_bytes").Int(static_cast<int64_t>(r.arena_bytes));
   w.Key("tensor_bytes_total").Int(static_cast<int64_t>(r.tensor_bytes_total));
   w.Key("weight_bytes").Int(static_cast<int64_t>(r.weight_bytes));
+  w.Key("plan_cache").BeginObject();
+  w.Key("plans").Int(static_cast<int64_t>(r.cached_plans));
+  w.Key("plan_device_bytes").Int(static_cast<int64_t>(r.plan_cost.device_bytes));
+  w.Key("plan_host_bytes").Int(static_cast<int64_t>(r.plan_cost.host_bytes));
+  w.Key("budget_device_bytes").Int(static_cast<int64_t>(r.cache_limits.device_bytes));
+  w.Key("budget_host_bytes").Int(static_cast<int64_t>(r.cache_limits.host_bytes));
+  w.EndObject();
   w.Key("nodes").BeginArray();
   for (const auto& n : r.nodes) {
     w.BeginObject();

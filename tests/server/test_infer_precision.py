@@ -88,6 +88,18 @@ class InferPrecisionTest(unittest.TestCase):
         self.assertEqual(y.shape, want.shape)
         np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4 * K)
 
+    def test_inspect_reports_the_plan_cache(self):
+        r = subprocess.run([VKSERVE, "inspect", self.model, "--json"], capture_output=True, text=True,
+                           timeout=300)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        cache = json.loads(r.stdout)["plan_cache"]
+        self.assertEqual(cache["plans"], 1)  # inspect plans one signature
+        # The plan's folded host values and kernels cost something; the
+        # default budget is sized from the device (never unlimited).
+        self.assertGreater(cache["plan_host_bytes"], 0)
+        self.assertGreater(cache["budget_device_bytes"], 0)
+        self.assertGreater(cache["budget_host_bytes"], 0)
+
     def test_bad_precision_is_a_usage_error(self):
         r = self.infer("--precision", "FP8")
         self.assertEqual(r.returncode, 2)
