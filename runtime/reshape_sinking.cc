@@ -138,9 +138,14 @@ absl::StatusOr<int> SinkReshapes(Graph* graph, const std::vector<const Op*>& ops
   std::vector<Node> added;
   std::vector<double> added_order;
   int moved = 0;
+  // Moves are planned on the graph as it was: a node one move rewired takes
+  // part in no other (defensive; the residual-before-GEMM rule already keeps
+  // two moves off one Add).
+  std::vector<bool> touched(graph->nodes.size(), false);
   for (size_t r = 0; r < graph->nodes.size(); ++r) {
     std::optional<Move> m = planner.At(r);
-    if (!m) continue;
+    if (!m || touched[m->reshape] || touched[m->reader]) continue;
+    touched[m->reshape] = touched[m->reader] = true;
     Node& reshape = graph->nodes[m->reshape];
     Node& reader = graph->nodes[m->reader];
     const std::string y = reshape.inputs[0];

@@ -95,6 +95,7 @@ def cases():
     yield _case("tanh_standalone_mulcube", _tanh_gelu("X", "Y", cube="mul"), {"X": x}, _constants(),
                 "Mul+Mul+Mul+Mul+Add+Mul+Tanh+Add+Mul=Gelu")
     yield from _gpt2_cases()
+    yield _two_views_case()
     # Must not fuse: a constant off by 1e-3, and an intermediate that is also
     # a graph output. Both still compute the unfused graph exactly.
     yield _case("tanh_wrong_constant", _tanh_gelu("X", "Y", c=_K * 1.001), {"X": x},
@@ -126,3 +127,19 @@ def _gpt2_cases():
             helper.make_node("Reshape", ["pr", "view"], ["pr3"], allowzero=1),
             helper.make_node("Add", ["R", "pr3"], ["Y"])]
     yield _case("gpt2_gemm_view_residual", proj, {"R_in": resid_in}, inits, "Gemm+Add")
+
+
+def _two_views_case():
+    """Add(Reshape(Gemm1), Reshape(Gemm2)): only the second view moves below
+    the Add, with the first (computed before the second Gemm) as its
+    residual; the result is unchanged."""
+    b, s, e, n = 2, 3, 8, 12
+    inits = [helper.make_tensor("Wa", TensorProto.FLOAT, [e, n], _rand(e, n).ravel()),
+             helper.make_tensor("Wb", TensorProto.FLOAT, [e, n], _rand(e, n).ravel()),
+             helper.make_tensor("view", TensorProto.INT64, [3], [b, s, n])]
+    nodes = [helper.make_node("Gemm", ["X", "Wa"], ["ga"]),
+             helper.make_node("Reshape", ["ga", "view"], ["va"]),
+             helper.make_node("Gemm", ["X", "Wb"], ["gb"]),
+             helper.make_node("Reshape", ["gb", "view"], ["vb"]),
+             helper.make_node("Add", ["va", "vb"], ["Y"])]
+    return _case("two_views_into_one_add", nodes, {"X": _rand(b * s, e)}, inits, "Gemm+Add")
