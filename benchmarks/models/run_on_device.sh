@@ -3,7 +3,9 @@
 # with CUDA graphs and ONNX Runtime (CPU), measured in the same call so every
 # figure shares one machine state. Run from the bundle directory's parent:
 #   bash .bundle-models/run_on_device.sh
-# Writes $OUT/models.md and the raw logs.
+# Writes $OUT/models.md and the raw logs. VKSERVE_FLAGS (e.g. --no-fusion,
+# --no-attention-fusion, --precision FP16) go to every `vkserve infer`: run
+# the script twice in one call, with two OUT directories, for an A/B.
 set -uo pipefail
 B=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-/tmp/out}
@@ -13,6 +15,7 @@ export PYTHONUNBUFFERED=1
 REPEAT=${REPEAT:-30}
 MODELS=${MODELS:-"mobilenet_v2 resnet50"}
 BATCHES=${BATCHES:-"1 32"}
+read -r -a FLAGS <<< "${VKSERVE_FLAGS:-}"
 
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -25,10 +28,10 @@ for m in $MODELS; do
   python3 "$B/peers.py" time "$m" --batch $BATCHES --dtype fp32 >> "$OUT/peers.jsonl" 2>> "$OUT/peers.err"
   for n in $BATCHES; do
     echo "== $m batch $n" >> "$OUT/vkserve.log"
-    "$B/bin/vkserve" infer "/tmp/models/$m.onnx" --dim N=$n --repeat "$REPEAT" \
+    "$B/bin/vkserve" infer "/tmp/models/$m.onnx" --dim N=$n --repeat "$REPEAT" "${FLAGS[@]}" \
       --pipeline-cache /tmp/pc.bin >> "$OUT/vkserve.log" 2>&1
     if [ "$n" = 1 ]; then
-      "$B/bin/vkserve" infer "/tmp/models/$m.onnx" --dim N=1 --repeat 5 \
+      "$B/bin/vkserve" infer "/tmp/models/$m.onnx" --dim N=1 --repeat 5 "${FLAGS[@]}" \
         --profile "$OUT/profile_${m}_b1.json" --pipeline-cache /tmp/pc.bin > /dev/null 2>&1
     fi
   done
