@@ -48,6 +48,7 @@ case "$kind" in
     # Every server test: the googletest binaries, and the daemon itself for
     # the tests that drive `vkserve serve` from Python clients.
     targets="vkserve base_sync_test server_session_pool_test server_dynamic_batcher_test server_metrics_test
+      server_output_buffer_pool_test
       server_control_worker_test server_authorization_test server_model_tensors_test
       server_runtime_settings_test server_http_request_head_test server_grpc_test
       server_hardening_test server_fault_test server_watchdog_test"

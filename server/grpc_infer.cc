@@ -77,7 +77,7 @@ class StreamReactor final
     : public grpc::ServerBidiReactor<ModelInferRequest, ModelStreamInferResponse> {
  public:
   StreamReactor(InferenceService* service, grpc::CallbackServerContext* context)
-      : service_(service), deadline_(ClientDeadline(context)) {
+      : service_(service), output_buffers_(service->output_buffers()), deadline_(ClientDeadline(context)) {
     VKSERVE_HAPPENS_BEFORE(this);
     StartRead(&incoming_);
   }
@@ -123,8 +123,8 @@ class StreamReactor final
   void OnWriteDone(bool ok) override {
     VKSERVE_HAPPENS_AFTER(this);
     MutexLock lock(&mutex_);
-    if (OutputBufferPool* pool = service_->output_buffers(); pool != nullptr) {
-      RecycleOutputBuffers(pending_.front().mutable_infer_response(), pool);
+    if (output_buffers_ != nullptr) {
+      RecycleOutputBuffers(pending_.front().mutable_infer_response(), output_buffers_.get());
     }
     pending_.pop_front();
     if (!ok) {
@@ -159,6 +159,7 @@ class StreamReactor final
   }
 
   InferenceService* const service_;
+  const std::shared_ptr<OutputBufferPool> output_buffers_;  // may be null
   const absl::Time deadline_;
   std::atomic<bool> cancelled_{false};
   ModelInferRequest incoming_;  // only touched by the read chain

@@ -62,7 +62,7 @@ struct ServiceContext {
   LogControl* log = nullptr;
   // Recycled host buffers for outputs read back into responses; null:
   // every response allocates its own.
-  OutputBufferPool* output_buffers = nullptr;
+  std::shared_ptr<OutputBufferPool> output_buffers;
   // Numbers requests without a client id, for log lines.
   std::atomic<uint64_t> request_sequence{0};
   // False before start-up finishes and once shutdown begins.
@@ -83,7 +83,7 @@ grpc::Status ToGrpcStatus(const absl::Status& status);
 class InferenceService final : public inference::GRPCInferenceService::CallbackService {
  public:
   explicit InferenceService(ServiceContext* context) : ctx_(context) {}
-  OutputBufferPool* output_buffers() const { return ctx_->output_buffers; }
+  const std::shared_ptr<OutputBufferPool>& output_buffers() const { return ctx_->output_buffers; }
   ~InferenceService() override;  // runs the queued load/unload calls, joins their thread
 
   // Runs one inference (or handle operation). `request` and `response` must

@@ -10,17 +10,17 @@ using inference::ModelInferResponse;
 
 class Holder final : public grpc::MessageHolder<ModelInferRequest, ModelInferResponse> {
  public:
-  explicit Holder(OutputBufferPool* pool) : pool_(pool) {
+  explicit Holder(std::shared_ptr<OutputBufferPool> pool) : pool_(std::move(pool)) {
     set_request(&request_);
     set_response(&response_);
   }
   void Release() override {
-    RecycleOutputBuffers(&response_, pool_);
+    RecycleOutputBuffers(&response_, pool_.get());
     delete this;
   }
 
  private:
-  OutputBufferPool* const pool_;
+  const std::shared_ptr<OutputBufferPool> pool_;
   ModelInferRequest request_;
   ModelInferResponse response_;
 };

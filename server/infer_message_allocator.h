@@ -11,6 +11,8 @@
 
 #include <grpcpp/support/message_allocator.h>
 
+#include <memory>
+
 #include "proto/grpc_service.pb.h"
 #include "server/output_buffer_pool.h"
 
@@ -19,14 +21,15 @@ namespace vkserve {
 class InferMessageAllocator final
     : public grpc::MessageAllocator<inference::ModelInferRequest, inference::ModelInferResponse> {
  public:
-  // `pool` must outlive the allocator.
-  explicit InferMessageAllocator(OutputBufferPool* pool) : pool_(pool) {}
+  // Each message holder shares `pool`, so it outlives the last response
+  // however late gRPC releases it.
+  explicit InferMessageAllocator(std::shared_ptr<OutputBufferPool> pool) : pool_(std::move(pool)) {}
 
   grpc::MessageHolder<inference::ModelInferRequest, inference::ModelInferResponse>* AllocateMessages()
       override;
 
  private:
-  OutputBufferPool* const pool_;
+  const std::shared_ptr<OutputBufferPool> pool_;
 };
 
 // Gives every raw_output_contents buffer of `response` to `pool`.

@@ -450,9 +450,9 @@ absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(const ModelInferRequ
                                                             const ServedModel& model,
                                                             ResidentRegistry& resident,
                                                             const SharedMemoryManager& shm,
-                                                            OutputBufferPool* output_buffers) {
+                                                            std::shared_ptr<OutputBufferPool> output_buffers) {
   auto prepared = std::make_unique<PreparedInfer>();
-  prepared->output_buffers = output_buffers;
+  prepared->output_buffers = std::move(output_buffers);
   RETURN_IF_ERROR(ReadRequestParameters(request, prepared.get()));
   RETURN_IF_ERROR(BindInputs(request, model, resident, shm, prepared.get()));
   RETURN_IF_ERROR(SelectOutputs(request, model, shm, prepared.get()));

@@ -81,7 +81,7 @@ struct PreparedInfer {
   std::vector<std::string> raw_buffers;
   // Where raw_buffers come from and, when not moved into a response (a
   // failed or batched run), go back to; may be null.
-  OutputBufferPool* output_buffers = nullptr;
+  std::shared_ptr<OutputBufferPool> output_buffers;
 
   PreparedInfer() = default;
   PreparedInfer(const PreparedInfer&) = delete;
@@ -91,12 +91,12 @@ struct PreparedInfer {
 
 // Checks `request` against `model` and binds its inputs. Host outputs are
 // read back straight into their response bytes (buffers from
-// `output_buffers` when not null; it must outlive the PreparedInfer) or
+// `output_buffers` when not null, which the PreparedInfer shares) or
 // shared-memory region.
 absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(
     const inference::ModelInferRequest& request, const ServedModel& model,
     ResidentRegistry& resident, const SharedMemoryManager& shm,
-    OutputBufferPool* output_buffers = nullptr);
+    std::shared_ptr<OutputBufferPool> output_buffers = nullptr);
 
 // Fills `response` (model name/version, id, one outputs[] entry and one
 // raw_output_contents entry per requested output, in order). Resident

@@ -59,13 +59,13 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
   server->context_.shared_memory = server->shared_memory_.get();
   server->context_.tracer = server->tracer_.get();
   server->context_.log = server->log_.get();
-  server->output_buffers_ = std::make_unique<OutputBufferPool>(
+  server->output_buffers_ = std::make_shared<OutputBufferPool>(
       static_cast<uint64_t>(std::max<int64_t>(settings.output_buffer_pool_bytes, 0)));
-  server->context_.output_buffers = server->output_buffers_.get();
+  server->context_.output_buffers = server->output_buffers_;
   server->inference_ = std::make_unique<InferenceService>(&server->context_);
   server->health_ = std::make_unique<HealthService>(&server->context_);
   server->authorizing_ = MakeAuthorizingService(server->inference_.get(), server->authorizer_.get());
-  server->infer_allocator_ = std::make_unique<InferMessageAllocator>(server->output_buffers_.get());
+  server->infer_allocator_ = std::make_unique<InferMessageAllocator>(server->output_buffers_);
   server->authorizing_->SetMessageAllocatorFor_ModelInfer(server->infer_allocator_.get());
 
   const int max_message = static_cast<int>(

@@ -120,7 +120,9 @@ class Server {
   std::unique_ptr<HealthService> health_;
   std::unique_ptr<Authorizer> authorizer_;
   // ModelInfer's messages: their output buffers go back to the pool.
-  std::unique_ptr<OutputBufferPool> output_buffers_;
+  // Shared with every response holder and request in flight: gRPC may
+  // release the last ModelInfer messages on its own threads as it stops.
+  std::shared_ptr<OutputBufferPool> output_buffers_;
   std::unique_ptr<InferMessageAllocator> infer_allocator_;
   std::unique_ptr<inference::GRPCInferenceService::CallbackService> authorizing_;  // wraps inference_
   std::unique_ptr<TlsCredentials> tls_;          // null without TLS
