@@ -14,6 +14,7 @@
 #include "runtime/ops/flash_attention.h"
 #include "runtime/ops/mat_mul.h"
 #include "runtime/planner.h"
+#include "runtime/rewrites/rewrite_attributes.h"
 
 namespace vkserve {
 namespace {
@@ -254,13 +255,6 @@ class Matcher {
   const Shapes& s3_;
 };
 
-Attribute IntAttr(int64_t v) {
-  Attribute a;
-  a.type = Attribute::Type::kInt;
-  a.i = v;
-  return a;
-}
-
 // K for the Attention node from the match's Kt: Kt itself when the first
 // MatMul transposed its B; else Kt's own sole-reader Transpose composed with
 // the swap of the last two axes (dropped when that is the identity); else a
@@ -303,10 +297,7 @@ std::string KFromKt(std::vector<Node>& nodes, const GraphUses& uses, const Match
   t.opset = 13;
   t.inputs = {m.kt};
   t.outputs = {m.kt + "/attention_k"};
-  Attribute perm;
-  perm.type = Attribute::Type::kInts;
-  perm.ints = swap;
-  t.attributes["perm"] = perm;
+  t.attributes["perm"] = IntsAttribute(swap);
   t.rewritten_from = mm1.rewritten_from;
   mm1 = std::move(t);
   return mm1.outputs[0];
@@ -322,18 +313,12 @@ void WriteAttention(const Matcher::Match& m, const std::string& k, size_t rank, 
   if (m.has_mask) a->inputs.push_back(m.mask);
   a->attributes.clear();
   if (rank == 3) {  // [B, S, E] is one head of [B, S, 1 * E]
-    a->attributes["q_num_heads"] = IntAttr(1);
-    a->attributes["kv_num_heads"] = IntAttr(1);
+    a->attributes["q_num_heads"] = IntAttribute(1);
+    a->attributes["kv_num_heads"] = IntAttribute(1);
   }
-  Attribute scale;
-  scale.type = Attribute::Type::kFloat;
-  scale.f = m.scale;
-  a->attributes["scale"] = scale;
-  Attribute name;
-  name.type = Attribute::Type::kString;
-  name.s = m.name;
-  a->attributes[kFusedNameAttr] = name;
-  if (m.empty_rows_zero) a->attributes[kAttentionEmptyRowsZeroAttr] = IntAttr(1);
+  a->attributes["scale"] = FloatAttribute(m.scale);
+  a->attributes[kFusedNameAttr] = StringAttribute(m.name);
+  if (m.empty_rows_zero) a->attributes[kAttentionEmptyRowsZeroAttr] = IntAttribute(1);
 }
 
 }  // namespace
@@ -370,11 +355,7 @@ absl::StatusOr<int> FuseAttention(Graph* graph, const std::vector<const Op*>& op
     ++fused;
   }
   if (fused == 0) return 0;
-  std::vector<Node> kept;
-  for (size_t n = 0; n < nodes.size(); ++n) {
-    if (!removed[n]) kept.push_back(std::move(nodes[n]));
-  }
-  nodes = std::move(kept);
+  EraseNodes(removed, &nodes);
   return fused;
 }
 

@@ -9,6 +9,7 @@
 #include "runtime/fusion.h"
 #include "runtime/graph_uses.h"
 #include "runtime/planner.h"
+#include "runtime/rewrites/rewrite_attributes.h"
 
 namespace vkserve {
 namespace {
@@ -141,13 +142,6 @@ class LayoutMatcher {
   const Shapes& s3_;
 };
 
-Attribute IntAttribute(int64_t v) {
-  Attribute a;
-  a.type = Attribute::Type::kInt;
-  a.i = v;
-  return a;
-}
-
 }  // namespace
 
 absl::StatusOr<int> AbsorbAttentionHeadTransposes(Graph* graph, const std::vector<const Op*>& ops,
@@ -178,11 +172,7 @@ absl::StatusOr<int> AbsorbAttentionHeadTransposes(Graph* graph, const std::vecto
     ++absorbed;
   }
   if (absorbed == 0) return 0;
-  std::vector<Node> kept;
-  for (size_t n = 0; n < graph->nodes.size(); ++n) {
-    if (!removed[n]) kept.push_back(std::move(graph->nodes[n]));
-  }
-  graph->nodes = std::move(kept);
+  EraseNodes(removed, &graph->nodes);
   return absorbed;
 }
 

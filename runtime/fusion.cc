@@ -7,6 +7,7 @@
 #include <set>
 
 #include "runtime/activation.h"
+#include "runtime/graph_uses.h"
 #include "runtime/planner.h"
 
 namespace vkserve {
@@ -150,11 +151,7 @@ absl::StatusOr<int> FuseEpilogues(Graph* graph, const std::vector<const Op*>& op
       producer.attributes[kFusedNameAttr] = a;
     }
   }
-  std::vector<Node> kept;
-  for (size_t n = 0; n < nodes.size(); ++n) {
-    if (!removed[n]) kept.push_back(std::move(nodes[n]));
-  }
-  nodes = std::move(kept);
+  EraseNodes(removed, &nodes);
   return fused;
 }
 

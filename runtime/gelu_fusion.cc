@@ -9,6 +9,7 @@
 
 #include "runtime/fusion.h"
 #include "runtime/graph_uses.h"
+#include "runtime/rewrites/rewrite_attributes.h"
 
 namespace vkserve {
 namespace {
@@ -210,16 +211,8 @@ void WriteGelu(const GeluMatcher::Match& m, Node* node) {
   node->since_version = 0;
   node->inputs = {m.x};
   node->attributes.clear();
-  if (m.tanh) {
-    Attribute approximate;
-    approximate.type = Attribute::Type::kString;
-    approximate.s = "tanh";
-    node->attributes["approximate"] = approximate;
-  }
-  Attribute name;
-  name.type = Attribute::Type::kString;
-  name.s = m.chain + "=Gelu";
-  node->attributes[kFusedNameAttr] = name;
+  if (m.tanh) node->attributes["approximate"] = StringAttribute("tanh");
+  node->attributes[kFusedNameAttr] = StringAttribute(m.chain + "=Gelu");
 }
 
 }  // namespace
@@ -243,11 +236,7 @@ int FuseGelu(Graph* graph) {
     ++fused;
   }
   if (fused == 0) return 0;
-  std::vector<Node> kept;
-  for (size_t n = 0; n < graph->nodes.size(); ++n) {
-    if (!removed[n]) kept.push_back(std::move(graph->nodes[n]));
-  }
-  graph->nodes = std::move(kept);
+  EraseNodes(removed, &graph->nodes);
   return fused;
 }
 

@@ -55,6 +55,15 @@ std::optional<float> FloatScalarInitializer(const Graph& graph, const std::strin
   return static_cast<float>(it->second.GetDouble(0));
 }
 
+void EraseNodes(const std::vector<bool>& removed, std::vector<Node>* nodes) {
+  std::vector<Node> kept;
+  kept.reserve(nodes->size());
+  for (size_t n = 0; n < nodes->size(); ++n) {
+    if (!removed[n]) kept.push_back(std::move((*nodes)[n]));
+  }
+  *nodes = std::move(kept);
+}
+
 void AbsorbInto(const Node& part, Node* into) {
   into->absorbed.push_back(part.name);
   into->absorbed.insert(into->absorbed.end(), part.absorbed.begin(), part.absorbed.end());

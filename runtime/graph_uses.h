@@ -49,6 +49,10 @@ class GraphUses {
 // The value of `name` when it is a one-element float32 initializer.
 std::optional<float> FloatScalarInitializer(const Graph& graph, const std::string& name);
 
+// Removes the nodes marked in `removed` (one flag per node), keeping the
+// others in order: how every pattern fusion drops what it absorbed.
+void EraseNodes(const std::vector<bool>& removed, std::vector<Node>* nodes);
+
 // Records that `into` absorbed `part` (and what `part` had absorbed) for
 // inspect's provenance (Node::absorbed).
 void AbsorbInto(const Node& part, Node* into);

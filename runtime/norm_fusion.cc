@@ -10,6 +10,7 @@
 #include "runtime/graph_uses.h"
 #include "runtime/ops/layer_normalization.h"
 #include "runtime/planner.h"
+#include "runtime/rewrites/rewrite_attributes.h"
 
 namespace vkserve {
 namespace {
@@ -209,13 +210,6 @@ class NormMatcher {
   const Shapes& s3_;
 };
 
-Attribute FloatAttribute(float v) {
-  Attribute a;
-  a.type = Attribute::Type::kFloat;
-  a.f = v;
-  return a;
-}
-
 // Turns the match's last node into the LayerNormalization node.
 void WriteLayerNorm(Graph* graph, const NormMatcher::Match& m) {
   Node& node = graph->nodes[m.last];
@@ -233,21 +227,10 @@ void WriteLayerNorm(Graph* graph, const NormMatcher::Match& m) {
   node.inputs = {m.x, scale};
   if (!m.bias.empty()) node.inputs.push_back(m.bias);
   node.attributes.clear();
-  Attribute axis;
-  axis.type = Attribute::Type::kInt;
-  axis.i = -1;
-  node.attributes["axis"] = axis;
+  node.attributes["axis"] = IntAttribute(-1);
   node.attributes["epsilon"] = FloatAttribute(m.epsilon);
-  if (m.rms) {
-    Attribute rms;
-    rms.type = Attribute::Type::kInt;
-    rms.i = 1;
-    node.attributes[kLayerNormRmsAttr] = rms;
-  }
-  Attribute name;
-  name.type = Attribute::Type::kString;
-  name.s = m.chain + "=" + (m.rms ? "RMSNorm" : "LayerNormalization");
-  node.attributes[kFusedNameAttr] = name;
+  if (m.rms) node.attributes[kLayerNormRmsAttr] = IntAttribute(1);
+  node.attributes[kFusedNameAttr] = StringAttribute(m.chain + "=" + (m.rms ? "RMSNorm" : "LayerNormalization"));
 }
 
 }  // namespace
@@ -275,11 +258,7 @@ absl::StatusOr<int> FuseNormalizations(Graph* graph, const std::vector<const Op*
     ++fused;
   }
   if (fused == 0) return 0;
-  std::vector<Node> kept;
-  for (size_t n = 0; n < graph->nodes.size(); ++n) {
-    if (!removed[n]) kept.push_back(std::move(graph->nodes[n]));
-  }
-  graph->nodes = std::move(kept);
+  EraseNodes(removed, &graph->nodes);
   return fused;
 }
 

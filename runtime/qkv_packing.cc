@@ -11,6 +11,7 @@
 #include "runtime/graph_uses.h"
 #include "runtime/ops/flash_attention.h"
 #include "runtime/planner.h"
+#include "runtime/rewrites/rewrite_attributes.h"
 
 namespace vkserve {
 namespace {
@@ -189,15 +190,9 @@ class Packer {
     node->inputs[0] = packed;
     node->inputs[1].clear();
     node->inputs[2].clear();
-    Attribute a;
-    a.type = Attribute::Type::kInts;
-    a.ints = widths;
-    node->attributes[kAttentionPackedQkvAttr] = a;
+    node->attributes[kAttentionPackedQkvAttr] = IntsAttribute(widths);
     // inspect tells packed attention apart: "...=Attention(QKV packed)".
-    Attribute name;
-    name.type = Attribute::Type::kString;
-    name.s = FusedOpName(*node) + "(QKV packed)";
-    node->attributes[kFusedNameAttr] = name;
+    node->attributes[kFusedNameAttr] = StringAttribute(FusedOpName(*node) + "(QKV packed)");
   }
 
   Graph* graph_;
@@ -218,11 +213,7 @@ absl::StatusOr<int> PackQkv(Graph* graph, const std::vector<const Op*>& ops, con
     if (packer.At(a, &removed)) ++packed;
   }
   if (packed == 0) return 0;
-  std::vector<Node> kept;
-  for (size_t n = 0; n < graph->nodes.size(); ++n) {
-    if (!removed[n]) kept.push_back(std::move(graph->nodes[n]));
-  }
-  graph->nodes = std::move(kept);
+  EraseNodes(removed, &graph->nodes);
   return packed;
 }
 

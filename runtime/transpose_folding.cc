@@ -9,6 +9,7 @@
 #include "runtime/fusion.h"
 #include "runtime/graph_uses.h"
 #include "runtime/planner.h"
+#include "runtime/rewrites/rewrite_attributes.h"
 
 namespace vkserve {
 namespace {
@@ -87,23 +88,13 @@ absl::StatusOr<int> FoldFlattenedTransposes(Graph* graph, const std::vector<cons
     out.since_version = 0;
     out.inputs = {c->x};
     out.attributes.clear();
-    Attribute p;
-    p.type = Attribute::Type::kInts;
-    p.ints = perm;
-    out.attributes["perm"] = p;
-    Attribute name;
-    name.type = Attribute::Type::kString;
-    name.s = "Reshape+Transpose+Reshape=Transpose";
-    out.attributes[kFusedNameAttr] = name;
+    out.attributes["perm"] = IntsAttribute(perm);
+    out.attributes[kFusedNameAttr] = StringAttribute("Reshape+Transpose+Reshape=Transpose");
     removed[c->flatten] = removed[c->transpose] = true;
     ++folded;
   }
   if (folded == 0) return 0;
-  std::vector<Node> kept;
-  for (size_t n = 0; n < graph->nodes.size(); ++n) {
-    if (!removed[n]) kept.push_back(std::move(graph->nodes[n]));
-  }
-  graph->nodes = std::move(kept);
+  EraseNodes(removed, &graph->nodes);
   return folded;
 }
 
