@@ -25,16 +25,17 @@ if p.exists():
             d = json.loads(line)
         except ValueError:
             continue
-        peers[(d["model"], d["batch"], d["peer"])] = d["median_ms"]
+        peers[(d["model"], d["batch"], d["peer"], d.get("dtype", "fp32"))] = d["median_ms"]
 
 print("| model | batch | vkserve total ms | vkserve GPU ms | upload | record | submit | wait | readback "
-      "| PyTorch eager ms | PyTorch CUDA graph ms |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+      "| PyTorch eager fp32 ms | PyTorch CUDA graph fp32 ms | PyTorch CUDA graph fp16 ms |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for (model, n), t in sorted(vk.items()):
-    e = peers.get((model, n, "pytorch-eager"), float("nan"))
-    g = peers.get((model, n, "pytorch-cuda-graph"), float("nan"))
+    e = peers.get((model, n, "pytorch-eager", "fp32"), float("nan"))
+    g = peers.get((model, n, "pytorch-cuda-graph", "fp32"), float("nan"))
+    h = peers.get((model, n, "pytorch-cuda-graph", "fp16"), float("nan"))
     if "error" in t:
-        print(f"| {model} | {n} | failed: {t['error']} | | | | | | | {e:.3f} | {g:.3f} |")
+        print(f"| {model} | {n} | failed: {t['error']} | | | | | | | {e:.3f} | {g:.3f} | {h:.3f} |")
         continue
     print(f"| {model} | {n} | {t['total']:.3f} | {t['gpu']:.3f} | {t['upload']:.3f} | {t['record']:.3f} | "
-          f"{t['submit']:.3f} | {t['wait']:.3f} | {t['readback']:.3f} | {e:.3f} | {g:.3f} |")
+          f"{t['submit']:.3f} | {t['wait']:.3f} | {t['readback']:.3f} | {e:.3f} | {g:.3f} | {h:.3f} |")
