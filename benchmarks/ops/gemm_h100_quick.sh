@@ -22,9 +22,17 @@ bench() { python3 "$scripts/gemm_bench.py" "$bundle/bin/vkserve" "$@"; }
 echo "== date $(date -u +%FT%TZ)  SM clock before: $(clock)"
 "$bundle/bin/vkserve" devices 2>&1 | grep -E "\[|matrix|subgroup"
 echo "== op cases (FP16, float16 models, tensor cores, fp16 weights)"
+# Every test line goes to a log as it happens, so a run the limit cuts
+# short still shows how far it got and which cases were slow (run 2 printed
+# nothing: it ended before gtest's summary).
 VKSERVE_OP_CASES_DIR=$cases timeout 150 "$bundle/bin/runtime_op_cases_test" \
-  --gtest_filter='*gemm_fp16*:*gemm_f16io*' 2>&1 |
-  grep -E "OK|FAILED|SKIPPED|PASSED|Failure|error" | grep -v "^\[       OK" | tail -30
+  --gtest_filter='*gemm_fp16*:*gemm_f16io*' > /tmp/op_cases.log 2>&1
+echo "op cases rc=$?: $(grep -c '^\[       OK' /tmp/op_cases.log) OK," \
+  "$(grep -c '^\[  FAILED  \]' /tmp/op_cases.log) failed, $(grep -c '^\[  SKIPPED' /tmp/op_cases.log) skipped"
+grep -E "FAILED|Failure|error|PASSED" /tmp/op_cases.log | head -30
+echo "-- slowest cases:"
+grep -E "^\[       OK" /tmp/op_cases.log | sed -E 's/.*\/([^ ]+) \(([0-9]+) ms\)/\2 \1/' | sort -rn | head -8
+echo "-- last lines:"; tail -3 /tmp/op_cases.log
 shapes='square_|bert_b8_ffn|gemv_4096'
 echo "== gemm_bench FP16 (B an input)"
 bench "$shapes" --precision FP16 --warmup 1 --repeat 20
