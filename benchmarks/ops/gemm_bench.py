@@ -4,8 +4,8 @@
 # GEMM benchmark: MatMul/Gemm shapes of BERT-base, GPT-2 decoding, CNN
 # classifier heads and square sizes, each as a one-node model run by
 # `vkserve infer --repeat N --profile`; prints the kernel's GPU time (its
-# dispatches only, from the profile's timestamps, split-K pass included), its
-# TFLOP/s and the kernel vkserve chose.
+# dispatches only, from the profile's timestamps, split-K pass included) and
+# its TFLOP/s (--plan pins the kernel to compare tiles).
 #
 # Usage: python3 benchmarks/ops/gemm_bench.py VKSERVE [NAME_REGEX] [--repeat N]
 #        [--out DIR] [--warmup SECONDS] [--precision FP32|FP16] [--plan SPEC]
