@@ -12,6 +12,7 @@
 #include "gpu/transfer.h"
 #include "runtime/attention_fusion.h"
 #include "runtime/attention_layout.h"
+#include "runtime/fp16_weights.h"
 #include "runtime/fusion.h"
 #include "runtime/gelu_fusion.h"
 #include "runtime/norm_fusion.h"
@@ -224,6 +225,7 @@ absl::Status Model::Prepare() {
     for (size_t n = 0; n < graph_.nodes.size(); ++n) {
       if (ops_[n]->FusableEpilogue(graph_.nodes[n])) SetPrecision(Precision::kFp16, &graph_.nodes[n]);
     }
+    fp16_weights_ = StoreWeightsInFp16(&graph_);
   }
 
   // Upload every initializer a kernel may read on the GPU.

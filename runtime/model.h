@@ -49,8 +49,10 @@ struct ModelOptions {
   bool fuse = true;
   bool fuse_attention = true;
   // kFp16: Conv, Gemm and MatMul round their operands to fp16 and
-  // accumulate in fp32 (tensor cores where the device has them); storage and
-  // every other op stay fp32. kFp32 (default): exact fp32 math.
+  // accumulate in fp32 (tensor cores where the device has them); the
+  // weights only MatMul / Gemm read as B are stored in fp16
+  // (fp16_weights.h); other storage and every other op stay fp32. kFp32
+  // (default): exact fp32 math.
   Precision precision = Precision::kFp32;
   // Host folding's limit (op.h kMaxFoldElements): nodes computable at plan
   // time from shapes and constants with larger outputs run on the GPU.
@@ -128,6 +130,8 @@ class Model {
   const GpuContext& gpu() const { return gpu_; }
   const ModelOptions& options() const { return options_; }
   int fused_nodes() const { return fused_nodes_; }
+  // Initializers stored in fp16 at FP16 precision (runtime/fp16_weights.h).
+  int fp16_weights() const { return fp16_weights_; }
 
   // The plan for these input shapes (in inputs() order), built on first use
   // and cached until the budget evicts it (never while the caller holds it).
@@ -185,6 +189,7 @@ class Model {
   std::map<std::string, gpu::Buffer> weights_;
   uint64_t weight_bytes_ = 0;
   int fused_nodes_ = 0;
+  int fp16_weights_ = 0;
   std::shared_ptr<CacheBudget> budget_;
   std::vector<bool> value_inputs_;  // per input, see is_value_input
   std::shared_ptr<const SyncSplit> split_;

@@ -4,14 +4,21 @@
 # GEMM benchmark: MatMul/Gemm shapes of BERT-base, GPT-2 decoding, CNN
 # classifier heads and square sizes, each as a one-node model run by
 # `vkserve infer --repeat N --profile`; prints the kernel's GPU time (its
-# dispatches only, from the profile's timestamps, split-K pass included), its
-# TFLOP/s and the kernel vkserve chose.
+# dispatches only, from the profile's timestamps, split-K pass included) and
+# its TFLOP/s (--plan pins the kernel to compare tiles).
 #
 # Usage: python3 benchmarks/ops/gemm_bench.py VKSERVE [NAME_REGEX] [--repeat N]
-#        [--out DIR] [--warmup SECONDS] [--precision FP32|FP16]
+#        [--out DIR] [--warmup SECONDS] [--precision FP32|FP16] [--plan SPEC]
+#        [--weights] [--float16]
 # --warmup runs each shape untimed first (GPU clocks ramp only under load);
 # --precision FP16 runs the GEMMs with fp16 operands (tensor cores where the
-# device has them). gemm_peers.py times cuBLAS on the same SHAPES.
+# device has them); --plan pins the engine's kernel ("cm128x256", "64x64/2":
+# the vkserve_gemm_plan attribute, runtime/ops/gemm_plan.h) to sweep tiles.
+# --weights makes B a constant initializer (random values), as a model's
+# weights are: at FP16 it is then stored in fp16 on the GPU. --float16 makes
+# a model stored in float16 (A, B and Y fp16, fp32 sums; tensor cores at any
+# precision): the same operand bytes as cuBLAS fp16 in gemm_peers.py.
+# gemm_peers.py times cuBLAS on the same SHAPES.
 # Needs python3 with onnx and numpy (Debian: python3-onnx python3-numpy).
 import argparse
 import json
@@ -20,7 +27,8 @@ import re
 import subprocess
 import sys
 
-from onnx import TensorProto, helper
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
 
 # name, op, batch, M, N, K, transB (Gemm: B stored [N, K])
 SHAPES = [
@@ -48,12 +56,23 @@ SHAPES = [
 ]
 
 
-def make_model(op, a_shape, b_shape, trans_b):
-    inputs = [helper.make_tensor_value_info("A", TensorProto.FLOAT, list(a_shape)),
-              helper.make_tensor_value_info("B", TensorProto.FLOAT, list(b_shape))]
-    node = helper.make_node(op, ["A", "B"], ["Y"], **({"transB": 1} if trans_b else {}))
+def make_model(op, a_shape, b_shape, trans_b, plan=None, weights=False, float16=False):
+    elem = TensorProto.FLOAT16 if float16 else TensorProto.FLOAT
+    inputs = [helper.make_tensor_value_info("A", elem, list(a_shape))]
+    inits = []
+    if weights:
+        b = np.random.default_rng(1).uniform(-1, 1, size=b_shape)
+        b = b.astype(np.float16 if float16 else np.float32)
+        inits.append(numpy_helper.from_array(b, "B"))
+    else:
+        inputs.append(helper.make_tensor_value_info("B", elem, list(b_shape)))
+    attrs = {"transB": 1} if trans_b else {}
+    if plan:
+        attrs["vkserve_gemm_plan"] = plan
+    node = helper.make_node(op, ["A", "B"], ["Y"], **attrs)
     graph = helper.make_graph([node], "gemm_bench", inputs,
-                              [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)])
+                              [helper.make_tensor_value_info("Y", elem, None)],
+                              initializer=inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     return model
@@ -67,6 +86,9 @@ def main():
     parser.add_argument("--out", default="/tmp/vkserve_gemm_bench")
     parser.add_argument("--warmup", type=float, default=0.0)
     parser.add_argument("--precision", default="FP32", choices=["FP32", "FP16"])
+    parser.add_argument("--plan", default="")
+    parser.add_argument("--weights", action="store_true")
+    parser.add_argument("--float16", action="store_true")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     print(f"{'shape':18s} {'M x N x K x batch':>22s} {'kernel ms':>10s} {'TFLOP/s':>8s}")
@@ -77,7 +99,8 @@ def main():
         b_shape = (batch, k, n) if batch > 1 else ((n, k) if trans_b else (k, n))
         path = os.path.join(args.out, name + ".onnx")
         with open(path, "wb") as f:
-            f.write(make_model(op, a_shape, b_shape, trans_b).SerializeToString())
+            f.write(make_model(op, a_shape, b_shape, trans_b, args.plan,
+                               args.weights, args.float16).SerializeToString())
         profile = os.path.join(args.out, name + ".trace.json")
         command = [args.vkserve, "infer", path, "--repeat", str(args.repeat),
                    "--output-dir", os.path.join(args.out, "outputs"), "--profile", profile]

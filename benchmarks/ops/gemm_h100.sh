@@ -6,7 +6,9 @@
 # before and after; `vkserve devices` (the cooperative-matrix shapes); the
 # GEMM engine's op cases including the tensor-core ones that CI skips;
 # gemm_bench.py and conv_bench.py at FP32 for this build and for a baseline
-# build (main before the engine) and at FP16; and the cuBLAS peers of the
+# build (main before the engine) and at FP16; a sweep of every tensor-core
+# tile pinned on the square, BERT b8 and attention shapes (to calibrate the
+# coopmat speeds in runtime/ops/gemm_plan.cc); and the cuBLAS peers of the
 # same shapes (gemm_peers.py) in the same call.
 #
 # Usage (on the GPU machine): benchmarks/ops/gemm_h100.sh BUNDLE_DIR CASES_DIR [BASELINE_VKSERVE]
@@ -23,7 +25,7 @@ clock() { nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,power.draw --format=csv
 echo "== date $(date -u +%FT%TZ)  SM clock before: $(clock)"
 "$bundle/bin/vkserve" devices 2>&1 | grep -E "\[|matrix|subgroup"
 echo "== op cases (GEMM engine, FP16, tensor cores)"
-VKSERVE_OP_CASES_DIR=$cases timeout 120 "$bundle/bin/runtime_op_cases_test" \
+VKSERVE_OP_CASES_DIR=$cases timeout 300 "$bundle/bin/runtime_op_cases_test" \
   --gtest_filter='*gemm_fp16*:*gemm_f16io*:*gemm_engine_mm*:*gemm_engine_conv*:*gemm_engine_gemv*' 2>&1 |
   grep -E "OK|FAILED|SKIPPED|PASSED|Failure|error" | grep -v "^\[       OK" | tail -40
 echo "== gemm_bench FP32 (this build)"
@@ -34,6 +36,18 @@ if [ -n "$baseline" ]; then
 fi
 echo "== gemm_bench FP16 (this build)"
 python3 "$scripts/gemm_bench.py" "$bundle/bin/vkserve" --precision FP16 --warmup 0.5 --repeat 20
+echo "== gemm_bench FP16, B a weight initializer (stored in fp16)"
+python3 "$scripts/gemm_bench.py" "$bundle/bin/vkserve" --precision FP16 --weights --warmup 0.5 --repeat 20
+echo "== gemm_bench FP32, B a weight initializer"
+python3 "$scripts/gemm_bench.py" "$bundle/bin/vkserve" 'gemv|gpt2|head' --weights --warmup 0.5 --repeat 20
+echo "== gemm_bench, models stored in float16 (tensor cores at FP32 precision)"
+python3 "$scripts/gemm_bench.py" "$bundle/bin/vkserve" --float16 --warmup 0.5 --repeat 20
+echo "== FP16 tensor-core tile sweep (pinned plans)"
+for tile in 128x128 128x128w4 128x256 256x128 64x64 64x64s1; do
+  echo "-- cm$tile"
+  python3 "$scripts/gemm_bench.py" "$bundle/bin/vkserve" 'square_|bert_b8|attn_b8' \
+    --precision FP16 --plan "cm$tile" --warmup 0.3 --repeat 20
+done
 echo "== conv_bench FP32 (this build)"
 python3 "$scripts/conv_bench.py" "$bundle/bin/vkserve" --warmup 0.5
 if [ -n "$baseline" ]; then

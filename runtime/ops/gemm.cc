@@ -25,6 +25,7 @@ constexpr int64_t kMaxElements = int64_t{1} << 31;
 // Resolved shapes of one Gemm at one signature.
 struct GemmShape {
   DataType dtype = DataType::kFloat;
+  bool b_f16 = false;  // an fp16 B with fp32 A, C and Y (FP16 precision's weights)
   int64_t m = 0, n = 0, k = 0;
   bool trans_a = false, trans_b = false;
   bool has_c = false;  // present and contributing (beta != 0)
@@ -34,8 +35,10 @@ struct GemmShape {
 absl::StatusOr<GemmShape> ResolveGemm(const Node& node, const TensorDesc& a, const TensorDesc& b,
                                       const TensorDesc* c) {
   RETURN_IF_ERROR(CheckDataType(a.dtype, {DataType::kFloat, DataType::kFloat16}, "Gemm input A"));
+  const bool b_f16 = GetPrecision(node) == Precision::kFp16 && a.dtype == DataType::kFloat &&
+                     b.dtype == DataType::kFloat16;
   for (const TensorDesc* t : {&b, c}) {
-    if (t != nullptr && t->dtype != a.dtype) {
+    if (t != nullptr && t->dtype != a.dtype && !(t == &b && b_f16)) {
       return absl::InvalidArgumentError(
           absl::StrCat("Gemm inputs B and C must be ", std::string(DataTypeName(a.dtype)),
                        " as A is; got ", std::string(DataTypeName(t->dtype))));
@@ -47,6 +50,7 @@ absl::StatusOr<GemmShape> ResolveGemm(const Node& node, const TensorDesc& a, con
   }
   GemmShape s;
   s.dtype = a.dtype;
+  s.b_f16 = b_f16;
   s.trans_a = node.GetInt("transA", 0) != 0;
   s.trans_b = node.GetInt("transB", 0) != 0;
   s.m = a.shape[s.trans_a ? 1 : 0];
@@ -129,6 +133,7 @@ class GemmOp : public Op {
     p.a_trans = s.trans_a;
     p.b_trans = s.trans_b;
     p.dtype = s.dtype;
+    p.b_f16 = s.b_f16;
     p.alpha = node.GetFloat("alpha", 1.0f);
     p.beta = node.GetFloat("beta", 1.0f);
     if (s.has_c) {

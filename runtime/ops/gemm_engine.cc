@@ -51,6 +51,7 @@ class GemmKernel : public Kernel {
     int a_input = 0, b_input = 1, c_input = -1, residual_input = -1;
     bool vec_a = false, vec_b = false, vec_out = false;
     uint32_t vec_bytes = 16;
+    uint32_t b_vec_bytes = 16;
   };
   explicit GemmKernel(Config c) : c_(std::move(c)) {}
 
@@ -63,7 +64,7 @@ class GemmKernel : public Kernel {
     const gpu::BufferRange out = c_.reduce ? ctx.scratch[c_.scratch] : ctx.outputs[0];
     const uint32_t vb = c_.vec_bytes;
     if (c_.vec_a) RETURN_IF_ERROR(CheckAligned(a, vb, "A"));
-    if (c_.vec_b) RETURN_IF_ERROR(CheckAligned(b, vb, "B"));
+    if (c_.vec_b) RETURN_IF_ERROR(CheckAligned(b, c_.b_vec_bytes, "B"));
     if (c_.vec_out) {
       RETURN_IF_ERROR(CheckAligned(out, c_.reduce ? 16 : vb, "output"));
       RETURN_IF_ERROR(CheckAligned(ctx.outputs[0], vb, "output"));
@@ -99,6 +100,7 @@ GemmShape ShapeOf(const GemmProblem& p) {
   GemmShape s;
   s.fp16 = p.precision == Precision::kFp16;
   s.f16_io = p.dtype == DataType::kFloat16;
+  s.b_f16 = p.b_f16;
   s.m = p.m;
   s.n = p.n;
   s.k = p.k;
@@ -163,8 +165,9 @@ void NormalizeGemm(GemmProblem* p) {
     p->a_batch_strides.clear();
     p->b_batch_strides.clear();
   }
-  // Y = A x b with one column: Y^T = b^T x A^T has the same bytes and one row.
-  if (p->n == 1 && p->m > 1) {
+  // Y = A x b with one column: Y^T = b^T x A^T has the same bytes and one row
+  // (not for an fp16 B, which only B's loaders read).
+  if (p->n == 1 && p->m > 1 && !p->b_f16) {
     const bool a_trans = p->a_trans;
     std::swap(p->a_input, p->b_input);
     std::swap(p->a_batch_strides, p->b_batch_strides);
@@ -200,7 +203,11 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateGemmKernel(KernelContext& ctx, Gem
     return absl::UnimplementedError(
         "fp16 GEMMs need 16-bit storage buffers, which this device lacks");
   }
+  if (p.b_f16 && (f16_io || p.b_im2col)) {
+    return absl::InternalError("an fp16 B needs fp32 tensors and a matrix B");
+  }
   c.vec_bytes = f16_io ? 8 : 16;
+  c.b_vec_bytes = f16_io || p.b_f16 ? 8 : 16;
   ASSIGN_OR_RETURN(GemmPlan plan, PlanFor(ctx.node(), p, info));
   if (static_cast<double>(total) * plan.splits >= static_cast<double>(kMaxElements) ||
       static_cast<uint64_t>(total) * plan.splits * 4 > info.max_storage_buffer_range) {
@@ -264,7 +271,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateGemmKernel(KernelContext& ctx, Gem
       im2col ? U32(w.dilation_h) : 1u, im2col ? U32(w.dilation_w) : 1u,
       im2col && p.b_im2col->pointwise, p.precision == Precision::kFp16};
   ASSIGN_OR_RETURN(c.main,
-                   ctx.GetPipeline(plan.shader(kind, f16_io), kBindings, kPushBytes, local, spec));
+                   ctx.GetPipeline(plan.shader(kind, f16_io, p.b_f16), kBindings, kPushBytes,
+                                   local, spec));
 
   // Batch dims, padded on the outside to three.
   std::vector<int64_t> dims(3 - p.batch.size(), 1), as(3 - p.batch.size(), 0),

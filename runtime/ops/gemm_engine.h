@@ -96,6 +96,9 @@ struct GemmProblem {
   // The tensors' element type, kFloat or kFloat16 (every operand, C, the
   // residual and Y alike; sums in fp32 either way).
   DataType dtype = DataType::kFloat;
+  // With dtype kFloat: B alone is float16 (FP16 precision stores constant
+  // weights so, runtime/fp16_weights.h). Matrix B only.
+  bool b_f16 = false;
 };
 
 // The kernel computing `problem` for the node of `ctx` (whose

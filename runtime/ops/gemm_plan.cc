@@ -25,10 +25,18 @@ constexpr GemmTile kGemmTiles[] = {
 };
 
 // Tensor-core tiles; each is built per matrix shape in
-// VKSERVE_GEMM_COOPMAT_TILES (shaders/CMakeLists.txt).
+// VKSERVE_GEMM_COOPMAT_TILES (shaders/CMakeLists.txt). The speeds are not
+// measured yet: they only encode that a 64 x 64 block per subgroup reads
+// less shared memory per product than a 64 x 32 or 32 x 32 one, and that
+// the big tiles move half the operand bytes per product of the 64 x 64 one
+// (benchmarks/ops/gemm_h100.sh sweeps them on the H100 to calibrate).
 constexpr CoopmatTile kCoopmatTiles[] = {
-    {"128x128", 128, 128, 32, 2, 4, {16, 16, 16}},
-    {"64x64", 64, 64, 32, 2, 2, {16, 16, 16}},
+    {"128x128", 128, 128, 32, 2, 4, 2, {16, 16, 16}, 1.0},
+    {"128x128w4", 128, 128, 32, 2, 2, 2, {16, 16, 16}, 1.05},
+    {"128x256", 128, 256, 32, 2, 4, 1, {16, 16, 16}, 1.1},
+    {"256x128", 256, 128, 32, 4, 2, 1, {16, 16, 16}, 1.1},
+    {"64x64", 64, 64, 32, 2, 2, 2, {16, 16, 16}, 0.8},
+    {"64x64s1", 64, 64, 32, 2, 2, 1, {16, 16, 16}, 0.75},
 };
 
 // The order the cost model visits tiles in per B loader: on a cost within
@@ -140,11 +148,14 @@ double Cost(const GemmShape& s, const Candidate& t, int64_t splits, const Calibr
   return cost;
 }
 
+bool CoopmatFits(const CoopmatTile& t, const gpu::DeviceInfo& info) {
+  return t.threads() <= info.max_workgroup_invocations &&
+         t.threads() <= info.max_workgroup_size[0] && t.shared_bytes() <= info.max_shared_memory;
+}
+
 // The device's shape for `t`, when it reports it and runs `t` at all.
 bool CoopmatUsable(const CoopmatTile& t, const gpu::DeviceInfo& info) {
-  if (!info.cooperative_matrix_enabled || info.subgroup_size != 32 ||
-      t.threads() > info.max_workgroup_invocations || t.threads() > info.max_workgroup_size[0] ||
-      t.shared_bytes() > info.max_shared_memory) {
+  if (!info.cooperative_matrix_enabled || info.subgroup_size != 32 || !CoopmatFits(t, info)) {
     return false;
   }
   return std::any_of(info.coopmat_f16_f32_shapes.begin(), info.coopmat_f16_f32_shapes.end(),
@@ -161,7 +172,7 @@ std::optional<GemmPlan> ChooseCoopmat(const GemmShape& s, const gpu::DeviceInfo&
   double best_cost = 0;
   for (const CoopmatTile& t : kCoopmatTiles) {
     if (!CoopmatUsable(t, info)) continue;
-    const Candidate candidate{t.bm, t.bn, t.bk, t.threads(), 1.0};
+    const Candidate candidate{t.bm, t.bn, t.bk, t.threads(), t.speed};
     for (int64_t splits = 1; splits <= kMaxSplits; splits *= 2) {
       if (splits > 1 && s.k / splits < c.min_chunk) break;
       const double cost = Cost(s, candidate, splits, c);
@@ -193,13 +204,14 @@ double GemmTile::speed(GemmOperandKind kind) const {
 std::span<const GemmTile> GemmTiles() { return kGemmTiles; }
 std::span<const CoopmatTile> CoopmatTiles() { return kCoopmatTiles; }
 
-std::string GemmPlan::shader(GemmOperandKind b_kind, bool f16_io) const {
-  const char* io = f16_io ? "_f16" : "";
+std::string GemmPlan::shader(GemmOperandKind b_kind, bool f16_io, bool b_f16) const {
+  const char* io = f16_io ? "_f16" : (b_f16 ? "_b16" : "");
   if (gemv()) return absl::StrCat("ops/gemv", io);
   const char* loader = b_kind == GemmOperandKind::kMatrix ? "" : "_im2col";
   if (coopmat != nullptr) {
     return absl::StrCat("ops/gemm_cm_", coopmat->name, "_", coopmat->shape.m, "x",
-                        coopmat->shape.n, "x", coopmat->shape.k, loader, io);
+                        coopmat->shape.n, "x", coopmat->shape.k, loader, io,
+                        emulated ? "_emu" : "");
   }
   return absl::StrCat("ops/gemm_", tile->name, loader, io);
 }
@@ -212,7 +224,9 @@ std::array<uint32_t, 3> GemvLocal(bool b_trans) {
 
 absl::StatusOr<GemmPlan> ChooseGemmPlan(const GemmShape& s, const gpu::DeviceInfo& info) {
   if (s.b_kind == GemmOperandKind::kMatrix && s.m <= kGemvMaxM) return ChooseGemv(s, info);
-  if (s.fp16 && !s.f16_io) {
+  // fp16 tensors take the tensor cores at either precision: their products
+  // are exact in fp32 and the sums are fp32 on both paths.
+  if (s.fp16 || s.f16_io) {
     if (std::optional<GemmPlan> plan = ChooseCoopmat(s, info)) return *plan;
   }
   const Calibration& c = CalibrationFor(s.b_kind, info);
@@ -275,7 +289,13 @@ absl::StatusOr<GemmPlan> ParseGemmPlan(std::string_view spec, const GemmShape& s
   }
   if (kernel.substr(0, 2) == "cm") {
     for (const CoopmatTile& t : kCoopmatTiles) {
-      if (kernel.substr(2) != t.name || !CoopmatUsable(t, info) || s.f16_io) continue;
+      if (kernel.substr(2) != t.name) continue;
+      if (!CoopmatUsable(t, info)) {
+        // Emulated only where the device has no tensor cores at all (a
+        // device that has them but not this shape gets no plan).
+        if (info.cooperative_matrix_enabled || !CoopmatFits(t, info)) continue;
+        plan.emulated = true;
+      }
       plan.coopmat = &t;
       SetChunk(s.k, splits, t.bk, &plan);
       return plan;

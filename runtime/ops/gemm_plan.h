@@ -11,6 +11,7 @@
 #ifndef VKSERVE_RUNTIME_OPS_GEMM_PLAN_H_
 #define VKSERVE_RUNTIME_OPS_GEMM_PLAN_H_
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <span>
@@ -49,17 +50,23 @@ std::span<const GemmTile> GemmTiles();
 
 // A tensor-core variant (shaders/ops/gemm_coopmat.glsl, VK_NV_cooperative_
 // matrix): BM x BN outputs per workgroup of warps_m x warps_n 32-wide
-// subgroups, BK per step, computed as `shape` fp16 x fp16 -> fp32 matrices.
-// Only offered where the device reports `shape` and 32-wide subgroups.
+// subgroups, BK per step through `stages` shared stages, computed as `shape`
+// fp16 x fp16 -> fp32 matrices. Only offered where the device reports
+// `shape` and 32-wide subgroups; a pinned plan runs its scalar emulation
+// elsewhere (GemmPlan::emulated).
 struct CoopmatTile {
-  const char* name;  // "<BM>x<BN>"
-  uint32_t bm, bn, bk, warps_m, warps_n;
+  const char* name;  // "<BM>x<BN>", "w<subgroups>" / "s1" for other warp / stage counts
+  uint32_t bm, bn, bk, warps_m, warps_n, stages;
   gpu::DeviceInfo::MatrixShape shape;
+  double speed;  // relative throughput per padded FLOP on a full device
   uint32_t threads() const { return warps_m * warps_n * 32; }
-  // Two fp16 stages of A and B (rows padded by 8) and an fp32 staging
-  // block per subgroup.
+  // fp16 stages of A and B (rows padded by 8 halves, sized for either
+  // orientation) and an fp32 staging block per subgroup.
   uint32_t shared_bytes() const {
-    return 2 * bk * ((bm + 8) + (bn + 8)) * 2 + warps_m * warps_n * shape.m * shape.n * 4;
+    const auto stage = [&](uint32_t mn) {
+      return std::max(mn * (bk + 8), bk * (mn + 8));
+    };
+    return stages * (stage(bm) + stage(bn)) * 2 + warps_m * warps_n * shape.m * shape.n * 4;
   }
 };
 std::span<const CoopmatTile> CoopmatTiles();
@@ -71,7 +78,8 @@ struct GemmShape {
   bool b_trans = false;
   GemmOperandKind b_kind = GemmOperandKind::kMatrix;
   bool fp16 = false;    // Precision::kFp16: tensor-core kernels allowed
-  bool f16_io = false;  // fp16 tensors (the "_f16" variants; no tensor cores yet)
+  bool f16_io = false;  // fp16 tensors (the "_f16" variants; tensor cores allowed too)
+  bool b_f16 = false;   // fp32 tensors but an fp16 B (matrix B only; "_b16" variants)
 };
 
 struct GemmPlan {
@@ -79,11 +87,14 @@ struct GemmPlan {
   const CoopmatTile* coopmat = nullptr;  // the tensor-core one; both null: gemv
   uint32_t splits = 1;                   // K splits actually used
   uint32_t k_chunk = 0;                  // K per split (a multiple of the kernel's K step)
+  bool emulated = false;                 // coopmat's scalar emulation ("_emu"; pinned only)
   bool gemv() const { return tile == nullptr && coopmat == nullptr; }
   // The embedded shader: "ops/gemv", "ops/gemm_<BM>x<BN>",
-  // "ops/gemm_cm_<BM>x<BN>_<M>x<N>x<K>", each tile with "_im2col" for that
-  // B loader; with f16_io the fp16-tensor variant ("_f16").
-  std::string shader(GemmOperandKind b_kind, bool f16_io = false) const;
+  // "ops/gemm_cm_<name>_<M>x<N>x<K>", each tile with "_im2col" for that
+  // B loader; with f16_io the fp16-tensor variant ("_f16"); a coopmat tile
+  // with "_emu" when emulated; with b_f16 (fp32 tensors, fp16 matrix B)
+  // the "_b16" variant.
+  std::string shader(GemmOperandKind b_kind, bool f16_io = false, bool b_f16 = false) const;
 };
 
 // gemv.comp: rows of op(A) per workgroup, the largest M it is chosen for,
@@ -95,11 +106,13 @@ std::array<uint32_t, 3> GemvLocal(bool b_trans);
 // The plan minimizing the cost model for `shape` among the kernels that fit
 // the device's workgroup and shared-memory limits: with shape.fp16 a
 // tensor-core tile when the device offers one (gemv still for M <= 8),
-// else the scalar tiles. UNIMPLEMENTED when none fits.
+// else the scalar tiles; fp16 tensors (f16_io) likewise at either
+// precision. UNIMPLEMENTED when none fits.
 absl::StatusOr<GemmPlan> ChooseGemmPlan(const GemmShape& shape, const gpu::DeviceInfo& info);
 
-// The node attribute pinning a plan: "gemv", "<BM>x<BN>", "cm<BM>x<BN>"
-// (tensor cores, where the device has them), optionally
+// The node attribute pinning a plan: "gemv", "<BM>x<BN>", "cm<name>"
+// (tensor cores where the device has them, else their scalar emulation,
+// which only tests use: it is correct but slow), optionally
 // followed by "/<splits>" ("64x64/4"). Not "_vkserve_"-prefixed (a name the
 // loader reserves for internal attributes): a model may set it, so it is
 // untrusted like the rest of the model.

@@ -56,6 +56,7 @@ absl::StatusOr<Transform> TransformOf(const Node& node) {
 // Resolved shapes of one MatMul at one signature.
 struct MatMulShape {
   DataType dtype = DataType::kFloat;
+  bool b_f16 = false;  // an fp16 B with an fp32 A (FP16 precision's weights)
   int64_t m = 0, n = 0, k = 0;
   bool a_trans = false;  // the stored matrices are [K, M] / [N, K]
   bool b_trans = false;
@@ -78,10 +79,13 @@ std::vector<int64_t> BatchStrides(const std::vector<int64_t>& dims, size_t rank,
   return strides;
 }
 
+// An fp16 B with an fp32 A is the FP16 precision's stored weight
+// (runtime/fp16_weights.h): `fp16` is the node's precision.
 absl::StatusOr<MatMulShape> ResolveMatMul(const TensorDesc& a, const TensorDesc& b,
-                                          const Transform& t) {
+                                          const Transform& t, bool fp16) {
   RETURN_IF_ERROR(CheckDataType(a.dtype, {DataType::kFloat, DataType::kFloat16}, "MatMul input A"));
-  if (b.dtype != a.dtype) {
+  const bool b_f16 = fp16 && a.dtype == DataType::kFloat && b.dtype == DataType::kFloat16;
+  if (b.dtype != a.dtype && !b_f16) {
     return absl::InvalidArgumentError(
         absl::StrCat("MatMul input B is ", std::string(DataTypeName(b.dtype)), "; A is ",
                      std::string(DataTypeName(a.dtype))));
@@ -96,6 +100,7 @@ absl::StatusOr<MatMulShape> ResolveMatMul(const TensorDesc& a, const TensorDesc&
   if (bs.size() == 1) bs.push_back(1);
   MatMulShape s;
   s.dtype = a.dtype;
+  s.b_f16 = b_f16;
   // A 1-D operand's transpose is itself.
   s.a_trans = t.trans_a && a.shape.size() > 1;
   s.b_trans = t.trans_b && b.shape.size() > 1;
@@ -159,7 +164,8 @@ class MatMulOp : public Op {
     ASSIGN_OR_RETURN(const TensorDesc* a, RequireInput(ctx, 0));
     ASSIGN_OR_RETURN(const TensorDesc* b, RequireInput(ctx, 1));
     ASSIGN_OR_RETURN(const Transform t, TransformOf(ctx.node));
-    ASSIGN_OR_RETURN(MatMulShape s, ResolveMatMul(*a, *b, t));
+    ASSIGN_OR_RETURN(MatMulShape s,
+                     ResolveMatMul(*a, *b, t, GetPrecision(ctx.node) == Precision::kFp16));
     ASSIGN_OR_RETURN(Epilogue e, GetEpilogue(ctx.node));
     if (e.residual != Epilogue::Residual::kNone) {
       ASSIGN_OR_RETURN(const TensorDesc* r, RequireInput(ctx, e.residual_input));
@@ -180,7 +186,9 @@ class MatMulOp : public Op {
 
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     ASSIGN_OR_RETURN(const Transform t, TransformOf(ctx.node()));
-    ASSIGN_OR_RETURN(MatMulShape s, ResolveMatMul(*ctx.input(0), *ctx.input(1), t));
+    ASSIGN_OR_RETURN(MatMulShape s,
+                     ResolveMatMul(*ctx.input(0), *ctx.input(1), t,
+                                   GetPrecision(ctx.node()) == Precision::kFp16));
     GemmProblem p;
     p.m = s.m;
     p.n = s.n;
@@ -192,6 +200,7 @@ class MatMulOp : public Op {
     p.a_batch_strides = s.a_strides;
     p.b_batch_strides = s.b_strides;
     p.dtype = s.dtype;
+    p.b_f16 = s.b_f16;
     ASSIGN_OR_RETURN(p.epilogue, GetEpilogue(ctx.node()));
     if (const TensorDesc* bias = ctx.input(kBiasInput)) {
       ASSIGN_OR_RETURN(p.c_stride_n, BiasStride(*bias, s.output, s.dtype));

@@ -1,28 +1,51 @@
 // SPDX-License-Identifier: Apache-2.0
 // The GEMM engine's tensor-core compute core (VK_NV_cooperative_matrix):
-// fp16 x fp16 products accumulated in fp32. The same operand loaders as the
-// scalar core (gemm_tile.glsl) read fp32 A and B, round them to fp16 as they
-// enter shared memory, and the workgroup's WARPS_M x WARPS_N subgroups each
-// multiply a (BM / WARPS_M) x (BN / WARPS_N) block as CM_M x CM_N x CM_K
-// cooperative matrices. Compiled by shaders/CMakeLists.txt per tile with
-// the tile and the matrix shape as defines; the engine uses a variant only
-// on a device whose subgroup is 32 wide and which reports that fp16/fp32
-// matrix shape (runtime/ops/gemm_plan.h). Stages are double-buffered as in
-// the scalar core. The epilogue (gemm_epilogue.glsl) runs per element after
-// each accumulator passes through a per-subgroup shared staging block.
+// fp16 x fp16 products accumulated in fp32. Compiled by shaders/CMakeLists.txt
+// per tile with the tile and the matrix shape as defines; the engine uses a
+// variant only on a device whose subgroup is 32 wide and which reports that
+// fp16/fp32 matrix shape (runtime/ops/gemm_plan.h).
+//
+// A workgroup of WARPS_M x WARPS_N 32-wide subgroups computes a BM x BN block;
+// each subgroup owns a (BM / WARPS_M) x (BN / WARPS_N) block as FRAGS_M x
+// FRAGS_N accumulators of CM_M x CM_N. K streams in steps of BK through
+// STAGES shared-memory stages (2: double-buffered, one barrier per step; 1:
+// half the shared memory, two barriers per step); the global loads of the
+// next step are issued before the current step's matrix work.
+//
+// Shared memory holds fp16 in 16-byte units (uvec4 of 8 halves). Each operand
+// keeps the orientation of its contiguous dimension in memory, so a thread
+// moves 8 consecutive elements with wide global loads, converts them once
+// and stores them with one 128-bit shared store: A as [m][k] rows (or [k][m]
+// when A_TRANS), B as [k][n] (or [n][k] when B_TRANS or read through the
+// im2col view); the matrix loads take the matching row / column-major
+// layout. Rows are padded by one unit, which also keeps the 8 row starts of a
+// fragment load in distinct bank groups.
+//
+// The epilogue (gemm_epilogue.glsl) runs per element (per 4 with VEC_OUT)
+// after each accumulator passes through a per-subgroup fp32 staging block.
+//
+// EMULATE (the "_emu" variants): the same data movement with the matrix
+// operations done in scalar code by 32 invocations at a time and workgroup
+// barriers in place of subgroup ones, so devices without cooperative
+// matrices (lavapipe in CI) test the loaders, layouts and epilogue of these
+// kernels. Never chosen by the cost model; only a pinned plan runs it.
 #version 450
 
+#extension GL_KHR_shader_subgroup_basic : require
+#if !EMULATE
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
-#extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#endif
 
 #if !defined(BM) || !defined(BN) || !defined(BK) || !defined(WARPS_M) || !defined(WARPS_N) || \
-    !defined(CM_M) || !defined(CM_N) || !defined(CM_K) || !defined(THREADS)
-#error "gemm_coopmat.glsl needs BM, BN, BK, WARPS_M, WARPS_N, CM_M, CM_N, CM_K, THREADS"
+    !defined(CM_M) || !defined(CM_N) || !defined(CM_K) || !defined(THREADS) || !defined(STAGES)
+#error "gemm_coopmat.glsl needs BM, BN, BK, WARPS_M, WARPS_N, CM_M, CM_N, CM_K, THREADS, STAGES"
 #endif
 #if THREADS != WARPS_M * WARPS_N * 32 || (BM % (WARPS_M * CM_M)) != 0 || \
-    (BN % (WARPS_N * CM_N)) != 0 || (BK % CM_K) != 0
+    (BN % (WARPS_N * CM_N)) != 0 || (BK % CM_K) != 0 || (BK % 8) != 0 || \
+    ((BM * BK / 8) % THREADS) != 0 || ((BN * BK / 8) % THREADS) != 0 || \
+    (STAGES != 1 && STAGES != 2)
 #error "inconsistent coopmat tile defines"
 #endif
 
@@ -35,54 +58,329 @@ const uint WM = BM / WARPS_M;  // rows and columns of one subgroup's block
 const uint WN = BN / WARPS_N;
 const uint FRAGS_M = WM / CM_M;
 const uint FRAGS_N = WN / CM_N;
-const uint A_STRIDE = BM + 8;  // fp16 elements per shared row (k), padded
-const uint B_STRIDE = BN + 8;
-const uint A_REGS = BM * BK / 4 / THREADS;
-const uint B_REGS = BK * BN / 4 / THREADS;
+const uint PAD = 8;  // halves: one 16-byte unit per shared row
+// Halves per stage: the larger of the two orientations.
+const uint A_STAGE = BM * (BK + PAD) > BK * (BM + PAD) ? BM * (BK + PAD) : BK * (BM + PAD);
+const uint B_STAGE = BN * (BK + PAD) > BK * (BN + PAD) ? BN * (BK + PAD) : BK * (BN + PAD);
+const uint A_UNITS = BM * BK / 8 / THREADS;  // 8-element units per thread per step
+const uint B_UNITS = BN * BK / 8 / THREADS;
 
-shared float16_t a_sh[2 * BK * A_STRIDE];  // [stage][k][m]
-shared float16_t b_sh[2 * BK * B_STRIDE];  // [stage][k][n]
+// Shared orientation: A_KM stores A as [k][m] (column-major fragments), B_KN
+// stores B as [k][n] (row-major fragments).
+const bool A_KM = A_TRANS;
+#if B_IM2COL
+const bool B_KN = POINTWISE && VEC_B;
+#else
+const bool B_KN = !B_TRANS;
+#endif
+const uint A_LD = A_KM ? BM + PAD : BK + PAD;  // halves per shared row
+const uint B_LD = B_KN ? BN + PAD : BK + PAD;
+
+shared uvec4 a_sh[STAGES * A_STAGE / 8];
+shared uvec4 b_sh[STAGES * B_STAGE / 8];
 shared float c_stage[WARPS_M * WARPS_N * CM_M * CM_N];
 
-vec4 a_regs[A_REGS];
-vec4 b_regs[B_REGS];
+// One step's global loads: 8 elements per unit as two vec4.
+vec4 a_lo[A_UNITS], a_hi[A_UNITS];
+vec4 b_lo[B_UNITS], b_hi[B_UNITS];
 
 uint a_base;
 uint b_base;
 uint m0;
 uint n0;
 
-void store_a1(uint s, uint k, uint m, float v) {
-  a_sh[(s * BK + k) * A_STRIDE + m] = float16_t(v);
+#if B_IM2COL
+#define GEMM_IM2COL_VIEW_ONLY 1
+#include "gemm_load_im2col.glsl"
+#endif
+
+// ---- Matrix operations (tensor cores, or their scalar emulation) ----
+const uint ACC_PER_LANE = CM_M * CM_N / 32;
+#if EMULATE
+struct FragA { uint off; };  // halves into a_sh; orientation A_KM, stride A_LD
+struct FragB { uint off; };
+struct Acc { float v[ACC_PER_LANE]; };
+
+uint pack2(vec2 v) { return packHalf2x16(vec2(round_f16(v.x), round_f16(v.y))); }
+float a_half(uint h) { return unpackHalf2x16(a_sh[h >> 3][(h >> 1) & 3u])[h & 1u]; }
+float b_half(uint h) { return unpackHalf2x16(b_sh[h >> 3][(h >> 1) & 3u])[h & 1u]; }
+Acc acc_zero() {
+  Acc r;
+  [[unroll]] for (uint t = 0; t < ACC_PER_LANE; ++t) r.v[t] = 0.0;
+  return r;
 }
-void store_a4(uint s, uint k, uint mq, vec4 v) {
-  const uint o = (s * BK + k) * A_STRIDE + mq * 4;
-  a_sh[o] = float16_t(v.x);
-  a_sh[o + 1] = float16_t(v.y);
-  a_sh[o + 2] = float16_t(v.z);
-  a_sh[o + 3] = float16_t(v.w);
+void load_frag_a(out FragA f, uint off) { f.off = off; }
+void load_frag_b(out FragB f, uint off) { f.off = off; }
+// Loops kept rolled: lavapipe compiles this in seconds instead of minutes.
+Acc mul_add(FragA fa, FragB fb, Acc c) {
+  const uint lane = gl_LocalInvocationID.x % 32;
+  [[dont_unroll]] for (uint t = 0; t < ACC_PER_LANE; ++t) {
+    const uint r = (lane + 32 * t) / CM_N;
+    const uint col = (lane + 32 * t) % CM_N;
+    [[dont_unroll]] for (uint kk = 0; kk < CM_K; ++kk) {
+      const float x = a_half(fa.off + (A_KM ? kk * A_LD + r : r * A_LD + kk));
+      const float y = b_half(fb.off + (B_KN ? kk * B_LD + col : col * B_LD + kk));
+      c.v[t] += x * y;
+    }
+  }
+  return c;
 }
-void store_b1(uint s, uint k, uint n, float v) {
-  b_sh[(s * BK + k) * B_STRIDE + n] = float16_t(v);
+void store_acc(Acc c, uint base) {
+  const uint lane = gl_LocalInvocationID.x % 32;
+  [[unroll]] for (uint t = 0; t < ACC_PER_LANE; ++t) c_stage[base + lane + 32 * t] = c.v[t];
 }
-void store_b4(uint s, uint k, uint nq, vec4 v) {
-  const uint o = (s * BK + k) * B_STRIDE + nq * 4;
-  b_sh[o] = float16_t(v.x);
-  b_sh[o + 1] = float16_t(v.y);
-  b_sh[o + 2] = float16_t(v.z);
-  b_sh[o + 3] = float16_t(v.w);
+// The emulated subgroup is 32 invocations of the workgroup: every one of
+// them runs the epilogue loops the same number of times.
+void stage_sync() {
+  memoryBarrierShared();
+  barrier();
+}
+#else
+#define FragA fcoopmatNV<16, gl_ScopeSubgroup, CM_M, CM_K>
+#define FragB fcoopmatNV<16, gl_ScopeSubgroup, CM_K, CM_N>
+#define Acc fcoopmatNV<32, gl_ScopeSubgroup, CM_M, CM_N>
+
+uint pack2(vec2 v) { return packFloat2x16(f16vec2(v)); }
+Acc acc_zero() { return Acc(0.0); }
+void load_frag_a(out FragA f, uint off) {
+  if (A_KM) {
+    coopMatLoadNV(f, a_sh, off / 8, A_LD / 8, true);
+  } else {
+    coopMatLoadNV(f, a_sh, off / 8, A_LD / 8, false);
+  }
+}
+void load_frag_b(out FragB f, uint off) {
+  if (B_KN) {
+    coopMatLoadNV(f, b_sh, off / 8, B_LD / 8, false);
+  } else {
+    coopMatLoadNV(f, b_sh, off / 8, B_LD / 8, true);
+  }
+}
+Acc mul_add(FragA fa, FragB fb, Acc c) { return coopMatMulAddNV(fa, fb, c); }
+void store_acc(Acc c, uint base) { coopMatStoreNV(c, c_stage, base, CM_N, false); }
+void stage_sync() {
+  subgroupMemoryBarrierShared();
+  subgroupBarrier();
+}
+#endif
+
+Acc acc[FRAGS_M][FRAGS_N];
+
+uvec4 pack8(vec4 lo, vec4 hi) {
+  return uvec4(pack2(lo.xy), pack2(lo.zw), pack2(hi.xy), pack2(hi.zw));
 }
 
-#include "gemm_load_a.glsl"
+// ---- Operand A: a strided matrix ----
+float load_a1(uint m, uint k, uint k_end) {
+  if (m >= p.m || k >= k_end) return 0.0;
+  return float(a[a_base + (A_TRANS ? k * p.lda + m : m * p.lda + k)]);
+}
+
+// Four consecutive elements along A's contiguous dimension from (m, k).
+// VEC_A: that dimension's extent is a multiple of 4, so a vector is all in
+// or all out.
+vec4 load_a4(uint m, uint k, uint k_end) {
+  if (VEC_A) {
+    if (m >= p.m || k >= k_end) return vec4(0.0);
+    return vec4(a4[(a_base + (A_TRANS ? k * p.lda + m : m * p.lda + k)) / 4]);
+  }
+  return A_TRANS ? vec4(load_a1(m, k, k_end), load_a1(m + 1, k, k_end), load_a1(m + 2, k, k_end),
+                        load_a1(m + 3, k, k_end))
+                 : vec4(load_a1(m, k, k_end), load_a1(m, k + 1, k_end), load_a1(m, k + 2, k_end),
+                        load_a1(m, k + 3, k_end));
+}
+
+// Unit i of a step: shared row and first element of the row.
+uvec2 a_unit(uint i) {
+  return A_KM ? uvec2(i / (BM / 8), (i % (BM / 8)) * 8) : uvec2(i / (BK / 8), (i % (BK / 8)) * 8);
+}
+
+void load_a_step(uint k0, uint k_end) {
+  [[unroll]] for (uint u = 0; u < A_UNITS; ++u) {
+    const uvec2 rc = a_unit(gl_LocalInvocationID.x + u * THREADS);
+    const uint m = m0 + (A_KM ? rc.y : rc.x);
+    const uint k = k0 + (A_KM ? rc.x : rc.y);
+    a_lo[u] = load_a4(m, k, k_end);
+    a_hi[u] = A_KM ? load_a4(m + 4, k, k_end) : load_a4(m, k + 4, k_end);
+  }
+}
+
+void store_a_step(uint s) {
+  [[unroll]] for (uint u = 0; u < A_UNITS; ++u) {
+    const uvec2 rc = a_unit(gl_LocalInvocationID.x + u * THREADS);
+    a_sh[(s * A_STAGE + rc.x * A_LD + rc.y) / 8] = pack8(a_lo[u], a_hi[u]);
+  }
+}
+
+// ---- Operand B: a strided matrix or the im2col view ----
 #if B_IM2COL
-#include "gemm_load_im2col.glsl"
+// Rows of n (one fixed column per thread, THREADS a multiple of BN) and 8
+// consecutive k per unit; or, POINTWISE with VEC_B, rows of k with 8
+// consecutive pixels read as vectors straight from X.
+uvec2 b_unit(uint i) {
+  return B_KN ? uvec2(i / (BN / 8), (i % (BN / 8)) * 8) : uvec2(i % BN, (i / BN) * 8);
+}
+
+vec4 load_x4_pixels(uint k, uint col, uint k_end) {
+  if (col >= p.n || k >= k_end) return vec4(0.0);
+  const uint image = col / p.n_inner;
+  const uint pix = col - image * p.n_inner;
+  return vec4(b4[(image * p.ldb + b_base + k * p.n_inner + pix) / 4]);
+}
+
+vec4 load_x4_taps(uint k, uint k_end) {
+  vec4 v;
+  [[unroll]] for (uint c = 0; c < 4; ++c) v[c] = k + c < k_end ? load_x(k + c) : 0.0;
+  return v;
+}
+
+void load_b_step(uint k0, uint k_end) {
+  [[unroll]] for (uint u = 0; u < B_UNITS; ++u) {
+    const uvec2 rc = b_unit(gl_LocalInvocationID.x + u * THREADS);
+    if (B_KN) {
+      b_lo[u] = load_x4_pixels(k0 + rc.x, n0 + rc.y, k_end);
+      b_hi[u] = load_x4_pixels(k0 + rc.x, n0 + rc.y + 4, k_end);
+    } else {
+      b_lo[u] = load_x4_taps(k0 + rc.y, k_end);
+      b_hi[u] = load_x4_taps(k0 + rc.y + 4, k_end);
+    }
+  }
+}
 #else
-#include "gemm_load_b.glsl"
+float load_b1(uint k, uint n, uint k_end) {
+  if (n >= p.n || k >= k_end) return 0.0;
+  return float(b[b_base + (B_TRANS ? n * p.ldb + k : k * p.ldb + n)]);
+}
+
+// Four consecutive elements along B's contiguous dimension from (k, n).
+vec4 load_b4(uint k, uint n, uint k_end) {
+  if (VEC_B) {
+    if (n >= p.n || k >= k_end) return vec4(0.0);
+    return vec4(b4[(b_base + (B_TRANS ? n * p.ldb + k : k * p.ldb + n)) / 4]);
+  }
+  return B_TRANS ? vec4(load_b1(k, n, k_end), load_b1(k + 1, n, k_end), load_b1(k + 2, n, k_end),
+                        load_b1(k + 3, n, k_end))
+                 : vec4(load_b1(k, n, k_end), load_b1(k, n + 1, k_end), load_b1(k, n + 2, k_end),
+                        load_b1(k, n + 3, k_end));
+}
+
+uvec2 b_unit(uint i) {
+  return B_KN ? uvec2(i / (BN / 8), (i % (BN / 8)) * 8) : uvec2(i / (BK / 8), (i % (BK / 8)) * 8);
+}
+
+void load_b_step(uint k0, uint k_end) {
+  [[unroll]] for (uint u = 0; u < B_UNITS; ++u) {
+    const uvec2 rc = b_unit(gl_LocalInvocationID.x + u * THREADS);
+    const uint k = k0 + (B_KN ? rc.x : rc.y);
+    const uint n = n0 + (B_KN ? rc.y : rc.x);
+    b_lo[u] = load_b4(k, n, k_end);
+    b_hi[u] = B_KN ? load_b4(k, n + 4, k_end) : load_b4(k + 4, n, k_end);
+  }
+}
 #endif
+
+void store_b_step(uint s) {
+  [[unroll]] for (uint u = 0; u < B_UNITS; ++u) {
+    const uvec2 rc = b_unit(gl_LocalInvocationID.x + u * THREADS);
+    b_sh[(s * B_STAGE + rc.x * B_LD + rc.y) / 8] = pack8(b_lo[u], b_hi[u]);
+  }
+}
+
+// ---- The K loop ----
+void multiply_stage(uint s, uint warp_m, uint warp_n) {
+  [[unroll]] for (uint kk = 0; kk < BK; kk += CM_K) {
+    FragA fa[FRAGS_M];
+    FragB fb[FRAGS_N];
+    [[unroll]] for (uint i = 0; i < FRAGS_M; ++i) {
+      const uint m = warp_m * WM + i * CM_M;
+      load_frag_a(fa[i], s * A_STAGE + (A_KM ? kk * A_LD + m : m * A_LD + kk));
+    }
+    [[unroll]] for (uint j = 0; j < FRAGS_N; ++j) {
+      const uint n = warp_n * WN + j * CM_N;
+      load_frag_b(fb[j], s * B_STAGE + (B_KN ? kk * B_LD + n : n * B_LD + kk));
+    }
+    [[unroll]] for (uint i = 0; i < FRAGS_M; ++i) {
+      [[unroll]] for (uint j = 0; j < FRAGS_N; ++j) acc[i][j] = mul_add(fa[i], fb[j], acc[i][j]);
+    }
+  }
+}
+
+void k_loop(uint k_begin, uint k_end, uint warp_m, uint warp_n) {
+  if (k_begin < k_end) {
+    load_a_step(k_begin, k_end);
+    load_b_step(k_begin, k_end);
+  }
+#if STAGES == 2
+  if (k_begin < k_end) {
+    store_a_step(0);
+    store_b_step(0);
+  }
+  barrier();
+  uint s = 0;
+  for (uint k0 = k_begin; k0 < k_end; k0 += BK) {
+    const bool more = k0 + BK < k_end;
+    if (more) {
+      load_a_step(k0 + BK, k_end);
+      load_b_step(k0 + BK, k_end);
+    }
+    multiply_stage(s, warp_m, warp_n);
+    if (more) {
+      store_a_step(s ^ 1u);
+      store_b_step(s ^ 1u);
+    }
+    barrier();
+    s ^= 1u;
+  }
+#else
+  for (uint k0 = k_begin; k0 < k_end; k0 += BK) {
+    store_a_step(0);
+    store_b_step(0);
+    barrier();
+    if (k0 + BK < k_end) {
+      load_a_step(k0 + BK, k_end);
+      load_b_step(k0 + BK, k_end);
+    }
+    multiply_stage(0, warp_m, warp_n);
+    barrier();
+  }
+#endif
+}
+
+// Each accumulator through this subgroup's staging block, then the epilogue
+// (lanes along a row: coalesced stores).
+void write_out(uint warp, uint warp_m, uint warp_n, uint z, uint split) {
+  const uint lane = gl_LocalInvocationID.x % 32;
+  const uint base = warp * CM_M * CM_N;
+  [[unroll]] for (uint i = 0; i < FRAGS_M; ++i) {
+    [[unroll]] for (uint j = 0; j < FRAGS_N; ++j) {
+      store_acc(acc[i][j], base);
+      stage_sync();
+      const uint row0 = m0 + warp_m * WM + i * CM_M;
+      const uint col0 = n0 + warp_n * WN + j * CM_N;
+      if (VEC_OUT) {
+        for (uint e = lane * 4; e < CM_M * CM_N; e += 128) {
+          const uint row = row0 + e / CM_N;
+          const uint col = col0 + e % CM_N;
+          if (row < p.m && col < p.n) {
+            store4(vec4(c_stage[base + e], c_stage[base + e + 1], c_stage[base + e + 2],
+                        c_stage[base + e + 3]),
+                   z, split, row, col);
+          }
+        }
+      } else {
+        for (uint e = lane; e < CM_M * CM_N; e += 32) {
+          const uint row = row0 + e / CM_N;
+          const uint col = col0 + e % CM_N;
+          if (row < p.m && col < p.n) store1(c_stage[base + e], z, split, row, col);
+        }
+      }
+      stage_sync();
+    }
+  }
+}
 
 void main() {
   const uint warp = gl_LocalInvocationID.x / 32;
-  const uint lane = gl_LocalInvocationID.x % 32;
   const uint warp_m = warp / WARPS_N;
   const uint warp_n = warp % WARPS_N;
   const uint z = gl_WorkGroupID.z / p.splits;
@@ -92,72 +390,13 @@ void main() {
   b_base = offsets.y;
   m0 = gl_WorkGroupID.y * BM;
   n0 = gl_WorkGroupID.x * BN;
+#if B_IM2COL
   init_b_loader();
-
-  fcoopmatNV<32, gl_ScopeSubgroup, CM_M, CM_N> acc[FRAGS_M][FRAGS_N];
+#endif
   [[unroll]] for (uint i = 0; i < FRAGS_M; ++i) {
-    [[unroll]] for (uint j = 0; j < FRAGS_N; ++j) {
-      acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, CM_M, CM_N>(0.0);
-    }
+    [[unroll]] for (uint j = 0; j < FRAGS_N; ++j) acc[i][j] = acc_zero();
   }
-
   const uint k_begin = split * p.k_chunk;
-  const uint k_end = min(p.k, k_begin + p.k_chunk);
-  uint stage = 0;
-  if (k_begin < k_end) {
-    load_a_step(k_begin, k_end);
-    load_b_step(k_begin, k_end);
-    store_a_step(0);
-    store_b_step(0);
-  }
-  barrier();
-  for (uint k0 = k_begin; k0 < k_end; k0 += BK) {
-    const bool more = k0 + BK < k_end;
-    if (more) {
-      load_a_step(k0 + BK, k_end);
-      load_b_step(k0 + BK, k_end);
-    }
-    [[unroll]] for (uint kk = 0; kk < BK; kk += CM_K) {
-      fcoopmatNV<16, gl_ScopeSubgroup, CM_M, CM_K> a[FRAGS_M];
-      fcoopmatNV<16, gl_ScopeSubgroup, CM_K, CM_N> b[FRAGS_N];
-      // A is stored K-major: column-major M x K with stride A_STRIDE.
-      [[unroll]] for (uint i = 0; i < FRAGS_M; ++i) {
-        coopMatLoadNV(a[i], a_sh, (stage * BK + kk) * A_STRIDE + warp_m * WM + i * CM_M,
-                      A_STRIDE, true);
-      }
-      [[unroll]] for (uint j = 0; j < FRAGS_N; ++j) {
-        coopMatLoadNV(b[j], b_sh, (stage * BK + kk) * B_STRIDE + warp_n * WN + j * CM_N,
-                      B_STRIDE, false);
-      }
-      [[unroll]] for (uint i = 0; i < FRAGS_M; ++i) {
-        [[unroll]] for (uint j = 0; j < FRAGS_N; ++j) {
-          acc[i][j] = coopMatMulAddNV(a[i], b[j], acc[i][j]);
-        }
-      }
-    }
-    if (more) {
-      store_a_step(stage ^ 1u);
-      store_b_step(stage ^ 1u);
-    }
-    barrier();
-    stage ^= 1u;
-  }
-
-  // Each accumulator through this subgroup's staging block, then the
-  // epilogue per element (lanes along a row: coalesced stores).
-  const uint stage_base = warp * CM_M * CM_N;
-  [[unroll]] for (uint i = 0; i < FRAGS_M; ++i) {
-    [[unroll]] for (uint j = 0; j < FRAGS_N; ++j) {
-      coopMatStoreNV(acc[i][j], c_stage, stage_base, CM_N, false);
-      subgroupMemoryBarrierShared();
-      subgroupBarrier();
-      for (uint e = lane; e < CM_M * CM_N; e += 32) {
-        const uint row = m0 + warp_m * WM + i * CM_M + e / CM_N;
-        const uint col = n0 + warp_n * WN + j * CM_N + e % CM_N;
-        if (row < p.m && col < p.n) store1(c_stage[stage_base + e], z, split, row, col);
-      }
-      subgroupMemoryBarrierShared();
-      subgroupBarrier();
-    }
-  }
+  k_loop(k_begin, min(p.k, k_begin + p.k_chunk), warp_m, warp_n);
+  write_out(warp, warp_m, warp_n, z, split);
 }

@@ -74,10 +74,23 @@ vec4 round_f16(vec4 v) {
 #define IO_T4 vec4
 #endif
 
+// B_F16 (the "_b16" variants, fp32 tensors only): B alone is stored in fp16,
+// as FP16 precision stores weights (runtime/fp16_weights.h).
+#if defined(B_F16) && B_F16
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#define B_T float16_t
+#define B_T4 f16vec4
+#else
+#define B_F16 0
+#define B_T IO_T
+#define B_T4 IO_T4
+#endif
+
 layout(binding = 0) readonly buffer ABuf { IO_T a[]; };
 layout(binding = 0) readonly buffer ABuf4 { IO_T4 a4[]; };
-layout(binding = 1) readonly buffer BBuf { IO_T b[]; };
-layout(binding = 1) readonly buffer BBuf4 { IO_T4 b4[]; };
+layout(binding = 1) readonly buffer BBuf { B_T b[]; };
+layout(binding = 1) readonly buffer BBuf4 { B_T4 b4[]; };
 layout(binding = 2) readonly buffer CBuf { IO_T c[]; };
 layout(binding = 3) readonly buffer ResBuf { IO_T res[]; };
 layout(binding = 3) readonly buffer ResBuf4 { IO_T4 res4[]; };

@@ -9,7 +9,9 @@
 //
 // Each thread gathers one fixed column for the whole reduction (THREADS is a
 // multiple of BN). POINTWISE (1x1, stride 1, no pads) reads X directly, with
-// 128-bit loads along the pixels when VEC_B.
+// 128-bit loads along the pixels when VEC_B. With GEMM_IM2COL_VIEW_ONLY
+// defined, only the view (init_b_loader, load_x) for a core with its own
+// step functions (gemm_coopmat.glsl).
 #ifndef VKSERVE_GEMM_LOAD_IM2COL_GLSL_
 #define VKSERVE_GEMM_LOAD_IM2COL_GLSL_
 
@@ -51,6 +53,7 @@ float load_x(uint k) {
   return float(b[x_base + (ci * p.in_h + uint(iy)) * p.in_w + uint(ix)]);
 }
 
+#ifndef GEMM_IM2COL_VIEW_ONLY
 void load_b_step(uint k0, uint k_end) {
   const uint tid = gl_LocalInvocationID.x;
   if (VEC_B) {
@@ -92,5 +95,7 @@ void store_b_step(uint s) {
     }
   }
 }
+
+#endif  // GEMM_IM2COL_VIEW_ONLY
 
 #endif  // VKSERVE_GEMM_LOAD_IM2COL_GLSL_

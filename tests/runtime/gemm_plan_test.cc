@@ -47,7 +47,16 @@ TEST(GemmPlanTest, EveryOfferedKernelIsEmbedded) {
     for (Kind kind : {Kind::kMatrix, Kind::kIm2col}) {
       GemmPlan plan;
       plan.coopmat = &t;
-      EXPECT_FALSE(shaders::Find(plan.shader(kind)).empty()) << plan.shader(kind);
+      for (bool emulated : {false, true}) {
+        plan.emulated = emulated;
+        EXPECT_FALSE(shaders::Find(plan.shader(kind)).empty()) << plan.shader(kind);
+        EXPECT_FALSE(shaders::Find(plan.shader(kind, /*f16_io=*/true)).empty())
+            << plan.shader(kind, true);
+        if (kind == Kind::kMatrix) {
+          EXPECT_FALSE(shaders::Find(plan.shader(kind, false, /*b_f16=*/true)).empty())
+              << plan.shader(kind, false, true);
+        }
+      }
     }
   }
   EXPECT_FALSE(shaders::Find(GemmPlan{}.shader(Kind::kMatrix)).empty());
@@ -208,21 +217,57 @@ TEST(GemmPlanTest, Fp16TakesTensorCoresOnlyWhereReported) {
   EXPECT_EQ(ChooseGemmPlan(s, wide)->coopmat, nullptr);
   s.fp16 = false;
   EXPECT_EQ(ChooseGemmPlan(s, WithCoopmat({{16, 16, 16}}))->coopmat, nullptr);
-  s.fp16 = true;  // fp16 tensors have no tensor-core variant yet
-  s.f16_io = true;
-  EXPECT_EQ(ChooseGemmPlan(s, WithCoopmat({{16, 16, 16}}))->coopmat, nullptr);
+  s.f16_io = true;  // fp16 tensors take tensor cores at either precision
+  EXPECT_NE(ChooseGemmPlan(s, WithCoopmat({{16, 16, 16}}))->coopmat, nullptr);
+  s.fp16 = true;
+  EXPECT_NE(ChooseGemmPlan(s, WithCoopmat({{16, 16, 16}}))->coopmat, nullptr);
   s.f16_io = false;
   s.fp16 = true;
   s.m = 4;
   EXPECT_TRUE(ChooseGemmPlan(s, WithCoopmat({{16, 16, 16}}))->gemv());
-  // Pinned: refused where the device lacks it.
-  EXPECT_EQ(ParseGemmPlan("cm64x64", s, H100Limits()).status().code(),
+  // Pinned: emulated where the device has no tensor cores, refused where it
+  // has them but not this shape.
+  plan = ParseGemmPlan("cm64x64", s, H100Limits());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_TRUE(plan->emulated);
+  EXPECT_EQ(plan->shader(s.b_kind), "ops/gemm_cm_64x64_16x16x16_emu");
+  EXPECT_EQ(ParseGemmPlan("cm64x64", s, WithCoopmat({{16, 8, 16}})).status().code(),
             absl::StatusCode::kUnimplemented);
   s.b_kind = Kind::kIm2col;
   plan = ParseGemmPlan("cm64x64/2", s, WithCoopmat({{16, 16, 16}}));
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(plan->shader(s.b_kind), "ops/gemm_cm_64x64_16x16x16_im2col");
+  EXPECT_FALSE(plan->emulated);
   EXPECT_EQ(plan->splits, 2u);
+}
+
+TEST(GemmPlanTest, EveryCoopmatTileFitsTheH100) {
+  const gpu::DeviceInfo info = WithCoopmat({{16, 16, 16}});
+  GemmShape s;
+  s.m = s.n = s.k = 512;
+  s.fp16 = true;
+  for (const CoopmatTile& t : CoopmatTiles()) {
+    EXPECT_LE(t.shared_bytes(), 49152u) << t.name;
+    auto plan = ParseGemmPlan(std::string("cm") + t.name, s, info);
+    ASSERT_TRUE(plan.ok()) << t.name << ": " << plan.status();
+    EXPECT_EQ(plan->coopmat, &t);
+    EXPECT_FALSE(plan->emulated);
+    EXPECT_EQ(plan->k_chunk % t.bk, 0u);
+  }
+}
+
+TEST(GemmPlanTest, LargeFp16ProductsTakeTheLargeTiles) {
+  GemmShape s;
+  s.m = s.n = s.k = 4096;
+  s.fp16 = true;
+  auto plan = ChooseGemmPlan(s, WithCoopmat({{16, 16, 16}}));
+  ASSERT_TRUE(plan.ok());
+  ASSERT_NE(plan->coopmat, nullptr);
+  EXPECT_EQ(plan->coopmat->bm * plan->coopmat->bn, 128u * 256u) << plan->coopmat->name;
+  EXPECT_EQ(plan->splits, 1u);
+  // An fp16 B changes the variant, not the plan.
+  EXPECT_EQ(plan->shader(s.b_kind, false, /*b_f16=*/true),
+            std::string("ops/gemm_cm_") + plan->coopmat->name + "_16x16x16_b16");
 }
 
 TEST(GemmPlanTest, ParsesPinnedPlans) {

@@ -7,7 +7,10 @@
 # (pinned: tiles with matrix and im2col B, gemv, split-K) and the epilogues
 # (alpha, beta * C, bias, residual, activation), at odd and vector sizes.
 # onnxruntime runs the same graph in fp32 between Casts ("reference_model"),
-# so the only difference allowed is the rounding of fp16 outputs.
+# so the only difference allowed is the rounding of fp16 outputs. The "cm"
+# cases pin the tensor-core tiles (fp16 tensors take them at FP32 precision
+# too): emulated where the device has no cooperative matrices, for the tiles
+# whose shared memory fits lavapipe; the others run only on such devices.
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
@@ -54,33 +57,37 @@ def _models(op, data, inits, attrs, plan, tail):
     return build(False), build(True)
 
 
-def _case(name, op, data, inits, attrs, plan, tail=()):
+def _case(name, op, data, inits, attrs, plan, tail=(), coopmat=False):
     model, reference = _models(op, data, inits, attrs, plan, tail)
     # fp16 outputs: half an ulp of |y| <= ~8 is 2^-8; sums differ in order too.
-    return {"name": name, "model": model, "inputs": data, "reference_model": reference,
+    case = {"name": name, "model": model, "inputs": data, "reference_model": reference,
             "rtol": 2e-3, "atol": 4e-3}
+    if coopmat:
+        case["requires"] = "cooperative_matrix"
+    return case
 
 
-def matmul(name, a_shape, b_shape, plan, tail=(), residual=False):
+def matmul(name, a_shape, b_shape, plan, tail=(), residual=False, coopmat=False):
     data = {"A": _rand(*a_shape), "B": _rand(*b_shape, scale=1.0 / np.sqrt(b_shape[-2]))}
     if residual:
         out = np.matmul(data["A"].astype(np.float32), data["B"].astype(np.float32)).shape
         data["R"] = _rand(*out)
-    return _case(name, "MatMul", data, {}, {}, plan, tail)
+    return _case(name, "MatMul", data, {}, {}, plan, tail, coopmat)
 
 
-def gemm(name, m, n, k, plan, trans_b=False):
+def gemm(name, m, n, k, plan, trans_b=False, coopmat=False):
     data = {"A": _rand(m, k), "B": _rand(*((n, k) if trans_b else (k, n)), scale=1.0 / np.sqrt(k)),
             "C": _rand(n)}
-    return _case(name, "Gemm", data, {}, {"transB": int(trans_b), "alpha": 0.5, "beta": 2.0}, plan)
+    return _case(name, "Gemm", data, {}, {"transB": int(trans_b), "alpha": 0.5, "beta": 2.0}, plan,
+                 coopmat=coopmat)
 
 
-def conv(name, x_shape, c_out, kernel, pads, plan, tail=()):
+def conv(name, x_shape, c_out, kernel, pads, plan, tail=(), coopmat=False):
     data = {"X": _rand(*x_shape)}
     inits = {"W": _rand(c_out, x_shape[1], kernel, kernel,
                         scale=1.0 / np.sqrt(x_shape[1] * kernel * kernel)),
              "Bc": _rand(c_out)}
-    return _case(name, "Conv", data, inits, {"pads": pads}, plan, tail)
+    return _case(name, "Conv", data, inits, {"pads": pads}, plan, tail, coopmat)
 
 
 def cases():
@@ -99,3 +106,13 @@ def cases():
     yield conv("gemm_f16io_conv_1x1_vec", (1, 64, 8, 8), 24, 1, [0, 0, 0, 0], "32x64/2")
     yield conv("gemm_f16io_conv_split_relu", (1, 13, 7, 7), 13, 3, [1, 1, 1, 1], "16x64/4",
                tail=[("Relu", [])])
+    for t, cm in (("64x64", False), ("128x256", True), ("128x128w4", True)):
+        yield matmul(f"gemm_f16io_cm{t}_odd", (127, 13), (13, 7), f"cm{t}", coopmat=cm)
+        yield matmul(f"gemm_f16io_cm{t}_vec_split", (64, 132), (132, 68), f"cm{t}/2", coopmat=cm)
+        yield matmul(f"gemm_f16io_cm{t}_residual", (36, 1000), (1000, 20), f"cm{t}",
+                     tail=[("Add", ["R"])], residual=True, coopmat=cm)
+        yield gemm(f"gemm_f16io_cm{t}_gemm_tb", 13, 130, 200, f"cm{t}", trans_b=True, coopmat=cm)
+        yield conv(f"gemm_f16io_cm{t}_conv_3x3", (2, 7, 13, 13), 13, 3, [1, 1, 1, 1], f"cm{t}",
+                   coopmat=cm)
+        yield conv(f"gemm_f16io_cm{t}_conv_1x1_vec", (1, 64, 8, 8), 24, 1, [0, 0, 0, 0],
+                   f"cm{t}", tail=[("Relu", [])], coopmat=cm)

@@ -11,8 +11,11 @@
 # closer.
 #
 # The scalar path (lavapipe in CI) runs every case; the "cm" cases pin the
-# tensor-core kernels (VK_NV_cooperative_matrix) and are skipped on devices
-# without fp16 cooperative matrices (run them on the H100).
+# tensor-core kernels (VK_NV_cooperative_matrix). On a device without
+# cooperative matrices a pinned "cm" plan runs the kernel's scalar emulation
+# (same loaders, shared layouts and epilogue): the tiles whose shared memory
+# fits lavapipe's 32 KiB run there too, the others only where the device has
+# fp16 cooperative matrices (run them on the H100).
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
@@ -34,10 +37,11 @@ def _bounds(ref64, ref16, bound):
     return float(bound.max()) * 1.05 + 1e-6, 0.25 * float(np.abs(ref16 - ref64).max())
 
 
-def _model(op, inputs, inits, attrs, plan):
+def _model(op, inputs, inits, attrs, plan, names=None):
+    """names: the node's inputs in order (default: inputs, then inits)."""
     if plan is not None:
         attrs = dict(attrs, **{_PLAN_ATTR: plan})
-    node = helper.make_node(op, list(inputs) + list(inits), ["Y"], **attrs)
+    node = helper.make_node(op, names or list(inputs) + list(inits), ["Y"], **attrs)
     graph = helper.make_graph(
         [node], "gemm_fp16",
         [helper.make_tensor_value_info(k, TensorProto.FLOAT, list(v.shape))
@@ -59,26 +63,40 @@ def _case(name, model, inputs, y64, y16, bound, coopmat):
     return case
 
 
-def matmul(name, m, n, k, plan=None, batch=None, coopmat=False):
+def _split(tensors, weights):
+    """(graph inputs, initializers): B becomes an initializer with weights."""
+    inputs = {k: v for k, v in tensors.items() if not (weights and k == "B")}
+    inits = {"B": tensors["B"]} if weights else {}
+    return inputs, inits
+
+
+def matmul(name, m, n, k, plan=None, batch=None, coopmat=False, weights=False):
+    """weights: B is an initializer (stored in fp16 at FP16 precision)."""
     a = _rand(*((batch, m, k) if batch else (m, k)))
     b = _rand(k, n)
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
     y64 = a64 @ b64
     y16 = _f16(a) @ _f16(b)
     bound = 2 * _U16 * (np.abs(a64) @ np.abs(b64))
-    model = _model("MatMul", {"A": a, "B": b}, {}, {}, plan)
-    return _case(name, model, {"A": a, "B": b}, y64, y16, bound, coopmat)
+    inputs, inits = _split({"A": a, "B": b}, weights)
+    model = _model("MatMul", inputs, inits, {}, plan, names=["A", "B"])
+    return _case(name, model, inputs, y64, y16, bound, coopmat)
 
 
-def gemm_tb(name, m, n, k, plan=None, coopmat=False):
-    """Gemm with transB, alpha 0.5 and a bias row C: Y = 0.5 * A B^T + C."""
-    a, b, c = _rand(m, k), _rand(n, k), _rand(n)
+def gemm_tb(name, m, n, k, plan=None, coopmat=False, trans_a=False, weights=False):
+    """Gemm with transB, alpha 0.5 and a bias row C: Y = 0.5 * op(A) B^T + C
+    (op(A) = A^T, A stored [K, M], with trans_a)."""
+    a, b, c = _rand(*((k, m) if trans_a else (m, k))), _rand(n, k), _rand(n)
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    if trans_a:
+        a64 = a64.T
     y64 = 0.5 * (a64 @ b64.T) + c
-    y16 = 0.5 * (_f16(a) @ _f16(b).T) + c
+    y16 = 0.5 * ((_f16(a).T if trans_a else _f16(a)) @ _f16(b).T) + c
     bound = _U16 * (np.abs(a64) @ np.abs(b64).T)
-    model = _model("Gemm", {"A": a, "B": b, "C": c}, {}, {"transB": 1, "alpha": 0.5}, plan)
-    return _case(name, model, {"A": a, "B": b, "C": c}, y64, y16, bound, coopmat)
+    attrs = {"transB": 1, "alpha": 0.5, **({"transA": 1} if trans_a else {})}
+    inputs, inits = _split({"A": a, "B": b, "C": c}, weights)
+    model = _model("Gemm", inputs, inits, attrs, plan, names=["A", "B", "C"])
+    return _case(name, model, inputs, y64, y16, bound, coopmat)
 
 
 def _conv64(x, w, bias, pads, stride):
@@ -121,16 +139,44 @@ def cases():
     yield gemm_tb("gemm_fp16_gemv_tb", 1, 1000, 127, plan="gemv")
     yield conv("gemm_fp16_conv_3x3", (2, 13, 9, 9), 7, 3, [1, 1, 1, 1], plan="64x32/2")
     yield conv("gemm_fp16_conv_1x1", (1, 64, 8, 8), 32, 1, [0, 0, 0, 0], plan="32x64")
-    # Tensor cores (VK_NV_cooperative_matrix devices): each coopmat tile,
-    # odd and aligned sizes, split-K, Gemm's epilogue, both Conv loaders.
-    for t in ("128x128", "64x64"):
-        yield matmul(f"gemm_fp16_cm{t}_odd", 127, 13, 1000, plan=f"cm{t}", coopmat=True)
-        yield matmul(f"gemm_fp16_cm{t}_aligned", 256, 256, 256, plan=f"cm{t}", coopmat=True)
-        yield matmul(f"gemm_fp16_cm{t}_split", 13, 127, 1000, plan=f"cm{t}/4", coopmat=True)
-        yield matmul(f"gemm_fp16_cm{t}_batch", 7, 130, 127, batch=3, plan=f"cm{t}", coopmat=True)
-        yield gemm_tb(f"gemm_fp16_cm{t}_gemm_tb", 130, 127, 1000, plan=f"cm{t}/2", coopmat=True)
+    # Tensor cores: each coopmat tile (both stage counts, 4 and 8
+    # subgroups, wide and tall blocks), odd and aligned sizes, split-K,
+    # transposed A (MatMul of a transposed input is not expressible; Gemm's
+    # transA is) and B, Gemm's epilogue, both Conv loaders (scalar taps and
+    # vector pixels).
+    for t, cm in (("128x128", True), ("128x128w4", True), ("128x256", True),
+                  ("256x128", True), ("64x64", False), ("64x64s1", False)):
+        yield matmul(f"gemm_fp16_cm{t}_odd", 127, 13, 1000, plan=f"cm{t}", coopmat=cm)
+        yield matmul(f"gemm_fp16_cm{t}_aligned", 256, 256, 256, plan=f"cm{t}", coopmat=cm)
+        yield matmul(f"gemm_fp16_cm{t}_split", 13, 127, 1000, plan=f"cm{t}/4", coopmat=cm)
+        yield matmul(f"gemm_fp16_cm{t}_batch", 7, 130, 127, batch=3, plan=f"cm{t}", coopmat=cm)
+        yield gemm_tb(f"gemm_fp16_cm{t}_gemm_tb", 130, 127, 1000, plan=f"cm{t}/2", coopmat=cm)
+        yield gemm_tb(f"gemm_fp16_cm{t}_gemm_ta", 132, 68, 200, plan=f"cm{t}", coopmat=cm,
+                      trans_a=True)
+        yield gemm_tb(f"gemm_fp16_cm{t}_gemm_ta_odd", 13, 130, 61, plan=f"cm{t}", coopmat=cm,
+                      trans_a=True)
         yield conv(f"gemm_fp16_cm{t}_conv_3x3", (2, 13, 9, 9), 7, 3, [1, 1, 1, 1],
-                   plan=f"cm{t}", coopmat=True)
+                   plan=f"cm{t}", coopmat=cm)
         yield conv(f"gemm_fp16_cm{t}_conv_1x1", (1, 64, 8, 8), 32, 1, [0, 0, 0, 0],
-                   plan=f"cm{t}/2", coopmat=True)
+                   plan=f"cm{t}/2", coopmat=cm)
+        yield conv(f"gemm_fp16_cm{t}_conv_1x1_odd", (2, 24, 5, 5), 20, 1, [0, 0, 0, 0],
+                   plan=f"cm{t}", coopmat=cm)
     yield matmul("gemm_fp16_cm_auto", 512, 512, 512, coopmat=True)
+    # Weights (B initializers) stored in fp16: gemv both layouts, scalar
+    # tiles (scalar and vector B loads), the emulated / real coopmat tiles.
+    yield matmul("gemm_fp16_w_gemv", 3, 127, 1000, plan="gemv/4", weights=True)
+    yield matmul("gemm_fp16_w_gemv_vec", 1, 256, 300, plan="gemv", weights=True)
+    yield gemm_tb("gemm_fp16_w_gemv_tb", 1, 1000, 127, plan="gemv", weights=True)
+    yield gemm_tb("gemm_fp16_w_gemv_tb_vec", 2, 64, 256, plan="gemv/2", weights=True)
+    yield matmul("gemm_fp16_w_tile", 127, 13, 1000, plan="64x64/2", weights=True)
+    yield matmul("gemm_fp16_w_tile_vec", 128, 64, 256, plan="128x64", weights=True)
+    yield gemm_tb("gemm_fp16_w_tile_tb", 13, 130, 200, plan="32x64", weights=True)
+    yield matmul("gemm_fp16_w_auto", 127, 13, 1000, weights=True)
+    yield matmul("gemm_fp16_w_batch_bcast", 7, 13, 64, batch=3, plan="32x32", weights=True)
+    for t, cm in (("64x64", False), ("128x256", True)):
+        yield matmul(f"gemm_fp16_w_cm{t}_odd", 127, 13, 1000, plan=f"cm{t}", coopmat=cm,
+                     weights=True)
+        yield matmul(f"gemm_fp16_w_cm{t}_aligned", 256, 256, 256, plan=f"cm{t}/2",
+                     coopmat=cm, weights=True)
+        yield gemm_tb(f"gemm_fp16_w_cm{t}_tb", 130, 127, 1000, plan=f"cm{t}", coopmat=cm,
+                      weights=True)
