@@ -17,6 +17,7 @@ namespace vkserve {
 namespace gpu {
 class Allocator;
 class Device;
+class ParallelCopy;
 class PipelineCache;
 }  // namespace gpu
 
@@ -25,6 +26,8 @@ struct GpuContext {
   gpu::Allocator* allocator = nullptr;
   gpu::PipelineCache* pipelines = nullptr;
   std::shared_ptr<const void> owner = nullptr;
+  // Reads large outputs back with several threads; null: one memcpy.
+  gpu::ParallelCopy* copier = nullptr;
 };
 
 }  // namespace vkserve

@@ -16,6 +16,7 @@
 #include "gpu/device.h"
 #include "gpu/fault_injector.h"
 #include "gpu/instance.h"
+#include "gpu/parallel_copy.h"
 #include "gpu/pipeline.h"
 #include "runtime/model.h"
 
@@ -25,6 +26,9 @@ struct GpuRuntimeOptions {
   std::string device;               // selector: index or name; empty = best
   std::string pipeline_cache_path;  // empty: in memory only
   gpu::AllocatorOptions allocator;
+  // Threads that read one large output back to host memory; 0: half the
+  // cores, at most 8 (gpu::ParallelCopy::DefaultThreads).
+  int readback_threads = 0;
   // Test seam: injected GPU faults (gpu/fault_injector.h); null in production.
   std::shared_ptr<gpu::FaultInjector> faults;
 };
@@ -34,7 +38,9 @@ class GpuRuntime {
   static absl::StatusOr<std::unique_ptr<GpuRuntime>> Create(const GpuRuntimeOptions& options);
   ~GpuRuntime();  // saves the pipeline cache when it has a path
 
-  GpuContext context() const { return {device_.get(), allocator_.get(), pipelines_.get()}; }
+  GpuContext context() const {
+    return {device_.get(), allocator_.get(), pipelines_.get(), nullptr, copier_.get()};
+  }
   const gpu::Instance& instance() const { return *instance_; }
   gpu::Device& device() const { return *device_; }
   gpu::Allocator& allocator() const { return *allocator_; }
@@ -46,6 +52,7 @@ class GpuRuntime {
   std::unique_ptr<gpu::Device> device_;
   std::unique_ptr<gpu::Allocator> allocator_;
   std::unique_ptr<gpu::PipelineCache> pipelines_;
+  std::unique_ptr<gpu::ParallelCopy> copier_;
 };
 
 // The default pipeline cache file: $XDG_CACHE_HOME/vkserve/pipelines.bin, or

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gpu/command_buffer.h"
+#include "gpu/parallel_copy.h"
 #include "gpu/queue.h"
 #include "runtime/fusion.h"
 #include "runtime/op_util.h"
@@ -37,8 +38,17 @@ bool SameRange(const gpu::BufferRange& a, const gpu::BufferRange& b) {
 // Copies `size` bytes at `from` into `pieces` in order. A caller whose
 // pieces do not tile the output broke RunRequest::host_output_scatter's
 // contract: INTERNAL, nothing written past a piece.
-absl::Status Scatter(const uint8_t* from, uint64_t size, std::span<const std::span<uint8_t>> pieces,
-                     const std::string& output) {
+// memcpy, with the context's threads for large outputs.
+void CopyOut(const GpuContext& gpu, void* to, const void* from, uint64_t size) {
+  if (gpu.copier != nullptr) {
+    gpu.copier->Copy(to, from, size);
+  } else {
+    std::memcpy(to, from, size);
+  }
+}
+
+absl::Status Scatter(const GpuContext& gpu, const uint8_t* from, uint64_t size,
+                     std::span<const std::span<uint8_t>> pieces, const std::string& output) {
   uint64_t total = 0;
   for (std::span<uint8_t> piece : pieces) total += piece.size();
   if (total != size) {
@@ -46,7 +56,7 @@ absl::Status Scatter(const uint8_t* from, uint64_t size, std::span<const std::sp
                                             " bytes, the output has ", size));
   }
   for (std::span<uint8_t> piece : pieces) {
-    if (!piece.empty()) std::memcpy(piece.data(), from, piece.size());
+    if (!piece.empty()) CopyOut(gpu, piece.data(), from, piece.size());
     from += piece.size();
   }
   return absl::OkStatus();
@@ -178,10 +188,10 @@ absl::StatusOr<RunOutput> CollectOutput(const Model& model, const Plan& plan, co
   if (request.host_output_scatter) pieces = request.host_output_scatter(o, out.shape, size);
   uint8_t* sink = pieces.empty() && request.host_output_sink ? request.host_output_sink(o, size) : nullptr;
   if (!pieces.empty()) {
-    RETURN_IF_ERROR(Scatter(bytes, size, pieces, out.name));
+    RETURN_IF_ERROR(Scatter(model.gpu(), bytes, size, pieces, out.name));
     out.in_sink = true;
   } else if (sink != nullptr) {
-    std::memcpy(sink, bytes, size);
+    CopyOut(model.gpu(), sink, bytes, size);
     out.in_sink = true;
   } else {
     // One pass over the bytes: resize() then memcpy would zero-fill them

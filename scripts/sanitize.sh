@@ -5,7 +5,8 @@
 #         unit, runtime, server and config test and the fuzz corpus replays,
 #         plus a sample of the op cases (the whole suite runs in test.sh).
 #   tsan  ThreadSanitizer (build-tsan/): every server test (label `server`;
-#         tests/base checks the TSan support itself),
+#         tests/base checks the TSan support itself; gpu_parallel_copy_test
+#         the readback threads every served model shares),
 #         i.e. the server's concurrency on its many threads: the session
 #         pool, the dynamic batcher, metrics, the control worker,
 #         authorization, request decoding, and the daemon end to end over
@@ -47,7 +48,7 @@ case "$kind" in
     export TSAN_OPTIONS="suppressions=$SRC/scripts/sanitizer/tsan.supp:halt_on_error=1:second_deadlock_stack=1"
     # Every server test: the googletest binaries, and the daemon itself for
     # the tests that drive `vkserve serve` from Python clients.
-    targets="vkserve base_sync_test server_session_pool_test server_dynamic_batcher_test server_metrics_test
+    targets="vkserve base_sync_test gpu_parallel_copy_test server_session_pool_test server_dynamic_batcher_test server_metrics_test
       server_output_buffer_pool_test
       server_control_worker_test server_authorization_test server_model_tensors_test
       server_runtime_settings_test server_http_request_head_test server_grpc_test

@@ -10,6 +10,12 @@
 //   copy/vkCmdCopyBuffer_family/F:FLAGS/<size>
 //                                       vkCmdCopyBuffer on queue family F, through a raw
 //                                       VkDevice of its own (is the copy's speed the queue's?)
+//   readback/direct/<size>/threads:T    a model output read into reused host memory by T
+//                                       threads (gpu::ParallelCopy) straight from its mapped
+//                                       device-local buffer, as sessions do where VRAM is
+//                                       host-visible (wall time)
+//   readback/staged/<size>/threads:T    the same through a host-cached staging buffer: the
+//                                       GPU's copy into it, then T threads' copy out (wall)
 //
 // Conventions. One benchmark iteration is one submission of R back-to-back
 // copies of the same src -> dst (the hazard tracker puts a barrier between
@@ -32,6 +38,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -48,6 +55,7 @@
 #include "gpu/command_buffer.h"
 #include "gpu/device.h"
 #include "gpu/instance.h"
+#include "gpu/parallel_copy.h"
 #include "gpu/pipeline.h"
 #include "gpu/queue.h"
 #include "gpu/status_macros.h"
@@ -275,6 +283,72 @@ void BM_ShaderCopy(benchmark::State& state, uint64_t size, uint32_t wg, uint32_t
   if (status = Verify(b); !status.ok()) return state.SkipWithError(status.ToString().c_str());
   ReportCopy(state, per_copy, size, copies);
   state.counters["workgroups"] = static_cast<double>(groups);
+}
+
+// Reads `size` random bytes of a device-local output into host memory that
+// is reused (touched before timing, as the server's output buffer pool keeps
+// its buffers), either straight from the output's mapping or after a GPU copy
+// into a host-cached staging buffer. Manual time = wall time of the whole
+// readback; "GB/s" = bytes read back per ns of it. Verifies the bytes.
+void BM_Readback(benchmark::State& state, uint64_t size, bool staged, int threads) {
+  absl::Status status;
+  CopyBuffers& b = BuffersFor(size, status);
+  if (!status.ok()) return state.SkipWithError(status.ToString().c_str());
+  Allocator& allocator = *g_gpu->allocator;
+  auto output = allocator.Allocate(size, MemoryUsage::kDeviceLocal, MemoryKind::kIo);
+  if (!output.ok()) return state.SkipWithError(output.status().ToString().c_str());
+  if (!staged && (output->mapped() == nullptr || !allocator.device_local_is_host_readable())) {
+    return state.SkipWithError("device-local memory is not host-readable here");
+  }
+  absl::StatusOr<Buffer> staging = Buffer{};
+  if (staged) staging = allocator.Allocate(size, MemoryUsage::kHostReadback, MemoryKind::kStaging);
+  if (!staging.ok()) return state.SkipWithError(staging.status().ToString().c_str());
+  auto fill = CommandBuffer::Create(*g_gpu->device);
+  auto to_staging = CommandBuffer::Create(*g_gpu->device);
+  if (!fill.ok() || !to_staging.ok()) return state.SkipWithError("command buffer");
+  status = [&]() -> absl::Status {
+    RETURN_IF_ERROR((*fill)->Begin());
+    RETURN_IF_ERROR((*fill)->Copy(b.src.range(), output->range(), "fill"));
+    RETURN_IF_ERROR((*fill)->End());
+    ASSIGN_OR_RETURN(uint64_t value, g_gpu->device->queue().Submit(**fill));
+    RETURN_IF_ERROR(g_gpu->device->queue().Wait(value));
+    if (!staged) return absl::OkStatus();
+    RETURN_IF_ERROR((*to_staging)->Begin());
+    RETURN_IF_ERROR((*to_staging)->Copy(output->range(), staging->range(), "readback"));
+    return (*to_staging)->End();
+  }();
+  if (!status.ok()) return state.SkipWithError(status.ToString().c_str());
+  ParallelCopy copier(threads, /*min_bytes=*/0);
+  std::vector<uint8_t> host(size, 0);
+  const Buffer& from = staged ? *staging : *output;
+  std::vector<double> ns;
+  auto once = [&]() -> absl::Status {
+    const auto start = std::chrono::steady_clock::now();
+    if (staged) {
+      ASSIGN_OR_RETURN(uint64_t value, g_gpu->device->queue().Submit(**to_staging));
+      RETURN_IF_ERROR(g_gpu->device->queue().Wait(value));
+    }
+    from.InvalidateForHostRead(0, size);
+    copier.Copy(host.data(), from.mapped(), size);
+    ns.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count());
+    return absl::OkStatus();
+  };
+  for (int i = 0; i < 2 && status.ok(); ++i) status = once();  // warm-up
+  ns.clear();
+  for (auto _ : state) {
+    if (status = once(); !status.ok()) return state.SkipWithError(status.ToString().c_str());
+    state.SetIterationTime(ns.back() * 1e-9);
+  }
+  const uint64_t period = b.pattern.size();
+  for (uint64_t off = 0; off < size; off += period) {
+    if (std::memcmp(host.data() + off, b.pattern.data(), std::min(period, size - off)) != 0) {
+      return state.SkipWithError(absl::StrCat("readback differs at offset ", off).c_str());
+    }
+  }
+  const double median = Median(ns);
+  state.counters["GB/s"] = static_cast<double>(size) / median;
+  state.counters["ms"] = median * 1e-6;
+  state.counters["threads"] = threads;
 }
 
 // vkCmdCopyBuffer on every queue family that can copy, through a small raw
@@ -606,6 +680,21 @@ int Main(int argc, char** argv) {
           w, ept)
           ->UseManualTime()
           ->Unit(benchmark::kMicrosecond);
+    }
+  }
+  // Readback of one large output (GPT-2 b8's logits are 206 MB): straight
+  // from the mapping and staged, by 1 to 8 threads.
+  {
+    const uint64_t size = std::min<uint64_t>(small ? 16 * kMiB : 256 * kMiB, max_size);
+    for (bool staged : {false, true}) {
+      for (int threads : {1, 2, 4, 8}) {
+        benchmark::RegisterBenchmark(absl::StrCat("readback/", staged ? "staged/" : "direct/", SizeName(size),
+                                                  "/threads:", threads)
+                                         .c_str(),
+                                     BM_Readback, size, staged, threads)
+            ->UseManualTime()
+            ->Unit(benchmark::kMillisecond);
+      }
     }
   }
   // vkCmdCopyBuffer on each queue family that can copy (one size).

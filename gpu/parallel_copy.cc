@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+#include "gpu/parallel_copy.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace vkserve::gpu {
+
+// One Copy() call: its pieces still to finish, counted down under the
+// copier's mutex by whoever copies them. It lives on the caller's stack, so
+// it must not carry a mutex of its own: a worker could still be inside that
+// mutex's unlock when the caller, seeing 0, returns.
+struct ParallelCopy::Job {
+  int pending = 0;  // guarded by ParallelCopy::mutex_
+  static bool Done(Job* job) { return job->pending == 0; }
+};
+
+ParallelCopy::ParallelCopy(int threads, uint64_t min_bytes)
+    : threads_(std::max(threads, 1)), min_bytes_(min_bytes) {
+  for (int i = 1; i < threads_; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+}
+
+ParallelCopy::~ParallelCopy() {
+  {
+    MutexLock lock(&mutex_);
+    stopping_ = true;
+  }
+  for (std::thread& t : workers_) t.join();
+}
+
+int ParallelCopy::DefaultThreads() {
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  return std::clamp(cores / 2, 1, 8);
+}
+
+void ParallelCopy::Copy(void* dst, const void* src, uint64_t size) {
+  if (threads_ == 1 || size < min_bytes_) {
+    std::memcpy(dst, src, size);
+    return;
+  }
+  // Pieces on 4 KiB boundaries (whole pages for every thread but the last).
+  const uint64_t share = ((size / threads_) + 4095) & ~uint64_t{4095};
+  auto* d = static_cast<uint8_t*>(dst);
+  const auto* s = static_cast<const uint8_t*>(src);
+  Job job;
+  uint64_t own = std::min(share, size);  // the caller copies the first piece
+  {
+    MutexLock lock(&mutex_);
+    for (uint64_t off = own; off < size; off += share) {
+      pieces_.push_back({&job, d + off, s + off, std::min(share, size - off)});
+      ++job.pending;
+    }
+  }
+  std::memcpy(d, s, own);
+  // Help with whatever is still queued (this call's pieces or another's)
+  // rather than sleep while workers are busy.
+  for (;;) {
+    Piece piece;
+    {
+      MutexLock lock(&mutex_);
+      if (pieces_.empty()) break;
+      piece = pieces_.front();
+      pieces_.pop_front();
+    }
+    std::memcpy(piece.dst, piece.src, piece.size);
+    MutexLock lock(&mutex_);
+    --piece.job->pending;
+  }
+  MutexLock lock(&mutex_);
+  mutex_.Await(Condition(&Job::Done, &job));
+}
+
+void ParallelCopy::WorkerLoop() {
+  for (;;) {
+    Piece piece;
+    {
+      MutexLock lock(&mutex_);
+      mutex_.Await(Condition(this, &ParallelCopy::HasWork));
+      if (pieces_.empty()) return;  // stopping, nothing left
+      piece = pieces_.front();
+      pieces_.pop_front();
+    }
+    std::memcpy(piece.dst, piece.src, piece.size);
+    MutexLock lock(&mutex_);
+    --piece.job->pending;
+  }
+}
+
+}  // namespace vkserve::gpu

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+#include "gpu/parallel_copy.h"
+
+#include <cstdint>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace vkserve::gpu {
+namespace {
+
+std::vector<uint8_t> RandomBytes(uint64_t n, uint64_t seed) {
+  std::vector<uint8_t> v(n);
+  uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
+  for (uint64_t i = 0; i < n; ++i) {
+    x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+    v[i] = static_cast<uint8_t>((x * 0x2545f4914f6cdd1dull) >> 56);
+  }
+  return v;
+}
+
+// Copies `n` bytes into the middle of a poisoned buffer and checks the copy
+// and that nothing around it was written.
+void ExpectCopies(ParallelCopy& copier, uint64_t n, uint64_t seed) {
+  const std::vector<uint8_t> src = RandomBytes(n, seed);
+  std::vector<uint8_t> dst(n + 128, 0xA5);
+  copier.Copy(dst.data() + 64, src.data(), n);
+  ASSERT_EQ(std::memcmp(dst.data() + 64, src.data(), n), 0) << n << " bytes";
+  for (int i = 0; i < 64; ++i) {
+    ASSERT_EQ(dst[i], 0xA5) << "before the copy, at " << i;
+    ASSERT_EQ(dst[64 + n + i], 0xA5) << "after the copy, at " << i;
+  }
+}
+
+TEST(ParallelCopyTest, CopiesEverySizeAroundThePieceBoundaries) {
+  for (int threads : {1, 2, 3, 4}) {
+    ParallelCopy copier(threads, /*min_bytes=*/4096);
+    for (uint64_t n : {0, 1, 4095, 4096, 4097, 3 * 4096 + 5, 65536 + 7, 1000003}) {
+      ExpectCopies(copier, n, n + threads);
+    }
+  }
+}
+
+TEST(ParallelCopyTest, ConcurrentCallersShareTheWorkers) {
+  ParallelCopy copier(3, /*min_bytes=*/1024);
+  std::vector<std::thread> callers;
+  for (int c = 0; c < 4; ++c) {
+    callers.emplace_back([&copier, c] {
+      for (int round = 0; round < 20; ++round) ExpectCopies(copier, 300000 + 4096 * c + round, c * 100 + round);
+    });
+  }
+  for (std::thread& t : callers) t.join();
+}
+
+TEST(ParallelCopyTest, DefaultThreadsIsBounded) {
+  const int n = ParallelCopy::DefaultThreads();
+  EXPECT_GE(n, 1);
+  EXPECT_LE(n, 8);
+}
+
+}  // namespace
+}  // namespace vkserve::gpu
