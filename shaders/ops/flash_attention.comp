@@ -16,7 +16,10 @@
 // to an odd number of float4s so the strided rows hit distinct banks). The
 // row max goes through shared memory once per tile; each invocation keeps
 // partial row sums over its own columns (the rescale is linear), added up
-// once at the end. A row that sees no key gets 0 / 0 = NaN, as the exact
+// once at the end. Each tile's global loads are issued into registers a
+// phase early (V during S = Q K', the next K during O += P V) and stored
+// into shared memory after the barrier, so their latency overlaps compute
+// within the workgroup too. A row that sees no key gets 0 / 0 = NaN, as the exact
 // kernel (ops/attention.comp), or 0 under EMPTY_ZERO (the exporters' guard
 // Where(IsNaN(P), 0, P) after the softmax, fused). Q, K, V, Y are addressed
 // through element strides of b, h and the row (the head dimension is
@@ -86,22 +89,43 @@ float Elem(uint which, uint at, uint c) {
   return which == 0u ? q[at + c] : which == 1u ? k[at + c] : v[at + c];
 }
 
-// Rows [r0, r0 + count) of Q (which 0), K (1) or V (2) from `base` with row
-// stride `stride` into q_s (Q) or kv_s, zeros past `limit` rows.
-void LoadRows(uint which, uint base, uint stride, uint r0, uint count, uint limit, float mul) {
-  for (uint x = gl_LocalInvocationIndex; x < count * HEAD4; x += RG * CG) {
+// Float4 c4 of the Q (which 0), K (1) or V (2) row at `at`, scaled by
+// `mul`, 0 past the head.
+vec4 Row4(uint which, uint at, uint c4, float mul) {
+  const uint c = 4u * c4;
+  return vec4(Elem(which, at, c), Elem(which, at, c + 1u), Elem(which, at, c + 2u),
+              Elem(which, at, c + 3u)) * mul;
+}
+
+// The query tile (rows i0.., zeros past S), scaled, into q_s.
+void LoadQuery(uint base, uint i0) {
+  for (uint x = gl_LocalInvocationIndex; x < BR * HEAD4; x += RG * CG) {
     const uint r = x / HEAD4, c4 = x % HEAD4;
-    vec4 val = vec4(0.0);
-    if (r0 + r < limit) {
-      const uint at = base + (r0 + r) * stride, c = 4u * c4;
-      val = vec4(Elem(which, at, c), Elem(which, at, c + 1u), Elem(which, at, c + 2u),
-                 Elem(which, at, c + 3u)) * mul;
-    }
-    if (which == 0u) {
-      q_s[r * QS4 + c4] = val;
-    } else {
-      kv_s[r * QS4 + c4] = val;
-    }
+    q_s[r * QS4 + c4] = i0 + r < p.s ? Row4(0u, base + (i0 + r) * p.q_ss, c4, p.scale) : vec4(0.0);
+  }
+}
+
+// Key or value rows [j0, j0 + BC) (which 1 or 2) from `base` with row
+// stride `stride`, zeros past T: the float4s this invocation stores into
+// kv_s (x = its index + NT * u), fetched into registers ahead of the store so
+// that the loads are in flight while the tile before is computed.
+const uint NT = RG * CG;
+const uint STAGE = (BC * HEAD4 + NT - 1u) / NT;
+vec4 stage[STAGE];
+
+void Fetch(uint which, uint base, uint stride, uint j0) {
+  [[unroll]] for (uint u = 0; u < STAGE; ++u) {
+    const uint x = gl_LocalInvocationIndex + NT * u;
+    const uint r = x / HEAD4;
+    stage[u] = x < BC * HEAD4 && j0 + r < p.t ? Row4(which, base + (j0 + r) * stride, x % HEAD4, 1.0)
+                                              : vec4(0.0);
+  }
+}
+
+void Store() {
+  [[unroll]] for (uint u = 0; u < STAGE; ++u) {
+    const uint x = gl_LocalInvocationIndex + NT * u;
+    if (x < BC * HEAD4) kv_s[(x / HEAD4) * QS4 + x % HEAD4] = stage[u];
   }
 }
 
@@ -112,7 +136,7 @@ void main() {
   const uint kv = h / (p.hq / p.hkv);
   const uint k_at = p.k_off + b * p.k_sb + kv * p.k_sh, v_at = p.v_off + b * p.v_sb + kv * p.v_sh;
 
-  LoadRows(0u, p.q_off + b * p.q_sb + h * p.q_sh, p.q_ss, i0, BR, p.s, p.scale);
+  LoadQuery(p.q_off + b * p.q_sb + h * p.q_sh, i0);
 
   vec4 o[TM * TO4];
   float m[TM], l[TM];
@@ -125,10 +149,12 @@ void main() {
   // last row + past are never loaded.
   uint t_end = p.t;
   if (CAUSAL) t_end = min(p.t, min(p.s, i0 + BR) + p.past);
+  Fetch(1u, k_at, p.k_ss, 0u);
   for (uint j0 = 0; j0 < t_end; j0 += BC) {
     barrier();  // the previous tile's P and V are consumed (and Q is stored)
-    LoadRows(1u, k_at, p.k_ss, j0, BC, p.t, 1.0);
+    Store();
     barrier();
+    Fetch(2u, v_at, p.v_ss, j0);  // in flight during S = Q K'
     float sc[TM * TN];
     [[unroll]] for (uint x = 0; x < TM * TN; ++x) sc[x] = 0.0;
     for (uint c4 = 0; c4 < HEAD4; ++c4) {
@@ -153,7 +179,7 @@ void main() {
       red_s[(rg + RG * a) * CG + cg] = row_max;
     }
     barrier();  // the row maxima are out, and the key tile is consumed
-    LoadRows(2u, v_at, p.v_ss, j0, BC, p.t, 1.0);
+    Store();
     [[unroll]] for (uint a = 0; a < TM; ++a) {
       const uint r = rg + RG * a;
       float m_new = m[a];
@@ -171,6 +197,8 @@ void main() {
       l[a] = l[a] * correction + sum;
       [[unroll]] for (uint c = 0; c < TO4; ++c) o[a * TO4 + c] *= correction;
     }
+    // The next key tile, in flight during O += P V.
+    if (j0 + BC < t_end) Fetch(1u, k_at, p.k_ss, j0 + BC);
     barrier();  // P and the value tile are stored
     for (uint j4 = 0; j4 < BC4; ++j4) {
       vec4 pv[TM];
