@@ -72,7 +72,9 @@ layout(push_constant) uniform Params {
 
 shared vec4 q_s[BR * QS4];   // the query tile, scaled
 shared vec4 kv_s[BC * QS4];  // the key tile, then the value tile
-shared vec4 p_s[BR * PS4];   // exp(s - m) of the tile
+// exp(s - m) of the tile: scalars, as each invocation writes strided
+// columns (no store into part of a shared float4); read 4 aligned at a time.
+shared float p_s[BR * PS4 * 4u];
 shared float red_s[BR * CG]; // partial row maxima, then partial row sums
 
 float MaskBias(uint b, uint h, uint i, uint j) {
@@ -192,7 +194,7 @@ void main() {
         const float pj = m_new == kNegInf ? 0.0 : exp(sc[a * TN + n] - m_new);
         sum += pj;
         const uint col = cg + CG * n;
-        p_s[r * PS4 + col / 4u][col % 4u] = pj;
+        p_s[r * PS4 * 4u + col] = pj;
       }
       l[a] = l[a] * correction + sum;
       [[unroll]] for (uint c = 0; c < TO4; ++c) o[a * TO4 + c] *= correction;
@@ -202,7 +204,10 @@ void main() {
     barrier();  // P and the value tile are stored
     for (uint j4 = 0; j4 < BC4; ++j4) {
       vec4 pv[TM];
-      [[unroll]] for (uint a = 0; a < TM; ++a) pv[a] = p_s[(rg + RG * a) * PS4 + j4];
+      [[unroll]] for (uint a = 0; a < TM; ++a) {
+        const uint at = ((rg + RG * a) * PS4 + j4) * 4u;
+        pv[a] = vec4(p_s[at], p_s[at + 1u], p_s[at + 2u], p_s[at + 3u]);
+      }
       [[unroll]] for (uint jj = 0; jj < 4u; ++jj) {
         [[unroll]] for (uint c = 0; c < TO4; ++c) {
           const uint c4 = cg + CG * c;
