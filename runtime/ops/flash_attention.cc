@@ -16,6 +16,15 @@ int64_t Reach(const std::array<int64_t, 3>& strides, int64_t b, int64_t h, int64
 
 }  // namespace
 
+// Mirrors the shared arrays of shaders/ops/flash_attention.comp: the query
+// and key/value tiles (rows of float4s padded to an odd count), P and the
+// row reductions.
+uint32_t FlashAttentionTiling::shared_bytes(int64_t head_size) const {
+  const uint32_t head4 = static_cast<uint32_t>((head_size + 3) / 4) | 1u;
+  const uint32_t p4 = (keys / 4) | 1u;
+  return 16 * (rows * head4 + keys * head4 + rows * p4) + 4 * rows * column_groups;
+}
+
 std::optional<FlashAttentionTiling> PlanFlashAttention(const FlashAttentionProblem& p,
                                                        const gpu::DeviceInfo& device) {
   if (p.batch <= 0 || p.heads <= 0 || p.kv_heads <= 0 || p.heads % p.kv_heads != 0 ||
@@ -36,23 +45,34 @@ std::optional<FlashAttentionTiling> PlanFlashAttention(const FlashAttentionProbl
       return std::nullopt;
     }
   }
-  FlashAttentionTiling t;
-  // Rows: one invocation per query; short sequences (decoding) take a small
-  // workgroup rather than idle most of a large one.
-  t.rows = p.queries <= 16 ? 16 : p.queries <= 32 ? 32 : 64;
-  t.rows = std::min(t.rows, device.max_workgroup_invocations);
-  t.rows = std::min(t.rows, device.max_workgroup_size[0]);
-  // Keys per tile: K and V tiles in at most half the shared memory (the
-  // rest is the compiler's and other workgroups' on the same core).
-  const int64_t per_key = 2 * p.head_size * static_cast<int64_t>(sizeof(float));
-  t.keys = static_cast<uint32_t>(std::min<int64_t>(32, (device.max_shared_memory / 2) / per_key));
-  if (t.rows == 0 || t.keys == 0) return std::nullopt;
-  const int64_t tiles = (p.queries + t.rows - 1) / t.rows;
-  if (tiles > device.max_workgroup_count[0] || p.heads > device.max_workgroup_count[1] ||
-      p.batch > device.max_workgroup_count[2]) {
+  // Row tiles from large to small (rows, keys, rows per invocation, column
+  // groups): the first that fits the device and both spreads the grid and
+  // wastes at most half its rows on a short sequence, else the smallest that
+  // fits. Keys per tile shrink only where shared memory is short.
+  constexpr FlashAttentionTiling kTiles[] = {
+      {64, 32, 4, 8}, {64, 16, 4, 4}, {32, 32, 4, 8}, {32, 16, 4, 4},
+      {16, 32, 2, 8}, {16, 16, 2, 8}, {8, 32, 1, 8},  {8, 16, 1, 8},
+  };
+  // About one workgroup per compute unit of a large GPU (Vulkan does not
+  // report the count); fewer leave most of it idle on short sequences.
+  constexpr int64_t kTargetGroups = 96;
+  std::optional<FlashAttentionTiling> chosen;
+  for (const FlashAttentionTiling& t : kTiles) {
+    if (t.invocations() > device.max_workgroup_invocations ||
+        t.invocations() > device.max_workgroup_size[0] ||
+        t.shared_bytes(p.head_size) > device.max_shared_memory) {
+      continue;
+    }
+    const int64_t tiles = (p.queries + t.rows - 1) / t.rows;
+    if (tiles > device.max_workgroup_count[0]) continue;
+    if (chosen && chosen->rows == t.rows) continue;  // the larger key tile fit
+    chosen = t;
+    if (p.batch * p.heads * tiles >= kTargetGroups && t.rows / 2 < p.queries) break;
+  }
+  if (!chosen || p.heads > device.max_workgroup_count[1] || p.batch > device.max_workgroup_count[2]) {
     return std::nullopt;
   }
-  return t;
+  return chosen;
 }
 
 absl::StatusOr<DispatchStep> FlashAttentionStep(KernelContext& ctx, const FlashAttentionProblem& p,
@@ -67,8 +87,9 @@ absl::StatusOr<DispatchStep> FlashAttentionStep(KernelContext& ctx, const FlashA
   step.push.U32(static_cast<uint32_t>(p.mask_len)).F32(p.scale);
   for (int64_t v : p.offsets) step.push.U32(static_cast<uint32_t>(v));
   ASSIGN_OR_RETURN(step.pipeline,
-                   ctx.GetPipeline("ops/flash_attention", 5, step.push.size(), {tiling.rows, 1, 1},
-                                   {static_cast<uint32_t>(p.head_size), tiling.keys,
+                   ctx.GetPipeline("ops/flash_attention", 5, step.push.size(), {tiling.invocations(), 1, 1},
+                                   {static_cast<uint32_t>(p.head_size), tiling.rows, tiling.keys,
+                                    tiling.rows_per_invocation, tiling.column_groups,
                                     static_cast<uint32_t>(p.mask), p.causal ? 1u : 0u,
                                     p.empty_rows_zero ? 1u : 0u}));
   step.groups = {static_cast<uint32_t>((p.queries + tiling.rows - 1) / tiling.rows),

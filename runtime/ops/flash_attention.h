@@ -51,12 +51,18 @@ inline constexpr char kAttentionEmptyRowsZeroAttr[] = "_vkserve_empty_rows_zero"
 // empty); only the fused kernel serves it.
 inline constexpr char kAttentionPackedQkvAttr[] = "_vkserve_packed_qkv";
 
-// The kernel's tiling for `problem` on `device`: workgroup rows and keys per
-// shared-memory tile, or nullopt when the kernel does not serve it (head
-// size over kMaxHeadSize, indices past 32 bits, grids past the device's
-// limits, too little shared memory).
+// The kernel's tiling for `problem` on `device`: query rows per workgroup,
+// keys per shared-memory tile, rows per invocation and invocations per row
+// group (the workgroup is rows / rows_per_invocation x column_groups
+// invocations), or nullopt when the kernel does not serve it (head size over
+// kMaxHeadSize, indices past 32 bits, grids past the device's limits, too
+// little shared memory). Short sequences take smaller row tiles so that the
+// grid still spreads over the device.
 struct FlashAttentionTiling {
   uint32_t rows = 0, keys = 0;
+  uint32_t rows_per_invocation = 0, column_groups = 0;
+  uint32_t invocations() const { return rows / rows_per_invocation * column_groups; }
+  uint32_t shared_bytes(int64_t head_size) const;
 };
 inline constexpr int64_t kFlashAttentionMaxHeadSize = 128;
 std::optional<FlashAttentionTiling> PlanFlashAttention(const FlashAttentionProblem& problem,

@@ -86,7 +86,35 @@ def cases():
     yield _attention("scale_causal", 1, 2, 2, 9, 9, 80, "causal", True, scale=0.05)
     yield _attention("past_causal_present", 2, 2, 2, 5, 5, 64, "causal", False, past=11)
     yield _attention("past_pad_float_present", 1, 4, 2, 1, 1, 128, "pad_float", False, past=30)
+    yield from tiling_cases()
     yield from unfused_cases()
+
+
+# The tiled kernel's edges: query and key counts that are not multiples of
+# its row and key tiles (1, 33, 65, 129), a head size that is not a multiple
+# of 4, and grids large enough that the planner takes its 64- and 32-row
+# tiles rather than the 8-row ones short problems get (the row tile depends
+# on batch * heads * query tiles; on lavapipe's 32 KiB, 64 rows of 64-wide
+# heads and 32 of 128-wide ones take the 16-key tiles with 4 column groups). Every online-softmax rescale is
+# exercised: 129 keys span several key tiles.
+def tiling_cases():
+    for name, b, hq, hkv, s, t, e, mask, three_d in (
+            ("s33_e32_pad_float_gqa", 2, 4, 2, 33, 33, 32, "pad_float", False),
+            ("s65_e64_causal_3d", 2, 2, 2, 65, 65, 64, "causal", True),
+            ("s129_e80_pad_bool_gqa", 1, 2, 1, 129, 129, 80, "pad_bool", False),
+            ("s65_e128_causal_pad_bool", 2, 2, 2, 65, 65, 128, "causal_pad_bool", False),
+            ("s1_t129_e64_pad_float_3d", 3, 4, 2, 1, 129, 64, "pad_float", True),
+            ("s129_t33_e128_float_st_3d", 1, 2, 2, 129, 33, 128, "float_st", True),
+            ("s33_t65_e6_pad_bool", 2, 2, 2, 33, 65, 6, "pad_bool", False),
+            ("grid_br64_e32_causal_pad_bool", 2, 16, 4, 129, 129, 32, "causal_pad_bool", True),
+            ("grid_br64_e64_pad_bool", 2, 16, 16, 129, 129, 64, "pad_bool", True),
+            ("grid_br16_e64_none", 1, 12, 12, 129, 129, 64, "none", False),
+            ("grid_br32_e64_pad_float", 2, 16, 16, 65, 65, 64, "pad_float", False),
+            ("grid_br32_e128_causal_gqa", 2, 16, 8, 65, 65, 128, "causal", False),
+            ("grid_br32_e80_float_st", 2, 16, 16, 129, 129, 80, "float_st", False)):
+        yield _attention(f"tile_{name}", b, hq, hkv, s, t, e, mask, three_d)
+    yield _attention("tile_past_causal_s33_gqa", 2, 4, 2, 33, 33, 64, "causal", False, past=40)
+    yield _attention("tile_past_causal_pad_bool_s7", 2, 2, 2, 7, 7, 80, "causal_pad_bool", True, past=65)
 
 
 # The exporters' unfused attention, which runtime/attention_fusion.h rewrites
