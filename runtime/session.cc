@@ -38,7 +38,7 @@ bool SameRange(const gpu::BufferRange& a, const gpu::BufferRange& b) {
 // Copies `size` bytes at `from` into `pieces` in order. A caller whose
 // pieces do not tile the output broke RunRequest::host_output_scatter's
 // contract: INTERNAL, nothing written past a piece.
-// memcpy, with the context's threads for large outputs.
+// memcpy, with the context's threads for large inputs and outputs.
 void CopyOut(const GpuContext& gpu, void* to, const void* from, uint64_t size) {
   if (gpu.copier != nullptr) {
     gpu.copier->Copy(to, from, size);
@@ -103,8 +103,9 @@ absl::Status AllocateMissingOutputs(const Model& model, const Plan& plan, Sessio
 // Copies the host inputs into their GPU-visible buffers (read by their
 // readers, gathered from their parts, or copied whole); returns the range
 // each input is bound to, device inputs included.
-absl::StatusOr<std::vector<gpu::BufferRange>> UploadInputs(const RunBindings& in, SessionState& state,
-                                                           const gpu::Buffer& dummy, RunTiming& timing) {
+absl::StatusOr<std::vector<gpu::BufferRange>> UploadInputs(const GpuContext& gpu, const RunBindings& in,
+                                                           SessionState& state, const gpu::Buffer& dummy,
+                                                           RunTiming& timing) {
   std::vector<gpu::BufferRange> ranges(in.bound.size());
   for (size_t i = 0; i < in.bound.size(); ++i) {
     if (in.device_inputs[i] != nullptr) {
@@ -120,11 +121,11 @@ absl::StatusOr<std::vector<gpu::BufferRange>> UploadInputs(const RunBindings& in
       RETURN_IF_ERROR((*in.readers[i])(std::span<uint8_t>(to, size)));
     } else if (!in.bound[i]->host.parts.empty()) {
       for (std::span<const uint8_t> part : in.bound[i]->host.parts) {
-        if (!part.empty()) std::memcpy(to, part.data(), part.size());
+        if (!part.empty()) CopyOut(gpu, to, part.data(), part.size());
         to += part.size();
       }
     } else {
-      std::memcpy(to, in.bound[i]->host.data.data(), size);
+      CopyOut(gpu, to, in.bound[i]->host.data.data(), size);
     }
     target.FlushHostWrites(0, size);
     timing.bytes_uploaded += size;
@@ -483,7 +484,7 @@ absl::StatusOr<RunResult> Session::RunOnce(const RunRequest& request,
   // run, so the binding checks above count as input handling and the phases
   // cover the whole run (the server's metrics rely on that).
   ASSIGN_OR_RETURN(const std::vector<gpu::BufferRange> ranges,
-                   UploadInputs(in, state, impl_->dummy, timing));
+                   UploadInputs(model.gpu(), in, state, impl_->dummy, timing));
   timing.upload_ns = Since(start);
   host_span("upload", start);
 
