@@ -40,6 +40,8 @@ CLIENTS=${CLIENTS:-"1 16 64"}   # resnet50 rows; tinynet uses the first and last
 GRPC_PORT=${GRPC_PORT:-8001}
 METRICS_PORT=${METRICS_PORT:-8002}
 BIG_MODEL_ONNX=${BIG_MODEL_ONNX:-}
+# PRECISION=FP16 serves resnet50 at FP16 (vkserve { precision: FP16 }).
+PRECISION=${PRECISION:-FP32}
 mkdir -p "$OUT"
 rm -rf "$REPO"
 mkdir -p "$REPO"
@@ -50,7 +52,7 @@ LOW=$(echo $CLIENTS | awk '{print $1}')
 HIGH=$(echo $CLIENTS | awk '{print $NF}')
 
 {
-  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  resnet50 precision: $PRECISION"
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
   nproc
   "$B/bin/vkserve" devices | head -8
@@ -70,12 +72,14 @@ MAXB=32
 cat > "$REPO/resnet50_pool/config.pbtxt" <<CFG
 max_batch_size: $MAXB
 instance_group { count: 2 }
+vkserve { precision: $PRECISION }
 CFG
 PREFERRED="8, 16, 32"
 [ -n "$BIG_MODEL_ONNX" ] && PREFERRED="4, 8"
 cat > "$REPO/resnet50_batch/config.pbtxt" <<CFG
 max_batch_size: $MAXB
 instance_group { count: 2 }
+vkserve { precision: $PRECISION }
 dynamic_batching {
   preferred_batch_size: [$PREFERRED]
   max_queue_delay_microseconds: 500
