@@ -192,3 +192,4 @@ def _pow_cases():
 
 def cases():
     yield from _max_unpool_cases()
+    yield from _conv_transpose_3d_cases()
