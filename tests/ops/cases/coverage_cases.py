@@ -193,3 +193,5 @@ def _pow_cases():
 def cases():
     yield from _max_unpool_cases()
     yield from _conv_transpose_3d_cases()
+    yield from _top_k_cases()
+    yield from _unsigned_top_k_cases()
