@@ -195,3 +195,4 @@ def cases():
     yield from _conv_transpose_3d_cases()
     yield from _top_k_cases()
     yield from _unsigned_top_k_cases()
+    yield from _pow_cases()
