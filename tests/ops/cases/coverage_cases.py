@@ -196,3 +196,4 @@ def cases():
     yield from _top_k_cases()
     yield from _unsigned_top_k_cases()
     yield from _pow_cases()
+    yield from _resize_antialias_cases()
