@@ -7,8 +7,11 @@
 # (groups, strides, pads, dilations, output_padding, bias), Resize with
 # antialias (linear and cubic, scales and sizes, exclude_outside,
 # cubic_coeff_a, other coordinate modes, upsampling), TopK of 32- and 64-bit
-# integers (ties, values beyond 2^53 and 2^63) and of int8, and integer Pow
-# (integer exponents, negative ones, fp32 exponents).
+# integers (ties, values beyond 2^53 and 2^63) and of int8, integer Pow
+# (integer exponents, negative ones, fp32 exponents), and the narrow and wide
+# floats that run through fp32: Softmax/LogSoftmax/Hardmax in float16 and
+# double, MatMul in double, depthwise Conv in float16 (plain and with a fused
+# activation and residual).
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
@@ -16,6 +19,8 @@ _RNG = np.random.default_rng(20261124)
 
 _ELEM = {
     np.dtype(np.float32): TensorProto.FLOAT,
+    np.dtype(np.float16): TensorProto.FLOAT16,
+    np.dtype(np.float64): TensorProto.DOUBLE,
     np.dtype(np.int64): TensorProto.INT64,
     np.dtype(np.int32): TensorProto.INT32,
     np.dtype(np.int8): TensorProto.INT8,
@@ -190,6 +195,54 @@ def _pow_cases():
     yield _case("cov_pow_int64_large", [node], {"A": a, "B": b}, [("Y", TensorProto.INT64)], 15)
 
 
+def _through_fp32_cases():
+    for op in ("Softmax", "LogSoftmax", "Hardmax"):
+        for dtype, shape, axis in [(np.float16, (2, 3, 17), -1), (np.float64, (3, 5, 9), 1)]:
+            if op == "Hardmax" and dtype == np.float64:
+                continue  # onnxruntime has no double Hardmax
+            x = (_RNG.standard_normal(shape) * 3).astype(dtype)
+            node = helper.make_node(op, ["X"], ["Y"], axis=axis)
+            yield _case(f"cov_{op.lower()}_{np.dtype(dtype).name}", [node], {"X": x},
+                        [("Y", _ELEM[np.dtype(dtype)])], 13, rtol=2e-3, atol=2e-3)
+    for name, a_shape, b_shape in [("batched", (2, 3, 7, 13), (2, 3, 13, 5)),
+                                   ("broadcast_vec", (4, 1, 9, 33), (33,))]:
+        a = _RNG.standard_normal(a_shape)
+        b = _RNG.standard_normal(b_shape)
+        node = helper.make_node("MatMul", ["A", "B"], ["Y"])
+        yield _case(f"cov_matmul_double_{name}", [node], {"A": a, "B": b},
+                    [("Y", TensorProto.DOUBLE)], 13, rtol=1e-4, atol=1e-4)
+    # Depthwise fp16 Conv; onnxruntime's CPU provider has no fp16 Conv here, so
+    # its reference computes in fp32 between Casts.
+    for name, x_shape, stride, dil, extra in [("plain", (2, 6, 11, 9), 1, 1, None),
+                                              ("strided_dilated", (1, 4, 13, 12), 2, 2, None),
+                                              ("relu_residual", (2, 5, 8, 7), 1, 1, "fused")]:
+        c = x_shape[1]
+        x = _RNG.standard_normal(x_shape).astype(np.float16)
+        inits = {"W": _RNG.standard_normal((c, 1, 3, 3)).astype(np.float16),
+                 "B": _RNG.standard_normal(c).astype(np.float16)}
+        attrs = dict(group=c, strides=[stride, stride], dilations=[dil, dil], pads=[1, 1, 1, 1])
+
+        def graph(prefix, cast):
+            xin, w, bias = ("Xf", "Wf", "Bf") if cast else ("X", "W", "B")
+            nodes = [helper.make_node("Cast", [a], [a + "f"], to=TensorProto.FLOAT)
+                     for a in ("X", "W", "B")] if cast else []
+            conv_out = "C" if extra or cast else "Y"
+            nodes.append(helper.make_node("Conv", [xin, w, bias], [conv_out], **attrs))
+            last = conv_out
+            if extra:
+                nodes.append(helper.make_node("Relu", [last], ["R"]))
+                nodes.append(helper.make_node("Add", ["R", xin], ["S" if cast else "Y"]))
+                last = "S"
+            if cast:
+                nodes.append(helper.make_node("Cast", [last], ["Y"], to=TensorProto.FLOAT16))
+            return _case(prefix, nodes, {"X": x}, [("Y", TensorProto.FLOAT16)], 13, inits,
+                         rtol=2e-3, atol=2e-3)
+
+        case = graph(f"cov_conv_depthwise_fp16_{name}", cast=False)
+        case["reference_model"] = graph("ref", cast=True)["model"]
+        yield case
+
+
 def cases():
     yield from _max_unpool_cases()
     yield from _conv_transpose_3d_cases()
@@ -197,3 +250,4 @@ def cases():
     yield from _unsigned_top_k_cases()
     yield from _pow_cases()
     yield from _resize_antialias_cases()
+    yield from _through_fp32_cases()
