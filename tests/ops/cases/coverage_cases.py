@@ -11,7 +11,7 @@
 # (integer exponents, negative ones, fp32 exponents), and the narrow and wide
 # floats that run through fp32: Softmax/LogSoftmax/Hardmax in float16 and
 # double, MatMul in double, depthwise Conv in float16 (plain and with a fused
-# activation and residual).
+# activation and residual), and opset 8's batched Scan.
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
@@ -243,6 +243,30 @@ def _through_fp32_cases():
         yield case
 
 
+def _scan8_cases():
+    # Opset 8's batched Scan: batch 3, 5 steps, two states (one a matrix),
+    # two scan inputs (one read in reverse), two scan outputs.
+    f = TensorProto.FLOAT
+    vi = helper.make_tensor_value_info
+    body = helper.make_graph(
+        [helper.make_node("Mul", ["x", "y"], ["xy"]),
+         helper.make_node("Add", ["s", "xy"], ["s_out"]),
+         helper.make_node("MatMul", ["m", "m"], ["mm"]),
+         helper.make_node("Tanh", ["mm"], ["m_out"]),
+         helper.make_node("Sub", ["s_out", "y"], ["d"]),
+         helper.make_node("ReduceSum", ["m_out"], ["r"], keepdims=0)],
+        "body", [vi("s", f, [4]), vi("m", f, [2, 2]), vi("x", f, [4]), vi("y", f, [4])],
+        [vi("s_out", f, [4]), vi("m_out", f, [2, 2]), vi("d", f, [4]), vi("r", f, [])])
+    inputs = {"S": _rand(3, 4), "M": _rand(3, 2, 2), "X": _rand(3, 5, 4), "Y": _rand(3, 5, 4)}
+    for name, lens in [("batched", None), ("full_sequence_lens", [5, 5, 5])]:
+        node = helper.make_node("Scan", ["L" if lens else "", "S", "M", "X", "Y"],
+                                ["S_end", "M_end", "D", "R"], num_scan_inputs=2,
+                                directions=[0, 1], body=body)
+        inits = {"L": np.array(lens, np.int64)} if lens else None
+        yield _case(f"cov_scan8_{name}", [node], inputs,
+                    [("S_end", f), ("M_end", f), ("D", f), ("R", f)], 8, inits, atol=1e-5)
+
+
 def cases():
     yield from _max_unpool_cases()
     yield from _conv_transpose_3d_cases()
@@ -251,3 +275,4 @@ def cases():
     yield from _pow_cases()
     yield from _resize_antialias_cases()
     yield from _through_fp32_cases()
+    yield from _scan8_cases()
