@@ -21,6 +21,24 @@ namespace vkserve {
 namespace {
 
 constexpr uint32_t kLocal = 128;
+// Outputs and attribute values above these are refused (the kernel indexes
+// in 32 bits; the bounds also keep the shape arithmetic from overflowing).
+constexpr int64_t kMaxElements = int64_t{1} << 32;
+constexpr int64_t kMaxAttribute = int64_t{1} << 30;
+
+// INVALID_ARGUMENT unless `shape` has fewer than 2^32 elements (checked
+// without overflow).
+absl::Status CheckSize(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d != 0 && n > (kMaxElements - 1) / d) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("MaxUnpool's output ", ShapeString(shape), " has 2^32 elements or more"));
+    }
+    n *= d;
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<std::vector<int64_t>> OutputShape(const Node& node, const TensorDesc& x,
                                                  const TensorDesc& indices,
@@ -46,6 +64,7 @@ absl::StatusOr<std::vector<int64_t>> OutputShape(const Node& node, const TensorD
     for (int64_t d : out) {
       if (d < 0) return absl::InvalidArgumentError("output_shape has a negative dimension");
     }
+    RETURN_IF_ERROR(CheckSize(out));
     return out;
   }
   if (output_shape != nullptr) {
@@ -67,6 +86,7 @@ absl::StatusOr<std::vector<int64_t>> OutputShape(const Node& node, const TensorD
     if (size < 0) return absl::InvalidArgumentError("MaxUnpool's output would be negative");
     out.push_back(size);
   }
+  RETURN_IF_ERROR(CheckSize(out));
   return out;
 }
 
@@ -103,13 +123,19 @@ class MaxUnpoolOp : public Op {
     const std::vector<int64_t> kernel = node.GetInts("kernel_shape");
     if (kernel.empty()) return absl::InvalidArgumentError("attribute 'kernel_shape' is required");
     for (int64_t k : kernel) {
-      if (k <= 0) return absl::InvalidArgumentError("kernel_shape must be positive");
+      if (k <= 0 || k > kMaxAttribute) {
+        return absl::InvalidArgumentError("kernel_shape must be positive and below 2^30");
+      }
     }
     for (int64_t s : node.GetInts("strides")) {
-      if (s <= 0) return absl::InvalidArgumentError("strides must be positive");
+      if (s <= 0 || s > kMaxAttribute) {
+        return absl::InvalidArgumentError("strides must be positive and below 2^30");
+      }
     }
     for (int64_t p : node.GetInts("pads")) {
-      if (p < 0) return absl::InvalidArgumentError("pads must not be negative");
+      if (p < 0 || p > kMaxAttribute) {
+        return absl::InvalidArgumentError("pads must be between 0 and 2^30");
+      }
     }
     return absl::OkStatus();
   }
@@ -131,7 +157,7 @@ class MaxUnpoolOp : public Op {
     const TensorDesc& x = *ctx.input(0);
     const int64_t n = x.num_elements();
     const int64_t total = ctx.output(0).num_elements();
-    if (n >= (int64_t{1} << 32) || total >= (int64_t{1} << 32)) {
+    if (n >= kMaxElements || total >= kMaxElements) {
       return absl::UnimplementedError("MaxUnpool tensors of 2^32 elements or more are not supported");
     }
     if (total == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});

@@ -334,6 +334,10 @@ std::vector<Tap> AxisTaps(const ResizePlan& plan, size_t d, int taps) {
   return result;
 }
 
+// The widest antialiasing filter (in input pixels either side) vkserve
+// builds tables for: 2 * 31 + 1 taps per output coordinate and axis.
+constexpr float kMaxAntialiasSupport = 31.0f;
+
 // ONNX Runtime's (Pillow's) antialiasing filters: the triangle for linear,
 // the cubic convolution kernel with cubic_coeff_a for cubic.
 float AntialiasFilter(const ResizeAttrs& a, float x) {
@@ -349,7 +353,7 @@ float AntialiasFilter(const ResizeAttrs& a, float x) {
 // downsampling; taps outside the input read the edge pixel (or, with
 // exclude_outside, are left out); weights are normalized by their sum. A
 // single tap of index -1 marks extrapolation.
-std::vector<std::vector<Tap>> AntialiasTaps(const ResizePlan& plan, size_t d) {
+absl::StatusOr<std::vector<std::vector<Tap>>> AntialiasTaps(const ResizePlan& plan, size_t d) {
   const ResizeAttrs& a = plan.attrs;
   const int64_t in = plan.input[d];
   const int64_t out = plan.output[d];
@@ -357,6 +361,11 @@ std::vector<std::vector<Tap>> AntialiasTaps(const ResizePlan& plan, size_t d) {
   const float scale = 1.0f / rscale;
   const float half_support = a.mode == Mode::kLinear ? 1.0f : 2.0f;
   const float support = scale >= 1.0f ? half_support * scale : half_support;
+  if (!(support <= kMaxAntialiasSupport)) {
+    return absl::UnimplementedError(absl::StrCat(
+        "Resize with antialias downscaling by ", scale, " (at most ", kMaxAntialiasSupport,
+        " for linear, ", kMaxAntialiasSupport / 2, " for cubic)"));
+  }
   const int64_t window = static_cast<int64_t>(std::ceil(support)) * 2 + 1;
   const float inv_scale = scale >= 1.0f ? 1.0f / scale : 1.0f;
   std::vector<std::vector<Tap>> result(out);
@@ -393,7 +402,7 @@ std::vector<std::vector<Tap>> AntialiasTaps(const ResizePlan& plan, size_t d) {
 }
 
 // The taps of axis d per output coordinate.
-std::vector<std::vector<Tap>> AxisTapLists(const ResizePlan& plan, size_t d) {
+absl::StatusOr<std::vector<std::vector<Tap>>> AxisTapLists(const ResizePlan& plan, size_t d) {
   if (plan.attrs.antialias) return AntialiasTaps(plan, d);
   const int per = plan.attrs.mode == Mode::kNearest  ? 1
                   : plan.attrs.mode == Mode::kLinear ? 2
@@ -489,16 +498,10 @@ class ResizeOp : public Op {
     uint32_t mask = 0;
     size_t taps = 1;
     for (size_t d = 0; d < rank; ++d) {
-      axes[d] = AxisTapLists(plan, d);
+      ASSIGN_OR_RETURN(axes[d], AxisTapLists(plan, d));
       if (IsIdentity(axes[d], plan.input[d])) continue;
       mask |= 1u << d;
       for (const std::vector<Tap>& list : axes[d]) taps = std::max(taps, list.size());
-    }
-    constexpr size_t kMaxTaps = 64;
-    if (taps > kMaxTaps) {
-      return absl::UnimplementedError(absl::StrCat(
-          "Resize with antialias needs ", taps, " taps per axis here; at most ", kMaxTaps,
-          " are supported (downscaling by at most 15x for cubic, 31x for linear)"));
     }
     std::vector<uint32_t> words;
     std::vector<uint32_t> offsets(kMaxResizeRank, 0);
