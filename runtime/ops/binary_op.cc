@@ -271,7 +271,8 @@ absl::StatusOr<DispatchStep> BinaryStep(KernelContext& ctx, BinaryOp::Kind kind,
     if (elem < 4) invocations = (n * elem + 3) / 4;
     ASSIGN_OR_RETURN(step.pipeline,
                      ctx.GetPipeline("ops/binary_int", 3, step.push.size(), {kLocal, 1, 1},
-                                     {static_cast<uint32_t>(kind), mode, elem, is_signed, b_float}));
+                                     {static_cast<uint32_t>(kind), mode, elem, is_signed,
+                                      b_float}));
   }
   step.bindings = {ref_a, ref_b, BufferRef::Output(0)};
   step.groups = GroupsFor(invocations, kLocal, ctx.device());

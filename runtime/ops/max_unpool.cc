@@ -158,7 +158,8 @@ class MaxUnpoolOp : public Op {
     const int64_t n = x.num_elements();
     const int64_t total = ctx.output(0).num_elements();
     if (n >= kMaxElements || total >= kMaxElements) {
-      return absl::UnimplementedError("MaxUnpool tensors of 2^32 elements or more are not supported");
+      return absl::UnimplementedError(
+          "MaxUnpool tensors of 2^32 elements or more are not supported");
     }
     if (total == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
     ASSIGN_OR_RETURN(auto pipeline, ctx.GetPipeline("ops/max_unpool", 3, 8, {kLocal, 1, 1}));
