@@ -381,6 +381,9 @@ absl::StatusOr<std::vector<std::vector<Tap>>> AntialiasTaps(const ResizePlan& pl
       result[o] = {{-1, 0.0f}};
       continue;
     }
+    // NaN or far outside (a crop box from untrusted roi values): no input
+    // pixel, and nothing to convert to an index.
+    if (!(std::fabs(center) < 1e9f)) continue;
     int64_t lo = static_cast<int64_t>(std::floor(center - support + 0.5f));
     int64_t hi = static_cast<int64_t>(std::floor(center + support + 0.5f));
     hi = lo + std::clamp<int64_t>(hi - lo, 0, window);

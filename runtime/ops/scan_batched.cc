@@ -102,10 +102,10 @@ class BatchedScanOp : public Op {
     if (batch < 1 || length < 1) {
       return absl::UnimplementedError("a Scan over an empty batch or sequence is not supported");
     }
-    if (batch * length > kMaxBodies) {
+    if (length > kMaxBodies / batch) {  // batch * length, without overflow
       return absl::UnimplementedError(absl::StrCat("vkserve unrolls at most ", kMaxBodies,
-                                                   " body instances; this Scan needs ",
-                                                   batch * length));
+                                                   " body instances; this Scan needs ", batch,
+                                                   " x ", length));
     }
     RETURN_IF_ERROR(CheckSequenceLens(ctx, batch, length));
 
