@@ -178,7 +178,9 @@ absl::Status BinaryOp::Infer(InferContext& ctx) const {
   bool foldable = n <= ctx.max_fold_elements && IsFoldableType(dtype) && dtype != DataType::kBool;
   for (const TensorDesc* t : in) foldable = foldable && t->value != nullptr;
   if (!foldable) {
-    if (kind == Kind::kPow) return CheckDataType(dtype, {DataType::kFloat}, "input 0");
+    if (kind == Kind::kPow && !IsGpuInteger(dtype)) {
+      return CheckDataType(dtype, {DataType::kFloat}, "input 0");
+    }
     if (arity_ == Arity::kMean) return CheckDataType(dtype, {DataType::kFloat, DataType::kFloat16}, "input 0");
     if (dtype == DataType::kFloat || IsGpuInteger(dtype)) return absl::OkStatus();
     if (dtype == DataType::kFloat16 && kind != Kind::kPRelu) return absl::OkStatus();
@@ -264,10 +266,13 @@ absl::StatusOr<DispatchStep> BinaryStep(KernelContext& ctx, BinaryOp::Kind kind,
     // one output word (4 or 2 elements) per invocation.
     const uint32_t elem = static_cast<uint32_t>(DataTypeSize(a.dtype));
     const uint32_t is_signed = !IsUnsigned(a.dtype);
+    // Pow of an integer base with fp32 exponents (PowOp's mixed types).
+    const uint32_t b_float = kind == BinaryOp::Kind::kPow && b.dtype == DataType::kFloat;
     if (elem < 4) invocations = (n * elem + 3) / 4;
     ASSIGN_OR_RETURN(step.pipeline,
                      ctx.GetPipeline("ops/binary_int", 3, step.push.size(), {kLocal, 1, 1},
-                                     {static_cast<uint32_t>(kind), mode, elem, is_signed}));
+                                     {static_cast<uint32_t>(kind), mode, elem, is_signed,
+                                      b_float}));
   }
   step.bindings = {ref_a, ref_b, BufferRef::Output(0)};
   step.groups = GroupsFor(invocations, kLocal, ctx.device());

@@ -7,7 +7,7 @@
 // Two GPU paths:
 //   - conv_direct: one input channel per group (depthwise): each invocation
 //     computes up to 4 outputs of a row with the filter and the input row
-//     segment in registers;
+//     segment in registers (fp32; fp16 tensors are converted around it);
 //   - everything else is a GEMM of the GEMM engine (gemm_engine.h) with B
 //     read as the implicit im2col view of X (1x1 stride-1 convs read X
 //     directly); the engine picks the tile and K split.
@@ -22,6 +22,7 @@
 #include "runtime/op_util.h"
 #include "runtime/ops/conv_geometry.h"
 #include "runtime/ops/gemm_engine.h"
+#include "runtime/ops/via_float32.h"
 
 namespace vkserve {
 namespace {
@@ -130,6 +131,30 @@ class ConvDirectKernel : public Kernel {
 
 uint32_t U32(int64_t v) { return static_cast<uint32_t>(v); }
 
+// The conv_direct kernel (one input channel per group), fp32.
+absl::StatusOr<std::unique_ptr<Kernel>> CreateDirectKernel(KernelContext& ctx, const ConvShape& s,
+                                                           const Window2D& g, const Epilogue& e,
+                                                           int bias_input, int residual_input) {
+  const uint32_t act = static_cast<uint32_t>(e.activation.kind);
+  const uint32_t residual = static_cast<uint32_t>(e.residual);
+  // One invocation per QUAD outputs of a row (conv_direct.comp).
+  const int64_t quad = g.stride_w == 1 ? 4 : 1;
+  const int64_t total = s.batch * s.c_out * g.out_h * ((g.out_w + quad - 1) / quad);
+  constexpr uint32_t kLocal = 128;
+  ASSIGN_OR_RETURN(auto pipeline,
+                   ctx.GetPipeline("ops/conv_direct", 5, 48, {kLocal, 1, 1},
+                                   {U32(g.kernel_h), U32(g.kernel_w), U32(g.stride_h),
+                                    U32(g.stride_w), U32(g.dilation_h), U32(g.dilation_w),
+                                    bias_input >= 0 ? 1u : 0u, act, residual}));
+  PushConstants pc;
+  pc.U32(U32(s.c_in)).U32(U32(g.in_h)).U32(U32(g.in_w)).U32(U32(s.c_out));
+  pc.U32(U32(g.out_h)).U32(U32(g.out_w)).U32(U32(s.cout_g)).U32(U32(total));
+  pc.I32(g.pad_top).I32(g.pad_left).F32(e.activation.alpha).F32(e.activation.beta);
+  return std::make_unique<ConvDirectKernel>(std::move(pipeline), std::move(pc),
+                                            GroupsFor(total, kLocal, ctx.device()), bias_input,
+                                            residual_input);
+}
+
 class ConvOp : public Op {
  public:
   std::optional<EpilogueSlots> FusableEpilogue(const Node& /*node*/) const override {
@@ -170,29 +195,17 @@ class ConvOp : public Op {
     const int residual_input = e.residual != Epilogue::Residual::kNone ? e.residual_input : -1;
     const Window2D g = As2D(s.window);
     const int64_t out_hw = int64_t{g.out_h} * g.out_w;
-    const uint32_t act = static_cast<uint32_t>(e.activation.kind);
-    const uint32_t residual = static_cast<uint32_t>(e.residual);
 
-    if (s.cin_g == 1 && s.dtype == DataType::kFloat16) {
-      return absl::UnimplementedError("fp16 depthwise Conv is not supported");
-    }
     if (s.cin_g == 1) {
-      // One invocation per QUAD outputs of a row (conv_direct.comp).
-      const int64_t quad = g.stride_w == 1 ? 4 : 1;
-      const int64_t total = s.batch * s.c_out * g.out_h * ((g.out_w + quad - 1) / quad);
-      constexpr uint32_t kLocal = 128;
-      ASSIGN_OR_RETURN(auto pipeline,
-                       ctx.GetPipeline("ops/conv_direct", 5, 48, {kLocal, 1, 1},
-                                       {U32(g.kernel_h), U32(g.kernel_w), U32(g.stride_h),
-                                        U32(g.stride_w), U32(g.dilation_h), U32(g.dilation_w),
-                                        bias_input >= 0 ? 1u : 0u, act, residual}));
-      PushConstants pc;
-      pc.U32(U32(s.c_in)).U32(U32(g.in_h)).U32(U32(g.in_w)).U32(U32(s.c_out));
-      pc.U32(U32(g.out_h)).U32(U32(g.out_w)).U32(U32(s.cout_g)).U32(U32(total));
-      pc.I32(g.pad_top).I32(g.pad_left).F32(e.activation.alpha).F32(e.activation.beta);
-      return std::make_unique<ConvDirectKernel>(std::move(pipeline), std::move(pc),
-                                                GroupsFor(total, kLocal, ctx.device()), bias_input,
-                                                residual_input);
+      if (s.dtype == DataType::kFloat) {
+        return CreateDirectKernel(ctx, s, g, e, bias_input, residual_input);
+      }
+      // fp16: conv_direct is fp32 only; convert at the node's boundary.
+      return CreateKernelViaFloat32(
+          ctx, TypeBit(DataType::kFloat16), [](size_t) { return false; },
+          [&](KernelContext& c) {
+            return CreateDirectKernel(c, s, g, e, bias_input, residual_input);
+          });
     }
 
     // Everything else is the GEMM engine's im2col product, per group:

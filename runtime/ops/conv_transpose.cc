@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// ConvTranspose (opsets 1-27), fp32, 1-D and 2-D: groups, strides, pads,
+// ConvTranspose (opsets 1-27), fp32, 1-D, 2-D and 3-D: groups, strides, pads,
 // dilations, output_padding, output_shape and auto_pad as in the ONNX
 // specification, optional bias. Runs as a gather (conv_transpose.comp): one
 // invocation per output element, visiting only the kernel taps whose stride
@@ -32,9 +32,9 @@ absl::StatusOr<ConvTransposeShape> Resolve(const Node& node, const TensorDesc& x
                                                    ShapeString(w.shape),
                                                    " must have the same rank, at least 3"));
   }
-  if (x.shape.size() > 4) {
-    return absl::UnimplementedError(
-        absl::StrCat("only 1-D and 2-D ConvTranspose are supported; X is ", ShapeString(x.shape)));
+  if (x.shape.size() > 5) {
+    return absl::UnimplementedError(absl::StrCat(
+        "only 1-D, 2-D and 3-D ConvTranspose are supported; X is ", ShapeString(x.shape)));
   }
   ConvTransposeShape s;
   s.batch = x.shape[0];
@@ -121,19 +121,32 @@ class ConvTransposeOp : public Op {
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     ASSIGN_OR_RETURN(ConvTransposeShape s,
                      Resolve(ctx.node(), *ctx.input(0), *ctx.input(1), ctx.input(2)));
-    const Window2D g = As2D(s.window);
+    // 3-D: the depth dim apart, the last two as a 2-D window.
+    Window hw = s.window;
+    int64_t in_d = 1, out_d = 1, kd = 1, sd = 1, dd = 1, pad_front = 0;
+    if (hw.rank() == 3) {
+      in_d = hw.input[0], out_d = hw.output[0], kd = hw.kernel[0], sd = hw.strides[0];
+      dd = hw.dilations[0], pad_front = hw.pad_begin[0];
+      for (std::vector<int64_t>* v : {&hw.input, &hw.kernel, &hw.strides, &hw.dilations,
+                                      &hw.pad_begin, &hw.pad_end, &hw.output}) {
+        v->erase(v->begin());
+      }
+    }
+    const Window2D g = As2D(hw);
     const bool has_bias = ctx.input(2) != nullptr;
     const int64_t total = NumElements(s.output);
     constexpr uint32_t kLocal = 128;
     ASSIGN_OR_RETURN(
         auto pipeline,
-        ctx.GetPipeline("ops/conv_transpose", 4, 44, {kLocal, 1, 1},
+        ctx.GetPipeline("ops/conv_transpose", 4, 56, {kLocal, 1, 1},
                         {U32(g.kernel_h), U32(g.kernel_w), U32(g.stride_h), U32(g.stride_w),
-                         U32(g.dilation_h), U32(g.dilation_w), has_bias ? 1u : 0u}));
+                         U32(g.dilation_h), U32(g.dilation_w), has_bias ? 1u : 0u, U32(kd),
+                         U32(sd), U32(dd)}));
     PushConstants pc;
     pc.U32(U32(s.c_in)).U32(U32(g.in_h)).U32(U32(g.in_w)).U32(U32(s.c_out));
     pc.U32(U32(g.out_h)).U32(U32(g.out_w)).U32(U32(s.cin_g)).U32(U32(s.cout_g));
     pc.U32(U32(total)).I32(g.pad_top).I32(g.pad_left);
+    pc.U32(U32(in_d)).U32(U32(out_d)).I32(static_cast<int32_t>(pad_front));
     return std::make_unique<ConvTransposeKernel>(std::move(pipeline), std::move(pc),
                                                  GroupsFor(total, kLocal, ctx.device()), has_bias);
   }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// MatMul (opsets 1-27), fp32 and fp16 (fp32 sums), with numpy semantics: a 1-D A is a row [1, K]
+// MatMul (opsets 1-27), fp32 and fp16 (fp32 sums; double through fp32),
+// with numpy semantics: a 1-D A is a row [1, K]
 // and a 1-D B a column [K, 1] (the added dim is dropped from the output);
 // higher ranks are batches of matrices whose batch dims broadcast against
 // each other ([B, M, K] x [K, N], [B, 1, M, K] x [1, H, K, N], ...). Plus the
@@ -24,6 +25,7 @@
 #include "runtime/op_util.h"
 #include "runtime/ops/mat_mul.h"
 #include "runtime/ops/gemm_engine.h"
+#include "runtime/ops/via_float32.h"
 
 namespace vkserve {
 namespace {
@@ -214,6 +216,6 @@ class MatMulOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "MatMul", 1, 27, MatMulOp);
+VKSERVE_REGISTER_OP("", "MatMul", 1, 27, Float64ViaFloat32<MatMulOp>);
 
 }  // namespace vkserve

@@ -7,8 +7,10 @@
 // another numeric type (ONNX's T1; exporters write int64 powers): the
 // exponent becomes fp32 — on the host at plan time when it is known (the
 // usual initializer), else by a ops/cast dispatch into scratch before the
-// binary one — and the fp32 kernel runs unchanged. Other bases with a
-// different exponent type only fold on the host.
+// binary one — and the fp32 kernel runs unchanged. An integer base takes an
+// integer exponent of its own type or fp32 exponents on the GPU
+// (shaders/ops/binary_int.comp: exact integer powers, else C's pow
+// truncated); other mixed types only fold on the host.
 #include <cmath>
 #include <limits>
 
@@ -41,6 +43,11 @@ bool IsGpuConvertible(DataType t) {
     default:
       return false;
   }
+}
+
+// Bases shaders/ops/binary_int.comp raises to fp32 exponents.
+bool IsGpuIntegerBase(DataType t) {
+  return t != DataType::kFloat16 && t != DataType::kBFloat16 && IsGpuConvertible(t);
 }
 
 std::string TypeName(DataType t) { return std::string(DataTypeName(t)); }
@@ -150,10 +157,14 @@ class PowOp : public BinaryOp {
     ctx.outputs[0].dtype = a->dtype;
     ctx.outputs[0].shape = shape;
     const int64_t n = NumElements(shape);
-    if (!IsFoldableType(a->dtype) || a->dtype == DataType::kBool || !ShouldFold(ctx, n)) {
-      return absl::UnimplementedError(absl::StrCat("Pow of a ", TypeName(a->dtype), " base with a ",
-                                                   TypeName(b->dtype),
-                                                   " exponent on the GPU (only float bases)"));
+    const bool foldable = ShouldFold(ctx, n);
+    if (!foldable && IsGpuIntegerBase(a->dtype) && b->dtype == DataType::kFloat) {
+      return absl::OkStatus();  // binary_int.comp with B_FLOAT
+    }
+    if (!IsFoldableType(a->dtype) || a->dtype == DataType::kBool || !foldable) {
+      return absl::UnimplementedError(absl::StrCat(
+          "Pow of a ", TypeName(a->dtype), " base with a ", TypeName(b->dtype),
+          " exponent on the GPU (an integer base takes its own type or float exponents)"));
     }
     HostTensor out = ZeroTensor(a->dtype, shape);
     const BroadcastIndex ia(a->shape, shape), ib(b->shape, shape);
@@ -167,6 +178,7 @@ class PowOp : public BinaryOp {
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     const TensorDesc& b = *ctx.input(1);
     if (b.dtype == ctx.input(0)->dtype) return BinaryOp::CreateKernel(ctx);
+    if (ctx.input(0)->dtype != DataType::kFloat) return BinaryOp::CreateKernel(ctx);  // B_FLOAT
     // A float base (Infer refused the rest unless folded).
     ASSIGN_OR_RETURN(const TensorDesc fb, AsFloat(b));
     FloatExponentContext float_ctx(ctx, &fb);

@@ -7,8 +7,11 @@
 // coordinate_transformation_mode half_pixel, half_pixel_symmetric,
 // pytorch_half_pixel, align_corners, asymmetric, tf_half_pixel_for_nn and
 // tf_crop_and_resize (roi, extrapolation_value); scales or sizes, axes and
-// keep_aspect_ratio_policy (opset 18). roi / scales / sizes must be known at
-// load time. antialias = 1 is not supported.
+// keep_aspect_ratio_policy (opset 18); antialias (opset 18) for linear and
+// cubic, as ONNX Runtime computes it (Pillow's filters: when downsampling by
+// s, the triangle or cubic kernel stretched by 1 / s, taps past the input's
+// edge folded onto the edge pixel, or dropped with exclude_outside, weights
+// normalized). roi / scales / sizes must be known at load time.
 //
 // All coordinate arithmetic happens here, in fp32 as ONNX Runtime does it:
 // each resized axis gets a table of (input index, weight) taps per output
@@ -47,6 +50,7 @@ struct ResizeAttrs {
   Nearest nearest = Nearest::kRoundPreferFloor;
   float cubic_a = -0.75f;
   bool exclude_outside = false;
+  bool antialias = false;  // linear and cubic only; nearest ignores it
   float extrapolation = 0.0f;
   std::string keep_aspect_ratio = "stretch";
 };
@@ -110,9 +114,7 @@ absl::StatusOr<ResizeAttrs> GetAttrs(const Node& node) {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown keep_aspect_ratio_policy '", a.keep_aspect_ratio, "'"));
   }
-  if (node.GetInt("antialias", 0) != 0) {
-    return absl::UnimplementedError("Resize with antialias = 1 is not supported");
-  }
+  a.antialias = node.GetInt("antialias", 0) != 0 && a.mode != Mode::kNearest;
   return a;
 }
 
@@ -332,14 +334,97 @@ std::vector<Tap> AxisTaps(const ResizePlan& plan, size_t d, int taps) {
   return result;
 }
 
-// True when every output coordinate reads exactly its own input coordinate.
-bool IsIdentity(const std::vector<Tap>& taps, int per, int64_t in, int64_t out) {
-  if (in != out) return false;
+// The widest antialiasing filter (in input pixels either side) vkserve
+// builds tables for: 2 * 31 + 1 taps per output coordinate and axis.
+constexpr float kMaxAntialiasSupport = 31.0f;
+
+// ONNX Runtime's (Pillow's) antialiasing filters: the triangle for linear,
+// the cubic convolution kernel with cubic_coeff_a for cubic.
+float AntialiasFilter(const ResizeAttrs& a, float x) {
+  x = std::fabs(x);
+  if (a.mode == Mode::kLinear) return x < 1.0f ? 1.0f - x : 0.0f;
+  if (x < 1.0f) return ((a.cubic_a + 2.0f) * x - (a.cubic_a + 3.0f)) * x * x + 1.0f;
+  if (x < 2.0f) return (((x - 5.0f) * x + 8.0f) * x - 4.0f) * a.cubic_a;
+  return 0.0f;
+}
+
+// The antialiased taps of axis d, per output coordinate (ONNX Runtime's
+// arithmetic, in fp32): the filter's support grows by 1 / scale when
+// downsampling; taps outside the input read the edge pixel (or, with
+// exclude_outside, are left out); weights are normalized by their sum. A
+// single tap of index -1 marks extrapolation.
+absl::StatusOr<std::vector<std::vector<Tap>>> AntialiasTaps(const ResizePlan& plan, size_t d) {
+  const ResizeAttrs& a = plan.attrs;
+  const int64_t in = plan.input[d];
+  const int64_t out = plan.output[d];
+  const float rscale = plan.scales[d];
+  const float scale = 1.0f / rscale;
+  const float half_support = a.mode == Mode::kLinear ? 1.0f : 2.0f;
+  const float support = scale >= 1.0f ? half_support * scale : half_support;
+  if (!(support <= kMaxAntialiasSupport)) {
+    return absl::UnimplementedError(absl::StrCat(
+        "Resize with antialias downscaling by ", scale, " (at most ", kMaxAntialiasSupport,
+        " for linear, ", kMaxAntialiasSupport / 2, " for cubic)"));
+  }
+  const int64_t window = static_cast<int64_t>(std::ceil(support)) * 2 + 1;
+  const float inv_scale = scale >= 1.0f ? 1.0f / scale : 1.0f;
+  std::vector<std::vector<Tap>> result(out);
   for (int64_t o = 0; o < out; ++o) {
+    const float center =
+        0.5f + (rscale == 1.0f ? static_cast<float>(o)
+                               : OriginalCoordinate(a.coord, static_cast<float>(o), rscale,
+                                                    static_cast<float>(out),
+                                                    static_cast<float>(in), plan.roi_start[d],
+                                                    plan.roi_end[d]));
+    if (a.coord == Coord::kTfCropAndResize &&
+        (center - 0.5f < 0 || center - 0.5f > static_cast<float>(in - 1))) {
+      result[o] = {{-1, 0.0f}};
+      continue;
+    }
+    // NaN or far outside (a crop box from untrusted roi values): no input
+    // pixel, and nothing to convert to an index.
+    if (!(std::fabs(center) < 1e9f)) continue;
+    int64_t lo = static_cast<int64_t>(std::floor(center - support + 0.5f));
+    int64_t hi = static_cast<int64_t>(std::floor(center + support + 0.5f));
+    hi = lo + std::clamp<int64_t>(hi - lo, 0, window);
+    const int64_t lo_cut = std::clamp<int64_t>(lo, 0, in);
+    const int64_t hi_cut = std::clamp<int64_t>(hi, 0, in);
+    if (a.exclude_outside) lo = lo_cut, hi = hi_cut;
+    if (lo_cut >= hi_cut) continue;  // no input pixel: 0, as ONNX Runtime
+    float total = 0.0f;
+    std::vector<Tap>& taps = result[o];
+    for (int64_t i = lo; i < hi; ++i) {
+      const float w = AntialiasFilter(a, (static_cast<float>(i) - center + 0.5f) * inv_scale);
+      taps.push_back({static_cast<int32_t>(std::clamp<int64_t>(i, 0, in - 1)), w});
+      total += w;
+    }
+    const float inv_total = total == 0.0f ? 1.0f : 1.0f / total;
+    for (Tap& t : taps) t.weight *= inv_total;
+  }
+  return result;
+}
+
+// The taps of axis d per output coordinate.
+absl::StatusOr<std::vector<std::vector<Tap>>> AxisTapLists(const ResizePlan& plan, size_t d) {
+  if (plan.attrs.antialias) return AntialiasTaps(plan, d);
+  const int per = plan.attrs.mode == Mode::kNearest  ? 1
+                  : plan.attrs.mode == Mode::kLinear ? 2
+                                                     : 4;
+  const std::vector<Tap> flat = AxisTaps(plan, d, per);
+  std::vector<std::vector<Tap>> lists(plan.output[d]);
+  for (size_t o = 0; o < lists.size(); ++o) {
+    lists[o].assign(flat.begin() + o * per, flat.begin() + (o + 1) * per);
+  }
+  return lists;
+}
+
+// True when every output coordinate reads exactly its own input coordinate.
+bool IsIdentity(const std::vector<std::vector<Tap>>& taps, int64_t in) {
+  if (static_cast<int64_t>(taps.size()) != in) return false;
+  for (size_t o = 0; o < taps.size(); ++o) {
     float sum = 0;
-    for (int t = 0; t < per; ++t) {
-      const Tap& tap = taps[o * per + t];
-      if (tap.weight != 0 && tap.index != o) return false;
+    for (const Tap& tap : taps[o]) {
+      if (tap.weight != 0 && tap.index != static_cast<int32_t>(o)) return false;
       sum += tap.weight;
     }
     if (sum != 1.0f) return false;
@@ -408,24 +493,33 @@ class ResizeOp : public Op {
     if (total >= (int64_t{1} << 32) || NumElements(plan.input) >= (int64_t{1} << 32)) {
       return absl::UnimplementedError("Resize tensors of 2^32 elements or more are not supported");
     }
-    const int taps = plan.attrs.mode == Mode::kNearest  ? 1
-                     : plan.attrs.mode == Mode::kLinear ? 2
-                                                        : 4;
     const size_t rank = plan.input.size();
     const std::vector<int64_t> strides = Strides(plan.input);
-    std::vector<uint32_t> words;
+    // Each resized axis's taps, padded with zero-weight taps to the widest
+    // list: the shader visits `taps` per axis and output coordinate.
+    std::vector<std::vector<std::vector<Tap>>> axes(rank);
     uint32_t mask = 0;
+    size_t taps = 1;
+    for (size_t d = 0; d < rank; ++d) {
+      ASSIGN_OR_RETURN(axes[d], AxisTapLists(plan, d));
+      if (IsIdentity(axes[d], plan.input[d])) continue;
+      mask |= 1u << d;
+      for (const std::vector<Tap>& list : axes[d]) taps = std::max(taps, list.size());
+    }
+    std::vector<uint32_t> words;
     std::vector<uint32_t> offsets(kMaxResizeRank, 0);
     for (size_t d = 0; d < rank; ++d) {
-      const std::vector<Tap> axis = AxisTaps(plan, d, taps);
-      if (IsIdentity(axis, taps, plan.input[d], plan.output[d])) continue;
-      mask |= 1u << d;
+      if ((mask & (1u << d)) == 0) continue;
       offsets[d] = static_cast<uint32_t>(words.size() / 2);
-      for (const Tap& t : axis) {
-        uint32_t w;
-        std::memcpy(&w, &t.weight, 4);
-        words.push_back(static_cast<uint32_t>(t.index));
-        words.push_back(w);
+      for (const std::vector<Tap>& list : axes[d]) {
+        for (size_t t = 0; t < taps; ++t) {
+          const int32_t pad_index = list.empty() ? 0 : std::max(0, list[0].index);
+          const Tap tap = t < list.size() ? list[t] : Tap{pad_index, 0.0f};
+          uint32_t w;
+          std::memcpy(&w, &tap.weight, 4);
+          words.push_back(static_cast<uint32_t>(tap.index));
+          words.push_back(w);
+        }
       }
     }
     if (words.empty()) words.assign(2, 0);  // keep the binding non-empty

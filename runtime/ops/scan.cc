@@ -6,7 +6,7 @@
 // per-iteration scan outputs along their axes (either direction). The
 // sequence length is a shape, so vkserve unrolls the scan when the plan is
 // built: every slice (a Gather) and every body node runs on the GPU, with no
-// sync point. Opset 8's batched form is not supported.
+// sync point. Opset 8's batched form is scan_batched.cc.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"

@@ -2,12 +2,15 @@
 // Copyright 2026 The vkserve Authors.
 //
 // Softmax (opsets 1-27): the numerically-stable softmax along an axis
-// (runtime/ops/softmax_op.h).
+// (runtime/ops/softmax_op.h), fp32; float16, bfloat16 and double through
+// fp32 (computed more precisely than in the narrow type).
 #include "runtime/op_registry.h"
 #include "runtime/ops/softmax_op.h"
+#include "runtime/ops/via_float32.h"
 
 namespace vkserve {
 
-VKSERVE_REGISTER_OP("", "Softmax", 1, 27, SoftmaxKindOp<SoftmaxOp::Kind::kSoftmax>);
+VKSERVE_REGISTER_OP("", "Softmax", 1, 27,
+                    FloatsViaFloat32<SoftmaxKindOp<SoftmaxOp::Kind::kSoftmax>>);
 
 }  // namespace vkserve

@@ -2,19 +2,37 @@
 // Copyright 2026 The vkserve Authors.
 //
 // TopK (opsets 10-27): the k (input 1, host-known) largest (or, largest = 0,
-// smallest) fp32 values along `axis` and their int64 indices, sorted, equal
+// smallest) values along `axis` and their int64 indices, sorted, equal
 // values in index order (shaders/ops/top_k.comp). `sorted` = 0 allows any
-// order; vkserve returns them sorted all the same.
+// order; vkserve returns them sorted all the same. fp32, and 32- and 64-bit
+// integers, signed or not, compared exactly (ops/top_k_int, no shaderInt64
+// needed); 8- and 16-bit integers, float16 and bfloat16 through fp32, which
+// holds them exactly.
 #include "absl/strings/str_cat.h"
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
 #include "runtime/ops/dispatch_kernel.h"
 #include "runtime/ops/host_fold.h"
+#include "runtime/ops/via_float32.h"
 
 namespace vkserve {
 namespace {
 
 constexpr uint32_t kLocal = 64;
+
+// The integer types ops/top_k_int compares: 0 for others.
+uint32_t IntBytes(DataType t) {
+  switch (t) {
+    case DataType::kInt32:
+    case DataType::kUint32:
+      return 4;
+    case DataType::kInt64:
+    case DataType::kUint64:
+      return 8;
+    default:
+      return 0;
+  }
+}
 
 struct Rows {
   int64_t outer = 1, axis = 1, inner = 1, k = 0;
@@ -59,7 +77,10 @@ class TopKOp : public Op {
 
   absl::Status Infer(InferContext& ctx) const override {
     ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
-    RETURN_IF_ERROR(CheckDataType(x->dtype, {DataType::kFloat}, "input 0"));
+    RETURN_IF_ERROR(CheckDataType(x->dtype,
+                                  {DataType::kFloat, DataType::kInt32, DataType::kUint32,
+                                   DataType::kInt64, DataType::kUint64},
+                                  "input 0"));
     ASSIGN_OR_RETURN(const Rows r, RowsOf(ctx.node, x->shape, ctx.input(1)));
     ctx.outputs[0].dtype = x->dtype;
     ctx.outputs[0].shape = r.out_shape;
@@ -81,8 +102,13 @@ class TopKOp : public Op {
     DispatchStep step;
     step.push.U32(static_cast<uint32_t>(rows)).U32(static_cast<uint32_t>(r.axis))
         .U32(static_cast<uint32_t>(r.inner)).U32(static_cast<uint32_t>(r.k));
-    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/top_k", 3, step.push.size(), {kLocal, 1, 1},
-                                                    {ctx.node().GetInt("largest", 1) != 0 ? 1u : 0u}));
+    const uint32_t int_bytes = IntBytes(x.dtype);
+    const bool is_signed = x.dtype == DataType::kInt32 || x.dtype == DataType::kInt64;
+    ASSIGN_OR_RETURN(step.pipeline,
+                     ctx.GetPipeline(int_bytes != 0 ? "ops/top_k_int" : "ops/top_k", 3,
+                                     step.push.size(), {kLocal, 1, 1},
+                                     {ctx.node().GetInt("largest", 1) != 0 ? 1u : 0u,
+                                      int_bytes != 0 ? int_bytes : 4u, is_signed ? 1u : 0u}));
     step.bindings = {BufferRef::Input(0), BufferRef::Output(0),
                      indices ? BufferRef::Output(1) : BufferRef::Scratch(scratch, gpu::Access::kWrite)};
     step.groups = GroupsFor(rows, kLocal, ctx.device());
@@ -92,6 +118,6 @@ class TopKOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "TopK", 10, 27, TopKOp);
+VKSERVE_REGISTER_OP("", "TopK", 10, 27, ExactViaFloat32<TopKOp>);
 
 }  // namespace vkserve

@@ -8,11 +8,15 @@
 // OP as in binary.comp: 0 add, 1 sub, 2 mul, 3 div (toward zero; x / 0 is 0,
 // as vkserve's host folding), 4 prelu (a < 0 ? a * b : a), 6 min, 7 max,
 // 8 mod (the divisor's sign, Python's %), 9 fmod (the dividend's sign),
-// 10 and, 11 or, 12 xor, 13 shift left, 14 shift right (logical). 1- and
-// 2-byte elements are packed in words: an invocation computes every element
-// of one output word, so no two write the same word. No pow: ONNX
-// Runtime computes integer powers through double, which exact 64-bit
-// arithmetic would not reproduce beyond 2^53.
+// 10 and, 11 or, 12 xor, 13 shift left, 14 shift right (logical), 5 pow.
+// 1- and 2-byte elements are packed in words: an invocation computes every
+// element of one output word, so no two write the same word. Pow with an
+// integer exponent is exact modulo 2^(8 * ELEM_BYTES) (square and multiply;
+// onnxruntime goes through double, which agrees below 2^53); a negative
+// exponent gives 1 / x^-e truncated (1, -1 or 0). With B_FLOAT, b holds fp32
+// exponents (ONNX's Pow T1 = int, T2 = float): an integral one takes the
+// exact path, any other pow(float(a), b) in fp32 truncated toward zero, as
+// onnxruntime's static_cast of std::pow (which computes in double).
 // MODE and the push block as in binary.comp; element index as in op_util.h
 // GroupsFor.
 #version 450
@@ -22,6 +26,7 @@ layout(constant_id = 3) const uint OP = 0;
 layout(constant_id = 4) const uint MODE = 0;
 layout(constant_id = 5) const uint ELEM_BYTES = 8;  // 1, 2, 4 or 8
 layout(constant_id = 6) const bool SIGNED = true;
+layout(constant_id = 7) const bool B_FLOAT = false;  // OP 5: b is fp32
 
 layout(binding = 0) readonly buffer A { uint a[]; };
 layout(binding = 0) readonly buffer A2 { uvec2 a2[]; };
@@ -54,6 +59,7 @@ uvec2 load_a(uint i) {
   return widen(unpack(a[i / (4u / ELEM_BYTES)], i));
 }
 uvec2 load_b(uint i) {
+  if (B_FLOAT) return uvec2(b[i], 0u);
   if (ELEM_BYTES == 8u) return b2[i];
   if (ELEM_BYTES == 4u) return widen(b[i]);
   return widen(unpack(b[i / (4u / ELEM_BYTES)], i));
@@ -133,7 +139,65 @@ uvec2 shift64(uvec2 x, uvec2 s, bool left) {
   return n >= 32u ? uvec2(x.y >> (n - 32u), 0u) : uvec2((x.x >> n) | (x.y << (32u - n)), x.y >> n);
 }
 
+// x^e for e >= 0 by square and multiply, wrapping modulo 2^64.
+uvec2 upow64(uvec2 x, uvec2 e) {
+  uvec2 r = uvec2(1u, 0u);
+  for (int bit = 0; bit < 64; ++bit) {
+    if (e == uvec2(0u)) break;
+    if ((e.x & 1u) != 0u) r = mul64(r, x);
+    x = mul64(x, x);
+    e = uvec2((e.x >> 1) | (e.y << 31), e.y >> 1);
+  }
+  return r;
+}
+
+// Integer pow; a negative exponent (e_negative, e in two's complement)
+// truncates 1 / x^-e to 1, -1 or 0.
+uvec2 ipow64(uvec2 x, uvec2 e, bool e_negative) {
+  if (e_negative) {
+    if (x == uvec2(1u, 0u)) return x;
+    if (SIGNED && x == uvec2(0xFFFFFFFFu)) return (e.x & 1u) != 0u ? x : uvec2(1u, 0u);
+    return uvec2(0u);
+  }
+  return upow64(x, e);
+}
+
+// a (as a float) ^ b truncated toward zero into 64 bits; NaN gives 0, and
+// out-of-range values saturate.
+uvec2 fpow64(uvec2 x, float y) {
+  const bool nx = negative(x);
+  const uvec2 mag = nx ? neg64(x) : x;
+  const float fx = float(mag.y) * 4294967296.0 + float(mag.x);
+  if (nx && y != trunc(y)) return uvec2(0u);  // NaN in C
+  const bool odd = abs(mod(y, 2.0)) == 1.0;
+  float r = pow(fx, y);
+  if (nx && odd) r = -r;
+  if (isnan(r)) return uvec2(0u);
+  // fp32 pow may land an ulp or so below an exact integer (4^0.5 as
+  // 1.9999999), which truncation would turn into the integer below: snap
+  // results within 4 ulps of an integer to it.
+  const float nearest = round(r);
+  if (abs(r - nearest) <= 4.8e-7 * abs(r)) r = nearest;
+  r = trunc(clamp(r, -9.2e18, 9.2e18));
+  const bool neg = r < 0.0;
+  const float a = abs(r);
+  const float hi = floor(a / 4294967296.0);
+  const uvec2 v = uvec2(uint(a - hi * 4294967296.0), uint(hi));
+  return neg ? neg64(v) : v;
+}
+
+uvec2 pow_apply(uvec2 x, uvec2 y) {
+  if (!B_FLOAT) return ipow64(x, y, negative(y));
+  const float e = uintBitsToFloat(y.x);
+  if (e == trunc(e) && abs(e) < 2147483648.0) {
+    const int ie = int(e);
+    return ipow64(x, uvec2(uint(ie), ie < 0 ? 0xFFFFFFFFu : 0u), ie < 0);
+  }
+  return fpow64(x, e);
+}
+
 uvec2 apply(uvec2 x, uvec2 y) {
+  if (OP == 5u) return pow_apply(x, y);
   if (OP == 10u) return x & y;
   if (OP == 11u) return x | y;
   if (OP == 12u) return x ^ y;

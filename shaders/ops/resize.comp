@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Resize (fp32) by separable per-axis tap tables built on the host: for each
 // resized axis and output coordinate, TAPS (input index, weight) pairs —
-// 1 for nearest, 2 for linear, 4 for cubic — with index -1 meaning "outside
+// 1 for nearest, 2 for linear, 4 for cubic, the widest window with antialias
+// (shorter ones padded with zero weights) — with index -1 meaning "outside
 // the crop box: write the extrapolation value". Axes whose mapping is the
 // identity are not in `resized_mask` and index the input directly. One
 // invocation per output element sums the product of the resized axes' taps.

@@ -47,7 +47,7 @@ using testing::GpuTest;
 
 // The passed count this suite must not fall below (measured 2026-11-24 on
 // lavapipe; raise it with every op that adds passes).
-constexpr int kPassedFloor = 1470;
+constexpr int kPassedFloor = 1490;
 
 // The reasons a case may be excluded, and only these (issue 13): vkserve does
 // not aim to serve these value kinds, domains or ops.
@@ -146,6 +146,12 @@ const std::map<std::string, std::string>& OnnxRuntimeDeviations() {
       // both as "results mismatch with onnx tests".
       {"test_resize_downsample_scales_cubic_align_corners", "onnx/onnx#2462"},
       {"test_resize_downsample_scales_linear_align_corners", "onnx/onnx#2462"},
+      // MaxUnpool with an output_shape larger than the inferred one: the
+      // ONNX reference scatters into the inferred shape and pads it at the
+      // end of each axis; onnxruntime (and PyTorch) scatter the flat indices
+      // straight into output_shape. onnxruntime's backend test filters skip
+      // the case ("results mismatch"; onnx/onnx#2398).
+      {"test_maxunpool_export_with_output_shape", "onnx/onnx#2398"},
   };
   return cases;
 }
