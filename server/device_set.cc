@@ -46,8 +46,9 @@ absl::StatusOr<GpuContext> DeviceSet::For(const std::string& selector) {
   ASSIGN_OR_RETURN(const gpu::DeviceInfo* info,
                    gpu::SelectDevice(server.runtime->instance().devices(), selector));
   if (info->index == server.runtime->device().info().index) return ContextOf(server);
+  // Selectors naming one device (an index, a name, a UUID) share its slot.
   for (const Slot& slot : slots_) {
-    if (slot.selector == selector) return ContextOf(slot);
+    if (slot.runtime->device().info().index == info->index) return ContextOf(slot);
   }
   Slot slot;
   slot.selector = selector;
@@ -94,6 +95,7 @@ std::vector<DeviceGaugeSample> DeviceSet::Memory() const {
   for (const Slot& slot : slots_) {
     DeviceGaugeSample d;
     d.device = slot.runtime->device().info().name;
+    d.gpu = slot.runtime->device().info().uuid();
     d.bytes_by_kind = slot.runtime->allocator().stats().bytes_by_kind;
     d.cache = slot.budget->stats();
     // Two GPUs of one model share a name; the label must still be unique.

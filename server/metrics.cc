@@ -69,12 +69,15 @@ void AddCacheSample(const DeviceGaugeSample& d, MetricFamily* bytes, MetricFamil
   const CacheBudgetStats& c = d.cache;
   for (const auto& [memory, used, limit] : {std::tuple{"device", c.device_bytes, c.limits.device_bytes},
                                             std::tuple{"host", c.host_bytes, c.limits.host_bytes}}) {
-    bytes->metric.push_back(GaugeValue({{"device", d.device}, {"memory", memory}}, static_cast<double>(used)));
-    budget->metric.push_back(GaugeValue({{"device", d.device}, {"memory", memory}}, static_cast<double>(limit)));
+    bytes->metric.push_back(
+        GaugeValue({{"device", d.device}, {"gpu", d.gpu}, {"memory", memory}}, static_cast<double>(used)));
+    budget->metric.push_back(
+        GaugeValue({{"device", d.device}, {"gpu", d.gpu}, {"memory", memory}}, static_cast<double>(limit)));
   }
   for (int k = 0; k < kCacheKindCount; ++k) {
     const CacheKindStats& s = c.by_kind[k];
     const std::vector<ClientMetric::Label> labels{{"device", d.device},
+                                                  {"gpu", d.gpu},
                                                   {"kind", CacheKindName(static_cast<CacheKind>(k))}};
     entries->metric.push_back(GaugeValue(labels, static_cast<double>(s.entries)));
     ClientMetric evicted;
@@ -182,6 +185,15 @@ struct Metrics::Families {
                               "a model cut at a sync point reads one per cut and execution, then runs "
                               "the rest planned for that shape.")
                         .Register(r)),
+        cross_copies(prometheus::BuildCounter()
+                         .Name("vkserve_cross_device_copies_total")
+                         .Help("GPU-resident inputs held by another GPU, copied through host memory "
+                               "to the GPU (label gpu) that ran the request.")
+                         .Register(r)),
+        cross_bytes(prometheus::BuildCounter()
+                        .Name("vkserve_cross_device_copy_bytes_total")
+                        .Help("Bytes of the cross-device copies (vkserve_cross_device_copies_total).")
+                        .Register(r)),
         build(prometheus::BuildGauge()
                   .Name("vkserve_build_info")
                   .Help("Always 1: the server's version and Vulkan device.")
@@ -197,6 +209,8 @@ struct Metrics::Families {
   prometheus::Family<prometheus::Histogram>& batch_delay;
   prometheus::Family<prometheus::Counter>& runs;
   prometheus::Family<prometheus::Counter>& sync_points;
+  prometheus::Family<prometheus::Counter>& cross_copies;
+  prometheus::Family<prometheus::Counter>& cross_bytes;
   prometheus::Family<prometheus::Gauge>& build;
 };
 
@@ -221,6 +235,11 @@ class Metrics::SampledGauges final : public prometheus::Collectable {
     MetricFamily nodes = GaugeFamily(
         "vkserve_model_nodes",
         "Graph nodes (after fusion) by the device that executes them; cpu is always 0.");
+    MetricFamily gpu_sessions = GaugeFamily("vkserve_gpu_sessions", "The model's sessions on each GPU.");
+    MetricFamily gpu_busy = GaugeFamily(
+        "vkserve_gpu_sessions_busy",
+        "The model's sessions running a request now, on each GPU (busy fraction: divide by "
+        "vkserve_gpu_sessions).");
     MetricFamily memory =
         GaugeFamily("vkserve_gpu_memory_bytes", "Live GPU memory by what it holds.");
     MetricFamily cache_bytes = GaugeFamily(
@@ -245,16 +264,24 @@ class Metrics::SampledGauges final : public prometheus::Collectable {
       };
       nodes.metric.push_back(GaugeValue(with_device("gpu"), static_cast<double>(m.gpu_nodes)));
       nodes.metric.push_back(GaugeValue(with_device("cpu"), static_cast<double>(m.cpu_nodes)));
+      for (const ModelGaugeSample::Gpu& g : m.gpus) {
+        auto on_gpu = labels;
+        on_gpu.push_back({"gpu", g.gpu});
+        gpu_sessions.metric.push_back(GaugeValue(on_gpu, static_cast<double>(g.sessions)));
+        gpu_busy.metric.push_back(GaugeValue(on_gpu, static_cast<double>(g.sessions_busy)));
+      }
     }
     for (const DeviceGaugeSample& d : sample.devices) {
       for (int k = 0; k < gpu::kMemoryKindCount; ++k) {
         const std::string kind(gpu::MemoryKindName(static_cast<gpu::MemoryKind>(k)));
         memory.metric.push_back(
-            GaugeValue({{"device", d.device}, {"kind", kind}}, static_cast<double>(d.bytes_by_kind[k])));
+            GaugeValue({{"device", d.device}, {"gpu", d.gpu}, {"kind", kind}},
+                       static_cast<double>(d.bytes_by_kind[k])));
       }
       AddCacheSample(d, &cache_bytes, &cache_budget, &cache_entries, &cache_evictions);
     }
-    for (MetricFamily* f : {&sessions, &busy, &queue, &resident, &resident_bytes, &nodes, &memory, &cache_bytes,
+    for (MetricFamily* f : {&sessions, &busy, &gpu_sessions, &gpu_busy, &queue, &resident, &resident_bytes,
+                            &nodes, &memory, &cache_bytes,
                             &cache_budget, &cache_entries, &cache_evictions}) {
       if (!f->metric.empty()) out.push_back(std::move(*f));
     }
@@ -304,12 +331,13 @@ ModelMetrics::~ModelMetrics() {
 }
 
 void ModelMetrics::RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const RunTiming& timing,
-                                 int64_t batch_size) {
+                                 int64_t batch_size, int gpu) {
   request_->Observe(Seconds(request_ns));
   const std::array<uint64_t, kPhaseCount> ns{queue_ns,         timing.upload_ns, timing.record_ns,
                                              timing.submit_ns, timing.gpu_ns,    timing.wait_ns,
                                              timing.readback_ns};
-  for (int p = 0; p < kPhaseCount; ++p) phases_[p]->Observe(Seconds(ns[p]));
+  const auto& phases = phases_[GpuIndex(gpu)];
+  for (int p = 0; p < kPhaseCount; ++p) phases[p]->Observe(Seconds(ns[p]));
   requests_[static_cast<int>(RequestOutcome::kSuccess)]->Increment();
   inferences_->Increment(static_cast<double>(batch_size < 1 ? 1 : batch_size));
 }
@@ -323,6 +351,16 @@ void ModelMetrics::RecordExecution(int64_t batch_size, const RunTiming& timing,
   bytes_to_host_->Increment(static_cast<double>(timing.bytes_read_back));
   (timing.replayed ? runs_replayed_ : runs_recorded_)->Increment();
   if (timing.sync_points > 0) sync_points_->Increment(static_cast<double>(timing.sync_points));
+}
+
+size_t ModelMetrics::GpuIndex(int gpu) const {
+  return gpu >= 0 && static_cast<size_t>(gpu) < phases_.size() ? static_cast<size_t>(gpu) : 0;
+}
+
+void ModelMetrics::RecordCrossDeviceCopies(int gpu, uint64_t copies, uint64_t bytes) {
+  if (copies == 0) return;
+  cross_copies_[GpuIndex(gpu)]->Increment(static_cast<double>(copies));
+  cross_bytes_[GpuIndex(gpu)]->Increment(static_cast<double>(bytes));
 }
 
 void ModelMetrics::RecordFailure(RequestOutcome outcome) {
@@ -393,7 +431,9 @@ void Metrics::StopServing() {
 
 int Metrics::port() const { return port_; }
 
-std::shared_ptr<ModelMetrics> Metrics::ForModel(const std::string& model, int64_t version) {
+std::shared_ptr<ModelMetrics> Metrics::ForModel(const std::string& model, int64_t version,
+                                               std::vector<std::string> gpus) {
+  if (gpus.empty()) gpus.emplace_back();
   MutexLock lock(&mutex_);
   auto key = std::make_pair(model, version);
   if (auto it = live_.find(key); it != live_.end()) {
@@ -409,8 +449,16 @@ std::shared_ptr<ModelMetrics> Metrics::ForModel(const std::string& model, int64_
   Families& f = *families_;
   auto m = std::shared_ptr<ModelMetrics>(new ModelMetrics());
   m->request_ = &f.request.Add(labels, DurationBuckets());
-  for (int p = 0; p < kPhaseCount; ++p) {
-    m->phases_[p] = &f.phase.Add(with("phase", PhaseName(static_cast<Phase>(p))), DurationBuckets());
+  for (const std::string& gpu : gpus) {
+    prometheus::Labels on_gpu = with("gpu", gpu);
+    std::array<prometheus::Histogram*, kPhaseCount>& phases = m->phases_.emplace_back();
+    for (int p = 0; p < kPhaseCount; ++p) {
+      prometheus::Labels l = on_gpu;
+      l.emplace("phase", std::string(PhaseName(static_cast<Phase>(p))));
+      phases[p] = &f.phase.Add(l, DurationBuckets());
+    }
+    m->cross_copies_.push_back(&f.cross_copies.Add(on_gpu));
+    m->cross_bytes_.push_back(&f.cross_bytes.Add(on_gpu));
   }
   for (int o = 0; o < kRequestOutcomeCount; ++o) {
     m->requests_[o] =
@@ -435,7 +483,11 @@ std::shared_ptr<ModelMetrics> Metrics::ForModel(const std::string& model, int64_
     }
     Families& fam = *families_;
     fam.request.Remove(raw->request_);
-    for (auto* h : raw->phases_) fam.phase.Remove(h);
+    for (const auto& phases : raw->phases_) {
+      for (auto* h : phases) fam.phase.Remove(h);
+    }
+    for (auto* c : raw->cross_copies_) fam.cross_copies.Remove(c);
+    for (auto* c : raw->cross_bytes_) fam.cross_bytes.Remove(c);
     for (auto* c : raw->requests_) fam.requests.Remove(c);
     fam.inferences.Remove(raw->inferences_);
     fam.executions.Remove(raw->executions_);

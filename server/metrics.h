@@ -75,11 +75,20 @@ struct ModelGaugeSample {
   uint64_t resident_output_bytes = 0;
   uint64_t gpu_nodes = 0;
   uint64_t cpu_nodes = 0;
+  // Per GPU the version runs on (the device UUID): its sessions, and how
+  // many run a request now.
+  struct Gpu {
+    std::string gpu;
+    uint64_t sessions = 0;
+    uint64_t sessions_busy = 0;
+  };
+  std::vector<Gpu> gpus;
 };
 
 // Live device memory of one Vulkan device, by gpu::MemoryKind.
 struct DeviceGaugeSample {
-  std::string device;
+  std::string device;  // the name, made unique
+  std::string gpu;     // the device UUID (gpu::DeviceInfo::uuid())
   CacheBudgetStats cache;  // the device's per-shape caches (plans, session states)
   std::array<uint64_t, gpu::kMemoryKindCount> bytes_by_kind{};
 };
@@ -103,9 +112,12 @@ class ModelMetrics {
   ModelMetrics& operator=(const ModelMetrics&) = delete;
 
   // A successful inference: its end-to-end time, queue wait, the run's
-  // phases, and the request's batch size (>= 1).
+  // phases (by the GPU that ran it: an index into ForModel's `gpus`; out of
+  // range counts as the first), and the request's batch size (>= 1).
   void RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const RunTiming& timing,
-                     int64_t batch_size);
+                     int64_t batch_size, int gpu = 0);
+  // GPU-resident inputs copied from another GPU to `gpu` through the host.
+  void RecordCrossDeviceCopies(int gpu, uint64_t copies, uint64_t bytes);
   // A model execution (one run, serving one request or a batch of them):
   // its batch size, bytes and command buffer use, and how long its oldest
   // request waited while the batch formed.
@@ -118,8 +130,12 @@ class ModelMetrics {
   ModelMetrics() = default;
 
   std::function<void()> remove_;  // takes the series out of their families
+  // The series of GPU `gpu` (ForModel's index; out of range: the first).
+  size_t GpuIndex(int gpu) const;
+
   prometheus::Histogram* request_ = nullptr;
-  std::array<prometheus::Histogram*, kPhaseCount> phases_{};
+  std::vector<std::array<prometheus::Histogram*, kPhaseCount>> phases_;  // per GPU
+  std::vector<prometheus::Counter*> cross_copies_, cross_bytes_;         // per GPU
   std::array<prometheus::Counter*, kRequestOutcomeCount> requests_{};
   prometheus::Counter* inferences_ = nullptr;
   prometheus::Counter* executions_ = nullptr;
@@ -164,8 +180,11 @@ class Metrics {
   int port() const;
 
   // The event metrics of `model` version `version`, shared by every caller
-  // asking for the same version while one is alive.
-  std::shared_ptr<ModelMetrics> ForModel(const std::string& model, int64_t version);
+  // asking for the same version while one is alive. `gpus`: the UUIDs of
+  // the GPUs it runs on, the `gpu` label of the per-GPU series (empty: one
+  // GPU, labelled "").
+  std::shared_ptr<ModelMetrics> ForModel(const std::string& model, int64_t version,
+                                         std::vector<std::string> gpus = {});
 
   // Everything in the Prometheus text format, as a scrape returns it.
   std::string Render() const;

@@ -173,6 +173,10 @@ GaugeSample Server::SampleGauges() const {
     g.sessions = pool.sessions;
     g.sessions_busy = pool.busy_sessions;
     g.queue_depth = pool.queued_now;
+    for (size_t i = 0; i < m->replicas().size() && i < pool.sessions_by_gpu.size(); ++i) {
+      g.gpus.push_back({m->replicas()[i]->gpu().device->info().uuid(), pool.sessions_by_gpu[i],
+                        i < pool.busy_by_gpu.size() ? pool.busy_by_gpu[i] : 0});
+    }
     if (auto it = resident.find({m->name(), m->version()}); it != resident.end()) {
       g.resident_outputs = it->second.count;
       g.resident_output_bytes = it->second.bytes;
