@@ -37,6 +37,10 @@ struct DeviceSetOptions {
   // Cache limits per device; unset: sized from the device.
   std::optional<uint64_t> cache_device_bytes;
   std::optional<uint64_t> cache_host_bytes;
+  // Test seam: every distinct non-empty selector opens a device of its own,
+  // even one naming a device already open, so one physical device serves as
+  // several logical GPUs (lavapipe offers only one). Off in the server.
+  bool device_per_selector = false;
 };
 
 class DeviceSet {

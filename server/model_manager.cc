@@ -47,6 +47,17 @@ const gpu::Device* ServedModel::device(int gpu) const {
   return replicas_[g]->gpu().device;
 }
 
+std::vector<std::string> ServedModel::GpuLabels(const std::vector<std::shared_ptr<const Model>>& replicas) {
+  std::vector<std::string> labels;
+  for (const auto& r : replicas) {
+    const std::string uuid = r->gpu().device->info().uuid();
+    const auto same = std::count_if(labels.begin(), labels.end(),
+                                    [&](const std::string& l) { return l.rfind(uuid, 0) == 0; });
+    labels.push_back(same == 0 ? uuid : absl::StrCat(uuid, " #", same + 1));
+  }
+  return labels;
+}
+
 void ServedModel::RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const RunTiming& timing,
                                 int64_t batch_size, const ExecutionInfo& info) {
   MutexLock lock(&mutex_);
@@ -266,7 +277,6 @@ absl::StatusOr<std::map<int64_t, std::shared_ptr<ServedModel>>> ModelManager::Lo
     // The model on every GPU, each with that device's cache budget.
     std::vector<ModelReplica> replicas;
     std::vector<std::shared_ptr<const Model>> models;
-    std::vector<std::string> gpus;
     for (const auto& [gpu, sessions] : devices) {
       options.cache_budget = devices_->BudgetFor(gpu);
       auto model = Model::Load(mv->path, gpu, options);
@@ -277,8 +287,8 @@ absl::StatusOr<std::map<int64_t, std::shared_ptr<ServedModel>>> ModelManager::Lo
       }
       replicas.push_back({*model, sessions});
       models.push_back(*model);
-      gpus.push_back(gpu.device->info().uuid());
     }
+    const std::vector<std::string> gpus = ServedModel::GpuLabels(models);
     auto settings = ValidateModelConfig(repo_model.config, ToModelTensors(models[0]->inputs()),
                                         ToModelTensors(models[0]->outputs()));
     if (!settings.ok()) return settings.status();

@@ -97,6 +97,10 @@ class ServedModel {
   const std::vector<std::shared_ptr<const Model>>& replicas() const { return replicas_; }
   // The device of GPU `gpu` (ExecutionInfo::gpu); the first for -1.
   const gpu::Device* device(int gpu) const;
+  // The `gpu` metric label of each replica: its device's UUID, made unique
+  // (" #2", ...) should two devices report one UUID.
+  std::vector<std::string> gpus() const { return GpuLabels(replicas_); }
+  static std::vector<std::string> GpuLabels(const std::vector<std::shared_ptr<const Model>>& replicas);
   // Where requests go (the gRPC layer does not know which kind it is).
   Scheduler& scheduler() const { return *scheduler_; }
 
