@@ -184,7 +184,7 @@ def copies(path, model):
 
 print("# resnet50 across GPUs (dynamic batching, batch-1 requests)\n")
 print("| GPUs | clients | infer/s | per GPU infer/s | p50 ms | p99 ms | server queue ms | GPU ms | "
-      "inferences/execution | requests per GPU (run) | cross-device copies |")
+      "inferences/execution | requests per GPU (run and its warm-up) | cross-device copies |")
 print("|---|---|---|---|---|---|---|---|---|---|---|")
 for (n, c), r in sorted(rows.items()):
     model = f"resnet50_g{n}"
