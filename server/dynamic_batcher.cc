@@ -326,6 +326,11 @@ void DynamicBatcher::Run(Formed formed, Session* session, int gpu) {
       Answer(p, absl::DeadlineExceededError("the request timed out waiting for its batch"), info);
     } else if (p.request.cancelled && p.request.cancelled()) {
       Answer(p, absl::CancelledError("the request was cancelled before it ran"), info);
+    } else if (absl::Status local = LocalizeInputs(session->model().gpu().device, &p.request.run, &p.copies);
+               !local.ok()) {
+      // An input on another GPU could not be copied here (released, or its
+      // read-back failed): this request fails, the batch runs without it.
+      Answer(p, local, info);
     } else {
       members.push_back(std::move(p));
     }
@@ -333,9 +338,8 @@ void DynamicBatcher::Run(Formed formed, Session* session, int gpu) {
   if (!members.empty()) {
     absl::Time oldest = members.front().submitted;
     for (const Pending& p : members) oldest = std::min(oldest, p.submitted);
-    std::vector<CrossDeviceCopies> copies(members.size());
     int64_t batch_size = 0;
-    std::vector<absl::StatusOr<RunResult>> results = RunBatch(members, session, &copies, &batch_size);
+    std::vector<absl::StatusOr<RunResult>> results = RunBatch(members, session, &batch_size);
     for (size_t i = 0; i < members.size(); ++i) {
       ExecutionInfo info;
       info.queue_ns = Nanos(start - members[i].submitted);
@@ -344,8 +348,8 @@ void DynamicBatcher::Run(Formed formed, Session* session, int gpu) {
       info.reports_execution = i == 0 && results[i].ok();
       info.forming_ns = Nanos(start - oldest);
       info.gpu = gpu;
-      info.cross_device_copies = copies[i].copies;
-      info.cross_device_bytes = copies[i].bytes;
+      info.cross_device_copies = members[i].copies.copies;
+      info.cross_device_bytes = members[i].copies.bytes;
       Answer(members[i], std::move(results[i]), info);
     }
   }
@@ -362,15 +366,7 @@ void DynamicBatcher::Run(Formed formed, Session* session, int gpu) {
 }
 
 std::vector<absl::StatusOr<RunResult>> DynamicBatcher::RunBatch(std::vector<Pending>& members,
-                                                                Session* session,
-                                                                std::vector<CrossDeviceCopies>* copies,
-                                                                int64_t* batch_size) {
-  // Inputs resident on another GPU come over through the host first.
-  for (size_t i = 0; i < members.size(); ++i) {
-    absl::Status local =
-        LocalizeInputs(session->model().gpu().device, &members[i].request.run, &(*copies)[i]);
-    if (!local.ok()) return std::vector<absl::StatusOr<RunResult>>(members.size(), local);
-  }
+                                                                Session* session, int64_t* batch_size) {
   if (members.size() == 1) {
     // Alone: its own bindings and output sink, as the session pool runs it.
     *batch_size = std::max<int64_t>(members[0].request.batch_size, 1);

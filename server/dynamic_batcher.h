@@ -107,6 +107,7 @@ class DynamicBatcher final : public Scheduler {
     std::optional<std::string> key;  // nullopt: runs alone
     int level = 0;
     bool skip_wait = false;  // alone, it need not wait for company (above)
+    CrossDeviceCopies copies;  // its inputs brought from another GPU (Run)
   };
   // A batch on its way to a session.
   struct Formed {
@@ -137,7 +138,6 @@ class DynamicBatcher final : public Scheduler {
   void Run(Formed formed, Session* session, int gpu);
   // Runs `members` (not empty) as one batch on `session`: a result each.
   std::vector<absl::StatusOr<RunResult>> RunBatch(std::vector<Pending>& members, Session* session,
-                                                  std::vector<CrossDeviceCopies>* copies,
                                                   int64_t* batch_size);
   void Answer(Pending& pending, absl::StatusOr<RunResult> result, ExecutionInfo info);
 

@@ -327,16 +327,28 @@ class Metrics::SampledGauges final : public prometheus::Collectable {
 // ---------------------------------------------------------------------------
 
 ModelMetrics::~ModelMetrics() {
-  if (remove_) remove_();
+  std::vector<GpuSeries> gpus;
+  {
+    MutexLock lock(&gpu_mutex_);
+    for (const auto& [label, series] : gpus_) gpus.push_back(series);
+  }
+  if (remove_) remove_(gpus);
+}
+
+const ModelMetrics::GpuSeries& ModelMetrics::Gpu(const std::string& gpu) {
+  MutexLock lock(&gpu_mutex_);
+  auto it = gpus_.find(gpu);
+  if (it == gpus_.end()) it = gpus_.emplace(gpu, add_gpu_(gpu)).first;
+  return it->second;
 }
 
 void ModelMetrics::RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const RunTiming& timing,
-                                 int64_t batch_size, int gpu) {
+                                 int64_t batch_size, const std::string& gpu) {
   request_->Observe(Seconds(request_ns));
   const std::array<uint64_t, kPhaseCount> ns{queue_ns,         timing.upload_ns, timing.record_ns,
                                              timing.submit_ns, timing.gpu_ns,    timing.wait_ns,
                                              timing.readback_ns};
-  const auto& phases = phases_[GpuIndex(gpu)];
+  const auto& phases = Gpu(gpu).phases;
   for (int p = 0; p < kPhaseCount; ++p) phases[p]->Observe(Seconds(ns[p]));
   requests_[static_cast<int>(RequestOutcome::kSuccess)]->Increment();
   inferences_->Increment(static_cast<double>(batch_size < 1 ? 1 : batch_size));
@@ -353,14 +365,11 @@ void ModelMetrics::RecordExecution(int64_t batch_size, const RunTiming& timing,
   if (timing.sync_points > 0) sync_points_->Increment(static_cast<double>(timing.sync_points));
 }
 
-size_t ModelMetrics::GpuIndex(int gpu) const {
-  return gpu >= 0 && static_cast<size_t>(gpu) < phases_.size() ? static_cast<size_t>(gpu) : 0;
-}
-
-void ModelMetrics::RecordCrossDeviceCopies(int gpu, uint64_t copies, uint64_t bytes) {
+void ModelMetrics::RecordCrossDeviceCopies(const std::string& gpu, uint64_t copies, uint64_t bytes) {
   if (copies == 0) return;
-  cross_copies_[GpuIndex(gpu)]->Increment(static_cast<double>(copies));
-  cross_bytes_[GpuIndex(gpu)]->Increment(static_cast<double>(bytes));
+  const GpuSeries& series = Gpu(gpu);
+  series.copies->Increment(static_cast<double>(copies));
+  series.copy_bytes->Increment(static_cast<double>(bytes));
 }
 
 void ModelMetrics::RecordFailure(RequestOutcome outcome) {
@@ -432,8 +441,15 @@ void Metrics::StopServing() {
 int Metrics::port() const { return port_; }
 
 std::shared_ptr<ModelMetrics> Metrics::ForModel(const std::string& model, int64_t version,
-                                               std::vector<std::string> gpus) {
-  if (gpus.empty()) gpus.emplace_back();
+                                               const std::vector<std::string>& gpus) {
+  std::shared_ptr<ModelMetrics> m = ModelSeries(model, version);
+  // Outside the lock: Gpu() takes it to add series.
+  if (gpus.empty()) m->Gpu("");
+  for (const std::string& gpu : gpus) m->Gpu(gpu);
+  return m;
+}
+
+std::shared_ptr<ModelMetrics> Metrics::ModelSeries(const std::string& model, int64_t version) {
   MutexLock lock(&mutex_);
   auto key = std::make_pair(model, version);
   if (auto it = live_.find(key); it != live_.end()) {
@@ -449,17 +465,21 @@ std::shared_ptr<ModelMetrics> Metrics::ForModel(const std::string& model, int64_
   Families& f = *families_;
   auto m = std::shared_ptr<ModelMetrics>(new ModelMetrics());
   m->request_ = &f.request.Add(labels, DurationBuckets());
-  for (const std::string& gpu : gpus) {
-    prometheus::Labels on_gpu = with("gpu", gpu);
-    std::array<prometheus::Histogram*, kPhaseCount>& phases = m->phases_.emplace_back();
+  m->add_gpu_ = [this, labels](const std::string& gpu) {
+    prometheus::Labels on_gpu = labels;
+    on_gpu.emplace("gpu", gpu);
+    MutexLock lock(&mutex_);
+    Families& fam = *families_;
+    ModelMetrics::GpuSeries series;
     for (int p = 0; p < kPhaseCount; ++p) {
       prometheus::Labels l = on_gpu;
       l.emplace("phase", std::string(PhaseName(static_cast<Phase>(p))));
-      phases[p] = &f.phase.Add(l, DurationBuckets());
+      series.phases[p] = &fam.phase.Add(l, DurationBuckets());
     }
-    m->cross_copies_.push_back(&f.cross_copies.Add(on_gpu));
-    m->cross_bytes_.push_back(&f.cross_bytes.Add(on_gpu));
-  }
+    series.copies = &fam.cross_copies.Add(on_gpu);
+    series.copy_bytes = &fam.cross_bytes.Add(on_gpu);
+    return series;
+  };
   for (int o = 0; o < kRequestOutcomeCount; ++o) {
     m->requests_[o] =
         &f.requests.Add(with("outcome", RequestOutcomeName(static_cast<RequestOutcome>(o))));
@@ -473,7 +493,7 @@ std::shared_ptr<ModelMetrics> Metrics::ForModel(const std::string& model, int64_
   m->runs_replayed_ = &f.runs.Add(with("command_buffer", "replayed"));
   m->runs_recorded_ = &f.runs.Add(with("command_buffer", "recorded"));
   m->sync_points_ = &f.sync_points.Add(labels);
-  m->remove_ = [this, key, raw = m.get()] {
+  m->remove_ = [this, key, raw = m.get()](const std::vector<ModelMetrics::GpuSeries>& gpus) {
     MutexLock lock(&mutex_);
     // A newer ModelMetrics for the same version may have replaced this one
     // in live_ only after this one expired; then the series are its own.
@@ -483,11 +503,11 @@ std::shared_ptr<ModelMetrics> Metrics::ForModel(const std::string& model, int64_
     }
     Families& fam = *families_;
     fam.request.Remove(raw->request_);
-    for (const auto& phases : raw->phases_) {
-      for (auto* h : phases) fam.phase.Remove(h);
+    for (const ModelMetrics::GpuSeries& g : gpus) {
+      for (auto* h : g.phases) fam.phase.Remove(h);
+      fam.cross_copies.Remove(g.copies);
+      fam.cross_bytes.Remove(g.copy_bytes);
     }
-    for (auto* c : raw->cross_copies_) fam.cross_copies.Remove(c);
-    for (auto* c : raw->cross_bytes_) fam.cross_bytes.Remove(c);
     for (auto* c : raw->requests_) fam.requests.Remove(c);
     fam.inferences.Remove(raw->inferences_);
     fam.executions.Remove(raw->executions_);

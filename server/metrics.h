@@ -112,12 +112,12 @@ class ModelMetrics {
   ModelMetrics& operator=(const ModelMetrics&) = delete;
 
   // A successful inference: its end-to-end time, queue wait, the run's
-  // phases (by the GPU that ran it: an index into ForModel's `gpus`; out of
-  // range counts as the first), and the request's batch size (>= 1).
+  // phases (labelled with `gpu`, the UUID of the GPU that ran it; its
+  // series are added on first use), and the request's batch size (>= 1).
   void RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const RunTiming& timing,
-                     int64_t batch_size, int gpu = 0);
+                     int64_t batch_size, const std::string& gpu = "");
   // GPU-resident inputs copied from another GPU to `gpu` through the host.
-  void RecordCrossDeviceCopies(int gpu, uint64_t copies, uint64_t bytes);
+  void RecordCrossDeviceCopies(const std::string& gpu, uint64_t copies, uint64_t bytes);
   // A model execution (one run, serving one request or a batch of them):
   // its batch size, bytes and command buffer use, and how long its oldest
   // request waited while the batch formed.
@@ -129,13 +129,24 @@ class ModelMetrics {
   friend class Metrics;
   ModelMetrics() = default;
 
-  std::function<void()> remove_;  // takes the series out of their families
-  // The series of GPU `gpu` (ForModel's index; out of range: the first).
-  size_t GpuIndex(int gpu) const;
+  // The per-GPU series of one GPU.
+  struct GpuSeries {
+    std::array<prometheus::Histogram*, kPhaseCount> phases{};
+    prometheus::Counter* copies = nullptr;
+    prometheus::Counter* copy_bytes = nullptr;
+  };
+  // The series of `gpu`, added to the families on first use (a reload may
+  // put the same version on more GPUs while its series live on).
+  const GpuSeries& Gpu(const std::string& gpu);
+
+  // Takes the series out of their families; given the per-GPU ones.
+  std::function<void(const std::vector<GpuSeries>&)> remove_;
+  // Adds one GPU's series to the families (takes the Metrics' lock).
+  std::function<GpuSeries(const std::string&)> add_gpu_;
+  Mutex gpu_mutex_;  // guards gpus_; taken before the Metrics' lock
+  std::map<std::string, GpuSeries> gpus_ ABSL_GUARDED_BY(gpu_mutex_);  // never erased: stable
 
   prometheus::Histogram* request_ = nullptr;
-  std::vector<std::array<prometheus::Histogram*, kPhaseCount>> phases_;  // per GPU
-  std::vector<prometheus::Counter*> cross_copies_, cross_bytes_;         // per GPU
   std::array<prometheus::Counter*, kRequestOutcomeCount> requests_{};
   prometheus::Counter* inferences_ = nullptr;
   prometheus::Counter* executions_ = nullptr;
@@ -181,15 +192,18 @@ class Metrics {
 
   // The event metrics of `model` version `version`, shared by every caller
   // asking for the same version while one is alive. `gpus`: the UUIDs of
-  // the GPUs it runs on, the `gpu` label of the per-GPU series (empty: one
-  // GPU, labelled "").
+  // the GPUs it runs on, whose per-GPU series (label `gpu`) exist from now
+  // on, also when the version's metrics were alive already.
   std::shared_ptr<ModelMetrics> ForModel(const std::string& model, int64_t version,
-                                         std::vector<std::string> gpus = {});
+                                         const std::vector<std::string>& gpus = {});
 
   // Everything in the Prometheus text format, as a scrape returns it.
   std::string Render() const;
 
  private:
+  // The version's ModelMetrics, alive or new (without per-GPU series).
+  std::shared_ptr<ModelMetrics> ModelSeries(const std::string& model, int64_t version);
+
   class SampledGauges;
   struct Families;
 

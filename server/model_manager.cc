@@ -29,6 +29,7 @@ ServedModel::ServedModel(std::string name, int64_t version, ModelSettings settin
       version_(version),
       settings_(std::move(settings)),
       replicas_(std::move(replicas)),
+      gpus_(GpuLabels(replicas_)),
       scheduler_(std::move(scheduler)),
       metrics_(std::move(metrics)) {
   const Model& model = *replicas_.front();
@@ -74,8 +75,12 @@ void ServedModel::RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const Ru
   stats_.inference_count += static_cast<uint64_t>(std::max<int64_t>(batch_size, 1));
   stats_.last_inference_ms = static_cast<uint64_t>(absl::ToUnixMillis(absl::Now()));
   if (metrics_ != nullptr) {
-    metrics_->RecordSuccess(request_ns, queue_ns, timing, batch_size, info.gpu);
-    metrics_->RecordCrossDeviceCopies(info.gpu, info.cross_device_copies, info.cross_device_bytes);
+    // A request that did not run on a known GPU (-1) cannot succeed; the
+    // first GPU's label keeps the lookup in range all the same.
+    const bool known = info.gpu >= 0 && static_cast<size_t>(info.gpu) < gpus_.size();
+    const std::string& gpu = gpus_[known ? static_cast<size_t>(info.gpu) : 0];
+    metrics_->RecordSuccess(request_ns, queue_ns, timing, batch_size, gpu);
+    metrics_->RecordCrossDeviceCopies(gpu, info.cross_device_copies, info.cross_device_bytes);
   }
 }
 

@@ -99,7 +99,7 @@ class ServedModel {
   const gpu::Device* device(int gpu) const;
   // The `gpu` metric label of each replica: its device's UUID, made unique
   // (" #2", ...) should two devices report one UUID.
-  std::vector<std::string> gpus() const { return GpuLabels(replicas_); }
+  const std::vector<std::string>& gpus() const { return gpus_; }
   static std::vector<std::string> GpuLabels(const std::vector<std::shared_ptr<const Model>>& replicas);
   // Where requests go (the gRPC layer does not know which kind it is).
   Scheduler& scheduler() const { return *scheduler_; }
@@ -128,6 +128,7 @@ class ServedModel {
   const int64_t version_;
   const ModelSettings settings_;
   const std::vector<std::shared_ptr<const Model>> replicas_;
+  const std::vector<std::string> gpus_;  // GpuLabels(replicas_)
   const std::unique_ptr<Scheduler> scheduler_;
   const std::shared_ptr<ModelMetrics> metrics_;
   int gpu_nodes_ = 0;

@@ -115,7 +115,7 @@ void SessionPool::Worker(Session* session, int gpu) {
     {
       MutexLock lock(&mutex_);
       mutex_.Await(Condition(
-          +[](Turn* t) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+          +[](Turn* t) ABSL_EXCLUSIVE_LOCKS_REQUIRED(t->pool->mutex_) {
             return t->pool->stopped_ || (!t->pool->queue_.empty() && t->pool->load_.Pick() == t->gpu);
           },
           &turn));
@@ -135,7 +135,7 @@ void SessionPool::Worker(Session* session, int gpu) {
       item.done(absl::CancelledError("the request was cancelled before it ran"), queue_ns, -1, copies);
     } else if (absl::Status local = LocalizeInputs(session->model().gpu().device, &item.request, &copies);
                !local.ok()) {
-      item.done(local, queue_ns, gpu, copies);
+      item.done(local, queue_ns, -1, copies);  // did not run
     } else {
       item.done(session->Run(item.request), queue_ns, gpu, copies);
     }

@@ -56,11 +56,11 @@ RunTiming Timing() {
 TEST(MetricsTest, RecordsExactFiguresPerModelVersion) {
   Metrics metrics("9.9.9", "Test GPU", nullptr);
   auto m = metrics.ForModel("net", 3, {"GPU-a", "GPU-b"});
-  m->RecordSuccess(/*request_ns=*/600'000, /*queue_ns=*/30'000, Timing(), /*batch_size=*/4, /*gpu=*/0);
-  m->RecordSuccess(600'000, 30'000, Timing(), 4, /*gpu=*/1);
-  m->RecordSuccess(600'000, 30'000, Timing(), 4, /*gpu=*/1);
-  m->RecordCrossDeviceCopies(/*gpu=*/1, /*copies=*/2, /*bytes=*/96);
-  m->RecordCrossDeviceCopies(/*gpu=*/0, /*copies=*/0, /*bytes=*/0);  // none: not counted
+  m->RecordSuccess(/*request_ns=*/600'000, /*queue_ns=*/30'000, Timing(), /*batch_size=*/4, "GPU-a");
+  m->RecordSuccess(600'000, 30'000, Timing(), 4, "GPU-b");
+  m->RecordSuccess(600'000, 30'000, Timing(), 4, "GPU-b");
+  m->RecordCrossDeviceCopies("GPU-b", /*copies=*/2, /*bytes=*/96);
+  m->RecordCrossDeviceCopies("GPU-a", /*copies=*/0, /*bytes=*/0);  // none: not counted
   // The two ran as separate executions of 4, then a batch of 8 ran.
   m->RecordExecution(4, Timing(), /*forming_ns=*/30'000);
   m->RecordExecution(4, Timing(), 30'000);
@@ -132,6 +132,28 @@ TEST(MetricsTest, SeriesLiveAsLongAsTheModelVersion) {
   // Reloaded: fresh series, counted from 0.
   auto again = metrics.ForModel("net", 1);
   EXPECT_EQ(Value(metrics.Render(), "vkserve_requests_total{model=\"net\",outcome=\"internal\",version=\"1\"}"), 0);
+}
+
+TEST(MetricsTest, PerGpuSeriesExistFromLoadAndFollowAReload) {
+  Metrics metrics("0.1", "gpu", nullptr);
+  auto one = metrics.ForModel("net", 1, {"GPU-a"});
+  auto count = [&](const std::string& gpu) {
+    return Value(metrics.Render(), "vkserve_phase_duration_seconds_count{gpu=\"" + gpu +
+                                       "\",model=\"net\",phase=\"gpu\",version=\"1\"}");
+  };
+  EXPECT_EQ(count("GPU-a"), 0);  // from load on
+  EXPECT_EQ(count("GPU-b"), -1);
+  // The version reloaded on two GPUs while the old one still serves: one
+  // set of series per version, now with both GPUs.
+  auto two = metrics.ForModel("net", 1, {"GPU-a", "GPU-b"});
+  EXPECT_EQ(one, two);
+  EXPECT_EQ(count("GPU-b"), 0);
+  two->RecordSuccess(1000, 10, Timing(), 1, "GPU-b");
+  EXPECT_EQ(count("GPU-b"), 1);
+  EXPECT_EQ(count("GPU-a"), 0);
+  one.reset();
+  two.reset();  // unloaded: every GPU's series go
+  EXPECT_FALSE(absl::StrContains(metrics.Render(), "GPU-"));
 }
 
 TEST(MetricsTest, GaugesAreSampledAtScrape) {

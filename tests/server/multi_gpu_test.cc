@@ -304,15 +304,20 @@ TEST_F(MultiGpuTest, ResidentInputFromAnotherGpuIsCopiedThroughTheHost) {
   EXPECT_FALSE(resident->released());
   EXPECT_EQ(resident->device(), models_[0]->gpu().device);
 
-  // Released: the copy fails with the tensor's error, naming the input.
+  // Released: the copy fails with the tensor's error, naming the input,
+  // and the request does not count as run.
   resident->Release();
-  Call late;
-  late.device_input = resident;
-  Submit(*on_second, late);
-  AwaitAnswer(late);
-  MutexLock lock(&late.mutex);
-  EXPECT_EQ(late.result.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_NE(late.result.status().message().find("input 'x'"), std::string::npos) << late.result.status();
+  for (Scheduler* scheduler : {static_cast<Scheduler*>(on_second.get()),
+                               static_cast<Scheduler*>(batcher_on_second.get())}) {
+    Call late;
+    late.device_input = resident;
+    Submit(*scheduler, late);
+    AwaitAnswer(late);
+    MutexLock lock(&late.mutex);
+    EXPECT_EQ(late.result.status().code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_NE(late.result.status().message().find("input 'x'"), std::string::npos) << late.result.status();
+    EXPECT_EQ(late.info.gpu, -1);
+  }
 }
 
 }  // namespace
