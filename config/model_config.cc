@@ -88,9 +88,20 @@ absl::Status CheckVersionPolicy(const ConfigSource& src, const ModelConfig& c) {
   return absl::OkStatus();
 }
 
+// Adds `sessions` on `device` to the placements (one entry per selector).
+void Place(const std::string& device, int sessions, ModelSettings* s) {
+  for (ModelSettings::DeviceSessions& p : s->placements) {
+    if (p.device == device) {
+      p.sessions += sessions;
+      return;
+    }
+  }
+  s->placements.push_back({device, sessions});
+}
+
 absl::Status CheckInstanceGroups(const ConfigSource& src, const ModelConfig& c, ModelSettings* s) {
   int total = 0;
-  std::set<int> gpus;
+  s->placements.clear();
   for (int i = 0; i < c.instance_group_size(); ++i) {
     const ModelInstanceGroup& g = c.instance_group(i);
     FieldPath at = {{"instance_group", i}};
@@ -103,26 +114,29 @@ absl::Status CheckInstanceGroups(const ConfigSource& src, const ModelConfig& c, 
                                     " is not supported: vkserve runs every node on the GPU "
                                     "(use KIND_GPU or KIND_AUTO)"));
     }
+    const int count = std::max(1, g.count());
+    std::set<int> listed;
     for (int j = 0; j < g.gpus_size(); ++j) {
       if (g.gpus(j) < 0) {
         return src.Error(Append(at, {"gpus", j}),
                          absl::StrCat("device indices are >= 0, got ", g.gpus(j)));
       }
-      gpus.insert(g.gpus(j));
-      if (gpus.size() > 1) {
+      if (!listed.insert(g.gpus(j)).second) {
         return src.Error(Append(at, {"gpus", j}),
-                         absl::StrCat("devices ", *gpus.begin(), " and ", *gpus.rbegin(),
-                                      ": a model's sessions share one device"));
+                         absl::StrCat("device ", g.gpus(j), " is listed twice in this group"));
       }
     }
-    total += std::max(1, g.count());
+    // Triton: `count` sessions on each listed GPU.
+    total += count * std::max(1, g.gpus_size());
     if (total > kMaxSessions) {
       return src.Error(Append(at, {"count"}),
                        absl::StrCat("the groups add up to more than ", kMaxSessions, " sessions"));
     }
+    if (g.gpus_size() == 0) Place("", count, s);
+    for (int gpu : g.gpus()) Place(absl::StrCat(gpu), count, s);
   }
+  if (s->placements.empty()) s->placements.push_back({"", 1});
   s->sessions = c.instance_group_size() == 0 ? 1 : total;
-  if (!gpus.empty()) s->device = absl::StrCat(*gpus.begin());
   return absl::OkStatus();
 }
 
@@ -215,7 +229,9 @@ absl::Status CheckExtension(const ConfigSource& src, const ModelConfig& c, Model
   if (!c.has_vkserve()) return absl::OkStatus();
   const Extension& x = c.vkserve();
   if (!x.device().empty()) {
-    if (!s->device.empty()) {
+    const bool has_gpus = std::any_of(c.instance_group().begin(), c.instance_group().end(),
+                                      [](const ModelInstanceGroup& g) { return g.gpus_size() > 0; });
+    if (has_gpus) {
       return src.Error({{"vkserve"}, {"device"}},
                        "set the device here or in instance_group.gpus, not both");
     }
@@ -223,6 +239,9 @@ absl::Status CheckExtension(const ConfigSource& src, const ModelConfig& c, Model
       return src.Error({{"vkserve"}, {"device"}}, "has leading or trailing spaces");
     }
     s->device = x.device();
+    for (ModelSettings::DeviceSessions& p : s->placements) {
+      if (p.device.empty()) p.device = x.device();
+    }
   }
   auto location = [](Extension::Location l) {
     return l == Extension::GPU ? PreferredLocation::kGpu : PreferredLocation::kCpu;

@@ -53,11 +53,22 @@ struct ModelSettings {
   // 0: no batch dimension. > 0: inputs and outputs carry a leading batch
   // dimension of 1..max_batch_size that config.input/output dims leave out.
   int max_batch_size = 0;
-  // Sessions (Triton instances): the sum of instance_group counts; default 1.
+  // Sessions (Triton instances) on all devices together; default 1.
   int sessions = 1;
-  // Vulkan device selector from vkserve.device or instance_group.gpus; ""
-  // means the server's device. Checked against real devices at load time.
+  // vkserve.device: the Vulkan device selector (index, name or UUID) of the
+  // instance groups that list no gpus; "" means the server's device.
   std::string device;
+  // Where the sessions run, as Triton's instance_group places them: `count`
+  // sessions on EACH device a group's gpus list (indices, as `vkserve
+  // devices` lists them), a group without gpus on `device`. One entry per
+  // distinct selector, in the order first listed; groups naming the same
+  // selector add up. Selectors are checked against real devices at load
+  // time, where two selectors of one device are merged too.
+  struct DeviceSessions {
+    std::string device;
+    int sessions = 1;
+  };
+  std::vector<DeviceSessions> placements = {{"", 1}};
   // vkserve.precision: FP16 GEMM arithmetic (ModelOptions::precision).
   bool fp16 = false;
   // Free dimension overrides, as ModelOptions takes them.

@@ -82,9 +82,12 @@ void QueryProperties(VkPhysicalDevice pd, DeviceInfo* info) {
   VkPhysicalDeviceMaintenance3Properties maintenance3{};
   maintenance3.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES;
   maintenance3.pNext = &subgroup;
+  VkPhysicalDeviceIDProperties id{};
+  id.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES;
+  id.pNext = &maintenance3;
   VkPhysicalDeviceDriverProperties driver{};
   driver.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
-  driver.pNext = &maintenance3;
+  driver.pNext = &id;
   VkPhysicalDeviceProperties2 props{};
   props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
   props.pNext = &driver;
@@ -99,6 +102,7 @@ void QueryProperties(VkPhysicalDevice pd, DeviceInfo* info) {
   info->driver_name = driver.driverName;
   info->driver_info = driver.driverInfo;
   std::memcpy(info->pipeline_cache_uuid.data(), props.properties.pipelineCacheUUID, VK_UUID_SIZE);
+  std::memcpy(info->device_uuid.data(), id.deviceUUID, VK_UUID_SIZE);
   info->subgroup_size = subgroup.subgroupSize;
   info->subgroup_arithmetic = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                               (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
@@ -216,10 +220,20 @@ std::string_view DeviceInfo::type_name() const {
   }
 }
 
+std::string DeviceInfo::uuid() const {
+  std::string s = "GPU-";
+  for (size_t i = 0; i < device_uuid.size(); ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) s += '-';
+    absl::StrAppendFormat(&s, "%02x", device_uuid[i]);
+  }
+  return s;
+}
+
 std::string DeviceInfo::ToString() const {
   auto yes = [](bool b) { return b ? "yes" : "no"; };
   std::string s = absl::StrFormat("[%u] %s (%s, vendor 0x%04x, device 0x%04x)\n", index, name,
                                   type_name(), vendor_id, device_id);
+  absl::StrAppendFormat(&s, "    %s\n", uuid());
   absl::StrAppendFormat(&s, "    Vulkan %s, driver %s %s\n", VersionString(api_version),
                         driver_name, driver_info);
   if (!usable) absl::StrAppendFormat(&s, "    NOT USABLE: %s\n", unusable_reason);
@@ -295,7 +309,12 @@ absl::StatusOr<const DeviceInfo*> SelectDevice(const std::vector<DeviceInfo>& de
     }
     return best;
   }
-  if (absl::SimpleAtoi(std::string(selector), &index)) {
+  const std::string lower = absl::AsciiStrToLower(std::string(selector));
+  if (absl::StartsWith(lower, "gpu-")) {
+    for (const DeviceInfo& d : devices) {
+      if (absl::AsciiStrToLower(d.uuid()) == lower) best = &d;
+    }
+  } else if (absl::SimpleAtoi(std::string(selector), &index)) {
     for (const DeviceInfo& d : devices) {
       if (d.index == index) best = &d;
     }

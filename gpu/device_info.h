@@ -41,6 +41,9 @@ struct DeviceInfo {
   std::string driver_name;  // e.g. "llvmpipe", "NVIDIA"
   std::string driver_info;  // e.g. "Mesa 22.3.6 (LLVM 15.0.6)", "580.159.04"
   std::array<uint8_t, VK_UUID_SIZE> pipeline_cache_uuid{};
+  // VkPhysicalDeviceIDProperties::deviceUUID: stable across processes and
+  // reboots for one GPU (on NVIDIA it is nvidia-smi's UUID). See uuid().
+  std::array<uint8_t, VK_UUID_SIZE> device_uuid{};
 
   // Compute limits.
   uint32_t subgroup_size = 0;
@@ -92,6 +95,10 @@ struct DeviceInfo {
   bool usable = false;
   std::string unusable_reason;
 
+  // device_uuid as "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (lower-case
+  // hex, nvidia-smi's form): the `gpu` label of per-GPU metrics, and a
+  // device selector.
+  std::string uuid() const;
   std::string_view type_name() const;  // "discrete", "integrated", "virtual", "cpu", "other"
   // Multi-line human-readable summary, as printed by `vkserve devices`.
   std::string ToString() const;
@@ -102,7 +109,8 @@ absl::StatusOr<std::vector<DeviceInfo>> QueryDevices(VkInstance instance);
 
 // Picks a device. An empty selector prefers a usable discrete GPU, then
 // integrated, then virtual, then a CPU device (lavapipe). A selector of digits
-// is an index; anything else matches a case-insensitive substring of the name.
+// is an index; "GPU-" followed by a UUID (case-insensitive) is that device's
+// uuid(); anything else matches a case-insensitive substring of the name.
 // Fails with NOT_FOUND naming the selector and listing the devices.
 absl::StatusOr<const DeviceInfo*> SelectDevice(const std::vector<DeviceInfo>& devices,
                                                std::string_view selector);

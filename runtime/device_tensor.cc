@@ -15,6 +15,7 @@ DeviceTensor::DeviceTensor(std::string name, DataType dtype, std::vector<int64_t
       dtype_(dtype),
       shape_(std::move(shape)),
       byte_size_(static_cast<uint64_t>(NumElements(shape_)) * DataTypeSize(dtype)),
+      device_(gpu.device),
       allocator_(gpu.allocator),
       buffer_(std::make_shared<const gpu::Buffer>(std::move(buffer))) {}
 
@@ -25,6 +26,7 @@ DeviceTensor::DeviceTensor(const DeviceTensor& from, std::vector<int64_t> shape,
       dtype_(from.dtype_),
       shape_(std::move(shape)),
       byte_size_(static_cast<uint64_t>(NumElements(shape_)) * DataTypeSize(dtype_)),
+      device_(from.device_),
       allocator_(from.allocator_),
       buffer_(std::move(buffer)) {}
 
@@ -35,6 +37,7 @@ DeviceTensor::DeviceTensor(std::string name, DataType dtype, std::vector<int64_t
       dtype_(dtype),
       shape_(std::move(shape)),
       byte_size_(static_cast<uint64_t>(NumElements(shape_)) * DataTypeSize(dtype)),
+      device_(gpu.device),
       allocator_(gpu.allocator),
       buffer_(std::move(buffer)) {}
 

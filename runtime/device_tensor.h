@@ -49,6 +49,9 @@ class DeviceTensor {
   DataType dtype() const { return dtype_; }
   const std::vector<int64_t>& shape() const { return shape_; }
   uint64_t byte_size() const { return byte_size_; }
+  // The device holding the buffer: a run on another device cannot bind it
+  // and must copy it (server/cross_device_inputs.h).
+  const gpu::Device* device() const { return device_; }
 
   // The buffer, shared with the caller for the duration of a run.
   // FAILED_PRECONDITION once released.
@@ -72,6 +75,7 @@ class DeviceTensor {
   const DataType dtype_;
   const std::vector<int64_t> shape_;
   const uint64_t byte_size_;
+  const gpu::Device* const device_;
   gpu::Allocator* const allocator_;
   mutable Mutex mutex_;
   std::shared_ptr<const gpu::Buffer> buffer_ ABSL_GUARDED_BY(mutex_);

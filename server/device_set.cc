@@ -45,16 +45,21 @@ absl::StatusOr<GpuContext> DeviceSet::For(const std::string& selector) {
   if (selector.empty()) return ContextOf(server);
   ASSIGN_OR_RETURN(const gpu::DeviceInfo* info,
                    gpu::SelectDevice(server.runtime->instance().devices(), selector));
-  if (info->index == server.runtime->device().info().index) return ContextOf(server);
+  // Selectors naming one device (an index, a name, a UUID) share its slot;
+  // with the test seam, each selector has its own.
   for (const Slot& slot : slots_) {
-    if (slot.selector == selector) return ContextOf(slot);
+    const bool same = options_.device_per_selector
+                          ? slot.selector == selector
+                          : slot.runtime->device().info().index == info->index;
+    if (same) return ContextOf(slot);
   }
   Slot slot;
   slot.selector = selector;
   slot.options = options_.runtime;
   slot.options.device = selector;
   const std::string& cache = options_.runtime.pipeline_cache_path;
-  slot.options.pipeline_cache_path = cache.empty() ? "" : absl::StrCat(cache, ".", info->index);
+  slot.options.pipeline_cache_path =
+      cache.empty() || options_.device_per_selector ? "" : absl::StrCat(cache, ".", info->index);
   RETURN_IF_ERROR(Open(slot));
   spdlog::info("device '{}' opened for models selecting '{}'", info->name, selector);
   slots_.push_back(std::move(slot));
@@ -94,6 +99,7 @@ std::vector<DeviceGaugeSample> DeviceSet::Memory() const {
   for (const Slot& slot : slots_) {
     DeviceGaugeSample d;
     d.device = slot.runtime->device().info().name;
+    d.gpu = slot.runtime->device().info().uuid();
     d.bytes_by_kind = slot.runtime->allocator().stats().bytes_by_kind;
     d.cache = slot.budget->stats();
     // Two GPUs of one model share a name; the label must still be unique.

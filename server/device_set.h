@@ -2,8 +2,9 @@
 // Copyright 2026 The vkserve Authors.
 //
 // DeviceSet: every GPU the server runs models on — the server's own device,
-// opened at start-up, and those that model configs select by index or name,
-// opened on first use — each a GpuRuntime with the cache budget its models
+// opened at start-up, and those that model configs select (by index, name
+// or UUID; instance_group.gpus lists several), opened on first use, one per
+// physical device whatever selector names it — each a GpuRuntime with the cache budget its models
 // share. Contexts handed out own their runtime (GpuContext::owner), so a
 // device that is replaced after VK_ERROR_DEVICE_LOST lives on until the last
 // model, session or resident output made from it is gone; new loads get the
@@ -36,6 +37,10 @@ struct DeviceSetOptions {
   // Cache limits per device; unset: sized from the device.
   std::optional<uint64_t> cache_device_bytes;
   std::optional<uint64_t> cache_host_bytes;
+  // Test seam: every distinct non-empty selector opens a device of its own,
+  // even one naming a device already open, so one physical device serves as
+  // several logical GPUs (lavapipe offers only one). Off in the server.
+  bool device_per_selector = false;
 };
 
 class DeviceSet {

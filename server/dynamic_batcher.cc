@@ -45,7 +45,8 @@ ModelSettings PrioritySettings(const ModelSettings& settings) {
 
 }  // namespace
 
-DynamicBatcher::DynamicBatcher(std::shared_ptr<const Model> model, const ModelSettings& settings)
+DynamicBatcher::DynamicBatcher(std::shared_ptr<const Model> model, const ModelSettings& settings,
+                               std::vector<int> sessions_by_gpu)
     : model_(std::move(model)),
       name_(settings.name),
       max_batch_size_(settings.max_batch_size),
@@ -53,7 +54,10 @@ DynamicBatcher::DynamicBatcher(std::shared_ptr<const Model> model, const ModelSe
       max_delay_(settings.max_queue_delay),
       priority_settings_(PrioritySettings(settings)),
       levels_(LevelPolicies(settings)),
-      queues_(levels_.size()) {}
+      queues_(levels_.size()),
+      idle_(sessions_by_gpu.size()),
+      load_(sessions_by_gpu),
+      busy_by_gpu_(sessions_by_gpu.size(), 0) {}
 
 absl::StatusOr<std::unique_ptr<DynamicBatcher>> DynamicBatcher::Create(
     std::shared_ptr<const Model> model, const ModelSettings& settings,
@@ -61,15 +65,33 @@ absl::StatusOr<std::unique_ptr<DynamicBatcher>> DynamicBatcher::Create(
   if (settings.max_batch_size < 1) {
     return absl::InvalidArgumentError("dynamic batching needs max_batch_size > 0");
   }
-  auto batcher = std::unique_ptr<DynamicBatcher>(new DynamicBatcher(model, settings));
-  const int sessions = std::max(1, settings.sessions);
-  for (int i = 0; i < sessions; ++i) {
-    ASSIGN_OR_RETURN(auto session, Session::Create(model, session_options));
-    RETURN_IF_ERROR(batcher->WarmUp(*session));
-    batcher->idle_.push_back(session.get());
-    batcher->sessions_.push_back(std::move(session));
+  return Create({ModelReplica{std::move(model), std::max(1, settings.sessions)}}, settings,
+                session_options);
+}
+
+absl::StatusOr<std::unique_ptr<DynamicBatcher>> DynamicBatcher::Create(
+    std::vector<ModelReplica> replicas, const ModelSettings& settings,
+    const SessionOptions& session_options) {
+  if (settings.max_batch_size < 1) {
+    return absl::InvalidArgumentError("dynamic batching needs max_batch_size > 0");
   }
-  batcher->runners_.emplace(static_cast<size_t>(sessions));
+  if (replicas.empty()) return absl::InvalidArgumentError("a batcher needs at least one GPU");
+  std::vector<int> sessions_by_gpu;
+  for (const ModelReplica& r : replicas) {
+    if (r.sessions < 1) return absl::InvalidArgumentError("a batcher needs at least one session per GPU");
+    sessions_by_gpu.push_back(r.sessions);
+  }
+  auto batcher = std::unique_ptr<DynamicBatcher>(
+      new DynamicBatcher(replicas.front().model, settings, sessions_by_gpu));
+  for (size_t g = 0; g < replicas.size(); ++g) {
+    for (int i = 0; i < replicas[g].sessions; ++i) {
+      ASSIGN_OR_RETURN(auto session, Session::Create(replicas[g].model, session_options));
+      RETURN_IF_ERROR(batcher->WarmUp(*session));
+      batcher->idle_[g].push_back(session.get());
+      batcher->sessions_.push_back(std::move(session));
+    }
+  }
+  batcher->runners_.emplace(batcher->sessions_.size());
   batcher->work_.emplace(boost::asio::make_work_guard(batcher->io_));
   batcher->io_thread_ = std::thread([b = batcher.get()] { b->io_.run(); });
   return batcher;
@@ -158,16 +180,18 @@ void DynamicBatcher::Enqueue(Pending pending) {
 void DynamicBatcher::Schedule() {
   const absl::Time now = absl::Now();
   absl::Time wake = Sweep(now);
-  while (!idle_.empty()) {
+  for (int gpu = load_.Pick(); gpu >= 0; gpu = load_.Pick()) {
     absl::Time form_wake = absl::InfiniteFuture();
     std::vector<Pending> members = Form(now, &form_wake);
     if (members.empty()) {
       wake = std::min(wake, form_wake);
       break;
     }
-    Session* session = idle_.back();
-    idle_.pop_back();
-    Dispatch(std::move(members), session);
+    std::vector<Session*>& idle = idle_[static_cast<size_t>(gpu)];
+    Session* session = idle.back();
+    idle.pop_back();
+    load_.Take(gpu);
+    Dispatch(std::move(members), session, gpu);
   }
   bool waiting = false;
   for (const auto& q : queues_) waiting = waiting || !q.empty();
@@ -280,17 +304,18 @@ void DynamicBatcher::Arm(absl::Time now, absl::Time wake) {
   });
 }
 
-void DynamicBatcher::Dispatch(std::vector<Pending> members, Session* session) {
+void DynamicBatcher::Dispatch(std::vector<Pending> members, Session* session, int gpu) {
   {
     MutexLock lock(&mutex_);
     queued_ -= members.size();
     ++busy_;
+    ++busy_by_gpu_[static_cast<size_t>(gpu)];
   }
-  boost::asio::post(*runners_, [this, formed = Formed{std::move(members), absl::Now()},
-                                session]() mutable { Run(std::move(formed), session); });
+  boost::asio::post(*runners_, [this, formed = Formed{std::move(members), absl::Now()}, session,
+                                gpu]() mutable { Run(std::move(formed), session, gpu); });
 }
 
-void DynamicBatcher::Run(Formed formed, Session* session) {
+void DynamicBatcher::Run(Formed formed, Session* session, int gpu) {
   const absl::Time start = absl::Now();
   // Cancelled or timed out since the batch formed: answered, not run.
   std::vector<Pending> members;
@@ -301,6 +326,11 @@ void DynamicBatcher::Run(Formed formed, Session* session) {
       Answer(p, absl::DeadlineExceededError("the request timed out waiting for its batch"), info);
     } else if (p.request.cancelled && p.request.cancelled()) {
       Answer(p, absl::CancelledError("the request was cancelled before it ran"), info);
+    } else if (absl::Status local = LocalizeInputs(session->model().gpu().device, &p.request.run, &p.copies);
+               !local.ok()) {
+      // An input on another GPU could not be copied here (released, or its
+      // read-back failed): this request fails, the batch runs without it.
+      Answer(p, local, info);
     } else {
       members.push_back(std::move(p));
     }
@@ -308,23 +338,8 @@ void DynamicBatcher::Run(Formed formed, Session* session) {
   if (!members.empty()) {
     absl::Time oldest = members.front().submitted;
     for (const Pending& p : members) oldest = std::min(oldest, p.submitted);
-    std::vector<absl::StatusOr<RunResult>> results;
     int64_t batch_size = 0;
-    if (members.size() == 1) {
-      // Alone: its own bindings and output sink, as the session pool runs it.
-      batch_size = std::max<int64_t>(members[0].request.batch_size, 1);
-      results.push_back(session->Run(members[0].request.run));
-    } else {
-      std::vector<const SchedulerRequest*> requests;
-      for (const Pending& p : members) requests.push_back(&p.request);
-      BatchRun batch(*model_, std::move(requests));
-      batch_size = batch.batch_size();
-      if (absl::Status gathered = batch.Prepare(); !gathered.ok()) {
-        results.assign(members.size(), absl::StatusOr<RunResult>(gathered));
-      } else {
-        results = batch.Split(session->Run(batch.run()));
-      }
-    }
+    std::vector<absl::StatusOr<RunResult>> results = RunBatch(members, session, &batch_size);
     for (size_t i = 0; i < members.size(); ++i) {
       ExecutionInfo info;
       info.queue_ns = Nanos(start - members[i].submitted);
@@ -332,17 +347,42 @@ void DynamicBatcher::Run(Formed formed, Session* session) {
       info.requests = static_cast<int>(members.size());
       info.reports_execution = i == 0 && results[i].ok();
       info.forming_ns = Nanos(start - oldest);
+      info.gpu = gpu;
+      info.cross_device_copies = members[i].copies.copies;
+      info.cross_device_bytes = members[i].copies.bytes;
       Answer(members[i], std::move(results[i]), info);
     }
   }
   {
     MutexLock lock(&mutex_);
     --busy_;
+    --busy_by_gpu_[static_cast<size_t>(gpu)];
   }
-  boost::asio::post(io_, [this, session] {
-    idle_.push_back(session);
+  boost::asio::post(io_, [this, session, gpu] {
+    idle_[static_cast<size_t>(gpu)].push_back(session);
+    load_.Give(gpu);
     Schedule();
   });
+}
+
+std::vector<absl::StatusOr<RunResult>> DynamicBatcher::RunBatch(std::vector<Pending>& members,
+                                                                Session* session, int64_t* batch_size) {
+  if (members.size() == 1) {
+    // Alone: its own bindings and output sink, as the session pool runs it.
+    *batch_size = std::max<int64_t>(members[0].request.batch_size, 1);
+    std::vector<absl::StatusOr<RunResult>> results;
+    results.push_back(session->Run(members[0].request.run));
+    return results;
+  }
+  std::vector<const SchedulerRequest*> requests;
+  for (const Pending& p : members) requests.push_back(&p.request);
+  // Assembled on the session's GPU.
+  BatchRun batch(session->model(), std::move(requests));
+  *batch_size = batch.batch_size();
+  if (absl::Status gathered = batch.Prepare(); !gathered.ok()) {
+    return std::vector<absl::StatusOr<RunResult>>(members.size(), gathered);
+  }
+  return batch.Split(session->Run(batch.run()));
 }
 
 void DynamicBatcher::Answer(Pending& pending, absl::StatusOr<RunResult> result,
@@ -374,8 +414,16 @@ void DynamicBatcher::Drain() {
 }
 
 SchedulerStats DynamicBatcher::stats() const {
+  SchedulerStats stats;
+  for (int g = 0; g < load_.gpus(); ++g) {
+    stats.sessions_by_gpu.push_back(static_cast<uint64_t>(load_.sessions(g)));  // constant
+  }
   MutexLock lock(&mutex_);
-  return {queued_, busy_, static_cast<uint64_t>(sessions_.size())};
+  stats.queued_now = queued_;
+  stats.busy_sessions = busy_;
+  stats.sessions = static_cast<uint64_t>(sessions_.size());
+  stats.busy_by_gpu = busy_by_gpu_;
+  return stats;
 }
 
 }  // namespace vkserve

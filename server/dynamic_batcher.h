@@ -42,6 +42,11 @@
 // are charged to the model's CacheBudget, which evicts the least recently
 // used idle ones (runtime/plan_cache.h, runtime/session_state.h).
 //
+// GPUs: a model on several GPUs has a ModelReplica per GPU (gpu_load.h);
+// each batch goes to a free session of the least-loaded GPU, and is
+// assembled on that GPU. A GPU-resident input held by another GPU is copied
+// through the host first (cross_device_inputs.h).
+//
 // Threads: one Asio io_context thread owns the queues and forms batches;
 // one runner thread per session runs them (Session::Run blocks). Callbacks
 // run on either and must not block for long.
@@ -68,6 +73,8 @@
 #include "config/model_config.h"
 #include "runtime/session.h"
 #include "server/queue_policy.h"
+#include "server/cross_device_inputs.h"
+#include "server/gpu_load.h"
 #include "server/scheduler.h"
 
 namespace vkserve {
@@ -79,6 +86,11 @@ class DynamicBatcher final : public Scheduler {
   // cannot be created or a preferred size cannot be planned and run.
   static absl::StatusOr<std::unique_ptr<DynamicBatcher>> Create(
       std::shared_ptr<const Model> model, const ModelSettings& settings,
+      const SessionOptions& session_options = {});
+  // Each replica's sessions on its model's GPU (settings.sessions unused):
+  // one model file loaded on each GPU. REQUIRES: at least one replica.
+  static absl::StatusOr<std::unique_ptr<DynamicBatcher>> Create(
+      std::vector<ModelReplica> replicas, const ModelSettings& settings,
       const SessionOptions& session_options = {});
   ~DynamicBatcher() override;  // drains
 
@@ -95,6 +107,7 @@ class DynamicBatcher final : public Scheduler {
     std::optional<std::string> key;  // nullopt: runs alone
     int level = 0;
     bool skip_wait = false;  // alone, it need not wait for company (above)
+    CrossDeviceCopies copies;  // its inputs brought from another GPU (Run)
   };
   // A batch on its way to a session.
   struct Formed {
@@ -103,7 +116,8 @@ class DynamicBatcher final : public Scheduler {
   };
   using Clock = std::chrono::steady_clock;
 
-  DynamicBatcher(std::shared_ptr<const Model> model, const ModelSettings& settings);
+  DynamicBatcher(std::shared_ptr<const Model> model, const ModelSettings& settings,
+                 std::vector<int> sessions_by_gpu);
   absl::Status WarmUp(Session& session);
 
   // On the io thread:
@@ -118,10 +132,13 @@ class DynamicBatcher final : public Scheduler {
   void Arm(absl::Time now, absl::Time wake);
   // Learns from a batch about to be sent whether waiting pays (above).
   void NoteFormed(size_t requests, bool waited_out);
-  void Dispatch(std::vector<Pending> members, Session* session);
+  void Dispatch(std::vector<Pending> members, Session* session, int gpu);
 
   // On a runner thread:
-  void Run(Formed formed, Session* session);
+  void Run(Formed formed, Session* session, int gpu);
+  // Runs `members` (not empty) as one batch on `session`: a result each.
+  std::vector<absl::StatusOr<RunResult>> RunBatch(std::vector<Pending>& members, Session* session,
+                                                  int64_t* batch_size);
   void Answer(Pending& pending, absl::StatusOr<RunResult> result, ExecutionInfo info);
 
   const std::shared_ptr<const Model> model_;
@@ -141,7 +158,8 @@ class DynamicBatcher final : public Scheduler {
 
   // Owned by the io thread.
   std::vector<std::deque<Pending>> queues_;  // per level, arrival order
-  std::vector<Session*> idle_;
+  std::vector<std::vector<Session*>> idle_;  // per GPU
+  GpuLoad load_;
   absl::Time armed_for_ = absl::InfiniteFuture();
   bool flushing_ = false;  // draining: batches go without waiting
   int fruitless_waits_ = 0;  // consecutive batches that waited out the delay alone
@@ -154,6 +172,7 @@ class DynamicBatcher final : public Scheduler {
   uint64_t outstanding_ ABSL_GUARDED_BY(mutex_) = 0;  // accepted, not yet answered
   uint64_t queued_ ABSL_GUARDED_BY(mutex_) = 0;
   uint64_t busy_ ABSL_GUARDED_BY(mutex_) = 0;
+  std::vector<uint64_t> busy_by_gpu_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace vkserve

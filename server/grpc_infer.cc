@@ -281,10 +281,10 @@ void InferenceService::Infer(const ModelInferRequest* request, ModelInferRespons
           }
         }
         if (status.ok()) {
-          served->RecordSuccess(request_ns, queue_ns, result->timing, prepared->batch_size);
+          served->RecordSuccess(request_ns, queue_ns, result->timing, prepared->batch_size, info);
         } else {
           served->RecordFailure(request_ns, OutcomeOf(status));
-          if (gpu::IsDeviceLost(status)) ctx_->models->OnDeviceLost(*served);
+          if (gpu::IsDeviceLost(status)) ctx_->models->OnDeviceLost(*served, info.gpu);
           status = absl::Status(status.code(), absl::StrCat("model '", served->name(), "': ", status.message()));
         }
         if (status.ok()) {

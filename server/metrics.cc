@@ -69,12 +69,15 @@ void AddCacheSample(const DeviceGaugeSample& d, MetricFamily* bytes, MetricFamil
   const CacheBudgetStats& c = d.cache;
   for (const auto& [memory, used, limit] : {std::tuple{"device", c.device_bytes, c.limits.device_bytes},
                                             std::tuple{"host", c.host_bytes, c.limits.host_bytes}}) {
-    bytes->metric.push_back(GaugeValue({{"device", d.device}, {"memory", memory}}, static_cast<double>(used)));
-    budget->metric.push_back(GaugeValue({{"device", d.device}, {"memory", memory}}, static_cast<double>(limit)));
+    bytes->metric.push_back(
+        GaugeValue({{"device", d.device}, {"gpu", d.gpu}, {"memory", memory}}, static_cast<double>(used)));
+    budget->metric.push_back(
+        GaugeValue({{"device", d.device}, {"gpu", d.gpu}, {"memory", memory}}, static_cast<double>(limit)));
   }
   for (int k = 0; k < kCacheKindCount; ++k) {
     const CacheKindStats& s = c.by_kind[k];
     const std::vector<ClientMetric::Label> labels{{"device", d.device},
+                                                  {"gpu", d.gpu},
                                                   {"kind", CacheKindName(static_cast<CacheKind>(k))}};
     entries->metric.push_back(GaugeValue(labels, static_cast<double>(s.entries)));
     ClientMetric evicted;
@@ -182,6 +185,15 @@ struct Metrics::Families {
                               "a model cut at a sync point reads one per cut and execution, then runs "
                               "the rest planned for that shape.")
                         .Register(r)),
+        cross_copies(prometheus::BuildCounter()
+                         .Name("vkserve_cross_device_copies_total")
+                         .Help("GPU-resident inputs held by another GPU, copied through host memory "
+                               "to the GPU (label gpu) that ran the request.")
+                         .Register(r)),
+        cross_bytes(prometheus::BuildCounter()
+                        .Name("vkserve_cross_device_copy_bytes_total")
+                        .Help("Bytes of the cross-device copies (vkserve_cross_device_copies_total).")
+                        .Register(r)),
         build(prometheus::BuildGauge()
                   .Name("vkserve_build_info")
                   .Help("Always 1: the server's version and Vulkan device.")
@@ -197,6 +209,8 @@ struct Metrics::Families {
   prometheus::Family<prometheus::Histogram>& batch_delay;
   prometheus::Family<prometheus::Counter>& runs;
   prometheus::Family<prometheus::Counter>& sync_points;
+  prometheus::Family<prometheus::Counter>& cross_copies;
+  prometheus::Family<prometheus::Counter>& cross_bytes;
   prometheus::Family<prometheus::Gauge>& build;
 };
 
@@ -221,6 +235,11 @@ class Metrics::SampledGauges final : public prometheus::Collectable {
     MetricFamily nodes = GaugeFamily(
         "vkserve_model_nodes",
         "Graph nodes (after fusion) by the device that executes them; cpu is always 0.");
+    MetricFamily gpu_sessions = GaugeFamily("vkserve_gpu_sessions", "The model's sessions on each GPU.");
+    MetricFamily gpu_busy = GaugeFamily(
+        "vkserve_gpu_sessions_busy",
+        "The model's sessions running a request now, on each GPU (busy fraction: divide by "
+        "vkserve_gpu_sessions).");
     MetricFamily memory =
         GaugeFamily("vkserve_gpu_memory_bytes", "Live GPU memory by what it holds.");
     MetricFamily cache_bytes = GaugeFamily(
@@ -245,16 +264,24 @@ class Metrics::SampledGauges final : public prometheus::Collectable {
       };
       nodes.metric.push_back(GaugeValue(with_device("gpu"), static_cast<double>(m.gpu_nodes)));
       nodes.metric.push_back(GaugeValue(with_device("cpu"), static_cast<double>(m.cpu_nodes)));
+      for (const ModelGaugeSample::Gpu& g : m.gpus) {
+        auto on_gpu = labels;
+        on_gpu.push_back({"gpu", g.gpu});
+        gpu_sessions.metric.push_back(GaugeValue(on_gpu, static_cast<double>(g.sessions)));
+        gpu_busy.metric.push_back(GaugeValue(on_gpu, static_cast<double>(g.sessions_busy)));
+      }
     }
     for (const DeviceGaugeSample& d : sample.devices) {
       for (int k = 0; k < gpu::kMemoryKindCount; ++k) {
         const std::string kind(gpu::MemoryKindName(static_cast<gpu::MemoryKind>(k)));
         memory.metric.push_back(
-            GaugeValue({{"device", d.device}, {"kind", kind}}, static_cast<double>(d.bytes_by_kind[k])));
+            GaugeValue({{"device", d.device}, {"gpu", d.gpu}, {"kind", kind}},
+                       static_cast<double>(d.bytes_by_kind[k])));
       }
       AddCacheSample(d, &cache_bytes, &cache_budget, &cache_entries, &cache_evictions);
     }
-    for (MetricFamily* f : {&sessions, &busy, &queue, &resident, &resident_bytes, &nodes, &memory, &cache_bytes,
+    for (MetricFamily* f : {&sessions, &busy, &gpu_sessions, &gpu_busy, &queue, &resident, &resident_bytes,
+                            &nodes, &memory, &cache_bytes,
                             &cache_budget, &cache_entries, &cache_evictions}) {
       if (!f->metric.empty()) out.push_back(std::move(*f));
     }
@@ -300,16 +327,29 @@ class Metrics::SampledGauges final : public prometheus::Collectable {
 // ---------------------------------------------------------------------------
 
 ModelMetrics::~ModelMetrics() {
-  if (remove_) remove_();
+  std::vector<GpuSeries> gpus;
+  {
+    MutexLock lock(&gpu_mutex_);
+    for (const auto& [label, series] : gpus_) gpus.push_back(series);
+  }
+  if (remove_) remove_(gpus);
+}
+
+const ModelMetrics::GpuSeries& ModelMetrics::Gpu(const std::string& gpu) {
+  MutexLock lock(&gpu_mutex_);
+  auto it = gpus_.find(gpu);
+  if (it == gpus_.end()) it = gpus_.emplace(gpu, add_gpu_(gpu)).first;
+  return it->second;
 }
 
 void ModelMetrics::RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const RunTiming& timing,
-                                 int64_t batch_size) {
+                                 int64_t batch_size, const std::string& gpu) {
   request_->Observe(Seconds(request_ns));
   const std::array<uint64_t, kPhaseCount> ns{queue_ns,         timing.upload_ns, timing.record_ns,
                                              timing.submit_ns, timing.gpu_ns,    timing.wait_ns,
                                              timing.readback_ns};
-  for (int p = 0; p < kPhaseCount; ++p) phases_[p]->Observe(Seconds(ns[p]));
+  const auto& phases = Gpu(gpu).phases;
+  for (int p = 0; p < kPhaseCount; ++p) phases[p]->Observe(Seconds(ns[p]));
   requests_[static_cast<int>(RequestOutcome::kSuccess)]->Increment();
   inferences_->Increment(static_cast<double>(batch_size < 1 ? 1 : batch_size));
 }
@@ -323,6 +363,13 @@ void ModelMetrics::RecordExecution(int64_t batch_size, const RunTiming& timing,
   bytes_to_host_->Increment(static_cast<double>(timing.bytes_read_back));
   (timing.replayed ? runs_replayed_ : runs_recorded_)->Increment();
   if (timing.sync_points > 0) sync_points_->Increment(static_cast<double>(timing.sync_points));
+}
+
+void ModelMetrics::RecordCrossDeviceCopies(const std::string& gpu, uint64_t copies, uint64_t bytes) {
+  if (copies == 0) return;
+  const GpuSeries& series = Gpu(gpu);
+  series.copies->Increment(static_cast<double>(copies));
+  series.copy_bytes->Increment(static_cast<double>(bytes));
 }
 
 void ModelMetrics::RecordFailure(RequestOutcome outcome) {
@@ -393,7 +440,16 @@ void Metrics::StopServing() {
 
 int Metrics::port() const { return port_; }
 
-std::shared_ptr<ModelMetrics> Metrics::ForModel(const std::string& model, int64_t version) {
+std::shared_ptr<ModelMetrics> Metrics::ForModel(const std::string& model, int64_t version,
+                                               const std::vector<std::string>& gpus) {
+  std::shared_ptr<ModelMetrics> m = ModelSeries(model, version);
+  // Outside the lock: Gpu() takes it to add series.
+  if (gpus.empty()) m->Gpu("");
+  for (const std::string& gpu : gpus) m->Gpu(gpu);
+  return m;
+}
+
+std::shared_ptr<ModelMetrics> Metrics::ModelSeries(const std::string& model, int64_t version) {
   MutexLock lock(&mutex_);
   auto key = std::make_pair(model, version);
   if (auto it = live_.find(key); it != live_.end()) {
@@ -409,9 +465,21 @@ std::shared_ptr<ModelMetrics> Metrics::ForModel(const std::string& model, int64_
   Families& f = *families_;
   auto m = std::shared_ptr<ModelMetrics>(new ModelMetrics());
   m->request_ = &f.request.Add(labels, DurationBuckets());
-  for (int p = 0; p < kPhaseCount; ++p) {
-    m->phases_[p] = &f.phase.Add(with("phase", PhaseName(static_cast<Phase>(p))), DurationBuckets());
-  }
+  m->add_gpu_ = [this, labels](const std::string& gpu) {
+    prometheus::Labels on_gpu = labels;
+    on_gpu.emplace("gpu", gpu);
+    MutexLock lock(&mutex_);
+    Families& fam = *families_;
+    ModelMetrics::GpuSeries series;
+    for (int p = 0; p < kPhaseCount; ++p) {
+      prometheus::Labels l = on_gpu;
+      l.emplace("phase", std::string(PhaseName(static_cast<Phase>(p))));
+      series.phases[p] = &fam.phase.Add(l, DurationBuckets());
+    }
+    series.copies = &fam.cross_copies.Add(on_gpu);
+    series.copy_bytes = &fam.cross_bytes.Add(on_gpu);
+    return series;
+  };
   for (int o = 0; o < kRequestOutcomeCount; ++o) {
     m->requests_[o] =
         &f.requests.Add(with("outcome", RequestOutcomeName(static_cast<RequestOutcome>(o))));
@@ -425,7 +493,7 @@ std::shared_ptr<ModelMetrics> Metrics::ForModel(const std::string& model, int64_
   m->runs_replayed_ = &f.runs.Add(with("command_buffer", "replayed"));
   m->runs_recorded_ = &f.runs.Add(with("command_buffer", "recorded"));
   m->sync_points_ = &f.sync_points.Add(labels);
-  m->remove_ = [this, key, raw = m.get()] {
+  m->remove_ = [this, key, raw = m.get()](const std::vector<ModelMetrics::GpuSeries>& gpus) {
     MutexLock lock(&mutex_);
     // A newer ModelMetrics for the same version may have replaced this one
     // in live_ only after this one expired; then the series are its own.
@@ -435,7 +503,11 @@ std::shared_ptr<ModelMetrics> Metrics::ForModel(const std::string& model, int64_
     }
     Families& fam = *families_;
     fam.request.Remove(raw->request_);
-    for (auto* h : raw->phases_) fam.phase.Remove(h);
+    for (const ModelMetrics::GpuSeries& g : gpus) {
+      for (auto* h : g.phases) fam.phase.Remove(h);
+      fam.cross_copies.Remove(g.copies);
+      fam.cross_bytes.Remove(g.copy_bytes);
+    }
     for (auto* c : raw->requests_) fam.requests.Remove(c);
     fam.inferences.Remove(raw->inferences_);
     fam.executions.Remove(raw->executions_);

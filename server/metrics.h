@@ -75,11 +75,20 @@ struct ModelGaugeSample {
   uint64_t resident_output_bytes = 0;
   uint64_t gpu_nodes = 0;
   uint64_t cpu_nodes = 0;
+  // Per GPU the version runs on (the device UUID): its sessions, and how
+  // many run a request now.
+  struct Gpu {
+    std::string gpu;
+    uint64_t sessions = 0;
+    uint64_t sessions_busy = 0;
+  };
+  std::vector<Gpu> gpus;
 };
 
 // Live device memory of one Vulkan device, by gpu::MemoryKind.
 struct DeviceGaugeSample {
-  std::string device;
+  std::string device;  // the name, made unique
+  std::string gpu;     // the device UUID (gpu::DeviceInfo::uuid())
   CacheBudgetStats cache;  // the device's per-shape caches (plans, session states)
   std::array<uint64_t, gpu::kMemoryKindCount> bytes_by_kind{};
 };
@@ -103,9 +112,12 @@ class ModelMetrics {
   ModelMetrics& operator=(const ModelMetrics&) = delete;
 
   // A successful inference: its end-to-end time, queue wait, the run's
-  // phases, and the request's batch size (>= 1).
+  // phases (labelled with `gpu`, the UUID of the GPU that ran it; its
+  // series are added on first use), and the request's batch size (>= 1).
   void RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const RunTiming& timing,
-                     int64_t batch_size);
+                     int64_t batch_size, const std::string& gpu = "");
+  // GPU-resident inputs copied from another GPU to `gpu` through the host.
+  void RecordCrossDeviceCopies(const std::string& gpu, uint64_t copies, uint64_t bytes);
   // A model execution (one run, serving one request or a batch of them):
   // its batch size, bytes and command buffer use, and how long its oldest
   // request waited while the batch formed.
@@ -117,9 +129,24 @@ class ModelMetrics {
   friend class Metrics;
   ModelMetrics() = default;
 
-  std::function<void()> remove_;  // takes the series out of their families
+  // The per-GPU series of one GPU.
+  struct GpuSeries {
+    std::array<prometheus::Histogram*, kPhaseCount> phases{};
+    prometheus::Counter* copies = nullptr;
+    prometheus::Counter* copy_bytes = nullptr;
+  };
+  // The series of `gpu`, added to the families on first use (a reload may
+  // put the same version on more GPUs while its series live on).
+  const GpuSeries& Gpu(const std::string& gpu);
+
+  // Takes the series out of their families; given the per-GPU ones.
+  std::function<void(const std::vector<GpuSeries>&)> remove_;
+  // Adds one GPU's series to the families (takes the Metrics' lock).
+  std::function<GpuSeries(const std::string&)> add_gpu_;
+  Mutex gpu_mutex_;  // guards gpus_; taken before the Metrics' lock
+  std::map<std::string, GpuSeries> gpus_ ABSL_GUARDED_BY(gpu_mutex_);  // never erased: stable
+
   prometheus::Histogram* request_ = nullptr;
-  std::array<prometheus::Histogram*, kPhaseCount> phases_{};
   std::array<prometheus::Counter*, kRequestOutcomeCount> requests_{};
   prometheus::Counter* inferences_ = nullptr;
   prometheus::Counter* executions_ = nullptr;
@@ -164,13 +191,19 @@ class Metrics {
   int port() const;
 
   // The event metrics of `model` version `version`, shared by every caller
-  // asking for the same version while one is alive.
-  std::shared_ptr<ModelMetrics> ForModel(const std::string& model, int64_t version);
+  // asking for the same version while one is alive. `gpus`: the UUIDs of
+  // the GPUs it runs on, whose per-GPU series (label `gpu`) exist from now
+  // on, also when the version's metrics were alive already.
+  std::shared_ptr<ModelMetrics> ForModel(const std::string& model, int64_t version,
+                                         const std::vector<std::string>& gpus = {});
 
   // Everything in the Prometheus text format, as a scrape returns it.
   std::string Render() const;
 
  private:
+  // The version's ModelMetrics, alive or new (without per-GPU series).
+  std::shared_ptr<ModelMetrics> ModelSeries(const std::string& model, int64_t version);
+
   class SampledGauges;
   struct Families;
 

@@ -23,26 +23,44 @@
 namespace vkserve {
 
 ServedModel::ServedModel(std::string name, int64_t version, ModelSettings settings,
-                         std::shared_ptr<const Model> model, std::unique_ptr<Scheduler> scheduler,
-                         std::shared_ptr<ModelMetrics> metrics)
+                         std::vector<std::shared_ptr<const Model>> replicas,
+                         std::unique_ptr<Scheduler> scheduler, std::shared_ptr<ModelMetrics> metrics)
     : name_(std::move(name)),
       version_(version),
       settings_(std::move(settings)),
-      model_(std::move(model)),
+      replicas_(std::move(replicas)),
+      gpus_(GpuLabels(replicas_)),
       scheduler_(std::move(scheduler)),
       metrics_(std::move(metrics)) {
-  auto report = model_->Inspect();
+  const Model& model = *replicas_.front();
+  auto report = model.Inspect();
   if (report.ok()) {
     gpu_nodes_ = report->gpu_nodes;
     cpu_nodes_ = report->cpu_nodes;
   } else {
     // The plan at default shapes was made at load; failing now is a bug.
-    gpu_nodes_ = static_cast<int>(model_->graph().nodes.size());
+    gpu_nodes_ = static_cast<int>(model.graph().nodes.size());
   }
 }
 
+const gpu::Device* ServedModel::device(int gpu) const {
+  const size_t g = gpu >= 0 && static_cast<size_t>(gpu) < replicas_.size() ? static_cast<size_t>(gpu) : 0;
+  return replicas_[g]->gpu().device;
+}
+
+std::vector<std::string> ServedModel::GpuLabels(const std::vector<std::shared_ptr<const Model>>& replicas) {
+  std::vector<std::string> labels;
+  for (const auto& r : replicas) {
+    const std::string uuid = r->gpu().device->info().uuid();
+    const auto same = std::count_if(labels.begin(), labels.end(),
+                                    [&](const std::string& l) { return l.rfind(uuid, 0) == 0; });
+    labels.push_back(same == 0 ? uuid : absl::StrCat(uuid, " #", same + 1));
+  }
+  return labels;
+}
+
 void ServedModel::RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const RunTiming& timing,
-                                int64_t batch_size) {
+                                int64_t batch_size, const ExecutionInfo& info) {
   MutexLock lock(&mutex_);
   ++stats_.success_count;
   stats_.success_ns += request_ns;
@@ -56,7 +74,14 @@ void ServedModel::RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const Ru
   stats_.compute_output_ns += timing.readback_ns;
   stats_.inference_count += static_cast<uint64_t>(std::max<int64_t>(batch_size, 1));
   stats_.last_inference_ms = static_cast<uint64_t>(absl::ToUnixMillis(absl::Now()));
-  if (metrics_ != nullptr) metrics_->RecordSuccess(request_ns, queue_ns, timing, batch_size);
+  if (metrics_ != nullptr) {
+    // A request that did not run on a known GPU (-1) cannot succeed; the
+    // first GPU's label keeps the lookup in range all the same.
+    const bool known = info.gpu >= 0 && static_cast<size_t>(info.gpu) < gpus_.size();
+    const std::string& gpu = gpus_[known ? static_cast<size_t>(info.gpu) : 0];
+    metrics_->RecordSuccess(request_ns, queue_ns, timing, batch_size, gpu);
+    metrics_->RecordCrossDeviceCopies(gpu, info.cross_device_copies, info.cross_device_bytes);
+  }
 }
 
 void ServedModel::RecordExecution(int64_t batch_size, const RunTiming& timing,
@@ -112,20 +137,20 @@ std::vector<std::string> RepositoryRoots(const std::string& configured) {
 }
 
 // The dynamic batcher for a model with dynamic_batching and a batch
-// dimension; otherwise the pool, which runs each request alone.
-absl::StatusOr<std::unique_ptr<Scheduler>> MakeScheduler(std::shared_ptr<const Model> model,
+// dimension; otherwise the pool, which runs each request alone. Either runs
+// each replica's sessions on its GPU.
+absl::StatusOr<std::unique_ptr<Scheduler>> MakeScheduler(std::vector<ModelReplica> replicas,
                                                          const ModelSettings& settings) {
   if (settings.dynamic_batching && settings.max_batch_size > 0) {
-    ASSIGN_OR_RETURN(auto batcher, DynamicBatcher::Create(model, settings));
+    ASSIGN_OR_RETURN(auto batcher, DynamicBatcher::Create(std::move(replicas), settings));
     return std::unique_ptr<Scheduler>(std::move(batcher));
   }
   SessionPoolOptions options;
   options.name = settings.name;
-  options.sessions = std::max(1, settings.sessions);
   options.max_queue = static_cast<int>(std::clamp<int64_t>(settings.max_queue_size, 0, 1 << 30));
   options.default_timeout = settings.default_timeout;
   options.allow_timeout_override = settings.allow_timeout_override;
-  ASSIGN_OR_RETURN(auto pool, SessionPool::Create(model, options));
+  ASSIGN_OR_RETURN(auto pool, SessionPool::Create(std::move(replicas), options));
   return std::unique_ptr<Scheduler>(std::move(pool));
 }
 
@@ -253,29 +278,53 @@ absl::StatusOr<std::map<int64_t, std::shared_ptr<ServedModel>>> ModelManager::Lo
     options.dim_overrides_by_name = repo_model.config.settings.dim_overrides_by_name;
     options.dim_overrides_by_denotation = repo_model.config.settings.dim_overrides_by_denotation;
     if (repo_model.config.settings.fp16) options.precision = Precision::kFp16;
-    auto gpu = devices_->For(repo_model.config.settings.device);
-    if (!gpu.ok()) {
-      return absl::Status(gpu.status().code(), absl::StrCat("device selector '",
-                                                            repo_model.config.settings.device,
-                                                            "': ", gpu.status().message()));
+    ASSIGN_OR_RETURN(auto devices, PlacementDevices(repo_model.config.settings));
+    // The model on every GPU, each with that device's cache budget.
+    std::vector<ModelReplica> replicas;
+    std::vector<std::shared_ptr<const Model>> models;
+    for (const auto& [gpu, sessions] : devices) {
+      options.cache_budget = devices_->BudgetFor(gpu);
+      auto model = Model::Load(mv->path, gpu, options);
+      if (!model.ok()) {
+        std::string where = devices.size() > 1 ? absl::StrCat(" on GPU ", gpu.device->info().uuid()) : "";
+        return absl::Status(model.status().code(),
+                            absl::StrCat("version ", v, where, ": ", model.status().message()));
+      }
+      replicas.push_back({*model, sessions});
+      models.push_back(*model);
     }
-    options.cache_budget = devices_->BudgetFor(*gpu);
-    auto model = Model::Load(mv->path, *gpu, options);
-    if (!model.ok()) {
-      return absl::Status(model.status().code(),
-                          absl::StrCat("version ", v, ": ", model.status().message()));
-    }
-    auto settings = ValidateModelConfig(repo_model.config, ToModelTensors((*model)->inputs()),
-                                        ToModelTensors((*model)->outputs()));
+    const std::vector<std::string> gpus = ServedModel::GpuLabels(models);
+    auto settings = ValidateModelConfig(repo_model.config, ToModelTensors(models[0]->inputs()),
+                                        ToModelTensors(models[0]->outputs()));
     if (!settings.ok()) return settings.status();
-    ASSIGN_OR_RETURN(std::unique_ptr<Scheduler> scheduler, MakeScheduler(*model, *settings));
+    ASSIGN_OR_RETURN(std::unique_ptr<Scheduler> scheduler, MakeScheduler(std::move(replicas), *settings));
     std::shared_ptr<ModelMetrics> metrics;
-    if (metrics_ != nullptr) metrics = metrics_->ForModel(repo_model.name, v);
+    if (metrics_ != nullptr) metrics = metrics_->ForModel(repo_model.name, v, gpus);
     versions[v] = std::make_shared<ServedModel>(repo_model.name, v, *std::move(settings),
-                                                *std::move(model), std::move(scheduler),
+                                                std::move(models), std::move(scheduler),
                                                 std::move(metrics));
   }
   return versions;
+}
+
+absl::StatusOr<std::vector<std::pair<GpuContext, int>>> ModelManager::PlacementDevices(
+    const ModelSettings& settings) const {
+  std::vector<std::pair<GpuContext, int>> out;
+  for (const ModelSettings::DeviceSessions& p : settings.placements) {
+    auto gpu = devices_->For(p.device);
+    if (!gpu.ok()) {
+      return absl::Status(gpu.status().code(),
+                          absl::StrCat("device selector '", p.device, "': ", gpu.status().message()));
+    }
+    auto same = std::find_if(out.begin(), out.end(),
+                             [&](const auto& d) { return d.first.device == gpu->device; });
+    if (same != out.end()) {
+      same->second += p.sessions;
+    } else {
+      out.emplace_back(*std::move(gpu), p.sessions);
+    }
+  }
+  return out;
 }
 
 absl::Status ModelManager::LoadModel(const RepositoryModel& repo_model) {
@@ -573,8 +622,8 @@ std::vector<ModelIndexEntry> ModelManager::Index(bool ready_only) const {
   return out;
 }
 
-void ModelManager::OnDeviceLost(const ServedModel& model) {
-  const gpu::Device* device = model.model().gpu().device;
+void ModelManager::OnDeviceLost(const ServedModel& model, int gpu) {
+  const gpu::Device* device = model.device(gpu);
   MutexLock lock(&mutex_);
   if (std::find(recovering_.begin(), recovering_.end(), device) != recovering_.end()) return;
   recovering_.push_back(device);
@@ -604,7 +653,9 @@ void ModelManager::TakeOffDevice(const gpu::Device* device, const std::string& r
                                  std::vector<std::shared_ptr<ServedModel>>* drain) {
   for (auto& [name, entry] : models_) {
     const bool on_device = std::any_of(entry.versions.begin(), entry.versions.end(), [&](const auto& v) {
-      return v.second->model().gpu().device == device;
+      const auto& replicas = v.second->replicas();
+      return std::any_of(replicas.begin(), replicas.end(),
+                         [&](const auto& r) { return r->gpu().device == device; });
     });
     if (!on_device) continue;
     for (auto& [v, m] : entry.versions) drain->push_back(std::move(m));

@@ -80,22 +80,35 @@ struct ModelStatsSnapshot {
 // One loaded version of a model. Thread-safe.
 class ServedModel {
  public:
-  // `metrics` may be null (no Prometheus figures).
+  // `replicas`: the model loaded on each GPU it is served on (at least
+  // one), in the scheduler's GPU order (ExecutionInfo::gpu). `metrics` may
+  // be null (no Prometheus figures).
   ServedModel(std::string name, int64_t version, ModelSettings settings,
-              std::shared_ptr<const Model> model, std::unique_ptr<Scheduler> scheduler,
+              std::vector<std::shared_ptr<const Model>> replicas, std::unique_ptr<Scheduler> scheduler,
               std::shared_ptr<ModelMetrics> metrics);
 
   const std::string& name() const { return name_; }
   int64_t version() const { return version_; }
   const ModelSettings& settings() const { return settings_; }
-  const Model& model() const { return *model_; }
+  // The model on its first GPU (every replica has the same inputs, outputs
+  // and graph).
+  const Model& model() const { return *replicas_.front(); }
+  // The model on each GPU, by ExecutionInfo::gpu.
+  const std::vector<std::shared_ptr<const Model>>& replicas() const { return replicas_; }
+  // The device of GPU `gpu` (ExecutionInfo::gpu); the first for -1.
+  const gpu::Device* device(int gpu) const;
+  // The `gpu` metric label of each replica: its device's UUID, made unique
+  // (" #2", ...) should two devices report one UUID.
+  const std::vector<std::string>& gpus() const { return gpus_; }
+  static std::vector<std::string> GpuLabels(const std::vector<std::shared_ptr<const Model>>& replicas);
   // Where requests go (the gRPC layer does not know which kind it is).
   Scheduler& scheduler() const { return *scheduler_; }
 
-  // A request that ran: its end-to-end time, queue time, the run's timing
-  // and the request's own batch size (1 without a batch dimension).
+  // A request that ran: its end-to-end time, queue time, the run's timing,
+  // the request's own batch size (1 without a batch dimension) and how it
+  // ran (the GPU, cross-device copies).
   void RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const RunTiming& timing,
-                     int64_t batch_size);
+                     int64_t batch_size, const ExecutionInfo& info);
   // A run of the model (ExecutionInfo::reports_execution): its batch size
   // (the requests' added up), timing and how long its oldest request waited
   // while the batch formed.
@@ -114,7 +127,8 @@ class ServedModel {
   const std::string name_;
   const int64_t version_;
   const ModelSettings settings_;
-  const std::shared_ptr<const Model> model_;
+  const std::vector<std::shared_ptr<const Model>> replicas_;
+  const std::vector<std::string> gpus_;  // GpuLabels(replicas_)
   const std::unique_ptr<Scheduler> scheduler_;
   const std::shared_ptr<ModelMetrics> metrics_;
   int gpu_nodes_ = 0;
@@ -213,7 +227,7 @@ class ModelManager {
   // (their queued requests fail UNAVAILABLE), reopens the device and
   // reloads them from the repository. Returns at once; later reports of the
   // same device during its recovery are ignored.
-  void OnDeviceLost(const ServedModel& model);
+  void OnDeviceLost(const ServedModel& model, int gpu);
   // Waits until no device recovery is running (tests, shutdown).
   void WaitForRecovery();
   // Test seam: called by a recovery after the models left service and
@@ -230,6 +244,10 @@ class ModelManager {
   };
   absl::StatusOr<std::map<int64_t, std::shared_ptr<ServedModel>>> LoadVersions(
       const RepositoryModel& repo_model) const;
+  // The devices of the config's placements, two selectors of one device
+  // merged (their sessions added up), in the order first listed.
+  absl::StatusOr<std::vector<std::pair<GpuContext, int>>> PlacementDevices(
+      const ModelSettings& settings) const;
   absl::Status LoadModel(const RepositoryModel& repo_model);
   // Reconcile's replacement of a loaded model (see there).
   absl::Status ReplaceModel(const RepositoryModel& repo_model);

@@ -3,7 +3,8 @@
 //
 // Scheduler: what runs a served model version's requests on its sessions.
 // A ServedModel hands every request to its Scheduler and the gRPC layer
-// never learns which one it is:
+// never learns which one it is. Both spread runs over the sessions of every
+// GPU the model is on, least-loaded GPU first (gpu_load.h):
 //  - SessionPool (session_pool.h): each request runs alone on the first free
 //    session, in arrival order;
 //  - DynamicBatcher (dynamic_batcher.h): requests that agree on every
@@ -23,6 +24,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -64,6 +66,13 @@ struct ExecutionInfo {
   // For the reporting request: how long the run's oldest request waited
   // while its batch formed (its queue_ns).
   uint64_t forming_ns = 0;
+  // The GPU (the scheduler's ModelReplica index, gpu_load.h) whose session
+  // ran it; -1 when it did not run.
+  int gpu = -1;
+  // This request's GPU-resident inputs that lived on another GPU and were
+  // copied through host memory (cross_device_inputs.h), and their bytes.
+  uint64_t cross_device_copies = 0;
+  uint64_t cross_device_bytes = 0;
 };
 
 // Counters at this moment.
@@ -71,6 +80,9 @@ struct SchedulerStats {
   uint64_t queued_now = 0;
   uint64_t busy_sessions = 0;
   uint64_t sessions = 0;
+  // Per GPU (ModelReplica index): sessions running now, and sessions.
+  std::vector<uint64_t> busy_by_gpu;
+  std::vector<uint64_t> sessions_by_gpu;
 };
 
 class Scheduler {

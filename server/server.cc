@@ -31,6 +31,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
   device_options.runtime.pipeline_cache_path =
       settings.pipeline_cache_path.value_or(DefaultPipelineCachePath());
   device_options.runtime.faults = hooks.faults;
+  device_options.device_per_selector = hooks.device_per_selector;
   if (settings.cache_device_bytes) device_options.cache_device_bytes = static_cast<uint64_t>(*settings.cache_device_bytes);
   if (settings.cache_host_bytes) device_options.cache_host_bytes = static_cast<uint64_t>(*settings.cache_host_bytes);
   ASSIGN_OR_RETURN(server->devices_, DeviceSet::Create(device_options));
@@ -173,6 +174,10 @@ GaugeSample Server::SampleGauges() const {
     g.sessions = pool.sessions;
     g.sessions_busy = pool.busy_sessions;
     g.queue_depth = pool.queued_now;
+    const std::vector<std::string> gpus = m->gpus();
+    for (size_t i = 0; i < gpus.size() && i < pool.sessions_by_gpu.size(); ++i) {
+      g.gpus.push_back({gpus[i], pool.sessions_by_gpu[i], i < pool.busy_by_gpu.size() ? pool.busy_by_gpu[i] : 0});
+    }
     if (auto it = resident.find({m->name(), m->version()}); it != resident.end()) {
       g.resident_outputs = it->second.count;
       g.resident_output_bytes = it->second.bytes;

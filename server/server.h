@@ -54,6 +54,8 @@ struct ServerHooks {
   std::shared_ptr<gpu::FaultInjector> faults;
   // Called when a device recovery is about to reopen a lost device.
   std::function<void()> before_device_reopen;
+  // DeviceSetOptions::device_per_selector (tests: one device as several GPUs).
+  bool device_per_selector = false;
 };
 
 class Server {

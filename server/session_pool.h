@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// SessionPool: the Scheduler (scheduler.h) that runs every request alone. N
-// sessions of one model, each driven by its own worker thread,
-// fed from one bounded FIFO queue. Submit() never blocks: it either queues
+// SessionPool: the Scheduler (scheduler.h) that runs every request alone.
+// The sessions of one model on one or more GPUs (a ModelReplica per GPU,
+// gpu_load.h), each driven by its own worker thread, fed from one bounded
+// FIFO queue: the head request goes to a free session of the least-loaded
+// GPU. GPU-resident inputs held by another GPU are copied through the host
+// (cross_device_inputs.h). Submit() never blocks: it either queues
 // the request or answers at once (RESOURCE_EXHAUSTED when the queue is full,
 // UNAVAILABLE when the pool is draining). A queued request whose deadline
 // passes is answered DEADLINE_EXCEEDED without running; one whose `cancelled`
@@ -28,6 +31,8 @@
 #include "base/mutex.h"
 #include "absl/time/time.h"
 #include "runtime/session.h"
+#include "server/cross_device_inputs.h"
+#include "server/gpu_load.h"
 #include "server/scheduler.h"
 
 namespace vkserve {
@@ -47,7 +52,14 @@ class SessionPool final : public Scheduler {
   // how long it waited for a session.
   using RunCallback = std::function<void(absl::StatusOr<RunResult> result, uint64_t queue_ns)>;
 
+  // `options.sessions` sessions of `model` on its GPU.
   static absl::StatusOr<std::unique_ptr<SessionPool>> Create(std::shared_ptr<const Model> model,
+                                                             const SessionPoolOptions& options,
+                                                             const SessionOptions& session_options = {});
+  // Each replica's sessions on its model's GPU (`options.sessions` unused).
+  // The replicas are one model file loaded on each GPU: the same inputs and
+  // outputs. REQUIRES: at least one replica.
+  static absl::StatusOr<std::unique_ptr<SessionPool>> Create(std::vector<ModelReplica> replicas,
                                                              const SessionPoolOptions& options,
                                                              const SessionOptions& session_options = {});
   ~SessionPool() override;  // drains
@@ -69,16 +81,22 @@ class SessionPool final : public Scheduler {
   const Model& model() const { return *model_; }
 
  private:
+  // How a run went beyond its result: the GPU and the cross-device copies.
+  using InfoCallback = std::function<void(absl::StatusOr<RunResult> result, uint64_t queue_ns,
+                                          int gpu, const CrossDeviceCopies& copies)>;
   struct Item {
     RunRequest request;
     absl::Time deadline;
     absl::Time enqueued;
     std::function<bool()> cancelled;
-    RunCallback done;
+    InfoCallback done;
   };
-  explicit SessionPool(std::shared_ptr<const Model> model, const SessionPoolOptions& options)
-      : model_(std::move(model)), options_(options) {}
-  void Worker(Session* session);
+  SessionPool(std::shared_ptr<const Model> model, const SessionPoolOptions& options,
+              std::vector<int> sessions_by_gpu)
+      : model_(std::move(model)), options_(options), load_(std::move(sessions_by_gpu)) {}
+  void Enqueue(RunRequest request, absl::Time deadline, std::function<bool()> cancelled,
+               InfoCallback done);
+  void Worker(Session* session, int gpu);
   void Sweeper();
 
   std::shared_ptr<const Model> model_;
@@ -91,6 +109,7 @@ class SessionPool final : public Scheduler {
   bool draining_ ABSL_GUARDED_BY(mutex_) = false;
   bool stopped_ ABSL_GUARDED_BY(mutex_) = false;
   uint64_t busy_ ABSL_GUARDED_BY(mutex_) = 0;
+  GpuLoad load_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace vkserve

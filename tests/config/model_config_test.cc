@@ -129,6 +129,41 @@ TEST(ModelConfigTest, EmptyConfigGetsDefaults) {
   EXPECT_THAT(s->config.output(1).dims(), ElementsAre(-1));
 }
 
+TEST(ModelConfigTest, InstanceGroupsPlaceCountSessionsOnEachListedGpu) {
+  // As Triton: count sessions on EACH listed GPU; groups naming the same
+  // GPU add up; a group without gpus goes to the server's device.
+  absl::StatusOr<ModelSettings> s = Validate(R"pb(
+    instance_group { count: 2 gpus: [0, 1] }
+    instance_group { count: 3 gpus: [2, 1] }
+    instance_group { count: 1 }
+  )pb");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->sessions, 2 * 2 + 3 * 2 + 1);
+  ASSERT_EQ(s->placements.size(), 4u);
+  EXPECT_EQ(s->placements[0].device, "0");
+  EXPECT_EQ(s->placements[0].sessions, 2);
+  EXPECT_EQ(s->placements[1].device, "1");
+  EXPECT_EQ(s->placements[1].sessions, 5);
+  EXPECT_EQ(s->placements[2].device, "2");
+  EXPECT_EQ(s->placements[2].sessions, 3);
+  EXPECT_EQ(s->placements[3].device, "");
+  EXPECT_EQ(s->placements[3].sessions, 1);
+
+  // No groups: one session on the server's device.
+  s = Validate("");
+  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_EQ(s->placements.size(), 1u);
+  EXPECT_EQ(s->placements[0].device, "");
+  EXPECT_EQ(s->placements[0].sessions, 1);
+
+  // vkserve.device (a name or UUID too) places the groups without gpus.
+  s = Validate("instance_group { count: 2 }\nvkserve { device: \"GPU-0123\" }");
+  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_EQ(s->placements.size(), 1u);
+  EXPECT_EQ(s->placements[0].device, "GPU-0123");
+  EXPECT_EQ(s->placements[0].sessions, 2);
+}
+
 TEST(ModelConfigTest, BatchingDerivesDimsWithoutTheBatchDimension) {
   absl::StatusOr<ModelSettings> s = Validate("max_batch_size: 4");
   ASSERT_TRUE(s.ok()) << s.status();
@@ -151,7 +186,10 @@ TEST(ModelConfigTest, VkserveExtension) {
   )pb");
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(s->sessions, 4);
-  EXPECT_EQ(s->device, "1");
+  EXPECT_EQ(s->device, "");
+  ASSERT_EQ(s->placements.size(), 1u);
+  EXPECT_EQ(s->placements[0].device, "1");
+  EXPECT_EQ(s->placements[0].sessions, 4);
   EXPECT_EQ(s->max_queue_size, 0);
   EXPECT_EQ(s->default_timeout, absl::Microseconds(2500));
   EXPECT_TRUE(s->allow_timeout_override);
@@ -225,9 +263,13 @@ TEST(ModelConfigTest, BadValuesNameTheField) {
   EXPECT_EQ(ParseError("instance_group { kind: KIND_CPU }"),
             "config.pbtxt:1:18: instance_group[0].kind: KIND_CPU is not supported: vkserve runs every "
             "node on the GPU (use KIND_GPU or KIND_AUTO)");
-  EXPECT_EQ(ParseError("instance_group { gpus: [0, 1] }"),
-            "config.pbtxt:1:18: instance_group[0].gpus[1]: devices 0 and 1: a model's sessions share "
-            "one device");
+  EXPECT_EQ(ParseError("instance_group { gpus: [0, 1, 0] }"),
+            "config.pbtxt:1:18: instance_group[0].gpus[2]: device 0 is listed twice in this group");
+  EXPECT_EQ(ParseError("instance_group { gpus: [0, -1] }"),
+            "config.pbtxt:1:18: instance_group[0].gpus[1]: device indices are >= 0, got -1");
+  // count is per listed GPU: 100 x 3 passes the limit.
+  EXPECT_EQ(ParseError("instance_group { count: 100 gpus: [0, 1, 2] }"),
+            "config.pbtxt:1:18: instance_group[0].count: the groups add up to more than 256 sessions");
   EXPECT_EQ(ParseError("instance_group { count: 200 }\ninstance_group { count: 100 }"),
             "config.pbtxt:2:18: instance_group[1].count: the groups add up to more than 256 sessions");
   EXPECT_EQ(ParseError("name: \"other\""),

@@ -48,6 +48,18 @@ TEST_F(GpuTest, SelectsByIndexNameAndRank) {
   VKSERVE_ASSERT_OK_AND_ASSIGN(const DeviceInfo* by_name, SelectDevice(devices, fragment));
   EXPECT_NE(by_name, nullptr);
 
+  // The UUID, in either case, selects the device; an unknown one fails.
+  ASSERT_EQ(best->uuid().size(), 40u) << best->uuid();
+  EXPECT_EQ(best->uuid().substr(0, 4), "GPU-");
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const DeviceInfo* by_uuid, SelectDevice(devices, best->uuid()));
+  EXPECT_EQ(by_uuid, best);
+  std::string upper = best->uuid();
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const DeviceInfo* by_upper, SelectDevice(devices, upper));
+  EXPECT_EQ(by_upper, best);
+  EXPECT_EQ(SelectDevice(devices, "GPU-00000000-0000-0000-0000-00000000000x").status().code(),
+            absl::StatusCode::kNotFound);
+
   auto missing = SelectDevice(devices, "no-such-gpu-xyz");
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
   EXPECT_NE(missing.status().message().find("no-such-gpu-xyz"), std::string::npos);

@@ -55,36 +55,48 @@ RunTiming Timing() {
 
 TEST(MetricsTest, RecordsExactFiguresPerModelVersion) {
   Metrics metrics("9.9.9", "Test GPU", nullptr);
-  auto m = metrics.ForModel("net", 3);
-  m->RecordSuccess(/*request_ns=*/600'000, /*queue_ns=*/30'000, Timing(), /*batch_size=*/4);
-  m->RecordSuccess(600'000, 30'000, Timing(), 4);
+  auto m = metrics.ForModel("net", 3, {"GPU-a", "GPU-b"});
+  m->RecordSuccess(/*request_ns=*/600'000, /*queue_ns=*/30'000, Timing(), /*batch_size=*/4, "GPU-a");
+  m->RecordSuccess(600'000, 30'000, Timing(), 4, "GPU-b");
+  m->RecordSuccess(600'000, 30'000, Timing(), 4, "GPU-b");
+  m->RecordCrossDeviceCopies("GPU-b", /*copies=*/2, /*bytes=*/96);
+  m->RecordCrossDeviceCopies("GPU-a", /*copies=*/0, /*bytes=*/0);  // none: not counted
   // The two ran as separate executions of 4, then a batch of 8 ran.
   m->RecordExecution(4, Timing(), /*forming_ns=*/30'000);
   m->RecordExecution(4, Timing(), 30'000);
   m->RecordFailure(RequestOutcome::kQueueFull);
   const std::string text = metrics.Render();
   const std::string labels = "model=\"net\",version=\"3\"";
-  EXPECT_EQ(Value(text, "vkserve_requests_total{model=\"net\",outcome=\"success\",version=\"3\"}"), 2);
+  EXPECT_EQ(Value(text, "vkserve_requests_total{model=\"net\",outcome=\"success\",version=\"3\"}"), 3);
   EXPECT_EQ(Value(text, "vkserve_requests_total{model=\"net\",outcome=\"queue_full\",version=\"3\"}"), 1);
   EXPECT_EQ(Value(text, "vkserve_requests_total{model=\"net\",outcome=\"timeout\",version=\"3\"}"), 0);
-  EXPECT_EQ(Value(text, "vkserve_inferences_total{" + labels + "}"), 8);
+  EXPECT_EQ(Value(text, "vkserve_inferences_total{" + labels + "}"), 12);
   EXPECT_EQ(Value(text, "vkserve_executions_total{" + labels + "}"), 2);
   EXPECT_EQ(Value(text, "vkserve_transferred_bytes_total{direction=\"host_to_gpu\"," + labels + "}"), 6144);
   EXPECT_EQ(Value(text, "vkserve_transferred_bytes_total{direction=\"gpu_to_host\"," + labels + "}"), 80);
   EXPECT_EQ(Value(text, "vkserve_runs_total{command_buffer=\"replayed\"," + labels + "}"), 2);
   EXPECT_EQ(Value(text, "vkserve_runs_total{command_buffer=\"recorded\"," + labels + "}"), 0);
-  EXPECT_EQ(Value(text, "vkserve_request_duration_seconds_count{" + labels + "}"), 2);
-  EXPECT_NEAR(Value(text, "vkserve_request_duration_seconds_sum{" + labels + "}"), 1.2e-3, 1e-12);
+  EXPECT_EQ(Value(text, "vkserve_request_duration_seconds_count{" + labels + "}"), 3);
+  EXPECT_NEAR(Value(text, "vkserve_request_duration_seconds_sum{" + labels + "}"), 1.8e-3, 1e-12);
   // 600 µs lands above the 500 µs bucket and within 1 ms.
   EXPECT_EQ(Value(text, "vkserve_request_duration_seconds_bucket{" + labels + ",le=\"0.0005\"}"), 0);
-  EXPECT_EQ(Value(text, "vkserve_request_duration_seconds_bucket{" + labels + ",le=\"0.001\"}"), 2);
+  EXPECT_EQ(Value(text, "vkserve_request_duration_seconds_bucket{" + labels + ",le=\"0.001\"}"), 3);
   EXPECT_EQ(Value(text, "vkserve_request_duration_seconds_bucket{" + labels + ",le=\"1e-05\"}"), 0);
-  EXPECT_EQ(Value(text, "vkserve_request_duration_seconds_bucket{" + labels + ",le=\"10\"}"), 2);
-  EXPECT_EQ(Value(text, "vkserve_request_duration_seconds_bucket{" + labels + ",le=\"+Inf\"}"), 2);
-  auto phase = [&](const char* p, const char* suffix) {
-    return Value(text, absl::StrCat("vkserve_phase_duration_seconds_", suffix, "{model=\"net\",phase=\"", p,
-                                    "\",version=\"3\"}"));
+  EXPECT_EQ(Value(text, "vkserve_request_duration_seconds_bucket{" + labels + ",le=\"10\"}"), 3);
+  EXPECT_EQ(Value(text, "vkserve_request_duration_seconds_bucket{" + labels + ",le=\"+Inf\"}"), 3);
+  // Phases per GPU: one request on GPU-a, two on GPU-b.
+  auto phase_on = [&](const char* gpu, const char* p, const char* suffix) {
+    return Value(text, absl::StrCat("vkserve_phase_duration_seconds_", suffix, "{gpu=\"", gpu,
+                                    "\",model=\"net\",phase=\"", p, "\",version=\"3\"}"));
   };
+  EXPECT_EQ(phase_on("GPU-a", "gpu", "count"), 1);
+  EXPECT_NEAR(phase_on("GPU-a", "gpu", "sum"), 300e-6, 1e-12);
+  EXPECT_EQ(phase_on("GPU-b", "gpu", "count"), 2);
+  auto phase = [&](const char* p, const char* suffix) { return phase_on("GPU-b", p, suffix); };
+  // Cross-device copies, by the GPU they were copied to.
+  EXPECT_EQ(Value(text, "vkserve_cross_device_copies_total{gpu=\"GPU-b\"," + labels + "}"), 2);
+  EXPECT_EQ(Value(text, "vkserve_cross_device_copy_bytes_total{gpu=\"GPU-b\"," + labels + "}"), 96);
+  EXPECT_EQ(Value(text, "vkserve_cross_device_copies_total{gpu=\"GPU-a\"," + labels + "}"), 0);
   EXPECT_NEAR(phase("queue", "sum"), 60e-6, 1e-12);
   EXPECT_NEAR(phase("upload", "sum"), 40e-6, 1e-12);
   EXPECT_EQ(phase("record", "sum"), 0);
@@ -122,6 +134,28 @@ TEST(MetricsTest, SeriesLiveAsLongAsTheModelVersion) {
   EXPECT_EQ(Value(metrics.Render(), "vkserve_requests_total{model=\"net\",outcome=\"internal\",version=\"1\"}"), 0);
 }
 
+TEST(MetricsTest, PerGpuSeriesExistFromLoadAndFollowAReload) {
+  Metrics metrics("0.1", "gpu", nullptr);
+  auto one = metrics.ForModel("net", 1, {"GPU-a"});
+  auto count = [&](const std::string& gpu) {
+    return Value(metrics.Render(), "vkserve_phase_duration_seconds_count{gpu=\"" + gpu +
+                                       "\",model=\"net\",phase=\"gpu\",version=\"1\"}");
+  };
+  EXPECT_EQ(count("GPU-a"), 0);  // from load on
+  EXPECT_EQ(count("GPU-b"), -1);
+  // The version reloaded on two GPUs while the old one still serves: one
+  // set of series per version, now with both GPUs.
+  auto two = metrics.ForModel("net", 1, {"GPU-a", "GPU-b"});
+  EXPECT_EQ(one, two);
+  EXPECT_EQ(count("GPU-b"), 0);
+  two->RecordSuccess(1000, 10, Timing(), 1, "GPU-b");
+  EXPECT_EQ(count("GPU-b"), 1);
+  EXPECT_EQ(count("GPU-a"), 0);
+  one.reset();
+  two.reset();  // unloaded: every GPU's series go
+  EXPECT_FALSE(absl::StrContains(metrics.Render(), "GPU-"));
+}
+
 TEST(MetricsTest, GaugesAreSampledAtScrape) {
   int scrapes = 0;
   Metrics metrics("1", "gpu", [&] {
@@ -137,9 +171,11 @@ TEST(MetricsTest, GaugesAreSampledAtScrape) {
     m.resident_output_bytes = 1200;
     m.gpu_nodes = 17;
     m.cpu_nodes = 0;
+    m.gpus = {{"GPU-a", 1, 1}, {"GPU-b", 1, 0}};
     s.models.push_back(m);
     DeviceGaugeSample d;
     d.device = "Test GPU";
+    d.gpu = "GPU-a";
     d.bytes_by_kind[static_cast<int>(gpu::MemoryKind::kWeights)] = 4096;
     s.devices.push_back(d);
     return s;
@@ -153,8 +189,14 @@ TEST(MetricsTest, GaugesAreSampledAtScrape) {
   EXPECT_EQ(Value(text, "vkserve_resident_output_bytes" + labels + "}"), 1200);
   EXPECT_EQ(Value(text, "vkserve_model_nodes" + labels + ",device=\"gpu\"}"), 17);
   EXPECT_EQ(Value(text, "vkserve_model_nodes" + labels + ",device=\"cpu\"}"), 0);
-  EXPECT_EQ(Value(text, "vkserve_gpu_memory_bytes{device=\"Test GPU\",kind=\"weights\"}"), 4096);
-  EXPECT_EQ(Value(text, "vkserve_gpu_memory_bytes{device=\"Test GPU\",kind=\"resident_outputs\"}"), 0);
+  EXPECT_EQ(Value(text, "vkserve_gpu_memory_bytes{device=\"Test GPU\",gpu=\"GPU-a\",kind=\"weights\"}"), 4096);
+  EXPECT_EQ(Value(text, "vkserve_gpu_memory_bytes{device=\"Test GPU\",gpu=\"GPU-a\",kind=\"resident_outputs\"}"),
+            0);
+  EXPECT_EQ(Value(text, "vkserve_cache_bytes{device=\"Test GPU\",gpu=\"GPU-a\",memory=\"device\"}"), 0);
+  // Sessions and busy sessions per GPU.
+  EXPECT_EQ(Value(text, "vkserve_gpu_sessions" + labels + ",gpu=\"GPU-a\"}"), 1);
+  EXPECT_EQ(Value(text, "vkserve_gpu_sessions_busy" + labels + ",gpu=\"GPU-a\"}"), 1);
+  EXPECT_EQ(Value(text, "vkserve_gpu_sessions_busy" + labels + ",gpu=\"GPU-b\"}"), 0);
   text = metrics.Render();
   EXPECT_EQ(Value(text, "vkserve_sessions_busy" + labels + "}"), 2);
 }
