@@ -13,31 +13,14 @@
 # double, MatMul in double, depthwise Conv in float16 (plain and with a fused
 # activation and residual), and opset 8's batched Scan.
 import numpy as np
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
+from onnx_case import ELEM_TYPE, make_model
 
 _RNG = np.random.default_rng(20261124)
 
-_ELEM = {
-    np.dtype(np.float32): TensorProto.FLOAT,
-    np.dtype(np.float16): TensorProto.FLOAT16,
-    np.dtype(np.float64): TensorProto.DOUBLE,
-    np.dtype(np.int64): TensorProto.INT64,
-    np.dtype(np.int32): TensorProto.INT32,
-    np.dtype(np.int8): TensorProto.INT8,
-    np.dtype(np.uint32): TensorProto.UINT32,
-    np.dtype(np.uint64): TensorProto.UINT64,
-}
-
 
 def _case(name, nodes, inputs, outputs, opset, inits=None, **tol):
-    graph = helper.make_graph(
-        nodes, "g",
-        [helper.make_tensor_value_info(n, _ELEM[a.dtype], list(a.shape)) for n, a in inputs.items()],
-        [helper.make_tensor_value_info(n, t, None) for n, t in outputs],
-        initializer=[numpy_helper.from_array(np.asarray(v), n) for n, v in (inits or {}).items()])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    case = {"name": name, "model": model, "inputs": inputs}
+    case = {"name": name, "model": make_model(nodes, inputs, outputs, opset, inits), "inputs": inputs}
     case.update(tol)
     return case
 
@@ -133,7 +116,7 @@ def _top_k_cases():
              -1, 1)]:
         node = helper.make_node("TopK", ["X", "K"], ["V", "I"], axis=axis, largest=largest)
         yield _case(f"cov_topk_{name}", [node], {"X": x},
-                    [("V", _ELEM[x.dtype]), ("I", TensorProto.INT64)], 11,
+                    [("V", ELEM_TYPE[x.dtype]), ("I", TensorProto.INT64)], 11,
                     {"K": np.array([k], np.int64)})
 
 
@@ -149,9 +132,9 @@ def _unsigned_top_k_cases():
                                           [1, 2**63 - 1, 2**63, 0, 2**64 - 2, 9]], np.uint64),
              -1, 1)]:
         node = helper.make_node("TopK", ["X", "K"], ["V", "I"], axis=axis, largest=largest)
-        outputs = [("V", _ELEM[x.dtype]), ("I", TensorProto.INT64)]
+        outputs = [("V", ELEM_TYPE[x.dtype]), ("I", TensorProto.INT64)]
         case = _case(f"cov_topk_{name}", [node], {"X": x}, outputs, 18, {"K": k})
-        elem = _ELEM[x.dtype]
+        elem = ELEM_TYPE[x.dtype]
         inits = {"K": k}
         if x.dtype == np.uint32:
             ref = [helper.make_node("Cast", ["X"], ["X64"], to=TensorProto.INT64),
@@ -176,18 +159,18 @@ def _pow_cases():
         b = _RNG.integers(-2, 9, size=(5,)).astype(dtype)
         node = helper.make_node("Pow", ["A", "B"], ["Y"])
         yield _case(f"cov_pow_{np.dtype(dtype).name}", [node], {"A": a, "B": b},
-                    [("Y", _ELEM[np.dtype(dtype)])], 15)
+                    [("Y", ELEM_TYPE[np.dtype(dtype)])], 15)
         # fp32 exponents: integral ones exact, others truncated.
         # (Negative bases with fractional exponents and 0^-1 are NaN and inf
         # in C, whose conversion to an integer is undefined.)
         e = np.array([[0, 1, 2, 3, 0.5, 1.5, -1, 2.5, 0.3]], np.float32)
         base = np.array([[4], [9], [7], [3], [1], [2], [100]], dtype)
         yield _case(f"cov_pow_{np.dtype(dtype).name}_float_exp", [node], {"A": base, "B": e},
-                    [("Y", _ELEM[np.dtype(dtype)])], 15)
+                    [("Y", ELEM_TYPE[np.dtype(dtype)])], 15)
         e = np.array([[0, 1, 2, 3, -1, -2, 5]], np.float32)
         base = np.array([[-4], [-1], [-7], [-2], [1]], dtype)
         yield _case(f"cov_pow_{np.dtype(dtype).name}_float_exp_neg_base", [node],
-                    {"A": base, "B": e}, [("Y", _ELEM[np.dtype(dtype)])], 15)
+                    {"A": base, "B": e}, [("Y", ELEM_TYPE[np.dtype(dtype)])], 15)
     # Beyond 2^53, but powers of two (exact in onnxruntime's double too).
     a = np.array([2, -2, 4, 6, 7, -8], np.int64)
     b = np.array([62, 61, 30, 20, 18, 21], np.int64)
@@ -203,7 +186,7 @@ def _through_fp32_cases():
             x = (_RNG.standard_normal(shape) * 3).astype(dtype)
             node = helper.make_node(op, ["X"], ["Y"], axis=axis)
             yield _case(f"cov_{op.lower()}_{np.dtype(dtype).name}", [node], {"X": x},
-                        [("Y", _ELEM[np.dtype(dtype)])], 13, rtol=2e-3, atol=2e-3)
+                        [("Y", ELEM_TYPE[np.dtype(dtype)])], 13, rtol=2e-3, atol=2e-3)
     for name, a_shape, b_shape in [("batched", (2, 3, 7, 13), (2, 3, 13, 5)),
                                    ("broadcast_vec", (4, 1, 9, 33), (33,))]:
         a = _RNG.standard_normal(a_shape)

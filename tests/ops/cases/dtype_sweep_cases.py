@@ -10,40 +10,16 @@
 # emits for transformers: a bool attention mask gathered by GatherND and
 # int64 position ids made by CumSum.
 import numpy as np
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
+from onnx_case import ELEM_TYPE, make_model
 
 _RNG = np.random.default_rng(20261124)
 
-_ELEM = {
-    np.dtype(np.float32): TensorProto.FLOAT,
-    np.dtype(np.float64): TensorProto.DOUBLE,
-    np.dtype(np.float16): TensorProto.FLOAT16,
-    np.dtype(np.int64): TensorProto.INT64,
-    np.dtype(np.int32): TensorProto.INT32,
-    np.dtype(np.int16): TensorProto.INT16,
-    np.dtype(np.int8): TensorProto.INT8,
-    np.dtype(np.uint8): TensorProto.UINT8,
-    np.dtype(np.uint16): TensorProto.UINT16,
-    np.dtype(np.uint32): TensorProto.UINT32,
-    np.dtype(np.uint64): TensorProto.UINT64,
-    np.dtype(np.bool_): TensorProto.BOOL,
-}
 
 # Types whose CPU kernel onnxruntime lacks: the case brings numpy's result.
 _ORT_GATHERND = {np.dtype(t) for t in (np.float32, np.float64, np.float16, np.int64, np.int32, np.int16,
                                        np.int8, np.uint8, np.uint16, np.uint32, np.uint64, np.bool_)}
 _ORT_CUMSUM = {np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64)}
-
-
-def _model(nodes, inputs, outputs, opset, inits=None):
-    graph = helper.make_graph(
-        nodes, "g",
-        [helper.make_tensor_value_info(n, _ELEM[a.dtype], list(a.shape)) for n, a in inputs.items()],
-        [helper.make_tensor_value_info(n, t, None) for n, t in outputs],
-        initializer=[numpy_helper.from_array(np.asarray(v), n) for n, v in (inits or {}).items()])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    return model
 
 
 def _values(dtype, shape):
@@ -83,7 +59,7 @@ def _gathernd_cases():
             idx = (_RNG.integers(0, 1 << 20, size=ishape) % dims - dims * _RNG.integers(0, 2, size=ishape)).astype(np.int64)
             node = helper.make_node("GatherND", ["D", "I"], ["Y"], batch_dims=b)
             case = {"name": f"dt_gathernd_{np.dtype(dtype).name}_{g}",
-                    "model": _model([node], {"D": data, "I": idx}, [("Y", _ELEM[np.dtype(dtype)])], 13),
+                    "model": make_model([node], {"D": data, "I": idx}, [("Y", ELEM_TYPE[np.dtype(dtype)])], 13),
                     "inputs": {"D": data, "I": idx}}
             if np.dtype(dtype) not in _ORT_GATHERND:
                 case["expected"] = [_gather_nd(data, idx, b)]
@@ -95,7 +71,7 @@ def _gathernd_cases():
              helper.make_node("GatherND", ["Db", "I"], ["Yb"]),
              helper.make_node("Cast", ["Yb"], ["Y"], to=TensorProto.FLOAT)]
     yield {"name": "dt_gathernd_bfloat16", "inputs": {"D": data, "I": idx},
-           "model": _model(nodes, {"D": data, "I": idx}, [("Y", TensorProto.FLOAT)], 13),
+           "model": make_model(nodes, {"D": data, "I": idx}, [("Y", TensorProto.FLOAT)], 13),
            "expected": [_gather_nd(data, idx % np.array([4, 5]), 0)]}
 
 
@@ -116,7 +92,7 @@ def _cumsum_cases():
             x = _values(dtype, shape)
             node = helper.make_node("CumSum", ["X", "axis"], ["Y"], exclusive=exclusive, reverse=reverse)
             case = {"name": f"dt_cumsum_{np.dtype(dtype).name}_e{exclusive}_r{reverse}_a{axis}".replace("-", "m"),
-                    "model": _model([node], {"X": x}, [("Y", _ELEM[np.dtype(dtype)])], 14,
+                    "model": make_model([node], {"X": x}, [("Y", ELEM_TYPE[np.dtype(dtype)])], 14,
                                     {"axis": np.array(axis, np.int64)}),
                     "inputs": {"X": x}}
             if np.dtype(dtype) not in _ORT_CUMSUM:
@@ -130,7 +106,7 @@ def _cumsum_cases():
                      dtype=object).astype(dtype)
         node = helper.make_node("CumSum", ["X", "axis"], ["Y"])
         case = {"name": f"dt_cumsum_{np.dtype(dtype).name}_carry",
-                "model": _model([node], {"X": x}, [("Y", _ELEM[np.dtype(dtype)])], 14,
+                "model": make_model([node], {"X": x}, [("Y", ELEM_TYPE[np.dtype(dtype)])], 14,
                                 {"axis": np.array(1, np.int64)}),
                 "inputs": {"X": x}}
         if np.dtype(dtype) not in _ORT_CUMSUM:
@@ -143,7 +119,7 @@ def _cumsum_cases():
              helper.make_node("CumSum", ["Xb", "axis"], ["Yb"], reverse=1),
              helper.make_node("Cast", ["Yb"], ["Y"], to=TensorProto.FLOAT)]
     yield {"name": "dt_cumsum_bfloat16", "inputs": {"X": x},
-           "model": _model(nodes, {"X": x}, [("Y", TensorProto.FLOAT)], 14, {"axis": np.array(1, np.int64)}),
+           "model": make_model(nodes, {"X": x}, [("Y", TensorProto.FLOAT)], 14, {"axis": np.array(1, np.int64)}),
            "expected": [_cumsum(x, 1, 0, 1)]}
 
 
@@ -181,7 +157,7 @@ def _dynamo_mask_case():
     inits = {"zero": i64(0), "one": i64(1), "one1": i64([1]), "bshape": i64([-1, 1, 1, 1]),
              "kshape": i64([1, 1, 1, -1]), "qshape": i64([1, 1, -1, 1]), "last": i64([-1]),
              "zerof": np.float32(0), "neginf": np.float32(-3.4028234663852886e38)}
-    model = _model(nodes, {"attention_mask": mask}, [("Y", TensorProto.FLOAT)], 18, inits)
+    model = make_model(nodes, {"attention_mask": mask}, [("Y", TensorProto.FLOAT)], 18, inits)
     return {"name": "dt_dynamo_bool_mask_gathernd", "model": model, "inputs": {"attention_mask": mask}}
 
 
@@ -203,7 +179,7 @@ def _dynamo_position_ids_case():
         helper.make_node("Add", ["inc64", "pad"], ["Y"]),
     ]
     nodes.insert(0, helper.make_node("Equal", ["input_ids", "pad"], ["eq"]))
-    model = _model(nodes, {"input_ids": ids}, [("Y", TensorProto.INT64)], 18,
+    model = make_model(nodes, {"input_ids": ids}, [("Y", TensorProto.INT64)], 18,
                    {"axis": i64(1), "pad": i64(1)})
     return {"name": "dt_dynamo_int64_cumsum_position_ids", "model": model, "inputs": {"input_ids": ids}}
 

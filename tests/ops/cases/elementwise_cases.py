@@ -10,36 +10,18 @@
 # Sub/Mul/Div on int64) that vkserve folds at plan time. Expected outputs come
 # from onnxruntime.
 import numpy as np
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
+from onnx_case import ELEM_TYPE, make_model
 
 _RNG = np.random.default_rng(20260521)
-
-_ELEM = {
-    np.dtype(np.float32): TensorProto.FLOAT,
-    np.dtype(np.int64): TensorProto.INT64,
-    np.dtype(np.int32): TensorProto.INT32,
-    np.dtype(np.bool_): TensorProto.BOOL,
-}
 
 
 def _rand(shape, lo=-3.0, hi=3.0):
     return _RNG.uniform(lo, hi, size=shape).astype(np.float32)
 
 
-def _model(nodes, inputs, outputs, opset, inits=None):
-    """inputs: {name: array}; outputs: [(name, TensorProto type)]; inits: {name: array}."""
-    graph = helper.make_graph(
-        nodes, "g",
-        [helper.make_tensor_value_info(n, _ELEM[a.dtype], list(a.shape)) for n, a in inputs.items()],
-        [helper.make_tensor_value_info(n, t, None) for n, t in outputs],
-        initializer=[numpy_helper.from_array(np.asarray(v), n) for n, v in (inits or {}).items()])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    return model
-
-
 def _case(name, nodes, inputs, outputs, opset, inits=None, **tol):
-    case = {"name": name, "model": _model(nodes, inputs, outputs, opset, inits), "inputs": inputs}
+    case = {"name": name, "model": make_model(nodes, inputs, outputs, opset, inits), "inputs": inputs}
     case.update(tol)
     return case
 

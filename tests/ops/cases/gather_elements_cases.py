@@ -11,19 +11,10 @@
 # token-type-ids idiom, which folds at load because everything in it follows
 # from shapes. Expected outputs come from onnxruntime.
 import numpy as np
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
+from onnx_case import ELEM_TYPE, make_model
 
 _RNG = np.random.default_rng(20261125)
-
-_ELEM = {
-    np.dtype(np.float32): TensorProto.FLOAT,
-    np.dtype(np.float16): TensorProto.FLOAT16,
-    np.dtype(np.int64): TensorProto.INT64,
-    np.dtype(np.int32): TensorProto.INT32,
-    np.dtype(np.int8): TensorProto.INT8,
-    np.dtype(np.uint8): TensorProto.UINT8,
-    np.dtype(np.bool_): TensorProto.BOOL,
-}
 
 
 def _rand(shape, dtype=np.float32):
@@ -43,17 +34,6 @@ def _idx(shape, dim, dtype=np.int64, negative=False):
     return _RNG.integers(-dim if negative else 0, dim, size=shape).astype(dtype)
 
 
-def _model(nodes, inputs, outputs, opset, inits=None):
-    graph = helper.make_graph(
-        nodes, "g",
-        [helper.make_tensor_value_info(n, _ELEM[a.dtype], list(a.shape)) for n, a in inputs.items()],
-        [helper.make_tensor_value_info(n, t, None) for n, t in outputs],
-        initializer=[numpy_helper.from_array(np.asarray(v), n) for n, v in (inits or {}).items()])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    return model
-
-
 def _ge(name, data, indices, axis, opset=13, const=()):
     """GatherElements(D, I); names in `const` are initializers, not inputs."""
     node = helper.make_node("GatherElements", ["D", "I"], ["Y"], axis=axis)
@@ -61,7 +41,7 @@ def _ge(name, data, indices, axis, opset=13, const=()):
     inputs = {k: v for k, v in given.items() if k not in const}
     inits = {k: v for k, v in given.items() if k in const}
     return {"name": name, "inputs": inputs,
-            "model": _model([node], inputs, [("Y", _ELEM[data.dtype])], opset, inits)}
+            "model": make_model([node], inputs, [("Y", ELEM_TYPE[data.dtype])], opset, inits)}
 
 
 def _axis_cases():
@@ -136,7 +116,7 @@ def _large_and_const_cases():
              helper.make_node("Add", ["g", "X"], ["Y"])]
     x = _rand((3, 7))
     yield {"name": "gather_elements_folded_int32_neg", "inputs": {"X": x},
-           "model": _model(nodes, {"X": x}, [("Y", TensorProto.FLOAT)], 13, {"D": data, "I": indices})}
+           "model": make_model(nodes, {"X": x}, [("Y", TensorProto.FLOAT)], 13, {"D": data, "I": indices})}
 
 
 def _bert_token_type_case():
@@ -165,7 +145,7 @@ def _bert_token_type_case():
     ]
     inputs = {"ids": ids, "table": table}
     yield {"name": "gather_elements_bert_token_type_ids", "inputs": inputs,
-           "model": _model(nodes, inputs, [("Y", TensorProto.FLOAT)], 17, inits)}
+           "model": make_model(nodes, inputs, [("Y", TensorProto.FLOAT)], 17, inits)}
 
 
 def cases():

@@ -12,31 +12,14 @@
 # (computed from initializers and shapes), which become plan constants read
 # by GPU kernels. Expected outputs come from onnxruntime.
 import numpy as np
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
+from onnx_case import ELEM_TYPE, make_model
 
 _RNG = np.random.default_rng(20260601)
 
-_ELEM = {
-    np.dtype(np.float32): TensorProto.FLOAT,
-    np.dtype(np.int64): TensorProto.INT64,
-    np.dtype(np.int32): TensorProto.INT32,
-    np.dtype(np.bool_): TensorProto.BOOL,
-}
-
-
-def _model(nodes, inputs, outputs, opset, inits=None):
-    graph = helper.make_graph(
-        nodes, "g",
-        [helper.make_tensor_value_info(n, _ELEM[a.dtype], list(a.shape)) for n, a in inputs.items()],
-        [helper.make_tensor_value_info(n, t, None) for n, t in outputs],
-        initializer=[numpy_helper.from_array(np.asarray(v), n) for n, v in (inits or {}).items()])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    return model
-
 
 def _case(name, nodes, inputs, outputs, opset=17, inits=None):
-    return {"name": name, "model": _model(nodes, inputs, outputs, opset, inits), "inputs": inputs,
+    return {"name": name, "model": make_model(nodes, inputs, outputs, opset, inits), "inputs": inputs,
             "rtol": 0.0, "atol": 0.0}
 
 
@@ -54,7 +37,7 @@ def _nonzero(shape, dtype=np.int64):
 
 
 def _binary(name, op, a, b):
-    out = _ELEM[np.result_type(a, b)]
+    out = ELEM_TYPE[np.result_type(a, b)]
     node = helper.make_node(op, ["A", "B"], ["C"])
     return _case(name, [node], {"A": a, "B": b}, [("C", out)])
 

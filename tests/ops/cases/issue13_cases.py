@@ -8,33 +8,14 @@
 # TopK, OneHot, GatherND, ScatterND/ScatterElements, GridSample, LpPool,
 # Quantize/DequantizeLinear and RotaryEmbedding, on odd shapes.
 import numpy as np
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
+from onnx_case import ELEM_TYPE, make_model
 
 _RNG = np.random.default_rng(20261126)
 
-_ELEM = {
-    np.dtype(np.float32): TensorProto.FLOAT,
-    np.dtype(np.int64): TensorProto.INT64,
-    np.dtype(np.int32): TensorProto.INT32,
-    np.dtype(np.int16): TensorProto.INT16,
-    np.dtype(np.int8): TensorProto.INT8,
-    np.dtype(np.uint8): TensorProto.UINT8,
-    np.dtype(np.uint16): TensorProto.UINT16,
-    np.dtype(np.uint32): TensorProto.UINT32,
-    np.dtype(np.uint64): TensorProto.UINT64,
-    np.dtype(np.bool_): TensorProto.BOOL,
-}
-
 
 def _case(name, nodes, inputs, outputs, opset, inits=None, **tol):
-    graph = helper.make_graph(
-        nodes, "g",
-        [helper.make_tensor_value_info(n, _ELEM[a.dtype], list(a.shape)) for n, a in inputs.items()],
-        [helper.make_tensor_value_info(n, t, None) for n, t in outputs],
-        initializer=[numpy_helper.from_array(np.asarray(v), n) for n, v in (inits or {}).items()])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    case = {"name": name, "model": model, "inputs": inputs}
+    case = {"name": name, "model": make_model(nodes, inputs, outputs, opset, inits), "inputs": inputs}
     case.update(tol)
     return case
 
@@ -56,10 +37,10 @@ def _bitwise_cases():
         for op in ("BitwiseAnd", "BitwiseOr", "BitwiseXor"):
             node = helper.make_node(op, ["a", "b"], ["Y"])
             yield _case(f"i13_{op.lower()}_{np.dtype(dtype).name}", [node], {"a": a, "b": b},
-                        [("Y", _ELEM[np.dtype(dtype)])], 18)
+                        [("Y", ELEM_TYPE[np.dtype(dtype)])], 18)
         node = helper.make_node("BitwiseNot", ["a"], ["Y"])
         yield _case(f"i13_bitwisenot_{np.dtype(dtype).name}", [node], {"a": a},
-                    [("Y", _ELEM[np.dtype(dtype)])], 18)
+                    [("Y", ELEM_TYPE[np.dtype(dtype)])], 18)
     # onnxruntime has no uint16 BitShift (the node suite covers it).
     for dtype in (np.uint8, np.uint32, np.uint64):
         bits = 8 * np.dtype(dtype).itemsize
@@ -68,7 +49,7 @@ def _bitwise_cases():
         for direction in ("LEFT", "RIGHT"):
             node = helper.make_node("BitShift", ["a", "s"], ["Y"], direction=direction)
             yield _case(f"i13_bitshift_{direction.lower()}_{np.dtype(dtype).name}", [node],
-                        {"a": a, "s": s}, [("Y", _ELEM[np.dtype(dtype)])], 11)
+                        {"a": a, "s": s}, [("Y", ELEM_TYPE[np.dtype(dtype)])], 11)
 
 
 def _size_cases():
@@ -203,7 +184,7 @@ def _host_input_cases():
                                                  ((7,), (5,), np.uint8)]):
         x = _RNG.integers(0, 100, size=shape).astype(dtype)
         node = helper.make_node("Tile", ["X", "r"], ["Y"])
-        yield _case(f"i13_tile_{i}", [node], {"X": x}, [("Y", _ELEM[np.dtype(dtype)])], 13,
+        yield _case(f"i13_tile_{i}", [node], {"X": x}, [("Y", ELEM_TYPE[np.dtype(dtype)])], 13,
                     {"r": np.array(repeats, np.int64)})
     for i, (shape, k, axis, largest) in enumerate([((3, 11), 4, -1, 1), ((5, 9, 2), 3, 1, 0),
                                                    ((129,), 129, 0, 1)]):
@@ -218,7 +199,7 @@ def _host_input_cases():
                                                        (np.int64, 1, np.int64, np.int64)]):
         idx = _RNG.integers(-5, 5, size=(3, 4)).astype(dtype)
         node = helper.make_node("OneHot", ["I", "depth", "values"], ["Y"], axis=axis)
-        yield _case(f"i13_onehot_{i}", [node], {"I": idx}, [("Y", _ELEM[np.dtype(vdtype)])], 11,
+        yield _case(f"i13_onehot_{i}", [node], {"I": idx}, [("Y", ELEM_TYPE[np.dtype(vdtype)])], 11,
                     {"depth": np.array(5, ddtype), "values": np.array([2, 7], vdtype)})
 
 
@@ -281,7 +262,7 @@ def _quantize_cases():
             zp = np.array(_RNG.integers(0, 9, size=scale.shape), dtype=zp_dtype)
             tag = f"{np.dtype(zp_dtype).name}_{'axis' if per_axis else 'tensor'}"
             node = helper.make_node("QuantizeLinear", ["X", "s", "z"], ["Y"], axis=1)
-            yield _case(f"i13_quantize_{tag}", [node], {"X": x}, [("Y", _ELEM[np.dtype(zp_dtype)])], 21,
+            yield _case(f"i13_quantize_{tag}", [node], {"X": x}, [("Y", ELEM_TYPE[np.dtype(zp_dtype)])], 21,
                         {"s": scale, "z": zp})
             q = _RNG.integers(0, 100, size=(2, 3, 5)).astype(zp_dtype)
             node = helper.make_node("DequantizeLinear", ["Q", "s", "z"], ["Y"], axis=1)

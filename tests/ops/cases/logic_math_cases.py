@@ -11,19 +11,11 @@
 # indices, 1/2/4/8-byte data, a folded case). Every broadcast shape class,
 # odd sizes, each opset variant. Expected outputs come from onnxruntime.
 import numpy as np
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
+from onnx_case import ELEM_TYPE, make_model
 
 _RNG = np.random.default_rng(20261124)
 
-_ELEM = {
-    np.dtype(np.float32): TensorProto.FLOAT,
-    np.dtype(np.float16): TensorProto.FLOAT16,
-    np.dtype(np.int64): TensorProto.INT64,
-    np.dtype(np.int32): TensorProto.INT32,
-    np.dtype(np.int8): TensorProto.INT8,
-    np.dtype(np.uint8): TensorProto.UINT8,
-    np.dtype(np.bool_): TensorProto.BOOL,
-}
 
 _NAN, _INF = np.float32(np.nan), np.float32(np.inf)
 
@@ -41,14 +33,7 @@ def _rand(shape, dtype=np.float32, lo=-3.0, hi=3.0):
 
 
 def _case(name, nodes, inputs, outputs, opset, inits=None, **tol):
-    graph = helper.make_graph(
-        nodes, "g",
-        [helper.make_tensor_value_info(n, _ELEM[a.dtype], list(a.shape)) for n, a in inputs.items()],
-        [helper.make_tensor_value_info(n, t, None) for n, t in outputs],
-        initializer=[numpy_helper.from_array(np.asarray(v), n) for n, v in (inits or {}).items()])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    case = {"name": name, "model": model, "inputs": inputs}
+    case = {"name": name, "model": make_model(nodes, inputs, outputs, opset, inits), "inputs": inputs}
     case.update(tol)
     return case
 
@@ -238,7 +223,7 @@ def _predicate_cases():
 def _gather_elements_cases():
     def ge(name, data, indices, axis, opset=13, folded=False):
         node = helper.make_node("GatherElements", ["D", "I"], ["Y"], axis=axis)
-        out = [("Y", _ELEM[data.dtype])]
+        out = [("Y", ELEM_TYPE[data.dtype])]
         if folded:  # data and indices known at load: folded, then copied out by Identity
             node = helper.make_node("GatherElements", ["D", "I"], ["g"], axis=axis)
             add = helper.make_node("Add", ["g", "X"], ["Y"])

@@ -8,22 +8,11 @@
 # (fmod 0 and 1), and the integer binary kernels on 1- and 2-byte types, all
 # on odd shapes.
 import numpy as np
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
+from onnx_case import ELEM_TYPE, make_model
 
 _RNG = np.random.default_rng(20261124)
 
-_ELEM = {
-    np.dtype(np.float32): TensorProto.FLOAT,
-    np.dtype(np.float16): TensorProto.FLOAT16,
-    np.dtype(np.int64): TensorProto.INT64,
-    np.dtype(np.int32): TensorProto.INT32,
-    np.dtype(np.int16): TensorProto.INT16,
-    np.dtype(np.uint16): TensorProto.UINT16,
-    np.dtype(np.int8): TensorProto.INT8,
-    np.dtype(np.uint8): TensorProto.UINT8,
-    np.dtype(np.uint32): TensorProto.UINT32,
-    np.dtype(np.uint64): TensorProto.UINT64,
-}
 
 _ODD = [(7,), (3, 13), (2, 3, 5, 7), (1, 127, 3)]
 
@@ -33,14 +22,7 @@ def _rand(shape, lo=-3.0, hi=3.0):
 
 
 def _case(name, nodes, inputs, out_type, opset, inits=None, **tol):
-    graph = helper.make_graph(
-        nodes, "g",
-        [helper.make_tensor_value_info(n, _ELEM[a.dtype], list(a.shape)) for n, a in inputs.items()],
-        [helper.make_tensor_value_info("Y", out_type, None)],
-        initializer=[numpy_helper.from_array(np.asarray(v), n) for n, v in (inits or {}).items()])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    case = {"name": name, "model": model, "inputs": inputs}
+    case = {"name": name, "model": make_model(nodes, inputs, [("Y", out_type)], opset, inits), "inputs": inputs}
     case.update(tol)
     return case
 
@@ -152,7 +134,7 @@ def _variadic_cases():
         for op in ("Min", "Max"):
             node = helper.make_node(op, ["a", "b"], ["Y"])
             yield _case(f"math_{op.lower()}_{np.dtype(dtype).name}", [node], {"a": a, "b": b},
-                        _ELEM[np.dtype(dtype)], 13)
+                        ELEM_TYPE[np.dtype(dtype)], 13)
 
 
 def _mod_cases():
@@ -165,7 +147,7 @@ def _mod_cases():
         for fmod in (0, 1):
             node = helper.make_node("Mod", ["a", "b"], ["Y"], fmod=fmod)
             yield _case(f"math_mod_{np.dtype(dtype).name}_fmod{fmod}", [node], {"a": a, "b": b},
-                        _ELEM[np.dtype(dtype)], 13)
+                        ELEM_TYPE[np.dtype(dtype)], 13)
     node = helper.make_node("Mod", ["a", "b"], ["Y"], fmod=1)
     yield _case("math_mod_float_fmod1", [node],
                 {"a": _rand((3, 11), -20, 20), "b": _rand((11,), 0.5, 4.0)}, TensorProto.FLOAT, 13)
@@ -180,7 +162,7 @@ def _small_int_binary_cases():
             b = _RNG.integers(1, 9, size=(5, 1)).astype(dtype)
             node = helper.make_node(op, ["a", "b"], ["Y"])
             yield _case(f"math_{op.lower()}_{np.dtype(dtype).name}", [node], {"a": a, "b": b},
-                        _ELEM[np.dtype(dtype)], 14)
+                        ELEM_TYPE[np.dtype(dtype)], 14)
 
 
 def _float16_cases():

@@ -9,19 +9,11 @@
 # Host-known inputs (axes, starts, split sizes, shapes) are initializers;
 # expected outputs come from onnxruntime.
 import numpy as np
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
+from onnx_case import ELEM_TYPE, make_model
 
 _RNG = np.random.default_rng(20260512)
 
-_ELEM = {
-    np.dtype(np.float32): TensorProto.FLOAT,
-    np.dtype(np.float16): TensorProto.FLOAT16,
-    np.dtype(np.int64): TensorProto.INT64,
-    np.dtype(np.int32): TensorProto.INT32,
-    np.dtype(np.uint8): TensorProto.UINT8,
-    np.dtype(np.int8): TensorProto.INT8,
-    np.dtype(np.bool_): TensorProto.BOOL,
-}
 
 _INT_MAX = np.iinfo(np.int64).max
 _INT_MIN = np.iinfo(np.int64).min
@@ -39,19 +31,8 @@ def _rand(shape, dtype=np.float32):
     return _RNG.uniform(-2.0, 2.0, size=shape).astype(dtype)
 
 
-def _model(nodes, inputs, outputs, opset, inits=None):
-    graph = helper.make_graph(
-        nodes, "g",
-        [helper.make_tensor_value_info(n, _ELEM[a.dtype], list(a.shape)) for n, a in inputs.items()],
-        [helper.make_tensor_value_info(n, t, None) for n, t in outputs],
-        initializer=[numpy_helper.from_array(np.asarray(v), n) for n, v in (inits or {}).items()])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    return model
-
-
 def _case(name, nodes, inputs, outputs, opset, inits=None, **tol):
-    case = {"name": name, "model": _model(nodes, inputs, outputs, opset, inits), "inputs": inputs}
+    case = {"name": name, "model": make_model(nodes, inputs, outputs, opset, inits), "inputs": inputs}
     case.update(tol)
     return case
 
@@ -59,7 +40,7 @@ def _case(name, nodes, inputs, outputs, opset, inits=None, **tol):
 def _one(name, op, x, opset, inits=None, extra_inputs=(), out_type=None, **attrs):
     """A single `op` node on input X (plus initializers named in extra_inputs)."""
     node = helper.make_node(op, ["X", *extra_inputs], ["Y"], **attrs)
-    return _case(name, [node], {"X": x}, [("Y", out_type or _ELEM[x.dtype])], opset, inits)
+    return _case(name, [node], {"X": x}, [("Y", out_type or ELEM_TYPE[x.dtype])], opset, inits)
 
 
 def _i64(v):
@@ -245,7 +226,7 @@ def _expand_cases():
 def _where_cases():
     def w(name, c, x, y, opset=16):
         return _case(name, [helper.make_node("Where", ["C", "X", "Yv"], ["Y"])],
-                     {"C": c, "X": x, "Yv": y}, [("Y", _ELEM[x.dtype])], opset)
+                     {"C": c, "X": x, "Yv": y}, [("Y", ELEM_TYPE[x.dtype])], opset)
 
     yield w("where_same_shape", _rand((3, 7), np.bool_), _rand((3, 7)), _rand((3, 7)), 9)
     yield w("where_broadcast", _rand((2, 1, 5), np.bool_), _rand((3, 1)), _rand((1, 3, 5)))

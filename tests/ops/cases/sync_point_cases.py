@@ -7,32 +7,14 @@
 # also reads, with two sync points in a row, and with a count of zero;
 # against onnxruntime.
 import numpy as np
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
+from onnx_case import ELEM_TYPE, make_model
 
 _RNG = np.random.default_rng(20261125)
 
-_ELEM = {
-    np.dtype(np.float32): TensorProto.FLOAT,
-    np.dtype(np.float16): TensorProto.FLOAT16,
-    np.dtype(np.float64): TensorProto.DOUBLE,
-    np.dtype(np.int64): TensorProto.INT64,
-    np.dtype(np.int32): TensorProto.INT32,
-    np.dtype(np.int8): TensorProto.INT8,
-    np.dtype(np.uint8): TensorProto.UINT8,
-    np.dtype(np.int16): TensorProto.INT16,
-    np.dtype(np.bool_): TensorProto.BOOL,
-}
-
 
 def _case(name, nodes, inputs, outputs, opset=13, inits=None):
-    graph = helper.make_graph(
-        nodes, "g",
-        [helper.make_tensor_value_info(n, _ELEM[a.dtype], list(a.shape)) for n, a in inputs.items()],
-        [helper.make_tensor_value_info(n, t, None) for n, t in outputs],
-        initializer=[numpy_helper.from_array(np.asarray(v), n) for n, v in (inits or {}).items()])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    return {"name": name, "model": model, "inputs": inputs}
+    return {"name": name, "model": make_model(nodes, inputs, outputs, opset, inits), "inputs": inputs}
 
 
 def _sparse(dtype, shape, density=0.4):
@@ -86,7 +68,7 @@ def _compress_cases():
         cond = np.array([1, 0, 1, 1, 0, 0, 1], np.bool_)
         node = helper.make_node("Compress", ["X", "C"], ["Y"], axis=0)
         yield _case(f"sync_compress_{np.dtype(dtype).name}", [node], {"X": xi, "C": cond},
-                    [("Y", _ELEM[np.dtype(dtype)])], 11)
+                    [("Y", ELEM_TYPE[np.dtype(dtype)])], 11)
     cond = np.zeros(6, np.bool_)
     node = helper.make_node("Compress", ["X", "C"], ["Y"], axis=1)
     yield _case("sync_compress_none", [node], {"X": x, "C": cond}, [("Y", TensorProto.FLOAT)], 11)
@@ -142,7 +124,7 @@ def _unique_cases():
             x = np.take(x, _RNG.integers(0, shape[axis], size=shape[axis]), axis=axis)
         kwargs = {"sorted": srt} if axis is None else {"sorted": srt, "axis": axis}
         node = helper.make_node("Unique", ["X"], outs4, **kwargs)
-        outputs = [("Y", _ELEM[np.dtype(dtype)])] + [(n, TensorProto.INT64) for n in outs4[1:]]
+        outputs = [("Y", ELEM_TYPE[np.dtype(dtype)])] + [(n, TensorProto.INT64) for n in outs4[1:]]
         yield _case(f"sync_unique_{i}", [node], {"X": np.ascontiguousarray(x)}, outputs, 11)
     # Only Y and counts, and a suffix: the counts summed equal the length.
     x = _RNG.integers(0, 5, size=(23,)).astype(np.int64)
