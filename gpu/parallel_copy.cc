@@ -35,6 +35,7 @@ int ParallelCopy::DefaultThreads() {
 }
 
 void ParallelCopy::Copy(void* dst, const void* src, uint64_t size) {
+  if (size == 0) return;  // an empty range's pointers may be null, which memcpy forbids
   if (threads_ == 1 || size < min_bytes_) {
     std::memcpy(dst, src, size);
     return;
