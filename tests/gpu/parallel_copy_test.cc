@@ -2,8 +2,8 @@
 // Copyright 2026 The vkserve Authors.
 #include "gpu/parallel_copy.h"
 
+#include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -28,7 +28,7 @@ void ExpectCopies(ParallelCopy& copier, uint64_t n, uint64_t seed) {
   const std::vector<uint8_t> src = RandomBytes(n, seed);
   std::vector<uint8_t> dst(n + 128, 0xA5);
   copier.Copy(dst.data() + 64, src.data(), n);
-  ASSERT_EQ(std::memcmp(dst.data() + 64, src.data(), n), 0) << n << " bytes";
+  ASSERT_TRUE(std::equal(src.begin(), src.end(), dst.begin() + 64)) << n << " bytes";
   for (int i = 0; i < 64; ++i) {
     ASSERT_EQ(dst[i], 0xA5) << "before the copy, at " << i;
     ASSERT_EQ(dst[64 + n + i], 0xA5) << "after the copy, at " << i;
