@@ -30,7 +30,7 @@ const std::set<std::string>& TritonOnlyFields() {
       "default_priority_level", "ensemble_scheduling", "host_policy",
       "is_non_linear_format_io", "is_shape_tensor", "label_filename", "metric_tags",
       "model_metrics", "model_operations", "model_repository_agents",
-      "model_transaction_policy", "model_warmup", "optimization", "optional",
+      "model_transaction_policy", "optimization", "optional",
       "passive", "preserve_ordering", "priority_levels", "priority_queue_policy",
       "profile", "rate_limiter", "reshape", "response_cache", "runtime",
       "secondary_devices", "sequence_batching"};

@@ -337,6 +337,7 @@ absl::StatusOr<ParsedModelConfig> Phase1(ModelConfig config, std::shared_ptr<con
   RETURN_IF_ERROR(CheckDynamicBatching(src, c, &s));
   RETURN_IF_ERROR(CheckExtension(src, c, &s));
   RETURN_IF_ERROR(CheckModelFilename(src, c.default_model_filename()));
+  RETURN_IF_ERROR(CheckWarmupText(src, c));
   s.model_filename = c.default_model_filename();
   parsed.config = std::move(config);
   parsed.source = std::move(source);
@@ -514,6 +515,7 @@ absl::StatusOr<ModelSettings> ValidateModelConfig(const ParsedModelConfig& parse
   RETURN_IF_ERROR(MatchTensors(src, "input", "input", s.max_batch_size, inputs, c.mutable_input()));
   RETURN_IF_ERROR(MatchTensors(src, "output", "output", s.max_batch_size, outputs, c.mutable_output()));
   RETURN_IF_ERROR(CheckOverrideNames(src, c, inputs));
+  RETURN_IF_ERROR(CheckWarmupInputs(src, c, inputs, &s.warmup));
 
   // Output locations: listed names must be outputs; the rest get the default.
   const auto& listed = c.vkserve().output();

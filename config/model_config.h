@@ -33,6 +33,7 @@
 #include "absl/time/time.h"
 #include "config/config_source.h"
 #include "config/model_tensor.h"
+#include "config/model_warmup.h"
 #include "proto/model_config.pb.h"
 
 namespace vkserve {
@@ -104,6 +105,9 @@ struct ModelSettings {
 
   // default_model_filename; "" = model.onnx or model.ort.
   std::string model_filename;
+
+  // model_warmup, in order (after ValidateModelConfig; empty before it).
+  std::vector<WarmupSample> warmup;
 };
 
 // A config after phase 1.

@@ -38,9 +38,20 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Create(const Instance& instance,
   coopmat_features.cooperativeMatrix = VK_TRUE;
   if (coopmat) extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
 
+  const bool statistics = options.pipeline_statistics && info.pipeline_executable_info;
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR statistics_features{};
+  statistics_features.sType =
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
+  statistics_features.pipelineExecutableInfo = VK_TRUE;
+  if (statistics) {
+    extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    statistics_features.pNext = coopmat ? static_cast<void*>(&coopmat_features) : nullptr;
+  }
+
   VkPhysicalDeviceVulkan12Features f12{};
   f12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
   if (coopmat) f12.pNext = &coopmat_features;
+  if (statistics) f12.pNext = &statistics_features;
   f12.timelineSemaphore = VK_TRUE;
   f12.shaderFloat16 = info.shader_float16;
   VkPhysicalDeviceVulkan11Features f11{};
@@ -63,6 +74,7 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Create(const Instance& instance,
 
   device->storage_16bit_ = info.storage_buffer_16bit;
   device->float16_ = info.shader_float16;
+  device->pipeline_statistics_ = statistics;
   device->info_.cooperative_matrix_enabled = coopmat;
   if (push) {
     device->push_descriptor_fn_ = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(

@@ -33,6 +33,10 @@ struct DeviceOptions {
   // Test seam: injected allocation failures and device loss (see
   // fault_injector.h). Null in production.
   std::shared_ptr<FaultInjector> faults = nullptr;
+  // Ask the driver for each pipeline's compile statistics (registers,
+  // spills, shared memory: VK_KHR_pipeline_executable_properties) and log
+  // them as pipelines are created. Ignored where the device lacks it.
+  bool pipeline_statistics = false;
 };
 
 class Device {
@@ -55,6 +59,9 @@ class Device {
   bool has_16bit_storage() const { return storage_16bit_; }
   bool has_float16() const { return float16_; }
   PFN_vkCmdPushDescriptorSetKHR push_descriptor_fn() const { return push_descriptor_fn_; }
+  // True when DeviceOptions::pipeline_statistics was asked for and the
+  // device has VK_KHR_pipeline_executable_properties.
+  bool captures_pipeline_statistics() const { return pipeline_statistics_; }
 
   // Device loss is sticky: once a call reported VK_ERROR_DEVICE_LOST (or a
   // FaultInjector simulated it), every later submit and wait on this device
@@ -74,6 +81,7 @@ class Device {
   PFN_vkCmdPushDescriptorSetKHR push_descriptor_fn_ = nullptr;
   bool storage_16bit_ = false;
   bool float16_ = false;
+  bool pipeline_statistics_ = false;
   std::shared_ptr<FaultInjector> faults_;
   mutable std::atomic<bool> lost_{false};
 };

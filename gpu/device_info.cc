@@ -69,6 +69,8 @@ absl::Status QueryExtensions(VkPhysicalDevice pd, DeviceInfo* info) {
   std::vector<VkExtensionProperties> extensions(ext_count);
   VK_RETURN_IF_ERROR(vkEnumerateDeviceExtensionProperties(pd, nullptr, &ext_count, extensions.data()));
   info->push_descriptor = HasExtension(extensions, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+  info->pipeline_executable_info =
+      HasExtension(extensions, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   info->khr_cooperative_matrix = HasExtension(extensions, "VK_KHR_cooperative_matrix");
   info->nv_cooperative_matrix = HasExtension(extensions, "VK_NV_cooperative_matrix");
   info->nv_cooperative_matrix2 = HasExtension(extensions, "VK_NV_cooperative_matrix2");

@@ -66,6 +66,7 @@ struct DeviceInfo {
   bool shader_int64 = false;
   bool timeline_semaphore = false;
   bool push_descriptor = false;       // VK_KHR_push_descriptor
+  bool pipeline_executable_info = false;  // VK_KHR_pipeline_executable_properties
   bool khr_cooperative_matrix = false;
   bool nv_cooperative_matrix = false;
   bool nv_cooperative_matrix2 = false;

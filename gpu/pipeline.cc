@@ -9,9 +9,69 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "gpu/status_macros.h"
 #include "gpu/vk_status.h"
+#include "spdlog/spdlog.h"
 
 namespace vkserve::gpu {
+namespace {
+
+std::string StatisticValue(const VkPipelineExecutableStatisticKHR& s) {
+  switch (s.format) {
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+      return s.value.b32 ? "true" : "false";
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+      return absl::StrCat(s.value.i64);
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+      return absl::StrCat(s.value.u64);
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR:
+      return absl::StrCat(s.value.f64);
+    default:
+      return "?";
+  }
+}
+
+// Every executable's statistics (a compute pipeline usually has one), as
+// "name value" strings; executables after the first are prefixed with theirs.
+absl::StatusOr<std::vector<std::string>> Statistics(const Device& device, VkPipeline pipeline) {
+  VkDevice dev = device.handle();
+  auto properties_fn = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+      vkGetDeviceProcAddr(dev, "vkGetPipelineExecutablePropertiesKHR"));
+  auto statistics_fn = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+      vkGetDeviceProcAddr(dev, "vkGetPipelineExecutableStatisticsKHR"));
+  if (properties_fn == nullptr || statistics_fn == nullptr) {
+    return absl::InternalError("vkGetPipelineExecutable*KHR not found on a device that has them");
+  }
+  VkPipelineInfoKHR info{};
+  info.sType = VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR;
+  info.pipeline = pipeline;
+  uint32_t executables = 0;
+  VK_RETURN_IF_ERROR(properties_fn(dev, &info, &executables, nullptr));
+  VkPipelineExecutablePropertiesKHR blank_props{};
+  blank_props.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR;
+  std::vector<VkPipelineExecutablePropertiesKHR> props(executables, blank_props);
+  VK_RETURN_IF_ERROR(properties_fn(dev, &info, &executables, props.data()));
+  std::vector<std::string> out;
+  for (uint32_t e = 0; e < executables; ++e) {
+    VkPipelineExecutableInfoKHR exec{};
+    exec.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR;
+    exec.pipeline = pipeline;
+    exec.executableIndex = e;
+    uint32_t count = 0;
+    VK_RETURN_IF_ERROR(statistics_fn(dev, &exec, &count, nullptr));
+    VkPipelineExecutableStatisticKHR blank{};
+    blank.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR;
+    std::vector<VkPipelineExecutableStatisticKHR> stats(count, blank);
+    VK_RETURN_IF_ERROR(statistics_fn(dev, &exec, &count, stats.data()));
+    const std::string prefix = e == 0 ? "" : absl::StrCat(props[e].name, " ");
+    for (uint32_t i = 0; i < count; ++i) {
+      out.push_back(absl::StrCat(prefix, stats[i].name, " ", StatisticValue(stats[i])));
+    }
+  }
+  return out;
+}
+
+}  // namespace
 namespace {
 
 // Checks a VkPipelineCache blob's header (VkPipelineCacheHeaderVersionOne)
@@ -163,10 +223,18 @@ absl::StatusOr<std::shared_ptr<const Pipeline>> PipelineCache::Create(
   create.stage.pName = "main";
   create.stage.pSpecializationInfo = &spec;
   create.layout = layout;
+  if (device_->captures_pipeline_statistics()) {
+    create.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+  }
   VkPipeline raw_pipeline = VK_NULL_HANDLE;
   VK_RETURN_IF_ERROR(
       vkCreateComputePipelines(dev, cache_.get(), 1, &create, nullptr, &raw_pipeline));
   pipeline->pipeline_ = PipelineHandle(dev, raw_pipeline);
+  if (device_->captures_pipeline_statistics()) {
+    ASSIGN_OR_RETURN(pipeline->statistics_, Statistics(*device_, raw_pipeline));
+    spdlog::info("pipeline {} [{}]: {}", desc.name, absl::StrJoin(desc.spec_constants, ","),
+                 absl::StrJoin(pipeline->statistics_, ", "));
+  }
   return pipeline;
 }
 

@@ -53,6 +53,10 @@ class Pipeline {
   uint32_t num_bindings() const { return num_bindings_; }
   uint32_t push_constant_bytes() const { return push_constant_bytes_; }
   const std::array<uint32_t, 3>& local_size() const { return local_size_; }
+  // The driver's compile statistics, one "name value" string each (e.g.
+  // "Register Count 128"); empty unless the device captures them
+  // (Device::captures_pipeline_statistics).
+  const std::vector<std::string>& statistics() const { return statistics_; }
 
  private:
   friend class PipelineCache;
@@ -62,6 +66,7 @@ class Pipeline {
   uint32_t num_bindings_ = 0;
   uint32_t push_constant_bytes_ = 0;
   std::array<uint32_t, 3> local_size_{};
+  std::vector<std::string> statistics_;
   DescriptorSetLayoutHandle set_layout_;
   PipelineLayoutHandle layout_;
   PipelineHandle pipeline_;

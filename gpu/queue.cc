@@ -2,12 +2,26 @@
 // Copyright 2026 The vkserve Authors.
 #include "gpu/queue.h"
 
+#include <chrono>
+
 #include "gpu/command_buffer.h"
 #include "gpu/device.h"
 #include "gpu/fault_injector.h"
 #include "gpu/vk_status.h"
 
 namespace vkserve::gpu {
+namespace {
+
+// A spin-wait hint to the CPU (a sibling hyperthread gets the core).
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<Queue>> Queue::Create(const Device& device, VkQueue queue) {
   auto q = std::unique_ptr<Queue>(new Queue(device, queue));
@@ -74,8 +88,19 @@ absl::StatusOr<uint64_t> Queue::Submit(CommandBuffer& command_buffer) {
   return value;
 }
 
-absl::Status Queue::Wait(uint64_t value, uint64_t timeout_ns) {
+absl::Status Queue::Wait(uint64_t value, uint64_t timeout_ns, uint64_t spin_ns) {
   VkSemaphore semaphore = timeline_.get();
+  if (spin_ns > 0) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(spin_ns);
+    uint64_t reached = 0;
+    do {
+      RETURN_IF_ERROR(Check(vkGetSemaphoreCounterValue(device_->handle(), semaphore, &reached),
+                            "vkGetSemaphoreCounterValue"));
+      if (reached >= value) break;
+      CpuRelax();
+    } while (std::chrono::steady_clock::now() < until);
+    // Reached or not, the blocking wait below returns at once when it is.
+  }
   VkSemaphoreWaitInfo info{};
   info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
   info.semaphoreCount = 1;

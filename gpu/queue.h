@@ -43,7 +43,12 @@ class Queue {
   absl::StatusOr<uint64_t> Submit(CommandBuffer& command_buffer);
 
   // Blocks until `value` is reached. DEADLINE_EXCEEDED after `timeout_ns`.
-  absl::Status Wait(uint64_t value, uint64_t timeout_ns = UINT64_MAX);
+  // With `spin_ns`, first polls the timeline on this thread for up to that
+  // long before sleeping in the driver: for work expected to finish within
+  // microseconds, a sleeping thread's wake-up (the interrupt, then a CPU for
+  // it on a loaded host) costs more than the work. CUDA's default schedule
+  // spins likewise.
+  absl::Status Wait(uint64_t value, uint64_t timeout_ns = UINT64_MAX, uint64_t spin_ns = 0);
 
   // The highest value reached so far (does not block).
   absl::StatusOr<uint64_t> CompletedValue();

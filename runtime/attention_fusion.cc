@@ -11,6 +11,7 @@
 
 #include "runtime/fusion.h"
 #include "runtime/graph_uses.h"
+#include "runtime/ops/attention_choice.h"
 #include "runtime/ops/flash_attention.h"
 #include "runtime/ops/mat_mul.h"
 #include "runtime/planner.h"
@@ -36,6 +37,7 @@ class Matcher {
     std::string q, kt, v, mask;
     float scale = 1.0f;
     std::string name;
+    std::optional<Attribute> pin;  // the Softmax's kAttentionKernelAttr, carried over
   };
 
   std::optional<Match> At(size_t mm2) const {
@@ -55,6 +57,7 @@ class Matcher {
       return std::nullopt;
     }
     m.softmax = *sm;
+    if (const Attribute* pin = nodes[*sm].FindAttribute(kAttentionKernelAttr)) m.pin = *pin;
     m.v = out.inputs[1];
     std::string scores = nodes[*sm].inputs[0];
     std::optional<size_t> at = SoleProducer(scores, *sm);
@@ -118,12 +121,13 @@ class Matcher {
   }
 
  private:
-  // A plain ONNX `type` node: no attributes but Softmax's axis (a rewritten
-  // MatMul may carry an epilogue, e.g. FusedMatMul's alpha, as attributes).
+  // A plain ONNX `type` node: no attributes but Softmax's axis and the pin
+  // of the fused node's kernel (a rewritten MatMul may carry an epilogue,
+  // e.g. FusedMatMul's alpha, as attributes).
   static bool Is(const Node& n, const char* type) {
     if (!n.domain.empty() || n.op_type != type) return false;
     for (const auto& [name, value] : n.attributes) {
-      if (!(n.op_type == "Softmax" && name == "axis")) return false;
+      if (!(n.op_type == "Softmax" && (name == "axis" || name == kAttentionKernelAttr))) return false;
     }
     return true;
   }
@@ -319,6 +323,7 @@ void WriteAttention(const Matcher::Match& m, const std::string& k, size_t rank, 
   a->attributes["scale"] = FloatAttribute(m.scale);
   a->attributes[kFusedNameAttr] = StringAttribute(m.name);
   if (m.empty_rows_zero) a->attributes[kAttentionEmptyRowsZeroAttr] = IntAttribute(1);
+  if (m.pin) a->attributes[kAttentionKernelAttr] = *m.pin;
 }
 
 }  // namespace

@@ -18,7 +18,9 @@
 // every intermediate must have no other reader. The node keeps the second
 // MatMul's name and output; inspect shows it as
 // "MatMul+Div+Add+Softmax+MatMul=Attention" (absorbed operand scales show as
-// leading "Mul+" after the first "MatMul+").
+// leading "Mul+" after the first "MatMul+"). A kAttentionKernelAttr on the
+// Softmax (runtime/ops/attention_choice.h) moves to the Attention node, so
+// tests can pin the kernel of a fused pattern.
 #ifndef VKSERVE_RUNTIME_ATTENTION_FUSION_H_
 #define VKSERVE_RUNTIME_ATTENTION_FUSION_H_
 

@@ -27,121 +27,63 @@ std::string FusedOpName(const Node& node) {
   return a != nullptr && a->type == Attribute::Type::kString ? a->s : node.op_type;
 }
 
-absl::StatusOr<int> FuseEpilogues(Graph* graph, const std::vector<const Op*>& ops,
-                                  const std::vector<ValueInfo>& inputs) {
-  // Shapes at two batch sizes: a residual must match at both, so a broadcast
-  // that happens to coincide at size 1 is never fused.
-  auto shapes1 = InferShapes(*graph, ops, inputs, ShapesWithFreeDims(inputs, 1));
-  auto shapes3 = InferShapes(*graph, ops, inputs, ShapesWithFreeDims(inputs, 3));
-  if (!shapes1.ok() || !shapes3.ok()) return 0;  // planning will report the error
+namespace {
 
-  std::vector<Node>& nodes = graph->nodes;
-  std::map<std::string, std::vector<size_t>> consumers;
-  std::map<std::string, size_t> producer_of;
-  for (size_t n = 0; n < nodes.size(); ++n) {
-    for (const std::string& in : nodes[n].inputs) {
-      if (!in.empty()) consumers[in].push_back(n);
+// One pass of epilogue fusion: each node with a fusable epilogue absorbs
+// the chain of single consumers its op can compute in its store (an
+// activation, a bias, a residual Add), which are then removed.
+class EpilogueFusion {
+ public:
+  // `shapes1` and `shapes3`: every value's shape with free dimensions 1 and
+  // 3 (a residual must match at both, so a broadcast that happens to
+  // coincide at size 1 is never fused).
+  EpilogueFusion(Graph* graph, const std::vector<const Op*>& ops,
+                 std::map<std::string, TensorDesc> shapes1, std::map<std::string, TensorDesc> shapes3)
+      : graph_(*graph), nodes_(graph->nodes), ops_(ops), s1_(std::move(shapes1)),
+        s3_(std::move(shapes3)), removed_(nodes_.size(), false) {
+    for (size_t n = 0; n < nodes_.size(); ++n) {
+      for (const std::string& in : nodes_[n].inputs) {
+        if (!in.empty()) consumers_[in].push_back(n);
+      }
+      for (const std::string& out : nodes_[n].outputs) producer_of_[out] = n;
     }
-    for (const std::string& out : nodes[n].outputs) producer_of[out] = n;
+    for (const ValueInfo& o : graph->outputs) graph_outputs_.insert(o.name);
   }
-  std::set<std::string> graph_outputs;
-  for (const ValueInfo& o : graph->outputs) graph_outputs.insert(o.name);
 
-  std::vector<bool> removed(nodes.size(), false);
-  int fused = 0;
-  for (size_t p = 0; p < nodes.size(); ++p) {
-    Node& producer = nodes[p];
-    if (removed[p] || producer.outputs.size() != 1) continue;
+  // Fuses every chain; returns the nodes removed.
+  int Run() {
+    for (size_t p = 0; p < nodes_.size(); ++p) FuseChain(p);
+    EraseNodes(removed_, &nodes_);
+    return fused_;
+  }
+
+ private:
+  void FuseChain(size_t p) {
+    Node& producer = nodes_[p];
+    if (removed_[p] || producer.outputs.size() != 1) return;
     // Which ops have an epilogue, and where it reads a residual or bias, is
     // the op's business (Op::FusableEpilogue).
-    const std::optional<Op::EpilogueSlots> slots = ops[p]->FusableEpilogue(producer);
-    if (!slots) continue;
+    const std::optional<Op::EpilogueSlots> slots = ops_[p]->FusableEpilogue(producer);
+    if (!slots) return;
     auto epilogue = GetEpilogue(producer);
-    if (!epilogue.ok()) continue;
+    if (!epilogue.ok()) return;
     std::string name = producer.op_type;
     while (true) {
       const std::string out = producer.outputs[0];
-      auto it = consumers.find(out);
-      if (graph_outputs.count(out) || it == consumers.end() || it->second.size() != 1) break;
+      auto it = consumers_.find(out);
+      if (graph_outputs_.count(out) || it == consumers_.end() || it->second.size() != 1) break;
       const size_t c = it->second[0];
-      Node& consumer = nodes[c];
-      if (removed[c] || consumer.outputs.size() != 1) break;
-      bool merged = false;
-      if (epilogue->activation.kind == Activation::kNone && consumer.inputs[0] == out) {
-        // Whatever activation the consumer's op computes, with constant
-        // parameters (Clip's bounds) read from initializers.
-        auto constant = [&](size_t i) -> const HostTensor* {
-          if (i >= consumer.inputs.size() || consumer.inputs[i].empty()) return nullptr;
-          auto init = graph->initializers.find(consumer.inputs[i]);
-          return init == graph->initializers.end() ? nullptr : &init->second;
-        };
-        auto act = ops[c]->EpilogueActivation(consumer, constant);
-        if (act.ok()) {
-          epilogue->activation = *act;
-          name += "+" + consumer.op_type;
-          merged = true;
-        }
-      }
-      // MatMul -> Add(bias[N]) before any activation or residual: the bias
-      // becomes MatMul's optional input 3, added in the kernel's store.
-      const size_t bias_slot = static_cast<size_t>(slots->bias_input);
-      if (!merged && slots->bias_input >= 0 && epilogue->empty() &&
-          (producer.inputs.size() <= bias_slot || producer.inputs[bias_slot].empty()) &&
-          ops[c]->IsElementwiseAdd(consumer) && consumer.inputs.size() == 2 &&
-          consumer.inputs[0] != consumer.inputs[1]) {
-        const std::string& other = consumer.inputs[0] == out ? consumer.inputs[1] : consumer.inputs[0];
-        const auto& s1 = *shapes1;
-        const auto& s3 = *shapes3;
-        const bool is_bias = graph->initializers.count(other) && s1.count(out) && s3.count(out) &&
-                             !s1.at(out).shape.empty() && !s3.at(out).shape.empty() &&
-                             (s1.at(out).dtype == DataType::kFloat ||
-                              s1.at(out).dtype == DataType::kFloat16) &&
-                             graph->initializers.at(other).dtype == s1.at(out).dtype &&
-                             graph->initializers.at(other).shape ==
-                                 std::vector<int64_t>{s1.at(out).shape.back()} &&
-                             s1.at(out).shape.back() == s3.at(out).shape.back();
-        if (is_bias) {
-          if (producer.inputs.size() <= bias_slot) producer.inputs.resize(bias_slot + 1);
-          producer.inputs[bias_slot] = other;
-          consumers[other].push_back(p);
-          name += "+Add";
-          merged = true;
-        }
-      }
-      if (!merged && epilogue->residual == Epilogue::Residual::kNone &&
-          ops[c]->IsElementwiseAdd(consumer) && consumer.inputs.size() == 2 &&
-          consumer.inputs[0] != consumer.inputs[1]) {
-        const std::string& other = consumer.inputs[0] == out ? consumer.inputs[1] : consumer.inputs[0];
-        auto prod = producer_of.find(other);
-        const bool ready_before = prod == producer_of.end() || prod->second < p;
-        const auto& s1 = *shapes1;
-        const auto& s3 = *shapes3;
-        const bool same_shape = s1.count(other) && s1.count(out) && s3.count(other) &&
-                                s3.count(out) && s1.at(other).shape == s1.at(out).shape &&
-                                s3.at(other).shape == s3.at(out).shape &&
-                                s1.at(other).dtype == s1.at(out).dtype &&
-                                (s1.at(out).dtype == DataType::kFloat ||
-                                 s1.at(out).dtype == DataType::kFloat16);
-        if (ready_before && same_shape) {
-          const size_t slot = static_cast<size_t>(slots->residual_input);
-          if (producer.inputs.size() <= slot) producer.inputs.resize(slot + 1);
-          producer.inputs[slot] = other;
-          epilogue->residual = epilogue->activation.kind == Activation::kNone
-                                   ? Epilogue::Residual::kBeforeActivation
-                                   : Epilogue::Residual::kAfterActivation;
-          epilogue->residual_input = static_cast<int>(slot);
-          consumers[other].push_back(p);
-          name += "+Add";
-          merged = true;
-        }
-      }
+      Node& consumer = nodes_[c];
+      if (removed_[c] || consumer.outputs.size() != 1) break;
+      const bool merged = MergeActivation(c, out, *epilogue, name) ||
+                          MergeBias(p, c, out, *slots, *epilogue, name) ||
+                          MergeResidual(p, c, out, *slots, *epilogue, name);
       if (!merged) break;
-      producer.absorbed.insert(producer.absorbed.end(), consumer.absorbed.begin(),
-                               consumer.absorbed.end());
+      producer.absorbed.insert(producer.absorbed.end(), consumer.absorbed.begin(), consumer.absorbed.end());
       producer.outputs[0] = consumer.outputs[0];
-      producer_of[producer.outputs[0]] = p;
-      removed[c] = true;
-      ++fused;
+      producer_of_[producer.outputs[0]] = p;
+      removed_[c] = true;
+      ++fused_;
     }
     if (name != producer.op_type) {
       SetEpilogue(*epilogue, &producer);
@@ -151,8 +93,111 @@ absl::StatusOr<int> FuseEpilogues(Graph* graph, const std::vector<const Op*>& op
       producer.attributes[kFusedNameAttr] = a;
     }
   }
-  EraseNodes(removed, &nodes);
-  return fused;
+
+  // Whatever activation the consumer's op computes on `out`, with constant
+  // parameters (Clip's bounds) read from initializers; only the first.
+  bool MergeActivation(size_t c, const std::string& out, Epilogue& epilogue, std::string& name) {
+    const Node& consumer = nodes_[c];
+    if (epilogue.activation.kind != Activation::kNone || consumer.inputs[0] != out) return false;
+    auto constant = [&](size_t i) -> const HostTensor* {
+      if (i >= consumer.inputs.size() || consumer.inputs[i].empty()) return nullptr;
+      auto init = graph_.initializers.find(consumer.inputs[i]);
+      return init == graph_.initializers.end() ? nullptr : &init->second;
+    };
+    auto act = ops_[c]->EpilogueActivation(consumer, constant);
+    if (!act.ok()) return false;
+    epilogue.activation = *act;
+    name += "+" + consumer.op_type;
+    return true;
+  }
+
+  // The Add's other input, when the consumer is a two-input elementwise Add
+  // of `out` and something else.
+  std::optional<std::string> AddedTo(size_t c, const std::string& out) const {
+    const Node& consumer = nodes_[c];
+    if (!ops_[c]->IsElementwiseAdd(consumer) || consumer.inputs.size() != 2 ||
+        consumer.inputs[0] == consumer.inputs[1]) {
+      return std::nullopt;
+    }
+    return consumer.inputs[0] == out ? consumer.inputs[1] : consumer.inputs[0];
+  }
+
+  static bool IsFloat(DataType t) { return t == DataType::kFloat || t == DataType::kFloat16; }
+
+  // MatMul -> Add(bias[N]) before any activation or residual: the bias
+  // becomes the op's bias input, added in the kernel's store.
+  bool MergeBias(size_t p, size_t c, const std::string& out, const Op::EpilogueSlots& slots,
+                 Epilogue& epilogue, std::string& name) {
+    Node& producer = nodes_[p];
+    const size_t slot = static_cast<size_t>(slots.bias_input);
+    if (slots.bias_input < 0 || !epilogue.empty() ||
+        (producer.inputs.size() > slot && !producer.inputs[slot].empty())) {
+      return false;
+    }
+    const std::optional<std::string> other = AddedTo(c, out);
+    if (!other || !graph_.initializers.count(*other) || !s1_.count(out) || !s3_.count(out)) return false;
+    const TensorDesc& a = s1_.at(out);
+    const TensorDesc& b = s3_.at(out);
+    const HostTensor& bias = graph_.initializers.at(*other);
+    if (a.shape.empty() || b.shape.empty() || !IsFloat(a.dtype) || bias.dtype != a.dtype ||
+        bias.shape != std::vector<int64_t>{a.shape.back()} || a.shape.back() != b.shape.back()) {
+      return false;
+    }
+    if (producer.inputs.size() <= slot) producer.inputs.resize(slot + 1);
+    producer.inputs[slot] = *other;
+    consumers_[*other].push_back(p);
+    name += "+Add";
+    return true;
+  }
+
+  // Add(out, residual) of the same shape and a float type, the residual
+  // computed before the producer: added in the store, before or after the
+  // activation as the graph has it.
+  bool MergeResidual(size_t p, size_t c, const std::string& out, const Op::EpilogueSlots& slots,
+                     Epilogue& epilogue, std::string& name) {
+    if (epilogue.residual != Epilogue::Residual::kNone) return false;
+    const std::optional<std::string> other = AddedTo(c, out);
+    if (!other) return false;
+    auto prod = producer_of_.find(*other);
+    const bool ready_before = prod == producer_of_.end() || prod->second < p;
+    const bool same_shape = s1_.count(*other) && s1_.count(out) && s3_.count(*other) && s3_.count(out) &&
+                            s1_.at(*other).shape == s1_.at(out).shape &&
+                            s3_.at(*other).shape == s3_.at(out).shape &&
+                            s1_.at(*other).dtype == s1_.at(out).dtype && IsFloat(s1_.at(out).dtype);
+    if (!ready_before || !same_shape) return false;
+    Node& producer = nodes_[p];
+    const size_t slot = static_cast<size_t>(slots.residual_input);
+    if (producer.inputs.size() <= slot) producer.inputs.resize(slot + 1);
+    producer.inputs[slot] = *other;
+    epilogue.residual = epilogue.activation.kind == Activation::kNone
+                            ? Epilogue::Residual::kBeforeActivation
+                            : Epilogue::Residual::kAfterActivation;
+    epilogue.residual_input = static_cast<int>(slot);
+    consumers_[*other].push_back(p);
+    name += "+Add";
+    return true;
+  }
+
+  Graph& graph_;
+  std::vector<Node>& nodes_;
+  const std::vector<const Op*>& ops_;
+  const std::map<std::string, TensorDesc> s1_;
+  const std::map<std::string, TensorDesc> s3_;
+  std::map<std::string, std::vector<size_t>> consumers_;
+  std::map<std::string, size_t> producer_of_;
+  std::set<std::string> graph_outputs_;
+  std::vector<bool> removed_;
+  int fused_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<int> FuseEpilogues(Graph* graph, const std::vector<const Op*>& ops,
+                                  const std::vector<ValueInfo>& inputs) {
+  auto shapes1 = InferShapes(*graph, ops, inputs, ShapesWithFreeDims(inputs, 1));
+  auto shapes3 = InferShapes(*graph, ops, inputs, ShapesWithFreeDims(inputs, 3));
+  if (!shapes1.ok() || !shapes3.ok()) return 0;  // planning will report the error
+  return EpilogueFusion(graph, ops, *std::move(shapes1), *std::move(shapes3)).Run();
 }
 
 int LiftConstantNodes(Graph* graph) {

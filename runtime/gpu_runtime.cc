@@ -17,6 +17,7 @@ absl::StatusOr<std::unique_ptr<GpuRuntime>> GpuRuntime::Create(const GpuRuntimeO
   gpu::DeviceOptions device_options;
   device_options.selector = options.device;
   device_options.faults = options.faults;
+  device_options.pipeline_statistics = options.pipeline_statistics;
   ASSIGN_OR_RETURN(rt->device_, gpu::Device::Create(*rt->instance_, device_options));
   ASSIGN_OR_RETURN(rt->allocator_, gpu::Allocator::Create(*rt->device_, options.allocator));
   ASSIGN_OR_RETURN(rt->pipelines_,

@@ -29,6 +29,8 @@ struct GpuRuntimeOptions {
   // Threads that read one large output back to host memory; 0: half the
   // cores, at most 8 (gpu::ParallelCopy::DefaultThreads).
   int readback_threads = 0;
+  // Log each pipeline's compile statistics (gpu::DeviceOptions).
+  bool pipeline_statistics = false;
   // Test seam: injected GPU faults (gpu/fault_injector.h); null in production.
   std::shared_ptr<gpu::FaultInjector> faults;
 };

@@ -142,11 +142,12 @@ absl::StatusOr<std::shared_ptr<Model>> Model::FromGraph(Graph graph, const GpuCo
   return model;
 }
 
-absl::Status Model::Prepare() {
-  // Free dimension overrides on the declared inputs.
-  inputs_ = graph_.inputs;
-  outputs_ = graph_.outputs;
-  for (ValueInfo& in : inputs_) {
+namespace {
+
+// Free dimension overrides applied to the declared inputs, which must have
+// a rank and a type vkserve runs.
+absl::Status ApplyDimOverrides(const ModelOptions& options, std::vector<ValueInfo>& inputs) {
+  for (ValueInfo& in : inputs) {
     if (!in.type.has_shape) {
       return absl::UnimplementedError(
           absl::StrCat("input '", in.name, "' has no declared rank; vkserve needs one"));
@@ -158,12 +159,12 @@ absl::Status Model::Prepare() {
     }
     for (Dim& d : in.type.shape) {
       if (d.is_fixed()) continue;
-      auto by_name = options_.dim_overrides_by_name.find(d.param);
-      if (!d.param.empty() && by_name != options_.dim_overrides_by_name.end()) {
+      auto by_name = options.dim_overrides_by_name.find(d.param);
+      if (!d.param.empty() && by_name != options.dim_overrides_by_name.end()) {
         d.value = by_name->second;
         continue;
       }
-      for (const auto& [denotation, value] : options_.dim_overrides_by_denotation) {
+      for (const auto& [denotation, value] : options.dim_overrides_by_denotation) {
         if (!d.denotation.empty() && absl::EqualsIgnoreCase(denotation, d.denotation)) {
           d.value = value;
         }
@@ -175,99 +176,119 @@ absl::Status Model::Prepare() {
       }
     }
   }
+  return absl::OkStatus();
+}
 
+// Every node matched to its GPU op, attributes validated.
+absl::Status FindOps(const Graph& graph, std::vector<const Op*>& ops) {
+  ops.clear();
+  for (const Node& node : graph.nodes) {
+    ASSIGN_OR_RETURN(const Op* op, OpRegistry::Global().Find(node));
+    absl::Status valid = op->Validate(node);
+    if (!valid.ok()) return AnnotateNodeError(node, valid);
+    ops.push_back(op);
+  }
+  return absl::OkStatus();
+}
+
+// The graph rewrites that fuse (attention, GELU, normalizations, reshapes
+// sunk, GEMM epilogues), each followed by a new op match when it changed
+// the graph. Returns the nodes fused into GEMM epilogues.
+absl::StatusOr<int> FuseGraph(const ModelOptions& options, const std::vector<ValueInfo>& inputs,
+                              Graph& graph, std::vector<const Op*>& ops) {
+  const auto rematch = [&](absl::StatusOr<int> changed) -> absl::StatusOr<int> {
+    if (changed.ok() && *changed > 0) RETURN_IF_ERROR(FindOps(graph, ops));
+    return changed;
+  };
+  if (options.fuse_attention) {
+    RETURN_IF_ERROR(rematch(FoldFlattenedTransposes(&graph, ops, inputs)).status());
+    RETURN_IF_ERROR(rematch(FuseAttention(&graph, ops, inputs)).status());
+    RETURN_IF_ERROR(rematch(AbsorbAttentionHeadTransposes(&graph, ops, inputs)).status());
+    RETURN_IF_ERROR(rematch(PackQkv(&graph, ops, inputs)).status());
+  }
+  RETURN_IF_ERROR(rematch(FuseGelu(&graph)).status());
+  RETURN_IF_ERROR(rematch(FuseNormalizations(&graph, ops, inputs)).status());
+  RETURN_IF_ERROR(rematch(SinkReshapes(&graph, ops, inputs)).status());
+  return rematch(FuseEpilogues(&graph, ops, inputs));
+}
+
+// Every initializer a kernel may read on the GPU (or a graph output),
+// uploaded into its own weight buffer.
+absl::Status UploadWeights(const Graph& graph, const std::vector<const Op*>& ops,
+                           const std::vector<ValueInfo>& outputs, const GpuContext& gpu,
+                           std::map<std::string, gpu::Buffer>& weights, uint64_t& bytes) {
+  std::map<std::string, bool> gpu_read;
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const Node& node = graph.nodes[n];
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (!node.inputs[i].empty() && !ops[n]->IsHostInput(node, i)) gpu_read[node.inputs[i]] = true;
+    }
+  }
+  for (const ValueInfo& out : outputs) gpu_read[out.name] = true;
+  for (const Node& node : graph.nodes) MarkSubgraphReads(node, gpu_read);
+  for (const auto& [name, tensor] : graph.initializers) {
+    if (!gpu_read.count(name) || tensor.data.empty()) continue;
+    ASSIGN_OR_RETURN(gpu::Buffer buffer,
+                     gpu.allocator->Allocate(tensor.data.size(), gpu::MemoryUsage::kDeviceLocal,
+                                             gpu::MemoryKind::kWeights));
+    RETURN_IF_ERROR(gpu::Upload(*gpu.allocator, buffer, 0, tensor.data));
+    bytes += tensor.data.size();
+    weights.emplace(name, std::move(buffer));
+  }
+  return absl::OkStatus();
+}
+
+// Per input: whether some node reads its values on the host (value inputs):
+// directly, or through nodes computing a host-read value from them (a
+// Loop's trip count from Range-like arithmetic), but not through inputs
+// only whose shape matters. Through computation only small inputs of fixed
+// shape: planning folds no more than max_fold_elements, and a data tensor
+// must not key the plans.
+std::vector<bool> FindValueInputs(const Graph& graph, std::vector<const Op*>& ops,
+                                  const std::vector<ValueInfo>& inputs, int64_t max_fold_elements) {
+  std::set<std::string> host_read;
+  std::set<std::string> direct;
+  CollectHostReads(graph, &ops, host_read, direct);
+  std::vector<bool> value_inputs(inputs.size(), false);
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const std::string& name = inputs[k].name;
+    int64_t elements = 1;
+    for (const Dim& d : inputs[k].type.shape) {
+      elements = d.is_fixed() && elements <= max_fold_elements ? elements * d.value : max_fold_elements + 1;
+    }
+    value_inputs[k] = direct.contains(name) || (host_read.contains(name) && elements <= max_fold_elements);
+  }
+  return value_inputs;
+}
+
+}  // namespace
+
+absl::Status Model::Prepare() {
+  inputs_ = graph_.inputs;
+  outputs_ = graph_.outputs;
+  RETURN_IF_ERROR(ApplyDimOverrides(options_, inputs_));
   // Contrib and blocked-layout nodes become plain ops first, so they fuse
   // and run like any other.
   stored_nodes_ = SnapshotStoredNodes(graph_);
   RETURN_IF_ERROR(ApplyRewrites(&graph_).status());
-
-  // Match every node to a GPU op; validate attributes.
-  OpRegistry& registry = OpRegistry::Global();
-  auto find_ops = [&]() -> absl::Status {
-    ops_.clear();
-    for (const Node& node : graph_.nodes) {
-      ASSIGN_OR_RETURN(const Op* op, registry.Find(node));
-      absl::Status valid = op->Validate(node);
-      if (!valid.ok()) return AnnotateNodeError(node, valid);
-      ops_.push_back(op);
-    }
-    return absl::OkStatus();
-  };
-  RETURN_IF_ERROR(find_ops());
-  if (options_.fuse) {
-    if (LiftConstantNodes(&graph_) > 0) RETURN_IF_ERROR(find_ops());
-  }
+  RETURN_IF_ERROR(FindOps(graph_, ops_));
+  if (options_.fuse && LiftConstantNodes(&graph_) > 0) RETURN_IF_ERROR(FindOps(graph_, ops_));
   // A node whose output shapes depend on data: two models around it.
   if (const int sync_node = FindSyncNode(graph_, ops_); sync_node >= 0) return PrepareSplit(sync_node);
   // Attention and epilogue fusion see the main graph's consumers only; a value a
   // control-flow subgraph reads could be fused away under it.
   if (options_.fuse && !HasSubgraphs(graph_)) {
-    if (options_.fuse_attention) {
-      ASSIGN_OR_RETURN(const int folded, FoldFlattenedTransposes(&graph_, ops_, inputs_));
-      if (folded > 0) RETURN_IF_ERROR(find_ops());
-      ASSIGN_OR_RETURN(const int attention, FuseAttention(&graph_, ops_, inputs_));
-      if (attention > 0) RETURN_IF_ERROR(find_ops());
-      ASSIGN_OR_RETURN(const int layouts, AbsorbAttentionHeadTransposes(&graph_, ops_, inputs_));
-      if (layouts > 0) RETURN_IF_ERROR(find_ops());
-      ASSIGN_OR_RETURN(const int packed, PackQkv(&graph_, ops_, inputs_));
-      if (packed > 0) RETURN_IF_ERROR(find_ops());
-    }
-    if (FuseGelu(&graph_) > 0) RETURN_IF_ERROR(find_ops());
-    ASSIGN_OR_RETURN(const int norms, FuseNormalizations(&graph_, ops_, inputs_));
-    if (norms > 0) RETURN_IF_ERROR(find_ops());
-    ASSIGN_OR_RETURN(const int sunk, SinkReshapes(&graph_, ops_, inputs_));
-    if (sunk > 0) RETURN_IF_ERROR(find_ops());
-    ASSIGN_OR_RETURN(fused_nodes_, FuseEpilogues(&graph_, ops_, inputs_));
-    if (fused_nodes_ > 0) RETURN_IF_ERROR(find_ops());
+    ASSIGN_OR_RETURN(fused_nodes_, FuseGraph(options_, inputs_, graph_, ops_));
   }
   // FP16 precision applies to the ops computing on the GEMM engine.
   if (options_.precision == Precision::kFp16) {
     for (size_t n = 0; n < graph_.nodes.size(); ++n) {
-      if (ops_[n]->FusableEpilogue(graph_.nodes[n])) SetPrecision(Precision::kFp16, &graph_.nodes[n]);
+      if (ops_[n]->ComputesOnGemmEngine(graph_.nodes[n])) SetPrecision(Precision::kFp16, &graph_.nodes[n]);
     }
     fp16_weights_ = StoreWeightsInFp16(&graph_);
   }
-
-  // Upload every initializer a kernel may read on the GPU.
-  std::map<std::string, bool> gpu_read;
-  for (size_t n = 0; n < graph_.nodes.size(); ++n) {
-    const Node& node = graph_.nodes[n];
-    for (size_t i = 0; i < node.inputs.size(); ++i) {
-      if (!node.inputs[i].empty() && !ops_[n]->IsHostInput(node, i)) gpu_read[node.inputs[i]] = true;
-    }
-  }
-  for (const ValueInfo& out : outputs_) gpu_read[out.name] = true;
-  for (const Node& node : graph_.nodes) MarkSubgraphReads(node, gpu_read);
-  for (const auto& [name, tensor] : graph_.initializers) {
-    if (!gpu_read.count(name) || tensor.data.empty()) continue;
-    ASSIGN_OR_RETURN(gpu::Buffer buffer,
-                     gpu_.allocator->Allocate(tensor.data.size(), gpu::MemoryUsage::kDeviceLocal,
-                                              gpu::MemoryKind::kWeights));
-    RETURN_IF_ERROR(gpu::Upload(*gpu_.allocator, buffer, 0, tensor.data));
-    weight_bytes_ += tensor.data.size();
-    weights_.emplace(name, std::move(buffer));
-  }
-
-  // Inputs some node reads on the host (value inputs): directly, or through
-  // nodes computing a host-read value from them (a Loop's trip count from
-  // Range-like arithmetic), but not through inputs only whose shape matters.
-  // Through computation only small inputs of fixed shape: planning folds no
-  // more than max_fold_elements, and a data tensor must not key the plans.
-  std::set<std::string> host_read;
-  std::set<std::string> direct;
-  CollectHostReads(graph_, &ops_, host_read, direct);
-  value_inputs_.assign(inputs_.size(), false);
-  for (size_t k = 0; k < inputs_.size(); ++k) {
-    const std::string& name = inputs_[k].name;
-    int64_t elements = 1;
-    for (const Dim& d : inputs_[k].type.shape) {
-      elements = d.is_fixed() && elements <= options_.max_fold_elements ? elements * d.value
-                                                                        : options_.max_fold_elements + 1;
-    }
-    value_inputs_[k] = direct.contains(name) ||
-                       (host_read.contains(name) && elements <= options_.max_fold_elements);
-  }
-
+  RETURN_IF_ERROR(UploadWeights(graph_, ops_, outputs_, gpu_, weights_, weight_bytes_));
+  value_inputs_ = FindValueInputs(graph_, ops_, inputs_, options_.max_fold_elements);
   // Plan once at load so unsupported types and shapes fail here, not on the
   // first request — unless the plan depends on values a request brings.
   if (has_value_inputs() || !options_.plan_at_load) return absl::OkStatus();
@@ -307,6 +328,11 @@ absl::Status Model::PrepareSplit(int sync_node) {
   fused_nodes_ = split->prefix->fused_nodes() + split->suffix->fused_nodes();
   split_ = std::move(split);
   return absl::OkStatus();
+}
+
+bool Model::HasPlan(const std::vector<std::vector<int64_t>>& input_shapes) const {
+  if (split_ != nullptr || has_value_inputs() || input_shapes.size() != inputs_.size()) return false;
+  return plans_->Contains(ShapeKey(input_shapes));
 }
 
 absl::StatusOr<std::shared_ptr<const Plan>> Model::GetPlan(
@@ -389,7 +415,10 @@ absl::StatusOr<ModelReport> Model::Inspect(
     r.domain = n.node->domain.empty() ? "ai.onnx" : n.node->domain;
     r.opset = n.node->opset;
     switch (n.kind) {
-      case PlannedNode::Kind::kKernel: r.device = "gpu"; break;
+      case PlannedNode::Kind::kKernel:
+        r.device = "gpu";
+        if (n.kernel) r.kernel = n.kernel->Describe();
+        break;
       case PlannedNode::Kind::kAlias: r.device = "gpu (alias: no dispatch)"; break;
       case PlannedNode::Kind::kFolded: r.device = "gpu (folded at load: no dispatch)"; break;
     }

@@ -79,6 +79,7 @@ struct NodeReport {
   std::string domain;    // "ai.onnx" for the default domain
   int64_t opset = 0;
   std::string device;    // "gpu"; "gpu (folded at load)" / "gpu (alias)" for nodes without dispatches
+  std::string kernel;    // the kernel an op chose at this signature (Kernel::Describe), or empty
   std::vector<std::string> inputs;   // "name: float[1,3,224,224]"
   std::vector<std::string> outputs;
 };
@@ -142,6 +143,12 @@ class Model {
   absl::StatusOr<std::shared_ptr<const Plan>> GetPlan(
       const std::vector<std::vector<int64_t>>& input_shapes,
       const InputValues& input_values = {}) const;
+
+  // Whether the plan for these input shapes is cached now, without building
+  // it or counting a use: a scheduler asks before choosing a batch size.
+  // False for a model with value inputs or a sync split (whose plans need
+  // more than shapes) and for shapes GetPlan would refuse.
+  bool HasPlan(const std::vector<std::vector<int64_t>>& input_shapes) const;
 
   // True for inputs that some node reads on the host at plan time (Reshape's
   // shape, the Reduce* axes, TopK's k, Clip's bounds, ...): their values,

@@ -179,6 +179,9 @@ class Kernel {
   // Records the node's dispatches. Called once per recording; the recording
   // is replayed many times, so everything per-run must live in the buffers.
   virtual absl::Status Record(const RecordContext& ctx) const = 0;
+  // Which kernel runs, where an op chooses among several at plan time
+  // (`vkserve inspect` shows it); empty otherwise.
+  virtual std::string Describe() const { return {}; }
 };
 
 // True when `node` runs at a sync point: it has the count output at
@@ -254,6 +257,11 @@ class Op {
   virtual std::optional<EpilogueSlots> FusableEpilogue(const Node& /*node*/) const {
     return std::nullopt;
   }
+
+  // True for ops whose products run on the GEMM engine, which FP16
+  // precision marks (SetPrecision) so that the engine takes its FP16 /
+  // tensor-core plans: the epilogue ops above, and Attention's unfused path.
+  virtual bool ComputesOnGemmEngine(const Node& node) const { return FusableEpilogue(node).has_value(); }
 
   // True for the elementwise sum of two tensors (Add), which a fusion pass
   // may fold into a producer's epilogue as a residual or bias.

@@ -76,6 +76,11 @@ bool PlanCache::EvictIfIdle(const std::string& key, uint64_t id) {
   return true;
 }
 
+bool PlanCache::Contains(const std::string& key) const {
+  MutexLock lock(&mutex_);
+  return plans_.contains(key);
+}
+
 size_t PlanCache::size() const {
   MutexLock lock(&mutex_);
   return plans_.size();

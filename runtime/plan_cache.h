@@ -36,6 +36,10 @@ class PlanCache : public CacheBudget::Owner, public std::enable_shared_from_this
   // cache's lock; errors are not cached.
   absl::StatusOr<std::shared_ptr<const Plan>> GetOrBuild(const std::string& key, const Builder& build);
 
+  // Whether `key`'s plan is cached now (it may be evicted right after).
+  // Neither builds nor counts as a use.
+  bool Contains(const std::string& key) const;
+
   bool EvictIfIdle(const std::string& key, uint64_t id) override;
   size_t size() const;
 

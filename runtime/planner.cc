@@ -292,13 +292,31 @@ absl::StatusOr<std::map<std::string, TensorDesc>> InferShapes(
   return out;
 }
 
-absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(
-    const Model& model, const std::vector<const Op*>& ops,
-    const std::vector<std::vector<int64_t>>& input_shapes, const InputValues& input_values) {
-  const Graph& graph = model.graph();
-  ASSIGN_OR_RETURN(Inference inf, Infer(graph, ops, model.inputs(), input_shapes,
-                                        model.options().max_fold_elements, input_values));
-  auto plan = std::make_shared<Plan>();
+namespace {
+
+// What BuildPlan's steps share: the inferred graph, the plan being filled,
+// and what the steps learn about each value on the way.
+struct PlanBuild {
+  PlanBuild(const Model& m, Inference i, Plan* p)
+      : model(m), inf(std::move(i)), plan(p), last_use(inf.values.size(), -1),
+        first_def(inf.values.size(), -1), on_gpu(inf.values.size(), false) {}
+  int steps() const { return static_cast<int>(inf.nodes.size()); }
+  int root_of(int v) const { return inf.values[v].alias_root >= 0 ? inf.values[v].alias_root : v; }
+
+  const Model& model;
+  Inference inf;
+  Plan* plan;
+  std::vector<int> last_use;   // per value: the last step whose kernel reads it
+  std::vector<int> first_def;  // per value: the step whose kernel writes it
+  std::vector<bool> on_gpu;    // per value: read by the GPU
+  std::vector<std::vector<uint8_t>> constants;  // bytes the constants buffer holds
+  // Arena requests, each a value's (>= 0) or a step's scratch (-1 - step).
+  std::vector<MemoryRequest> requests;
+  std::vector<int> request_value;
+};
+
+std::string PlanSignature(const Model& model, const std::vector<std::vector<int64_t>>& input_shapes,
+                          const InputValues& input_values) {
   std::vector<std::string> sig;
   for (size_t i = 0; i < model.inputs().size(); ++i) {
     sig.push_back(absl::StrCat(model.inputs()[i].name, "=", ShapeString(input_shapes[i])));
@@ -306,162 +324,200 @@ absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(
       sig.back() += ValueString(*input_values[i]);  // "axes=[2]{0,2}"
     }
   }
-  plan->signature = absl::StrJoin(sig, ",");
+  return absl::StrJoin(sig, ",");
+}
 
-  std::vector<PlannedValue>& values = inf.values;
-  const int num_steps = static_cast<int>(inf.nodes.size());
-  // Aliases share their root's bytes.
-  for (PlannedNode& n : inf.nodes) {
+// Aliases share their root's bytes.
+absl::Status ResolveAliases(PlanBuild& b) {
+  for (PlannedNode& n : b.inf.nodes) {
     if (n.kind != PlannedNode::Kind::kAlias) continue;
     const int src = n.inputs.empty() ? -1 : n.inputs[0];
     if (src < 0) return absl::InternalError(NodeErrorPrefix(*n.node) + "alias without input");
-    const int root = values[src].alias_root >= 0 ? values[src].alias_root : src;
-    if (n.outputs[0] >= 0) values[n.outputs[0]].alias_root = root;
+    if (n.outputs[0] >= 0) b.inf.values[n.outputs[0]].alias_root = b.root_of(src);
   }
-  auto root_of = [&values](int v) { return values[v].alias_root >= 0 ? values[v].alias_root : v; };
+  return absl::OkStatus();
+}
 
-  // Which values the GPU reads, and until when.
-  std::vector<int> last_use(values.size(), -1);
-  std::vector<int> first_def(values.size(), -1);
-  std::vector<bool> on_gpu(values.size(), false);
-  for (int step = 0; step < num_steps; ++step) {
-    const PlannedNode& n = inf.nodes[step];
+// Which values the GPU reads, and until when; which step writes each.
+void MarkGpuUses(PlanBuild& b) {
+  for (int step = 0; step < b.steps(); ++step) {
+    const PlannedNode& n = b.inf.nodes[step];
     if (n.kind == PlannedNode::Kind::kFolded) continue;
     for (int in : n.inputs) {
       if (in < 0) continue;
-      const int r = root_of(in);
-      on_gpu[r] = true;
-      last_use[r] = std::max(last_use[r], step);
+      const int r = b.root_of(in);
+      b.on_gpu[r] = true;
+      b.last_use[r] = std::max(b.last_use[r], step);
     }
     for (int out : n.outputs) {
-      if (out >= 0 && n.kind == PlannedNode::Kind::kKernel) first_def[out] = step;
+      if (out >= 0 && n.kind == PlannedNode::Kind::kKernel) b.first_def[out] = step;
     }
   }
-  const auto& model_outputs = model.outputs();
+}
+
+// Model outputs a kernel writes get their own IO buffer; the rest (inputs,
+// constants, aliases, an output listed twice) are copied there after the
+// last node. Model inputs are bound to theirs.
+absl::Status BindModelIo(PlanBuild& b) {
+  std::vector<PlannedValue>& values = b.inf.values;
+  const auto& model_outputs = b.model.outputs();
   std::vector<bool> claimed(values.size(), false);
   for (size_t o = 0; o < model_outputs.size(); ++o) {
-    auto it = inf.ids.find(model_outputs[o].name);
-    if (it == inf.ids.end()) {
+    auto it = b.inf.ids.find(model_outputs[o].name);
+    if (it == b.inf.ids.end()) {
       return absl::InvalidArgumentError(
           absl::StrCat("graph output '", model_outputs[o].name, "' is never produced"));
     }
     const int v = it->second;
-    plan->output_values.push_back(v);
-    const bool kernel_written = first_def[v] >= 0 && values[v].alias_root < 0;
+    b.plan->output_values.push_back(v);
+    const bool kernel_written = b.first_def[v] >= 0 && values[v].alias_root < 0;
     if (kernel_written && !claimed[v]) {
       claimed[v] = true;
       values[v].storage = PlannedValue::Storage::kOutput;
       values[v].io_index = static_cast<int>(o);
     } else {
-      plan->output_copies.push_back({static_cast<int>(o), v});
-      const int r = root_of(v);
-      on_gpu[r] = true;
-      last_use[r] = num_steps;  // read by the copy after the last node
+      b.plan->output_copies.push_back({static_cast<int>(o), v});
+      const int r = b.root_of(v);
+      b.on_gpu[r] = true;
+      b.last_use[r] = b.steps();  // read by the copy after the last node
     }
   }
-  for (size_t i = 0; i < model.inputs().size(); ++i) {
-    const int v = inf.ids.at(model.inputs()[i].name);
+  for (size_t i = 0; i < b.model.inputs().size(); ++i) {
+    const int v = b.inf.ids.at(b.model.inputs()[i].name);
     values[v].storage = PlannedValue::Storage::kInput;
     values[v].io_index = static_cast<int>(i);
-    plan->input_values.push_back(v);
+    b.plan->input_values.push_back(v);
   }
+  return absl::OkStatus();
+}
 
-  // Storage for everything the GPU reads or kernels write.
-  std::vector<std::vector<uint8_t>> constants;
-  std::vector<MemoryRequest> requests;
-  std::vector<int> request_value;
-  for (size_t v = 0; v < values.size(); ++v) {
-    PlannedValue& pv = values[v];
+// Storage for everything else the GPU reads or kernels write: weights,
+// arena ranges (requested here, laid out later), constants.
+absl::Status AssignStorage(PlanBuild& b) {
+  const Graph& graph = b.model.graph();
+  for (size_t v = 0; v < b.inf.values.size(); ++v) {
+    PlannedValue& pv = b.inf.values[v];
     if (pv.alias_root >= 0 || pv.storage != PlannedValue::Storage::kHostOnly) continue;
     if (pv.desc.byte_size() == 0) continue;  // bound to a placeholder, never read
-    if (graph.initializers.count(pv.name) && on_gpu[v]) {
-      if (model.weight(pv.name) == nullptr) {
+    if (graph.initializers.count(pv.name) && b.on_gpu[v]) {
+      if (b.model.weight(pv.name) == nullptr) {
         return absl::InternalError(absl::StrCat("initializer '", pv.name, "' was not uploaded"));
       }
       pv.storage = PlannedValue::Storage::kWeight;
-    } else if (first_def[v] >= 0) {
-      RETURN_IF_ERROR(CheckBindable(model, pv.name, pv.desc));
+    } else if (b.first_def[v] >= 0) {
+      RETURN_IF_ERROR(CheckBindable(b.model, pv.name, pv.desc));
       pv.storage = PlannedValue::Storage::kArena;
-      requests.push_back({pv.desc.byte_size(), first_def[v], std::max(first_def[v], last_use[v])});
-      request_value.push_back(static_cast<int>(v));
-    } else if (on_gpu[v] && pv.desc.value != nullptr) {
+      b.requests.push_back({pv.desc.byte_size(), b.first_def[v], std::max(b.first_def[v], b.last_use[v])});
+      b.request_value.push_back(static_cast<int>(v));
+    } else if (b.on_gpu[v] && pv.desc.value != nullptr) {
       pv.storage = PlannedValue::Storage::kConstant;
-      constants.push_back(pv.desc.value->data.ToVector());
-      pv.io_index = static_cast<int>(constants.size() - 1);  // constant index until laid out
+      b.constants.push_back(pv.desc.value->data.ToVector());
+      pv.io_index = static_cast<int>(b.constants.size() - 1);  // constant index until laid out
     }
   }
+  return absl::OkStatus();
+}
 
-  // Kernels (they may add scratch and constants).
-  for (int step = 0; step < num_steps; ++step) {
-    PlannedNode& n = inf.nodes[step];
+// Each kernel node's kernel; they may add scratch (arena requests) and
+// constants.
+absl::Status CreateKernels(PlanBuild& b) {
+  const uint64_t max_range = b.model.gpu().device->info().max_storage_buffer_range;
+  for (int step = 0; step < b.steps(); ++step) {
+    PlannedNode& n = b.inf.nodes[step];
     if (n.kind == PlannedNode::Kind::kFolded) {
-      ++plan->folded_nodes;
+      ++b.plan->folded_nodes;
       continue;
     }
     if (n.kind == PlannedNode::Kind::kAlias) {
-      ++plan->alias_nodes;
+      ++b.plan->alias_nodes;
       continue;
     }
-    PlannerKernelContext ctx(model, inf, n, &constants);
+    PlannerKernelContext ctx(b.model, b.inf, n, &b.constants);
     auto kernel = n.op->CreateKernel(ctx);
     if (!kernel.ok()) return AnnotateNodeError(*n.node, kernel.status());
     n.kernel = std::move(kernel).value();
     for (uint64_t bytes : ctx.scratch_) {
-      if (bytes > model.gpu().device->info().max_storage_buffer_range) {
+      if (bytes > max_range) {
         return absl::InvalidArgumentError(absl::StrCat(
             NodeErrorPrefix(*n.node), "needs ", bytes, " bytes of scratch, more than the device "
-            "binds at once (maxStorageBufferRange ", model.gpu().device->info().max_storage_buffer_range,
-            " bytes)"));
+            "binds at once (maxStorageBufferRange ", max_range, " bytes)"));
       }
       n.scratch_sizes.push_back(bytes);
-      requests.push_back({bytes, step, step});
-      request_value.push_back(-1 - step);  // scratch of `step`
+      b.requests.push_back({bytes, step, step});
+      b.request_value.push_back(-1 - step);  // scratch of `step`
     }
     n.constants = ctx.constant_ids_;
-    ++plan->kernel_nodes;
+    ++b.plan->kernel_nodes;
   }
+  return absl::OkStatus();
+}
 
-  const uint64_t alignment =
-      std::max<uint64_t>(kTensorAlignment, model.gpu().device->info().min_storage_buffer_offset_alignment);
-  MemoryLayout layout = PlanMemory(requests, alignment);
-  plan->arena_bytes = layout.arena_bytes;
-  plan->tensor_bytes_total = layout.total_bytes;
-  for (size_t r = 0; r < requests.size(); ++r) {
-    if (request_value[r] >= 0) {
-      values[request_value[r]].offset = layout.offsets[r];
+// Arena offsets for every request (values and scratch).
+void LayOutArena(PlanBuild& b, uint64_t alignment) {
+  MemoryLayout layout = PlanMemory(b.requests, alignment);
+  b.plan->arena_bytes = layout.arena_bytes;
+  b.plan->tensor_bytes_total = layout.total_bytes;
+  for (size_t r = 0; r < b.requests.size(); ++r) {
+    if (b.request_value[r] >= 0) {
+      b.inf.values[b.request_value[r]].offset = layout.offsets[r];
     } else {
-      inf.nodes[-1 - request_value[r]].scratch_offsets.push_back(layout.offsets[r]);
+      b.inf.nodes[-1 - b.request_value[r]].scratch_offsets.push_back(layout.offsets[r]);
     }
   }
+}
 
-  // Constants: one buffer, each entry aligned.
+// Constants: one buffer, each entry aligned, uploaded once.
+absl::Status UploadConstants(PlanBuild& b, uint64_t alignment) {
+  Plan& plan = *b.plan;
   uint64_t constant_bytes = 0;
-  for (const auto& c : constants) {
-    plan->constant_ranges.push_back({constant_bytes, c.size()});
+  for (const auto& c : b.constants) {
+    plan.constant_ranges.push_back({constant_bytes, c.size()});
     constant_bytes = AlignUp(constant_bytes + std::max<uint64_t>(c.size(), 4), alignment);
   }
   if (constant_bytes > 0) {
-    ASSIGN_OR_RETURN(plan->constants,
-                     model.gpu().allocator->Allocate(constant_bytes, gpu::MemoryUsage::kDeviceLocal,
-                                                     gpu::MemoryKind::kWeights));
+    const GpuContext& gpu = b.model.gpu();
+    ASSIGN_OR_RETURN(plan.constants, gpu.allocator->Allocate(constant_bytes, gpu::MemoryUsage::kDeviceLocal,
+                                                             gpu::MemoryKind::kWeights));
     std::vector<uint8_t> packed(constant_bytes, 0);
-    for (size_t i = 0; i < constants.size(); ++i) {
-      if (!constants[i].empty()) {
-        std::memcpy(packed.data() + plan->constant_ranges[i].first, constants[i].data(),
-                    constants[i].size());
+    for (size_t i = 0; i < b.constants.size(); ++i) {
+      if (!b.constants[i].empty()) {
+        std::memcpy(packed.data() + plan.constant_ranges[i].first, b.constants[i].data(),
+                    b.constants[i].size());
       }
     }
-    RETURN_IF_ERROR(gpu::Upload(*model.gpu().allocator, plan->constants, 0, packed));
+    RETURN_IF_ERROR(gpu::Upload(*gpu.allocator, plan.constants, 0, packed));
   }
-  for (PlannedValue& pv : values) {
+  for (PlannedValue& pv : b.inf.values) {
     if (pv.storage == PlannedValue::Storage::kConstant) {
-      pv.offset = plan->constant_ranges[pv.io_index].first;
+      pv.offset = plan.constant_ranges[pv.io_index].first;
       pv.io_index = -1;
     }
   }
-  plan->values = std::move(values);
-  plan->nodes = std::move(inf.nodes);
-  plan->expanded_nodes = std::move(inf.owned_nodes);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(
+    const Model& model, const std::vector<const Op*>& ops,
+    const std::vector<std::vector<int64_t>>& input_shapes, const InputValues& input_values) {
+  ASSIGN_OR_RETURN(Inference inf, Infer(model.graph(), ops, model.inputs(), input_shapes,
+                                        model.options().max_fold_elements, input_values));
+  auto plan = std::make_shared<Plan>();
+  plan->signature = PlanSignature(model, input_shapes, input_values);
+  PlanBuild b(model, std::move(inf), plan.get());
+  RETURN_IF_ERROR(ResolveAliases(b));
+  MarkGpuUses(b);
+  RETURN_IF_ERROR(BindModelIo(b));
+  RETURN_IF_ERROR(AssignStorage(b));
+  RETURN_IF_ERROR(CreateKernels(b));
+  const uint64_t alignment =
+      std::max<uint64_t>(kTensorAlignment, model.gpu().device->info().min_storage_buffer_offset_alignment);
+  LayOutArena(b, alignment);
+  RETURN_IF_ERROR(UploadConstants(b, alignment));
+  plan->values = std::move(b.inf.values);
+  plan->nodes = std::move(b.inf.nodes);
+  plan->expanded_nodes = std::move(b.inf.owned_nodes);
   return std::shared_ptr<const Plan>(std::move(plan));
 }
 

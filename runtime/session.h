@@ -76,7 +76,8 @@ struct RunRequest {
   // as consecutive pieces (a batch's requests each get their own slice).
   // Run() calls it once per host output with the output's index, shape and
   // byte size; a non-empty result must tile those bytes in order (sizes
-  // adding up to `bytes`), each piece writable until Run() returns. The
+  // adding up to `bytes`), each piece writable until Run() returns, or
+  // with a null data() for bytes to skip (a padded batch's extra rows). The
   // output then has RunOutput::in_sink set. An empty result: as without.
   std::function<std::vector<std::span<uint8_t>>(size_t output, const std::vector<int64_t>& shape,
                                                  uint64_t bytes)>

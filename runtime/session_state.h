@@ -40,6 +40,9 @@ struct SessionState {
   bool recorded = false;
   std::vector<gpu::BufferRange> bound_inputs;
   std::vector<bool> bound_host_outputs;
+  // The last run's GPU time (timestamps; 0 when unknown): how long the next
+  // run's wait is expected to take.
+  uint64_t last_gpu_ns = 0;
 
   // Its buffers by where they live, and an estimate of the recording.
   CacheCost Cost() const;

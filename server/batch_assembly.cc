@@ -3,11 +3,13 @@
 #include "server/batch_assembly.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/unshared_status.h"
 #include "gpu/status_macros.h"
 #include "gpu/transfer.h"
 #include "runtime/device_tensor.h"
@@ -68,12 +70,45 @@ std::optional<std::string> BatchKey(const SchedulerRequest& request) {
   return key;
 }
 
-BatchRun::BatchRun(const Model& model, std::vector<const SchedulerRequest*> requests)
+bool CanPad(const std::vector<const SchedulerRequest*>& requests) {
+  for (const SchedulerRequest* r : requests) {
+    for (const InputBinding& b : r->run.inputs) {
+      if (b.device != nullptr) return false;
+    }
+    for (const auto& [name, location] : r->run.output_locations) {
+      if (location != OutputLocation::kHost) return false;
+    }
+  }
+  return true;
+}
+
+uint64_t PaddingBytes(const std::vector<const SchedulerRequest*>& requests, int64_t rows) {
+  int64_t total = 0;
+  for (const SchedulerRequest* r : requests) total += r->batch_size;
+  if (requests.empty() || rows <= total) return 0;
+  uint64_t bytes = 0;
+  for (const InputBinding& b : requests.front()->run.inputs) {
+    std::vector<int64_t> padding = b.host.shape;
+    if (padding.empty()) continue;
+    padding[0] = rows - total;
+    bytes = std::max(bytes, DenseBytes(b.host.dtype, padding));
+  }
+  return bytes;
+}
+
+BatchRun::BatchRun(const Model& model, std::vector<const SchedulerRequest*> requests, int64_t rows,
+                   std::shared_ptr<const std::vector<uint8_t>> zeros)
     : model_(model),
       requests_(std::move(requests)),
+      zeros_(std::move(zeros)),
       owned_(requests_.size()),
       in_sink_(requests_.size()) {
   for (const SchedulerRequest* r : requests_) total_ += r->batch_size;
+  padding_ = std::max<int64_t>(rows - total_, 0);
+  if (padding_ > 0 && (!CanPad(requests_) || zeros_ == nullptr ||
+                       zeros_->size() < PaddingBytes(requests_, rows))) {
+    std::abort();  // the scheduler checks first
+  }
   const RunRequest& first = requests_.front()->run;
   run_.output_locations = first.output_locations;
   for (const InputBinding& model_input : first.inputs) {
@@ -81,7 +116,9 @@ BatchRun::BatchRun(const Model& model, std::vector<const SchedulerRequest*> requ
     batch.name = model_input.name;
     batch.host.dtype = model_input.device ? model_input.device->dtype() : model_input.host.dtype;
     batch.host.shape = model_input.device ? model_input.device->shape() : model_input.host.shape;
-    batch.host.shape[0] = total_;
+    batch.host.shape[0] = padding_;
+    const uint64_t pad_bytes = DenseBytes(batch.host.dtype, batch.host.shape);
+    batch.host.shape[0] = total_ + padding_;
     bool read = false, resident = false;
     for (const SchedulerRequest* r : requests_) {
       const InputBinding* mine = FindInput(r->run, batch.name);
@@ -89,6 +126,7 @@ BatchRun::BatchRun(const Model& model, std::vector<const SchedulerRequest*> requ
       read = read || r->run.host_input_readers.contains(batch.name);
       resident = resident || mine->device != nullptr;
     }
+    if (pad_bytes > 0) batch.host.parts.push_back(std::span<const uint8_t>(zeros_->data(), pad_bytes));
     if (resident) {
       batch.host.parts.clear();  // gathered on the GPU by Prepare()
       gather_.push_back(run_.inputs.size());
@@ -113,6 +151,8 @@ BatchRun::BatchRun(const Model& model, std::vector<const SchedulerRequest*> requ
           }
           offset += bytes;
         }
+        // Padding rows (the slice's tail) are zeros, as viewed inputs' are.
+        if (offset < to.size()) std::memset(to.data() + offset, 0, to.size() - offset);
         return absl::OkStatus();
       };
     }
@@ -124,13 +164,14 @@ BatchRun::BatchRun(const Model& model, std::vector<const SchedulerRequest*> requ
 
 std::vector<std::span<uint8_t>> BatchRun::Scatter(size_t output, const std::vector<int64_t>& shape,
                                                   uint64_t bytes) {
-  if (shape.empty() || shape[0] != total_ || bytes % static_cast<uint64_t>(total_) != 0) {
+  const int64_t rows = total_ + padding_;
+  if (shape.empty() || shape[0] != rows || bytes % static_cast<uint64_t>(rows) != 0) {
     scatter_error_ = absl::InternalError(absl::StrCat(
         "output ", output, " has shape [", absl::StrJoin(shape, ","),
-        "], without the batch dimension ", total_, " the batch needs"));
+        "], without the batch dimension ", rows, " the batch needs"));
     return {};
   }
-  const uint64_t row = bytes / static_cast<uint64_t>(total_);
+  const uint64_t row = bytes / static_cast<uint64_t>(rows);
   std::vector<std::span<uint8_t>> pieces;
   for (size_t i = 0; i < requests_.size(); ++i) {
     const SchedulerRequest& r = *requests_[i];
@@ -145,6 +186,8 @@ std::vector<std::span<uint8_t>> BatchRun::Scatter(size_t output, const std::vect
     }
     pieces.emplace_back(to, size);
   }
+  // The padding rows' outputs: skipped (a null piece), never copied.
+  if (padding_ > 0) pieces.emplace_back(static_cast<uint8_t*>(nullptr), row * static_cast<uint64_t>(padding_));
   return pieces;
 }
 
@@ -251,7 +294,7 @@ std::vector<absl::StatusOr<RunResult>> BatchRun::Split(absl::StatusOr<RunResult>
   std::vector<absl::StatusOr<RunResult>> shares;
   for (size_t i = 0; i < requests_.size(); ++i) {
     if (!result.ok()) {
-      shares.push_back(result.status());
+      shares.push_back(UnsharedCopy(result.status()));
       continue;
     }
     RunResult mine;

@@ -23,6 +23,7 @@
 #define VKSERVE_SERVER_BATCH_ASSEMBLY_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,12 +42,26 @@ namespace vkserve {
 // size or a released tensor (its run alone reports the error).
 std::optional<std::string> BatchKey(const SchedulerRequest& request);
 
+// Whether a batch of `requests` may be padded (BatchRun's `rows`): every
+// input is host bytes and every output goes to the host. Resident inputs
+// and outputs are gathered and sliced on the GPU, which pads nothing.
+bool CanPad(const std::vector<const SchedulerRequest*>& requests);
+// The zeros padding `requests` to `rows` takes: its largest input's
+// padding rows, in bytes (0 without padding).
+uint64_t PaddingBytes(const std::vector<const SchedulerRequest*>& requests, int64_t rows);
+
 class BatchRun {
  public:
   // `requests` (not owned; they outlive the BatchRun) share one BatchKey.
   // `model` (whose allocator and device gather and slice resident tensors)
-  // outlives it too.
-  BatchRun(const Model& model, std::vector<const SchedulerRequest*> requests);
+  // outlives it too. `rows`, when larger than the requests' batch sizes
+  // added up, pads the batch with zero rows to that size (a size whose plan
+  // is built: see DynamicBatcher), viewing `zeros` (shared, read only, so a
+  // scheduler keeps one block for every batch); their outputs are dropped.
+  // REQUIRES: rows is at most the sum, or CanPad(requests) and `zeros`
+  // holds at least PaddingBytes(requests, rows) zero bytes.
+  BatchRun(const Model& model, std::vector<const SchedulerRequest*> requests, int64_t rows = 0,
+           std::shared_ptr<const std::vector<uint8_t>> zeros = nullptr);
   BatchRun(const BatchRun&) = delete;
   BatchRun& operator=(const BatchRun&) = delete;
 
@@ -57,7 +72,9 @@ class BatchRun {
   // The batch's request: every input's batch dimension is the sum of the
   // requests'. Refers to this BatchRun, which must outlive its run.
   const RunRequest& run() const { return run_; }
+  // The requests' batch sizes added up, and the zero rows padding them.
   int64_t batch_size() const { return total_; }
+  int64_t padding() const { return padding_; }
 
   // Each request's share of the batch's `result`, in request order: its
   // slice of every output (a DeviceTensor of its own for resident ones),
@@ -77,6 +94,8 @@ class BatchRun {
   const Model& model_;
   const std::vector<const SchedulerRequest*> requests_;
   int64_t total_ = 0;
+  int64_t padding_ = 0;
+  std::shared_ptr<const std::vector<uint8_t>> zeros_;  // viewed by the padding rows
   RunRequest run_;
   // [request][output]: bytes a request's sink did not take.
   std::vector<std::vector<std::vector<uint8_t>>> owned_;

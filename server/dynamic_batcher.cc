@@ -4,13 +4,17 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "base/unshared_status.h"
 #include "boost/asio/post.hpp"
 #include "gpu/status_macros.h"
 #include "server/batch_assembly.h"
+#include "server/warmup_runs.h"
 
 namespace vkserve {
 namespace {
@@ -24,6 +28,9 @@ constexpr absl::Duration kCancelPoll = absl::Milliseconds(5);
 // kProbeEvery still waits.
 constexpr int kFruitlessWaits = 8;
 constexpr uint64_t kProbeEvery = 16;
+
+// Batch sizes planned ahead at once (PlanAhead).
+constexpr size_t kMaxPlansAhead = 4;
 
 uint64_t Nanos(absl::Duration d) {
   return static_cast<uint64_t>(std::max<int64_t>(absl::ToInt64Nanoseconds(d), 0));
@@ -41,6 +48,34 @@ ModelSettings PrioritySettings(const ModelSettings& settings) {
   s.priority_levels = settings.priority_levels;
   s.default_priority_level = settings.default_priority_level;
   return s;
+}
+
+// One run of zeros at `shapes` with the batch dimension set to `rows`.
+absl::Status RunZeros(Session& session, const std::vector<std::vector<int64_t>>& shapes, int rows) {
+  std::vector<std::vector<uint8_t>> zeros;
+  RunRequest run;
+  for (size_t i = 0; i < session.model().inputs().size(); ++i) {
+    InputBinding b;
+    b.name = session.model().inputs()[i].name;
+    b.host.dtype = session.model().inputs()[i].type.dtype;
+    b.host.shape = shapes[i];
+    if (b.host.shape.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("input '", b.name, "' has no batch dimension to batch along"));
+    }
+    b.host.shape[0] = rows;
+    uint64_t count = 1;
+    for (int64_t d : b.host.shape) count *= static_cast<uint64_t>(std::max<int64_t>(d, 0));
+    zeros.emplace_back(count * DataTypeSize(b.host.dtype), 0);
+    b.host.data = zeros.back();
+    run.inputs.push_back(std::move(b));
+  }
+  auto result = session.Run(run);
+  if (!result.ok()) {
+    return absl::Status(result.status().code(), absl::StrCat("warming up preferred batch size ", rows,
+                                                             ": ", result.status().message()));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -71,7 +106,7 @@ absl::StatusOr<std::unique_ptr<DynamicBatcher>> DynamicBatcher::Create(
 
 absl::StatusOr<std::unique_ptr<DynamicBatcher>> DynamicBatcher::Create(
     std::vector<ModelReplica> replicas, const ModelSettings& settings,
-    const SessionOptions& session_options) {
+    const SessionOptions& session_options, std::shared_ptr<const WarmupRuns> warmup) {
   if (settings.max_batch_size < 1) {
     return absl::InvalidArgumentError("dynamic batching needs max_batch_size > 0");
   }
@@ -86,44 +121,42 @@ absl::StatusOr<std::unique_ptr<DynamicBatcher>> DynamicBatcher::Create(
   for (size_t g = 0; g < replicas.size(); ++g) {
     for (int i = 0; i < replicas[g].sessions; ++i) {
       ASSIGN_OR_RETURN(auto session, Session::Create(replicas[g].model, session_options));
-      RETURN_IF_ERROR(batcher->WarmUp(*session));
+      RETURN_IF_ERROR(batcher->WarmUp(*session, warmup.get()));
       batcher->idle_[g].push_back(session.get());
       batcher->sessions_.push_back(std::move(session));
     }
   }
-  batcher->runners_.emplace(batcher->sessions_.size());
+  // Two runners per session: one runs the session's next batch while the
+  // other answers its last (Run).
+  batcher->runners_.emplace(2 * batcher->sessions_.size());
   batcher->work_.emplace(boost::asio::make_work_guard(batcher->io_));
   batcher->io_thread_ = std::thread([b = batcher.get()] { b->io_.run(); });
   return batcher;
 }
 
-absl::Status DynamicBatcher::WarmUp(Session& session) {
-  const std::vector<std::vector<int64_t>> defaults = model_->DefaultInputShapes();
-  for (int size : preferred_) {
-    std::vector<std::vector<uint8_t>> zeros;
-    RunRequest run;
-    for (size_t i = 0; i < model_->inputs().size(); ++i) {
-      InputBinding b;
-      b.name = model_->inputs()[i].name;
-      b.host.dtype = model_->inputs()[i].type.dtype;
-      b.host.shape = defaults[i];
-      if (b.host.shape.empty()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("input '", b.name, "' has no batch dimension to batch along"));
+absl::Status DynamicBatcher::WarmUp(Session& session, const WarmupRuns* warmup) {
+  // The shapes the padding targets are planned at: each configured warm-up
+  // sample's (its other dimensions are what clients send), else the
+  // model's defaults (symbolic dimensions 1). Samples differing only in
+  // batch size plan once.
+  std::set<std::vector<std::vector<int64_t>>> bases;
+  if (warmup != nullptr && !warmup->empty()) {
+    RETURN_IF_ERROR(warmup->RunOn(session));
+    for (std::vector<std::vector<int64_t>> shapes : warmup->Shapes()) {
+      for (std::vector<int64_t>& s : shapes) {
+        if (!s.empty()) s[0] = 0;
       }
-      b.host.shape[0] = size;
-      uint64_t count = 1;
-      for (int64_t d : b.host.shape) count *= static_cast<uint64_t>(std::max<int64_t>(d, 0));
-      zeros.emplace_back(count * DataTypeSize(b.host.dtype), 0);
-      b.host.data = zeros.back();
-      run.inputs.push_back(std::move(b));
+      bases.insert(std::move(shapes));
     }
-    auto result = session.Run(run);
-    if (!result.ok()) {
-      return absl::Status(result.status().code(),
-                          absl::StrCat("warming up preferred batch size ", size, ": ",
-                                       result.status().message()));
-    }
+  } else {
+    bases.insert(session.model().DefaultInputShapes());
+  }
+  // The largest batch the batcher forms is always planned, so any smaller
+  // one can be padded to a planned size.
+  const std::vector<int> sizes =
+      preferred_.empty() ? std::vector<int>{static_cast<int>(max_batch_size_)} : preferred_;
+  for (const std::vector<std::vector<int64_t>>& base : bases) {
+    for (int size : sizes) RETURN_IF_ERROR(RunZeros(session, base, size));
   }
   return absl::OkStatus();
 }
@@ -132,6 +165,8 @@ DynamicBatcher::~DynamicBatcher() {
   Drain();
   // Every request is answered; runners may still hand their session back.
   if (runners_) runners_->join();
+  planner_.stop();  // plans not started yet are not needed any more
+  planner_.join();
   work_.reset();
   io_.stop();  // drops the timer's wait
   if (io_thread_.joinable()) io_thread_.join();
@@ -330,29 +365,17 @@ void DynamicBatcher::Run(Formed formed, Session* session, int gpu) {
                !local.ok()) {
       // An input on another GPU could not be copied here (released, or its
       // read-back failed): this request fails, the batch runs without it.
-      Answer(p, local, info);
+      Answer(p, std::move(local), info);
     } else {
       members.push_back(std::move(p));
     }
   }
-  if (!members.empty()) {
-    absl::Time oldest = members.front().submitted;
-    for (const Pending& p : members) oldest = std::min(oldest, p.submitted);
-    int64_t batch_size = 0;
-    std::vector<absl::StatusOr<RunResult>> results = RunBatch(members, session, &batch_size);
-    for (size_t i = 0; i < members.size(); ++i) {
-      ExecutionInfo info;
-      info.queue_ns = Nanos(start - members[i].submitted);
-      info.execution_batch_size = batch_size;
-      info.requests = static_cast<int>(members.size());
-      info.reports_execution = i == 0 && results[i].ok();
-      info.forming_ns = Nanos(start - oldest);
-      info.gpu = gpu;
-      info.cross_device_copies = members[i].copies.copies;
-      info.cross_device_bytes = members[i].copies.bytes;
-      Answer(members[i], std::move(results[i]), info);
-    }
-  }
+  ExecutionInfo run;
+  std::vector<absl::StatusOr<RunResult>> results;
+  if (!members.empty()) results = RunBatch(members, session, &run);
+  // The results hold their own bytes and handles: the session takes its
+  // next batch while this thread answers (each answer builds and sends a
+  // response, which for a small model takes longer than the run).
   {
     MutexLock lock(&mutex_);
     --busy_;
@@ -363,26 +386,110 @@ void DynamicBatcher::Run(Formed formed, Session* session, int gpu) {
     load_.Give(gpu);
     Schedule();
   });
+  if (!members.empty()) {
+    absl::Time oldest = members.front().submitted;
+    for (const Pending& p : members) oldest = std::min(oldest, p.submitted);
+    for (size_t i = 0; i < members.size(); ++i) {
+      ExecutionInfo info;
+      info.queue_ns = Nanos(start - members[i].submitted);
+      info.execution_batch_size = run.execution_batch_size;
+      info.padding_rows = run.padding_rows;
+      info.requests = static_cast<int>(members.size());
+      info.reports_execution = i == 0 && results[i].ok();
+      info.forming_ns = Nanos(start - oldest);
+      info.gpu = gpu;
+      info.cross_device_copies = members[i].copies.copies;
+      info.cross_device_bytes = members[i].copies.bytes;
+      Answer(members[i], std::move(results[i]), info);
+    }
+  }
 }
 
 std::vector<absl::StatusOr<RunResult>> DynamicBatcher::RunBatch(std::vector<Pending>& members,
-                                                                Session* session, int64_t* batch_size) {
-  if (members.size() == 1) {
+                                                                Session* session, ExecutionInfo* info) {
+  std::vector<const SchedulerRequest*> requests;
+  int64_t total = 0;
+  for (const Pending& p : members) {
+    requests.push_back(&p.request);
+    total += p.request.batch_size;
+  }
+  // Requests without a key run alone and are never padded.
+  const int64_t rows = members.front().key ? PaddedRows(session->model(), requests, total) : total;
+  if (members.size() == 1 && rows == total) {
     // Alone: its own bindings and output sink, as the session pool runs it.
-    *batch_size = std::max<int64_t>(members[0].request.batch_size, 1);
+    info->execution_batch_size = std::max<int64_t>(total, 1);
     std::vector<absl::StatusOr<RunResult>> results;
     results.push_back(session->Run(members[0].request.run));
     return results;
   }
-  std::vector<const SchedulerRequest*> requests;
-  for (const Pending& p : members) requests.push_back(&p.request);
+  std::shared_ptr<const std::vector<uint8_t>> zeros =
+      rows > total ? Zeros(PaddingBytes(requests, rows)) : nullptr;
   // Assembled on the session's GPU.
-  BatchRun batch(session->model(), std::move(requests));
-  *batch_size = batch.batch_size();
+  BatchRun batch(session->model(), std::move(requests), rows, std::move(zeros));
+  info->execution_batch_size = batch.batch_size();
+  info->padding_rows = batch.padding();
   if (absl::Status gathered = batch.Prepare(); !gathered.ok()) {
-    return std::vector<absl::StatusOr<RunResult>>(members.size(), gathered);
+    std::vector<absl::StatusOr<RunResult>> failed;
+    for (size_t i = 0; i < members.size(); ++i) failed.push_back(UnsharedCopy(gathered));
+    return failed;
   }
   return batch.Split(session->Run(batch.run()));
+}
+
+int64_t DynamicBatcher::PaddedRows(const Model& model,
+                                   const std::vector<const SchedulerRequest*>& requests,
+                                   int64_t total) {
+  if (!CanPad(requests)) return total;
+  // The batch's input shapes in the model's input order.
+  std::vector<std::vector<int64_t>> shapes;
+  for (const ValueInfo& input : model.inputs()) {
+    const InputBinding* bound = nullptr;
+    for (const InputBinding& b : requests.front()->run.inputs) {
+      if (b.name == input.name) bound = &b;
+    }
+    if (bound == nullptr || bound->host.shape.empty()) return total;  // the run reports it
+    shapes.push_back(bound->host.shape);
+    shapes.back()[0] = total;
+  }
+  if (model.HasPlan(shapes)) return total;
+  const int64_t limit = preferred_.empty() ? max_batch_size_ : preferred_.back();
+  for (int64_t rows = total + 1; rows <= limit; ++rows) {
+    for (auto& shape : shapes) shape[0] = rows;
+    if (model.HasPlan(shapes)) {
+      for (auto& shape : shapes) shape[0] = total;
+      PlanAhead(model, std::move(shapes));
+      return rows;
+    }
+  }
+  return total;  // nothing larger is planned: planned as it runs
+}
+
+void DynamicBatcher::PlanAhead(const Model& model, std::vector<std::vector<int64_t>> shapes) {
+  std::string key = absl::StrCat(reinterpret_cast<uintptr_t>(&model));
+  for (const auto& shape : shapes) absl::StrAppend(&key, "|", absl::StrJoin(shape, ","));
+  {
+    MutexLock lock(&mutex_);
+    // Bounded: a few sizes at a time; a size left out is asked for again by
+    // its next batch.
+    if (planning_.size() >= kMaxPlansAhead || !planning_.insert(key).second) return;
+  }
+  boost::asio::post(planner_, [this, &model, shapes = std::move(shapes), key = std::move(key)] {
+    // A failure is not kept: a batch of this size, run unpadded once no
+    // larger plan is left, reports it.
+    (void)model.GetPlan(shapes);
+    MutexLock lock(&mutex_);
+    planning_.erase(key);
+  });
+}
+
+std::shared_ptr<const std::vector<uint8_t>> DynamicBatcher::Zeros(uint64_t bytes) {
+  MutexLock lock(&mutex_);
+  // Grows to the largest padding asked for: at most max_batch_size rows
+  // of the model's largest input.
+  if (zeros_ == nullptr || zeros_->size() < bytes) {
+    zeros_ = std::make_shared<const std::vector<uint8_t>>(bytes, 0);
+  }
+  return zeros_;
 }
 
 void DynamicBatcher::Answer(Pending& pending, absl::StatusOr<RunResult> result,

@@ -36,11 +36,18 @@
 // requests wait, and at the next deadline).
 //
 // Plans: at creation every session runs each preferred batch size once
-// (zeros, the model's default non-batch dimensions), so the model's plans
-// and each session's recordings for those sizes exist before the first
-// request; other sizes are planned and recorded on first use. All of them
-// are charged to the model's CacheBudget, which evicts the least recently
-// used idle ones (runtime/plan_cache.h, runtime/session_state.h).
+// (max_batch_size without preferred sizes; zeros, the model's default
+// non-batch dimensions), so the model's plans and each session's
+// recordings for those sizes exist before the first request. A batch of
+// another size whose plan is not built yet is padded with zero rows to the
+// smallest larger size whose plan is (their outputs are dropped), and its
+// own size is planned on a background thread for the batches after it:
+// planning compiles pipelines, which takes seconds at FP16 (tensor-core
+// tiles), and no batch waits for that. Without a larger planned size, or
+// with GPU-resident inputs or outputs (gathered and sliced on the GPU), a
+// batch is planned as it runs. Plans are charged to the model's
+// CacheBudget, which evicts the least recently used idle ones
+// (runtime/plan_cache.h, runtime/session_state.h).
 //
 // GPUs: a model on several GPUs has a ModelReplica per GPU (gpu_load.h);
 // each batch goes to a free session of the least-loaded GPU, and is
@@ -59,6 +66,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -79,6 +87,8 @@
 
 namespace vkserve {
 
+class WarmupRuns;
+
 class DynamicBatcher final : public Scheduler {
  public:
   // `settings` must have max_batch_size > 0; sessions, preferred sizes,
@@ -89,9 +99,13 @@ class DynamicBatcher final : public Scheduler {
       const SessionOptions& session_options = {});
   // Each replica's sessions on its model's GPU (settings.sessions unused):
   // one model file loaded on each GPU. REQUIRES: at least one replica.
+  // `warmup` (may be null) runs on each session as it is created, and the
+  // batch sizes padding targets are then planned at its samples' shapes
+  // rather than the model's defaults.
   static absl::StatusOr<std::unique_ptr<DynamicBatcher>> Create(
       std::vector<ModelReplica> replicas, const ModelSettings& settings,
-      const SessionOptions& session_options = {});
+      const SessionOptions& session_options = {},
+      std::shared_ptr<const WarmupRuns> warmup = nullptr);
   ~DynamicBatcher() override;  // drains
 
   void Submit(SchedulerRequest request, Callback done) override;
@@ -118,7 +132,7 @@ class DynamicBatcher final : public Scheduler {
 
   DynamicBatcher(std::shared_ptr<const Model> model, const ModelSettings& settings,
                  std::vector<int> sessions_by_gpu);
-  absl::Status WarmUp(Session& session);
+  absl::Status WarmUp(Session& session, const WarmupRuns* warmup);
 
   // On the io thread:
   void Enqueue(Pending pending);
@@ -137,8 +151,18 @@ class DynamicBatcher final : public Scheduler {
   // On a runner thread:
   void Run(Formed formed, Session* session, int gpu);
   // Runs `members` (not empty) as one batch on `session`: a result each.
+  // `info` gets the run's batch size and padding.
   std::vector<absl::StatusOr<RunResult>> RunBatch(std::vector<Pending>& members, Session* session,
-                                                  int64_t* batch_size);
+                                                  ExecutionInfo* info);
+  // The rows to run `requests` (batch sizes adding up to `total`) as on
+  // `model`: `total`, or a larger size whose plan is built when `total`'s
+  // is not (then `total`'s is planned ahead).
+  int64_t PaddedRows(const Model& model, const std::vector<const SchedulerRequest*>& requests,
+                     int64_t total);
+  // Builds `model`'s plan for `shapes` on the planner thread, once at a time.
+  void PlanAhead(const Model& model, std::vector<std::vector<int64_t>> shapes);
+  // A block of at least `bytes` zeros, shared by the batches padding with it.
+  std::shared_ptr<const std::vector<uint8_t>> Zeros(uint64_t bytes);
   void Answer(Pending& pending, absl::StatusOr<RunResult> result, ExecutionInfo info);
 
   const std::shared_ptr<const Model> model_;
@@ -154,6 +178,7 @@ class DynamicBatcher final : public Scheduler {
   std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
   boost::asio::steady_timer timer_{io_};
   std::optional<boost::asio::thread_pool> runners_;
+  boost::asio::thread_pool planner_{1};  // PlanAhead
   std::thread io_thread_;
 
   // Owned by the io thread.
@@ -173,6 +198,8 @@ class DynamicBatcher final : public Scheduler {
   uint64_t queued_ ABSL_GUARDED_BY(mutex_) = 0;
   uint64_t busy_ ABSL_GUARDED_BY(mutex_) = 0;
   std::vector<uint64_t> busy_by_gpu_ ABSL_GUARDED_BY(mutex_);
+  std::set<std::string> planning_ ABSL_GUARDED_BY(mutex_);  // PlanAhead's, by model and shapes
+  std::shared_ptr<const std::vector<uint8_t>> zeros_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace vkserve

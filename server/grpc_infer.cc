@@ -2,11 +2,13 @@
 // Copyright 2026 The vkserve Authors.
 //
 // ModelInfer and ModelStreamInfer (see grpc_service.h).
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <deque>
 #include <filesystem>
 #include <optional>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -172,7 +174,28 @@ class StreamReactor final
   bool finished_ ABSL_GUARDED_BY(mutex_) = false;
 };
 
+// At most this many ModelInfer calls run on their gRPC callback thread at
+// once. gRPC 1.51's callback API runs every reaction on a small set of
+// threads (half the cores, 2 to 16: its CallbackAlternativeCQ on Linux), and
+// a thread blocked in a run neither reads nor answers other calls; capping
+// inline runs at a quarter of the cores keeps at least half of those
+// threads free. Calls beyond the cap take the ordinary path (the runner
+// threads), so the cap costs latency, never correctness.
+int MaxInlineRuns() {
+  static const int cap =
+      std::clamp(static_cast<int>(std::thread::hardware_concurrency()) / 4, 1, 4);
+  return cap;
+}
+
 }  // namespace
+
+bool InferenceService::TakeInlineSlot() {
+  int running = inline_runs_.load(std::memory_order_relaxed);
+  while (running < MaxInlineRuns()) {
+    if (inline_runs_.compare_exchange_weak(running, running + 1, std::memory_order_acq_rel)) return true;
+  }
+  return false;
+}
 
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
@@ -182,7 +205,7 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
 
 void InferenceService::Infer(const ModelInferRequest* request, ModelInferResponse* response,
                              absl::Time deadline, std::function<bool()> cancelled,
-                             std::function<void(absl::Status)> done) {
+                             std::function<void(absl::Status)> done, bool may_run_inline) {
   const absl::Time start = absl::Now();
   // Log lines about this request name it: the client's id (bounded and
   // escaped: it lands in every line), else a sequence.
@@ -243,6 +266,11 @@ void InferenceService::Infer(const ModelInferRequest* request, ModelInferRespons
   scheduled.timeout = prepared->timeout;
   scheduled.priority = prepared->priority;
   scheduled.cancelled = std::move(cancelled);
+  // An inline run blocks this gRPC thread for the run (scheduler.h: only
+  // when it would start at once and the model's runs are short); the slot
+  // bounds how many gRPC threads do so at once.
+  const bool inline_slot = may_run_inline && TakeInlineSlot();
+  scheduled.may_run_inline = inline_slot;
   const absl::Time prepared_at = absl::Now();
   served->scheduler().Submit(
       std::move(scheduled),
@@ -250,7 +278,8 @@ void InferenceService::Infer(const ModelInferRequest* request, ModelInferRespons
        done = std::move(done)](absl::StatusOr<RunResult> result, const ExecutionInfo& info) {
         const uint64_t queue_ns = info.queue_ns;
         if (result.ok() && info.reports_execution) {
-          served->RecordExecution(info.execution_batch_size, result->timing, info.forming_ns);
+          served->RecordExecution(info.execution_batch_size, result->timing, info.forming_ns,
+                                  info.padding_rows);
         }
         ScopedRequestId scoped_id(log_id);
         absl::Status status = result.status();
@@ -301,14 +330,19 @@ void InferenceService::Infer(const ModelInferRequest* request, ModelInferRespons
         }
         done(status);
       });
+  if (inline_slot) inline_runs_.fetch_sub(1, std::memory_order_acq_rel);
 }
 
 grpc::ServerUnaryReactor* InferenceService::ModelInfer(grpc::CallbackServerContext* c,
                                                        const ModelInferRequest* req,
                                                        ModelInferResponse* resp) {
   auto* reactor = new InferReactor();
+  // A unary call may run inline: Finish before the reactor is returned is
+  // held by gRPC until it binds the reactor, right after this returns. A
+  // stream's reads do not (ModelStreamInfer): one stream's requests would
+  // then run one after another.
   Infer(req, resp, ClientDeadline(c), [reactor] { return reactor->cancelled(); },
-        [reactor](absl::Status s) { reactor->FinishWith(s); });
+        [reactor](absl::Status s) { reactor->FinishWith(s); }, /*may_run_inline=*/true);
   return reactor;
 }
 

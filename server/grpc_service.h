@@ -88,9 +88,12 @@ class InferenceService final : public inference::GRPCInferenceService::CallbackS
 
   // Runs one inference (or handle operation). `request` and `response` must
   // stay valid until `done` is called (exactly once, maybe before return).
+  // `may_run_inline`: the calling thread may run the request itself when
+  // its model's scheduler allows it (scheduler.h) and one of the server's
+  // few inline slots is free (kMaxInlineRuns says why they are few).
   void Infer(const inference::ModelInferRequest* request, inference::ModelInferResponse* response,
              absl::Time deadline, std::function<bool()> cancelled,
-             std::function<void(absl::Status)> done);
+             std::function<void(absl::Status)> done, bool may_run_inline = false);
 
   grpc::ServerUnaryReactor* ServerLive(grpc::CallbackServerContext* c, const inference::ServerLiveRequest* req,
                                        inference::ServerLiveResponse* resp) override;
@@ -144,8 +147,12 @@ class InferenceService final : public inference::GRPCInferenceService::CallbackS
   // queue is RESOURCE_EXHAUSTED; once shutdown begins, UNAVAILABLE.
   grpc::ServerUnaryReactor* RunAside(grpc::CallbackServerContext* c, std::function<absl::Status()> work);
 
+  // Takes one of the inline slots (kMaxInlineRuns); false when all are taken.
+  bool TakeInlineSlot();
+
   ServiceContext* const ctx_;
   ControlWorker control_{kMaxQueuedControlCalls};
+  std::atomic<int> inline_runs_{0};  // ModelInfer calls running on their gRPC thread now
 };
 
 class HealthService final : public grpc::health::v1::Health::CallbackService {

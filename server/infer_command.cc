@@ -3,7 +3,8 @@
 //
 // `vkserve infer MODEL [--input NAME=FILE.npy]... [--output-dir DIR]
 //   [--dim NAME=VALUE]... [--repeat N] [--warmup SECONDS] [--profile FILE.json]
-//   [--device SEL] [--outputs-on-gpu] [--precision FP32|FP16 [--compare]]`
+//   [--device SEL] [--outputs-on-gpu] [--precision FP32|FP16 [--compare]]
+//   [--pipeline-statistics]`
 // Runs a model once or N times (random inputs for those not given), writes
 // each output to DIR/<name>.npy, and prints the median timing split.
 // --compare (with --precision FP16) also runs the model at FP32 on the same
@@ -317,7 +318,8 @@ int RunInferCommand(const std::vector<std::string>& args) {
     std::fprintf(stderr,
                  "vkserve infer: %s\nusage: vkserve infer MODEL [--input NAME=FILE.npy]... "
                  "[--output-dir DIR] [--dim NAME=VALUE]... [--repeat N] [--warmup SECONDS] [--profile FILE.json] "
-                 "[--device SEL] [--outputs-on-gpu] [--precision FP32|FP16 [--compare]]\n",
+                 "[--device SEL] [--outputs-on-gpu] [--precision FP32|FP16 [--compare]] "
+                 "[--pipeline-statistics]\n",
                  std::string(model_flags.status().message()).c_str());
     return 2;
   }

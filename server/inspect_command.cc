@@ -51,6 +51,7 @@ void PrintText(const std::string& path, const ModelReport& r) {
   for (const auto& n : r.nodes) {
     std::printf("  %-40s %-24s %-8s opset %-3lld %s\n", n.name.c_str(), n.op_type.c_str(),
                 n.domain.c_str(), static_cast<long long>(n.opset), n.device.c_str());
+    if (!n.kernel.empty()) std::printf("  %-40s   kernel: %s\n", "", n.kernel.c_str());
   }
   std::printf("\nstored nodes: %zu, as the file has them, and what runs for each\n", r.stored_nodes.size());
   for (const auto& n : r.stored_nodes) {
@@ -121,6 +122,7 @@ void PrintJson(const std::string& path, const ModelReport& r) {
     w.Key("opset").Int(n.opset);
     w.Key("device").String(n.device.substr(0, 3));
     w.Key("execution").String(n.device);
+    if (!n.kernel.empty()) w.Key("kernel").String(n.kernel);
     w.Key("inputs").BeginArray();
     for (const auto& s : n.inputs) w.String(s);
     w.EndArray();

@@ -161,6 +161,12 @@ struct Metrics::Families {
                        .Name("vkserve_executions_total")
                        .Help("Model executions (runs); a dynamic batch of several requests counts 1.")
                        .Register(r)),
+        padding(prometheus::BuildCounter()
+                    .Name("vkserve_batch_padding_rows_total")
+                    .Help("Zero rows added to dynamic batches to run them at a batch size "
+                          "whose plan was built while their own size was planned; not "
+                          "counted in vkserve_batch_size or vkserve_inferences_total.")
+                    .Register(r)),
         bytes(prometheus::BuildCounter()
                   .Name("vkserve_transferred_bytes_total")
                   .Help("Tensor bytes copied between host and GPU memory, by direction.")
@@ -204,6 +210,7 @@ struct Metrics::Families {
   prometheus::Family<prometheus::Counter>& requests;
   prometheus::Family<prometheus::Counter>& inferences;
   prometheus::Family<prometheus::Counter>& executions;
+  prometheus::Family<prometheus::Counter>& padding;
   prometheus::Family<prometheus::Counter>& bytes;
   prometheus::Family<prometheus::Histogram>& batch_size;
   prometheus::Family<prometheus::Histogram>& batch_delay;
@@ -355,8 +362,9 @@ void ModelMetrics::RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const R
 }
 
 void ModelMetrics::RecordExecution(int64_t batch_size, const RunTiming& timing,
-                                   uint64_t forming_ns) {
+                                   uint64_t forming_ns, int64_t padding_rows) {
   executions_->Increment();
+  if (padding_rows > 0) padding_->Increment(static_cast<double>(padding_rows));
   batch_size_->Observe(static_cast<double>(batch_size < 1 ? 1 : batch_size));
   batch_delay_->Observe(Seconds(forming_ns));
   bytes_to_gpu_->Increment(static_cast<double>(timing.bytes_uploaded));
@@ -486,6 +494,7 @@ std::shared_ptr<ModelMetrics> Metrics::ModelSeries(const std::string& model, int
   }
   m->inferences_ = &f.inferences.Add(labels);
   m->executions_ = &f.executions.Add(labels);
+  m->padding_ = &f.padding.Add(labels);
   m->bytes_to_gpu_ = &f.bytes.Add(with("direction", "host_to_gpu"));
   m->bytes_to_host_ = &f.bytes.Add(with("direction", "gpu_to_host"));
   m->batch_size_ = &f.batch_size.Add(labels, BatchSizeBuckets());
@@ -511,6 +520,7 @@ std::shared_ptr<ModelMetrics> Metrics::ModelSeries(const std::string& model, int
     for (auto* c : raw->requests_) fam.requests.Remove(c);
     fam.inferences.Remove(raw->inferences_);
     fam.executions.Remove(raw->executions_);
+    fam.padding.Remove(raw->padding_);
     fam.bytes.Remove(raw->bytes_to_gpu_);
     fam.bytes.Remove(raw->bytes_to_host_);
     fam.batch_size.Remove(raw->batch_size_);

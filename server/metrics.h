@@ -120,8 +120,10 @@ class ModelMetrics {
   void RecordCrossDeviceCopies(const std::string& gpu, uint64_t copies, uint64_t bytes);
   // A model execution (one run, serving one request or a batch of them):
   // its batch size, bytes and command buffer use, and how long its oldest
-  // request waited while the batch formed.
-  void RecordExecution(int64_t batch_size, const RunTiming& timing, uint64_t forming_ns);
+  // request waited while the batch formed; and the zero rows padding it
+  // (ExecutionInfo::padding_rows).
+  void RecordExecution(int64_t batch_size, const RunTiming& timing, uint64_t forming_ns,
+                       int64_t padding_rows = 0);
   // A failed request. REQUIRES: outcome != kSuccess.
   void RecordFailure(RequestOutcome outcome);
 
@@ -150,6 +152,7 @@ class ModelMetrics {
   std::array<prometheus::Counter*, kRequestOutcomeCount> requests_{};
   prometheus::Counter* inferences_ = nullptr;
   prometheus::Counter* executions_ = nullptr;
+  prometheus::Counter* padding_ = nullptr;
   prometheus::Counter* bytes_to_gpu_ = nullptr;
   prometheus::Counter* bytes_to_host_ = nullptr;
   prometheus::Histogram* batch_size_ = nullptr;

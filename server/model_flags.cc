@@ -48,6 +48,8 @@ absl::StatusOr<ModelFlags> ParseModelFlags(const std::vector<std::string>& args,
       } else {
         return absl::InvalidArgumentError("--precision must be FP32 or FP16");
       }
+    } else if (a == "--pipeline-statistics") {
+      flags.gpu.pipeline_statistics = true;
     } else if (a == "--no-fusion") {
       flags.model.fuse = false;
     } else if (a == "--no-attention-fusion") {

@@ -2,8 +2,10 @@
 // Copyright 2026 The vkserve Authors.
 //
 // Flags shared by the model commands (`inspect`, `infer`): the model path,
-// `--device`, `--dim NAME=VALUE` free-dimension overrides and
-// `--pipeline-cache`. ParseModelFlags consumes those and leaves the rest.
+// `--device`, `--dim NAME=VALUE` free-dimension overrides,
+// `--pipeline-cache` and `--pipeline-statistics` (log each pipeline's
+// registers, spills and shared memory as the driver reports them).
+// ParseModelFlags consumes those and leaves the rest.
 #ifndef VKSERVE_SERVER_MODEL_FLAGS_H_
 #define VKSERVE_SERVER_MODEL_FLAGS_H_
 

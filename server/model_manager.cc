@@ -18,6 +18,7 @@
 #include "server/model_tensors.h"
 #include "server/quote.h"
 #include "server/session_pool.h"
+#include "server/warmup_runs.h"
 #include "spdlog/spdlog.h"
 
 namespace vkserve {
@@ -85,7 +86,7 @@ void ServedModel::RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const Ru
 }
 
 void ServedModel::RecordExecution(int64_t batch_size, const RunTiming& timing,
-                                  uint64_t forming_ns) {
+                                  uint64_t forming_ns, int64_t padding_rows) {
   {
     MutexLock lock(&mutex_);
     ++stats_.execution_count;
@@ -95,7 +96,7 @@ void ServedModel::RecordExecution(int64_t batch_size, const RunTiming& timing,
     batch.compute_infer_ns += timing.record_ns + timing.submit_ns + timing.wait_ns;
     batch.compute_output_ns += timing.readback_ns;
   }
-  if (metrics_ != nullptr) metrics_->RecordExecution(batch_size, timing, forming_ns);
+  if (metrics_ != nullptr) metrics_->RecordExecution(batch_size, timing, forming_ns, padding_rows);
 }
 
 void ServedModel::RecordFailure(uint64_t request_ns, RequestOutcome outcome) {
@@ -139,10 +140,13 @@ std::vector<std::string> RepositoryRoots(const std::string& configured) {
 // The dynamic batcher for a model with dynamic_batching and a batch
 // dimension; otherwise the pool, which runs each request alone. Either runs
 // each replica's sessions on its GPU.
+// `warmup` (may be null) runs on every session before the scheduler serves.
 absl::StatusOr<std::unique_ptr<Scheduler>> MakeScheduler(std::vector<ModelReplica> replicas,
-                                                         const ModelSettings& settings) {
+                                                         const ModelSettings& settings,
+                                                         std::shared_ptr<const WarmupRuns> warmup) {
   if (settings.dynamic_batching && settings.max_batch_size > 0) {
-    ASSIGN_OR_RETURN(auto batcher, DynamicBatcher::Create(std::move(replicas), settings));
+    ASSIGN_OR_RETURN(auto batcher,
+                     DynamicBatcher::Create(std::move(replicas), settings, {}, std::move(warmup)));
     return std::unique_ptr<Scheduler>(std::move(batcher));
   }
   SessionPoolOptions options;
@@ -150,6 +154,7 @@ absl::StatusOr<std::unique_ptr<Scheduler>> MakeScheduler(std::vector<ModelReplic
   options.max_queue = static_cast<int>(std::clamp<int64_t>(settings.max_queue_size, 0, 1 << 30));
   options.default_timeout = settings.default_timeout;
   options.allow_timeout_override = settings.allow_timeout_override;
+  options.warmup = std::move(warmup);
   ASSIGN_OR_RETURN(auto pool, SessionPool::Create(std::move(replicas), options));
   return std::unique_ptr<Scheduler>(std::move(pool));
 }
@@ -297,11 +302,19 @@ absl::StatusOr<std::map<int64_t, std::shared_ptr<ServedModel>>> ModelManager::Lo
     auto settings = ValidateModelConfig(repo_model.config, ToModelTensors(models[0]->inputs()),
                                         ToModelTensors(models[0]->outputs()));
     if (!settings.ok()) return settings.status();
-    ASSIGN_OR_RETURN(std::unique_ptr<Scheduler> scheduler, MakeScheduler(std::move(replicas), *settings));
+    std::shared_ptr<const WarmupRuns> warmup;
+    if (!settings->warmup.empty()) {
+      ASSIGN_OR_RETURN(warmup, WarmupRuns::Build(*settings, *models[0], repo_model.directory));
+    }
+    auto scheduler = MakeScheduler(std::move(replicas), *settings, std::move(warmup));
+    if (!scheduler.ok()) {
+      return absl::Status(scheduler.status().code(),
+                          absl::StrCat("version ", v, ": ", scheduler.status().message()));
+    }
     std::shared_ptr<ModelMetrics> metrics;
     if (metrics_ != nullptr) metrics = metrics_->ForModel(repo_model.name, v, gpus);
     versions[v] = std::make_shared<ServedModel>(repo_model.name, v, *std::move(settings),
-                                                std::move(models), std::move(scheduler),
+                                                std::move(models), *std::move(scheduler),
                                                 std::move(metrics));
   }
   return versions;
@@ -495,7 +508,11 @@ absl::Status ModelManager::ReplaceModel(const RepositoryModel& repo_model) {
     return absl::Status(versions.status().code(),
                         absl::StrCat("model '", repo_model.name, "': ", versions.status().message()));
   }
-  for (const auto& [v, m] : *versions) WarmUp(*m);
+  // Sessions that ran configured model_warmup samples as they were created
+  // are warm already.
+  for (const auto& [v, m] : *versions) {
+    if (m->settings().warmup.empty()) WarmUp(*m);
+  }
   std::map<int64_t, std::shared_ptr<ServedModel>> old;
   std::string list;
   {

@@ -111,8 +111,9 @@ class ServedModel {
                      int64_t batch_size, const ExecutionInfo& info);
   // A run of the model (ExecutionInfo::reports_execution): its batch size
   // (the requests' added up), timing and how long its oldest request waited
-  // while the batch formed.
-  void RecordExecution(int64_t batch_size, const RunTiming& timing, uint64_t forming_ns);
+  // while the batch formed (and the zero rows padding it).
+  void RecordExecution(int64_t batch_size, const RunTiming& timing, uint64_t forming_ns,
+                       int64_t padding_rows = 0);
   // A request that failed (anywhere after it named this model).
   void RecordFailure(uint64_t request_ns, RequestOutcome outcome);
   ModelStatsSnapshot stats() const;

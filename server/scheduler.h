@@ -10,9 +10,10 @@
 //  - DynamicBatcher (dynamic_batcher.h): requests that agree on every
 //    non-batch dimension run together as one batch.
 //
-// Contract of every implementation: Submit() never blocks; `done` is called
-// exactly once per submitted request (possibly before Submit returns, on any
-// thread); a request whose deadline passes or whose `cancelled` turns true
+// Contract of every implementation: Submit() never blocks (beyond one short
+// run when the request allows it: SchedulerRequest::may_run_inline); `done`
+// is called exactly once per submitted request (possibly before Submit
+// returns, on any thread); a request whose deadline passes or whose `cancelled` turns true
 // before it runs is answered DEADLINE_EXCEEDED / CANCELLED without running;
 // a full queue is RESOURCE_EXHAUSTED; Drain() stops accepting (UNAVAILABLE)
 // and returns once every accepted request has been answered.
@@ -48,6 +49,13 @@ struct SchedulerRequest {
   uint64_t priority = 0;
   // Polled while the request waits (may be empty).
   std::function<bool()> cancelled;
+  // The caller's thread may run the request itself: Submit may then block
+  // for one run and call `done` before it returns. A scheduler that takes
+  // it does so only when the request would otherwise start at once (an idle
+  // session, nothing queued before it; SessionPool: an idle pool) and the
+  // model's runs are short; it saves the hand-off to a runner thread and
+  // back. Schedulers may ignore it.
+  bool may_run_inline = false;
 };
 
 // How a request was run, next to its result.
@@ -58,6 +66,9 @@ struct ExecutionInfo {
   // The run's batch size: the requests' batch sizes added up (1 for a
   // request without a batch dimension); 0 when the request did not run.
   int64_t execution_batch_size = 0;
+  // Zero rows the run added to reach a batch size whose plan was built
+  // (dynamic_batcher.h); not counted in execution_batch_size.
+  int64_t padding_rows = 0;
   // Requests the run served.
   int requests = 0;
   // One request of every run that happened reports the run (its execution

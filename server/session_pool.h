@@ -14,8 +14,18 @@
 // dropped. Drain() stops accepting and waits until every accepted request
 // has been answered, so unloading a model or shutting down loses none.
 //
-// Thread-safe. Callbacks run on a worker (or sweeper) thread and must not
-// block for long.
+// Inline runs (SchedulerRequest::may_run_inline): when the pool is idle (no
+// session busy, nothing queued) and the model's recent runs were short (a
+// running mean under SessionPoolOptions::inline_max_run), Submit takes a
+// session and runs the request on the caller's thread, then answers it
+// before returning. The request would have started at once anyway, so no queued
+// request is overtaken; the deadline and cancellation checks, the
+// cross-device copies, the load accounting and Drain() treat it exactly as
+// a worker's run. It saves two thread hand-offs (to the worker and back).
+//
+// Thread-safe. Callbacks run on a worker (or sweeper) thread, or on the
+// submitting thread for an inline run or a refusal, and must not block for
+// long.
 #ifndef VKSERVE_SERVER_SESSION_POOL_H_
 #define VKSERVE_SERVER_SESSION_POOL_H_
 
@@ -37,6 +47,8 @@
 
 namespace vkserve {
 
+class WarmupRuns;
+
 struct SessionPoolOptions {
   std::string name;  // model name, for messages
   int sessions = 1;
@@ -44,6 +56,12 @@ struct SessionPoolOptions {
   // The queue policy's timeout rule (queue_policy.h) for Scheduler::Submit.
   absl::Duration default_timeout = absl::ZeroDuration();  // zero: none
   bool allow_timeout_override = false;
+  // Run on each session as it is created, before the pool serves; a
+  // failure fails Create. Null: none.
+  std::shared_ptr<const WarmupRuns> warmup;
+  // Inline runs are taken only while the mean of recent runs is below this
+  // (and after a few runs have been timed); zero: never.
+  absl::Duration inline_max_run = absl::Milliseconds(2);
 };
 
 class SessionPool final : public Scheduler {
@@ -70,15 +88,18 @@ class SessionPool final : public Scheduler {
 
   // Queues `request` (moved in). `deadline` may be absl::InfiniteFuture().
   // `cancelled` (may be empty) is polled before the run starts. `done` is
-  // called exactly once, possibly before Submit returns.
+  // called exactly once, possibly before Submit returns (always so when the
+  // request runs inline: `may_run_inline`, see above).
   void Submit(RunRequest request, absl::Time deadline, std::function<bool()> cancelled,
-              RunCallback done);
+              RunCallback done, bool may_run_inline = false);
 
   // Stops accepting requests and blocks until all accepted ones are answered.
   void Drain() override;
 
   SchedulerStats stats() const override;
   const Model& model() const { return *model_; }
+  // Requests run on their submitting thread so far.
+  uint64_t inline_runs() const;
 
  private:
   // How a run went beyond its result: the GPU and the cross-device copies.
@@ -95,13 +116,23 @@ class SessionPool final : public Scheduler {
               std::vector<int> sessions_by_gpu)
       : model_(std::move(model)), options_(options), load_(std::move(sessions_by_gpu)) {}
   void Enqueue(RunRequest request, absl::Time deadline, std::function<bool()> cancelled,
-               InfoCallback done);
-  void Worker(Session* session, int gpu);
+               InfoCallback done, bool may_run_inline);
+  void Worker(size_t session);
   void Sweeper();
+  // An idle session of the least-loaded GPU, marked busy; -1 when none is
+  // idle or inline runs are not allowed now.
+  int TakeForInlineLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Runs `item` on `session` (taken by the caller) unless its deadline
+  // passed, it was cancelled or its inputs could not be localized, and
+  // answers it; returns how long the run took (zero when it did not run).
+  absl::Duration Serve(Item& item, size_t session);
+  // Gives `session` back after Serve, with the run's duration for the mean.
+  void Release(size_t session, absl::Duration run);
 
   std::shared_ptr<const Model> model_;
   const SessionPoolOptions options_;
   std::vector<std::unique_ptr<Session>> sessions_;
+  std::vector<int> gpu_of_;  // per session; fixed after Create
   std::vector<std::thread> threads_;
 
   mutable Mutex mutex_;
@@ -109,7 +140,12 @@ class SessionPool final : public Scheduler {
   bool draining_ ABSL_GUARDED_BY(mutex_) = false;
   bool stopped_ ABSL_GUARDED_BY(mutex_) = false;
   uint64_t busy_ ABSL_GUARDED_BY(mutex_) = 0;
+  std::vector<bool> session_busy_ ABSL_GUARDED_BY(mutex_);
   GpuLoad load_ ABSL_GUARDED_BY(mutex_);
+  // Runs timed, and their running mean (inline runs' gate).
+  uint64_t timed_runs_ ABSL_GUARDED_BY(mutex_) = 0;
+  absl::Duration mean_run_ ABSL_GUARDED_BY(mutex_);
+  uint64_t inline_runs_ ABSL_GUARDED_BY(mutex_) = 0;
 };
 
 }  // namespace vkserve

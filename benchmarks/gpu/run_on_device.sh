@@ -13,10 +13,11 @@
 # flags), VKSERVE_DEVICE (device selector).
 set -uo pipefail
 B=$(cd "$(dirname "$0")" && pwd)
+for d in "$B" "$B/.." "$B/../benchmarks"; do [ -f "$d/device_common.sh" ] && break; done
+source "$d/device_common.sh" || exit 1  # beside a bundled script, or the repository's
 OUT=${OUT:-/tmp/gpu_bench_out}
 mkdir -p "$OUT"
-source "$B/env.sh"
-export PYTHONUNBUFFERED=1
+device_env "$B/env.sh"
 BENCH_ARGS=${BENCH_ARGS:-}
 TORCH_ARGS=${TORCH_ARGS:-}
 PY=$(command -v python3 || true)

@@ -9,10 +9,11 @@
 # (PEERS=0 skips timing the peers again; models exported once are reused).
 set -uo pipefail
 B=$(cd "$(dirname "$0")" && pwd)
+for d in "$B" "$B/.." "$B/../benchmarks"; do [ -f "$d/device_common.sh" ] && break; done
+source "$d/device_common.sh" || exit 1  # beside a bundled script, or the repository's
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT" /tmp/models
-source "$B/env.sh"
-export PYTHONUNBUFFERED=1
+device_env "$B/env.sh"
 REPEAT=${REPEAT:-30}
 # Seconds of untimed runs at the same shape before each timing: the H100
 # idles at 345 MHz and reaches its clock only under load.
@@ -21,7 +22,7 @@ DTYPES=${DTYPES:-"fp32 fp16"}
 MODELS=${MODELS:-"mobilenet_v2 resnet50"}
 BATCHES=${BATCHES:-"1 32"}
 read -r -a FLAGS <<< "${VKSERVE_FLAGS:-}"
-clock() { nvidia-smi --query-gpu=clocks.sm,clocks.max.sm --format=csv,noheader; }
+CLOCK_FIELDS=clocks.sm,clocks.max.sm  # for clock
 
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"

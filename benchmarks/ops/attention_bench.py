@@ -4,19 +4,26 @@
 # Attention benchmark (issue 14): 12 heads of 64 at sequence lengths 128, 512
 # and 2048, each as a one-node model run by `vkserve infer --repeat N
 # --profile`:
-#   fused    the ONNX Attention op (opset 23), [B, 12, S, 64] Q/K/V, which
-#            runs the fused kernel (runtime/ops/flash_attention.h)
-#   unfused  MatMul(Q, K') -> Mul(scale) -> Softmax -> MatMul(., V), as the
+#   chosen   the ONNX Attention op (opset 23), [B, 12, S, 64] Q/K/V, running
+#            the kernel runtime/ops/attention_choice.h picks at the shape
+#            (the "kernel" column: what `vkserve inspect --json` reports)
+#   fused    the same pinned to the fused kernel (runtime/ops/flash_attention.h)
+#            with vkserve_attention_kernel=fused
+#   unfused  pinned to the GEMM lowering (runtime/ops/attention_lowering.h)
+#   graph    MatMul(Q, K') -> Mul(scale) -> Softmax -> MatMul(., V), as the
 #            exporters write it, run with --no-attention-fusion (the GEMM
-#            engine and a softmax pass)
+#            engine and the Softmax op: the earlier runs' "unfused")
 # and, with --peers, PyTorch's scaled_dot_product_attention on the same shapes
 # in fp32 and fp16 (CUDA graph of 20 launches, after a 0.5 s warmup). Prints
 # GPU ms (every GPU event of the run, from the profile) and TFLOP/s counting
 # 4 * B * heads * S^2 * 64 FLOP (causal cases count the full square too).
 # The issue's target: fused FP16 >= 40% of the H100's dense fp16 rate.
 #
+# "chosen" should be within noise of the faster of "fused" and "unfused".
+#
 # Usage: python3 benchmarks/ops/attention_bench.py VKSERVE [NAME_REGEX]
 #            [--repeat N] [--warmup SECONDS] [--precision FP32|FP16] [--out DIR]
+#            [--kinds chosen,fused,unfused,graph]
 #        python3 benchmarks/ops/attention_bench.py --peers [NAME_REGEX]
 # Needs python3 with onnx and numpy; --peers needs torch with CUDA.
 import argparse
@@ -48,8 +55,9 @@ def make_model(kind, batch, seq, causal):
     shape = [batch, HEADS, seq, HEAD_SIZE]
     inputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape) for n in ("Q", "K", "V")]
     inits = []
-    if kind == "fused":
-        nodes = [helper.make_node("Attention", ["Q", "K", "V"], ["Y"], is_causal=int(causal))]
+    if kind in ("chosen", "fused", "unfused"):
+        pin = {} if kind == "chosen" else {"vkserve_attention_kernel": kind}
+        nodes = [helper.make_node("Attention", ["Q", "K", "V"], ["Y"], is_causal=int(causal), **pin)]
         opset = 23
     else:
         scale = helper.make_tensor("scale", TensorProto.FLOAT, [], [1.0 / math.sqrt(HEAD_SIZE)])
@@ -75,13 +83,25 @@ def make_model(kind, batch, seq, causal):
     return model
 
 
+def kernel_of(vkserve, path):
+    """The Attention node's kernel as `vkserve inspect --json` reports it."""
+    result = subprocess.run([vkserve, "inspect", path, "--json"], capture_output=True, text=True)
+    if result.returncode != 0:
+        return "?"
+    for node in json.loads(result.stdout).get("nodes", []):
+        if node.get("kernel"):
+            return node["kernel"].split(",")[0].split(" (")[0]
+    return "-"
+
+
 def run_vkserve(args):
     os.makedirs(args.out, exist_ok=True)
-    print(f"{'shape':18s} {'kind':8s} {'GPU ms':>10s} {'TFLOP/s':>8s}  ({args.precision})")
+    kinds = args.kinds.split(",")
+    print(f"{'shape':18s} {'kind':8s} {'GPU ms':>10s} {'TFLOP/s':>8s}  kernel ({args.precision})")
     for name, batch, seq, causal in SHAPES:
         if args.filter and not re.search(args.filter, name):
             continue
-        for kind in ("fused", "unfused"):
+        for kind in kinds:
             path = os.path.join(args.out, f"{name}_{kind}.onnx")
             with open(path, "wb") as f:
                 f.write(make_model(kind, batch, seq, causal).SerializeToString())
@@ -92,7 +112,7 @@ def run_vkserve(args):
                 command += ["--warmup", str(args.warmup)]
             if args.precision != "FP32":
                 command += ["--precision", args.precision]
-            if kind == "unfused":  # else the attention fusion makes it the fused kernel
+            if kind == "graph":  # else the attention fusion makes it one Attention node
                 command += ["--no-attention-fusion"]
             result = subprocess.run(command, capture_output=True, text=True)
             if result.returncode != 0:
@@ -100,7 +120,9 @@ def run_vkserve(args):
                 continue
             events = json.load(open(profile))
             us = sum(e["dur"] for e in events if e.get("cat") == "gpu")
-            print(f"{name:18s} {kind:8s} {us / 1e3:10.4f} {flop(batch, seq) / us / 1e6 if us else 0:8.1f}")
+            kernel = kernel_of(args.vkserve, path) if kind != "graph" else "MatMul/Softmax/MatMul"
+            print(f"{name:18s} {kind:8s} {us / 1e3:10.4f} {flop(batch, seq) / us / 1e6 if us else 0:8.1f}  "
+                  f"{kernel}")
 
 
 def run_peers(filter_regex):
@@ -133,6 +155,7 @@ def main():
     parser.add_argument("--out", default="/tmp/vkserve_attention_bench")
     parser.add_argument("--warmup", type=float, default=0.0)
     parser.add_argument("--precision", default="FP32", choices=["FP32", "FP16"])
+    parser.add_argument("--kinds", default="chosen,fused,unfused,graph")
     args = parser.parse_args()
     if args.peers:
         # The first positional is the filter when no vkserve is given.

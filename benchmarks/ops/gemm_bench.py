@@ -9,7 +9,7 @@
 #
 # Usage: python3 benchmarks/ops/gemm_bench.py VKSERVE [NAME_REGEX] [--repeat N]
 #        [--out DIR] [--warmup SECONDS] [--precision FP32|FP16] [--plan SPEC]
-#        [--weights] [--float16]
+#        [--weights] [--float16] [--statistics]
 # --warmup runs each shape untimed first (GPU clocks ramp only under load);
 # --precision FP16 runs the GEMMs with fp16 operands (tensor cores where the
 # device has them); --plan pins the engine's kernel ("cm128x256", "64x64/2":
@@ -18,6 +18,8 @@
 # weights are: at FP16 it is then stored in fp16 on the GPU. --float16 makes
 # a model stored in float16 (A, B and Y fp16, fp32 sums; tensor cores at any
 # precision): the same operand bytes as cuBLAS fp16 in gemm_peers.py.
+# --statistics prints each GEMM pipeline's compile statistics as the driver
+# reports them (`vkserve infer --pipeline-statistics`: registers, spills).
 # gemm_peers.py times cuBLAS on the same SHAPES.
 # Needs python3 with onnx and numpy (Debian: python3-onnx python3-numpy).
 import argparse
@@ -89,6 +91,8 @@ def main():
     parser.add_argument("--plan", default="")
     parser.add_argument("--weights", action="store_true")
     parser.add_argument("--float16", action="store_true")
+    parser.add_argument("--statistics", action="store_true",
+                        help="print the driver's compile statistics of each GEMM pipeline")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     print(f"{'shape':18s} {'M x N x K x batch':>22s} {'kernel ms':>10s} {'TFLOP/s':>8s}")
@@ -108,7 +112,13 @@ def main():
             command += ["--warmup", str(args.warmup)]
         if args.precision != "FP32":
             command += ["--precision", args.precision]
+        if args.statistics:
+            command += ["--pipeline-statistics"]
         result = subprocess.run(command, capture_output=True, text=True)
+        if args.statistics:
+            for line in (result.stdout + result.stderr).splitlines():
+                if "pipeline ops/gem" in line:
+                    print("   ", line[line.index("pipeline "):][:400])
         if result.returncode != 0:
             print(f"{name:18s} failed: {result.stderr.strip()[-300:]}", file=sys.stderr)
             continue

@@ -19,9 +19,8 @@ bundle=${1:?usage: gemm_h100.sh BUNDLE CASES [BASELINE]}
 cases=${2:?usage: gemm_h100.sh BUNDLE CASES [BASELINE]}
 baseline=${3:-}
 scripts=$(cd "$(dirname "$0")" && pwd)  # (env.sh sets $here)
-source "$bundle/env.sh"
-export PYTHONUNBUFFERED=1
-clock() { nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,power.draw --format=csv,noheader; }
+source "$scripts/../device_common.sh"  # device_env, clock
+device_env "$bundle/env.sh"
 echo "== date $(date -u +%FT%TZ)  SM clock before: $(clock)"
 "$bundle/bin/vkserve" devices 2>&1 | grep -E "\[|matrix|subgroup"
 echo "== op cases (GEMM engine, FP16, tensor cores)"

@@ -15,9 +15,8 @@ set -uo pipefail
 bundle=${1:?usage: gemm_h100_quick.sh BUNDLE CASES}
 cases=${2:?usage: gemm_h100_quick.sh BUNDLE CASES}
 scripts=$(cd "$(dirname "$0")" && pwd)
-source "$bundle/env.sh"
-export PYTHONUNBUFFERED=1
-clock() { nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,power.draw --format=csv,noheader; }
+source "$scripts/../device_common.sh"  # device_env, clock
+device_env "$bundle/env.sh"
 bench() { python3 "$scripts/gemm_bench.py" "$bundle/bin/vkserve" "$@"; }
 echo "== date $(date -u +%FT%TZ)  SM clock before: $(clock)"
 "$bundle/bin/vkserve" devices 2>&1 | grep -E "\[|matrix|subgroup"
@@ -58,7 +57,7 @@ python3 "$scripts/gemm_peers.py" "$shapes"
 echo "== tensor-core tiles pinned"
 for tile in 128x128 128x128w4 128x256 256x128 64x64 64x64s1; do
   echo "-- cm$tile"
-  bench 'square_(2048|4096)$' --precision FP16 --plan "cm$tile" --warmup 0.2 --repeat 20 | tail -n +2
+  bench 'square_(2048|4096)$' --precision FP16 --plan "cm$tile" --warmup 0.2 --repeat 20 --statistics | tail -n +2
   bench 'square_4096$' --float16 --plan "cm$tile" --warmup 0.2 --repeat 20 | tail -n +2 |
     sed 's/^square_4096 /square_4096_f16/'
 done

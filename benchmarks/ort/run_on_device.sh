@@ -17,21 +17,19 @@
 # ortweb.jsonl,clocks.csv,ort.md}.
 set -uo pipefail
 B=$(cd "$(dirname "$0")" && pwd)
+for d in "$B" "$B/.." "$B/../benchmarks"; do [ -f "$d/device_common.sh" ] && break; done
+source "$d/device_common.sh" || exit 1  # beside a bundled script, or the repository's
 OUT=${OUT:-/tmp/out}
 MODELS=${MODELS:-"mobilenet_v2 resnet50 efficientnet_b0 bert-base"}
 REPEAT=${REPEAT:-200}
 WARMUP=${WARMUP:-3}
 mkdir -p "$OUT" /tmp/models /tmp/vk
-export PYTHONUNBUFFERED=1
-if [ -f "$B/bundle.tar.xz" ]; then xz -dc "$B/bundle.tar.xz" | tar xf - -C /tmp/vk; VK=/tmp/vk/$(ls /tmp/vk | head -1); else VK=$B/vk; fi
-source "$VK/env.sh"
+device_unpack_bundle "$B"
+device_env "$VK/env.sh"
 bash "$B/ortweb/unpack.sh" /tmp/ow >/dev/null 2>&1 || echo "ortweb unpack failed" >> "$OUT/environment.txt"
 have_smi=0; command -v nvidia-smi >/dev/null && have_smi=1
 clock() { [ $have_smi = 1 ] && nvidia-smi --query-gpu=clocks.sm --format=csv,noheader,nounits | head -1 || echo na; }
-if [ $have_smi = 1 ]; then
-  nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv -lms 250 > "$OUT/clocks.csv" &
-  SMI=$!
-fi
+[ $have_smi = 1 ] && sample_clocks "$OUT/clocks.csv" 250 csv timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   [ $have_smi = 1 ] && nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
@@ -72,6 +70,6 @@ for m in $MODELS; do
     done
   done
 done
-[ -n "${SMI:-}" ] && kill "$SMI" 2>/dev/null
+stop_clock_sampling
 python3 "$B/summarize.py" "$OUT" > "$OUT/ort.md" 2>> "$OUT/export.log"
 cat "$OUT/environment.txt" "$OUT/ort.md"

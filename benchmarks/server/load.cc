@@ -20,6 +20,8 @@
 //       [--concurrency C] [--seconds S] [--warmup S] [--channels K]
 //       [--metrics http://127.0.0.1:8002/metrics]
 //       [--trace]    (then one request with vkserve_trace; prints the trace's path)
+//       [--live]     (the clients send empty ServerLive calls instead: gRPC's
+//                     floor under the same load, to read ModelInfer against)
 //
 // Input shapes come from ModelMetadata (-1 dimensions take --batch, then 1).
 // Clients share K gRPC connections (default: one per 8 clients), so that
@@ -52,6 +54,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// ServerLive calls timing gRPC's floor before the run.
+constexpr int kFloorCalls = 2000;
+
 struct Options {
   std::string url = "127.0.0.1:8001";
   std::string model;
@@ -62,13 +67,14 @@ struct Options {
   double warmup = 1;  // seconds of load before the window starts
   int channels = 0;   // 0: one per 8 clients
   bool trace = false;  // finish with one request traced by the server
+  bool live = false;   // the load is ServerLive calls, not ModelInfer
 };
 
 int Usage() {
   std::fprintf(stderr,
                "usage: vkserve_load --url HOST:PORT --model NAME [--batch N] [--concurrency C] "
                "[--seconds S] [--warmup S] [--channels K] [--metrics http://HOST:PORT/metrics] "
-               "[--trace]\n");
+               "[--trace] [--live]\n");
   return 2;
 }
 
@@ -208,11 +214,13 @@ ClientFigures RunClients(const Options& o,
       while (Clock::now() < stop) {
         grpc::ClientContext ctx;
         inference::ModelInferResponse resp;
+        inference::ServerLiveResponse live;
         const auto t0 = Clock::now();
-        grpc::Status s = stub.ModelInfer(&ctx, request, &resp);
+        grpc::Status s = o.live ? stub.ServerLive(&ctx, inference::ServerLiveRequest(), &live)
+                                : stub.ModelInfer(&ctx, request, &resp);
         const auto t1 = Clock::now();
         if (!s.ok()) {
-          if (failures.fetch_add(1) == 0) std::fprintf(stderr, "ModelInfer: %s\n", s.error_message().c_str());
+          if (failures.fetch_add(1) == 0) std::fprintf(stderr, "%s: %s\n", o.live ? "ServerLive" : "ModelInfer", s.error_message().c_str());
         } else if (t0 >= window_start && t1 <= stop) {
           latencies[static_cast<size_t>(c)].push_back(
               std::chrono::duration<double, std::milli>(t1 - t0).count());
@@ -304,6 +312,10 @@ int main(int argc, char** argv) {
       o.trace = true;
       continue;
     }
+    if (a == "--live") {
+      o.live = true;
+      continue;
+    }
     if (i + 1 >= argc) return Usage();
     const std::string v = argv[++i];
     if (a == "--url") {
@@ -343,6 +355,18 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  // gRPC's own floor on this connection: an empty unary call (ServerLive)
+  // back to back, so the overhead below can be read against it.
+  std::vector<double> live_us;
+  for (int i = 0; i < kFloorCalls; ++i) {
+    grpc::ClientContext ctx;
+    inference::ServerLiveResponse resp;
+    const auto t0 = Clock::now();
+    if (!stubs[0]->ServerLive(&ctx, inference::ServerLiveRequest(), &resp).ok()) break;
+    live_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+  }
+  const double floor_us = live_us.empty() ? 0 : Percentile(live_us, 0.5);
+
   std::string before;
   const ClientFigures client = RunClients(o, stubs, request, [&] {
     if (!o.metrics.empty()) before = HttpGet(o.metrics);
@@ -366,7 +390,10 @@ int main(int argc, char** argv) {
       " requests=", all.size(), " failed=", client.failures, " req_per_s=", rps,
       " infer_per_s=", rps * static_cast<double>(o.batch), " avg_ms=", mean,
       " p50_ms=", Percentile(all, 0.5), " p90_ms=", Percentile(all, 0.9),
-      " p95_ms=", Percentile(all, 0.95), " p99_ms=", Percentile(all, 0.99));
+      " p95_ms=", Percentile(all, 0.95), " p99_ms=", Percentile(all, 0.99),
+      " grpc_floor_p50_us=", floor_us);
+  std::printf("grpc floor: an empty ServerLive call, p50 of %zu back to back: %.1f us\n",
+              live_us.size(), floor_us);
   if (o.trace) {
     grpc::ClientContext ctx;
     inference::ModelInferResponse resp;
@@ -378,7 +405,8 @@ int main(int argc, char** argv) {
                                        : it == resp.parameters().end() ? "(none)"
                                                                        : it->second.string_param().c_str());
   }
-  if (!o.metrics.empty()) PrintServer(o, before, after, client, &summary);
+  if (o.live) absl::StrAppend(&summary, " rpc=ServerLive");
+  if (!o.metrics.empty() && !o.live) PrintServer(o, before, after, client, &summary);
   std::printf("%s\n", summary.c_str());
   return client.failures == 0 && !all.empty() ? 0 : 1;
 }

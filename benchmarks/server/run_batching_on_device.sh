@@ -19,7 +19,8 @@
 # The bundle (from the repository root; .bundle* is git-ignored):
 #   cmake --build build --target vkserve vkserve_load
 #   ../shared/device/bundle .bundle-batching build/vkserve build/benchmarks/vkserve_load
-#   cp benchmarks/server/run_batching_on_device.sh ../shared/device/peers.py .bundle-batching/
+#   cp benchmarks/server/run_batching_on_device.sh benchmarks/device_common.sh \
+#     ../shared/device/peers.py .bundle-batching/
 #   cp config/examples/repository/tinynet/1/model.onnx .bundle-batching/tinynet.onnx
 # Device call: kind nvidia-h100-x1, carry [".bundle-batching"], command
 #   bash .bundle-batching/run_batching_on_device.sh
@@ -32,6 +33,8 @@
 #     CLIENTS="1 4" GRPC_PORT=18001 METRICS_PORT=18002 bash .bundle-batching/run_batching_on_device.sh
 set -uo pipefail
 B=$(cd "$(dirname "$0")" && pwd)
+for d in "$B" "$B/.." "$B/../benchmarks"; do [ -f "$d/device_common.sh" ] && break; done
+source "$d/device_common.sh" || exit 1  # beside a bundled script, or the repository's
 OUT=${OUT:-/tmp/out}
 REPO=${REPO:-/tmp/batching_repo}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-8}
@@ -45,27 +48,16 @@ PRECISION=${PRECISION:-FP32}
 mkdir -p "$OUT"
 rm -rf "$REPO"
 mkdir -p "$REPO"
-[ -f "$B/env.sh" ] && source "$B/env.sh"
-export PYTHONUNBUFFERED=1
+device_env "$B/env.sh"
 LOAD="$B/bin/vkserve_load"
 LOW=$(echo $CLIENTS | awk '{print $1}')
 HIGH=$(echo $CLIENTS | awk '{print $NF}')
 
-{
-  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  resnet50 precision: $PRECISION"
-  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
-  nproc
-  "$B/bin/vkserve" devices | head -8
-} > "$OUT/environment.txt" 2>&1
+describe_machine "$B/bin/vkserve" "  resnet50 precision: $PRECISION" > "$OUT/environment.txt" 2>&1
 
 # The big model: resnet50 exported on the device, or the file given.
 mkdir -p "$REPO/resnet50_pool/1" "$REPO/resnet50_batch/1"
-if [ -n "$BIG_MODEL_ONNX" ]; then
-  cp "$BIG_MODEL_ONNX" "$REPO/resnet50_pool/1/model.onnx"
-else
-  python3 "$B/peers.py" export resnet50 "$REPO/resnet50_pool/1/model.onnx" --opset 17 \
-    >> "$OUT/export.log" 2>&1 || { echo "export failed"; cat "$OUT/export.log"; exit 1; }
-fi
+export_model resnet50 "$REPO/resnet50_pool/1/model.onnx" || exit 1
 cp "$REPO/resnet50_pool/1/model.onnx" "$REPO/resnet50_batch/1/model.onnx"
 MAXB=32
 [ -n "$BIG_MODEL_ONNX" ] && MAXB=8
@@ -86,18 +78,7 @@ dynamic_batching {
   default_queue_policy { max_queue_size: 256 }
 }
 CFG
-mkdir -p "$REPO/tinynet_pool/1" "$REPO/tinynet_batch/1"
-cp "$B/tinynet.onnx" "$REPO/tinynet_pool/1/model.onnx"
-cp "$B/tinynet.onnx" "$REPO/tinynet_batch/1/model.onnx"
-cat > "$REPO/tinynet_pool/config.pbtxt" <<CFG
-max_batch_size: 8
-instance_group { count: 2 }
-CFG
-cat > "$REPO/tinynet_batch/config.pbtxt" <<CFG
-max_batch_size: 8
-instance_group { count: 2 }
-dynamic_batching { default_queue_policy { max_queue_size: 256 } }
-CFG
+tinynet_repository "$REPO" "$B/tinynet.onnx"
 
 cat > "$OUT/server.pbtxt" <<CFG
 grpc { port: $GRPC_PORT }
@@ -106,12 +87,7 @@ repository { path: "$REPO" }
 gpu { pipeline_cache_path: "/tmp/batching_pc.bin" }
 log { format: JSON }
 CFG
-"$B/bin/vkserve" serve --config "$OUT/server.pbtxt" > "$OUT/serve.stdout" 2> "$OUT/serve.log" &
-SERVER=$!
-for i in $(seq 1 900); do grep -q "listening" "$OUT/serve.stdout" 2>/dev/null && break; sleep 0.2; done
-if ! grep -q "listening" "$OUT/serve.stdout"; then
-  echo "the server did not start"; tail -20 "$OUT/serve.log"; kill -TERM $SERVER; exit 1
-fi
+start_server "$B/bin/vkserve" "$OUT/server.pbtxt" 900 || exit 1
 
 : > "$OUT/load.log"
 run() {  # model batch clients
@@ -131,9 +107,8 @@ for c in $LOW $HIGH; do
   run tinynet_batch 1 "$c"
 done
 curl -s "http://127.0.0.1:$METRICS_PORT/metrics" > "$OUT/metrics.txt" 2>/dev/null ||
-  python3 -c "import urllib.request as u; print(u.urlopen('http://127.0.0.1:$METRICS_PORT/metrics').read().decode())" \
-    > "$OUT/metrics.txt" 2>&1
-kill -TERM $SERVER; wait $SERVER; echo "server exit: $?" >> "$OUT/load.log"
+  scrape_metrics "$METRICS_PORT" > "$OUT/metrics.txt" 2>&1
+stop_server "$OUT/load.log"
 
 # The table and the targets, from the summary lines.
 python3 - "$OUT/load.log" "$LOW" "$HIGH" "$MAXB" > "$OUT/batching.md" <<'PY'
@@ -190,7 +165,8 @@ for m in ("tinynet_pool", "tinynet_batch"):
         check(f"{m} gRPC overhead at {low} client <= 100 µs", f(one, "grpc_overhead_mean_us") <= 100,
               f"client mean {f(one,'avg_ms')*1e3:.1f} µs - server mean request {f(one,'server_request_ms')*1e3:.1f} µs "
               f"= {f(one,'grpc_overhead_mean_us'):.1f} µs (client p50 {f(one,'p50_ms')*1e3:.1f} µs: "
-              f"{f(one,'grpc_overhead_p50_us'):.1f} µs)")
+              f"{f(one,'grpc_overhead_p50_us'):.1f} µs; gRPC's floor, an empty ServerLive call: "
+              f"{f(one,'grpc_floor_p50_us'):.1f} µs p50)")
     if many:
         check(f"{m} at {high} clients >= 20,000 req/s", f(many, "req_per_s") >= 20000,
               f"{f(many,'req_per_s'):.1f} req/s")

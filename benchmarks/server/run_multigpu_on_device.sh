@@ -25,7 +25,8 @@
 # The bundle (from the repository root; .bundle* is git-ignored):
 #   cmake --build build --target vkserve vkserve_load
 #   ../shared/device/bundle .bundle-multigpu build/vkserve build/benchmarks/vkserve_load
-#   cp benchmarks/server/run_multigpu_on_device.sh ../shared/device/peers.py .bundle-multigpu/
+#   cp benchmarks/server/run_multigpu_on_device.sh benchmarks/device_common.sh \
+#     ../shared/device/peers.py .bundle-multigpu/
 # Device call: kind nvidia-h200-x2 (or nvidia-h200-x4), carry
 #   [".bundle-multigpu"], command
 #   bash .bundle-multigpu/run_multigpu_on_device.sh
@@ -38,6 +39,8 @@
 #     bash .bundle-multigpu/run_multigpu_on_device.sh
 set -uo pipefail
 B=$(cd "$(dirname "$0")" && pwd)
+for d in "$B" "$B/.." "$B/../benchmarks"; do [ -f "$d/device_common.sh" ] && break; done
+source "$d/device_common.sh" || exit 1  # beside a bundled script, or the repository's
 OUT=${OUT:-/tmp/out}
 REPO=${REPO:-/tmp/multigpu_repo}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-10}
@@ -50,8 +53,7 @@ BIG_MODEL_ONNX=${BIG_MODEL_ONNX:-}
 mkdir -p "$OUT"
 rm -rf "$REPO"
 mkdir -p "$REPO"
-[ -f "$B/env.sh" ] && source "$B/env.sh"
-export PYTHONUNBUFFERED=1
+device_env "$B/env.sh"
 VKSERVE="$B/bin/vkserve"
 LOAD="$B/bin/vkserve_load"
 
@@ -77,12 +79,7 @@ echo "GPUs (Vulkan indices): ${VK[*]}; configurations: $GROUPS_TO_RUN GPU(s)" | 
 
 # The model: resnet50 exported here, or the file given.
 SRC="$OUT/resnet50.onnx"  # outside the repository: not a model
-if [ -n "$BIG_MODEL_ONNX" ]; then
-  cp "$BIG_MODEL_ONNX" "$SRC"
-else
-  python3 "$B/peers.py" export resnet50 "$SRC" --opset 17 > "$OUT/export.log" 2>&1 ||
-    { echo "export failed"; cat "$OUT/export.log"; exit 1; }
-fi
+export_model resnet50 "$SRC" || exit 1
 MAXB=32
 PREFERRED="8, 16, 32"
 if [ -n "$BIG_MODEL_ONNX" ]; then MAXB=8; PREFERRED="4, 8"; fi
@@ -123,16 +120,9 @@ repository { path: "$REPO" }
 gpu { pipeline_cache_path: "/tmp/multigpu_pc.bin" }
 log { format: JSON }
 CFG
-"$VKSERVE" serve --config "$OUT/server.pbtxt" > "$OUT/serve.stdout" 2> "$OUT/serve.log" &
-SERVER=$!
-for i in $(seq 1 1500); do grep -q "listening" "$OUT/serve.stdout" 2>/dev/null && break; sleep 0.2; done
-if ! grep -q "listening" "$OUT/serve.stdout"; then
-  echo "the server did not start"; tail -20 "$OUT/serve.log"; kill -TERM $SERVER; exit 1
-fi
+start_server "$VKSERVE" "$OUT/server.pbtxt" 1500 || exit 1
 
-scrape() {
-  python3 -c "import urllib.request as u; print(u.urlopen('http://127.0.0.1:$METRICS_PORT/metrics').read().decode())"
-}
+scrape() { scrape_metrics "$METRICS_PORT"; }
 : > "$OUT/load.log"
 for n in $GROUPS_TO_RUN; do
   for c in $CLIENTS; do
@@ -146,7 +136,7 @@ for n in $GROUPS_TO_RUN; do
   done
 done
 scrape > "$OUT/metrics.txt" 2>&1
-kill -TERM $SERVER; wait $SERVER; echo "server exit: $?" >> "$OUT/load.log"
+stop_server "$OUT/load.log"
 
 # The table, the per-GPU split (from /metrics before and after each run)
 # and the target.

@@ -8,11 +8,12 @@
 # Writes $OUT/server.md and the raw logs.
 set -uo pipefail
 B=$(cd "$(dirname "$0")" && pwd)
+for d in "$B" "$B/.." "$B/../benchmarks"; do [ -f "$d/device_common.sh" ] && break; done
+source "$d/device_common.sh" || exit 1  # beside a bundled script, or the repository's
 OUT=${OUT:-/tmp/out}
 REPO=/tmp/repo
 mkdir -p "$OUT" "$REPO"
-source "$B/env.sh"
-export PYTHONUNBUFFERED=1
+device_env "$B/env.sh"
 MODELS=${MODELS:-"mobilenet_v2 resnet50"}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-6}
 
@@ -41,9 +42,7 @@ gpu { pipeline_cache_path: "/tmp/pc.bin" }
 log { format: JSON }
 trace { directory: "$OUT/traces" max_files: 10 }
 CFG
-"$B/bin/vkserve" serve --config "$OUT/server.pbtxt" > "$OUT/serve.stdout" 2> "$OUT/serve.log" &
-SERVER=$!
-for i in $(seq 1 600); do grep -q "listening" "$OUT/serve.stdout" 2>/dev/null && break; sleep 0.2; done
+start_server "$B/bin/vkserve" "$OUT/server.pbtxt" || exit 1
 
 for m in $MODELS; do
   for batch in 1 8; do
@@ -55,7 +54,6 @@ for m in $MODELS; do
     done
   done
 done
-python3 -c "import urllib.request as u; print(u.urlopen('http://127.0.0.1:8002/metrics').read().decode())" \
-  > "$OUT/metrics.txt" 2>&1
-kill -TERM $SERVER; wait $SERVER; echo "server exit: $?" >> "$OUT/load.log"
+scrape_metrics 8002 > "$OUT/metrics.txt" 2>&1
+stop_server "$OUT/load.log"
 cat "$OUT/environment.txt" "$OUT/load.log" "$OUT/peers.jsonl"

@@ -19,7 +19,8 @@
 # The bundle (from the repository root; .bundle* is git-ignored):
 #   cmake --build build --target vkserve vkserve_load
 #   ../shared/device/bundle .bundle-reload build/vkserve build/benchmarks/vkserve_load
-#   cp benchmarks/server/run_reload_on_device.sh ../shared/device/peers.py .bundle-reload/
+#   cp benchmarks/server/run_reload_on_device.sh benchmarks/device_common.sh \
+#     ../shared/device/peers.py .bundle-reload/
 #   cp config/examples/repository/tinynet/1/model.onnx .bundle-reload/tinynet.onnx
 # Device call: kind nvidia-h100-x1, carry [".bundle-reload"], command
 #   bash .bundle-reload/run_reload_on_device.sh
@@ -32,6 +33,8 @@
 #     CLIENTS=4 GRPC_PORT=18101 METRICS_PORT=18102 bash .bundle-reload/run_reload_on_device.sh
 set -uo pipefail
 B=$(cd "$(dirname "$0")" && pwd)
+for d in "$B" "$B/.." "$B/../benchmarks"; do [ -f "$d/device_common.sh" ] && break; done
+source "$d/device_common.sh" || exit 1  # beside a bundled script, or the repository's
 OUT=${OUT:-/tmp/out}
 REPO=${REPO:-/tmp/reload_repo}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-15}
@@ -42,26 +45,16 @@ METRICS_PORT=${METRICS_PORT:-8002}
 BIG_MODEL_ONNX=${BIG_MODEL_ONNX:-}
 mkdir -p "$OUT"
 rm -rf "$REPO"
-[ -f "$B/env.sh" ] && source "$B/env.sh"
+device_env "$B/env.sh"
 LOAD="$B/bin/vkserve_load"
 [ -x "$LOAD" ] || LOAD="$B/vkserve_load"
 VKSERVE="$B/bin/vkserve"
 [ -x "$VKSERVE" ] || VKSERVE="$B/vkserve"
 
-{
-  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
-  nproc
-  "$VKSERVE" devices | head -8
-} > "$OUT/environment.txt" 2>&1
+describe_machine "$VKSERVE" > "$OUT/environment.txt" 2>&1
 
 mkdir -p "$REPO/steady/1" "$REPO/swapped/1"
-if [ -n "$BIG_MODEL_ONNX" ]; then
-  cp "$BIG_MODEL_ONNX" "$REPO/steady/1/model.onnx"
-else
-  python3 "$B/peers.py" export resnet50 "$REPO/steady/1/model.onnx" --opset 17 \
-    >> "$OUT/export.log" 2>&1 || { echo "export failed"; cat "$OUT/export.log"; exit 1; }
-fi
+export_model resnet50 "$REPO/steady/1/model.onnx" || exit 1
 cp "$REPO/steady/1/model.onnx" "$REPO/swapped/1/model.onnx"
 for m in steady swapped; do
   printf 'max_batch_size: 8\ninstance_group { count: 2 }\n' > "$REPO/$m/config.pbtxt"
@@ -72,12 +65,7 @@ metrics { port: $METRICS_PORT }
 repository { path: "$REPO" }
 gpu { pipeline_cache_path: "/tmp/reload_pc.bin" }
 CFG
-"$VKSERVE" serve --config "$OUT/server.pbtxt" > "$OUT/serve.stdout" 2> "$OUT/serve.log" &
-SERVER=$!
-for i in $(seq 1 900); do grep -q "listening" "$OUT/serve.stdout" 2>/dev/null && break; sleep 0.2; done
-if ! grep -q "listening" "$OUT/serve.stdout"; then
-  echo "the server did not start"; tail -20 "$OUT/serve.log"; kill -TERM $SERVER; exit 1
-fi
+start_server "$VKSERVE" "$OUT/server.pbtxt" 900 || exit 1
 
 : > "$OUT/load.log"
 load() {  # label model clients
@@ -101,7 +89,7 @@ run() {  # label reload(0/1)
 run A 0
 run B 1
 sleep 1
-kill -TERM $SERVER; wait $SERVER; echo "server exit: $?" >> "$OUT/load.log"
+stop_server "$OUT/load.log"
 
 python3 - "$OUT/load.log" "$OUT/serve.log" > "$OUT/reload.md" <<'PY'
 import re, sys

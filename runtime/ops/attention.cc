@@ -9,14 +9,17 @@
 // present_key/present_value, nonpad_kv_seqlen, and the qk_matmul_output of
 // every mode. Steps (runtime/ops/composite_kernel.h): the keys and values,
 // past then new, are copied into present_key/present_value (when asked for or
-// past is given), then the fused kernel (runtime/ops/flash_attention.h)
-// attends where it fits: equal Q/V head sizes up to 128, no softcap, no
-// qk_matmul_output, no nonpad_kv_seqlen. Without past or present outputs it
-// reads K and V where they are, in one dispatch. The rest goes to
-// shaders/ops/attention.comp, exact and simple (one invocation per query row,
-// the scores in scratch). Packed Q/K/V (kAttentionPackedQkvAttr: one
-// [B, S, Q|K|V] input, written by runtime/qkv_packing.h) takes the fused
-// kernel only, each operand read in place through its offset.
+// past is given), then, where the fused kernel fits (equal Q/V head sizes up
+// to 128, no softcap, no qk_matmul_output, no nonpad_kv_seqlen), either it
+// (runtime/ops/flash_attention.h) or the unfused GEMM lowering
+// (runtime/ops/attention_lowering.h) attends, as runtime/ops/
+// attention_choice.h picks at the planned shape or kAttentionKernelAttr
+// pins. Without past or present outputs they read K and V where they are.
+// The rest goes to shaders/ops/attention.comp, exact and simple (one
+// invocation per query row, the scores in scratch). Packed Q/K/V
+// (kAttentionPackedQkvAttr: one [B, S, Q|K|V] input, written by
+// runtime/qkv_packing.h) takes those two only, each operand read in place
+// through its offset.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -26,6 +29,8 @@
 #include "runtime/op_registry.h"
 #include "runtime/ops/via_float32.h"
 #include "runtime/op_util.h"
+#include "runtime/ops/attention_choice.h"
+#include "runtime/ops/attention_lowering.h"
 #include "runtime/ops/composite_kernel.h"
 #include "runtime/ops/dispatch_kernel.h"
 #include "runtime/ops/flash_attention.h"
@@ -154,11 +159,15 @@ class AttentionOp : public Op {
     const int64_t mode = node.GetInt("qk_matmul_output_mode", 0);
     if (mode < 0 || mode > 3) return absl::InvalidArgumentError("qk_matmul_output_mode must be 0-3");
     RETURN_IF_ERROR(CheckAttributeType(node, kAttentionPackedQkvAttr, Attribute::Type::kInts));
+    RETURN_IF_ERROR(PinnedAttentionKernel(node).status());
     if (IsPacked(node) && (node.inputs.size() > kPastKey || node.outputs.size() > 1)) {
       return absl::InvalidArgumentError("packed Q/K/V takes no past and gives no present or scores");
     }
     return absl::OkStatus();
   }
+
+  // The unfused path's GEMMs take FP16 precision's plans.
+  bool ComputesOnGemmEngine(const Node& /*node*/) const override { return true; }
 
   absl::Status Infer(InferContext& ctx) const override {
     for (int i : {kQ, kK, kV}) {
@@ -200,13 +209,18 @@ class AttentionOp : public Op {
     std::optional<FlashAttentionProblem> fused = FusedProblem(ctx, p, has_output(3));
     std::optional<FlashAttentionTiling> tiling;
     if (fused) tiling = PlanFlashAttention(*fused, ctx.device().info());
+    ASSIGN_OR_RETURN(const std::optional<AttentionKernel> pinned, PinnedAttentionKernel(ctx.node()));
+    const NodeBuffer mask{NodeBuffer::Source::kInput,
+                          ctx.input(kMask) != nullptr ? static_cast<uint32_t>(kMask) : 0u};
     if (tiling && p.past == 0 && !has_output(1) && !has_output(2)) {
-      // K and V straight from the inputs: one dispatch.
-      const uint32_t mask = ctx.input(kMask) != nullptr ? static_cast<uint32_t>(kMask) : 0u;
-      const std::array<uint32_t, 3> qkv =
-          IsPacked(ctx.node()) ? std::array<uint32_t, 3>{0, 0, 0} : std::array<uint32_t, 3>{0, 1, 2};
-      ASSIGN_OR_RETURN(DispatchStep step, FlashAttentionStep(ctx, *fused, *tiling, mask, qkv));
-      return MakeDispatchKernel(std::move(step));
+      // K and V straight from the inputs.
+      const bool packed = IsPacked(ctx.node());
+      const AttentionBuffers io{{NodeBuffer::Source::kInput, kQ},
+                                {NodeBuffer::Source::kInput, packed ? 0u : static_cast<uint32_t>(kK)},
+                                {NodeBuffer::Source::kInput, packed ? 0u : static_cast<uint32_t>(kV)},
+                                mask,
+                                {NodeBuffer::Source::kOutput, 0}};
+      return Attend(ctx, *fused, *tiling, pinned, io, std::move(steps));
     }
     if (IsPacked(ctx.node())) {
       return absl::UnimplementedError("packed Q/K/V attention does not fit the fused kernel at this shape");
@@ -239,14 +253,15 @@ class AttentionOp : public Op {
       tiling = PlanFlashAttention(*fused, ctx.device().info());
     }
     if (tiling) {
-      ASSIGN_OR_RETURN(DispatchStep step, FlashAttentionStep(ctx, *fused, *tiling, 3));
-      CompositeStep attend;
-      attend.kernel = MakeDispatchKernel(std::move(step));
-      attend.inputs = {{NodeBuffer::Source::kInput, kQ}, keys[0], keys[1],
-                       {NodeBuffer::Source::kInput, ctx.input(kMask) != nullptr ? static_cast<uint32_t>(kMask) : 0u}};
-      attend.outputs = {{NodeBuffer::Source::kOutput, 0}};
-      steps.push_back(std::move(attend));
-      return std::make_unique<CompositeKernel>(std::move(steps));
+      const AttentionBuffers io{{NodeBuffer::Source::kInput, kQ}, keys[0], keys[1], mask,
+                                {NodeBuffer::Source::kOutput, 0}};
+      return Attend(ctx, *fused, *tiling, pinned, io, std::move(steps));
+    }
+    if (pinned) {
+      return absl::UnimplementedError(absl::StrCat(
+          kAttentionKernelAttr, " pins the ", AttentionKernelName(*pinned),
+          " attention, which does not serve this node (softcap, scores output, nonpad_kv_seqlen, "
+          "differing Q/V head sizes, or a shape past the fused kernel's limits)"));
     }
     if (ctx.node().GetInt(kAttentionEmptyRowsZeroAttr, 0) != 0) {
       return absl::UnimplementedError("fused attention (with its NaN guard) does not fit the fused kernel");
@@ -257,10 +272,46 @@ class AttentionOp : public Op {
     }
     ASSIGN_OR_RETURN(CompositeStep attend, AttendStep(ctx, p, keys, has_output(3)));
     steps.push_back(std::move(attend));
-    return std::make_unique<CompositeKernel>(std::move(steps));
+    return std::make_unique<CompositeKernel>(std::move(steps), "exact kernel (ops/attention)");
   }
 
  private:
+  // `steps` followed by the attention proper: the fused kernel or the
+  // unfused GEMM lowering, as pinned or as ChooseAttentionKernel picks for
+  // this shape. Unpinned, an unfused lowering the GEMM engine refuses falls
+  // back to the fused kernel.
+  static absl::StatusOr<std::unique_ptr<Kernel>> Attend(KernelContext& ctx, const FlashAttentionProblem& f,
+                                                        const FlashAttentionTiling& tiling,
+                                                        std::optional<AttentionKernel> pinned,
+                                                        const AttentionBuffers& io,
+                                                        std::vector<CompositeStep> steps) {
+    const gpu::DeviceInfo& info = ctx.device().info();
+    const char* why = pinned ? "pinned" : "chosen at this shape";
+    if (pinned.value_or(ChooseAttentionKernel(f, info)) == AttentionKernel::kUnfused) {
+      absl::StatusOr<std::vector<CompositeStep>> unfused =
+          UnfusedAttentionFits(f, info)
+              ? UnfusedAttentionSteps(ctx, f, io)
+              : absl::UnimplementedError(absl::StrCat("the unfused attention's ", AttentionScoresBytes(f),
+                                                      " bytes of scores exceed its budget or the device's "
+                                                      "storage range, or packed Q/K/V offsets are unaligned"));
+      if (unfused.ok()) {
+        for (CompositeStep& s : *unfused) steps.push_back(std::move(s));
+        return std::make_unique<CompositeKernel>(
+            std::move(steps), absl::StrCat("unfused: GEMM Q.K' + masked softmax + GEMM P.V, ",
+                                           AttentionScoresBytes(f), " bytes of scores (", why, ")"));
+      }
+      if (pinned) return unfused.status();
+    }
+    ASSIGN_OR_RETURN(DispatchStep step, FlashAttentionStep(ctx, f, tiling, 3));
+    CompositeStep attend;
+    attend.kernel = MakeDispatchKernel(std::move(step));
+    attend.inputs = {io.q, io.k, io.v, io.mask};
+    attend.outputs = {io.y};
+    steps.push_back(std::move(attend));
+    return std::make_unique<CompositeKernel>(
+        std::move(steps), absl::StrCat("fused flash-attention kernel, ", tiling.rows, "-row tiles (", why, ")"));
+  }
+
   // The attention as the fused kernel's problem, or nullopt where only the
   // exact kernel serves it. K and V strides are the inputs' (no past).
   static std::optional<FlashAttentionProblem> FusedProblem(KernelContext& ctx, const Plan& p, bool qk_out) {

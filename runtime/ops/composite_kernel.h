@@ -12,6 +12,7 @@
 #define VKSERVE_RUNTIME_OPS_COMPOSITE_KERNEL_H_
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "runtime/op.h"
@@ -33,12 +34,16 @@ struct CompositeStep {
 
 class CompositeKernel : public Kernel {
  public:
-  explicit CompositeKernel(std::vector<CompositeStep> steps) : steps_(std::move(steps)) {}
+  // `description`: what Describe reports (which kernels the op chose).
+  explicit CompositeKernel(std::vector<CompositeStep> steps, std::string description = {})
+      : steps_(std::move(steps)), description_(std::move(description)) {}
 
   absl::Status Record(const RecordContext& ctx) const override;
+  std::string Describe() const override { return description_; }
 
  private:
   std::vector<CompositeStep> steps_;
+  std::string description_;
 };
 
 }  // namespace vkserve

@@ -131,13 +131,107 @@ OutputView ViewOf(const GemmProblem& p) {
   return {p.n, p.m * p.n, p.n, 0};
 }
 
+// Workgroup counts of the main dispatch (its third dimension batch x
+// splits), within the device's limits.
+absl::Status SetWorkgroups(const GemmProblem& p, const GemmPlan& plan, int64_t batch,
+                           const gpu::DeviceInfo& info, GemmKernel::Config* c,
+                           std::array<uint32_t, 3>* local) {
+  if (plan.gemv()) {
+    *local = GemvLocal(p.b_trans);
+    const int64_t cols = p.b_trans ? (*local)[1] : (*local)[0] * 4;
+    c->main_groups = {U32(CeilDiv(p.n, cols)), U32(CeilDiv(p.m, kGemvRows)), 0};
+  } else if (plan.coopmat != nullptr) {
+    *local = {plan.coopmat->threads(), 1, 1};
+    c->main_groups = {U32(CeilDiv(p.n, plan.coopmat->bn)), U32(CeilDiv(p.m, plan.coopmat->bm)), 0};
+  } else {
+    *local = {plan.tile->threads(), 1, 1};
+    c->main_groups = {U32(CeilDiv(p.n, plan.tile->bn)), U32(CeilDiv(p.m, plan.tile->bm)), 0};
+  }
+  const int64_t groups[3] = {c->main_groups[0], c->main_groups[1], batch * plan.splits};
+  for (int i = 0; i < 3; ++i) {
+    if (groups[i] > info.max_workgroup_count[i]) {
+      return absl::UnimplementedError(absl::StrCat("the GEMM needs ", groups[i],
+                                                   " workgroups along dimension ", i,
+                                                   "; the device allows ", info.max_workgroup_count[i]));
+    }
+  }
+  c->main_groups[2] = U32(groups[2]);
+  return absl::OkStatus();
+}
+
+// A and B's row strides as stored.
+struct LeadingDims {
+  int64_t lda;
+  int64_t ldb;  // im2col: elements per image
+};
+
+// Vector paths: an operand's contiguous dimension (and so every row, image
+// and batch offset) a multiple of 4 elements.
+LeadingDims SetVectorPaths(const GemmProblem& p, const OutputView& view, GemmKernel::Config* c) {
+  const int64_t lda = p.lda != 0 ? p.lda : p.a_trans ? p.m : p.k;
+  int64_t ldb = p.ldb != 0 ? p.ldb : p.b_trans ? p.k : p.n;
+  c->vec_a = AllMultiplesOf4(p.a_batch_strides) && lda % 4 == 0;
+  if (p.b_im2col) {
+    ldb = p.b_im2col->image_stride;
+    c->vec_b = p.b_im2col->pointwise && view.n_inner % 4 == 0 && ldb % 4 == 0 &&
+               AllMultiplesOf4(p.b_batch_strides);
+  } else {
+    c->vec_b = AllMultiplesOf4(p.b_batch_strides) && ldb % 4 == 0;
+  }
+  c->vec_out = AllMultiplesOf4({view.n_inner, view.batch_stride, view.m_stride, view.image_stride});
+  return {lda, ldb};
+}
+
+// The main shader's specialization constants (gemm_interface.glsl, ids 3..).
+std::vector<uint32_t> MainSpecConstants(const GemmProblem& p, const GemmKernel::Config& c, bool split) {
+  const Epilogue& e = p.epilogue;
+  const Window2D w = p.b_im2col ? p.b_im2col->window : Window2D{};
+  const bool im2col = p.b_im2col.has_value();
+  return {p.a_trans, p.b_trans, c.vec_a, c.vec_b, c.vec_out, p.c_input >= 0,
+          static_cast<uint32_t>(e.activation.kind), static_cast<uint32_t>(e.residual), split,
+          im2col ? U32(w.kernel_h) : 1u, im2col ? U32(w.kernel_w) : 1u,
+          im2col ? U32(w.stride_h) : 1u, im2col ? U32(w.stride_w) : 1u,
+          im2col ? U32(w.dilation_h) : 1u, im2col ? U32(w.dilation_w) : 1u,
+          im2col && p.b_im2col->pointwise, p.precision == Precision::kFp16};
+}
+
+// The push-constant block (gemm_interface.glsl's Params), batch dims padded
+// on the outside to three.
+PushConstants GemmParams(const GemmProblem& p, const GemmPlan& plan, int64_t batch, LeadingDims ld,
+                         const OutputView& view) {
+  std::vector<int64_t> dims(3 - p.batch.size(), 1), as(3 - p.batch.size(), 0),
+      bs(3 - p.batch.size(), 0);
+  dims.insert(dims.end(), p.batch.begin(), p.batch.end());
+  as.insert(as.end(), p.a_batch_strides.begin(), p.a_batch_strides.end());
+  bs.insert(bs.end(), p.b_batch_strides.begin(), p.b_batch_strides.end());
+  const bool has_c = p.c_input >= 0;
+  const Epilogue& e = p.epilogue;
+  const Window2D w = p.b_im2col ? p.b_im2col->window : Window2D{};
+  PushConstants pc;
+  pc.U32(U32(p.m)).U32(U32(p.n)).U32(U32(p.k)).U32(U32(ld.lda)).U32(U32(ld.ldb));
+  pc.U32(U32(dims[1])).U32(U32(dims[2]));
+  pc.U32(U32(as[0])).U32(U32(as[1])).U32(U32(as[2]));
+  pc.U32(U32(bs[0])).U32(U32(bs[1])).U32(U32(bs[2]));
+  pc.U32(U32(batch)).U32(plan.k_chunk).U32(plan.splits);
+  pc.U32(U32(has_c ? p.c_stride_m : 0)).U32(U32(has_c ? p.c_stride_n : 0));
+  pc.U32(U32(has_c ? p.c_stride_batch : 0));
+  pc.U32(U32(view.n_inner)).U32(U32(view.batch_stride)).U32(U32(view.m_stride));
+  pc.U32(U32(view.image_stride));
+  pc.F32(p.alpha).F32(p.beta).F32(e.activation.alpha).F32(e.activation.beta);
+  pc.U32(U32(w.in_h)).U32(U32(w.in_w)).U32(U32(w.out_w)).I32(w.pad_top).I32(w.pad_left);
+  return pc;
+}
+
 }  // namespace
 
 void NormalizeGemm(GemmProblem* p) {
   if (p->b_im2col || p->output) return;
+  // Custom row strides: only the batch dims change (the relayouts below
+  // assume dense rows).
+  const bool strided = p->lda != 0 || p->ldb != 0;
   // A 1-row A or 1-column B is the same bytes in either layout.
-  if (p->m == 1) p->a_trans = false;
-  if (p->n == 1) p->b_trans = true;
+  if (p->m == 1 && !strided) p->a_trans = false;
+  if (p->n == 1 && !strided) p->b_trans = true;
   // Size-1 batch dims index nothing.
   std::vector<int64_t> batch, as, bs;
   for (size_t i = 0; i < p->batch.size(); ++i) {
@@ -158,6 +252,7 @@ void NormalizeGemm(GemmProblem* p) {
   p->a_batch_strides = std::move(as);
   p->b_batch_strides = std::move(bs);
   // [batch, M, K] x [K, N]: one [batch * M, K] x [K, N] product.
+  if (strided) return;
   if (p->batch.size() == 1 && p->b_batch_strides[0] == 0 && !p->a_trans &&
       p->a_batch_strides[0] == p->m * p->k && (p->c_input < 0 || p->c_stride_m == 0)) {
     p->m *= p->batch[0];
@@ -215,83 +310,21 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateGemmKernel(KernelContext& ctx, Gem
     plan.k_chunk = U32(std::max<int64_t>(CeilDiv(p.k, 16) * 16, 16));
   }
   const bool split = plan.splits > 1;
-
-  // Workgroups.
   std::array<uint32_t, 3> local{1, 1, 1};
-  if (plan.gemv()) {
-    local = GemvLocal(p.b_trans);
-    const int64_t cols = p.b_trans ? local[1] : local[0] * 4;
-    c.main_groups = {U32(CeilDiv(p.n, cols)), U32(CeilDiv(p.m, kGemvRows)), 0};
-  } else if (plan.coopmat != nullptr) {
-    local = {plan.coopmat->threads(), 1, 1};
-    c.main_groups = {U32(CeilDiv(p.n, plan.coopmat->bn)), U32(CeilDiv(p.m, plan.coopmat->bm)), 0};
-  } else {
-    local = {plan.tile->threads(), 1, 1};
-    c.main_groups = {U32(CeilDiv(p.n, plan.tile->bn)), U32(CeilDiv(p.m, plan.tile->bm)), 0};
-  }
-  const int64_t groups[3] = {c.main_groups[0], c.main_groups[1], batch * plan.splits};
-  for (int i = 0; i < 3; ++i) {
-    if (groups[i] > info.max_workgroup_count[i]) {
-      return absl::UnimplementedError(
-          absl::StrCat("the GEMM needs ", groups[i], " workgroups along dimension ", i,
-                       "; the device allows ", info.max_workgroup_count[i]));
-    }
-  }
-  c.main_groups[2] = U32(groups[2]);
-
-  // Vector paths: an operand's contiguous dimension (and so every row,
-  // image and batch offset) a multiple of 4 elements.
+  RETURN_IF_ERROR(SetWorkgroups(p, plan, batch, info, &c, &local));
   const OutputView view = ViewOf(p);
-  const int64_t lda = p.a_trans ? p.m : p.k;
-  int64_t ldb = p.b_trans ? p.k : p.n;
-  c.vec_a = AllMultiplesOf4(p.a_batch_strides) && lda % 4 == 0;
-  if (p.b_im2col) {
-    ldb = p.b_im2col->image_stride;
-    c.vec_b = p.b_im2col->pointwise && view.n_inner % 4 == 0 && ldb % 4 == 0 &&
-              AllMultiplesOf4(p.b_batch_strides);
-  } else {
-    c.vec_b = AllMultiplesOf4(p.b_batch_strides) && ldb % 4 == 0;
-  }
-  c.vec_out = AllMultiplesOf4({view.n_inner, view.batch_stride, view.m_stride, view.image_stride});
-
+  const LeadingDims ld = SetVectorPaths(p, view, &c);
   const Epilogue& e = p.epilogue;
   const bool has_c = p.c_input >= 0;
   c.a_input = p.a_input;
   c.b_input = p.b_input;
   c.c_input = p.c_input;
   c.residual_input = e.residual != Epilogue::Residual::kNone ? e.residual_input : -1;
+  ASSIGN_OR_RETURN(c.main, ctx.GetPipeline(plan.shader(kind, f16_io, p.b_f16), kBindings, kPushBytes,
+                                           local, MainSpecConstants(p, c, split)));
+  c.params = GemmParams(p, plan, batch, ld, view);
   const uint32_t act = static_cast<uint32_t>(e.activation.kind);
   const uint32_t residual = static_cast<uint32_t>(e.residual);
-  const Window2D w = p.b_im2col ? p.b_im2col->window : Window2D{};
-  const bool im2col = p.b_im2col.has_value();
-  const std::vector<uint32_t> spec = {
-      p.a_trans, p.b_trans, c.vec_a, c.vec_b, c.vec_out, has_c, act, residual, split,
-      im2col ? U32(w.kernel_h) : 1u, im2col ? U32(w.kernel_w) : 1u,
-      im2col ? U32(w.stride_h) : 1u, im2col ? U32(w.stride_w) : 1u,
-      im2col ? U32(w.dilation_h) : 1u, im2col ? U32(w.dilation_w) : 1u,
-      im2col && p.b_im2col->pointwise, p.precision == Precision::kFp16};
-  ASSIGN_OR_RETURN(c.main,
-                   ctx.GetPipeline(plan.shader(kind, f16_io, p.b_f16), kBindings, kPushBytes,
-                                   local, spec));
-
-  // Batch dims, padded on the outside to three.
-  std::vector<int64_t> dims(3 - p.batch.size(), 1), as(3 - p.batch.size(), 0),
-      bs(3 - p.batch.size(), 0);
-  dims.insert(dims.end(), p.batch.begin(), p.batch.end());
-  as.insert(as.end(), p.a_batch_strides.begin(), p.a_batch_strides.end());
-  bs.insert(bs.end(), p.b_batch_strides.begin(), p.b_batch_strides.end());
-  PushConstants& pc = c.params;
-  pc.U32(U32(p.m)).U32(U32(p.n)).U32(U32(p.k)).U32(U32(lda)).U32(U32(ldb));
-  pc.U32(U32(dims[1])).U32(U32(dims[2]));
-  pc.U32(U32(as[0])).U32(U32(as[1])).U32(U32(as[2]));
-  pc.U32(U32(bs[0])).U32(U32(bs[1])).U32(U32(bs[2]));
-  pc.U32(U32(batch)).U32(plan.k_chunk).U32(plan.splits);
-  pc.U32(U32(has_c ? p.c_stride_m : 0)).U32(U32(has_c ? p.c_stride_n : 0));
-  pc.U32(U32(has_c ? p.c_stride_batch : 0));
-  pc.U32(U32(view.n_inner)).U32(U32(view.batch_stride)).U32(U32(view.m_stride));
-  pc.U32(U32(view.image_stride));
-  pc.F32(p.alpha).F32(p.beta).F32(e.activation.alpha).F32(e.activation.beta);
-  pc.U32(U32(w.in_h)).U32(U32(w.in_w)).U32(U32(w.out_w)).I32(w.pad_top).I32(w.pad_left);
 
   if (split) {
     c.scratch = ctx.RequestScratch(static_cast<uint64_t>(total) * plan.splits * 4);

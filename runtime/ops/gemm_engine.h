@@ -77,6 +77,11 @@ struct GemmProblem {
   bool b_trans = false;
   int a_input = 0;
   int b_input = 1;
+  // Row strides of A and B as stored, in elements; 0: dense (K or M for A,
+  // N or K for B). Set, they keep NormalizeGemm to batch dims alone
+  // (attention reads Q, K and V rows out of [B, S, H * E] tensors).
+  int64_t lda = 0;
+  int64_t ldb = 0;
   std::vector<int64_t> batch;
   std::vector<int64_t> a_batch_strides;
   std::vector<int64_t> b_batch_strides;

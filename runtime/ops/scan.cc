@@ -6,12 +6,14 @@
 // per-iteration scan outputs along their axes (either direction). The
 // sequence length is a shape, so vkserve unrolls the scan when the plan is
 // built: every slice (a Gather) and every body node runs on the GPU, with no
-// sync point. Opset 8's batched form is scan_batched.cc.
+// sync point. Opset 8's batched form is scan_batched.cc; the checks and the
+// unrolled steps both use are scan_body.h's.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
+#include "runtime/ops/scan_body.h"
 #include "runtime/ops/subgraph_inline.h"
 
 namespace vkserve {
@@ -21,14 +23,7 @@ constexpr int64_t kMaxIterations = 4096;
 
 class ScanOp : public Op {
  public:
-  absl::Status Validate(const Node& node) const override {
-    ASSIGN_OR_RETURN(const Graph* body, GraphAttribute(node, "body"));
-    const int64_t m = node.GetInt("num_scan_inputs", 0);
-    if (m < 1 || m > static_cast<int64_t>(node.inputs.size())) {
-      return absl::InvalidArgumentError("num_scan_inputs must be between 1 and the input count");
-    }
-    return ValidateSubgraph(*body);
-  }
+  absl::Status Validate(const Node& node) const override { return ValidateScanNode(node, 0); }
   bool expands() const override { return true; }
   absl::Status Infer(InferContext& /*ctx*/) const override {
     return absl::InternalError("Scan is expanded, never inferred");
@@ -36,14 +31,10 @@ class ScanOp : public Op {
 
   absl::Status Expand(ExpandContext& ctx) const override {
     const Node& node = ctx.node();
-    ASSIGN_OR_RETURN(const Graph* body, GraphAttribute(node, "body"));
-    const size_t m = static_cast<size_t>(node.GetInt("num_scan_inputs", 0));
-    const size_t n = node.inputs.size() - m;
-    if (body->inputs.size() != n + m || body->outputs.size() < n ||
-        node.outputs.size() > body->outputs.size()) {
-      return absl::InvalidArgumentError("body inputs and outputs do not match the node's");
-    }
-    const size_t k_count = body->outputs.size() - n;
+    ASSIGN_OR_RETURN(const ScanBody body, GetScanBody(node, 0));
+    const size_t m = body.scan_inputs;
+    const size_t n = body.states;
+    const size_t k_count = body.scan_outputs;
     const auto in_axes = node.GetInts("scan_input_axes", std::vector<int64_t>(m, 0));
     const auto in_dirs = node.GetInts("scan_input_directions", std::vector<int64_t>(m, 0));
     const auto out_axes = node.GetInts("scan_output_axes", std::vector<int64_t>(k_count, 0));
@@ -71,19 +62,9 @@ class ScanOp : public Op {
     }
     std::vector<std::string> state(node.inputs.begin(), node.inputs.begin() + n);
     std::vector<std::vector<std::string>> scans(k_count);
-    for (int64_t t = 0; t < length; ++t) {
-      const std::string prefix = absl::StrCat(node.name, "/", t, "/");
-      std::vector<std::string> inputs = state;
-      for (size_t j = 0; j < m; ++j) {
-        const int64_t index = in_dirs[j] != 0 ? length - 1 - t : t;
-        ASSIGN_OR_RETURN(std::string slice, EmitGatherIndex(ctx, node.inputs[n + j], index, axes[j],
-                                                            prefix + "slice"));
-        inputs.push_back(slice);
-      }
-      ASSIGN_OR_RETURN(std::vector<std::string> outs, InlineSubgraph(ctx, *body, inputs, prefix));
-      std::copy(outs.begin(), outs.begin() + n, state.begin());
-      for (size_t k = 0; k < k_count; ++k) scans[k].push_back(outs[n + k]);
-    }
+    const std::vector<std::string> sequences(node.inputs.begin() + n, node.inputs.end());
+    RETURN_IF_ERROR(EmitScanSteps(ctx, body, absl::StrCat(node.name, "/"), sequences, axes, in_dirs,
+                                  length, state, scans));
     for (size_t j = 0; j < n && j < node.outputs.size(); ++j) {
       if (!node.outputs[j].empty()) RETURN_IF_ERROR(EmitIdentity(ctx, state[j], node.outputs[j]).status());
     }

@@ -5,17 +5,18 @@
 // [batch, ...], M scan inputs of [batch, sequence, ...]), attribute
 // `directions` per scan input, outputs N final states [batch, ...] and K
 // scan outputs [batch, sequence, ...]. Unrolled when the plan is built, as
-// opset 9's Scan (scan.cc): per batch entry a Gather of every state and scan
-// input, per step a Gather of each scan slice and the body inlined, then the
-// per-step outputs stacked along the sequence axis and the per-entry results
-// along the batch axis — every node on the GPU, no sync point.
+// opset 9's Scan (scan.cc; the checks and the steps shared in scan_body.h):
+// per batch entry a Gather of every state and scan input, per step a Gather
+// of each scan slice and the body inlined, then the per-step outputs stacked
+// along the sequence axis and the per-entry results along the batch axis —
+// every node on the GPU, no sync point.
 // sequence_lens must be omitted or a host-known full length for every entry
 // (shorter sequences would need per-entry padding; UNIMPLEMENTED).
-#include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
+#include "runtime/ops/scan_body.h"
 #include "runtime/ops/subgraph_inline.h"
 
 namespace vkserve {
@@ -50,17 +51,13 @@ absl::Status CheckSequenceLens(ExpandContext& ctx, int64_t batch, int64_t length
 class BatchedScanOp : public Op {
  public:
   absl::Status Validate(const Node& node) const override {
-    ASSIGN_OR_RETURN(const Graph* body, GraphAttribute(node, "body"));
+    RETURN_IF_ERROR(ValidateScanNode(node, 1));
     const int64_t m = node.GetInt("num_scan_inputs", 0);
-    if (node.inputs.empty() || m < 1 || m > static_cast<int64_t>(node.inputs.size()) - 1) {
-      return absl::InvalidArgumentError(
-          "num_scan_inputs must be between 1 and the input count less sequence_lens");
-    }
     const std::vector<int64_t> dirs = node.GetInts("directions", std::vector<int64_t>(m, 0));
     if (static_cast<int64_t>(dirs.size()) != m) {
       return absl::InvalidArgumentError("directions must have num_scan_inputs values");
     }
-    return ValidateSubgraph(*body);
+    return absl::OkStatus();
   }
   bool IsHostInput(const Node& /*node*/, size_t i) const override { return i == 0; }
   bool expands() const override { return true; }
@@ -70,14 +67,10 @@ class BatchedScanOp : public Op {
 
   absl::Status Expand(ExpandContext& ctx) const override {
     const Node& node = ctx.node();
-    ASSIGN_OR_RETURN(const Graph* body, GraphAttribute(node, "body"));
-    const size_t m = static_cast<size_t>(node.GetInt("num_scan_inputs", 0));
-    const size_t n = node.inputs.size() - 1 - m;
-    if (body->inputs.size() != n + m || body->outputs.size() < n ||
-        node.outputs.size() > body->outputs.size()) {
-      return absl::InvalidArgumentError("body inputs and outputs do not match the node's");
-    }
-    const size_t k_count = body->outputs.size() - n;
+    ASSIGN_OR_RETURN(const ScanBody body, GetScanBody(node, 1));
+    const size_t m = body.scan_inputs;
+    const size_t n = body.states;
+    const size_t k_count = body.scan_outputs;
     const std::vector<int64_t> dirs = node.GetInts("directions", std::vector<int64_t>(m, 0));
     int64_t batch = -1, length = -1;
     for (size_t i = 1; i < node.inputs.size(); ++i) {
@@ -119,19 +112,8 @@ class BatchedScanOp : public Op {
         (i <= n ? state : sequences).push_back(entry);
       }
       std::vector<std::vector<std::string>> scans(k_count);
-      for (int64_t t = 0; t < length; ++t) {
-        const std::string step = absl::StrCat(prefix, t, "/");
-        std::vector<std::string> inputs = state;
-        for (size_t j = 0; j < m; ++j) {
-          const int64_t index = dirs[j] != 0 ? length - 1 - t : t;
-          ASSIGN_OR_RETURN(std::string slice,
-                           EmitGatherIndex(ctx, sequences[j], index, 0, step + "slice"));
-          inputs.push_back(slice);
-        }
-        ASSIGN_OR_RETURN(std::vector<std::string> outs, InlineSubgraph(ctx, *body, inputs, step));
-        std::copy(outs.begin(), outs.begin() + n, state.begin());
-        for (size_t k = 0; k < k_count; ++k) scans[k].push_back(outs[n + k]);
-      }
+      RETURN_IF_ERROR(EmitScanSteps(ctx, body, prefix, sequences, std::vector<int64_t>(m, 0), dirs,
+                                    length, state, scans));
       for (size_t j = 0; j < n; ++j) finals[j].push_back(state[j]);
       for (size_t k = 0; k < k_count; ++k) {
         const std::string seq = ctx.NewName(prefix + "scan_output");

@@ -21,8 +21,9 @@
 // layout. Rows are padded by one unit, which also keeps the 8 row starts of a
 // fragment load in distinct bank groups.
 //
-// The epilogue (gemm_epilogue.glsl) runs per element (per 4 with VEC_OUT)
-// after each accumulator passes through a per-subgroup fp32 staging block.
+// The epilogue (gemm_epilogue.glsl's store_cols4, 4 consecutive columns per
+// lane) runs after each accumulator passes through a per-subgroup fp32
+// staging block.
 //
 // EMULATE (the "_emu" variants): the same data movement with the matrix
 // operations done in scalar code by 32 invocations at a time and workgroup
@@ -43,7 +44,7 @@
 #error "gemm_coopmat.glsl needs BM, BN, BK, WARPS_M, WARPS_N, CM_M, CM_N, CM_K, THREADS, STAGES"
 #endif
 #if THREADS != WARPS_M * WARPS_N * 32 || (BM % (WARPS_M * CM_M)) != 0 || \
-    (BN % (WARPS_N * CM_N)) != 0 || (BK % CM_K) != 0 || (BK % 8) != 0 || \
+    (BN % (WARPS_N * CM_N)) != 0 || (CM_N % 4) != 0 || (BK % CM_K) != 0 || (BK % 8) != 0 || \
     ((BM * BK / 8) % THREADS) != 0 || ((BN * BK / 8) % THREADS) != 0 || \
     (STAGES != 1 && STAGES != 2)
 #error "inconsistent coopmat tile defines"
@@ -170,49 +171,59 @@ uvec4 pack8(vec4 lo, vec4 hi) {
   return uvec4(pack2(lo.xy), pack2(lo.zw), pack2(hi.xy), pack2(hi.zw));
 }
 
-// ---- Operand A: a strided matrix ----
-float load_a1(uint m, uint k, uint k_end) {
-  if (m >= p.m || k >= k_end) return 0.0;
-  return float(a[a_base + (A_TRANS ? k * p.lda + m : m * p.lda + k)]);
-}
-
-// Four consecutive elements along A's contiguous dimension from (m, k).
-// VEC_A: that dimension's extent is a multiple of 4, so a vector is all in
-// or all out.
-vec4 load_a4(uint m, uint k, uint k_end) {
-  if (VEC_A) {
-    if (m >= p.m || k >= k_end) return vec4(0.0);
-    return vec4(a4[(a_base + (A_TRANS ? k * p.lda + m : m * p.lda + k)) / 4]);
+// ---- Operand staging ----
+// A (op a: rows x = m < p.m from m0, BM per block) and B (op b: columns
+// x = n < p.n from n0, BN per block) are staged alike. Unit i of a step is
+// 8 consecutive elements of one shared row (op##_unit: its row and first
+// element); load_<op>_step loads them as two vec4 (op##_lo, op##_hi) and
+// store_<op>_step stores them packed with one 128-bit store into stage s.
+#define GEMM_CM_STORE_STEP(op, OP)                                              \
+  void store_##op##_step(uint s) {                                              \
+    [[unroll]] for (uint u = 0; u < OP##_UNITS; ++u) {                          \
+      const uvec2 rc = op##_unit(gl_LocalInvocationID.x + u * THREADS);         \
+      op##_sh[(s * OP##_STAGE + rc.x * OP##_LD + rc.y) / 8] = pack8(op##_lo[u], op##_hi[u]); \
+    }                                                                           \
   }
-  return A_TRANS ? vec4(load_a1(m, k, k_end), load_a1(m + 1, k, k_end), load_a1(m + 2, k, k_end),
-                        load_a1(m + 3, k, k_end))
-                 : vec4(load_a1(m, k, k_end), load_a1(m, k + 1, k_end), load_a1(m, k + 2, k_end),
-                        load_a1(m, k + 3, k_end));
-}
 
-// Unit i of a step: shared row and first element of the row.
-uvec2 a_unit(uint i) {
-  return A_KM ? uvec2(i / (BM / 8), (i % (BM / 8)) * 8) : uvec2(i / (BK / 8), (i % (BK / 8)) * 8);
-}
-
-void load_a_step(uint k0, uint k_end) {
-  [[unroll]] for (uint u = 0; u < A_UNITS; ++u) {
-    const uvec2 rc = a_unit(gl_LocalInvocationID.x + u * THREADS);
-    const uint m = m0 + (A_KM ? rc.y : rc.x);
-    const uint k = k0 + (A_KM ? rc.x : rc.y);
-    a_lo[u] = load_a4(m, k, k_end);
-    a_hi[u] = A_KM ? load_a4(m + 4, k, k_end) : load_a4(m, k + 4, k_end);
+// A strided operand, element (x, k) at k * LD + x when XK ([k][x] in memory,
+// kept so in shared memory), else at x * LD + k. load_<op>4 reads four
+// consecutive elements along the contiguous dimension from (x, k); VEC: that
+// dimension's extent is a multiple of 4, so a vector is all in or all out.
+#define GEMM_CM_STRIDED_LOADER(op, OP, X_END, X0, BX, XK, VEC, LD)              \
+  float load_##op##1(uint x, uint k, uint k_end) {                              \
+    if (x >= X_END || k >= k_end) return 0.0;                                   \
+    return float(op[op##_base + (XK ? k * LD + x : x * LD + k)]);               \
+  }                                                                             \
+  vec4 load_##op##4(uint x, uint k, uint k_end) {                               \
+    if (VEC) {                                                                  \
+      if (x >= X_END || k >= k_end) return vec4(0.0);                           \
+      return vec4(op##4[(op##_base + (XK ? k * LD + x : x * LD + k)) / 4]);     \
+    }                                                                           \
+    return XK ? vec4(load_##op##1(x, k, k_end), load_##op##1(x + 1, k, k_end),  \
+                     load_##op##1(x + 2, k, k_end), load_##op##1(x + 3, k, k_end)) \
+              : vec4(load_##op##1(x, k, k_end), load_##op##1(x, k + 1, k_end),  \
+                     load_##op##1(x, k + 2, k_end), load_##op##1(x, k + 3, k_end)); \
+  }                                                                             \
+  uvec2 op##_unit(uint i) {                                                     \
+    return XK ? uvec2(i / (BX / 8), (i % (BX / 8)) * 8)                         \
+              : uvec2(i / (BK / 8), (i % (BK / 8)) * 8);                        \
+  }                                                                             \
+  void load_##op##_step(uint k0, uint k_end) {                                  \
+    [[unroll]] for (uint u = 0; u < OP##_UNITS; ++u) {                          \
+      const uvec2 rc = op##_unit(gl_LocalInvocationID.x + u * THREADS);         \
+      const uint x = X0 + (XK ? rc.y : rc.x);                                   \
+      const uint k = k0 + (XK ? rc.x : rc.y);                                   \
+      op##_lo[u] = load_##op##4(x, k, k_end);                                   \
+      op##_hi[u] = XK ? load_##op##4(x + 4, k, k_end) : load_##op##4(x, k + 4, k_end); \
+    }                                                                           \
   }
-}
 
-void store_a_step(uint s) {
-  [[unroll]] for (uint u = 0; u < A_UNITS; ++u) {
-    const uvec2 rc = a_unit(gl_LocalInvocationID.x + u * THREADS);
-    a_sh[(s * A_STAGE + rc.x * A_LD + rc.y) / 8] = pack8(a_lo[u], a_hi[u]);
-  }
-}
+// Operand A: a strided matrix, [k][m] in memory when A_TRANS (= A_KM).
+GEMM_CM_STRIDED_LOADER(a, A, p.m, m0, BM, A_KM, VEC_A, p.lda)
+GEMM_CM_STORE_STEP(a, A)
 
-// ---- Operand B: a strided matrix or the im2col view ----
+// Operand B: a strided matrix, [k][n] in memory unless B_TRANS (= B_KN), or
+// the im2col view.
 #if B_IM2COL
 // Rows of n (one fixed column per thread, THREADS a multiple of BN) and 8
 // consecutive k per unit; or, POINTWISE with VEC_B, rows of k with 8
@@ -247,44 +258,9 @@ void load_b_step(uint k0, uint k_end) {
   }
 }
 #else
-float load_b1(uint k, uint n, uint k_end) {
-  if (n >= p.n || k >= k_end) return 0.0;
-  return float(b[b_base + (B_TRANS ? n * p.ldb + k : k * p.ldb + n)]);
-}
-
-// Four consecutive elements along B's contiguous dimension from (k, n).
-vec4 load_b4(uint k, uint n, uint k_end) {
-  if (VEC_B) {
-    if (n >= p.n || k >= k_end) return vec4(0.0);
-    return vec4(b4[(b_base + (B_TRANS ? n * p.ldb + k : k * p.ldb + n)) / 4]);
-  }
-  return B_TRANS ? vec4(load_b1(k, n, k_end), load_b1(k + 1, n, k_end), load_b1(k + 2, n, k_end),
-                        load_b1(k + 3, n, k_end))
-                 : vec4(load_b1(k, n, k_end), load_b1(k, n + 1, k_end), load_b1(k, n + 2, k_end),
-                        load_b1(k, n + 3, k_end));
-}
-
-uvec2 b_unit(uint i) {
-  return B_KN ? uvec2(i / (BN / 8), (i % (BN / 8)) * 8) : uvec2(i / (BK / 8), (i % (BK / 8)) * 8);
-}
-
-void load_b_step(uint k0, uint k_end) {
-  [[unroll]] for (uint u = 0; u < B_UNITS; ++u) {
-    const uvec2 rc = b_unit(gl_LocalInvocationID.x + u * THREADS);
-    const uint k = k0 + (B_KN ? rc.x : rc.y);
-    const uint n = n0 + (B_KN ? rc.y : rc.x);
-    b_lo[u] = load_b4(k, n, k_end);
-    b_hi[u] = B_KN ? load_b4(k, n + 4, k_end) : load_b4(k + 4, n, k_end);
-  }
-}
+GEMM_CM_STRIDED_LOADER(b, B, p.n, n0, BN, B_KN, VEC_B, p.ldb)
 #endif
-
-void store_b_step(uint s) {
-  [[unroll]] for (uint u = 0; u < B_UNITS; ++u) {
-    const uvec2 rc = b_unit(gl_LocalInvocationID.x + u * THREADS);
-    b_sh[(s * B_STAGE + rc.x * B_LD + rc.y) / 8] = pack8(b_lo[u], b_hi[u]);
-  }
-}
+GEMM_CM_STORE_STEP(b, B)
 
 // ---- The K loop ----
 void multiply_stage(uint s, uint warp_m, uint warp_n) {
@@ -347,7 +323,7 @@ void k_loop(uint k_begin, uint k_end, uint warp_m, uint warp_n) {
 }
 
 // Each accumulator through this subgroup's staging block, then the epilogue
-// (lanes along a row: coalesced stores).
+// (lanes along a row, 4 columns each: CM_N is a multiple of 4).
 void write_out(uint warp, uint warp_m, uint warp_n, uint z, uint split) {
   const uint lane = gl_LocalInvocationID.x % 32;
   const uint base = warp * CM_M * CM_N;
@@ -357,22 +333,10 @@ void write_out(uint warp, uint warp_m, uint warp_n, uint z, uint split) {
       stage_sync();
       const uint row0 = m0 + warp_m * WM + i * CM_M;
       const uint col0 = n0 + warp_n * WN + j * CM_N;
-      if (VEC_OUT) {
-        for (uint e = lane * 4; e < CM_M * CM_N; e += 128) {
-          const uint row = row0 + e / CM_N;
-          const uint col = col0 + e % CM_N;
-          if (row < p.m && col < p.n) {
-            store4(vec4(c_stage[base + e], c_stage[base + e + 1], c_stage[base + e + 2],
-                        c_stage[base + e + 3]),
-                   z, split, row, col);
-          }
-        }
-      } else {
-        for (uint e = lane; e < CM_M * CM_N; e += 32) {
-          const uint row = row0 + e / CM_N;
-          const uint col = col0 + e % CM_N;
-          if (row < p.m && col < p.n) store1(c_stage[base + e], z, split, row, col);
-        }
+      for (uint e = lane * 4; e < CM_M * CM_N; e += 128) {
+        const vec4 v = vec4(c_stage[base + e], c_stage[base + e + 1], c_stage[base + e + 2],
+                            c_stage[base + e + 3]);
+        store_cols4(v, z, split, row0 + e / CM_N, col0 + e % CM_N);
       }
       stage_sync();
     }

@@ -62,4 +62,19 @@ void store4(vec4 v, uint z, uint split, uint row, uint col) {
   }
 }
 
+// The cores' store of their sums, four consecutive columns at a time: the
+// sums v of (row, col .. col + 3), those inside the product. VEC_OUT: one
+// 128-bit store (n is then a multiple of 4 and so is col: the four are all
+// in or all out); else one store per column.
+void store_cols4(vec4 v, uint z, uint split, uint row, uint col) {
+  if (row >= p.m) return;
+  if (VEC_OUT) {
+    if (col < p.n) store4(v, z, split, row, col);
+  } else {
+    [[unroll]] for (uint c = 0; c < 4; ++c) {
+      if (col + c < p.n) store1(v[c], z, split, row, col + c);
+    }
+  }
+}
+
 #endif  // VKSERVE_GEMM_EPILOGUE_GLSL_

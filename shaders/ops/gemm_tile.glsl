@@ -122,16 +122,8 @@ void main() {
 
   [[unroll]] for (uint i = 0; i < TM; ++i) {
     const uint row = m0 + (i / 4) * (BM / SUB_M) + ty * 4 + i % 4;
-    if (row >= p.m) continue;
     [[unroll]] for (uint j = 0; j < SUB_N; ++j) {
-      const uint col = n0 + j * (BN / SUB_N) + tx * 4;
-      if (VEC_OUT) {
-        if (col < p.n) store4(acc[i][j], z, split, row, col);
-      } else {
-        [[unroll]] for (uint c = 0; c < 4; ++c) {
-          if (col + c < p.n) store1(acc[i][j][c], z, split, row, col + c);
-        }
-      }
+      store_cols4(acc[i][j], z, split, row, n0 + j * (BN / SUB_N) + tx * 4);
     }
   }
 }

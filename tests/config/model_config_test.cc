@@ -388,6 +388,99 @@ TEST(ModelConfigTest, InputsMustMatchTheModel) {
             "config.pbtxt:1:1: input: model input \"mask\" is not listed; list every input or none");
 }
 
+// model_warmup (Triton's): samples become WarmupSamples with full shapes;
+// sizes, data choices, file names and the inputs themselves are checked.
+TEST(ModelConfigTest, WarmupSamples) {
+  // A model with a symbolic sequence length: tokens int64[N,S] -> logits.
+  const std::vector<ModelTensor> tokens = {
+      Tensor("tokens", inference::TYPE_INT64, "int64", {Symbol("N"), Symbol("S")})};
+  const std::string text =
+      "max_batch_size: 8\n"
+      "model_warmup { name: \"s16\" batch_size: 4 count: 2\n"
+      "  inputs { key: \"tokens\" value { data_type: TYPE_INT64 dims: [16] random_data: true } } }\n"
+      "model_warmup { batch_size: 1\n"
+      "  inputs { key: \"tokens\" value { data_type: TYPE_INT64 dims: [7] input_data_file: \"t7.bin\" } } }";
+  absl::StatusOr<ModelSettings> s = Validate(text, tokens);
+  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_EQ(s->warmup.size(), 2u);
+  EXPECT_EQ(s->warmup[0].name, "s16");
+  EXPECT_EQ(s->warmup[0].batch_size, 4);
+  EXPECT_EQ(s->warmup[0].count, 2);
+  const WarmupSample::Input& random = s->warmup[0].inputs.at("tokens");
+  EXPECT_THAT(random.shape, ElementsAre(4, 16));
+  EXPECT_EQ(random.fill, WarmupSample::Fill::kRandom);
+  EXPECT_EQ(random.element_bytes, 16u * 8);
+  EXPECT_EQ(s->warmup[1].name, "model_warmup[1]");
+  EXPECT_EQ(s->warmup[1].count, 1);  // count 0: once
+  EXPECT_EQ(s->warmup[1].inputs.at("tokens").fill, WarmupSample::Fill::kFile);
+  EXPECT_EQ(s->warmup[1].inputs.at("tokens").file, "t7.bin");
+  // The ModelConfig RPC reports the samples as written.
+  EXPECT_EQ(s->config.model_warmup_size(), 2);
+
+  // Without a batch dimension the dims are the full shape.
+  const std::string image =
+      "model_warmup { batch_size: 1 inputs { key: \"image\" value { data_type: TYPE_FP32 "
+      "dims: [1, 3, 16, 16] zero_data: true } } }";
+  absl::StatusOr<ModelSettings> unbatched = Validate(image);
+  ASSERT_TRUE(unbatched.ok()) << unbatched.status();
+  EXPECT_THAT(unbatched->warmup[0].inputs.at("image").shape, ElementsAre(1, 3, 16, 16));
+}
+
+TEST(ModelConfigTest, WarmupErrorsNameTheSampleAndInput) {
+  const auto sample = [](const std::string& head, const std::string& value) {
+    return "max_batch_size: 8\nmodel_warmup {" + head + " inputs { key: \"image\" value { " + value +
+           " } } }";
+  };
+  const std::string good = "data_type: TYPE_FP32 dims: [3, 16, 16] zero_data: true";
+  EXPECT_EQ(ParseError(sample(" batch_size: 0", good)),
+            "config.pbtxt:2:16: model_warmup[0].batch_size: must be at least 1");
+  EXPECT_EQ(ParseError(sample(" batch_size: 9", good)),
+            "config.pbtxt:2:16: model_warmup[0].batch_size: is 9, above max_batch_size 8");
+  EXPECT_THAT(ParseError("model_warmup { batch_size: 2 inputs { key: \"image\" value { data_type: "
+                         "TYPE_FP32 dims: [1, 3, 16, 16] zero_data: true } } }"),
+              HasSubstr("model_warmup[0].batch_size: is 2 but the model has no batch dimension"));
+  EXPECT_THAT(ParseError(sample(" batch_size: 1 count: 5000", good)),
+              HasSubstr("model_warmup[0].count: is 5000; at most 1000"));
+  EXPECT_THAT(ParseError("max_batch_size: 8\nmodel_warmup { batch_size: 1 inputs { key: \"image\" value { " +
+                         good + " } } inputs { key: \"image\" value { " + good + " } } }"),
+              HasSubstr("model_warmup[0].inputs: input \"image\" is listed twice"));
+  EXPECT_THAT(ParseError("max_batch_size: 8\nmodel_warmup { batch_size: 1 }"),
+              HasSubstr("model_warmup[0].inputs: lists no inputs"));
+  EXPECT_THAT(ParseError(sample(" batch_size: 1", "dims: [3, 16, 16] zero_data: true")),
+              HasSubstr("input \"image\": data_type must be set"));
+  EXPECT_THAT(ParseError(sample(" batch_size: 1", "data_type: TYPE_STRING dims: [3] zero_data: true")),
+              HasSubstr("TYPE_STRING cannot be warmed up"));
+  EXPECT_THAT(ParseError(sample(" batch_size: 1", "data_type: TYPE_FP32 dims: [3, -1, 16] zero_data: true")),
+              HasSubstr("input \"image\": dims[1] is -1; a warm-up request needs concrete sizes"));
+  EXPECT_THAT(ParseError(sample(" batch_size: 1", "data_type: TYPE_FP32 dims: [3, 16, 16]")),
+              HasSubstr("needs zero_data, random_data or input_data_file"));
+  for (const char* file : {"../../etc/passwd", "/etc/passwd", "a/../../b", ""}) {
+    EXPECT_THAT(ParseError(sample(" batch_size: 1", std::string("data_type: TYPE_FP32 dims: [3, 16, 16] "
+                                                                "input_data_file: \"") + file + "\"")),
+                HasSubstr("must be a relative path inside the model's warmup directory"))
+        << file;
+  }
+  EXPECT_THAT(ParseError(sample(" batch_size: 8", "data_type: TYPE_FP32 dims: [100000, 100000] "
+                                                  "zero_data: true")),
+              HasSubstr("model_warmup[0]: its inputs take more than 1024 MiB"));
+
+  // Against the model's inputs.
+  EXPECT_THAT(ValidateError("max_batch_size: 8\nmodel_warmup { batch_size: 1 inputs { key: \"img\" "
+                            "value { data_type: TYPE_FP32 dims: [3, 16, 16] zero_data: true } } }"),
+              HasSubstr("model_warmup[0].inputs: the model has no input \"img\" (inputs: image)"));
+  EXPECT_THAT(ValidateError(sample(" batch_size: 1", "data_type: TYPE_FP16 dims: [3, 16, 16] zero_data: true")),
+              HasSubstr("input \"image\": data_type is TYPE_FP16 but the input is TYPE_FP32"));
+  EXPECT_THAT(ValidateError(sample(" batch_size: 1", "data_type: TYPE_FP32 dims: [3, 16] zero_data: true")),
+              HasSubstr("input \"image\": has 2 dimensions but the model declares [N,3,16,16] (dims leave "
+                        "out the batch dimension)"));
+  EXPECT_THAT(ValidateError(sample(" batch_size: 1", "data_type: TYPE_FP32 dims: [3, 16, 8] zero_data: true")),
+              HasSubstr("input \"image\": dims[2] is 8 but the model file fixes it at 16"));
+  std::vector<ModelTensor> two = Inputs();
+  two.push_back(Tensor("mask", inference::TYPE_BOOL, "bool", {Symbol("N"), Fixed(1)}));
+  EXPECT_THAT(ValidateError(sample(" batch_size: 1", good), two),
+              HasSubstr("model input \"mask\" is not listed; a warm-up sample lists every input"));
+}
+
 TEST(ModelConfigTest, OutputsMustMatchTheModel) {
   EXPECT_EQ(ValidateError("output {\n  name: \"probabilities\"\n  data_type: TYPE_FP32\n  dims: [-1, 1000]\n}"),
             "config.pbtxt:4:3: output[0].dims[1]: is 1000 but the model file fixes it at 10");

@@ -117,5 +117,35 @@ TEST_F(PipelineCacheTest, RejectsMalformedDescriptions) {
   EXPECT_EQ(cache->Get(big_push).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+// Compile statistics come from the driver when asked for and only then; the
+// ones every driver reports differ, so the test checks that they are there
+// and well formed (lavapipe reports instruction counts, NVIDIA registers).
+TEST_F(PipelineCacheTest, CapturesCompileStatisticsWhenAsked) {
+  if (!device_->info().pipeline_executable_info) {
+    GTEST_SKIP() << "no VK_KHR_pipeline_executable_properties";
+  }
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto plain, PipelineCache::Create(*device_));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto without, plain->Get(Saxpy(64)));
+  EXPECT_FALSE(device_->captures_pipeline_statistics());
+  EXPECT_TRUE(without->statistics().empty());
+
+  DeviceOptions options;
+  options.pipeline_statistics = true;
+  if (const char* sel = std::getenv("VKSERVE_TEST_DEVICE")) options.selector = sel;
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto device, Device::Create(*instance_, options));
+  EXPECT_TRUE(device->captures_pipeline_statistics());
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto cache, PipelineCache::Create(*device));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto with, cache->Get(Saxpy(64)));
+  ASSERT_FALSE(with->statistics().empty());
+  for (const std::string& s : with->statistics()) {
+    // "name value": a name, then a value after the last space.
+    const size_t space = s.rfind(' ');
+    ASSERT_NE(space, std::string::npos) << s;
+    EXPECT_GT(space, 0u) << s;
+    EXPECT_NE(s.substr(space + 1), "?") << s;
+  }
+  ASSERT_TRUE(device->queue().WaitIdle().ok());
+}
+
 }  // namespace
 }  // namespace vkserve::gpu

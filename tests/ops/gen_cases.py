@@ -23,6 +23,8 @@
 # this much somewhere: proof that reduced precision was applied) and
 # "fused_op" (the loaded graph must hold a node of this inspect name, e.g.
 # "MatMul+Div+Add+Softmax+MatMul=Attention": proof that a fusion happened) and
+# "kernel" (some node's kernel description, as `vkserve inspect` shows it,
+# must start with this, e.g. "unfused": proof that a pinned path ran) and
 # "absent_op" (the loaded graph must hold no node of this op type, e.g.
 # "Transpose": proof that a rewrite absorbed them).
 #
@@ -102,7 +104,7 @@ def check_case(case, module):
             raise CaseError(f"{where}: missing key {key!r}")
     extra = set(case) - {"name", "model", "inputs", "rtol", "atol", "reference_model",
                          "expected", "precision", "requires", "min_max_error", "fused_op",
-                         "absent_op"}
+                         "absent_op", "kernel"}
     if extra:
         raise CaseError(f"{where}: unknown keys {sorted(extra)}")
     if not isinstance(case["name"], str) or not NAME_RE.match(case["name"]):
@@ -188,7 +190,7 @@ def write_case(out, case, module, input_names):
     }
     if "reference_model" in case:
         meta["reference_model"] = "reference.onnx"
-    for key in ("precision", "requires", "min_max_error", "fused_op", "absent_op"):
+    for key in ("precision", "requires", "min_max_error", "fused_op", "absent_op", "kernel"):
         if key in case:
             meta[key] = case[key]
     if "expected" in case:

@@ -79,6 +79,10 @@ struct CaseMeta {
   // Optional: an op type the loaded graph must no longer hold (a rewrite
   // absorbed every such node, e.g. "Transpose").
   std::string absent_op;
+  // Optional: the start of the kernel description (Kernel::Describe, as
+  // `vkserve inspect` shows it) some node must have at the case's shapes,
+  // e.g. "unfused": proof that a pinned or chosen path ran.
+  std::string kernel;
 };
 
 absl::StatusOr<CaseMeta> ReadMeta(const fs::path& path) {
@@ -106,6 +110,7 @@ absl::StatusOr<CaseMeta> ReadMeta(const fs::path& path) {
   if (f.contains("min_max_error")) meta.min_max_error = f.at("min_max_error").number_value();
   if (f.contains("fused_op")) meta.fused_op = f.at("fused_op").string_value();
   if (f.contains("absent_op")) meta.absent_op = f.at("absent_op").string_value();
+  if (f.contains("kernel")) meta.kernel = f.at("kernel").string_value();
   return meta;
 }
 
@@ -163,6 +168,18 @@ TEST_P(OpCaseTest, MatchesOnnxRuntime) {
     EXPECT_TRUE(std::none_of(nodes.begin(), nodes.end(),
                              [&](const Node& n) { return n.op_type == meta.absent_op; }))
         << "a " << meta.absent_op << " node is left";
+  }
+  if (!meta.kernel.empty()) {
+    std::vector<std::vector<int64_t>> shapes;
+    for (size_t i = 0; i < meta.inputs.size(); ++i) {
+      VKSERVE_ASSERT_OK_AND_ASSIGN(
+          HostTensor t, ReadNpy((dir / "inputs" / (std::to_string(i) + ".npy")).string()));
+      shapes.push_back(t.shape);
+    }
+    VKSERVE_ASSERT_OK_AND_ASSIGN(const ModelReport report, model->Inspect(&shapes));
+    EXPECT_TRUE(std::any_of(report.nodes.begin(), report.nodes.end(),
+                            [&](const NodeReport& n) { return n.kernel.rfind(meta.kernel, 0) == 0; }))
+        << "no node runs a kernel described as " << meta.kernel << "...";
   }
   VKSERVE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Create(model));
 

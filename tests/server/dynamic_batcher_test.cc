@@ -9,17 +9,18 @@
 // RESOURCE_EXHAUSTED; Drain() runs forming batches at once; priority
 // levels are served in order, each with its own queue policy; lone
 // requests stop waiting out the delay once waiting has stopped paying, and
-// wait again as soon as requests meet.
+// wait again as soon as requests meet; a batch whose size has no plan yet
+// runs padded to a planned size while its own is planned in the background.
 #include "server/dynamic_batcher.h"
 
 #include <atomic>
 #include <cmath>
 #include <cstring>
 #include <future>
-#include <random>
 
 #include "gpu/transfer.h"
 #include "runtime/device_tensor.h"
+#include "tests/testing/conv_model.h"
 #include "tests/testing/gpu_fixture.h"
 
 namespace vkserve {
@@ -31,38 +32,11 @@ constexpr int64_t kChannels = 4;
 // y = Conv(x, W) (pads 1), z = Relu(y); x is [N, 4, H, W] with N, H and W
 // symbolic, so requests differ in batch size and in spatial shape.
 Graph ConvReluGraph() {
-  Graph g;
-  g.opset_imports[""] = 13;
-  TensorType in;
-  in.dtype = DataType::kFloat;
-  in.has_shape = true;
-  in.shape = {Dim{-1, "N", ""}, Dim{kChannels, "", ""}, Dim{-1, "H", ""}, Dim{-1, "W", ""}};
-  g.inputs.push_back({"x", in});
-  g.outputs.push_back({"y", in});
-  g.outputs.push_back({"z", in});
-  std::vector<float> w(static_cast<size_t>(kChannels * kChannels * 9));
-  std::mt19937 rng(7);
-  for (float& v : w) v = static_cast<float>(rng() % 100) / 100.0f - 0.5f;
-  g.initializers["W"] = HostTensor::FromFloats(w, {kChannels, kChannels, 3, 3});
-  Node conv;
-  conv.name = "conv";
-  conv.op_type = "Conv";
-  conv.opset = 13;
-  conv.inputs = {"x", "W"};
-  conv.outputs = {"y"};
-  Attribute pads;
-  pads.type = Attribute::Type::kInts;
-  pads.ints = {1, 1, 1, 1};
-  conv.attributes["pads"] = pads;
-  g.nodes.push_back(conv);
-  Node relu;
-  relu.name = "relu";
-  relu.op_type = "Relu";
-  relu.opset = 13;
-  relu.inputs = {"y"};
-  relu.outputs = {"z"};
-  g.nodes.push_back(relu);
-  return g;
+  testing::ConvGraphSpec spec;
+  spec.input_shape = {Dim{-1, "N", ""}, Dim{kChannels, "", ""}, Dim{-1, "H", ""}, Dim{-1, "W", ""}};
+  spec.weight_seed = 7;
+  spec.relu = true;
+  return testing::ConvGraph(spec);
 }
 
 // One request's bytes and what came back for it.
@@ -101,12 +75,8 @@ class DynamicBatcherTest : public GpuTest {
   }
 
   static void Fill(Client& c, int seed) {
-    std::vector<float> v(static_cast<size_t>(c.batch * kChannels * c.size * c.size));
-    std::mt19937 rng(static_cast<unsigned>(seed));
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    for (float& f : v) f = dist(rng);
-    c.input.resize(v.size() * 4);
-    std::memcpy(c.input.data(), v.data(), c.input.size());
+    c.input = testing::RandomFloatBytes(static_cast<size_t>(c.batch * kChannels * c.size * c.size),
+                                        static_cast<unsigned>(seed));
   }
 
   static std::vector<int64_t> Shape(const Client& c) { return {c.batch, kChannels, c.size, c.size}; }
@@ -166,18 +136,7 @@ class DynamicBatcherTest : public GpuTest {
 
   // Runs `c` alone on a session of its own: the reference.
   std::vector<std::vector<uint8_t>> Alone(Session& session, Client& c) {
-    RunRequest run;
-    InputBinding b;
-    b.name = "x";
-    b.host = {DataType::kFloat, Shape(c), c.input};
-    run.inputs.push_back(b);
-    auto result = session.Run(run);
-    EXPECT_TRUE(result.ok()) << result.status();
-    std::vector<std::vector<uint8_t>> outs;
-    if (result.ok()) {
-      for (const RunOutput& o : result->outputs) outs.push_back(o.host.data.ToVector());
-    }
-    return outs;
+    return testing::RunAlone(session, "x", Shape(c), c.input);
   }
 
   // Within 1e-5 relative (of the tensor's largest magnitude); returns
@@ -242,7 +201,7 @@ TEST_F(DynamicBatcherTest, MixedBatchSizesAndShapesGetTheirOwnOutputs) {
       const bool same = ExpectClose(c->outputs[o], want[o]);
       identical += same ? 1 : 0;
       // Run alone, it ran the very same kernels on the same shapes.
-      if (c->info.requests == 1) {
+      if (c->info.requests == 1 && c->info.padding_rows == 0) {
         EXPECT_TRUE(same) << "output " << o << " of a request run alone";
       }
     }
@@ -425,18 +384,26 @@ TEST_F(DynamicBatcherTest, LoneRequestsStopWaitingUntilRequestsMeetAgain) {
   Fill(a, 30), Fill(b, 31), Fill(c, 32);
   // Each callback signals its own promise, so the reads below happen after
   // the writes in the callbacks (no sleeping on the batcher's timing). The
-  // first answer is held until all three are submitted: its session returns
-  // to the pool only after its callback, so the other two are queued by then
-  // however slowly this thread runs (under ThreadSanitizer, on a loaded CI
-  // machine, the first run could otherwise end before the third arrives).
+  // first run is held (its input is read, and the read waits) until all
+  // three are submitted, so the other two are queued while it runs however
+  // slowly this thread runs (under ThreadSanitizer, on a loaded CI machine,
+  // the first run could otherwise end before the third arrives).
   std::promise<void> done[3];
   std::promise<void> all_submitted;
   std::shared_future<void> submitted = all_submitted.get_future().share();
   Client* const clients[3] = {&a, &b, &c};
+  a.use_reader = true;
   for (int i = 0; i < 3; ++i) {
-    batcher->Submit(Request(*clients[i]),
+    SchedulerRequest request = Request(*clients[i]);
+    if (i == 0) {
+      HostInputReader read = request.run.host_input_readers["x"];
+      request.run.host_input_readers["x"] = [read, submitted](std::span<uint8_t> to) {
+        submitted.wait();
+        return read(to);
+      };
+    }
+    batcher->Submit(std::move(request),
                     [&, i](absl::StatusOr<RunResult> result, const ExecutionInfo& info) {
-                      if (i == 0) submitted.wait();
                       Record(*clients[i])(std::move(result), info);
                       done[i].set_value();
                     });
@@ -447,6 +414,50 @@ TEST_F(DynamicBatcherTest, LoneRequestsStopWaitingUntilRequestsMeetAgain) {
   EXPECT_EQ(b.info.execution_batch_size, 2);
   EXPECT_EQ(c.info.execution_batch_size, 2);
   EXPECT_GE(one(40), absl::Milliseconds(150)) << "after requests met, a lone one waits again";
+}
+
+TEST_F(DynamicBatcherTest, UnplannedSizeRunsPaddedWhileItIsPlanned) {
+  settings_.preferred_batch_sizes = {4};  // planned at creation, at H = W = 1
+  settings_.max_queue_delay = absl::Seconds(10);  // Drain() sends the batch
+  const std::vector<std::vector<int64_t>> three = {{3, kChannels, 1, 1}};
+  auto batch_of_three = [&](std::vector<std::unique_ptr<Client>>& clients, int seed) {
+    VKSERVE_ASSERT_OK_AND_ASSIGN(auto batcher, DynamicBatcher::Create(model_, settings_));
+    for (int i = 0; i < 3; ++i) {
+      auto c = std::make_unique<Client>();
+      c->size = 1;  // the planned non-batch shape
+      c->use_sink = i == 1;
+      c->use_reader = i == 2;  // the batch's input is read, its tail zeroed
+      Fill(*c, seed + i);
+      batcher->Submit(Request(*c), Record(*c));
+      clients.push_back(std::move(c));
+    }
+    batcher->Drain();
+  };
+  ASSERT_FALSE(model_->HasPlan(three));
+  std::vector<std::unique_ptr<Client>> padded;
+  batch_of_three(padded, 50);
+  // Planned ahead in the background: wait for it (bounded).
+  const absl::Time give_up = absl::Now() + absl::Seconds(60);
+  while (!model_->HasPlan(three) && absl::Now() < give_up) absl::SleepFor(absl::Milliseconds(10));
+  EXPECT_TRUE(model_->HasPlan(three)) << "the batch's own size was not planned ahead";
+  std::vector<std::unique_ptr<Client>> exact;
+  batch_of_three(exact, 50);
+
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto session, Session::Create(model_));
+  for (auto* run : {&padded, &exact}) {
+    for (auto& c : *run) {
+      ASSERT_TRUE(c->status.ok()) << c->status;
+      // Padding rows are neither counted nor returned.
+      EXPECT_EQ(c->info.execution_batch_size, 3);
+      EXPECT_EQ(c->info.requests, 3);
+      EXPECT_EQ(c->info.padding_rows, run == &padded ? 1 : 0);
+      ASSERT_EQ(c->outputs.size(), 2u);
+      const auto want = Alone(*session, *c);
+      for (int o = 0; o < 2; ++o) ExpectClose(c->outputs[o], want[o]);
+    }
+  }
+  // Padded or not, the same requests get the same outputs.
+  for (size_t i = 0; i < padded.size(); ++i) EXPECT_EQ(padded[i]->outputs, exact[i]->outputs);
 }
 
 }  // namespace

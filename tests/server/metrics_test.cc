@@ -63,7 +63,7 @@ TEST(MetricsTest, RecordsExactFiguresPerModelVersion) {
   m->RecordCrossDeviceCopies("GPU-a", /*copies=*/0, /*bytes=*/0);  // none: not counted
   // The two ran as separate executions of 4, then a batch of 8 ran.
   m->RecordExecution(4, Timing(), /*forming_ns=*/30'000);
-  m->RecordExecution(4, Timing(), 30'000);
+  m->RecordExecution(4, Timing(), 30'000, /*padding_rows=*/2);  // run as 6, a planned size
   m->RecordFailure(RequestOutcome::kQueueFull);
   const std::string text = metrics.Render();
   const std::string labels = "model=\"net\",version=\"3\"";
@@ -72,6 +72,7 @@ TEST(MetricsTest, RecordsExactFiguresPerModelVersion) {
   EXPECT_EQ(Value(text, "vkserve_requests_total{model=\"net\",outcome=\"timeout\",version=\"3\"}"), 0);
   EXPECT_EQ(Value(text, "vkserve_inferences_total{" + labels + "}"), 12);
   EXPECT_EQ(Value(text, "vkserve_executions_total{" + labels + "}"), 2);
+  EXPECT_EQ(Value(text, "vkserve_batch_padding_rows_total{" + labels + "}"), 2);
   EXPECT_EQ(Value(text, "vkserve_transferred_bytes_total{direction=\"host_to_gpu\"," + labels + "}"), 6144);
   EXPECT_EQ(Value(text, "vkserve_transferred_bytes_total{direction=\"gpu_to_host\"," + labels + "}"), 80);
   EXPECT_EQ(Value(text, "vkserve_runs_total{command_buffer=\"replayed\"," + labels + "}"), 2);

@@ -18,12 +18,12 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
-#include <random>
 
 #include "base/mutex.h"
 #include "server/dynamic_batcher.h"
 #include "server/gpu_load.h"
 #include "server/session_pool.h"
+#include "tests/testing/conv_model.h"
 #include "tests/testing/gpu_fixture.h"
 
 namespace vkserve {
@@ -36,40 +36,14 @@ constexpr int64_t kSize = 8;
 // y = Conv(x, W) (pads 1) on x [N, 4, 8, 8], N symbolic: y has x's shape,
 // so an output can be fed back as an input.
 Graph ConvGraph() {
-  Graph g;
-  g.opset_imports[""] = 13;
-  TensorType in;
-  in.dtype = DataType::kFloat;
-  in.has_shape = true;
-  in.shape = {Dim{-1, "N", ""}, Dim{kChannels, "", ""}, Dim{kSize, "", ""}, Dim{kSize, "", ""}};
-  g.inputs.push_back({"x", in});
-  g.outputs.push_back({"y", in});
-  std::vector<float> w(static_cast<size_t>(kChannels * kChannels * 9));
-  std::mt19937 rng(11);
-  for (float& v : w) v = static_cast<float>(rng() % 100) / 100.0f - 0.5f;
-  g.initializers["W"] = HostTensor::FromFloats(w, {kChannels, kChannels, 3, 3});
-  Node conv;
-  conv.name = "conv";
-  conv.op_type = "Conv";
-  conv.opset = 13;
-  conv.inputs = {"x", "W"};
-  conv.outputs = {"y"};
-  Attribute pads;
-  pads.type = Attribute::Type::kInts;
-  pads.ints = {1, 1, 1, 1};
-  conv.attributes["pads"] = pads;
-  g.nodes.push_back(conv);
-  return g;
+  testing::ConvGraphSpec spec;
+  spec.input_shape = {Dim{-1, "N", ""}, Dim{kChannels, "", ""}, Dim{kSize, "", ""}, Dim{kSize, "", ""}};
+  spec.weight_seed = 11;
+  return testing::ConvGraph(spec);
 }
 
 std::vector<uint8_t> RandomInput(int seed) {
-  std::vector<float> v(static_cast<size_t>(kChannels * kSize * kSize));
-  std::mt19937 rng(static_cast<unsigned>(seed));
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (float& f : v) f = dist(rng);
-  std::vector<uint8_t> bytes(v.size() * 4);
-  std::memcpy(bytes.data(), v.data(), bytes.size());
-  return bytes;
+  return testing::RandomFloatBytes(static_cast<size_t>(kChannels * kSize * kSize), static_cast<unsigned>(seed));
 }
 
 void ExpectSameFloats(std::span<const uint8_t> got, std::span<const uint8_t> want) {
@@ -88,6 +62,7 @@ struct Call {
   std::shared_ptr<DeviceTensor> device_input;  // bound instead of `input`
   bool resident_output = false;
   Mutex mutex;
+  bool running ABSL_GUARDED_BY(mutex) = false;  // its run reads its input
   bool answered ABSL_GUARDED_BY(mutex) = false;
   absl::StatusOr<RunResult> result ABSL_GUARDED_BY(mutex) = absl::UnknownError("not answered");
   ExecutionInfo info ABSL_GUARDED_BY(mutex);
@@ -133,15 +108,13 @@ class MultiGpuTest : public GpuTest {
     auto session = Session::Create(models_[0]);
     EXPECT_TRUE(session.ok()) << session.status();
     if (!session.ok()) return {};
-    RunRequest run;
-    run.inputs.push_back({"x", {DataType::kFloat, {1, kChannels, kSize, kSize}, input}, nullptr});
-    auto result = (*session)->Run(run);
-    EXPECT_TRUE(result.ok()) << result.status();
-    return result.ok() ? result->outputs[0].host.data.ToVector() : std::vector<uint8_t>{};
+    auto outputs = testing::RunAlone(**session, "x", {1, kChannels, kSize, kSize}, input);
+    return outputs.empty() ? std::vector<uint8_t>{} : outputs[0];
   }
 
-  // Submits `call`; its callback records the answer and, while `hold` is
-  // set, keeps its session busy until `hold` clears.
+  // Submits `call`; its callback records the answer. A host input is read
+  // by the run, which keeps its session busy while `hold` is set (the
+  // dynamic batcher hands a session back before answering).
   void Submit(Scheduler& scheduler, Call& call) {
     SchedulerRequest request;
     InputBinding b;
@@ -149,7 +122,19 @@ class MultiGpuTest : public GpuTest {
     if (call.device_input != nullptr) {
       b.device = call.device_input;
     } else {
-      b.host = {DataType::kFloat, {1, kChannels, kSize, kSize}, call.input};
+      b.host.dtype = DataType::kFloat;
+      b.host.shape = {1, kChannels, kSize, kSize};
+      request.run.host_input_readers["x"] = [this, &call](std::span<uint8_t> to) {
+        {
+          MutexLock lock(&call.mutex);
+          call.running = true;
+        }
+        MutexLock lock(&hold_mutex_);
+        hold_mutex_.Await(Condition(+[](bool* hold) { return !*hold; }, &hold_));
+        if (to.size() != call.input.size()) return absl::InternalError("reader given the wrong size");
+        std::memcpy(to.data(), call.input.data(), to.size());
+        return absl::OkStatus();
+      };
     }
     request.run.inputs.push_back(std::move(b));
     if (call.resident_output) request.run.output_locations["y"] = OutputLocation::kDevice;
@@ -161,13 +146,15 @@ class MultiGpuTest : public GpuTest {
         call.info = info;
         call.answered = true;
       }
-      MutexLock lock(&hold_mutex_);
-      hold_mutex_.Await(Condition(+[](bool* hold) { return !*hold; }, &hold_));
     });
   }
   static void AwaitAnswer(Call& call) {
     MutexLock lock(&call.mutex);
     call.mutex.Await(Condition(&call.answered));
+  }
+  static void AwaitRunning(Call& call) {
+    MutexLock lock(&call.mutex);
+    call.mutex.Await(Condition(&call.running));
   }
   void Hold(bool hold) {
     MutexLock lock(&hold_mutex_);
@@ -184,7 +171,7 @@ class MultiGpuTest : public GpuTest {
     for (int i = 0; i < 4; ++i) {
       calls[i].input = RandomInput(100 + i);
       Submit(scheduler, calls[i]);
-      AwaitAnswer(calls[i]);
+      AwaitRunning(calls[i]);
     }
     Hold(false);
     scheduler.Drain();
@@ -251,7 +238,7 @@ TEST_F(MultiGpuTest, BusySessionsAreCountedPerGpu) {
   for (Call& call : calls) {
     call.input = RandomInput(7);
     Submit(*pool, call);
-    AwaitAnswer(call);
+    AwaitRunning(call);
   }
   const SchedulerStats busy = pool->stats();
   Hold(false);

@@ -22,7 +22,6 @@
 
 namespace vkserve::testing {
 
-// x float[N,4] -> Add(x, 1) -> y float[N,4], as ONNX bytes.
 // A plaintext channel to `address` with no message size limits, so tests can
 // send what a hostile client would and see the server's own limit apply.
 inline std::shared_ptr<grpc::Channel> UnlimitedChannel(const std::string& address) {
@@ -32,18 +31,24 @@ inline std::shared_ptr<grpc::Channel> UnlimitedChannel(const std::string& addres
   return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
 }
 
-inline std::string AddOneModelBytes() {
+// x float[N,4] -> Add(x, 1) -> y float[N,4], as ONNX bytes; with `width`
+// -1 the second dimension is symbolic too ("S"): x float[N,S].
+inline std::string AddOneModelBytes(int64_t width = 4) {
   onnx::ModelProto model;
   model.set_ir_version(8);
   model.add_opset_import()->set_version(13);
   onnx::GraphProto* g = model.mutable_graph();
   g->set_name("addone");
-  auto add_io = [](onnx::ValueInfoProto* v, const char* name) {
+  auto add_io = [width](onnx::ValueInfoProto* v, const char* name) {
     v->set_name(name);
     auto* t = v->mutable_type()->mutable_tensor_type();
     t->set_elem_type(onnx::TensorProto::FLOAT);
     t->mutable_shape()->add_dim()->set_dim_param("N");
-    t->mutable_shape()->add_dim()->set_dim_value(4);
+    if (width < 0) {
+      t->mutable_shape()->add_dim()->set_dim_param("S");
+    } else {
+      t->mutable_shape()->add_dim()->set_dim_value(width);
+    }
   };
   add_io(g->add_input(), "x");
   add_io(g->add_output(), "y");

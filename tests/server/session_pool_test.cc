@@ -3,13 +3,17 @@
 //
 // SessionPool: every accepted request answered exactly once; a full queue,
 // an expired deadline and a cancellation answered without running; Drain()
-// waits for in-flight work. ResidentRegistry: handles, limits and expiry.
+// waits for in-flight work; inline runs (may_run_inline) only when they
+// would start at once, with the same checks, and Drain() waits for them.
+// ResidentRegistry: handles, limits and expiry.
 #include "server/session_pool.h"
 
 #include <atomic>
-#include <random>
+#include <cstring>
+#include <thread>
 
 #include "server/resident_registry.h"
+#include "tests/testing/conv_model.h"
 #include "tests/testing/gpu_fixture.h"
 
 namespace vkserve {
@@ -19,31 +23,10 @@ using testing::GpuTest;
 
 // y = Conv(x, W): big enough on lavapipe that runs take milliseconds.
 Graph ConvGraph(int64_t channels, int64_t size) {
-  Graph g;
-  g.opset_imports[""] = 13;
-  TensorType in;
-  in.dtype = DataType::kFloat;
-  in.has_shape = true;
-  for (int64_t d : {int64_t{1}, channels, size, size}) in.shape.push_back(Dim{d, "", ""});
-  g.inputs.push_back({"x", in});
-  TensorType out = in;
-  g.outputs.push_back({"y", out});
-  std::vector<float> w(static_cast<size_t>(channels * channels * 9));
-  std::mt19937 rng(1);
-  for (float& v : w) v = static_cast<float>(rng() % 100) / 100.0f - 0.5f;
-  g.initializers["W"] = HostTensor::FromFloats(w, {channels, channels, 3, 3});
-  Node conv;
-  conv.name = "conv";
-  conv.op_type = "Conv";
-  conv.opset = 13;
-  conv.inputs = {"x", "W"};
-  conv.outputs = {"y"};
-  Attribute pads;
-  pads.type = Attribute::Type::kInts;
-  pads.ints = {1, 1, 1, 1};
-  conv.attributes["pads"] = pads;
-  g.nodes.push_back(conv);
-  return g;
+  testing::ConvGraphSpec spec;
+  for (int64_t d : {int64_t{1}, channels, size, size}) spec.input_shape.push_back(Dim{d, "", ""});
+  spec.weight_seed = 1;
+  return testing::ConvGraph(spec);
 }
 
 class SessionPoolTest : public GpuTest {
@@ -137,6 +120,190 @@ TEST_F(SessionPoolTest, FullQueueTimeoutAndCancel) {
   EXPECT_EQ(std::count(codes.begin(), codes.end(), absl::StatusCode::kDeadlineExceeded), 1);
   EXPECT_EQ(std::count(codes.begin(), codes.end(), absl::StatusCode::kCancelled), 1);
   EXPECT_GE(std::count(codes.begin(), codes.end(), absl::StatusCode::kOk), 2);
+}
+
+// Runs `n` requests through the workers (a pool times a few runs before it
+// takes any inline) and waits for their answers.
+void WarmUp(SessionPool& pool, const std::function<RunRequest()>& request, int n = 4) {
+  std::atomic<int> answered{0};
+  for (int i = 0; i < n; ++i) {
+    pool.Submit(request(), absl::InfiniteFuture(), nullptr,
+                [&](absl::StatusOr<RunResult> r, uint64_t) {
+                  EXPECT_TRUE(r.ok()) << r.status();
+                  ++answered;
+                });
+  }
+  while (answered.load() < n) absl::SleepFor(absl::Milliseconds(1));
+  // A worker gives its session back just after answering.
+  while (pool.stats().busy_sessions > 0) absl::SleepFor(absl::Microseconds(100));
+}
+
+TEST_F(SessionPoolTest, InlineRunAnswersOnTheCallersThread) {
+  auto model = MakeModel(8, 16);
+  ASSERT_NE(model, nullptr);
+  SessionPoolOptions options;
+  options.sessions = 2;
+  options.inline_max_run = absl::Seconds(10);  // lavapipe's runs are slow
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto pool, SessionPool::Create(model, options));
+  for (size_t i = 0; i < input_.size() / 4; ++i) {
+    const float v = 0.01f * static_cast<float>(i % 97) - 0.3f;
+    std::memcpy(input_.data() + i * 4, &v, 4);
+  }
+  // Before any run is timed, an inline-allowed request still goes to a worker.
+  std::thread::id ran_on;
+  std::atomic<bool> answered{false};
+  std::vector<uint8_t> by_worker;
+  pool->Submit(Request(), absl::InfiniteFuture(), nullptr,
+               [&](absl::StatusOr<RunResult> r, uint64_t) {
+                 ASSERT_TRUE(r.ok()) << r.status();
+                 ran_on = std::this_thread::get_id();
+                 const auto& data = r->outputs.at(0).host.data;
+                 by_worker.assign(data.begin(), data.end());
+                 answered = true;
+               },
+               /*may_run_inline=*/true);
+  while (!answered.load()) absl::SleepFor(absl::Milliseconds(1));
+  EXPECT_NE(ran_on, std::this_thread::get_id());
+  EXPECT_EQ(pool->inline_runs(), 0u);
+  WarmUp(*pool, [&] { return Request(); });
+  // Idle sessions, nothing queued, short runs: this thread runs it, and
+  // the answer is the one a worker gives.
+  answered = false;
+  std::vector<uint8_t> inline_bytes;
+  pool->Submit(Request(), absl::InfiniteFuture(), nullptr,
+               [&](absl::StatusOr<RunResult> r, uint64_t queue_ns) {
+                 ASSERT_TRUE(r.ok()) << r.status();
+                 ran_on = std::this_thread::get_id();
+                 const auto& data = r->outputs.at(0).host.data;
+                 inline_bytes.assign(data.begin(), data.end());
+                 EXPECT_LT(queue_ns, uint64_t{1'000'000'000});
+                 answered = true;
+               },
+               /*may_run_inline=*/true);
+  EXPECT_TRUE(answered.load());  // before Submit returned
+  EXPECT_EQ(ran_on, std::this_thread::get_id());
+  EXPECT_EQ(pool->inline_runs(), 1u);
+  EXPECT_EQ(inline_bytes, by_worker);
+  EXPECT_EQ(pool->stats().busy_sessions, 0u);
+  // Without the caller's permission it never runs inline.
+  answered = false;
+  pool->Submit(Request(), absl::InfiniteFuture(), nullptr,
+               [&](absl::StatusOr<RunResult>, uint64_t) {
+                 ran_on = std::this_thread::get_id();
+                 answered = true;
+               });
+  pool->Drain();
+  EXPECT_TRUE(answered.load());
+  EXPECT_NE(ran_on, std::this_thread::get_id());
+  EXPECT_EQ(pool->inline_runs(), 1u);
+  // A draining pool refuses an inline-allowed request like any other.
+  absl::Status refused;
+  pool->Submit(Request(), absl::InfiniteFuture(), nullptr,
+               [&](absl::StatusOr<RunResult> r, uint64_t) { refused = r.status(); }, true);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kUnavailable);
+}
+
+TEST_F(SessionPoolTest, InlineRunChecksDeadlineAndCancellation) {
+  auto model = MakeModel(8, 16);
+  ASSERT_NE(model, nullptr);
+  SessionPoolOptions options;
+  options.sessions = 1;
+  options.inline_max_run = absl::Seconds(10);
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto pool, SessionPool::Create(model, options));
+  WarmUp(*pool, [&] { return Request(); });
+  absl::Status expired, cancelled;
+  pool->Submit(Request(), absl::Now() - absl::Milliseconds(1), nullptr,
+               [&](absl::StatusOr<RunResult> r, uint64_t) { expired = r.status(); }, true);
+  pool->Submit(Request(), absl::InfiniteFuture(), [] { return true; },
+               [&](absl::StatusOr<RunResult> r, uint64_t) { cancelled = r.status(); }, true);
+  // Both answered before Submit returned, without running.
+  EXPECT_EQ(expired.code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(cancelled.code(), absl::StatusCode::kCancelled);
+  EXPECT_EQ(pool->inline_runs(), 2u);
+  EXPECT_EQ(pool->stats().busy_sessions, 0u);
+}
+
+TEST_F(SessionPoolTest, InlineNeverOvertakesTheQueue) {
+  auto model = MakeModel(64, 64);  // slow on lavapipe
+  ASSERT_NE(model, nullptr);
+  SessionPoolOptions options;
+  options.sessions = 1;
+  options.max_queue = 0;
+  options.inline_max_run = absl::Seconds(10);
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto pool, SessionPool::Create(model, options));
+  WarmUp(*pool, [&] { return Request(); });
+  Mutex mu;
+  std::vector<int> order;
+  auto record = [&](int id) {
+    return [&, id](absl::StatusOr<RunResult> r, uint64_t) {
+      EXPECT_TRUE(r.ok()) << r.status();
+      MutexLock lock(&mu);
+      order.push_back(id);
+    };
+  };
+  // 0 holds the session (its answer waits for `go`); 1 waits; 2 may run
+  // inline but must queue behind 1.
+  std::atomic<bool> go{false};
+  pool->Submit(Request(), absl::InfiniteFuture(), nullptr,
+               [&](absl::StatusOr<RunResult> r, uint64_t q) {
+                 while (!go.load()) absl::SleepFor(absl::Microseconds(100));
+                 record(0)(std::move(r), q);
+               });
+  for (SchedulerStats st = pool->stats(); st.busy_sessions == 0 || st.queued_now > 0; st = pool->stats()) {
+    absl::SleepFor(absl::Microseconds(100));
+  }
+  pool->Submit(Request(), absl::InfiniteFuture(), nullptr, record(1));
+  pool->Submit(Request(), absl::InfiniteFuture(), nullptr, record(2), /*may_run_inline=*/true);
+  {
+    MutexLock lock(&mu);
+    EXPECT_TRUE(order.empty());  // 2 queued, not run on this thread
+  }
+  EXPECT_EQ(pool->stats().queued_now, 2u);
+  go = true;
+  pool->Drain();
+  MutexLock lock(&mu);
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(pool->inline_runs(), 0u);
+}
+
+TEST_F(SessionPoolTest, NoInlineRunsForLongRunsAndDrainWaitsForOne) {
+  auto model = MakeModel(64, 64);
+  ASSERT_NE(model, nullptr);
+  SessionPoolOptions options;
+  options.sessions = 1;
+  options.inline_max_run = absl::Nanoseconds(1);  // every run is longer
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto pool, SessionPool::Create(model, options));
+  WarmUp(*pool, [&] { return Request(); });
+  std::atomic<bool> answered{false};
+  pool->Submit(Request(), absl::InfiniteFuture(), nullptr,
+               [&](absl::StatusOr<RunResult>, uint64_t) { answered = true; }, true);
+  pool->Drain();
+  EXPECT_TRUE(answered.load());
+  EXPECT_EQ(pool->inline_runs(), 0u);
+
+  // A pool whose runs qualify: Drain(), called while an inline run holds
+  // the session, returns only after that request is answered.
+  options.inline_max_run = absl::Seconds(10);
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto fast, SessionPool::Create(model, options));
+  WarmUp(*fast, [&] { return Request(); });
+  answered = false;
+  std::thread caller([&] {
+    fast->Submit(Request(), absl::InfiniteFuture(), nullptr,
+                 [&](absl::StatusOr<RunResult> r, uint64_t) {
+                   EXPECT_TRUE(r.ok()) << r.status();
+                   absl::SleepFor(absl::Milliseconds(20));  // a slow answer
+                   answered = true;
+                 },
+                 true);
+  });
+  // The answer takes 20 ms, with the session held: seen busy well before.
+  while (fast->stats().busy_sessions == 0 && !answered.load()) {
+    absl::SleepFor(absl::Microseconds(100));
+  }
+  fast->Drain();
+  EXPECT_TRUE(answered.load());
+  caller.join();
+  EXPECT_EQ(fast->inline_runs(), 1u);
 }
 
 TEST_F(SessionPoolTest, ResidentRegistryHandlesLimitsAndExpiry) {

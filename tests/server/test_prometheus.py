@@ -300,13 +300,16 @@ class PrometheusTest(unittest.TestCase):
             f'vkserve_batch_size_sum{{model="{MODEL}"}}', self.final), self.inferences)
         self.assertGreater(self.prom.scalar(
             f'vkserve_runs_total{{model="{MODEL}",command_buffer="replayed"}}', self.final), 0)
-        # 4 bytes per float: inputs 3*16*16 and outputs 10 per inference.
+        # 4 bytes per float: inputs 3*16*16 and outputs 10 per row run, an
+        # inference or a zero row padding a batch to a planned size.
+        padding = self.prom.scalar(
+            f'vkserve_batch_padding_rows_total{{model="{MODEL}"}}', self.final)
         self.assertEqual(self.prom.scalar(
             f'vkserve_transferred_bytes_total{{model="{MODEL}",direction="host_to_gpu"}}',
-            self.final), self.inferences * 3 * 16 * 16 * 4)
+            self.final), (self.inferences + padding) * 3 * 16 * 16 * 4)
         self.assertEqual(self.prom.scalar(
             f'vkserve_transferred_bytes_total{{model="{MODEL}",direction="gpu_to_host"}}',
-            self.final), self.inferences * 10 * 4)
+            self.final), (self.inferences + padding) * 10 * 4)
         # ModelStatistics is fed by the same figures.
         self.assertEqual(s.inference_stats.success.count, self.ok)
         self.assertEqual(s.inference_stats.fail.count, self.invalid)

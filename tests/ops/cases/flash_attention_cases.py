@@ -9,73 +9,46 @@
 # with bool key padding, a float [S, T] mask; 3-D [B, S, H * E] and 4-D
 # [B, H, S, E] layouts, grouped-query heads, cross attention (S != T), an
 # explicit scale, and past keys with present outputs (the kernel behind the
-# copies into present_*). Sizes keep each case well under a second on
+# copies into present_*). Each node is pinned to the fused kernel;
+# attention_pick_cases.py runs both kernels. Sizes keep each case well under a second on
 # lavapipe.
 import numpy as np
 from onnx import TensorProto, helper
 
+from attention_case import MASKS, attention_problem
+
 _RNG = np.random.default_rng(20261124)
-_MASKS = ("none", "pad_float", "pad_bool", "causal", "causal_pad_bool", "float_st")
 
 
-def _case(name, node, inputs, outputs):
+def _case(name, make_node, inputs, outputs):
+    """The node pinned to the fused kernel (vkserve_attention_kernel: the
+    larger cases would take the unfused path, runtime/ops/attention_choice.h);
+    onnxruntime runs it without the pin."""
     elem = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.bool_): TensorProto.BOOL}
-    graph = helper.make_graph(
-        [node], "g",
-        [helper.make_tensor_value_info(n, elem[a.dtype], list(a.shape)) for n, a in inputs.items()],
-        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in outputs])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 23)])
-    model.ir_version = 8
-    return {"name": name, "model": model, "inputs": inputs, "atol": 2e-4}
 
-
-def _padding(b, s, t):
-    """[B, 1, S, T] True where a key is real: each batch keeps a random prefix
-    (>= 1) of its keys. Exporters write [B, 1, 1, T]; onnxruntime 1.30 takes
-    only the full query dim, so the rows repeat."""
-    keep = _RNG.integers(1, t + 1, size=(b,))
-    pad = np.arange(t)[None, :] < keep[:, None]
-    return np.ascontiguousarray(np.broadcast_to(pad[:, None, None, :], (b, 1, s, t)))
+    def model(node):
+        graph = helper.make_graph(
+            [node], "g",
+            [helper.make_tensor_value_info(n, elem[a.dtype], list(a.shape)) for n, a in inputs.items()],
+            [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in outputs])
+        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 23)])
+        m.ir_version = 8
+        return m
+    return {"name": name, "model": model(make_node(vkserve_attention_kernel="fused")), "inputs": inputs,
+            "reference_model": model(make_node()), "atol": 2e-4, "kernel": "fused"}
 
 
 def _attention(name, b, hq, hkv, s, t, e, mask, three_d, past=0, scale=None):
-    rand = lambda *shape: _RNG.standard_normal(shape).astype(np.float32)
-    if three_d:
-        q, k, v = rand(b, s, hq * e), rand(b, t, hkv * e), rand(b, t, hkv * e)
-        attrs = {"q_num_heads": hq, "kv_num_heads": hkv}
-    else:
-        q, k, v = rand(b, hq, s, e), rand(b, hkv, t, e), rand(b, hkv, t, e)
-        attrs = {}
-    if scale is not None:
-        attrs["scale"] = scale
-    if mask.startswith("causal"):
-        attrs["is_causal"] = 1
-    inputs = {"Q": q, "K": k, "V": v}
-    names = ["Q", "K", "V"]
-    total = past + t
-    if mask in ("pad_bool", "causal_pad_bool"):
-        inputs["M"] = _padding(b, s, total)
-    elif mask == "pad_float":
-        inputs["M"] = np.where(_padding(b, s, total), 0.0, -1e9).astype(np.float32)
-    elif mask == "float_st":
-        inputs["M"] = (_RNG.uniform(-2, 0, size=(s, total)) * (_RNG.random((s, total)) < 0.5)).astype(np.float32)
-    if "M" in inputs:
-        names.append("M")
-    outputs = ["Y"]
-    if past:
-        names += [""] * (4 - len(names)) + ["pk", "pv"]
-        inputs["pk"] = rand(b, hkv, past, e)
-        inputs["pv"] = rand(b, hkv, past, e)
-        outputs += ["present_key", "present_value"]
-    node = helper.make_node("Attention", names, outputs, **attrs)
-    return _case(f"flash_attention_{name}", node, inputs, outputs)
+    inputs, names, outputs, attrs = attention_problem(_RNG, b, hq, hkv, s, t, e, mask, three_d, past, scale)
+    make_node = lambda **pin: helper.make_node("Attention", names, outputs, **attrs, **pin)
+    return _case(f"flash_attention_{name}", make_node, inputs, outputs)
 
 
 def cases():
     n = 0
     for e in (32, 64, 80, 128):
         for s in (1, 7, 13, 127):
-            mask = _MASKS[n % len(_MASKS)]
+            mask = MASKS[n % len(MASKS)]
             three_d = n % 2 == 1
             hq, hkv = (4, 2) if n % 3 == 0 else (2, 2)
             yield _attention(f"e{e}_s{s}_{mask}_{'3d' if three_d else '4d'}", 2 if s < 127 else 1,

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// WarmupRuns: a model's warm-up samples (config/model_warmup.h) with their
+// input bytes made once at load — zeros, random values, or a file from
+// <model directory>/warmup/ repeated for each row — ready to run on each
+// session before the model serves (Triton's model_warmup). The schedulers
+// run them as they create their sessions; a failing sample fails the load.
+//
+// Immutable after Build; RunOn may be called from several threads at once
+// (on different sessions).
+#ifndef VKSERVE_SERVER_WARMUP_RUNS_H_
+#define VKSERVE_SERVER_WARMUP_RUNS_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "config/model_config.h"
+#include "runtime/session.h"
+
+namespace vkserve {
+
+class WarmupRuns {
+ public:
+  // The samples of `settings` (validated against `model`), their files read
+  // from `model_directory`/warmup/. INVALID_ARGUMENT names the sample and
+  // input for a missing file, one of the wrong size or one that leaves the
+  // warmup directory.
+  static absl::StatusOr<std::shared_ptr<const WarmupRuns>> Build(const ModelSettings& settings,
+                                                                 const Model& model,
+                                                                 const std::string& model_directory);
+
+  bool empty() const { return samples_.empty(); }
+
+  // Runs every sample its count of times on `session`, in config order; the
+  // first failure, prefixed with the sample's name.
+  absl::Status RunOn(Session& session) const;
+
+  // Each sample's input shapes in the model's input order.
+  std::vector<std::vector<std::vector<int64_t>>> Shapes() const;
+
+ private:
+  struct Input {
+    std::string name;
+    DataType dtype = DataType::kUndefined;
+    std::vector<int64_t> shape;
+    std::vector<uint8_t> bytes;
+  };
+  struct Sample {
+    std::string name;
+    int count = 1;
+    std::vector<Input> inputs;  // the model's input order
+  };
+
+  std::vector<Sample> samples_;
+  std::map<std::string, OutputLocation> output_locations_;
+};
+
+}  // namespace vkserve
+
+#endif  // VKSERVE_SERVER_WARMUP_RUNS_H_

@@ -1,0 +1,150 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The vkserve Authors.
+#
+# The fused Attention node's two kernels (runtime/ops/attention_choice.h): each
+# problem twice, pinned with the node attribute vkserve_attention_kernel to the
+# fused flash-attention kernel and to the unfused GEMM lowering
+# (runtime/ops/attention_lowering.h), against onnxruntime running the same
+# graph without the attribute ("reference_model"). Every mask kind the fused
+# op takes (none, additive float key padding, bool key padding, causal, causal
+# with bool padding, a float [S, T] mask), the empty-rows-zero mode (the
+# exporters' NaN guard, fused), 3-D and 4-D layouts (3-D with B > 1 writes Y
+# through a copy), grouped-query heads, cross attention, past keys, packed
+# Q/K/V (read at offsets), odd sequence lengths and head sizes 32/64/80/128
+# (and 6, off the vector paths), one FP16-precision case. Each case checks
+# with "kernel" that the pinned path ran; two unpinned cases check the rule's
+# choice on either side of its threshold. Small: well under a second each on
+# lavapipe.
+import numpy as np
+from onnx import TensorProto, helper
+
+from attention_case import attention_problem, padding, rand
+from onnx_case import ELEM_TYPE
+
+_RNG = np.random.default_rng(20261125)
+_PIN = "vkserve_attention_kernel"
+
+
+def _rand(*shape):
+    return rand(_RNG, *shape)
+
+
+def _padding(b, s, t):
+    return padding(_RNG, b, s, t)
+
+
+def _model(nodes, inputs, outputs, inits=(), opset=23):
+    graph = helper.make_graph(
+        nodes, "g",
+        [helper.make_tensor_value_info(n, ELEM_TYPE[a.dtype], list(a.shape)) for n, a in inputs.items()],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in outputs], initializer=list(inits))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    return model
+
+
+def _pair(name, build, inputs, outputs, atol=2e-4, precision=None, reference=None):
+    """The case pinned to each kernel; build(pin) returns the node list. At
+    FP16 precision the unfused path's GEMMs round their operands to fp16 (the
+    fused kernel stays fp32): its case demands an error fp32 would not make."""
+    for kernel in ("fused", "unfused"):
+        case = {"name": f"attention_pick_{name}_{kernel}", "model": _model(build(kernel), inputs, outputs),
+                "inputs": inputs, "reference_model": reference or _model(build(None), inputs, outputs),
+                "atol": atol, "kernel": kernel}
+        if precision:
+            case["precision"] = precision
+            case["rtol"] = atol
+            if kernel == "unfused":
+                case["min_max_error"] = 1e-4
+        yield case
+
+
+def _attention(name, b, hq, hkv, s, t, e, mask, three_d, past=0, scale=None, **kw):
+    inputs, names, outputs, attrs = attention_problem(_RNG, b, hq, hkv, s, t, e, mask, three_d, past, scale)
+
+    def build(pin):
+        extra = {_PIN: pin} if pin else {}
+        return [helper.make_node("Attention", names, outputs, **attrs, **extra)]
+    yield from _pair(name, build, inputs, outputs, **kw)
+
+
+def _empty_rows_zero():
+    """The exporters' NaN guard, fused as the empty-rows-zero mode
+    (runtime/attention_fusion.h): query 3 of batch 0 sees no key and gets 0
+    on both paths. The pin goes on the Softmax; the fusion moves it."""
+    b, n, s, e = 2, 2, 9, 32
+    keep = _RNG.random((b, 1, s, s)) < 0.7
+    keep[:, :, :, 0] = True
+    keep[0, :, 3, :] = False
+    inputs = {"Q": _rand(b, n, s, e), "K": _rand(b, n, s, e), "V": _rand(b, n, s, e), "keep": keep}
+    inits = [helper.make_tensor("c", TensorProto.FLOAT, [], [float(1 / np.sqrt(e))]),
+             helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0]),
+             helper.make_tensor("ninf", TensorProto.FLOAT, [], [float("-inf")])]
+
+    def model(pin):
+        extra = {_PIN: pin} if pin else {}
+        nodes = [helper.make_node("Where", ["keep", "zero", "ninf"], ["M"]),
+                 helper.make_node("Transpose", ["K"], ["Kt"], perm=[0, 1, 3, 2]),
+                 helper.make_node("MatMul", ["Q", "Kt"], ["S"]),
+                 helper.make_node("Mul", ["S", "c"], ["Ss"]),
+                 helper.make_node("Add", ["Ss", "M"], ["Sm"]),
+                 helper.make_node("Softmax", ["Sm"], ["P"], axis=-1, **extra),
+                 helper.make_node("IsNaN", ["P"], ["nan"]),
+                 helper.make_node("Where", ["nan", "zero", "P"], ["Pz"]),
+                 helper.make_node("MatMul", ["Pz", "V"], ["Y"])]
+        return _model(nodes, inputs, ["Y"], inits, 17)
+    for kernel in ("fused", "unfused"):
+        yield {"name": f"attention_pick_empty_rows_zero_e32_{kernel}", "model": model(kernel),
+               "inputs": inputs, "reference_model": model(None), "atol": 2e-4, "kernel": kernel,
+               "fused_op": "MatMul+Mul+Add+Softmax+IsNaN+Where+MatMul=Attention"}
+
+
+def _packed():
+    """Packed Q/K/V (runtime/qkv_packing.h): the Split of one [B, S, Q|K|V]
+    tensor goes and the Attention reads it in place; the unfused path binds
+    each operand at its offset (64 and 96 floats: 256 and 384 bytes)."""
+    b, s, hq, hkv, e = 2, 11, 2, 1, 32
+    qw, kw = hq * e, hkv * e
+    inputs = {"X": _rand(b, s, qw + 2 * kw), "M": _padding(b, s, s)}
+    sizes = helper.make_tensor("sizes", TensorProto.INT64, [3], [qw, kw, kw])
+
+    def model(pin):
+        extra = {_PIN: pin} if pin else {}
+        nodes = [helper.make_node("Split", ["X", "sizes"], ["Q", "K", "V"], axis=2),
+                 helper.make_node("Attention", ["Q", "K", "V", "M"], ["Y"], q_num_heads=hq, kv_num_heads=hkv,
+                                  **extra)]
+        return _model(nodes, inputs, ["Y"], [sizes])
+    for kernel in ("fused", "unfused"):
+        yield {"name": f"attention_pick_packed_gqa_pad_bool_{kernel}", "model": model(kernel), "inputs": inputs,
+               "reference_model": model(None), "atol": 2e-4, "kernel": kernel,
+               "fused_op": "Attention(QKV packed)"}
+
+
+def _unpinned(name, b, h, s, e, kernel):
+    """No pin: the rule's choice at this shape (kFusedAttentionMaxFlop)."""
+    inputs = {"Q": _rand(b, h, s, e), "K": _rand(b, h, s, e), "V": _rand(b, h, s, e), "M": _padding(b, s, s)}
+    model = _model([helper.make_node("Attention", ["Q", "K", "V", "M"], ["Y"])], inputs, ["Y"])
+    return {"name": f"attention_pick_auto_{name}", "model": model, "inputs": inputs, "atol": 2e-4,
+            "kernel": kernel}
+
+
+def cases():
+    for args, kw in (
+            (("e32_s7_pad_float_gqa", 2, 4, 2, 7, 7, 32, "pad_float", False), {}),
+            (("e64_s13_causal_3d", 2, 2, 2, 13, 13, 64, "causal", True), {}),
+            (("e80_s1_t9_pad_bool", 2, 4, 2, 1, 9, 80, "pad_bool", False), {}),
+            (("e128_s33_causal_pad_bool_3d", 2, 2, 2, 33, 33, 128, "causal_pad_bool", True), {}),
+            (("e64_s127_float_st", 1, 2, 2, 127, 127, 64, "float_st", False), {}),
+            (("e80_cross_s13_t33_pad_bool_3d_gqa", 2, 4, 1, 13, 33, 80, "pad_bool", True), {}),
+            (("e32_s65_none_3d_b1", 1, 3, 3, 65, 65, 32, "none", True), {}),
+            (("e6_s9_pad_bool", 2, 2, 2, 9, 9, 6, "pad_bool", False), {}),
+            (("e64_past_causal_present", 2, 2, 2, 7, 7, 64, "causal", False), {"past": 11}),
+            (("e128_causal_scale", 1, 2, 2, 17, 17, 128, "causal", True), {"scale": 0.05}),
+            (("fp16_e64_s31_pad_float", 2, 2, 2, 31, 31, 64, "pad_float", False),
+             {"precision": "FP16", "atol": 4e-3})):
+        yield from _attention(*args, **kw)
+    yield from _empty_rows_zero()
+    yield from _packed()
+    # 4 * B * H * S^2 * E: 4.3 MFLOP (fused) and 135 MFLOP (unfused) around 64.
+    yield _unpinned("small_fused", 1, 2, 33, 64, "fused")
+    yield _unpinned("large_unfused", 2, 4, 257, 64, "unfused")

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// The fused Attention's kernel choice (runtime/ops/attention_choice.h), no
+// GPU needed: at the shapes of the H100 run it was made from
+// (benchmarks/results/2026-11-24-attention-h100-run2.md, 12 heads, head size
+// 64), the fused kernel only where it was faster (s128 b1), the GEMM lowering
+// at the rest; decoding steps stay fused; scores past the budget, past the
+// device's storage range (lavapipe's 128 MiB) or packed operands at offsets
+// the device cannot bind keep the fused kernel; the pin attribute parses.
+#include "runtime/ops/attention_choice.h"
+
+#include <gtest/gtest.h>
+
+namespace vkserve {
+namespace {
+
+gpu::DeviceInfo Device(uint64_t storage_range, uint64_t offset_alignment) {
+  gpu::DeviceInfo info;
+  info.max_storage_buffer_range = storage_range;
+  info.min_storage_buffer_offset_alignment = offset_alignment;
+  return info;
+}
+
+const gpu::DeviceInfo kH100 = Device(uint64_t{4} << 30, 16);
+const gpu::DeviceInfo kLavapipe = Device(uint64_t{128} << 20, 16);
+
+FlashAttentionProblem Problem(int64_t batch, int64_t seq, bool causal = false, int64_t keys = 0) {
+  FlashAttentionProblem p;
+  p.batch = batch;
+  p.heads = p.kv_heads = 12;
+  p.queries = seq;
+  p.keys = keys > 0 ? keys : seq;
+  p.head_size = 64;
+  p.causal = causal;
+  return p;
+}
+
+TEST(AttentionChoiceTest, FollowsTheH100Table) {
+  // fused vs unfused, GPU ms: 0.0325 vs 0.039.
+  EXPECT_EQ(ChooseAttentionKernel(Problem(1, 128), kH100), AttentionKernel::kFused);
+  // 0.205 vs 0.120; 0.322 vs 0.117; 2.059 vs 0.730; 4.167 vs 0.955.
+  EXPECT_EQ(ChooseAttentionKernel(Problem(8, 128), kH100), AttentionKernel::kUnfused);
+  EXPECT_EQ(ChooseAttentionKernel(Problem(1, 512), kH100), AttentionKernel::kUnfused);
+  EXPECT_EQ(ChooseAttentionKernel(Problem(8, 512), kH100), AttentionKernel::kUnfused);
+  EXPECT_EQ(ChooseAttentionKernel(Problem(1, 2048), kH100), AttentionKernel::kUnfused);
+  // Causal: 2.332 vs 1.191.
+  EXPECT_EQ(ChooseAttentionKernel(Problem(1, 2048, true), kH100), AttentionKernel::kUnfused);
+}
+
+TEST(AttentionChoiceTest, SmallProblemsStayFused) {
+  // A decoding step: one query against 2048 keys, batch 8 (50 MFLOP).
+  EXPECT_EQ(ChooseAttentionKernel(Problem(8, 1, false, 2048), kH100), AttentionKernel::kFused);
+  // Causal halves the fused kernel's work: s128 b2 causal (50 MFLOP of 100).
+  EXPECT_EQ(ChooseAttentionKernel(Problem(2, 128, true), kH100), AttentionKernel::kFused);
+  EXPECT_EQ(ChooseAttentionKernel(Problem(2, 128), kH100), AttentionKernel::kUnfused);
+}
+
+TEST(AttentionChoiceTest, ScoresThatDoNotFitKeepTheFusedKernel) {
+  // s2048 b2: 402 MB of scores, past the 256 MiB budget.
+  EXPECT_EQ(AttentionScoresBytes(Problem(2, 2048)), uint64_t{2} * 12 * 2048 * 2048 * 4);
+  EXPECT_FALSE(UnfusedAttentionFits(Problem(2, 2048), kH100));
+  EXPECT_EQ(ChooseAttentionKernel(Problem(2, 2048), kH100), AttentionKernel::kFused);
+  // s1024 b4: 201 MB, within the budget but past lavapipe's storage range.
+  EXPECT_TRUE(UnfusedAttentionFits(Problem(4, 1024), kH100));
+  EXPECT_EQ(ChooseAttentionKernel(Problem(4, 1024), kH100), AttentionKernel::kUnfused);
+  EXPECT_FALSE(UnfusedAttentionFits(Problem(4, 1024), kLavapipe));
+  EXPECT_EQ(ChooseAttentionKernel(Problem(4, 1024), kLavapipe), AttentionKernel::kFused);
+}
+
+TEST(AttentionChoiceTest, PackedOffsetsMustBeBindable) {
+  FlashAttentionProblem p = Problem(8, 128);
+  p.offsets = {0, 768, 1536};  // BERT-base: 3072-byte steps
+  EXPECT_TRUE(UnfusedAttentionFits(p, Device(uint64_t{4} << 30, 256)));
+  p.offsets = {0, 12, 24};  // 48 bytes
+  EXPECT_TRUE(UnfusedAttentionFits(p, Device(uint64_t{4} << 30, 16)));
+  EXPECT_FALSE(UnfusedAttentionFits(p, Device(uint64_t{4} << 30, 64)));
+  EXPECT_EQ(ChooseAttentionKernel(p, Device(uint64_t{4} << 30, 64)), AttentionKernel::kFused);
+}
+
+TEST(AttentionChoiceTest, ParsesThePin) {
+  Node node;
+  EXPECT_EQ(PinnedAttentionKernel(node).value(), std::nullopt);
+  Attribute a;
+  a.type = Attribute::Type::kString;
+  a.s = "unfused";
+  node.attributes[kAttentionKernelAttr] = a;
+  EXPECT_EQ(PinnedAttentionKernel(node).value(), AttentionKernel::kUnfused);
+  node.attributes[kAttentionKernelAttr].s = "fused";
+  EXPECT_EQ(PinnedAttentionKernel(node).value(), AttentionKernel::kFused);
+  node.attributes[kAttentionKernelAttr].s = "flash";
+  EXPECT_EQ(PinnedAttentionKernel(node).status().code(), absl::StatusCode::kInvalidArgument);
+  node.attributes[kAttentionKernelAttr].type = Attribute::Type::kInt;
+  EXPECT_EQ(PinnedAttentionKernel(node).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace vkserve
