@@ -32,6 +32,7 @@
 #include "server/resident_registry.h"
 #include "server/shared_memory.h"
 #include "spdlog/spdlog.h"
+#include "tests/testing/temp_dir.h"
 
 namespace vkserve {
 namespace {
@@ -94,8 +95,7 @@ void Write(const std::filesystem::path& path, const std::string& bytes) {
 Fixture* Setup() {
   spdlog::set_level(spdlog::level::off);
   auto* f = new Fixture();
-  char pattern[] = "/tmp/vkserve_fuzz_XXXXXX";
-  f->dir = mkdtemp(pattern);
+  f->dir = testing::MakeTempDir("fuzz");
   const std::filesystem::path repo = std::filesystem::path(f->dir) / "repository";
   Write(repo / "addone/1/model.onnx", ModelBytes(false));
   Write(repo / "castadd/1/model.onnx", ModelBytes(true));

@@ -20,6 +20,7 @@
 #include "proto/grpc_service.grpc.pb.h"
 #include "server/server.h"
 #include "tests/server/server_test_util.h"
+#include "tests/testing/temp_dir.h"
 
 namespace vkserve {
 namespace {
@@ -35,8 +36,7 @@ class FaultTest : public ::testing::Test {
  protected:
   void SetUp() override {
     namespace fs = std::filesystem;
-    char pattern[] = "/tmp/vkserve_fault_test_XXXXXX";
-    dir_ = mkdtemp(pattern);
+    dir_ = testing::MakeTempDir("fault_test");
     const fs::path repo = fs::path(dir_) / "repository";
     const std::string addone = testing::AddOneModelBytes();
     for (const char* name : {"addone", "spare", "third"}) {

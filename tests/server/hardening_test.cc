@@ -27,6 +27,7 @@
 #include "server/infer_request.h"
 #include "server/server.h"
 #include "tests/server/server_test_util.h"
+#include "tests/testing/temp_dir.h"
 
 namespace vkserve {
 namespace {
@@ -42,8 +43,7 @@ class HardeningTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     namespace fs = std::filesystem;
-    char pattern[] = "/tmp/vkserve_hardening_test_XXXXXX";
-    dir_ = new std::string(mkdtemp(pattern));
+    dir_ = new std::string(testing::MakeTempDir("hardening_test"));
     const fs::path repo = fs::path(*dir_) / "repository";
     const std::string addone = testing::AddOneModelBytes();
     testing::WriteFile(repo / "addone/1/model.onnx", addone);

@@ -27,6 +27,7 @@
 #include "proto/grpc_service.grpc.pb.h"
 #include "server/server.h"
 #include "tests/server/server_test_util.h"
+#include "tests/testing/temp_dir.h"
 
 namespace vkserve {
 namespace {
@@ -60,8 +61,7 @@ std::map<std::string, double> ByGpu(const std::string& text, const std::string& 
 class MultiGpuServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char pattern[] = "/tmp/vkserve_multi_gpu_test_XXXXXX";
-    dir_ = mkdtemp(pattern);
+    dir_ = testing::MakeTempDir("multi_gpu_test");
     repo_ = std::filesystem::path(dir_) / "repository";
   }
   void TearDown() override {

@@ -22,6 +22,7 @@
 #include "server/infer_request.h"
 #include "server/server.h"
 #include "tests/server/server_test_util.h"
+#include "tests/testing/temp_dir.h"
 
 namespace vkserve {
 namespace {
@@ -38,8 +39,7 @@ class ServerTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     namespace fs = std::filesystem;
-    char pattern[] = "/tmp/vkserve_server_test_XXXXXX";
-    repo_ = new std::string(mkdtemp(pattern));
+    repo_ = new std::string(testing::MakeTempDir("server_test"));
     const char* src = std::getenv("VKSERVE_SOURCE_DIR");
     const fs::path source = src ? src : ".";
     fs::copy(source / "config/examples/repository/tinynet", fs::path(*repo_) / "tinynet",

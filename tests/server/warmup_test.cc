@@ -14,6 +14,7 @@
 #include "proto/grpc_service.grpc.pb.h"
 #include "server/server.h"
 #include "tests/server/server_test_util.h"
+#include "tests/testing/temp_dir.h"
 
 namespace vkserve {
 namespace {
@@ -39,8 +40,7 @@ std::string Sample(const std::string& data) {
 class WarmupTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char pattern[] = "/tmp/vkserve_warmup_test_XXXXXX";
-    repo_ = mkdtemp(pattern);
+    repo_ = testing::MakeTempDir("warmup_test");
     // Batched: a batch of 4 rows of 16 from a file; padding targets (8)
     // then planned at 16 wide.
     WriteSeqModel(repo_ / "batched",

@@ -29,6 +29,7 @@
 #include "server/service_monitor.h"
 #include "server/systemd_notifier.h"
 #include "tests/server/server_test_util.h"
+#include "tests/testing/temp_dir.h"
 
 namespace vkserve {
 namespace {
@@ -106,8 +107,7 @@ class FakeServiceManager {
 
 TEST(WatchdogTest, PingsStopWhileTheGpuQueueIsWedged) {
   namespace fs = std::filesystem;
-  char pattern[] = "/tmp/vkserve_watchdog_test_XXXXXX";
-  const fs::path dir = mkdtemp(pattern);
+  const fs::path dir = testing::MakeTempDir("watchdog_test");
   testing::WriteFile(dir / "repository/addone/1/model.onnx", testing::AddOneModelBytes());
   FakeServiceManager manager((dir / "notify.sock").string());
   ASSERT_TRUE(manager.bound());
