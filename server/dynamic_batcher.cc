@@ -50,34 +50,6 @@ ModelSettings PrioritySettings(const ModelSettings& settings) {
   return s;
 }
 
-// One run of zeros at `shapes` with the batch dimension set to `rows`.
-absl::Status RunZeros(Session& session, const std::vector<std::vector<int64_t>>& shapes, int rows) {
-  std::vector<std::vector<uint8_t>> zeros;
-  RunRequest run;
-  for (size_t i = 0; i < session.model().inputs().size(); ++i) {
-    InputBinding b;
-    b.name = session.model().inputs()[i].name;
-    b.host.dtype = session.model().inputs()[i].type.dtype;
-    b.host.shape = shapes[i];
-    if (b.host.shape.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("input '", b.name, "' has no batch dimension to batch along"));
-    }
-    b.host.shape[0] = rows;
-    uint64_t count = 1;
-    for (int64_t d : b.host.shape) count *= static_cast<uint64_t>(std::max<int64_t>(d, 0));
-    zeros.emplace_back(count * DataTypeSize(b.host.dtype), 0);
-    b.host.data = zeros.back();
-    run.inputs.push_back(std::move(b));
-  }
-  auto result = session.Run(run);
-  if (!result.ok()) {
-    return absl::Status(result.status().code(), absl::StrCat("warming up preferred batch size ", rows,
-                                                             ": ", result.status().message()));
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 DynamicBatcher::DynamicBatcher(std::shared_ptr<const Model> model, const ModelSettings& settings,
@@ -118,10 +90,13 @@ absl::StatusOr<std::unique_ptr<DynamicBatcher>> DynamicBatcher::Create(
   }
   auto batcher = std::unique_ptr<DynamicBatcher>(
       new DynamicBatcher(replicas.front().model, settings, sessions_by_gpu));
+  ASSIGN_OR_RETURN(std::shared_ptr<const WarmupRuns> targets,
+                   batcher->PaddingTargets(*replicas.front().model, warmup.get()));
   for (size_t g = 0; g < replicas.size(); ++g) {
     for (int i = 0; i < replicas[g].sessions; ++i) {
       ASSIGN_OR_RETURN(auto session, Session::Create(replicas[g].model, session_options));
-      RETURN_IF_ERROR(batcher->WarmUp(*session, warmup.get()));
+      if (warmup != nullptr) RETURN_IF_ERROR(warmup->RunOn(*session));
+      RETURN_IF_ERROR(targets->RunOn(*session));
       batcher->idle_[g].push_back(session.get());
       batcher->sessions_.push_back(std::move(session));
     }
@@ -134,14 +109,11 @@ absl::StatusOr<std::unique_ptr<DynamicBatcher>> DynamicBatcher::Create(
   return batcher;
 }
 
-absl::Status DynamicBatcher::WarmUp(Session& session, const WarmupRuns* warmup) {
-  // The shapes the padding targets are planned at: each configured warm-up
-  // sample's (its other dimensions are what clients send), else the
-  // model's defaults (symbolic dimensions 1). Samples differing only in
-  // batch size plan once.
+absl::StatusOr<std::shared_ptr<const WarmupRuns>> DynamicBatcher::PaddingTargets(
+    const Model& model, const WarmupRuns* warmup) const {
+  // Samples differing only in batch size plan once.
   std::set<std::vector<std::vector<int64_t>>> bases;
   if (warmup != nullptr && !warmup->empty()) {
-    RETURN_IF_ERROR(warmup->RunOn(session));
     for (std::vector<std::vector<int64_t>> shapes : warmup->Shapes()) {
       for (std::vector<int64_t>& s : shapes) {
         if (!s.empty()) s[0] = 0;
@@ -149,16 +121,29 @@ absl::Status DynamicBatcher::WarmUp(Session& session, const WarmupRuns* warmup) 
       bases.insert(std::move(shapes));
     }
   } else {
-    bases.insert(session.model().DefaultInputShapes());
+    bases.insert(model.DefaultInputShapes());
   }
   // The largest batch the batcher forms is always planned, so any smaller
   // one can be padded to a planned size.
   const std::vector<int> sizes =
       preferred_.empty() ? std::vector<int>{static_cast<int>(max_batch_size_)} : preferred_;
+  std::vector<std::vector<std::vector<int64_t>>> shapes;
+  std::vector<std::string> labels;
   for (const std::vector<std::vector<int64_t>>& base : bases) {
-    for (int size : sizes) RETURN_IF_ERROR(RunZeros(session, base, size));
+    for (int size : sizes) {
+      std::vector<std::vector<int64_t>> at = base;
+      for (size_t i = 0; i < at.size(); ++i) {
+        if (at[i].empty()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "input '", model.inputs()[i].name, "' has no batch dimension to batch along"));
+        }
+        at[i][0] = size;
+      }
+      shapes.push_back(std::move(at));
+      labels.push_back(absl::StrCat("warming up preferred batch size ", size));
+    }
   }
-  return absl::OkStatus();
+  return WarmupRuns::Zeros(model, shapes, labels);
 }
 
 DynamicBatcher::~DynamicBatcher() {

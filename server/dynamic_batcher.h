@@ -132,7 +132,10 @@ class DynamicBatcher final : public Scheduler {
 
   DynamicBatcher(std::shared_ptr<const Model> model, const ModelSettings& settings,
                  std::vector<int> sessions_by_gpu);
-  absl::Status WarmUp(Session& session, const WarmupRuns* warmup);
+  // Zero runs at every batch size the batcher pads to, at the shapes the
+  // warm-up samples use (else the model's defaults): what WarmUp plans.
+  absl::StatusOr<std::shared_ptr<const WarmupRuns>> PaddingTargets(const Model& model,
+                                                                   const WarmupRuns* warmup) const;
 
   // On the io thread:
   void Enqueue(Pending pending);

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "base/happens_before.h"
+#include "gpu/status_macros.h"
 #include "gpu/vk_status.h"
 #include "server/grpc_service.h"
 #include "server/infer_message_allocator.h"
@@ -203,133 +204,175 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()), BoundedMessage(status.message()));
 }
 
-void InferenceService::Infer(const ModelInferRequest* request, ModelInferResponse* response,
-                             absl::Time deadline, std::function<bool()> cancelled,
-                             std::function<void(absl::Status)> done, bool may_run_inline) {
-  const absl::Time start = absl::Now();
-  // Log lines about this request name it: the client's id (bounded and
-  // escaped: it lands in every line), else a sequence.
-  std::string log_id = request->id().empty()
-                           ? absl::StrCat("#", ctx_->request_sequence.fetch_add(1) + 1)
-                           : Escaped(request->id());
-  ScopedRequestId scoped_id(log_id);
-  if (!ctx_->accepting.load()) {
-    done(absl::UnavailableError("the server is shutting down"));
-    return;
-  }
+namespace {
+
+// One ModelInfer request from PrepareInfer to its answer: what the
+// scheduler's callback needs to answer it.
+struct InferCall {
+  const ModelInferRequest* request;
+  ModelInferResponse* response;
+  std::shared_ptr<ServedModel> served;
+  std::shared_ptr<PreparedInfer> prepared;
+  absl::Time start;        // the request reached Infer
+  absl::Time prepared_at;  // PrepareInfer returned
+  std::string log_id;
+  std::function<void(absl::Status)> done;
+};
+
+// What every request must pass before its model is looked up.
+absl::Status CheckAdmission(const ServiceContext& ctx, const ModelInferRequest& request) {
+  if (!ctx.accepting.load()) return absl::UnavailableError("the server is shutting down");
   // The transport admits up to twice max_message_bytes so that an oversized
   // request gets an INVALID_ARGUMENT naming the limit instead of a bare
   // transport error; beyond that gRPC itself refuses it.
-  if (const size_t bytes = request->ByteSizeLong();
-      bytes > static_cast<size_t>(ctx_->settings.max_message_bytes)) {
-    done(absl::InvalidArgumentError(absl::StrCat("the request has ", bytes,
-                                                 " bytes, more than max_message_bytes (",
-                                                 ctx_->settings.max_message_bytes, ")")));
+  if (const size_t bytes = request.ByteSizeLong();
+      bytes > static_cast<size_t>(ctx.settings.max_message_bytes)) {
+    return absl::InvalidArgumentError(absl::StrCat("the request has ", bytes,
+                                                   " bytes, more than max_message_bytes (",
+                                                   ctx.settings.max_message_bytes, ")"));
+  }
+  return absl::OkStatus();
+}
+
+// Whether the request asks to be traced; INVALID_ARGUMENT when it may not.
+absl::StatusOr<bool> TraceAsked(const ServiceContext& ctx, const ModelInferRequest& request) {
+  ASSIGN_OR_RETURN(const bool requested, TraceRequested(request));
+  if (requested && !ctx.settings.trace_allow_request) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "request: parameter '", kTraceParam, "' is refused: the server config sets "
+        "trace.allow_request to false"));
+  }
+  return requested;
+}
+
+// Writes a traced run's spans and names the file in the response.
+void WriteTrace(const ServiceContext& ctx, const InferCall& call, const RequestSpans& spans,
+                const RunResult& result) {
+  auto path = ctx.tracer->Write(call.served->name(), call.served->version(),
+                                RequestTracer::Assemble(spans, result.timing.total_ns, result.trace));
+  if (!path.ok()) {
+    // The inference succeeded; losing its trace is not the client's error.
+    spdlog::warn("trace not written: {}", path.status().ToString());
     return;
+  }
+  // The client learns the file's name in the trace directory; where that
+  // directory is stays in the server's log and config.
+  (*call.response->mutable_parameters())[kTracePathParam].set_string_param(
+      std::filesystem::path(*path).filename().string());
+  spdlog::debug("trace written to {}", *path);
+}
+
+void LogOutcome(const ServedModel& served, const absl::Status& status, uint64_t request_ns,
+                uint64_t queue_ns, const RunTiming& t) {
+  if (status.ok()) {
+    spdlog::debug("model '{}' v{}: OK in {} us (queue {}, upload {}, record {}, submit {}, gpu {}, "
+                  "wait {}, readback {} us)",
+                  served.name(), served.version(), request_ns / 1000, queue_ns / 1000,
+                  t.upload_ns / 1000, t.record_ns / 1000, t.submit_ns / 1000, t.gpu_ns / 1000,
+                  t.wait_ns / 1000, t.readback_ns / 1000);
+  } else if (OutcomeOf(status) == RequestOutcome::kInternal) {
+    spdlog::error("{} (after {} us)", status.ToString(), request_ns / 1000);
+  } else {
+    spdlog::debug("{} (after {} us)", status.ToString(), request_ns / 1000);
+  }
+}
+
+// The scheduler's answer to `call`: the response filled, the trace written,
+// the statistics recorded, the outcome logged, then `call.done`.
+void Complete(const ServiceContext& ctx, InferCall& call, absl::StatusOr<RunResult> result,
+              const ExecutionInfo& info) {
+  ServedModel& served = *call.served;
+  if (result.ok() && info.reports_execution) {
+    served.RecordExecution(info.execution_batch_size, result->timing, info.forming_ns,
+                           info.padding_rows);
+  }
+  ScopedRequestId scoped_id(call.log_id);
+  absl::Status status = result.status();
+  const absl::Time respond_start = absl::Now();
+  if (status.ok()) {
+    status = FillInferResponse(*call.request, *call.prepared, *result, served, *ctx.resident,
+                               call.response);
+  }
+  const absl::Time end = absl::Now();
+  const uint64_t request_ns = static_cast<uint64_t>(absl::ToInt64Nanoseconds(end - call.start));
+  if (status.ok() && !result->trace.empty()) {
+    RequestSpans spans;
+    spans.prepare_ns = static_cast<uint64_t>(absl::ToInt64Nanoseconds(call.prepared_at - call.start));
+    spans.queue_ns = info.queue_ns;
+    spans.respond_ns = static_cast<uint64_t>(absl::ToInt64Nanoseconds(end - respond_start));
+    spans.request_ns = request_ns;
+    WriteTrace(ctx, call, spans, *result);
+  }
+  if (status.ok()) {
+    served.RecordSuccess(request_ns, info.queue_ns, result->timing, call.prepared->batch_size, info);
+  } else {
+    served.RecordFailure(request_ns, OutcomeOf(status));
+    if (gpu::IsDeviceLost(status)) ctx.models->OnDeviceLost(served, info.gpu);
+    status = absl::Status(status.code(), absl::StrCat("model '", served.name(), "': ", status.message()));
+  }
+  LogOutcome(served, status, request_ns, info.queue_ns, status.ok() ? result->timing : RunTiming());
+  call.done(status);
+}
+
+}  // namespace
+
+void InferenceService::Infer(const ModelInferRequest* request, ModelInferResponse* response,
+                             absl::Time deadline, std::function<bool()> cancelled,
+                             std::function<void(absl::Status)> done, bool may_run_inline) {
+  InferCall call{request, response, nullptr, nullptr, absl::Now(), absl::Time(), "", std::move(done)};
+  // Log lines about this request name it: the client's id (bounded and
+  // escaped: it lands in every line), else a sequence.
+  call.log_id = request->id().empty() ? absl::StrCat("#", ctx_->request_sequence.fetch_add(1) + 1)
+                                      : Escaped(request->id());
+  ScopedRequestId scoped_id(call.log_id);
+  if (absl::Status admitted = CheckAdmission(*ctx_, *request); !admitted.ok()) {
+    return call.done(std::move(admitted));
   }
   if (IsHandleRequest(*request)) {
     absl::Status s = RunHandleRequest(*request, *ctx_->resident, response);
     spdlog::debug("handle request: {}", s.ToString());
-    done(s);
-    return;
+    return call.done(std::move(s));
   }
   auto model = ctx_->models->Get(request->model_name(), request->model_version());
   if (!model.ok()) {
     spdlog::debug("{}", model.status().ToString());
-    done(model.status());
-    return;
+    return call.done(model.status());
   }
-  std::shared_ptr<ServedModel> served = *std::move(model);
+  call.served = *std::move(model);
   auto fail = [&](absl::Status status) {
-    served->RecordFailure(static_cast<uint64_t>(absl::ToInt64Nanoseconds(absl::Now() - start)),
-                          OutcomeOf(status));
-    spdlog::debug("model '{}' v{}: {}", served->name(), served->version(), status.ToString());
-    done(std::move(status));
+    call.served->RecordFailure(
+        static_cast<uint64_t>(absl::ToInt64Nanoseconds(absl::Now() - call.start)), OutcomeOf(status));
+    spdlog::debug("model '{}' v{}: {}", call.served->name(), call.served->version(), status.ToString());
+    call.done(std::move(status));
   };
-  auto trace_requested = TraceRequested(*request);
-  if (!trace_requested.ok()) return fail(trace_requested.status());
-  if (*trace_requested && !ctx_->settings.trace_allow_request) {
-    return fail(absl::InvalidArgumentError(absl::StrCat(
-        "request: parameter '", kTraceParam, "' is refused: the server config sets "
-        "trace.allow_request to false")));
-  }
-  auto prepared_or =
-      PrepareInfer(*request, *served, *ctx_->resident, *ctx_->shared_memory, ctx_->output_buffers);
-  if (!prepared_or.ok()) return fail(prepared_or.status());
-  std::shared_ptr<PreparedInfer> prepared = *std::move(prepared_or);
-  const ModelSettings& model_settings = served->settings();
+  absl::StatusOr<bool> trace_asked = TraceAsked(*ctx_, *request);
+  if (!trace_asked.ok()) return fail(trace_asked.status());
+  auto prepared =
+      PrepareInfer(*request, *call.served, *ctx_->resident, *ctx_->shared_memory, ctx_->output_buffers);
+  if (!prepared.ok()) return fail(prepared.status());
+  call.prepared = *std::move(prepared);
   SchedulerRequest scheduled;
-  scheduled.run = std::move(prepared->run);
-  scheduled.run.profile = ctx_->tracer->ShouldTrace(*trace_requested);
-  scheduled.batch_size = model_settings.max_batch_size > 0 ? prepared->batch_size : 0;
+  scheduled.run = std::move(call.prepared->run);
+  scheduled.run.profile = ctx_->tracer->ShouldTrace(*trace_asked);
+  scheduled.batch_size = call.served->settings().max_batch_size > 0 ? call.prepared->batch_size : 0;
   scheduled.deadline = deadline;
-  scheduled.timeout = prepared->timeout;
-  scheduled.priority = prepared->priority;
+  scheduled.timeout = call.prepared->timeout;
+  scheduled.priority = call.prepared->priority;
   scheduled.cancelled = std::move(cancelled);
   // An inline run blocks this gRPC thread for the run (scheduler.h: only
   // when it would start at once and the model's runs are short); the slot
   // bounds how many gRPC threads do so at once.
   const bool inline_slot = may_run_inline && TakeInlineSlot();
   scheduled.may_run_inline = inline_slot;
-  const absl::Time prepared_at = absl::Now();
-  served->scheduler().Submit(
-      std::move(scheduled),
-      [this, request, response, served, prepared, start, prepared_at, log_id = std::move(log_id),
-       done = std::move(done)](absl::StatusOr<RunResult> result, const ExecutionInfo& info) {
-        const uint64_t queue_ns = info.queue_ns;
-        if (result.ok() && info.reports_execution) {
-          served->RecordExecution(info.execution_batch_size, result->timing, info.forming_ns,
-                                  info.padding_rows);
-        }
-        ScopedRequestId scoped_id(log_id);
-        absl::Status status = result.status();
-        const absl::Time respond_start = absl::Now();
-        if (status.ok()) {
-          status = FillInferResponse(*request, *prepared, *result, *served, *ctx_->resident, response);
-        }
-        const absl::Time end = absl::Now();
-        const uint64_t request_ns = static_cast<uint64_t>(absl::ToInt64Nanoseconds(end - start));
-        if (status.ok() && !result->trace.empty()) {
-          RequestSpans spans;
-          spans.prepare_ns = static_cast<uint64_t>(absl::ToInt64Nanoseconds(prepared_at - start));
-          spans.queue_ns = queue_ns;
-          spans.respond_ns = static_cast<uint64_t>(absl::ToInt64Nanoseconds(end - respond_start));
-          spans.request_ns = request_ns;
-          auto path = ctx_->tracer->Write(
-              served->name(), served->version(),
-              RequestTracer::Assemble(spans, result->timing.total_ns, result->trace));
-          if (path.ok()) {
-            // The client learns the file's name in the trace directory; where
-            // that directory is stays in the server's log and config.
-            (*response->mutable_parameters())[kTracePathParam].set_string_param(
-                std::filesystem::path(*path).filename().string());
-            spdlog::debug("trace written to {}", *path);
-          } else {
-            // The inference succeeded; losing its trace is not the client's error.
-            spdlog::warn("trace not written: {}", path.status().ToString());
-          }
-        }
-        if (status.ok()) {
-          served->RecordSuccess(request_ns, queue_ns, result->timing, prepared->batch_size, info);
-        } else {
-          served->RecordFailure(request_ns, OutcomeOf(status));
-          if (gpu::IsDeviceLost(status)) ctx_->models->OnDeviceLost(*served, info.gpu);
-          status = absl::Status(status.code(), absl::StrCat("model '", served->name(), "': ", status.message()));
-        }
-        if (status.ok()) {
-          const RunTiming& t = result->timing;
-          spdlog::debug("model '{}' v{}: OK in {} us (queue {}, upload {}, record {}, submit {}, gpu {}, "
-                        "wait {}, readback {} us)",
-                        served->name(), served->version(), request_ns / 1000, queue_ns / 1000,
-                        t.upload_ns / 1000, t.record_ns / 1000, t.submit_ns / 1000, t.gpu_ns / 1000,
-                        t.wait_ns / 1000, t.readback_ns / 1000);
-        } else if (OutcomeOf(status) == RequestOutcome::kInternal) {
-          spdlog::error("{} (after {} us)", status.ToString(), request_ns / 1000);
-        } else {
-          spdlog::debug("{} (after {} us)", status.ToString(), request_ns / 1000);
-        }
-        done(status);
-      });
+  call.prepared_at = absl::Now();
+  // Held here too: an inline answer may drop the callback's reference
+  // while Submit still runs on the model's scheduler.
+  const std::shared_ptr<ServedModel> served = call.served;
+  served->scheduler().Submit(std::move(scheduled),
+                            [ctx = ctx_, call = std::move(call)](absl::StatusOr<RunResult> result,
+                                                                 const ExecutionInfo& info) mutable {
+                              Complete(*ctx, call, std::move(result), info);
+                            });
   if (inline_slot) inline_runs_.fetch_sub(1, std::memory_order_acq_rel);
 }
 

@@ -42,8 +42,8 @@ absl::StatusOr<std::unique_ptr<SessionPool>> SessionPool::Create(
     MutexLock lock(&pool->mutex_);
     pool->session_busy_.assign(pool->sessions_.size(), false);
   }
-  for (size_t i = 0; i < pool->sessions_.size(); ++i) {
-    pool->threads_.emplace_back([p = pool.get(), i] { p->Worker(i); });
+  for (size_t i = 0; i < 2 * pool->sessions_.size(); ++i) {
+    pool->threads_.emplace_back([p = pool.get()] { p->Worker(); });
   }
   pool->threads_.emplace_back([p = pool.get()] { p->Sweeper(); });
   return pool;
@@ -113,11 +113,25 @@ void SessionPool::Enqueue(RunRequest request, absl::Time deadline, std::function
     done(refused, 0, -1, CrossDeviceCopies());
     return;
   }
-  // The session is this thread's until Release, as a worker's would be.
+  // The session is this thread's until Serve releases it, as a worker's
+  // would be.
   Item item{std::move(request), deadline, absl::Now(), std::move(cancelled), std::move(done)};
-  const absl::Duration run = Serve(item, static_cast<size_t>(session));
-  item = Item();  // as in Worker: before Drain() can see the session free
-  Release(static_cast<size_t>(session), run);
+  Serve(item, static_cast<size_t>(session));
+  item = Item();  // as in Worker: before Drain() can see the request answered
+  Answered();
+}
+
+int SessionPool::TakeSessionLocked() {
+  const int gpu = load_.Pick();
+  if (gpu < 0) return -1;
+  for (size_t i = 0; i < sessions_.size(); ++i) {
+    if (gpu_of_[i] != gpu || session_busy_[i]) continue;
+    session_busy_[i] = true;
+    ++busy_;
+    load_.Take(gpu);
+    return static_cast<int>(i);
+  }
+  std::abort();  // GpuLoad said `gpu` has an idle session: the two disagree
 }
 
 int SessionPool::TakeForInlineLocked() {
@@ -132,46 +146,40 @@ int SessionPool::TakeForInlineLocked() {
       mean_run_ >= options_.inline_max_run) {
     return -1;
   }
-  const int gpu = load_.Pick();
-  if (gpu < 0) return -1;
-  for (size_t i = 0; i < sessions_.size(); ++i) {
-    if (gpu_of_[i] != gpu || session_busy_[i]) continue;
-    session_busy_[i] = true;
-    ++busy_;
-    load_.Take(gpu);
-    ++inline_runs_;
-    return static_cast<int>(i);
-  }
-  std::abort();  // GpuLoad said `gpu` has an idle session: the two disagree
+  const int session = TakeSessionLocked();
+  if (session >= 0) ++inline_runs_;
+  return session;
 }
 
-absl::Duration SessionPool::Serve(Item& item, size_t index) {
+void SessionPool::Serve(Item& item, size_t index) {
   Session* session = sessions_[index].get();
-  const int gpu = gpu_of_[index];
   const absl::Time now = absl::Now();
   const uint64_t queue_ns = static_cast<uint64_t>(absl::ToInt64Nanoseconds(now - item.enqueued));
   CrossDeviceCopies copies;
+  absl::StatusOr<RunResult> result;
+  int gpu = -1;  // the GPU it ran on, if it ran
+  absl::Duration run;
   if (now > item.deadline) {
-    item.done(absl::DeadlineExceededError("the request timed out waiting for a session"), queue_ns,
-              -1, copies);
+    result = absl::DeadlineExceededError("the request timed out waiting for a session");
   } else if (item.cancelled && item.cancelled()) {
-    item.done(absl::CancelledError("the request was cancelled before it ran"), queue_ns, -1, copies);
+    result = absl::CancelledError("the request was cancelled before it ran");
   } else if (absl::Status local = LocalizeInputs(session->model().gpu().device, &item.request, &copies);
              !local.ok()) {
-    item.done(std::move(local), queue_ns, -1, copies);  // did not run
+    result = std::move(local);  // did not run
   } else {
-    absl::StatusOr<RunResult> result = session->Run(item.request);
-    const absl::Duration run = absl::Now() - now;
-    item.done(std::move(result), queue_ns, gpu, copies);
-    return run;
+    result = session->Run(item.request);
+    run = absl::Now() - now;
+    gpu = gpu_of_[index];
   }
-  return absl::ZeroDuration();
+  // The result owns its bytes (host outputs) or shares its buffers (GPU
+  // outputs): answering needs nothing of the session.
+  Release(index, run);
+  item.done(std::move(result), queue_ns, gpu, copies);
 }
 
 void SessionPool::Release(size_t index, absl::Duration run) {
   MutexLock lock(&mutex_);
   session_busy_[index] = false;
-  --busy_;
   load_.Give(gpu_of_[index]);
   if (run > absl::ZeroDuration()) {
     // About the mean of the last eight runs.
@@ -180,38 +188,34 @@ void SessionPool::Release(size_t index, absl::Duration run) {
   }
 }
 
-void SessionPool::Worker(size_t index) {
-  // Waits until the head request is this session's to take: every idle
-  // session of the least-loaded GPU qualifies (gpu_load.h); an inline run
-  // may hold this session meanwhile.
-  struct Turn {
-    SessionPool* pool;
-    size_t session;
-    int gpu;
-  } turn{this, index, gpu_of_[index]};
+void SessionPool::Answered() {
+  MutexLock lock(&mutex_);
+  --busy_;
+}
+
+void SessionPool::Worker() {
+  // Waits until the head request can have a session: an idle one of the
+  // least-loaded GPU (gpu_load.h); an inline run may hold one meanwhile.
   while (true) {
     Item item;
+    int session = -1;
     {
       MutexLock lock(&mutex_);
       mutex_.Await(Condition(
-          +[](Turn* t) ABSL_EXCLUSIVE_LOCKS_REQUIRED(t->pool->mutex_) {
-            return t->pool->stopped_ ||
-                   (!t->pool->queue_.empty() && !t->pool->session_busy_[t->session] &&
-                    t->pool->load_.Pick() == t->gpu);
+          +[](SessionPool* p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(p->mutex_) {
+            return p->stopped_ || (!p->queue_.empty() && p->load_.Pick() >= 0);
           },
-          &turn));
+          this));
       if (stopped_) return;  // Drain() returned first: nothing is queued
       item = std::move(queue_.front());
       queue_.pop_front();
-      session_busy_[index] = true;
-      ++busy_;
-      load_.Take(turn.gpu);
+      session = TakeSessionLocked();
     }
-    const absl::Duration run = Serve(item, index);
+    Serve(item, static_cast<size_t>(session));
     // Release the request and its callback (which may hold the last
-    // reference to this pool's owner) before Drain() can see the session free.
+    // reference to this pool's owner) before Drain() can see it answered.
     item = Item();
-    Release(index, run);
+    Answered();
   }
 }
 
@@ -275,8 +279,9 @@ uint64_t SessionPool::inline_runs() const {
 
 SchedulerStats SessionPool::stats() const {
   MutexLock lock(&mutex_);
-  SchedulerStats stats{queue_.size(), busy_, sessions_.size(), {}, {}};
+  SchedulerStats stats{queue_.size(), 0, sessions_.size(), {}, {}};
   for (int g = 0; g < load_.gpus(); ++g) {
+    stats.busy_sessions += static_cast<uint64_t>(load_.busy(g));
     stats.busy_by_gpu.push_back(static_cast<uint64_t>(load_.busy(g)));
     stats.sessions_by_gpu.push_back(static_cast<uint64_t>(load_.sessions(g)));
   }

@@ -3,9 +3,11 @@
 //
 // SessionPool: the Scheduler (scheduler.h) that runs every request alone.
 // The sessions of one model on one or more GPUs (a ModelReplica per GPU,
-// gpu_load.h), each driven by its own worker thread, fed from one bounded
-// FIFO queue: the head request goes to a free session of the least-loaded
-// GPU. GPU-resident inputs held by another GPU are copied through the host
+// gpu_load.h), fed from one bounded FIFO queue by worker threads, two per
+// session: the head request goes to a free session of the least-loaded
+// GPU. A session is free again as soon as its run returns, so it starts the
+// next request while the worker that ran it still answers the last (the
+// response's output bytes); the dynamic batcher does the same. GPU-resident inputs held by another GPU are copied through the host
 // (cross_device_inputs.h). Submit() never blocks: it either queues
 // the request or answers at once (RESOURCE_EXHAUSTED when the queue is full,
 // UNAVAILABLE when the pool is draining). A queued request whose deadline
@@ -117,17 +119,23 @@ class SessionPool final : public Scheduler {
       : model_(std::move(model)), options_(options), load_(std::move(sessions_by_gpu)) {}
   void Enqueue(RunRequest request, absl::Time deadline, std::function<bool()> cancelled,
                InfoCallback done, bool may_run_inline);
-  void Worker(size_t session);
+  void Worker();
   void Sweeper();
-  // An idle session of the least-loaded GPU, marked busy; -1 when none is
-  // idle or inline runs are not allowed now.
+  // An idle session of the least-loaded GPU, marked busy (and the request
+  // counted in busy_); -1 when none is idle.
+  int TakeSessionLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // TakeSessionLocked when inline runs are allowed now, else -1.
   int TakeForInlineLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Runs `item` on `session` (taken by the caller) unless its deadline
-  // passed, it was cancelled or its inputs could not be localized, and
-  // answers it; returns how long the run took (zero when it did not run).
-  absl::Duration Serve(Item& item, size_t session);
-  // Gives `session` back after Serve, with the run's duration for the mean.
+  // passed, it was cancelled or its inputs could not be localized, gives
+  // the session back, then answers. The caller then destroys `item` and
+  // calls Answered().
+  void Serve(Item& item, size_t session);
+  // Gives `session` back, with the run's duration for the mean (zero when
+  // it did not run).
   void Release(size_t session, absl::Duration run);
+  // The request taken with the session is answered (busy_ drops).
+  void Answered();
 
   std::shared_ptr<const Model> model_;
   const SessionPoolOptions options_;
@@ -139,6 +147,7 @@ class SessionPool final : public Scheduler {
   std::deque<Item> queue_ ABSL_GUARDED_BY(mutex_);
   bool draining_ ABSL_GUARDED_BY(mutex_) = false;
   bool stopped_ ABSL_GUARDED_BY(mutex_) = false;
+  // Requests taken from the queue (or run inline) and not yet answered.
   uint64_t busy_ ABSL_GUARDED_BY(mutex_) = 0;
   std::vector<bool> session_busy_ ABSL_GUARDED_BY(mutex_);
   GpuLoad load_ ABSL_GUARDED_BY(mutex_);

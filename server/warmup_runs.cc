@@ -93,7 +93,7 @@ absl::StatusOr<std::shared_ptr<const WarmupRuns>> WarmupRuns::Build(const ModelS
   }
   std::mt19937 rng(20261125);
   for (const WarmupSample& s : settings.warmup) {
-    Sample sample{s.name, s.count, {}};
+    Sample sample{absl::StrCat("model_warmup ", Quoted(s.name)), s.count, {}};
     for (const ValueInfo& info : model.inputs()) {
       auto in = s.inputs.find(info.name);
       if (in == s.inputs.end()) {
@@ -125,6 +125,33 @@ absl::StatusOr<std::shared_ptr<const WarmupRuns>> WarmupRuns::Build(const ModelS
   return std::shared_ptr<const WarmupRuns>(std::move(runs));
 }
 
+absl::StatusOr<std::shared_ptr<const WarmupRuns>> WarmupRuns::Zeros(
+    const Model& model, const std::vector<std::vector<std::vector<int64_t>>>& shapes,
+    const std::vector<std::string>& labels) {
+  constexpr uint64_t kMaxBytes = uint64_t{1} << 30;
+  auto runs = std::shared_ptr<WarmupRuns>(new WarmupRuns());
+  for (size_t k = 0; k < shapes.size(); ++k) {
+    Sample sample{labels[k], 1, {}};
+    for (size_t i = 0; i < model.inputs().size(); ++i) {
+      const ValueInfo& info = model.inputs()[i];
+      uint64_t count = 1;
+      for (int64_t d : shapes[k][i]) {
+        count *= static_cast<uint64_t>(std::max<int64_t>(d, 0));
+        if (count > kMaxBytes) break;
+      }
+      const uint64_t bytes = count * DataTypeSize(info.type.dtype);
+      if (count > kMaxBytes || bytes > kMaxBytes) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(labels[k], ": input ", Quoted(info.name), " would take over 1 GiB of zeros"));
+      }
+      sample.inputs.push_back(
+          Input{info.name, info.type.dtype, shapes[k][i], std::vector<uint8_t>(bytes, 0)});
+    }
+    runs->samples_.push_back(std::move(sample));
+  }
+  return std::shared_ptr<const WarmupRuns>(std::move(runs));
+}
+
 absl::Status WarmupRuns::RunOn(Session& session) const {
   for (const Sample& sample : samples_) {
     RunRequest run;
@@ -139,7 +166,7 @@ absl::Status WarmupRuns::RunOn(Session& session) const {
       absl::StatusOr<RunResult> result = session.Run(run);
       if (!result.ok()) {
         return absl::Status(result.status().code(),
-                            absl::StrCat("model_warmup ", Quoted(sample.name), ": ", result.status().message()));
+                            absl::StrCat(sample.label, ": ", result.status().message()));
       }
     }
   }

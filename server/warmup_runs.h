@@ -6,6 +6,8 @@
 // <model directory>/warmup/ repeated for each row — ready to run on each
 // session before the model serves (Triton's model_warmup). The schedulers
 // run them as they create their sessions; a failing sample fails the load.
+// Zeros makes runs of zeros at given shapes the same way (the dynamic
+// batcher's padding targets).
 //
 // Immutable after Build; RunOn may be called from several threads at once
 // (on different sessions).
@@ -34,10 +36,19 @@ class WarmupRuns {
                                                                  const Model& model,
                                                                  const std::string& model_directory);
 
+  // One run of zeros per entry of `shapes` (each the model's input shapes,
+  // in its input order), labelled by the matching entry of `labels` in
+  // RunOn's errors. Precondition: shapes and labels have the same size and
+  // each entry one shape per model input. INVALID_ARGUMENT when a run would
+  // exceed 1 GiB of input bytes.
+  static absl::StatusOr<std::shared_ptr<const WarmupRuns>> Zeros(
+      const Model& model, const std::vector<std::vector<std::vector<int64_t>>>& shapes,
+      const std::vector<std::string>& labels);
+
   bool empty() const { return samples_.empty(); }
 
   // Runs every sample its count of times on `session`, in config order; the
-  // first failure, prefixed with the sample's name.
+  // first failure, prefixed with the sample's label.
   absl::Status RunOn(Session& session) const;
 
   // Each sample's input shapes in the model's input order.
@@ -51,7 +62,7 @@ class WarmupRuns {
     std::vector<uint8_t> bytes;
   };
   struct Sample {
-    std::string name;
+    std::string label;  // what an error names: `model_warmup "name"`
     int count = 1;
     std::vector<Input> inputs;  // the model's input order
   };
