@@ -141,8 +141,10 @@ int SessionPool::TakeForInlineLocked() {
   // thread (a gRPC poller) is worth more reading other requests; measured
   // on lavapipe, 8 clients ran no faster with inline runs taken whenever a
   // session was idle.
+  // Answers being written by workers do not count: their sessions are free.
   constexpr uint64_t kTimedRunsBeforeInline = 4;
-  if (busy_ > 0 || !queue_.empty() || timed_runs_ < kTimedRunsBeforeInline ||
+  const bool running = std::find(session_busy_.begin(), session_busy_.end(), true) != session_busy_.end();
+  if (running || !queue_.empty() || timed_runs_ < kTimedRunsBeforeInline ||
       mean_run_ >= options_.inline_max_run) {
     return -1;
   }

@@ -17,7 +17,7 @@
 // has been answered, so unloading a model or shutting down loses none.
 //
 // Inline runs (SchedulerRequest::may_run_inline): when the pool is idle (no
-// session busy, nothing queued) and the model's recent runs were short (a
+// session running, nothing queued) and the model's recent runs were short (a
 // running mean under SessionPoolOptions::inline_max_run), Submit takes a
 // session and runs the request on the caller's thread, then answers it
 // before returning. The request would have started at once anyway, so no queued

@@ -114,7 +114,7 @@ class MultiGpuTest : public GpuTest {
 
   // Submits `call`; its callback records the answer. A host input is read
   // by the run, which keeps its session busy while `hold` is set (the
-  // dynamic batcher hands a session back before answering).
+  // schedulers hand a session back before answering).
   void Submit(Scheduler& scheduler, Call& call) {
     SchedulerRequest request;
     InputBinding b;

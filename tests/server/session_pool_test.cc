@@ -134,7 +134,7 @@ void WarmUp(SessionPool& pool, const std::function<RunRequest()>& request, int n
                 });
   }
   while (answered.load() < n) absl::SleepFor(absl::Milliseconds(1));
-  // A worker gives its session back just after answering.
+  // Sessions go back before their answers; this is a check, not a wait.
   while (pool.stats().busy_sessions > 0) absl::SleepFor(absl::Microseconds(100));
 }
 
@@ -232,35 +232,40 @@ TEST_F(SessionPoolTest, InlineNeverOvertakesTheQueue) {
   options.inline_max_run = absl::Seconds(10);
   VKSERVE_ASSERT_OK_AND_ASSIGN(auto pool, SessionPool::Create(model, options));
   WarmUp(*pool, [&] { return Request(); });
+  // The order in which requests reach the session: Serve polls a request's
+  // `cancelled` check once it holds the session, just before the run.
   Mutex mu;
   std::vector<int> order;
-  auto record = [&](int id) {
-    return [&, id](absl::StatusOr<RunResult> r, uint64_t) {
-      EXPECT_TRUE(r.ok()) << r.status();
-      MutexLock lock(&mu);
-      order.push_back(id);
+  std::atomic<bool> holding{false};
+  std::atomic<bool> go{false};
+  auto reached = [&](int id) {
+    return [&, id] {
+      {
+        MutexLock lock(&mu);
+        order.push_back(id);
+      }
+      if (id == 0) {  // 0 holds the session until `go`
+        holding = true;
+        while (!go.load()) absl::SleepFor(absl::Microseconds(100));
+      }
+      return false;
     };
   };
-  // 0 holds the session (its answer waits for `go`); 1 waits; 2 may run
-  // inline but must queue behind 1.
-  std::atomic<bool> go{false};
-  pool->Submit(Request(), absl::InfiniteFuture(), nullptr,
-               [&](absl::StatusOr<RunResult> r, uint64_t q) {
-                 while (!go.load()) absl::SleepFor(absl::Microseconds(100));
-                 record(0)(std::move(r), q);
-               });
-  for (SchedulerStats st = pool->stats(); st.busy_sessions == 0 || st.queued_now > 0; st = pool->stats()) {
-    absl::SleepFor(absl::Microseconds(100));
-  }
-  pool->Submit(Request(), absl::InfiniteFuture(), nullptr, record(1));
-  pool->Submit(Request(), absl::InfiniteFuture(), nullptr, record(2), /*may_run_inline=*/true);
-  {
-    MutexLock lock(&mu);
-    EXPECT_TRUE(order.empty());  // 2 queued, not run on this thread
-  }
+  std::atomic<int> answered{0};
+  auto done = [&](absl::StatusOr<RunResult> r, uint64_t) {
+    EXPECT_TRUE(r.ok()) << r.status();
+    ++answered;
+  };
+  pool->Submit(Request(), absl::InfiniteFuture(), reached(0), done);
+  while (!holding.load()) absl::SleepFor(absl::Microseconds(100));
+  // 1 waits; 2 may run inline but must queue behind 1.
+  pool->Submit(Request(), absl::InfiniteFuture(), reached(1), done);
+  pool->Submit(Request(), absl::InfiniteFuture(), reached(2), done, /*may_run_inline=*/true);
+  EXPECT_EQ(answered.load(), 0);  // 2 did not run on this thread
   EXPECT_EQ(pool->stats().queued_now, 2u);
   go = true;
   pool->Drain();
+  EXPECT_EQ(answered.load(), 3);
   MutexLock lock(&mu);
   EXPECT_EQ(order, (std::vector<int>{0, 1, 2}));
   EXPECT_EQ(pool->inline_runs(), 0u);
@@ -281,25 +286,24 @@ TEST_F(SessionPoolTest, NoInlineRunsForLongRunsAndDrainWaitsForOne) {
   EXPECT_TRUE(answered.load());
   EXPECT_EQ(pool->inline_runs(), 0u);
 
-  // A pool whose runs qualify: Drain(), called while an inline run holds
-  // the session, returns only after that request is answered.
+  // A pool whose runs qualify: Drain(), called while an inline run's answer
+  // is being written, returns only after that request is answered.
   options.inline_max_run = absl::Seconds(10);
   VKSERVE_ASSERT_OK_AND_ASSIGN(auto fast, SessionPool::Create(model, options));
   WarmUp(*fast, [&] { return Request(); });
   answered = false;
+  std::atomic<bool> answering{false};
   std::thread caller([&] {
     fast->Submit(Request(), absl::InfiniteFuture(), nullptr,
                  [&](absl::StatusOr<RunResult> r, uint64_t) {
                    EXPECT_TRUE(r.ok()) << r.status();
+                   answering = true;
                    absl::SleepFor(absl::Milliseconds(20));  // a slow answer
                    answered = true;
                  },
                  true);
   });
-  // The answer takes 20 ms, with the session held: seen busy well before.
-  while (fast->stats().busy_sessions == 0 && !answered.load()) {
-    absl::SleepFor(absl::Microseconds(100));
-  }
+  while (!answering.load()) absl::SleepFor(absl::Microseconds(100));
   fast->Drain();
   EXPECT_TRUE(answered.load());
   caller.join();
