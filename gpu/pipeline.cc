@@ -135,9 +135,11 @@ absl::StatusOr<std::shared_ptr<const Pipeline>> PipelineCache::Get(const Pipelin
   return pipelines_.emplace(key, std::move(pipeline)).first->second;
 }
 
-absl::StatusOr<std::shared_ptr<const Pipeline>> PipelineCache::Create(
-    const PipelineDesc& desc) const {
-  const DeviceInfo& info = device_->info();
+namespace {
+
+// `desc` against the device's limits: SPIR-V magic, push constant size,
+// workgroup size.
+absl::Status CheckDesc(const PipelineDesc& desc, const DeviceInfo& info) {
   if (desc.spirv.empty() || desc.spirv[0] != 0x07230203u) {
     return absl::InvalidArgumentError(absl::StrCat("pipeline '", desc.name, "': not SPIR-V"));
   }
@@ -157,15 +159,13 @@ absl::StatusOr<std::shared_ptr<const Pipeline>> PipelineCache::Create(
           " exceeds the device limits"));
     }
   }
-  VkDevice dev = device_->handle();
-  auto pipeline = std::shared_ptr<Pipeline>(new Pipeline());
-  pipeline->name_ = desc.name;
-  pipeline->num_bindings_ = desc.num_bindings;
-  pipeline->push_constant_bytes_ = desc.push_constant_bytes;
-  pipeline->local_size_ = desc.local_size;
+  return absl::OkStatus();
+}
 
-  std::vector<VkDescriptorSetLayoutBinding> bindings(desc.num_bindings);
-  for (uint32_t i = 0; i < desc.num_bindings; ++i) {
+// One storage buffer per binding, all for the compute stage.
+absl::StatusOr<DescriptorSetLayoutHandle> CreateSetLayout(const Device& device, uint32_t num_bindings) {
+  std::vector<VkDescriptorSetLayoutBinding> bindings(num_bindings);
+  for (uint32_t i = 0; i < num_bindings; ++i) {
     bindings[i].binding = i;
     bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     bindings[i].descriptorCount = 1;
@@ -173,28 +173,37 @@ absl::StatusOr<std::shared_ptr<const Pipeline>> PipelineCache::Create(
   }
   VkDescriptorSetLayoutCreateInfo set_info{};
   set_info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
-  if (device_->uses_push_descriptors()) {
+  if (device.uses_push_descriptors()) {
     set_info.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
   }
-  set_info.bindingCount = desc.num_bindings;
+  set_info.bindingCount = num_bindings;
   set_info.pBindings = bindings.data();
   VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
-  VK_RETURN_IF_ERROR(vkCreateDescriptorSetLayout(dev, &set_info, nullptr, &set_layout));
-  pipeline->set_layout_ = DescriptorSetLayoutHandle(dev, set_layout);
+  VK_RETURN_IF_ERROR(vkCreateDescriptorSetLayout(device.handle(), &set_info, nullptr, &set_layout));
+  return DescriptorSetLayoutHandle(device.handle(), set_layout);
+}
 
+absl::StatusOr<PipelineLayoutHandle> CreateLayout(const Device& device, VkDescriptorSetLayout set_layout,
+                                                  uint32_t push_constant_bytes) {
   VkPushConstantRange push{};
   push.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
-  push.size = desc.push_constant_bytes;
+  push.size = push_constant_bytes;
   VkPipelineLayoutCreateInfo layout_info{};
   layout_info.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
   layout_info.setLayoutCount = 1;
   layout_info.pSetLayouts = &set_layout;
-  layout_info.pushConstantRangeCount = desc.push_constant_bytes > 0 ? 1 : 0;
+  layout_info.pushConstantRangeCount = push_constant_bytes > 0 ? 1 : 0;
   layout_info.pPushConstantRanges = &push;
   VkPipelineLayout layout = VK_NULL_HANDLE;
-  VK_RETURN_IF_ERROR(vkCreatePipelineLayout(dev, &layout_info, nullptr, &layout));
-  pipeline->layout_ = PipelineLayoutHandle(dev, layout);
+  VK_RETURN_IF_ERROR(vkCreatePipelineLayout(device.handle(), &layout_info, nullptr, &layout));
+  return PipelineLayoutHandle(device.handle(), layout);
+}
 
+// The compute pipeline of `desc`'s SPIR-V, its local size and then its
+// specialization constants as constants 0, 1, 2, 3, ...
+absl::StatusOr<PipelineHandle> CreateComputePipeline(const Device& device, VkPipelineCache cache,
+                                                     const PipelineDesc& desc, VkPipelineLayout layout) {
+  VkDevice dev = device.handle();
   VkShaderModuleCreateInfo module_info{};
   module_info.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
   module_info.codeSize = desc.spirv.size() * sizeof(uint32_t);
@@ -223,15 +232,31 @@ absl::StatusOr<std::shared_ptr<const Pipeline>> PipelineCache::Create(
   create.stage.pName = "main";
   create.stage.pSpecializationInfo = &spec;
   create.layout = layout;
-  if (device_->captures_pipeline_statistics()) {
+  if (device.captures_pipeline_statistics()) {
     create.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   }
   VkPipeline raw_pipeline = VK_NULL_HANDLE;
-  VK_RETURN_IF_ERROR(
-      vkCreateComputePipelines(dev, cache_.get(), 1, &create, nullptr, &raw_pipeline));
-  pipeline->pipeline_ = PipelineHandle(dev, raw_pipeline);
+  VK_RETURN_IF_ERROR(vkCreateComputePipelines(dev, cache, 1, &create, nullptr, &raw_pipeline));
+  return PipelineHandle(dev, raw_pipeline);
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<const Pipeline>> PipelineCache::Create(
+    const PipelineDesc& desc) const {
+  RETURN_IF_ERROR(CheckDesc(desc, device_->info()));
+  auto pipeline = std::shared_ptr<Pipeline>(new Pipeline());
+  pipeline->name_ = desc.name;
+  pipeline->num_bindings_ = desc.num_bindings;
+  pipeline->push_constant_bytes_ = desc.push_constant_bytes;
+  pipeline->local_size_ = desc.local_size;
+  ASSIGN_OR_RETURN(pipeline->set_layout_, CreateSetLayout(*device_, desc.num_bindings));
+  ASSIGN_OR_RETURN(pipeline->layout_,
+                   CreateLayout(*device_, pipeline->set_layout_.get(), desc.push_constant_bytes));
+  ASSIGN_OR_RETURN(pipeline->pipeline_,
+                   CreateComputePipeline(*device_, cache_.get(), desc, pipeline->layout_.get()));
   if (device_->captures_pipeline_statistics()) {
-    ASSIGN_OR_RETURN(pipeline->statistics_, Statistics(*device_, raw_pipeline));
+    ASSIGN_OR_RETURN(pipeline->statistics_, Statistics(*device_, pipeline->pipeline_.get()));
     spdlog::info("pipeline {} [{}]: {}", desc.name, absl::StrJoin(desc.spec_constants, ","),
                  absl::StrJoin(pipeline->statistics_, ", "));
   }

@@ -97,6 +97,129 @@ bool IsPrefixSyncNode(const Node& node) {
   return !node.outputs.empty() && node.outputs.back().ends_with(kCountSuffix);
 }
 
+// The graph cut after the sync node.
+struct Cut {
+  std::vector<Node> prefix;  // the sync node (with its count output) and what it depends on
+  std::vector<Node> suffix;  // every other node
+  // Prefix values the suffix or the graph's outputs read, in first-use order.
+  std::vector<std::string> crossing;
+};
+
+std::set<std::string> Reads(const std::vector<Node>& nodes) {
+  std::set<std::string> read;
+  for (const Node& node : nodes) read.insert(node.inputs.begin(), node.inputs.end());
+  return read;
+}
+
+absl::StatusOr<Cut> CutAfter(const Graph& graph, int sync_node, size_t count_index,
+                             const std::string& count_name) {
+  const Node& sync = graph.nodes[sync_node];
+  if (sync.outputs.size() > count_index) {
+    return absl::InvalidArgumentError(absl::StrCat(sync.Describe(), " has too many outputs"));
+  }
+  const std::vector<bool> in_prefix = PrefixNodes(graph, sync_node);
+  Cut cut;
+  std::set<std::string> prefix_values;
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    if (!in_prefix[n]) {
+      cut.suffix.push_back(graph.nodes[n]);
+      continue;
+    }
+    cut.prefix.push_back(graph.nodes[n]);
+    for (const std::string& out : graph.nodes[n].outputs) {
+      if (!out.empty()) prefix_values.insert(out);
+    }
+  }
+  for (Node& node : cut.prefix) {
+    if (node.name != sync.name) continue;
+    node.outputs.resize(count_index);  // omitted optional outputs stay omitted
+    node.outputs.push_back(count_name);
+  }
+  std::set<std::string> seen;
+  auto cross = [&](const std::string& name) {
+    if (prefix_values.contains(name) && seen.insert(name).second) cut.crossing.push_back(name);
+  };
+  for (const Node& node : cut.suffix) {
+    for (const std::string& in : node.inputs) cross(in);
+  }
+  for (const ValueInfo& out : graph.outputs) cross(out.name);
+  return cut;
+}
+
+// The prefix model (its model inputs in, the crossing values and the count
+// out) into `split`, and its plan at the default input shapes.
+absl::StatusOr<std::shared_ptr<const Plan>> BuildPrefix(
+    const Graph& graph, const std::vector<ValueInfo>& inputs, const Node& sync, Cut& cut,
+    const std::string& count_name, const GpuContext& gpu, const ModelOptions& options, SyncSplit& split) {
+  const std::set<std::string> reads = Reads(cut.prefix);
+  std::vector<ValueInfo> prefix_in, prefix_out;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!reads.contains(inputs[i].name)) continue;
+    split.prefix_inputs.push_back(static_cast<int>(i));
+    prefix_in.push_back(inputs[i]);
+  }
+  for (const std::string& name : cut.crossing) prefix_out.push_back(Untyped(name));
+  prefix_out.push_back(Untyped(count_name));
+  split.count_output = static_cast<int>(cut.crossing.size());
+  ASSIGN_OR_RETURN(split.prefix,
+                   Model::FromGraph(SubGraph(graph, std::move(cut.prefix), std::move(prefix_in),
+                                             std::move(prefix_out)), gpu, options));
+  if (split.prefix->has_value_inputs()) {
+    return absl::UnimplementedError(absl::StrCat(
+        sync.Describe(), " has data-dependent output shapes and runs at a sync point; inputs that "
+        "set shapes before it are not supported there yet"));
+  }
+  return split.prefix->GetPlan(split.prefix->DefaultInputShapes());
+}
+
+// The suffix model into `split`: its model inputs, then the crossing values
+// with every dimension symbolic (`dynamic_axis` says which one the count
+// sets), planned per run.
+absl::Status BuildSuffix(const Graph& graph, const std::vector<ValueInfo>& inputs, const Op& sync_op,
+                         const Node& sync, Cut& cut, const Plan& prefix_plan, const GpuContext& gpu,
+                         const ModelOptions& options, SyncSplit& split) {
+  std::set<std::string> reads = Reads(cut.suffix);
+  for (const ValueInfo& out : graph.outputs) reads.insert(out.name);
+  std::vector<ValueInfo> suffix_in;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!reads.contains(inputs[i].name)) continue;
+    split.suffix_inputs.push_back({false, static_cast<int>(i)});
+    suffix_in.push_back(inputs[i]);
+  }
+  for (size_t c = 0; c < cut.crossing.size(); ++c) {
+    const PlannedValue& v = prefix_plan.values[prefix_plan.output_values[c]];
+    int axis = -1;
+    for (size_t o = 0; o < sync.outputs.size(); ++o) {
+      if (sync.outputs[o] == cut.crossing[c]) {
+        axis = sync_op.DataDependentAxis(sync, o, v.desc.shape.size());
+      }
+    }
+    split.dynamic_axis.push_back(axis);
+    ValueInfo in;
+    in.name = cut.crossing[c];
+    in.type.dtype = v.desc.dtype;
+    in.type.has_shape = true;
+    in.type.shape.resize(v.desc.shape.size());  // every dim symbolic
+    split.suffix_inputs.push_back({true, static_cast<int>(c)});
+    suffix_in.push_back(std::move(in));
+  }
+  split.dynamic_axis.push_back(-1);  // the count
+  ModelOptions suffix_options = options;
+  suffix_options.plan_at_load = false;  // plans need the count
+  ASSIGN_OR_RETURN(split.suffix,
+                   Model::FromGraph(SubGraph(graph, std::move(cut.suffix), std::move(suffix_in), graph.outputs),
+                                    gpu, suffix_options));
+  for (size_t k = 0; k < split.suffix_inputs.size(); ++k) {
+    if (split.suffix_inputs[k].from_prefix && split.suffix->is_value_input(k)) {
+      return absl::UnimplementedError(absl::StrCat(
+          "value '", split.suffix->inputs()[k].name, "' is read on the host to set shapes, but is "
+          "computed on the GPU at ", sync.Describe(), "'s sync point; vkserve never reads tensor data "
+          "back in the middle of a run beyond the count"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 int FindSyncNode(const Graph& graph, const std::vector<const Op*>& ops) {
@@ -130,105 +253,12 @@ absl::StatusOr<std::unique_ptr<SyncSplit>> SplitAtSyncPoint(const Graph& graph,
   auto split = std::make_unique<SyncSplit>();
   split->node_name = sync.name;
   split->op_type = sync.op_type;
-  const std::vector<bool> in_prefix = PrefixNodes(graph, sync_node);
-
-  // Prefix nodes, the sync node with its count output; suffix nodes.
-  std::vector<Node> prefix_nodes, suffix_nodes;
-  std::set<std::string> prefix_values;
-  for (size_t n = 0; n < graph.nodes.size(); ++n) {
-    if (!in_prefix[n]) {
-      suffix_nodes.push_back(graph.nodes[n]);
-      continue;
-    }
-    prefix_nodes.push_back(graph.nodes[n]);
-    for (const std::string& out : graph.nodes[n].outputs) {
-      if (!out.empty()) prefix_values.insert(out);
-    }
-  }
   const std::string count_name = absl::StrCat(sync.name, std::string(kCountSuffix));
   const size_t count_index = static_cast<size_t>(ops[sync_node]->sync_count_output());
-  if (sync.outputs.size() > count_index) {
-    return absl::InvalidArgumentError(absl::StrCat(sync.Describe(), " has too many outputs"));
-  }
-  for (Node& node : prefix_nodes) {
-    if (node.name != sync.name) continue;
-    node.outputs.resize(count_index);  // omitted optional outputs stay omitted
-    node.outputs.push_back(count_name);
-  }
-
-  // Values crossing the cut, in first-use order: prefix outputs.
-  std::vector<std::string> crossing;
-  std::set<std::string> seen;
-  auto cross = [&](const std::string& name) {
-    if (prefix_values.contains(name) && seen.insert(name).second) crossing.push_back(name);
-  };
-  for (const Node& node : suffix_nodes) {
-    for (const std::string& in : node.inputs) cross(in);
-  }
-  for (const ValueInfo& out : graph.outputs) cross(out.name);
-
-  std::set<std::string> prefix_reads, suffix_reads;
-  for (const Node& node : prefix_nodes) prefix_reads.insert(node.inputs.begin(), node.inputs.end());
-  for (const Node& node : suffix_nodes) suffix_reads.insert(node.inputs.begin(), node.inputs.end());
-  for (const ValueInfo& out : graph.outputs) suffix_reads.insert(out.name);
-
-  // The prefix: its model inputs, the crossing values and the count out.
-  std::vector<ValueInfo> prefix_in, prefix_out;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!prefix_reads.contains(inputs[i].name)) continue;
-    split->prefix_inputs.push_back(static_cast<int>(i));
-    prefix_in.push_back(inputs[i]);
-  }
-  for (const std::string& name : crossing) prefix_out.push_back(Untyped(name));
-  prefix_out.push_back(Untyped(count_name));
-  split->count_output = static_cast<int>(crossing.size());
-  ASSIGN_OR_RETURN(split->prefix,
-                   Model::FromGraph(SubGraph(graph, std::move(prefix_nodes), std::move(prefix_in),
-                                             std::move(prefix_out)), gpu, options));
-  if (split->prefix->has_value_inputs()) {
-    return absl::UnimplementedError(absl::StrCat(
-        sync.Describe(), " has data-dependent output shapes and runs at a sync point; inputs that "
-        "set shapes before it are not supported there yet"));
-  }
+  ASSIGN_OR_RETURN(Cut cut, CutAfter(graph, sync_node, count_index, count_name));
   ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan,
-                   split->prefix->GetPlan(split->prefix->DefaultInputShapes()));
-
-  // Which axis of each crossing value the count sets.
-  std::vector<ValueInfo> suffix_in;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!suffix_reads.contains(inputs[i].name)) continue;
-    split->suffix_inputs.push_back({false, static_cast<int>(i)});
-    suffix_in.push_back(inputs[i]);
-  }
-  for (size_t c = 0; c < crossing.size(); ++c) {
-    const PlannedValue& v = plan->values[plan->output_values[c]];
-    int axis = -1;
-    for (size_t o = 0; o < sync.outputs.size(); ++o) {
-      if (sync.outputs[o] == crossing[c]) axis = ops[sync_node]->DataDependentAxis(sync, o, v.desc.shape.size());
-    }
-    split->dynamic_axis.push_back(axis);
-    ValueInfo in;
-    in.name = crossing[c];
-    in.type.dtype = v.desc.dtype;
-    in.type.has_shape = true;
-    in.type.shape.resize(v.desc.shape.size());  // every dim symbolic
-    split->suffix_inputs.push_back({true, static_cast<int>(c)});
-    suffix_in.push_back(std::move(in));
-  }
-  split->dynamic_axis.push_back(-1);  // the count
-  ModelOptions suffix_options = options;
-  suffix_options.plan_at_load = false;  // plans need the count
-  ASSIGN_OR_RETURN(split->suffix, Model::FromGraph(SubGraph(graph, std::move(suffix_nodes), std::move(suffix_in),
-                                                            graph.outputs),
-                                                   gpu, suffix_options));
-  for (size_t k = 0; k < split->suffix_inputs.size(); ++k) {
-    if (split->suffix_inputs[k].from_prefix && split->suffix->is_value_input(k)) {
-      return absl::UnimplementedError(absl::StrCat(
-          "value '", split->suffix->inputs()[k].name, "' is read on the host to set shapes, but is "
-          "computed on the GPU at ", sync.Describe(), "'s sync point; vkserve never reads tensor data "
-          "back in the middle of a run beyond the count"));
-    }
-  }
+                   BuildPrefix(graph, inputs, sync, cut, count_name, gpu, options, *split));
+  RETURN_IF_ERROR(BuildSuffix(graph, inputs, *ops[sync_node], sync, cut, *plan, gpu, options, *split));
   return split;
 }
 

@@ -76,7 +76,7 @@ std::vector<std::string> CellBuilder::Split(const std::string& value, int parts,
   return n.outputs;
 }
 
-absl::Status RecurrentRewrite::Apply(RewriteContext& ctx) const {
+absl::StatusOr<RecurrentRewrite::Dims> RecurrentRewrite::CheckNode(RewriteContext& ctx) const {
   const Node& node = ctx.node();
   if (ctx.input(0).empty() || ctx.input(1).empty() || ctx.input(2).empty()) {
     return absl::InvalidArgumentError(absl::StrCat(op_name(), " needs X, W and R"));
@@ -87,11 +87,12 @@ absl::Status RecurrentRewrite::Apply(RewriteContext& ctx) const {
     return absl::UnimplementedError(absl::StrCat("direction '", direction.substr(0, 32),
                                                  "' is not supported (forward or reverse)"));
   }
-  const bool reverse = direction == "reverse";
   if (node.FindAttribute("clip") != nullptr) return absl::UnimplementedError("'clip' is not supported");
-  const int64_t hidden = node.GetInt("hidden_size", 0);
-  if (hidden < 1) return absl::InvalidArgumentError("hidden_size must be positive");
-  const int64_t layout = node.GetInt("layout", 0);
+  Dims d;
+  d.reverse = direction == "reverse";
+  d.hidden = node.GetInt("hidden_size", 0);
+  if (d.hidden < 1) return absl::InvalidArgumentError("hidden_size must be positive");
+  d.batch_major = node.GetInt("layout", 0) != 0;
   ASSIGN_OR_RETURN(const DataType dtype, KnownDataType(ctx, ctx.input(0), "X"));
   const auto xs = ctx.known_shape(ctx.input(0));
   if (dtype != DataType::kFloat || !xs || xs->size() != 3 || !(*xs)[0].is_fixed() ||
@@ -99,51 +100,45 @@ absl::Status RecurrentRewrite::Apply(RewriteContext& ctx) const {
     return absl::UnimplementedError(
         absl::StrCat(op_name(), " needs a float X of declared fixed shape [seq, batch, input]"));
   }
-  const int64_t seq = (*xs)[layout != 0 ? 1 : 0].value;
-  const int64_t batch = (*xs)[layout != 0 ? 0 : 1].value;
-  const int64_t input = (*xs)[2].value;
-  const int64_t gh = gates() * hidden;
+  d.seq = (*xs)[d.batch_major ? 1 : 0].value;
+  d.batch = (*xs)[d.batch_major ? 0 : 1].value;
+  d.input = (*xs)[2].value;
+  return d;
+}
 
+CellInputs RecurrentRewrite::OuterInputs(RewriteContext& ctx, const Dims& d) const {
+  const int64_t gh = gates() * d.hidden;
   CellInputs in;
-  in.hidden = hidden;
-  in.w_t = Transposed(ctx, ctx.input(1), gh, input);
-  in.r_t = Transposed(ctx, ctx.input(2), gh, hidden);
+  in.hidden = d.hidden;
+  in.w_t = Transposed(ctx, ctx.input(1), gh, d.input);
+  in.r_t = Transposed(ctx, ctx.input(2), gh, d.hidden);
   if (!ctx.input(3).empty()) {
     in.w_bias = ctx.NewValueName("w_bias");
     in.r_bias = ctx.NewValueName("r_bias");
     ctx.AddNode("Split", {Reshaped(ctx, ctx.input(3), {2, gh})}, {in.w_bias, in.r_bias}, 13)
         .attributes["axis"] = IntAttribute(0);
   }
-  auto initial_state = [&](size_t i, const char* hint) {
-    if (!ctx.input(i).empty()) return Reshaped(ctx, ctx.input(i), {batch, hidden});
-    return ctx.AddInitializer(hint, HostTensor::FromFloats(
-                                        std::vector<float>(static_cast<size_t>(batch * hidden), 0.0f),
-                                        {batch, hidden}));
-  };
-  const std::string h0 = initial_state(5, "initial_h");
-  const std::string c0 = has_cell_state() ? initial_state(6, "initial_c") : "";
-  if (has_cell_state() && !ctx.input(7).empty()) in.peepholes = Reshaped(ctx, ctx.input(7), {3, hidden});
+  if (has_cell_state() && !ctx.input(7).empty()) in.peepholes = Reshaped(ctx, ctx.input(7), {3, d.hidden});
+  return in;
+}
 
-  // The Scan body: states, then this step's x (and its step number when
-  // sequence_lens masks).
+Graph RecurrentRewrite::Body(const Node& node, const Dims& d, CellInputs in, const std::string& lens) const {
   Graph body;
   CellBuilder b(&body);
   in.h = "cell/h_in";
   in.x = "cell/x_in";
-  body.inputs.push_back({in.h, FloatType({batch, hidden})});
+  body.inputs.push_back({in.h, FloatType({d.batch, d.hidden})});
   if (has_cell_state()) {
     in.c = "cell/c_in";
-    body.inputs.push_back({in.c, FloatType({batch, hidden})});
+    body.inputs.push_back({in.c, FloatType({d.batch, d.hidden})});
   }
-  body.inputs.push_back({in.x, FloatType({batch, input})});
-  const bool masked = !ctx.input(4).empty();
-  std::string lens;
+  body.inputs.push_back({in.x, FloatType({d.batch, d.input})});
+  const bool masked = !lens.empty();
   if (masked) {
     TensorType t;
     t.dtype = DataType::kInt64;
     t.has_shape = true;
     body.inputs.push_back({"cell/t_in", t});
-    lens = Reshaped(ctx, AddCast(ctx, ctx.input(4), DataType::kFloat), {batch, 1});
   }
   const CellOutputs cell = BuildCell(b, in, node);
   std::string h_out = cell.h, c_out = cell.c, y_out = cell.h;
@@ -164,18 +159,29 @@ absl::Status RecurrentRewrite::Apply(RewriteContext& ctx) const {
   } else {
     y_out = b.Add("Identity", {cell.h}, "y", 16);
   }
-  body.outputs.push_back({h_out, FloatType({batch, hidden})});
-  if (has_cell_state()) body.outputs.push_back({c_out, FloatType({batch, hidden})});
-  body.outputs.push_back({y_out, FloatType({batch, hidden})});
+  body.outputs.push_back({h_out, FloatType({d.batch, d.hidden})});
+  if (has_cell_state()) body.outputs.push_back({c_out, FloatType({d.batch, d.hidden})});
+  body.outputs.push_back({y_out, FloatType({d.batch, d.hidden})});
+  return body;
+}
 
-  std::vector<std::string> scan_inputs = {h0};
-  if (has_cell_state()) scan_inputs.push_back(c0);
+void RecurrentRewrite::EmitScan(RewriteContext& ctx, const Dims& d, Graph body, const std::string& lens) const {
+  const Node& node = ctx.node();
+  auto initial_state = [&](size_t i, const char* hint) {
+    if (!ctx.input(i).empty()) return Reshaped(ctx, ctx.input(i), {d.batch, d.hidden});
+    return ctx.AddInitializer(hint, HostTensor::FromFloats(
+                                        std::vector<float>(static_cast<size_t>(d.batch * d.hidden), 0.0f),
+                                        {d.batch, d.hidden}));
+  };
+  std::vector<std::string> scan_inputs = {initial_state(5, "initial_h")};
+  if (has_cell_state()) scan_inputs.push_back(initial_state(6, "initial_c"));
   scan_inputs.push_back(ctx.input(0));
-  std::vector<int64_t> axes = {layout != 0 ? 1 : 0};
+  std::vector<int64_t> axes = {d.batch_major ? 1 : 0};
+  const bool masked = !lens.empty();
   if (masked) {
-    std::vector<int64_t> steps(static_cast<size_t>(seq));
-    for (int64_t t = 0; t < seq; ++t) steps[static_cast<size_t>(t)] = t;
-    scan_inputs.push_back(ctx.AddInitializer("steps", HostTensor::FromInts(steps, {seq})));
+    std::vector<int64_t> steps(static_cast<size_t>(d.seq));
+    for (int64_t t = 0; t < d.seq; ++t) steps[static_cast<size_t>(t)] = t;
+    scan_inputs.push_back(ctx.AddInitializer("steps", HostTensor::FromInts(steps, {d.seq})));
     axes.push_back(0);
   }
   const std::string h_final = ctx.NewValueName("h_final");
@@ -188,20 +194,31 @@ absl::Status RecurrentRewrite::Apply(RewriteContext& ctx) const {
   scan.attributes["body"] = GraphAttribute(std::move(body));
   scan.attributes["num_scan_inputs"] = IntAttribute(masked ? 2 : 1);
   scan.attributes["scan_input_axes"] = IntsAttribute(axes);
-  scan.attributes["scan_input_directions"] = IntsAttribute(std::vector<int64_t>(axes.size(), reverse ? 1 : 0));
-  scan.attributes["scan_output_axes"] = IntsAttribute({layout != 0 ? 1 : 0});
-  scan.attributes["scan_output_directions"] = IntsAttribute({reverse ? 1 : 0});
+  scan.attributes["scan_input_directions"] =
+      IntsAttribute(std::vector<int64_t>(axes.size(), d.reverse ? 1 : 0));
+  scan.attributes["scan_output_axes"] = IntsAttribute({d.batch_major ? 1 : 0});
+  scan.attributes["scan_output_directions"] = IntsAttribute({d.reverse ? 1 : 0});
 
   // Y [seq, 1, batch, hidden] (layout 1: [batch, seq, 1, hidden]); Y_h and
   // Y_c [1, batch, hidden] (layout 1: [batch, 1, hidden]).
   const std::string& y = node.outputs.size() > 0 ? node.outputs[0] : "";
-  if (!y.empty()) Unsqueezed(ctx, ys, layout != 0 ? 2 : 1, y);
+  if (!y.empty()) Unsqueezed(ctx, ys, d.batch_major ? 2 : 1, y);
   if (node.outputs.size() > 1 && !node.outputs[1].empty()) {
-    Unsqueezed(ctx, h_final, layout != 0 ? 1 : 0, node.outputs[1]);
+    Unsqueezed(ctx, h_final, d.batch_major ? 1 : 0, node.outputs[1]);
   }
   if (has_cell_state() && node.outputs.size() > 2 && !node.outputs[2].empty()) {
-    Unsqueezed(ctx, c_final, layout != 0 ? 1 : 0, node.outputs[2]);
+    Unsqueezed(ctx, c_final, d.batch_major ? 1 : 0, node.outputs[2]);
   }
+}
+
+absl::Status RecurrentRewrite::Apply(RewriteContext& ctx) const {
+  ASSIGN_OR_RETURN(const Dims d, CheckNode(ctx));
+  CellInputs in = OuterInputs(ctx, d);
+  // sequence_lens as float [batch, 1], compared with each step's number.
+  const std::string lens = ctx.input(4).empty()
+                               ? ""
+                               : Reshaped(ctx, AddCast(ctx, ctx.input(4), DataType::kFloat), {d.batch, 1});
+  EmitScan(ctx, d, Body(ctx.node(), d, std::move(in), lens), lens);
   return absl::OkStatus();
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "runtime/rewrite.h"
 
 namespace vkserve {
@@ -67,6 +68,23 @@ class RecurrentRewrite : public Rewrite {
   // Validates op-specific attributes (activations, linear_before_reset, ...).
   virtual absl::Status CheckAttributes(const Node& node) const = 0;
   virtual CellOutputs BuildCell(CellBuilder& b, const CellInputs& in, const Node& node) const = 0;
+
+ private:
+  // The node's sizes and direction, read from X's declared shape.
+  struct Dims {
+    int64_t seq = 0, batch = 0, input = 0, hidden = 0;
+    bool batch_major = false;  // layout 1: X is [batch, seq, input]
+    bool reverse = false;
+  };
+  absl::StatusOr<Dims> CheckNode(RewriteContext& ctx) const;
+  // W and R transposed, B split, P reshaped: the cell's outer values.
+  CellInputs OuterInputs(RewriteContext& ctx, const Dims& d) const;
+  // The Scan body: the states, then this step's x (and its step number when
+  // sequence_lens masks, `lens` being the lengths as float [batch, 1]).
+  Graph Body(const Node& node, const Dims& d, CellInputs in, const std::string& lens) const;
+  // The Scan over X from the initial states, then its outputs reshaped into
+  // the node's Y, Y_h and Y_c.
+  void EmitScan(RewriteContext& ctx, const Dims& d, Graph body, const std::string& lens) const;
 };
 
 }  // namespace vkserve
