@@ -209,7 +209,12 @@ def main(argv=None):
     parser.add_argument("out", type=pathlib.Path, help="output directory (replaced)")
     parser.add_argument("--filter", default="", help="only cases whose name matches (re.search)")
     parser.add_argument("--cases-dir", type=pathlib.Path, default=here / "cases")
+    parser.add_argument("--sample", type=int, default=1, metavar="N",
+                        help="of each module's matching cases, only the 1st, (N+1)th, (2N+1)th, ... "
+                             "(the sanitizer builds run a sample)")
     args = parser.parse_args(argv)
+    if args.sample < 1:
+        parser.error("--sample must be at least 1")
     pattern = re.compile(args.filter)
     try:
         modules = load_modules(args.cases_dir)
@@ -217,6 +222,7 @@ def main(argv=None):
         seen = {}
         written = 0
         for module_name, module in modules:
+            matched = 0
             for case in module.cases():
                 names = check_case(case, module_name)
                 if case["name"] in seen:
@@ -224,6 +230,9 @@ def main(argv=None):
                                     f"{seen[case['name']]}")
                 seen[case["name"]] = module_name
                 if not pattern.search(case["name"]):
+                    continue
+                matched += 1
+                if (matched - 1) % args.sample != 0:
                     continue
                 write_case(args.out, case, module_name, names)
                 written += 1

@@ -11,7 +11,8 @@
 # Usage: tests/ops/run_cases.sh BUILD_DIR [NAME_REGEX] [googletest args...]
 #   NAME_REGEX selects cases by name (Python re.search); "" for all.
 # Environment: VKSERVE_PYTHON (default /usr/bin/python3, which has Debian's
-# python3-onnx and python3-numpy), NODE (default node).
+# python3-onnx and python3-numpy), NODE (default node), VKSERVE_CASE_SAMPLE=N
+# (every Nth selected case of each case module; default 1, all).
 set -euo pipefail
 
 if [ $# -lt 1 ]; then
@@ -32,7 +33,8 @@ if [ ! -x "$TEST_BIN" ]; then
   exit 2
 fi
 
-"$PYTHON" "$SRC/tests/ops/gen_cases.py" "$OUT" ${FILTER:+--filter "$FILTER"}
+"$PYTHON" "$SRC/tests/ops/gen_cases.py" "$OUT" ${FILTER:+--filter "$FILTER"} \
+  --sample "${VKSERVE_CASE_SAMPLE:-1}"
 
 # 1 means some cases have no reference (expected/error.txt): the C++ test
 # fails those with onnxruntime's message. Anything else is a broken setup.
