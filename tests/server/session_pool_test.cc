@@ -232,14 +232,16 @@ TEST_F(SessionPoolTest, InlineNeverOvertakesTheQueue) {
   options.inline_max_run = absl::Seconds(10);
   VKSERVE_ASSERT_OK_AND_ASSIGN(auto pool, SessionPool::Create(model, options));
   WarmUp(*pool, [&] { return Request(); });
-  // The order in which requests reach the session: Serve polls a request's
-  // `cancelled` check once it holds the session, just before the run.
+  // The order in which requests reach the session: a run reads its input
+  // through the request's reader (server/shared_memory.h's kind).
   Mutex mu;
   std::vector<int> order;
   std::atomic<bool> holding{false};
   std::atomic<bool> go{false};
-  auto reached = [&](int id) {
-    return [&, id] {
+  auto reaching = [&](int id) {
+    RunRequest r = Request();
+    r.inputs[0].host.data = {};
+    r.host_input_readers["x"] = [&, id](std::span<uint8_t> to) {
       {
         MutexLock lock(&mu);
         order.push_back(id);
@@ -248,19 +250,22 @@ TEST_F(SessionPoolTest, InlineNeverOvertakesTheQueue) {
         holding = true;
         while (!go.load()) absl::SleepFor(absl::Microseconds(100));
       }
-      return false;
+      if (to.size() != input_.size()) return absl::InternalError("reader given the wrong size");
+      std::memcpy(to.data(), input_.data(), to.size());
+      return absl::OkStatus();
     };
+    return r;
   };
   std::atomic<int> answered{0};
   auto done = [&](absl::StatusOr<RunResult> r, uint64_t) {
     EXPECT_TRUE(r.ok()) << r.status();
     ++answered;
   };
-  pool->Submit(Request(), absl::InfiniteFuture(), reached(0), done);
+  pool->Submit(reaching(0), absl::InfiniteFuture(), nullptr, done);
   while (!holding.load()) absl::SleepFor(absl::Microseconds(100));
   // 1 waits; 2 may run inline but must queue behind 1.
-  pool->Submit(Request(), absl::InfiniteFuture(), reached(1), done);
-  pool->Submit(Request(), absl::InfiniteFuture(), reached(2), done, /*may_run_inline=*/true);
+  pool->Submit(reaching(1), absl::InfiniteFuture(), nullptr, done);
+  pool->Submit(reaching(2), absl::InfiniteFuture(), nullptr, done, /*may_run_inline=*/true);
   EXPECT_EQ(answered.load(), 0);  // 2 did not run on this thread
   EXPECT_EQ(pool->stats().queued_now, 2u);
   go = true;
