@@ -45,6 +45,10 @@ METRICS_PORT=${METRICS_PORT:-8002}
 BIG_MODEL_ONNX=${BIG_MODEL_ONNX:-}
 # PRECISION=FP16 serves resnet50 at FP16 (vkserve { precision: FP16 }).
 PRECISION=${PRECISION:-FP32}
+# INSTANCES: resnet50_batch's session count (instance_group count). With 1,
+# a batch forms while the previous one runs, as Triton's dynamic batcher
+# does with one instance: fewer, fuller batches, none sharing the GPU.
+INSTANCES=${INSTANCES:-2}
 mkdir -p "$OUT"
 rm -rf "$REPO"
 mkdir -p "$REPO"
@@ -53,7 +57,7 @@ LOAD="$B/bin/vkserve_load"
 LOW=$(echo $CLIENTS | awk '{print $1}')
 HIGH=$(echo $CLIENTS | awk '{print $NF}')
 
-describe_machine "$B/bin/vkserve" "  resnet50 precision: $PRECISION" > "$OUT/environment.txt" 2>&1
+describe_machine "$B/bin/vkserve" "  resnet50 precision: $PRECISION, resnet50_batch instances: $INSTANCES" > "$OUT/environment.txt" 2>&1
 
 # The big model: resnet50 exported on the device, or the file given.
 mkdir -p "$REPO/resnet50_pool/1" "$REPO/resnet50_batch/1"
@@ -70,7 +74,7 @@ PREFERRED="8, 16, 32"
 [ -n "$BIG_MODEL_ONNX" ] && PREFERRED="4, 8"
 cat > "$REPO/resnet50_batch/config.pbtxt" <<CFG
 max_batch_size: $MAXB
-instance_group { count: 2 }
+instance_group { count: $INSTANCES }
 vkserve { precision: $PRECISION }
 dynamic_batching {
   preferred_batch_size: [$PREFERRED]

@@ -50,6 +50,7 @@ class GemmKernel : public Kernel {
     uint32_t scratch = 0;
     int a_input = 0, b_input = 1, c_input = -1, residual_input = -1;
     bool vec_a = false, vec_b = false, vec_out = false;
+    bool vec8_a = false, vec8_b = false;  // 16-byte loads of an fp16 operand
     uint32_t vec_bytes = 16;
     uint32_t b_vec_bytes = 16;
   };
@@ -63,8 +64,8 @@ class GemmKernel : public Kernel {
     const gpu::BufferRange residual = InputOrPlaceholder(ctx, c_.residual_input);
     const gpu::BufferRange out = c_.reduce ? ctx.scratch[c_.scratch] : ctx.outputs[0];
     const uint32_t vb = c_.vec_bytes;
-    if (c_.vec_a) RETURN_IF_ERROR(CheckAligned(a, vb, "A"));
-    if (c_.vec_b) RETURN_IF_ERROR(CheckAligned(b, c_.b_vec_bytes, "B"));
+    if (c_.vec_a) RETURN_IF_ERROR(CheckAligned(a, c_.vec8_a ? 16 : vb, "A"));
+    if (c_.vec_b) RETURN_IF_ERROR(CheckAligned(b, c_.vec8_b ? 16 : c_.b_vec_bytes, "B"));
     if (c_.vec_out) {
       RETURN_IF_ERROR(CheckAligned(out, c_.reduce ? 16 : vb, "output"));
       RETURN_IF_ERROR(CheckAligned(ctx.outputs[0], vb, "output"));
@@ -121,9 +122,10 @@ absl::StatusOr<GemmPlan> PlanFor(const Node& node, const GemmProblem& p,
   return ParseGemmPlan(pinned->s, ShapeOf(p), info);
 }
 
-bool AllMultiplesOf4(const std::vector<int64_t>& v) {
-  return std::all_of(v.begin(), v.end(), [](int64_t x) { return x % 4 == 0; });
+bool AllMultiplesOf(int64_t n, const std::vector<int64_t>& v) {
+  return std::all_of(v.begin(), v.end(), [n](int64_t x) { return x % n == 0; });
 }
+bool AllMultiplesOf4(const std::vector<int64_t>& v) { return AllMultiplesOf(4, v); }
 
 // The output view, dense [batch, M, N] unless the problem names one.
 OutputView ViewOf(const GemmProblem& p) {
@@ -166,7 +168,9 @@ struct LeadingDims {
 };
 
 // Vector paths: an operand's contiguous dimension (and so every row, image
-// and batch offset) a multiple of 4 elements.
+// and batch offset) a multiple of 4 elements. An operand stored in fp16
+// (the coopmat kernels' RAW loads) also gets 16-byte loads of 8 halves when
+// its contiguous extent, row stride and batch strides are multiples of 8.
 LeadingDims SetVectorPaths(const GemmProblem& p, const OutputView& view, GemmKernel::Config* c) {
   const int64_t lda = p.lda != 0 ? p.lda : p.a_trans ? p.m : p.k;
   int64_t ldb = p.ldb != 0 ? p.ldb : p.b_trans ? p.k : p.n;
@@ -179,6 +183,11 @@ LeadingDims SetVectorPaths(const GemmProblem& p, const OutputView& view, GemmKer
     c->vec_b = AllMultiplesOf4(p.b_batch_strides) && ldb % 4 == 0;
   }
   c->vec_out = AllMultiplesOf4({view.n_inner, view.batch_stride, view.m_stride, view.image_stride});
+  const bool f16_io = p.dtype == DataType::kFloat16;
+  c->vec8_a = f16_io && c->vec_a &&
+              AllMultiplesOf(8, {lda, p.a_trans ? p.m : p.k}) && AllMultiplesOf(8, p.a_batch_strides);
+  c->vec8_b = (f16_io || p.b_f16) && !p.b_im2col && c->vec_b &&
+              AllMultiplesOf(8, {ldb, p.b_trans ? p.k : p.n}) && AllMultiplesOf(8, p.b_batch_strides);
   return {lda, ldb};
 }
 
@@ -192,7 +201,7 @@ std::vector<uint32_t> MainSpecConstants(const GemmProblem& p, const GemmKernel::
           im2col ? U32(w.kernel_h) : 1u, im2col ? U32(w.kernel_w) : 1u,
           im2col ? U32(w.stride_h) : 1u, im2col ? U32(w.stride_w) : 1u,
           im2col ? U32(w.dilation_h) : 1u, im2col ? U32(w.dilation_w) : 1u,
-          im2col && p.b_im2col->pointwise, p.precision == Precision::kFp16};
+          im2col && p.b_im2col->pointwise, p.precision == Precision::kFp16, c.vec8_a, c.vec8_b};
 }
 
 // The push-constant block (gemm_interface.glsl's Params), batch dims padded

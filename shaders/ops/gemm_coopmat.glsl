@@ -81,9 +81,31 @@ shared uvec4 a_sh[STAGES * A_STAGE / 8];
 shared uvec4 b_sh[STAGES * B_STAGE / 8];
 shared float c_stage[WARPS_M * WARPS_N * CM_M * CM_N];
 
-// One step's global loads: 8 elements per unit as two vec4.
-vec4 a_lo[A_UNITS], a_hi[A_UNITS];
-vec4 b_lo[B_UNITS], b_hi[B_UNITS];
+// One step's global loads, 8 elements per unit, held in registers across
+// the current step's matrix work: an operand stored in fp16 (RAW) keeps its
+// 16 bytes as they are (no conversion, half the registers); an fp32 one
+// keeps two vec4 and is packed to fp16 at the shared store.
+#define A_RAW IO_F16
+#define B_RAW ((IO_F16 || B_F16) && !B_IM2COL)
+struct F8 {
+  vec4 lo;
+  vec4 hi;
+};
+#if A_RAW
+uvec4 a_st[A_UNITS];
+#else
+F8 a_st[A_UNITS];
+#endif
+#if B_RAW
+uvec4 b_st[B_UNITS];
+#else
+F8 b_st[B_UNITS];
+#endif
+// 8- and 4-half views of the fp16 operands (RAW loads).
+layout(binding = 0) readonly buffer ABuf8 { uvec4 a8[]; };
+layout(binding = 0) readonly buffer ABuf2 { uvec2 a2[]; };
+layout(binding = 1) readonly buffer BBuf8 { uvec4 b8[]; };
+layout(binding = 1) readonly buffer BBuf2 { uvec2 b2[]; };
 
 uint a_base;
 uint b_base;
@@ -170,25 +192,23 @@ Acc acc[FRAGS_M][FRAGS_N];
 uvec4 pack8(vec4 lo, vec4 hi) {
   return uvec4(pack2(lo.xy), pack2(lo.zw), pack2(hi.xy), pack2(hi.zw));
 }
+uvec4 to_shared(uvec4 raw) { return raw; }
+uvec4 to_shared(F8 v) { return pack8(v.lo, v.hi); }
 
 // ---- Operand staging ----
 // A (op a: rows x = m < p.m from m0, BM per block) and B (op b: columns
 // x = n < p.n from n0, BN per block) are staged alike. Unit i of a step is
 // 8 consecutive elements of one shared row (op##_unit: its row and first
-// element); load_<op>_step loads them as two vec4 (op##_lo, op##_hi) and
-// store_<op>_step stores them packed with one 128-bit store into stage s.
+// element); load_<op>_step loads them into op##_st and store_<op>_step
+// stores each with one 128-bit store into stage s.
 #define GEMM_CM_STORE_STEP(op, OP)                                              \
   void store_##op##_step(uint s) {                                              \
     [[unroll]] for (uint u = 0; u < OP##_UNITS; ++u) {                          \
       const uvec2 rc = op##_unit(gl_LocalInvocationID.x + u * THREADS);         \
-      op##_sh[(s * OP##_STAGE + rc.x * OP##_LD + rc.y) / 8] = pack8(op##_lo[u], op##_hi[u]); \
+      op##_sh[(s * OP##_STAGE + rc.x * OP##_LD + rc.y) / 8] = to_shared(op##_st[u]); \
     }                                                                           \
   }
 
-// A strided operand, element (x, k) at k * LD + x when XK ([k][x] in memory,
-// kept so in shared memory), else at x * LD + k. load_<op>4 reads four
-// consecutive elements along the contiguous dimension from (x, k); VEC: that
-// dimension's extent is a multiple of 4, so a vector is all in or all out.
 #define GEMM_CM_STRIDED_LOADER(op, OP, X_END, X0, BX, XK, VEC, LD)              \
   float load_##op##1(uint x, uint k, uint k_end) {                              \
     if (x >= X_END || k >= k_end) return 0.0;                                   \
@@ -208,18 +228,51 @@ uvec4 pack8(vec4 lo, vec4 hi) {
     return XK ? uvec2(i / (BX / 8), (i % (BX / 8)) * 8)                         \
               : uvec2(i / (BK / 8), (i % (BK / 8)) * 8);                        \
   }                                                                             \
+  F8 load_##op##_f8(uint x, uint k, uint k_end) {                               \
+    F8 r;                                                                       \
+    r.lo = load_##op##4(x, k, k_end);                                           \
+    r.hi = XK ? load_##op##4(x + 4, k, k_end) : load_##op##4(x, k + 4, k_end);  \
+    return r;                                                                   \
+  }
+
+// An fp16 operand's 8 halves from (x, k) as stored. VEC8: the contiguous
+// extent, the row stride and every batch offset are multiples of 8, so one
+// 16-byte load is all in or all out; VEC: two 8-byte loads, each all in or
+// all out; else gathered. Defines load_<op>_raw.
+#define GEMM_CM_RAW_LOADER(op, X_END, XK, VEC, VEC8, LD)                         \
+  uvec4 load_##op##_raw(uint x, uint k, uint k_end) {                           \
+    const uint i = op##_base + (XK ? k * LD + x : x * LD + k);                  \
+    if (VEC8) {                                                                 \
+      return x < X_END && k < k_end ? op##8[i / 8] : uvec4(0);                  \
+    }                                                                           \
+    if (VEC) {                                                                  \
+      const uint x4 = XK ? x + 4 : x;                                           \
+      const uint k4 = XK ? k : k + 4;                                           \
+      return uvec4(x < X_END && k < k_end ? op##2[i / 4] : uvec2(0),            \
+                   x4 < X_END && k4 < k_end ? op##2[i / 4 + 1] : uvec2(0));     \
+    }                                                                           \
+    const F8 v = load_##op##_f8(x, k, k_end);                                   \
+    return pack8(v.lo, v.hi);                                                   \
+  }
+
+// load_<op>_step: the units of one K step through load_<op>_<KIND> (raw or
+// f8, by the operand's storage).
+#define GEMM_CM_LOAD_STEP(op, OP, X0, XK, KIND)                                 \
   void load_##op##_step(uint k0, uint k_end) {                                  \
     [[unroll]] for (uint u = 0; u < OP##_UNITS; ++u) {                          \
       const uvec2 rc = op##_unit(gl_LocalInvocationID.x + u * THREADS);         \
-      const uint x = X0 + (XK ? rc.y : rc.x);                                   \
-      const uint k = k0 + (XK ? rc.x : rc.y);                                   \
-      op##_lo[u] = load_##op##4(x, k, k_end);                                   \
-      op##_hi[u] = XK ? load_##op##4(x + 4, k, k_end) : load_##op##4(x, k + 4, k_end); \
+      op##_st[u] = load_##op##_##KIND(X0 + (XK ? rc.y : rc.x), k0 + (XK ? rc.x : rc.y), k_end); \
     }                                                                           \
   }
 
 // Operand A: a strided matrix, [k][m] in memory when A_TRANS (= A_KM).
 GEMM_CM_STRIDED_LOADER(a, A, p.m, m0, BM, A_KM, VEC_A, p.lda)
+#if A_RAW
+GEMM_CM_RAW_LOADER(a, p.m, A_KM, VEC_A, VEC8_A, p.lda)
+GEMM_CM_LOAD_STEP(a, A, m0, A_KM, raw)
+#else
+GEMM_CM_LOAD_STEP(a, A, m0, A_KM, f8)
+#endif
 GEMM_CM_STORE_STEP(a, A)
 
 // Operand B: a strided matrix, [k][n] in memory unless B_TRANS (= B_KN), or
@@ -249,16 +302,22 @@ void load_b_step(uint k0, uint k_end) {
   [[unroll]] for (uint u = 0; u < B_UNITS; ++u) {
     const uvec2 rc = b_unit(gl_LocalInvocationID.x + u * THREADS);
     if (B_KN) {
-      b_lo[u] = load_x4_pixels(k0 + rc.x, n0 + rc.y, k_end);
-      b_hi[u] = load_x4_pixels(k0 + rc.x, n0 + rc.y + 4, k_end);
+      b_st[u].lo = load_x4_pixels(k0 + rc.x, n0 + rc.y, k_end);
+      b_st[u].hi = load_x4_pixels(k0 + rc.x, n0 + rc.y + 4, k_end);
     } else {
-      b_lo[u] = load_x4_taps(k0 + rc.y, k_end);
-      b_hi[u] = load_x4_taps(k0 + rc.y + 4, k_end);
+      b_st[u].lo = load_x4_taps(k0 + rc.y, k_end);
+      b_st[u].hi = load_x4_taps(k0 + rc.y + 4, k_end);
     }
   }
 }
 #else
 GEMM_CM_STRIDED_LOADER(b, B, p.n, n0, BN, B_KN, VEC_B, p.ldb)
+#if B_RAW
+GEMM_CM_RAW_LOADER(b, p.n, B_KN, VEC_B, VEC8_B, p.ldb)
+GEMM_CM_LOAD_STEP(b, B, n0, B_KN, raw)
+#else
+GEMM_CM_LOAD_STEP(b, B, n0, B_KN, f8)
+#endif
 #endif
 GEMM_CM_STORE_STEP(b, B)
 

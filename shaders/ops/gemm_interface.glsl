@@ -43,6 +43,11 @@ layout(constant_id = 18) const bool POINTWISE = false;  // 1x1, stride 1, no pad
 // memory (the products and sums stay fp32), as the cooperative-matrix
 // kernels compute.
 layout(constant_id = 19) const bool ROUND_F16 = false;
+// 16-byte loads of an operand stored in fp16 (8 halves; the coopmat
+// kernels only): its contiguous extent, row stride and batch offsets are
+// multiples of 8.
+layout(constant_id = 20) const bool VEC8_A = false;
+layout(constant_id = 21) const bool VEC8_B = false;
 
 // v rounded to the nearest fp16 value (ties to even), kept in fp32. Done on
 // the bits: a packHalf2x16 / unpackHalf2x16 round trip may be folded away
@@ -69,9 +74,11 @@ vec4 round_f16(vec4 v) {
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #define IO_T float16_t
 #define IO_T4 f16vec4
+#define IO_F16 1
 #else
 #define IO_T float
 #define IO_T4 vec4
+#define IO_F16 0
 #endif
 
 // B_F16 (the "_b16" variants, fp32 tensors only): B alone is stored in fp16,

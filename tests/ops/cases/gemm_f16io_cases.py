@@ -109,6 +109,8 @@ def cases():
     for t, cm in (("64x64", False), ("128x256", True), ("128x128w4", True)):
         yield matmul(f"gemm_f16io_cm{t}_odd", (127, 13), (13, 7), f"cm{t}", coopmat=cm)
         yield matmul(f"gemm_f16io_cm{t}_vec_split", (64, 132), (132, 68), f"cm{t}/2", coopmat=cm)
+        # Extents, rows and batch strides multiples of 8: 16-byte loads of A and B.
+        yield matmul(f"gemm_f16io_cm{t}_vec8_batch", (2, 24, 64), (2, 64, 40), f"cm{t}", coopmat=cm)
         yield matmul(f"gemm_f16io_cm{t}_residual", (36, 1000), (1000, 20), f"cm{t}",
                      tail=[("Add", ["R"])], residual=True, coopmat=cm)
         yield gemm(f"gemm_f16io_cm{t}_gemm_tb", 13, 130, 200, f"cm{t}", trans_b=True, coopmat=cm)
