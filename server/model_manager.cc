@@ -190,6 +190,13 @@ std::string Identity(const RepositoryModel& m) {
 void WarmUp(const ServedModel& m) {
   const Model& model = m.model();
   const std::vector<std::vector<int64_t>> shapes = model.DefaultInputShapes();
+  absl::StatusOr<std::shared_ptr<const WarmupRuns>> zeros =
+      WarmupRuns::Zeros(model, {shapes}, {"zero warm-up"});
+  if (!zeros.ok()) {
+    spdlog::warn("model '{}' v{}: warm-up skipped ({}); its first requests plan and record", m.name(),
+                 m.version(), std::string(zeros.status().message()));
+    return;
+  }
   const int sessions = std::max(1, m.settings().sessions);
   // Shared with the callbacks, which may still be unlocking it when the
   // wait below returns.
@@ -197,30 +204,18 @@ void WarmUp(const ServedModel& m) {
     Mutex mutex;
     int count = 0;
     absl::Status first;
-    std::vector<std::vector<std::vector<uint8_t>>> zeros;  // the requests' input bytes
   };
   auto state = std::make_shared<Pending>();
   state->count = sessions;
-  state->zeros.resize(static_cast<size_t>(sessions));
   for (int s = 0; s < sessions; ++s) {
     SchedulerRequest request;
-    std::vector<std::vector<uint8_t>>& zeros = state->zeros[static_cast<size_t>(s)];
-    zeros.reserve(model.inputs().size());
-    for (size_t i = 0; i < model.inputs().size() && i < shapes.size(); ++i) {
-      InputBinding b;
-      b.name = model.inputs()[i].name;
-      b.host.dtype = model.inputs()[i].type.dtype;
-      b.host.shape = shapes[i];
-      uint64_t count = 1;
-      for (int64_t d : b.host.shape) count *= static_cast<uint64_t>(std::max<int64_t>(d, 0));
-      zeros.emplace_back(count * DataTypeSize(b.host.dtype), 0);
-      b.host.data = zeros.back();
-      request.run.inputs.push_back(std::move(b));
-    }
+    request.run = (*zeros)->Request(0);
     if (m.settings().max_batch_size > 0 && !shapes.empty() && !shapes[0].empty()) {
       request.batch_size = shapes[0][0];
     }
-    m.scheduler().Submit(std::move(request), [state](absl::StatusOr<RunResult> r, const ExecutionInfo&) {
+    // The callback keeps the zeros (the request's input bytes) alive.
+    m.scheduler().Submit(std::move(request), [state, runs = *zeros](absl::StatusOr<RunResult> r,
+                                                                   const ExecutionInfo&) {
       MutexLock lock(&state->mutex);
       if (!r.ok() && state->first.ok()) state->first = r.status();
       --state->count;

@@ -152,16 +152,22 @@ absl::StatusOr<std::shared_ptr<const WarmupRuns>> WarmupRuns::Zeros(
   return std::shared_ptr<const WarmupRuns>(std::move(runs));
 }
 
+RunRequest WarmupRuns::Request(size_t i) const {
+  RunRequest run;
+  run.output_locations = output_locations_;
+  for (const Input& in : samples_[i].inputs) {
+    InputBinding b;
+    b.name = in.name;
+    b.host = HostTensorView{in.dtype, in.shape, in.bytes};
+    run.inputs.push_back(std::move(b));
+  }
+  return run;
+}
+
 absl::Status WarmupRuns::RunOn(Session& session) const {
-  for (const Sample& sample : samples_) {
-    RunRequest run;
-    run.output_locations = output_locations_;
-    for (const Input& in : sample.inputs) {
-      InputBinding b;
-      b.name = in.name;
-      b.host = HostTensorView{in.dtype, in.shape, in.bytes};
-      run.inputs.push_back(std::move(b));
-    }
+  for (size_t s = 0; s < samples_.size(); ++s) {
+    const Sample& sample = samples_[s];
+    const RunRequest run = Request(s);
     for (int i = 0; i < sample.count; ++i) {
       absl::StatusOr<RunResult> result = session.Run(run);
       if (!result.ok()) {

@@ -7,7 +7,7 @@
 // session before the model serves (Triton's model_warmup). The schedulers
 // run them as they create their sessions; a failing sample fails the load.
 // Zeros makes runs of zeros at given shapes the same way (the dynamic
-// batcher's padding targets).
+// batcher's padding targets, a reloaded model's best-effort warm-up).
 //
 // Immutable after Build; RunOn may be called from several threads at once
 // (on different sessions).
@@ -46,6 +46,10 @@ class WarmupRuns {
       const std::vector<std::string>& labels);
 
   bool empty() const { return samples_.empty(); }
+  size_t size() const { return samples_.size(); }
+  // Sample i (< size()) as one run's request. Its inputs view this object's
+  // bytes: it must outlive the run.
+  RunRequest Request(size_t i) const;
 
   // Runs every sample its count of times on `session`, in config order; the
   // first failure, prefixed with the sample's label.

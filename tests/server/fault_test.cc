@@ -42,14 +42,8 @@ class FaultTest : public ::testing::Test {
     for (const char* name : {"addone", "spare", "third"}) {
       testing::WriteFile(repo / name / "1/model.onnx", addone);
     }
-    ServerSettings settings;
-    settings.grpc_address = "127.0.0.1";
-    settings.grpc_port = 0;
-    settings.metrics_enabled = false;
-    settings.repository_path = repo.string();
-    settings.model_control = ModelControlMode::kExplicit;
+    ServerSettings settings = testing::TestServerSettings(repo.string());
     settings.startup_models = {"addone", "spare"};
-    settings.pipeline_cache_path = "";
     settings.exit_timeout = absl::Seconds(10);
     faults_ = std::make_shared<gpu::FaultInjector>();
     ServerHooks hooks;

@@ -52,14 +52,8 @@ class HardeningTest : public ::testing::Test {
     testing::WriteFile(repo / "badconfig/1/model.onnx", addone);
     testing::WriteFile(repo / "badconfig/config.pbtxt", "max_batch_size: \"eight\"\n");
 
-    ServerSettings settings;
-    settings.grpc_address = "127.0.0.1";
-    settings.grpc_port = 0;
-    settings.metrics_enabled = false;
-    settings.repository_path = repo.string();
-    settings.model_control = ModelControlMode::kExplicit;
+    ServerSettings settings = testing::TestServerSettings(repo.string());
     settings.startup_models = {"addone"};
-    settings.pipeline_cache_path = "";
     settings.max_message_bytes = 4 << 20;
     settings.allow_shared_memory = true;
     settings.trace_directory = (fs::path(*dir_) / "traces").string();

@@ -73,14 +73,8 @@ class MultiGpuServerTest : public ::testing::Test {
     testing::WriteFile(repo_ / name / "config.pbtxt", config);
   }
   void Start(bool device_per_selector, std::vector<std::string> startup) {
-    ServerSettings settings;
-    settings.grpc_address = "127.0.0.1";
-    settings.grpc_port = 0;
-    settings.metrics_enabled = false;
-    settings.repository_path = repo_.string();
-    settings.model_control = ModelControlMode::kExplicit;
+    ServerSettings settings = testing::TestServerSettings(repo_.string());
     settings.startup_models = std::move(startup);
-    settings.pipeline_cache_path = "";
     ServerHooks hooks;
     hooks.device_per_selector = device_per_selector;
     auto server = Server::Start(settings, hooks);

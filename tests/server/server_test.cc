@@ -58,13 +58,7 @@ class ServerTest : public ::testing::Test {
                        "dynamic_batching { default_queue_policy { max_queue_size: 1 } }\n");
     testing::WriteFile(fs::path(*repo_) / "churn/1/model.onnx", addone);
 
-    ServerSettings settings;
-    settings.grpc_address = "127.0.0.1";
-    settings.grpc_port = 0;
-    settings.metrics_enabled = false;
-    settings.repository_path = *repo_;
-    settings.model_control = ModelControlMode::kExplicit;
-    settings.pipeline_cache_path = "";
+    ServerSettings settings = testing::TestServerSettings(*repo_);
     settings.max_message_bytes = kMaxMessage;
     settings.resident_output_idle_expiry = absl::Seconds(2);
     settings.allow_shared_memory = true;

@@ -17,10 +17,25 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "config/server_config.h"
 #include "onnx/onnx_pb.h"
 #include "proto/grpc_service.pb.h"
 
 namespace vkserve::testing {
+
+// The settings every server under test starts from: gRPC on loopback at a
+// port the kernel picks, no metrics endpoint, explicit model control over
+// `repository`, no pipeline cache file.
+inline ServerSettings TestServerSettings(const std::string& repository) {
+  ServerSettings settings;
+  settings.grpc_address = "127.0.0.1";
+  settings.grpc_port = 0;
+  settings.metrics_enabled = false;
+  settings.repository_path = repository;
+  settings.model_control = ModelControlMode::kExplicit;
+  settings.pipeline_cache_path = "";
+  return settings;
+}
 
 // A plaintext channel to `address` with no message size limits, so tests can
 // send what a hostile client would and see the server's own limit apply.

@@ -63,14 +63,8 @@ class WarmupTest : public ::testing::Test {
     fs::create_directories(repo_ / "escape/warmup");
     fs::create_symlink(repo_ / "outside.bin", repo_ / "escape/warmup/link.bin");
 
-    ServerSettings settings;
-    settings.grpc_address = "127.0.0.1";
-    settings.grpc_port = 0;
-    settings.metrics_enabled = false;
-    settings.repository_path = repo_.string();
-    settings.model_control = ModelControlMode::kExplicit;
+    ServerSettings settings = testing::TestServerSettings(repo_.string());
     settings.startup_models = {"batched"};  // the others load in the tests
-    settings.pipeline_cache_path = "";
     auto server = Server::Start(settings);
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = *std::move(server);
