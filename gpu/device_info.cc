@@ -74,6 +74,7 @@ absl::Status QueryExtensions(VkPhysicalDevice pd, DeviceInfo* info) {
   info->khr_cooperative_matrix = HasExtension(extensions, "VK_KHR_cooperative_matrix");
   info->nv_cooperative_matrix = HasExtension(extensions, "VK_NV_cooperative_matrix");
   info->nv_cooperative_matrix2 = HasExtension(extensions, "VK_NV_cooperative_matrix2");
+  info->nv_shader_sm_builtins = HasExtension(extensions, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
   return absl::OkStatus();
 }
 
@@ -90,10 +91,19 @@ void QueryProperties(VkPhysicalDevice pd, DeviceInfo* info) {
   VkPhysicalDeviceDriverProperties driver{};
   driver.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
   driver.pNext = &id;
+  // Chained only where the extension is offered (an unknown structure in
+  // the chain is invalid usage).
+  VkPhysicalDeviceShaderSMBuiltinsPropertiesNV sm{};
+  sm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV;
+  if (info->nv_shader_sm_builtins) {
+    sm.pNext = driver.pNext;
+    driver.pNext = &sm;
+  }
   VkPhysicalDeviceProperties2 props{};
   props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
   props.pNext = &driver;
   vkGetPhysicalDeviceProperties2(pd, &props);
+  info->compute_units = sm.shaderSMCount;
   const VkPhysicalDeviceLimits& limits = props.properties.limits;
 
   info->name = props.properties.deviceName;
@@ -242,6 +252,7 @@ std::string DeviceInfo::ToString() const {
   absl::StrAppendFormat(&s, "    subgroup size %u (arithmetic %s), shared memory %s, workgroup %u invocations\n",
                         subgroup_size, yes(subgroup_arithmetic), Bytes(max_shared_memory),
                         max_workgroup_invocations);
+  if (compute_units > 0) absl::StrAppendFormat(&s, "    %u SMs\n", compute_units);
   absl::StrAppendFormat(&s, "    max storage buffer range %s, max allocation %s, push constants %u B\n",
                         Bytes(max_storage_buffer_range), Bytes(max_allocation_size),
                         max_push_constants);

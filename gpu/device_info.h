@@ -47,6 +47,10 @@ struct DeviceInfo {
 
   // Compute limits.
   uint32_t subgroup_size = 0;
+  // Streaming multiprocessors (VK_NV_shader_sm_builtins' shaderSMCount);
+  // 0 where the device does not say. The GEMM cost model counts waves of
+  // workgroups over them.
+  uint32_t compute_units = 0;
   bool subgroup_arithmetic = false;  // VK_SUBGROUP_FEATURE_ARITHMETIC in compute
   uint32_t max_shared_memory = 0;    // maxComputeSharedMemorySize, bytes
   uint32_t max_workgroup_invocations = 0;
@@ -70,6 +74,7 @@ struct DeviceInfo {
   bool khr_cooperative_matrix = false;
   bool nv_cooperative_matrix = false;
   bool nv_cooperative_matrix2 = false;
+  bool nv_shader_sm_builtins = false;  // VK_NV_shader_sm_builtins (compute_units)
   // VK_NV_cooperative_matrix's cooperativeMatrix feature, and the shapes it
   // reports with fp16 A and B, fp32 C and result, at subgroup scope
   // (vkGetPhysicalDeviceCooperativeMatrixPropertiesNV). The GEMM engine

@@ -25,19 +25,31 @@ constexpr GemmTile kGemmTiles[] = {
 };
 
 // Tensor-core tiles; each is built per matrix shape in
-// VKSERVE_GEMM_COOPMAT_TILES (shaders/CMakeLists.txt). The speeds are not
-// measured yet: they only encode that a 64 x 64 block per subgroup reads
-// less shared memory per product than a 64 x 32 or 32 x 32 one, and that
-// the big tiles move half the operand bytes per product of the 64 x 64 one
-// (benchmarks/ops/gemm_h100.sh sweeps them on the H100 to calibrate).
+// VKSERVE_GEMM_COOPMAT_TILES (shaders/CMakeLists.txt). The wave model's
+// figures were fitted on the H100 (benchmarks/results/
+// 2026-11-25-session10-h100.md, call 4: every tile and split of 1, 2 and 4
+// pinned on six square and BERT shapes, FP16 with fp16 weights; median
+// error 6 %). `resident` follows each variant's register count there (255,
+// 160, 244, 248 and 110 registers); 64x64s1 was not swept and is rated from
+// its 2048^3 time against 64x64's (run 3). `speed` serves devices that do
+// not report their SMs.
 constexpr CoopmatTile kCoopmatTiles[] = {
-    {"128x128", 128, 128, 32, 2, 4, 2, {16, 16, 16}, 1.0},
-    {"128x128w4", 128, 128, 32, 2, 2, 2, {16, 16, 16}, 1.05},
-    {"128x256", 128, 256, 32, 2, 4, 1, {16, 16, 16}, 1.1},
-    {"256x128", 256, 128, 32, 4, 2, 1, {16, 16, 16}, 1.1},
-    {"64x64", 64, 64, 32, 2, 2, 2, {16, 16, 16}, 0.8},
-    {"64x64s1", 64, 64, 32, 2, 2, 1, {16, 16, 16}, 0.75},
+    {"128x128", 128, 128, 32, 2, 4, 2, {16, 16, 16}, 1.0, 1, 1.212, 1.377},
+    {"128x128w4", 128, 128, 32, 2, 2, 2, {16, 16, 16}, 1.05, 2, 1.540, 9.690},
+    {"128x256", 128, 256, 32, 2, 4, 1, {16, 16, 16}, 1.1, 1, 1.948, 4.953},
+    {"256x128", 256, 128, 32, 4, 2, 1, {16, 16, 16}, 1.1, 1, 2.110, 5.131},
+    {"64x64", 64, 64, 32, 2, 2, 2, {16, 16, 16}, 0.8, 4, 0.985, 3.559},
+    {"64x64s1", 64, 64, 32, 2, 2, 1, {16, 16, 16}, 0.75, 4, 1.140, 3.559},
 };
+// The wave model's split-K price: the reduction dispatch, and per million
+// partial sums written and read back (the same fit).
+constexpr double kCoopmatSplitUs = 3.138;
+constexpr double kCoopmatPartialUsPerMillion = 2.659;
+// Each doubling of the splits must save this share of the time: the fit's
+// errors are of that order, and a near tie is better kept in one pass (on
+// BERT b8's FFN2, 128x128w4/4 and 64x64/2 tie in the model but measure
+// 77 and 59 us).
+constexpr double kCoopmatSplitMargin = 0.03;
 
 // The order the cost model visits tiles in per B loader: on a cost within
 // 0.1% the earlier tile wins (each loader's order is part of its
@@ -80,8 +92,9 @@ const Calibration& CalibrationFor(GemmOperandKind kind, const gpu::DeviceInfo& i
                                   bool coopmat = false) {
   static constexpr Calibration kMatrixGpu{98304, 1, 0.5, false, 0, 16, 0, 0, 96};
   static constexpr Calibration kMatrixCpu{4096, 1, 0.5, false, 0, 16, 0, 0, 96};
-  // Tensor cores: not calibrated yet on the H100; the matrix loader's form
-  // (padded work over occupancy) choosing between the coopmat tiles.
+  // Tensor cores on a device that does not report its SMs (else the wave
+  // model, WaveCost): the matrix loader's form (padded work over occupancy)
+  // choosing between the coopmat tiles by their speeds.
   static constexpr Calibration kCoopmatGpu{98304, 1, 0.5, false, 0, 16, 0, 0, 64};
   if (coopmat) return kCoopmatGpu;
   static constexpr Calibration kIm2colGpu{40960, 2e7, 1, true, 5, 0, 4 / 2.5e6, 1, 0};
@@ -164,6 +177,22 @@ bool CoopmatUsable(const CoopmatTile& t, const gpu::DeviceInfo& info) {
                      });
 }
 
+// A tensor-core plan's time on a device with `units` SMs: whole waves of
+// resident workgroups, each paying its K steps and a fixed part, plus the
+// split-K reduction. Waves, not FLOPs: a 1024 x 768 output in 128 x 256
+// tiles is 24 workgroups on 132 SMs, and splitting K fills the rest.
+double WaveCost(const GemmShape& s, const CoopmatTile& t, int64_t splits, uint32_t units) {
+  const int64_t workgroups = CeilDiv(s.m, t.bm) * CeilDiv(s.n, t.bn) * s.batch * splits;
+  const int64_t waves = CeilDiv(workgroups, static_cast<int64_t>(units) * t.resident);
+  const int64_t steps = CeilDiv(CeilDiv(std::max<int64_t>(s.k, 1), splits), t.bk);
+  double cost = static_cast<double>(waves) * (static_cast<double>(steps) * t.step_us + t.wave_us);
+  if (splits > 1) {
+    const double partials = static_cast<double>(s.m * s.n * s.batch * splits);
+    cost += kCoopmatSplitUs + kCoopmatPartialUsPerMillion * partials / 1e6;
+  }
+  return cost * (1 + kCoopmatSplitMargin * std::log2(static_cast<double>(splits)));
+}
+
 // The cheapest tensor-core tile and split, or nullopt when the device has none.
 std::optional<GemmPlan> ChooseCoopmat(const GemmShape& s, const gpu::DeviceInfo& info) {
   const Calibration& c = CalibrationFor(s.b_kind, info, /*coopmat=*/true);
@@ -175,7 +204,8 @@ std::optional<GemmPlan> ChooseCoopmat(const GemmShape& s, const gpu::DeviceInfo&
     const Candidate candidate{t.bm, t.bn, t.bk, t.threads(), t.speed};
     for (int64_t splits = 1; splits <= kMaxSplits; splits *= 2) {
       if (splits > 1 && s.k / splits < c.min_chunk) break;
-      const double cost = Cost(s, candidate, splits, c);
+      const double cost = info.compute_units > 0 ? WaveCost(s, t, splits, info.compute_units)
+                                                 : Cost(s, candidate, splits, c);
       if (best == nullptr || cost < best_cost * 0.999) {
         best = &t;
         best_cost = cost;

@@ -58,7 +58,11 @@ struct CoopmatTile {
   const char* name;  // "<BM>x<BN>", "w<subgroups>" / "s1" for other warp / stage counts
   uint32_t bm, bn, bk, warps_m, warps_n, stages;
   gpu::DeviceInfo::MatrixShape shape;
-  double speed;  // relative throughput per padded FLOP on a full device
+  double speed;  // relative throughput per padded FLOP (devices that do not report their SMs)
+  // The wave model (devices that report their SMs): workgroups resident
+  // per SM, and the microseconds a wave of them takes per K step and once.
+  uint32_t resident;
+  double step_us, wave_us;
   uint32_t threads() const { return warps_m * warps_n * 32; }
   // fp16 stages of A and B (rows padded by 8 halves, sized for either
   // orientation) and an fp32 staging block per subgroup.
