@@ -92,9 +92,10 @@ const Calibration& CalibrationFor(GemmOperandKind kind, const gpu::DeviceInfo& i
                                   bool coopmat = false) {
   static constexpr Calibration kMatrixGpu{98304, 1, 0.5, false, 0, 16, 0, 0, 96};
   static constexpr Calibration kMatrixCpu{4096, 1, 0.5, false, 0, 16, 0, 0, 96};
-  // Tensor cores on a device that does not report its SMs (else the wave
-  // model, WaveCost): the matrix loader's form (padded work over occupancy)
-  // choosing between the coopmat tiles by their speeds.
+  // Tensor cores on a device that does not report its SMs, and Conv's
+  // im2col loaders (else the wave model, WaveCost): the matrix loader's form
+  // (padded work over occupancy) choosing between the coopmat tiles by
+  // their speeds.
   static constexpr Calibration kCoopmatGpu{98304, 1, 0.5, false, 0, 16, 0, 0, 64};
   if (coopmat) return kCoopmatGpu;
   static constexpr Calibration kIm2colGpu{40960, 2e7, 1, true, 5, 0, 4 / 2.5e6, 1, 0};
@@ -196,6 +197,9 @@ double WaveCost(const GemmShape& s, const CoopmatTile& t, int64_t splits, uint32
 // The cheapest tensor-core tile and split, or nullopt when the device has none.
 std::optional<GemmPlan> ChooseCoopmat(const GemmShape& s, const gpu::DeviceInfo& info) {
   const Calibration& c = CalibrationFor(s.b_kind, info, /*coopmat=*/true);
+  // The wave model was fitted with a matrix B; Conv's im2col loaders keep
+  // the speed-rated model until they are swept too.
+  const bool wave_model = info.compute_units > 0 && s.b_kind == GemmOperandKind::kMatrix;
   const CoopmatTile* best = nullptr;
   int64_t best_splits = 1;
   double best_cost = 0;
@@ -204,8 +208,8 @@ std::optional<GemmPlan> ChooseCoopmat(const GemmShape& s, const gpu::DeviceInfo&
     const Candidate candidate{t.bm, t.bn, t.bk, t.threads(), t.speed};
     for (int64_t splits = 1; splits <= kMaxSplits; splits *= 2) {
       if (splits > 1 && s.k / splits < c.min_chunk) break;
-      const double cost = info.compute_units > 0 ? WaveCost(s, t, splits, info.compute_units)
-                                                 : Cost(s, candidate, splits, c);
+      const double cost = wave_model ? WaveCost(s, t, splits, info.compute_units)
+                                     : Cost(s, candidate, splits, c);
       if (best == nullptr || cost < best_cost * 0.999) {
         best = &t;
         best_cost = cost;

@@ -232,16 +232,20 @@ TEST(GemmPlanTest, KeepsTheH100CoopmatPicks) {
     EXPECT_EQ(std::string(plan->coopmat->name), p.tile) << p.m << "x" << p.n << "x" << p.k;
     EXPECT_EQ(plan->splits, p.splits) << p.m << "x" << p.n << "x" << p.k;
   }
-  // A device that does not report its SMs keeps the speed-rated model.
+  // A device that does not report its SMs, and an im2col B, keep the
+  // speed-rated model.
   gpu::DeviceInfo unknown = info;
   unknown.compute_units = 0;
   GemmShape s;
   s.m = s.n = s.k = 2048;
   s.fp16 = true;
-  auto plan = ChooseGemmPlan(s, unknown);
-  ASSERT_TRUE(plan.ok()) << plan.status();
-  EXPECT_EQ(std::string(plan->coopmat->name), "128x256");
-  EXPECT_EQ(plan->splits, 4u);
+  for (auto [device, kind] : {std::pair{unknown, Kind::kMatrix}, std::pair{info, Kind::kIm2col}}) {
+    s.b_kind = kind;
+    auto plan = ChooseGemmPlan(s, device);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    EXPECT_EQ(std::string(plan->coopmat->name), "128x256");
+    EXPECT_EQ(plan->splits, 4u);
+  }
 }
 
 TEST(GemmPlanTest, Fp16TakesTensorCoresOnlyWhereReported) {
