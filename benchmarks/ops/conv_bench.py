@@ -7,7 +7,9 @@
 # compare GEMM engine builds.
 #
 # Usage: python3 benchmarks/ops/conv_bench.py VKSERVE [NAME_REGEX] [--warmup S]
-#        [--precision FP32|FP16] [--out DIR]
+#        [--precision FP32|FP16] [--out DIR] [--plan SPEC]
+# --plan pins the GEMM engine's kernel ("cm64x64/2", "64x64": the
+# vkserve_gemm_plan attribute, runtime/ops/gemm_plan.h) to sweep tiles.
 import argparse
 import os
 import re
@@ -32,10 +34,11 @@ SHAPES = [
 ]
 
 
-def make_model(batch, c_in, h, c_out, kernel, stride):
+def make_model(batch, c_in, h, c_out, kernel, stride, plan=None):
     pad = kernel // 2
     w = (np.random.default_rng(0).standard_normal((c_out, c_in, kernel, kernel)) * 0.05).astype(np.float32)
-    node = helper.make_node("Conv", ["X", "W"], ["Y"], pads=[pad] * 4, strides=[stride] * 2)
+    attrs = {"vkserve_gemm_plan": plan} if plan else {}
+    node = helper.make_node("Conv", ["X", "W"], ["Y"], pads=[pad] * 4, strides=[stride] * 2, **attrs)
     graph = helper.make_graph(
         [node], "conv_bench",
         [helper.make_tensor_value_info("X", TensorProto.FLOAT, [batch, c_in, h, h])],
@@ -54,6 +57,7 @@ def main():
     parser.add_argument("--warmup", type=float, default=1.0)
     parser.add_argument("--precision", default="FP32", choices=["FP32", "FP16"])
     parser.add_argument("--out", default="/tmp/vkserve_conv_bench")
+    parser.add_argument("--plan", default="")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     print(f"{'shape':22s} {'gpu ms':>9s} {'TFLOP/s':>8s}")
@@ -62,7 +66,7 @@ def main():
             continue
         path = os.path.join(args.out, name + ".onnx")
         with open(path, "wb") as f:
-            f.write(make_model(batch, c_in, h, c_out, kernel, stride).SerializeToString())
+            f.write(make_model(batch, c_in, h, c_out, kernel, stride, args.plan).SerializeToString())
         command = [args.vkserve, "infer", path, "--repeat", str(args.repeat),
                    "--warmup", str(args.warmup)]
         if args.precision != "FP32":
