@@ -15,7 +15,8 @@
 // Shared memory holds fp16 in 16-byte units (uvec4 of 8 halves). Each operand
 // keeps the orientation of its contiguous dimension in memory, so a thread
 // moves 8 consecutive elements with wide global loads, converts them once
-// and stores them with one 128-bit shared store: A as [m][k] rows (or [k][m]
+// (an fp16 operand not at all: its raw bytes) and stores them with one
+// 128-bit shared store: A as [m][k] rows (or [k][m]
 // when A_TRANS), B as [k][n] (or [n][k] when B_TRANS or read through the
 // im2col view); the matrix loads take the matching row / column-major
 // layout. Rows are padded by one unit, which also keeps the 8 row starts of a
