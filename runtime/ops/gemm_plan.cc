@@ -29,7 +29,7 @@ constexpr GemmTile kGemmTiles[] = {
 // figures were fitted on the H100 (benchmarks/results/
 // 2026-11-25-session10-h100.md, call 4: every tile and split of 1, 2 and 4
 // pinned on six square and BERT shapes, FP16 with fp16 weights; median
-// error 6 %). `resident` follows each variant's register count there (255,
+// error 6 %; benchmarks/ops/fit_coopmat_cost.py refits them from a sweep). `resident` follows each variant's register count there (255,
 // 160, 244, 248 and 110 registers); 64x64s1 was not swept and is rated from
 // its 2048^3 time against 64x64's (run 3). `speed` serves devices that do
 // not report their SMs.
