@@ -125,7 +125,6 @@ absl::StatusOr<GemmPlan> PlanFor(const Node& node, const GemmProblem& p,
 bool AllMultiplesOf(int64_t n, const std::vector<int64_t>& v) {
   return std::all_of(v.begin(), v.end(), [n](int64_t x) { return x % n == 0; });
 }
-bool AllMultiplesOf4(const std::vector<int64_t>& v) { return AllMultiplesOf(4, v); }
 
 // The output view, dense [batch, M, N] unless the problem names one.
 OutputView ViewOf(const GemmProblem& p) {
@@ -169,24 +168,26 @@ struct LeadingDims {
 
 // Vector paths: an operand's contiguous dimension (and so every row, image
 // and batch offset) a multiple of 4 elements. An operand stored in fp16
-// (the coopmat kernels' RAW loads) also gets 16-byte loads of 8 halves when
-// its contiguous extent, row stride and batch strides are multiples of 8.
-LeadingDims SetVectorPaths(const GemmProblem& p, const OutputView& view, GemmKernel::Config* c) {
+// and read by a tensor-core kernel (`coopmat`: its RAW loads) also gets
+// 16-byte loads of 8 halves when its contiguous extent, row stride and
+// batch strides are multiples of 8.
+LeadingDims SetVectorPaths(const GemmProblem& p, const OutputView& view, bool coopmat,
+                           GemmKernel::Config* c) {
   const int64_t lda = p.lda != 0 ? p.lda : p.a_trans ? p.m : p.k;
   int64_t ldb = p.ldb != 0 ? p.ldb : p.b_trans ? p.k : p.n;
-  c->vec_a = AllMultiplesOf4(p.a_batch_strides) && lda % 4 == 0;
+  c->vec_a = AllMultiplesOf(4, p.a_batch_strides) && lda % 4 == 0;
   if (p.b_im2col) {
     ldb = p.b_im2col->image_stride;
     c->vec_b = p.b_im2col->pointwise && view.n_inner % 4 == 0 && ldb % 4 == 0 &&
-               AllMultiplesOf4(p.b_batch_strides);
+               AllMultiplesOf(4, p.b_batch_strides);
   } else {
-    c->vec_b = AllMultiplesOf4(p.b_batch_strides) && ldb % 4 == 0;
+    c->vec_b = AllMultiplesOf(4, p.b_batch_strides) && ldb % 4 == 0;
   }
-  c->vec_out = AllMultiplesOf4({view.n_inner, view.batch_stride, view.m_stride, view.image_stride});
+  c->vec_out = AllMultiplesOf(4, {view.n_inner, view.batch_stride, view.m_stride, view.image_stride});
   const bool f16_io = p.dtype == DataType::kFloat16;
-  c->vec8_a = f16_io && c->vec_a &&
+  c->vec8_a = coopmat && f16_io && c->vec_a &&
               AllMultiplesOf(8, {lda, p.a_trans ? p.m : p.k}) && AllMultiplesOf(8, p.a_batch_strides);
-  c->vec8_b = (f16_io || p.b_f16) && !p.b_im2col && c->vec_b &&
+  c->vec8_b = coopmat && (f16_io || p.b_f16) && !p.b_im2col && c->vec_b &&
               AllMultiplesOf(8, {ldb, p.b_trans ? p.k : p.n}) && AllMultiplesOf(8, p.b_batch_strides);
   return {lda, ldb};
 }
@@ -322,7 +323,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateGemmKernel(KernelContext& ctx, Gem
   std::array<uint32_t, 3> local{1, 1, 1};
   RETURN_IF_ERROR(SetWorkgroups(p, plan, batch, info, &c, &local));
   const OutputView view = ViewOf(p);
-  const LeadingDims ld = SetVectorPaths(p, view, &c);
+  const LeadingDims ld = SetVectorPaths(p, view, plan.coopmat != nullptr, &c);
   const Epilogue& e = p.epilogue;
   const bool has_c = p.c_input >= 0;
   c.a_input = p.a_input;
