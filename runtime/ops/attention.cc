@@ -26,6 +26,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/activation.h"
 #include "runtime/op_registry.h"
 #include "runtime/ops/via_float32.h"
 #include "runtime/op_util.h"
@@ -34,6 +35,7 @@
 #include "runtime/ops/composite_kernel.h"
 #include "runtime/ops/dispatch_kernel.h"
 #include "runtime/ops/flash_attention.h"
+#include "runtime/ops/flash_attention_cm.h"
 #include "runtime/ops/strided_copy.h"
 
 namespace vkserve {
@@ -287,7 +289,10 @@ class AttentionOp : public Op {
                                                         std::vector<CompositeStep> steps) {
     const gpu::DeviceInfo& info = ctx.device().info();
     const char* why = pinned ? "pinned" : "chosen at this shape";
-    if (pinned.value_or(ChooseAttentionKernel(f, info)) == AttentionKernel::kUnfused) {
+    const AttentionKernel kernel =
+        pinned.value_or(ChooseAttentionKernel(f, info, GetPrecision(ctx.node()) == Precision::kFp16));
+    if (kernel == AttentionKernel::kCoopmat) return AttendOnTensorCores(ctx, f, why, io, std::move(steps));
+    if (kernel == AttentionKernel::kUnfused) {
       absl::StatusOr<std::vector<CompositeStep>> unfused =
           UnfusedAttentionFits(f, info)
               ? UnfusedAttentionSteps(ctx, f, io)
@@ -310,6 +315,29 @@ class AttentionOp : public Op {
     steps.push_back(std::move(attend));
     return std::make_unique<CompositeKernel>(
         std::move(steps), absl::StrCat("fused flash-attention kernel, ", tiling.rows, "-row tiles (", why, ")"));
+  }
+
+  // `steps` followed by the tensor-core kernel (its emulation where the
+  // device has no cooperative matrices: only a pin gets there).
+  static absl::StatusOr<std::unique_ptr<Kernel>> AttendOnTensorCores(KernelContext& ctx,
+                                                                     const FlashAttentionProblem& f,
+                                                                     const char* why, const AttentionBuffers& io,
+                                                                     std::vector<CompositeStep> steps) {
+    const bool emulated = !CoopmatAttentionNative(ctx.device().info());
+    const std::optional<CoopmatAttentionTile> tile = PlanCoopmatAttention(f, ctx.device().info(), emulated);
+    if (!tile) {
+      return absl::UnimplementedError(absl::StrCat(
+          "the tensor-core attention does not fit this device at head size ", f.head_size));
+    }
+    ASSIGN_OR_RETURN(DispatchStep step, CoopmatAttentionStep(ctx, f, *tile, emulated, 3));
+    CompositeStep attend;
+    attend.kernel = MakeDispatchKernel(std::move(step));
+    attend.inputs = {io.q, io.k, io.v, io.mask};
+    attend.outputs = {io.y};
+    steps.push_back(std::move(attend));
+    return std::make_unique<CompositeKernel>(
+        std::move(steps), absl::StrCat("coopmat flash-attention kernel, ", tile->rows(), "-row tiles of ",
+                                       tile->keys, " keys", emulated ? ", emulated" : "", " (", why, ")"));
   }
 
   // The attention as the fused kernel's problem, or nullopt where only the

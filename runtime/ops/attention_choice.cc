@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/ops/flash_attention_cm.h"
 
 namespace vkserve {
 
@@ -26,7 +27,8 @@ bool UnfusedAttentionFits(const FlashAttentionProblem& p, const gpu::DeviceInfo&
   return true;
 }
 
-AttentionKernel ChooseAttentionKernel(const FlashAttentionProblem& p, const gpu::DeviceInfo& device) {
+AttentionKernel ChooseAttentionKernel(const FlashAttentionProblem& p, const gpu::DeviceInfo& device, bool fp16) {
+  if (fp16 && PlanCoopmatAttention(p, device, /*emulated=*/false)) return AttentionKernel::kCoopmat;
   if (!UnfusedAttentionFits(p, device)) return AttentionKernel::kFused;
   double flop = 4.0 * static_cast<double>(p.batch) * p.heads * p.queries * p.keys * p.head_size;
   if (p.causal) flop /= 2;
@@ -39,13 +41,22 @@ absl::StatusOr<std::optional<AttentionKernel>> PinnedAttentionKernel(const Node&
   if (a->type == Attribute::Type::kString) {
     if (a->s == "fused") return std::optional<AttentionKernel>(AttentionKernel::kFused);
     if (a->s == "unfused") return std::optional<AttentionKernel>(AttentionKernel::kUnfused);
+    if (a->s == "coopmat") return std::optional<AttentionKernel>(AttentionKernel::kCoopmat);
   }
   return absl::InvalidArgumentError(
-      absl::StrCat(kAttentionKernelAttr, " must be the string \"fused\" or \"unfused\""));
+      absl::StrCat(kAttentionKernelAttr, " must be the string \"fused\", \"unfused\" or \"coopmat\""));
 }
 
 const char* AttentionKernelName(AttentionKernel kernel) {
-  return kernel == AttentionKernel::kFused ? "fused" : "unfused";
+  switch (kernel) {
+    case AttentionKernel::kFused:
+      return "fused";
+    case AttentionKernel::kUnfused:
+      return "unfused";
+    case AttentionKernel::kCoopmat:
+      return "coopmat";
+  }
+  return "?";
 }
 
 }  // namespace vkserve

@@ -2,7 +2,8 @@
 // Copyright 2026 The vkserve Authors.
 //
 // Which kernel a fused attention runs at one planned shape: the fused
-// flash-attention kernel (runtime/ops/flash_attention.h) or the unfused
+// flash-attention kernel (runtime/ops/flash_attention.h), its tensor-core
+// form at FP16 precision (runtime/ops/flash_attention_cm.h) or the unfused
 // lowering through the GEMM engine (runtime/ops/attention_lowering.h). Shapes
 // are dynamic, so the Attention op asks at plan time, per signature. The rule
 // is ChooseAttentionKernel's; the node attribute kAttentionKernelAttr pins
@@ -21,10 +22,12 @@
 
 namespace vkserve {
 
-enum class AttentionKernel { kFused, kUnfused };
+enum class AttentionKernel { kFused, kUnfused, kCoopmat };
 
-// "fused" or "unfused" on an Attention node pins its kernel at every shape;
-// a pinned path that cannot serve a shape fails planning (UNIMPLEMENTED).
+// "fused", "unfused" or "coopmat" on an Attention node pins its kernel at
+// every shape; a pinned path that cannot serve a shape fails planning
+// (UNIMPLEMENTED). "coopmat" runs the tensor-core kernel's scalar emulation
+// on a device without cooperative matrices (tests), at either precision.
 inline constexpr char kAttentionKernelAttr[] = "vkserve_attention_kernel";
 
 // The bound on the unfused path's B*H*Sq*Sk fp32 score scratch; past it (or
@@ -56,10 +59,14 @@ bool UnfusedAttentionFits(const FlashAttentionProblem& problem, const gpu::Devic
 // under a causal mask, which it skips tiles of) is at most
 // kFusedAttentionMaxFlop, e.g. s128 b1 (50 MFLOP) and single-token decoding
 // steps, and the GEMM engine runs the rest, unless its scores do not fit.
-AttentionKernel ChooseAttentionKernel(const FlashAttentionProblem& problem, const gpu::DeviceInfo& device);
+// At FP16 precision (`fp16`), the tensor-core kernel runs wherever the
+// device has it natively and a variant fits: it beat both others at every
+// measured shape (benchmarks/results/2026-11-26-session11-h100.md).
+AttentionKernel ChooseAttentionKernel(const FlashAttentionProblem& problem, const gpu::DeviceInfo& device,
+                                      bool fp16 = false);
 
 // The kernel `node` pins, nullopt when none; INVALID_ARGUMENT for a value
-// other than "fused" or "unfused".
+// other than "fused", "unfused" or "coopmat".
 absl::StatusOr<std::optional<AttentionKernel>> PinnedAttentionKernel(const Node& node);
 
 const char* AttentionKernelName(AttentionKernel kernel);

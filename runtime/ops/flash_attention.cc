@@ -25,11 +25,10 @@ uint32_t FlashAttentionTiling::shared_bytes(int64_t head_size) const {
   return 16 * (rows * head4 + keys * head4 + rows * p4) + 4 * rows * column_groups;
 }
 
-std::optional<FlashAttentionTiling> PlanFlashAttention(const FlashAttentionProblem& p,
-                                                       const gpu::DeviceInfo& device) {
+bool FlashAttentionIndexable(const FlashAttentionProblem& p) {
   if (p.batch <= 0 || p.heads <= 0 || p.kv_heads <= 0 || p.heads % p.kv_heads != 0 ||
       p.queries <= 0 || p.keys <= 0 || p.head_size <= 0 || p.head_size > kFlashAttentionMaxHeadSize) {
-    return std::nullopt;
+    return false;
   }
   constexpr int64_t kLimit = int64_t{1} << 31;
   if (p.offsets[0] + Reach(p.q_strides, p.batch, p.heads, p.queries, p.head_size) >= kLimit ||
@@ -37,14 +36,32 @@ std::optional<FlashAttentionTiling> PlanFlashAttention(const FlashAttentionProbl
       p.offsets[1] + Reach(p.k_strides, p.batch, p.kv_heads, p.keys, p.head_size) >= kLimit ||
       p.offsets[2] + Reach(p.v_strides, p.batch, p.kv_heads, p.keys, p.head_size) >= kLimit ||
       p.keys + p.past >= kLimit || p.queries + p.past >= kLimit) {
-    return std::nullopt;
+    return false;
   }
   if (p.mask != FlashAttentionProblem::Mask::kNone) {
     const auto& m = p.mask_strides;
     if ((p.batch - 1) * m[0] + (p.heads - 1) * m[1] + (p.queries - 1) * m[2] + p.keys * m[3] >= kLimit) {
-      return std::nullopt;
+      return false;
     }
   }
+  return true;
+}
+
+PushConstants FlashAttentionParams(const FlashAttentionProblem& p) {
+  PushConstants push;
+  for (int64_t v : {p.heads, p.kv_heads, p.queries, p.keys, p.past}) push.U32(static_cast<uint32_t>(v));
+  for (const auto* s : {&p.q_strides, &p.k_strides, &p.v_strides, &p.y_strides}) {
+    for (int64_t v : *s) push.U32(static_cast<uint32_t>(v));
+  }
+  for (int64_t v : p.mask_strides) push.U32(static_cast<uint32_t>(v));
+  push.U32(static_cast<uint32_t>(p.mask_len)).F32(p.scale);
+  for (int64_t v : p.offsets) push.U32(static_cast<uint32_t>(v));
+  return push;
+}
+
+std::optional<FlashAttentionTiling> PlanFlashAttention(const FlashAttentionProblem& p,
+                                                       const gpu::DeviceInfo& device) {
+  if (!FlashAttentionIndexable(p)) return std::nullopt;
   // Row tiles from large to small (rows, keys, rows per invocation, column
   // groups): the first that fits the device and both spreads the grid and
   // wastes at most half its rows on a short sequence, else the smallest that
@@ -79,13 +96,7 @@ absl::StatusOr<DispatchStep> FlashAttentionStep(KernelContext& ctx, const FlashA
                                                 const FlashAttentionTiling& tiling, uint32_t mask_input,
                                                 std::array<uint32_t, 3> qkv_inputs) {
   DispatchStep step;
-  for (int64_t v : {p.heads, p.kv_heads, p.queries, p.keys, p.past}) step.push.U32(static_cast<uint32_t>(v));
-  for (const auto* s : {&p.q_strides, &p.k_strides, &p.v_strides, &p.y_strides}) {
-    for (int64_t v : *s) step.push.U32(static_cast<uint32_t>(v));
-  }
-  for (int64_t v : p.mask_strides) step.push.U32(static_cast<uint32_t>(v));
-  step.push.U32(static_cast<uint32_t>(p.mask_len)).F32(p.scale);
-  for (int64_t v : p.offsets) step.push.U32(static_cast<uint32_t>(v));
+  step.push = FlashAttentionParams(p);
   ASSIGN_OR_RETURN(step.pipeline,
                    ctx.GetPipeline("ops/flash_attention", 5, step.push.size(), {tiling.invocations(), 1, 1},
                                    {static_cast<uint32_t>(p.head_size), tiling.rows, tiling.keys,

@@ -51,6 +51,14 @@ inline constexpr char kAttentionEmptyRowsZeroAttr[] = "_vkserve_empty_rows_zero"
 // empty); only the fused kernel serves it.
 inline constexpr char kAttentionPackedQkvAttr[] = "_vkserve_packed_qkv";
 
+// True when `problem` is well formed (positive sizes, whole KV head groups)
+// and every index the fused kernels compute fits 32 bits.
+bool FlashAttentionIndexable(const FlashAttentionProblem& problem);
+
+// The push constants both fused kernels take (shaders/ops/
+// flash_attention.comp's Params).
+PushConstants FlashAttentionParams(const FlashAttentionProblem& problem);
+
 // The kernel's tiling for `problem` on `device`: query rows per workgroup,
 // keys per shared-memory tile, rows per invocation and invocations per row
 // group (the workgroup is rows / rows_per_invocation x column_groups

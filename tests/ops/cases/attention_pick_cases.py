@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The vkserve Authors.
 #
-# The fused Attention node's two kernels (runtime/ops/attention_choice.h): each
-# problem twice, pinned with the node attribute vkserve_attention_kernel to the
-# fused flash-attention kernel and to the unfused GEMM lowering
-# (runtime/ops/attention_lowering.h), against onnxruntime running the same
+# The fused Attention node's three kernels (runtime/ops/attention_choice.h):
+# each problem pinned with the node attribute vkserve_attention_kernel to the
+# fused flash-attention kernel, to the unfused GEMM lowering
+# (runtime/ops/attention_lowering.h) and to the tensor-core kernel
+# (runtime/ops/flash_attention_cm.h; its scalar emulation where the device has
+# no cooperative matrices), against onnxruntime running the same
 # graph without the attribute ("reference_model"). Every mask kind the fused
 # op takes (none, additive float key padding, bool key padding, causal, causal
 # with bool padding, a float [S, T] mask), the empty-rows-zero mode (the
@@ -46,8 +48,11 @@ def _model(nodes, inputs, outputs, inits=(), opset=23):
 def _pair(name, build, inputs, outputs, atol=2e-4, precision=None, reference=None):
     """The case pinned to each kernel; build(pin) returns the node list. At
     FP16 precision the unfused path's GEMMs round their operands to fp16 (the
-    fused kernel stays fp32): its case demands an error fp32 would not make."""
-    for kernel in ("fused", "unfused"):
+    fused kernel stays fp32): its case demands an error fp32 would not make.
+    The tensor-core kernel ("coopmat"; its scalar emulation off the H100)
+    always rounds Q, K, V and P to fp16, so its bound is fp16's and it too
+    must show an error."""
+    for kernel in ("fused", "unfused", "coopmat"):
         case = {"name": f"attention_pick_{name}_{kernel}", "model": _model(build(kernel), inputs, outputs),
                 "inputs": inputs, "reference_model": reference or _model(build(None), inputs, outputs),
                 "atol": atol, "kernel": kernel}
@@ -56,7 +61,19 @@ def _pair(name, build, inputs, outputs, atol=2e-4, precision=None, reference=Non
             case["rtol"] = atol
             if kernel == "unfused":
                 case["min_max_error"] = 1e-4
+        if kernel == "coopmat":
+            case.update(_tolerance(kernel, atol))
+            if len(outputs) > 1:  # present keys and values are exact copies
+                del case["min_max_error"]
         yield case
+
+
+def _tolerance(kernel, atol=2e-4):
+    """fp32's bound, or fp16's for the tensor-core kernel, which must also
+    show that it rounded."""
+    if kernel != "coopmat":
+        return {"atol": atol}
+    return {"atol": max(atol, 4e-3), "rtol": max(atol, 4e-3), "min_max_error": 1e-5}
 
 
 def _attention(name, b, hq, hkv, s, t, e, mask, three_d, past=0, scale=None, **kw):
@@ -93,10 +110,10 @@ def _empty_rows_zero():
                  helper.make_node("Where", ["nan", "zero", "P"], ["Pz"]),
                  helper.make_node("MatMul", ["Pz", "V"], ["Y"])]
         return _model(nodes, inputs, ["Y"], inits, 17)
-    for kernel in ("fused", "unfused"):
+    for kernel in ("fused", "unfused", "coopmat"):
         yield {"name": f"attention_pick_empty_rows_zero_e32_{kernel}", "model": model(kernel),
-               "inputs": inputs, "reference_model": model(None), "atol": 2e-4, "kernel": kernel,
-               "fused_op": "MatMul+Mul+Add+Softmax+IsNaN+Where+MatMul=Attention"}
+               "inputs": inputs, "reference_model": model(None), "kernel": kernel,
+               "fused_op": "MatMul+Mul+Add+Softmax+IsNaN+Where+MatMul=Attention", **_tolerance(kernel)}
 
 
 def _packed():
@@ -114,18 +131,22 @@ def _packed():
                  helper.make_node("Attention", ["Q", "K", "V", "M"], ["Y"], q_num_heads=hq, kv_num_heads=hkv,
                                   **extra)]
         return _model(nodes, inputs, ["Y"], [sizes])
-    for kernel in ("fused", "unfused"):
+    for kernel in ("fused", "unfused", "coopmat"):
         yield {"name": f"attention_pick_packed_gqa_pad_bool_{kernel}", "model": model(kernel), "inputs": inputs,
-               "reference_model": model(None), "atol": 2e-4, "kernel": kernel,
-               "fused_op": "Attention(QKV packed)"}
+               "reference_model": model(None), "kernel": kernel, "fused_op": "Attention(QKV packed)",
+               **_tolerance(kernel)}
 
 
 def _unpinned(name, b, h, s, e, kernel):
-    """No pin: the rule's choice at this shape (kFusedAttentionMaxFlop)."""
+    """No pin: the rule's choice at this shape (kFusedAttentionMaxFlop; at
+    FP16 on a device with tensor cores, the tensor-core kernel)."""
     inputs = {"Q": _rand(b, h, s, e), "K": _rand(b, h, s, e), "V": _rand(b, h, s, e), "M": _padding(b, s, s)}
     model = _model([helper.make_node("Attention", ["Q", "K", "V", "M"], ["Y"])], inputs, ["Y"])
-    return {"name": f"attention_pick_auto_{name}", "model": model, "inputs": inputs, "atol": 2e-4,
+    case = {"name": f"attention_pick_auto_{name}", "model": model, "inputs": inputs, "atol": 2e-4,
             "kernel": kernel}
+    if kernel == "coopmat":
+        case.update(_tolerance(kernel), precision="FP16", requires="cooperative_matrix")
+    return case
 
 
 def cases():
@@ -148,3 +169,5 @@ def cases():
     # 4 * B * H * S^2 * E: 4.3 MFLOP (fused) and 135 MFLOP (unfused) around 64.
     yield _unpinned("small_fused", 1, 2, 33, 64, "fused")
     yield _unpinned("large_unfused", 2, 4, 257, 64, "unfused")
+    yield _unpinned("fp16_small_coopmat", 1, 2, 33, 64, "coopmat")
+    yield _unpinned("fp16_large_coopmat", 2, 4, 257, 64, "coopmat")

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// The fused attention on tensor cores (shaders/ops/flash_attention_cm.glsl):
+// the flash-attention problem of runtime/ops/flash_attention.h with S = Q K'
+// and O += P V as fp16 x fp16 -> fp32 cooperative-matrix products, the online
+// softmax in fp32. It rounds Q, K, V and P to fp16, so only FP16 precision
+// runs it (ChooseAttentionKernel, runtime/ops/attention_choice.h). Pure
+// planning code; thread-safe.
+#ifndef VKSERVE_RUNTIME_OPS_FLASH_ATTENTION_CM_H_
+#define VKSERVE_RUNTIME_OPS_FLASH_ATTENTION_CM_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "gpu/device_info.h"
+#include "runtime/ops/dispatch_kernel.h"
+#include "runtime/ops/flash_attention.h"
+
+namespace vkserve {
+
+// One compiled variant: the head padded to `head` (a multiple of 16), `warps`
+// 32-wide subgroups of 16 query rows each, `keys` keys per shared tile.
+struct CoopmatAttentionTile {
+  uint32_t head, warps, keys;
+  uint32_t threads() const { return 32 * warps; }
+  uint32_t rows() const { return 16 * warps; }
+  // Mirrors the shader's shared arrays: the Q, K and V tiles (fp16 rows
+  // padded by 8 halves) and each subgroup's region (its fp32 scores, or P
+  // and a staged 16 x 16 block of O).
+  uint32_t shared_bytes() const;
+  std::string shader(bool emulated) const;
+};
+
+// True when `device` runs the tensor-core kernel itself: cooperative
+// matrices enabled, 32-wide subgroups and the 16x16x16 fp16/fp32 shape.
+bool CoopmatAttentionNative(const gpu::DeviceInfo& device);
+
+// The variant for `problem` on `device`, or nullopt when none serves it
+// (FlashAttentionIndexable fails, or no variant fits the device's shared
+// memory and workgroup limits). `emulated` plans the scalar emulation, which
+// any device runs (tests pin it); otherwise the device must be native.
+std::optional<CoopmatAttentionTile> PlanCoopmatAttention(const FlashAttentionProblem& problem,
+                                                         const gpu::DeviceInfo& device, bool emulated);
+
+// The dispatch for `problem` (which PlanCoopmatAttention accepted), with the
+// bindings of FlashAttentionStep.
+absl::StatusOr<DispatchStep> CoopmatAttentionStep(KernelContext& ctx, const FlashAttentionProblem& problem,
+                                                  const CoopmatAttentionTile& tile, bool emulated,
+                                                  uint32_t mask_input,
+                                                  std::array<uint32_t, 3> qkv_inputs = {0, 1, 2});
+
+}  // namespace vkserve
+
+#endif  // VKSERVE_RUNTIME_OPS_FLASH_ATTENTION_CM_H_
