@@ -42,7 +42,7 @@ device_unpack_bundle() {
   if [ -f "$1/bundle.tar.xz" ]; then
     mkdir -p /tmp/vk
     xz -dc "$1/bundle.tar.xz" | tar xf - -C /tmp/vk
-    VK=/tmp/vk/$(ls /tmp/vk | head -1)
+    VK=$(find /tmp/vk -mindepth 1 -maxdepth 1 -type d | head -1)  # bundles are dot-named
   else
     VK=$1/vk
   fi

@@ -150,6 +150,17 @@ absl::StatusOr<std::vector<gpu::TimestampSpan>> ReadGpuSpans(SessionState& state
   }
   timing->gpu_ns = last - first;
   *first_tick_ns = first;
+  // The same without the input and output copies.
+  const size_t begin = std::min(state.upload_spans, spans.size());
+  const size_t end = spans.size() - std::min(state.readback_spans, spans.size() - begin);
+  if (begin < end) {
+    uint64_t compute_first = spans[begin].start_ns, compute_last = spans[begin].end_ns;
+    for (size_t i = begin; i < end; ++i) {
+      compute_first = std::min(compute_first, spans[i].start_ns);
+      compute_last = std::max(compute_last, spans[i].end_ns);
+    }
+    timing->gpu_compute_ns = compute_last - compute_first;
+  }
   return spans;
 }
 
@@ -379,10 +390,12 @@ absl::Status Record(const Model& model, SessionState* state, const gpu::Buffer& 
   gpu::CommandBuffer& cb = *state->command_buffer;
   ValueLocator locate(model, *state, dummy);
   RETURN_IF_ERROR(cb.Begin());
+  state->upload_spans = state->readback_spans = 0;
   for (size_t i = 0; i < state->input_staging.size(); ++i) {
     if (state->input_staging[i] && state->bound_inputs[i].buffer == state->inputs[i].handle()) {
       RETURN_IF_ERROR(cb.Copy(state->input_staging[i].range(), state->inputs[i].range(),
                               "upload " + model.inputs()[i].name));
+      ++state->upload_spans;
     }
   }
   for (const PlannedNode& n : plan.nodes) {
@@ -429,6 +442,7 @@ absl::Status Record(const Model& model, SessionState* state, const gpu::Buffer& 
     if (state->bound_host_outputs[o] && state->readback[o]) {
       RETURN_IF_ERROR(cb.Copy(state->outputs[o].range(), state->readback[o].range(),
                               "readback " + model.outputs()[o].name));
+      ++state->readback_spans;
     }
   }
   return cb.End();

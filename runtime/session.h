@@ -109,6 +109,10 @@ struct RunTiming {
   uint64_t record_ns = 0;     // command recording (0 when replayed)
   uint64_t submit_ns = 0;     // the vkQueueSubmit call
   uint64_t gpu_ns = 0;        // GPU execution, from timestamp queries
+  // gpu_ns without the copies of inputs in and outputs out (staging to and
+  // from host memory): the model's own GPU work, as a peer timing kernels on
+  // GPU-resident tensors measures it.
+  uint64_t gpu_compute_ns = 0;
   uint64_t wait_ns = 0;       // host blocked waiting for completion
   uint64_t readback_ns = 0;   // timestamp results and GPU output bytes to host memory
   uint64_t total_ns = 0;      // the whole Run() call

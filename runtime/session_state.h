@@ -40,6 +40,9 @@ struct SessionState {
   bool recorded = false;
   std::vector<gpu::BufferRange> bound_inputs;
   std::vector<bool> bound_host_outputs;
+  // Timed commands of the recording that move the run's inputs in (first)
+  // and its outputs out (last): the rest are the model's own work.
+  size_t upload_spans = 0, readback_spans = 0;
   // The last run's GPU time (timestamps; 0 when unknown): how long the next
   // run's wait is expected to take.
   uint64_t last_gpu_ns = 0;

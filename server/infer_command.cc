@@ -199,7 +199,7 @@ RunRequest MakeRequest(const Model& model, const std::vector<HostTensor>& tensor
 
 // Each phase's time over the timed runs.
 struct Timings {
-  std::vector<uint64_t> upload, record, submit, gpu, wait, readback, total;
+  std::vector<uint64_t> upload, record, submit, gpu, wait, readback, total, compute;
 
   void Add(const RunTiming& t) {
     upload.push_back(t.upload_ns);
@@ -209,14 +209,15 @@ struct Timings {
     wait.push_back(t.wait_ns);
     readback.push_back(t.readback_ns);
     total.push_back(t.total_ns);
+    compute.push_back(t.gpu_compute_ns);
   }
 
   void PrintMedians() const {
     auto ms = [](const std::vector<uint64_t>& v) { return Median(v) / 1e6; };
     std::printf("timing (median of %zu run%s, ms): upload %.3f  record %.3f  submit %.3f  gpu %.3f  "
-                "wait %.3f  readback %.3f  total %.3f\n",
+                "wait %.3f  readback %.3f  total %.3f  gpu-compute %.3f\n",
                 total.size(), total.size() == 1 ? "" : "s", ms(upload), ms(record), ms(submit),
-                ms(gpu), ms(wait), ms(readback), ms(total));
+                ms(gpu), ms(wait), ms(readback), ms(total), ms(compute));
   }
 };
 

@@ -10,20 +10,25 @@
 #   fused    the same pinned to the fused kernel (runtime/ops/flash_attention.h)
 #            with vkserve_attention_kernel=fused
 #   unfused  pinned to the GEMM lowering (runtime/ops/attention_lowering.h)
+#   coopmat  pinned to the tensor-core kernel (runtime/ops/flash_attention_cm.h;
+#            fp16 products, so compare it at FP16; where the device has no
+#            cooperative matrices this is its slow scalar emulation)
 #   graph    MatMul(Q, K') -> Mul(scale) -> Softmax -> MatMul(., V), as the
 #            exporters write it, run with --no-attention-fusion (the GEMM
 #            engine and the Softmax op: the earlier runs' "unfused")
 # and, with --peers, PyTorch's scaled_dot_product_attention on the same shapes
 # in fp32 and fp16 (CUDA graph of 20 launches, after a 0.5 s warmup). Prints
-# GPU ms (every GPU event of the run, from the profile) and TFLOP/s counting
+# GPU ms (the node's GPU events, from the profile; before 2026-11-25's
+# session 11 this also counted the copy of the output to host memory, over
+# PCIe on the H100) and TFLOP/s counting
 # 4 * B * heads * S^2 * 64 FLOP (causal cases count the full square too).
 # The issue's target: fused FP16 >= 40% of the H100's dense fp16 rate.
 #
-# "chosen" should be within noise of the faster of "fused" and "unfused".
+# "chosen" should be within noise of the fastest pinned kernel.
 #
 # Usage: python3 benchmarks/ops/attention_bench.py VKSERVE [NAME_REGEX]
 #            [--repeat N] [--warmup SECONDS] [--precision FP32|FP16] [--out DIR]
-#            [--kinds chosen,fused,unfused,graph]
+#            [--kinds chosen,fused,unfused,coopmat,graph]
 #        python3 benchmarks/ops/attention_bench.py --peers [NAME_REGEX]
 # Needs python3 with onnx and numpy; --peers needs torch with CUDA.
 import argparse
@@ -55,7 +60,7 @@ def make_model(kind, batch, seq, causal):
     shape = [batch, HEADS, seq, HEAD_SIZE]
     inputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape) for n in ("Q", "K", "V")]
     inits = []
-    if kind in ("chosen", "fused", "unfused"):
+    if kind in ("chosen", "fused", "unfused", "coopmat"):
         pin = {} if kind == "chosen" else {"vkserve_attention_kernel": kind}
         nodes = [helper.make_node("Attention", ["Q", "K", "V"], ["Y"], is_causal=int(causal), **pin)]
         opset = 23
@@ -83,14 +88,16 @@ def make_model(kind, batch, seq, causal):
     return model
 
 
-def kernel_of(vkserve, path):
-    """The Attention node's kernel as `vkserve inspect --json` reports it."""
-    result = subprocess.run([vkserve, "inspect", path, "--json"], capture_output=True, text=True)
+def kernel_of(vkserve, path, precision):
+    """The Attention node's kernel as `vkserve inspect --json` reports it at
+    `precision` (up to its reason in parentheses)."""
+    result = subprocess.run([vkserve, "inspect", path, "--json", "--precision", precision],
+                            capture_output=True, text=True)
     if result.returncode != 0:
         return "?"
     for node in json.loads(result.stdout).get("nodes", []):
         if node.get("kernel"):
-            return node["kernel"].split(",")[0].split(" (")[0]
+            return node["kernel"].split(" (")[0]
     return "-"
 
 
@@ -119,8 +126,11 @@ def run_vkserve(args):
                 print(f"{name:18s} {kind:8s} failed: {result.stderr.strip()[-300:]}", file=sys.stderr)
                 continue
             events = json.load(open(profile))
-            us = sum(e["dur"] for e in events if e.get("cat") == "gpu")
-            kernel = kernel_of(args.vkserve, path) if kind != "graph" else "MatMul/Softmax/MatMul"
+            # The node's own GPU events: not the session's copies of the
+            # inputs in and the output out (op_type ""), which torch's
+            # timing of GPU-resident tensors leaves out too.
+            us = sum(e["dur"] for e in events if e.get("cat") == "gpu" and e["args"].get("op_type"))
+            kernel = kernel_of(args.vkserve, path, args.precision) if kind != "graph" else "MatMul/Softmax/MatMul"
             print(f"{name:18s} {kind:8s} {us / 1e3:10.4f} {flop(batch, seq) / us / 1e6 if us else 0:8.1f}  "
                   f"{kernel}")
 

@@ -28,7 +28,8 @@ VKSERVE_OP_CASES_DIR=$cases timeout 180 "$bundle/bin/runtime_op_cases_test" \
 echo "== attention_bench FP32"
 python3 "$scripts/attention_bench.py" "$bundle/bin/vkserve" --warmup 0.5 --repeat 20
 echo "== attention_bench FP16"
-python3 "$scripts/attention_bench.py" "$bundle/bin/vkserve" --precision FP16 --warmup 0.5 --repeat 20
+python3 "$scripts/attention_bench.py" "$bundle/bin/vkserve" --precision FP16 --warmup 0.5 --repeat 20 \
+  --kinds chosen,coopmat,fused,unfused,graph
 echo "== torch scaled_dot_product_attention"
 python3 "$scripts/attention_bench.py" --peers
 echo "== SM clock after: $(clock)"

@@ -61,7 +61,7 @@ bool UnfusedAttentionFits(const FlashAttentionProblem& problem, const gpu::Devic
 // steps, and the GEMM engine runs the rest, unless its scores do not fit.
 // At FP16 precision (`fp16`), the tensor-core kernel runs wherever the
 // device has it natively and a variant fits: it beat both others at every
-// measured shape (benchmarks/results/2026-11-26-session11-h100.md).
+// measured shape (benchmarks/results/2026-11-25-session11-h100.md).
 AttentionKernel ChooseAttentionKernel(const FlashAttentionProblem& problem, const gpu::DeviceInfo& device,
                                       bool fp16 = false);
 
