@@ -13,6 +13,7 @@
 #include "runtime/attention_fusion.h"
 #include "runtime/attention_layout.h"
 #include "runtime/fp16_weights.h"
+#include "runtime/weight_layout.h"
 #include "runtime/fusion.h"
 #include "runtime/gelu_fusion.h"
 #include "runtime/norm_fusion.h"
@@ -280,6 +281,7 @@ absl::Status Model::Prepare() {
   if (options_.fuse && !HasSubgraphs(graph_)) {
     ASSIGN_OR_RETURN(fused_nodes_, FuseGraph(options_, inputs_, graph_, ops_));
   }
+  TransposeUnalignedMatMulWeights(&graph_);
   // FP16 precision applies to the ops computing on the GEMM engine.
   if (options_.precision == Precision::kFp16) {
     for (size_t n = 0; n < graph_.nodes.size(); ++n) {

@@ -177,13 +177,20 @@ vec4 elem4(uint which, uint at, uint c) {
   }
   return vec4(elem(which, at, c), elem(which, at, c + 1u), elem(which, at, c + 2u), elem(which, at, c + 3u));
 }
-uvec4 load_unit(uint which, uint at, uint c, float mul) {
-  const vec4 lo = elem4(which, at, c) * mul, hi = elem4(which, at, c + 4u) * mul;
+// 8 elements as loaded, and as stored into shared memory (fp16).
+struct F8 {
+  vec4 lo, hi;
+};
+F8 load_unit(uint which, uint at, uint c) { return F8(elem4(which, at, c), elem4(which, at, c + 4u)); }
+uvec4 pack8(F8 v, float mul) {
+  const vec4 lo = v.lo * mul, hi = v.hi * mul;
   return uvec4(pack2(lo.xy), pack2(lo.zw), pack2(hi.xy), pack2(hi.zw));
 }
 
-uvec4 k_st[KV_UNITS];
-uvec4 v_st[KV_UNITS];
+// The next tile's keys and values as loaded: converted only when stored, so
+// that nothing waits for the loads before the tile in between is computed.
+F8 k_st[KV_UNITS];
+F8 v_st[KV_UNITS];
 
 // Keys and values [j0, j0 + BC) into registers, zeros past T.
 void fetch_kv(uint k_at, uint v_at, uint j0) {
@@ -191,16 +198,16 @@ void fetch_kv(uint k_at, uint v_at, uint j0) {
     const uint x = gl_LocalInvocationID.x + THREADS * u;
     const uint r = x / (EP / 8u), c = (x % (EP / 8u)) * 8u;
     const bool in_t = j0 + r < p.t;
-    k_st[u] = in_t ? load_unit(1u, k_at + (j0 + r) * p.k_ss, c, 1.0) : uvec4(0);
-    v_st[u] = in_t ? load_unit(2u, v_at + (j0 + r) * p.v_ss, c, 1.0) : uvec4(0);
+    k_st[u] = in_t ? load_unit(1u, k_at + (j0 + r) * p.k_ss, c) : F8(vec4(0.0), vec4(0.0));
+    v_st[u] = in_t ? load_unit(2u, v_at + (j0 + r) * p.v_ss, c) : F8(vec4(0.0), vec4(0.0));
   }
 }
 void store_kv() {
   [[unroll]] for (uint u = 0; u < KV_UNITS; ++u) {
     const uint x = gl_LocalInvocationID.x + THREADS * u;
     const uint at = (x / (EP / 8u)) * LD + (x % (EP / 8u)) * 8u;
-    k_sh[at / 8u] = k_st[u];
-    v_sh[at / 8u] = v_st[u];
+    k_sh[at / 8u] = pack8(k_st[u], 1.0);
+    v_sh[at / 8u] = pack8(v_st[u], 1.0);
   }
 }
 
@@ -227,7 +234,7 @@ void main() {
   [[unroll]] for (uint u = 0; u < Q_UNITS; ++u) {
     const uint x = gl_LocalInvocationID.x + THREADS * u;
     const uint qr = x / (EP / 8u), c = (x % (EP / 8u)) * 8u;
-    q_sh[(qr * LD + c) / 8u] = i0 + qr < p.s ? load_unit(0u, q_at + (i0 + qr) * p.q_ss, c, p.scale) : uvec4(0);
+    q_sh[(qr * LD + c) / 8u] = i0 + qr < p.s ? pack8(load_unit(0u, q_at + (i0 + qr) * p.q_ss, c), p.scale) : uvec4(0);
   }
 
   float o[OCOLS];
@@ -238,19 +245,22 @@ void main() {
   uint t_end = p.t;
   if (CAUSAL) t_end = min(p.t, min(p.s, i0 + BR) + p.past);
   fetch_kv(k_at, v_at, 0u);
+  Frag fq[EP / 16u];  // this subgroup's rows of Q, loaded once
   for (uint j0 = 0; j0 < t_end; j0 += BC) {
     barrier();  // the previous tile's K and V are consumed (and Q is stored)
     store_kv();
     barrier();
+    if (j0 == 0u) {
+      [[unroll]] for (uint kk = 0; kk < EP / 16u; ++kk) fq[kk] = load_frag(0u, warp * 16u * LD + kk * 16u, LD, false);
+    }
     if (j0 + BC < t_end) fetch_kv(k_at, v_at, j0 + BC);  // in flight during this tile
 
     // 1. S = Q K' into the region, 16 keys at a time.
     [[unroll]] for (uint n = 0; n < BC / 16u; ++n) {
       Acc acc = acc_zero();
       [[unroll]] for (uint kk = 0; kk < EP / 16u; ++kk) {
-        const Frag fq = load_frag(0u, warp * 16u * LD + kk * 16u, LD, false);
         const Frag fk = load_frag(1u, n * 16u * LD + kk * 16u, LD, true);
-        acc = mul_add(fq, fk, acc);
+        acc = mul_add(fq[kk], fk, acc);
       }
       store_acc(acc, w0 + n * 16u, SLD);
     }
