@@ -191,6 +191,12 @@ TEST_P(ModelTest, MatchesOnnxRuntimeAndReplays) {
   for (int run = 0; run < 2; ++run) {
     VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult again, session->Run(request));
     EXPECT_TRUE(again.timing.replayed);
+    if (again.timing.gpu_ns > 0) {  // the device has timestamps
+      // The nodes' span lies within the whole submission's (which adds the
+      // copies of inputs in and outputs out where the memory needs them).
+      EXPECT_GT(again.timing.gpu_compute_ns, 0u);
+      EXPECT_LE(again.timing.gpu_compute_ns, again.timing.gpu_ns);
+    }
     ASSERT_EQ(again.outputs.size(), first.outputs.size());
     for (size_t o = 0; o < first.outputs.size(); ++o) {
       const std::string diff = testing::CompareBitwise(again.outputs[o].host, first.outputs[o].host);
