@@ -12,10 +12,11 @@
 // keys stream through shared memory BC at a time. Per key tile and subgroup:
 //   1. S (16 x BC) = Q K' on tensor cores, stored fp32 in the subgroup's region
 //   2. lanes 2r and 2r+1 own row r, half the columns each: mask, row max
-//      (one shuffle), rescale, p = exp(s - m) rounded to fp16 into the region
-//   3. each 16-column block of P V on tensor cores, staged fp32 through the
-//      region and added into the lanes' O (row r, 8 of its columns per block)
-// The next tile's K and V are loaded into registers (fp16) during steps 1-3.
+//      (one shuffle), p = exp(s - m) rounded to fp16 into the region
+//   3. O (16 x EP, fp32 accumulators) += P V on tensor cores
+// The row's reference maximum m moves only when a score passes it by more
+// than e^8, so O is rescaled (through shared memory) on few tiles. The next
+// tile's K and V are loaded into registers during steps 1-3.
 //
 // EMULATE: the same data movement with the matrix operations in scalar code
 // (a "subgroup" is 32 invocations, synchronized by workgroup barriers), so
@@ -24,6 +25,7 @@
 
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_KHR_shader_subgroup_vote : require
 #extension GL_EXT_control_flow_attributes : require
 #if !EMULATE
 #extension GL_NV_cooperative_matrix : require
@@ -89,7 +91,6 @@ shared uvec4 v_sh[BC * LD / 8];
 shared uvec4 w_sh[WARPS * W_UNITS];
 
 const uint HALF = BC / 2;       // score columns per lane
-const uint OCOLS = EP / 2;      // O columns per lane: 8 of each 16-column block
 const uint KV_UNITS = BC * EP / 8 / THREADS;  // 8-half units per thread per tile
 const uint Q_UNITS = BR * EP / 8 / THREADS;
 
@@ -121,13 +122,23 @@ Acc mul_add(Frag a, Frag b, Acc c) {
   }
   return c;
 }
-// Stores `c` as fp32 rows of `ld` floats from float `off` of w_sh.
+// Stores `c` as fp32 rows of `ld` floats from float `off` of w_sh, and
+// loads it back.
 void store_acc(Acc c, uint off, uint ld) {
   const uint lane = gl_LocalInvocationID.x % 32u;
   [[unroll]] for (uint t = 0; t < 8u; ++t) {
     const uint e = lane + 32u * t, at = off + (e / 16u) * ld + e % 16u;
     w_sh[at >> 2][at & 3u] = floatBitsToUint(c.v[t]);
   }
+}
+Acc load_acc(uint off, uint ld) {
+  const uint lane = gl_LocalInvocationID.x % 32u;
+  Acc c;
+  [[unroll]] for (uint t = 0; t < 8u; ++t) {
+    const uint e = lane + 32u * t, at = off + (e / 16u) * ld + e % 16u;
+    c.v[t] = uintBitsToFloat(w_sh[at >> 2][at & 3u]);
+  }
+  return c;
 }
 void warp_sync() {
   memoryBarrierShared();
@@ -153,6 +164,11 @@ Frag load_frag(uint arr, uint off, uint ld, bool col) {
 Acc acc_zero() { return Acc(0.0); }
 Acc mul_add(Frag a, Frag b, Acc c) { return coopMatMulAddNV(a, b, c); }
 void store_acc(Acc c, uint off, uint ld) { coopMatStoreNV(c, w_sh, off / 4u, ld / 4u, false); }
+Acc load_acc(uint off, uint ld) {
+  Acc c;
+  coopMatLoadNV(c, w_sh, off / 4u, ld / 4u, false);
+  return c;
+}
 void warp_sync() {
   subgroupMemoryBarrierShared();
   subgroupBarrier();
@@ -237,9 +253,15 @@ void main() {
     q_sh[(qr * LD + c) / 8u] = i0 + qr < p.s ? pack8(load_unit(0u, q_at + (i0 + qr) * p.q_ss, c), p.scale) : uvec4(0);
   }
 
-  float o[OCOLS];
-  [[unroll]] for (uint c = 0; c < OCOLS; ++c) o[c] = 0.0;
+  Acc o[EP / 16u];  // this subgroup's 16 x EP block of O, 16 columns each
+  [[unroll]] for (uint f = 0; f < EP / 16u; ++f) o[f] = acc_zero();
+  // The row's reference maximum: p = exp(s - m). It moves only when a score
+  // passes it by more than kGrowth (or the row saw nothing yet), so most
+  // tiles add P V straight into O; the rest rescale O through shared memory.
+  // p then stays below e^kGrowth, well inside fp16.
+  const float kGrowth = 8.0;
   float m = kNegInf, l = 0.0;
+  const uint o_at = w0 + P_UNITS * 4u;  // the staging block
   // Uniform over the workgroup: under the causal mask, keys past the tile's
   // last row + past are never loaded.
   uint t_end = p.t;
@@ -278,17 +300,42 @@ void main() {
       sc[t] = val;
       mx = max(mx, val);
     }
-    const float m_new = max(m, max(mx, subgroupShuffleXor(mx, 1u)));
-    // Nothing seen yet: every p is 0 and O, l stay 0 (exp(-inf - -inf) is NaN).
-    const float correction = m_new == kNegInf ? 1.0 : exp(m - m_new);
-    m = m_new;
+    mx = max(mx, subgroupShuffleXor(mx, 1u));
+    // A row that saw nothing has O = 0 and l = 0: it takes the tile's
+    // maximum as it is (exp(-inf - -inf) would be NaN).
+    float correction = 1.0;
+    if (m == kNegInf) {
+      m = mx;
+    } else if (mx > m + kGrowth) {
+      correction = exp(m - mx);
+      m = mx;
+    }
+    l *= correction;
+#if EMULATE
+    const bool rescale = true;  // the emulated subgroup spans several real ones
+#else
+    const bool rescale = subgroupAny(correction != 1.0);
+#endif
     warp_sync();  // every lane has read its scores: P may overwrite them
+    if (rescale) {
+      [[unroll]] for (uint f = 0; f < EP / 16u; ++f) {
+        store_acc(o[f], o_at, OLD);
+        warp_sync();
+        [[unroll]] for (uint c = 0; c < 8u; ++c) {
+          const uint at = o_at + r * OLD + half_ * 8u + c;
+          w_sh[at >> 2][at & 3u] = floatBitsToUint(w_float(at) * correction);
+        }
+        warp_sync();
+        o[f] = load_acc(o_at, OLD);
+        warp_sync();
+      }
+    }
     float sum = 0.0;
     [[unroll]] for (uint t = 0; t < HALF; t += 8u) {
       vec4 lo, hi;
       [[unroll]] for (uint e = 0; e < 4u; ++e) {
-        lo[e] = m_new == kNegInf ? 0.0 : exp(sc[t + e] - m_new);
-        hi[e] = m_new == kNegInf ? 0.0 : exp(sc[t + 4u + e] - m_new);
+        lo[e] = m == kNegInf ? 0.0 : exp(sc[t + e] - m);
+        hi[e] = m == kNegInf ? 0.0 : exp(sc[t + 4u + e] - m);
       }
       const uvec4 packed = uvec4(pack2(lo.xy), pack2(lo.zw), pack2(hi.xy), pack2(hi.zw));
       // The row sum counts p as P V sees it: rounded to fp16.
@@ -297,36 +344,31 @@ void main() {
       }
       w_sh[(w0 / 4u) + (r * PLD + half_ * HALF + t) / 8u] = packed;
     }
-    l = l * correction + sum;
-    [[unroll]] for (uint c = 0; c < OCOLS; ++c) o[c] *= correction;
+    l += sum;
     warp_sync();
 
-    // 3. O += P V, one 16-column block at a time through the staging block.
-    const uint o_at = w0 + P_UNITS * 4u;
-    [[unroll]] for (uint f = 0; f < EP / 16u; ++f) {
-      Acc acc = acc_zero();
-      [[unroll]] for (uint kk = 0; kk < BC / 16u; ++kk) {
-        const Frag fp = load_frag(3u, w0 * 2u + kk * 16u, PLD, false);
-        const Frag fv = load_frag(2u, kk * 16u * LD + f * 16u, LD, false);
-        acc = mul_add(fp, fv, acc);
+    // 3. O += P V.
+    [[unroll]] for (uint kk = 0; kk < BC / 16u; ++kk) {
+      const Frag fp = load_frag(3u, w0 * 2u + kk * 16u, PLD, false);
+      [[unroll]] for (uint f = 0; f < EP / 16u; ++f) {
+        o[f] = mul_add(fp, load_frag(2u, kk * 16u * LD + f * 16u, LD, false), o[f]);
       }
-      store_acc(acc, o_at, OLD);
-      warp_sync();
-      [[unroll]] for (uint c = 0; c < 8u; ++c) o[f * 8u + c] += w_float(o_at + r * OLD + half_ * 8u + c);
-      warp_sync();
     }
+    warp_sync();  // P is consumed before the next tile's scores overwrite it
   }
 
-  // Y = O / l, l summed over both halves of the row.
+  // Y = O / l, l summed over both halves of the row, each block of O
+  // through the staging block.
   const float total = l + subgroupShuffleXor(l, 1u);
-  if (row >= p.s) return;
   const float inv = EMPTY_ZERO && total == 0.0 ? 0.0 : 1.0 / total;
   const uint y_at = b * p.y_sb + h * p.y_sh + row * p.y_ss;
   [[unroll]] for (uint f = 0; f < EP / 16u; ++f) {
+    store_acc(o[f], o_at, OLD);
+    warp_sync();
     [[unroll]] for (uint c = 0; c < 8u; ++c) {
       const uint col = f * 16u + half_ * 8u + c;
-      if (col >= HEAD) continue;
-      y[y_at + col] = o[f * 8u + c] * inv;
+      if (row < p.s && col < HEAD) y[y_at + col] = w_float(o_at + r * OLD + half_ * 8u + c) * inv;
     }
+    warp_sync();
   }
 }
