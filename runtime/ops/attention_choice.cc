@@ -28,7 +28,9 @@ bool UnfusedAttentionFits(const FlashAttentionProblem& p, const gpu::DeviceInfo&
 }
 
 AttentionKernel ChooseAttentionKernel(const FlashAttentionProblem& p, const gpu::DeviceInfo& device, bool fp16) {
-  if (fp16 && PlanCoopmatAttention(p, device, /*emulated=*/false)) return AttentionKernel::kCoopmat;
+  if (fp16 && p.queries >= kCoopmatAttentionMinQueries && PlanCoopmatAttention(p, device, /*emulated=*/false)) {
+    return AttentionKernel::kCoopmat;
+  }
   if (!UnfusedAttentionFits(p, device)) return AttentionKernel::kFused;
   double flop = 4.0 * static_cast<double>(p.batch) * p.heads * p.queries * p.keys * p.head_size;
   if (p.causal) flop /= 2;

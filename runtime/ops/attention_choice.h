@@ -35,6 +35,9 @@ inline constexpr char kAttentionKernelAttr[] = "vkserve_attention_kernel";
 // scores, runs instead.
 inline constexpr uint64_t kAttentionScoresBudget = uint64_t{256} << 20;
 
+// The fewest queries the tensor-core kernel is chosen for.
+inline constexpr int64_t kCoopmatAttentionMinQueries = 16;
+
 // The work below which the fused kernel wins (see ChooseAttentionKernel).
 inline constexpr double kFusedAttentionMaxFlop = 64e6;
 
@@ -60,8 +63,11 @@ bool UnfusedAttentionFits(const FlashAttentionProblem& problem, const gpu::Devic
 // kFusedAttentionMaxFlop, e.g. s128 b1 (50 MFLOP) and single-token decoding
 // steps, and the GEMM engine runs the rest, unless its scores do not fit.
 // At FP16 precision (`fp16`), the tensor-core kernel runs wherever the
-// device has it natively and a variant fits: it beat both others at every
-// measured shape (benchmarks/results/2026-11-25-session11-h100.md).
+// device has it natively, a variant fits and there are at least
+// kCoopmatAttentionMinQueries queries: it beat both others at every
+// measured shape, s128 b1 to s2048 (benchmarks/results/
+// 2026-11-25-session11-h100.md). Its 16-row fragments would mostly idle on
+// decoding steps, which were not measured, so those keep the rule above.
 AttentionKernel ChooseAttentionKernel(const FlashAttentionProblem& problem, const gpu::DeviceInfo& device,
                                       bool fp16 = false);
 

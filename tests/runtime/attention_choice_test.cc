@@ -8,9 +8,14 @@
 // at the rest; decoding steps stay fused; scores past the budget, past the
 // device's storage range (lavapipe's 128 MiB) or packed operands at offsets
 // the device cannot bind keep the fused kernel; the pin attribute parses.
+// At FP16 on a device with the 16x16x16 fp16 matrix shape the tensor-core
+// kernel runs at every shape (benchmarks/results/2026-11-25-session11-h100.md),
+// with the variant its head size and shared memory allow.
 #include "runtime/ops/attention_choice.h"
 
 #include <gtest/gtest.h>
+
+#include "runtime/ops/flash_attention_cm.h"
 
 namespace vkserve {
 namespace {
@@ -24,6 +29,21 @@ gpu::DeviceInfo Device(uint64_t storage_range, uint64_t offset_alignment) {
 
 const gpu::DeviceInfo kH100 = Device(uint64_t{4} << 30, 16);
 const gpu::DeviceInfo kLavapipe = Device(uint64_t{128} << 20, 16);
+
+// kH100 with the limits and matrix shapes the tensor-core kernel needs, or
+// lavapipe's (no cooperative matrices, 32 KiB of shared memory).
+gpu::DeviceInfo Limits(gpu::DeviceInfo info, bool tensor_cores, uint32_t shared) {
+  info.max_shared_memory = shared;
+  info.max_workgroup_invocations = 1024;
+  info.max_workgroup_size = {1024, 1024, 64};
+  info.max_workgroup_count = {65535, 65535, 65535};
+  info.subgroup_size = tensor_cores ? 32 : 8;
+  info.cooperative_matrix_enabled = tensor_cores;
+  if (tensor_cores) info.coopmat_f16_f32_shapes = {{16, 8, 8}, {16, 16, 16}};
+  return info;
+}
+const gpu::DeviceInfo kH100Cm = Limits(kH100, true, 48 << 10);
+const gpu::DeviceInfo kLavapipeLimits = Limits(kLavapipe, false, 32 << 10);
 
 FlashAttentionProblem Problem(int64_t batch, int64_t seq, bool causal = false, int64_t keys = 0) {
   FlashAttentionProblem p;
@@ -78,6 +98,42 @@ TEST(AttentionChoiceTest, PackedOffsetsMustBeBindable) {
   EXPECT_EQ(ChooseAttentionKernel(p, Device(uint64_t{4} << 30, 64)), AttentionKernel::kFused);
 }
 
+TEST(AttentionChoiceTest, Fp16TakesTheTensorCoreKernelWhereTheDeviceHasIt) {
+  for (const FlashAttentionProblem& p : {Problem(1, 128), Problem(8, 128), Problem(1, 512), Problem(8, 512),
+                                         Problem(1, 2048), Problem(1, 2048, true), Problem(1, 16)}) {
+    EXPECT_EQ(ChooseAttentionKernel(p, kH100Cm, /*fp16=*/true), AttentionKernel::kCoopmat);
+    // FP32 keeps exact fp32 math; a device without the shape keeps the rule.
+    EXPECT_EQ(ChooseAttentionKernel(p, kH100Cm, /*fp16=*/false), ChooseAttentionKernel(p, kH100));
+    EXPECT_EQ(ChooseAttentionKernel(p, kLavapipeLimits, /*fp16=*/true), ChooseAttentionKernel(p, kLavapipe));
+  }
+  // Decoding steps (fewer than 16 queries) keep the rule.
+  EXPECT_EQ(ChooseAttentionKernel(Problem(8, 1, false, 2048), kH100Cm, true), AttentionKernel::kFused);
+  EXPECT_EQ(ChooseAttentionKernel(Problem(8, 15, false, 2048), kH100Cm, true), AttentionKernel::kUnfused);
+  gpu::DeviceInfo no_shape = kH100Cm;
+  no_shape.coopmat_f16_f32_shapes = {{16, 8, 16}};
+  EXPECT_EQ(ChooseAttentionKernel(Problem(1, 512), no_shape, true), AttentionKernel::kUnfused);
+}
+
+TEST(AttentionChoiceTest, PlansTheTensorCoreVariant) {
+  FlashAttentionProblem p = Problem(1, 512);
+  auto tile = PlanCoopmatAttention(p, kH100Cm, /*emulated=*/false);
+  ASSERT_TRUE(tile.has_value());
+  EXPECT_EQ(tile->shader(false), "ops/flash_attention_cm_e64_w4_c64");
+  EXPECT_LE(tile->shared_bytes(), 48u << 10);
+  p.head_size = 80;  // padded to 128, 32-key tiles to fit 48 KiB
+  tile = PlanCoopmatAttention(p, kH100Cm, false);
+  ASSERT_TRUE(tile.has_value());
+  EXPECT_EQ(tile->shader(false), "ops/flash_attention_cm_e128_w4_c32");
+  // Lavapipe: no native kernel; its emulation in 2 subgroups within 32 KiB.
+  EXPECT_FALSE(PlanCoopmatAttention(p, kLavapipeLimits, false).has_value());
+  tile = PlanCoopmatAttention(p, kLavapipeLimits, /*emulated=*/true);
+  ASSERT_TRUE(tile.has_value());
+  EXPECT_EQ(tile->shader(true), "ops/flash_attention_cm_e128_w2_c32_emu");
+  EXPECT_LE(tile->shared_bytes(), 32u << 10);
+  p.head_size = 129;
+  EXPECT_FALSE(PlanCoopmatAttention(p, kH100Cm, false).has_value());
+}
+
 TEST(AttentionChoiceTest, ParsesThePin) {
   Node node;
   EXPECT_EQ(PinnedAttentionKernel(node).value(), std::nullopt);
@@ -88,6 +144,8 @@ TEST(AttentionChoiceTest, ParsesThePin) {
   EXPECT_EQ(PinnedAttentionKernel(node).value(), AttentionKernel::kUnfused);
   node.attributes[kAttentionKernelAttr].s = "fused";
   EXPECT_EQ(PinnedAttentionKernel(node).value(), AttentionKernel::kFused);
+  node.attributes[kAttentionKernelAttr].s = "coopmat";
+  EXPECT_EQ(PinnedAttentionKernel(node).value(), AttentionKernel::kCoopmat);
   node.attributes[kAttentionKernelAttr].s = "flash";
   EXPECT_EQ(PinnedAttentionKernel(node).status().code(), absl::StatusCode::kInvalidArgument);
   node.attributes[kAttentionKernelAttr].type = Attribute::Type::kInt;
