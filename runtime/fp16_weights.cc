@@ -9,18 +9,10 @@
 #include <vector>
 
 #include "runtime/activation.h"
+#include "runtime/graph_uses.h"
 
 namespace vkserve {
 namespace {
-
-bool HasSubgraphs(const Graph& graph) {
-  for (const Node& node : graph.nodes) {
-    for (const auto& [name, a] : node.attributes) {
-      if (!a.graphs.empty()) return true;
-    }
-  }
-  return false;
-}
 
 // Input `i` of `node` is the B operand of a GEMM computing at FP16.
 bool IsFp16WeightUse(const Node& node, size_t i) {

@@ -73,4 +73,13 @@ bool IsPlainNode(const Node& node, const char* type) {
   return node.domain.empty() && node.op_type == type && node.attributes.empty();
 }
 
+bool HasSubgraphs(const Graph& graph) {
+  for (const Node& node : graph.nodes) {
+    for (const auto& [name, a] : node.attributes) {
+      if (!a.graphs.empty()) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace vkserve

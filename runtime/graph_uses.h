@@ -61,6 +61,11 @@ void AbsorbInto(const Node& part, Node* into);
 // node a rewrite gave an epilogue or other attributes is not plain).
 bool IsPlainNode(const Node& node, const char* type);
 
+// True when some node of `graph` holds a subgraph (If, Loop, Scan bodies),
+// which may read any value of the graph by name: the passes that index uses
+// in the main graph alone leave such graphs as they are.
+bool HasSubgraphs(const Graph& graph);
+
 }  // namespace vkserve
 
 #endif  // VKSERVE_RUNTIME_GRAPH_USES_H_

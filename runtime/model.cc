@@ -13,6 +13,7 @@
 #include "runtime/attention_fusion.h"
 #include "runtime/attention_layout.h"
 #include "runtime/fp16_weights.h"
+#include "runtime/graph_uses.h"
 #include "runtime/weight_layout.h"
 #include "runtime/fusion.h"
 #include "runtime/gelu_fusion.h"
@@ -44,15 +45,6 @@ std::string DescribeType(const TensorType& t) {
     dims.push_back(d.is_fixed() ? absl::StrCat(d.value) : (d.param.empty() ? "?" : d.param));
   }
   return absl::StrCat(std::string(DataTypeName(t.dtype)), "[", absl::StrJoin(dims, ","), "]");
-}
-
-bool HasSubgraphs(const Graph& graph) {
-  for (const Node& node : graph.nodes) {
-    for (const auto& [name, a] : node.attributes) {
-      if (!a.graphs.empty()) return true;
-    }
-  }
-  return false;
 }
 
 // Marks every name the subgraphs of `node` read (their own values included:

@@ -7,19 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "runtime/graph_uses.h"
 #include "runtime/ops/mat_mul.h"
 
 namespace vkserve {
 namespace {
-
-bool HasSubgraphs(const Graph& graph) {
-  for (const Node& node : graph.nodes) {
-    for (const auto& [name, a] : node.attributes) {
-      if (!a.graphs.empty()) return true;
-    }
-  }
-  return false;
-}
 
 // Input `i` of `node` is the B of a MatMul that reads it untransposed.
 bool IsPlainMatMulB(const Node& node, size_t i) {
