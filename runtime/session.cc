@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -135,6 +136,16 @@ absl::StatusOr<std::vector<gpu::BufferRange>> UploadInputs(const GpuContext& gpu
   return ranges;
 }
 
+// The earliest start and the latest end of spans [begin, end), begin < end.
+std::pair<uint64_t, uint64_t> Extent(const std::vector<gpu::TimestampSpan>& spans, size_t begin, size_t end) {
+  uint64_t first = spans[begin].start_ns, last = spans[begin].end_ns;
+  for (size_t i = begin; i < end; ++i) {
+    first = std::min(first, spans[i].start_ns);
+    last = std::max(last, spans[i].end_ns);
+  }
+  return {first, last};
+}
+
 // The run's timestamp spans (empty without timestamps); sets the GPU time
 // from the first start to the last end, and `*first_tick_ns` to that start.
 absl::StatusOr<std::vector<gpu::TimestampSpan>> ReadGpuSpans(SessionState& state, RunTiming* timing,
@@ -143,22 +154,14 @@ absl::StatusOr<std::vector<gpu::TimestampSpan>> ReadGpuSpans(SessionState& state
   if (!state.command_buffer->timestamps_enabled()) return spans;
   ASSIGN_OR_RETURN(spans, state.command_buffer->ReadTimestamps());
   if (spans.empty()) return spans;
-  uint64_t first = spans.front().start_ns, last = spans.front().end_ns;
-  for (const auto& s : spans) {
-    first = std::min(first, s.start_ns);
-    last = std::max(last, s.end_ns);
-  }
+  const auto [first, last] = Extent(spans, 0, spans.size());
   timing->gpu_ns = last - first;
   *first_tick_ns = first;
   // The same without the input and output copies.
   const size_t begin = std::min(state.upload_spans, spans.size());
   const size_t end = spans.size() - std::min(state.readback_spans, spans.size() - begin);
   if (begin < end) {
-    uint64_t compute_first = spans[begin].start_ns, compute_last = spans[begin].end_ns;
-    for (size_t i = begin; i < end; ++i) {
-      compute_first = std::min(compute_first, spans[i].start_ns);
-      compute_last = std::max(compute_last, spans[i].end_ns);
-    }
+    const auto [compute_first, compute_last] = Extent(spans, begin, end);
     timing->gpu_compute_ns = compute_last - compute_first;
   }
   return spans;

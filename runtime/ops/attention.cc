@@ -308,13 +308,20 @@ class AttentionOp : public Op {
       if (pinned) return unfused.status();
     }
     ASSIGN_OR_RETURN(DispatchStep step, FlashAttentionStep(ctx, f, tiling, 3));
+    return Finish(std::move(step), io, std::move(steps),
+                  absl::StrCat("fused flash-attention kernel, ", tiling.rows, "-row tiles (", why, ")"));
+  }
+
+  // `steps` followed by one fused kernel's dispatch `step` (bindings Q, K,
+  // V, mask, Y), described as `description`.
+  static std::unique_ptr<Kernel> Finish(DispatchStep step, const AttentionBuffers& io,
+                                        std::vector<CompositeStep> steps, std::string description) {
     CompositeStep attend;
     attend.kernel = MakeDispatchKernel(std::move(step));
     attend.inputs = {io.q, io.k, io.v, io.mask};
     attend.outputs = {io.y};
     steps.push_back(std::move(attend));
-    return std::make_unique<CompositeKernel>(
-        std::move(steps), absl::StrCat("fused flash-attention kernel, ", tiling.rows, "-row tiles (", why, ")"));
+    return std::make_unique<CompositeKernel>(std::move(steps), std::move(description));
   }
 
   // `steps` followed by the tensor-core kernel (its emulation where the
@@ -330,14 +337,9 @@ class AttentionOp : public Op {
           "the tensor-core attention does not fit this device at head size ", f.head_size));
     }
     ASSIGN_OR_RETURN(DispatchStep step, CoopmatAttentionStep(ctx, f, *tile, emulated, 3));
-    CompositeStep attend;
-    attend.kernel = MakeDispatchKernel(std::move(step));
-    attend.inputs = {io.q, io.k, io.v, io.mask};
-    attend.outputs = {io.y};
-    steps.push_back(std::move(attend));
-    return std::make_unique<CompositeKernel>(
-        std::move(steps), absl::StrCat("coopmat flash-attention kernel, ", tile->rows(), "-row tiles of ",
-                                       tile->keys, " keys", emulated ? ", emulated" : "", " (", why, ")"));
+    return Finish(std::move(step), io, std::move(steps),
+                  absl::StrCat("coopmat flash-attention kernel, ", tile->rows(), "-row tiles of ", tile->keys,
+                               " keys", emulated ? ", emulated" : "", " (", why, ")"));
   }
 
   // The attention as the fused kernel's problem, or nullopt where only the

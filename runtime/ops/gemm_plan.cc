@@ -29,7 +29,8 @@ constexpr GemmTile kGemmTiles[] = {
 // figures were fitted on the H100 (benchmarks/results/
 // 2026-11-25-session10-h100.md, call 4: every tile and split of 1, 2 and 4
 // pinned on six square and BERT shapes, FP16 with fp16 weights; median
-// error 6 %; benchmarks/ops/fit_coopmat_cost.py refits them from a sweep). `resident` follows each variant's register count there (255,
+// error 6 %; benchmarks/ops/fit_coopmat_cost.py refits them from a sweep).
+// `resident` follows each variant's register count there (255,
 // 160, 244, 248 and 110 registers); 64x64s1 was not swept and is rated from
 // its 2048^3 time against 64x64's (run 3). `speed` serves devices that do
 // not report their SMs.
@@ -198,7 +199,8 @@ double WaveCost(const GemmShape& s, const CoopmatTile& t, int64_t splits, uint32
 std::optional<GemmPlan> ChooseCoopmat(const GemmShape& s, const gpu::DeviceInfo& info) {
   const Calibration& c = CalibrationFor(s.b_kind, info, /*coopmat=*/true);
   // The wave model was fitted with a matrix B; Conv's im2col loaders keep
-  // the speed-rated model until they are swept too.
+  // the speed-rated model, whose choices matched or beat every pinned plan
+  // on the ResNet-50 / MobileNet-V2 shapes swept (session 10, call 7).
   const bool wave_model = info.compute_units > 0 && s.b_kind == GemmOperandKind::kMatrix;
   const CoopmatTile* best = nullptr;
   int64_t best_splits = 1;
