@@ -420,8 +420,13 @@ TEST_F(DynamicBatcherTest, UnplannedSizeRunsPaddedWhileItIsPlanned) {
   settings_.preferred_batch_sizes = {4};  // planned at creation, at H = W = 1
   settings_.max_queue_delay = absl::Seconds(10);  // Drain() sends the batch
   const std::vector<std::vector<int64_t>> three = {{3, kChannels, 1, 1}};
+  // A batcher's destructor drops the plans it has not started, so each is
+  // kept to the end: the first must outlive the planning awaited below.
+  std::vector<std::unique_ptr<DynamicBatcher>> batchers;
   auto batch_of_three = [&](std::vector<std::unique_ptr<Client>>& clients, int seed) {
-    VKSERVE_ASSERT_OK_AND_ASSIGN(auto batcher, DynamicBatcher::Create(model_, settings_));
+    VKSERVE_ASSERT_OK_AND_ASSIGN(batchers.emplace_back(),
+                                 DynamicBatcher::Create(model_, settings_));
+    DynamicBatcher* batcher = batchers.back().get();
     for (int i = 0; i < 3; ++i) {
       auto c = std::make_unique<Client>();
       c->size = 1;  // the planned non-batch shape
