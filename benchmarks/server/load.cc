@@ -10,7 +10,9 @@
 // /metrics around the window:
 //  - the server's own split of the same requests: mean seconds per request
 //    in each phase (what the Grafana dashboard stacks);
-//  - the gRPC overhead: client latency minus the server's request time;
+//  - the gRPC overhead: client latency minus the server's request time,
+//    beside gRPC's floor (an empty ServerLive call) back to back and, at one
+//    client, at the requests' cadence (FloorAtCadence);
 //  - the batches the server ran (vkserve_batch_size): executions,
 //    inferences per execution and the distribution over batch sizes, and
 //    how long batches waited to form (vkserve_batch_queue_delay_seconds).
@@ -56,6 +58,10 @@ using Clock = std::chrono::steady_clock;
 
 // ServerLive calls timing gRPC's floor before the run.
 constexpr int kFloorCalls = 2000;
+// ServerLive calls timing it again at the requests' cadence (FloorAtCadence),
+// and the time they may take at most.
+constexpr int kCadenceCalls = 500;
+constexpr double kCadenceSeconds = 3;
 
 struct Options {
   std::string url = "127.0.0.1:8001";
@@ -129,6 +135,37 @@ double Percentile(std::vector<double> v, double p) {
   std::sort(v.begin(), v.end());
   const size_t i = std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5));
   return v[i];
+}
+
+// p50 microseconds of `calls` empty ServerLive calls on `stub`, each after
+// `gap_ms` idle (0: back to back).
+double LiveP50(inference::GRPCInferenceService::Stub& stub, int calls, double gap_ms) {
+  std::vector<double> us;
+  for (int i = 0; i < calls; ++i) {
+    if (gap_ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(gap_ms));
+    grpc::ClientContext ctx;
+    inference::ServerLiveResponse resp;
+    const auto t0 = Clock::now();
+    if (!stub.ServerLive(&ctx, inference::ServerLiveRequest(), &resp).ok()) break;
+    us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+  }
+  return Percentile(us, 0.5);
+}
+
+// gRPC's floor at the cadence of one client's requests: the empty call again,
+// each after idling as long as a request's run (the server's mean request
+// time). Back to back, gRPC's threads never sleep; between real requests its
+// server threads idle for the run and must be woken, which costs more the
+// longer they slept (on the development machine an empty call takes 115 us
+// back to back, 170 us after 1 ms idle, 273 us after 5 ms). So this, not the
+// back-to-back figure, is the floor that one client's ModelInfer overhead
+// reads against. A lower bound still: the client's own thread is awake when
+// it sends, where a real client slept through the request.
+double FloorAtCadence(inference::GRPCInferenceService::Stub& stub, double request_ms) {
+  const double gap_ms = std::min(request_ms, 20.0);
+  const int calls = std::max(
+      50, std::min(kCadenceCalls, static_cast<int>(kCadenceSeconds * 1e3 / std::max(gap_ms, 0.01))));
+  return LiveP50(stub, calls, gap_ms);
 }
 
 
@@ -239,8 +276,9 @@ ClientFigures RunClients(const Options& o,
 }
 
 // The server's figures over the window, from two scrapes of /metrics.
-void PrintServer(const Options& o, const std::string& before, const std::string& after,
-                 const ClientFigures& client, std::string* summary) {
+// Returns the server's mean request time in ms (0 when /metrics counted none).
+double PrintServer(const Options& o, const std::string& before, const std::string& after,
+                   const ClientFigures& client, std::string* summary) {
   const std::string model_label = absl::StrCat("model=\"", o.model, "\"");
   auto delta = [&](const std::string& name, std::vector<std::string> labels) {
     labels.push_back(model_label);
@@ -249,7 +287,7 @@ void PrintServer(const Options& o, const std::string& before, const std::string&
   const double n = delta("vkserve_request_duration_seconds_count", {});
   if (n <= 0) {
     std::fprintf(stderr, "no requests counted at %s\n", o.metrics.c_str());
-    return;
+    return 0;
   }
   const double request_ms = delta("vkserve_request_duration_seconds_sum", {}) / n * 1e3;
   std::printf("server (from /metrics, %.0f requests): mean ms per request\n", n);
@@ -300,6 +338,7 @@ void PrintServer(const Options& o, const std::string& before, const std::string&
                   " grpc_overhead_mean_us=", (mean_ms - request_ms) * 1e3,
                   " executions=", executions, " inferences_per_execution=",
                   executions > 0 ? inferences / executions : 0.0, " batch_forming_ms=", delay_ms);
+  return request_ms;
 }
 
 }  // namespace
@@ -357,15 +396,7 @@ int main(int argc, char** argv) {
   }
   // gRPC's own floor on this connection: an empty unary call (ServerLive)
   // back to back, so the overhead below can be read against it.
-  std::vector<double> live_us;
-  for (int i = 0; i < kFloorCalls; ++i) {
-    grpc::ClientContext ctx;
-    inference::ServerLiveResponse resp;
-    const auto t0 = Clock::now();
-    if (!stubs[0]->ServerLive(&ctx, inference::ServerLiveRequest(), &resp).ok()) break;
-    live_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
-  }
-  const double floor_us = live_us.empty() ? 0 : Percentile(live_us, 0.5);
+  const double floor_us = LiveP50(*stubs[0], kFloorCalls, 0);
 
   std::string before;
   const ClientFigures client = RunClients(o, stubs, request, [&] {
@@ -392,8 +423,8 @@ int main(int argc, char** argv) {
       " p50_ms=", Percentile(all, 0.5), " p90_ms=", Percentile(all, 0.9),
       " p95_ms=", Percentile(all, 0.95), " p99_ms=", Percentile(all, 0.99),
       " grpc_floor_p50_us=", floor_us);
-  std::printf("grpc floor: an empty ServerLive call, p50 of %zu back to back: %.1f us\n",
-              live_us.size(), floor_us);
+  std::printf("grpc floor: an empty ServerLive call, p50 of %d back to back: %.1f us\n",
+              kFloorCalls, floor_us);
   if (o.trace) {
     grpc::ClientContext ctx;
     inference::ModelInferResponse resp;
@@ -406,7 +437,17 @@ int main(int argc, char** argv) {
                                                                        : it->second.string_param().c_str());
   }
   if (o.live) absl::StrAppend(&summary, " rpc=ServerLive");
-  if (!o.metrics.empty() && !o.live) PrintServer(o, before, after, client, &summary);
+  if (!o.metrics.empty() && !o.live) {
+    const double request_ms = PrintServer(o, before, after, client, &summary);
+    if (o.concurrency == 1 && request_ms > 0) {
+      const double cadence_us = FloorAtCadence(*stubs[0], request_ms);
+      std::printf("grpc floor at this cadence: the empty call after %.3f ms idle, p50 %.1f us; "
+                  "overhead above it %.1f us\n",
+                  std::min(request_ms, 20.0), cadence_us,
+                  (Percentile(all, 0.5) - request_ms) * 1e3 - cadence_us);
+      absl::StrAppend(&summary, " grpc_floor_cadence_p50_us=", cadence_us);
+    }
+  }
   std::printf("%s\n", summary.c_str());
   return client.failures == 0 && !all.empty() ? 0 : 1;
 }

@@ -6,7 +6,9 @@
 #   tinynet_pool  (no dynamic_batching, two sessions)  at each of $CLIENTS
 #   tinynet_batch (dynamic_batching, no delay)         at each of $CLIENTS
 # Each vkserve_load run also times gRPC's floor (an empty ServerLive call,
-# p50 of 2,000 back to back), so the overhead reads against it; and the rows
+# p50 of 2,000 back to back), so the overhead reads against it, and at one
+# client that call again after idling as long as a request runs ("floor at
+# cadence": gRPC's threads woken from sleep, as between real requests); the rows
 # "ServerLive" run that empty call as the load itself (vkserve_load --live)
 # at each client count: what gRPC alone delivers on the machine, the
 # ceiling for the req/s column.
@@ -95,18 +97,23 @@ for line in open(sys.argv[1]):
             {k: float(v) for k, v in (kv.split("=", 1) for kv in line.split()[1:])
              if k not in ("model", "rpc")})
 cols = [("req_per_s", "req/s", 0), ("p50_ms", "p50 us", 1e3), ("server_request_ms", "server request us", 1e3),
-        ("grpc_overhead_p50_us", "overhead p50 us", 1), ("grpc_floor_p50_us", "floor us", 1)]
+        ("grpc_overhead_p50_us", "overhead p50 us", 1), ("grpc_floor_p50_us", "floor us", 1),
+        ("grpc_floor_cadence_p50_us", "floor at cadence us", 1)]
 def cell(v, scale):
     return f"{v:.0f}" if scale == 0 else f"{v * scale:.1f}"
 print("# ModelInfer overhead (medians of runs)\n")
-print("| model | clients | runs | " + " | ".join(c[1] for c in cols) + " | overhead - floor us |")
-print("|---|---|---|" + "---|" * (len(cols) + 1))
+print("| model | clients | runs | " + " | ".join(c[1] for c in cols) +
+      " | overhead - floor us | overhead - floor at cadence us |")
+print("|---|---|---|" + "---|" * (len(cols) + 2))
 for (model, clients), rs in sorted(runs.items()):
     med = {k: statistics.median(r.get(k, float("nan")) for r in rs) for k, _, _ in cols}
     overs = [r["grpc_overhead_p50_us"] - r["grpc_floor_p50_us"] for r in rs if "grpc_overhead_p50_us" in r]
     over = statistics.median(overs) if overs else float("nan")
+    cadence = [r["grpc_overhead_p50_us"] - r["grpc_floor_cadence_p50_us"] for r in rs
+               if "grpc_floor_cadence_p50_us" in r]
+    over_cadence = statistics.median(cadence) if cadence else float("nan")
     print(f"| {model} | {clients} | {len(rs)} | " +
-          " | ".join(cell(med[k], s) for k, _, s in cols) + f" | {over:.1f} |")
+          " | ".join(cell(med[k], s) for k, _, s in cols) + f" | {over:.1f} | {over_cadence:.1f} |")
 print("\n## Every run\n")
 print("| model | clients | " + " | ".join(c[1] for c in cols) + " |")
 print("|---|---|" + "---|" * len(cols))
