@@ -53,6 +53,14 @@ std::string_view DataTypeKServeName(DataType type);
 // float4 codes 17-24 between them).
 bool IsKnownDataType(int32_t value);
 
+// IEEE binary16 bits as float (exact: subnormals, infinities and NaN kept).
+float HalfToFloat(uint16_t h);
+// `f` as IEEE binary16 bits: round to nearest even, overflow to infinity,
+// subnormals kept, NaN stays NaN.
+uint16_t FloatToHalf(float f);
+// `f` clamped to fp16's finite range (+-65504); infinities and NaN unchanged.
+float SaturateToHalfRange(float f);
+
 }  // namespace vkserve
 
 #endif  // VKSERVE_RUNTIME_DATA_TYPE_H_

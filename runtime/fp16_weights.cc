@@ -2,6 +2,7 @@
 // Copyright 2026 The vkserve Authors.
 #include "runtime/fp16_weights.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -21,25 +22,6 @@ bool IsFp16WeightUse(const Node& node, size_t i) {
 }
 
 }  // namespace
-
-uint16_t FloatToHalf(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  const uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
-  const uint32_t a = x & 0x7FFFFFFFu;
-  if (a > 0x7F800000u) return sign | 0x7E00u;  // NaN
-  if (a >= 0x477FF000u) return sign | 0x7C00u;  // >= 65520 rounds to infinity
-  if (a < 0x38800000u) {
-    // Below 2^-14: a subnormal half, in units of 2^-24 (scaling by 2^24 is
-    // exact; the default rounding mode is to nearest even). 1024 units is
-    // the smallest normal's encoding, so rounding up into it is right.
-    float v;
-    std::memcpy(&v, &a, 4);
-    return sign | static_cast<uint16_t>(std::nearbyint(v * 16777216.0f));
-  }
-  const uint32_t rounded = a + 0xFFFu + ((a >> 13) & 1u);
-  return sign | static_cast<uint16_t>((rounded >> 13) - ((127u - 15u) << 10));
-}
 
 int StoreWeightsInFp16(Graph* graph) {
   if (HasSubgraphs(*graph)) return 0;

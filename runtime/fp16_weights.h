@@ -13,13 +13,10 @@
 
 #include <cstdint>
 
+#include "runtime/data_type.h"
 #include "runtime/graph.h"
 
 namespace vkserve {
-
-// `f` as IEEE binary16 bits: round to nearest even, overflow to infinity,
-// subnormals kept, NaN stays NaN.
-uint16_t FloatToHalf(float f);
 
 // Converts the initializers described above in `graph` (whose nodes carry
 // their precision, SetPrecision) and returns how many. Leaves graphs with

@@ -12,22 +12,6 @@
 namespace vkserve {
 namespace {
 
-// IEEE 754 binary16 bits to float (exact; handles subnormals, inf, NaN).
-float HalfToFloat(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
-  const int exponent = (h >> 10) & 0x1f;
-  const uint32_t mantissa = h & 0x3ff;
-  float magnitude;
-  if (exponent == 0) {
-    magnitude = std::ldexp(static_cast<float>(mantissa), -24);
-  } else if (exponent == 31) {
-    return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));
-  } else {
-    magnitude = std::ldexp(static_cast<float>(mantissa | 0x400), exponent - 25);
-  }
-  return sign ? -magnitude : magnitude;
-}
-
 float BFloat16ToFloat(uint16_t b) { return std::bit_cast<float>(static_cast<uint32_t>(b) << 16); }
 
 }  // namespace

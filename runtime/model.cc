@@ -12,6 +12,7 @@
 #include "gpu/transfer.h"
 #include "runtime/attention_fusion.h"
 #include "runtime/attention_layout.h"
+#include "runtime/fp16_activations.h"
 #include "runtime/fp16_weights.h"
 #include "runtime/graph_uses.h"
 #include "runtime/weight_layout.h"
@@ -280,6 +281,8 @@ absl::Status Model::Prepare() {
       if (ops_[n]->ComputesOnGemmEngine(graph_.nodes[n])) SetPrecision(Precision::kFp16, &graph_.nodes[n]);
     }
     fp16_weights_ = StoreWeightsInFp16(&graph_);
+    fp16_activations_ = !HasSubgraphs(graph_);
+    if (fp16_activations_) halved_ = HalveInitializers(&graph_, ops_);
   }
   RETURN_IF_ERROR(UploadWeights(graph_, ops_, outputs_, gpu_, weights_, weight_bytes_));
   value_inputs_ = FindValueInputs(graph_, ops_, inputs_, options_.max_fold_elements);

@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,11 +49,12 @@ struct ModelOptions {
   // (runtime/attention_fusion.h).
   bool fuse = true;
   bool fuse_attention = true;
-  // kFp16: Conv, Gemm and MatMul round their operands to fp16 and
-  // accumulate in fp32 (tensor cores where the device has them); the
-  // weights only MatMul / Gemm read as B are stored in fp16
-  // (fp16_weights.h); other storage and every other op stay fp32. kFp32
-  // (default): exact fp32 math.
+  // kFp16: weights and activations are stored in fp16 wherever the ops
+  // reading them take fp16 (fp16_weights.h, fp16_activations.h); Conv, Gemm
+  // and MatMul multiply fp16 operands and accumulate in fp32 (tensor cores
+  // where the device has them); sums, softmax and normalization statistics
+  // stay fp32 inside the kernels; ops without an fp16 form run in fp32 on
+  // converted copies. kFp32 (default): exact fp32 math.
   Precision precision = Precision::kFp32;
   // Host folding's limit (op.h kMaxFoldElements): nodes computable at plan
   // time from shapes and constants with larger outputs run on the GPU.
@@ -131,8 +133,13 @@ class Model {
   const GpuContext& gpu() const { return gpu_; }
   const ModelOptions& options() const { return options_; }
   int fused_nodes() const { return fused_nodes_; }
-  // Initializers stored in fp16 at FP16 precision (runtime/fp16_weights.h).
-  int fp16_weights() const { return fp16_weights_; }
+  // Initializers stored in fp16 at FP16 precision (runtime/fp16_weights.h
+  // and runtime/fp16_activations.h).
+  int fp16_weights() const { return fp16_weights_ + static_cast<int>(halved_.size()); }
+  // Whether plans keep activations in fp16 (FP16 precision, no control flow;
+  // runtime/fp16_activations.h), and the initializers it stored in fp16.
+  bool fp16_activations() const { return fp16_activations_; }
+  const std::set<std::string>& halved_initializers() const { return halved_; }
 
   // The plan for these input shapes (in inputs() order), built on first use
   // and cached until the budget evicts it (never while the caller holds it).
@@ -197,6 +204,8 @@ class Model {
   uint64_t weight_bytes_ = 0;
   int fused_nodes_ = 0;
   int fp16_weights_ = 0;
+  bool fp16_activations_ = false;
+  std::set<std::string> halved_;
   std::shared_ptr<CacheBudget> budget_;
   std::vector<bool> value_inputs_;  // per input, see is_value_input
   std::shared_ptr<const SyncSplit> split_;

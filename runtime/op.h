@@ -263,6 +263,22 @@ class Op {
   // tensor-core plans: the epilogue ops above, and Attention's unfused path.
   virtual bool ComputesOnGemmEngine(const Node& node) const { return FusableEpilogue(node).has_value(); }
 
+  // How `node` meets FP16 precision's fp16 activations
+  // (runtime/fp16_activations.h):
+  //   kNone: it gets fp32 copies of them;
+  //   kComputes: it computes on float16 tensors (fp32 inside where it
+  //     matters), so its fp32 inputs are converted for it;
+  //   kMoves: it only moves elements, so it takes either type.
+  // Under the last two the op must accept float16 for every float input that
+  // is not a host or shape-only input, all of them float16 together, and
+  // then give float16 outputs. By default the GEMM engine's ops compute and
+  // aliases move.
+  enum class Float16Use { kNone, kComputes, kMoves };
+  virtual Float16Use UsesFloat16(const Node& node) const {
+    if (FusableEpilogue(node).has_value()) return Float16Use::kComputes;
+    return execution() == Execution::kAlias ? Float16Use::kMoves : Float16Use::kNone;
+  }
+
   // True for the elementwise sum of two tensors (Add), which a fusion pass
   // may fold into a producer's epilogue as a residual or bias.
   virtual bool IsElementwiseAdd(const Node& /*node*/) const { return false; }

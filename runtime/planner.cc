@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gpu/transfer.h"
+#include "runtime/fp16_activations.h"
 #include "runtime/memory_planner.h"
 #include "runtime/model.h"
 #include "runtime/op_registry.h"
@@ -58,13 +60,24 @@ constexpr size_t kMaxPlannedNodes = 200000;
 // into the nodes they emit, which it infers in turn.
 class Inferrer {
  public:
-  Inferrer(Inference* inf, int64_t max_fold_elements)
-      : inf_(inf), max_fold_elements_(max_fold_elements) {}
+  // `fp16` (may be null): FP16 precision's fp16 activations, applied to
+  // every node inferred.
+  Inferrer(Inference* inf, int64_t max_fold_elements, Fp16Activations* fp16)
+      : inf_(inf), max_fold_elements_(max_fold_elements), fp16_(fp16) {}
 
   absl::Status InferNode(const Node& node, const Op* op);
 
  private:
   class Expansion;
+
+  // InferNode without the fp16 rewrite.
+  absl::Status InferAsIs(const Node& node, const Op* op);
+  // Infers `node`, which the plan then owns; `op` null: found by its type.
+  absl::Status InferOwned(Node node, const Op* op, const Node& origin);
+  const TensorDesc* Find(const std::string& name) const {
+    auto it = inf_->ids.find(name);
+    return it == inf_->ids.end() ? nullptr : &inf_->values[it->second].desc;
+  }
 
   int AddValue(const std::string& name, TensorDesc desc) {
     inf_->ids[name] = static_cast<int>(inf_->values.size());
@@ -77,6 +90,7 @@ class Inferrer {
 
   Inference* inf_;
   int64_t max_fold_elements_;
+  Fp16Activations* fp16_;
 };
 
 class Inferrer::Expansion : public ExpandContext {
@@ -88,16 +102,8 @@ class Inferrer::Expansion : public ExpandContext {
     return it == inferrer_->inf_->ids.end() ? nullptr : &inferrer_->inf_->values[it->second].desc;
   }
   absl::Status Emit(Node node) override {
-    Inference& inf = *inferrer_->inf_;
-    if (inf.nodes.size() + inf.owned_nodes.size() >= kMaxPlannedNodes) {
-      return absl::UnimplementedError(absl::StrCat(
-          NodeErrorPrefix(node_), "expands into more than ", kMaxPlannedNodes, " nodes"));
-    }
     node.rewritten_from = node_.rewritten_from.empty() ? node_.name : node_.rewritten_from;
-    ASSIGN_OR_RETURN(const Op* op, OpRegistry::Global().Find(node));
-    if (absl::Status valid = op->Validate(node); !valid.ok()) return AnnotateNodeError(node, valid);
-    inf.owned_nodes.push_back(std::make_unique<const Node>(std::move(node)));
-    return inferrer_->InferNode(*inf.owned_nodes.back(), op);
+    return inferrer_->InferOwned(std::move(node), nullptr, node_);
   }
   std::string NewName(const std::string& hint) override {
     std::string name = hint;
@@ -114,7 +120,42 @@ class Inferrer::Expansion : public ExpandContext {
   std::set<std::string> taken_;
 };
 
+absl::Status Inferrer::InferOwned(Node node, const Op* op, const Node& origin) {
+  Inference& inf = *inf_;
+  if (inf.nodes.size() + inf.owned_nodes.size() >= kMaxPlannedNodes) {
+    return absl::UnimplementedError(absl::StrCat(
+        NodeErrorPrefix(origin), "expands into more than ", kMaxPlannedNodes, " nodes"));
+  }
+  if (op == nullptr) {
+    ASSIGN_OR_RETURN(op, OpRegistry::Global().Find(node));
+    if (absl::Status valid = op->Validate(node); !valid.ok()) return AnnotateNodeError(node, valid);
+  }
+  inf.owned_nodes.push_back(std::make_unique<const Node>(std::move(node)));
+  return InferNode(*inf.owned_nodes.back(), op);
+}
+
 absl::Status Inferrer::InferNode(const Node& node, const Op* op) {
+  if (fp16_ == nullptr || op->expands() || Fp16Activations::IsOwn(node)) return InferAsIs(node, op);
+  const auto find = [this](const std::string& name) { return Find(name); };
+  std::optional<Fp16Activations::Rewrite> rewrite = fp16_->Plan(node, *op, find);
+  const Node* planned = &node;
+  if (rewrite.has_value()) {
+    for (Node& cast : rewrite->before) RETURN_IF_ERROR(InferOwned(std::move(cast), nullptr, node));
+    if (inf_->nodes.size() + inf_->owned_nodes.size() >= kMaxPlannedNodes) {
+      return absl::UnimplementedError(
+          absl::StrCat(NodeErrorPrefix(node), "needs more than ", kMaxPlannedNodes, " nodes"));
+    }
+    inf_->owned_nodes.push_back(std::make_unique<const Node>(std::move(rewrite->node)));
+    planned = inf_->owned_nodes.back().get();
+  }
+  RETURN_IF_ERROR(InferAsIs(*planned, op));
+  for (Node& cast : fp16_->Finish(*planned, *op, find)) {
+    RETURN_IF_ERROR(InferOwned(std::move(cast), nullptr, node));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Inferrer::InferAsIs(const Node& node, const Op* op) {
   if (op->expands()) {
     Expansion expansion(this, node);
     absl::Status status = op->Expand(expansion);
@@ -181,7 +222,8 @@ absl::StatusOr<Inference> Infer(const Graph& graph, const std::vector<const Op*>
                                 const std::vector<ValueInfo>& inputs,
                                 const std::vector<std::vector<int64_t>>& input_shapes,
                                 int64_t max_fold_elements = kMaxFoldElements,
-                                const InputValues& input_values = {}) {
+                                const InputValues& input_values = {},
+                                Fp16Activations* fp16 = nullptr) {
   Inference inf;
   auto add_value = [&inf](const std::string& name, TensorDesc desc) {
     inf.ids[name] = static_cast<int>(inf.values.size());
@@ -198,7 +240,7 @@ absl::StatusOr<Inference> Infer(const Graph& graph, const std::vector<const Op*>
     add_value(inputs[i].name, TensorDesc{inputs[i].type.dtype, input_shapes[i],
                                          i < input_values.size() ? input_values[i] : nullptr});
   }
-  Inferrer inferrer(&inf, max_fold_elements);
+  Inferrer inferrer(&inf, max_fold_elements, fp16);
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     RETURN_IF_ERROR(inferrer.InferNode(graph.nodes[n], ops[n]));
   }
@@ -501,8 +543,11 @@ absl::Status UploadConstants(PlanBuild& b, uint64_t alignment) {
 absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(
     const Model& model, const std::vector<const Op*>& ops,
     const std::vector<std::vector<int64_t>>& input_shapes, const InputValues& input_values) {
+  std::optional<Fp16Activations> fp16;
+  if (model.fp16_activations()) fp16.emplace(model.outputs(), model.halved_initializers());
   ASSIGN_OR_RETURN(Inference inf, Infer(model.graph(), ops, model.inputs(), input_shapes,
-                                        model.options().max_fold_elements, input_values));
+                                        model.options().max_fold_elements, input_values,
+                                        fp16.has_value() ? &*fp16 : nullptr));
   auto plan = std::make_shared<Plan>();
   plan->signature = PlanSignature(model, input_shapes, input_values);
   PlanBuild b(model, std::move(inf), plan.get());

@@ -41,6 +41,12 @@ class BinaryOp : public Op {
 
   absl::Status Infer(InferContext& ctx) const override;
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override;
+  // The fp16 shader variant serves every float kind but PRelu and Pow.
+  Float16Use UsesFloat16(const Node& node) const override {
+    const Kind kind = KindOf(node);
+    return kind == Kind::kPRelu || kind == Kind::kPow || IsBitwise(kind) ? Float16Use::kNone
+                                                                          : Float16Use::kComputes;
+  }
 
   // For integer-only kinds.
   static bool IsBitwise(Kind kind) { return static_cast<uint32_t>(kind) >= 10; }

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/fp16_weights.h"
 #include "runtime/op_util.h"
 #include "runtime/ops/host_fold.h"
 #include "runtime/ops/strided_copy.h"
@@ -37,6 +38,15 @@ class CastKernel : public Kernel {
   uint32_t count_;
   std::array<uint32_t, 3> groups_;
 };
+
+// `t` (float) with every finite element clamped to fp16's range.
+HostTensor Saturated(const HostTensor& t) {
+  HostTensor s = t;
+  for (int64_t i = 0; i < s.num_elements(); ++i) {
+    SetElementFromDouble(&s, i, SaturateToHalfRange(static_cast<float>(ElementAsDouble(t, i))));
+  }
+  return s;
+}
 
 }  // namespace
 
@@ -73,7 +83,9 @@ absl::Status ConvertOp::Infer(InferContext& ctx) const {
   out.shape = in->shape;
   // Only input 0's values matter (CastLike's input 1 lends its type).
   if (in->value != nullptr && out.num_elements() <= ctx.max_fold_elements) {
-    ASSIGN_OR_RETURN(HostTensor t, ConvertTensor(*in->value, to));
+    const bool saturate = ctx.node.GetInt(kCastSaturateAttr, 0) != 0 &&
+                          in->value->dtype == DataType::kFloat && to == DataType::kFloat16;
+    ASSIGN_OR_RETURN(HostTensor t, ConvertTensor(saturate ? Saturated(*in->value) : *in->value, to));
     out.value = Share(std::move(t));
   }
   return absl::OkStatus();

@@ -29,6 +29,11 @@ class ConvertOp : public Op {
 // after). UNIMPLEMENTED for types vkserve does not hold.
 absl::StatusOr<DataType> CastTypeAttribute(const Node& node);
 
+// A private Cast attribute (int, default 0): when 1, a float -> float16 Cast
+// folded at plan time clamps to fp16's finite range instead of overflowing to
+// infinity (runtime/fp16_activations.h sets it on the constants it converts).
+inline constexpr char kCastSaturateAttr[] = "_vkserve_saturate";
+
 // A kernel converting the `n` elements of its input 0 from `from` to `to`
 // into its output 0 (a plain copy when the types match), for ops that
 // convert on their way (Float64ViaFloat32). UNIMPLEMENTED for types the GPU

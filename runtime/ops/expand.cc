@@ -20,6 +20,7 @@ absl::StatusOr<std::vector<int64_t>> ExpandedShape(const TensorDesc& in, const H
 
 class ExpandOp : public Op {
  public:
+  Float16Use UsesFloat16(const Node& /*node*/) const override { return Float16Use::kMoves; }
   bool IsHostInput(const Node& /*node*/, size_t input_index) const override {
     return input_index == 1;
   }

@@ -89,6 +89,7 @@ class GatherKernel : public Kernel {
 
 class GatherOp : public Op {
  public:
+  Float16Use UsesFloat16(const Node& /*node*/) const override { return Float16Use::kMoves; }
   absl::Status Validate(const Node& node) const override {
     return CheckAttributeType(node, "axis", Attribute::Type::kInt);
   }

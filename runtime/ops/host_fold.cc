@@ -26,48 +26,6 @@ void Store(HostTensor* t, int64_t i, T v) {
   std::memcpy(t->data.data() + i * sizeof(T), &v, sizeof(T));
 }
 
-float HalfToFloat(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
-  const uint32_t exp = (h >> 10) & 0x1f;
-  const uint32_t mant = h & 0x3ff;
-  uint32_t bits;
-  if (exp == 0) {
-    if (mant == 0) {
-      bits = sign;
-    } else {  // subnormal: renormalize
-      int e = -1;
-      uint32_t m = mant;
-      do {
-        ++e;
-        m <<= 1;
-      } while ((m & 0x400) == 0);
-      bits = sign | static_cast<uint32_t>(127 - 15 - e) << 23 | (m & 0x3ff) << 13;
-    }
-  } else if (exp == 31) {
-    bits = sign | 0x7f800000 | mant << 13;
-  } else {
-    bits = sign | (exp + 127 - 15) << 23 | mant << 13;
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-uint16_t FloatToHalf(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
-  const uint32_t abs = bits & 0x7fffffff;
-  if (abs >= 0x7f800000) return sign | 0x7c00 | (abs > 0x7f800000 ? 0x200 : 0);  // inf, nan
-  if (abs >= 0x477ff000) return sign | 0x7c00;  // rounds past the largest half
-  if (abs < 0x38800000) {  // subnormal half (or zero): round to nearest even
-    const float scaled = std::fabs(f) * 16777216.0f;  // 2^24 = 1 / smallest subnormal
-    return sign | static_cast<uint16_t>(std::nearbyint(scaled));
-  }
-  uint32_t m = abs + 0xfff + ((abs >> 13) & 1);  // round to nearest even
-  return sign | static_cast<uint16_t>(((m >> 13) - ((127 - 15) << 10)) & 0x7fff);
-}
-
 float BFloat16ToFloat(uint16_t b) {
   const uint32_t bits = static_cast<uint32_t>(b) << 16;
   float f;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// LayerNormalization (opsets 17-27), fp32: each row of the trailing dims
+// LayerNormalization (opsets 17-27), fp32 or float16 (X, Scale, B and Y of
+// one type; statistics in fp32, Mean and InvStdDev float): each row of the trailing dims
 // [axis, rank) is normalized to zero mean and unit variance, then scaled and
 // shifted: Y = (X - mean) / sqrt(var + epsilon) * Scale + B. The optional
 // outputs Mean and InvStdDev have shape X.shape[:axis] + [1] * (rank - axis).
@@ -14,6 +15,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/fp16_weights.h"
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
 #include "runtime/ops/dispatch_kernel.h"
@@ -116,8 +118,10 @@ absl::StatusOr<ParamIndex> IndexOf(const TensorDesc& param, const std::vector<in
   return index;
 }
 
-// The parameter broadcast to the full normalized shape, as float bytes.
-std::vector<uint8_t> ExpandParam(const HostTensor& param, const std::vector<int64_t>& normalized) {
+// The parameter broadcast to the full normalized shape, as bytes of `dtype`
+// (float or float16).
+std::vector<uint8_t> ExpandParam(const HostTensor& param, const std::vector<int64_t>& normalized,
+                                 DataType dtype) {
   std::vector<int64_t> p = param.shape;
   while (p.size() > normalized.size()) p.erase(p.begin());  // leading 1s
   p.insert(p.begin(), normalized.size() - p.size(), 1);
@@ -135,6 +139,13 @@ std::vector<uint8_t> ExpandParam(const HostTensor& param, const std::vector<int6
       if (++coord[d] < normalized[d]) break;
       coord[d] = 0;
     }
+  }
+  if (dtype == DataType::kFloat16) {
+    std::vector<uint16_t> halves(values.size());
+    for (size_t i = 0; i < values.size(); ++i) halves[i] = FloatToHalf(values[i]);
+    std::vector<uint8_t> bytes(halves.size() * sizeof(uint16_t));
+    std::memcpy(bytes.data(), halves.data(), bytes.size());
+    return bytes;
   }
   std::vector<uint8_t> bytes(values.size() * sizeof(float));
   std::memcpy(bytes.data(), values.data(), bytes.size());
@@ -164,6 +175,7 @@ uint32_t PowerOfTwoAtLeast(uint64_t v) {
 
 class LayerNormalizationOp : public Op {
  public:
+  Float16Use UsesFloat16(const Node& /*node*/) const override { return Float16Use::kComputes; }
   absl::Status Validate(const Node& node) const override {
     RETURN_IF_ERROR(CheckAttributeType(node, "axis", Attribute::Type::kInt));
     RETURN_IF_ERROR(CheckAttributeType(node, "epsilon", Attribute::Type::kFloat));
@@ -193,15 +205,15 @@ class LayerNormalizationOp : public Op {
   absl::Status Infer(InferContext& ctx) const override {
     ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
     ASSIGN_OR_RETURN(const TensorDesc* scale, RequireInput(ctx, 1));
-    RETURN_IF_ERROR(CheckDataType(x->dtype, {DataType::kFloat}, "input 0"));
-    RETURN_IF_ERROR(CheckDataType(scale->dtype, {DataType::kFloat}, "Scale"));
+    RETURN_IF_ERROR(CheckDataType(x->dtype, {DataType::kFloat, DataType::kFloat16}, "input 0"));
+    RETURN_IF_ERROR(CheckDataType(scale->dtype, {x->dtype}, "Scale (the type of X)"));
     ASSIGN_OR_RETURN(const Layout l, LayoutOf(ctx.node, x->shape));
     RETURN_IF_ERROR(IndexOf(*scale, l.normalized, "Scale").status());
     if (const TensorDesc* b = ctx.input(2)) {
-      RETURN_IF_ERROR(CheckDataType(b->dtype, {DataType::kFloat}, "B"));
+      RETURN_IF_ERROR(CheckDataType(b->dtype, {x->dtype}, "B (the type of X)"));
       RETURN_IF_ERROR(IndexOf(*b, l.normalized, "B").status());
     }
-    ctx.outputs[0].dtype = DataType::kFloat;
+    ctx.outputs[0].dtype = x->dtype;
     ctx.outputs[0].shape = x->shape;
     std::vector<int64_t> stats_shape = x->shape;
     for (size_t d = static_cast<size_t>(l.axis); d < stats_shape.size(); ++d) stats_shape[d] = 1;
@@ -244,7 +256,7 @@ class LayerNormalizationOp : public Op {
       // A broadcast constant is expanded to the full normalized shape once,
       // so that the shader takes the direct (vec4) path.
       if (!index.direct && desc.value != nullptr) {
-        const uint32_t expanded = ctx.AddConstant(ExpandParam(*desc.value, l.normalized));
+        const uint32_t expanded = ctx.AddConstant(ExpandParam(*desc.value, l.normalized, x.dtype));
         return Param{ParamIndex{}, BufferRef::Constant(expanded)};
       }
       return Param{index, BufferRef::Input(static_cast<uint32_t>(i))};
@@ -290,9 +302,12 @@ class LayerNormalizationOp : public Op {
         .U32(bias.index.inner)
         .U32(bias.index.period)
         .F32(ctx.node().GetFloat("epsilon", 1e-5f));
+    const std::string shader =
+        absl::StrCat(use_subgroups ? "ops/layer_normalization" : "ops/layer_normalization_shared",
+                     x.dtype == DataType::kFloat16 ? "_f16" : "");
     ASSIGN_OR_RETURN(
         step.pipeline,
-        ctx.GetPipeline(use_subgroups ? "ops/layer_normalization" : "ops/layer_normalization_shared", 6,
+        ctx.GetPipeline(shader, 6,
                         step.push.size(), {local, 1, 1},
                         {threads, static_cast<uint32_t>(slots), size % 4 == 0 ? 1u : 0u,
                          b != nullptr ? 1u : 0u, scale.index.direct ? 1u : 0u,

@@ -94,6 +94,7 @@ absl::StatusOr<StridedCopy> PlanSlice(const std::vector<int64_t>& shape, const S
 
 class SliceOp : public Op {
  public:
+  Float16Use UsesFloat16(const Node& /*node*/) const override { return Float16Use::kMoves; }
   absl::Status Validate(const Node& node) const override {
     if (node.opset < 10) {
       for (const char* name : {"starts", "ends", "axes"}) {

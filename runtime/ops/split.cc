@@ -75,6 +75,7 @@ absl::StatusOr<std::vector<StridedCopy>> PlanSplit(const Node& node, const Tenso
 
 class SplitOp : public Op {
  public:
+  Float16Use UsesFloat16(const Node& /*node*/) const override { return Float16Use::kMoves; }
   absl::Status Validate(const Node& node) const override {
     RETURN_IF_ERROR(CheckAttributeType(node, "axis", Attribute::Type::kInt));
     RETURN_IF_ERROR(CheckAttributeType(node, "split", Attribute::Type::kInts));

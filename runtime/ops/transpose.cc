@@ -37,6 +37,7 @@ absl::StatusOr<std::vector<int64_t>> Permutation(const Node& node, size_t rank) 
 
 class TransposeOp : public Op {
  public:
+  Float16Use UsesFloat16(const Node& /*node*/) const override { return Float16Use::kMoves; }
   absl::Status Validate(const Node& node) const override {
     return CheckAttributeType(node, "perm", Attribute::Type::kInts);
   }

@@ -27,6 +27,8 @@ class ActivationOp : public Op {
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override;
   absl::StatusOr<ActivationParams> EpilogueActivation(const Node& node,
                                                       const ConstantInput& constant) const override;
+  // Every activation has its fp16 form (ops/unary_f16).
+  Float16Use UsesFloat16(const Node& /*node*/) const override { return Float16Use::kComputes; }
 
  protected:
   // The activation `node` computes. `constant(i)` is the value of input i,

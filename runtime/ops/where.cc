@@ -65,6 +65,7 @@ class WhereKernel : public Kernel {
 
 class WhereOp : public Op {
  public:
+  Float16Use UsesFloat16(const Node& /*node*/) const override { return Float16Use::kMoves; }
   absl::Status Infer(InferContext& ctx) const override {
     ASSIGN_OR_RETURN(const TensorDesc* c, RequireInput(ctx, 0));
     ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 1));

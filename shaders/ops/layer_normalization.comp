@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// LayerNormalization (fp32) with subgroupAdd reductions, for devices with
+// LayerNormalization with subgroupAdd reductions, for devices with
 // subgroup arithmetic in compute shaders; see layer_normalization.glsl.
 #version 450
 #extension GL_KHR_shader_subgroup_basic : require

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// LayerNormalization (fp32), the body shared by layer_normalization.comp
+// LayerNormalization, the body shared by layer_normalization.comp
 // (subgroup reductions) and layer_normalization_shared.comp (shared-memory
 // reductions only, for devices without subgroup arithmetic and for rows
 // handled by fewer threads than a subgroup). The including file defines
-// LN_SUBGROUP as 1 or 0.
+// LN_SUBGROUP as 1 or 0. X, Scale, B and Y are fp32, or fp16 in the "_f16"
+// variants (LN_F16, shaders/CMakeLists.txt), whose arithmetic stays fp32;
+// Mean and InvStdDev are fp32 either way.
 //
 // X is a set of `rows` rows of `size` contiguous elements. Each row is
 // handled by THREADS (a power of two) threads — a row group: consecutive
@@ -34,6 +36,16 @@
 // param[(e / inner) % period] — the trailing-dims and per-block broadcasts
 // of a parameter that is not a constant (constants are expanded on the host).
 
+#if defined(LN_F16) && LN_F16
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#define LN_T float16_t
+#define LN_T4 f16vec4
+#else
+#define LN_T float
+#define LN_T4 vec4
+#endif
+
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const uint THREADS = 32;  // per row, a power of two
 layout(constant_id = 4) const uint SLOTS = 1;     // vec4 registers per thread (<= kMaxSlots); 0 streams
@@ -47,14 +59,14 @@ layout(constant_id = 11) const bool RMS = false;
 
 const uint kMaxSlots = 8;
 
-layout(binding = 0) readonly buffer XBuf { float x[]; };
-layout(binding = 0) readonly buffer X4Buf { vec4 x4[]; };
-layout(binding = 1) readonly buffer ScaleBuf { float scale[]; };
-layout(binding = 1) readonly buffer Scale4Buf { vec4 scale4[]; };
-layout(binding = 2) readonly buffer BiasBuf { float bias[]; };
-layout(binding = 2) readonly buffer Bias4Buf { vec4 bias4[]; };
-layout(binding = 3) writeonly buffer YBuf { float y[]; };
-layout(binding = 3) writeonly buffer Y4Buf { vec4 y4[]; };
+layout(binding = 0) readonly buffer XBuf { LN_T x[]; };
+layout(binding = 0) readonly buffer X4Buf { LN_T4 x4[]; };
+layout(binding = 1) readonly buffer ScaleBuf { LN_T scale[]; };
+layout(binding = 1) readonly buffer Scale4Buf { LN_T4 scale4[]; };
+layout(binding = 2) readonly buffer BiasBuf { LN_T bias[]; };
+layout(binding = 2) readonly buffer Bias4Buf { LN_T4 bias4[]; };
+layout(binding = 3) writeonly buffer YBuf { LN_T y[]; };
+layout(binding = 3) writeonly buffer Y4Buf { LN_T4 y4[]; };
 layout(binding = 4) writeonly buffer MeanBuf { float mean_out[]; };
 layout(binding = 5) writeonly buffer InvStdBuf { float inv_std_out[]; };
 
@@ -93,12 +105,12 @@ vec4 SlotMask(uint i) {
 vec4 LoadSlot(uint base, uint i) {
   if (VEC4) {
     const uint u = i * THREADS + g_lane;
-    return u * 4 < p.size ? x4[base / 4 + u] : vec4(0.0);
+    return u * 4 < p.size ? vec4(x4[base / 4 + u]) : vec4(0.0);
   }
   vec4 v;
   for (uint j = 0; j < 4; ++j) {
     const uint e = ElementOf(i, j);
-    v[j] = e < p.size ? x[base + e] : 0.0;
+    v[j] = e < p.size ? float(x[base + e]) : 0.0;
   }
   return v;
 }
@@ -106,24 +118,24 @@ vec4 LoadSlot(uint base, uint i) {
 void StoreSlot(uint base, uint i, vec4 v) {
   if (VEC4) {
     const uint u = i * THREADS + g_lane;
-    if (u * 4 < p.size) y4[base / 4 + u] = v;
+    if (u * 4 < p.size) y4[base / 4 + u] = LN_T4(v);
     return;
   }
   for (uint j = 0; j < 4; ++j) {
     const uint e = ElementOf(i, j);
-    if (e < p.size) y[base + e] = v[j];
+    if (e < p.size) y[base + e] = LN_T(v[j]);
   }
 }
 
 vec4 ScaleSlot(uint i) {
   if (VEC4 && SCALE_DIRECT) {
     const uint u = i * THREADS + g_lane;
-    return u * 4 < p.size ? scale4[u] : vec4(0.0);
+    return u * 4 < p.size ? vec4(scale4[u]) : vec4(0.0);
   }
   vec4 v;
   for (uint j = 0; j < 4; ++j) {
     const uint e = ElementOf(i, j);
-    v[j] = e >= p.size ? 0.0 : scale[SCALE_DIRECT ? e : (e / p.scale_inner) % p.scale_period];
+    v[j] = e >= p.size ? 0.0 : float(scale[SCALE_DIRECT ? e : (e / p.scale_inner) % p.scale_period]);
   }
   return v;
 }
@@ -131,12 +143,12 @@ vec4 ScaleSlot(uint i) {
 vec4 BiasSlot(uint i) {
   if (VEC4 && BIAS_DIRECT) {
     const uint u = i * THREADS + g_lane;
-    return u * 4 < p.size ? bias4[u] : vec4(0.0);
+    return u * 4 < p.size ? vec4(bias4[u]) : vec4(0.0);
   }
   vec4 v;
   for (uint j = 0; j < 4; ++j) {
     const uint e = ElementOf(i, j);
-    v[j] = e >= p.size ? 0.0 : bias[BIAS_DIRECT ? e : (e / p.bias_inner) % p.bias_period];
+    v[j] = e >= p.size ? 0.0 : float(bias[BIAS_DIRECT ? e : (e / p.bias_inner) % p.bias_period]);
   }
   return v;
 }
@@ -223,7 +235,7 @@ void main() {
   const bool in_range = row < p.rows;
   const uint base = in_range ? row * p.size : 0;
   const float n = float(p.size);
-  const float x0 = in_range && !RMS ? x[base] : 0.0;
+  const float x0 = in_range && !RMS ? float(x[base]) : 0.0;
   const uint slots = SLOTS > 0 ? SLOTS : (p.size + 4 * THREADS - 1) / (4 * THREADS);
 
   // Pass 1: the mean of x - x0.

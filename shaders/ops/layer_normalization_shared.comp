@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// LayerNormalization (fp32) with shared-memory reductions only: for devices
+// LayerNormalization with shared-memory reductions only: for devices
 // without subgroup arithmetic, and for rows handled by fewer threads than a
 // subgroup; see layer_normalization.glsl.
 #version 450

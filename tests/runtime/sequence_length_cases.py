@@ -12,7 +12,8 @@ expected/<i>.npy from onnxruntime):
   OUT/models/gpt2_tiny_dyn.onnx    gpt2_tiny with dynamic [N,S] input_ids
                                    (tests/runtime/make_dynamic_gpt2.py)
   OUT/models/<m>_fp16ref.onnx      model <m> with every MatMul/Gemm operand
-                                   rounded to fp16 (see below)
+                                   and every float activation rounded to fp16
+                                   (see below)
   OUT/<m>_s<S>/                    model <m> (bert_tiny or gpt2_tiny_dyn) at
                                    sequence length S, for S in 1, 7, 16, 128
   OUT/<m>_s<S>_fp16ref/            the same inputs through <m>_fp16ref
@@ -24,10 +25,11 @@ drawn uniformly over the vocabulary. bert_tiny runs 3 rows whose attention
 masks keep the first S, S - S//4 and S - S//2 tokens (padding zeros at the
 end, never a row of zeros); gpt2_tiny_dyn runs 2 rows (causal, no mask).
 
-The fp16 reference: vkserve's FP16 precision (ModelOptions::precision) rounds
-the operands of Conv/Gemm/MatMul to fp16 and sums in fp32, everything else
-staying fp32. <m>_fp16ref does that in onnxruntime: weights rounded here with
-numpy, activations through Cast(to fp16) -> Cast(to fp32) before the op.
+The fp16 reference: vkserve's FP16 precision (ModelOptions::precision) stores
+weights and activations in fp16 and computes in fp32 inside each kernel
+(runtime/fp16_activations.h). <m>_fp16ref does about that in onnxruntime's
+fp32 arithmetic: MatMul/Gemm weights rounded here with numpy, and every float
+value a node writes (the outputs too) through Cast(to fp16) -> Cast(to fp32).
 Its distance from the fp32 outputs is the model's own fp16 error at these
 inputs, which sets the test's FP16 bound.
 """
@@ -89,6 +91,27 @@ def round_gemm_operands(model):
     return model
 
 
+def round_activations(model):
+    """A copy of `model` whose every float node output is rounded to fp16."""
+    typed = onnx.shape_inference.infer_shapes(model)
+    types = {v.name: v.type.tensor_type.elem_type
+             for v in list(typed.graph.value_info) + list(typed.graph.output)}
+    model = onnx.load_from_string(model.SerializeToString())
+    nodes = []
+    for node in model.graph.node:
+        nodes.append(node)
+        for k, name in enumerate(node.output):
+            if not name or types.get(name) != TensorProto.FLOAT:
+                continue
+            exact, half = name + "/act_exact", name + "/act_fp16"
+            node.output[k] = exact
+            nodes.append(helper.make_node("Cast", [exact], [half], to=TensorProto.FLOAT16))
+            nodes.append(helper.make_node("Cast", [half], [name], to=TensorProto.FLOAT))
+    del model.graph.node[:]
+    model.graph.node.extend(nodes)
+    return model
+
+
 def inputs_for(model, rows, s, tokens):
     """Inputs of `model` at [rows, s]: the nested tokens and, for bert, ragged masks."""
     out = []
@@ -119,7 +142,7 @@ def write_cases(models_dir, out):
     models = {"bert_tiny": (onnx.load(bert_path), bert_path),
               "gpt2_tiny_dyn": (gpt2_dyn, write_model(out, "gpt2_tiny_dyn", gpt2_dyn))}
     for seed, (name, (model, path)) in enumerate(sorted(models.items())):
-        ref_path = write_model(out, name + "_fp16ref", round_gemm_operands(model))
+        ref_path = write_model(out, name + "_fp16ref", round_activations(round_gemm_operands(model)))
         rows = ROWS[name]
         rng = np.random.default_rng(1000 + seed)
         vocab = model_test_cases.vocab_size(model, "input_ids")

@@ -13,11 +13,12 @@
 // every other S (a causal model's prefix) are the original's.
 //
 // FP32 bound: ModelTolerance (tests/testing/model_cases.h), as the other
-// model tests. FP16 bound: FP16 precision rounds the GEMM ops' operands to
-// fp16 and sums in fp32 (ModelOptions::precision); the case generator
-// (tests/runtime/sequence_length_cases.py) has onnxruntime run the model with
-// exactly those operands rounded, and that reference's largest distance E16
-// from the fp32 outputs is the model's own fp16 error at these inputs.
+// model tests. FP16 bound: FP16 precision stores weights and activations in
+// fp16 and computes in fp32 inside each kernel (ModelOptions::precision);
+// the case generator (tests/runtime/sequence_length_cases.py) has
+// onnxruntime run the model with its GEMM weights and every activation
+// rounded to fp16, and that reference's largest distance E16 from the fp32
+// outputs is the model's own fp16 error at these inputs.
 // vkserve at FP16 must be within ModelTolerance + 2 * E16 of the fp32
 // outputs, and (proof that it rounded) at least E16 / 4 away, as the GEMM
 // engine's fp16 cases demand of a single product.

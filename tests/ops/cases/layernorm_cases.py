@@ -10,7 +10,10 @@
 # rows whose mean dwarfs their spread and constant rows. Scale and B are
 # initializers as exporters write them (broadcast ones are expanded on the
 # host), or graph inputs (read in place: full, trailing-dims, per-block and
-# scalar broadcasts). Expected outputs come from onnxruntime.
+# scalar broadcasts). float16 X, Scale, B and Y (the _f16 shader variants:
+# fp16 storage, fp32 statistics) on both load paths, host-expanded and in-place
+# broadcasts and the float statistics outputs. Expected outputs come from
+# onnxruntime.
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
@@ -23,30 +26,35 @@ def _rand(shape, lo=-2.0, hi=2.0):
 
 def _ln(name, x, opset=17, axis=-1, scale_shape=None, bias_shape="same", outputs=("Y",),
         params_as_inputs=False, atol=1e-5, **attrs):
-    """x: the input; scale_shape: Scale's shape (default the normalized shape);
-    bias_shape: B's shape, "same" as Scale's, or None for no B; outputs: the
-    node's outputs, "" for omitted ones; params_as_inputs: Scale and B are
-    graph inputs rather than initializers."""
+    """x: the input (float32 or float16: Scale and B take its type); scale_shape:
+    Scale's shape (default the normalized shape); bias_shape: B's shape, "same"
+    as Scale's, or None for no B; outputs: the node's outputs, "" for omitted
+    ones; params_as_inputs: Scale and B are graph inputs rather than
+    initializers."""
     a = axis % x.ndim
+    half = x.dtype == np.float16
+    elem = TensorProto.FLOAT16 if half else TensorProto.FLOAT
     scale_shape = x.shape[a:] if scale_shape is None else scale_shape
-    params = {"scale": _rand(scale_shape, 0.5, 1.5)}
+    params = {"scale": _rand(scale_shape, 0.5, 1.5).astype(x.dtype)}
     inputs = ["X", "scale"]
     if bias_shape is not None:
-        params["B"] = _rand(scale_shape if bias_shape == "same" else bias_shape, -1.0, 1.0)
+        params["B"] = _rand(scale_shape if bias_shape == "same" else bias_shape, -1.0, 1.0).astype(x.dtype)
         inputs.append("B")
     node = helper.make_node("LayerNormalization", inputs, list(outputs), axis=axis, **attrs)
-    graph_inputs = [helper.make_tensor_value_info("X", TensorProto.FLOAT, list(x.shape))]
+    graph_inputs = [helper.make_tensor_value_info("X", elem, list(x.shape))]
     feeds = {"X": x}
     initializers = []
     for n, v in params.items():
         if params_as_inputs:
-            graph_inputs.append(helper.make_tensor_value_info(n, TensorProto.FLOAT, list(v.shape)))
+            graph_inputs.append(helper.make_tensor_value_info(n, elem, list(v.shape)))
             feeds[n] = v
         else:
             initializers.append(numpy_helper.from_array(v, n))
     graph = helper.make_graph(
         [node], "g", graph_inputs,
-        [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs if o],
+        # Y has X's type; Mean and InvStdDev are float (stash_type 1).
+        [helper.make_tensor_value_info(o, elem if o == "Y" else TensorProto.FLOAT, None)
+         for o in outputs if o],
         initializer=initializers)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = 8
@@ -132,3 +140,20 @@ def cases():
     yield _ln("layernorm_offset_rows_odd", (_rand((4, 77), -1.0, 1.0) - 10.0).astype(np.float32),
               outputs=_STATS)
     yield _ln("layernorm_constant_row", np.full((2, 9), 3.5, np.float32), outputs=_STATS)
+
+    # float16: within fp16's rounding of Y (|Y| up to about 4).
+    def f16(shape):
+        return _rand(shape).astype(np.float16)
+    yield _ln("layernorm_f16_row128", f16((3, 128)), atol=4e-3)
+    yield _ln("layernorm_f16_row13", f16((5, 13)), atol=4e-3)
+    yield _ln("layernorm_f16_many_rows_768", f16((65, 768)), atol=4e-3, epsilon=1e-12)
+    yield _ln("layernorm_f16_streamed", f16((2, 33335)), atol=4e-3)
+    yield _ln("layernorm_f16_stats", f16((2, 3, 40)), outputs=_STATS, atol=4e-3)
+    yield _ln("layernorm_f16_no_bias", f16((4, 127)), bias_shape=None, atol=4e-3)
+    yield _ln("layernorm_f16_block_scale", f16((2, 3, 5, 7)), axis=1, scale_shape=(3, 1, 1),
+              bias_shape=(5, 1), atol=4e-3)
+    yield _ln("layernorm_f16_nonadjacent_scale", f16((2, 3, 5, 4)), axis=1,
+              scale_shape=(3, 1, 4), bias_shape=(3, 5, 1), atol=4e-3)
+    yield _ln("layernorm_f16_input_params", f16((3, 64)), params_as_inputs=True, atol=4e-3)
+    yield _ln("layernorm_f16_input_block", f16((2, 3, 5, 8)), axis=1, scale_shape=(3, 5, 1),
+              bias_shape=(3, 1, 1), params_as_inputs=True, atol=4e-3)

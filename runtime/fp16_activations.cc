@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+#include "runtime/fp16_activations.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/fp16_weights.h"
+#include "runtime/graph_uses.h"
+#include "runtime/ops/cast_op.h"
+
+namespace vkserve {
+namespace {
+
+// The opset the added Casts claim: any with an int `to` attribute.
+constexpr int64_t kCastOpset = 19;
+
+// Input `i` of `node` carries data the op computes on (not a host-read
+// parameter, not a shape).
+bool IsDataInput(const Node& node, const Op& op, size_t i) {
+  return !node.inputs[i].empty() && !op.IsHostInput(node, i) && !op.IsShapeOnlyInput(node, i);
+}
+
+Node CastNode(std::string name, const std::string& from, const std::string& to_value, DataType to,
+              bool saturate, const Node& reader) {
+  Node cast;
+  cast.name = std::move(name);
+  cast.op_type = "Cast";
+  cast.opset = kCastOpset;
+  cast.inputs = {from};
+  cast.outputs = {to_value};
+  Attribute type;
+  type.type = Attribute::Type::kInt;
+  type.i = static_cast<int64_t>(to);
+  cast.attributes["to"] = type;
+  if (saturate) {
+    Attribute on;
+    on.type = Attribute::Type::kInt;
+    on.i = 1;
+    cast.attributes[kCastSaturateAttr] = on;
+  }
+  // Shown (inspect, traces) as part of the node it serves.
+  cast.rewritten_from = reader.rewritten_from.empty() ? reader.name : reader.rewritten_from;
+  return cast;
+}
+
+}  // namespace
+
+std::set<std::string> HalveInitializers(Graph* graph, const std::vector<const Op*>& ops) {
+  std::set<std::string> halved;
+  if (HasSubgraphs(*graph)) return halved;
+  std::map<std::string, bool> fp16_reads;  // name -> every read takes fp16 data
+  for (size_t n = 0; n < graph->nodes.size(); ++n) {
+    const Node& node = graph->nodes[n];
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (node.inputs[i].empty()) continue;
+      const bool takes = ops[n]->UsesFloat16(node) != Op::Float16Use::kNone &&
+                         IsDataInput(node, *ops[n], i);
+      auto [it, inserted] = fp16_reads.emplace(node.inputs[i], takes);
+      if (!inserted) it->second = it->second && takes;
+    }
+  }
+  for (const ValueInfo& out : graph->outputs) fp16_reads[out.name] = false;
+  for (auto& [name, tensor] : graph->initializers) {
+    auto it = fp16_reads.find(name);
+    if (it == fp16_reads.end() || !it->second || tensor.dtype != DataType::kFloat) continue;
+    const size_t n = tensor.data.size() / 4;
+    std::vector<uint8_t> half(n * 2);
+    for (size_t e = 0; e < n; ++e) {
+      float v;
+      std::memcpy(&v, tensor.data.data() + e * 4, 4);
+      const uint16_t h = FloatToHalf(SaturateToHalfRange(v));
+      std::memcpy(half.data() + e * 2, &h, 2);
+    }
+    tensor.dtype = DataType::kFloat16;
+    tensor.data = TensorBytes(std::move(half));
+    halved.insert(name);
+  }
+  return halved;
+}
+
+Fp16Activations::Fp16Activations(const std::vector<ValueInfo>& outputs, std::set<std::string> halved)
+    : halved_(std::move(halved)) {
+  for (const ValueInfo& out : outputs) outputs_[out.name] = out.type.dtype;
+}
+
+std::string Fp16Activations::Converted(const std::string& value, DataType to, const TensorDesc& desc,
+                                       const Node& reader, std::vector<Node>* before) {
+  auto& made = to == DataType::kFloat16 ? to_half_ : to_float_;
+  auto [it, fresh] = made.try_emplace(value, absl::StrCat(kPrefix, value, to == DataType::kFloat16 ? "" : "/fp32"));
+  if (fresh) {
+    // Values known while planning (constants, folded shapes) saturate like
+    // the initializers; activations convert as Cast does.
+    const bool saturate = to == DataType::kFloat16 && desc.value != nullptr;
+    before->push_back(CastNode(it->second, value, it->second, to, saturate, reader));
+    if (to == DataType::kFloat16) halved_.insert(it->second);
+  }
+  return it->second;
+}
+
+std::optional<Fp16Activations::Rewrite> Fp16Activations::Plan(const Node& node, const Op& op,
+                                                              const Lookup& find) {
+  const Op::Float16Use use = op.UsesFloat16(node);
+  bool fp16_in = false;  // some data input is fp16 by this policy
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    if (IsDataInput(node, op, i) && halved_.contains(node.inputs[i])) fp16_in = true;
+  }
+  // Whether this node's fp32 data inputs become fp16, or its fp16 ones fp32.
+  const bool to_half = use == Op::Float16Use::kComputes || (use == Op::Float16Use::kMoves && fp16_in);
+  const bool to_float = use == Op::Float16Use::kNone;
+  Rewrite r{{}, node};
+  bool changed = false;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    if (!IsDataInput(node, op, i)) continue;
+    const std::string& in = node.inputs[i];
+    const TensorDesc* desc = find(in);
+    if (desc == nullptr) continue;  // the planner reports it
+    if (to_half && desc->dtype == DataType::kFloat) {
+      r.node.inputs[i] = Converted(in, DataType::kFloat16, *desc, node, &r.before);
+      changed = fp16_in = true;
+    } else if (to_float && halved_.contains(in)) {
+      r.node.inputs[i] = Converted(in, DataType::kFloat, *desc, node, &r.before);
+      changed = true;
+    }
+  }
+  if (to_float) fp16_in = false;
+  if (fp16_in) {
+    // An output the graph returns may come out fp16: the node writes a twin
+    // that Finish converts to the declared type.
+    for (std::string& out : r.node.outputs) {
+      if (out.empty() || !outputs_.contains(out)) continue;
+      const std::string twin = absl::StrCat(kPrefix, out);
+      renamed_outputs_[twin] = out;
+      out = twin;
+      changed = true;
+    }
+  }
+  if (!changed) return std::nullopt;
+  return r;
+}
+
+std::vector<Node> Fp16Activations::Finish(const Node& node, const Op& op, const Lookup& find) {
+  std::vector<Node> after;
+  bool from_halved = false;
+  if (op.UsesFloat16(node) != Op::Float16Use::kNone) {
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (IsDataInput(node, op, i) && halved_.contains(node.inputs[i])) from_halved = true;
+    }
+  }
+  for (const std::string& out : node.outputs) {
+    if (out.empty()) continue;
+    const TensorDesc* desc = find(out);
+    if (desc == nullptr) continue;
+    if (from_halved && desc->dtype == DataType::kFloat16) halved_.insert(out);
+    auto renamed = renamed_outputs_.find(out);
+    if (renamed == renamed_outputs_.end()) continue;
+    // The declared type (a Cast to the same type is a copy).
+    const DataType declared = outputs_.at(renamed->second);
+    const DataType to = declared == DataType::kUndefined ? desc->dtype : declared;
+    after.push_back(
+        CastNode(absl::StrCat(kPrefix, "output/", renamed->second), out, renamed->second, to, false, node));
+  }
+  return after;
+}
+
+}  // namespace vkserve
