@@ -2,10 +2,6 @@
 // Copyright 2026 The vkserve Authors.
 #include "runtime/fp16_activations.h"
 
-#include <algorithm>
-#include <cmath>
-#include <cstring>
-
 #include "absl/strings/str_cat.h"
 #include "runtime/fp16_weights.h"
 #include "runtime/graph_uses.h"
@@ -51,31 +47,12 @@ Node CastNode(std::string name, const std::string& from, const std::string& to_v
 std::set<std::string> HalveInitializers(Graph* graph, const std::vector<const Op*>& ops) {
   std::set<std::string> halved;
   if (HasSubgraphs(*graph)) return halved;
-  std::map<std::string, bool> fp16_reads;  // name -> every read takes fp16 data
-  for (size_t n = 0; n < graph->nodes.size(); ++n) {
+  const auto takes_fp16 = [&](size_t n, size_t i) {
     const Node& node = graph->nodes[n];
-    for (size_t i = 0; i < node.inputs.size(); ++i) {
-      if (node.inputs[i].empty()) continue;
-      const bool takes = ops[n]->UsesFloat16(node) != Op::Float16Use::kNone &&
-                         IsDataInput(node, *ops[n], i);
-      auto [it, inserted] = fp16_reads.emplace(node.inputs[i], takes);
-      if (!inserted) it->second = it->second && takes;
-    }
-  }
-  for (const ValueInfo& out : graph->outputs) fp16_reads[out.name] = false;
-  for (auto& [name, tensor] : graph->initializers) {
-    auto it = fp16_reads.find(name);
-    if (it == fp16_reads.end() || !it->second || tensor.dtype != DataType::kFloat) continue;
-    const size_t n = tensor.data.size() / 4;
-    std::vector<uint8_t> half(n * 2);
-    for (size_t e = 0; e < n; ++e) {
-      float v;
-      std::memcpy(&v, tensor.data.data() + e * 4, 4);
-      const uint16_t h = FloatToHalf(SaturateToHalfRange(v));
-      std::memcpy(half.data() + e * 2, &h, 2);
-    }
-    tensor.dtype = DataType::kFloat16;
-    tensor.data = TensorBytes(std::move(half));
+    return ops[n]->UsesFloat16(node) != Op::Float16Use::kNone && IsDataInput(node, *ops[n], i);
+  };
+  for (const std::string& name : FloatInitializersReadOnlyWhere(*graph, takes_fp16)) {
+    ConvertToHalf(&graph->initializers[name], /*saturate=*/true);
     halved.insert(name);
   }
   return halved;
@@ -89,7 +66,8 @@ Fp16Activations::Fp16Activations(const std::vector<ValueInfo>& outputs, std::set
 std::string Fp16Activations::Converted(const std::string& value, DataType to, const TensorDesc& desc,
                                        const Node& reader, std::vector<Node>* before) {
   auto& made = to == DataType::kFloat16 ? to_half_ : to_float_;
-  auto [it, fresh] = made.try_emplace(value, absl::StrCat(kPrefix, value, to == DataType::kFloat16 ? "" : "/fp32"));
+  const char* suffix = to == DataType::kFloat16 ? "" : "/fp32";
+  auto [it, fresh] = made.try_emplace(value, absl::StrCat(kPrefix, value, suffix));
   if (fresh) {
     // Values known while planning (constants, folded shapes) saturate like
     // the initializers; activations convert as Cast does.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -23,35 +24,46 @@ bool IsFp16WeightUse(const Node& node, size_t i) {
 
 }  // namespace
 
-int StoreWeightsInFp16(Graph* graph) {
-  if (HasSubgraphs(*graph)) return 0;
-  std::map<std::string, bool> only_weight;  // name -> read only as an FP16 GEMM's B
-  for (const Node& node : graph->nodes) {
+std::vector<std::string> FloatInitializersReadOnlyWhere(
+    const Graph& graph, const std::function<bool(size_t node, size_t input)>& use) {
+  std::map<std::string, bool> only;  // name -> every read satisfies `use`
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const Node& node = graph.nodes[n];
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       if (node.inputs[i].empty()) continue;
-      const bool weight = IsFp16WeightUse(node, i);
-      auto [it, inserted] = only_weight.emplace(node.inputs[i], weight);
-      if (!inserted) it->second = it->second && weight;
+      const bool ok = use(n, i);
+      auto [it, inserted] = only.emplace(node.inputs[i], ok);
+      if (!inserted) it->second = it->second && ok;
     }
   }
-  for (const ValueInfo& out : graph->outputs) only_weight[out.name] = false;
-  int converted = 0;
-  for (auto& [name, tensor] : graph->initializers) {
-    auto it = only_weight.find(name);
-    if (it == only_weight.end() || !it->second || tensor.dtype != DataType::kFloat) continue;
-    const size_t n = tensor.data.size() / 4;
-    std::vector<uint8_t> half(n * 2);
-    for (size_t e = 0; e < n; ++e) {
-      float v;
-      std::memcpy(&v, tensor.data.data() + e * 4, 4);
-      const uint16_t h = FloatToHalf(v);
-      std::memcpy(half.data() + e * 2, &h, 2);
-    }
-    tensor.dtype = DataType::kFloat16;
-    tensor.data = TensorBytes(std::move(half));
-    ++converted;
+  for (const ValueInfo& out : graph.outputs) only[out.name] = false;
+  std::vector<std::string> names;
+  for (const auto& [name, tensor] : graph.initializers) {
+    auto it = only.find(name);
+    if (it != only.end() && it->second && tensor.dtype == DataType::kFloat) names.push_back(name);
   }
-  return converted;
+  return names;
+}
+
+void ConvertToHalf(HostTensor* tensor, bool saturate) {
+  const size_t n = tensor->data.size() / 4;
+  std::vector<uint8_t> half(n * 2);
+  for (size_t e = 0; e < n; ++e) {
+    float v;
+    std::memcpy(&v, tensor->data.data() + e * 4, 4);
+    const uint16_t h = FloatToHalf(saturate ? SaturateToHalfRange(v) : v);
+    std::memcpy(half.data() + e * 2, &h, 2);
+  }
+  tensor->dtype = DataType::kFloat16;
+  tensor->data = TensorBytes(std::move(half));
+}
+
+int StoreWeightsInFp16(Graph* graph) {
+  if (HasSubgraphs(*graph)) return 0;
+  const std::vector<std::string> weights = FloatInitializersReadOnlyWhere(
+      *graph, [&](size_t n, size_t i) { return IsFp16WeightUse(graph->nodes[n], i); });
+  for (const std::string& name : weights) ConvertToHalf(&graph->initializers[name], /*saturate=*/false);
+  return static_cast<int>(weights.size());
 }
 
 }  // namespace vkserve

@@ -12,11 +12,23 @@
 #define VKSERVE_RUNTIME_FP16_WEIGHTS_H_
 
 #include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
 
 #include "runtime/data_type.h"
 #include "runtime/graph.h"
 
 namespace vkserve {
+
+// The names of `graph`'s float initializers that are not graph outputs and
+// every read of which (node index, input index) satisfies `use`.
+std::vector<std::string> FloatInitializersReadOnlyWhere(
+    const Graph& graph, const std::function<bool(size_t node, size_t input)>& use);
+
+// Rewrites a float tensor as fp16 (FloatToHalf); `saturate`: clamped to
+// +-65504 first (SaturateToHalfRange).
+void ConvertToHalf(HostTensor* tensor, bool saturate);
 
 // Converts the initializers described above in `graph` (whose nodes carry
 // their precision, SetPrecision) and returns how many. Leaves graphs with

@@ -123,7 +123,9 @@ TEST_F(Fp16ActivationsTest, ConvertsAroundOpsWithoutFp16AndKeepsTheOutputType) {
     by_output[p.node->outputs[0]] = &p;
     if (p.node->op_type == "Cast") casts.push_back(p.node->outputs[0]);
   }
-  auto dtype = [&](const std::string& value) { return plan->values[by_output.at(value)->outputs[0]].desc.dtype; };
+  auto dtype = [&](const std::string& value) {
+    return plan->values[by_output.at(value)->outputs[0]].desc.dtype;
+  };
   // The inputs to fp16 (x once for its two readers); Softmax's input to fp32
   // and its output back; y's fp16 twin to the declared float.
   const std::string p = Fp16Activations::kPrefix;
@@ -152,7 +154,9 @@ TEST_F(Fp16ActivationsTest, MaskedSoftmaxStaysFiniteWithinFp16OfFp32) {
     ASSERT_EQ(result.outputs.size(), 1u);
     ASSERT_EQ(result.outputs[0].dtype, DataType::kFloat);
     const HostTensor& out = result.outputs[0].host;
-    for (int64_t i = 0; i < out.num_elements(); ++i) y[precision].push_back(static_cast<float>(out.GetDouble(i)));
+    for (int64_t i = 0; i < out.num_elements(); ++i) {
+      y[precision].push_back(static_cast<float>(out.GetDouble(i)));
+    }
   }
   double max_diff = 0;
   for (size_t i = 0; i < y[Precision::kFp32].size(); ++i) {
