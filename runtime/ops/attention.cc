@@ -19,7 +19,8 @@
 // invocation per query row, the scores in scratch). Packed Q/K/V
 // (kAttentionPackedQkvAttr: one [B, S, Q|K|V] input, written by
 // runtime/qkv_packing.h) takes those two only, each operand read in place
-// through its offset.
+// through its offset. Float16 Q/K/V run on the tensor-core kernel's fp16
+// variants where it serves the node (NarrowAttentionOp), else converted.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -277,6 +278,39 @@ class AttentionOp : public Op {
     return std::make_unique<CompositeKernel>(std::move(steps), "exact kernel (ops/attention)");
   }
 
+ protected:
+  // The tensor-core kernel on fp16 Q, K, V (an fp16 or bool mask, fp16 Y)
+  // where it serves the node: no past keys or present outputs, the fused
+  // kernel's problem, and the tensor-core kernel pinned or chosen as at FP16.
+  // Null otherwise.
+  absl::StatusOr<std::unique_ptr<Kernel>> CreateHalfKernel(KernelContext& ctx) const {
+    std::vector<const TensorDesc*> in;
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) in.push_back(ctx.input(i));
+    ASSIGN_OR_RETURN(const Plan p, PlanOf(ctx.node(), in));
+    auto has_output = [&](size_t o) {
+      return ctx.num_outputs() > o && ctx.output(o).dtype != DataType::kUndefined;
+    };
+    const TensorDesc* mask = ctx.input(kMask);
+    if (p.q.b * p.q.h * p.q.s == 0 || p.total == 0 || p.past != 0 || has_output(1) || has_output(2) ||
+        (mask != nullptr && mask->dtype != DataType::kFloat16 && mask->dtype != DataType::kBool)) {
+      return nullptr;
+    }
+    const std::optional<FlashAttentionProblem> fused = FusedProblem(ctx, p, has_output(3));
+    if (!fused) return nullptr;
+    ASSIGN_OR_RETURN(const std::optional<AttentionKernel> pinned, PinnedAttentionKernel(ctx.node()));
+    const AttentionKernel kernel =
+        pinned.value_or(ChooseAttentionKernel(*fused, ctx.device().info(), /*fp16=*/true));
+    if (kernel != AttentionKernel::kCoopmat) return nullptr;
+    const bool packed = IsPacked(ctx.node());
+    const AttentionBuffers io{{NodeBuffer::Source::kInput, kQ},
+                              {NodeBuffer::Source::kInput, packed ? 0u : static_cast<uint32_t>(kK)},
+                              {NodeBuffer::Source::kInput, packed ? 0u : static_cast<uint32_t>(kV)},
+                              {NodeBuffer::Source::kInput, mask != nullptr ? static_cast<uint32_t>(kMask) : 0u},
+                              {NodeBuffer::Source::kOutput, 0}};
+    return AttendOnTensorCores(ctx, *fused, pinned ? "pinned" : "chosen at this shape", io, {},
+                               /*half_io=*/true);
+  }
+
  private:
   // `steps` followed by the attention proper: the fused kernel or the
   // unfused GEMM lowering, as pinned or as ChooseAttentionKernel picks for
@@ -291,7 +325,9 @@ class AttentionOp : public Op {
     const char* why = pinned ? "pinned" : "chosen at this shape";
     const AttentionKernel kernel =
         pinned.value_or(ChooseAttentionKernel(f, info, GetPrecision(ctx.node()) == Precision::kFp16));
-    if (kernel == AttentionKernel::kCoopmat) return AttendOnTensorCores(ctx, f, why, io, std::move(steps));
+    if (kernel == AttentionKernel::kCoopmat) {
+      return AttendOnTensorCores(ctx, f, why, io, std::move(steps), /*half_io=*/false);
+    }
     if (kernel == AttentionKernel::kUnfused) {
       absl::StatusOr<std::vector<CompositeStep>> unfused =
           UnfusedAttentionFits(f, info)
@@ -325,21 +361,24 @@ class AttentionOp : public Op {
   }
 
   // `steps` followed by the tensor-core kernel (its emulation where the
-  // device has no cooperative matrices: only a pin gets there).
+  // device has no cooperative matrices: only a pin gets there); `half_io`:
+  // on fp16 tensors.
   static absl::StatusOr<std::unique_ptr<Kernel>> AttendOnTensorCores(KernelContext& ctx,
                                                                      const FlashAttentionProblem& f,
                                                                      const char* why, const AttentionBuffers& io,
-                                                                     std::vector<CompositeStep> steps) {
+                                                                     std::vector<CompositeStep> steps,
+                                                                     bool half_io) {
     const bool emulated = !CoopmatAttentionNative(ctx.device().info());
     const std::optional<CoopmatAttentionTile> tile = PlanCoopmatAttention(f, ctx.device().info(), emulated);
     if (!tile) {
       return absl::UnimplementedError(absl::StrCat(
           "the tensor-core attention does not fit this device at head size ", f.head_size));
     }
-    ASSIGN_OR_RETURN(DispatchStep step, CoopmatAttentionStep(ctx, f, *tile, emulated, 3));
+    ASSIGN_OR_RETURN(DispatchStep step, CoopmatAttentionStep(ctx, f, *tile, emulated, half_io, 3));
     return Finish(std::move(step), io, std::move(steps),
                   absl::StrCat("coopmat flash-attention kernel, ", tile->rows(), "-row tiles of ", tile->keys,
-                               " keys", emulated ? ", emulated" : "", " (", why, ")"));
+                               " keys", half_io ? ", fp16 tensors" : "", emulated ? ", emulated" : "", " (",
+                               why, ")"));
   }
 
   // The attention as the fused kernel's problem, or nullopt where only the
@@ -444,8 +483,23 @@ class AttentionOp : public Op {
   }
 };
 
+// Float16 Q, K and V: the tensor-core kernel reads and writes them as they
+// are where it serves the node; otherwise the fp32 kernels run between
+// conversions, as for the other narrow types (ExactViaFloat32).
+class NarrowAttentionOp : public ExactViaFloat32<AttentionOp> {
+ public:
+  Float16Use UsesFloat16(const Node& /*node*/) const override { return Float16Use::kComputes; }
+  absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
+    if (ctx.input(kQ) != nullptr && ctx.input(kQ)->dtype == DataType::kFloat16) {
+      ASSIGN_OR_RETURN(std::unique_ptr<Kernel> half, CreateHalfKernel(ctx));
+      if (half != nullptr) return half;
+    }
+    return ExactViaFloat32<AttentionOp>::CreateKernel(ctx);
+  }
+};
+
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "Attention", 23, 27, ExactViaFloat32<AttentionOp>);
+VKSERVE_REGISTER_OP("", "Attention", 23, 27, NarrowAttentionOp);
 
 }  // namespace vkserve

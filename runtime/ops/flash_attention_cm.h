@@ -5,8 +5,10 @@
 // the flash-attention problem of runtime/ops/flash_attention.h with S = Q K'
 // and O += P V as fp16 x fp16 -> fp32 cooperative-matrix products, the online
 // softmax in fp32. It rounds Q, K, V and P to fp16, so only FP16 precision
-// runs it (ChooseAttentionKernel, runtime/ops/attention_choice.h). Pure
-// planning code; thread-safe.
+// and float16 tensors run it (ChooseAttentionKernel,
+// runtime/ops/attention_choice.h). Its tensors are fp32, or all fp16 (Q, K,
+// V, an additive mask and Y: the "_f16" variants). Pure planning code;
+// thread-safe.
 #ifndef VKSERVE_RUNTIME_OPS_FLASH_ATTENTION_CM_H_
 #define VKSERVE_RUNTIME_OPS_FLASH_ATTENTION_CM_H_
 
@@ -31,7 +33,8 @@ struct CoopmatAttentionTile {
   // padded by 8 halves) and each subgroup's region (its fp32 scores, or P
   // and a staged 16 x 16 block of O).
   uint32_t shared_bytes() const;
-  std::string shader(bool emulated) const;
+  // `half_io`: the variant for fp16 tensors.
+  std::string shader(bool emulated, bool half_io) const;
 };
 
 // True when `device` runs the tensor-core kernel itself: cooperative
@@ -46,10 +49,10 @@ std::optional<CoopmatAttentionTile> PlanCoopmatAttention(const FlashAttentionPro
                                                          const gpu::DeviceInfo& device, bool emulated);
 
 // The dispatch for `problem` (which PlanCoopmatAttention accepted), with the
-// bindings of FlashAttentionStep.
+// bindings of FlashAttentionStep; `half_io`: its tensors are fp16.
 absl::StatusOr<DispatchStep> CoopmatAttentionStep(KernelContext& ctx, const FlashAttentionProblem& problem,
                                                   const CoopmatAttentionTile& tile, bool emulated,
-                                                  uint32_t mask_input,
+                                                  bool half_io, uint32_t mask_input,
                                                   std::array<uint32_t, 3> qkv_inputs = {0, 1, 2});
 
 }  // namespace vkserve

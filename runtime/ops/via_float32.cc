@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gpu/status_macros.h"
 #include "runtime/ops/cast_op.h"
 #include "runtime/ops/composite_kernel.h"
@@ -140,9 +141,14 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateKernelViaFloat32(
   }
   NarrowedKernelContext narrowed_ctx(ctx, wide);
   ASSIGN_OR_RETURN(main.kernel, create(narrowed_ctx));
+  // Described as the fp32 kernel it wraps (inspect, tests of its choice).
+  std::string description = main.kernel->Describe();
+  if (!description.empty()) {
+    absl::StrAppend(&description, ", between conversions from ", std::string(DataTypeName(wide)));
+  }
   steps.push_back(std::move(main));
   for (CompositeStep& s : widen) steps.push_back(std::move(s));
-  return std::make_unique<CompositeKernel>(std::move(steps));
+  return std::make_unique<CompositeKernel>(std::move(steps), std::move(description));
 }
 
 }  // namespace vkserve

@@ -2,11 +2,12 @@
 // Fused attention on tensor cores (VK_NV_cooperative_matrix): the FP16 form of
 // shaders/ops/flash_attention.comp (same bindings, push constants and
 // masks; runtime/ops/flash_attention_cm.h plans it). Q, K and V are read as
-// fp32 tensors, rounded to fp16 in shared memory; S = Q K' and
+// fp32 tensors, rounded to fp16 in shared memory, or with IO_F16 as fp16
+// tensors (then an additive mask and Y are fp16 too); S = Q K' and
 // O += P V are 16x16x16 fp16 products accumulated in fp32; the online
 // softmax, its statistics and O stay fp32.
 //
-// Compiled per (EP, WARPS, BC) by shaders/CMakeLists.txt: EP is the head size
+// Compiled per (EP, WARPS, BC, IO_F16) by shaders/CMakeLists.txt: EP is the head size
 // padded to a multiple of 16 (columns past HEAD are zeros), WARPS 32-wide
 // subgroups each own 16 query rows of the workgroup's BR = 16 * WARPS, and
 // keys stream through shared memory BC at a time. Per key tile and subgroup:
@@ -32,6 +33,15 @@
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #endif
+#if IO_F16
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#define IO_T float16_t
+#define IO_T4 f16vec4
+#else
+#define IO_T float
+#define IO_T4 vec4
+#endif
 
 #if !defined(EP) || !defined(WARPS) || !defined(BC) || (EP % 16) != 0 || (BC % 16) != 0 || \
     ((BC * EP / 8) % (32 * WARPS)) != 0
@@ -45,19 +55,19 @@ layout(constant_id = 3) const uint HEAD = 64;  // head size of Q, K and V (<= EP
 layout(constant_id = 4) const uint MASK = 0;   // 0 none, 1 additive float, 2 bool
 layout(constant_id = 5) const bool CAUSAL = false;
 layout(constant_id = 6) const bool EMPTY_ZERO = false;  // a row that sees no key is 0, not NaN
-// Every offset and row stride of Q, K, V and HEAD are multiples of 4: float4
+// Every offset and row stride of Q, K, V and HEAD are multiples of 4: 4-wide
 // loads (else scalar gathers).
 layout(constant_id = 7) const bool VEC4 = false;
 
-layout(binding = 0) readonly buffer QBuf { float q[]; };
-layout(binding = 0) readonly buffer QBuf4 { vec4 q4[]; };
-layout(binding = 1) readonly buffer KBuf { float k[]; };
-layout(binding = 1) readonly buffer KBuf4 { vec4 k4[]; };
-layout(binding = 2) readonly buffer VBuf { float v[]; };
-layout(binding = 2) readonly buffer VBuf4 { vec4 v4[]; };
-layout(binding = 3) readonly buffer MaskF { float mask_f[]; };
+layout(binding = 0) readonly buffer QBuf { IO_T q[]; };
+layout(binding = 0) readonly buffer QBuf4 { IO_T4 q4[]; };
+layout(binding = 1) readonly buffer KBuf { IO_T k[]; };
+layout(binding = 1) readonly buffer KBuf4 { IO_T4 k4[]; };
+layout(binding = 2) readonly buffer VBuf { IO_T v[]; };
+layout(binding = 2) readonly buffer VBuf4 { IO_T4 v4[]; };
+layout(binding = 3) readonly buffer MaskF { IO_T mask_f[]; };
 layout(binding = 3) readonly buffer MaskB { uint mask_b[]; };  // bool bytes
-layout(binding = 4) writeonly buffer YBuf { float y[]; };
+layout(binding = 4) writeonly buffer YBuf { IO_T y[]; };
 
 layout(push_constant) uniform Params {
   uint hq, hkv, s, t;           // query heads, KV heads, query rows, keys
@@ -183,13 +193,13 @@ float w_float(uint at) { return uintBitsToFloat(w_sh[at >> 2][at & 3u]); }
 float elem(uint which, uint at, uint c) {
   if (c >= HEAD) return 0.0;
   const uint i = at + c;
-  return which == 0u ? q[i] : which == 1u ? k[i] : v[i];
+  return float(which == 0u ? q[i] : which == 1u ? k[i] : v[i]);
 }
 vec4 elem4(uint which, uint at, uint c) {
   if (VEC4) {
     if (c >= HEAD) return vec4(0.0);
     const uint i = (at + c) / 4u;
-    return which == 0u ? q4[i] : which == 1u ? k4[i] : v4[i];
+    return vec4(which == 0u ? q4[i] : which == 1u ? k4[i] : v4[i]);
   }
   return vec4(elem(which, at, c), elem(which, at, c + 1u), elem(which, at, c + 2u), elem(which, at, c + 3u));
 }
@@ -231,7 +241,7 @@ float mask_bias(uint b, uint h, uint i, uint j) {
   if (MASK == 0u) return 0.0;
   if (j >= p.mask_len) return kNegInf;
   const uint at = b * p.m_sb + h * p.m_sh + i * p.m_ss + j * p.m_st;
-  if (MASK == 1u) return mask_f[at];
+  if (MASK == 1u) return float(mask_f[at]);
   return ((mask_b[at / 4u] >> (8u * (at % 4u))) & 0xFFu) != 0u ? 0.0 : kNegInf;
 }
 
@@ -367,7 +377,7 @@ void main() {
     warp_sync();
     [[unroll]] for (uint c = 0; c < 8u; ++c) {
       const uint col = f * 16u + half_ * 8u + c;
-      if (row < p.s && col < HEAD) y[y_at + col] = w_float(o_at + r * OLD + half_ * 8u + c) * inv;
+      if (row < p.s && col < HEAD) y[y_at + col] = IO_T(w_float(o_at + r * OLD + half_ * 8u + c) * inv);
     }
     warp_sync();
   }

@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "runtime/ops/flash_attention_cm.h"
+#include "shaders/shader_registry.h"
 
 namespace vkserve {
 namespace {
@@ -118,17 +119,25 @@ TEST(AttentionChoiceTest, PlansTheTensorCoreVariant) {
   FlashAttentionProblem p = Problem(1, 512);
   auto tile = PlanCoopmatAttention(p, kH100Cm, /*emulated=*/false);
   ASSERT_TRUE(tile.has_value());
-  EXPECT_EQ(tile->shader(false), "ops/flash_attention_cm_e64_w4_c64");
+  EXPECT_EQ(tile->shader(false, false), "ops/flash_attention_cm_e64_w4_c64");
+  EXPECT_EQ(tile->shader(false, /*half_io=*/true), "ops/flash_attention_cm_e64_w4_c64_f16");
   EXPECT_LE(tile->shared_bytes(), 48u << 10);
   p.head_size = 80;  // padded to 128, 32-key tiles to fit 48 KiB
   tile = PlanCoopmatAttention(p, kH100Cm, false);
   ASSERT_TRUE(tile.has_value());
-  EXPECT_EQ(tile->shader(false), "ops/flash_attention_cm_e128_w4_c32");
+  EXPECT_EQ(tile->shader(false, false), "ops/flash_attention_cm_e128_w4_c32");
   // Lavapipe: no native kernel; its emulation in 2 subgroups within 32 KiB.
   EXPECT_FALSE(PlanCoopmatAttention(p, kLavapipeLimits, false).has_value());
   tile = PlanCoopmatAttention(p, kLavapipeLimits, /*emulated=*/true);
   ASSERT_TRUE(tile.has_value());
-  EXPECT_EQ(tile->shader(true), "ops/flash_attention_cm_e128_w2_c32_emu");
+  EXPECT_EQ(tile->shader(true, false), "ops/flash_attention_cm_e128_w2_c32_emu");
+  EXPECT_EQ(tile->shader(true, true), "ops/flash_attention_cm_e128_w2_c32_f16_emu");
+  // Every variant the plans name is built.
+  for (bool emulated : {false, true}) {
+    for (bool half_io : {false, true}) {
+      EXPECT_FALSE(shaders::Find(tile->shader(emulated, half_io)).empty()) << tile->shader(emulated, half_io);
+    }
+  }
   EXPECT_LE(tile->shared_bytes(), 32u << 10);
   p.head_size = 129;
   EXPECT_FALSE(PlanCoopmatAttention(p, kH100Cm, false).has_value());

@@ -13,7 +13,8 @@
 # exporters' NaN guard, fused), 3-D and 4-D layouts (3-D with B > 1 writes Y
 # through a copy), grouped-query heads, cross attention, past keys, packed
 # Q/K/V (read at offsets), odd sequence lengths and head sizes 32/64/80/128
-# (and 6, off the vector paths), one FP16-precision case. Each case checks
+# (and 6, off the vector paths), one FP16-precision case, and float16 models
+# (the tensor-core kernel's fp16 variants, or conversions). Each case checks
 # with "kernel" that the pinned path ran; two unpinned cases check the rule's
 # choice on either side of its threshold. Small: well under a second each on
 # lavapipe.
@@ -35,11 +36,11 @@ def _padding(b, s, t):
     return padding(_RNG, b, s, t)
 
 
-def _model(nodes, inputs, outputs, inits=(), opset=23):
+def _model(nodes, inputs, outputs, inits=(), opset=23, out_type=TensorProto.FLOAT):
     graph = helper.make_graph(
         nodes, "g",
         [helper.make_tensor_value_info(n, ELEM_TYPE[a.dtype], list(a.shape)) for n, a in inputs.items()],
-        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in outputs], initializer=list(inits))
+        [helper.make_tensor_value_info(n, out_type, None) for n in outputs], initializer=list(inits))
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = 8
     return model
@@ -137,6 +138,35 @@ def _packed():
                **_tolerance(kernel)}
 
 
+def _half(name, b, hq, hkv, s, t, e, mask, three_d, pins=("coopmat",), **kw):
+    """A float16 model (fp16 Q, K, V, mask and Y): pinned to the tensor-core
+    kernel it runs on its fp16 variants (their emulation off the H100), or
+    unpinned ("auto": the fp32 kernels between conversions on a device
+    without tensor cores, the tensor-core kernel on one). The reference runs
+    the same Attention in float32 between Casts; an additive mask is -inf
+    where fp32 cases use -1e9, which fp16 does not hold."""
+    inputs, names, outputs, attrs = attention_problem(_RNG, b, hq, hkv, s, t, e, mask, three_d)
+    if "M" in inputs and inputs["M"].dtype == np.float32:
+        inputs["M"] = np.where(inputs["M"] < -1e8, -np.inf, inputs["M"]).astype(np.float32)
+    inputs = {n: a.astype(np.float16) if a.dtype == np.float32 else a for n, a in inputs.items()}
+    f16 = TensorProto.FLOAT16
+    cast_in = [helper.make_node("Cast", [n], [n + "_f32"], to=TensorProto.FLOAT)
+               for n, a in inputs.items() if a.dtype == np.float16]
+    ref_names = [n + "_f32" if n in inputs and inputs[n].dtype == np.float16 else n for n in names]
+    reference = _model(cast_in + [helper.make_node("Attention", ref_names, ["Y_f32"], **attrs),
+                                  helper.make_node("Cast", ["Y_f32"], ["Y"], to=f16)],
+                       inputs, ["Y"], out_type=f16)
+    for pin in pins:
+        extra = {_PIN: pin} if pin != "auto" else {}
+        case = {"name": f"attention_pick_f16io_{name}_{pin}", "inputs": inputs, "reference_model": reference,
+                "model": _model([helper.make_node("Attention", names, outputs, **attrs, **extra)], inputs,
+                                outputs, out_type=f16),
+                "atol": 4e-3, "rtol": 4e-3, **kw}
+        if pin == "coopmat":
+            case["kernel"] = "coopmat"
+        yield case
+
+
 def _unpinned(name, b, h, s, e, kernel):
     """No pin: the rule's choice at this shape (kFusedAttentionMaxFlop; at
     FP16 on a device with tensor cores, the tensor-core kernel)."""
@@ -171,3 +201,9 @@ def cases():
     yield _unpinned("large_unfused", 2, 4, 257, 64, "unfused")
     yield _unpinned("fp16_small_coopmat", 1, 2, 33, 64, "coopmat")
     yield _unpinned("fp16_large_coopmat", 2, 4, 257, 64, "coopmat")
+    # float16 models: the tensor-core kernel's fp16 variants, and the
+    # fallback through conversions.
+    yield from _half("e64_s31_pad_float", 2, 2, 2, 31, 31, 64, "pad_float", False, pins=("coopmat", "auto"))
+    yield from _half("e32_s13_causal_pad_bool_3d_gqa", 2, 4, 2, 13, 13, 32, "causal_pad_bool", True)
+    yield from _half("e80_cross_s7_t21_none", 1, 2, 2, 7, 21, 80, "none", False, pins=("coopmat", "fused"))
+    yield from _half("e64_s40_float_st_b1", 1, 2, 2, 40, 40, 64, "float_st", False)
