@@ -74,6 +74,9 @@ class Inferrer {
   absl::Status InferAsIs(const Node& node, const Op* op);
   // Infers `node`, which the plan then owns; `op` null: found by its type.
   absl::Status InferOwned(Node node, const Op* op, const Node& origin);
+  // Takes `node`, which `origin` brought, into the plan, whose nodes are
+  // bounded (kMaxPlannedNodes).
+  absl::StatusOr<const Node*> Own(Node node, const Node& origin);
   const TensorDesc* Find(const std::string& name) const {
     auto it = inf_->ids.find(name);
     return it == inf_->ids.end() ? nullptr : &inf_->values[it->second].desc;
@@ -97,10 +100,7 @@ class Inferrer::Expansion : public ExpandContext {
  public:
   Expansion(Inferrer* inferrer, const Node& node) : inferrer_(inferrer), node_(node) {}
   const Node& node() const override { return node_; }
-  const TensorDesc* Find(const std::string& name) const override {
-    auto it = inferrer_->inf_->ids.find(name);
-    return it == inferrer_->inf_->ids.end() ? nullptr : &inferrer_->inf_->values[it->second].desc;
-  }
+  const TensorDesc* Find(const std::string& name) const override { return inferrer_->Find(name); }
   absl::Status Emit(Node node) override {
     node.rewritten_from = node_.rewritten_from.empty() ? node_.name : node_.rewritten_from;
     return inferrer_->InferOwned(std::move(node), nullptr, node_);
@@ -120,18 +120,22 @@ class Inferrer::Expansion : public ExpandContext {
   std::set<std::string> taken_;
 };
 
-absl::Status Inferrer::InferOwned(Node node, const Op* op, const Node& origin) {
-  Inference& inf = *inf_;
-  if (inf.nodes.size() + inf.owned_nodes.size() >= kMaxPlannedNodes) {
+absl::StatusOr<const Node*> Inferrer::Own(Node node, const Node& origin) {
+  if (inf_->nodes.size() + inf_->owned_nodes.size() >= kMaxPlannedNodes) {
     return absl::UnimplementedError(absl::StrCat(
         NodeErrorPrefix(origin), "expands into more than ", kMaxPlannedNodes, " nodes"));
   }
+  inf_->owned_nodes.push_back(std::make_unique<const Node>(std::move(node)));
+  return inf_->owned_nodes.back().get();
+}
+
+absl::Status Inferrer::InferOwned(Node node, const Op* op, const Node& origin) {
   if (op == nullptr) {
     ASSIGN_OR_RETURN(op, OpRegistry::Global().Find(node));
     if (absl::Status valid = op->Validate(node); !valid.ok()) return AnnotateNodeError(node, valid);
   }
-  inf.owned_nodes.push_back(std::make_unique<const Node>(std::move(node)));
-  return InferNode(*inf.owned_nodes.back(), op);
+  ASSIGN_OR_RETURN(const Node* owned, Own(std::move(node), origin));
+  return InferNode(*owned, op);
 }
 
 absl::Status Inferrer::InferNode(const Node& node, const Op* op) {
@@ -141,12 +145,7 @@ absl::Status Inferrer::InferNode(const Node& node, const Op* op) {
   const Node* planned = &node;
   if (rewrite.has_value()) {
     for (Node& cast : rewrite->before) RETURN_IF_ERROR(InferOwned(std::move(cast), nullptr, node));
-    if (inf_->nodes.size() + inf_->owned_nodes.size() >= kMaxPlannedNodes) {
-      return absl::UnimplementedError(
-          absl::StrCat(NodeErrorPrefix(node), "needs more than ", kMaxPlannedNodes, " nodes"));
-    }
-    inf_->owned_nodes.push_back(std::make_unique<const Node>(std::move(rewrite->node)));
-    planned = inf_->owned_nodes.back().get();
+    ASSIGN_OR_RETURN(planned, Own(std::move(rewrite->node), node));
   }
   RETURN_IF_ERROR(InferAsIs(*planned, op));
   for (Node& cast : fp16_->Finish(*planned, *op, find)) {
