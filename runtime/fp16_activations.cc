@@ -31,12 +31,11 @@ Node CastNode(std::string name, const std::string& from, const std::string& to_v
   type.type = Attribute::Type::kInt;
   type.i = static_cast<int64_t>(to);
   cast.attributes["to"] = type;
-  if (saturate) {
-    Attribute on;
-    on.type = Attribute::Type::kInt;
-    on.i = 1;
-    cast.attributes[kCastSaturateAttr] = on;
-  }
+  Attribute on;
+  on.type = Attribute::Type::kInt;
+  on.i = 1;
+  cast.attributes[Fp16Activations::kOwnAttr] = on;
+  if (saturate) cast.attributes[kCastSaturateAttr] = on;
   // Shown (inspect, traces) as part of the node it serves.
   cast.rewritten_from = reader.rewritten_from.empty() ? reader.name : reader.rewritten_from;
   return cast;
@@ -58,17 +57,31 @@ std::set<std::string> HalveInitializers(Graph* graph, const std::vector<const Op
   return halved;
 }
 
-Fp16Activations::Fp16Activations(const std::vector<ValueInfo>& outputs, std::set<std::string> halved)
+Fp16Activations::Fp16Activations(const Graph& graph, const std::vector<ValueInfo>& outputs,
+                                 std::set<std::string> halved)
     : halved_(std::move(halved)) {
   for (const ValueInfo& out : outputs) outputs_[out.name] = out.type.dtype;
+  for (const ValueInfo& in : graph.inputs) names_.insert(in.name);
+  for (const auto& [name, tensor] : graph.initializers) names_.insert(name);
+  for (const Node& node : graph.nodes) names_.insert(node.outputs.begin(), node.outputs.end());
+}
+
+std::string Fp16Activations::NewName(const std::string& base, const Lookup& find) {
+  std::string name = absl::StrCat(kPrefix, base);
+  for (int i = 1; find(name) != nullptr || names_.contains(name); ++i) {
+    name = absl::StrCat(kPrefix, base, "_", i);
+  }
+  names_.insert(name);
+  return name;
 }
 
 std::string Fp16Activations::Converted(const std::string& value, DataType to, const TensorDesc& desc,
-                                       const Node& reader, std::vector<Node>* before) {
+                                       const Node& reader, const Lookup& find, std::vector<Node>* before) {
   auto& made = to == DataType::kFloat16 ? to_half_ : to_float_;
-  const char* suffix = to == DataType::kFloat16 ? "" : "/fp32";
-  auto [it, fresh] = made.try_emplace(value, absl::StrCat(kPrefix, value, suffix));
+  auto it = made.find(value);
+  const bool fresh = it == made.end();
   if (fresh) {
+    it = made.emplace(value, NewName(to == DataType::kFloat16 ? value : value + "/fp32", find)).first;
     // Values known while planning (constants, folded shapes) saturate like
     // the initializers; activations convert as Cast does.
     const bool saturate = to == DataType::kFloat16 && desc.value != nullptr;
@@ -96,10 +109,10 @@ std::optional<Fp16Activations::Rewrite> Fp16Activations::Plan(const Node& node, 
     const TensorDesc* desc = find(in);
     if (desc == nullptr) continue;  // the planner reports it
     if (to_half && desc->dtype == DataType::kFloat) {
-      r.node.inputs[i] = Converted(in, DataType::kFloat16, *desc, node, &r.before);
+      r.node.inputs[i] = Converted(in, DataType::kFloat16, *desc, node, find, &r.before);
       changed = fp16_in = true;
     } else if (to_float && halved_.contains(in)) {
-      r.node.inputs[i] = Converted(in, DataType::kFloat, *desc, node, &r.before);
+      r.node.inputs[i] = Converted(in, DataType::kFloat, *desc, node, find, &r.before);
       changed = true;
     }
   }
@@ -109,7 +122,7 @@ std::optional<Fp16Activations::Rewrite> Fp16Activations::Plan(const Node& node, 
     // that Finish converts to the declared type.
     for (std::string& out : r.node.outputs) {
       if (out.empty() || !outputs_.contains(out)) continue;
-      const std::string twin = absl::StrCat(kPrefix, out);
+      const std::string twin = NewName(out, find);
       renamed_outputs_[twin] = out;
       out = twin;
       changed = true;
@@ -137,8 +150,7 @@ std::vector<Node> Fp16Activations::Finish(const Node& node, const Op& op, const 
     // The declared type (a Cast to the same type is a copy).
     const DataType declared = outputs_.at(renamed->second);
     const DataType to = declared == DataType::kUndefined ? desc->dtype : declared;
-    after.push_back(
-        CastNode(absl::StrCat(kPrefix, "output/", renamed->second), out, renamed->second, to, false, node));
+    after.push_back(CastNode(NewName("output/" + renamed->second, find), out, renamed->second, to, false, node));
   }
   return after;
 }

@@ -46,10 +46,10 @@ std::set<std::string> HalveInitializers(Graph* graph, const std::vector<const Op
 
 class Fp16Activations {
  public:
-  // `outputs`: the graph's outputs, which keep their declared types.
-  // `halved`: values already fp16 by this policy (HalveInitializers' and
-  // FP16 weight storage's initializers).
-  Fp16Activations(const std::vector<ValueInfo>& outputs, std::set<std::string> halved);
+  // `graph`: the model's (its names are not reused); `outputs`: its outputs,
+  // which keep their declared types; `halved`: values already fp16 by this
+  // policy (HalveInitializers' initializers).
+  Fp16Activations(const Graph& graph, const std::vector<ValueInfo>& outputs, std::set<std::string> halved);
 
   // The inferred description of a value planned so far; null when unknown.
   using Lookup = std::function<const TensorDesc*(const std::string&)>;
@@ -70,19 +70,24 @@ class Fp16Activations {
   // renamed graph outputs their declared type.
   std::vector<Node> Finish(const Node& node, const Op& op, const Lookup& find);
 
-  // Prefix of the values and Cast nodes this policy adds.
+  // Prefix of the values and Cast nodes this policy adds (made unique
+  // against the model's names), and the attribute that marks its Casts.
   static constexpr char kPrefix[] = "_vkserve_fp16/";
-  static bool IsOwn(const Node& node) { return node.name.starts_with(kPrefix); }
+  static constexpr char kOwnAttr[] = "_vkserve_fp16_cast";
+  static bool IsOwn(const Node& node) { return node.GetInt(kOwnAttr, 0) != 0; }
 
  private:
   // The name of `value` converted to `to` (a Cast into `before` the first time).
   std::string Converted(const std::string& value, DataType to, const TensorDesc& desc,
-                        const Node& reader, std::vector<Node>* before);
+                        const Node& reader, const Lookup& find, std::vector<Node>* before);
+  // kPrefix + `base`, with a suffix where the model or this class has the name.
+  std::string NewName(const std::string& base, const Lookup& find);
 
   std::map<std::string, DataType> outputs_;  // graph outputs: declared types
   std::set<std::string> halved_;             // values fp16 by this policy
   std::map<std::string, std::string> to_half_, to_float_;  // conversions made
   std::map<std::string, std::string> renamed_outputs_;    // node output -> graph output
+  std::set<std::string> names_;  // the model's names and every name made
 };
 
 }  // namespace vkserve

@@ -543,7 +543,7 @@ absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(
     const Model& model, const std::vector<const Op*>& ops,
     const std::vector<std::vector<int64_t>>& input_shapes, const InputValues& input_values) {
   std::optional<Fp16Activations> fp16;
-  if (model.fp16_activations()) fp16.emplace(model.outputs(), model.halved_initializers());
+  if (model.fp16_activations()) fp16.emplace(model.graph(), model.outputs(), model.halved_initializers());
   ASSIGN_OR_RETURN(Inference inf, Infer(model.graph(), ops, model.inputs(), input_shapes,
                                         model.options().max_fold_elements, input_values,
                                         fp16.has_value() ? &*fp16 : nullptr));

@@ -44,7 +44,8 @@ Node MakeNode(const std::string& type, std::vector<std::string> inputs, const st
 
 // y = Softmax(x + (1 - keep) * big) + x * scale, with `big` = -3.4e38 as
 // exporters write an additive mask (where keep is 1, 0 * big must be 0).
-Graph MaskedSoftmaxGraph() {
+// `scaled` names x * scale (a model may use the names FP16 makes up).
+Graph MaskedSoftmaxGraph(const std::string& scaled = "scaled") {
   Graph g;
   g.opset_imports[""] = 17;
   TensorType type;
@@ -63,8 +64,8 @@ Graph MaskedSoftmaxGraph() {
   g.nodes.push_back(MakeNode("Mul", {"dropped", "big"}, "mask"));
   g.nodes.push_back(MakeNode("Add", {"x", "mask"}, "scores"));
   g.nodes.push_back(MakeNode("Softmax", {"scores"}, "probs"));
-  g.nodes.push_back(MakeNode("Mul", {"x", "scale"}, "scaled"));
-  g.nodes.push_back(MakeNode("Add", {"probs", "scaled"}, "y"));
+  g.nodes.push_back(MakeNode("Mul", {"x", "scale"}, scaled));
+  g.nodes.push_back(MakeNode("Add", {"probs", scaled}, "y"));
   return g;
 }
 
@@ -104,10 +105,10 @@ TEST(HalveInitializersTest, HalvesWhatOnlyFp16OpsReadAndSaturates) {
 
 class Fp16ActivationsTest : public GpuTest {
  protected:
-  absl::StatusOr<std::shared_ptr<Model>> Load(Precision precision) {
+  absl::StatusOr<std::shared_ptr<Model>> Load(Precision precision, const std::string& scaled = "scaled") {
     ModelOptions options;
     options.precision = precision;
-    return Model::FromGraph(MaskedSoftmaxGraph(), {device_.get(), allocator_.get(), pipelines_.get()},
+    return Model::FromGraph(MaskedSoftmaxGraph(scaled), {device_.get(), allocator_.get(), pipelines_.get()},
                             options);
   }
 };
@@ -136,6 +137,20 @@ TEST_F(Fp16ActivationsTest, ConvertsAroundOpsWithoutFp16AndKeepsTheOutputType) {
   EXPECT_EQ(dtype(p + "y"), DataType::kFloat16);
   EXPECT_EQ(dtype("y"), DataType::kFloat);
   EXPECT_EQ(by_output.at(p + "scores/fp32")->node->rewritten_from, "probs") << "shown as Softmax's";
+}
+
+TEST_F(Fp16ActivationsTest, MakesUpNoNameTheModelUses) {
+  // The model names a value as FP16 would name x's conversion.
+  const std::string taken = std::string(Fp16Activations::kPrefix) + "x";
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const std::shared_ptr<Model> model, Load(Precision::kFp16, taken));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const std::shared_ptr<const Plan> plan,
+                               model->GetPlan({{kRows, kCols}, {kRows, kCols}}));
+  std::map<std::string, int> writers;
+  for (const PlannedNode& p : plan->nodes) {
+    for (const std::string& out : p.node->outputs) ++writers[out];
+  }
+  EXPECT_EQ(writers[taken], 1) << "written by the model's Mul alone";
+  EXPECT_EQ(writers[taken + "_1"], 1) << "x's conversion, renamed";
 }
 
 TEST_F(Fp16ActivationsTest, MaskedSoftmaxStaysFiniteWithinFp16OfFp32) {
