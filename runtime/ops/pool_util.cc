@@ -146,13 +146,13 @@ absl::StatusOr<std::unique_ptr<Kernel>> WindowPoolOp::CreateKernel(KernelContext
 
 absl::Status GlobalPoolOp::Infer(InferContext& ctx) const {
   ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
-  RETURN_IF_ERROR(CheckDataType(x->dtype, {DataType::kFloat}, "input X"));
+  RETURN_IF_ERROR(CheckDataType(x->dtype, {DataType::kFloat, DataType::kFloat16}, "input X"));
   if (x->shape.size() < 3) {
     return absl::InvalidArgumentError(
         absl::StrCat("X ", ShapeString(x->shape), " must have rank 3 or more"));
   }
   ctx.outputs.resize(1);
-  ctx.outputs[0].dtype = DataType::kFloat;
+  ctx.outputs[0].dtype = x->dtype;
   ctx.outputs[0].shape = x->shape;
   std::fill(ctx.outputs[0].shape.begin() + 2, ctx.outputs[0].shape.end(), 1);
   return absl::OkStatus();
@@ -170,7 +170,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> GlobalPoolOp::CreateKernel(KernelContext
   uint32_t local = 32;
   while (local < max_local && local < hw) local *= 2;
   local = std::min(local, max_local);
-  ASSIGN_OR_RETURN(auto pipeline, ctx.GetPipeline("ops/global_pool", 2, 8, {local, 1, 1},
+  const char* shader = x.dtype == DataType::kFloat16 ? "ops/global_pool_f16" : "ops/global_pool";
+  ASSIGN_OR_RETURN(auto pipeline, ctx.GetPipeline(shader, 2, 8, {local, 1, 1},
                                                   {kind_ == PoolKind::kAverage ? 1u : 0u}));
   PushConstants pc;
   pc.U32(U32(hw)).U32(U32(rows));

@@ -32,6 +32,8 @@ class GlobalPoolOp : public Op {
   explicit GlobalPoolOp(PoolKind kind) : kind_(kind) {}
   absl::Status Infer(InferContext& ctx) const override;
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override;
+  // fp32 or fp16 tensors (the sums in fp32).
+  Float16Use UsesFloat16(const Node& /*node*/) const override { return Float16Use::kComputes; }
 
  private:
   PoolKind kind_;

@@ -1,16 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
-// GlobalAveragePool / GlobalMaxPool (fp32): one workgroup per (batch,
-// channel) row reduces its `hw` contiguous elements with strided loads and a
+// GlobalAveragePool / GlobalMaxPool (fp32, or fp16 tensors in the "_f16"
+// variant, GP_F16, summed in fp32): one workgroup per (batch, channel) row
+// reduces its `hw` contiguous elements with strided loads and a
 // shared-memory tree (no assumption on the subgroup size). Rows are numbered
 // across gl_WorkGroupID.x and .y (op_util.h GroupsFor with local size 1).
 #version 450
+#if defined(GP_F16) && GP_F16
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#define GP_T float16_t
+#else
+#define GP_T float
+#endif
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 layout(constant_id = 3) const bool AVERAGE = true;
 
-layout(binding = 0) readonly buffer XBuf { float x[]; };
-layout(binding = 1) writeonly buffer YBuf { float y[]; };
+layout(binding = 0) readonly buffer XBuf { GP_T x[]; };
+layout(binding = 1) writeonly buffer YBuf { GP_T y[]; };
 
 layout(push_constant) uniform Params {
   uint hw;    // elements per row
@@ -27,7 +35,7 @@ void main() {
   if (in_range) {
     const uint base = row * p.hw;
     for (uint i = tid; i < p.hw; i += gl_WorkGroupSize.x) {
-      const float v = x[base + i];
+      const float v = float(x[base + i]);
       acc = AVERAGE ? acc + v : max(acc, v);
     }
   }
@@ -40,5 +48,5 @@ void main() {
     }
     barrier();
   }
-  if (tid == 0 && in_range) y[row] = AVERAGE ? partial[0] / float(p.hw) : partial[0];
+  if (tid == 0 && in_range) y[row] = GP_T(AVERAGE ? partial[0] / float(p.hw) : partial[0]);
 }

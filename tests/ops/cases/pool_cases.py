@@ -3,8 +3,9 @@
 #
 # MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool cases: 1-D and
 # 2-D windows with strides, pads, dilations, every auto_pad, ceil_mode and
-# count_include_pad, odd sizes, across opset versions. Expected outputs come
-# from onnxruntime.
+# count_include_pad, odd sizes, across opset versions; the global pools also
+# on float16 tensors (against the fp32 pool between Casts). Expected outputs
+# come from onnxruntime.
 import numpy as np
 from onnx import TensorProto, helper
 
@@ -94,7 +95,33 @@ def _global_pool_cases():
         yield _case(f"{short}_3d", op, (1, 3, 4, 5, 6))
 
 
+def _half_global_pool_cases():
+    """float16 X and Y: the fp16 shader variant (sums in fp32), against the
+    same pool in float32 between Casts."""
+    def graph(nodes, name, shape):
+        return helper.make_graph(
+            nodes, name, [helper.make_tensor_value_info("X", TensorProto.FLOAT16, list(shape))],
+            [helper.make_tensor_value_info("Y", TensorProto.FLOAT16, None)])
+
+    def model(g):
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)])
+        m.ir_version = 8
+        return m
+    for op in ("GlobalAveragePool", "GlobalMaxPool"):
+        short = "gap" if op == "GlobalAveragePool" else "gmp"
+        for tag, shape in (("resnet_7x7", (2, 2048, 7, 7)), ("13x13", (3, 13, 13, 13)),
+                           ("large_plane", (1, 3, 64, 70))):
+            x = _RNG.uniform(-1.0, 1.0, size=shape).astype(np.float16)
+            tested = graph([helper.make_node(op, ["X"], ["Y"])], short, shape)
+            reference = graph([helper.make_node("Cast", ["X"], ["X32"], to=TensorProto.FLOAT),
+                               helper.make_node(op, ["X32"], ["Y32"]),
+                               helper.make_node("Cast", ["Y32"], ["Y"], to=TensorProto.FLOAT16)], short, shape)
+            yield {"name": f"{short}_f16_{tag}", "model": model(tested), "reference_model": model(reference),
+                   "inputs": {"X": x}, "atol": 1e-3, "rtol": 1e-3}
+
+
 def cases():
     yield from _max_pool_cases()
     yield from _average_pool_cases()
     yield from _global_pool_cases()
+    yield from _half_global_pool_cases()
