@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// GlobalAveragePool (opsets 1-27), fp32, any number of spatial dimensions:
+// GlobalAveragePool (opsets 1-27), fp32 and fp16, any number of spatial dimensions:
 // one workgroup reduction per (batch, channel).
 #include "runtime/op_registry.h"
 #include "runtime/ops/pool_util.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// LpPool (opsets 2-27), fp32, 1-D, 2-D and 3-D windows: the p-norm of each window
+// LpPool (opsets 2-27), fp32 and fp16, 1-D, 2-D and 3-D windows: the p-norm of each window
 // (runtime/ops/pool_util.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/pool_util.h"

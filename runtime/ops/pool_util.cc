@@ -51,8 +51,8 @@ const char* PoolName(PoolKind kind) {
 }
 
 absl::StatusOr<Window> PoolWindow(const Node& node, PoolKind kind, const TensorDesc& x) {
-  RETURN_IF_ERROR(
-      CheckDataType(x.dtype, {DataType::kFloat}, absl::StrCat(PoolName(kind), " input X")));
+  RETURN_IF_ERROR(CheckDataType(x.dtype, {DataType::kFloat, DataType::kFloat16},
+                                absl::StrCat(PoolName(kind), " input X")));
   if (x.shape.size() < 3) {
     return absl::InvalidArgumentError(
         absl::StrCat("X ", ShapeString(x.shape), " must have rank 3 or more"));
@@ -93,7 +93,7 @@ absl::Status WindowPoolOp::Infer(InferContext& ctx) const {
   ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
   ASSIGN_OR_RETURN(Window w, PoolWindow(ctx.node, kind_, *x));
   ctx.outputs.resize(ctx.node.outputs.size());
-  ctx.outputs[0].dtype = DataType::kFloat;
+  ctx.outputs[0].dtype = x->dtype;
   ctx.outputs[0].shape = PooledShape(*x, w);
   if (WantsIndices(ctx.node)) {
     ctx.outputs[1].dtype = DataType::kInt64;
@@ -129,7 +129,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> WindowPoolOp::CreateKernel(KernelContext
   const bool include_pad = average && ctx.node().GetInt("count_include_pad", 0) != 0;
   constexpr uint32_t kLocal = 128;
   ASSIGN_OR_RETURN(auto pipeline,
-                   ctx.GetPipeline("ops/pool", 3, 52, {kLocal, 1, 1},
+                   ctx.GetPipeline(x.dtype == DataType::kFloat16 ? "ops/pool_f16" : "ops/pool", 3, 52,
+                                   {kLocal, 1, 1},
                                    {U32(g.kernel_h), U32(g.kernel_w), U32(g.stride_h),
                                     U32(g.stride_w), U32(g.dilation_h), U32(g.dilation_w),
                                     kind, include_pad ? 1u : 0u, U32(p), U32(kd), U32(sd),

@@ -22,6 +22,8 @@ class WindowPoolOp : public Op {
   absl::Status Validate(const Node& node) const override;
   absl::Status Infer(InferContext& ctx) const override;
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override;
+  // fp32 or fp16 tensors (the arithmetic in fp32).
+  Float16Use UsesFloat16(const Node& /*node*/) const override { return Float16Use::kComputes; }
 
  private:
   PoolKind kind_;

@@ -5,9 +5,17 @@
 // one invocation per output element. AveragePool divides by the taps inside
 // the input (count_include_pad = 0) or inside the padded input
 // (count_include_pad = 1; taps past the end padding, which ceil_mode can add,
-// never count), as ONNX Runtime does.
+// never count), as ONNX Runtime does. X and Y are fp32, or fp16 in the
+// "_f16" variant (P_F16; the sums and powers in fp32).
 #version 450
 #extension GL_EXT_control_flow_attributes : enable
+#if defined(P_F16) && P_F16
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#define P_T float16_t
+#else
+#define P_T float
+#endif
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
@@ -30,8 +38,8 @@ layout(constant_id = 15) const bool INDICES = false;
 layout(constant_id = 16) const uint STORAGE_ORDER = 0;
 const bool AVERAGE = KIND == 1u;
 
-layout(binding = 0) readonly buffer XBuf { float x[]; };
-layout(binding = 1) writeonly buffer YBuf { float y[]; };
+layout(binding = 0) readonly buffer XBuf { P_T x[]; };
+layout(binding = 1) writeonly buffer YBuf { P_T y[]; };
 layout(binding = 2) writeonly buffer IBuf { uint indices[]; };
 
 layout(push_constant) uniform Params {
@@ -94,7 +102,7 @@ void main() {
     [[unroll]] for (uint kx = 0; kx < KW; ++kx) {
       const int ix = ix0 + int(kx * DW);
       if (ix < 0 || ix >= int(p.in_w)) continue;
-      const float v = x[row + uint(ix)];
+      const float v = float(x[row + uint(ix)]);
       if (KIND == 0u) {
         if (INDICES && v > acc) {
           best = STORAGE_ORDER == 0u ? row + uint(ix)
@@ -117,7 +125,7 @@ void main() {
                                          : slices * rows * cols;
     acc = count > 0 ? acc / float(count) : 0.0;
   }
-  y[idx] = acc;
+  y[idx] = P_T(acc);
   if (INDICES) {
     indices[2u * idx] = best;
     indices[2u * idx + 1u] = 0u;

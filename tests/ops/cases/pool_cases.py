@@ -3,8 +3,8 @@
 #
 # MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool cases: 1-D and
 # 2-D windows with strides, pads, dilations, every auto_pad, ceil_mode and
-# count_include_pad, odd sizes, across opset versions; the global pools also
-# on float16 tensors (against the fp32 pool between Casts). Expected outputs
+# count_include_pad, odd sizes, across opset versions; every pool also on
+# float16 tensors (against the fp32 pool between Casts). Expected outputs
 # come from onnxruntime.
 import numpy as np
 from onnx import TensorProto, helper
@@ -95,33 +95,42 @@ def _global_pool_cases():
         yield _case(f"{short}_3d", op, (1, 3, 4, 5, 6))
 
 
-def _half_global_pool_cases():
-    """float16 X and Y: the fp16 shader variant (sums in fp32), against the
-    same pool in float32 between Casts."""
-    def graph(nodes, name, shape):
-        return helper.make_graph(
-            nodes, name, [helper.make_tensor_value_info("X", TensorProto.FLOAT16, list(shape))],
-            [helper.make_tensor_value_info("Y", TensorProto.FLOAT16, None)])
-
-    def model(g):
+def _half(name, op, shape, **attrs):
+    """float16 X and Y: the fp16 shader variants (arithmetic in fp32), against
+    the same pool in float32 between Casts."""
+    def model(nodes):
+        g = helper.make_graph(nodes, op.lower(),
+                              [helper.make_tensor_value_info("X", TensorProto.FLOAT16, list(shape))],
+                              [helper.make_tensor_value_info("Y", TensorProto.FLOAT16, None)])
         m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)])
         m.ir_version = 8
         return m
+    x = _RNG.uniform(-1.0, 1.0, size=shape).astype(np.float16)
+    reference = model([helper.make_node("Cast", ["X"], ["X32"], to=TensorProto.FLOAT),
+                       helper.make_node(op, ["X32"], ["Y32"], **attrs),
+                       helper.make_node("Cast", ["Y32"], ["Y"], to=TensorProto.FLOAT16)])
+    return {"name": name, "model": model([helper.make_node(op, ["X"], ["Y"], **attrs)]),
+            "reference_model": reference, "inputs": {"X": x}, "atol": 1e-3, "rtol": 1e-3}
+
+
+def _half_pool_cases():
     for op in ("GlobalAveragePool", "GlobalMaxPool"):
         short = "gap" if op == "GlobalAveragePool" else "gmp"
         for tag, shape in (("resnet_7x7", (2, 2048, 7, 7)), ("13x13", (3, 13, 13, 13)),
                            ("large_plane", (1, 3, 64, 70))):
-            x = _RNG.uniform(-1.0, 1.0, size=shape).astype(np.float16)
-            tested = graph([helper.make_node(op, ["X"], ["Y"])], short, shape)
-            reference = graph([helper.make_node("Cast", ["X"], ["X32"], to=TensorProto.FLOAT),
-                               helper.make_node(op, ["X32"], ["Y32"]),
-                               helper.make_node("Cast", ["Y32"], ["Y"], to=TensorProto.FLOAT16)], short, shape)
-            yield {"name": f"{short}_f16_{tag}", "model": model(tested), "reference_model": model(reference),
-                   "inputs": {"X": x}, "atol": 1e-3, "rtol": 1e-3}
+            yield _half(f"{short}_f16_{tag}", op, shape)
+    yield _half("maxpool_f16_3x3_s2_pad1_resnet", "MaxPool", (2, 64, 28, 28), kernel_shape=[3, 3],
+                strides=[2, 2], pads=[1, 1, 1, 1])
+    yield _half("maxpool_f16_ceil_odd", "MaxPool", (1, 3, 13, 11), kernel_shape=[3, 3], strides=[3, 3],
+                ceil_mode=1)
+    yield _half("avgpool_f16_3x3_pad_include", "AveragePool", (1, 4, 9, 9), kernel_shape=[3, 3],
+                pads=[1, 1, 1, 1], count_include_pad=1)
+    yield _half("avgpool_f16_1d", "AveragePool", (2, 5, 17), kernel_shape=[4], strides=[2])
+    yield _half("lppool_f16_p2", "LpPool", (1, 3, 8, 8), kernel_shape=[2, 2], p=2)
 
 
 def cases():
     yield from _max_pool_cases()
     yield from _average_pool_cases()
     yield from _global_pool_cases()
-    yield from _half_global_pool_cases()
+    yield from _half_pool_cases()
