@@ -66,6 +66,13 @@ Fp16Activations::Fp16Activations(const Graph& graph, const std::vector<ValueInfo
   for (const Node& node : graph.nodes) names_.insert(node.outputs.begin(), node.outputs.end());
 }
 
+bool Fp16Activations::HasHalvedInput(const Node& node, const Op& op) const {
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    if (IsDataInput(node, op, i) && halved_.contains(node.inputs[i])) return true;
+  }
+  return false;
+}
+
 std::string Fp16Activations::NewName(const std::string& base, const Lookup& find) {
   std::string name = absl::StrCat(kPrefix, base);
   for (int i = 1; find(name) != nullptr || names_.contains(name); ++i) {
@@ -94,10 +101,7 @@ std::string Fp16Activations::Converted(const std::string& value, DataType to, co
 std::optional<Fp16Activations::Rewrite> Fp16Activations::Plan(const Node& node, const Op& op,
                                                               const Lookup& find) {
   const Op::Float16Use use = op.UsesFloat16(node);
-  bool fp16_in = false;  // some data input is fp16 by this policy
-  for (size_t i = 0; i < node.inputs.size(); ++i) {
-    if (IsDataInput(node, op, i) && halved_.contains(node.inputs[i])) fp16_in = true;
-  }
+  bool fp16_in = HasHalvedInput(node, op);
   // Whether this node's fp32 data inputs become fp16, or its fp16 ones fp32.
   const bool to_half = use == Op::Float16Use::kComputes || (use == Op::Float16Use::kMoves && fp16_in);
   const bool to_float = use == Op::Float16Use::kNone;
@@ -134,12 +138,7 @@ std::optional<Fp16Activations::Rewrite> Fp16Activations::Plan(const Node& node, 
 
 std::vector<Node> Fp16Activations::Finish(const Node& node, const Op& op, const Lookup& find) {
   std::vector<Node> after;
-  bool from_halved = false;
-  if (op.UsesFloat16(node) != Op::Float16Use::kNone) {
-    for (size_t i = 0; i < node.inputs.size(); ++i) {
-      if (IsDataInput(node, op, i) && halved_.contains(node.inputs[i])) from_halved = true;
-    }
-  }
+  const bool from_halved = op.UsesFloat16(node) != Op::Float16Use::kNone && HasHalvedInput(node, op);
   for (const std::string& out : node.outputs) {
     if (out.empty()) continue;
     const TensorDesc* desc = find(out);

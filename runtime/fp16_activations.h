@@ -80,6 +80,8 @@ class Fp16Activations {
   // The name of `value` converted to `to` (a Cast into `before` the first time).
   std::string Converted(const std::string& value, DataType to, const TensorDesc& desc,
                         const Node& reader, const Lookup& find, std::vector<Node>* before);
+  // Whether a data input of `node` is fp16 by this policy.
+  bool HasHalvedInput(const Node& node, const Op& op) const;
   // kPrefix + `base`, with a suffix where the model or this class has the name.
   std::string NewName(const std::string& base, const Lookup& find);
 

@@ -213,17 +213,10 @@ class AttentionOp : public Op {
     std::optional<FlashAttentionTiling> tiling;
     if (fused) tiling = PlanFlashAttention(*fused, ctx.device().info());
     ASSIGN_OR_RETURN(const std::optional<AttentionKernel> pinned, PinnedAttentionKernel(ctx.node()));
-    const NodeBuffer mask{NodeBuffer::Source::kInput,
-                          ctx.input(kMask) != nullptr ? static_cast<uint32_t>(kMask) : 0u};
+    const AttentionBuffers direct = DirectBuffers(ctx);
+    const NodeBuffer& mask = direct.mask;
     if (tiling && p.past == 0 && !has_output(1) && !has_output(2)) {
-      // K and V straight from the inputs.
-      const bool packed = IsPacked(ctx.node());
-      const AttentionBuffers io{{NodeBuffer::Source::kInput, kQ},
-                                {NodeBuffer::Source::kInput, packed ? 0u : static_cast<uint32_t>(kK)},
-                                {NodeBuffer::Source::kInput, packed ? 0u : static_cast<uint32_t>(kV)},
-                                mask,
-                                {NodeBuffer::Source::kOutput, 0}};
-      return Attend(ctx, *fused, *tiling, pinned, io, std::move(steps));
+      return Attend(ctx, *fused, *tiling, pinned, direct, std::move(steps));
     }
     if (IsPacked(ctx.node())) {
       return absl::UnimplementedError("packed Q/K/V attention does not fit the fused kernel at this shape");
@@ -301,14 +294,19 @@ class AttentionOp : public Op {
     const AttentionKernel kernel =
         pinned.value_or(ChooseAttentionKernel(*fused, ctx.device().info(), /*fp16=*/true));
     if (kernel != AttentionKernel::kCoopmat) return nullptr;
+    return AttendOnTensorCores(ctx, *fused, pinned ? "pinned" : "chosen at this shape", DirectBuffers(ctx),
+                               {}, /*half_io=*/true);
+  }
+
+  // Q, K, V, the mask and Y as the node binds them: K and V straight from
+  // the inputs (packed Q/K/V: all three from input 0).
+  static AttentionBuffers DirectBuffers(KernelContext& ctx) {
     const bool packed = IsPacked(ctx.node());
-    const AttentionBuffers io{{NodeBuffer::Source::kInput, kQ},
-                              {NodeBuffer::Source::kInput, packed ? 0u : static_cast<uint32_t>(kK)},
-                              {NodeBuffer::Source::kInput, packed ? 0u : static_cast<uint32_t>(kV)},
-                              {NodeBuffer::Source::kInput, mask != nullptr ? static_cast<uint32_t>(kMask) : 0u},
-                              {NodeBuffer::Source::kOutput, 0}};
-    return AttendOnTensorCores(ctx, *fused, pinned ? "pinned" : "chosen at this shape", io, {},
-                               /*half_io=*/true);
+    return {{NodeBuffer::Source::kInput, kQ},
+            {NodeBuffer::Source::kInput, packed ? 0u : static_cast<uint32_t>(kK)},
+            {NodeBuffer::Source::kInput, packed ? 0u : static_cast<uint32_t>(kV)},
+            {NodeBuffer::Source::kInput, ctx.input(kMask) != nullptr ? static_cast<uint32_t>(kMask) : 0u},
+            {NodeBuffer::Source::kOutput, 0}};
   }
 
  private:
