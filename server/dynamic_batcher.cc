@@ -15,6 +15,7 @@
 #include "gpu/status_macros.h"
 #include "server/batch_assembly.h"
 #include "server/warmup_runs.h"
+#include "spdlog/spdlog.h"
 
 namespace vkserve {
 namespace {
@@ -460,8 +461,11 @@ void DynamicBatcher::PlanAhead(const Model& model, std::vector<std::vector<int64
   }
   boost::asio::post(planner_, [this, &model, shapes = std::move(shapes), key = std::move(key)] {
     // A failure is not kept: a batch of this size, run unpadded once no
-    // larger plan is left, reports it.
-    (void)model.GetPlan(shapes);
+    // larger plan is left, reports it to its requests.
+    if (absl::StatusOr<std::shared_ptr<const Plan>> plan = model.GetPlan(shapes); !plan.ok()) {
+      spdlog::warn("model '{}': planning batch size {} ahead failed: {}", name_, shapes.front().front(),
+                   plan.status().ToString());
+    }
     MutexLock lock(&mutex_);
     planning_.erase(key);
   });
@@ -487,6 +491,13 @@ void DynamicBatcher::Answer(Pending& pending, absl::StatusOr<RunResult> result,
   pending = Pending();
   MutexLock lock(&mutex_);
   --outstanding_;
+}
+
+bool DynamicBatcher::AwaitPlansAhead(absl::Duration timeout) const {
+  MutexLock lock(&mutex_);
+  return mutex_.AwaitWithTimeout(
+      Condition(+[](const std::set<std::string>* planning) { return planning->empty(); }, &planning_),
+      timeout);
 }
 
 void DynamicBatcher::Drain() {

@@ -112,6 +112,13 @@ class DynamicBatcher final : public Scheduler {
   void Drain() override;
   SchedulerStats stats() const override;
 
+  // Blocks until no batch size is being planned in the background
+  // (PaddedRows' PlanAhead), or `timeout` passes; returns whether none is.
+  // A size planned ahead may still fail to plan (logged) or be evicted by
+  // the cache budget later: this says the planner is idle, not that a plan
+  // exists.
+  bool AwaitPlansAhead(absl::Duration timeout) const;
+
  private:
   struct Pending {
     SchedulerRequest request;
