@@ -28,7 +28,8 @@ absl::StatusOr<int64_t> ScalarInput(const TensorDesc* desc, const char* what, in
     return absl::UnimplementedError(absl::StrCat(
         "DFT's ", what, " must be known when the model is planned (a constant or a model input)"));
   }
-  if (desc->value->num_elements() != 1) return absl::InvalidArgumentError(absl::StrCat(what, " must be a scalar"));
+  if (desc->value->num_elements() != 1)
+    return absl::InvalidArgumentError(absl::StrCat(what, " must be a scalar"));
   return ElementAsInt(*desc->value, 0);
 }
 
@@ -36,12 +37,13 @@ absl::StatusOr<int64_t> ScalarInput(const TensorDesc* desc, const char* what, in
 absl::StatusOr<DftProblem> ProblemOf(const Node& node, const TensorDesc& x, const TensorDesc* length,
                                      const TensorDesc* axis_input, int64_t* axis_out = nullptr) {
   if (x.dtype != DataType::kFloat) {
-    return absl::UnimplementedError(absl::StrCat("DFT of ", std::string(DataTypeName(x.dtype)), " (float only)"));
+    return absl::UnimplementedError(
+        absl::StrCat("DFT of ", std::string(DataTypeName(x.dtype)), " (float only)"));
   }
   const int64_t rank = static_cast<int64_t>(x.shape.size());
   if (rank < 2 || (x.shape.back() != 1 && x.shape.back() != 2)) {
-    return absl::InvalidArgumentError(absl::StrCat("DFT input ", ShapeString(x.shape),
-                                                   " must end in a dim of 1 (real) or 2 (complex)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("DFT input ", ShapeString(x.shape), " must end in a dim of 1 (real) or 2 (complex)"));
   }
   int64_t axis = 0;
   if (AxisIsInput(node)) {
@@ -51,7 +53,8 @@ absl::StatusOr<DftProblem> ProblemOf(const Node& node, const TensorDesc& x, cons
   }
   if (axis < 0) axis += rank;
   if (axis < 0 || axis > rank - 2) {
-    return absl::InvalidArgumentError(absl::StrCat("DFT axis is out of range for input ", ShapeString(x.shape),
+    return absl::InvalidArgumentError(absl::StrCat("DFT axis is out of range for input ",
+                                                   ShapeString(x.shape),
                                                    " (the last dim holds real and imaginary parts)"));
   }
   DftProblem p;

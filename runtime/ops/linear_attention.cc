@@ -50,7 +50,8 @@ absl::StatusOr<Problem> ProblemOf(const Node& node, const std::function<const Te
     }
   }
   if (q->shape.size() != 3 || k->shape.size() != 3 || v->shape.size() != 3) {
-    return absl::InvalidArgumentError("LinearAttention query, key and value must be [batch, steps, heads * dim]");
+    return absl::InvalidArgumentError(
+        "LinearAttention query, key and value must be [batch, steps, heads * dim]");
   }
   Problem p;
   p.hq = node.GetInt("q_num_heads", 0);
@@ -68,7 +69,8 @@ absl::StatusOr<Problem> ProblemOf(const Node& node, const std::function<const Te
   RETURN_IF_ERROR(CheckShape(k, "key", {p.batch, p.steps, p.hkv * p.dk}));
   RETURN_IF_ERROR(CheckShape(v, "value", {p.batch, p.steps, p.hkv * p.dv}));
   if (p.dk > kMaxKeyDim) {
-    return absl::UnimplementedError(absl::StrCat("LinearAttention key head size ", p.dk, " (at most ", kMaxKeyDim, ")"));
+    return absl::UnimplementedError(
+        absl::StrCat("LinearAttention key head size ", p.dk, " (at most ", kMaxKeyDim, ")"));
   }
   const std::string rule = node.GetString("update_rule", "gated_delta");
   if (rule != "linear" && rule != "gated" && rule != "delta" && rule != "gated_delta") {
@@ -129,17 +131,22 @@ class LinearAttentionOp : public Op {
     step.push.U32(static_cast<uint32_t>(columns)).U32(static_cast<uint32_t>(p.steps));
     step.push.U32(static_cast<uint32_t>(p.hq)).U32(static_cast<uint32_t>(p.hkv));
     step.push.U32(static_cast<uint32_t>(p.dv)).F32(p.scale);
-    ASSIGN_OR_RETURN(step.pipeline,
-                     ctx.GetPipeline("ops/linear_attention", 8, step.push.size(), {kLocal, 1, 1},
-                                     {static_cast<uint32_t>(p.dk), p.gating, p.delta,
-                                      ctx.input(kPastState) != nullptr, p.decay_per_key, p.beta_per_head,
-                                      write_state}));
+    ASSIGN_OR_RETURN(
+        step.pipeline,
+        ctx.GetPipeline("ops/linear_attention", 8, step.push.size(), {kLocal, 1, 1},
+                        {static_cast<uint32_t>(p.dk), p.gating, p.delta, ctx.input(kPastState) != nullptr,
+                         p.decay_per_key, p.beta_per_head, write_state}));
     // Omitted inputs are never read: the query stands in for them.
     auto optional = [&](Input i) { return BufferRef::Input(ctx.input(i) != nullptr ? i : kQuery); };
-    step.bindings = {BufferRef::Input(kQuery), BufferRef::Input(kKey), BufferRef::Input(kValue),
-                     optional(kPastState), optional(kDecay), optional(kBeta), BufferRef::Output(0),
-                     write_state ? BufferRef::Output(1)
-                                 : BufferRef::Scratch(ctx.RequestScratch(4), gpu::Access::kWrite)};
+    step.bindings = {
+        BufferRef::Input(kQuery),
+        BufferRef::Input(kKey),
+        BufferRef::Input(kValue),
+        optional(kPastState),
+        optional(kDecay),
+        optional(kBeta),
+        BufferRef::Output(0),
+        write_state ? BufferRef::Output(1) : BufferRef::Scratch(ctx.RequestScratch(4), gpu::Access::kWrite)};
     step.groups = GroupsFor(columns, kLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));
   }

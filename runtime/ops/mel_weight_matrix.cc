@@ -32,7 +32,8 @@ absl::StatusOr<MelInputs> ReadInputs(const InferContext& ctx) {
   std::vector<const HostTensor*> v;
   for (size_t i = 0; i < 5; ++i) {
     ASSIGN_OR_RETURN(const HostTensor* t, RequireHostInput(ctx, i));
-    if (t->num_elements() != 1) return absl::InvalidArgumentError(absl::StrCat("input ", i, " must be a scalar"));
+    if (t->num_elements() != 1)
+      return absl::InvalidArgumentError(absl::StrCat("input ", i, " must be a scalar"));
     v.push_back(t);
   }
   MelInputs in{ElementAsInt(*v[0], 0), ElementAsInt(*v[1], 0), ElementAsInt(*v[2], 0), v[3]->GetDouble(0),
@@ -61,12 +62,12 @@ absl::StatusOr<HostTensor> MelMatrix(const MelInputs& in) {
   std::vector<int64_t> bin(edges);
   for (int64_t e = 0; e < edges; ++e) {
     const double hz = 700.0 * (std::pow(10.0, (e * mel_step + low_mel) / 2595.0) - 1.0);
-    bin[e] = static_cast<int64_t>(std::floor(static_cast<double>(in.dft_length + 1) * hz /
-                                             static_cast<double>(in.sample_rate)));
+    bin[e] = static_cast<int64_t>(
+        std::floor(static_cast<double>(in.dft_length + 1) * hz / static_cast<double>(in.sample_rate)));
     if (bin[e] < 0 || bin[e] >= spectrum) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "upper_edge_hertz ", in.upper_hz, " lies past the spectrum's last bin (sample_rate ", in.sample_rate,
-          ", dft_length ", in.dft_length, ")"));
+      return absl::InvalidArgumentError(absl::StrCat("upper_edge_hertz ", in.upper_hz,
+                                                     " lies past the spectrum's last bin (sample_rate ",
+                                                     in.sample_rate, ", dft_length ", in.dft_length, ")"));
     }
   }
   std::vector<float> w(static_cast<size_t>(spectrum * in.mel_bins), 0.0f);

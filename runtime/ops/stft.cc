@@ -21,19 +21,20 @@ absl::StatusOr<int64_t> HostScalar(const TensorDesc* desc, const char* what) {
     return absl::UnimplementedError(absl::StrCat(
         "STFT's ", what, " must be known when the model is planned (a constant or a model input)"));
   }
-  if (desc->value->num_elements() != 1) return absl::InvalidArgumentError(absl::StrCat(what, " must be a scalar"));
+  if (desc->value->num_elements() != 1)
+    return absl::InvalidArgumentError(absl::StrCat(what, " must be a scalar"));
   return ElementAsInt(*desc->value, 0);
 }
 
 absl::StatusOr<DftProblem> ProblemOf(const Node& node, const TensorDesc& signal, const TensorDesc* step_desc,
                                      const TensorDesc* window, const TensorDesc* length_desc) {
   if (signal.dtype != DataType::kFloat) {
-    return absl::UnimplementedError(absl::StrCat("STFT of ", std::string(DataTypeName(signal.dtype)),
-                                                 " (float only)"));
+    return absl::UnimplementedError(
+        absl::StrCat("STFT of ", std::string(DataTypeName(signal.dtype)), " (float only)"));
   }
   if (signal.shape.size() != 3 || (signal.shape[2] != 1 && signal.shape[2] != 2)) {
-    return absl::InvalidArgumentError(absl::StrCat("STFT signal ", ShapeString(signal.shape),
-                                                   " must be [batch, length, 1 or 2]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("STFT signal ", ShapeString(signal.shape), " must be [batch, length, 1 or 2]"));
   }
   if (step_desc == nullptr) return absl::InvalidArgumentError("STFT needs frame_step");
   ASSIGN_OR_RETURN(const int64_t step, HostScalar(step_desc, "frame_step"));
@@ -46,15 +47,15 @@ absl::StatusOr<DftProblem> ProblemOf(const Node& node, const TensorDesc& signal,
   if (length_desc != nullptr) {
     ASSIGN_OR_RETURN(length, HostScalar(length_desc, "frame_length"));
     if (window != nullptr && window->shape[0] != length) {
-      return absl::InvalidArgumentError(absl::StrCat("STFT window of ", window->shape[0],
-                                                     " samples for frames of ", length));
+      return absl::InvalidArgumentError(
+          absl::StrCat("STFT window of ", window->shape[0], " samples for frames of ", length));
     }
   }
   if (length < 0) return absl::InvalidArgumentError("STFT needs a window or frame_length");
   const int64_t samples = signal.shape[1];
   if (step < 1 || length < 1 || length > samples) {
-    return absl::InvalidArgumentError(absl::StrCat("STFT frames of ", length, " every ", step,
-                                                   " do not fit a signal of ", samples));
+    return absl::InvalidArgumentError(
+        absl::StrCat("STFT frames of ", length, " every ", step, " do not fit a signal of ", samples));
   }
   DftProblem p;
   p.outer = static_cast<uint64_t>(signal.shape[0]);
@@ -82,7 +83,8 @@ class StftOp : public Op {
     ASSIGN_OR_RETURN(const DftProblem p,
                      ProblemOf(ctx.node, *signal, ctx.input(1), ctx.input(2), ctx.input(3)));
     ctx.outputs[0].dtype = DataType::kFloat;
-    ctx.outputs[0].shape = {signal->shape[0], static_cast<int64_t>(p.frames), static_cast<int64_t>(p.out_len), 2};
+    ctx.outputs[0].shape = {signal->shape[0], static_cast<int64_t>(p.frames), static_cast<int64_t>(p.out_len),
+                            2};
     return absl::OkStatus();
   }
 

@@ -25,8 +25,8 @@ absl::StatusOr<bool> IsCircular(const Node& node) {
   const std::string mode = node.GetString("mode", "linear");
   if (mode == "linear") return false;
   if (mode == "circular") return true;
-  return absl::InvalidArgumentError(
-      absl::StrCat("TensorScatter mode must be \"linear\" or \"circular\", not \"", mode.substr(0, 32), "\""));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "TensorScatter mode must be \"linear\" or \"circular\", not \"", mode.substr(0, 32), "\""));
 }
 
 // The cache viewed as [batch, outer, len, inner] and the update's length.
@@ -52,15 +52,19 @@ absl::StatusOr<ScatterShape> ShapeOf(const Node& node, const TensorDesc& past, c
   for (int64_t d = 0; d < rank; ++d) {
     const int64_t want = past.shape[d], got = update.shape[d];
     if (d == axis ? got > want : got != want) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "TensorScatter: update ", ShapeString(update.shape), " does not fit past_cache ",
-          ShapeString(past.shape), " along axis ", axis));
+      return absl::InvalidArgumentError(absl::StrCat("TensorScatter: update ", ShapeString(update.shape),
+                                                     " does not fit past_cache ", ShapeString(past.shape),
+                                                     " along axis ", axis));
     }
     const uint64_t extent = static_cast<uint64_t>(want);
-    if (d == 0) s.batch = extent;
-    else if (d < axis) s.outer *= extent;
-    else if (d == axis) s.len = extent, s.seq = static_cast<uint64_t>(got);
-    else s.inner *= extent;
+    if (d == 0)
+      s.batch = extent;
+    else if (d < axis)
+      s.outer *= extent;
+    else if (d == axis)
+      s.len = extent, s.seq = static_cast<uint64_t>(got);
+    else
+      s.inner *= extent;
   }
   if (indices != nullptr) {
     if (indices->dtype != DataType::kInt64) {
@@ -89,8 +93,8 @@ class TensorScatterOp : public Op {
     RETURN_IF_ERROR(ShapeOf(ctx.node, *past, *update, ctx.input(2)).status());
     const size_t size = DataTypeSize(past->dtype);
     if (size != 1 && size != 2 && size != 4 && size != 8) {
-      return absl::UnimplementedError(absl::StrCat("TensorScatter of ", std::string(DataTypeName(past->dtype)),
-                                                   " (1-, 2-, 4- and 8-byte types)"));
+      return absl::UnimplementedError(absl::StrCat(
+          "TensorScatter of ", std::string(DataTypeName(past->dtype)), " (1-, 2-, 4- and 8-byte types)"));
     }
     ctx.outputs[0].dtype = past->dtype;
     ctx.outputs[0].shape = past->shape;
@@ -112,16 +116,19 @@ class TensorScatterOp : public Op {
     // Below 4 bytes, one invocation per output word.
     const uint64_t invocations = unit >= 4 ? n : (n * unit + 3) / 4;
     DispatchStep step;
-    step.push.U32(static_cast<uint32_t>(n)).U32(static_cast<uint32_t>(invocations))
-        .U32(static_cast<uint32_t>(s.outer)).U32(static_cast<uint32_t>(s.len))
-        .U32(static_cast<uint32_t>(s.seq)).U32(static_cast<uint32_t>(s.inner));
+    step.push.U32(static_cast<uint32_t>(n))
+        .U32(static_cast<uint32_t>(invocations))
+        .U32(static_cast<uint32_t>(s.outer))
+        .U32(static_cast<uint32_t>(s.len))
+        .U32(static_cast<uint32_t>(s.seq))
+        .U32(static_cast<uint32_t>(s.inner));
     ASSIGN_OR_RETURN(step.pipeline,
                      ctx.GetPipeline("ops/tensor_scatter", 4, step.push.size(), {kLocal, 1, 1},
                                      {unit, circular ? 1u : 0u, indices != nullptr ? 1u : 0u}));
     // Without write indices the shader never reads binding 2: the cache
     // stands in for it.
-    step.bindings = {BufferRef::Input(0), BufferRef::Input(1),
-                     BufferRef::Input(indices != nullptr ? 2 : 0), BufferRef::Output(0)};
+    step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Input(indices != nullptr ? 2 : 0),
+                     BufferRef::Output(0)};
     step.groups = GroupsFor(invocations, kLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));
   }

@@ -27,7 +27,8 @@ enum Input : size_t { kQ, kK, kV };
 
 const Graph* Hook(const Node& node, const char* name) {
   const Attribute* a = node.FindAttribute(name);
-  return a != nullptr && a->type == Attribute::Type::kGraph && !a->graphs.empty() ? a->graphs[0].get() : nullptr;
+  return a != nullptr && a->type == Attribute::Type::kGraph && !a->graphs.empty() ? a->graphs[0].get()
+                                                                                  : nullptr;
 }
 
 absl::Status CheckHook(const Graph* hook, const char* name) {
@@ -38,8 +39,8 @@ absl::Status CheckHook(const Graph* hook, const char* name) {
   for (const Node& n : hook->nodes) {
     for (const auto& [attr_name, attr] : n.attributes) {
       if (attr.type == Attribute::Type::kGraph || attr.type == Attribute::Type::kGraphs) {
-        return absl::UnimplementedError(absl::StrCat(name, "'s node '", n.name.substr(0, 64),
-                                                     "' has a graph of its own"));
+        return absl::UnimplementedError(
+            absl::StrCat(name, "'s node '", n.name.substr(0, 64), "' has a graph of its own"));
       }
     }
   }
@@ -79,22 +80,26 @@ std::string AddNamed(RewriteContext& ctx, const std::string& op, std::vector<std
 }
 
 // dims [start, end) of `x`'s shape, as an int64 vector.
-std::string Dims(RewriteContext& ctx, const std::string& x, int64_t start, int64_t end, const std::string& hint) {
+std::string Dims(RewriteContext& ctx, const std::string& x, int64_t start, int64_t end,
+                 const std::string& hint) {
   return AddNamed(ctx, "Shape", {x}, hint, {{"start", IntAttribute(start)}, {"end", IntAttribute(end)}});
 }
 
 // `x` [B, Hkv, S, D] with each head repeated Hq / Hkv times in place:
 // [B, Hq, S, D], as np.repeat along axis 1 (Hq read from `q`).
-std::string RepeatHeads(RewriteContext& ctx, const std::string& x, const std::string& q, const std::string& hint) {
+std::string RepeatHeads(RewriteContext& ctx, const std::string& x, const std::string& q,
+                        const std::string& hint) {
   const std::string hq = Dims(ctx, q, 1, 2, hint + "_hq");
   const std::string times = AddNamed(ctx, "Div", {hq, Dims(ctx, x, 1, 2, hint + "_hkv")}, hint + "_times");
   const std::string ones = attention::AddInts(ctx, hint + "_ones", {1, 1});
-  const std::string expand_to = AddNamed(ctx, "Concat", {ones, times, ones}, hint + "_expand_to",
-                                         {{"axis", IntAttribute(0)}});
-  const std::string x5 = AddNamed(ctx, "Unsqueeze", {x, attention::AddInts(ctx, hint + "_axis", {2})}, hint + "_5d");
+  const std::string expand_to =
+      AddNamed(ctx, "Concat", {ones, times, ones}, hint + "_expand_to", {{"axis", IntAttribute(0)}});
+  const std::string x5 =
+      AddNamed(ctx, "Unsqueeze", {x, attention::AddInts(ctx, hint + "_axis", {2})}, hint + "_5d");
   const std::string expanded = AddNamed(ctx, "Expand", {x5, expand_to}, hint + "_expanded");
-  const std::string to = AddNamed(ctx, "Concat", {Dims(ctx, x, 0, 1, hint + "_b"), hq, Dims(ctx, x, 2, 4, hint + "_sd")},
-                                  hint + "_shape", {{"axis", IntAttribute(0)}});
+  const std::string to =
+      AddNamed(ctx, "Concat", {Dims(ctx, x, 0, 1, hint + "_b"), hq, Dims(ctx, x, 2, 4, hint + "_sd")},
+               hint + "_shape", {{"axis", IntAttribute(0)}});
   return AddNamed(ctx, "Reshape", {expanded, to}, hint + "_repeated");
 }
 
@@ -122,10 +127,11 @@ class FlexAttentionRewrite : public Rewrite {
     RETURN_IF_ERROR(CheckHook(prob_mod, "prob_mod"));
     const Attribute* scale = node.FindAttribute("scale");
     const TensorType* q_type = ctx.declared_type(ctx.input(kQ));
-    const bool exact_type = q_type != nullptr && (q_type->dtype == DataType::kFloat ||
-                                                  q_type->dtype == DataType::kFloat16);
+    const bool exact_type =
+        q_type != nullptr && (q_type->dtype == DataType::kFloat || q_type->dtype == DataType::kFloat16);
     if (score_mod == nullptr && prob_mod == nullptr && exact_type) {
-      Node& attention = ctx.AddNode("Attention", {ctx.input(kQ), ctx.input(kK), ctx.input(kV)}, {ctx.output(0)}, 23);
+      Node& attention =
+          ctx.AddNode("Attention", {ctx.input(kQ), ctx.input(kK), ctx.input(kV)}, {ctx.output(0)}, 23);
       if (scale != nullptr) attention.attributes["scale"] = *scale;
       return absl::OkStatus();
     }
@@ -137,8 +143,8 @@ class FlexAttentionRewrite : public Rewrite {
     if (scale != nullptr) {
       factor = attention::AddScalar(ctx, "scale", node.GetFloat("scale", 1.0f));
     } else {  // 1 / sqrt(head size), from Q's shape
-      const std::string e = AddNamed(ctx, "Cast", {Dims(ctx, q, 3, 4, "head_size")}, "head_size_f",
-                                     {{"to", IntAttribute(1)}});
+      const std::string e =
+          AddNamed(ctx, "Cast", {Dims(ctx, q, 3, 4, "head_size")}, "head_size_f", {{"to", IntAttribute(1)}});
       factor = AddNamed(ctx, "Reciprocal", {AddNamed(ctx, "Sqrt", {e}, "sqrt_head_size")}, "scale");
     }
     std::string scores = AddNamed(ctx, "Mul", {AddNamed(ctx, "MatMul", {q, kt}, "qk"), factor}, "scores");
@@ -149,7 +155,8 @@ class FlexAttentionRewrite : public Rewrite {
     if (v_type != nullptr && v_type->dtype == DataType::kFloat) {
       ctx.AddNode("MatMul", {probs, v}, {ctx.output(0)}, kOpset);
     } else {
-      ctx.AddNode("CastLike", {AddNamed(ctx, "MatMul", {probs, v}, "y_f32"), ctx.input(kV)}, {ctx.output(0)}, kOpset);
+      ctx.AddNode("CastLike", {AddNamed(ctx, "MatMul", {probs, v}, "y_f32"), ctx.input(kV)}, {ctx.output(0)},
+                  kOpset);
     }
     return absl::OkStatus();
   }
