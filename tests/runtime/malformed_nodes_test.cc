@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Malformed nodes of the KV-cache, signal and linear/flex attention ops
-// (TensorScatter, DFT, STFT, MelWeightMatrix, LinearAttention,
-// FlexAttention) are refused with INVALID_ARGUMENT naming the problem, when
+// Malformed nodes of the KV-cache, signal, text and linear/flex attention
+// ops (TensorScatter, DFT, STFT, MelWeightMatrix, TfIdfVectorizer,
+// LinearAttention, FlexAttention) are refused with INVALID_ARGUMENT naming the problem, when
 // the model loads or when it is planned, never by a crash or a kernel that
 // reads out of bounds. Their numerics are the op cases' and the ONNX suite's.
 #include <string>
@@ -36,6 +36,13 @@ Attribute String(std::string v) {
   Attribute a;
   a.type = Attribute::Type::kString;
   a.s = std::move(v);
+  return a;
+}
+
+Attribute Ints(std::vector<int64_t> v) {
+  Attribute a;
+  a.type = Attribute::Type::kInts;
+  a.ints = std::move(v);
   return a;
 }
 
@@ -178,6 +185,16 @@ TEST_F(MalformedNodesTest, LinearAttention) {
                     {"update_rule", String("linear")},
                     {"scale", Float(0.5f)}};
   ExpectRefused(key, "LinearAttention key is [1,3,8], expected [1,2,8]");
+}
+
+TEST_F(MalformedNodesTest, TfIdfVectorizerPoolNotSplitIntoGrams) {
+  OneNode tfidf = Spec("TfIdfVectorizer", "", 9, {{"x", {2, 6}}});
+  tfidf.attributes = {{"mode", String("TF")},
+                      {"ngram_counts", Ints({0, 3})},
+                      {"ngram_indexes", Ints({0, 1, 2, 3})},
+                      {"pool_int64s", Ints({1, 2, 3, 4, 5, 6})},
+                      {"max_gram_length", Int(2)}};
+  ExpectRefused(tfidf, "does not split the pool into 2-grams");
 }
 
 TEST_F(MalformedNodesTest, FlexAttentionHookOfTwoInputs) {
