@@ -69,6 +69,9 @@ absl::StatusOr<DftProblem> ProblemOf(const Node& node, const TensorDesc& x, cons
   const int64_t fallback = p.half_input ? 2 * (x.shape[axis] - 1) : x.shape[axis];
   ASSIGN_OR_RETURN(const int64_t n, ScalarInput(length, "dft_length", fallback));
   if (n < 1) return absl::InvalidArgumentError(absl::StrCat("DFT length ", n, " must be positive"));
+  if (static_cast<uint64_t>(n) > kMaxDftLength) {
+    return absl::UnimplementedError(absl::StrCat("DFT length ", n, " (at most ", kMaxDftLength, ")"));
+  }
   p.n = static_cast<uint64_t>(n);
   p.out_len = onesided && !p.inverse ? p.n / 2 + 1 : p.n;
   if (axis_out != nullptr) *axis_out = axis;

@@ -8,6 +8,7 @@
 #include <numbers>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "runtime/ops/dispatch_kernel.h"
 
 namespace vkserve {
@@ -36,8 +37,11 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateDftKernel(KernelContext& ctx, cons
   if (count == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
   const uint64_t in_elements = p.outer * p.in_len * p.inner * (p.in_complex ? 2 : 1);
   constexpr uint64_t kLimit = uint64_t{1} << 31;
-  if (count * 2 >= kLimit || in_elements >= kLimit || p.n >= kLimit) {
-    return absl::UnimplementedError("DFT: tensor or transform too large for 32-bit indexing");
+  if (count * 2 >= kLimit || in_elements >= kLimit) {
+    return absl::UnimplementedError("DFT: tensor too large for 32-bit indexing");
+  }
+  if (p.n > kMaxDftLength) {
+    return absl::UnimplementedError(absl::StrCat("DFT length ", p.n, " (at most ", kMaxDftLength, ")"));
   }
   // A frame (STFT) lies inside the signal; a DFT's positions past the
   // input are the zero padding up to n.

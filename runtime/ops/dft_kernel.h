@@ -18,6 +18,10 @@
 
 namespace vkserve {
 
+// The twiddle table is 8 n bytes, uploaded with the plan, and n comes from
+// the model (dft_length, frame_length): bounded.
+inline constexpr uint64_t kMaxDftLength = uint64_t{1} << 20;
+
 struct DftProblem {
   uint64_t outer = 1;       // product of the dims before the axis
   uint64_t in_len = 1;      // the input's extent along the axis
@@ -35,7 +39,7 @@ struct DftProblem {
 // The kernel for `p`: input 0 is the signal; `window_input`, when set, the
 // node input holding n window weights (fp32). The caller has checked the
 // shapes; `p` must describe input 0's and output 0's sizes. UNIMPLEMENTED
-// past the shader's 32-bit indexing.
+// past the shader's 32-bit indexing or kMaxDftLength.
 absl::StatusOr<std::unique_ptr<Kernel>> CreateDftKernel(KernelContext& ctx, const DftProblem& p,
                                                         std::optional<uint32_t> window_input);
 

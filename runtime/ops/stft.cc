@@ -57,6 +57,9 @@ absl::StatusOr<DftProblem> ProblemOf(const Node& node, const TensorDesc& signal,
     return absl::InvalidArgumentError(
         absl::StrCat("STFT frames of ", length, " every ", step, " do not fit a signal of ", samples));
   }
+  if (static_cast<uint64_t>(length) > kMaxDftLength) {
+    return absl::UnimplementedError(absl::StrCat("STFT frames of ", length, " (at most ", kMaxDftLength, ")"));
+  }
   DftProblem p;
   p.outer = static_cast<uint64_t>(signal.shape[0]);
   p.in_len = static_cast<uint64_t>(samples);

@@ -23,7 +23,8 @@ namespace vkserve {
 namespace {
 
 constexpr uint32_t kLocal = 64;
-constexpr int64_t kMaxSlots = int64_t{1} << 24;
+// The output has rows x slots floats and the slot table a word per slot.
+constexpr int64_t kMaxSlots = int64_t{1} << 22;
 
 // The pool as the attributes state it, checked.
 struct Pool {
@@ -93,15 +94,19 @@ absl::StatusOr<Pool> PoolOf(const Node& node) {
 // shader reads them; `*grams_at` and `*pool_at` are where the last two start.
 std::vector<uint32_t> Tables(const Pool& pool, int64_t min_n, int64_t max_n, uint32_t* grams_at,
                              uint32_t* pool_at) {
-  std::vector<std::vector<uint32_t>> by_slot(static_cast<size_t>(pool.slots));
+  // slot_start as a prefix sum of the grams each slot takes, then the gram
+  // ids in slot order.
+  const size_t slots = static_cast<size_t>(pool.slots);
+  std::vector<uint32_t> t(slots + 1, 0);
+  auto counted = [&](size_t g) { return pool.n[g] >= min_n && pool.n[g] <= max_n; };
   for (size_t g = 0; g < pool.n.size(); ++g) {
-    if (pool.n[g] >= min_n && pool.n[g] <= max_n) by_slot[pool.slot[g]].push_back(static_cast<uint32_t>(g));
+    if (counted(g)) ++t[static_cast<size_t>(pool.slot[g]) + 1];
   }
-  std::vector<uint32_t> t = {0};
-  std::vector<uint32_t> ids;
-  for (const auto& grams : by_slot) {
-    ids.insert(ids.end(), grams.begin(), grams.end());
-    t.push_back(static_cast<uint32_t>(ids.size()));
+  for (size_t s = 0; s < slots; ++s) t[s + 1] += t[s];
+  std::vector<uint32_t> ids(t[slots]);
+  std::vector<uint32_t> next(t.begin(), t.end() - 1);
+  for (size_t g = 0; g < pool.n.size(); ++g) {
+    if (counted(g)) ids[next[static_cast<size_t>(pool.slot[g])]++] = static_cast<uint32_t>(g);
   }
   t.insert(t.end(), ids.begin(), ids.end());
   *grams_at = static_cast<uint32_t>(t.size());

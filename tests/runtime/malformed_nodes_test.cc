@@ -156,6 +156,10 @@ TEST_F(MalformedNodesTest, DftAndStft) {
   OneNode length = Spec("DFT", "", 17, {{"x", {1, 10, 1}}, {"n", {}}});
   length.initializers["n"] = Scalar(0);
   ExpectRefused(length, "must be positive");
+  // A length the model may ask for but vkserve will not allocate tables for.
+  length.initializers["n"] = Scalar(int64_t{1} << 40);
+  const absl::Status huge = LoadAndPlan(length);
+  EXPECT_TRUE(absl::IsUnimplemented(huge)) << huge;
   OneNode frames = Spec("STFT", "", 17, {{"signal", {1, 16, 1}}, {"step", {}}, {"", {}}, {"length", {}}});
   frames.initializers = {{"step", Scalar(4)}, {"length", Scalar(32)}};
   ExpectRefused(frames, "do not fit a signal of 16");
