@@ -3,7 +3,8 @@
 //
 // Dropout (opsets 1-27) at inference: output 0 is input 0's bytes (an alias,
 // no dispatch). The ratio input is ignored; training mode (is_test=0 before
-// opset 7, a true training_mode input from 12) is UNIMPLEMENTED. The optional
+// opset 7, a true training_mode input from 12) is UNIMPLEMENTED unless the
+// ratio is a known 0, which drops nothing and is inference. The optional
 // mask output, all true at inference from opset 12, is produced as a
 // host-known constant for inputs of at most kMaxFoldElements elements;
 // before opset 12 its value is not well defined (onnxruntime returns all
@@ -42,8 +43,15 @@ class DropoutOp : public Op {
         return absl::UnimplementedError(
             "Dropout's training_mode must be known at load time (a constant)");
       }
-      if (training->value->num_elements() != 1 || ElementAsInt(*training->value, 0) != 0) {
-        return absl::UnimplementedError("Dropout in training mode");
+      if (training->value->num_elements() != 1) {
+        return absl::InvalidArgumentError("Dropout's training_mode must be a scalar");
+      }
+      // Training with a ratio of 0 drops nothing: the same as inference.
+      const TensorDesc* ratio = ctx.input(1);
+      const bool drops_nothing = ratio != nullptr && ratio->value != nullptr &&
+                                 ratio->value->num_elements() == 1 && ratio->value->GetDouble(0) == 0.0;
+      if (ElementAsInt(*training->value, 0) != 0 && !drops_nothing) {
+        return absl::UnimplementedError("Dropout in training mode with a nonzero ratio (random)");
       }
     }
     ctx.outputs[0] = *x;  // dtype, shape, and the value when known
