@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// DFT (opsets 17 and 20) on fp32: a forward or inverse (1/n) transform
+// DFT (opsets 17 and 20), fp32 inside (float16, bfloat16 and double convert
+// at the node's boundary): a forward or inverse (1/n) transform
 // along one signal axis of [batch, signal dims..., 1 (real) or 2
 // (complex)], zero-padded or truncated to dft_length (input 1, host-known).
 // The axis is an attribute (default 1) before opset 20, then input 2
@@ -14,6 +15,7 @@
 #include "runtime/op_util.h"
 #include "runtime/ops/dft_kernel.h"
 #include "runtime/ops/host_fold.h"
+#include "runtime/ops/via_float32.h"
 
 namespace vkserve {
 namespace {
@@ -38,7 +40,7 @@ absl::StatusOr<DftProblem> ProblemOf(const Node& node, const TensorDesc& x, cons
                                      const TensorDesc* axis_input, int64_t* axis_out = nullptr) {
   if (x.dtype != DataType::kFloat) {
     return absl::UnimplementedError(
-        absl::StrCat("DFT of ", std::string(DataTypeName(x.dtype)), " (float only)"));
+        absl::StrCat("DFT of ", std::string(DataTypeName(x.dtype)), " (float types only)"));
   }
   const int64_t rank = static_cast<int64_t>(x.shape.size());
   if (rank < 2 || (x.shape.back() != 1 && x.shape.back() != 2)) {
@@ -111,6 +113,6 @@ class DftOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "DFT", 17, 27, DftOp);
+VKSERVE_REGISTER_OP("", "DFT", 17, 27, FloatsViaFloat32<DftOp>);
 
 }  // namespace vkserve

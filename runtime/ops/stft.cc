@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// STFT (opset 17) on fp32: the signal [batch, length, 1 or 2] cut into
+// STFT (opset 17), fp32 inside (float16, bfloat16 and double convert at the
+// node's boundary): the signal [batch, length, 1 or 2] cut into
 // frames of frame_length samples every frame_step (both host-known; the
 // length defaults to the window's), each multiplied by the window (input 2,
 // on the GPU, optional) and transformed; output [batch, frames, bins, 2]
@@ -12,6 +13,7 @@
 #include "runtime/op_util.h"
 #include "runtime/ops/dft_kernel.h"
 #include "runtime/ops/host_fold.h"
+#include "runtime/ops/via_float32.h"
 
 namespace vkserve {
 namespace {
@@ -30,7 +32,7 @@ absl::StatusOr<DftProblem> ProblemOf(const Node& node, const TensorDesc& signal,
                                      const TensorDesc* window, const TensorDesc* length_desc) {
   if (signal.dtype != DataType::kFloat) {
     return absl::UnimplementedError(
-        absl::StrCat("STFT of ", std::string(DataTypeName(signal.dtype)), " (float only)"));
+        absl::StrCat("STFT of ", std::string(DataTypeName(signal.dtype)), " (float types only)"));
   }
   if (signal.shape.size() != 3 || (signal.shape[2] != 1 && signal.shape[2] != 2)) {
     return absl::InvalidArgumentError(
@@ -100,6 +102,6 @@ class StftOp : public Op {
 
 }  // namespace
 
-VKSERVE_REGISTER_OP("", "STFT", 17, 27, StftOp);
+VKSERVE_REGISTER_OP("", "STFT", 17, 27, FloatsViaFloat32<StftOp>);
 
 }  // namespace vkserve

@@ -6,7 +6,8 @@
 # one-sided spectrum (irfft) at even and odd lengths, dft_length padding and
 # truncating, the axis first, in the middle or counted from the back, and
 # STFT frames with and without a window, one-sided or full, at Whisper's
-# 400-sample frames; MelWeightMatrix's filter banks. The sums are direct (n terms per bin), so the
+# 400-sample frames, double and float16 signals; MelWeightMatrix's filter
+# banks. The sums are direct (n terms per bin), so the
 # tolerance grows with n.
 import numpy as np
 from onnx import TensorProto, helper
@@ -17,6 +18,17 @@ _RNG = np.random.default_rng(20261128)
 
 def _signal(shape):
     return _RNG.standard_normal(shape).astype(np.float32)
+
+
+def _dft_f16():
+    # onnxruntime has no float16 DFT: numpy's FFT of the same fp16 values,
+    # rounded to fp16, within fp16's precision.
+    x = _signal((2, 10, 1)).astype(np.float16)
+    y = np.fft.fft(x[..., 0].astype(np.float64), axis=1)
+    expected = np.stack([y.real, y.imag], axis=-1).astype(np.float16)
+    node = helper.make_node("DFT", ["x"], ["y"], axis=1)
+    return {"name": "dft_float16", "model": make_model([node], {"x": x}, [("y", TensorProto.FLOAT16)], 17),
+            "inputs": {"x": x}, "expected": [expected], "atol": 1e-2, "rtol": 1e-2}
 
 
 def _dft(name, x, opset, axis=None, length=None, atol=1e-4, **attrs):
@@ -35,17 +47,19 @@ def _dft(name, x, opset, axis=None, length=None, atol=1e-4, **attrs):
     while names and names[-1] == "":
         names.pop()
     node = helper.make_node("DFT", names, ["y"], **attrs)
-    return {"name": f"dft_{name}", "model": make_model([node], inputs, [("y", TensorProto.FLOAT)], opset, inits),
+    out_type = TensorProto.DOUBLE if x.dtype == np.float64 else TensorProto.FLOAT
+    return {"name": f"dft_{name}", "model": make_model([node], inputs, [("y", out_type)], opset, inits),
             "inputs": inputs, "atol": atol}
 
 
-def _stft(name, batch, samples, complex_signal, step, length=None, window=None, onesided=None, atol=1e-4):
-    x = _signal((batch, samples, 2 if complex_signal else 1))
+def _stft(name, batch, samples, complex_signal, step, length=None, window=None, onesided=None, atol=1e-4,
+          dtype=np.float32):
+    x = _signal((batch, samples, 2 if complex_signal else 1)).astype(dtype)
     inputs = {"signal": x}
     inits = {"step": np.array(step, np.int64)}
     names = ["signal", "step", "", ""]
     if window is not None:
-        inits["window"] = window.astype(np.float32)
+        inits["window"] = window.astype(dtype)
         names[2] = "window"
     if length is not None:
         inits["length"] = np.array(length, np.int64)
@@ -54,7 +68,8 @@ def _stft(name, batch, samples, complex_signal, step, length=None, window=None, 
         names.pop()
     attrs = {} if onesided is None else {"onesided": onesided}
     node = helper.make_node("STFT", names, ["y"], **attrs)
-    return {"name": f"stft_{name}", "model": make_model([node], inputs, [("y", TensorProto.FLOAT)], 17, inits),
+    out_type = TensorProto.DOUBLE if dtype == np.float64 else TensorProto.FLOAT
+    return {"name": f"stft_{name}", "model": make_model([node], inputs, [("y", out_type)], 17, inits),
             "inputs": inputs, "atol": atol}
 
 
@@ -77,6 +92,10 @@ def cases():
     yield _stft("full_spectrum", 2, 50, False, 7, length=12, onesided=0)
     yield _stft("complex_signal", 1, 40, True, 5, length=10, onesided=0)
     yield _stft("whisper_frames", 1, 3200, False, 160, window=np.hanning(400), atol=2e-3)
+    # Other float types convert at the node's boundary.
+    yield _dft("double", _signal((2, 12, 2)).astype(np.float64), 20, axis=1, inverse=1)
+    yield _stft("double_window", 1, 48, False, 6, window=np.hanning(12), dtype=np.float64)
+    yield _dft_f16()
     yield from mel_cases()
 
 
