@@ -6,8 +6,12 @@
 // with spatial=0 (opsets < 9), per element of the dims after the batch. The
 // four statistics fold into one scale and shift per channel: on the host when
 // they are constants (the usual case: initializers), else by a small GPU pass
-// first (shaders/ops/batch_normalization_params.comp). Training mode (the
-// running-statistics outputs, training_mode=1, is_test=0) is UNIMPLEMENTED.
+// first (shaders/ops/batch_normalization_params.comp). In training mode
+// (training_mode=1, opset 14 on) the statistics are the batch's own, computed
+// on the GPU first (shaders/ops/batch_normalization_stats.comp), and the
+// optional outputs 1 and 2 are the running mean and variance,
+// input * momentum + batch * (1 - momentum). Older training modes (is_test=0,
+// the saved statistics outputs before opset 14) are UNIMPLEMENTED.
 #include <cmath>
 #include <cstring>
 
@@ -41,13 +45,15 @@ class BatchNormalizationOp : public Op {
     if (node.opset < 7 && node.GetInt("is_test", 0) == 0) {
       return absl::UnimplementedError("BatchNormalization in training mode (is_test=0)");
     }
-    if (node.GetInt("training_mode", 0) != 0) {
-      return absl::UnimplementedError("BatchNormalization in training mode (training_mode=1)");
+    const bool training = Training(node);
+    if (node.GetInt("training_mode", 0) != 0 && node.opset < 14) {
+      return absl::UnimplementedError("BatchNormalization's training_mode before opset 14");
     }
     for (size_t o = 1; o < node.outputs.size(); ++o) {
-      if (!node.outputs[o].empty()) {
+      if (!node.outputs[o].empty() && (!training || o > 2)) {
         return absl::UnimplementedError(
-            "BatchNormalization's training outputs (running or saved mean and variance)");
+            absl::StrCat("BatchNormalization's output ", o,
+                         " (running statistics exist in training mode only, from opset 14)"));
       }
     }
     if (node.inputs.size() != 5) {
@@ -72,6 +78,10 @@ class BatchNormalizationOp : public Op {
     }
     ctx.outputs[0].dtype = x->dtype;
     ctx.outputs[0].shape = x->shape;
+    for (size_t o = 1; o < ctx.outputs.size(); ++o) {
+      ctx.outputs[o].dtype = DataType::kFloat;
+      ctx.outputs[o].shape = {layout.channels};
+    }
     return absl::OkStatus();
   }
 
@@ -88,8 +98,15 @@ class BatchNormalizationOp : public Op {
     std::vector<DispatchStep> steps;
 
     BufferRef params;
-    bool known = true;
+    bool known = !Training(ctx.node());
     for (size_t i = 1; i < 5; ++i) known = known && ctx.input(i)->value != nullptr;
+    // Where the fold reads the mean and variance: the inputs, or in training
+    // mode the batch's, computed first.
+    BufferRef mean = BufferRef::Input(3), var = BufferRef::Input(4);
+    if (Training(ctx.node())) {
+      ASSIGN_OR_RETURN(DispatchStep stats, StatsStep(ctx, x.shape[0], layout, &mean, &var));
+      steps.push_back(std::move(stats));
+    }
     if (known) {
       std::vector<float> folded(2 * static_cast<size_t>(channels));
       const HostTensor& scale = *ctx.input(1)->value;
@@ -112,10 +129,10 @@ class BatchNormalizationOp : public Op {
       const uint32_t scratch = ctx.RequestScratch(2 * uint64_t{channels} * sizeof(float));
       DispatchStep fold;
       fold.push.U32(channels).F32(epsilon);
-      ASSIGN_OR_RETURN(fold.pipeline, ctx.GetPipeline("ops/batch_normalization_params", 5,
-                                                      fold.push.size(), {64, 1, 1}));
-      fold.bindings = {BufferRef::Input(1), BufferRef::Input(2), BufferRef::Input(3),
-                       BufferRef::Input(4), BufferRef::Scratch(scratch, gpu::Access::kWrite)};
+      ASSIGN_OR_RETURN(fold.pipeline,
+                       ctx.GetPipeline("ops/batch_normalization_params", 5, fold.push.size(), {64, 1, 1}));
+      fold.bindings = {BufferRef::Input(1), BufferRef::Input(2), mean, var,
+                       BufferRef::Scratch(scratch, gpu::Access::kWrite)};
       fold.groups = GroupsFor(channels, 64, ctx.device());
       steps.push_back(std::move(fold));
       params = BufferRef::Scratch(scratch, gpu::Access::kRead);
@@ -136,6 +153,49 @@ class BatchNormalizationOp : public Op {
   }
 
  private:
+  static bool Training(const Node& node) { return node.opset >= 14 && node.GetInt("training_mode", 0) != 0; }
+
+  // The batch statistics of training mode into two scratch buffers (`*mean`,
+  // `*var` are set to them), and the running statistics into outputs 1 and
+  // 2 where the node has them.
+  static absl::StatusOr<DispatchStep> StatsStep(KernelContext& ctx, int64_t batch,
+                                                const ChannelLayout& layout, BufferRef* mean,
+                                                BufferRef* var) {
+    if (layout.channels > ctx.device().info().max_workgroup_count[0]) {
+      return absl::UnimplementedError(absl::StrCat("training mode over ", layout.channels, " channels"));
+    }
+    const uint64_t bytes = static_cast<uint64_t>(layout.channels) * sizeof(float);
+    const uint32_t mean_at = ctx.RequestScratch(bytes), var_at = ctx.RequestScratch(bytes);
+    auto output = [&](size_t o) {
+      return ctx.num_outputs() > o && ctx.output(o).dtype != DataType::kUndefined;
+    };
+    // The running statistics are written together, both or neither (an
+    // omitted one into scratch).
+    const bool running = output(1) || output(2);
+    auto running_ref = [&](size_t o) {
+      return output(o) ? BufferRef::Output(static_cast<uint32_t>(o))
+                       : BufferRef::Scratch(ctx.RequestScratch(bytes), gpu::Access::kWrite);
+    };
+    DispatchStep stats;
+    stats.push.U32(static_cast<uint32_t>(batch))
+        .U32(static_cast<uint32_t>(layout.channels))
+        .U32(static_cast<uint32_t>(layout.inner))
+        .F32(ctx.node().GetFloat("momentum", 0.9f));
+    ASSIGN_OR_RETURN(stats.pipeline, ctx.GetPipeline("ops/batch_normalization_stats", 7, stats.push.size(),
+                                                     {64, 1, 1}, {running ? 1u : 0u}));
+    stats.bindings = {BufferRef::Input(0),
+                      BufferRef::Input(3),
+                      BufferRef::Input(4),
+                      BufferRef::Scratch(mean_at, gpu::Access::kWrite),
+                      BufferRef::Scratch(var_at, gpu::Access::kWrite),
+                      running_ref(1),
+                      running_ref(2)};
+    stats.groups = {static_cast<uint32_t>(layout.channels), 1, 1};
+    *mean = BufferRef::Scratch(mean_at, gpu::Access::kRead);
+    *var = BufferRef::Scratch(var_at, gpu::Access::kRead);
+    return stats;
+  }
+
   static absl::StatusOr<ChannelLayout> Layout(const Node& node, const std::vector<int64_t>& shape) {
     if (shape.size() < 2) {
       return absl::InvalidArgumentError(
