@@ -13,16 +13,20 @@ function(vkserve_library name)
   target_link_libraries(${name} PUBLIC ${ARG_DEPS})
 endfunction()
 
-# In ThreadSanitizer builds, links into executable `target` what lets TSan see
-# the hand-offs of Debian's uninstrumented absl::Mutex that gRPC locks with
+# In sanitizer builds, links into executable `target` what the sanitizers
+# need from it. Every sanitizer: the Vulkan driver and layer stay loaded
+# (base/sanitizer/pinned_libraries.cc) so that LSan's and TSan's suppressions
+# still match them at exit. ThreadSanitizer also: what lets TSan see the
+# hand-offs of Debian's uninstrumented absl::Mutex that gRPC locks with
 # (base/tsan/absl_sync.cc: the wrappers must be in the dynamic symbol table
-# to stand in for libabsl's) and keeps the libraries tsan.supp names loaded
-# (base/tsan/pinned_libraries.cc). Nothing in other builds.
-function(vkserve_tsan_support target)
-  if(VKSERVE_SANITIZE_THREAD)
-    target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/base/tsan/absl_sync.cc
-      ${PROJECT_SOURCE_DIR}/base/tsan/pinned_libraries.cc)
+# to stand in for libabsl's). Nothing in other builds.
+function(vkserve_sanitizer_support target)
+  if(VKSERVE_SANITIZE OR VKSERVE_SANITIZE_THREAD OR VKSERVE_FUZZ)
+    target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/base/sanitizer/pinned_libraries.cc)
     target_link_libraries(${target} PRIVATE ${CMAKE_DL_LIBS})
+  endif()
+  if(VKSERVE_SANITIZE_THREAD)
+    target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/base/tsan/absl_sync.cc)
     target_link_options(${target} PRIVATE "LINKER:--export-dynamic-symbol=_ZN4absl7debian3*,--export-dynamic-symbol=_ZNK4absl7debian3*")
   endif()
 endfunction()
@@ -34,7 +38,7 @@ function(vkserve_test name)
   add_executable(${name} ${ARG_SOURCES})
   target_compile_options(${name} PRIVATE ${VKSERVE_WARNINGS})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock)
-  vkserve_tsan_support(${name})
+  vkserve_sanitizer_support(${name})
   add_test(NAME ${name} COMMAND ${name})
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 600)
