@@ -26,13 +26,7 @@ bool AxisIsInput(const Node& node) { return node.opset >= 20; }
 // A host-known scalar input, or `fallback` when omitted.
 absl::StatusOr<int64_t> ScalarInput(const TensorDesc* desc, const char* what, int64_t fallback) {
   if (desc == nullptr) return fallback;
-  if (desc->value == nullptr) {
-    return absl::UnimplementedError(absl::StrCat(
-        "DFT's ", what, " must be known when the model is planned (a constant or a model input)"));
-  }
-  if (desc->value->num_elements() != 1)
-    return absl::InvalidArgumentError(absl::StrCat(what, " must be a scalar"));
-  return ElementAsInt(*desc->value, 0);
+  return PlannedScalarInput(*desc, "DFT", what);
 }
 
 // The transform `node` asks of `x`; `*axis_out` is its axis in x's dims.

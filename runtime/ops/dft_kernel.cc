@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/ops/dispatch_kernel.h"
+#include "runtime/ops/host_fold.h"
 
 namespace vkserve {
 namespace {
@@ -64,6 +65,17 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateDftKernel(KernelContext& ctx, cons
   step.bindings.push_back(BufferRef::Output(0));
   step.groups = GroupsFor(count, kLocal, ctx.device());
   return MakeDispatchKernel(std::move(step));
+}
+
+absl::StatusOr<int64_t> PlannedScalarInput(const TensorDesc& desc, const char* op, const char* what) {
+  if (desc.value == nullptr) {
+    return absl::UnimplementedError(absl::StrCat(
+        op, "'s ", what, " must be known when the model is planned (a constant or a model input)"));
+  }
+  if (desc.value->num_elements() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(what, " must be a scalar"));
+  }
+  return ElementAsInt(*desc.value, 0);
 }
 
 }  // namespace vkserve

@@ -43,6 +43,12 @@ struct DftProblem {
 absl::StatusOr<std::unique_ptr<Kernel>> CreateDftKernel(KernelContext& ctx, const DftProblem& p,
                                                         std::optional<uint32_t> window_input);
 
+// The scalar input `what` of op `op` (DFT's axis and dft_length, STFT's
+// frame_step and frame_length), which sizes the plan: UNIMPLEMENTED unless
+// its value is known when the model is planned, INVALID_ARGUMENT unless it
+// has one element.
+absl::StatusOr<int64_t> PlannedScalarInput(const TensorDesc& desc, const char* op, const char* what);
+
 }  // namespace vkserve
 
 #endif  // VKSERVE_RUNTIME_OPS_DFT_KERNEL_H_

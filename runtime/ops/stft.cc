@@ -18,16 +18,6 @@
 namespace vkserve {
 namespace {
 
-absl::StatusOr<int64_t> HostScalar(const TensorDesc* desc, const char* what) {
-  if (desc->value == nullptr) {
-    return absl::UnimplementedError(absl::StrCat(
-        "STFT's ", what, " must be known when the model is planned (a constant or a model input)"));
-  }
-  if (desc->value->num_elements() != 1)
-    return absl::InvalidArgumentError(absl::StrCat(what, " must be a scalar"));
-  return ElementAsInt(*desc->value, 0);
-}
-
 absl::StatusOr<DftProblem> ProblemOf(const Node& node, const TensorDesc& signal, const TensorDesc* step_desc,
                                      const TensorDesc* window, const TensorDesc* length_desc) {
   if (signal.dtype != DataType::kFloat) {
@@ -39,7 +29,7 @@ absl::StatusOr<DftProblem> ProblemOf(const Node& node, const TensorDesc& signal,
         absl::StrCat("STFT signal ", ShapeString(signal.shape), " must be [batch, length, 1 or 2]"));
   }
   if (step_desc == nullptr) return absl::InvalidArgumentError("STFT needs frame_step");
-  ASSIGN_OR_RETURN(const int64_t step, HostScalar(step_desc, "frame_step"));
+  ASSIGN_OR_RETURN(const int64_t step, PlannedScalarInput(*step_desc, "STFT", "frame_step"));
   if (window != nullptr) {
     if (window->dtype != DataType::kFloat || window->shape.size() != 1) {
       return absl::InvalidArgumentError("STFT window must be a 1-D float tensor");
@@ -47,7 +37,7 @@ absl::StatusOr<DftProblem> ProblemOf(const Node& node, const TensorDesc& signal,
   }
   int64_t length = window != nullptr ? window->shape[0] : -1;
   if (length_desc != nullptr) {
-    ASSIGN_OR_RETURN(length, HostScalar(length_desc, "frame_length"));
+    ASSIGN_OR_RETURN(length, PlannedScalarInput(*length_desc, "STFT", "frame_length"));
     if (window != nullptr && window->shape[0] != length) {
       return absl::InvalidArgumentError(
           absl::StrCat("STFT window of ", window->shape[0], " samples for frames of ", length));
