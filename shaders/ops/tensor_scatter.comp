@@ -47,8 +47,11 @@ int Source(uint e) {
   }
   int s = l - w;
   if (CIRCULAR) {
-    s = s % int(p.len);
-    if (s < 0) s += int(p.len);
+    // (l - w) mod len in unsigned arithmetic: GLSL leaves % of a negative
+    // operand undefined, and NVIDIA's compiler does return garbage for it.
+    // w mod len, kept in [0, len): for w = -(k + 1), it is len - 1 - k mod len.
+    const uint wm = w >= 0 ? uint(w) % p.len : p.len - 1u - uint(-(w + 1)) % p.len;
+    s = int((uint(l) + p.len - wm) % p.len);
   }
   if (s < 0 || s >= int(p.seq)) return -1;
   return int(((b * p.outer + a) * p.seq + uint(s)) * p.inner + i);
