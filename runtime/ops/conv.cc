@@ -7,7 +7,7 @@
 // Two GPU paths:
 //   - conv_direct: one input channel per group (depthwise): each invocation
 //     computes up to 4 outputs of a row with the filter and the input row
-//     segment in registers (fp32; fp16 tensors are converted around it);
+//     segment in registers (fp32, or fp16 storage with fp32 sums);
 //   - everything else is a GEMM of the GEMM engine (gemm_engine.h) with B
 //     read as the implicit im2col view of X (1x1 stride-1 convs read X
 //     directly); the engine picks the tile and K split.
@@ -22,7 +22,6 @@
 #include "runtime/op_util.h"
 #include "runtime/ops/conv_geometry.h"
 #include "runtime/ops/gemm_engine.h"
-#include "runtime/ops/via_float32.h"
 
 namespace vkserve {
 namespace {
@@ -131,7 +130,7 @@ class ConvDirectKernel : public Kernel {
 
 uint32_t U32(int64_t v) { return static_cast<uint32_t>(v); }
 
-// The conv_direct kernel (one input channel per group), fp32.
+// The conv_direct kernel (one input channel per group), fp32 or fp16.
 absl::StatusOr<std::unique_ptr<Kernel>> CreateDirectKernel(KernelContext& ctx, const ConvShape& s,
                                                            const Window2D& g, const Epilogue& e,
                                                            int bias_input, int residual_input) {
@@ -142,7 +141,9 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateDirectKernel(KernelContext& ctx, c
   const int64_t total = s.batch * s.c_out * g.out_h * ((g.out_w + quad - 1) / quad);
   constexpr uint32_t kLocal = 128;
   ASSIGN_OR_RETURN(auto pipeline,
-                   ctx.GetPipeline("ops/conv_direct", 5, 48, {kLocal, 1, 1},
+                   ctx.GetPipeline(s.dtype == DataType::kFloat16 ? "ops/conv_direct_f16"
+                                                                 : "ops/conv_direct",
+                                   5, 48, {kLocal, 1, 1},
                                    {U32(g.kernel_h), U32(g.kernel_w), U32(g.stride_h),
                                     U32(g.stride_w), U32(g.dilation_h), U32(g.dilation_w),
                                     bias_input >= 0 ? 1u : 0u, act, residual}));
@@ -196,17 +197,7 @@ class ConvOp : public Op {
     const Window2D g = As2D(s.window);
     const int64_t out_hw = int64_t{g.out_h} * g.out_w;
 
-    if (s.cin_g == 1) {
-      if (s.dtype == DataType::kFloat) {
-        return CreateDirectKernel(ctx, s, g, e, bias_input, residual_input);
-      }
-      // fp16: conv_direct is fp32 only; convert at the node's boundary.
-      return CreateKernelViaFloat32(
-          ctx, TypeBit(DataType::kFloat16), [](size_t) { return false; },
-          [&](KernelContext& c) {
-            return CreateDirectKernel(c, s, g, e, bias_input, residual_input);
-          });
-    }
+    if (s.cin_g == 1) return CreateDirectKernel(ctx, s, g, e, bias_input, residual_input);
 
     // Everything else is the GEMM engine's im2col product, per group:
     // Y[image][g * cout_g + m][pixel] = sum_k W[g * cout_g + m][k] * im2col(X)[k][image, pixel].

@@ -1,11 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 // Conv with one input channel per group (depthwise, group == C, with any
-// channel multiplier), NCHW fp32: one invocation per QUAD consecutive
-// outputs of a row, with the KH x KW filter and the input row segment held
-// in registers, and the fused epilogue (bias, residual add before or after
-// the activation) applied in the store.
+// channel multiplier), NCHW: one invocation per QUAD consecutive outputs of a
+// row, with the KH x KW filter and the input row segment held in registers,
+// and the fused epilogue (bias, residual add before or after the activation)
+// applied in the store. Every tensor is fp32, or fp16 in the "_f16" variant
+// (CD_F16), whose sums and epilogue stay in fp32: under FP16 precision a
+// depthwise conv then reads and writes its neighbours' fp16 tensors directly
+// instead of converting them on both sides.
 #version 450
 #extension GL_EXT_control_flow_attributes : enable
+#if defined(CD_F16) && CD_F16
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#define CD_T float16_t
+#else
+#define CD_T float
+#endif
 
 #include "activation.glsl"
 
@@ -21,11 +31,11 @@ layout(constant_id = 9) const bool HAS_BIAS = false;
 layout(constant_id = 10) const uint ACTIVATION = ACT_NONE;
 layout(constant_id = 11) const uint RESIDUAL = 0;  // 1: before activation, 2: after
 
-layout(binding = 0) readonly buffer XBuf { float x[]; };
-layout(binding = 1) readonly buffer WBuf { float w[]; };
-layout(binding = 2) readonly buffer BiasBuf { float bias[]; };
-layout(binding = 3) readonly buffer ResBuf { float res[]; };
-layout(binding = 4) writeonly buffer YBuf { float y[]; };
+layout(binding = 0) readonly buffer XBuf { CD_T x[]; };
+layout(binding = 1) readonly buffer WBuf { CD_T w[]; };
+layout(binding = 2) readonly buffer BiasBuf { CD_T bias[]; };
+layout(binding = 3) readonly buffer ResBuf { CD_T res[]; };
+layout(binding = 4) writeonly buffer YBuf { CD_T y[]; };
 
 layout(push_constant) uniform Params {
   uint c_in;
@@ -63,7 +73,7 @@ void main() {
   const uint ci = co / p.cout_g;
 
   float wr[KH * KW];
-  [[unroll]] for (uint i = 0; i < KH * KW; ++i) wr[i] = w[co * (KH * KW) + i];
+  [[unroll]] for (uint i = 0; i < KH * KW; ++i) wr[i] = float(w[co * (KH * KW) + i]);
 
   const int iy0 = int(oy * SH) - p.pad_top;
   const int ix0 = int(ox0 * SW) - p.pad_left;
@@ -77,7 +87,7 @@ void main() {
     float v[SPAN];
     [[unroll]] for (uint s = 0; s < SPAN; ++s) {
       const int ix = ix0 + int(s);
-      v[s] = (ix >= 0 && ix < int(p.in_w)) ? x[row + uint(ix)] : 0.0;
+      v[s] = (ix >= 0 && ix < int(p.in_w)) ? float(x[row + uint(ix)]) : 0.0;
     }
     [[unroll]] for (uint q = 0; q < QUAD; ++q) {
       [[unroll]] for (uint kx = 0; kx < KW; ++kx) sum[q] += wr[ky * KW + kx] * v[q * SW + kx * DW];
@@ -89,10 +99,10 @@ void main() {
     if (ox >= p.out_w) break;
     const uint o = out_base + ox;
     float r = sum[q];
-    if (HAS_BIAS) r += bias[co];
-    if (RESIDUAL == 1u) r += res[o];
+    if (HAS_BIAS) r += float(bias[co]);
+    if (RESIDUAL == 1u) r += float(res[o]);
     r = apply_activation(ACTIVATION, r, p.alpha, p.beta);
-    if (RESIDUAL == 2u) r += res[o];
-    y[o] = r;
+    if (RESIDUAL == 2u) r += float(res[o]);
+    y[o] = CD_T(r);
   }
 }
