@@ -31,6 +31,7 @@
 #include "absl/status/statusor.h"
 #include "gpu/buffer.h"
 #include "gpu/device.h"
+#include "gpu/event.h"
 #include "gpu/handle.h"
 #include "gpu/pipeline.h"
 
@@ -84,6 +85,13 @@ class CommandBuffer {
   // Records filling `dst` with a repeated 32-bit value (offset and size
   // multiples of 4).
   absl::Status Fill(const BufferRange& dst, uint32_t value, std::string_view label = {});
+
+  // Records setting `event` once every command recorded so far has finished,
+  // with their writes visible to the host: the host may read what they wrote
+  // as soon as event.IsSet(), before the submission completes. The event is
+  // reset by the host before each submission (Event::Reset). REQUIRES: the
+  // event outlives the recording's submissions.
+  absl::Status SignalHost(const Event& event, std::string_view label = {});
 
   // Finishes the recording, adding the barrier that makes GPU writes visible
   // to the host after completion.

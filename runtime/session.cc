@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -171,7 +172,8 @@ absl::StatusOr<std::vector<gpu::TimestampSpan>> ReadGpuSpans(SessionState& state
 // scatter pieces or sink when it gives them, else into bytes of its own), or
 // its buffer handed to a DeviceTensor, which the next run replaces.
 absl::StatusOr<RunOutput> CollectOutput(const Model& model, const Plan& plan, const RunRequest& request,
-                                        size_t o, bool to_host, SessionState& state, RunTiming* timing) {
+                                        size_t o, bool to_host, bool copied_to_sink,
+                                        SessionState& state, RunTiming* timing) {
   const PlannedValue& v = plan.values[plan.output_values[o]];
   RunOutput out;
   out.name = model.outputs()[o].name;
@@ -198,6 +200,11 @@ absl::StatusOr<RunOutput> CollectOutput(const Model& model, const Plan& plan, co
   out.host.dtype = out.dtype;
   out.host.shape = out.shape;
   if (size == 0) return out;
+  if (copied_to_sink) {  // by CopyChunksAsStaged, during the wait
+    out.in_sink = true;
+    timing->bytes_read_back += size;
+    return out;
+  }
   const gpu::Buffer& src = state.readback[o] ? state.readback[o] : state.outputs[o];
   src.InvalidateForHostRead(0, size);
   const auto* bytes = static_cast<const uint8_t*>(src.mapped());
@@ -217,6 +224,54 @@ absl::StatusOr<RunOutput> CollectOutput(const Model& model, const Plan& plan, co
   }
   timing->bytes_read_back += size;
   return out;
+}
+
+// Whether output `o` of this run is read back in chunks as the GPU stages
+// them: a host output, staged in chunks, into the request's sink.
+bool ReadsBackInChunks(const RunRequest& request, const RunBindings& in, const SessionState& state,
+                       const std::string& name, size_t o) {
+  if (!in.host_outputs[o] || !state.readback[o] || state.readback_chunks[o].staged.empty()) {
+    return false;
+  }
+  if (!request.host_output_sink || request.host_output_scatter) return false;
+  const auto it = request.output_locations.find(name);
+  return it == request.output_locations.end() || it->second != OutputLocation::kDeviceBorrowed;
+}
+
+// Copies the chunked readbacks of the run just submitted into the request's
+// sinks, each chunk once the GPU has set its event, so the host copies one
+// chunk while the GPU stages the next. Returns, per output, whether its
+// bytes are in its sink now; adds the time spent copying to *copy_ns.
+absl::StatusOr<std::vector<bool>> CopyChunksAsStaged(const Model& model, const Plan& plan,
+                                                     const RunRequest& request, const RunBindings& in,
+                                                     SessionState& state, uint64_t* copy_ns) {
+  std::vector<bool> copied(model.outputs().size(), false);
+  for (size_t o = 0; o < copied.size(); ++o) {
+    if (!ReadsBackInChunks(request, in, state, model.outputs()[o].name, o)) continue;
+    const uint64_t size = plan.values[plan.output_values[o]].desc.byte_size();
+    uint8_t* sink = request.host_output_sink(o, size);
+    if (sink == nullptr) continue;
+    const SessionState::ReadbackChunks& chunks = state.readback_chunks[o];
+    const gpu::Buffer& staging = state.readback[o];
+    const auto* bytes = static_cast<const uint8_t*>(staging.mapped());
+    for (size_t k = 0; k < chunks.staged.size(); ++k) {
+      // Each chunk takes the GPU about a millisecond: sleeping between polls
+      // frees the core and costs little of that.
+      for (;;) {
+        ASSIGN_OR_RETURN(const bool set, chunks.staged[k].IsSet());
+        if (set) break;
+        std::this_thread::sleep_for(std::chrono::microseconds(20));
+      }
+      const Clock::time_point t = Clock::now();
+      const uint64_t offset = k * chunks.chunk_bytes;
+      const uint64_t n = std::min(chunks.chunk_bytes, size - offset);
+      staging.InvalidateForHostRead(offset, n);
+      CopyOut(model.gpu(), sink + offset, bytes + offset, n);
+      *copy_ns += Since(t);
+    }
+    copied[o] = true;
+  }
+  return copied;
 }
 
 // How long a run's wait polls before sleeping (gpu::Queue::Wait): runs
@@ -337,6 +392,25 @@ class ValueLocator {
   const gpu::Buffer& dummy_;
 };
 
+// The events of a staged output's chunked readback, when it is large enough
+// for one (SessionOptions::overlapped_readback_bytes); at most 64 chunks.
+absl::Status CreateReadbackChunks(const gpu::Device& device, const SessionOptions& options,
+                                  uint64_t size, SessionState::ReadbackChunks* chunks) {
+  if (options.overlapped_readback_bytes == 0 || size < options.overlapped_readback_bytes) {
+    return absl::OkStatus();
+  }
+  constexpr uint64_t kMaxChunks = 64;
+  const uint64_t chunk = std::max({options.readback_chunk_bytes, (size + kMaxChunks - 1) / kMaxChunks,
+                                   uint64_t{4}});
+  chunks->chunk_bytes = (chunk + 3) / 4 * 4;  // copies of whole words
+  const uint64_t count = (size + chunks->chunk_bytes - 1) / chunks->chunk_bytes;
+  for (uint64_t k = 0; k < count; ++k) {
+    ASSIGN_OR_RETURN(gpu::Event event, gpu::Event::Create(device));
+    chunks->staged.push_back(std::move(event));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status AllocateState(const Model& model, const SessionOptions& options,
                            SessionState* state) {
   gpu::Allocator& allocator = *model.gpu().allocator;
@@ -366,15 +440,18 @@ absl::Status AllocateState(const Model& model, const SessionOptions& options,
   const bool direct_read = allocator.device_local_is_host_readable();
   state->outputs.resize(plan.output_values.size());
   state->readback.resize(plan.output_values.size());
+  state->readback_chunks.resize(plan.output_values.size());
   for (size_t o = 0; o < plan.output_values.size(); ++o) {
     const uint64_t size = plan.values[plan.output_values[o]].desc.byte_size();
     if (size == 0) continue;
     ASSIGN_OR_RETURN(state->outputs[o], allocator.Allocate(size, gpu::MemoryUsage::kDeviceLocal,
                                                            gpu::MemoryKind::kIo));
-    if (!direct_read || state->outputs[o].mapped() == nullptr) {
+    if (options.stage_outputs || !direct_read || state->outputs[o].mapped() == nullptr) {
       ASSIGN_OR_RETURN(state->readback[o],
                        allocator.Allocate(size, gpu::MemoryUsage::kHostReadback,
                                           gpu::MemoryKind::kStaging));
+      RETURN_IF_ERROR(CreateReadbackChunks(*model.gpu().device, options, size,
+                                           &state->readback_chunks[o]));
     }
   }
   gpu::CommandBufferOptions cb_options;
@@ -442,9 +519,21 @@ absl::Status Record(const Model& model, SessionState* state, const gpu::Buffer& 
                             "output " + model.outputs()[copy.output_index].name));
   }
   for (size_t o = 0; o < state->outputs.size(); ++o) {
-    if (state->bound_host_outputs[o] && state->readback[o]) {
-      RETURN_IF_ERROR(cb.Copy(state->outputs[o].range(), state->readback[o].range(),
-                              "readback " + model.outputs()[o].name));
+    if (!state->bound_host_outputs[o] || !state->readback[o]) continue;
+    const std::string label = "readback " + model.outputs()[o].name;
+    const SessionState::ReadbackChunks& chunks = state->readback_chunks[o];
+    if (chunks.staged.empty()) {
+      RETURN_IF_ERROR(cb.Copy(state->outputs[o].range(), state->readback[o].range(), label));
+      ++state->readback_spans;
+      continue;
+    }
+    const uint64_t size = state->readback[o].size();
+    for (size_t k = 0; k < chunks.staged.size(); ++k) {
+      const uint64_t offset = k * chunks.chunk_bytes;
+      const uint64_t bytes = std::min(chunks.chunk_bytes, size - offset);
+      RETURN_IF_ERROR(cb.Copy(state->outputs[o].range(offset, bytes),
+                              state->readback[o].range(offset, bytes), label));
+      RETURN_IF_ERROR(cb.SignalHost(chunks.staged[k]));
       ++state->readback_spans;
     }
   }
@@ -538,15 +627,23 @@ absl::StatusOr<RunResult> Session::RunOnce(const RunRequest& request,
   }
   timing.replayed = same;
 
-  // 5. Submit and wait.
+  // 5. Submit and wait; chunked readbacks are copied out during the wait.
+  for (size_t o = 0; o < state.readback_chunks.size(); ++o) {
+    if (!state.bound_host_outputs[o]) continue;
+    for (gpu::Event& event : state.readback_chunks[o].staged) RETURN_IF_ERROR(event.Reset());
+  }
   gpu::Queue& queue = model.gpu().device->queue();
   const Clock::time_point submit_start = Clock::now();
   ASSIGN_OR_RETURN(uint64_t value, queue.Submit(*state.command_buffer));
   timing.submit_ns = Since(submit_start);
   host_span("vkQueueSubmit", submit_start);
   t = Clock::now();
+  uint64_t overlapped_copy_ns = 0;
+  ASSIGN_OR_RETURN(const std::vector<bool> copied,
+                   CopyChunksAsStaged(model, *plan, request, in, state, &overlapped_copy_ns));
   RETURN_IF_ERROR(queue.Wait(value, UINT64_MAX, SpinBudget(*model.gpu().device, state)));
-  timing.wait_ns = Since(t);
+  // The copying done during the wait counts as readback, so phases still sum.
+  timing.wait_ns = Since(t) - overlapped_copy_ns;
   host_span("wait", t);
   in.device_inputs.clear();  // the GPU is done with them
 
@@ -556,10 +653,11 @@ absl::StatusOr<RunResult> Session::RunOnce(const RunRequest& request,
   ASSIGN_OR_RETURN(const std::vector<gpu::TimestampSpan> spans, ReadGpuSpans(state, &timing, &first_tick_ns));
   state.last_gpu_ns = timing.gpu_ns;
   for (size_t o = 0; o < model.outputs().size(); ++o) {
-    ASSIGN_OR_RETURN(RunOutput out, CollectOutput(model, *plan, request, o, in.host_outputs[o], state, &timing));
+    ASSIGN_OR_RETURN(RunOutput out, CollectOutput(model, *plan, request, o, in.host_outputs[o],
+                                                  copied[o], state, &timing));
     result.outputs.push_back(std::move(out));
   }
-  timing.readback_ns = Since(t);
+  timing.readback_ns = Since(t) + overlapped_copy_ns;
   host_span("readback", t);
   timing.total_ns = Since(start);
   if (request.profile) {
