@@ -4,7 +4,7 @@
 // `vkserve infer MODEL [--input NAME=FILE.npy]... [--output-dir DIR]
 //   [--dim NAME=VALUE]... [--repeat N] [--warmup SECONDS] [--profile FILE.json]
 //   [--device SEL] [--outputs-on-gpu] [--precision FP32|FP16 [--compare]]
-//   [--pipeline-statistics]`
+//   [--pipeline-statistics] [--readback-whole]`
 // Runs a model once or N times (random inputs for those not given), writes
 // each output to DIR/<name>.npy, and prints the median timing split.
 // --compare (with --precision FP16) also runs the model at FP32 on the same
@@ -12,6 +12,8 @@
 // max error relative to the FP32 output's largest magnitude.
 // --warmup runs the same request untimed for that long first: GPU clocks
 // idle low and ramp only under load, so timings without it read 2-3x slow.
+// --readback-whole copies large outputs out after the wait, whole, instead
+// of chunk by chunk as the GPU stages them (SessionOptions; the A/B).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -124,6 +126,7 @@ struct InferFlags {
   double warmup_seconds = 0;
   bool outputs_on_gpu = false;
   bool compare = false;
+  bool readback_whole = false;
 };
 
 absl::StatusOr<InferFlags> ParseInferFlags(const std::vector<std::string>& rest) {
@@ -151,6 +154,8 @@ absl::StatusOr<InferFlags> ParseInferFlags(const std::vector<std::string>& rest)
       f.outputs_on_gpu = true;
     } else if (a == "--compare") {
       f.compare = true;
+    } else if (a == "--readback-whole") {
+      f.readback_whole = true;
     } else {
       return absl::InvalidArgumentError(absl::StrCat("unknown flag ", a));
     }
@@ -294,7 +299,9 @@ absl::Status CompareWithFp32(const ModelFlags& flags, GpuRuntime& runtime, const
 absl::Status Infer(const ModelFlags& model_flags, const InferFlags& flags) {
   ASSIGN_OR_RETURN(auto runtime, GpuRuntime::Create(model_flags.gpu));
   ASSIGN_OR_RETURN(auto model, Model::Load(model_flags.model_path, runtime->context(), model_flags.model));
-  ASSIGN_OR_RETURN(auto session, Session::Create(model));
+  SessionOptions session_options;
+  if (flags.readback_whole) session_options.overlapped_readback_bytes = 0;
+  ASSIGN_OR_RETURN(auto session, Session::Create(model, session_options));
   ASSIGN_OR_RETURN(std::vector<HostTensor> tensors, ModelInputs(*model, flags.input_files));
   RunRequest request = MakeRequest(*model, tensors, flags.outputs_on_gpu);
   Timings timings;
@@ -320,7 +327,7 @@ int RunInferCommand(const std::vector<std::string>& args) {
                  "vkserve infer: %s\nusage: vkserve infer MODEL [--input NAME=FILE.npy]... "
                  "[--output-dir DIR] [--dim NAME=VALUE]... [--repeat N] [--warmup SECONDS] [--profile FILE.json] "
                  "[--device SEL] [--outputs-on-gpu] [--precision FP32|FP16 [--compare]] "
-                 "[--pipeline-statistics]\n",
+                 "[--pipeline-statistics] [--readback-whole]\n",
                  std::string(model_flags.status().message()).c_str());
     return 2;
   }
