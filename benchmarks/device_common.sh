@@ -70,7 +70,9 @@ clock() {
 
 # sample_clocks FILE MS FORMAT FIELDS: nvidia-smi samples FIELDS every MS
 # milliseconds into FILE (FORMAT: csv or csv,noheader) in the background
-# until stop_clock_sampling; SMI is its pid.
+# until stop_clock_sampling; SMI is its pid. Being a background job, it is
+# one a bare `wait` waits for, forever: wait on the PIDs of your own jobs
+# (session 15's call 2 sat out its 600 s limit on a bare `wait`).
 sample_clocks() {
   nvidia-smi --query-gpu="$4" --format="$3" -lms "$2" > "$1" &
   SMI=$!

@@ -166,7 +166,8 @@ def main():
     parser.add_argument("--warmup", type=float, default=0.0)
     parser.add_argument("--precision", default="FP32", choices=["FP32", "FP16"])
     parser.add_argument("--kinds", default="chosen,fused,unfused,graph")
-    args = parser.parse_args()
+    # Options may come before or after the positionals (VKSERVE FILTER).
+    args = parser.parse_intermixed_args()
     if args.peers:
         # The first positional is the filter when no vkserve is given.
         run_peers(args.vkserve or args.filter)

@@ -58,7 +58,8 @@ def main():
     parser.add_argument("--precision", default="FP32", choices=["FP32", "FP16"])
     parser.add_argument("--out", default="/tmp/vkserve_conv_bench")
     parser.add_argument("--plan", default="")
-    args = parser.parse_args()
+    # Options may come before or after the positionals (VKSERVE FILTER).
+    args = parser.parse_intermixed_args()
     os.makedirs(args.out, exist_ok=True)
     print(f"{'shape':22s} {'gpu ms':>9s} {'TFLOP/s':>8s}")
     for name, batch, c_in, h, c_out, kernel, stride in SHAPES:

@@ -93,7 +93,8 @@ def main():
     parser.add_argument("--float16", action="store_true")
     parser.add_argument("--statistics", action="store_true",
                         help="print the driver's compile statistics of each GEMM pipeline")
-    args = parser.parse_args()
+    # Options may come before or after the positionals (VKSERVE FILTER).
+    args = parser.parse_intermixed_args()
     os.makedirs(args.out, exist_ok=True)
     print(f"{'shape':18s} {'M x N x K x batch':>22s} {'kernel ms':>10s} {'TFLOP/s':>8s}")
     for name, op, batch, m, n, k, trans_b in SHAPES:
