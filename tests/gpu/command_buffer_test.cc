@@ -194,6 +194,49 @@ TEST_P(CommandBufferTest, MisuseIsAStatus) {
   VKSERVE_ASSERT_OK(cb->End());
 }
 
+// An event the GPU sets part-way: unset until the submission runs, set
+// once it has (with the dispatch before it done and its result readable),
+// unset again by Reset() for the next replay.
+TEST_P(CommandBufferTest, SignalHostSetsTheEventAfterTheCommandsBeforeIt) {
+  const uint32_t n = 4097;
+  auto pipeline = GetPipeline("gpu/saxpy", 2, sizeof(SaxpyParams), {kLocal, 1, 1});
+  VKSERVE_ASSERT_OK_AND_ASSIGN(Buffer x, allocator_->Allocate(n * 4, MemoryUsage::kHostUpload, MemoryKind::kIo));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(Buffer y, allocator_->Allocate(n * 4, MemoryUsage::kHostUpload, MemoryKind::kIo));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(Buffer staged,
+                               allocator_->Allocate(n * 4, MemoryUsage::kHostReadback, MemoryKind::kStaging));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(Event event, Event::Create(*device_));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(bool set, event.IsSet());
+  EXPECT_FALSE(set);
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto cb, CommandBuffer::Create(*device_));
+  EXPECT_EQ(cb->SignalHost(event).code(), absl::StatusCode::kFailedPrecondition);  // not recording
+  VKSERVE_ASSERT_OK(cb->Begin());
+  EXPECT_EQ(cb->SignalHost(Event()).code(), absl::StatusCode::kInvalidArgument);
+  const Binding bindings[] = {{x.range(), Access::kRead}, {y.range(), Access::kReadWrite}};
+  VKSERVE_ASSERT_OK(cb->Dispatch(pipeline, bindings, Bytes({n, 3.0f}), {(n + kLocal - 1) / kLocal, 1, 1}));
+  VKSERVE_ASSERT_OK(cb->Copy(y.range(), staged.range()));
+  VKSERVE_ASSERT_OK(cb->SignalHost(event));
+  VKSERVE_ASSERT_OK(cb->Fill(y.range(), 0));  // after the event: not what the host reads
+  VKSERVE_ASSERT_OK(cb->End());
+  for (uint32_t run = 0; run < 3; ++run) {
+    SCOPED_TRACE(run);
+    const auto xs = RandomFloats(n, 300 + run), ys = RandomFloats(n, 400 + run);
+    VKSERVE_ASSERT_OK(Upload(*allocator_, x, 0, AsBytes(xs)));
+    VKSERVE_ASSERT_OK(Upload(*allocator_, y, 0, AsBytes(ys)));
+    VKSERVE_ASSERT_OK(event.Reset());
+    VKSERVE_ASSERT_OK_AND_ASSIGN(set, event.IsSet());
+    EXPECT_FALSE(set);
+    VKSERVE_ASSERT_OK_AND_ASSIGN(uint64_t value, device_->queue().Submit(*cb));
+    do {
+      VKSERVE_ASSERT_OK_AND_ASSIGN(set, event.IsSet());
+    } while (!set);
+    std::vector<float> out(n);
+    staged.InvalidateForHostRead(0, n * 4u);
+    std::memcpy(out.data(), staged.mapped(), n * 4u);
+    for (uint32_t i = 0; i < n; ++i) ASSERT_NEAR(out[i], 3.0f * xs[i] + ys[i], 1e-5f) << i;
+    VKSERVE_ASSERT_OK(device_->queue().Wait(value));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Descriptors, CommandBufferTest, ::testing::Bool(),
                          testing::DescriptorModeName);
 
