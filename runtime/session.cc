@@ -4,18 +4,16 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <limits>
 #include <map>
-#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gpu/command_buffer.h"
 #include "gpu/device.h"
-#include "gpu/parallel_copy.h"
 #include "gpu/queue.h"
+#include "runtime/chunked_readback.h"
 #include "runtime/fusion.h"
 #include "runtime/op_util.h"
 #include "runtime/planner.h"
@@ -42,15 +40,6 @@ bool SameRange(const gpu::BufferRange& a, const gpu::BufferRange& b) {
 // pieces (bytes nobody wants: a padded batch's extra rows). A caller whose
 // pieces do not tile the output broke RunRequest::host_output_scatter's
 // contract: INTERNAL, nothing written past a piece.
-// memcpy, with the context's threads for large inputs and outputs.
-void CopyOut(const GpuContext& gpu, void* to, const void* from, uint64_t size) {
-  if (gpu.copier != nullptr) {
-    gpu.copier->Copy(to, from, size);
-  } else {
-    std::memcpy(to, from, size);
-  }
-}
-
 absl::Status Scatter(const GpuContext& gpu, const uint8_t* from, uint64_t size,
                      std::span<const std::span<uint8_t>> pieces, const std::string& output) {
   uint64_t total = 0;
@@ -60,7 +49,7 @@ absl::Status Scatter(const GpuContext& gpu, const uint8_t* from, uint64_t size,
                                             " bytes, the output has ", size));
   }
   for (std::span<uint8_t> piece : pieces) {
-    if (!piece.empty() && piece.data() != nullptr) CopyOut(gpu, piece.data(), from, piece.size());
+    if (!piece.empty() && piece.data() != nullptr) CopyToHost(gpu, piece.data(), from, piece.size());
     from += piece.size();
   }
   return absl::OkStatus();
@@ -125,11 +114,11 @@ absl::StatusOr<std::vector<gpu::BufferRange>> UploadInputs(const GpuContext& gpu
       RETURN_IF_ERROR((*in.readers[i])(std::span<uint8_t>(to, size)));
     } else if (!in.bound[i]->host.parts.empty()) {
       for (std::span<const uint8_t> part : in.bound[i]->host.parts) {
-        if (!part.empty()) CopyOut(gpu, to, part.data(), part.size());
+        if (!part.empty()) CopyToHost(gpu, to, part.data(), part.size());
         to += part.size();
       }
     } else {
-      CopyOut(gpu, to, in.bound[i]->host.data.data(), size);
+      CopyToHost(gpu, to, in.bound[i]->host.data.data(), size);
     }
     target.FlushHostWrites(0, size);
     timing.bytes_uploaded += size;
@@ -200,7 +189,7 @@ absl::StatusOr<RunOutput> CollectOutput(const Model& model, const Plan& plan, co
   out.host.dtype = out.dtype;
   out.host.shape = out.shape;
   if (size == 0) return out;
-  if (copied_to_sink) {  // by CopyChunksAsStaged, during the wait
+  if (copied_to_sink) {  // by CopyChunkedOutputs, during the wait
     out.in_sink = true;
     timing->bytes_read_back += size;
     return out;
@@ -215,7 +204,7 @@ absl::StatusOr<RunOutput> CollectOutput(const Model& model, const Plan& plan, co
     RETURN_IF_ERROR(Scatter(model.gpu(), bytes, size, pieces, out.name));
     out.in_sink = true;
   } else if (sink != nullptr) {
-    CopyOut(model.gpu(), sink, bytes, size);
+    CopyToHost(model.gpu(), sink, bytes, size);
     out.in_sink = true;
   } else {
     // One pass over the bytes: resize() then memcpy would zero-fill them
@@ -239,36 +228,19 @@ bool ReadsBackInChunks(const RunRequest& request, const RunBindings& in, const S
 }
 
 // Copies the chunked readbacks of the run just submitted into the request's
-// sinks, each chunk once the GPU has set its event, so the host copies one
-// chunk while the GPU stages the next. Returns, per output, whether its
-// bytes are in its sink now; adds the time spent copying to *copy_ns.
-absl::StatusOr<std::vector<bool>> CopyChunksAsStaged(const Model& model, const Plan& plan,
+// sinks while the GPU stages them. Returns, per output, whether its bytes
+// are in its sink now; adds the time spent copying to *copy_ns.
+absl::StatusOr<std::vector<bool>> CopyChunkedOutputs(const Model& model, const Plan& plan,
                                                      const RunRequest& request, const RunBindings& in,
                                                      SessionState& state, uint64_t* copy_ns) {
   std::vector<bool> copied(model.outputs().size(), false);
   for (size_t o = 0; o < copied.size(); ++o) {
     if (!ReadsBackInChunks(request, in, state, model.outputs()[o].name, o)) continue;
-    const uint64_t size = plan.values[plan.output_values[o]].desc.byte_size();
-    uint8_t* sink = request.host_output_sink(o, size);
+    uint8_t* sink = request.host_output_sink(o, plan.values[plan.output_values[o]].desc.byte_size());
     if (sink == nullptr) continue;
-    const SessionState::ReadbackChunks& chunks = state.readback_chunks[o];
-    const gpu::Buffer& staging = state.readback[o];
-    const auto* bytes = static_cast<const uint8_t*>(staging.mapped());
-    for (size_t k = 0; k < chunks.staged.size(); ++k) {
-      // Each chunk takes the GPU about a millisecond: sleeping between polls
-      // frees the core and costs little of that.
-      for (;;) {
-        ASSIGN_OR_RETURN(const bool set, chunks.staged[k].IsSet());
-        if (set) break;
-        std::this_thread::sleep_for(std::chrono::microseconds(20));
-      }
-      const Clock::time_point t = Clock::now();
-      const uint64_t offset = k * chunks.chunk_bytes;
-      const uint64_t n = std::min(chunks.chunk_bytes, size - offset);
-      staging.InvalidateForHostRead(offset, n);
-      CopyOut(model.gpu(), sink + offset, bytes + offset, n);
-      *copy_ns += Since(t);
-    }
+    ASSIGN_OR_RETURN(const uint64_t ns,
+                     CopyChunksAsStaged(model.gpu(), state.readback[o], state.readback_chunks[o], sink));
+    *copy_ns += ns;
     copied[o] = true;
   }
   return copied;
@@ -392,25 +364,6 @@ class ValueLocator {
   const gpu::Buffer& dummy_;
 };
 
-// The events of a staged output's chunked readback, when it is large enough
-// for one (SessionOptions::overlapped_readback_bytes); at most 64 chunks.
-absl::Status CreateReadbackChunks(const gpu::Device& device, const SessionOptions& options,
-                                  uint64_t size, SessionState::ReadbackChunks* chunks) {
-  if (options.overlapped_readback_bytes == 0 || size < options.overlapped_readback_bytes) {
-    return absl::OkStatus();
-  }
-  constexpr uint64_t kMaxChunks = 64;
-  const uint64_t chunk = std::max({options.readback_chunk_bytes, (size + kMaxChunks - 1) / kMaxChunks,
-                                   uint64_t{4}});
-  chunks->chunk_bytes = (chunk + 3) / 4 * 4;  // copies of whole words
-  const uint64_t count = (size + chunks->chunk_bytes - 1) / chunks->chunk_bytes;
-  for (uint64_t k = 0; k < count; ++k) {
-    ASSIGN_OR_RETURN(gpu::Event event, gpu::Event::Create(device));
-    chunks->staged.push_back(std::move(event));
-  }
-  return absl::OkStatus();
-}
-
 absl::Status AllocateState(const Model& model, const SessionOptions& options,
                            SessionState* state) {
   gpu::Allocator& allocator = *model.gpu().allocator;
@@ -450,8 +403,9 @@ absl::Status AllocateState(const Model& model, const SessionOptions& options,
       ASSIGN_OR_RETURN(state->readback[o],
                        allocator.Allocate(size, gpu::MemoryUsage::kHostReadback,
                                           gpu::MemoryKind::kStaging));
-      RETURN_IF_ERROR(CreateReadbackChunks(*model.gpu().device, options, size,
-                                           &state->readback_chunks[o]));
+      ASSIGN_OR_RETURN(state->readback_chunks[o],
+                       PlanReadbackChunks(*model.gpu().device, size, options.overlapped_readback_bytes,
+                                          options.readback_chunk_bytes));
     }
   }
   gpu::CommandBufferOptions cb_options;
@@ -520,22 +474,10 @@ absl::Status Record(const Model& model, SessionState* state, const gpu::Buffer& 
   }
   for (size_t o = 0; o < state->outputs.size(); ++o) {
     if (!state->bound_host_outputs[o] || !state->readback[o]) continue;
-    const std::string label = "readback " + model.outputs()[o].name;
-    const SessionState::ReadbackChunks& chunks = state->readback_chunks[o];
-    if (chunks.staged.empty()) {
-      RETURN_IF_ERROR(cb.Copy(state->outputs[o].range(), state->readback[o].range(), label));
-      ++state->readback_spans;
-      continue;
-    }
-    const uint64_t size = state->readback[o].size();
-    for (size_t k = 0; k < chunks.staged.size(); ++k) {
-      const uint64_t offset = k * chunks.chunk_bytes;
-      const uint64_t bytes = std::min(chunks.chunk_bytes, size - offset);
-      RETURN_IF_ERROR(cb.Copy(state->outputs[o].range(offset, bytes),
-                              state->readback[o].range(offset, bytes), label));
-      RETURN_IF_ERROR(cb.SignalHost(chunks.staged[k]));
-      ++state->readback_spans;
-    }
+    ASSIGN_OR_RETURN(const size_t copies,
+                     RecordReadback(cb, state->outputs[o], state->readback[o], state->readback_chunks[o],
+                                    "readback " + model.outputs()[o].name));
+    state->readback_spans += copies;
   }
   return cb.End();
 }
@@ -628,10 +570,7 @@ absl::StatusOr<RunResult> Session::RunOnce(const RunRequest& request,
   timing.replayed = same;
 
   // 5. Submit and wait; chunked readbacks are copied out during the wait.
-  for (size_t o = 0; o < state.readback_chunks.size(); ++o) {
-    if (!state.bound_host_outputs[o]) continue;
-    for (gpu::Event& event : state.readback_chunks[o].staged) RETURN_IF_ERROR(event.Reset());
-  }
+  RETURN_IF_ERROR(ResetReadbackChunks(state.readback_chunks));
   gpu::Queue& queue = model.gpu().device->queue();
   const Clock::time_point submit_start = Clock::now();
   ASSIGN_OR_RETURN(uint64_t value, queue.Submit(*state.command_buffer));
@@ -640,7 +579,7 @@ absl::StatusOr<RunResult> Session::RunOnce(const RunRequest& request,
   t = Clock::now();
   uint64_t overlapped_copy_ns = 0;
   ASSIGN_OR_RETURN(const std::vector<bool> copied,
-                   CopyChunksAsStaged(model, *plan, request, in, state, &overlapped_copy_ns));
+                   CopyChunkedOutputs(model, *plan, request, in, state, &overlapped_copy_ns));
   RETURN_IF_ERROR(queue.Wait(value, UINT64_MAX, SpinBudget(*model.gpu().device, state)));
   // The copying done during the wait counts as readback, so phases still sum.
   timing.wait_ns = Since(t) - overlapped_copy_ns;

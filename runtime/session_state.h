@@ -23,7 +23,7 @@
 #include "base/mutex.h"
 #include "gpu/allocator.h"
 #include "gpu/command_buffer.h"
-#include "gpu/event.h"
+#include "runtime/chunked_readback.h"
 #include "runtime/cache_budget.h"
 #include "runtime/plan.h"
 
@@ -36,12 +36,7 @@ struct SessionState {
   std::vector<gpu::Buffer> input_staging;  // when inputs are not host-writable
   std::vector<gpu::Buffer> outputs;        // per model output
   std::vector<gpu::Buffer> readback;       // when outputs are not host-readable
-  // Per output: events the GPU sets as each chunk of its readback is staged
-  // (SessionOptions::overlapped_readback_bytes); empty when it is staged whole.
-  struct ReadbackChunks {
-    uint64_t chunk_bytes = 0;
-    std::vector<gpu::Event> staged;
-  };
+  // Per output: the chunks its readback is staged in (chunked_readback.h).
   std::vector<ReadbackChunks> readback_chunks;
   std::unique_ptr<gpu::CommandBuffer> command_buffer;
   // What the current recording bound; a run binding anything else re-records.
