@@ -41,6 +41,8 @@ case "$kind" in
     export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
     # The package is built and checked from the Release build (scripts/test.sh).
     exclude='runtime_op_cases$|deploy_package_test$'
+    # runtime_model_test: each model's .onnx and one .ort twin, not all three.
+    export VKSERVE_MODEL_SAMPLE=1
     ;;
   tsan)
     dir=build-tsan
