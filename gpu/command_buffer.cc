@@ -263,11 +263,7 @@ absl::Status CommandBuffer::Fill(const BufferRange& dst, uint32_t value, std::st
   return absl::OkStatus();
 }
 
-absl::Status CommandBuffer::SignalHost(const Event& event, std::string_view /*label*/) {
-  if (!recording_) return absl::FailedPreconditionError("SignalHost outside Begin()/End()");
-  if (!event) return absl::InvalidArgumentError("SignalHost of an empty event");
-  // The same barrier End() ends with, here part-way: everything so far done
-  // and visible to host reads, then the event set after it.
+void CommandBuffer::RecordHostBarrier() {
   VkMemoryBarrier barrier{};
   barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
   barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
@@ -275,6 +271,14 @@ absl::Status CommandBuffer::SignalHost(const Event& event, std::string_view /*la
   vkCmdPipelineBarrier(command_buffer_,
                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                        VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+}
+
+absl::Status CommandBuffer::SignalHost(const Event& event) {
+  if (!recording_) return absl::FailedPreconditionError("SignalHost outside Begin()/End()");
+  if (!event) return absl::InvalidArgumentError("SignalHost of an empty event");
+  // End()'s barrier, here part-way: everything so far done and visible to
+  // host reads, then the event set after it.
+  RecordHostBarrier();
   vkCmdSetEvent(command_buffer_, event.handle(),
                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT);
   ++barrier_count_;
@@ -284,13 +288,7 @@ absl::Status CommandBuffer::SignalHost(const Event& event, std::string_view /*la
 absl::Status CommandBuffer::End() {
   if (!recording_) return absl::FailedPreconditionError("End without Begin()");
   // Make every GPU write visible to host reads after the queue signals.
-  VkMemoryBarrier barrier{};
-  barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  vkCmdPipelineBarrier(command_buffer_,
-                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                       VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+  RecordHostBarrier();
   VK_RETURN_IF_ERROR(vkEndCommandBuffer(command_buffer_));
   recording_ = false;
   recorded_ = true;

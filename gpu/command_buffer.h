@@ -91,7 +91,7 @@ class CommandBuffer {
   // as soon as event.IsSet(), before the submission completes. The event is
   // reset by the host before each submission (Event::Reset). REQUIRES: the
   // event outlives the recording's submissions.
-  absl::Status SignalHost(const Event& event, std::string_view label = {});
+  absl::Status SignalHost(const Event& event);
 
   // Finishes the recording, adding the barrier that makes GPU writes visible
   // to the host after completion.
@@ -123,6 +123,9 @@ class CommandBuffer {
   // Records a barrier first if a command with these accesses depends on
   // earlier unsynchronized ones.
   void TrackHazards(std::span<const Binding> accesses);
+  // Records a barrier after which every compute and transfer write so far is
+  // visible to host reads.
+  void RecordHostBarrier();
   absl::StatusOr<VkDescriptorSet> AllocateDescriptorSet(VkDescriptorSetLayout layout);
   void BeginTimed(std::string_view label);
   void EndTimed();
