@@ -3,6 +3,7 @@
 #include "runtime/session.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <limits>
 #include <map>
@@ -79,16 +80,30 @@ class StateLease {
   const std::string key_;
 };
 
-// Outputs handed to a DeviceTensor by the last run get a new buffer.
-absl::Status AllocateMissingOutputs(const Model& model, const Plan& plan, SessionState& state) {
+// Outputs handed to a DeviceTensor by the last run get a new buffer, and so
+// do staging buffers a caller still views (SessionOptions::view_readback_bytes):
+// this run must not write under the caller's bytes.
+absl::Status ReplaceHandedOutBuffers(const Model& model, const Plan& plan, SessionState& state) {
+  gpu::Allocator& allocator = *model.gpu().allocator;
   for (size_t o = 0; o < state.outputs.size(); ++o) {
     const uint64_t size = plan.values[plan.output_values[o]].desc.byte_size();
     if (size > 0 && !state.outputs[o]) {
       ASSIGN_OR_RETURN(state.outputs[o],
-                       model.gpu().allocator->Allocate(size, gpu::MemoryUsage::kDeviceLocal,
-                                                       gpu::MemoryKind::kIo));
+                       allocator.Allocate(size, gpu::MemoryUsage::kDeviceLocal, gpu::MemoryKind::kIo));
       state.recorded = false;
     }
+    if (state.readback[o] == nullptr) continue;
+    // Only this session makes new owners, so a count of 1 stays 1. The
+    // fence orders the caller's last reads (before its release of the view)
+    // before this run's GPU writes.
+    if (state.readback[o].use_count() == 1) {
+      std::atomic_thread_fence(std::memory_order_acquire);
+      continue;
+    }
+    ASSIGN_OR_RETURN(gpu::Buffer fresh,
+                     allocator.Allocate(size, gpu::MemoryUsage::kHostReadback, gpu::MemoryKind::kStaging));
+    state.readback[o] = std::make_shared<gpu::Buffer>(std::move(fresh));
+    state.recorded = false;
   }
   return absl::OkStatus();
 }
@@ -158,10 +173,11 @@ absl::StatusOr<std::vector<gpu::TimestampSpan>> ReadGpuSpans(SessionState& state
 }
 
 // Output `o` of a finished run: copied to the host (into the request's
-// scatter pieces or sink when it gives them, else into bytes of its own), or
-// its buffer handed to a DeviceTensor, which the next run replaces.
+// scatter pieces or sink when it gives them, else into bytes of its own),
+// viewed where it was staged (at least `view_bytes` staged bytes and no
+// sink), or its buffer handed to a DeviceTensor, which the next run replaces.
 absl::StatusOr<RunOutput> CollectOutput(const Model& model, const Plan& plan, const RunRequest& request,
-                                        size_t o, bool to_host, bool copied_to_sink,
+                                        size_t o, bool to_host, bool copied_to_sink, uint64_t view_bytes,
                                         SessionState& state, RunTiming* timing) {
   const PlannedValue& v = plan.values[plan.output_values[o]];
   RunOutput out;
@@ -194,7 +210,7 @@ absl::StatusOr<RunOutput> CollectOutput(const Model& model, const Plan& plan, co
     timing->bytes_read_back += size;
     return out;
   }
-  const gpu::Buffer& src = state.readback[o] ? state.readback[o] : state.outputs[o];
+  const gpu::Buffer& src = state.readback[o] != nullptr ? *state.readback[o] : state.outputs[o];
   src.InvalidateForHostRead(0, size);
   const auto* bytes = static_cast<const uint8_t*>(src.mapped());
   std::vector<std::span<uint8_t>> pieces;
@@ -206,6 +222,8 @@ absl::StatusOr<RunOutput> CollectOutput(const Model& model, const Plan& plan, co
   } else if (sink != nullptr) {
     CopyToHost(model.gpu(), sink, bytes, size);
     out.in_sink = true;
+  } else if (state.readback[o] != nullptr && view_bytes > 0 && size >= view_bytes) {
+    out.host.data = TensorBytes::View(state.readback[o], bytes, size);
   } else {
     // One pass over the bytes: resize() then memcpy would zero-fill them
     // first, doubling the host memory traffic of large outputs.
@@ -219,7 +237,7 @@ absl::StatusOr<RunOutput> CollectOutput(const Model& model, const Plan& plan, co
 // them: a host output, staged in chunks, into the request's sink.
 bool ReadsBackInChunks(const RunRequest& request, const RunBindings& in, const SessionState& state,
                        const std::string& name, size_t o) {
-  if (!in.host_outputs[o] || !state.readback[o] || state.readback_chunks[o].staged.empty()) {
+  if (!in.host_outputs[o] || state.readback[o] == nullptr || state.readback_chunks[o].staged.empty()) {
     return false;
   }
   if (!request.host_output_sink || request.host_output_scatter) return false;
@@ -239,7 +257,7 @@ absl::StatusOr<std::vector<bool>> CopyChunkedOutputs(const Model& model, const P
     uint8_t* sink = request.host_output_sink(o, plan.values[plan.output_values[o]].desc.byte_size());
     if (sink == nullptr) continue;
     ASSIGN_OR_RETURN(const uint64_t ns,
-                     CopyChunksAsStaged(model.gpu(), state.readback[o], state.readback_chunks[o], sink));
+                     CopyChunksAsStaged(model.gpu(), *state.readback[o], state.readback_chunks[o], sink));
     *copy_ns += ns;
     copied[o] = true;
   }
@@ -400,9 +418,10 @@ absl::Status AllocateState(const Model& model, const SessionOptions& options,
     ASSIGN_OR_RETURN(state->outputs[o], allocator.Allocate(size, gpu::MemoryUsage::kDeviceLocal,
                                                            gpu::MemoryKind::kIo));
     if (options.stage_outputs || !direct_read || state->outputs[o].mapped() == nullptr) {
-      ASSIGN_OR_RETURN(state->readback[o],
+      ASSIGN_OR_RETURN(gpu::Buffer staging,
                        allocator.Allocate(size, gpu::MemoryUsage::kHostReadback,
                                           gpu::MemoryKind::kStaging));
+      state->readback[o] = std::make_shared<gpu::Buffer>(std::move(staging));
       ASSIGN_OR_RETURN(state->readback_chunks[o],
                        PlanReadbackChunks(*model.gpu().device, size, options.overlapped_readback_bytes,
                                           options.readback_chunk_bytes));
@@ -473,9 +492,9 @@ absl::Status Record(const Model& model, SessionState* state, const gpu::Buffer& 
                             "output " + model.outputs()[copy.output_index].name));
   }
   for (size_t o = 0; o < state->outputs.size(); ++o) {
-    if (!state->bound_host_outputs[o] || !state->readback[o]) continue;
+    if (!state->bound_host_outputs[o] || state->readback[o] == nullptr) continue;
     ASSIGN_OR_RETURN(const size_t copies,
-                     RecordReadback(cb, state->outputs[o], state->readback[o], state->readback_chunks[o],
+                     RecordReadback(cb, state->outputs[o], *state->readback[o], state->readback_chunks[o],
                                     "readback " + model.outputs()[o].name));
     state->readback_spans += copies;
   }
@@ -543,7 +562,7 @@ absl::StatusOr<RunResult> Session::RunOnce(const RunRequest& request,
   ASSIGN_OR_RETURN(SessionState * acquired, AcquireState(plan));
   const StateLease lease(*impl_->states, plan->signature);
   SessionState& state = *acquired;
-  RETURN_IF_ERROR(AllocateMissingOutputs(model, *plan, state));
+  RETURN_IF_ERROR(ReplaceHandedOutBuffers(model, *plan, state));
 
   // 3. Host inputs into GPU-visible memory. The upload phase starts with the
   // run, so the binding checks above count as input handling and the phases
@@ -592,8 +611,8 @@ absl::StatusOr<RunResult> Session::RunOnce(const RunRequest& request,
   ASSIGN_OR_RETURN(const std::vector<gpu::TimestampSpan> spans, ReadGpuSpans(state, &timing, &first_tick_ns));
   state.last_gpu_ns = timing.gpu_ns;
   for (size_t o = 0; o < model.outputs().size(); ++o) {
-    ASSIGN_OR_RETURN(RunOutput out, CollectOutput(model, *plan, request, o, in.host_outputs[o],
-                                                  copied[o], state, &timing));
+    ASSIGN_OR_RETURN(RunOutput out, CollectOutput(model, *plan, request, o, in.host_outputs[o], copied[o],
+                                                  impl_->options.view_readback_bytes, state, &timing));
     result.outputs.push_back(std::move(out));
   }
   timing.readback_ns = Since(t) + overlapped_copy_ns;

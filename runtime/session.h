@@ -153,6 +153,17 @@ struct SessionOptions {
   // took 3.9 ms to stage and 6.5 ms to copy on the H200). 0: never.
   uint64_t overlapped_readback_bytes = uint64_t{32} << 20;
   uint64_t readback_chunk_bytes = uint64_t{16} << 20;
+  // A host output of at least this many bytes that is read through a
+  // staging buffer, with no sink or scatter in the request, comes back as a
+  // view of that host-cached staging memory (RunOutput::host.data is a
+  // TensorBytes view owning the buffer): the GPU's copy is the only one.
+  // While a caller still holds such a view, the next run stages that output
+  // in a new buffer and re-records, so drop results before the next run to
+  // keep replaying; and, as with DeviceTensors, before the GPU runtime goes.
+  // 0 (the default): always copy into bytes of the output's own. The server
+  // leaves it off: it answers from a result while the session already runs
+  // the next request, and its outputs go to sinks anyway.
+  uint64_t view_readback_bytes = 0;
   // Stage host outputs even where device-local memory is host-readable
   // (lavapipe), so tests run the staged and chunked paths there.
   bool stage_outputs = false;

@@ -21,8 +21,11 @@ void Charge(const gpu::Buffer& b, CacheCost* cost) {
 CacheCost SessionState::Cost() const {
   CacheCost cost;
   Charge(arena, &cost);
-  for (const auto* list : {&inputs, &input_staging, &outputs, &readback}) {
+  for (const auto* list : {&inputs, &input_staging, &outputs}) {
     for (const gpu::Buffer& b : *list) Charge(b, &cost);
+  }
+  for (const auto& b : readback) {
+    if (b != nullptr) Charge(*b, &cost);
   }
   if (command_buffer != nullptr) {
     cost.host_bytes += kRecordingBytes + plan->nodes.size() * kRecordingBytesPerNode;

@@ -35,7 +35,11 @@ struct SessionState {
   std::vector<gpu::Buffer> inputs;         // per model input; empty when size 0
   std::vector<gpu::Buffer> input_staging;  // when inputs are not host-writable
   std::vector<gpu::Buffer> outputs;        // per model output
-  std::vector<gpu::Buffer> readback;       // when outputs are not host-readable
+  // Per output, when outputs are not host-readable: the host-cached staging
+  // buffer the GPU copies it into. Shared with the RunOutputs that view it
+  // (SessionOptions::view_readback_bytes); a buffer still viewed at the next
+  // run is replaced, never overwritten.
+  std::vector<std::shared_ptr<gpu::Buffer>> readback;
   // Per output: the chunks its readback is staged in (chunked_readback.h).
   std::vector<ReadbackChunks> readback_chunks;
   std::unique_ptr<gpu::CommandBuffer> command_buffer;

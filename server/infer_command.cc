@@ -4,7 +4,7 @@
 // `vkserve infer MODEL [--input NAME=FILE.npy]... [--output-dir DIR]
 //   [--dim NAME=VALUE]... [--repeat N] [--warmup SECONDS] [--profile FILE.json]
 //   [--device SEL] [--outputs-on-gpu] [--precision FP32|FP16 [--compare]]
-//   [--pipeline-statistics] [--readback-whole]`
+//   [--pipeline-statistics] [--readback view|buffers|whole]`
 // Runs a model once or N times (random inputs for those not given), writes
 // each output to DIR/<name>.npy, and prints the median timing split.
 // --compare (with --precision FP16) also runs the model at FP32 on the same
@@ -12,8 +12,13 @@
 // max error relative to the FP32 output's largest magnitude.
 // --warmup runs the same request untimed for that long first: GPU clocks
 // idle low and ramp only under load, so timings without it read 2-3x slow.
-// --readback-whole copies large outputs out after the wait, whole, instead
-// of chunk by chunk as the GPU stages them (SessionOptions; the A/B).
+// --readback says how the host gets large outputs (1 MiB and more) that the
+// GPU stages: `view` (the default) hands over the host-cached staging memory
+// itself (SessionOptions::view_readback_bytes), so the GPU's copy is the
+// only one; `buffers` copies them into buffers kept across runs, as the
+// server copies into recycled response buffers, chunk by chunk as the GPU
+// stages them; `whole` does that after the wait, in one piece.
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -126,7 +131,7 @@ struct InferFlags {
   double warmup_seconds = 0;
   bool outputs_on_gpu = false;
   bool compare = false;
-  bool readback_whole = false;
+  enum class Readback { kView, kBuffers, kWhole } readback = Readback::kView;
 };
 
 absl::StatusOr<InferFlags> ParseInferFlags(const std::vector<std::string>& rest) {
@@ -154,8 +159,17 @@ absl::StatusOr<InferFlags> ParseInferFlags(const std::vector<std::string>& rest)
       f.outputs_on_gpu = true;
     } else if (a == "--compare") {
       f.compare = true;
-    } else if (a == "--readback-whole") {
-      f.readback_whole = true;
+    } else if (a == "--readback") {
+      const std::string& mode = rest[++i];
+      if (mode == "view") {
+        f.readback = InferFlags::Readback::kView;
+      } else if (mode == "buffers") {
+        f.readback = InferFlags::Readback::kBuffers;
+      } else if (mode == "whole") {
+        f.readback = InferFlags::Readback::kWhole;
+      } else {
+        return absl::InvalidArgumentError("--readback takes view, buffers or whole");
+      }
     } else {
       return absl::InvalidArgumentError(absl::StrCat("unknown flag ", a));
     }
@@ -230,16 +244,18 @@ struct Timings {
 // (the last one profiled when asked); returns the last run.
 absl::StatusOr<RunResult> TimedRuns(Session& session, RunRequest& request, const InferFlags& flags,
                                     Timings& timings) {
-  // Host outputs are read back into buffers kept across the runs, as the
-  // server reads them into recycled response buffers (output_buffer_pool.h):
-  // the readback phase then times one copy, not the page faults and
-  // zero-fill of fresh memory on every run.
+  // With --readback buffers/whole, host outputs are read back into buffers
+  // kept across the runs, as the server reads them into recycled response
+  // buffers (output_buffer_pool.h): the readback phase then times one copy,
+  // not the page faults and zero-fill of fresh memory on every run.
   std::vector<std::vector<uint8_t>> kept;
-  request.host_output_sink = [&kept](size_t o, uint64_t bytes) -> uint8_t* {
-    if (kept.size() <= o) kept.resize(o + 1);
-    kept[o].resize(bytes);
-    return kept[o].data();
-  };
+  if (flags.readback != InferFlags::Readback::kView) {
+    request.host_output_sink = [&kept](size_t o, uint64_t bytes) -> uint8_t* {
+      if (kept.size() <= o) kept.resize(o + 1);
+      kept[o].resize(bytes);
+      return kept[o].data();
+    };
+  }
   const auto warm_until =
       std::chrono::steady_clock::now() + std::chrono::duration<double>(flags.warmup_seconds);
   while (std::chrono::steady_clock::now() < warm_until) {
@@ -249,6 +265,9 @@ absl::StatusOr<RunResult> TimedRuns(Session& session, RunRequest& request, const
   absl::StatusOr<RunResult> last = absl::UnknownError("not run");
   for (int r = 0; r < flags.repeat; ++r) {
     request.profile = !flags.profile_path.empty() && r == flags.repeat - 1;
+    // Drop the previous run's outputs first: a view still held would make
+    // this run stage into a new buffer and re-record.
+    last = absl::UnknownError("not run");
     last = session.Run(request);
     if (!last.ok()) return last.status();
     timings.Add(last->timing);
@@ -300,7 +319,8 @@ absl::Status Infer(const ModelFlags& model_flags, const InferFlags& flags) {
   ASSIGN_OR_RETURN(auto runtime, GpuRuntime::Create(model_flags.gpu));
   ASSIGN_OR_RETURN(auto model, Model::Load(model_flags.model_path, runtime->context(), model_flags.model));
   SessionOptions session_options;
-  if (flags.readback_whole) session_options.overlapped_readback_bytes = 0;
+  if (flags.readback == InferFlags::Readback::kWhole) session_options.overlapped_readback_bytes = 0;
+  if (flags.readback == InferFlags::Readback::kView) session_options.view_readback_bytes = uint64_t{1} << 20;
   ASSIGN_OR_RETURN(auto session, Session::Create(model, session_options));
   ASSIGN_OR_RETURN(std::vector<HostTensor> tensors, ModelInputs(*model, flags.input_files));
   RunRequest request = MakeRequest(*model, tensors, flags.outputs_on_gpu);
@@ -327,7 +347,7 @@ int RunInferCommand(const std::vector<std::string>& args) {
                  "vkserve infer: %s\nusage: vkserve infer MODEL [--input NAME=FILE.npy]... "
                  "[--output-dir DIR] [--dim NAME=VALUE]... [--repeat N] [--warmup SECONDS] [--profile FILE.json] "
                  "[--device SEL] [--outputs-on-gpu] [--precision FP32|FP16 [--compare]] "
-                 "[--pipeline-statistics] [--readback-whole]\n",
+                 "[--pipeline-statistics] [--readback view|buffers|whole]\n",
                  std::string(model_flags.status().message()).c_str());
     return 2;
   }

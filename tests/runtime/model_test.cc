@@ -22,9 +22,11 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -429,6 +431,61 @@ TEST_F(ReluAddTest, ChunkedReadbackFillsTheSinkAsTheGpuStagesIt) {
   VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult declined, chunked->Run(request));
   EXPECT_FALSE(declined.outputs[0].in_sink);
   EXPECT_EQ(declined.outputs[0].host.data, plain.outputs[0].host.data);
+}
+
+// A staged output at or above view_readback_bytes comes back as a view of
+// its staging buffer, and a view still held is never written under: the
+// next run stages into a new buffer (and re-records); once released, runs
+// replay again.
+TEST_F(ReluAddTest, ViewedReadbackIsNeverOverwrittenWhileHeld) {
+  SessionOptions options;
+  options.stage_outputs = true;
+  options.view_readback_bytes = 64;  // relu_add's output: 480 bytes
+  VKSERVE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> viewing, Session::Create(model_, options));
+  std::vector<HostTensor> other = data_.inputs;
+  for (size_t i = 0; i + 4 <= other[0].data.size(); i += 4) {  // x -> -2x + 1: other outputs
+    float f;
+    std::memcpy(&f, other[0].data.data() + i, 4);
+    f = -2 * f + 1;
+    std::memcpy(other[0].data.data() + i, &f, 4);
+  }
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult other_plain, session_->Run(HostRequest(*model_, other)));
+  ASSERT_NE(other_plain.outputs[0].host.data, data_.expected[0].data);
+
+  std::optional<RunResult> first;
+  VKSERVE_ASSERT_OK_AND_ASSIGN(first, viewing->Run(HostRequest(*model_, data_.inputs)));
+  ASSERT_TRUE(first->outputs[0].host.data.is_view());
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult second, viewing->Run(HostRequest(*model_, other)));
+  ASSERT_TRUE(second.outputs[0].host.data.is_view());
+  EXPECT_NE(first->outputs[0].host.data.data(), second.outputs[0].host.data.data());
+  EXPECT_TRUE(testing::CompareTensors(first->outputs[0].host, data_.expected[0], {1e-6, 0}).empty())
+      << "the first run's view vs onnxruntime, after a second run: "
+      << testing::CompareTensors(first->outputs[0].host, data_.expected[0], {1e-6, 0});
+  EXPECT_EQ(second.outputs[0].host.data, other_plain.outputs[0].host.data);
+  EXPECT_EQ(second.timing.bytes_read_back, 480u);
+  EXPECT_EQ(viewing->recording_count(), 2u);  // the held view forced a new staging buffer
+
+  // `second` holds the buffer the session stages into now: the third run
+  // takes another; once the third is released, the fourth replays into it.
+  first.reset();
+  const uint8_t* second_bytes = second.outputs[0].host.data.data();
+  {
+    VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult third, viewing->Run(HostRequest(*model_, other)));
+    EXPECT_NE(third.outputs[0].host.data.data(), second_bytes);  // `second` still holds its view
+    EXPECT_EQ(third.outputs[0].host.data, other_plain.outputs[0].host.data);
+  }
+  EXPECT_EQ(viewing->recording_count(), 3u);
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult fourth, viewing->Run(HostRequest(*model_, data_.inputs)));
+  EXPECT_TRUE(testing::CompareTensors(fourth.outputs[0].host, data_.expected[0], {1e-6, 0}).empty());
+  EXPECT_EQ(second.outputs[0].host.data, other_plain.outputs[0].host.data);
+  EXPECT_EQ(viewing->recording_count(), 3u) << "a released view's buffer is reused without re-recording";
+
+  // Below the threshold the bytes are the output's own.
+  options.view_readback_bytes = 481;
+  VKSERVE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> copying, Session::Create(model_, options));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult copied, copying->Run(HostRequest(*model_, data_.inputs)));
+  EXPECT_FALSE(copied.outputs[0].host.data.is_view());
+  EXPECT_TRUE(testing::CompareTensors(copied.outputs[0].host, data_.expected[0], {1e-6, 0}).empty());
 }
 
 TEST_F(ReluAddTest, ReadWithReleaseFreesTheTensor) {

@@ -6,11 +6,12 @@
 # reported errors against the FP32 run must be non-zero (the operands were
 # rounded to fp16) and within the fp16 bound for the inputs' sizes; at FP32
 # the comparison is exact; a bad precision is a usage error; --output-dir
-# files after --repeat hold the product. Also: the commands' log lines go to
+# files after --repeat hold the product, whichever --readback. Also: the commands' log lines go to
 # stderr, never into what they print on stdout.
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -81,12 +82,19 @@ class InferPrecisionTest(unittest.TestCase):
         a_path = os.path.join(self.dir.name, "a.npy")
         out_dir = os.path.join(self.dir.name, "out")
         np.save(a_path, a)
-        r = self.infer("--input", f"A={a_path}", "--repeat", "3", "--output-dir", out_dir)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        y = np.load(os.path.join(out_dir, "Y.npy"))
         want = a.astype(np.float64) @ weights().astype(np.float64)
-        self.assertEqual(y.shape, want.shape)
-        np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4 * K)
+        for mode in ["view", "buffers", "whole"]:
+            with self.subTest(readback=mode):
+                shutil.rmtree(out_dir, ignore_errors=True)
+                r = self.infer("--input", f"A={a_path}", "--repeat", "3", "--output-dir", out_dir,
+                               "--readback", mode)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                y = np.load(os.path.join(out_dir, "Y.npy"))
+                self.assertEqual(y.shape, want.shape)
+                np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4 * K)
+        r = self.infer("--readback", "mapped")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("--readback takes view, buffers or whole", r.stderr)
 
     def test_inspect_reports_the_plan_cache(self):
         r = subprocess.run([VKSERVE, "inspect", self.model, "--json"], capture_output=True, text=True,
