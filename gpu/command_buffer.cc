@@ -57,7 +57,7 @@ CommandBuffer::~CommandBuffer() {
   if (last_submission_ != 0) (void)device_->queue().Wait(last_submission_);
 }
 
-absl::Status CommandBuffer::Begin() {
+absl::Status CommandBuffer::Begin(Timing timing) {
   if (last_submission_ != 0) {
     ASSIGN_OR_RETURN(uint64_t completed, device_->queue().CompletedValue());
     if (completed < last_submission_) {
@@ -76,6 +76,8 @@ absl::Status CommandBuffer::Begin() {
   pending_reads_.clear();
   pending_writes_.clear();
   labels_.clear();
+  timing_ = timing;
+  timing_open_ = false;
   command_count_ = 0;
   barrier_count_ = 0;
   recorded_ = false;
@@ -158,7 +160,7 @@ absl::StatusOr<VkDescriptorSet> CommandBuffer::AllocateDescriptorSet(VkDescripto
   return set;
 }
 
-void CommandBuffer::BeginTimed(std::string_view label) {
+void CommandBuffer::OpenQuery(std::string_view label) {
   timing_open_ = queries_ && labels_.size() < options_.max_timed_commands;
   if (!timing_open_) return;
   const uint32_t query = static_cast<uint32_t>(2 * labels_.size());
@@ -166,11 +168,29 @@ void CommandBuffer::BeginTimed(std::string_view label) {
   vkCmdWriteTimestamp(command_buffer_, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, queries_.get(), query);
 }
 
-void CommandBuffer::EndTimed() {
+void CommandBuffer::CloseQuery() {
   if (!timing_open_) return;
   const uint32_t query = static_cast<uint32_t>(2 * labels_.size() - 1);
   vkCmdWriteTimestamp(command_buffer_, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, queries_.get(), query);
   timing_open_ = false;
+}
+
+void CommandBuffer::BeginTimed(std::string_view label) {
+  if (timing_ == Timing::kEachCommand) OpenQuery(label);
+}
+
+void CommandBuffer::EndTimed() {
+  if (timing_ == Timing::kEachCommand) CloseQuery();
+}
+
+void CommandBuffer::BeginSpan(std::string_view label) {
+  if (!recording_ || timing_ != Timing::kSpans) return;
+  CloseQuery();  // an unclosed span ends where the next begins
+  OpenQuery(label);
+}
+
+void CommandBuffer::EndSpan() {
+  if (recording_ && timing_ == Timing::kSpans) CloseQuery();
 }
 
 absl::Status CommandBuffer::Dispatch(std::shared_ptr<const Pipeline> pipeline,
@@ -287,6 +307,7 @@ absl::Status CommandBuffer::SignalHost(const Event& event) {
 
 absl::Status CommandBuffer::End() {
   if (!recording_) return absl::FailedPreconditionError("End without Begin()");
+  EndSpan();  // a span left open ends with the recording
   // Make every GPU write visible to host reads after the queue signals.
   RecordHostBarrier();
   VK_RETURN_IF_ERROR(vkEndCommandBuffer(command_buffer_));

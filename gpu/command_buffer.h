@@ -11,9 +11,14 @@
 // only before a command that reads what an earlier command wrote (or writes
 // what an earlier one read or wrote) since the last barrier.
 //
-// With timestamps enabled, every command is bracketed by timestamp queries
-// (reset inside the command buffer, so each replay measures afresh), and
-// ReadTimestamps() converts them to nanoseconds with timestampPeriod.
+// With timestamps enabled, a recording times either every command (a
+// profile: each command bracketed by timestamp queries) or only the spans
+// its recorder opens around groups of commands (a run's phases); the queries
+// are reset inside the command buffer, so each replay measures afresh, and
+// ReadTimestamps() converts them to nanoseconds with timestampPeriod. A
+// timestamp waits for all earlier commands (ALL_COMMANDS), so timing every
+// command also keeps independent neighbours from overlapping and adds the
+// queries' own cost to each: right for a profile, not for serving.
 //
 // Not thread-safe: one thread records; Queue::Submit may be called from any
 // thread. Destroying a CommandBuffer waits for its last submission.
@@ -46,9 +51,15 @@ struct Binding {
 };
 
 struct CommandBufferOptions {
-  // Commands that get timestamp queries; those beyond it run untimed.
-  // 0 disables timestamps.
+  // Spans (commands, or BeginSpan/EndSpan groups) that get timestamp
+  // queries; those beyond it run untimed. 0 disables timestamps.
   uint32_t max_timed_commands = 0;
+};
+
+// What a recording times (with timestamps enabled).
+enum class Timing : uint8_t {
+  kEachCommand,  // every dispatch, copy and fill; BeginSpan/EndSpan do nothing
+  kSpans,        // only BeginSpan/EndSpan groups; commands inside are not timed alone
 };
 
 // GPU time of one command, in nanoseconds on the device clock.
@@ -68,9 +79,17 @@ class CommandBuffer {
   CommandBuffer& operator=(const CommandBuffer&) = delete;
   ~CommandBuffer();
 
-  // Starts a new recording, dropping the previous one. FAILED_PRECONDITION if
-  // the previous recording is still executing.
-  absl::Status Begin();
+  // Starts a new recording, dropping the previous one, that times what
+  // `timing` says. FAILED_PRECONDITION if the previous recording is still
+  // executing.
+  absl::Status Begin(Timing timing = Timing::kEachCommand);
+
+  // Under Timing::kSpans, the commands recorded between the two calls make
+  // one timed span named `label` (its start waits for earlier commands, its
+  // end for the span's own). Spans do not nest. Both do nothing under
+  // kEachCommand.
+  void BeginSpan(std::string_view label);
+  void EndSpan();
 
   // Records a dispatch of `groups` workgroups. `bindings` must match the
   // pipeline's binding count; `push_constants` its push-constant size. The
@@ -127,8 +146,12 @@ class CommandBuffer {
   // visible to host reads.
   void RecordHostBarrier();
   absl::StatusOr<VkDescriptorSet> AllocateDescriptorSet(VkDescriptorSetLayout layout);
+  // Per-command timing (Timing::kEachCommand).
   void BeginTimed(std::string_view label);
   void EndTimed();
+  // Opens and closes a span's queries, if the query budget has room.
+  void OpenQuery(std::string_view label);
+  void CloseQuery();
 
   const Device* device_;
   CommandBufferOptions options_;
@@ -141,7 +164,8 @@ class CommandBuffer {
   std::vector<std::shared_ptr<const void>> retained_;
   std::vector<Range> pending_reads_;
   std::vector<Range> pending_writes_;
-  std::vector<std::string> labels_;  // one per timed command
+  std::vector<std::string> labels_;  // one per timed command or span
+  Timing timing_ = Timing::kEachCommand;
   bool timing_open_ = false;
   bool recording_ = false;
   bool recorded_ = false;

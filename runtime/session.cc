@@ -438,19 +438,57 @@ absl::Status AllocateState(const Model& model, const SessionOptions& options,
   return absl::OkStatus();
 }
 
-absl::Status Record(const Model& model, SessionState* state, const gpu::Buffer& dummy) {
+// Whether input i is copied from its staging buffer by the recording, and
+// output o into its staging buffer.
+bool Uploads(const SessionState& state, size_t i) {
+  return state.input_staging[i] && state.bound_inputs[i].buffer == state.inputs[i].handle();
+}
+bool ReadsBack(const SessionState& state, size_t o) {
+  return state.bound_host_outputs[o] && state.readback[o] != nullptr;
+}
+
+// Records the staging copies of the bound host inputs, in a span of their
+// own when there are any; returns the timed spans.
+absl::StatusOr<size_t> RecordUploads(const Model& model, SessionState* state) {
+  gpu::CommandBuffer& cb = *state->command_buffer;
+  size_t copies = 0;
+  for (size_t i = 0; i < state->input_staging.size(); ++i) {
+    if (!Uploads(*state, i)) continue;
+    if (copies++ == 0) cb.BeginSpan("upload");
+    RETURN_IF_ERROR(cb.Copy(state->input_staging[i].range(), state->inputs[i].range(),
+                            "upload " + model.inputs()[i].name));
+  }
+  cb.EndSpan();
+  return state->recorded_timing == gpu::Timing::kSpans ? std::min<size_t>(copies, 1) : copies;
+}
+
+// Records the readback copies of the bound host outputs, in a span of their
+// own when there are any; returns the timed spans.
+absl::StatusOr<size_t> RecordReadbacks(const Model& model, SessionState* state) {
+  gpu::CommandBuffer& cb = *state->command_buffer;
+  size_t spans = 0, outputs = 0;
+  for (size_t o = 0; o < state->outputs.size(); ++o) {
+    if (!ReadsBack(*state, o)) continue;
+    if (outputs++ == 0) cb.BeginSpan("readback");
+    ASSIGN_OR_RETURN(const size_t copies,
+                     RecordReadback(cb, state->outputs[o], *state->readback[o], state->readback_chunks[o],
+                                    "readback " + model.outputs()[o].name));
+    spans += copies;
+  }
+  cb.EndSpan();
+  return state->recorded_timing == gpu::Timing::kSpans ? std::min<size_t>(outputs, 1) : spans;
+}
+
+// Records the run: uploads, the model's dispatches, readbacks; timed as
+// `timing` says (a span for each of the three, or every command).
+absl::Status Record(const Model& model, SessionState* state, const gpu::Buffer& dummy, gpu::Timing timing) {
   const Plan& plan = *state->plan;
   gpu::CommandBuffer& cb = *state->command_buffer;
   ValueLocator locate(model, *state, dummy);
-  RETURN_IF_ERROR(cb.Begin());
-  state->upload_spans = state->readback_spans = 0;
-  for (size_t i = 0; i < state->input_staging.size(); ++i) {
-    if (state->input_staging[i] && state->bound_inputs[i].buffer == state->inputs[i].handle()) {
-      RETURN_IF_ERROR(cb.Copy(state->input_staging[i].range(), state->inputs[i].range(),
-                              "upload " + model.inputs()[i].name));
-      ++state->upload_spans;
-    }
-  }
+  RETURN_IF_ERROR(cb.Begin(timing));
+  state->recorded_timing = timing;
+  ASSIGN_OR_RETURN(state->upload_spans, RecordUploads(model, state));
+  cb.BeginSpan("compute");
   for (const PlannedNode& n : plan.nodes) {
     if (n.kind != PlannedNode::Kind::kKernel) continue;
     bool any_output = false;
@@ -491,13 +529,8 @@ absl::Status Record(const Model& model, SessionState* state, const gpu::Buffer& 
     RETURN_IF_ERROR(cb.Copy(src, state->outputs[copy.output_index].range(),
                             "output " + model.outputs()[copy.output_index].name));
   }
-  for (size_t o = 0; o < state->outputs.size(); ++o) {
-    if (!state->bound_host_outputs[o] || state->readback[o] == nullptr) continue;
-    ASSIGN_OR_RETURN(const size_t copies,
-                     RecordReadback(cb, state->outputs[o], *state->readback[o], state->readback_chunks[o],
-                                    "readback " + model.outputs()[o].name));
-    state->readback_spans += copies;
-  }
+  cb.EndSpan();
+  ASSIGN_OR_RETURN(state->readback_spans, RecordReadbacks(model, state));
   return cb.End();
 }
 
@@ -573,14 +606,16 @@ absl::StatusOr<RunResult> Session::RunOnce(const RunRequest& request,
   host_span("upload", start);
 
   // 4. Replay the recording, or record when shapes or bound buffers changed.
-  bool same = state.recorded && state.bound_host_outputs == in.host_outputs;
+  const gpu::Timing timed = request.profile || impl_->options.time_each_dispatch ? gpu::Timing::kEachCommand
+                                                                                 : gpu::Timing::kSpans;
+  bool same = state.recorded && state.recorded_timing == timed && state.bound_host_outputs == in.host_outputs;
   for (size_t i = 0; same && i < ranges.size(); ++i) same = SameRange(ranges[i], state.bound_inputs[i]);
   Clock::time_point t = Clock::now();
   if (!same) {
     state.recorded = false;
     state.bound_inputs = ranges;
     state.bound_host_outputs = in.host_outputs;
-    RETURN_IF_ERROR(Record(model, &state, impl_->dummy));
+    RETURN_IF_ERROR(Record(model, &state, impl_->dummy, timed));
     state.recorded = true;
     ++impl_->recordings;
     timing.record_ns = Since(t);

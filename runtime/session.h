@@ -63,7 +63,9 @@ struct RunRequest {
   std::vector<InputBinding> inputs;
   // Per output name; outputs not listed use the session's default (host).
   std::map<std::string, OutputLocation> output_locations;
-  // Collect a per-dispatch trace (RunResult::trace).
+  // Collect a per-dispatch trace (RunResult::trace). The session records
+  // such runs with a timestamp around every dispatch, apart from its
+  // unprofiled recording: switching between the two re-records.
   bool profile = false;
   // Where host outputs' bytes go, optionally. Run() calls it once per host
   // output with the model output's index and byte size; a non-null result
@@ -143,8 +145,15 @@ struct RunResult {
 };
 
 struct SessionOptions {
-  // Timestamp queries around every dispatch (needed for RunTiming::gpu_ns).
+  // Timestamp queries (needed for RunTiming::gpu_ns): around the run's
+  // phases (upload copies, the model's dispatches, readback copies), and
+  // around every dispatch in a profiled run (RunRequest::profile), whose
+  // recording is then made separately. A timestamp waits for every earlier
+  // command, so timing each dispatch costs GPU time of its own.
   bool timestamps = true;
+  // Time every dispatch in every run, as a profile does: for an A/B of what
+  // per-dispatch timestamps cost.
+  bool time_each_dispatch = false;
   // A host output of at least this many bytes that is read through a
   // staging buffer, into a RunRequest::host_output_sink, is copied out in
   // chunks of readback_chunk_bytes, each as soon as the GPU has staged it

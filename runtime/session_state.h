@@ -45,10 +45,11 @@ struct SessionState {
   std::unique_ptr<gpu::CommandBuffer> command_buffer;
   // What the current recording bound; a run binding anything else re-records.
   bool recorded = false;
+  gpu::Timing recorded_timing = gpu::Timing::kSpans;  // per dispatch only for profiles
   std::vector<gpu::BufferRange> bound_inputs;
   std::vector<bool> bound_host_outputs;
-  // Timed commands of the recording that move the run's inputs in (first)
-  // and its outputs out (last): the rest are the model's own work.
+  // Timed spans of the recording that move the run's inputs in (first) and
+  // its outputs out (last): the rest are the model's own work.
   size_t upload_spans = 0, readback_spans = 0;
   // The last run's GPU time (timestamps; 0 when unknown): how long the next
   // run's wait is expected to take.

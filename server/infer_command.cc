@@ -4,7 +4,7 @@
 // `vkserve infer MODEL [--input NAME=FILE.npy]... [--output-dir DIR]
 //   [--dim NAME=VALUE]... [--repeat N] [--warmup SECONDS] [--profile FILE.json]
 //   [--device SEL] [--outputs-on-gpu] [--precision FP32|FP16 [--compare]]
-//   [--pipeline-statistics] [--readback view|buffers|whole]`
+//   [--pipeline-statistics] [--readback view|buffers|whole] [--time-each-dispatch]`
 // Runs a model once or N times (random inputs for those not given), writes
 // each output to DIR/<name>.npy, and prints the median timing split.
 // --compare (with --precision FP16) also runs the model at FP32 on the same
@@ -18,6 +18,9 @@
 // only one; `buffers` copies them into buffers kept across runs, as the
 // server copies into recycled response buffers, chunk by chunk as the GPU
 // stages them; `whole` does that after the wait, in one piece.
+// --time-each-dispatch puts timestamps around every dispatch of every run,
+// as --profile does for its run (the A/B of what they cost; by default runs
+// time only their phases).
 
 #include <algorithm>
 #include <chrono>
@@ -132,6 +135,7 @@ struct InferFlags {
   bool outputs_on_gpu = false;
   bool compare = false;
   enum class Readback { kView, kBuffers, kWhole } readback = Readback::kView;
+  bool time_each_dispatch = false;
 };
 
 absl::StatusOr<InferFlags> ParseInferFlags(const std::vector<std::string>& rest) {
@@ -159,6 +163,8 @@ absl::StatusOr<InferFlags> ParseInferFlags(const std::vector<std::string>& rest)
       f.outputs_on_gpu = true;
     } else if (a == "--compare") {
       f.compare = true;
+    } else if (a == "--time-each-dispatch") {
+      f.time_each_dispatch = true;
     } else if (a == "--readback") {
       const std::string& mode = rest[++i];
       if (mode == "view") {
@@ -321,6 +327,7 @@ absl::Status Infer(const ModelFlags& model_flags, const InferFlags& flags) {
   SessionOptions session_options;
   if (flags.readback == InferFlags::Readback::kWhole) session_options.overlapped_readback_bytes = 0;
   if (flags.readback == InferFlags::Readback::kView) session_options.view_readback_bytes = uint64_t{1} << 20;
+  session_options.time_each_dispatch = flags.time_each_dispatch;
   ASSIGN_OR_RETURN(auto session, Session::Create(model, session_options));
   ASSIGN_OR_RETURN(std::vector<HostTensor> tensors, ModelInputs(*model, flags.input_files));
   RunRequest request = MakeRequest(*model, tensors, flags.outputs_on_gpu);
@@ -347,7 +354,7 @@ int RunInferCommand(const std::vector<std::string>& args) {
                  "vkserve infer: %s\nusage: vkserve infer MODEL [--input NAME=FILE.npy]... "
                  "[--output-dir DIR] [--dim NAME=VALUE]... [--repeat N] [--warmup SECONDS] [--profile FILE.json] "
                  "[--device SEL] [--outputs-on-gpu] [--precision FP32|FP16 [--compare]] "
-                 "[--pipeline-statistics] [--readback view|buffers|whole]\n",
+                 "[--pipeline-statistics] [--readback view|buffers|whole] [--time-each-dispatch]\n",
                  std::string(model_flags.status().message()).c_str());
     return 2;
   }

@@ -178,6 +178,45 @@ TEST_P(CommandBufferTest, TimestampsAreNonZeroAndOrderedOnEveryReplay) {
   }
 }
 
+// Timing::kSpans times the recorder's groups only: one span around the
+// three dispatches, none for the fills outside it; re-recorded with
+// kEachCommand, every command again.
+TEST_P(CommandBufferTest, SpanTimingTimesOnlyTheGroups) {
+  if (device_->info().timestamp_valid_bits == 0) GTEST_SKIP() << "device has no timestamps";
+  const uint32_t n = 1 << 16;
+  auto pipeline = GetPipeline("gpu/saxpy", 2, sizeof(SaxpyParams), {kLocal, 1, 1});
+  VKSERVE_ASSERT_OK_AND_ASSIGN(Buffer x, allocator_->Allocate(n * 4, MemoryUsage::kDeviceLocal, MemoryKind::kIo));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(Buffer y, allocator_->Allocate(n * 4, MemoryUsage::kDeviceLocal, MemoryKind::kIo));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto cb, CommandBuffer::Create(*device_, {.max_timed_commands = 8}));
+  const Binding bindings[] = {{x.range(), Access::kRead}, {y.range(), Access::kReadWrite}};
+  for (Timing timing : {Timing::kSpans, Timing::kEachCommand}) {
+    VKSERVE_ASSERT_OK(cb->Begin(timing));
+    VKSERVE_ASSERT_OK(cb->Fill(x.range(), 0x3f800000u, "fill x"));  // 1.0f
+    VKSERVE_ASSERT_OK(cb->Fill(y.range(), 0, "fill y"));
+    cb->BeginSpan("saxpy x3");
+    for (int i = 0; i < 3; ++i) {
+      VKSERVE_ASSERT_OK(cb->Dispatch(pipeline, bindings, Bytes({n, 1.0f}), {n / kLocal, 1, 1},
+                                     "saxpy " + std::to_string(i)));
+    }
+    cb->EndSpan();
+    VKSERVE_ASSERT_OK(cb->End());
+    VKSERVE_ASSERT_OK_AND_ASSIGN(uint64_t value, device_->queue().Submit(*cb));
+    VKSERVE_ASSERT_OK(device_->queue().Wait(value));
+    VKSERVE_ASSERT_OK_AND_ASSIGN(std::vector<TimestampSpan> spans, cb->ReadTimestamps());
+    std::vector<float> out(n);
+    VKSERVE_ASSERT_OK(Download(*allocator_, y, 0, {reinterpret_cast<uint8_t*>(out.data()), n * 4u}));
+    EXPECT_EQ(out[n - 1], 3.0f);  // timing changes nothing the commands do
+    if (timing == Timing::kSpans) {
+      ASSERT_EQ(spans.size(), 1u);
+      EXPECT_EQ(spans[0].label, "saxpy x3");
+      EXPECT_GT(spans[0].end_ns, spans[0].start_ns);
+    } else {
+      ASSERT_EQ(spans.size(), 5u);
+      EXPECT_EQ(spans[2].label, "saxpy 0");
+    }
+  }
+}
+
 TEST_P(CommandBufferTest, MisuseIsAStatus) {
   VKSERVE_ASSERT_OK_AND_ASSIGN(auto cb, CommandBuffer::Create(*device_));
   EXPECT_EQ(device_->queue().Submit(*cb).status().code(), absl::StatusCode::kFailedPrecondition);

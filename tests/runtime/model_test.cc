@@ -488,6 +488,40 @@ TEST_F(ReluAddTest, ViewedReadbackIsNeverOverwrittenWhileHeld) {
   EXPECT_TRUE(testing::CompareTensors(copied.outputs[0].host, data_.expected[0], {1e-6, 0}).empty());
 }
 
+// Unprofiled runs time the run's phases (a span each); a profiled run is
+// recorded apart with every dispatch timed and traced, so switching between
+// the two re-records, and the outputs are the same either way.
+TEST_F(ReluAddTest, OnlyProfiledRunsTimeEachDispatch) {
+  if (device_->info().timestamp_valid_bits == 0) GTEST_SKIP() << "device has no timestamps";
+  SessionOptions options;
+  options.stage_outputs = true;  // a readback span too
+  VKSERVE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Create(model_, options));
+  RunRequest request = HostRequest(*model_, data_.inputs);
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult plain, session->Run(request));
+  EXPECT_TRUE(plain.trace.empty());
+  EXPECT_GT(plain.timing.gpu_ns, 0u);
+  EXPECT_LE(plain.timing.gpu_compute_ns, plain.timing.gpu_ns);
+  request.profile = true;
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult profiled, session->Run(request));
+  EXPECT_FALSE(profiled.timing.replayed);
+  int dispatches = 0, readbacks = 0;
+  for (const TraceEvent& e : profiled.trace) {
+    if (e.category != "gpu") continue;
+    if (!e.op_type.empty()) ++dispatches;
+    if (e.name.starts_with("readback ")) ++readbacks;
+  }
+  EXPECT_GE(dispatches, 1);  // each node's own span, named after it
+  EXPECT_EQ(readbacks, 1);
+  EXPECT_EQ(profiled.outputs[0].host.data, plain.outputs[0].host.data);
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult profiled_again, session->Run(request));
+  EXPECT_TRUE(profiled_again.timing.replayed);
+  request.profile = false;
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult back, session->Run(request));
+  EXPECT_FALSE(back.timing.replayed);
+  EXPECT_EQ(back.outputs[0].host.data, plain.outputs[0].host.data);
+  EXPECT_EQ(session->recording_count(), 3u);
+}
+
 TEST_F(ReluAddTest, ReadWithReleaseFreesTheTensor) {
   RunRequest request = HostRequest(*model_, data_.inputs);
   request.output_locations["y"] = OutputLocation::kDevice;
