@@ -222,6 +222,15 @@ class Op {
 
   virtual Execution execution() const { return Execution::kKernel; }
 
+  // The input whose bytes output 0 is at this signature (ctx after Infer),
+  // so the node runs as an alias there, or -1 to run its kernel. Aliases
+  // (kAlias) are input 0 at every signature; an op that moves bytes
+  // unchanged only at some shapes (Concat with one non-empty input) says so
+  // here.
+  virtual int AliasedInput(const InferContext& /*ctx*/) const {
+    return execution() == Execution::kAlias ? 0 : -1;
+  }
+
   // For ops whose output shapes depend on input data (NonZero, Compress,
   // NonMaxSuppression, Unique): the model is cut after such a node at a
   // sync point (runtime/sync_split.h). There the node has one more output

@@ -47,6 +47,7 @@ struct PlannedNode {
   enum class Kind { kFolded, kAlias, kKernel } kind = Kind::kKernel;
   std::vector<int> inputs;   // value ids; -1 where omitted or read on the host
   std::vector<int> outputs;  // value ids; -1 where omitted
+  int alias_input = 0;       // kAlias: the input whose bytes output 0 is (Op::AliasedInput)
   std::unique_ptr<Kernel> kernel;
   std::vector<uint64_t> scratch_offsets;  // in the arena
   std::vector<uint64_t> scratch_sizes;

@@ -182,6 +182,9 @@ absl::Status Inferrer::InferAsIs(const Node& node, const Op* op) {
   ctx.outputs.resize(node.outputs.size());
   absl::Status status = op->Infer(ctx);
   if (!status.ok()) return AnnotateNodeError(node, status);
+  // Asked now: ctx.inputs point into inf.values, which adding the outputs
+  // below may reallocate.
+  const int alias = op->AliasedInput(ctx);
   bool all_folded = !node.outputs.empty();
   for (size_t o = 0; o < node.outputs.size(); ++o) {
     const TensorDesc& out = ctx.outputs[o];
@@ -210,8 +213,9 @@ absl::Status Inferrer::InferAsIs(const Node& node, const Op* op) {
   }
   if (all_folded) {
     planned.kind = PlannedNode::Kind::kFolded;
-  } else if (op->execution() == Op::Execution::kAlias) {
+  } else if (alias >= 0 && static_cast<size_t>(alias) < planned.inputs.size() && planned.inputs[alias] >= 0) {
     planned.kind = PlannedNode::Kind::kAlias;
+    planned.alias_input = alias;
   }
   inf.nodes.push_back(std::move(planned));
   return absl::OkStatus();
@@ -372,7 +376,7 @@ std::string PlanSignature(const Model& model, const std::vector<std::vector<int6
 absl::Status ResolveAliases(PlanBuild& b) {
   for (PlannedNode& n : b.inf.nodes) {
     if (n.kind != PlannedNode::Kind::kAlias) continue;
-    const int src = n.inputs.empty() ? -1 : n.inputs[0];
+    const int src = static_cast<size_t>(n.alias_input) < n.inputs.size() ? n.inputs[n.alias_input] : -1;
     if (src < 0) return absl::InternalError(NodeErrorPrefix(*n.node) + "alias without input");
     if (n.outputs[0] >= 0) b.inf.values[n.outputs[0]].alias_root = b.root_of(src);
   }
@@ -396,9 +400,10 @@ void MarkGpuUses(PlanBuild& b) {
   }
 }
 
-// Model outputs a kernel writes get their own IO buffer; the rest (inputs,
-// constants, aliases, an output listed twice) are copied there after the
-// last node. Model inputs are bound to theirs.
+// Model outputs a kernel writes get their own IO buffer, and so do the
+// kernel-written roots of aliased outputs; the rest (inputs, constants,
+// weights, a root claimed twice) are copied there after the last node.
+// Model inputs are bound to theirs.
 absl::Status BindModelIo(PlanBuild& b) {
   std::vector<PlannedValue>& values = b.inf.values;
   const auto& model_outputs = b.model.outputs();
@@ -409,19 +414,31 @@ absl::Status BindModelIo(PlanBuild& b) {
       return absl::InvalidArgumentError(
           absl::StrCat("graph output '", model_outputs[o].name, "' is never produced"));
     }
-    const int v = it->second;
-    b.plan->output_values.push_back(v);
-    const bool kernel_written = b.first_def[v] >= 0 && values[v].alias_root < 0;
-    if (kernel_written && !claimed[v]) {
-      claimed[v] = true;
-      values[v].storage = PlannedValue::Storage::kOutput;
-      values[v].io_index = static_cast<int>(o);
-    } else {
-      b.plan->output_copies.push_back({static_cast<int>(o), v});
+    b.plan->output_values.push_back(it->second);
+  }
+  // Outputs a kernel writes first, then aliases of what a kernel writes
+  // (a Reshape of it, or a Concat with one non-empty input): the aliased
+  // bytes are kept in the output's buffer itself, when no output claimed them.
+  std::vector<bool> bound(model_outputs.size(), false);
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t o = 0; o < model_outputs.size(); ++o) {
+      const int v = b.plan->output_values[o];
       const int r = b.root_of(v);
-      b.on_gpu[r] = true;
-      b.last_use[r] = b.steps();  // read by the copy after the last node
+      const bool direct = pass == 0 && r == v;
+      const bool aliased = pass == 1 && r != v && values[r].desc.byte_size() == values[v].desc.byte_size();
+      if (bound[o] || b.first_def[r] < 0 || claimed[r] || !(direct || aliased)) continue;
+      claimed[r] = bound[o] = true;
+      values[r].storage = PlannedValue::Storage::kOutput;
+      values[r].io_index = static_cast<int>(o);
     }
+  }
+  for (size_t o = 0; o < model_outputs.size(); ++o) {
+    if (bound[o]) continue;
+    const int v = b.plan->output_values[o];
+    b.plan->output_copies.push_back({static_cast<int>(o), v});
+    const int r = b.root_of(v);
+    b.on_gpu[r] = true;
+    b.last_use[r] = b.steps();  // read by the copy after the last node
   }
   for (size_t i = 0; i < b.model.inputs().size(); ++i) {
     const int v = b.inf.ids.at(b.model.inputs()[i].name);

@@ -3,8 +3,9 @@
 //
 // Concat (opsets 1-27): joins its inputs along `axis` (default 1 before
 // opset 4; negative from opset 11). Empty inputs are skipped. On the GPU one
-// strided copy per input writes its slice of the output; folded when every
-// input is host-known and the output small (shape vectors).
+// strided copy per input writes its slice of the output; with a single
+// non-empty input the node is an alias of it; folded when every input is
+// host-known and the output small (shape vectors).
 #include "absl/strings/str_cat.h"
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
@@ -93,6 +94,19 @@ class ConcatOp : public Op {
       out.value = Share(std::move(t));
     }
     return absl::OkStatus();
+  }
+
+  // With one non-empty input (a decoder's empty past joined to its first
+  // keys), the output is that input's bytes: no copy.
+  int AliasedInput(const InferContext& ctx) const override {
+    int only = -1;
+    for (size_t i = 0; i < ctx.inputs.size(); ++i) {
+      const TensorDesc* in = ctx.input(i);
+      if (in == nullptr || in->num_elements() == 0) continue;
+      if (only >= 0) return -1;
+      only = static_cast<int>(i);
+    }
+    return only >= 0 && ctx.input(only)->shape == ctx.outputs[0].shape ? only : -1;
   }
 
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {

@@ -95,6 +95,19 @@ def _concat_cases():
         helper.make_node("Concat", ["A", "E", "B"], ["Y"], axis=1)],
         {"A": _rand((2, 3)), "B": _rand((2, 4))}, [("Y", TensorProto.FLOAT)], 13,
         {"s": _i64([2]), "e": _i64([2]), "ax": _i64([1])})
+    # A decoder's first step: an empty past (an empty Slice) joined to the
+    # transposed keys, which Mul also reads. The Concat runs as an alias of
+    # the keys, whose bytes then live in the output `present` itself.
+    for keys_out in (False, True):
+        outs = [("K", TensorProto.FLOAT)] if keys_out else []
+        yield _case("concat_empty_past_alias" + ("_keys_out" if keys_out else ""), [
+            helper.make_node("Slice", ["P", "s", "e", "ax"], ["past"]),
+            helper.make_node("Transpose", ["X"], ["K"], perm=[0, 2, 1, 3]),
+            helper.make_node("Concat", ["past", "K"], ["present"], axis=2),
+            helper.make_node("Mul", ["present", "two"], ["Y"])],
+            {"P": _rand((1, 2, 5, 4)), "X": _rand((1, 3, 2, 4))},
+            outs + [("present", TensorProto.FLOAT), ("Y", TensorProto.FLOAT)], 13,
+            {"s": _i64([0]), "e": _i64([0]), "ax": _i64([2]), "two": np.array(2.0, np.float32)})
     yield _case("concat_weight_and_input", [helper.make_node("Concat", ["W", "A"], ["Y"], axis=1)],
                 {"A": _rand((1, 3, 16))}, [("Y", TensorProto.FLOAT)], 13, {"W": _rand((1, 1, 16))})
     yield _case("concat_int64", [helper.make_node("Concat", ["A", "B"], ["Y"], axis=1)],
