@@ -93,16 +93,13 @@ absl::Status ReplaceHandedOutBuffers(const Model& model, const Plan& plan, Sessi
       state.recorded = false;
     }
     if (state.readback[o] == nullptr) continue;
-    // Only this session makes new owners, so a count of 1 stays 1. The
-    // fence orders the caller's last reads (before its release of the view)
-    // before this run's GPU writes.
-    if (state.readback[o].use_count() == 1) {
-      std::atomic_thread_fence(std::memory_order_acquire);
-      continue;
-    }
+    // Acquire pairs with a view's release: the caller's reads of the bytes
+    // come before this run's GPU writes into them.
+    if (state.readback_views[o]->load(std::memory_order_acquire) == 0) continue;
     ASSIGN_OR_RETURN(gpu::Buffer fresh,
                      allocator.Allocate(size, gpu::MemoryUsage::kHostReadback, gpu::MemoryKind::kStaging));
     state.readback[o] = std::make_shared<gpu::Buffer>(std::move(fresh));
+    state.readback_views[o] = std::make_shared<std::atomic<int>>(0);
     state.recorded = false;
   }
   return absl::OkStatus();
@@ -223,7 +220,14 @@ absl::StatusOr<RunOutput> CollectOutput(const Model& model, const Plan& plan, co
     CopyToHost(model.gpu(), sink, bytes, size);
     out.in_sink = true;
   } else if (state.readback[o] != nullptr && view_bytes > 0 && size >= view_bytes) {
-    out.host.data = TensorBytes::View(state.readback[o], bytes, size);
+    // The view owns the buffer, and counts itself in readback_views until released.
+    std::shared_ptr<std::atomic<int>> views = state.readback_views[o];
+    views->fetch_add(1, std::memory_order_relaxed);
+    std::shared_ptr<const void> owner(state.readback[o].get(),
+                                      [buffer = state.readback[o], views](const void*) {
+                                        views->fetch_sub(1, std::memory_order_release);
+                                      });
+    out.host.data = TensorBytes::View(std::move(owner), bytes, size);
   } else {
     // One pass over the bytes: resize() then memcpy would zero-fill them
     // first, doubling the host memory traffic of large outputs.
@@ -412,6 +416,7 @@ absl::Status AllocateState(const Model& model, const SessionOptions& options,
   state->outputs.resize(plan.output_values.size());
   state->readback.resize(plan.output_values.size());
   state->readback_chunks.resize(plan.output_values.size());
+  state->readback_views.resize(plan.output_values.size());
   for (size_t o = 0; o < plan.output_values.size(); ++o) {
     const uint64_t size = plan.values[plan.output_values[o]].desc.byte_size();
     if (size == 0) continue;
@@ -422,6 +427,7 @@ absl::Status AllocateState(const Model& model, const SessionOptions& options,
                        allocator.Allocate(size, gpu::MemoryUsage::kHostReadback,
                                           gpu::MemoryKind::kStaging));
       state->readback[o] = std::make_shared<gpu::Buffer>(std::move(staging));
+      state->readback_views[o] = std::make_shared<std::atomic<int>>(0);
       ASSIGN_OR_RETURN(state->readback_chunks[o],
                        PlanReadbackChunks(*model.gpu().device, size, options.overlapped_readback_bytes,
                                           options.readback_chunk_bytes));

@@ -15,6 +15,7 @@
 #ifndef VKSERVE_RUNTIME_SESSION_STATE_H_
 #define VKSERVE_RUNTIME_SESSION_STATE_H_
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -40,6 +41,9 @@ struct SessionState {
   // (SessionOptions::view_readback_bytes); a buffer still viewed at the next
   // run is replaced, never overwritten.
   std::vector<std::shared_ptr<gpu::Buffer>> readback;
+  // Per staged output: how many views of readback[o] callers still hold
+  // (a view's release decrements it with release order).
+  std::vector<std::shared_ptr<std::atomic<int>>> readback_views;
   // Per output: the chunks its readback is staged in (chunked_readback.h).
   std::vector<ReadbackChunks> readback_chunks;
   std::unique_ptr<gpu::CommandBuffer> command_buffer;
