@@ -22,6 +22,7 @@
 #include "runtime/model.h"
 #include "runtime/session.h"
 #include "tests/testing/gpu_fixture.h"
+#include "tests/testing/graph_helpers.h"
 
 namespace vkserve {
 namespace {
@@ -56,11 +57,7 @@ Graph ElementwiseGraph(int64_t width) {
   return g;
 }
 
-std::vector<float> Floats(const HostTensor& t) {
-  std::vector<float> v(t.data.size() / sizeof(float));
-  if (!v.empty()) std::memcpy(v.data(), t.data.data(), t.data.size());
-  return v;
-}
+using testing::Floats;
 
 // Resident set size of this process, in bytes.
 uint64_t Rss() {

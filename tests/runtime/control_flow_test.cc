@@ -15,6 +15,7 @@
 #include "runtime/model.h"
 #include "runtime/session.h"
 #include "tests/testing/gpu_fixture.h"
+#include "tests/testing/graph_helpers.h"
 
 namespace vkserve {
 namespace {
@@ -77,11 +78,7 @@ Graph IfOnInputGraph() {
   return g;
 }
 
-std::vector<float> Floats(const HostTensor& t) {
-  std::vector<float> v(t.data.size() / sizeof(float));
-  if (!v.empty()) std::memcpy(v.data(), t.data.data(), t.data.size());
-  return v;
-}
+using testing::Floats;
 
 class ControlFlowTest : public GpuTest {
  protected:

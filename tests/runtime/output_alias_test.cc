@@ -18,21 +18,13 @@
 #include "runtime/plan.h"
 #include "runtime/session.h"
 #include "tests/testing/gpu_fixture.h"
+#include "tests/testing/graph_helpers.h"
 
 namespace vkserve {
 namespace {
 
 using testing::GpuTest;
-
-Node MakeNode(const char* name, const char* op, std::vector<std::string> ins, std::string out) {
-  Node n;
-  n.name = name;
-  n.op_type = op;
-  n.opset = 13;
-  n.inputs = std::move(ins);
-  n.outputs = {std::move(out)};
-  return n;
-}
+using testing::MakeNode;
 
 TensorType FloatType(std::vector<Dim> shape) {
   TensorType t;
@@ -70,11 +62,7 @@ Graph DecoderStepGraph(bool k_is_output) {
   return g;
 }
 
-std::vector<float> Floats(const HostTensor& t) {
-  std::vector<float> v(t.data.size() / sizeof(float));
-  if (!v.empty()) std::memcpy(v.data(), t.data.data(), t.data.size());
-  return v;
-}
+using testing::Floats;
 
 class OutputAliasTest : public GpuTest, public ::testing::WithParamInterface<bool> {
  protected:

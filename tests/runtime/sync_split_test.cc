@@ -14,6 +14,7 @@
 #include "runtime/model.h"
 #include "runtime/session.h"
 #include "tests/testing/gpu_fixture.h"
+#include "tests/testing/graph_helpers.h"
 
 namespace vkserve {
 namespace {
@@ -31,32 +32,19 @@ Graph NonZeroGraph() {
   TensorType out;
   out.dtype = DataType::kFloat;
   g.outputs.push_back({"y", out});
-  auto node = [&](const char* name, const char* op, std::vector<std::string> ins, std::string outv) {
-    Node n;
-    n.name = name;
-    n.op_type = op;
-    n.opset = 13;
-    n.inputs = std::move(ins);
-    n.outputs = {std::move(outv)};
-    return n;
-  };
-  g.nodes.push_back(node("nz", "NonZero", {"x"}, "idx"));
-  Node cast = node("cast", "Cast", {"idx"}, "f");
+  g.nodes.push_back(testing::MakeNode("nz", "NonZero", {"x"}, "idx"));
+  Node cast = testing::MakeNode("cast", "Cast", {"idx"}, "f");
   Attribute to;
   to.type = Attribute::Type::kInt;
   to.i = static_cast<int64_t>(DataType::kFloat);
   cast.attributes["to"] = to;
   g.nodes.push_back(cast);
-  g.nodes.push_back(node("double", "Mul", {"f", "two"}, "y"));
+  g.nodes.push_back(testing::MakeNode("double", "Mul", {"f", "two"}, "y"));
   g.initializers["two"] = HostTensor::FromFloats({2}, {});
   return g;
 }
 
-std::vector<float> Floats(const HostTensor& t) {
-  std::vector<float> v(t.data.size() / sizeof(float));
-  if (!v.empty()) std::memcpy(v.data(), t.data.data(), t.data.size());
-  return v;
-}
+using testing::Floats;
 
 class SyncSplitTest : public GpuTest {
  protected:

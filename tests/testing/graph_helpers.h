@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Small helpers for tests that build a Graph in memory and read float
+// results back: header-only, so any test may include them without linking
+// more.
+#ifndef VKSERVE_TESTS_TESTING_GRAPH_HELPERS_H_
+#define VKSERVE_TESTS_TESTING_GRAPH_HELPERS_H_
+
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/graph.h"
+
+namespace vkserve::testing {
+
+// A node of the default domain at `opset` with one output.
+inline Node MakeNode(const char* name, const char* op, std::vector<std::string> inputs, std::string output,
+                     int64_t opset = 13) {
+  Node n;
+  n.name = name;
+  n.op_type = op;
+  n.opset = opset;
+  n.inputs = std::move(inputs);
+  n.outputs = {std::move(output)};
+  return n;
+}
+
+// A float tensor's elements (its bytes may be a view with any alignment).
+inline std::vector<float> Floats(const HostTensor& t) {
+  std::vector<float> v(t.data.size() / sizeof(float));
+  if (!v.empty()) std::memcpy(v.data(), t.data.data(), t.data.size());
+  return v;
+}
+
+}  // namespace vkserve::testing
+
+#endif  // VKSERVE_TESTS_TESTING_GRAPH_HELPERS_H_
