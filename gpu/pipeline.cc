@@ -95,9 +95,11 @@ std::string HeaderMismatch(const std::vector<char>& data, const DeviceInfo& info
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<PipelineCache>> PipelineCache::Create(const Device& device,
-                                                                     std::string path) {
+                                                                     std::string path,
+                                                                     size_t max_pipelines) {
   auto cache = std::unique_ptr<PipelineCache>(new PipelineCache(device));
   cache->path_ = std::move(path);
+  cache->max_pipelines_ = max_pipelines;
   std::vector<char> data;
   if (!cache->path_.empty()) {
     std::ifstream in(cache->path_, std::ios::binary);
@@ -125,14 +127,37 @@ absl::StatusOr<std::shared_ptr<const Pipeline>> PipelineCache::Get(const Pipelin
   {
     MutexLock lock(&mutex_);
     auto it = pipelines_.find(key);
-    if (it != pipelines_.end()) return it->second;
+    if (it != pipelines_.end()) {
+      it->second.last_use = ++use_clock_;
+      return it->second.pipeline;
+    }
   }
   // Created outside the lock: compiling can take milliseconds and other
   // pipelines should not wait. Two threads racing on one key both compile;
   // the first one stored wins.
   ASSIGN_OR_RETURN(std::shared_ptr<const Pipeline> pipeline, Create(desc));
   MutexLock lock(&mutex_);
-  return pipelines_.emplace(key, std::move(pipeline)).first->second;
+  Entry& entry = pipelines_.emplace(key, Entry{std::move(pipeline), 0}).first->second;
+  entry.last_use = ++use_clock_;
+  std::shared_ptr<const Pipeline> result = entry.pipeline;  // held: not evictable below
+  EvictOverBudget();
+  return result;
+}
+
+void PipelineCache::EvictOverBudget() {
+  // A linear scan per eviction: the budget is thousands, and an eviction
+  // follows a compile that took far longer.
+  while (pipelines_.size() > max_pipelines_) {
+    auto oldest = pipelines_.end();
+    for (auto it = pipelines_.begin(); it != pipelines_.end(); ++it) {
+      // Copies are only made under mutex_, so a count of 1 cannot rise here.
+      if (it->second.pipeline.use_count() != 1) continue;
+      if (oldest == pipelines_.end() || it->second.last_use < oldest->second.last_use) oldest = it;
+    }
+    if (oldest == pipelines_.end()) return;  // everything is in use
+    pipelines_.erase(oldest);
+    ++evictions_;
+  }
 }
 
 namespace {
@@ -286,6 +311,11 @@ absl::Status PipelineCache::Save() const {
 size_t PipelineCache::size() const {
   MutexLock lock(&mutex_);
   return pipelines_.size();
+}
+
+uint64_t PipelineCache::evictions() const {
+  MutexLock lock(&mutex_);
+  return evictions_;
 }
 
 }  // namespace vkserve::gpu

@@ -8,8 +8,12 @@
 // (local_size_x_id = 0, ...) and ids 3.. the shader's own.
 //
 // PipelineCache: creates Pipelines once per (shader, constants) key and keeps
-// them, backed by a VkPipelineCache that can be saved to and loaded from a
-// file. A file whose header does not match this device and driver (vendor,
+// up to a budget of them, backed by a VkPipelineCache that can be saved to
+// and loaded from a file. Constants follow tensor shapes, so clients sending
+// ever new shapes would otherwise grow it without end: past the budget, the
+// least recently used pipelines that nothing else holds are dropped (the
+// driver's VkPipelineCache keeps their compiled code, so getting one again
+// is cheap on drivers that cache). A file whose header does not match this device and driver (vendor,
 // device id, pipelineCacheUUID) is ignored, never passed to the driver.
 //
 // Pipelines are immutable and shared (std::shared_ptr) by everything that
@@ -76,8 +80,11 @@ class PipelineCache {
  public:
   // Loads `path` if it exists and matches the device; an empty path keeps the
   // cache in memory only. REQUIRES: `device` outlives the cache.
-  static absl::StatusOr<std::unique_ptr<PipelineCache>> Create(const Device& device,
-                                                               std::string path = "");
+  // `max_pipelines` bounds the pipelines kept; pipelines in use stay even
+  // past it.
+  static constexpr size_t kDefaultMaxPipelines = 4096;
+  static absl::StatusOr<std::unique_ptr<PipelineCache>> Create(
+      const Device& device, std::string path = "", size_t max_pipelines = kDefaultMaxPipelines);
   PipelineCache(const PipelineCache&) = delete;
   PipelineCache& operator=(const PipelineCache&) = delete;
 
@@ -94,12 +101,21 @@ class PipelineCache {
   // a file existed but did not match, `ignored_reason()` says why.
   bool loaded_from_disk() const { return loaded_from_disk_; }
   const std::string& ignored_reason() const { return ignored_reason_; }
-  size_t size() const;
+  size_t size() const;  // pipelines kept
+  uint64_t evictions() const;  // pipelines dropped for the budget so far
   VkPipelineCache handle() const { return cache_.get(); }
 
  private:
+  struct Entry {
+    std::shared_ptr<const Pipeline> pipeline;
+    uint64_t last_use = 0;
+  };
+
   explicit PipelineCache(const Device& device) : device_(&device) {}
   absl::StatusOr<std::shared_ptr<const Pipeline>> Create(const PipelineDesc& desc) const;
+  // Drops least recently used entries nothing else holds until the budget
+  // holds or none is left to drop.
+  void EvictOverBudget() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   const Device* device_;
   std::string path_;
@@ -107,7 +123,10 @@ class PipelineCache {
   bool loaded_from_disk_ = false;
   std::string ignored_reason_;
   mutable Mutex mutex_;
-  std::map<std::string, std::shared_ptr<const Pipeline>> pipelines_ ABSL_GUARDED_BY(mutex_);
+  size_t max_pipelines_ = kDefaultMaxPipelines;
+  std::map<std::string, Entry> pipelines_ ABSL_GUARDED_BY(mutex_);
+  uint64_t use_clock_ ABSL_GUARDED_BY(mutex_) = 0;
+  uint64_t evictions_ ABSL_GUARDED_BY(mutex_) = 0;
 };
 
 }  // namespace vkserve::gpu

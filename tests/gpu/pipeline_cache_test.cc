@@ -53,6 +53,33 @@ TEST_F(PipelineCacheTest, SharesPipelinesPerKey) {
   EXPECT_EQ(cache->size(), 2u);
 }
 
+// Past its budget the cache drops the least recently used pipelines that
+// nothing else holds, and never one in use.
+TEST_F(PipelineCacheTest, EvictsLeastRecentlyUsedPipelinesPastItsBudget) {
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto cache, PipelineCache::Create(*device_, "", 2));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto held, cache->Get(Saxpy(16)));  // in use throughout
+  VKSERVE_ASSERT_OK(cache->Get(Saxpy(32)).status());  // not held
+  VKSERVE_ASSERT_OK(cache->Get(Saxpy(64)).status());  // over budget: 32 goes, 16 is held
+  EXPECT_EQ(cache->size(), 2u);
+  EXPECT_EQ(cache->evictions(), 1u);
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto again_16, cache->Get(Saxpy(16)));
+  EXPECT_EQ(again_16.get(), held.get()) << "a pipeline in use was dropped";
+  // 64 is now the least recently used: getting 32 again compiles it anew
+  // and drops 64.
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto again_32, cache->Get(Saxpy(32)));
+  EXPECT_EQ(cache->size(), 2u);
+  EXPECT_EQ(cache->evictions(), 2u);
+  // Everything in use: the budget yields rather than dropping a held pipeline.
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto extra, cache->Get(Saxpy(128)));
+  EXPECT_EQ(cache->size(), 3u);
+  EXPECT_EQ(cache->evictions(), 2u);
+  again_32.reset();
+  extra.reset();
+  VKSERVE_ASSERT_OK(cache->Get(Saxpy(256)).status());  // 32 (older than 128) and 128 go
+  EXPECT_EQ(cache->size(), 2u);
+  EXPECT_EQ(cache->evictions(), 4u);
+}
+
 TEST_F(PipelineCacheTest, WritesAndReloads) {
   {
     VKSERVE_ASSERT_OK_AND_ASSIGN(auto cache, PipelineCache::Create(*device_, path_));
