@@ -132,7 +132,34 @@ class KeepDriverLoaded : public ::testing::Environment {
 [[maybe_unused]] ::testing::Environment* const kKeepDriverLoaded =
     ::testing::AddGlobalTestEnvironment(new KeepDriverLoaded);
 
-class OpCaseTest : public GpuTest, public ::testing::WithParamInterface<std::string> {};
+// The cases share one device, allocator and pipeline cache, handed from case
+// to case: most cases compile pipelines an earlier case compiled already, and
+// on lavapipe compiling is most of a case's time. A case that fails, or the
+// 200th since the last fresh set (bounding what the cache holds), leaves
+// the next case a fresh set.
+class OpCaseTest : public GpuTest, public ::testing::WithParamInterface<std::string> {
+ protected:
+  void SetUp() override {
+    if (kept_.device != nullptr) {
+      SetUpGpuFrom(std::move(kept_));
+    } else {
+      SetUpGpu(/*push_descriptors=*/true);
+      cases_on_set_ = 0;
+    }
+  }
+  void TearDown() override {
+    if (!HasFailure() && ++cases_on_set_ < kCasesPerSet) kept_ = ReleaseGpu();
+    GpuTest::TearDown();
+  }
+  // Moved out, so that the objects go in reverse order: the pipelines and
+  // the allocator before their device.
+  static void TearDownTestSuite() { GpuObjects last = std::move(kept_); }
+
+ private:
+  static constexpr int kCasesPerSet = 200;
+  static inline GpuObjects kept_;
+  static inline int cases_on_set_ = 0;
+};
 
 TEST_P(OpCaseTest, MatchesOnnxRuntime) {
   const fs::path dir = fs::path(CasesDir()) / GetParam();

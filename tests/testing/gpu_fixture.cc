@@ -6,20 +6,54 @@
 
 namespace vkserve::testing {
 
-void GpuTest::SetUpGpu(bool push_descriptors, const gpu::AllocatorOptions& allocator_options,
-                       std::shared_ptr<gpu::FaultInjector> faults) {
+namespace {
+
+// The one Vulkan instance of the test process (never destroyed: drivers do
+// not like being unloaded and loaded again).
+gpu::Instance* SharedInstance() {
   static gpu::Instance* const shared = [] {
     auto instance = gpu::Instance::Create();
     EXPECT_TRUE(instance.ok()) << instance.status();
     return instance.ok() ? std::move(instance).value().release() : nullptr;
   }();
-  ASSERT_NE(shared, nullptr);
-  instance_ = shared;
+  return shared;
+}
+
+}  // namespace
+
+void GpuTest::AttachInstance() {
+  instance_ = SharedInstance();
+  ASSERT_NE(instance_, nullptr);
   messages_at_start_ = instance_->validation_message_count();
   // CTest sets VKSERVE_VALIDATION: make sure the layer really is on.
   if (const char* v = std::getenv("VKSERVE_VALIDATION"); v != nullptr && std::string(v) != "0") {
     ASSERT_TRUE(instance_->validation_enabled());
   }
+}
+
+void GpuTest::SetUpGpuFrom(GpuObjects objects) {
+  ASSERT_TRUE(objects.device && objects.allocator && objects.pipelines);
+  AttachInstance();
+  if (HasFatalFailure()) return;
+  device_ = std::move(objects.device);
+  allocator_ = std::move(objects.allocator);
+  pipelines_ = std::move(objects.pipelines);
+}
+
+GpuTest::GpuObjects GpuTest::ReleaseGpu() {
+  GpuObjects objects;
+  if (device_ && !device_->lost() && device_->queue().WaitIdle().ok()) {
+    objects.device = std::move(device_);
+    objects.allocator = std::move(allocator_);
+    objects.pipelines = std::move(pipelines_);
+  }
+  return objects;
+}
+
+void GpuTest::SetUpGpu(bool push_descriptors, const gpu::AllocatorOptions& allocator_options,
+                       std::shared_ptr<gpu::FaultInjector> faults) {
+  AttachInstance();
+  if (HasFatalFailure()) return;
   gpu::DeviceOptions device_options;
   device_options.allow_push_descriptors = push_descriptors;
   device_options.faults = std::move(faults);

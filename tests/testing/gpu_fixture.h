@@ -49,6 +49,20 @@ class GpuTest : public ::testing::Test {
   // `faults`: injected allocation failures / device loss (null: none).
   void SetUpGpu(bool push_descriptors, const gpu::AllocatorOptions& allocator_options = {},
                 std::shared_ptr<gpu::FaultInjector> faults = nullptr);
+  // The device, allocator and pipeline cache a test owns, handed from one
+  // test to the next by fixtures whose tests would otherwise compile the same
+  // pipelines again (op cases).
+  struct GpuObjects {
+    std::unique_ptr<gpu::Device> device;
+    std::unique_ptr<gpu::Allocator> allocator;
+    std::unique_ptr<gpu::PipelineCache> pipelines;
+  };
+  // SetUpGpu with objects an earlier test released. REQUIRES: all three set.
+  void SetUpGpuFrom(GpuObjects objects);
+  // Waits for the device and hands the objects over; TearDown then only
+  // checks the validation layer's messages. Null objects when the device
+  // was lost.
+  GpuObjects ReleaseGpu();
   // The three GPU objects as a runtime GpuContext.
   GpuContext context() const { return {device_.get(), allocator_.get(), pipelines_.get()}; }
 
@@ -57,6 +71,10 @@ class GpuTest : public ::testing::Test {
                                                    uint32_t push_bytes,
                                                    std::array<uint32_t, 3> local_size,
                                                    std::vector<uint32_t> spec = {});
+
+  // The shared instance and its message count now; ASSERTs the layer is on
+  // when VKSERVE_VALIDATION asks for it.
+  void AttachInstance();
 
   gpu::Instance* instance_ = nullptr;  // shared, see above
   int messages_at_start_ = 0;
