@@ -48,6 +48,8 @@ SHAPES = [
     ("attn_b1_context", "MatMul", 12, 128, 64, 128, False),
     ("attn_b8_scores", "MatMul", 96, 128, 128, 64, False),
     ("attn_b8_context", "MatMul", 96, 128, 64, 128, False),
+    ("gpt2_b8_qkv", "MatMul", 1, 1024, 2304, 768, False),
+    ("gpt2_b8_lm_head", "MatMul", 1, 1024, 50257, 768, False),
     ("gpt2_decode_qkv", "MatMul", 1, 1, 2304, 768, False),
     ("gpt2_decode_ffn2", "MatMul", 1, 1, 768, 3072, False),
     ("head_b1", "Gemm", 1, 1, 1000, 2048, True),

@@ -22,6 +22,13 @@ constexpr GemmTile kGemmTiles[] = {
     {"64x32", 64, 32, 16, 4, 4, 0.92, 0.85, 0.9},
     {"32x32", 32, 32, 16, 4, 4, 0.8, 0, 0},
     {"16x64", 16, 64, 16, 4, 4, 0.75, 0.5, 0.6},
+    // 8 x 8 outputs per thread (4 FMAs per shared-memory load, against 128x64's
+    // 2.7) in 8-deep steps: on the H200, 3-11 % faster than 128x64 where the
+    // output fills the GPU (4096^3, GPT-2's 1024 x 50257 x 768 logits), slower
+    // wherever it does not (the occupancy term keeps it off those), with
+    // split-K (2-2.3x slower on BERT's shapes) and on every Conv swept
+    // (results/2026-11-29-session17-h200.md, call 2).
+    {"128x128", 128, 128, 8, 8, 8, 1.08, 0, 0, /*max_splits=*/1},
 };
 
 // Tensor-core tiles; each is built per matrix shape in
@@ -55,7 +62,7 @@ constexpr double kCoopmatSplitMargin = 0.03;
 // The order the cost model visits tiles in per B loader: on a cost within
 // 0.1% the earlier tile wins (each loader's order is part of its
 // calibration).
-constexpr size_t kMatrixOrder[] = {0, 1, 2, 3, 4, 5, 6};
+constexpr size_t kMatrixOrder[] = {0, 1, 2, 3, 4, 5, 6, 7};
 constexpr size_t kIm2colOrder[] = {0, 2, 4, 3, 6};
 
 constexpr int64_t kMaxSplits = 16;
@@ -277,7 +284,7 @@ absl::StatusOr<GemmPlan> ChooseGemmPlan(const GemmShape& s, const gpu::DeviceInf
     if (t.speed(s.b_kind) <= 0 || !Fits(t, info)) continue;
     const int64_t min_chunk = c.min_chunk > 0 ? c.min_chunk : t.bk;
     const Candidate candidate{t.bm, t.bn, t.bk, t.threads(), t.speed(s.b_kind)};
-    for (int64_t splits = 1; splits <= kMaxSplits; splits *= 2) {
+    for (int64_t splits = 1; splits <= t.max_splits; splits *= 2) {
       if (splits > 1 && s.k / splits < min_chunk) break;
       const double cost = Cost(s, candidate, splits, c);
       if (best == nullptr || cost < best_cost * 0.999) {

@@ -39,6 +39,7 @@ struct GemmTile {
   const char* name;  // "<BM>x<BN>"
   uint32_t bm, bn, bk, tm, tn;
   double speed_matrix, speed_im2col, speed_pointwise;
+  int64_t max_splits = 16;  // the most K splits the cost model tries
   uint32_t threads() const { return (bm / tm) * (bn / tn); }
   // Two stages of A and B tiles, rows padded by one vec4.
   uint32_t shared_bytes() const { return 2 * bk * ((bm / 4 + 1) + (bn / 4 + 1)) * 16; }

@@ -21,7 +21,7 @@ _OPSET = 20
 _PLAN_ATTR = "vkserve_gemm_plan"
 
 # Must match kGemmTiles in runtime/ops/gemm_plan.cc.
-MATRIX_TILES = ["128x64", "64x128", "64x64", "32x64", "64x32", "32x32", "16x64"]
+MATRIX_TILES = ["128x64", "64x128", "64x64", "32x64", "64x32", "32x32", "16x64", "128x128"]
 IM2COL_TILES = ["128x64", "64x64", "32x64", "64x32", "16x64"]
 
 
