@@ -18,6 +18,7 @@
 #include "runtime/weight_layout.h"
 #include "runtime/fusion.h"
 #include "runtime/gelu_fusion.h"
+#include "runtime/silu_fusion.h"
 #include "runtime/norm_fusion.h"
 #include "runtime/qkv_packing.h"
 #include "runtime/reshape_sinking.h"
@@ -185,7 +186,7 @@ absl::Status FindOps(const Graph& graph, std::vector<const Op*>& ops) {
   return absl::OkStatus();
 }
 
-// The graph rewrites that fuse (attention, GELU, normalizations, reshapes
+// The graph rewrites that fuse (attention, GELU, SiLU, normalizations, reshapes
 // sunk, GEMM epilogues), each followed by a new op match when it changed
 // the graph. Returns the nodes fused into GEMM epilogues.
 absl::StatusOr<int> FuseGraph(const ModelOptions& options, const std::vector<ValueInfo>& inputs,
@@ -201,6 +202,7 @@ absl::StatusOr<int> FuseGraph(const ModelOptions& options, const std::vector<Val
     RETURN_IF_ERROR(rematch(PackQkv(&graph, ops, inputs)).status());
   }
   RETURN_IF_ERROR(rematch(FuseGelu(&graph)).status());
+  RETURN_IF_ERROR(rematch(FuseSilu(&graph)).status());
   RETURN_IF_ERROR(rematch(FuseNormalizations(&graph, ops, inputs)).status());
   RETURN_IF_ERROR(rematch(SinkReshapes(&graph, ops, inputs)).status());
   return rematch(FuseEpilogues(&graph, ops, inputs));
