@@ -168,6 +168,10 @@ def cases():
     yield matmul("gemm_fp16_w_gemv_vec", 1, 256, 300, plan="gemv", weights=True)
     yield gemm_tb("gemm_fp16_w_gemv_tb", 1, 1000, 127, plan="gemv", weights=True)
     yield gemm_tb("gemm_fp16_w_gemv_tb_vec", 2, 64, 256, plan="gemv/2", weights=True)
+    # K long enough for the fp16 GEMV's unrolled steps (4 loads of B along K
+    # on the [N, K] path, 8 on the [K, N] one) and a remainder.
+    yield gemm_tb("gemm_fp16_w_gemv_tb_long", 1, 40, 1100, plan="gemv", weights=True)
+    yield matmul("gemm_fp16_w_gemv_long", 2, 40, 1100, plan="gemv", weights=True)
     yield matmul("gemm_fp16_w_tile", 127, 13, 1000, plan="64x64/2", weights=True)
     yield matmul("gemm_fp16_w_tile_vec", 128, 64, 256, plan="128x64", weights=True)
     yield gemm_tb("gemm_fp16_w_tile_tb", 13, 130, 200, plan="32x64", weights=True)
