@@ -148,17 +148,29 @@ class OpCaseTest : public GpuTest, public ::testing::WithParamInterface<std::str
     }
   }
   void TearDown() override {
+    instance_of_kept_ = instance_;
     if (!HasFailure() && ++cases_on_set_ < kCasesPerSet) kept_ = ReleaseGpu();
     GpuTest::TearDown();
   }
-  // Moved out, so that the objects go in reverse order: the pipelines and
-  // the allocator before their device.
-  static void TearDownTestSuite() { GpuObjects last = std::move(kept_); }
+  // The last set goes here, checked as each test's own set is: whatever the
+  // validation layer says while the device is destroyed (objects left
+  // alive, say) fails the suite.
+  static void TearDownTestSuite() {
+    if (kept_.device == nullptr) return;
+    const int before = instance_of_kept_->validation_message_count();
+    { GpuObjects last = std::move(kept_); }  // pipelines, allocator, then device
+    if (instance_of_kept_->validation_message_count() != before) {
+      std::string all;
+      for (const auto& m : instance_of_kept_->recent_validation_messages()) all += m + "\n";
+      ADD_FAILURE() << "validation layer messages while destroying the shared device:\n" << all;
+    }
+  }
 
  private:
   static constexpr int kCasesPerSet = 200;
   static inline GpuObjects kept_;
   static inline int cases_on_set_ = 0;
+  static inline gpu::Instance* instance_of_kept_ = nullptr;
 };
 
 TEST_P(OpCaseTest, MatchesOnnxRuntime) {
