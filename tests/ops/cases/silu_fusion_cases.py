@@ -11,6 +11,8 @@
 import numpy as np
 from onnx import TensorProto, helper
 
+from onnx_case import make_model
+
 _RNG = np.random.default_rng(20261129)
 
 
@@ -19,13 +21,7 @@ def _rand(*shape, scale=1.0):
 
 
 def _case(name, nodes, inputs, inits, fused_op, outputs=("Y",), **extra):
-    graph = helper.make_graph(
-        nodes, "g",
-        [helper.make_tensor_value_info(n, TensorProto.FLOAT, list(a.shape)) for n, a in inputs.items()],
-        [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs],
-        initializer=inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
+    model = make_model(nodes, inputs, [(o, TensorProto.FLOAT) for o in outputs], 17, inits)
     case = {"name": f"silu_fusion_{name}", "model": model, "inputs": inputs, "atol": 2e-4,
             "fused_op": fused_op}
     case.update(extra)
@@ -40,8 +36,7 @@ def _silu(x, out, sigmoid_first=False):
 def cases():
     # EfficientNet's expansion conv: 1x1, bias, SiLU.
     x = _rand(2, 8, 9, 7)
-    conv_inits = [helper.make_tensor("W", TensorProto.FLOAT, [16, 8, 1, 1], _rand(16, 8, scale=0.4).ravel()),
-                  helper.make_tensor("B", TensorProto.FLOAT, [16], _rand(16).ravel())]
+    conv_inits = {"W": _rand(16, 8, 1, 1, scale=0.4), "B": _rand(16)}
     conv = [helper.make_node("Conv", ["X", "W", "B"], ["c"])]
     yield _case("conv", conv + _silu("c", "Y"), {"X": x}, conv_inits, "Conv+Swish")
     yield _case("conv_sigmoid_first", conv + _silu("c", "Y", sigmoid_first=True), {"X": x},
@@ -49,19 +44,19 @@ def cases():
     yield _case("conv_fp16", conv + _silu("c", "Y"), {"X": x}, conv_inits, "Conv+Swish",
                 precision="FP16", atol=4e-3)
     # A depthwise 3x3 conv (EfficientNet's second step).
-    dw_inits = [helper.make_tensor("Wd", TensorProto.FLOAT, [8, 1, 3, 3], _rand(8, 9, scale=0.4).ravel())]
+    dw_inits = {"Wd": _rand(8, 1, 3, 3, scale=0.4)}
     dw = [helper.make_node("Conv", ["X", "Wd"], ["d"], group=8, pads=[1, 1, 1, 1])]
     yield _case("depthwise", dw + _silu("d", "Y"), {"X": x}, dw_inits, "Conv+Swish")
     # A Llama-style MLP gate: MatMul, SiLU.
     a = _rand(3, 5, 12)
-    w = [helper.make_tensor("Wm", TensorProto.FLOAT, [12, 20], _rand(12, 20, scale=0.4).ravel())]
+    w = {"Wm": _rand(12, 20, scale=0.4)}
     mm = [helper.make_node("MatMul", ["A", "Wm"], ["m"])]
     yield _case("matmul", mm + _silu("m", "Y", sigmoid_first=True), {"A": a}, w, "MatMul+Swish")
-    yield _case("standalone", _silu("A", "Y"), {"A": a}, [], "Sigmoid+Mul=Swish")
+    yield _case("standalone", _silu("A", "Y"), {"A": a}, {}, "Sigmoid+Mul=Swish")
     # Must not fuse: the Sigmoid is also an output; a Sigmoid of another tensor.
     yield _case("shared_sigmoid", conv + _silu("c", "Y"), {"X": x}, conv_inits, "Sigmoid",
                 outputs=("Y", "Y_s"))
     b = _rand(3, 5, 12)
     yield _case("other_operand", [helper.make_node("Sigmoid", ["B"], ["s"]),
                                   helper.make_node("Mul", ["A", "s"], ["Y"])],
-                {"A": a, "B": b}, [], "Sigmoid")
+                {"A": a, "B": b}, {}, "Sigmoid")
