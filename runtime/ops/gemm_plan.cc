@@ -65,7 +65,6 @@ constexpr double kCoopmatSplitMargin = 0.03;
 constexpr size_t kMatrixOrder[] = {0, 1, 2, 3, 4, 5, 6, 7};
 constexpr size_t kIm2colOrder[] = {0, 2, 4, 3, 6};
 
-constexpr int64_t kMaxSplits = 16;
 constexpr int64_t kGemvChunkStep = 64;
 
 // The cost model's constants for one B loader on one kind of device, in
@@ -139,7 +138,7 @@ GemmPlan ChooseGemv(const GemmShape& s, const gpu::DeviceInfo& info) {
   const double threads = static_cast<double>(CeilDiv(s.n, cols) * s.batch) * local[0] * local[1];
   const double target = CalibrationFor(GemmOperandKind::kMatrix, info).target;
   int64_t splits = 1;
-  while (splits < kMaxSplits && s.k / (splits * 2) >= 256 && threads * splits < target / 2) {
+  while (splits < kGemmMaxSplits && s.k / (splits * 2) >= 256 && threads * splits < target / 2) {
     splits *= 2;
   }
   GemmPlan plan;
@@ -215,7 +214,7 @@ std::optional<GemmPlan> ChooseCoopmat(const GemmShape& s, const gpu::DeviceInfo&
   for (const CoopmatTile& t : kCoopmatTiles) {
     if (!CoopmatUsable(t, info)) continue;
     const Candidate candidate{t.bm, t.bn, t.bk, t.threads(), t.speed};
-    for (int64_t splits = 1; splits <= kMaxSplits; splits *= 2) {
+    for (int64_t splits = 1; splits <= kGemmMaxSplits; splits *= 2) {
       if (splits > 1 && s.k / splits < c.min_chunk) break;
       const double cost = wave_model ? WaveCost(s, t, splits, info.compute_units)
                                      : Cost(s, candidate, splits, c);
@@ -321,7 +320,7 @@ absl::StatusOr<GemmPlan> ParseGemmPlan(std::string_view spec, const GemmShape& s
                                                      "' has a bad split count"));
     }
   }
-  splits = std::min(splits, kMaxSplits);
+  splits = std::min(splits, kGemmMaxSplits);
   GemmPlan plan;
   if (kernel == "gemv") {
     if (s.b_kind != GemmOperandKind::kMatrix) {

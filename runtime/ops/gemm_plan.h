@@ -35,11 +35,14 @@ enum class GemmOperandKind {
 // on a full device for each B loader, measured on an H100 (0: not built for
 // that loader). An 8 x 8 register tile (128 x 128) measured 10-20x slower on
 // the H100's Vulkan driver, so none is built.
+// The most K splits any plan uses.
+inline constexpr int64_t kGemmMaxSplits = 16;
+
 struct GemmTile {
   const char* name;  // "<BM>x<BN>"
   uint32_t bm, bn, bk, tm, tn;
   double speed_matrix, speed_im2col, speed_pointwise;
-  int64_t max_splits = 16;  // the most K splits the cost model tries
+  int64_t max_splits = kGemmMaxSplits;  // the most K splits the cost model tries
   uint32_t threads() const { return (bm / tm) * (bn / tn); }
   // Two stages of A and B tiles, rows padded by one vec4.
   uint32_t shared_bytes() const { return 2 * bk * ((bm / 4 + 1) + (bn / 4 + 1)) * 16; }
