@@ -8,13 +8,23 @@
 # go to build-fuzz/corpus/<target>/; a crash leaves its input in
 # build-fuzz/ and fails the script.
 #
-# Usage: tests/fuzz/run_fuzzers.sh [SECONDS]
+# A second argument names another clang tree configured with -DVKSERVE_FUZZ=ON
+# to build them in instead: scripts/sanitize.sh asan's build-asan/, as
+# .ci/run does, so that CI builds one tree for both.
+#
+# Usage: tests/fuzz/run_fuzzers.sh [SECONDS] [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SECONDS_EACH=${1:-60}
-BUILD=build-fuzz
-CC=clang CXX=clang++ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DVKSERVE_BUILD_BENCHMARKS=OFF -DVKSERVE_FUZZ=ON >/dev/null
+BUILD=${2:-build-fuzz}
+if [ -z "${2:-}" ]; then
+  CC=clang CXX=clang++ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
+    -DVKSERVE_BUILD_BENCHMARKS=OFF -DVKSERVE_FUZZ=ON >/dev/null
+elif ! grep -q '^VKSERVE_FUZZ:BOOL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null; then
+  echo "run_fuzzers.sh: $BUILD is not a tree configured with -DVKSERVE_FUZZ=ON" >&2
+  exit 2
+fi
 TARGETS="ort_loader_fuzzer onnx_loader_fuzzer config_fuzzer infer_request_fuzzer http_request_head_fuzzer"
 cmake --build "$BUILD" -j"$(nproc)" --target $TARGETS
 # The request fuzzer opens a GPU (lavapipe): its driver's lifetime
