@@ -20,8 +20,9 @@ const std::vector<int64_t> kSwapHeads = {0, 2, 1, 3};
 
 class LayoutMatcher {
  public:
-  LayoutMatcher(const Graph& graph, const GraphUses& uses, const Shapes& s1, const Shapes& s3)
-      : graph_(graph), uses_(uses), s1_(s1), s3_(s3) {}
+  LayoutMatcher(const Graph& graph, const std::vector<const Op*>& ops, const GraphUses& uses, const Shapes& s1,
+                const Shapes& s3)
+      : graph_(graph), ops_(ops), uses_(uses), s1_(s1), s3_(s3) {}
 
   struct Match {
     std::string operands[3];   // Q, K, V as [B, S, H*E]
@@ -30,6 +31,12 @@ class LayoutMatcher {
     // A Reshape of the merged heads to another shape ([B*S, H*E], say): it
     // stays and reads the Attention's 3-D output.
     std::optional<size_t> feeds;
+    // The head-merging Transpose when other nodes read its output for its
+    // shape alone (the TorchScript exporter's Shape nodes): it stays, as a
+    // Reshape of the 3-D output to [B, S, H, Ev] (no dispatch), so that
+    // they still have their value. `split_heads` is {H, Ev}.
+    std::optional<size_t> shape_view;
+    int64_t split_heads[2] = {0, 0};
     std::vector<size_t> parts;  // the Reshapes and Transposes absorbed
   };
 
@@ -72,14 +79,25 @@ class LayoutMatcher {
     return true;
   }
 
-  // The Attention output is read only by Transpose(0,2,1,3), read only by a
-  // Reshape: to [B, S, H*Ev] (absorbed), or to another shape without zeros
-  // (kept, fed the 3-D output: the same bytes in the same order).
+  // The Attention output is read only by Transpose(0,2,1,3), read by a
+  // Reshape (and maybe by nodes reading only its shape): to [B, S, H*Ev]
+  // (absorbed), or to another shape without zeros (kept, fed the 3-D
+  // output: the same bytes in the same order).
   bool MergeHeads(const std::string& y, Match* m) const {
     std::optional<size_t> t = uses_.SoleReader(y);
     if (!t || !IsSwap(graph_.nodes[*t])) return false;
     const std::string& swapped = graph_.nodes[*t].outputs[0];
-    std::optional<size_t> r = uses_.SoleReader(swapped);
+    if (uses_.IsGraphOutput(swapped)) return false;
+    std::optional<size_t> r;
+    for (size_t reader : uses_.Readers(swapped)) {
+      if (ReadsOnlyShape(reader, swapped)) {
+        m->shape_view = *t;
+      } else if (r) {
+        return false;  // a second reader of its bytes
+      } else {
+        r = reader;
+      }
+    }
     if (!r || !IsReshape(graph_.nodes[*r]) || graph_.nodes[*r].inputs[0] != swapped) return false;
     const std::string& merged = graph_.nodes[*r].outputs[0];
     bool three_d = true;
@@ -88,10 +106,13 @@ class LayoutMatcher {
       const TensorDesc* b = Find(*s, swapped);
       if (b == nullptr || b->shape.size() != 4) return false;
       three_d = three_d && a != nullptr && Splits(a->shape, b->shape);
+      m->split_heads[0] = b->shape[2];
+      m->split_heads[1] = b->shape[3];
     }
+    if (!m->shape_view) m->parts.push_back(*t);
     if (three_d) {
       m->output = merged;
-      m->parts.insert(m->parts.end(), {*t, *r});
+      m->parts.push_back(*r);
       return true;
     }
     if (!ZeroFree(graph_.nodes[*r])) return false;
@@ -100,7 +121,16 @@ class LayoutMatcher {
       m->output = swapped + "/heads_merged_" + std::to_string(i);
     }
     m->feeds = *r;
-    m->parts.push_back(*t);
+    return true;
+  }
+
+  // Node `r` reads `value` only for its shape (Shape, Size), at every input
+  // it takes it at.
+  bool ReadsOnlyShape(size_t r, const std::string& value) const {
+    const Node& reader = graph_.nodes[r];
+    for (size_t i = 0; i < reader.inputs.size(); ++i) {
+      if (reader.inputs[i] == value && !ops_[r]->IsShapeOnlyInput(reader, i)) return false;
+    }
     return true;
   }
 
@@ -137,10 +167,28 @@ class LayoutMatcher {
   }
 
   const Graph& graph_;
+  const std::vector<const Op*>& ops_;
   const GraphUses& uses_;
   const Shapes& s1_;
   const Shapes& s3_;
 };
+
+// Turns the head-merging Transpose `t` into a Reshape of the Attention's
+// 3-D output `merged` to [B, S, H, Ev] ({0, 0, H, Ev}: B and S copied), its
+// output unchanged: the same shape as before for the nodes reading it for
+// its shape, and no dispatch (an alias, and read by nothing on the GPU).
+void KeepAsShapeView(const std::string& merged, const int64_t split_heads[2], Node* t, Graph* graph) {
+  std::string shape = t->outputs[0] + "/heads_shape";
+  for (int i = 1; graph->initializers.count(shape); ++i) {
+    shape = t->outputs[0] + "/heads_shape_" + std::to_string(i);
+  }
+  graph->initializers[shape] = HostTensor::FromInts({0, 0, split_heads[0], split_heads[1]}, {4});
+  t->op_type = "Reshape";
+  t->domain.clear();
+  t->since_version = 0;
+  t->inputs = {merged, shape};
+  t->attributes.clear();
+}
 
 }  // namespace
 
@@ -150,7 +198,7 @@ absl::StatusOr<int> AbsorbAttentionHeadTransposes(Graph* graph, const std::vecto
   auto shapes3 = InferShapes(*graph, ops, inputs, ShapesWithFreeDims(inputs, 3));
   if (!shapes1.ok() || !shapes3.ok()) return 0;  // planning will report the error
   const GraphUses uses(*graph);
-  const LayoutMatcher matcher(*graph, uses, *shapes1, *shapes3);
+  const LayoutMatcher matcher(*graph, ops, uses, *shapes1, *shapes3);
   std::vector<bool> removed(graph->nodes.size(), false);
   int absorbed = 0;
   for (size_t a = 0; a < graph->nodes.size(); ++a) {
@@ -167,6 +215,7 @@ absl::StatusOr<int> AbsorbAttentionHeadTransposes(Graph* graph, const std::vecto
     for (int i = 0; i < 3; ++i) attention.inputs[static_cast<size_t>(i)] = m->operands[i];
     attention.outputs[0] = m->output;
     if (m->feeds) graph->nodes[*m->feeds].inputs[0] = m->output;
+    if (m->shape_view) KeepAsShapeView(m->output, m->split_heads, &graph->nodes[*m->shape_view], graph);
     attention.attributes["q_num_heads"] = IntAttribute(m->heads[0]);
     attention.attributes["kv_num_heads"] = IntAttribute(m->heads[1]);
     ++absorbed;

@@ -12,7 +12,9 @@
 // a full pass over memory, goes. All four must match (the op takes 3-D
 // operands and gives a 3-D output together), each Reshape and Transpose
 // read only by the next step, at two batch signatures; past keys and
-// present outputs are not matched. The Attention node keeps its name, takes
+// present outputs are not matched. The merging Transpose may also be read
+// for its shape alone (the TorchScript exporter's Shape nodes): it then
+// stays as a Reshape of the 3-D output, which needs no dispatch. The Attention node keeps its name, takes
 // the last Reshape's output and records what it absorbed for inspect.
 #ifndef VKSERVE_RUNTIME_ATTENTION_LAYOUT_H_
 #define VKSERVE_RUNTIME_ATTENTION_LAYOUT_H_

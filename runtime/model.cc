@@ -18,6 +18,7 @@
 #include "runtime/weight_layout.h"
 #include "runtime/fusion.h"
 #include "runtime/gelu_fusion.h"
+#include "runtime/pass_through.h"
 #include "runtime/silu_fusion.h"
 #include "runtime/norm_fusion.h"
 #include "runtime/qkv_packing.h"
@@ -186,8 +187,8 @@ absl::Status FindOps(const Graph& graph, std::vector<const Op*>& ops) {
   return absl::OkStatus();
 }
 
-// The graph rewrites that fuse (attention, GELU, SiLU, normalizations, reshapes
-// sunk, GEMM epilogues), each followed by a new op match when it changed
+// The graph rewrites that fuse (pass-through nodes dropped first; attention,
+// GELU, SiLU, normalizations, reshapes sunk, GEMM epilogues), each followed by a new op match when it changed
 // the graph. Returns the nodes fused into GEMM epilogues.
 absl::StatusOr<int> FuseGraph(const ModelOptions& options, const std::vector<ValueInfo>& inputs,
                               Graph& graph, std::vector<const Op*>& ops) {
@@ -195,6 +196,7 @@ absl::StatusOr<int> FuseGraph(const ModelOptions& options, const std::vector<Val
     if (changed.ok() && *changed > 0) RETURN_IF_ERROR(FindOps(graph, ops));
     return changed;
   };
+  RETURN_IF_ERROR(rematch(DropPassThroughNodes(&graph)).status());
   if (options.fuse_attention) {
     RETURN_IF_ERROR(rematch(FoldFlattenedTransposes(&graph, ops, inputs)).status());
     RETURN_IF_ERROR(rematch(FuseAttention(&graph, ops, inputs)).status());
@@ -420,6 +422,7 @@ absl::StatusOr<ModelReport> Model::Inspect(
         break;
       case PlannedNode::Kind::kAlias: r.device = "gpu (alias: no dispatch)"; break;
       case PlannedNode::Kind::kFolded: r.device = "gpu (folded at load: no dispatch)"; break;
+      case PlannedNode::Kind::kUnread: r.device = "gpu (only its shapes are read: no dispatch)"; break;
     }
     for (size_t i = 0; i < n.node->inputs.size(); ++i) {
       const std::string& name = n.node->inputs[i];

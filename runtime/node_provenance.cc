@@ -16,6 +16,7 @@ const char* KindName(PlannedNode::Kind kind) {
     case PlannedNode::Kind::kKernel: return "";
     case PlannedNode::Kind::kAlias: return " (alias: no dispatch)";
     case PlannedNode::Kind::kFolded: return " (folded at plan: no dispatch)";
+    case PlannedNode::Kind::kUnread: return " (only its shapes are read: no dispatch)";
   }
   return "";
 }

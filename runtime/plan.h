@@ -44,7 +44,10 @@ struct PlannedValue {
 struct PlannedNode {
   const Node* node = nullptr;
   const Op* op = nullptr;
-  enum class Kind { kFolded, kAlias, kKernel } kind = Kind::kKernel;
+  // kFolded: computed on the host at plan time; kAlias: its output is an
+  // input's bytes; kUnread: a kernel whose outputs nothing reads but for
+  // their shapes, so it gets none; kKernel: dispatched.
+  enum class Kind { kFolded, kAlias, kUnread, kKernel } kind = Kind::kKernel;
   std::vector<int> inputs;   // value ids; -1 where omitted or read on the host
   std::vector<int> outputs;  // value ids; -1 where omitted
   int alias_input = 0;       // kAlias: the input whose bytes output 0 is (Op::AliasedInput)
@@ -78,6 +81,7 @@ struct Plan {
   int kernel_nodes = 0;
   int folded_nodes = 0;
   int alias_nodes = 0;
+  int unread_nodes = 0;
 };
 
 }  // namespace vkserve

@@ -383,11 +383,38 @@ absl::Status ResolveAliases(PlanBuild& b) {
   return absl::OkStatus();
 }
 
+// Kernels and aliases whose outputs no model output needs, read by nothing
+// on the GPU: only host-folded nodes read them (Shape, Size), for shapes
+// the plan knows. They become kUnread and get no kernel. The TorchScript
+// exporter reads GPT-2's Q/K/V Split outputs so, which keeps the Split in
+// the graph after the fused attention took its input whole
+// (runtime/qkv_packing.h).
+void DropUnreadNodes(PlanBuild& b) {
+  std::vector<bool> needed(b.inf.values.size(), false);
+  for (const ValueInfo& out : b.model.outputs()) {
+    auto it = b.inf.ids.find(out.name);
+    if (it != b.inf.ids.end()) needed[it->second] = true;
+  }
+  for (int step = b.steps() - 1; step >= 0; --step) {
+    PlannedNode& n = b.inf.nodes[step];
+    if (n.kind == PlannedNode::Kind::kFolded) continue;
+    bool read = false;
+    for (int out : n.outputs) read = read || (out >= 0 && needed[out]);
+    if (!read) {
+      n.kind = PlannedNode::Kind::kUnread;
+      continue;
+    }
+    for (int in : n.inputs) {
+      if (in >= 0) needed[in] = true;
+    }
+  }
+}
+
 // Which values the GPU reads, and until when; which step writes each.
 void MarkGpuUses(PlanBuild& b) {
   for (int step = 0; step < b.steps(); ++step) {
     const PlannedNode& n = b.inf.nodes[step];
-    if (n.kind == PlannedNode::Kind::kFolded) continue;
+    if (n.kind == PlannedNode::Kind::kFolded || n.kind == PlannedNode::Kind::kUnread) continue;
     for (int in : n.inputs) {
       if (in < 0) continue;
       const int r = b.root_of(in);
@@ -490,6 +517,10 @@ absl::Status CreateKernels(PlanBuild& b) {
       ++b.plan->alias_nodes;
       continue;
     }
+    if (n.kind == PlannedNode::Kind::kUnread) {
+      ++b.plan->unread_nodes;
+      continue;
+    }
     PlannerKernelContext ctx(b.model, b.inf, n, &b.constants);
     auto kernel = n.op->CreateKernel(ctx);
     if (!kernel.ok()) return AnnotateNodeError(*n.node, kernel.status());
@@ -568,6 +599,7 @@ absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(
   plan->signature = PlanSignature(model, input_shapes, input_values);
   PlanBuild b(model, std::move(inf), plan.get());
   RETURN_IF_ERROR(ResolveAliases(b));
+  DropUnreadNodes(b);
   MarkGpuUses(b);
   RETURN_IF_ERROR(BindModelIo(b));
   RETURN_IF_ERROR(AssignStorage(b));

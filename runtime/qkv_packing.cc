@@ -29,7 +29,8 @@ struct Projection {
 
 class Packer {
  public:
-  Packer(Graph* graph, const GraphUses& uses, const Shapes& s1) : graph_(graph), uses_(uses), s1_(s1) {}
+  Packer(Graph* graph, const std::vector<const Op*>& ops, const GraphUses& uses, const Shapes& s1)
+      : graph_(graph), ops_(ops), uses_(uses), s1_(s1) {}
 
   // Packs the Attention node `a` if its operands allow; true when it did.
   bool At(size_t a, std::vector<bool>* removed) {
@@ -63,7 +64,10 @@ class Packer {
   int64_t LastDim(const std::string& v) const { return s1_.at(v).shape.back(); }
 
   // Q, K, V are the three outputs, in order, of a Split of one tensor along
-  // its last axis, read by the Attention alone.
+  // its last axis, read by the Attention alone or else only for their
+  // shapes (the TorchScript exporter's Shape of each head's input). With
+  // such readers the Split stays for them; the plan then gives it no
+  // dispatch, nothing reading its bytes (PlannedNode::Kind::kUnread).
   bool FromSplit(size_t a, std::vector<bool>* removed) {
     Node& node = graph_->nodes[a];
     std::optional<size_t> split = uses_.Producer(node.inputs[0]);
@@ -75,16 +79,34 @@ class Packer {
     }
     const int64_t axis = s.GetInt("axis", 0);
     if (axis != -1 && axis != 2) return false;
+    bool shapes_read = false;
     for (size_t i = 0; i < 3; ++i) {
-      if (s.outputs[i] != node.inputs[i] || uses_.SoleReader(s.outputs[i]) != a || !Float3d(s.outputs[i])) {
+      if (s.outputs[i] != node.inputs[i] || uses_.IsGraphOutput(s.outputs[i]) || !Float3d(s.outputs[i])) {
         return false;
+      }
+      for (size_t r : uses_.Readers(s.outputs[i])) {
+        if (r == a) continue;
+        if (!ReadsOnlyShape(r, s.outputs[i])) return false;
+        shapes_read = true;
       }
     }
     const std::vector<int64_t> widths = {LastDim(s.outputs[0]), LastDim(s.outputs[1]), LastDim(s.outputs[2])};
     if (!FusedKernelServes(node, widths)) return false;
     Pack(&node, s.inputs[0], widths);
-    AbsorbInto(s, &node);
-    (*removed)[*split] = true;
+    if (!shapes_read) {
+      AbsorbInto(s, &node);
+      (*removed)[*split] = true;
+    }
+    return true;
+  }
+
+  // Node `r` reads `value` only for its shape (Shape, Size), at every input
+  // it takes it at.
+  bool ReadsOnlyShape(size_t r, const std::string& value) const {
+    const Node& reader = graph_->nodes[r];
+    for (size_t i = 0; i < reader.inputs.size(); ++i) {
+      if (reader.inputs[i] == value && !ops_[r]->IsShapeOnlyInput(reader, i)) return false;
+    }
     return true;
   }
 
@@ -196,6 +218,7 @@ class Packer {
   }
 
   Graph* graph_;
+  const std::vector<const Op*>& ops_;
   const GraphUses& uses_;
   const Shapes& s1_;
 };
@@ -206,7 +229,7 @@ absl::StatusOr<int> PackQkv(Graph* graph, const std::vector<const Op*>& ops, con
   auto shapes1 = InferShapes(*graph, ops, inputs, ShapesWithFreeDims(inputs, 1));
   if (!shapes1.ok()) return 0;  // planning will report the error
   const GraphUses uses(*graph);
-  Packer packer(graph, uses, *shapes1);
+  Packer packer(graph, ops, uses, *shapes1);
   std::vector<bool> removed(graph->nodes.size(), false);
   int packed = 0;
   for (size_t a = 0; a < graph->nodes.size(); ++a) {

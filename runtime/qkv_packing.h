@@ -12,7 +12,9 @@
 //     none), as BERT's query/key/value: one MatMul by the weights side by
 //     side ([E, nq + nk + nv], a new initializer) and one bias Add, so X is
 //     read once and the GEMM is three times as wide.
-// fp32 only; every replaced value must be read by the Attention alone.
+// fp32 only; every replaced value must be read by the Attention alone, or
+// else only for its shape (a Split then stays for those readers, with no
+// dispatch: nothing reads its bytes).
 // inspect shows the node's name with "(QKV packed)" appended.
 #ifndef VKSERVE_RUNTIME_QKV_PACKING_H_
 #define VKSERVE_RUNTIME_QKV_PACKING_H_

@@ -147,6 +147,65 @@ def _projection_case(name, bias=True, cross=False, b=2, s=7, h=3, e=32):
             "fused_op": fused, "absent_op": "Transpose"}
 
 
+def _torchscript_case(b=2, s=9, h=2, e=32):
+    """The TorchScript exporter's form (GPT-2 from Hugging Face, opset 17):
+    Q, K, V split from one packed projection, each head-splitting Reshape's
+    shape computed from Shape nodes reading the Split's outputs, K and V
+    passed through one-input Concats (the empty key/value cache,
+    runtime/pass_through.h), K' as Transpose(0, 1, 3, 2), both operands
+    scaled by sqrt(scale), a causal mask added, the NaN guard, and the
+    merged output's Reshape shape again from Shape nodes reading the merging
+    Transpose. The Transposes must go (the merging one stays for its Shape
+    readers as a Reshape, with no dispatch) and Q/K/V be read packed."""
+    qkv = _RNG.standard_normal((b, s, 3 * h * e)).astype(np.float32)
+    root = float(np.sqrt(1.0 / np.sqrt(e)))
+    causal = np.triu(np.full((s, s), -10000.0, dtype=np.float32), k=1).reshape(1, 1, s, s)
+    inits = [_ints("sizes", [h * e] * 3), _ints("ax0", [0]), _ints("he", [h, e]), _ints("hxe", [h * e]),
+             helper.make_tensor("i0", TensorProto.INT64, [], [0]),
+             helper.make_tensor("i1", TensorProto.INT64, [], [1]),
+             helper.make_tensor("c", TensorProto.FLOAT, [], [root]),
+             helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0]),
+             helper.make_tensor("causal", TensorProto.FLOAT, list(causal.shape), causal.ravel())]
+    nodes = [helper.make_node("Split", ["QKV", "sizes"], ["xq", "xk", "xv"], axis=2)]
+
+    def leading_dims(value, tag):
+        # [dim 0, dim 1] of `value` as the exporter computes them.
+        return [helper.make_node("Shape", [value], [f"{tag}_s0"]),
+                helper.make_node("Gather", [f"{tag}_s0", "i0"], [f"{tag}_d0"], axis=0),
+                helper.make_node("Shape", [value], [f"{tag}_s1"]),
+                helper.make_node("Gather", [f"{tag}_s1", "i1"], [f"{tag}_d1"], axis=0),
+                helper.make_node("Unsqueeze", [f"{tag}_d0", "ax0"], [f"{tag}_u0"]),
+                helper.make_node("Unsqueeze", [f"{tag}_d1", "ax0"], [f"{tag}_u1"])]
+    for name in ("q", "k", "v"):
+        nodes += leading_dims(f"x{name}", name)
+        nodes += [helper.make_node("Concat", [f"{name}_u0", f"{name}_u1", "he"], [f"{name}_shape"], axis=0),
+                  helper.make_node("Reshape", [f"x{name}", f"{name}_shape"], [f"{name}_split"]),
+                  helper.make_node("Transpose", [f"{name}_split"], [f"{name}4"], perm=[0, 2, 1, 3])]
+    nodes += [helper.make_node("Concat", ["k4"], ["k_cache"], axis=-2),
+              helper.make_node("Concat", ["v4"], ["v_cache"], axis=-2),
+              helper.make_node("Transpose", ["k_cache"], ["Kt"], perm=[0, 1, 3, 2]),
+              helper.make_node("Mul", ["q4", "c"], ["Qs"]),
+              helper.make_node("Mul", ["Kt", "c"], ["Kts"]),
+              helper.make_node("MatMul", ["Qs", "Kts"], ["S"]),
+              helper.make_node("Add", ["S", "causal"], ["Sm"]),
+              helper.make_node("Softmax", ["Sm"], ["P"], axis=-1),
+              helper.make_node("IsNaN", ["P"], ["nan"]),
+              helper.make_node("Where", ["nan", "zero", "P"], ["Pz"]),
+              helper.make_node("MatMul", ["Pz", "v_cache"], ["O"]),
+              helper.make_node("Transpose", ["O"], ["O_merge"], perm=[0, 2, 1, 3])]
+    nodes += leading_dims("O_merge", "o")
+    nodes += [helper.make_node("Concat", ["o_u0", "o_u1", "hxe"], ["o_shape"], axis=0),
+              helper.make_node("Reshape", ["O_merge", "o_shape"], ["Y"])]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("QKV", TensorProto.FLOAT, list(qkv.shape))],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)], initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return {"name": "attention_layout_torchscript_cache", "model": model, "inputs": {"QKV": qkv},
+            "atol": 2e-4, "fused_op": "MatMul+Mul+Mul+Add+Softmax+IsNaN+Where+MatMul=Attention(QKV packed)",
+            "absent_op": "Transpose"}
+
+
 def cases():
     yield _case("bert_e64", 2, 13, 13, 4, 64)
     yield _case("cross_e32_nomask", 1, 5, 11, 2, 32, mask=False)
@@ -154,6 +213,7 @@ def cases():
     # The merged output is also a graph output: the Transposes stay.
     yield _case("output_read_elsewhere", 1, 6, 6, 2, 32, leak_output=True)
     yield _dynamo_case()
+    yield _torchscript_case()
     yield _projection_case("bert_projections")
     yield _projection_case("projections_no_bias", bias=False)
     yield _projection_case("cross_projections_unpacked", cross=True)
