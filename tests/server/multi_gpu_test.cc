@@ -139,7 +139,7 @@ class MultiGpuTest : public GpuTest {
     request.run.inputs.push_back(std::move(b));
     if (call.resident_output) request.run.output_locations["y"] = OutputLocation::kDevice;
     request.batch_size = 1;
-    scheduler.Submit(std::move(request), [this, &call](absl::StatusOr<RunResult> r, const ExecutionInfo& info) {
+    scheduler.Submit(std::move(request), [&call](absl::StatusOr<RunResult> r, const ExecutionInfo& info) {
       {
         MutexLock lock(&call.mutex);
         call.result = std::move(r);
