@@ -17,6 +17,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/base/config.h"
 #include "runtime/cache_budget.h"
 #include "runtime/host_heap.h"
 #include "runtime/model.h"
@@ -203,7 +204,7 @@ TEST_F(CacheBudgetTest, TheStateOfARunInFlightIsNotEvicted) {
 // the process. Ten batch sizes of about 40 MB of state each would keep
 // ~400 MB without eviction; with a 64 MiB budget growth stays far below.
 TEST_F(CacheBudgetTest, EvictedMemoryLeavesTheProcess) {
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef ABSL_HAVE_ADDRESS_SANITIZER  // GCC and clang alike
   // AddressSanitizer's allocator quarantines freed memory and keeps its own
   // pools, so the process's RSS says nothing about what vkserve returned.
   GTEST_SKIP() << "RSS is not meaningful under AddressSanitizer";

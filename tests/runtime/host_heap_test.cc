@@ -12,13 +12,15 @@
 #include <cstring>
 #include <vector>
 
+#include "absl/base/config.h"
+
 namespace vkserve {
 namespace {
 
 constexpr uint64_t kMiB = uint64_t{1} << 20;
 
 TEST(HeapTrimmerTest, HandsBackFreedResidentMemoryPastTheSlack) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(ABSL_HAVE_ADDRESS_SANITIZER) || defined(ABSL_HAVE_THREAD_SANITIZER)  // GCC and clang alike
   GTEST_SKIP() << "the sanitizer's allocator replaces malloc's arenas";
 #endif
   HeapTrimmer trimmer(/*slack=*/16 * kMiB, /*period=*/1000);
