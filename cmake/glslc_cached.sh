@@ -6,9 +6,10 @@
 # -MD -MF DEPFILE, as shaders/CMakeLists.txt writes it) through a cache of
 # SPIR-V keyed by glslc's version, the flags that shape code generation and
 # the preprocessed source (so -D defines and every included file count, and
-# checkout paths do not). CI builds four trees of the same shaders (ASan,
-# TSan, fuzzing, Release), and most of a tree's shader time is glslc's
-# optimizer: a hit costs one preprocessing pass instead.
+# checkout paths do not). CI builds three trees of the same shaders (ASan
+# and fuzzing, TSan, Release), and most of a tree's shader time is glslc's
+# optimizer on the cooperative-matrix shaders: a hit costs one
+# preprocessing pass instead.
 #
 # Usage: glslc_cached.sh GLSLC ARGS...
 # The cache is $VKSERVE_SPIRV_CACHE (default ~/.cache/vkserve-spirv; "off"
