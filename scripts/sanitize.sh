@@ -78,7 +78,10 @@ if [ "$kind" = asan ]; then
   # A sample of the op cases: a third of the contrib rewrites' and of one
   # family of each kernel's (444 cases took 15 minutes here; all of them run
   # in test.sh's Release build).
-  VKSERVE_CASE_SAMPLE=3 tests/ops/run_cases.sh "$dir" \
+  # Two googletest shards side by side: most of the sample's time on a clean
+  # machine is lavapipe compiling each pipeline (Mesa's shader cache is cold;
+  # 359 s in one process here, 25 s with the cache warm).
+  VKSERVE_CASE_SHARDS=2 VKSERVE_CASE_SAMPLE=3 tests/ops/run_cases.sh "$dir" \
     '^(contrib|attention|mha|embed_ln|fusedmatmul|conv_fused|layernorm_.*_17|gemm_)'
 fi
 if [ "$kind" = tsan ]; then

@@ -11,7 +11,8 @@
 # Usage: tests/ops/run_cases.sh BUILD_DIR [NAME_REGEX] [googletest args...]
 #   NAME_REGEX selects cases by name (Python re.search); "" for all.
 # Environment: VKSERVE_PYTHON (default /usr/bin/python3, which has Debian's
-# python3-onnx and python3-numpy), NODE (default node), VKSERVE_CASE_SAMPLE=N
+# python3-onnx and python3-numpy), NODE (default node), VKSERVE_CASE_SHARDS=N
+# (N googletest shards side by side), VKSERVE_CASE_SAMPLE=N
 # (every Nth selected case of each case module; default 1, all).
 set -euo pipefail
 
@@ -47,4 +48,20 @@ fi
 
 export VKSERVE_VALIDATION=1
 export VKSERVE_OP_CASES_DIR="$OUT"
-exec "$TEST_BIN" "$@"
+shards=${VKSERVE_CASE_SHARDS:-1}
+if [ "$shards" -le 1 ]; then
+  exec "$TEST_BIN" "$@"
+fi
+# googletest's own sharding, the shards side by side, each into its own log
+# (printed in order once all have ended).
+pids=()
+for ((i = 0; i < shards; ++i)); do
+  GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i "$TEST_BIN" "$@" > "$OUT/shard_$i.log" 2>&1 &
+  pids+=($!)
+done
+rc=0
+for ((i = 0; i < shards; ++i)); do
+  wait "${pids[$i]}" || rc=1
+  cat "$OUT/shard_$i.log"
+done
+exit "$rc"
