@@ -90,7 +90,7 @@ class LayoutMatcher {
     if (uses_.IsGraphOutput(swapped)) return false;
     std::optional<size_t> r;
     for (size_t reader : uses_.Readers(swapped)) {
-      if (ReadsOnlyShape(reader, swapped)) {
+      if (ReadsOnlyShape(graph_.nodes[reader], *ops_[reader], swapped)) {
         m->shape_view = *t;
       } else if (r) {
         return false;  // a second reader of its bytes
@@ -121,16 +121,6 @@ class LayoutMatcher {
       m->output = swapped + "/heads_merged_" + std::to_string(i);
     }
     m->feeds = *r;
-    return true;
-  }
-
-  // Node `r` reads `value` only for its shape (Shape, Size), at every input
-  // it takes it at.
-  bool ReadsOnlyShape(size_t r, const std::string& value) const {
-    const Node& reader = graph_.nodes[r];
-    for (size_t i = 0; i < reader.inputs.size(); ++i) {
-      if (reader.inputs[i] == value && !ops_[r]->IsShapeOnlyInput(reader, i)) return false;
-    }
     return true;
   }
 

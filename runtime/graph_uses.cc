@@ -2,6 +2,8 @@
 // Copyright 2026 The vkserve Authors.
 #include "runtime/graph_uses.h"
 
+#include "runtime/op.h"
+
 namespace vkserve {
 
 GraphUses::GraphUses(const Graph& graph) {
@@ -71,6 +73,13 @@ void AbsorbInto(const Node& part, Node* into) {
 
 bool IsPlainNode(const Node& node, const char* type) {
   return node.domain.empty() && node.op_type == type && node.attributes.empty();
+}
+
+bool ReadsOnlyShape(const Node& reader, const Op& op, const std::string& value) {
+  for (size_t i = 0; i < reader.inputs.size(); ++i) {
+    if (reader.inputs[i] == value && !op.IsShapeOnlyInput(reader, i)) return false;
+  }
+  return true;
 }
 
 bool HasSubgraphs(const Graph& graph) {

@@ -20,6 +20,8 @@
 
 namespace vkserve {
 
+class Op;
+
 class GraphUses {
  public:
   // `graph` is only read during construction.
@@ -60,6 +62,11 @@ void AbsorbInto(const Node& part, Node* into);
 // A node of the default ONNX domain of type `type` without attributes (a
 // node a rewrite gave an epilogue or other attributes is not plain).
 bool IsPlainNode(const Node& node, const char* type);
+
+// True when `reader` (whose op is `op`) reads `value` only for its shape
+// (Shape, Size: Op::IsShapeOnlyInput) at every input it takes it at. A
+// fusion that removes `value` must leave such readers a value of that shape.
+bool ReadsOnlyShape(const Node& reader, const Op& op, const std::string& value);
 
 // True when some node of `graph` holds a subgraph (If, Loop, Scan bodies),
 // which may read any value of the graph by name: the passes that index uses

@@ -86,7 +86,7 @@ class Packer {
       }
       for (size_t r : uses_.Readers(s.outputs[i])) {
         if (r == a) continue;
-        if (!ReadsOnlyShape(r, s.outputs[i])) return false;
+        if (!ReadsOnlyShape(graph_->nodes[r], *ops_[r], s.outputs[i])) return false;
         shapes_read = true;
       }
     }
@@ -96,16 +96,6 @@ class Packer {
     if (!shapes_read) {
       AbsorbInto(s, &node);
       (*removed)[*split] = true;
-    }
-    return true;
-  }
-
-  // Node `r` reads `value` only for its shape (Shape, Size), at every input
-  // it takes it at.
-  bool ReadsOnlyShape(size_t r, const std::string& value) const {
-    const Node& reader = graph_->nodes[r];
-    for (size_t i = 0; i < reader.inputs.size(); ++i) {
-      if (reader.inputs[i] == value && !ops_[r]->IsShapeOnlyInput(reader, i)) return false;
     }
     return true;
   }
