@@ -24,15 +24,8 @@ namespace vkserve {
 namespace {
 
 using testing::GpuTest;
+using testing::FloatType;
 using testing::MakeNode;
-
-TensorType FloatType(std::vector<Dim> shape) {
-  TensorType t;
-  t.dtype = DataType::kFloat;
-  t.has_shape = !shape.empty();
-  t.shape = std::move(shape);
-  return t;
-}
 
 // past [1, 2, p, 4], x [1, 3, 2, 4]: k = Transpose(x) [1, 2, 3, 4];
 // present = Concat(past, k) on axis 2; y = present * 2. Outputs: present, y

@@ -23,15 +23,8 @@ namespace {
 
 using testing::Floats;
 using testing::GpuTest;
+using testing::FloatType;
 using testing::MakeNode;
-
-TensorType FloatType(std::vector<Dim> shape) {
-  TensorType t;
-  t.dtype = DataType::kFloat;
-  t.has_shape = !shape.empty();
-  t.shape = std::move(shape);
-  return t;
-}
 
 // x [2, 3, 6] -> Split(axis 2) -> a, b, c [2, 3, 2]; s = Shape(a);
 // y = Relu(x); with `b_read`, also z = Relu(b). Outputs: s, y (, z).

@@ -28,6 +28,15 @@ inline Node MakeNode(const char* name, const char* op, std::vector<std::string> 
   return n;
 }
 
+// A float32 value's type; `shape` empty: rank unknown.
+inline TensorType FloatType(std::vector<Dim> shape) {
+  TensorType t;
+  t.dtype = DataType::kFloat;
+  t.has_shape = !shape.empty();
+  t.shape = std::move(shape);
+  return t;
+}
+
 // A float tensor's elements (its bytes may be a view with any alignment).
 inline std::vector<float> Floats(const HostTensor& t) {
   std::vector<float> v(t.data.size() / sizeof(float));
