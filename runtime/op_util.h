@@ -51,6 +51,12 @@ absl::Status CheckDataType(DataType dtype, std::initializer_list<DataType> allow
 // True when every present input is host-known.
 bool AllInputsHostKnown(const InferContext& ctx);
 
+// A non-negative size or index known to fit the 32 bits a shader takes.
+inline uint32_t U32(int64_t v) { return static_cast<uint32_t>(v); }
+
+// ceil(a / b) for a >= 0, b > 0.
+inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
 // Workgroup count covering `n` invocations with workgroups of `local`,
 // spread over x and y when x alone would exceed the device limit. The shader
 // computes its linear index as gl_GlobalInvocationID.x +

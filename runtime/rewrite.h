@@ -145,7 +145,7 @@ struct RewriteRegistrar {
 
 #define VKSERVE_REGISTER_REWRITE(domain, op_type, min_opset, max_opset, RewriteClass) \
   static const ::vkserve::internal::RewriteRegistrar VKSERVE_CONCAT_(                 \
-      vkserve_rewrite_registrar_, __LINE__)(domain, op_type, min_opset, max_opset,   \
+      vkserve_rewrite_registrar_, __COUNTER__)(domain, op_type, min_opset, max_opset,   \
                                             std::make_unique<RewriteClass>())
 
 }  // namespace vkserve

@@ -12,7 +12,7 @@ PACKAGES=(
   libabsl-dev libboost-dev libspdlog-dev libfmt-dev prometheus-cpp-dev
   libonnx-dev libsystemd-dev libssl-dev openssl
   libgtest-dev libgmock-dev libbenchmark-dev
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev lld
   python3-grpcio python3-numpy python3-onnx python3-protobuf
   prometheus
   lintian python3-jsonschema python3-yaml

@@ -14,7 +14,7 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 256;
+constexpr uint32_t kAffineGridLocal = 256;
 
 absl::StatusOr<std::vector<int64_t>> SizeOf(const TensorDesc& theta, const HostTensor& size_value) {
   ASSIGN_OR_RETURN(const std::vector<int64_t> size, HostInts(size_value, "size"));
@@ -60,10 +60,10 @@ class AffineGridOp : public Op {
     step.push.U32(static_cast<uint32_t>(points)).U32(dims == 3 ? static_cast<uint32_t>(s[2]) : 1u)
         .U32(static_cast<uint32_t>(s[s.size() - 2])).U32(static_cast<uint32_t>(s.back()));
     ASSIGN_OR_RETURN(step.pipeline,
-                     ctx.GetPipeline("ops/affine_grid", 2, step.push.size(), {kLocal, 1, 1},
+                     ctx.GetPipeline("ops/affine_grid", 2, step.push.size(), {kAffineGridLocal, 1, 1},
                                      {dims, ctx.node().GetInt("align_corners", 0) != 0 ? 1u : 0u}));
     step.bindings = {BufferRef::Input(0), BufferRef::Output(0)};
-    step.groups = GroupsFor(points, kLocal, ctx.device());
+    step.groups = GroupsFor(points, kAffineGridLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));
   }
 };

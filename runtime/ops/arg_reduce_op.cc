@@ -12,19 +12,19 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 64;
+constexpr uint32_t kArgReduceLocal = 64;
 
-struct Rows {
+struct ArgReduceRows {
   int64_t outer = 1, axis = 1, inner = 1;
   std::vector<int64_t> out_shape;
 };
 
-absl::StatusOr<Rows> RowsOf(const Node& node, const std::vector<int64_t>& shape) {
+absl::StatusOr<ArgReduceRows> ArgReduceRowsOf(const Node& node, const std::vector<int64_t>& shape) {
   const int64_t rank = static_cast<int64_t>(shape.size());
   if (rank == 0) return absl::InvalidArgumentError(absl::StrCat(node.op_type, " of a scalar"));
   ASSIGN_OR_RETURN(const int64_t axis, NormalizeAxis(node.GetInt("axis", 0), rank));
   const bool keep = node.GetInt("keepdims", 1) != 0;
-  Rows r;
+  ArgReduceRows r;
   for (int64_t d = 0; d < rank; ++d) {
     if (d < axis) r.outer *= shape[d];
     if (d > axis) r.inner *= shape[d];
@@ -52,7 +52,7 @@ absl::Status ArgReduceOp::Validate(const Node& node) const {
 
 absl::Status ArgReduceOp::Infer(InferContext& ctx) const {
   ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
-  ASSIGN_OR_RETURN(const Rows r, RowsOf(ctx.node, x->shape));
+  ASSIGN_OR_RETURN(const ArgReduceRows r, ArgReduceRowsOf(ctx.node, x->shape));
   TensorDesc& out = ctx.outputs[0];
   out.dtype = DataType::kInt64;
   out.shape = r.out_shape;
@@ -85,16 +85,16 @@ absl::StatusOr<std::unique_ptr<Kernel>> ArgReduceOp::CreateKernel(KernelContext&
   if (n >= (uint64_t{1} << 32)) {
     return absl::UnimplementedError(absl::StrCat("tensors of 2^32 or more elements (", n, ")"));
   }
-  ASSIGN_OR_RETURN(const Rows r, RowsOf(ctx.node(), x.shape));
+  ASSIGN_OR_RETURN(const ArgReduceRows r, ArgReduceRowsOf(ctx.node(), x.shape));
   const uint64_t rows = static_cast<uint64_t>(r.outer * r.inner);
   if (rows == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
   DispatchStep step;
   step.push.U32(static_cast<uint32_t>(rows)).U32(static_cast<uint32_t>(r.axis)).U32(static_cast<uint32_t>(r.inner));
   ASSIGN_OR_RETURN(step.pipeline,
-                   ctx.GetPipeline("ops/arg_reduce", 2, step.push.size(), {kLocal, 1, 1},
+                   ctx.GetPipeline("ops/arg_reduce", 2, step.push.size(), {kArgReduceLocal, 1, 1},
                                    {max_ ? 1u : 0u, SelectLast(ctx.node()) ? 1u : 0u}));
   step.bindings = {BufferRef::Input(0), BufferRef::Output(0)};
-  step.groups = GroupsFor(rows, kLocal, ctx.device());
+  step.groups = GroupsFor(rows, kArgReduceLocal, ctx.device());
   return MakeDispatchKernel(std::move(step));
 }
 

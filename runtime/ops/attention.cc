@@ -42,8 +42,8 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 64;
-enum Input { kQ = 0, kK = 1, kV = 2, kMask = 3, kPastKey = 4, kPastValue = 5, kNonpad = 6 };
+constexpr uint32_t kAttentionLocal = 64;
+enum AttentionInput { kQ = 0, kK = 1, kV = 2, kMask = 3, kPastKey = 4, kPastValue = 5, kNonpad = 6 };
 
 // Q, K, V and the output as 4-D [B, H, S, E] views: sizes and element strides.
 struct View {
@@ -52,7 +52,7 @@ struct View {
   int64_t off = 0;                 // element offset (packed Q/K/V)
 };
 
-absl::StatusOr<View> ViewOf(const std::vector<int64_t>& shape, int64_t heads, const char* what) {
+absl::StatusOr<View> AttentionViewOf(const std::vector<int64_t>& shape, int64_t heads, const char* what) {
   View v;
   if (shape.size() == 4) {
     v = {shape[0], shape[1], shape[2], shape[3], shape[1] * shape[2] * shape[3], shape[2] * shape[3], shape[3]};
@@ -68,7 +68,7 @@ absl::StatusOr<View> ViewOf(const std::vector<int64_t>& shape, int64_t heads, co
   return v;
 }
 
-struct Plan {
+struct AttentionPlan {
   View q, k, v, y;
   int64_t past = 0, total = 0;
   std::vector<int64_t> y_shape, present_k_shape, present_v_shape;
@@ -94,15 +94,15 @@ absl::Status PackedViews(const Node& node, const TensorDesc& packed, View* q, Vi
 
 bool IsPacked(const Node& node) { return node.FindAttribute(kAttentionPackedQkvAttr) != nullptr; }
 
-absl::StatusOr<Plan> PlanOf(const Node& node, const std::vector<const TensorDesc*>& in) {
+absl::StatusOr<AttentionPlan> AttentionPlanOf(const Node& node, const std::vector<const TensorDesc*>& in) {
   const int64_t q_heads = node.GetInt("q_num_heads", 0), kv_heads = node.GetInt("kv_num_heads", 0);
-  Plan p;
+  AttentionPlan p;
   if (IsPacked(node)) {
     RETURN_IF_ERROR(PackedViews(node, *in[kQ], &p.q, &p.k, &p.v));
   } else {
-    ASSIGN_OR_RETURN(p.q, ViewOf(in[kQ]->shape, q_heads, "Q"));
-    ASSIGN_OR_RETURN(p.k, ViewOf(in[kK]->shape, kv_heads, "K"));
-    ASSIGN_OR_RETURN(p.v, ViewOf(in[kV]->shape, kv_heads, "V"));
+    ASSIGN_OR_RETURN(p.q, AttentionViewOf(in[kQ]->shape, q_heads, "Q"));
+    ASSIGN_OR_RETURN(p.k, AttentionViewOf(in[kK]->shape, kv_heads, "K"));
+    ASSIGN_OR_RETURN(p.v, AttentionViewOf(in[kV]->shape, kv_heads, "V"));
     if (in[kQ]->shape.size() != in[kK]->shape.size() || in[kQ]->shape.size() != in[kV]->shape.size()) {
       return absl::InvalidArgumentError("Q, K and V must have the same rank");
     }
@@ -178,7 +178,7 @@ class AttentionOp : public Op {
       ASSIGN_OR_RETURN(const TensorDesc* t, RequireInput(ctx, i));
       RETURN_IF_ERROR(CheckDataType(t->dtype, {DataType::kFloat}, absl::StrCat("input ", i)));
     }
-    ASSIGN_OR_RETURN(const Plan p, PlanOf(ctx.node, ctx.inputs));
+    ASSIGN_OR_RETURN(const AttentionPlan p, AttentionPlanOf(ctx.node, ctx.inputs));
     if (const TensorDesc* m = ctx.input(kMask)) {
       RETURN_IF_ERROR(CheckDataType(m->dtype, {DataType::kFloat, DataType::kBool}, "attn_mask"));
       RETURN_IF_ERROR(MaskStrides(*m, p).status());
@@ -201,7 +201,7 @@ class AttentionOp : public Op {
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     std::vector<const TensorDesc*> in;
     for (size_t i = 0; i < ctx.num_inputs(); ++i) in.push_back(ctx.input(i));
-    ASSIGN_OR_RETURN(const Plan p, PlanOf(ctx.node(), in));
+    ASSIGN_OR_RETURN(const AttentionPlan p, AttentionPlanOf(ctx.node(), in));
     const int64_t rows = p.q.b * p.q.h * p.q.s;
     std::vector<CompositeStep> steps;
     if (rows == 0) return std::make_unique<CompositeKernel>(std::move(steps));
@@ -279,7 +279,7 @@ class AttentionOp : public Op {
   absl::StatusOr<std::unique_ptr<Kernel>> CreateHalfKernel(KernelContext& ctx) const {
     std::vector<const TensorDesc*> in;
     for (size_t i = 0; i < ctx.num_inputs(); ++i) in.push_back(ctx.input(i));
-    ASSIGN_OR_RETURN(const Plan p, PlanOf(ctx.node(), in));
+    ASSIGN_OR_RETURN(const AttentionPlan p, AttentionPlanOf(ctx.node(), in));
     auto has_output = [&](size_t o) {
       return ctx.num_outputs() > o && ctx.output(o).dtype != DataType::kUndefined;
     };
@@ -381,7 +381,7 @@ class AttentionOp : public Op {
 
   // The attention as the fused kernel's problem, or nullopt where only the
   // exact kernel serves it. K and V strides are the inputs' (no past).
-  static std::optional<FlashAttentionProblem> FusedProblem(KernelContext& ctx, const Plan& p, bool qk_out) {
+  static std::optional<FlashAttentionProblem> FusedProblem(KernelContext& ctx, const AttentionPlan& p, bool qk_out) {
     const Node& node = ctx.node();
     if (qk_out || node.GetFloat("softcap", 0.0f) > 0 || ctx.input(kNonpad) != nullptr ||
         p.q.e != p.v.e) {
@@ -415,7 +415,7 @@ class AttentionOp : public Op {
   }
 
   // Strides of the mask over [B, Hq, S, T] (0 where broadcast) and its length.
-  static absl::StatusOr<std::array<int64_t, 5>> MaskStrides(const TensorDesc& m, const Plan& p) {
+  static absl::StatusOr<std::array<int64_t, 5>> MaskStrides(const TensorDesc& m, const AttentionPlan& p) {
     const std::vector<int64_t> full = {p.q.b, p.q.h, p.q.s, p.total};
     if (m.shape.empty() || m.shape.size() > 4 || m.shape.back() > p.total) {
       return absl::InvalidArgumentError(absl::StrCat("attn_mask ", ShapeString(m.shape),
@@ -436,7 +436,7 @@ class AttentionOp : public Op {
     return out;
   }
 
-  static absl::StatusOr<CompositeStep> AttendStep(KernelContext& ctx, const Plan& p,
+  static absl::StatusOr<CompositeStep> AttendStep(KernelContext& ctx, const AttentionPlan& p,
                                                   const NodeBuffer keys[2], bool qk_out) {
     const Node& node = ctx.node();
     const TensorDesc* mask = ctx.input(kMask);
@@ -459,12 +459,12 @@ class AttentionOp : public Op {
     const uint32_t mask_kind = mask == nullptr ? 0u : mask->dtype == DataType::kBool ? 2u : 1u;
     const bool nonpad = ctx.input(kNonpad) != nullptr;
     ASSIGN_OR_RETURN(step.pipeline,
-                     ctx.GetPipeline("ops/attention", 8, step.push.size(), {kLocal, 1, 1},
+                     ctx.GetPipeline("ops/attention", 8, step.push.size(), {kAttentionLocal, 1, 1},
                                      {mask_kind, node.GetInt("is_causal", 0) != 0 ? 1u : 0u,
                                       softcap > 0 ? 1u : 0u, qk_out ? 1u : 0u,
                                       static_cast<uint32_t>(node.GetInt("qk_matmul_output_mode", 0)),
                                       nonpad ? 1u : 0u}));
-    step.groups = GroupsFor(static_cast<uint64_t>(rows), kLocal, ctx.device());
+    step.groups = GroupsFor(static_cast<uint64_t>(rows), kAttentionLocal, ctx.device());
     const uint32_t probs = ctx.RequestScratch(static_cast<uint64_t>(rows * p.total) * sizeof(float));
     // The step's own inputs: Q, keys, values, mask, nonpad; outputs: Y, QK.
     step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Input(2),

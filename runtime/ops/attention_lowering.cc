@@ -40,7 +40,6 @@ class OffsetInputsKernel : public Kernel {
 
 constexpr uint32_t kSoftmaxLocal = 128;  // Vulkan's minimum invocation limit
 
-uint32_t U32(int64_t v) { return static_cast<uint32_t>(v); }
 
 // Heads of Q per KV head (grouped-query attention).
 int64_t Group(const FlashAttentionProblem& p) { return p.heads / p.kv_heads; }

@@ -25,7 +25,7 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocalSize = 256;
+constexpr uint32_t kAttentionMaskLocalSize = 256;
 
 // Matches FORM in attention_mask.comp.
 enum class MaskForm : uint32_t { kNone = 0, kEnd = 1, kEndStart = 2, kRaw2D = 3, kRaw3D = 4 };
@@ -135,11 +135,11 @@ class AttentionMaskOp : public Op {
         .U32(static_cast<uint32_t>(std::min<int64_t>(past, UINT32_MAX)))
         .F32(node.GetFloat("mask_filter_value", -10000.0f));
     ASSIGN_OR_RETURN(step.pipeline,
-                     ctx.GetPipeline("ops/attention_mask", 3, step.push.size(), {kLocalSize, 1, 1}));
+                     ctx.GetPipeline("ops/attention_mask", 3, step.push.size(), {kAttentionMaskLocalSize, 1, 1}));
     // Without a mask the shader never reads binding 1; the scores stand in.
     const uint32_t mask_input = form == MaskForm::kNone ? 0 : 1;
     step.bindings = {BufferRef::Input(0), BufferRef::Input(mask_input), BufferRef::Output(0)};
-    step.groups = GroupsFor(count, kLocalSize, ctx.device());
+    step.groups = GroupsFor(count, kAttentionMaskLocalSize, ctx.device());
     return MakeDispatchKernel(std::move(step));
   }
 };

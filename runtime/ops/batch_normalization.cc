@@ -24,7 +24,7 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 256;
+constexpr uint32_t kBatchNormalizationLocal = 256;
 
 // How the statistics line up with X: element i uses channel
 // (i / inner) % channels.
@@ -145,9 +145,9 @@ class BatchNormalizationOp : public Op {
         .U32(static_cast<uint32_t>(vec4 ? layout.inner / 4 : layout.inner))
         .U32(channels);
     ASSIGN_OR_RETURN(apply.pipeline, ctx.GetPipeline("ops/batch_normalization", 3, apply.push.size(),
-                                                     {kLocal, 1, 1}, {vec4 ? 1u : 0u}));
+                                                     {kBatchNormalizationLocal, 1, 1}, {vec4 ? 1u : 0u}));
     apply.bindings = {BufferRef::Input(0), params, BufferRef::Output(0)};
-    apply.groups = GroupsFor(invocations, kLocal, ctx.device());
+    apply.groups = GroupsFor(invocations, kBatchNormalizationLocal, ctx.device());
     steps.push_back(std::move(apply));
     return std::make_unique<DispatchKernel>(std::move(steps));
   }

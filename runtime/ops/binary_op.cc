@@ -14,10 +14,10 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 256;
-constexpr size_t kMaxRank = 6;  // binary.comp's general mode
+constexpr uint32_t kBinaryLocal = 256;
+constexpr size_t kBinaryMaxRank = 6;  // binary.comp's general mode
 
-enum Mode : uint32_t {
+enum BinaryMode : uint32_t {
   kGeneral = 0,
   kSameShape = 1,
   kScalarB = 2,
@@ -37,15 +37,15 @@ std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& shape, size_t 
 
 // The output's dims with both inputs' strides, size-1 dims dropped and
 // neighbours merged where both inputs step through them alike.
-struct Layout {
+struct BinaryLayout {
   std::vector<int64_t> dims, a, b;
 };
 
-Layout Simplify(const std::vector<int64_t>& out, const std::vector<int64_t>& a_shape,
+BinaryLayout Simplify(const std::vector<int64_t>& out, const std::vector<int64_t>& a_shape,
                 const std::vector<int64_t>& b_shape) {
   const std::vector<int64_t> sa = BroadcastStrides(a_shape, out.size());
   const std::vector<int64_t> sb = BroadcastStrides(b_shape, out.size());
-  Layout l;
+  BinaryLayout l;
   for (size_t d = 0; d < out.size(); ++d) {
     if (out[d] == 1) continue;
     if (!l.dims.empty() && l.a.back() == sa[d] * out[d] && l.b.back() == sb[d] * out[d]) {
@@ -217,10 +217,10 @@ absl::StatusOr<DispatchStep> BinaryStep(KernelContext& ctx, BinaryOp::Kind kind,
                                         const TensorDesc& b, BufferRef ref_b,
                                         const TensorDesc& c) {
   const uint64_t n = static_cast<uint64_t>(c.num_elements());
-  const Layout l = Simplify(c.shape, a.shape, b.shape);
+  const BinaryLayout l = Simplify(c.shape, a.shape, b.shape);
   const uint64_t na = static_cast<uint64_t>(a.num_elements());
   const uint64_t nb = static_cast<uint64_t>(b.num_elements());
-  Mode mode = kGeneral;
+  BinaryMode mode = kGeneral;
   uint32_t inner = 1, channels = 1;
   auto vector_mode = [&](const std::vector<int64_t>& strides) {
     const int d = VectorDim(strides);
@@ -239,10 +239,10 @@ absl::StatusOr<DispatchStep> BinaryStep(KernelContext& ctx, BinaryOp::Kind kind,
     mode = kVectorB;
   } else if (nb == n && vector_mode(l.a)) {
     mode = kVectorA;
-  } else if (l.dims.size() > kMaxRank) {
+  } else if (l.dims.size() > kBinaryMaxRank) {
     return absl::UnimplementedError(absl::StrCat("broadcasting ", ShapeString(a.shape), " with ",
                                                  ShapeString(b.shape), " needs more than ",
-                                                 kMaxRank, " dims"));
+                                                 kBinaryMaxRank, " dims"));
   }
   // The shader's whole block is always pushed; vector modes keep inner and
   // channels in dims[0..1].
@@ -250,16 +250,16 @@ absl::StatusOr<DispatchStep> BinaryStep(KernelContext& ctx, BinaryOp::Kind kind,
   if (mode == kVectorA || mode == kVectorB) dims = {inner, channels};
   DispatchStep step;
   step.push.U32(static_cast<uint32_t>(n)).U32(static_cast<uint32_t>(dims.size()));
-  for (size_t d = 0; d < kMaxRank; ++d) step.push.U32(d < dims.size() ? static_cast<uint32_t>(dims[d]) : 1);
-  for (size_t d = 0; d < kMaxRank; ++d) step.push.U32(d < l.a.size() && mode == kGeneral ? static_cast<uint32_t>(l.a[d]) : 0);
-  for (size_t d = 0; d < kMaxRank; ++d) step.push.U32(d < l.b.size() && mode == kGeneral ? static_cast<uint32_t>(l.b[d]) : 0);
+  for (size_t d = 0; d < kBinaryMaxRank; ++d) step.push.U32(d < dims.size() ? static_cast<uint32_t>(dims[d]) : 1);
+  for (size_t d = 0; d < kBinaryMaxRank; ++d) step.push.U32(d < l.a.size() && mode == kGeneral ? static_cast<uint32_t>(l.a[d]) : 0);
+  for (size_t d = 0; d < kBinaryMaxRank; ++d) step.push.U32(d < l.b.size() && mode == kGeneral ? static_cast<uint32_t>(l.b[d]) : 0);
   uint64_t invocations = n;
   if (a.dtype == DataType::kFloat || a.dtype == DataType::kFloat16) {
     // fp16: the build-time variant, one output word (two elements) per invocation.
     const bool half = a.dtype == DataType::kFloat16;
     if (half) invocations = (n + 1) / 2;
     ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline(half ? "ops/binary_f16" : "ops/binary", 3,
-                                                    step.push.size(), {kLocal, 1, 1},
+                                                    step.push.size(), {kBinaryLocal, 1, 1},
                                                     {static_cast<uint32_t>(kind), mode}));
   } else {
     // Integers: 64-bit arithmetic in two 32-bit words; 1- and 2-byte types
@@ -270,12 +270,12 @@ absl::StatusOr<DispatchStep> BinaryStep(KernelContext& ctx, BinaryOp::Kind kind,
     const uint32_t b_float = kind == BinaryOp::Kind::kPow && b.dtype == DataType::kFloat;
     if (elem < 4) invocations = (n * elem + 3) / 4;
     ASSIGN_OR_RETURN(step.pipeline,
-                     ctx.GetPipeline("ops/binary_int", 3, step.push.size(), {kLocal, 1, 1},
+                     ctx.GetPipeline("ops/binary_int", 3, step.push.size(), {kBinaryLocal, 1, 1},
                                      {static_cast<uint32_t>(kind), mode, elem, is_signed,
                                       b_float}));
   }
   step.bindings = {ref_a, ref_b, BufferRef::Output(0)};
-  step.groups = GroupsFor(invocations, kLocal, ctx.device());
+  step.groups = GroupsFor(invocations, kBinaryLocal, ctx.device());
   return step;
 }
 

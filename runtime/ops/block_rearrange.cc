@@ -15,7 +15,7 @@ struct Rearrangement {
   std::vector<int64_t> out_shape;
 };
 
-absl::StatusOr<Rearrangement> Plan(bool depth_to_space, const Node& node, const std::vector<int64_t>& x) {
+absl::StatusOr<Rearrangement> BlockRearrangePlan(bool depth_to_space, const Node& node, const std::vector<int64_t>& x) {
   if (x.size() != 4) return absl::InvalidArgumentError(absl::StrCat(node.op_type, " needs [N, C, H, W]"));
   const int64_t b = node.GetInt("blocksize", 0);
   if (b <= 0) return absl::InvalidArgumentError("blocksize must be positive");
@@ -49,7 +49,7 @@ absl::Status BlockRearrangeOp::Validate(const Node& node) const {
 
 absl::Status BlockRearrangeOp::Infer(InferContext& ctx) const {
   ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
-  ASSIGN_OR_RETURN(Rearrangement r, Plan(depth_to_space_, ctx.node, x->shape));
+  ASSIGN_OR_RETURN(Rearrangement r, BlockRearrangePlan(depth_to_space_, ctx.node, x->shape));
   TensorDesc& out = ctx.outputs[0];
   out.dtype = x->dtype;
   out.shape = r.out_shape;
@@ -64,7 +64,7 @@ absl::Status BlockRearrangeOp::Infer(InferContext& ctx) const {
 
 absl::StatusOr<std::unique_ptr<Kernel>> BlockRearrangeOp::CreateKernel(KernelContext& ctx) const {
   const TensorDesc& x = *ctx.input(0);
-  ASSIGN_OR_RETURN(Rearrangement r, Plan(depth_to_space_, ctx.node(), x.shape));
+  ASSIGN_OR_RETURN(Rearrangement r, BlockRearrangePlan(depth_to_space_, ctx.node(), x.shape));
   return CreateStridedCopyKernel(ctx, x.dtype, {std::move(r.copy)});
 }
 

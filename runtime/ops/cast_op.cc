@@ -13,7 +13,7 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocalSize = 256;
+constexpr uint32_t kCastLocalSize = 256;
 
 
 class CastKernel : public Kernel {
@@ -101,10 +101,10 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateCastKernel(KernelContext& ctx, Dat
   }
   if (n > UINT32_MAX) return absl::UnimplementedError("Cast: tensor too large");
   ASSIGN_OR_RETURN(auto pipeline,
-                   ctx.GetPipeline("ops/cast", 2, sizeof(uint32_t), {kLocalSize, 1, 1},
+                   ctx.GetPipeline("ops/cast", 2, sizeof(uint32_t), {kCastLocalSize, 1, 1},
                                    {static_cast<uint32_t>(from), static_cast<uint32_t>(to)}));
   return std::make_unique<CastKernel>(std::move(pipeline), static_cast<uint32_t>(n),
-                                      GroupsFor(static_cast<uint64_t>(n), kLocalSize, ctx.device()));
+                                      GroupsFor(static_cast<uint64_t>(n), kCastLocalSize, ctx.device()));
 }
 
 absl::StatusOr<std::unique_ptr<Kernel>> ConvertOp::CreateKernel(KernelContext& ctx) const {

@@ -17,13 +17,14 @@
 namespace vkserve {
 namespace {
 
-struct Plan {
+struct CenterCropPadPlan {
   std::vector<int64_t> out_shape;
   StridedCopy copy;    // the kept region
   bool padded = false;
 };
 
-absl::StatusOr<Plan> PlanOf(const Node& node, const std::vector<int64_t>& in, const HostTensor& shape_value) {
+absl::StatusOr<CenterCropPadPlan> CenterCropPadPlanOf(const Node& node, const std::vector<int64_t>& in,
+                                                      const HostTensor& shape_value) {
   ASSIGN_OR_RETURN(const std::vector<int64_t> sizes, HostInts(shape_value, "shape"));
   const int64_t rank = static_cast<int64_t>(in.size());
   std::vector<int64_t> axes = node.GetInts("axes");
@@ -34,7 +35,7 @@ absl::StatusOr<Plan> PlanOf(const Node& node, const std::vector<int64_t>& in, co
   if (sizes.size() != axes.size()) {
     return absl::InvalidArgumentError(absl::StrCat("shape has ", sizes.size(), " entries for ", axes.size(), " axes"));
   }
-  Plan p;
+  CenterCropPadPlan p;
   p.out_shape = in;
   for (size_t k = 0; k < axes.size(); ++k) {
     if (sizes[k] < 0) return absl::InvalidArgumentError("shape entries must not be negative");
@@ -66,7 +67,7 @@ class CenterCropPadOp : public Op {
   absl::Status Infer(InferContext& ctx) const override {
     ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
     ASSIGN_OR_RETURN(const HostTensor* shape, RequireHostInput(ctx, 1));
-    ASSIGN_OR_RETURN(Plan p, PlanOf(ctx.node, x->shape, *shape));
+    ASSIGN_OR_RETURN(CenterCropPadPlan p, CenterCropPadPlanOf(ctx.node, x->shape, *shape));
     TensorDesc& out = ctx.outputs[0];
     out.dtype = x->dtype;
     out.shape = p.out_shape;
@@ -81,7 +82,7 @@ class CenterCropPadOp : public Op {
 
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     const TensorDesc& x = *ctx.input(0);
-    ASSIGN_OR_RETURN(Plan p, PlanOf(ctx.node(), x.shape, *ctx.input(1)->value));
+    ASSIGN_OR_RETURN(CenterCropPadPlan p, CenterCropPadPlanOf(ctx.node(), x.shape, *ctx.input(1)->value));
     std::vector<StridedCopy> copies;
     if (p.padded) {
       StridedCopy zeros;

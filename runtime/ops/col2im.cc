@@ -15,20 +15,20 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 256;
+constexpr uint32_t kCol2imLocal = 256;
 constexpr size_t kMaxDims = 4;
 
-struct Geometry {
+struct Col2imGeometry {
   std::vector<int64_t> image, block, dilation, stride, pad, blocks, out_shape;
   int64_t k = 1, l = 1;
 };
 
-absl::StatusOr<Geometry> GeometryOf(const Node& node, const TensorDesc& x, const TensorDesc* image,
+absl::StatusOr<Col2imGeometry> Col2imGeometryOf(const Node& node, const TensorDesc& x, const TensorDesc* image,
                                     const TensorDesc* block) {
   if (image == nullptr || block == nullptr || image->value == nullptr || block->value == nullptr) {
     return absl::InvalidArgumentError("Col2Im needs image_shape and block_shape known on the host");
   }
-  Geometry g;
+  Col2imGeometry g;
   ASSIGN_OR_RETURN(g.image, HostInts(*image->value, "image_shape"));
   ASSIGN_OR_RETURN(g.block, HostInts(*block->value, "block_shape"));
   const size_t nd = g.image.size();
@@ -79,7 +79,7 @@ class Col2ImOp : public Op {
   absl::Status Infer(InferContext& ctx) const override {
     ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
     RETURN_IF_ERROR(CheckDataType(x->dtype, {DataType::kFloat}, "input"));
-    ASSIGN_OR_RETURN(const Geometry g, GeometryOf(ctx.node, *x, ctx.input(1), ctx.input(2)));
+    ASSIGN_OR_RETURN(const Col2imGeometry g, Col2imGeometryOf(ctx.node, *x, ctx.input(1), ctx.input(2)));
     ctx.outputs[0].dtype = x->dtype;
     ctx.outputs[0].shape = g.out_shape;
     return absl::OkStatus();
@@ -87,7 +87,7 @@ class Col2ImOp : public Op {
 
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     const TensorDesc& x = *ctx.input(0);
-    ASSIGN_OR_RETURN(const Geometry g, GeometryOf(ctx.node(), x, ctx.input(1), ctx.input(2)));
+    ASSIGN_OR_RETURN(const Col2imGeometry g, Col2imGeometryOf(ctx.node(), x, ctx.input(1), ctx.input(2)));
     const uint64_t total = static_cast<uint64_t>(NumElements(g.out_shape));
     if (total == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
     if (total >= (uint64_t{1} << 31) || x.num_elements() >= (int64_t{1} << 31)) {
@@ -99,9 +99,9 @@ class Col2ImOp : public Op {
     for (const std::vector<int64_t>* v : {&g.image, &g.block, &g.dilation, &g.stride, &g.pad, &g.blocks}) {
       for (size_t d = 0; d < kMaxDims; ++d) step.push.U32(d < v->size() ? static_cast<uint32_t>((*v)[d]) : 1);
     }
-    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/col2im", 2, step.push.size(), {kLocal, 1, 1}));
+    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/col2im", 2, step.push.size(), {kCol2imLocal, 1, 1}));
     step.bindings = {BufferRef::Input(0), BufferRef::Output(0)};
-    step.groups = GroupsFor(total, kLocal, ctx.device());
+    step.groups = GroupsFor(total, kCol2imLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));
   }
 };

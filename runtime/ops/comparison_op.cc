@@ -13,8 +13,8 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocalSize = 256;
-constexpr size_t kMaxRank = 7;
+constexpr uint32_t kComparisonLocalSize = 256;
+constexpr size_t kComparisonMaxRank = 7;
 
 using Kind = ComparisonOp::Kind;
 
@@ -48,7 +48,7 @@ absl::Status CheckOperandType(Kind kind, DataType t) {
 
 // The host reference, for folding. Floats compare as doubles (NaN unordered),
 // integers as int64 (uint64 beyond INT64_MAX is not foldable here either way).
-bool Fold(Kind kind, const HostTensor& a, int64_t ia, const HostTensor* b, int64_t ib,
+bool ComparisonFold(Kind kind, const HostTensor& a, int64_t ia, const HostTensor* b, int64_t ib,
           bool detect_positive, bool detect_negative) {
   const bool floats = IsFloatType(a.dtype);
   if (kind == Kind::kIsNaN) return std::isnan(ElementAsDouble(a, ia));
@@ -115,7 +115,7 @@ absl::Status ComparisonOp::Infer(InferContext& ctx) const {
   HostTensor t = ZeroTensor(DataType::kBool, out.shape);
   const BroadcastIndex ai(a->shape, out.shape), bi(b->shape, out.shape);
   for (int64_t i = 0; i < out.num_elements(); ++i) {
-    t.data[i] = Fold(kind_, *a->value, ai(i), unary() ? nullptr : b->value.get(), bi(i), pos, neg) ? 1 : 0;
+    t.data[i] = ComparisonFold(kind_, *a->value, ai(i), unary() ? nullptr : b->value.get(), bi(i), pos, neg) ? 1 : 0;
   }
   out.value = Share(std::move(t));
   return absl::OkStatus();
@@ -139,9 +139,9 @@ absl::StatusOr<std::unique_ptr<Kernel>> ComparisonOp::CreateKernel(KernelContext
   std::vector<int64_t> as = BroadcastStrides(a.shape, shape);
   std::vector<int64_t> bs = BroadcastStrides(b.shape, shape);
   SimplifyStrides(&shape, {&as, &bs});
-  if (shape.size() > kMaxRank) {
+  if (shape.size() > kComparisonMaxRank) {
     return absl::UnimplementedError(absl::StrCat("broadcasting over ", shape.size(),
-                                                 " dims (after merging) exceeds ", kMaxRank));
+                                                 " dims (after merging) exceeds ", kComparisonMaxRank));
   }
   if (count > INT32_MAX) return absl::UnimplementedError("tensor too large");
   if (count == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
@@ -152,20 +152,20 @@ absl::StatusOr<std::unique_ptr<Kernel>> ComparisonOp::CreateKernel(KernelContext
           (ctx.node().GetInt("detect_negative", 1) != 0 ? 0x200u : 0u);
   }
   // compare.comp's push block: count, rank, then shape, a and b strides
-  // for kMaxRank dims each.
+  // for kComparisonMaxRank dims each.
   DispatchStep step;
   step.push.U32(static_cast<uint32_t>(count)).U32(static_cast<uint32_t>(shape.size()));
-  for (size_t k = 0; k < kMaxRank; ++k) step.push.U32(k < shape.size() ? static_cast<uint32_t>(shape[k]) : 0);
-  for (size_t k = 0; k < kMaxRank; ++k) step.push.I32(k < shape.size() ? static_cast<int32_t>(as[k]) : 0);
-  for (size_t k = 0; k < kMaxRank; ++k) step.push.I32(k < shape.size() ? static_cast<int32_t>(bs[k]) : 0);
+  for (size_t k = 0; k < kComparisonMaxRank; ++k) step.push.U32(k < shape.size() ? static_cast<uint32_t>(shape[k]) : 0);
+  for (size_t k = 0; k < kComparisonMaxRank; ++k) step.push.I32(k < shape.size() ? static_cast<int32_t>(as[k]) : 0);
+  for (size_t k = 0; k < kComparisonMaxRank; ++k) step.push.I32(k < shape.size() ? static_cast<int32_t>(bs[k]) : 0);
   const uint32_t elem = static_cast<uint32_t>(DataTypeSize(a.dtype));
   ASSIGN_OR_RETURN(step.pipeline,
-                   ctx.GetPipeline("ops/compare", 3, step.push.size(), {kLocalSize, 1, 1},
+                   ctx.GetPipeline("ops/compare", 3, step.push.size(), {kComparisonLocalSize, 1, 1},
                                    {elem, float_kind, op, IsSigned(a.dtype) ? 1u : 0u}));
   // Unary ops read their one input through both operand bindings.
   step.bindings = {BufferRef::Input(0), BufferRef::Input(unary() ? 0 : 1), BufferRef::Output(0)};
   const uint64_t words = (static_cast<uint64_t>(count) + 3) / 4;  // four bools per invocation
-  step.groups = GroupsFor(words, kLocalSize, ctx.device());
+  step.groups = GroupsFor(words, kComparisonLocalSize, ctx.device());
   return MakeDispatchKernel(std::move(step));
 }
 

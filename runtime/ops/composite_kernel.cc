@@ -8,7 +8,7 @@
 namespace vkserve {
 namespace {
 
-absl::StatusOr<gpu::BufferRange> Resolve(const RecordContext& ctx, const NodeBuffer& b) {
+absl::StatusOr<gpu::BufferRange> CompositeKernelResolve(const RecordContext& ctx, const NodeBuffer& b) {
   const std::vector<gpu::BufferRange>* list = nullptr;
   switch (b.source) {
     case NodeBuffer::Source::kInput: list = &ctx.inputs; break;
@@ -28,11 +28,11 @@ absl::Status CompositeKernel::Record(const RecordContext& ctx) const {
   for (const CompositeStep& step : steps_) {
     RecordContext sub{ctx.command_buffer, {}, {}, ctx.scratch, ctx.constants, ctx.label};
     for (const NodeBuffer& b : step.inputs) {
-      ASSIGN_OR_RETURN(gpu::BufferRange r, Resolve(ctx, b));
+      ASSIGN_OR_RETURN(gpu::BufferRange r, CompositeKernelResolve(ctx, b));
       sub.inputs.push_back(r);
     }
     for (const NodeBuffer& b : step.outputs) {
-      ASSIGN_OR_RETURN(gpu::BufferRange r, Resolve(ctx, b));
+      ASSIGN_OR_RETURN(gpu::BufferRange r, CompositeKernelResolve(ctx, b));
       sub.outputs.push_back(r);
     }
     RETURN_IF_ERROR(step.kernel->Record(sub));

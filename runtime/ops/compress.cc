@@ -21,18 +21,18 @@ namespace vkserve {
 namespace {
 
 constexpr uint32_t kSelectLocal = 128;  // shaders/ops/compress_select.comp LOCAL
-constexpr uint32_t kLocal = 256;
+constexpr uint32_t kCompressLocal = 256;
 
-struct Geometry {
+struct CompressGeometry {
   int64_t outer = 1, axis = 1, inner = 1, len = 0;  // len: selectable rows
   std::vector<int64_t> bound_shape;                 // the output at n = len
   size_t axis_index = 0;                            // in the output
 };
 
-absl::StatusOr<Geometry> GeometryOf(const Node& node, const TensorDesc& x, const TensorDesc& cond) {
+absl::StatusOr<CompressGeometry> CompressGeometryOf(const Node& node, const TensorDesc& x, const TensorDesc& cond) {
   if (cond.dtype != DataType::kBool) return absl::InvalidArgumentError("condition must be bool");
   if (cond.shape.size() != 1) return absl::InvalidArgumentError("condition must be 1-D");
-  Geometry g;
+  CompressGeometry g;
   if (node.FindAttribute("axis") == nullptr) {
     g.axis = x.num_elements();
     g.bound_shape = {0};
@@ -69,7 +69,7 @@ class CompressOp : public Op {
   absl::Status Infer(InferContext& ctx) const override {
     ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
     ASSIGN_OR_RETURN(const TensorDesc* cond, RequireInput(ctx, 1));
-    ASSIGN_OR_RETURN(const Geometry g, GeometryOf(ctx.node, *x, *cond));
+    ASSIGN_OR_RETURN(const CompressGeometry g, CompressGeometryOf(ctx.node, *x, *cond));
     const bool at_sync_point = AtSyncPoint(ctx.node, sync_count_output());
     ctx.outputs[0].dtype = x->dtype;
     if (!at_sync_point && x->value != nullptr && cond->value != nullptr && IsFoldableType(x->dtype) &&
@@ -109,7 +109,7 @@ class CompressOp : public Op {
 
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     const TensorDesc& x = *ctx.input(0);
-    ASSIGN_OR_RETURN(const Geometry g, GeometryOf(ctx.node(), x, *ctx.input(1)));
+    ASSIGN_OR_RETURN(const CompressGeometry g, CompressGeometryOf(ctx.node(), x, *ctx.input(1)));
     const uint32_t elem = static_cast<uint32_t>(DataTypeSize(x.dtype));
     const uint64_t bound = static_cast<uint64_t>(g.outer * g.len * g.inner);
     if (static_cast<uint64_t>(x.num_elements()) * std::max<uint32_t>(1, elem / 4) >= (uint64_t{1} << 31)) {
@@ -126,10 +126,10 @@ class CompressOp : public Op {
     gather.push.U32(static_cast<uint32_t>(g.outer)).U32(static_cast<uint32_t>(g.axis))
         .U32(static_cast<uint32_t>(g.inner));
     ASSIGN_OR_RETURN(gather.pipeline, ctx.GetPipeline("ops/compress_gather", 4, gather.push.size(),
-                                                      {kLocal, 1, 1}, {elem}));
+                                                      {kCompressLocal, 1, 1}, {elem}));
     gather.bindings = {BufferRef::Input(0), BufferRef::Scratch(sel, gpu::Access::kRead),
                        {BufferRef::Source::kOutput, 1, gpu::Access::kRead}, BufferRef::Output(0)};
-    gather.groups = GroupsFor(elem >= 4 ? bound : (bound * elem + 3) / 4, kLocal, ctx.device());
+    gather.groups = GroupsFor(elem >= 4 ? bound : (bound * elem + 3) / 4, kCompressLocal, ctx.device());
     if (bound == 0) steps.pop_back();
     return std::make_unique<DispatchKernel>(std::move(steps));
   }

@@ -34,7 +34,7 @@ absl::StatusOr<HostTensor> FillValue(const Node& node) {
   return a->t;
 }
 
-absl::StatusOr<std::vector<int64_t>> OutputShape(const HostTensor& shape) {
+absl::StatusOr<std::vector<int64_t>> ConstantOfShapeOutputShape(const HostTensor& shape) {
   ASSIGN_OR_RETURN(std::vector<int64_t> dims, HostInts(shape, "shape"));
   for (int64_t d : dims) {
     if (d < 0) return absl::InvalidArgumentError(absl::StrCat("shape ", ShapeString(dims), " is negative"));
@@ -79,7 +79,7 @@ class ConstantOfShapeOp : public Op {
     ASSIGN_OR_RETURN(HostTensor value, FillValue(ctx.node));
     TensorDesc& out = ctx.outputs[0];
     out.dtype = value.dtype;
-    ASSIGN_OR_RETURN(out.shape, OutputShape(*shape));
+    ASSIGN_OR_RETURN(out.shape, ConstantOfShapeOutputShape(*shape));
     if (ShouldFold(ctx, out.num_elements())) {
       HostTensor t = ZeroTensor(out.dtype, out.shape);
       for (int64_t i = 0; i < out.num_elements(); ++i) CopyElement(value, 0, &t, i);

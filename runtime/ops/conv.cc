@@ -94,7 +94,7 @@ absl::StatusOr<ConvShape> ResolveConv(const Node& node, const TensorDesc& x, con
 }
 
 // Binds input `i`, or input 0 as a never-read placeholder when it is absent.
-gpu::BufferRange InputOrPlaceholder(const RecordContext& ctx, int i) {
+gpu::BufferRange ConvInputOrPlaceholder(const RecordContext& ctx, int i) {
   if (i >= 0 && static_cast<size_t>(i) < ctx.inputs.size() && ctx.inputs[i].size > 0) {
     return ctx.inputs[i];
   }
@@ -114,8 +114,8 @@ class ConvDirectKernel : public Kernel {
   absl::Status Record(const RecordContext& ctx) const override {
     const gpu::Binding bindings[] = {{ctx.inputs[0], gpu::Access::kRead},
                                      {ctx.inputs[1], gpu::Access::kRead},
-                                     {InputOrPlaceholder(ctx, bias_input_), gpu::Access::kRead},
-                                     {InputOrPlaceholder(ctx, residual_input_), gpu::Access::kRead},
+                                     {ConvInputOrPlaceholder(ctx, bias_input_), gpu::Access::kRead},
+                                     {ConvInputOrPlaceholder(ctx, residual_input_), gpu::Access::kRead},
                                      {ctx.outputs[0], gpu::Access::kWrite}};
     return ctx.command_buffer.Dispatch(pipeline_, bindings, params_.bytes(), groups_, ctx.label);
   }
@@ -128,7 +128,6 @@ class ConvDirectKernel : public Kernel {
   int residual_input_;
 };
 
-uint32_t U32(int64_t v) { return static_cast<uint32_t>(v); }
 
 // The conv_direct kernel (one input channel per group), fp32 or fp16.
 absl::StatusOr<std::unique_ptr<Kernel>> CreateDirectKernel(KernelContext& ctx, const ConvShape& s,

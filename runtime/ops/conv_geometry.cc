@@ -26,7 +26,7 @@ absl::StatusOr<std::vector<int64_t>> RankedInts(const Node& node, const std::str
   return v;
 }
 
-int64_t CeilDiv(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+int64_t SignedCeilDiv(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
 
 }  // namespace
 
@@ -88,7 +88,7 @@ absl::StatusOr<Window> ForwardWindow(const Node& node, const std::vector<int64_t
     if (auto_pad == AutoPad::kSameUpper || auto_pad == AutoPad::kSameLower) {
       // Output ceil(in / stride), padded as little as needed; the odd pixel
       // goes to the end (SAME_UPPER) or the beginning (SAME_LOWER).
-      const int64_t out = CeilDiv(input[i], w.strides[i]);
+      const int64_t out = SignedCeilDiv(input[i], w.strides[i]);
       const int64_t total = std::max<int64_t>(0, (out - 1) * w.strides[i] + extent - input[i]);
       w.pad_begin[i] = auto_pad == AutoPad::kSameUpper ? total / 2 : total - total / 2;
       w.pad_end[i] = total - w.pad_begin[i];
@@ -102,7 +102,7 @@ absl::StatusOr<Window> ForwardWindow(const Node& node, const std::vector<int64_t
                                                      " does not fit padded input dimension ",
                                                      input[i] + w.pad_begin[i] + w.pad_end[i]));
     }
-    int64_t out = (ceil_mode ? CeilDiv(span, w.strides[i]) : span / w.strides[i]) + 1;
+    int64_t out = (ceil_mode ? SignedCeilDiv(span, w.strides[i]) : span / w.strides[i]) + 1;
     // The last window must start inside the input or the begin padding.
     if (ceil_mode && (out - 1) * w.strides[i] >= input[i] + w.pad_begin[i]) --out;
     w.output[i] = out;

@@ -23,7 +23,7 @@ struct ConvTransposeShape {
   std::vector<int64_t> output;
 };
 
-absl::StatusOr<ConvTransposeShape> Resolve(const Node& node, const TensorDesc& x,
+absl::StatusOr<ConvTransposeShape> ConvTransposeResolve(const Node& node, const TensorDesc& x,
                                            const TensorDesc& w, const TensorDesc* b) {
   RETURN_IF_ERROR(CheckDataType(x.dtype, {DataType::kFloat}, "ConvTranspose input X"));
   RETURN_IF_ERROR(CheckDataType(w.dtype, {DataType::kFloat}, "ConvTranspose input W"));
@@ -97,7 +97,6 @@ class ConvTransposeKernel : public Kernel {
   bool has_bias_;
 };
 
-uint32_t U32(int64_t v) { return static_cast<uint32_t>(v); }
 
 class ConvTransposeOp : public Op {
  public:
@@ -111,7 +110,7 @@ class ConvTransposeOp : public Op {
   absl::Status Infer(InferContext& ctx) const override {
     ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
     ASSIGN_OR_RETURN(const TensorDesc* w, RequireInput(ctx, 1));
-    ASSIGN_OR_RETURN(ConvTransposeShape s, Resolve(ctx.node, *x, *w, ctx.input(2)));
+    ASSIGN_OR_RETURN(ConvTransposeShape s, ConvTransposeResolve(ctx.node, *x, *w, ctx.input(2)));
     ctx.outputs.resize(1);
     ctx.outputs[0].dtype = DataType::kFloat;
     ctx.outputs[0].shape = s.output;
@@ -120,7 +119,7 @@ class ConvTransposeOp : public Op {
 
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     ASSIGN_OR_RETURN(ConvTransposeShape s,
-                     Resolve(ctx.node(), *ctx.input(0), *ctx.input(1), ctx.input(2)));
+                     ConvTransposeResolve(ctx.node(), *ctx.input(0), *ctx.input(1), ctx.input(2)));
     // 3-D: the depth dim apart, the last two as a 2-D window.
     Window hw = s.window;
     int64_t in_d = 1, out_d = 1, kd = 1, sd = 1, dd = 1, pad_front = 0;

@@ -10,13 +10,14 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 64;
+constexpr uint32_t kCumulativeLocal = 64;
 
-struct Rows {
+struct CumulativeRows {
   int64_t outer = 1, axis = 1, inner = 1;
 };
 
-absl::StatusOr<Rows> RowsOf(const Node& node, const std::vector<int64_t>& shape, const TensorDesc* axis) {
+absl::StatusOr<CumulativeRows> CumulativeRowsOf(const Node& node, const std::vector<int64_t>& shape,
+                                                const TensorDesc* axis) {
   if (axis == nullptr) return absl::InvalidArgumentError(absl::StrCat(node.op_type, " needs input 1 (axis)"));
   if (axis->value == nullptr) {
     return absl::UnimplementedError(absl::StrCat(
@@ -27,7 +28,7 @@ absl::StatusOr<Rows> RowsOf(const Node& node, const std::vector<int64_t>& shape,
   const int64_t rank = static_cast<int64_t>(shape.size());
   if (rank == 0) return absl::InvalidArgumentError(absl::StrCat(node.op_type, " of a scalar"));
   ASSIGN_OR_RETURN(const int64_t a, NormalizeAxis(ElementAsInt(*axis->value, 0), rank));
-  Rows r;
+  CumulativeRows r;
   for (int64_t d = 0; d < rank; ++d) {
     if (d < a) r.outer *= shape[d];
     if (d > a) r.inner *= shape[d];
@@ -45,7 +46,7 @@ absl::Status CumulativeOp::Validate(const Node& node) const {
 
 absl::Status CumulativeOp::Infer(InferContext& ctx) const {
   ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
-  ASSIGN_OR_RETURN(const Rows r, RowsOf(ctx.node, x->shape, ctx.input(1)));
+  ASSIGN_OR_RETURN(const CumulativeRows r, CumulativeRowsOf(ctx.node, x->shape, ctx.input(1)));
   ctx.outputs[0].dtype = x->dtype;
   ctx.outputs[0].shape = x->shape;
   if (x->value != nullptr && IsFoldableType(x->dtype) && x->dtype != DataType::kBool &&
@@ -78,7 +79,7 @@ absl::Status CumulativeOp::Infer(InferContext& ctx) const {
 
 absl::StatusOr<std::unique_ptr<Kernel>> CumulativeOp::CreateKernel(KernelContext& ctx) const {
   const TensorDesc& x = *ctx.input(0);
-  ASSIGN_OR_RETURN(const Rows r, RowsOf(ctx.node(), x.shape, ctx.input(1)));
+  ASSIGN_OR_RETURN(const CumulativeRows r, CumulativeRowsOf(ctx.node(), x.shape, ctx.input(1)));
   const uint64_t n = static_cast<uint64_t>(x.num_elements());
   const uint32_t words = static_cast<uint32_t>(DataTypeSize(x.dtype) / 4);  // 1 or 2
   if (n * words >= (uint64_t{1} << 32)) {
@@ -89,12 +90,12 @@ absl::StatusOr<std::unique_ptr<Kernel>> CumulativeOp::CreateKernel(KernelContext
   DispatchStep step;
   step.push.U32(static_cast<uint32_t>(rows)).U32(static_cast<uint32_t>(r.axis)).U32(static_cast<uint32_t>(r.inner));
   ASSIGN_OR_RETURN(step.pipeline,
-                   ctx.GetPipeline("ops/cumulative", 2, step.push.size(), {kLocal, 1, 1},
+                   ctx.GetPipeline("ops/cumulative", 2, step.push.size(), {kCumulativeLocal, 1, 1},
                                    {product_ ? 1u : 0u, ctx.node().GetInt("exclusive", 0) != 0 ? 1u : 0u,
                                     ctx.node().GetInt("reverse", 0) != 0 ? 1u : 0u,
                                     x.dtype == DataType::kFloat ? 0u : words}));
   step.bindings = {BufferRef::Input(0), BufferRef::Output(0)};
-  step.groups = GroupsFor(rows, kLocal, ctx.device());
+  step.groups = GroupsFor(rows, kCumulativeLocal, ctx.device());
   return MakeDispatchKernel(std::move(step));
 }
 

@@ -13,19 +13,19 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 128;
+constexpr uint32_t kDeformConvLocal = 128;
 
-struct Geometry {
+struct DeformConvGeometry {
   int64_t n = 0, c = 0, h = 0, w = 0, oc = 0, kh = 0, kw = 0, oh = 0, ow = 0, group = 1, offset_group = 1;
   std::vector<int64_t> strides, pads, dilations;
 };
 
-absl::StatusOr<Geometry> GeometryOf(const Node& node, const TensorDesc& x, const TensorDesc& wt,
+absl::StatusOr<DeformConvGeometry> DeformConvGeometryOf(const Node& node, const TensorDesc& x, const TensorDesc& wt,
                                     const TensorDesc& offset, const TensorDesc* bias, const TensorDesc* mask) {
   if (x.shape.size() != 4 || wt.shape.size() != 4 || offset.shape.size() != 4) {
     return absl::UnimplementedError("DeformConv of other than 2-D images");
   }
-  Geometry g;
+  DeformConvGeometry g;
   g.n = x.shape[0], g.c = x.shape[1], g.h = x.shape[2], g.w = x.shape[3];
   g.oc = wt.shape[0], g.kh = wt.shape[2], g.kw = wt.shape[3];
   g.group = node.GetInt("group", 1);
@@ -78,9 +78,11 @@ class DeformConvOp : public Op {
     ASSIGN_OR_RETURN(const TensorDesc* wt, RequireInput(ctx, 1));
     ASSIGN_OR_RETURN(const TensorDesc* offset, RequireInput(ctx, 2));
     for (size_t i = 0; i < 5; ++i) {
-      if (const TensorDesc* t = ctx.input(i)) RETURN_IF_ERROR(CheckDataType(t->dtype, {DataType::kFloat}, absl::StrCat("input ", i)));
+      if (const TensorDesc* t = ctx.input(i))
+        RETURN_IF_ERROR(CheckDataType(t->dtype, {DataType::kFloat}, absl::StrCat("input ", i)));
     }
-    ASSIGN_OR_RETURN(const Geometry g, GeometryOf(ctx.node, *x, *wt, *offset, ctx.input(3), ctx.input(4)));
+    ASSIGN_OR_RETURN(const DeformConvGeometry g,
+                     DeformConvGeometryOf(ctx.node, *x, *wt, *offset, ctx.input(3), ctx.input(4)));
     ctx.outputs[0].dtype = DataType::kFloat;
     ctx.outputs[0].shape = {g.n, g.oc, g.oh, g.ow};
     return absl::OkStatus();
@@ -90,8 +92,8 @@ class DeformConvOp : public Op {
     auto present = [&](size_t i) { return i < ctx.num_inputs() && ctx.input(i) != nullptr; };
     const TensorDesc* bias = present(3) ? ctx.input(3) : nullptr;
     const TensorDesc* mask = present(4) ? ctx.input(4) : nullptr;
-    ASSIGN_OR_RETURN(const Geometry g,
-                     GeometryOf(ctx.node(), *ctx.input(0), *ctx.input(1), *ctx.input(2), bias, mask));
+    ASSIGN_OR_RETURN(const DeformConvGeometry g,
+                     DeformConvGeometryOf(ctx.node(), *ctx.input(0), *ctx.input(1), *ctx.input(2), bias, mask));
     const uint64_t total = static_cast<uint64_t>(g.n * g.oc * g.oh * g.ow);
     if (total == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
     if (total >= (uint64_t{1} << 31) || ctx.input(0)->num_elements() >= (int64_t{1} << 31) ||
@@ -108,12 +110,12 @@ class DeformConvOp : public Op {
     }
     const bool has_bias = bias != nullptr && bias->num_elements() > 0;
     const bool has_mask = mask != nullptr && mask->num_elements() > 0;
-    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/deform_conv", 6, step.push.size(), {kLocal, 1, 1},
+    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/deform_conv", 6, step.push.size(), {kDeformConvLocal, 1, 1},
                                                     {has_bias ? 1u : 0u, has_mask ? 1u : 0u}));
     // Absent B or mask: X bound in its place, unread.
     step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Input(2),
                      BufferRef::Input(has_bias ? 3 : 0), BufferRef::Input(has_mask ? 4 : 0), BufferRef::Output(0)};
-    step.groups = GroupsFor(total, kLocal, ctx.device());
+    step.groups = GroupsFor(total, kDeformConvLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));
   }
 };

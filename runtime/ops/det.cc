@@ -11,7 +11,7 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 64;
+constexpr uint32_t kDetLocal = 64;
 constexpr int64_t kMaxOrder = 16;
 
 class DetOp : public Op {
@@ -40,9 +40,9 @@ class DetOp : public Op {
     if (n == 0) return absl::UnimplementedError("Det of 0 x 0 matrices");
     DispatchStep step;
     step.push.U32(static_cast<uint32_t>(count)).U32(static_cast<uint32_t>(n));
-    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/det", 2, step.push.size(), {kLocal, 1, 1}));
+    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/det", 2, step.push.size(), {kDetLocal, 1, 1}));
     step.bindings = {BufferRef::Input(0), BufferRef::Output(0)};
-    step.groups = GroupsFor(count, kLocal, ctx.device());
+    step.groups = GroupsFor(count, kDetLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));
   }
 };

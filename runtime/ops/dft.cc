@@ -30,7 +30,7 @@ absl::StatusOr<int64_t> ScalarInput(const TensorDesc* desc, const char* what, in
 }
 
 // The transform `node` asks of `x`; `*axis_out` is its axis in x's dims.
-absl::StatusOr<DftProblem> ProblemOf(const Node& node, const TensorDesc& x, const TensorDesc* length,
+absl::StatusOr<DftProblem> DftProblemOf(const Node& node, const TensorDesc& x, const TensorDesc* length,
                                      const TensorDesc* axis_input, int64_t* axis_out = nullptr) {
   if (x.dtype != DataType::kFloat) {
     return absl::UnimplementedError(
@@ -90,7 +90,7 @@ class DftOp : public Op {
   absl::Status Infer(InferContext& ctx) const override {
     ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
     int64_t axis = 0;
-    ASSIGN_OR_RETURN(const DftProblem p, ProblemOf(ctx.node, *x, ctx.input(1), ctx.input(2), &axis));
+    ASSIGN_OR_RETURN(const DftProblem p, DftProblemOf(ctx.node, *x, ctx.input(1), ctx.input(2), &axis));
     std::vector<int64_t> shape = x->shape;
     shape[axis] = static_cast<int64_t>(p.out_len);
     shape.back() = p.out_complex ? 2 : 1;
@@ -100,7 +100,7 @@ class DftOp : public Op {
   }
 
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
-    ASSIGN_OR_RETURN(const DftProblem p, ProblemOf(ctx.node(), *ctx.input(0), ctx.input(1), ctx.input(2)));
+    ASSIGN_OR_RETURN(const DftProblem p, DftProblemOf(ctx.node(), *ctx.input(0), ctx.input(1), ctx.input(2)));
     return CreateDftKernel(ctx, p, std::nullopt);
   }
 };

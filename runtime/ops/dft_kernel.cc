@@ -15,7 +15,7 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 64;
+constexpr uint32_t kDftKernelLocal = 64;
 
 // (cos, sin)(2 pi j / n) for j in [0, n), as fp32 pairs.
 std::vector<uint8_t> Twiddles(uint64_t n) {
@@ -54,7 +54,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateDftKernel(KernelContext& ctx, cons
   }
   step.push.F32(p.inverse ? static_cast<float>(1.0 / static_cast<double>(p.n)) : 1.0f);
   ASSIGN_OR_RETURN(step.pipeline,
-                   ctx.GetPipeline("ops/dft", 4, step.push.size(), {kLocal, 1, 1},
+                   ctx.GetPipeline("ops/dft", 4, step.push.size(), {kDftKernelLocal, 1, 1},
                                    {p.in_complex ? 1u : 0u, p.out_complex ? 1u : 0u, p.inverse ? 1u : 0u,
                                     p.half_input ? 1u : 0u, window_input.has_value() ? 1u : 0u}));
   const BufferRef twiddles = BufferRef::Constant(ctx.AddConstant(Twiddles(p.n)));
@@ -63,7 +63,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateDftKernel(KernelContext& ctx, cons
   step.bindings.push_back(window_input.has_value() ? BufferRef::Input(window_input.value()) : twiddles);
   step.bindings.push_back(twiddles);
   step.bindings.push_back(BufferRef::Output(0));
-  step.groups = GroupsFor(count, kLocal, ctx.device());
+  step.groups = GroupsFor(count, kDftKernelLocal, ctx.device());
   return MakeDispatchKernel(std::move(step));
 }
 

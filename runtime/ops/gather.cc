@@ -19,7 +19,7 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocalSize = 256;
+constexpr uint32_t kGatherLocalSize = 256;
 
 struct GatherParams {
   uint32_t count;
@@ -36,7 +36,7 @@ struct GatherGeometry {
   std::vector<int64_t> out_shape;
 };
 
-absl::StatusOr<GatherGeometry> Geometry(const Node& node, const TensorDesc& data,
+absl::StatusOr<GatherGeometry> GatherGeometryOf(const Node& node, const TensorDesc& data,
                                         const TensorDesc& indices) {
   GatherGeometry g;
   const int64_t rank = static_cast<int64_t>(data.shape.size());
@@ -97,7 +97,7 @@ class GatherOp : public Op {
   absl::Status Infer(InferContext& ctx) const override {
     ASSIGN_OR_RETURN(const TensorDesc* data, RequireInput(ctx, 0));
     ASSIGN_OR_RETURN(const TensorDesc* indices, RequireInput(ctx, 1));
-    ASSIGN_OR_RETURN(GatherGeometry g, Geometry(ctx.node, *data, *indices));
+    ASSIGN_OR_RETURN(GatherGeometry g, GatherGeometryOf(ctx.node, *data, *indices));
     TensorDesc& out = ctx.outputs[0];
     out.dtype = data->dtype;
     out.shape = g.out_shape;
@@ -126,7 +126,7 @@ class GatherOp : public Op {
     const TensorDesc& data = *ctx.input(0);
     const TensorDesc& indices = *ctx.input(1);
     RETURN_IF_ERROR(CheckMovableType(data.dtype));
-    ASSIGN_OR_RETURN(GatherGeometry g, Geometry(ctx.node(), data, indices));
+    ASSIGN_OR_RETURN(GatherGeometry g, GatherGeometryOf(ctx.node(), data, indices));
     const int64_t elem = static_cast<int64_t>(DataTypeSize(data.dtype));
     int64_t unit = elem;
     for (int64_t u : {16, 8, 4, 2}) {
@@ -145,10 +145,10 @@ class GatherOp : public Op {
                         static_cast<uint32_t>(std::max<int64_t>(1, num_indices)),
                         static_cast<uint32_t>(g.axis_dim)};
     const uint32_t index64 = indices.dtype == DataType::kInt64 ? 1 : 0;
-    ASSIGN_OR_RETURN(auto pipeline, ctx.GetPipeline("ops/gather", 3, sizeof(GatherParams), {kLocalSize, 1, 1},
+    ASSIGN_OR_RETURN(auto pipeline, ctx.GetPipeline("ops/gather", 3, sizeof(GatherParams), {kGatherLocalSize, 1, 1},
                                                     {static_cast<uint32_t>(unit), index64}));
     return std::make_unique<GatherKernel>(std::move(pipeline), params,
-                                          GroupsFor(static_cast<uint64_t>(count), kLocalSize, ctx.device()));
+                                          GroupsFor(static_cast<uint64_t>(count), kGatherLocalSize, ctx.device()));
   }
 };
 

@@ -20,8 +20,8 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocalSize = 256;
-constexpr size_t kMaxRank = 8;  // 16 + 2 * 8 * 4 = 80 bytes of push constants
+constexpr uint32_t kGatherElementsLocalSize = 256;
+constexpr size_t kGatherElementsMaxRank = 8;  // 16 + 2 * 8 * 4 = 80 bytes of push constants
 
 absl::StatusOr<int64_t> AxisOf(const Node& node, const TensorDesc& data, const TensorDesc& indices) {
   const int64_t rank = static_cast<int64_t>(data.shape.size());
@@ -104,8 +104,9 @@ class GatherElementsOp : public Op {
     const TensorDesc& indices = *ctx.input(1);
     RETURN_IF_ERROR(CheckMovableType(data.dtype));
     ASSIGN_OR_RETURN(const int64_t axis, AxisOf(ctx.node(), data, indices));
-    if (data.shape.size() > kMaxRank) {
-      return absl::UnimplementedError(absl::StrCat("rank ", data.shape.size(), " (at most ", kMaxRank, ")"));
+    if (data.shape.size() > kGatherElementsMaxRank) {
+      return absl::UnimplementedError(
+          absl::StrCat("rank ", data.shape.size(), " (at most ", kGatherElementsMaxRank, ")"));
     }
     const int64_t count = indices.num_elements();
     if (count > INT32_MAX || data.num_elements() > INT32_MAX) {
@@ -113,7 +114,7 @@ class GatherElementsOp : public Op {
     }
     if (count == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
     // gather_elements.comp's push block: count, rank, axis, axis dim, then
-    // the output shape and data strides for kMaxRank dims each.
+    // the output shape and data strides for kGatherElementsMaxRank dims each.
     const std::vector<int64_t> strides = Strides(data.shape);
     const size_t rank = data.shape.size();
     DispatchStep step;
@@ -121,16 +122,17 @@ class GatherElementsOp : public Op {
         .U32(static_cast<uint32_t>(rank))
         .U32(static_cast<uint32_t>(axis))
         .U32(static_cast<uint32_t>(data.shape[axis]));
-    for (size_t d = 0; d < kMaxRank; ++d) step.push.U32(d < rank ? static_cast<uint32_t>(indices.shape[d]) : 0);
-    for (size_t d = 0; d < kMaxRank; ++d) step.push.U32(d < rank ? static_cast<uint32_t>(strides[d]) : 0);
+    for (size_t d = 0; d < kGatherElementsMaxRank; ++d)
+      step.push.U32(d < rank ? static_cast<uint32_t>(indices.shape[d]) : 0);
+    for (size_t d = 0; d < kGatherElementsMaxRank; ++d) step.push.U32(d < rank ? static_cast<uint32_t>(strides[d]) : 0);
     const uint32_t elem = static_cast<uint32_t>(DataTypeSize(data.dtype));
     const uint32_t index64 = indices.dtype == DataType::kInt64 ? 1 : 0;
     ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/gather_elements", 3, step.push.size(),
-                                                    {kLocalSize, 1, 1}, {elem, index64}));
+                                                    {kGatherElementsLocalSize, 1, 1}, {elem, index64}));
     step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Output(0)};
     // Narrow elements are written a word at a time: one invocation per word.
     const uint64_t per_word = elem < 4 ? 4 / elem : 1;
-    step.groups = GroupsFor((static_cast<uint64_t>(count) + per_word - 1) / per_word, kLocalSize,
+    step.groups = GroupsFor((static_cast<uint64_t>(count) + per_word - 1) / per_word, kGatherElementsLocalSize,
                             ctx.device());
     return MakeDispatchKernel(std::move(step));
   }

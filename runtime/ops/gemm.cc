@@ -20,10 +20,10 @@
 namespace vkserve {
 namespace {
 
-constexpr int64_t kMaxElements = int64_t{1} << 31;
+constexpr int64_t kGemmMaxElements = int64_t{1} << 31;
 
 // Resolved shapes of one Gemm at one signature.
-struct GemmShape {
+struct GemmOpShape {
   DataType dtype = DataType::kFloat;
   bool b_f16 = false;  // an fp16 B with fp32 A, C and Y (FP16 precision's weights)
   int64_t m = 0, n = 0, k = 0;
@@ -32,7 +32,7 @@ struct GemmShape {
   int64_t c_stride_m = 0, c_stride_n = 0;
 };
 
-absl::StatusOr<GemmShape> ResolveGemm(const Node& node, const TensorDesc& a, const TensorDesc& b,
+absl::StatusOr<GemmOpShape> ResolveGemm(const Node& node, const TensorDesc& a, const TensorDesc& b,
                                       const TensorDesc* c) {
   RETURN_IF_ERROR(CheckDataType(a.dtype, {DataType::kFloat, DataType::kFloat16}, "Gemm input A"));
   const bool b_f16 = GetPrecision(node) == Precision::kFp16 && a.dtype == DataType::kFloat &&
@@ -48,7 +48,7 @@ absl::StatusOr<GemmShape> ResolveGemm(const Node& node, const TensorDesc& a, con
     return absl::InvalidArgumentError(absl::StrCat("A ", ShapeString(a.shape), " and B ",
                                                    ShapeString(b.shape), " must be 2-D"));
   }
-  GemmShape s;
+  GemmOpShape s;
   s.dtype = a.dtype;
   s.b_f16 = b_f16;
   s.trans_a = node.GetInt("transA", 0) != 0;
@@ -76,11 +76,11 @@ absl::StatusOr<GemmShape> ResolveGemm(const Node& node, const TensorDesc& a, con
     s.c_stride_m = c0 == 1 ? 0 : c1;
   }
   for (const TensorDesc* t : {&a, &b, c}) {
-    if (t != nullptr && t->num_elements() >= kMaxElements) {
+    if (t != nullptr && t->num_elements() >= kGemmMaxElements) {
       return absl::UnimplementedError("Gemm tensors of 2^31 elements or more are not supported");
     }
   }
-  if (s.m * s.n >= kMaxElements) {
+  if (s.m * s.n >= kGemmMaxElements) {
     return absl::UnimplementedError("Gemm outputs of 2^31 elements or more are not supported");
   }
   return s;
@@ -106,7 +106,7 @@ class GemmOp : public Op {
   absl::Status Infer(InferContext& ctx) const override {
     ASSIGN_OR_RETURN(const TensorDesc* a, RequireInput(ctx, 0));
     ASSIGN_OR_RETURN(const TensorDesc* b, RequireInput(ctx, 1));
-    ASSIGN_OR_RETURN(GemmShape s, ResolveGemm(ctx.node, *a, *b, ctx.input(2)));
+    ASSIGN_OR_RETURN(GemmOpShape s, ResolveGemm(ctx.node, *a, *b, ctx.input(2)));
     const std::vector<int64_t> output = {s.m, s.n};
     ASSIGN_OR_RETURN(Epilogue e, GetEpilogue(ctx.node));
     if (e.residual != Epilogue::Residual::kNone) {
@@ -125,7 +125,7 @@ class GemmOp : public Op {
 
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     const Node& node = ctx.node();
-    ASSIGN_OR_RETURN(GemmShape s, ResolveGemm(node, *ctx.input(0), *ctx.input(1), ctx.input(2)));
+    ASSIGN_OR_RETURN(GemmOpShape s, ResolveGemm(node, *ctx.input(0), *ctx.input(1), ctx.input(2)));
     GemmProblem p;
     p.m = s.m;
     p.n = s.n;

@@ -12,18 +12,16 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kReduceLocal = 256;
-constexpr int64_t kMaxElements = int64_t{1} << 31;
+constexpr uint32_t kGemmEngineReduceLocal = 256;
+constexpr int64_t kGemmEngineMaxElements = int64_t{1} << 31;
 // Every path binds A, B, C, the residual and Y, and shares one 128-byte
 // push-constant block (shaders/ops/gemm_interface.glsl).
 constexpr uint32_t kBindings = 5;
 constexpr uint32_t kPushBytes = 128;
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-uint32_t U32(int64_t v) { return static_cast<uint32_t>(v); }
 
 // Binds input `i`, or input 0 as a never-read placeholder when absent.
-gpu::BufferRange InputOrPlaceholder(const RecordContext& ctx, int i) {
+gpu::BufferRange GemmEngineInputOrPlaceholder(const RecordContext& ctx, int i) {
   if (i >= 0 && static_cast<size_t>(i) < ctx.inputs.size() && ctx.inputs[i].size > 0) {
     return ctx.inputs[i];
   }
@@ -60,8 +58,8 @@ class GemmKernel : public Kernel {
     if (!c_.main) return absl::OkStatus();
     const gpu::BufferRange a = ctx.inputs[c_.a_input];
     const gpu::BufferRange b = ctx.inputs[c_.b_input];
-    const gpu::BufferRange bias = InputOrPlaceholder(ctx, c_.c_input);
-    const gpu::BufferRange residual = InputOrPlaceholder(ctx, c_.residual_input);
+    const gpu::BufferRange bias = GemmEngineInputOrPlaceholder(ctx, c_.c_input);
+    const gpu::BufferRange residual = GemmEngineInputOrPlaceholder(ctx, c_.residual_input);
     const gpu::BufferRange out = c_.reduce ? ctx.scratch[c_.scratch] : ctx.outputs[0];
     const uint32_t vb = c_.vec_bytes;
     if (c_.vec_a) RETURN_IF_ERROR(CheckAligned(a, c_.vec8_a ? 16 : vb, "A"));
@@ -92,12 +90,12 @@ class GemmKernel : public Kernel {
   Config c_;
 };
 
-GemmOperandKind KindOf(const GemmProblem& p) {
+GemmOperandKind GemmEngineKindOf(const GemmProblem& p) {
   if (!p.b_im2col) return GemmOperandKind::kMatrix;
   return p.b_im2col->pointwise ? GemmOperandKind::kPointwise : GemmOperandKind::kIm2col;
 }
 
-GemmShape ShapeOf(const GemmProblem& p) {
+GemmShape GemmEngineShapeOf(const GemmProblem& p) {
   GemmShape s;
   s.fp16 = p.precision == Precision::kFp16;
   s.f16_io = p.dtype == DataType::kFloat16;
@@ -107,7 +105,7 @@ GemmShape ShapeOf(const GemmProblem& p) {
   s.k = p.k;
   for (int64_t d : p.batch) s.batch *= d;
   s.b_trans = p.b_trans;
-  s.b_kind = KindOf(p);
+  s.b_kind = GemmEngineKindOf(p);
   return s;
 }
 
@@ -119,7 +117,7 @@ absl::StatusOr<GemmPlan> PlanFor(const Node& node, const GemmProblem& p,
   if (pinned->type != Attribute::Type::kString) {
     return absl::InvalidArgumentError(absl::StrCat(kGemmPlanAttr, " must be a string"));
   }
-  return ParseGemmPlan(pinned->s, ShapeOf(p), info);
+  return ParseGemmPlan(pinned->s, GemmEngineShapeOf(p), info);
 }
 
 bool AllMultiplesOf(int64_t n, const std::vector<int64_t>& v) {
@@ -127,7 +125,7 @@ bool AllMultiplesOf(int64_t n, const std::vector<int64_t>& v) {
 }
 
 // The output view, dense [batch, M, N] unless the problem names one.
-OutputView ViewOf(const GemmProblem& p) {
+OutputView GemmEngineViewOf(const GemmProblem& p) {
   if (p.output) return *p.output;
   return {p.n, p.m * p.n, p.n, 0};
 }
@@ -285,7 +283,7 @@ void NormalizeGemm(GemmProblem* p) {
 }
 
 absl::StatusOr<GemmPlan> ChooseGemm(const GemmProblem& p, const gpu::DeviceInfo& info) {
-  return ChooseGemmPlan(ShapeOf(p), info);
+  return ChooseGemmPlan(GemmEngineShapeOf(p), info);
 }
 
 absl::StatusOr<std::unique_ptr<Kernel>> CreateGemmKernel(KernelContext& ctx, GemmProblem p) {
@@ -302,7 +300,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateGemmKernel(KernelContext& ctx, Gem
   int64_t batch = 1;  // after normalization
   for (int64_t d : p.batch) batch *= d;
   const gpu::DeviceInfo& info = ctx.device().info();
-  const GemmOperandKind kind = KindOf(p);
+  const GemmOperandKind kind = GemmEngineKindOf(p);
   const bool f16_io = p.dtype == DataType::kFloat16;
   if (f16_io && !ctx.device().has_16bit_storage()) {
     return absl::UnimplementedError(
@@ -314,7 +312,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateGemmKernel(KernelContext& ctx, Gem
   c.vec_bytes = f16_io ? 8 : 16;
   c.b_vec_bytes = f16_io || p.b_f16 ? 8 : 16;
   ASSIGN_OR_RETURN(GemmPlan plan, PlanFor(ctx.node(), p, info));
-  if (static_cast<double>(total) * plan.splits >= static_cast<double>(kMaxElements) ||
+  if (static_cast<double>(total) * plan.splits >= static_cast<double>(kGemmEngineMaxElements) ||
       static_cast<uint64_t>(total) * plan.splits * 4 > info.max_storage_buffer_range) {
     plan.splits = 1;
     plan.k_chunk = U32(std::max<int64_t>(CeilDiv(p.k, 16) * 16, 16));
@@ -322,7 +320,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateGemmKernel(KernelContext& ctx, Gem
   const bool split = plan.splits > 1;
   std::array<uint32_t, 3> local{1, 1, 1};
   RETURN_IF_ERROR(SetWorkgroups(p, plan, batch, info, &c, &local));
-  const OutputView view = ViewOf(p);
+  const OutputView view = GemmEngineViewOf(p);
   const LeadingDims ld = SetVectorPaths(p, view, plan.coopmat != nullptr, &c);
   const Epilogue& e = p.epilogue;
   const bool has_c = p.c_input >= 0;
@@ -340,10 +338,10 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateGemmKernel(KernelContext& ctx, Gem
     c.scratch = ctx.RequestScratch(static_cast<uint64_t>(total) * plan.splits * 4);
     ASSIGN_OR_RETURN(c.reduce,
                      ctx.GetPipeline(f16_io ? "ops/gemm_reduce_f16" : "ops/gemm_reduce", kBindings,
-                                     kPushBytes, {kReduceLocal, 1, 1},
+                                     kPushBytes, {kGemmEngineReduceLocal, 1, 1},
                                      {false, false, false, false, c.vec_out, has_c, act, residual,
                                       false}));
-    c.reduce_groups = GroupsFor(c.vec_out ? total / 4 : total, kReduceLocal, ctx.device());
+    c.reduce_groups = GroupsFor(c.vec_out ? total / 4 : total, kGemmEngineReduceLocal, ctx.device());
   }
   return std::make_unique<GemmKernel>(std::move(c));
 }

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/op_util.h"
 
 namespace vkserve {
 namespace {
@@ -112,7 +113,6 @@ const Calibration& CalibrationFor(GemmOperandKind kind, const gpu::DeviceInfo& i
   return cpu ? kIm2colCpu : kIm2colGpu;
 }
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 bool Fits(const GemmTile& t, const gpu::DeviceInfo& info) {
   return t.threads() <= info.max_workgroup_invocations &&

@@ -13,7 +13,7 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 256;
+constexpr uint32_t kGridSampleLocal = 256;
 
 absl::StatusOr<uint32_t> ModeOf(const Node& node) {
   const std::string m = node.GetString("mode", node.opset < 20 ? "bilinear" : "linear");
@@ -75,10 +75,10 @@ class GridSampleOp : public Op {
     for (uint32_t d = 0; d < 3; ++d) step.push.U32(d < dims ? static_cast<uint32_t>(x.shape[2 + d]) : 1);
     step.push.U32(static_cast<uint32_t>(n / static_cast<uint64_t>(x.shape[0] * x.shape[1])));
     ASSIGN_OR_RETURN(step.pipeline,
-                     ctx.GetPipeline("ops/grid_sample", 3, step.push.size(), {kLocal, 1, 1},
+                     ctx.GetPipeline("ops/grid_sample", 3, step.push.size(), {kGridSampleLocal, 1, 1},
                                      {dims, mode, padding, ctx.node().GetInt("align_corners", 0) != 0 ? 1u : 0u}));
     step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Output(0)};
-    step.groups = GroupsFor(n, kLocal, ctx.device());
+    step.groups = GroupsFor(n, kGridSampleLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));
   }
 };

@@ -26,8 +26,8 @@ namespace vkserve {
 namespace {
 
 // Rows are split over threads so that each holds about kTargetSlots vec4
-// registers of its row; a thread holds at most kMaxSlots
-// (layer_normalization.glsl), so a row of up to 4 * kMaxSlots * (max threads)
+// registers of its row; a thread holds at most kLayerNormalizationMaxSlots
+// (layer_normalization.glsl), so a row of up to 4 * kLayerNormalizationMaxSlots * (max threads)
 // floats is read from memory once, and longer rows are streamed. When there
 // are few rows, each is spread further — up to one slot per thread and
 // kMaxFillThreads threads — until about kFillThreads threads run. (Measured
@@ -37,23 +37,24 @@ namespace {
 // spreading few rows then took 0.25-0.5 us off the 5-6 us of 1 to 1024 rows
 // of 768.)
 constexpr uint32_t kTargetSlots = 2;
-constexpr uint32_t kMaxSlots = 8;
+constexpr uint32_t kLayerNormalizationMaxSlots = 8;
 constexpr uint64_t kFillThreads = uint64_t{1} << 18;
 constexpr uint32_t kMaxFillThreads = 256;
 // Workgroups hold at least this many threads (several rows when rows are
 // short), so that short rows still fill the GPU with few workgroups.
 constexpr uint32_t kMinLocal = 128;
 
-struct Layout {
+struct LayerNormalizationLayout {
   int64_t axis = 0;
   int64_t rows = 1;  // prod(shape[:axis])
   int64_t size = 1;  // prod(shape[axis:]): elements per row
   std::vector<int64_t> normalized;  // shape[axis:]
 };
 
-absl::StatusOr<Layout> LayoutOf(const Node& node, const std::vector<int64_t>& shape) {
+absl::StatusOr<LayerNormalizationLayout> LayerNormalizationLayoutOf(const Node& node,
+                                                                    const std::vector<int64_t>& shape) {
   if (shape.empty()) return absl::InvalidArgumentError("LayerNormalization of a scalar");
-  Layout l;
+  LayerNormalizationLayout l;
   ASSIGN_OR_RETURN(l.axis, NormalizeAxis(node.GetInt("axis", -1), static_cast<int64_t>(shape.size())));
   for (int64_t d = 0; d < l.axis; ++d) l.rows *= shape[d];
   l.normalized.assign(shape.begin() + l.axis, shape.end());
@@ -207,7 +208,7 @@ class LayerNormalizationOp : public Op {
     ASSIGN_OR_RETURN(const TensorDesc* scale, RequireInput(ctx, 1));
     RETURN_IF_ERROR(CheckDataType(x->dtype, {DataType::kFloat, DataType::kFloat16}, "input 0"));
     RETURN_IF_ERROR(CheckDataType(scale->dtype, {x->dtype}, "Scale (the type of X)"));
-    ASSIGN_OR_RETURN(const Layout l, LayoutOf(ctx.node, x->shape));
+    ASSIGN_OR_RETURN(const LayerNormalizationLayout l, LayerNormalizationLayoutOf(ctx.node, x->shape));
     RETURN_IF_ERROR(IndexOf(*scale, l.normalized, "Scale").status());
     if (const TensorDesc* b = ctx.input(2)) {
       RETURN_IF_ERROR(CheckDataType(b->dtype, {x->dtype}, "B (the type of X)"));
@@ -230,7 +231,7 @@ class LayerNormalizationOp : public Op {
     if (n >= (uint64_t{1} << 32)) {
       return absl::UnimplementedError(absl::StrCat("tensors of 2^32 or more elements (", n, ")"));
     }
-    ASSIGN_OR_RETURN(const Layout l, LayoutOf(ctx.node(), x.shape));
+    ASSIGN_OR_RETURN(const LayerNormalizationLayout l, LayerNormalizationLayoutOf(ctx.node(), x.shape));
     ASSIGN_OR_RETURN(const bool rms, IsRms(ctx.node()));
     auto requested = [&](size_t o) {
       return o < ctx.num_outputs() && ctx.output(o).dtype != DataType::kUndefined;
@@ -290,7 +291,7 @@ class LayerNormalizationOp : public Op {
     }
     threads = std::min(threads, max_pow2);
     uint64_t slots = (units + threads - 1) / threads;
-    if (slots > kMaxSlots) slots = 0;  // streams the row
+    if (slots > kLayerNormalizationMaxSlots) slots = 0;  // streams the row
     const uint32_t local = std::min(max_pow2, std::max(threads, kMinLocal));
     const bool use_subgroups = subgroups_usable && threads % subgroup == 0;
 

@@ -19,11 +19,11 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 64;
+constexpr uint32_t kLinearAttentionLocal = 64;
 // Each invocation keeps a state column of d_k floats in registers.
 constexpr int64_t kMaxKeyDim = 512;
 
-enum Input { kQuery = 0, kKey, kValue, kPastState, kDecay, kBeta };
+enum LinearAttentionInput { kQuery = 0, kKey, kValue, kPastState, kDecay, kBeta };
 
 struct Problem {
   int64_t batch = 0, steps = 0, hq = 0, hkv = 0, dk = 0, dv = 0;
@@ -39,7 +39,8 @@ absl::Status CheckShape(const TensorDesc* t, const char* what, const std::vector
   return absl::OkStatus();
 }
 
-absl::StatusOr<Problem> ProblemOf(const Node& node, const std::function<const TensorDesc*(size_t)>& input) {
+absl::StatusOr<Problem> LinearAttentionProblemOf(const Node& node,
+                                                 const std::function<const TensorDesc*(size_t)>& input) {
   const TensorDesc *q = input(kQuery), *k = input(kKey), *v = input(kValue);
   if (q == nullptr || k == nullptr || v == nullptr) {
     return absl::InvalidArgumentError("LinearAttention needs query, key and value");
@@ -110,7 +111,7 @@ class LinearAttentionOp : public Op {
   }
 
   absl::Status Infer(InferContext& ctx) const override {
-    ASSIGN_OR_RETURN(const Problem p, ProblemOf(ctx.node, [&](size_t i) { return ctx.input(i); }));
+    ASSIGN_OR_RETURN(const Problem p, LinearAttentionProblemOf(ctx.node, [&](size_t i) { return ctx.input(i); }));
     ctx.outputs[0].dtype = DataType::kFloat;
     ctx.outputs[0].shape = {p.batch, p.steps, p.hq * p.dv};
     if (ctx.outputs.size() > 1) {
@@ -121,7 +122,7 @@ class LinearAttentionOp : public Op {
   }
 
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
-    ASSIGN_OR_RETURN(const Problem p, ProblemOf(ctx.node(), [&](size_t i) { return ctx.input(i); }));
+    ASSIGN_OR_RETURN(const Problem p, LinearAttentionProblemOf(ctx.node(), [&](size_t i) { return ctx.input(i); }));
     const uint64_t columns = static_cast<uint64_t>(p.batch * p.hkv * p.dv);
     const uint64_t largest = static_cast<uint64_t>(p.batch * p.steps * std::max(p.hq * p.dk, p.hq * p.dv));
     if (largest >= (uint64_t{1} << 31)) return absl::UnimplementedError("LinearAttention: tensors too large");
@@ -133,11 +134,11 @@ class LinearAttentionOp : public Op {
     step.push.U32(static_cast<uint32_t>(p.dv)).F32(p.scale);
     ASSIGN_OR_RETURN(
         step.pipeline,
-        ctx.GetPipeline("ops/linear_attention", 8, step.push.size(), {kLocal, 1, 1},
+        ctx.GetPipeline("ops/linear_attention", 8, step.push.size(), {kLinearAttentionLocal, 1, 1},
                         {static_cast<uint32_t>(p.dk), p.gating, p.delta, ctx.input(kPastState) != nullptr,
                          p.decay_per_key, p.beta_per_head, write_state}));
     // Omitted inputs are never read: the query stands in for them.
-    auto optional = [&](Input i) { return BufferRef::Input(ctx.input(i) != nullptr ? i : kQuery); };
+    auto optional = [&](LinearAttentionInput i) { return BufferRef::Input(ctx.input(i) != nullptr ? i : kQuery); };
     step.bindings = {
         BufferRef::Input(kQuery),
         BufferRef::Input(kKey),
@@ -147,7 +148,7 @@ class LinearAttentionOp : public Op {
         optional(kBeta),
         BufferRef::Output(0),
         write_state ? BufferRef::Output(1) : BufferRef::Scratch(ctx.RequestScratch(4), gpu::Access::kWrite)};
-    step.groups = GroupsFor(columns, kLocal, ctx.device());
+    step.groups = GroupsFor(columns, kLinearAttentionLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));
   }
 };

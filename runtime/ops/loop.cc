@@ -9,7 +9,7 @@
 // and so must every iteration's condition unless the node has no condition
 // input. Each iteration's nodes then run on the GPU like any other; a
 // condition computed from GPU data is refused at planning, naming the node —
-// vkserve never reads data back mid-run. At most kMaxIterations are unrolled.
+// vkserve never reads data back mid-run. At most kLoopMaxIterations are unrolled.
 #include "absl/strings/str_cat.h"
 #include "runtime/op_registry.h"
 #include "runtime/ops/subgraph_inline.h"
@@ -17,7 +17,7 @@
 namespace vkserve {
 namespace {
 
-constexpr int64_t kMaxIterations = 4096;
+constexpr int64_t kLoopMaxIterations = 4096;
 
 // Emits a Constant holding `t`; returns its value's name.
 absl::StatusOr<std::string> EmitConstant(ExpandContext& ctx, const std::string& hint, HostTensor t) {
@@ -71,7 +71,7 @@ class LoopOp : public Op {
     };
     ASSIGN_OR_RETURN(const HostTensor* trip, host_input(0));
     ASSIGN_OR_RETURN(const HostTensor* cond0, host_input(1));
-    const int64_t max_trip = trip == nullptr ? kMaxIterations + 1 : trip->GetInt(0);
+    const int64_t max_trip = trip == nullptr ? kLoopMaxIterations + 1 : trip->GetInt(0);
     bool cond = cond0 == nullptr || cond0->GetInt(0) != 0;
     const size_t carried_count = node.inputs.size() > 2 ? node.inputs.size() - 2 : 0;
     if (body->outputs.size() < 1 + carried_count || node.outputs.size() > body->outputs.size() - 1) {
@@ -82,9 +82,9 @@ class LoopOp : public Op {
     std::vector<std::vector<std::string>> scans(scan_count);
     int64_t i = 0;
     for (; i < max_trip && cond; ++i) {
-      if (i >= kMaxIterations) {
+      if (i >= kLoopMaxIterations) {
         return absl::UnimplementedError(
-            absl::StrCat("vkserve unrolls at most ", kMaxIterations, " iterations"));
+            absl::StrCat("vkserve unrolls at most ", kLoopMaxIterations, " iterations"));
       }
       const std::string prefix = absl::StrCat(node.name, "/", i, "/");
       ASSIGN_OR_RETURN(std::string iter, EmitConstant(ctx, prefix + "iteration",

@@ -11,7 +11,7 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 256;
+constexpr uint32_t kLrnLocal = 256;
 
 class LrnOp : public Op {
  public:
@@ -47,9 +47,9 @@ class LrnOp : public Op {
     step.push.U32(static_cast<uint32_t>(n)).U32(static_cast<uint32_t>(x.shape[1]))
         .U32(static_cast<uint32_t>(spatial)).U32(static_cast<uint32_t>(node.GetInt("size", 1)))
         .F32(node.GetFloat("alpha", 1e-4f)).F32(node.GetFloat("beta", 0.75f)).F32(node.GetFloat("bias", 1.0f));
-    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/lrn", 2, step.push.size(), {kLocal, 1, 1}));
+    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/lrn", 2, step.push.size(), {kLrnLocal, 1, 1}));
     step.bindings = {BufferRef::Input(0), BufferRef::Output(0)};
-    step.groups = GroupsFor(n, kLocal, ctx.device());
+    step.groups = GroupsFor(n, kLrnLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));
   }
 };

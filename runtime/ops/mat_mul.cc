@@ -30,7 +30,7 @@
 namespace vkserve {
 namespace {
 
-constexpr int64_t kMaxElements = int64_t{1} << 31;
+constexpr int64_t kMatMulMaxElements = int64_t{1} << 31;
 
 // The mat_mul.h attributes of a node.
 struct Transform {
@@ -122,8 +122,8 @@ absl::StatusOr<MatMulShape> ResolveMatMul(const TensorDesc& a, const TensorDesc&
   s.output = s.batch;
   if (a.shape.size() > 1) s.output.push_back(s.m);
   if (b.shape.size() > 1) s.output.push_back(s.n);
-  if (a.num_elements() >= kMaxElements || b.num_elements() >= kMaxElements ||
-      NumElements(s.output) >= kMaxElements) {
+  if (a.num_elements() >= kMatMulMaxElements || b.num_elements() >= kMatMulMaxElements ||
+      NumElements(s.output) >= kMatMulMaxElements) {
     return absl::UnimplementedError("MatMul tensors of 2^31 elements or more are not supported");
   }
   return s;

@@ -20,10 +20,10 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 128;
+constexpr uint32_t kMaxUnpoolLocal = 128;
 // Outputs and attribute values above these are refused (the kernel indexes
 // in 32 bits; the bounds also keep the shape arithmetic from overflowing).
-constexpr int64_t kMaxElements = int64_t{1} << 32;
+constexpr int64_t kMaxUnpoolMaxElements = int64_t{1} << 32;
 constexpr int64_t kMaxAttribute = int64_t{1} << 30;
 
 // INVALID_ARGUMENT unless `shape` has fewer than 2^32 elements (checked
@@ -31,7 +31,7 @@ constexpr int64_t kMaxAttribute = int64_t{1} << 30;
 absl::Status CheckSize(const std::vector<int64_t>& shape) {
   int64_t n = 1;
   for (int64_t d : shape) {
-    if (d != 0 && n > (kMaxElements - 1) / d) {
+    if (d != 0 && n > (kMaxUnpoolMaxElements - 1) / d) {
       return absl::InvalidArgumentError(
           absl::StrCat("MaxUnpool's output ", ShapeString(shape), " has 2^32 elements or more"));
     }
@@ -40,7 +40,7 @@ absl::Status CheckSize(const std::vector<int64_t>& shape) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<int64_t>> OutputShape(const Node& node, const TensorDesc& x,
+absl::StatusOr<std::vector<int64_t>> MaxUnpoolOutputShape(const Node& node, const TensorDesc& x,
                                                  const TensorDesc& indices,
                                                  const TensorDesc* output_shape) {
   RETURN_IF_ERROR(CheckDataType(x.dtype, {DataType::kFloat}, "MaxUnpool input X"));
@@ -146,7 +146,7 @@ class MaxUnpoolOp : public Op {
     ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
     ASSIGN_OR_RETURN(const TensorDesc* indices, RequireInput(ctx, 1));
     ASSIGN_OR_RETURN(std::vector<int64_t> shape,
-                     OutputShape(ctx.node, *x, *indices, ctx.input(2)));
+                     MaxUnpoolOutputShape(ctx.node, *x, *indices, ctx.input(2)));
     ctx.outputs.resize(1);
     ctx.outputs[0].dtype = DataType::kFloat;
     ctx.outputs[0].shape = std::move(shape);
@@ -157,16 +157,16 @@ class MaxUnpoolOp : public Op {
     const TensorDesc& x = *ctx.input(0);
     const int64_t n = x.num_elements();
     const int64_t total = ctx.output(0).num_elements();
-    if (n >= kMaxElements || total >= kMaxElements) {
+    if (n >= kMaxUnpoolMaxElements || total >= kMaxUnpoolMaxElements) {
       return absl::UnimplementedError(
           "MaxUnpool tensors of 2^32 elements or more are not supported");
     }
     if (total == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
-    ASSIGN_OR_RETURN(auto pipeline, ctx.GetPipeline("ops/max_unpool", 3, 8, {kLocal, 1, 1}));
+    ASSIGN_OR_RETURN(auto pipeline, ctx.GetPipeline("ops/max_unpool", 3, 8, {kMaxUnpoolLocal, 1, 1}));
     PushConstants pc;
     pc.U32(static_cast<uint32_t>(n)).U32(static_cast<uint32_t>(total));
     return std::make_unique<MaxUnpoolKernel>(std::move(pipeline), std::move(pc),
-                                             GroupsFor(n, kLocal, ctx.device()), n > 0);
+                                             GroupsFor(n, kMaxUnpoolLocal, ctx.device()), n > 0);
   }
 };
 

@@ -21,7 +21,7 @@ namespace vkserve {
 namespace {
 
 // Plans hold the matrix in host memory and a constant buffer: bounded.
-constexpr int64_t kMaxElements = int64_t{1} << 24;
+constexpr int64_t kMelWeightMatrixMaxElements = int64_t{1} << 24;
 
 struct MelInputs {
   int64_t mel_bins = 0, dft_length = 0, sample_rate = 0;
@@ -44,10 +44,10 @@ absl::StatusOr<MelInputs> ReadInputs(const InferContext& ctx) {
   if (!(in.lower_hz >= 0 && in.lower_hz <= in.upper_hz && std::isfinite(in.upper_hz))) {
     return absl::InvalidArgumentError("the edges must satisfy 0 <= lower_edge_hertz <= upper_edge_hertz");
   }
-  if ((in.dft_length / 2 + 1) * in.mel_bins > kMaxElements) {
+  if ((in.dft_length / 2 + 1) * in.mel_bins > kMelWeightMatrixMaxElements) {
     return absl::InvalidArgumentError(absl::StrCat("a ", in.dft_length / 2 + 1, " x ", in.mel_bins,
-                                                   " matrix is larger than vkserve plans (", kMaxElements,
-                                                   " elements)"));
+                                                   " matrix is larger than vkserve plans (",
+                                                   kMelWeightMatrixMaxElements, " elements)"));
   }
   return in;
 }

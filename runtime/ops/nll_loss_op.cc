@@ -9,31 +9,31 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 64;
-constexpr uint32_t kReduceLocal = 256;  // a power of two (nll_loss.comp PASS 1)
+constexpr uint32_t kNllLossLocal = 64;
+constexpr uint32_t kNllLossReduceLocal = 256;  // a power of two (nll_loss.comp PASS 1)
 
-enum class Reduction { kNone, kSum, kMean };
+enum class NllLossReduction { kNone, kSum, kMean };
 
-absl::StatusOr<Reduction> ReductionOf(const Node& node) {
+absl::StatusOr<NllLossReduction> NllLossReductionOf(const Node& node) {
   const std::string r = node.GetString("reduction", "mean");
-  if (r == "none") return Reduction::kNone;
-  if (r == "sum") return Reduction::kSum;
-  if (r == "mean") return Reduction::kMean;
+  if (r == "none") return NllLossReduction::kNone;
+  if (r == "sum") return NllLossReduction::kSum;
+  if (r == "mean") return NllLossReduction::kMean;
   return absl::InvalidArgumentError(absl::StrCat("unknown reduction \"", r.substr(0, 32), "\""));
 }
 
 // [N, C, D] of the scores, checked against the targets' [N, d1, ...].
-struct Dims {
+struct NllLossDims {
   int64_t n = 1, classes = 1, inner = 1;
 };
 
-absl::StatusOr<Dims> DimsOf(const TensorDesc& x, const TensorDesc& target, const TensorDesc* weight) {
+absl::StatusOr<NllLossDims> NllLossDimsOf(const TensorDesc& x, const TensorDesc& target, const TensorDesc* weight) {
   if (x.shape.size() < 2) return absl::InvalidArgumentError("input must have rank 2 or more");
   if (target.shape.size() + 1 != x.shape.size() || target.shape[0] != x.shape[0]) {
     return absl::InvalidArgumentError(absl::StrCat("target ", ShapeString(target.shape),
                                                    " does not match input ", ShapeString(x.shape)));
   }
-  Dims d;
+  NllLossDims d;
   d.n = x.shape[0];
   d.classes = x.shape[1];
   for (size_t k = 2; k < x.shape.size(); ++k) {
@@ -54,7 +54,7 @@ absl::StatusOr<Dims> DimsOf(const TensorDesc& x, const TensorDesc& target, const
 
 absl::Status LossOp::Validate(const Node& node) const {
   RETURN_IF_ERROR(CheckAttributeType(node, "ignore_index", Attribute::Type::kInt));
-  return ReductionOf(node).status();
+  return NllLossReductionOf(node).status();
 }
 
 absl::Status LossOp::Infer(InferContext& ctx) const {
@@ -64,10 +64,10 @@ absl::Status LossOp::Infer(InferContext& ctx) const {
   RETURN_IF_ERROR(CheckDataType(x->dtype, {DataType::kFloat}, "input 0"));
   RETURN_IF_ERROR(CheckDataType(target->dtype, {DataType::kInt64}, "target"));
   if (weight != nullptr) RETURN_IF_ERROR(CheckDataType(weight->dtype, {DataType::kFloat}, "weight"));
-  RETURN_IF_ERROR(DimsOf(*x, *target, weight).status());
-  ASSIGN_OR_RETURN(const Reduction reduction, ReductionOf(ctx.node));
+  RETURN_IF_ERROR(NllLossDimsOf(*x, *target, weight).status());
+  ASSIGN_OR_RETURN(const NllLossReduction reduction, NllLossReductionOf(ctx.node));
   ctx.outputs[0].dtype = DataType::kFloat;
-  ctx.outputs[0].shape = reduction == Reduction::kNone ? target->shape : std::vector<int64_t>{};
+  ctx.outputs[0].shape = reduction == NllLossReduction::kNone ? target->shape : std::vector<int64_t>{};
   if (softmax_first_ && ctx.outputs.size() > 1) {
     ctx.outputs[1].dtype = DataType::kFloat;
     ctx.outputs[1].shape = x->shape;
@@ -78,8 +78,8 @@ absl::Status LossOp::Infer(InferContext& ctx) const {
 absl::StatusOr<std::unique_ptr<Kernel>> LossOp::CreateKernel(KernelContext& ctx) const {
   const TensorDesc& x = *ctx.input(0);
   const TensorDesc* weight = ctx.input(2);
-  ASSIGN_OR_RETURN(const Dims d, DimsOf(x, *ctx.input(1), weight));
-  ASSIGN_OR_RETURN(const Reduction reduction, ReductionOf(ctx.node()));
+  ASSIGN_OR_RETURN(const NllLossDims d, NllLossDimsOf(x, *ctx.input(1), weight));
+  ASSIGN_OR_RETURN(const NllLossReduction reduction, NllLossReductionOf(ctx.node()));
   if (x.num_elements() >= (int64_t{1} << 32)) {
     return absl::UnimplementedError(absl::StrCat("tensors of 2^32 or more elements (", x.num_elements(), ")"));
   }
@@ -100,13 +100,13 @@ absl::StatusOr<std::unique_ptr<Kernel>> LossOp::CreateKernel(KernelContext& ctx)
     DispatchStep softmax;
     softmax.push.U32(static_cast<uint32_t>(n)).U32(static_cast<uint32_t>(d.classes)).U32(static_cast<uint32_t>(d.inner));
     ASSIGN_OR_RETURN(softmax.pipeline, ctx.GetPipeline("ops/softmax", 2, softmax.push.size(),
-                                                       {kLocal, 1, 1}, {1u, /*log-softmax*/ 1u}));
+                                                       {kNllLossLocal, 1, 1}, {1u, /*log-softmax*/ 1u}));
     softmax.bindings = {BufferRef::Input(0), write};
-    softmax.groups = GroupsFor(n, kLocal, ctx.device());
+    softmax.groups = GroupsFor(n, kNllLossLocal, ctx.device());
     steps.push_back(std::move(softmax));
   }
   const uint32_t wsum = ctx.RequestScratch(n * sizeof(float));
-  const BufferRef loss = reduction == Reduction::kNone
+  const BufferRef loss = reduction == NllLossReduction::kNone
       ? BufferRef::Output(0)
       : BufferRef::Scratch(ctx.RequestScratch(n * sizeof(float)), gpu::Access::kReadWrite);
   const Node& node = ctx.node();
@@ -119,19 +119,19 @@ absl::StatusOr<std::unique_ptr<Kernel>> LossOp::CreateKernel(KernelContext& ctx)
       log_prob, BufferRef::Input(1), weight != nullptr ? BufferRef::Input(2) : BufferRef::Input(0),
       loss, BufferRef::Scratch(wsum, gpu::Access::kReadWrite), BufferRef::Output(0)};
   const uint32_t has_weight = weight != nullptr ? 1u : 0u;
-  const uint32_t mean = reduction == Reduction::kMean ? 1u : 0u;
+  const uint32_t mean = reduction == NllLossReduction::kMean ? 1u : 0u;
   DispatchStep elementwise;
   elementwise.push = push;
-  ASSIGN_OR_RETURN(elementwise.pipeline, ctx.GetPipeline("ops/nll_loss", 6, push.size(), {kLocal, 1, 1},
+  ASSIGN_OR_RETURN(elementwise.pipeline, ctx.GetPipeline("ops/nll_loss", 6, push.size(), {kNllLossLocal, 1, 1},
                                                          {0u, has_weight, mean}));
   elementwise.bindings = bindings;
-  elementwise.groups = GroupsFor(n, kLocal, ctx.device());
+  elementwise.groups = GroupsFor(n, kNllLossLocal, ctx.device());
   steps.push_back(std::move(elementwise));
-  if (reduction != Reduction::kNone) {
+  if (reduction != NllLossReduction::kNone) {
     DispatchStep reduce;
     reduce.push = push;
     ASSIGN_OR_RETURN(reduce.pipeline, ctx.GetPipeline("ops/nll_loss", 6, push.size(),
-                                                      {kReduceLocal, 1, 1}, {1u, has_weight, mean}));
+                                                      {kNllLossReduceLocal, 1, 1}, {1u, has_weight, mean}));
     reduce.bindings = bindings;
     steps.push_back(std::move(reduce));
   }

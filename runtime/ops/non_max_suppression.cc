@@ -19,13 +19,13 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 64;  // shaders/ops/non_max_suppression.comp LOCAL
+constexpr uint32_t kNonMaxSuppressionLocal = 64;  // shaders/ops/non_max_suppression.comp LOCAL
 
-struct Dims {
+struct NonMaxSuppressionDims {
   int64_t batches = 0, classes = 0, boxes = 0;
 };
 
-absl::StatusOr<Dims> DimsOf(const InferContext& ctx) {
+absl::StatusOr<NonMaxSuppressionDims> NonMaxSuppressionDimsOf(const InferContext& ctx) {
   ASSIGN_OR_RETURN(const TensorDesc* boxes, RequireInput(ctx, 0));
   ASSIGN_OR_RETURN(const TensorDesc* scores, RequireInput(ctx, 1));
   if (boxes->shape.size() != 3 || boxes->shape[2] != 4 || scores->shape.size() != 3 ||
@@ -42,7 +42,7 @@ absl::StatusOr<Dims> DimsOf(const InferContext& ctx) {
     if (s->num_elements() != 1) return absl::InvalidArgumentError(absl::StrCat("input ", i, " must be a scalar"));
     RETURN_IF_ERROR(CheckDataType(s->dtype, {dtype}, absl::StrCat("input ", i)));
   }
-  return Dims{boxes->shape[0], scores->shape[1], boxes->shape[1]};
+  return NonMaxSuppressionDims{boxes->shape[0], scores->shape[1], boxes->shape[1]};
 }
 
 class NonMaxSuppressionOp : public Op {
@@ -60,7 +60,7 @@ class NonMaxSuppressionOp : public Op {
   }
 
   absl::Status Infer(InferContext& ctx) const override {
-    ASSIGN_OR_RETURN(const Dims d, DimsOf(ctx));
+    ASSIGN_OR_RETURN(const NonMaxSuppressionDims d, NonMaxSuppressionDimsOf(ctx));
     if (!AtSyncPoint(ctx.node, sync_count_output())) {
       return absl::UnimplementedError("NonMaxSuppression of inputs known at load (it runs at a sync point)");
     }
@@ -89,7 +89,7 @@ class NonMaxSuppressionOp : public Op {
     const uint32_t picks = ctx.RequestScratch(4 * std::max<uint64_t>(1, slots));
     const uint32_t picked = ctx.RequestScratch(4 * std::max<uint64_t>(1, static_cast<uint64_t>(b * c)));
     ASSIGN_OR_RETURN(step.pipeline,
-                     ctx.GetPipeline("ops/non_max_suppression", 10, step.push.size(), {kLocal, 1, 1}));
+                     ctx.GetPipeline("ops/non_max_suppression", 10, step.push.size(), {kNonMaxSuppressionLocal, 1, 1}));
     // Omitted scalars bind the boxes in their place, unread.
     auto scalar = [&](size_t i) { return BufferRef::Input(given(i) ? static_cast<uint32_t>(i) : 0); };
     step.bindings = {BufferRef::Input(0), BufferRef::Input(1), scalar(2), scalar(3), scalar(4),

@@ -15,8 +15,8 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 128;  // shaders/ops/non_zero.comp LOCAL
-constexpr size_t kMaxRank = 8;
+constexpr uint32_t kNonZeroLocal = 128;  // shaders/ops/non_zero.comp LOCAL
+constexpr size_t kNonZeroMaxRank = 8;
 
 class NonZeroOp : public Op {
  public:
@@ -28,7 +28,7 @@ class NonZeroOp : public Op {
   absl::Status Infer(InferContext& ctx) const override {
     ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
     const int64_t rank = static_cast<int64_t>(x->shape.size());
-    if (rank == 0 || rank > static_cast<int64_t>(kMaxRank)) {
+    if (rank == 0 || rank > static_cast<int64_t>(kNonZeroMaxRank)) {
       return absl::UnimplementedError(absl::StrCat("NonZero of rank ", rank, " (1 to 8)"));
     }
     const bool at_sync_point = AtSyncPoint(ctx.node, sync_count_output());
@@ -68,12 +68,12 @@ class NonZeroOp : public Op {
     if (x.num_elements() >= (int64_t{1} << 31)) return absl::UnimplementedError("NonZero: tensor too large");
     DispatchStep step;
     step.push.U32(static_cast<uint32_t>(x.num_elements())).U32(static_cast<uint32_t>(x.shape.size()));
-    for (size_t d = 0; d < kMaxRank; ++d) {
+    for (size_t d = 0; d < kNonZeroMaxRank; ++d) {
       step.push.U32(d < x.shape.size() ? static_cast<uint32_t>(x.shape[d]) : 1);
     }
     const uint32_t is_float = IsFloatType(x.dtype) ? 1 : 0;
     ASSIGN_OR_RETURN(step.pipeline,
-                     ctx.GetPipeline("ops/non_zero", 3, step.push.size(), {kLocal, 1, 1},
+                     ctx.GetPipeline("ops/non_zero", 3, step.push.size(), {kNonZeroLocal, 1, 1},
                                      {static_cast<uint32_t>(DataTypeSize(x.dtype)), is_float}));
     step.bindings = {BufferRef::Input(0), BufferRef::Output(0), BufferRef::Output(1)};
     step.groups = {1, 1, 1};

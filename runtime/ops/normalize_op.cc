@@ -13,7 +13,7 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 64;  // a power of two (normalize.comp's tree)
+constexpr uint32_t kNormalizeLocal = 64;  // a power of two (normalize.comp's tree)
 
 // The normalized sets: `shape` (the input's, or a view of it with the same
 // element order) and which of its dims each set spans.
@@ -109,7 +109,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> NormalizeOp::CreateKernel(KernelContext&
   step.push.U32(static_cast<uint32_t>(s.channel_stride)).U32(static_cast<uint32_t>(std::max<int64_t>(s.channels, 1)));
   step.push.U32(static_cast<uint32_t>(s.per_entry));
   ASSIGN_OR_RETURN(step.pipeline,
-                   ctx.GetPipeline("ops/normalize", 4, step.push.size(), {kLocal, 1, 1},
+                   ctx.GetPipeline("ops/normalize", 4, step.push.size(), {kNormalizeLocal, 1, 1},
                                    {kind_ == Kind::kLp ? 1u : 0u, affine ? 1u : 0u,
                                     static_cast<uint32_t>(ctx.node().GetInt("p", 2))}));
   step.bindings = {BufferRef::Input(0), BufferRef::Input(affine ? 1 : 0),

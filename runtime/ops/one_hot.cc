@@ -14,21 +14,22 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 256;
+constexpr uint32_t kOneHotLocal = 256;
 
-struct Layout {
+struct OneHotLayout {
   int64_t depth = 0, inner = 1;
   std::vector<int64_t> out_shape;
 };
 
-absl::StatusOr<Layout> LayoutOf(const Node& node, const std::vector<int64_t>& indices, const TensorDesc* depth) {
+absl::StatusOr<OneHotLayout> OneHotLayoutOf(const Node& node, const std::vector<int64_t>& indices,
+                                            const TensorDesc* depth) {
   if (depth == nullptr || depth->value == nullptr) {
     return absl::UnimplementedError(
         "OneHot's depth must be known at load time (a constant); vkserve never reads tensor "
         "data back in the middle of a run");
   }
   if (depth->value->num_elements() != 1) return absl::InvalidArgumentError("depth must hold one value");
-  Layout l;
+  OneHotLayout l;
   l.depth = static_cast<int64_t>(ElementAsDouble(*depth->value, 0));
   if (l.depth <= 0) return absl::InvalidArgumentError("depth must be positive");
   const int64_t out_rank = static_cast<int64_t>(indices.size()) + 1;
@@ -54,7 +55,7 @@ class OneHotOp : public Op {
       return absl::UnimplementedError(absl::StrCat("OneHot values of ",
                                                    std::string(DataTypeName(values->dtype))));
     }
-    ASSIGN_OR_RETURN(const Layout l, LayoutOf(ctx.node, indices->shape, ctx.input(1)));
+    ASSIGN_OR_RETURN(const OneHotLayout l, OneHotLayoutOf(ctx.node, indices->shape, ctx.input(1)));
     ctx.outputs[0].dtype = values->dtype;
     ctx.outputs[0].shape = l.out_shape;
     return absl::OkStatus();
@@ -63,7 +64,7 @@ class OneHotOp : public Op {
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     const TensorDesc& indices = *ctx.input(0);
     const TensorDesc& values = *ctx.input(2);
-    ASSIGN_OR_RETURN(const Layout l, LayoutOf(ctx.node(), indices.shape, ctx.input(1)));
+    ASSIGN_OR_RETURN(const OneHotLayout l, OneHotLayoutOf(ctx.node(), indices.shape, ctx.input(1)));
     const uint64_t n = static_cast<uint64_t>(NumElements(l.out_shape));
     if (n >= (uint64_t{1} << 31)) return absl::UnimplementedError("OneHot: output too large");
     if (n == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
@@ -71,10 +72,10 @@ class OneHotOp : public Op {
     DispatchStep step;
     step.push.U32(static_cast<uint32_t>(n)).U32(static_cast<uint32_t>(l.depth)).U32(static_cast<uint32_t>(l.inner));
     ASSIGN_OR_RETURN(step.pipeline,
-                     ctx.GetPipeline("ops/one_hot", 3, step.push.size(), {kLocal, 1, 1},
+                     ctx.GetPipeline("ops/one_hot", 3, step.push.size(), {kOneHotLocal, 1, 1},
                                      {static_cast<uint32_t>(DataTypeSize(values.dtype) / 4), index_kind}));
     step.bindings = {BufferRef::Input(0), BufferRef::Input(2), BufferRef::Output(0)};
-    step.groups = GroupsFor(n, kLocal, ctx.device());
+    step.groups = GroupsFor(n, kOneHotLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));
   }
 };

@@ -15,7 +15,6 @@
 namespace vkserve {
 namespace {
 
-uint32_t U32(int64_t v) { return static_cast<uint32_t>(v); }
 
 // Binds input 0 and output 0 — and for pool.comp (`window`) a third
 // binding, output 1 (MaxPool's Indices) — and dispatches once.

@@ -10,8 +10,8 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 256;
-constexpr size_t kMaxRank = 6;
+constexpr uint32_t kQuantizeLocal = 256;
+constexpr size_t kQuantizeMaxRank = 6;
 
 bool IsQuantizedType(DataType t, bool dequantize) {
   return t == DataType::kInt8 || t == DataType::kUint8 || t == DataType::kInt16 ||
@@ -26,10 +26,10 @@ struct ScaleLayout {
   int64_t axis = 0, block = 1;
 };
 
-absl::StatusOr<ScaleLayout> LayoutOf(const Node& node, const std::vector<int64_t>& x,
+absl::StatusOr<ScaleLayout> QuantizeLayoutOf(const Node& node, const std::vector<int64_t>& x,
                                      const std::vector<int64_t>& scale) {
   const int64_t rank = static_cast<int64_t>(x.size());
-  if (rank > static_cast<int64_t>(kMaxRank)) return absl::UnimplementedError("more than 6 dims");
+  if (rank > static_cast<int64_t>(kQuantizeMaxRank)) return absl::UnimplementedError("more than 6 dims");
   ScaleLayout l;
   l.strides.assign(x.size(), 0);
   const int64_t scale_count = NumElements(scale);
@@ -88,7 +88,7 @@ absl::Status QuantizeOp::Infer(InferContext& ctx) const {
   if (zp != nullptr && zp->shape != scale->shape && NumElements(zp->shape) != NumElements(scale->shape)) {
     return absl::InvalidArgumentError("the zero point and the scale differ in shape");
   }
-  RETURN_IF_ERROR(LayoutOf(ctx.node, x->shape, scale->shape).status());
+  RETURN_IF_ERROR(QuantizeLayoutOf(ctx.node, x->shape, scale->shape).status());
   const DataType q = dequantize_ ? x->dtype : QuantizedType(ctx.node, zp).value_or(DataType::kUndefined);
   if (!IsQuantizedType(q, dequantize_)) {
     return absl::UnimplementedError(absl::StrCat(ctx.node.op_type, " of ", std::string(DataTypeName(q)),
@@ -105,7 +105,7 @@ absl::Status QuantizeOp::Infer(InferContext& ctx) const {
 absl::StatusOr<std::unique_ptr<Kernel>> QuantizeOp::CreateKernel(KernelContext& ctx) const {
   const TensorDesc& x = *ctx.input(0);
   const TensorDesc* zp = ctx.input(2);
-  ASSIGN_OR_RETURN(const ScaleLayout l, LayoutOf(ctx.node(), x.shape, ctx.input(1)->shape));
+  ASSIGN_OR_RETURN(const ScaleLayout l, QuantizeLayoutOf(ctx.node(), x.shape, ctx.input(1)->shape));
   const DataType q = dequantize_ ? x.dtype : ctx.output(0).dtype;
   const uint64_t n = static_cast<uint64_t>(x.num_elements());
   if (n >= (uint64_t{1} << 31)) return absl::UnimplementedError("tensor too large");
@@ -117,16 +117,18 @@ absl::StatusOr<std::unique_ptr<Kernel>> QuantizeOp::CreateKernel(KernelContext& 
   const uint32_t qbits = q == DataType::kInt2 || q == DataType::kUint2 ? 2 : 8 * qbytes;
   DispatchStep step;
   step.push.U32(static_cast<uint32_t>(n)).U32(static_cast<uint32_t>(x.shape.size()));
-  for (size_t d = 0; d < kMaxRank; ++d) step.push.U32(d < x.shape.size() ? static_cast<uint32_t>(x.shape[d]) : 1);
-  for (size_t d = 0; d < kMaxRank; ++d) step.push.U32(d < l.strides.size() ? static_cast<uint32_t>(l.strides[d]) : 0);
+  for (size_t d = 0; d < kQuantizeMaxRank; ++d)
+    step.push.U32(d < x.shape.size() ? static_cast<uint32_t>(x.shape[d]) : 1);
+  for (size_t d = 0; d < kQuantizeMaxRank; ++d)
+    step.push.U32(d < l.strides.size() ? static_cast<uint32_t>(l.strides[d]) : 0);
   step.push.U32(static_cast<uint32_t>(l.axis)).U32(static_cast<uint32_t>(l.block));
-  ASSIGN_OR_RETURN(step.pipeline,
-                   ctx.GetPipeline("ops/quantize", 4, step.push.size(), {kLocal, 1, 1},
-                                   {dequantize_ ? 1u : 0u, qbytes, is_signed ? 1u : 0u, zp != nullptr ? 1u : 0u, qbits}));
+  ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/quantize", 4, step.push.size(), {kQuantizeLocal, 1, 1},
+                                                  {dequantize_ ? 1u : 0u, qbytes, is_signed ? 1u : 0u,
+                                                   zp != nullptr ? 1u : 0u, qbits}));
   step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Input(zp != nullptr ? 2 : 1),
                    BufferRef::Output(0)};
   const uint64_t invocations = dequantize_ ? n : (n + (4 / qbytes) - 1) / (4 / qbytes);
-  step.groups = GroupsFor(invocations, kLocal, ctx.device());
+  step.groups = GroupsFor(invocations, kQuantizeLocal, ctx.device());
   return MakeDispatchKernel(std::move(step));
 }
 

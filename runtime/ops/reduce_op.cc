@@ -20,7 +20,7 @@ namespace {
 constexpr uint32_t kGroupLocal = 64;    // one workgroup per output
 constexpr uint32_t kThreadLocal = 256;  // one invocation per output
 
-struct Reduction {
+struct ReduceReduction {
   std::vector<bool> reduced;  // per input dim
   std::vector<int64_t> out_shape;
   // noop_with_empty_axes with no axes: every element reduced alone (so
@@ -28,7 +28,7 @@ struct Reduction {
   bool noop = false;
 };
 
-absl::StatusOr<Reduction> Resolve(const Node& node, const std::vector<int64_t>& shape,
+absl::StatusOr<ReduceReduction> ReduceResolve(const Node& node, const std::vector<int64_t>& shape,
                                   const TensorDesc* axes_input, int64_t axes_input_opset) {
   const int64_t rank = static_cast<int64_t>(shape.size());
   std::vector<int64_t> axes;
@@ -44,7 +44,7 @@ absl::StatusOr<Reduction> Resolve(const Node& node, const std::vector<int64_t>& 
   } else {
     axes = node.GetInts("axes");
   }
-  Reduction r;
+  ReduceReduction r;
   if (axes.empty() && node.opset >= axes_input_opset &&
       node.GetInt("noop_with_empty_axes", 0) != 0) {
     r.noop = true;
@@ -98,7 +98,7 @@ double Finish(ReduceOp::Kind kind, double acc, int64_t count) {
 
 // The reduction on the host, in double (integers round-trip exactly up to
 // 2^53, far beyond shape arithmetic).
-HostTensor Fold(const HostTensor& x, const Reduction& r, ReduceOp::Kind kind) {
+HostTensor ReduceFold(const HostTensor& x, const ReduceReduction& r, ReduceOp::Kind kind) {
   HostTensor out = ZeroTensor(x.dtype, r.out_shape);
   const int64_t n_out = out.num_elements();
   std::vector<double> accs(static_cast<size_t>(n_out), Identity(kind));
@@ -137,12 +137,12 @@ absl::Status ReduceOp::Validate(const Node& node) const {
 
 absl::Status ReduceOp::Infer(InferContext& ctx) const {
   ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
-  ASSIGN_OR_RETURN(const Reduction r, Resolve(ctx.node, x->shape, ctx.input(1), axes_input_opset_));
+  ASSIGN_OR_RETURN(const ReduceReduction r, ReduceResolve(ctx.node, x->shape, ctx.input(1), axes_input_opset_));
   ctx.outputs[0].dtype = x->dtype;
   ctx.outputs[0].shape = r.out_shape;
   if (x->value != nullptr && IsFoldableType(x->dtype) && x->dtype != DataType::kBool &&
       x->num_elements() <= ctx.max_fold_elements && x->num_elements() > 0) {
-    ctx.outputs[0].value = Share(Fold(*x->value, r, kind_));
+    ctx.outputs[0].value = Share(ReduceFold(*x->value, r, kind_));
     return absl::OkStatus();
   }
   return CheckDataType(x->dtype, {DataType::kFloat}, "input 0");
@@ -150,7 +150,7 @@ absl::Status ReduceOp::Infer(InferContext& ctx) const {
 
 absl::StatusOr<std::unique_ptr<Kernel>> ReduceOp::CreateKernel(KernelContext& ctx) const {
   const TensorDesc& x = *ctx.input(0);
-  ASSIGN_OR_RETURN(const Reduction r, Resolve(ctx.node(), x.shape, ctx.input(1), axes_input_opset_));
+  ASSIGN_OR_RETURN(const ReduceReduction r, ReduceResolve(ctx.node(), x.shape, ctx.input(1), axes_input_opset_));
   if (x.num_elements() >= (int64_t{1} << 32)) {
     return absl::UnimplementedError(absl::StrCat("tensors of 2^32 or more elements (", x.num_elements(), ")"));
   }

@@ -32,7 +32,7 @@ namespace {
 
 constexpr size_t kMaxResizeRank = 6;
 
-enum class Mode { kNearest, kLinear, kCubic };
+enum class ResizeMode { kNearest, kLinear, kCubic };
 enum class Coord {
   kHalfPixel,
   kHalfPixelSymmetric,
@@ -45,7 +45,7 @@ enum class Coord {
 enum class Nearest { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil, kTruncate };
 
 struct ResizeAttrs {
-  Mode mode = Mode::kNearest;
+  ResizeMode mode = ResizeMode::kNearest;
   Coord coord = Coord::kHalfPixel;
   Nearest nearest = Nearest::kRoundPreferFloor;
   float cubic_a = -0.75f;
@@ -59,11 +59,11 @@ absl::StatusOr<ResizeAttrs> GetAttrs(const Node& node) {
   ResizeAttrs a;
   const std::string mode = node.GetString("mode", "nearest");
   if (mode == "nearest") {
-    a.mode = Mode::kNearest;
+    a.mode = ResizeMode::kNearest;
   } else if (mode == "linear" || mode == "bilinear") {
-    a.mode = Mode::kLinear;
+    a.mode = ResizeMode::kLinear;
   } else if (mode == "cubic") {
-    a.mode = Mode::kCubic;
+    a.mode = ResizeMode::kCubic;
   } else {
     return absl::InvalidArgumentError(absl::StrCat("unknown Resize mode '", mode, "'"));
   }
@@ -71,7 +71,7 @@ absl::StatusOr<ResizeAttrs> GetAttrs(const Node& node) {
     // Resize-10: asymmetric coordinates, nearest truncates (ceil when shrinking).
     a.coord = Coord::kAsymmetric;
     a.nearest = Nearest::kTruncate;
-    if (a.mode == Mode::kCubic) return absl::InvalidArgumentError("Resize-10 has no cubic mode");
+    if (a.mode == ResizeMode::kCubic) return absl::InvalidArgumentError("Resize-10 has no cubic mode");
     return a;
   }
   const std::string coord = node.GetString("coordinate_transformation_mode", "half_pixel");
@@ -114,7 +114,7 @@ absl::StatusOr<ResizeAttrs> GetAttrs(const Node& node) {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown keep_aspect_ratio_policy '", a.keep_aspect_ratio, "'"));
   }
-  a.antialias = node.GetInt("antialias", 0) != 0 && a.mode != Mode::kNearest;
+  a.antialias = node.GetInt("antialias", 0) != 0 && a.mode != ResizeMode::kNearest;
   return a;
 }
 
@@ -292,7 +292,7 @@ std::vector<Tap> AxisTaps(const ResizePlan& plan, size_t d, int taps) {
   auto clamp = [in](int64_t i) { return static_cast<int32_t>(std::clamp<int64_t>(i, 0, in - 1)); };
   for (int64_t o = 0; o < out; ++o) {
     float x = static_cast<float>(o);
-    if (a.mode == Mode::kNearest || scale != 1.0f) {
+    if (a.mode == ResizeMode::kNearest || scale != 1.0f) {
       x = OriginalCoordinate(a.coord, x, scale, static_cast<float>(out), static_cast<float>(in),
                              plan.roi_start[d], plan.roi_end[d]);
     }
@@ -300,9 +300,9 @@ std::vector<Tap> AxisTaps(const ResizePlan& plan, size_t d, int taps) {
       for (int t = 0; t < taps; ++t) result.push_back({-1, 0.0f});
       continue;
     }
-    if (a.mode == Mode::kNearest) {
+    if (a.mode == ResizeMode::kNearest) {
       result.push_back({clamp(NearestIndex(a.nearest, x, scale < 1.0f)), 1.0f});
-    } else if (a.mode == Mode::kLinear) {
+    } else if (a.mode == ResizeMode::kLinear) {
       x = std::max(0.0f, std::min(x, static_cast<float>(in - 1)));
       const int64_t i1 = std::min<int64_t>(static_cast<int64_t>(x), in - 1);
       const int64_t i2 = std::min<int64_t>(i1 + 1, in - 1);
@@ -342,7 +342,7 @@ constexpr float kMaxAntialiasSupport = 31.0f;
 // the cubic convolution kernel with cubic_coeff_a for cubic.
 float AntialiasFilter(const ResizeAttrs& a, float x) {
   x = std::fabs(x);
-  if (a.mode == Mode::kLinear) return x < 1.0f ? 1.0f - x : 0.0f;
+  if (a.mode == ResizeMode::kLinear) return x < 1.0f ? 1.0f - x : 0.0f;
   if (x < 1.0f) return ((a.cubic_a + 2.0f) * x - (a.cubic_a + 3.0f)) * x * x + 1.0f;
   if (x < 2.0f) return (((x - 5.0f) * x + 8.0f) * x - 4.0f) * a.cubic_a;
   return 0.0f;
@@ -359,7 +359,7 @@ absl::StatusOr<std::vector<std::vector<Tap>>> AntialiasTaps(const ResizePlan& pl
   const int64_t out = plan.output[d];
   const float rscale = plan.scales[d];
   const float scale = 1.0f / rscale;
-  const float half_support = a.mode == Mode::kLinear ? 1.0f : 2.0f;
+  const float half_support = a.mode == ResizeMode::kLinear ? 1.0f : 2.0f;
   const float support = scale >= 1.0f ? half_support * scale : half_support;
   if (!(support <= kMaxAntialiasSupport)) {
     return absl::UnimplementedError(absl::StrCat(
@@ -407,8 +407,8 @@ absl::StatusOr<std::vector<std::vector<Tap>>> AntialiasTaps(const ResizePlan& pl
 // The taps of axis d per output coordinate.
 absl::StatusOr<std::vector<std::vector<Tap>>> AxisTapLists(const ResizePlan& plan, size_t d) {
   if (plan.attrs.antialias) return AntialiasTaps(plan, d);
-  const int per = plan.attrs.mode == Mode::kNearest  ? 1
-                  : plan.attrs.mode == Mode::kLinear ? 2
+  const int per = plan.attrs.mode == ResizeMode::kNearest  ? 1
+                  : plan.attrs.mode == ResizeMode::kLinear ? 2
                                                      : 4;
   const std::vector<Tap> flat = AxisTaps(plan, d, per);
   std::vector<std::vector<Tap>> lists(plan.output[d]);

@@ -12,7 +12,7 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 256;
+constexpr uint32_t kReverseSequenceLocal = 256;
 
 class ReverseSequenceOp : public Op {
  public:
@@ -52,12 +52,16 @@ class ReverseSequenceOp : public Op {
     const std::vector<int64_t> strides = Strides(x.shape);
     const int64_t b = ctx.node().GetInt("batch_axis", 1), t = ctx.node().GetInt("time_axis", 0);
     DispatchStep step;
-    step.push.U32(static_cast<uint32_t>(n)).U32(static_cast<uint32_t>(x.shape[t])).U32(static_cast<uint32_t>(strides[t]))
-        .U32(static_cast<uint32_t>(x.shape[b])).U32(static_cast<uint32_t>(strides[b]));
-    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/reverse_sequence", 3, step.push.size(), {kLocal, 1, 1},
-                                                    {static_cast<uint32_t>(DataTypeSize(x.dtype) / 4)}));
+    step.push.U32(static_cast<uint32_t>(n))
+        .U32(static_cast<uint32_t>(x.shape[t]))
+        .U32(static_cast<uint32_t>(strides[t]))
+        .U32(static_cast<uint32_t>(x.shape[b]))
+        .U32(static_cast<uint32_t>(strides[b]));
+    ASSIGN_OR_RETURN(step.pipeline,
+                     ctx.GetPipeline("ops/reverse_sequence", 3, step.push.size(), {kReverseSequenceLocal, 1, 1},
+                                     {static_cast<uint32_t>(DataTypeSize(x.dtype) / 4)}));
     step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Output(0)};
-    step.groups = GroupsFor(n, kLocal, ctx.device());
+    step.groups = GroupsFor(n, kReverseSequenceLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));
   }
 };

@@ -16,7 +16,7 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 256;
+constexpr uint32_t kRoiAlignLocal = 256;
 
 class RoiAlignOp : public Op {
  public:
@@ -76,10 +76,10 @@ class RoiAlignOp : public Op {
         .F32(node.GetFloat("spatial_scale", 1.0f))
         .F32(half_pixel ? 0.5f : 0.0f)
         .U32(half_pixel ? 0 : 1);
-    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/roi_align", 4, step.push.size(), {kLocal, 1, 1},
+    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/roi_align", 4, step.push.size(), {kRoiAlignLocal, 1, 1},
                                                     {node.GetString("mode", "avg") == "max" ? 1u : 0u}));
     step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Input(2), BufferRef::Output(0)};
-    step.groups = GroupsFor(total, kLocal, ctx.device());
+    step.groups = GroupsFor(total, kRoiAlignLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));
   }
 

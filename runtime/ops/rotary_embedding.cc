@@ -15,15 +15,15 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 256;
+constexpr uint32_t kRotaryEmbeddingLocal = 256;
 
-struct Plan {
+struct RotaryEmbeddingPlan {
   int64_t b = 0, heads = 0, seq = 0, dim = 0, rot = 0, sb = 0, sh = 0, ss = 0, max_pos = 0;
 };
 
-absl::StatusOr<Plan> PlanOf(const Node& node, const TensorDesc& x, const TensorDesc& cache,
-                            const TensorDesc* positions) {
-  Plan p;
+absl::StatusOr<RotaryEmbeddingPlan> RotaryEmbeddingPlanOf(const Node& node, const TensorDesc& x,
+                                                          const TensorDesc& cache, const TensorDesc* positions) {
+  RotaryEmbeddingPlan p;
   if (x.shape.size() == 4) {
     p = {x.shape[0], x.shape[1], x.shape[2], x.shape[3], 0, 0, 0, 0, 0};
     p.sb = p.heads * p.seq * p.dim;
@@ -48,8 +48,9 @@ absl::StatusOr<Plan> PlanOf(const Node& node, const TensorDesc& x, const TensorD
   if (p.rot < 2 || p.rot % 2 != 0 || p.rot > p.dim) {
     return absl::InvalidArgumentError(absl::StrCat("rotary_embedding_dim ", p.rot, " for heads of ", p.dim));
   }
-  const std::vector<int64_t> want = positions != nullptr ? std::vector<int64_t>{cache.shape.empty() ? 0 : cache.shape[0], p.rot / 2}
-                                                         : std::vector<int64_t>{p.b, p.seq, p.rot / 2};
+  const std::vector<int64_t> want = positions != nullptr
+                                        ? std::vector<int64_t>{cache.shape.empty() ? 0 : cache.shape[0], p.rot / 2}
+                                        : std::vector<int64_t>{p.b, p.seq, p.rot / 2};
   if (cache.shape != want) {
     return absl::InvalidArgumentError(absl::StrCat("cos/sin cache ", ShapeString(cache.shape), ", expected ",
                                                    ShapeString(want)));
@@ -78,7 +79,7 @@ class RotaryEmbeddingOp : public Op {
     if (sin->shape != cos->shape) return absl::InvalidArgumentError("cos and sin caches differ in shape");
     const TensorDesc* positions = ctx.input(3);
     if (positions != nullptr) RETURN_IF_ERROR(CheckDataType(positions->dtype, {DataType::kInt64}, "position_ids"));
-    RETURN_IF_ERROR(PlanOf(ctx.node, *x, *cos, positions).status());
+    RETURN_IF_ERROR(RotaryEmbeddingPlanOf(ctx.node, *x, *cos, positions).status());
     ctx.outputs[0].dtype = x->dtype;
     ctx.outputs[0].shape = x->shape;
     return absl::OkStatus();
@@ -87,7 +88,7 @@ class RotaryEmbeddingOp : public Op {
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     const TensorDesc& x = *ctx.input(0);
     const TensorDesc* positions = ctx.input(3);
-    ASSIGN_OR_RETURN(const Plan p, PlanOf(ctx.node(), x, *ctx.input(1), positions));
+    ASSIGN_OR_RETURN(const RotaryEmbeddingPlan p, RotaryEmbeddingPlanOf(ctx.node(), x, *ctx.input(1), positions));
     const uint64_t n = static_cast<uint64_t>(x.num_elements());
     if (n >= (uint64_t{1} << 31)) return absl::UnimplementedError("tensor too large");
     if (n == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
@@ -96,12 +97,12 @@ class RotaryEmbeddingOp : public Op {
       step.push.U32(static_cast<uint32_t>(v));
     }
     ASSIGN_OR_RETURN(step.pipeline,
-                     ctx.GetPipeline("ops/rotary_embedding", 5, step.push.size(), {kLocal, 1, 1},
+                     ctx.GetPipeline("ops/rotary_embedding", 5, step.push.size(), {kRotaryEmbeddingLocal, 1, 1},
                                      {ctx.node().GetInt("interleaved", 0) != 0 ? 1u : 0u,
                                       positions != nullptr ? 1u : 0u}));
     step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Input(2),
                      BufferRef::Input(positions != nullptr ? 3 : 0), BufferRef::Output(0)};
-    step.groups = GroupsFor(n, kLocal, ctx.device());
+    step.groups = GroupsFor(n, kRotaryEmbeddingLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));
   }
 };

@@ -19,7 +19,7 @@
 namespace vkserve {
 namespace {
 
-constexpr int64_t kMaxIterations = 4096;
+constexpr int64_t kScanMaxIterations = 4096;
 
 class ScanOp : public Op {
  public:
@@ -56,8 +56,8 @@ class ScanOp : public Op {
       length = x->shape[axis];
     }
     if (length < 1) return absl::UnimplementedError("a scan over an empty sequence is not supported");
-    if (length > kMaxIterations) {
-      return absl::UnimplementedError(absl::StrCat("vkserve unrolls at most ", kMaxIterations,
+    if (length > kScanMaxIterations) {
+      return absl::UnimplementedError(absl::StrCat("vkserve unrolls at most ", kScanMaxIterations,
                                                    " iterations; the sequence has ", length));
     }
     std::vector<std::string> state(node.inputs.begin(), node.inputs.begin() + n);

@@ -11,10 +11,10 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 64;
-constexpr size_t kMaxTuple = 8, kMaxRank = 6;
+constexpr uint32_t kScatterLocal = 64;
+constexpr size_t kScatterMaxTuple = 8, kMaxRank = 6;
 
-absl::StatusOr<uint32_t> ReductionOf(const Node& node) {
+absl::StatusOr<uint32_t> ScatterReductionOf(const Node& node) {
   const std::string r = node.GetString("reduction", "none");
   if (r == "none") return 0u;
   if (r == "add") return 1u;
@@ -33,7 +33,7 @@ absl::Status UpdatePush(bool nd, const Node& node, const std::vector<int64_t>& d
   if (nd) {
     if (idx.empty()) return absl::InvalidArgumentError("indices must have rank 1 or more");
     const size_t k = static_cast<size_t>(idx.back());
-    if (k < 1 || k > data.size() || k > kMaxTuple) return absl::InvalidArgumentError("bad index tuple length");
+    if (k < 1 || k > data.size() || k > kScatterMaxTuple) return absl::InvalidArgumentError("bad index tuple length");
     std::vector<int64_t> want(idx.begin(), idx.end() - 1);
     want.insert(want.end(), data.begin() + k, data.end());
     if (upd != want) {
@@ -44,8 +44,8 @@ absl::Status UpdatePush(bool nd, const Node& node, const std::vector<int64_t>& d
     for (size_t d = 0; d + 1 < idx.size(); ++d) rows *= idx[d];
     if (push != nullptr) {
       push->U32(static_cast<uint32_t>(slice)).U32(static_cast<uint32_t>(rows)).U32(static_cast<uint32_t>(k));
-      for (size_t j = 0; j < kMaxTuple; ++j) push->U32(j < k ? static_cast<uint32_t>(data[j]) : 1);
-      for (size_t j = 0; j < kMaxTuple; ++j) push->U32(j < k ? static_cast<uint32_t>(strides[j]) : 0);
+      for (size_t j = 0; j < kScatterMaxTuple; ++j) push->U32(j < k ? static_cast<uint32_t>(data[j]) : 1);
+      for (size_t j = 0; j < kScatterMaxTuple; ++j) push->U32(j < k ? static_cast<uint32_t>(strides[j]) : 0);
     }
     *invocations = static_cast<uint64_t>(slice);
     return absl::OkStatus();
@@ -73,7 +73,7 @@ absl::Status UpdatePush(bool nd, const Node& node, const std::vector<int64_t>& d
 
 absl::Status ScatterOp::Validate(const Node& node) const {
   RETURN_IF_ERROR(CheckAttributeType(node, "axis", Attribute::Type::kInt));
-  return ReductionOf(node).status();
+  return ScatterReductionOf(node).status();
 }
 
 absl::Status ScatterOp::Infer(InferContext& ctx) const {
@@ -84,7 +84,7 @@ absl::Status ScatterOp::Infer(InferContext& ctx) const {
   if (upd->dtype != data->dtype) return absl::InvalidArgumentError("updates and data differ in type");
   uint64_t invocations = 0;
   RETURN_IF_ERROR(UpdatePush(nd_, ctx.node, data->shape, idx->shape, upd->shape, nullptr, &invocations));
-  ASSIGN_OR_RETURN(const uint32_t reduction, ReductionOf(ctx.node));
+  ASSIGN_OR_RETURN(const uint32_t reduction, ScatterReductionOf(ctx.node));
   const size_t size = DataTypeSize(data->dtype);
   if (reduction != 0 ? data->dtype != DataType::kFloat : (size != 4 && size != 8)) {
     return absl::UnimplementedError(absl::StrCat(ctx.node.op_type, " of ", std::string(DataTypeName(data->dtype)),
@@ -102,7 +102,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> ScatterOp::CreateKernel(KernelContext& c
   uint64_t invocations = 0;
   RETURN_IF_ERROR(UpdatePush(nd_, ctx.node(), data.shape, ctx.input(1)->shape, ctx.input(2)->shape,
                              &step.push, &invocations));
-  ASSIGN_OR_RETURN(const uint32_t reduction, ReductionOf(ctx.node()));
+  ASSIGN_OR_RETURN(const uint32_t reduction, ScatterReductionOf(ctx.node()));
   std::vector<CompositeStep> steps;
   ASSIGN_OR_RETURN(std::unique_ptr<Kernel> copy,
                    CreateStridedCopyKernel(ctx, data.dtype, {ContiguousCopy(data.num_elements())}));
@@ -110,11 +110,11 @@ absl::StatusOr<std::unique_ptr<Kernel>> ScatterOp::CreateKernel(KernelContext& c
   if (invocations > 0) {
     ASSIGN_OR_RETURN(step.pipeline,
                      ctx.GetPipeline(nd_ ? "ops/scatter_nd" : "ops/scatter_elements", 4, step.push.size(),
-                                     {kLocal, 1, 1},
+                                     {kScatterLocal, 1, 1},
                                      {static_cast<uint32_t>(DataTypeSize(data.dtype) / 4), reduction}));
     step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Input(2),
                      BufferRef{BufferRef::Source::kOutput, 0, gpu::Access::kReadWrite}};
-    step.groups = GroupsFor(invocations, kLocal, ctx.device());
+    step.groups = GroupsFor(invocations, kScatterLocal, ctx.device());
     steps.push_back({MakeDispatchKernel(std::move(step)),
                      {{NodeBuffer::Source::kInput, 0}, {NodeBuffer::Source::kInput, 1}, {NodeBuffer::Source::kInput, 2}},
                      {{NodeBuffer::Source::kOutput, 0}}});

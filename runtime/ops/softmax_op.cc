@@ -12,25 +12,25 @@
 namespace vkserve {
 namespace {
 
-// Rows go one per invocation when they are short, or strided (inner > 1,
+// SoftmaxRows go one per invocation when they are short, or strided (inner > 1,
 // where neighbouring invocations then read neighbouring addresses) and not
 // too long; else one per workgroup.
 constexpr int64_t kPerThreadShortAxis = 16;
 constexpr int64_t kPerThreadMaxAxis = 1024;
 constexpr uint32_t kPerThreadLocal = 64;
 
-struct Rows {
+struct SoftmaxRows {
   int64_t outer = 1;
   int64_t axis = 1;
   int64_t inner = 1;
 };
 
-absl::StatusOr<Rows> RowsOf(const Node& node, const std::vector<int64_t>& shape) {
+absl::StatusOr<SoftmaxRows> SoftmaxRowsOf(const Node& node, const std::vector<int64_t>& shape) {
   const int64_t rank = static_cast<int64_t>(shape.size());
   if (rank == 0) return absl::InvalidArgumentError(absl::StrCat(node.op_type, " of a scalar"));
   const bool coerce = node.opset < 13;
   ASSIGN_OR_RETURN(const int64_t axis, NormalizeAxis(node.GetInt("axis", coerce ? 1 : -1), rank));
-  Rows r;
+  SoftmaxRows r;
   for (int64_t d = 0; d < axis; ++d) r.outer *= shape[d];
   r.axis = shape[axis];
   for (int64_t d = axis + 1; d < rank; ++d) (coerce ? r.axis : r.inner) *= shape[d];
@@ -46,7 +46,7 @@ absl::Status SoftmaxOp::Validate(const Node& node) const {
 absl::Status SoftmaxOp::Infer(InferContext& ctx) const {
   ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
   RETURN_IF_ERROR(CheckDataType(x->dtype, {DataType::kFloat}, "input 0"));
-  RETURN_IF_ERROR(RowsOf(ctx.node, x->shape).status());
+  RETURN_IF_ERROR(SoftmaxRowsOf(ctx.node, x->shape).status());
   ctx.outputs[0].dtype = x->dtype;
   ctx.outputs[0].shape = x->shape;
   return absl::OkStatus();
@@ -59,7 +59,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> SoftmaxOp::CreateKernel(KernelContext& c
     return absl::UnimplementedError(absl::StrCat("tensors of 2^32 or more elements (", n, ")"));
   }
   if (n == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
-  ASSIGN_OR_RETURN(const Rows r, RowsOf(ctx.node(), x.shape));
+  ASSIGN_OR_RETURN(const SoftmaxRows r, SoftmaxRowsOf(ctx.node(), x.shape));
   const uint64_t rows = static_cast<uint64_t>(r.outer * r.inner);
   // Hardmax's first-index tie-break is a sequential scan: always per row.
   const bool per_thread = kind_ == Kind::kHardmax || r.axis <= kPerThreadShortAxis ||

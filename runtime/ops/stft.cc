@@ -18,7 +18,7 @@
 namespace vkserve {
 namespace {
 
-absl::StatusOr<DftProblem> ProblemOf(const Node& node, const TensorDesc& signal, const TensorDesc* step_desc,
+absl::StatusOr<DftProblem> StftProblemOf(const Node& node, const TensorDesc& signal, const TensorDesc* step_desc,
                                      const TensorDesc* window, const TensorDesc* length_desc) {
   if (signal.dtype != DataType::kFloat) {
     return absl::UnimplementedError(
@@ -76,7 +76,7 @@ class StftOp : public Op {
   absl::Status Infer(InferContext& ctx) const override {
     ASSIGN_OR_RETURN(const TensorDesc* signal, RequireInput(ctx, 0));
     ASSIGN_OR_RETURN(const DftProblem p,
-                     ProblemOf(ctx.node, *signal, ctx.input(1), ctx.input(2), ctx.input(3)));
+                     StftProblemOf(ctx.node, *signal, ctx.input(1), ctx.input(2), ctx.input(3)));
     ctx.outputs[0].dtype = DataType::kFloat;
     ctx.outputs[0].shape = {signal->shape[0], static_cast<int64_t>(p.frames), static_cast<int64_t>(p.out_len),
                             2};
@@ -85,7 +85,7 @@ class StftOp : public Op {
 
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     ASSIGN_OR_RETURN(const DftProblem p,
-                     ProblemOf(ctx.node(), *ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(3)));
+                     StftProblemOf(ctx.node(), *ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(3)));
     return CreateDftKernel(ctx, p, ctx.input(2) != nullptr ? std::optional<uint32_t>(2) : std::nullopt);
   }
 };

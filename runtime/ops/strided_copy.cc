@@ -15,7 +15,7 @@ namespace vkserve {
 namespace {
 
 constexpr int kMaxCopyRank = 8;
-constexpr uint32_t kLocalSize = 256;
+constexpr uint32_t kStridedCopyLocalSize = 256;
 
 // Mirrors the push-constant block of copy_strided.comp.
 struct CopyParams {
@@ -303,9 +303,9 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateStridedCopyKernel(KernelContext& c
       p.dst_stride[k] = static_cast<int32_t>(c.dst_strides[k]);
     }
     ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/copy_strided", 2, sizeof(CopyParams),
-                                                    {kLocalSize, 1, 1}, {unit}));
+                                                    {kStridedCopyLocalSize, 1, 1}, {unit}));
     step.push_constants = Bytes(p);
-    step.groups = GroupsFor(static_cast<uint64_t>(count), kLocalSize, ctx.device());
+    step.groups = GroupsFor(static_cast<uint64_t>(count), kStridedCopyLocalSize, ctx.device());
     steps.push_back(std::move(step));
   }
   return std::make_unique<StridedCopyKernel>(std::move(steps));

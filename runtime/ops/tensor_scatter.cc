@@ -19,7 +19,7 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 256;
+constexpr uint32_t kTensorScatterLocal = 256;
 
 absl::StatusOr<bool> IsCircular(const Node& node) {
   const std::string mode = node.GetString("mode", "linear");
@@ -34,7 +34,7 @@ struct ScatterShape {
   uint64_t batch = 1, outer = 1, len = 1, seq = 1, inner = 1;
 };
 
-absl::StatusOr<ScatterShape> ShapeOf(const Node& node, const TensorDesc& past, const TensorDesc& update,
+absl::StatusOr<ScatterShape> TensorScatterShapeOf(const Node& node, const TensorDesc& past, const TensorDesc& update,
                                      const TensorDesc* indices) {
   const int64_t rank = static_cast<int64_t>(past.shape.size());
   if (rank < 2) return absl::InvalidArgumentError("TensorScatter: past_cache needs rank 2 or more");
@@ -90,7 +90,7 @@ class TensorScatterOp : public Op {
   absl::Status Infer(InferContext& ctx) const override {
     ASSIGN_OR_RETURN(const TensorDesc* past, RequireInput(ctx, 0));
     ASSIGN_OR_RETURN(const TensorDesc* update, RequireInput(ctx, 1));
-    RETURN_IF_ERROR(ShapeOf(ctx.node, *past, *update, ctx.input(2)).status());
+    RETURN_IF_ERROR(TensorScatterShapeOf(ctx.node, *past, *update, ctx.input(2)).status());
     const size_t size = DataTypeSize(past->dtype);
     if (size != 1 && size != 2 && size != 4 && size != 8) {
       return absl::UnimplementedError(absl::StrCat(
@@ -107,7 +107,7 @@ class TensorScatterOp : public Op {
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     const TensorDesc& past = *ctx.input(0);
     const TensorDesc* indices = ctx.input(2);
-    ASSIGN_OR_RETURN(const ScatterShape s, ShapeOf(ctx.node(), past, *ctx.input(1), indices));
+    ASSIGN_OR_RETURN(const ScatterShape s, TensorScatterShapeOf(ctx.node(), past, *ctx.input(1), indices));
     ASSIGN_OR_RETURN(const bool circular, IsCircular(ctx.node()));
     const uint64_t n = static_cast<uint64_t>(past.num_elements());
     if (n == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
@@ -123,13 +123,13 @@ class TensorScatterOp : public Op {
         .U32(static_cast<uint32_t>(s.seq))
         .U32(static_cast<uint32_t>(s.inner));
     ASSIGN_OR_RETURN(step.pipeline,
-                     ctx.GetPipeline("ops/tensor_scatter", 4, step.push.size(), {kLocal, 1, 1},
+                     ctx.GetPipeline("ops/tensor_scatter", 4, step.push.size(), {kTensorScatterLocal, 1, 1},
                                      {unit, circular ? 1u : 0u, indices != nullptr ? 1u : 0u}));
     // Without write indices the shader never reads binding 2: the cache
     // stands in for it.
     step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Input(indices != nullptr ? 2 : 0),
                      BufferRef::Output(0)};
-    step.groups = GroupsFor(invocations, kLocal, ctx.device());
+    step.groups = GroupsFor(invocations, kTensorScatterLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));
   }
 };

@@ -22,9 +22,9 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 64;
+constexpr uint32_t kTfidfVectorizerLocal = 64;
 // The output has rows x slots floats and the slot table a word per slot.
-constexpr int64_t kMaxSlots = int64_t{1} << 22;
+constexpr int64_t kTfidfVectorizerMaxSlots = int64_t{1} << 22;
 
 // The pool as the attributes state it, checked.
 struct Pool {
@@ -76,7 +76,7 @@ absl::StatusOr<Pool> PoolOf(const Node& node) {
                                                    " and weights ", weights.size()));
   }
   for (size_t g = 0; g < indexes.size(); ++g) {
-    if (indexes[g] < 0 || indexes[g] >= kMaxSlots) {
+    if (indexes[g] < 0 || indexes[g] >= kTfidfVectorizerMaxSlots) {
       return absl::InvalidArgumentError(absl::StrCat("ngram_indexes value ", indexes[g], " out of range"));
     }
     pool.slots = std::max(pool.slots, indexes[g] + 1);
@@ -165,11 +165,11 @@ class TfIdfVectorizerOp : public Op {
       step.push.U32(static_cast<uint32_t>(v));
     }
     ASSIGN_OR_RETURN(step.pipeline,
-                     ctx.GetPipeline("ops/tfidf_vectorizer", 3, step.push.size(), {kLocal, 1, 1},
+                     ctx.GetPipeline("ops/tfidf_vectorizer", 3, step.push.size(), {kTfidfVectorizerLocal, 1, 1},
                                      {x.dtype == DataType::kInt64 ? 1u : 0u, pool.mode}));
     step.bindings = {BufferRef::Input(0), BufferRef::Constant(ctx.AddConstant(std::move(bytes))),
                      BufferRef::Output(0)};
-    step.groups = GroupsFor(count, kLocal, ctx.device());
+    step.groups = GroupsFor(count, kTfidfVectorizerLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));
   }
 };

@@ -18,7 +18,7 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 64;
+constexpr uint32_t kTopKLocal = 64;
 
 // The integer types ops/top_k_int compares: 0 for others.
 uint32_t IntBytes(DataType t) {
@@ -34,12 +34,12 @@ uint32_t IntBytes(DataType t) {
   }
 }
 
-struct Rows {
+struct TopKRows {
   int64_t outer = 1, axis = 1, inner = 1, k = 0;
   std::vector<int64_t> out_shape;
 };
 
-absl::StatusOr<Rows> RowsOf(const Node& node, const std::vector<int64_t>& shape, const TensorDesc* k) {
+absl::StatusOr<TopKRows> TopKRowsOf(const Node& node, const std::vector<int64_t>& shape, const TensorDesc* k) {
   if (k == nullptr || k->value == nullptr) {
     return absl::UnimplementedError(
         "TopK's k must be known at load time (a constant); vkserve never reads tensor data back "
@@ -49,7 +49,7 @@ absl::StatusOr<Rows> RowsOf(const Node& node, const std::vector<int64_t>& shape,
   const int64_t rank = static_cast<int64_t>(shape.size());
   if (rank == 0) return absl::InvalidArgumentError("TopK of a scalar");
   ASSIGN_OR_RETURN(const int64_t axis, NormalizeAxis(node.GetInt("axis", -1), rank));
-  Rows r;
+  TopKRows r;
   r.k = ElementAsInt(*k->value, 0);
   if (r.k < 0 || r.k > shape[axis]) {
     return absl::InvalidArgumentError(absl::StrCat("k = ", r.k, " outside [0, ", shape[axis], "]"));
@@ -81,7 +81,7 @@ class TopKOp : public Op {
                                   {DataType::kFloat, DataType::kInt32, DataType::kUint32,
                                    DataType::kInt64, DataType::kUint64},
                                   "input 0"));
-    ASSIGN_OR_RETURN(const Rows r, RowsOf(ctx.node, x->shape, ctx.input(1)));
+    ASSIGN_OR_RETURN(const TopKRows r, TopKRowsOf(ctx.node, x->shape, ctx.input(1)));
     ctx.outputs[0].dtype = x->dtype;
     ctx.outputs[0].shape = r.out_shape;
     if (ctx.outputs.size() > 1) {
@@ -93,7 +93,7 @@ class TopKOp : public Op {
 
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     const TensorDesc& x = *ctx.input(0);
-    ASSIGN_OR_RETURN(const Rows r, RowsOf(ctx.node(), x.shape, ctx.input(1)));
+    ASSIGN_OR_RETURN(const TopKRows r, TopKRowsOf(ctx.node(), x.shape, ctx.input(1)));
     if (x.num_elements() >= (int64_t{1} << 32)) return absl::UnimplementedError("TopK: tensor too large");
     const uint64_t rows = static_cast<uint64_t>(r.outer * r.inner);
     if (rows == 0 || r.k == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
@@ -106,12 +106,12 @@ class TopKOp : public Op {
     const bool is_signed = x.dtype == DataType::kInt32 || x.dtype == DataType::kInt64;
     ASSIGN_OR_RETURN(step.pipeline,
                      ctx.GetPipeline(int_bytes != 0 ? "ops/top_k_int" : "ops/top_k", 3,
-                                     step.push.size(), {kLocal, 1, 1},
+                                     step.push.size(), {kTopKLocal, 1, 1},
                                      {ctx.node().GetInt("largest", 1) != 0 ? 1u : 0u,
                                       int_bytes != 0 ? int_bytes : 4u, is_signed ? 1u : 0u}));
     step.bindings = {BufferRef::Input(0), BufferRef::Output(0),
                      indices ? BufferRef::Output(1) : BufferRef::Scratch(scratch, gpu::Access::kWrite)};
-    step.groups = GroupsFor(rows, kLocal, ctx.device());
+    step.groups = GroupsFor(rows, kTopKLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));
   }
 };

@@ -16,7 +16,7 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 256;
+constexpr uint32_t kTriluLocal = 256;
 
 absl::StatusOr<int64_t> DiagonalOf(const TensorDesc* k) {
   if (k == nullptr) return 0;
@@ -76,11 +76,11 @@ class TriluOp : public Op {
     step.push.U32(static_cast<uint32_t>(n)).U32(static_cast<uint32_t>(rows))
         .U32(static_cast<uint32_t>(cols)).I32(static_cast<int32_t>(k));
     ASSIGN_OR_RETURN(step.pipeline,
-                     ctx.GetPipeline("ops/trilu", 2, step.push.size(), {kLocal, 1, 1},
+                     ctx.GetPipeline("ops/trilu", 2, step.push.size(), {kTriluLocal, 1, 1},
                                      {static_cast<uint32_t>(DataTypeSize(x.dtype) / 4),
                                       ctx.node().GetInt("upper", 1) != 0 ? 1u : 0u}));
     step.bindings = {BufferRef::Input(0), BufferRef::Output(0)};
-    step.groups = GroupsFor(n, kLocal, ctx.device());
+    step.groups = GroupsFor(n, kTriluLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));
   }
 };

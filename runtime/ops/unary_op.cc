@@ -13,7 +13,7 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 256;
+constexpr uint32_t kUnaryLocal = 256;
 
 // Clip on an integer tensor, folded exactly in int64 (Clip accepts every
 // integer type since opset 12, and shape arithmetic uses it on int64).
@@ -137,10 +137,10 @@ absl::StatusOr<std::unique_ptr<Kernel>> ActivationOp::CreateKernel(KernelContext
   step.push.U32(static_cast<uint32_t>(n)).F32(params.alpha).F32(params.beta);
   // fp16: the build-time variant of the same shader (two words per invocation).
   const char* shader = ctx.output(0).dtype == DataType::kFloat16 ? "ops/unary_f16" : "ops/unary";
-  ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline(shader, 2, step.push.size(), {kLocal, 1, 1},
+  ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline(shader, 2, step.push.size(), {kUnaryLocal, 1, 1},
                                                   {static_cast<uint32_t>(params.kind)}));
   step.bindings = {BufferRef::Input(0), BufferRef::Output(0)};
-  step.groups = GroupsFor((n + 3) / 4, kLocal, ctx.device());  // 4 elements per invocation
+  step.groups = GroupsFor((n + 3) / 4, kUnaryLocal, ctx.device());  // 4 elements per invocation
   return MakeDispatchKernel(std::move(step));
 }
 

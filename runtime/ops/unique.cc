@@ -17,16 +17,16 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocal = 64;  // shaders/ops/unique.comp LOCAL
+constexpr uint32_t kUniqueLocal = 64;  // shaders/ops/unique.comp LOCAL
 constexpr int kCountOutput = 4;
 
-struct Geometry {
+struct UniqueGeometry {
   int64_t outer = 1, rows = 1, inner = 1;
   std::vector<int64_t> bound_shape;  // Y with every row distinct
 };
 
-absl::StatusOr<Geometry> GeometryOf(const Node& node, const TensorDesc& x) {
-  Geometry g;
+absl::StatusOr<UniqueGeometry> UniqueGeometryOf(const Node& node, const TensorDesc& x) {
+  UniqueGeometry g;
   if (node.FindAttribute("axis") == nullptr) {
     g.rows = x.num_elements();
     g.bound_shape = {g.rows};
@@ -42,7 +42,7 @@ absl::StatusOr<Geometry> GeometryOf(const Node& node, const TensorDesc& x) {
   return g;
 }
 
-uint32_t KindOf(DataType dtype) {
+uint32_t UniqueKindOf(DataType dtype) {
   return dtype == DataType::kFloat ? 0 : (dtype == DataType::kInt32 ? 1 : 2);
 }
 
@@ -67,7 +67,7 @@ class UniqueOp : public Op {
     if (!AtSyncPoint(ctx.node, kCountOutput)) {
       return absl::UnimplementedError("Unique of an input known at load (it runs at a sync point)");
     }
-    ASSIGN_OR_RETURN(const Geometry g, GeometryOf(ctx.node, *x));
+    ASSIGN_OR_RETURN(const UniqueGeometry g, UniqueGeometryOf(ctx.node, *x));
     ctx.outputs[0].dtype = x->dtype;
     ctx.outputs[0].shape = g.bound_shape;
     for (size_t o = 1; o < 4; ++o) {
@@ -81,7 +81,7 @@ class UniqueOp : public Op {
 
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     const TensorDesc& x = *ctx.input(0);
-    ASSIGN_OR_RETURN(const Geometry g, GeometryOf(ctx.node(), x));
+    ASSIGN_OR_RETURN(const UniqueGeometry g, UniqueGeometryOf(ctx.node(), x));
     if (x.num_elements() >= (int64_t{1} << 30)) return absl::UnimplementedError("Unique: tensor too large");
     DispatchStep step;
     step.push.U32(static_cast<uint32_t>(g.outer)).U32(static_cast<uint32_t>(g.rows))
@@ -96,8 +96,8 @@ class UniqueOp : public Op {
                          o < ctx.node().outputs.size() && !ctx.node().outputs[o].empty();
       return given ? BufferRef::Output(o) : BufferRef::Scratch(spare, gpu::Access::kWrite);
     };
-    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/unique", 8, step.push.size(), {kLocal, 1, 1},
-                                                    {KindOf(x.dtype)}));
+    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/unique", 8, step.push.size(), {kUniqueLocal, 1, 1},
+                                                    {UniqueKindOf(x.dtype)}));
     step.bindings = {BufferRef::Input(0), out(0), out(1), out(2), out(3), BufferRef::Output(kCountOutput),
                      BufferRef::Scratch(first, gpu::Access::kReadWrite),
                      BufferRef::Scratch(rank, gpu::Access::kReadWrite)};

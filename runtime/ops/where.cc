@@ -14,7 +14,7 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kLocalSize = 256;
+constexpr uint32_t kWhereLocalSize = 256;
 constexpr size_t kMaxWhereRank = 7;
 
 struct WhereParams {
@@ -27,7 +27,7 @@ struct WhereParams {
 };
 static_assert(sizeof(WhereParams) <= 128, "push constants are limited to 128 bytes");
 
-absl::StatusOr<std::vector<int64_t>> OutputShape(const TensorDesc& c, const TensorDesc& x,
+absl::StatusOr<std::vector<int64_t>> WhereOutputShape(const TensorDesc& c, const TensorDesc& x,
                                                  const TensorDesc& y) {
   if (c.dtype != DataType::kBool) return absl::InvalidArgumentError("condition must be bool");
   if (x.dtype != y.dtype) {
@@ -72,7 +72,7 @@ class WhereOp : public Op {
     ASSIGN_OR_RETURN(const TensorDesc* y, RequireInput(ctx, 2));
     TensorDesc& out = ctx.outputs[0];
     out.dtype = x->dtype;
-    ASSIGN_OR_RETURN(out.shape, OutputShape(*c, *x, *y));
+    ASSIGN_OR_RETURN(out.shape, WhereOutputShape(*c, *x, *y));
     if (ShouldFold(ctx, out.num_elements())) {
       HostTensor t = ZeroTensor(out.dtype, out.shape);
       const BroadcastIndex ci(c->shape, out.shape), xi(x->shape, out.shape), yi(y->shape, out.shape);
@@ -93,7 +93,7 @@ class WhereOp : public Op {
     const TensorDesc& x = *ctx.input(1);
     const TensorDesc& y = *ctx.input(2);
     RETURN_IF_ERROR(CheckMovableType(x.dtype));
-    ASSIGN_OR_RETURN(std::vector<int64_t> shape, OutputShape(c, x, y));
+    ASSIGN_OR_RETURN(std::vector<int64_t> shape, WhereOutputShape(c, x, y));
     const int64_t count = NumElements(shape);
     std::vector<int64_t> cs = BroadcastStrides(c.shape, shape);
     std::vector<int64_t> xs = BroadcastStrides(x.shape, shape);
@@ -115,9 +115,9 @@ class WhereOp : public Op {
     }
     const uint32_t elem = static_cast<uint32_t>(DataTypeSize(x.dtype));
     ASSIGN_OR_RETURN(auto pipeline,
-                     ctx.GetPipeline("ops/where", 4, sizeof(WhereParams), {kLocalSize, 1, 1}, {elem}));
+                     ctx.GetPipeline("ops/where", 4, sizeof(WhereParams), {kWhereLocalSize, 1, 1}, {elem}));
     return std::make_unique<WhereKernel>(std::move(pipeline), p,
-                                         GroupsFor(static_cast<uint64_t>(count), kLocalSize, ctx.device()));
+                                         GroupsFor(static_cast<uint64_t>(count), kWhereLocalSize, ctx.device()));
   }
 };
 

@@ -38,10 +38,10 @@ namespace {
 
 using attention::CoreInputs;
 
-constexpr int64_t kOpset = 17;
+constexpr int64_t kAttentionOpset = 17;
 
 // Inputs and outputs by position, as in ORT's schema.
-enum Input : size_t { kInput, kWeights, kBias, kMaskIndex, kPast, kAttentionBias, kPastSequenceLength };
+enum AttentionInput : size_t { kInput, kWeights, kBias, kMaskIndex, kPast, kAttentionBias, kPastSequenceLength };
 
 // Hidden sizes of Q, K and V, checked against the weights as ORT's
 // AttentionBase::CheckInputs does.
@@ -83,7 +83,7 @@ absl::StatusOr<Sizes> HiddenSizes(const Node& node, const HostTensor& weights, i
 }
 
 // Checks attributes and inputs that vkserve does not run.
-absl::Status CheckSupported(const RewriteContext& ctx) {
+absl::Status AttentionCheckSupported(const RewriteContext& ctx) {
   const Node& node = ctx.node();
   ASSIGN_OR_RETURN(const bool rotary, attention::BoolAttr(node, "do_rotary"));
   if (rotary) return absl::UnimplementedError("do_rotary=1 (rotary position embedding) is not supported");
@@ -115,7 +115,7 @@ absl::StatusOr<std::pair<std::string, std::string>> WithPast(RewriteContext& ctx
     auto part = [&](int64_t i, const std::string& hint) {
       std::string out = ctx.NewValueName(hint);
       Node& g = ctx.AddNode("Gather", {past, ctx.AddInitializer(hint + "_index", HostTensor::FromInts({i}, {}))},
-                            {out}, kOpset);
+                            {out}, kAttentionOpset);
       Attribute axis;
       axis.type = Attribute::Type::kInt;
       axis.i = 0;
@@ -128,9 +128,9 @@ absl::StatusOr<std::pair<std::string, std::string>> WithPast(RewriteContext& ctx
   if (attention::IsRead(ctx.graph(), ctx.output(1))) {
     const std::string axes = attention::AddInts(ctx, "stack_axes", {0});
     std::string k1 = ctx.NewValueName("present_k");
-    ctx.AddNode("Unsqueeze", {kh, axes}, {k1}, kOpset);
+    ctx.AddNode("Unsqueeze", {kh, axes}, {k1}, kAttentionOpset);
     std::string v1 = ctx.NewValueName("present_v");
-    ctx.AddNode("Unsqueeze", {vh, axes}, {v1}, kOpset);
+    ctx.AddNode("Unsqueeze", {vh, axes}, {v1}, kAttentionOpset);
     attention::Concat(ctx, {k1, v1}, 0, "present", ctx.output(1));
   }
   return std::make_pair(attention::Transpose(ctx, kh, {0, 1, 3, 2}, "k_all"), vh);
@@ -143,7 +143,7 @@ absl::StatusOr<std::string> Projection(RewriteContext& ctx, const HostTensor& we
                                        const std::string& hint) {
   const std::string w = ctx.AddInitializer(hint + "_weights", attention::ColumnSlice(weights, begin, end, scale));
   std::string projected = ctx.NewValueName(hint);
-  ctx.AddNode("MatMul", {ctx.input(kInput), w}, {projected}, kOpset);
+  ctx.AddNode("MatMul", {ctx.input(kInput), w}, {projected}, kAttentionOpset);
   const std::string& bias = ctx.input(kBias);
   if (bias.empty()) return projected;
   ASSIGN_OR_RETURN(const HostTensor* b, attention::FloatInitializer(ctx, bias, 1, "bias"));
@@ -158,7 +158,7 @@ absl::StatusOr<std::string> Projection(RewriteContext& ctx, const HostTensor& we
     b_part = attention::SliceValue(ctx, bias, begin, end, scale, hint + "_bias");
   }
   std::string biased = ctx.NewValueName(hint + "_biased");
-  ctx.AddNode("Add", {projected, b_part}, {biased}, kOpset);
+  ctx.AddNode("Add", {projected, b_part}, {biased}, kAttentionOpset);
   return biased;
 }
 
@@ -166,7 +166,7 @@ class AttentionRewrite : public Rewrite {
  public:
   absl::Status Apply(RewriteContext& ctx) const override {
     const Node& node = ctx.node();
-    RETURN_IF_ERROR(CheckSupported(ctx));
+    RETURN_IF_ERROR(AttentionCheckSupported(ctx));
     ASSIGN_OR_RETURN(const int64_t heads, attention::NumHeads(node));
     ASSIGN_OR_RETURN(const HostTensor* weights,
                      attention::FloatInitializer(ctx, ctx.input(kWeights), 2, "weights"));

@@ -14,7 +14,7 @@ namespace {
 constexpr int64_t kMaxHeads = int64_t{1} << 16;
 
 // Opsets the added nodes follow (their semantics, not the model's imports).
-constexpr int64_t kOpset = 17;
+constexpr int64_t kAttentionUtilOpset = 17;
 
 absl::Status WrongType(const std::string& name, const char* type) {
   return absl::InvalidArgumentError(absl::StrCat("attribute '", name, "' must be ", type));
@@ -152,17 +152,17 @@ std::string SliceValue(RewriteContext& ctx, const std::string& name, int64_t beg
   ctx.AddNode("Slice",
               {name, AddInts(ctx, hint + "_start", {begin}), AddInts(ctx, hint + "_end", {end}),
                AddInts(ctx, hint + "_axes", {0})},
-              {out}, kOpset);
+              {out}, kAttentionUtilOpset);
   if (scale == 1.0f) return out;
   std::string scaled = ctx.NewValueName(hint + "_scaled");
-  ctx.AddNode("Mul", {out, AddScalar(ctx, hint + "_scale", scale)}, {scaled}, kOpset);
+  ctx.AddNode("Mul", {out, AddScalar(ctx, hint + "_scale", scale)}, {scaled}, kAttentionUtilOpset);
   return scaled;
 }
 
 std::string Shape(RewriteContext& ctx, const std::string& x, int64_t start, int64_t end,
                   const std::string& hint) {
   std::string out = ctx.NewValueName(hint);
-  Node& node = ctx.AddNode("Shape", {x}, {out}, kOpset);
+  Node& node = ctx.AddNode("Shape", {x}, {out}, kAttentionUtilOpset);
   Attribute s;
   s.type = Attribute::Type::kInt;
   s.i = start;
@@ -181,21 +181,21 @@ std::string SplitHeads(RewriteContext& ctx, const std::string& x, int64_t num_he
   // is shape arithmetic, folded at plan time.
   const std::string dims = Shape(ctx, x, 0, INT64_MAX, hint + "_dims");
   std::string rank3 = ctx.NewValueName(hint + "_dims_rank3");
-  ctx.AddNode("Reshape", {dims, AddInts(ctx, hint + "_rank", {3})}, {rank3}, kOpset);
+  ctx.AddNode("Reshape", {dims, AddInts(ctx, hint + "_rank", {3})}, {rank3}, kAttentionUtilOpset);
   std::string batch_seq = ctx.NewValueName(hint + "_batch_seq");
   ctx.AddNode("Slice", {rank3, AddInts(ctx, hint + "_bs_start", {0}), AddInts(ctx, hint + "_bs_end", {2})},
-              {batch_seq}, kOpset);
+              {batch_seq}, kAttentionUtilOpset);
   const std::string target =
       Concat(ctx, {batch_seq, AddInts(ctx, hint + "_nh", {num_heads, -1})}, 0, hint + "_heads_shape");
   std::string heads = ctx.NewValueName(hint + "_heads");
-  ctx.AddNode("Reshape", {x, target}, {heads}, kOpset);
+  ctx.AddNode("Reshape", {x, target}, {heads}, kAttentionUtilOpset);
   return Transpose(ctx, heads, perm, hint);
 }
 
 std::string Transpose(RewriteContext& ctx, const std::string& x, const std::vector<int64_t>& perm,
                       const std::string& hint) {
   std::string out = ctx.NewValueName(hint + "_t");
-  Node& t = ctx.AddNode("Transpose", {x}, {out}, kOpset);
+  Node& t = ctx.AddNode("Transpose", {x}, {out}, kAttentionUtilOpset);
   Attribute p;
   p.type = Attribute::Type::kInts;
   p.ints = perm;
@@ -206,7 +206,7 @@ std::string Transpose(RewriteContext& ctx, const std::string& x, const std::vect
 std::string Concat(RewriteContext& ctx, const std::vector<std::string>& parts, int64_t axis,
                    const std::string& hint, std::string out) {
   if (out.empty()) out = ctx.NewValueName(hint);
-  Node& c = ctx.AddNode("Concat", parts, {out}, kOpset);
+  Node& c = ctx.AddNode("Concat", parts, {out}, kAttentionUtilOpset);
   Attribute a;
   a.type = Attribute::Type::kInt;
   a.i = axis;
@@ -216,10 +216,10 @@ std::string Concat(RewriteContext& ctx, const std::vector<std::string>& parts, i
 
 void AddCore(RewriteContext& ctx, const CoreInputs& in) {
   std::string scores = ctx.NewValueName("scores");
-  ctx.AddNode("MatMul", {in.q, in.k_transposed}, {scores}, kOpset);
+  ctx.AddNode("MatMul", {in.q, in.k_transposed}, {scores}, kAttentionUtilOpset);
   if (!in.attention_bias.empty()) {
     std::string biased = ctx.NewValueName("scores_biased");
-    ctx.AddNode("Add", {scores, in.attention_bias}, {biased}, kOpset);
+    ctx.AddNode("Add", {scores, in.attention_bias}, {biased}, kAttentionUtilOpset);
     scores = biased;
   }
   if (!in.mask.empty() || in.unidirectional) {
@@ -241,15 +241,15 @@ void AddCore(RewriteContext& ctx, const CoreInputs& in) {
     scores = masked;
   }
   std::string probs = ctx.NewValueName("probs");
-  Node& softmax = ctx.AddNode("Softmax", {scores}, {probs}, kOpset);
+  Node& softmax = ctx.AddNode("Softmax", {scores}, {probs}, kAttentionUtilOpset);
   Attribute axis;
   axis.type = Attribute::Type::kInt;
   axis.i = -1;
   softmax.attributes["axis"] = axis;
   std::string context = ctx.NewValueName("context");
-  ctx.AddNode("MatMul", {probs, in.v}, {context}, kOpset);
+  ctx.AddNode("MatMul", {probs, in.v}, {context}, kAttentionUtilOpset);
   const std::string merged = Transpose(ctx, context, {0, 2, 1, 3}, "context");
-  ctx.AddNode("Reshape", {merged, AddInts(ctx, "output_shape", {0, 0, -1})}, {in.output}, kOpset);
+  ctx.AddNode("Reshape", {merged, AddInts(ctx, "output_shape", {0, 0, -1})}, {in.output}, kAttentionUtilOpset);
 }
 
 namespace {
@@ -259,9 +259,9 @@ namespace {
 std::string Rank3(RewriteContext& ctx, const std::string& x, const std::string& hint) {
   const std::string dims = Shape(ctx, x, 0, INT64_MAX, hint + "_dims");
   std::string rank3 = ctx.NewValueName(hint + "_dims_rank3");
-  ctx.AddNode("Reshape", {dims, AddInts(ctx, hint + "_rank", {3})}, {rank3}, kOpset);
+  ctx.AddNode("Reshape", {dims, AddInts(ctx, hint + "_rank", {3})}, {rank3}, kAttentionUtilOpset);
   std::string out = ctx.NewValueName(hint + "_rank3");
-  ctx.AddNode("Reshape", {x, rank3}, {out}, kOpset);
+  ctx.AddNode("Reshape", {x, rank3}, {out}, kAttentionUtilOpset);
   return out;
 }
 

@@ -44,7 +44,7 @@ absl::Status CheckDim(const Dim& a, const Dim& b, const std::string& what) {
   return absl::InvalidArgumentError(absl::StrCat(what, ": ", a.value, " vs ", b.value));
 }
 
-absl::Status CheckShapes(const RewriteContext& ctx) {
+absl::Status BiasAddCheckShapes(const RewriteContext& ctx) {
   const auto x = ctx.known_shape(ctx.input(0));
   const auto bias = ctx.known_shape(ctx.input(1));
   const auto skip = ctx.known_shape(ctx.input(2));
@@ -70,7 +70,7 @@ class BiasAddRewrite : public Rewrite {
         ctx.input(2).empty() || stored.outputs.size() != 1 || ctx.output(0).empty()) {
       return absl::InvalidArgumentError("BiasAdd takes inputs X, bias and skip and one output");
     }
-    RETURN_IF_ERROR(CheckShapes(ctx));
+    RETURN_IF_ERROR(BiasAddCheckShapes(ctx));
     const std::string biased = ctx.NewValueName("biased");
     ctx.AddNode("Add", {ctx.input(0), ctx.input(1)}, {biased}, /*opset=*/14);
     ctx.AddNode("Add", {biased, ctx.input(2)}, {ctx.output(0)}, /*opset=*/14);

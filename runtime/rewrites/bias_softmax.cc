@@ -79,7 +79,7 @@ absl::StatusOr<Attrs> ReadAttrs(const Node& node) {
 
 // Checks axis and the bias's row count against the shapes the file declares;
 // what it leaves open (symbolic dims) is checked by Reshape at planning.
-absl::Status CheckShapes(const RewriteContext& ctx, const Attrs& attrs) {
+absl::Status BiasSoftmaxCheckShapes(const RewriteContext& ctx, const Attrs& attrs) {
   const int64_t axis = attrs.axis;
   const auto x = ctx.known_shape(ctx.input(0));
   if (!x.has_value()) return absl::OkStatus();
@@ -148,7 +148,7 @@ class BiasSoftmaxRewrite : public Rewrite {
       return absl::InvalidArgumentError("BiasSoftmax takes inputs data and bias and one output");
     }
     ASSIGN_OR_RETURN(const Attrs attrs, ReadAttrs(stored));
-    RETURN_IF_ERROR(CheckShapes(ctx, attrs));
+    RETURN_IF_ERROR(BiasSoftmaxCheckShapes(ctx, attrs));
     const std::string& x = ctx.input(0);
 
     // [R, D]; Flatten takes a negative axis as the kernel does.

@@ -23,10 +23,10 @@
 namespace vkserve {
 namespace {
 
-constexpr int64_t kOpset = 17;
-constexpr float kDefaultEpsilon = 1e-12f;  // ORT's kDefaultEmbedLayerNormEpsilon
+constexpr int64_t kEmbedLayerNormalizationOpset = 17;
+constexpr float kEmbedLayerNormalizationDefaultEpsilon = 1e-12f;  // ORT's kDefaultEmbedLayerNormEpsilon
 
-enum Input : size_t {
+enum EmbedLayerNormalizationInput : size_t {
   kInputIds, kSegmentIds, kWordEmbedding, kPositionEmbedding, kSegmentEmbedding, kGamma, kBeta, kMask,
   kPositionIds
 };
@@ -54,7 +54,7 @@ Attribute IntAttribute(int64_t v) {
 std::string Gather(RewriteContext& ctx, const std::string& table, const std::string& ids,
                    const std::string& hint) {
   std::string out = ctx.NewValueName(hint);
-  ctx.AddNode("Gather", {table, ids}, {out}, kOpset).attributes["axis"] = IntAttribute(0);
+  ctx.AddNode("Gather", {table, ids}, {out}, kEmbedLayerNormalizationOpset).attributes["axis"] = IntAttribute(0);
   return out;
 }
 
@@ -66,13 +66,13 @@ std::string Positions(RewriteContext& ctx) {
   std::string out = ctx.NewValueName("position");
   ctx.AddNode("Slice", {table, attention::AddInts(ctx, "position_start", {0}), seq,
                         attention::AddInts(ctx, "position_axes", {0})},
-              {out}, kOpset);
+              {out}, kEmbedLayerNormalizationOpset);
   return out;
 }
 
 std::string Add(RewriteContext& ctx, const std::string& a, const std::string& b, std::string out) {
   if (out.empty()) out = ctx.NewValueName("sum");
-  ctx.AddNode("Add", {a, b}, {out}, kOpset);
+  ctx.AddNode("Add", {a, b}, {out}, kEmbedLayerNormalizationOpset);
   return out;
 }
 
@@ -88,7 +88,8 @@ void MaskIndex(RewriteContext& ctx, const std::string& out) {
     Attribute value;
     value.type = Attribute::Type::kTensor;
     value.t = std::move(zero);
-    ctx.AddNode("ConstantOfShape", {batch}, {out}, kOpset).attributes["value"] = std::move(value);
+    ctx.AddNode("ConstantOfShape", {batch}, {out}, kEmbedLayerNormalizationOpset).attributes["value"] =
+        std::move(value);
     return;
   }
   HostTensor one;
@@ -96,25 +97,27 @@ void MaskIndex(RewriteContext& ctx, const std::string& out) {
   one.shape = {};
   one.data = {1, 0, 0, 0};
   std::string is_one = ctx.NewValueName("mask_is_one");
-  ctx.AddNode("Equal", {mask, ctx.AddInitializer("one", std::move(one))}, {is_one}, kOpset);
+  ctx.AddNode("Equal", {mask, ctx.AddInitializer("one", std::move(one))}, {is_one}, kEmbedLayerNormalizationOpset);
   std::string ones_f = ctx.NewValueName("mask_ones");
-  ctx.AddNode("Cast", {is_one}, {ones_f}, kOpset).attributes["to"] =
+  ctx.AddNode("Cast", {is_one}, {ones_f}, kEmbedLayerNormalizationOpset).attributes["to"] =
       IntAttribute(static_cast<int64_t>(DataType::kFloat));
   // A [S, 1] column of ones, S from the mask's shape.
   const std::string seq = attention::Shape(ctx, mask, 1, 2, "mask_length");
   std::string column_shape = ctx.NewValueName("column_shape");
-  ctx.AddNode("Concat", {seq, attention::AddInts(ctx, "one_column", {1})}, {column_shape}, kOpset)
+  ctx.AddNode("Concat", {seq, attention::AddInts(ctx, "one_column", {1})}, {column_shape},
+              kEmbedLayerNormalizationOpset)
       .attributes["axis"] = IntAttribute(0);
   std::string column = ctx.NewValueName("ones_column");
   Attribute value;
   value.type = Attribute::Type::kTensor;
   value.t = HostTensor::FromFloats({1.0f}, {1});
-  ctx.AddNode("ConstantOfShape", {column_shape}, {column}, kOpset).attributes["value"] = std::move(value);
+  ctx.AddNode("ConstantOfShape", {column_shape}, {column}, kEmbedLayerNormalizationOpset).attributes["value"] =
+      std::move(value);
   std::string counts = ctx.NewValueName("mask_counts");
-  ctx.AddNode("MatMul", {ones_f, column}, {counts}, kOpset);
+  ctx.AddNode("MatMul", {ones_f, column}, {counts}, kEmbedLayerNormalizationOpset);
   std::string flat = ctx.NewValueName("mask_counts_flat");
-  ctx.AddNode("Reshape", {counts, attention::AddInts(ctx, "flat", {-1})}, {flat}, kOpset);
-  ctx.AddNode("Cast", {flat}, {out}, kOpset).attributes["to"] =
+  ctx.AddNode("Reshape", {counts, attention::AddInts(ctx, "flat", {-1})}, {flat}, kEmbedLayerNormalizationOpset);
+  ctx.AddNode("Cast", {flat}, {out}, kEmbedLayerNormalizationOpset).attributes["to"] =
       IntAttribute(static_cast<int64_t>(DataType::kInt32));
 }
 
@@ -123,7 +126,8 @@ class EmbedLayerNormalizationRewrite : public Rewrite {
   absl::Status Apply(RewriteContext& ctx) const override {
     const Node& node = ctx.node();
     RETURN_IF_ERROR(CheckInputs(ctx));
-    ASSIGN_OR_RETURN(const float epsilon, attention::FloatAttr(node, "epsilon", kDefaultEpsilon));
+    ASSIGN_OR_RETURN(const float epsilon,
+                     attention::FloatAttr(node, "epsilon", kEmbedLayerNormalizationDefaultEpsilon));
     if (!(epsilon >= 0.0f)) return absl::InvalidArgumentError("epsilon must not be negative");
     ASSIGN_OR_RETURN(const int64_t mask_index_type, attention::IntAttr(node, "mask_index_type", 1));
     if (mask_index_type != 0 && mask_index_type != 1) {
@@ -139,7 +143,7 @@ class EmbedLayerNormalizationRewrite : public Rewrite {
       sum = Add(ctx, sum, segments, sum_out);
     }
     Node& ln = ctx.AddNode("LayerNormalization", {sum, ctx.input(kGamma), ctx.input(kBeta)}, {ctx.output(0)},
-                           kOpset);
+                           kEmbedLayerNormalizationOpset);
     ln.attributes["axis"] = IntAttribute(-1);
     Attribute eps;
     eps.type = Attribute::Type::kFloat;

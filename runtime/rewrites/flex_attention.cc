@@ -22,8 +22,8 @@
 namespace vkserve {
 namespace {
 
-constexpr int64_t kOpset = 21;  // of the plain nodes added
-enum Input : size_t { kQ, kK, kV };
+constexpr int64_t kFlexAttentionOpset = 21;  // of the plain nodes added
+enum FlexAttentionInput : size_t { kQ, kK, kV };
 
 const Graph* Hook(const Node& node, const char* name) {
   const Attribute* a = node.FindAttribute(name);
@@ -75,7 +75,7 @@ std::string Inline(RewriteContext& ctx, const Graph& hook, const std::string& x,
 std::string AddNamed(RewriteContext& ctx, const std::string& op, std::vector<std::string> inputs,
                      const std::string& hint, std::map<std::string, Attribute> attributes = {}) {
   std::string out = ctx.NewValueName(hint);
-  ctx.AddNode(op, std::move(inputs), {out}, kOpset).attributes = std::move(attributes);
+  ctx.AddNode(op, std::move(inputs), {out}, kFlexAttentionOpset).attributes = std::move(attributes);
   return out;
 }
 
@@ -116,7 +116,7 @@ class FlexAttentionRewrite : public Rewrite {
     if (ctx.input(kQ).empty() || ctx.input(kK).empty() || ctx.input(kV).empty() || ctx.output(0).empty()) {
       return absl::InvalidArgumentError("FlexAttention needs Q, K, V and its output");
     }
-    for (const Input i : {kQ, kK, kV}) {
+    for (const FlexAttentionInput i : {kQ, kK, kV}) {
       if (auto shape = ctx.known_shape(ctx.input(i)); shape.has_value() && shape->size() != 4) {
         return absl::InvalidArgumentError("FlexAttention's Q, K and V must be 4-D");
       }
@@ -153,10 +153,10 @@ class FlexAttentionRewrite : public Rewrite {
     if (prob_mod != nullptr) probs = Inline(ctx, *prob_mod, probs, "prob_mod");
     const TensorType* v_type = ctx.declared_type(ctx.input(kV));
     if (v_type != nullptr && v_type->dtype == DataType::kFloat) {
-      ctx.AddNode("MatMul", {probs, v}, {ctx.output(0)}, kOpset);
+      ctx.AddNode("MatMul", {probs, v}, {ctx.output(0)}, kFlexAttentionOpset);
     } else {
       ctx.AddNode("CastLike", {AddNamed(ctx, "MatMul", {probs, v}, "y_f32"), ctx.input(kV)}, {ctx.output(0)},
-                  kOpset);
+                  kFlexAttentionOpset);
     }
     return absl::OkStatus();
   }

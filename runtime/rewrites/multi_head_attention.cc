@@ -29,14 +29,14 @@ namespace {
 
 using attention::CoreInputs;
 
-constexpr int64_t kOpset = 17;
+constexpr int64_t kMultiHeadAttentionOpset = 17;
 
-enum Input : size_t {
+enum MultiHeadAttentionInput : size_t {
   kQuery, kKey, kValue, kBias, kKeyPaddingMask, kAttentionBias, kPastKey, kPastValue,
   kPastSequenceLength, kCacheIndirection
 };
 
-absl::Status CheckSupported(const RewriteContext& ctx) {
+absl::Status MultiHeadAttentionCheckSupported(const RewriteContext& ctx) {
   if (ctx.input(kQuery).empty()) return absl::InvalidArgumentError("MultiHeadAttention needs input 'query'");
   if (ctx.input(kKey).empty() || ctx.input(kValue).empty()) {
     return absl::UnimplementedError("packed QKV or packed KV (key or value omitted) is not supported");
@@ -63,16 +63,17 @@ std::string AddBiasPart(RewriteContext& ctx, const std::string& x, const std::st
   if (bias.empty()) return x;
   auto times = [&](int64_t k, const std::string& what) {
     std::string out = ctx.NewValueName(what);
-    ctx.AddNode("Mul", {hidden, attention::AddInts(ctx, what + "_k", {k})}, {out}, kOpset);
+    ctx.AddNode("Mul", {hidden, attention::AddInts(ctx, what + "_k", {k})}, {out}, kMultiHeadAttentionOpset);
     return out;
   };
   const std::string start = times(begin, hint + "_bias_start");
   const std::string stop = end == 0 ? attention::AddInts(ctx, hint + "_bias_end", {INT64_MAX})
                                     : times(end, hint + "_bias_end");
   std::string part = ctx.NewValueName(hint + "_bias");
-  ctx.AddNode("Slice", {bias, start, stop, attention::AddInts(ctx, hint + "_bias_axes", {0})}, {part}, kOpset);
+  ctx.AddNode("Slice", {bias, start, stop, attention::AddInts(ctx, hint + "_bias_axes", {0})}, {part},
+              kMultiHeadAttentionOpset);
   std::string out = ctx.NewValueName(hint + "_biased");
-  ctx.AddNode("Add", {x, part}, {out}, kOpset);
+  ctx.AddNode("Add", {x, part}, {out}, kMultiHeadAttentionOpset);
   return out;
 }
 
@@ -86,18 +87,18 @@ absl::StatusOr<std::string> Scaled(RewriteContext& ctx, const std::string& q, in
     // [D] / N -> float -> ^-0.5, all folded at plan time.
     const std::string hidden = attention::Shape(ctx, q, -1, INT64_MAX, "q_hidden");
     std::string head = ctx.NewValueName("head_size");
-    ctx.AddNode("Div", {hidden, attention::AddInts(ctx, "num_heads", {heads})}, {head}, kOpset);
+    ctx.AddNode("Div", {hidden, attention::AddInts(ctx, "num_heads", {heads})}, {head}, kMultiHeadAttentionOpset);
     std::string head_f = ctx.NewValueName("head_size_f");
-    Node& cast = ctx.AddNode("Cast", {head}, {head_f}, kOpset);
+    Node& cast = ctx.AddNode("Cast", {head}, {head_f}, kMultiHeadAttentionOpset);
     Attribute to;
     to.type = Attribute::Type::kInt;
     to.i = static_cast<int64_t>(DataType::kFloat);
     cast.attributes["to"] = to;
     factor = ctx.NewValueName("scale");
-    ctx.AddNode("Pow", {head_f, attention::AddScalar(ctx, "minus_half", -0.5f)}, {factor}, kOpset);
+    ctx.AddNode("Pow", {head_f, attention::AddScalar(ctx, "minus_half", -0.5f)}, {factor}, kMultiHeadAttentionOpset);
   }
   std::string out = ctx.NewValueName("q_scaled");
-  ctx.AddNode("Mul", {q, factor}, {out}, kOpset);
+  ctx.AddNode("Mul", {q, factor}, {out}, kMultiHeadAttentionOpset);
   return out;
 }
 
@@ -105,7 +106,7 @@ class MultiHeadAttentionRewrite : public Rewrite {
  public:
   absl::Status Apply(RewriteContext& ctx) const override {
     const Node& node = ctx.node();
-    RETURN_IF_ERROR(CheckSupported(ctx));
+    RETURN_IF_ERROR(MultiHeadAttentionCheckSupported(ctx));
     ASSIGN_OR_RETURN(const int64_t heads, attention::NumHeads(node));
     CoreInputs core;
     ASSIGN_OR_RETURN(core.unidirectional, attention::BoolAttr(node, "unidirectional"));

@@ -13,7 +13,7 @@
 namespace vkserve {
 namespace {
 
-absl::Status CheckArity(const RewriteContext& ctx) {
+absl::Status NchwcPoolCheckArity(const RewriteContext& ctx) {
   if (ctx.node().inputs.size() != 1 || ctx.input(0).empty() || ctx.node().outputs.size() != 1 ||
       ctx.output(0).empty()) {
     return absl::InvalidArgumentError("takes one input and has one output (no indices)");
@@ -38,7 +38,7 @@ bool HasDilation(const Node& node) {
 class NchwcMaxPoolRewrite : public Rewrite {
  public:
   absl::Status Apply(RewriteContext& ctx) const override {
-    RETURN_IF_ERROR(CheckArity(ctx));
+    RETURN_IF_ERROR(NchwcPoolCheckArity(ctx));
     Node& pool = ctx.AddNode("MaxPool", {ctx.input(0)}, {ctx.output(0)}, 12);
     CopyAttributes(ctx.node(),
                    {"auto_pad", "kernel_shape", "dilations", "strides", "pads", "ceil_mode", "storage_order"},
@@ -50,7 +50,7 @@ class NchwcMaxPoolRewrite : public Rewrite {
 class NchwcAveragePoolRewrite : public Rewrite {
  public:
   absl::Status Apply(RewriteContext& ctx) const override {
-    RETURN_IF_ERROR(CheckArity(ctx));
+    RETURN_IF_ERROR(NchwcPoolCheckArity(ctx));
     // AveragePool takes dilations from opset 19 on.
     const bool dilated = HasDilation(ctx.node());
     Node& pool = ctx.AddNode("AveragePool", {ctx.input(0)}, {ctx.output(0)}, dilated ? 19 : 11);
@@ -65,7 +65,7 @@ template <const char* kOpType>
 class NchwcGlobalPoolRewrite : public Rewrite {
  public:
   absl::Status Apply(RewriteContext& ctx) const override {
-    RETURN_IF_ERROR(CheckArity(ctx));
+    RETURN_IF_ERROR(NchwcPoolCheckArity(ctx));
     ctx.AddNode(kOpType, {ctx.input(0)}, {ctx.output(0)}, 1);
     return absl::OkStatus();
   }

@@ -25,7 +25,7 @@ absl::StatusOr<int64_t> ChannelsLast(const Node& node) {
   return a == nullptr ? 0 : a->i;
 }
 
-absl::Status CheckArity(const RewriteContext& ctx) {
+absl::Status NchwcReorderCheckArity(const RewriteContext& ctx) {
   if (ctx.node().inputs.size() != 1 || ctx.input(0).empty() || ctx.node().outputs.size() != 1 ||
       ctx.output(0).empty()) {
     return absl::InvalidArgumentError("takes one input and has one output");
@@ -56,7 +56,7 @@ absl::StatusOr<int64_t> PaddedInputChannels(RewriteContext& ctx, bool channels_l
 class ReorderInputRewrite : public Rewrite {
  public:
   absl::Status Apply(RewriteContext& ctx) const override {
-    RETURN_IF_ERROR(CheckArity(ctx));
+    RETURN_IF_ERROR(NchwcReorderCheckArity(ctx));
     ASSIGN_OR_RETURN(int64_t channels_last, ChannelsLast(ctx.node()));
     ASSIGN_OR_RETURN(int64_t padded, PaddedInputChannels(ctx, channels_last));
     const std::string& y = ctx.output(0);
@@ -80,7 +80,7 @@ class ReorderInputRewrite : public Rewrite {
 class ReorderOutputRewrite : public Rewrite {
  public:
   absl::Status Apply(RewriteContext& ctx) const override {
-    RETURN_IF_ERROR(CheckArity(ctx));
+    RETURN_IF_ERROR(NchwcReorderCheckArity(ctx));
     ASSIGN_OR_RETURN(int64_t channels_last, ChannelsLast(ctx.node()));
     const Attribute* channels_attr = ctx.node().FindAttribute("channels");
     if (channels_attr == nullptr || channels_attr->type != Attribute::Type::kInt || channels_attr->i <= 0) {

@@ -32,7 +32,7 @@
 namespace vkserve {
 namespace {
 
-constexpr float kDefaultEpsilon = 1e-12f;
+constexpr float kSkipLayerNormalizationDefaultEpsilon = 1e-12f;
 
 class SkipLayerNormRewriteBase : public Rewrite {
  public:
@@ -49,7 +49,7 @@ class SkipLayerNormRewriteBase : public Rewrite {
       return absl::InvalidArgumentError("has output 'output' and up to three optional outputs");
     }
     RETURN_IF_ERROR(CheckRewriteAttribute(stored, "epsilon", Attribute::Type::kFloat));
-    const float epsilon = stored.GetFloat("epsilon", kDefaultEpsilon);
+    const float epsilon = stored.GetFloat("epsilon", kSkipLayerNormalizationDefaultEpsilon);
     if (!(epsilon >= 0.0f)) return absl::InvalidArgumentError("epsilon must be >= 0");
 
     // sum = (input + bias) + skip, named as the stored sum output if any.

@@ -30,9 +30,33 @@ cmake --build "$BUILD" -j"$(nproc)" --target $TARGETS
 # The request fuzzer opens a GPU (lavapipe): its driver's lifetime
 # allocations are not vkserve's leaks.
 export LSAN_OPTIONS="suppressions=$PWD/scripts/sanitizer/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-for target in $TARGETS; do
-  corpus=${target%_fuzzer}
+# One target per core at a time (each libFuzzer process is single-threaded),
+# each logging to $BUILD/<target>.log; a failing target's log is printed.
+fuzz_one() {
+  local target=$1 corpus=${1%_fuzzer}
   mkdir -p "$BUILD/corpus/$corpus"
-  "$BUILD/tests/fuzz/$target" -max_total_time="$SECONDS_EACH" -rss_limit_mb=2048 -timeout=10 \
-    -artifact_prefix="$BUILD/" "$BUILD/corpus/$corpus" "tests/fuzz/corpus/$corpus"
+  if "$BUILD/tests/fuzz/$target" -max_total_time="$SECONDS_EACH" -rss_limit_mb=2048 -timeout=10 \
+      -artifact_prefix="$BUILD/" "$BUILD/corpus/$corpus" "tests/fuzz/corpus/$corpus" \
+      >"$BUILD/$target.log" 2>&1; then
+    echo "run_fuzzers.sh: $target: $(grep -E '^Done|#[0-9]+.*DONE' "$BUILD/$target.log" | tail -1)"
+  else
+    echo "run_fuzzers.sh: $target FAILED; its log:" >&2
+    cat "$BUILD/$target.log" >&2
+    return 1
+  fi
+}
+failed=0
+running=0
+for target in $TARGETS; do
+  if [ "$running" -ge "$(nproc)" ]; then
+    wait -n || failed=1
+    running=$((running - 1))
+  fi
+  fuzz_one "$target" &
+  running=$((running + 1))
 done
+while [ "$running" -gt 0 ]; do
+  wait -n || failed=1
+  running=$((running - 1))
+done
+exit "$failed"
