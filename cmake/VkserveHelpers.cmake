@@ -1,6 +1,10 @@
 # Small helpers shared by every directory's CMakeLists.txt.
 
-# vkserve_library(NAME SOURCES... DEPS...): a static library of our code with our warnings.
+# vkserve_library(NAME SOURCES... DEPS...): a static library of our code with our warnings,
+# compiled as a unity build (batches of 16 files) unless -DVKSERVE_UNITY_BUILD=OFF: most of
+# a file's compile time is the headers it shares with its neighbours (gRPC, protobuf, absl,
+# Vulkan), and CI builds every library in three trees cold. File-local names therefore
+# differ between the files of one library.
 function(vkserve_library name)
   cmake_parse_arguments(ARG "OBJECT" "" "SOURCES;DEPS" ${ARGN})
   if(ARG_OBJECT)
@@ -11,6 +15,7 @@ function(vkserve_library name)
   target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
   target_compile_options(${name} PRIVATE ${VKSERVE_WARNINGS})
   target_link_libraries(${name} PUBLIC ${ARG_DEPS})
+  set_target_properties(${name} PROPERTIES UNITY_BUILD ${VKSERVE_UNITY_BUILD} UNITY_BUILD_BATCH_SIZE 16)
 endfunction()
 
 # In sanitizer builds, links into executable `target` what the sanitizers

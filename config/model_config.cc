@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "config/quote.h"
 #include "gpu/status_macros.h"
 
 namespace vkserve {
@@ -25,8 +26,6 @@ using Extension = config::ModelExtension;
 constexpr int kMaxSessions = 256;
 constexpr int kMaxBatchSize = 1 << 16;
 constexpr uint64_t kMaxMicroseconds = uint64_t{24} * 3600 * 1000 * 1000;  // one day
-
-std::string Quote(const std::string& s) { return absl::StrCat("\"", s, "\""); }
 
 FieldPath Append(FieldPath path, FieldStep step) {
   path.push_back(std::move(step));

@@ -11,14 +11,14 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
+#include "config/quote.h"
+
 namespace vkserve {
 namespace {
 
 namespace fs = std::filesystem;
 
 constexpr size_t kMaxModelNameLength = 128;
-
-std::string Quote(const std::string& s) { return absl::StrCat("\"", s, "\""); }
 
 // Directory entry names, sorted; entries starting with '.' are left out.
 absl::StatusOr<std::vector<std::string>> ListDirectory(const fs::path& dir) {

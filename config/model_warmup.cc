@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "config/quote.h"
 #include "gpu/status_macros.h"
 
 namespace vkserve {
@@ -35,8 +36,6 @@ uint64_t ElementBytes(inference::DataType type) {
     default: return 0;
   }
 }
-
-std::string Quote(const std::string& s) { return absl::StrCat("\"", s.substr(0, 64), s.size() > 64 ? "...\"" : "\""); }
 
 FieldPath SampleAt(int i) { return {{"model_warmup", i}}; }
 

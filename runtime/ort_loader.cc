@@ -45,7 +45,7 @@ constexpr uint64_t kBytesPerTable = 8;
 // model of few weights does not keep its whole file.
 constexpr uint64_t kMinAliasBytes = 128;
 
-struct Context {
+struct OrtContext {
   std::string name;
   std::shared_ptr<const void> file_owner;  // the loaded file's bytes, when they may be aliased
   OrtLoadOptions options;
@@ -78,16 +78,16 @@ struct Context {
   }
 };
 
-std::string NormalizeDomain(std::string domain) { return domain == "ai.onnx" ? "" : domain; }
+std::string NormalizeOrtDomain(std::string domain) { return domain == "ai.onnx" ? "" : domain; }
 
 // Copies a flatbuffers string (null reads as empty), charging its bytes.
-absl::StatusOr<std::string> Str(Context& ctx, const FbString* s, absl::string_view what) {
+absl::StatusOr<std::string> Str(OrtContext& ctx, const FbString* s, absl::string_view what) {
   if (s == nullptr) return std::string();
   RETURN_IF_ERROR(ctx.Charge(s->size() + sizeof(std::string), what));
   return s->str();
 }
 
-absl::StatusOr<std::vector<std::string>> Strings(Context& ctx, const FbTables<FbString>* v,
+absl::StatusOr<std::vector<std::string>> Strings(OrtContext& ctx, const FbTables<FbString>* v,
                                                  absl::string_view what) {
   std::vector<std::string> out;
   if (v == nullptr) return out;
@@ -103,7 +103,7 @@ absl::StatusOr<std::vector<std::string>> Strings(Context& ctx, const FbTables<Fb
 // but not that its elements are aligned for T, so the bytes are copied, never
 // read through a T pointer.
 template <typename T>
-absl::StatusOr<std::vector<T>> Scalars(Context& ctx, const FbVector<T>* v, absl::string_view what) {
+absl::StatusOr<std::vector<T>> Scalars(OrtContext& ctx, const FbVector<T>* v, absl::string_view what) {
   std::vector<T> out;
   if (v == nullptr) return out;
   RETURN_IF_ERROR(ctx.Charge(uint64_t{v->size()} * sizeof(T), what));
@@ -112,7 +112,7 @@ absl::StatusOr<std::vector<T>> Scalars(Context& ctx, const FbVector<T>* v, absl:
   return out;
 }
 
-absl::StatusOr<HostTensor> ConvertTensor(Context& ctx, const fbs::Tensor* t, const std::string& what) {
+absl::StatusOr<HostTensor> ConvertOrtTensor(OrtContext& ctx, const fbs::Tensor* t, const std::string& what) {
   RETURN_IF_ERROR(ctx.Visit(t, what));
   HostTensor out;
   ASSIGN_OR_RETURN(out.dtype, CheckElementType(ctx.name, static_cast<int64_t>(t->data_type()), what,
@@ -144,7 +144,7 @@ absl::StatusOr<HostTensor> ConvertTensor(Context& ctx, const fbs::Tensor* t, con
 
 // A declared value type. `lenient`: a missing type reads as unknown
 // (subgraphs, value infos) instead of an error.
-absl::StatusOr<TensorType> ConvertType(Context& ctx, const fbs::TypeInfo* info, const std::string& what,
+absl::StatusOr<TensorType> ConvertOrtType(OrtContext& ctx, const fbs::TypeInfo* info, const std::string& what,
                                        bool lenient) {
   TensorType type;
   if (info == nullptr || info->value_type() == fbs::TypeInfoValue::NONE) {
@@ -181,14 +181,14 @@ absl::StatusOr<TensorType> ConvertType(Context& ctx, const fbs::TypeInfo* info, 
   return type;
 }
 
-absl::StatusOr<Graph> ConvertGraph(Context& ctx, const fbs::Graph* g, int depth, const std::string& label,
+absl::StatusOr<Graph> ConvertOrtGraph(OrtContext& ctx, const fbs::Graph* g, int depth, const std::string& label,
                                    const GraphScope* outer, NameSet* captured);
 
-absl::StatusOr<Attribute> ConvertAttribute(Context& ctx, const fbs::Attribute* a, const std::string& what,
+absl::StatusOr<Attribute> ConvertOrtAttribute(OrtContext& ctx, const fbs::Attribute* a, const std::string& what,
                                            int depth, const GraphScope& scope, NameSet* captured) {
   Attribute out;
   auto subgraph = [&](const fbs::Graph* g, size_t k) -> absl::Status {
-    ASSIGN_OR_RETURN(Graph sub, ConvertGraph(ctx, g, depth + 1, absl::StrCat(what, " graph ", k), &scope, captured));
+    ASSIGN_OR_RETURN(Graph sub, ConvertOrtGraph(ctx, g, depth + 1, absl::StrCat(what, " graph ", k), &scope, captured));
     out.graphs.push_back(std::make_shared<const Graph>(std::move(sub)));
     return absl::OkStatus();
   };
@@ -225,14 +225,14 @@ absl::StatusOr<Attribute> ConvertAttribute(Context& ctx, const fbs::Attribute* a
     }
     case fbs::AttributeType::TENSOR: {
       out.type = Attribute::Type::kTensor;
-      ASSIGN_OR_RETURN(out.t, ConvertTensor(ctx, a->t(), absl::StrCat(what, " tensor")));
+      ASSIGN_OR_RETURN(out.t, ConvertOrtTensor(ctx, a->t(), absl::StrCat(what, " tensor")));
       break;
     }
     case fbs::AttributeType::TENSORS: {
       out.type = Attribute::Type::kTensors;
       if (a->tensors() == nullptr) break;
       for (uint32_t i = 0; i < a->tensors()->size(); ++i) {
-        ASSIGN_OR_RETURN(HostTensor t, ConvertTensor(ctx, a->tensors()->Get(i), absl::StrCat(what, " tensor ", i)));
+        ASSIGN_OR_RETURN(HostTensor t, ConvertOrtTensor(ctx, a->tensors()->Get(i), absl::StrCat(what, " tensor ", i)));
         out.tensors.push_back(std::move(t));
       }
       break;
@@ -259,7 +259,7 @@ absl::StatusOr<Attribute> ConvertAttribute(Context& ctx, const fbs::Attribute* a
 
 // The declared types of a graph's values, by name (ORT's node_args).
 absl::StatusOr<std::unordered_map<std::string, const fbs::ValueInfo*>> IndexNodeArgs(
-    Context& ctx, const GraphBuilder& builder, const fbs::Graph* g) {
+    OrtContext& ctx, const GraphBuilder& builder, const fbs::Graph* g) {
   std::unordered_map<std::string, const fbs::ValueInfo*> types;
   if (g->node_args() == nullptr) return types;
   for (const fbs::ValueInfo* v : *g->node_args()) {
@@ -270,7 +270,7 @@ absl::StatusOr<std::unordered_map<std::string, const fbs::ValueInfo*>> IndexNode
   return types;
 }
 
-absl::Status AddInitializers(Context& ctx, GraphBuilder& builder, const fbs::Graph* g) {
+absl::Status AddInitializers(OrtContext& ctx, GraphBuilder& builder, const fbs::Graph* g) {
   if (g->sparse_initializers() != nullptr && g->sparse_initializers()->size() > 0) {
     return builder.Unsupported("sparse initializers are not supported");
   }
@@ -282,14 +282,14 @@ absl::Status AddInitializers(Context& ctx, GraphBuilder& builder, const fbs::Gra
     }
     ASSIGN_OR_RETURN(std::string name, Str(ctx, t->name(), "an initializer name"));
     ASSIGN_OR_RETURN(HostTensor tensor,
-                     ConvertTensor(ctx, t, absl::StrCat(builder.graph_what(), "initializer '", name, "'")));
+                     ConvertOrtTensor(ctx, t, absl::StrCat(builder.graph_what(), "initializer '", name, "'")));
     RETURN_IF_ERROR(builder.AddInitializer(name, std::move(tensor)));
   }
   return absl::OkStatus();
 }
 
 // Graph inputs and outputs are names whose types live in node_args.
-absl::Status AddInputsAndOutputs(Context& ctx, GraphBuilder& builder, const fbs::Graph* g,
+absl::Status AddInputsAndOutputs(OrtContext& ctx, GraphBuilder& builder, const fbs::Graph* g,
                                   const std::unordered_map<std::string, const fbs::ValueInfo*>& types) {
   const bool lenient = builder.depth() > 0;
   for (const bool is_input : {true, false}) {
@@ -300,7 +300,7 @@ absl::Status AddInputsAndOutputs(Context& ctx, GraphBuilder& builder, const fbs:
       ASSIGN_OR_RETURN(std::string name, Str(ctx, names->Get(i), kind));
       if (name.empty()) return builder.Malformed(absl::StrCat(kind, " #", i, " has no name"));
       auto it = types.find(name);
-      ASSIGN_OR_RETURN(TensorType type, ConvertType(ctx, it == types.end() ? nullptr : it->second->type(),
+      ASSIGN_OR_RETURN(TensorType type, ConvertOrtType(ctx, it == types.end() ? nullptr : it->second->type(),
                                                     absl::StrCat(kind, " '", name, "'"), lenient));
       ValueInfo value{std::move(name), std::move(type)};
       RETURN_IF_ERROR(is_input ? builder.AddInput(std::move(value)) : builder.AddOutput(std::move(value)));
@@ -309,12 +309,12 @@ absl::Status AddInputsAndOutputs(Context& ctx, GraphBuilder& builder, const fbs:
   return absl::OkStatus();
 }
 
-absl::StatusOr<Node> ConvertNode(Context& ctx, GraphBuilder& builder, const fbs::Node* n, size_t index,
+absl::StatusOr<Node> ConvertNode(OrtContext& ctx, GraphBuilder& builder, const fbs::Node* n, size_t index,
                                  NameSet* node_captured) {
   Node node;
   ASSIGN_OR_RETURN(node.op_type, Str(ctx, n->op_type(), "an op type"));
   ASSIGN_OR_RETURN(std::string domain, Str(ctx, n->domain(), "a domain"));
-  node.domain = NormalizeDomain(std::move(domain));
+  node.domain = NormalizeOrtDomain(std::move(domain));
   ASSIGN_OR_RETURN(node.name, Str(ctx, n->name(), "a node name"));
   if (node.name.empty()) node.name = absl::StrCat(node.op_type, "_", index);
   node.since_version = n->since_version();
@@ -329,7 +329,7 @@ absl::StatusOr<Node> ConvertNode(Context& ctx, GraphBuilder& builder, const fbs:
   for (const fbs::Attribute* a : *n->attributes()) {
     RETURN_IF_ERROR(ctx.Visit(a, absl::StrCat(what, " attribute")));
     ASSIGN_OR_RETURN(std::string name, Str(ctx, a->name(), what));
-    ASSIGN_OR_RETURN(Attribute attr, ConvertAttribute(ctx, a, absl::StrCat(what, " attribute '", name, "'"),
+    ASSIGN_OR_RETURN(Attribute attr, ConvertOrtAttribute(ctx, a, absl::StrCat(what, " attribute '", name, "'"),
                                                       builder.depth(), builder.scope(), node_captured));
     if (!node.attributes.emplace(name, std::move(attr)).second) {
       return builder.Malformed(absl::StrCat("node '", node.name, "' has attribute '", name, "' twice"));
@@ -338,7 +338,7 @@ absl::StatusOr<Node> ConvertNode(Context& ctx, GraphBuilder& builder, const fbs:
   return node;
 }
 
-absl::StatusOr<Graph> ConvertGraph(Context& ctx, const fbs::Graph* g, int depth, const std::string& label,
+absl::StatusOr<Graph> ConvertOrtGraph(OrtContext& ctx, const fbs::Graph* g, int depth, const std::string& label,
                                    const GraphScope* outer, NameSet* captured) {
   if (depth > ctx.options.max_subgraph_depth) {
     return ctx.Malformed(absl::StrCat("subgraphs nested more than ", ctx.options.max_subgraph_depth, " deep"));
@@ -349,7 +349,7 @@ absl::StatusOr<Graph> ConvertGraph(Context& ctx, const fbs::Graph* g, int depth,
   ASSIGN_OR_RETURN(auto types, IndexNodeArgs(ctx, builder, g));
   RETURN_IF_ERROR(AddInputsAndOutputs(ctx, builder, g, types));
   for (const auto& [name, v] : types) {  // advisory: entries we cannot use are skipped
-    auto type = ConvertType(ctx, v->type(), "value_info", /*lenient=*/true);
+    auto type = ConvertOrtType(ctx, v->type(), "value_info", /*lenient=*/true);
     if (type.ok()) builder.AddValueInfo({name, std::move(type).value()});
   }
   const FbTables<fbs::Node>* nodes = g->nodes();
@@ -370,13 +370,13 @@ absl::StatusOr<Graph> ConvertGraph(Context& ctx, const fbs::Graph* g, int depth,
   return builder.Finish(captured);
 }
 
-absl::StatusOr<std::map<std::string, int64_t>> ReadOpsets(const Context& ctx, const fbs::Model* model) {
+absl::StatusOr<std::map<std::string, int64_t>> ReadOpsets(const OrtContext& ctx, const fbs::Model* model) {
   std::map<std::string, int64_t> opsets;
   if (model->opset_import() == nullptr || model->opset_import()->size() == 0) {
     return ctx.Malformed("the model has no opset_import");
   }
   for (const fbs::OperatorSetId* op : *model->opset_import()) {
-    const std::string domain = NormalizeDomain(op->domain() == nullptr ? "" : op->domain()->str());
+    const std::string domain = NormalizeOrtDomain(op->domain() == nullptr ? "" : op->domain()->str());
     if (op->version() < 0) {
       return ctx.Malformed(absl::StrCat("opset_import for domain '", domain, "' has negative version ", op->version()));
     }
@@ -390,7 +390,7 @@ absl::StatusOr<std::map<std::string, int64_t>> ReadOpsets(const Context& ctx, co
 }
 
 // Checks the identifier and verifies the whole buffer; returns its root.
-absl::StatusOr<const fbs::InferenceSession*> VerifiedRoot(const Context& ctx, absl::string_view bytes) {
+absl::StatusOr<const fbs::InferenceSession*> VerifiedRoot(const OrtContext& ctx, absl::string_view bytes) {
   if (bytes.size() < 8 || !fbs::InferenceSessionBufferHasIdentifier(bytes.data())) {
     return ctx.Malformed("not an ONNX Runtime model (no \"ORTM\" identifier at bytes 4-7)");
   }
@@ -411,7 +411,7 @@ absl::StatusOr<const fbs::InferenceSession*> VerifiedRoot(const Context& ctx, ab
 
 absl::StatusOr<Graph> LoadBytes(absl::string_view bytes, std::shared_ptr<const void> owner,
                                 const std::string& name, const OrtLoadOptions& options) {
-  Context ctx;
+  OrtContext ctx;
   ctx.name = name;
   ctx.file_owner = std::move(owner);
   ctx.options = options;
@@ -427,7 +427,7 @@ absl::StatusOr<Graph> LoadBytes(absl::string_view bytes, std::shared_ptr<const v
   if (model->graph() == nullptr) return ctx.Malformed("the model has no graph");
   ASSIGN_OR_RETURN(ctx.opsets, ReadOpsets(ctx, model));
   NameSet captured;
-  ASSIGN_OR_RETURN(Graph graph, ConvertGraph(ctx, model->graph(), 0, "", nullptr, &captured));
+  ASSIGN_OR_RETURN(Graph graph, ConvertOrtGraph(ctx, model->graph(), 0, "", nullptr, &captured));
   graph.ir_version = model->ir_version();
   ASSIGN_OR_RETURN(graph.producer_name, Str(ctx, model->producer_name(), "producer_name"));
   ASSIGN_OR_RETURN(graph.producer_version, Str(ctx, model->producer_version(), "producer_version"));

@@ -52,7 +52,9 @@ case "$kind" in
     export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
     # The package is built and checked from the Release build (scripts/test.sh).
     exclude='runtime_op_cases$|deploy_package_test$'
-    # runtime_model_test: each model's .onnx and one .ort twin, not all three.
+    # Samples of the longest suites (all of them run in test.sh's Release
+    # build): runtime_model_test each model in one form, sequence_length each
+    # model at one precision, the ONNX conformance suite every other case.
     export VKSERVE_MODEL_SAMPLE=1
     ;;
   tsan)

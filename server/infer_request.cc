@@ -30,7 +30,7 @@ std::string ShapeString(const std::vector<int64_t>& shape) {
   return absl::StrCat("[", absl::StrJoin(shape, ","), "]");
 }
 
-absl::Status Invalid(const std::string& tensor, const std::string& message) {
+absl::Status InvalidInput(const std::string& tensor, const std::string& message) {
   return absl::InvalidArgumentError(absl::StrCat("input ", Quoted(tensor), ": ", message));
 }
 
@@ -94,7 +94,7 @@ template <typename Dst, typename Src>
 absl::Status CopyTyped(const google::protobuf::RepeatedField<Src>& src, uint64_t count,
                        const std::string& name, std::vector<uint8_t>* out) {
   if (static_cast<uint64_t>(src.size()) != count) {
-    return Invalid(name, absl::StrCat("contents hold ", src.size(), " elements but the shape needs ", count));
+    return InvalidInput(name, absl::StrCat("contents hold ", src.size(), " elements but the shape needs ", count));
   }
   out->resize(count * sizeof(Dst));
   for (uint64_t i = 0; i < count; ++i) {
@@ -112,11 +112,11 @@ int TypedFieldCount(const inference::InferTensorContents& c) {
 
 absl::Status ConvertTyped(const inference::InferTensorContents& c, DataType dtype, uint64_t count,
                           const std::string& name, std::vector<uint8_t>* out) {
-  if (TypedFieldCount(c) > 1) return Invalid(name, "contents use more than one typed field");
+  if (TypedFieldCount(c) > 1) return InvalidInput(name, "contents use more than one typed field");
   const size_t used = static_cast<size_t>(TypedFieldCount(c));
   auto expect = [&](int size) -> absl::Status {
     if (used == 1 && size == 0) {
-      return Invalid(name, absl::StrCat("contents use a field that does not match datatype ",
+      return InvalidInput(name, absl::StrCat("contents use a field that does not match datatype ",
                                         KName(dtype)));
     }
     return absl::OkStatus();
@@ -145,7 +145,7 @@ absl::Status ConvertTyped(const inference::InferTensorContents& c, DataType dtyp
     case DataType::kDouble: RETURN_IF_ERROR(expect(c.fp64_contents_size()));
       return CopyTyped<double>(c.fp64_contents(), count, name, out);
     default:
-      return Invalid(name, absl::StrCat("datatype ", KName(dtype),
+      return InvalidInput(name, absl::StrCat("datatype ", KName(dtype),
                                         " has no typed contents field; send it in raw_input_contents"));
   }
 }
@@ -156,28 +156,28 @@ absl::StatusOr<uint64_t> CheckShape(const std::vector<int64_t>& shape, const Val
                                     const ModelSettings& settings, const std::string& name) {
   uint64_t count = 1;
   for (int64_t d : shape) {
-    if (d < 0) return Invalid(name, absl::StrCat("shape ", ShapeString(shape), " has a negative dimension"));
+    if (d < 0) return InvalidInput(name, absl::StrCat("shape ", ShapeString(shape), " has a negative dimension"));
     if (static_cast<uint64_t>(d) > kMaxElements || (d > 0 && count > kMaxElements / static_cast<uint64_t>(d))) {
-      return Invalid(name, absl::StrCat("shape ", ShapeString(shape), " is too large"));
+      return InvalidInput(name, absl::StrCat("shape ", ShapeString(shape), " is too large"));
     }
     count *= static_cast<uint64_t>(d);
   }
   const TensorType& type = declared.type;
   if (type.has_shape) {
     if (shape.size() != type.shape.size()) {
-      return Invalid(name, absl::StrCat("shape ", ShapeString(shape), " has rank ", shape.size(),
+      return InvalidInput(name, absl::StrCat("shape ", ShapeString(shape), " has rank ", shape.size(),
                                         " but the model expects rank ", type.shape.size()));
     }
     for (size_t i = 0; i < shape.size(); ++i) {
       if (type.shape[i].is_fixed() && type.shape[i].value != shape[i]) {
-        return Invalid(name, absl::StrCat("shape ", ShapeString(shape), ": dimension ", i, " is ", shape[i],
+        return InvalidInput(name, absl::StrCat("shape ", ShapeString(shape), ": dimension ", i, " is ", shape[i],
                                           " but the model fixes it at ", type.shape[i].value));
       }
     }
   }
   if (settings.max_batch_size > 0) {
     if (shape.empty() || shape[0] < 1 || shape[0] > settings.max_batch_size) {
-      return Invalid(name, absl::StrCat("batch dimension of shape ", ShapeString(shape), " must be 1..",
+      return InvalidInput(name, absl::StrCat("batch dimension of shape ", ShapeString(shape), " must be 1..",
                                         settings.max_batch_size));
     }
   }
@@ -222,15 +222,15 @@ absl::StatusOr<const ValueInfo*> DeclaredInput(const InputTensor& input, const S
   if (decl == declared.end()) {
     std::vector<std::string> names;
     for (const ValueInfo& v : declared) names.push_back(v.name);
-    return Invalid(name, absl::StrCat("model '", model.name(), "' has no such input (inputs: ",
+    return InvalidInput(name, absl::StrCat("model '", model.name(), "' has no such input (inputs: ",
                                       absl::StrJoin(names, ", "), ")"));
   }
   *dtype = ParseKServeDataType(input.datatype());
   if (*dtype == DataType::kUndefined) {
-    return Invalid(name, absl::StrCat("unknown datatype ", Quoted(input.datatype())));
+    return InvalidInput(name, absl::StrCat("unknown datatype ", Quoted(input.datatype())));
   }
   if (*dtype != decl->type.dtype) {
-    return Invalid(name, absl::StrCat("datatype ", input.datatype(), " but the model expects ",
+    return InvalidInput(name, absl::StrCat("datatype ", input.datatype(), " but the model expects ",
                                       KName(decl->type.dtype)));
   }
   return &*decl;
@@ -247,15 +247,15 @@ absl::Status BindResidentInput(const InputTensor& input, const std::string& hand
   auto tensor = resident.Get(handle);
   if (!tensor.ok()) return absl::NotFoundError(absl::StrCat(where, ": ", tensor.status().message()));
   if ((*tensor)->dtype() != dtype) {
-    return Invalid(name, absl::StrCat("GPU handle holds ", KName((*tensor)->dtype()), ", not ", input.datatype()));
+    return InvalidInput(name, absl::StrCat("GPU handle holds ", KName((*tensor)->dtype()), ", not ", input.datatype()));
   }
   if (!shape->empty() && *shape != (*tensor)->shape()) {
-    return Invalid(name, absl::StrCat("shape ", ShapeString(*shape), " differs from the GPU handle's ",
+    return InvalidInput(name, absl::StrCat("shape ", ShapeString(*shape), " differs from the GPU handle's ",
                                       ShapeString((*tensor)->shape())));
   }
   *shape = (*tensor)->shape();
   RETURN_IF_ERROR(CheckShape(*shape, decl, settings, name).status());
-  if (TypedFieldCount(input.contents()) > 0) return Invalid(name, "has both a GPU handle and contents");
+  if (TypedFieldCount(input.contents()) > 0) return InvalidInput(name, "has both a GPU handle and contents");
   binding->device = *std::move(tensor);
   return absl::OkStatus();
 }
@@ -273,9 +273,9 @@ absl::Status BindHostInputData(const ModelInferRequest& request, const InputTens
   std::string region;
   ASSIGN_OR_RETURN(auto range, ShmParams(input.parameters(), shm, where, &region));
   if (range) {
-    if (has_typed) return Invalid(name, "has both shared memory and contents");
+    if (has_typed) return InvalidInput(name, "has both shared memory and contents");
     if (range->size() != bytes) {
-      return Invalid(name, absl::StrCat("shared_memory_byte_size is ", range->size(), " but shape ",
+      return InvalidInput(name, absl::StrCat("shared_memory_byte_size is ", range->size(), " but shape ",
                                         ShapeString(binding->host.shape), " of ", input.datatype(), " needs ",
                                         bytes));
     }
@@ -291,22 +291,22 @@ absl::Status BindHostInputData(const ModelInferRequest& request, const InputTens
   }
   if (request.raw_input_contents_size() > 0) {
     if (has_typed) {
-      return Invalid(name, "has typed contents but the request uses raw_input_contents; use one or the other");
+      return InvalidInput(name, "has typed contents but the request uses raw_input_contents; use one or the other");
     }
     if (*raw_index >= request.raw_input_contents_size()) {
-      return Invalid(name, absl::StrCat("no raw_input_contents entry (the request has ",
+      return InvalidInput(name, absl::StrCat("no raw_input_contents entry (the request has ",
                                         request.raw_input_contents_size(), ")"));
     }
     const std::string& raw = request.raw_input_contents((*raw_index)++);
     if (raw.size() != bytes) {
-      return Invalid(name, absl::StrCat("raw contents hold ", raw.size(), " bytes but shape ",
+      return InvalidInput(name, absl::StrCat("raw contents hold ", raw.size(), " bytes but shape ",
                                         ShapeString(binding->host.shape), " of ", input.datatype(), " needs ",
                                         bytes));
     }
     binding->host.data = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
     return absl::OkStatus();
   }
-  if (!has_typed && count > 0) return Invalid(name, "has no data");
+  if (!has_typed && count > 0) return InvalidInput(name, "has no data");
   prepared->owned.emplace_back();
   RETURN_IF_ERROR(ConvertTyped(input.contents(), dtype, count, name, &prepared->owned.back()));
   binding->host.data = prepared->owned.back();
@@ -327,7 +327,7 @@ absl::Status BindInputs(const ModelInferRequest& request, const ServedModel& mod
     const std::string& name = input.name();
     DataType dtype = DataType::kUndefined;
     ASSIGN_OR_RETURN(const ValueInfo* decl, DeclaredInput(input, model, &dtype));
-    if (!seen.insert(name).second) return Invalid(name, "given more than once");
+    if (!seen.insert(name).second) return InvalidInput(name, "given more than once");
     std::vector<int64_t> shape(input.shape().begin(), input.shape().end());
     InputBinding binding;
     binding.name = name;
@@ -338,7 +338,7 @@ absl::Status BindInputs(const ModelInferRequest& request, const ServedModel& mod
     } else {
       ASSIGN_OR_RETURN(uint64_t count, CheckShape(shape, *decl, settings, name));
       if (DataTypeSize(dtype) == 0) {
-        return Invalid(name, absl::StrCat("datatype ", input.datatype(), " is not supported"));
+        return InvalidInput(name, absl::StrCat("datatype ", input.datatype(), " is not supported"));
       }
       binding.host.dtype = dtype;
       binding.host.shape = shape;
@@ -353,7 +353,7 @@ absl::Status BindInputs(const ModelInferRequest& request, const ServedModel& mod
                                                    " inputs take raw data"));
   }
   for (const ValueInfo& v : declared_inputs) {
-    if (!seen.contains(v.name)) return Invalid(v.name, "missing (the model needs it)");
+    if (!seen.contains(v.name)) return InvalidInput(v.name, "missing (the model needs it)");
   }
   return absl::OkStatus();
 }

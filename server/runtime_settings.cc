@@ -17,7 +17,7 @@ using inference::LogSettingsResponse;
 using inference::TraceSettingRequest;
 using inference::TraceSettingResponse;
 
-absl::Status Invalid(const std::string& key, const std::string& message) {
+absl::Status InvalidSetting(const std::string& key, const std::string& message) {
   return absl::InvalidArgumentError(absl::StrCat("setting ", Quoted(key), ": ", message));
 }
 
@@ -25,11 +25,11 @@ absl::Status Invalid(const std::string& key, const std::string& message) {
 absl::StatusOr<int64_t> OneInteger(const std::string& key,
                                    const TraceSettingRequest::SettingValue& v, int64_t min) {
   if (v.value_size() != 1) {
-    return Invalid(key, absl::StrCat("takes one value, got ", v.value_size()));
+    return InvalidSetting(key, absl::StrCat("takes one value, got ", v.value_size()));
   }
   int64_t n = 0;
   if (!absl::SimpleAtoi(v.value(0), &n) || n < min) {
-    return Invalid(key, absl::StrCat(Quoted(v.value(0)), " is not an integer >= ", min));
+    return InvalidSetting(key, absl::StrCat(Quoted(v.value(0)), " is not an integer >= ", min));
   }
   return n;
 }
@@ -74,7 +74,7 @@ absl::StatusOr<LogLevel> LevelOf(const LogSwitches& s) {
 
 absl::StatusOr<bool> BoolValue(const std::string& key, const LogSettingsRequest::SettingValue& v) {
   if (v.parameter_choice_case() != LogSettingsRequest::SettingValue::kBoolParam) {
-    return Invalid(key, "must be a bool_param");
+    return InvalidSetting(key, "must be a bool_param");
   }
   return v.bool_param();
 }
@@ -105,12 +105,12 @@ absl::Status ApplyTraceSettings(const TraceSettingRequest& request, RequestTrace
         } else if (upper == "TIMESTAMPS") {
           timestamps = true;
         } else if (upper == "TENSORS") {
-          return Invalid(key, "TENSORS is not supported: traces hold timestamps, not tensor values");
+          return InvalidSetting(key, "TENSORS is not supported: traces hold timestamps, not tensor values");
         } else {
-          return Invalid(key, absl::StrCat("unknown level ", Quoted(level), " (OFF or TIMESTAMPS)"));
+          return InvalidSetting(key, absl::StrCat("unknown level ", Quoted(level), " (OFF or TIMESTAMPS)"));
         }
       }
-      if (off && timestamps) return Invalid(key, "OFF cannot be combined with TIMESTAMPS");
+      if (off && timestamps) return InvalidSetting(key, "OFF cannot be combined with TIMESTAMPS");
       next.enabled = timestamps;
     } else if (key == "trace_rate") {
       if (reset) {
@@ -130,16 +130,16 @@ absl::Status ApplyTraceSettings(const TraceSettingRequest& request, RequestTrace
       next.count = *count;
     } else if (key == "trace_file") {
       if (!reset) {
-        return Invalid(key, "traces go to the server config's trace.directory; a client cannot "
+        return InvalidSetting(key, "traces go to the server config's trace.directory; a client cannot "
                             "choose where the server writes");
       }
     } else if (key == "log_frequency") {
       // Every trace is its own file, written when its request finishes.
       if (!reset && !(v.value_size() == 1 && v.value(0) == "1")) {
-        return Invalid(key, "is fixed at 1: every trace is written to its own file at once");
+        return InvalidSetting(key, "is fixed at 1: every trace is written to its own file at once");
       }
     } else {
-      return Invalid(key, "unknown trace setting (trace_level, trace_rate, trace_count, trace_file, "
+      return InvalidSetting(key, "unknown trace setting (trace_level, trace_rate, trace_count, trace_file, "
                           "log_frequency)");
     }
   }
@@ -167,12 +167,12 @@ absl::Status ApplyLogSettings(const LogSettingsRequest& request, LogControl& log
       (key == "log_info" ? s.info : key == "log_warnings" ? s.warnings : s.errors) = *b;
     } else if (key == "log_verbose_level") {
       if (v.parameter_choice_case() != LogSettingsRequest::SettingValue::kUint32Param) {
-        return Invalid(key, "must be a uint32_param");
+        return InvalidSetting(key, "must be a uint32_param");
       }
       s.verbose = v.uint32_param();
     } else if (key == "log_format") {
       if (v.parameter_choice_case() != LogSettingsRequest::SettingValue::kStringParam) {
-        return Invalid(key, "must be a string_param");
+        return InvalidSetting(key, "must be a string_param");
       }
       const std::string f = absl::AsciiStrToLower(v.string_param());
       if (f == "default" || f == "text") {
@@ -180,18 +180,18 @@ absl::Status ApplyLogSettings(const LogSettingsRequest& request, LogControl& log
       } else if (f == "json") {
         format = LogFormat::kJson;
       } else {
-        return Invalid(key, absl::StrCat(Quoted(v.string_param()), " is not supported (default or JSON)"));
+        return InvalidSetting(key, absl::StrCat(Quoted(v.string_param()), " is not supported (default or JSON)"));
       }
     } else if (key == "log_file") {
       if (v.parameter_choice_case() != LogSettingsRequest::SettingValue::kStringParam) {
-        return Invalid(key, "must be a string_param");
+        return InvalidSetting(key, "must be a string_param");
       }
       if (!v.string_param().empty()) {
-        return Invalid(key, "vkserve logs to stderr (journald under systemd); a client cannot choose "
+        return InvalidSetting(key, "vkserve logs to stderr (journald under systemd); a client cannot choose "
                             "a file the server writes");
       }
     } else {
-      return Invalid(key, "unknown log setting (log_info, log_warnings, log_errors, "
+      return InvalidSetting(key, "unknown log setting (log_info, log_warnings, log_errors, "
                           "log_verbose_level, log_format, log_file)");
     }
   }

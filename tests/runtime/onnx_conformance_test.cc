@@ -16,8 +16,10 @@
 // prints one summary line, then every failed and excluded case with its reason;
 // the same text goes to ${VKSERVE_BINARY_DIR}/onnx_conformance_summary.txt.
 //
-// VKSERVE_CONFORMANCE_FILTER=REGEX limits the cases (by directory name); the
-// floor applies only to the unfiltered suite.
+// VKSERVE_CONFORMANCE_FILTER=REGEX limits the cases (by directory name), and
+// VKSERVE_MODEL_SAMPLE (scripts/sanitize.sh's ASan stage, where the suite took
+// 190 s of a cold CI) runs every other case in name order; the floor applies
+// only to the whole suite.
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -282,7 +284,13 @@ TEST_F(OnnxConformanceTest, NodeSuitePassesAtLeastTheFloor) {
   if (!fs::is_directory(root)) GTEST_SKIP() << "no ONNX node tests at " << root;
   const char* filter_env = std::getenv("VKSERVE_CONFORMANCE_FILTER");
   const bool filtered = filter_env != nullptr && *filter_env != '\0';
-  const std::vector<fs::path> dirs = CaseDirs(root, std::regex(filtered ? filter_env : ""));
+  std::vector<fs::path> dirs = CaseDirs(root, std::regex(filtered ? filter_env : ""));
+  const bool sampled = std::getenv("VKSERVE_MODEL_SAMPLE") != nullptr;
+  if (sampled) {
+    std::vector<fs::path> every_other;
+    for (size_t i = 0; i < dirs.size(); i += 2) every_other.push_back(dirs[i]);
+    dirs = std::move(every_other);
+  }
 
   int passed = 0;
   std::vector<std::string> failed;
@@ -331,7 +339,7 @@ TEST_F(OnnxConformanceTest, NodeSuitePassesAtLeastTheFloor) {
                        "onnx_conformance_summary.txt";
   std::ofstream(out) << summary.str();
   EXPECT_GT(total, 0u) << "no cases under " << root;
-  if (!filtered) {
+  if (!filtered && !sampled) {
     EXPECT_GE(passed, kPassedFloor) << "fewer node-suite cases pass than before; see " << out;
   }
 }
