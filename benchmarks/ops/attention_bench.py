@@ -20,7 +20,8 @@
 # in fp32 and fp16 (CUDA graph of 20 launches, after a 0.5 s warmup). Prints
 # GPU ms (the node's GPU events, from the profile; before 2026-11-25's
 # session 11 this also counted the copy of the output to host memory, over
-# PCIe on the H100) and TFLOP/s counting
+# PCIe on the H100, and before 2026-11-29's session 20 at FP16 the casts of
+# the fp32 inputs and output to and from fp16) and TFLOP/s counting
 # 4 * B * heads * S^2 * 64 FLOP (causal cases count the full square too).
 # The issue's target: fused FP16 >= 40% of the H100's dense fp16 rate.
 #
@@ -127,9 +128,14 @@ def run_vkserve(args):
                 continue
             events = json.load(open(profile))
             # The node's own GPU events: not the session's copies of the
-            # inputs in and the output out (op_type ""), which torch's
-            # timing of GPU-resident tensors leaves out too.
-            us = sum(e["dur"] for e in events if e.get("cat") == "gpu" and e["args"].get("op_type"))
+            # inputs in and the output out (op_type ""), nor, at FP16, the
+            # casts of the fp32 inputs and output it inserts (nodes named
+            # _vkserve_fp16/..., runtime/fp16_activations.h): SDPA's fp16
+            # timing starts from fp16 tensors. Until 2026-11-29 (session 20)
+            # those casts were counted: about 25 us of s128 b8's 46.
+            us = sum(e["dur"] for e in events
+                     if e.get("cat") == "gpu" and e["args"].get("op_type")
+                     and not e["name"].startswith("_vkserve_fp16/"))
             kernel = kernel_of(args.vkserve, path, args.precision) if kind != "graph" else "MatMul/Softmax/MatMul"
             print(f"{name:18s} {kind:8s} {us / 1e3:10.4f} {flop(batch, seq) / us / 1e6 if us else 0:8.1f}  "
                   f"{kernel}")

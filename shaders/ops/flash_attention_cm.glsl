@@ -215,8 +215,34 @@ uvec4 pack8(F8 v, float mul) {
 
 // The next tile's keys and values as loaded: converted only when stored, so
 // that nothing waits for the loads before the tile in between is computed.
-F8 k_st[KV_UNITS];
-F8 v_st[KV_UNITS];
+// fp16 tensors keep their bytes (KvUnit is 8 halves as stored: half the
+// registers of 8 floats, and no conversion either way); fp32 ones are
+// rounded to fp16 at the store.
+#if IO_F16
+layout(binding = 1) readonly buffer KBuf2 { uvec2 k2[]; };
+layout(binding = 2) readonly buffer VBuf2 { uvec2 v2[]; };
+#define KvUnit uvec4
+KvUnit kv_zero() { return uvec4(0); }
+// 4 halves of the K (1) or V (2) row at `at` from column c (VEC4: all in or
+// all past the head).
+uvec2 kv_raw4(uint which, uint at, uint c) {
+  if (c >= HEAD) return uvec2(0);
+  const uint i = (at + c) / 4u;
+  return which == 1u ? k2[i] : v2[i];
+}
+KvUnit kv_load(uint which, uint at, uint c) {
+  if (VEC4) return uvec4(kv_raw4(which, at, c), kv_raw4(which, at, c + 4u));
+  return pack8(load_unit(which, at, c), 1.0);
+}
+uvec4 kv_pack(KvUnit v) { return v; }
+#else
+#define KvUnit F8
+KvUnit kv_zero() { return F8(vec4(0.0), vec4(0.0)); }
+KvUnit kv_load(uint which, uint at, uint c) { return load_unit(which, at, c); }
+uvec4 kv_pack(KvUnit v) { return pack8(v, 1.0); }
+#endif
+KvUnit k_st[KV_UNITS];
+KvUnit v_st[KV_UNITS];
 
 // Keys and values [j0, j0 + BC) into registers, zeros past T.
 void fetch_kv(uint k_at, uint v_at, uint j0) {
@@ -224,16 +250,16 @@ void fetch_kv(uint k_at, uint v_at, uint j0) {
     const uint x = gl_LocalInvocationID.x + THREADS * u;
     const uint r = x / (EP / 8u), c = (x % (EP / 8u)) * 8u;
     const bool in_t = j0 + r < p.t;
-    k_st[u] = in_t ? load_unit(1u, k_at + (j0 + r) * p.k_ss, c) : F8(vec4(0.0), vec4(0.0));
-    v_st[u] = in_t ? load_unit(2u, v_at + (j0 + r) * p.v_ss, c) : F8(vec4(0.0), vec4(0.0));
+    k_st[u] = in_t ? kv_load(1u, k_at + (j0 + r) * p.k_ss, c) : kv_zero();
+    v_st[u] = in_t ? kv_load(2u, v_at + (j0 + r) * p.v_ss, c) : kv_zero();
   }
 }
 void store_kv() {
   [[unroll]] for (uint u = 0; u < KV_UNITS; ++u) {
     const uint x = gl_LocalInvocationID.x + THREADS * u;
     const uint at = (x / (EP / 8u)) * LD + (x % (EP / 8u)) * 8u;
-    k_sh[at / 8u] = pack8(k_st[u], 1.0);
-    v_sh[at / 8u] = pack8(v_st[u], 1.0);
+    k_sh[at / 8u] = kv_pack(k_st[u]);
+    v_sh[at / 8u] = kv_pack(v_st[u]);
   }
 }
 
