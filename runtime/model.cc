@@ -12,6 +12,7 @@
 #include "gpu/transfer.h"
 #include "runtime/attention_fusion.h"
 #include "runtime/attention_layout.h"
+#include "runtime/common_subexpressions.h"
 #include "runtime/fp16_activations.h"
 #include "runtime/fp16_weights.h"
 #include "runtime/graph_uses.h"
@@ -188,8 +189,9 @@ absl::Status FindOps(const Graph& graph, std::vector<const Op*>& ops) {
 }
 
 // The graph rewrites that fuse (pass-through nodes dropped first; attention,
-// GELU, SiLU, normalizations, reshapes sunk, GEMM epilogues), each followed by a new op match when it changed
-// the graph. Returns the nodes fused into GEMM epilogues.
+// GELU, SiLU, normalizations, reshapes sunk, GEMM epilogues; then repeated
+// computations merged), each followed by a new op match when it changed the
+// graph. Returns the nodes fused into GEMM epilogues.
 absl::StatusOr<int> FuseGraph(const ModelOptions& options, const std::vector<ValueInfo>& inputs,
                               Graph& graph, std::vector<const Op*>& ops) {
   const auto rematch = [&](absl::StatusOr<int> changed) -> absl::StatusOr<int> {
@@ -207,7 +209,9 @@ absl::StatusOr<int> FuseGraph(const ModelOptions& options, const std::vector<Val
   RETURN_IF_ERROR(rematch(FuseSilu(&graph)).status());
   RETURN_IF_ERROR(rematch(FuseNormalizations(&graph, ops, inputs)).status());
   RETURN_IF_ERROR(rematch(SinkReshapes(&graph, ops, inputs)).status());
-  return rematch(FuseEpilogues(&graph, ops, inputs));
+  ASSIGN_OR_RETURN(const int epilogues, rematch(FuseEpilogues(&graph, ops, inputs)));
+  RETURN_IF_ERROR(rematch(EliminateCommonSubexpressions(&graph, ops)).status());
+  return epilogues;
 }
 
 // Every initializer a kernel may read on the GPU (or a graph output),

@@ -216,6 +216,11 @@ class Op {
     return false;
   }
 
+  // True when the outputs are a function of the inputs and attributes alone
+  // (a random op's are not): two such nodes reading the same values compute
+  // the same thing, and common subexpression elimination keeps one.
+  virtual bool IsPure() const { return true; }
+
   // True for control-flow ops: Expand replaces Infer and CreateKernel.
   virtual bool expands() const { return false; }
   virtual absl::Status Expand(ExpandContext& ctx) const;
