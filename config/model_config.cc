@@ -11,7 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "config/quote.h"
+#include "base/quote.h"
 #include "gpu/status_macros.h"
 
 namespace vkserve {
@@ -49,7 +49,7 @@ absl::Status CheckTensorEntry(const ConfigSource& src, const char* field, int in
   FieldPath at = {{field, index}};
   if (tensor.name().empty()) return src.Error(Append(at, {"name"}), "must not be empty");
   if (!seen->insert(tensor.name()).second) {
-    return src.Error(Append(at, {"name"}), absl::StrCat(Quote(tensor.name()), " is listed twice"));
+    return src.Error(Append(at, {"name"}), absl::StrCat(Quoted(tensor.name(), '"'), " is listed twice"));
   }
   if (tensor.data_type() == inference::TYPE_INVALID) {
     return src.Error(Append(at, {"data_type"}), "must be set (e.g. TYPE_FP32)");
@@ -253,11 +253,11 @@ absl::Status CheckExtension(const ConfigSource& src, const ModelConfig& c, Model
     FieldPath at = {{"vkserve"}, {"output", i}, {"name"}};
     if (o.name().empty()) return src.Error(at, "must not be empty");
     if (!config_outputs.empty() && !config_outputs.count(o.name())) {
-      return src.Error(at, absl::StrCat(Quote(o.name()), " is not an output of this model (outputs: ",
+      return src.Error(at, absl::StrCat(Quoted(o.name(), '"'), " is not an output of this model (outputs: ",
                                         absl::StrJoin(config_outputs, ", "), ")"));
     }
     if (!s->output_locations.emplace(o.name(), location(o.location())).second) {
-      return src.Error(at, absl::StrCat(Quote(o.name()), " is listed twice"));
+      return src.Error(at, absl::StrCat(Quoted(o.name(), '"'), " is listed twice"));
     }
   }
   if (x.precision() != Extension::FP32 && x.precision() != Extension::FP16) {
@@ -278,7 +278,7 @@ absl::Status CheckExtension(const ConfigSource& src, const ModelConfig& c, Model
                         : s->dim_overrides_by_name.emplace(d.name(), d.value()).second;
     if (!inserted) {
       return src.Error(Append(at, {d.name().empty() ? "denotation" : "name"}),
-                       absl::StrCat(Quote(d.name().empty() ? d.denotation() : d.name()),
+                       absl::StrCat(Quoted(d.name().empty() ? d.denotation() : d.name(), '"'),
                                     " is overridden twice"));
     }
   }
@@ -289,10 +289,10 @@ absl::Status CheckModelFilename(const ConfigSource& src, const std::string& name
   if (name.empty()) return absl::OkStatus();
   FieldPath at = {{"default_model_filename"}};
   if (name.find('/') != std::string::npos || name == "." || name == "..") {
-    return src.Error(at, absl::StrCat(Quote(name), " must be a file name, not a path"));
+    return src.Error(at, absl::StrCat(Quoted(name, '"'), " must be a file name, not a path"));
   }
   if (!absl::EndsWith(name, ".onnx") && !absl::EndsWith(name, ".ort")) {
-    return src.Error(at, absl::StrCat(Quote(name), " must end in .onnx or .ort"));
+    return src.Error(at, absl::StrCat(Quoted(name, '"'), " must end in .onnx or .ort"));
   }
   return absl::OkStatus();
 }
@@ -305,16 +305,16 @@ absl::StatusOr<ParsedModelConfig> Phase1(ModelConfig config, std::shared_ptr<con
   ModelSettings& s = parsed.settings;
   s.name = model_name;
   if (!c.name().empty() && c.name() != model_name) {
-    return src.Error({{"name"}}, absl::StrCat(Quote(c.name()), " does not match the model's directory name ",
-                                              Quote(model_name)));
+    return src.Error({{"name"}}, absl::StrCat(Quoted(c.name(), '"'), " does not match the model's directory name ",
+                                              Quoted(model_name, '"')));
   }
   if (!c.platform().empty() && c.platform() != kReportedPlatform && c.platform() != kReportedOrtPlatform) {
-    return src.Error({{"platform"}}, absl::StrCat(Quote(c.platform()),
+    return src.Error({{"platform"}}, absl::StrCat(Quoted(c.platform(), '"'),
                                                   " is not served by vkserve; it serves ONNX and ORT-format "
                                                   "models (\"onnxruntime_onnx\", \"onnxruntime_ort\" or empty)"));
   }
   if (!c.backend().empty() && c.backend() != "onnxruntime" && c.backend() != kReportedBackend) {
-    return src.Error({{"backend"}}, absl::StrCat(Quote(c.backend()),
+    return src.Error({{"backend"}}, absl::StrCat(Quoted(c.backend(), '"'),
                                                  " is not served by vkserve (use \"vkserve\", "
                                                  "\"onnxruntime\" or leave it empty)"));
   }
@@ -351,7 +351,7 @@ absl::StatusOr<inference::DataType> ConfigTypeOf(const ConfigSource& src, const 
                                                  const char* kind, const ModelTensor& tensor) {
   inference::DataType type = tensor.data_type;
   if (type == inference::TYPE_INVALID || type == inference::TYPE_STRING) {
-    return src.Error(at, absl::StrCat("model ", kind, " ", Quote(tensor.name), " has type ",
+    return src.Error(at, absl::StrCat("model ", kind, " ", Quoted(tensor.name, '"'), " has type ",
                                       tensor.type_name.empty() ? TypeName(type) : tensor.type_name,
                                       ", which vkserve cannot serve"));
   }
@@ -365,7 +365,7 @@ absl::Status CheckBatchDimension(const ConfigSource& src, int max_batch_size, co
   if (max_batch_size == 0 || !tensor.has_shape) return absl::OkStatus();
   if (tensor.dims.empty() || tensor.dims[0].is_fixed()) {
     return src.Error({{"max_batch_size"}},
-                     absl::StrCat("is ", max_batch_size, " but model ", kind, " ", Quote(tensor.name),
+                     absl::StrCat("is ", max_batch_size, " but model ", kind, " ", Quoted(tensor.name, '"'),
                                   " ", ShapeString(tensor),
                                   " has no batch dimension (its first dimension must be symbolic); "
                                   "set max_batch_size: 0 and give full shapes"));
@@ -382,7 +382,7 @@ absl::Status CheckDims(const ConfigSource& src, const FieldPath& at,
   size_t rank = tensor.dims.size() - skip;
   if (static_cast<size_t>(dims.size()) != rank) {
     return src.Error(Append(at, {"dims"}),
-                     absl::StrCat("has ", dims.size(), " dimensions but ", Quote(tensor.name),
+                     absl::StrCat("has ", dims.size(), " dimensions but ", Quoted(tensor.name, '"'),
                                   " is ", ShapeString(tensor), " in the model file",
                                   skip ? " (dims leave out the batch dimension)" : ""));
   }
@@ -428,7 +428,7 @@ absl::Status MatchTensors(const ConfigSource& src, const char* field, const char
                            [&](const ModelTensor& t) { return t.name == entry.name(); });
     if (it == model.end()) {
       return src.Error(Append(at, {"name"}),
-                       absl::StrCat("the model file has no ", kind, " ", Quote(entry.name()), " (",
+                       absl::StrCat("the model file has no ", kind, " ", Quoted(entry.name(), '"'), " (",
                                     kind, "s: ", Names(model), ")"));
     }
     ASSIGN_OR_RETURN(inference::DataType type, ConfigTypeOf(src, Append(at, {"data_type"}), kind, *it));
@@ -442,7 +442,7 @@ absl::Status MatchTensors(const ConfigSource& src, const char* field, const char
   }
   for (const ModelTensor& tensor : model) {
     if (!listed.count(tensor.name)) {
-      return src.Error({{field}}, absl::StrCat("model ", kind, " ", Quote(tensor.name),
+      return src.Error({{field}}, absl::StrCat("model ", kind, " ", Quoted(tensor.name, '"'),
                                                " is not listed; list every ", kind, " or none"));
     }
   }
@@ -464,14 +464,14 @@ absl::Status CheckOverrideNames(const ConfigSource& src, const ModelConfig& c,
     FieldPath at = {{"vkserve"}, {"free_dimension_override", i}};
     if (!d.name().empty() && !params.count(d.name())) {
       return src.Error(Append(at, {"name"}),
-                       absl::StrCat(Quote(d.name()), " is not a symbolic dimension of any input (",
+                       absl::StrCat(Quoted(d.name(), '"'), " is not a symbolic dimension of any input (",
                                     params.empty() ? "there are none"
                                                    : absl::StrCat("symbols: ", absl::StrJoin(params, ", ")),
                                     ")"));
     }
     if (!d.denotation().empty() && !denotations.count(absl::AsciiStrToUpper(d.denotation()))) {
       return src.Error(Append(at, {"denotation"}),
-                       absl::StrCat(Quote(d.denotation()), " is not the denotation of any input dimension"));
+                       absl::StrCat(Quoted(d.denotation(), '"'), " is not the denotation of any input dimension"));
     }
   }
   return absl::OkStatus();
@@ -522,7 +522,7 @@ absl::StatusOr<ModelSettings> ValidateModelConfig(const ParsedModelConfig& parse
     if (std::none_of(outputs.begin(), outputs.end(),
                      [&](const ModelTensor& o) { return o.name == listed[i].name(); })) {
       return src.Error({{"vkserve"}, {"output", i}, {"name"}},
-                       absl::StrCat(Quote(listed[i].name()), " is not an output of the model file (outputs: ",
+                       absl::StrCat(Quoted(listed[i].name(), '"'), " is not an output of the model file (outputs: ",
                                     Names(outputs), ")"));
     }
   }

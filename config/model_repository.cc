@@ -11,7 +11,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
-#include "config/quote.h"
+#include "base/quote.h"
 
 namespace vkserve {
 namespace {
@@ -68,7 +68,7 @@ absl::StatusOr<ModelVersion> FindModelFile(const fs::path& version_dir, int64_t 
     fs::path file = version_dir / model_filename;
     if (!IsRegularFile(file)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          file.string(), ": no such file (default_model_filename is ", Quote(model_filename), ")"));
+          file.string(), ": no such file (default_model_filename is ", Quoted(model_filename, '"'), ")"));
     }
     v.path = file.string();
     v.format = format_of(model_filename);
@@ -200,7 +200,7 @@ const ModelVersion* RepositoryModel::FindVersion(int64_t version) const {
 }
 
 absl::Status CheckModelName(std::string_view name) {
-  std::string quoted = Quote(std::string(name));
+  std::string quoted = Quoted(std::string(name), '"');
   if (name.empty()) return absl::InvalidArgumentError("model names must not be empty");
   if (name.size() > kMaxModelNameLength) {
     return absl::InvalidArgumentError(
@@ -241,10 +241,10 @@ absl::StatusOr<RepositoryModel> ScanModel(const std::string& repository, const s
   if (!root.ok()) return root.status();
   // Refuse names that would leave the repository before touching the disk.
   if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos) {
-    return absl::InvalidArgumentError(absl::StrCat(Quote(name), " is not a model name"));
+    return absl::InvalidArgumentError(absl::StrCat(Quoted(name, '"'), " is not a model name"));
   }
   if (!IsDirectory(*root / name)) {
-    return absl::NotFoundError(absl::StrCat("no model ", Quote(name), " in ", root->string()));
+    return absl::NotFoundError(absl::StrCat("no model ", Quoted(name, '"'), " in ", root->string()));
   }
   return ScanOne(*root, name);
 }
@@ -252,7 +252,7 @@ absl::StatusOr<RepositoryModel> ScanModel(const std::string& repository, const s
 absl::Status RepositoryStatus(const Repository& repository) {
   for (const RepositoryModel& m : repository.models) {
     if (!m.status.ok()) {
-      return absl::Status(m.status.code(), absl::StrCat("model ", Quote(m.name), ": ", m.status.message()));
+      return absl::Status(m.status.code(), absl::StrCat("model ", Quoted(m.name, '"'), ": ", m.status.message()));
     }
   }
   return absl::OkStatus();

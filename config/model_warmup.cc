@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "config/quote.h"
+#include "base/quote.h"
 #include "gpu/status_macros.h"
 
 namespace vkserve {
@@ -52,7 +52,7 @@ bool StaysInside(const std::string& file) {
 absl::Status CheckInputText(const ConfigSource& src, int i, const std::string& name,
                             const ModelWarmup::Input& in, int batch_rows, uint64_t* bytes) {
   const FieldPath at = InputsAt(i);
-  const std::string what = absl::StrCat("input ", Quote(name), ": ");
+  const std::string what = absl::StrCat("input ", Quoted(name, '"'), ": ");
   if (in.data_type() == inference::TYPE_INVALID) {
     return src.Error(at, what + "data_type must be set (e.g. TYPE_FP32)");
   }
@@ -80,7 +80,7 @@ absl::Status CheckInputText(const ConfigSource& src, int i, const std::string& n
       break;
     case ModelWarmup::Input::kInputDataFile:
       if (!StaysInside(in.input_data_file())) {
-        return src.Error(at, absl::StrCat(what, "input_data_file ", Quote(in.input_data_file()),
+        return src.Error(at, absl::StrCat(what, "input_data_file ", Quoted(in.input_data_file(), '"'),
                                           " must be a relative path inside the model's warmup "
                                           "directory"));
       }
@@ -112,7 +112,7 @@ absl::Status CheckSampleText(const ConfigSource& src, int i, const ModelWarmup& 
   std::set<std::string> names;
   for (const ModelWarmup::InputsEntry& entry : w.inputs()) {
     if (!names.insert(entry.key()).second) {
-      return src.Error(InputsAt(i), absl::StrCat("input ", Quote(entry.key()), " is listed twice"));
+      return src.Error(InputsAt(i), absl::StrCat("input ", Quoted(entry.key(), '"'), " is listed twice"));
     }
     RETURN_IF_ERROR(
         CheckInputText(src, i, entry.key(), entry.value(), static_cast<int>(w.batch_size()), &bytes));
@@ -133,14 +133,14 @@ absl::Status CheckInputShape(const ConfigSource& src, int i, const std::string& 
   const size_t skip = max_batch_size > 0 ? 1 : 0;
   if (static_cast<size_t>(in.dims_size()) + skip != tensor.dims.size()) {
     return src.Error(InputsAt(i),
-                     absl::StrCat("input ", Quote(name), ": has ", in.dims_size(),
+                     absl::StrCat("input ", Quoted(name, '"'), ": has ", in.dims_size(),
                                   " dimensions but the model declares ", ShapeString(tensor),
                                   skip ? " (dims leave out the batch dimension)" : ""));
   }
   for (int j = 0; j < in.dims_size(); ++j) {
     const ModelDim& d = tensor.dims[static_cast<size_t>(j) + skip];
     if (d.is_fixed() && d.size != in.dims(j)) {
-      return src.Error(InputsAt(i), absl::StrCat("input ", Quote(name), ": dims[", j, "] is ",
+      return src.Error(InputsAt(i), absl::StrCat("input ", Quoted(name, '"'), ": dims[", j, "] is ",
                                                  in.dims(j), " but the model file fixes it at ", d.size));
     }
   }
@@ -195,12 +195,12 @@ absl::Status CheckWarmupInputs(const ConfigSource& src, const ModelConfig& confi
       if (tensor == inputs.end() || entry == config.input().end()) {
         std::vector<std::string> names;
         for (const ModelTensor& t : inputs) names.push_back(t.name);
-        return src.Error(InputsAt(i), absl::StrCat("the model has no input ", Quote(name), " (inputs: ",
+        return src.Error(InputsAt(i), absl::StrCat("the model has no input ", Quoted(name, '"'), " (inputs: ",
                                                    absl::StrJoin(names, ", "), ")"));
       }
       if (in.data_type() != entry->data_type()) {
         return src.Error(InputsAt(i),
-                         absl::StrCat("input ", Quote(name), ": data_type is ",
+                         absl::StrCat("input ", Quoted(name, '"'), ": data_type is ",
                                       inference::DataType_Name(in.data_type()), " but the input is ",
                                       inference::DataType_Name(entry->data_type())));
       }
@@ -209,7 +209,7 @@ absl::Status CheckWarmupInputs(const ConfigSource& src, const ModelConfig& confi
     }
     for (const ModelTensor& t : inputs) {
       if (!sample.inputs.count(t.name)) {
-        return src.Error(InputsAt(i), absl::StrCat("model input ", Quote(t.name),
+        return src.Error(InputsAt(i), absl::StrCat("model input ", Quoted(t.name, '"'),
                                                    " is not listed; a warm-up sample lists every input"));
       }
     }

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "base/happens_before.h"
+#include "base/quote.h"
 #include "gpu/status_macros.h"
 #include "gpu/vk_status.h"
 #include "server/grpc_service.h"
@@ -20,7 +21,6 @@
 #include "server/infer_request.h"
 #include "server/logging.h"
 #include "server/metrics.h"
-#include "server/quote.h"
 #include "server/request_tracer.h"
 #include "spdlog/spdlog.h"
 

@@ -4,8 +4,8 @@
 // Health, metadata, configuration, statistics, repository and shared-memory
 // RPCs (see grpc_service.h). Inference lives in grpc_infer.cc.
 #include "absl/strings/str_cat.h"
+#include "base/quote.h"
 #include "server/grpc_service.h"
-#include "server/quote.h"
 #include "server/runtime_settings.h"
 #include "spdlog/spdlog.h"
 

@@ -9,8 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/quote.h"
 #include "gpu/status_macros.h"
-#include "server/quote.h"
 
 namespace vkserve {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "server/quote.h"
+#include "base/quote.h"
 
 namespace vkserve {
 

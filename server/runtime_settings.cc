@@ -7,7 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "server/quote.h"
+#include "base/quote.h"
 
 namespace vkserve {
 namespace {

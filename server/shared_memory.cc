@@ -11,7 +11,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "server/quote.h"
+#include "base/quote.h"
 
 namespace vkserve {
 namespace {

@@ -9,10 +9,10 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
+#include "base/quote.h"
 #include "gpu/status_macros.h"
 #include "runtime/model.h"
 #include "server/model_tensors.h"
-#include "server/quote.h"
 
 namespace vkserve {
 namespace {

@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Quoting strings a client sent (model, tensor, region and setting names,
-// handles, datatypes...) in error messages and log lines. Every message that
-// names a client's string goes through Quoted(), so none can be made large by
-// the client: a status message travels in a gRPC trailer, and a client
+// Quoting untrusted strings in error messages and log lines: what a client
+// sent (model, tensor, region and setting names, handles, datatypes...) and
+// the names a model repository or configuration holds. Every message that
+// names such a string goes through Quoted(), so none can be made large by
+// its author: a status message travels in a gRPC trailer, and a client
 // refuses trailers over its metadata limit (8 KiB by default), so quoting a
 // 1 MB name in full would turn the real error into RESOURCE_EXHAUSTED
 // "received initial metadata size exceeds limit". Control characters are
 // escaped, so a name cannot forge log lines either.
 //
 // Stateless functions; thread-safe.
-#ifndef VKSERVE_SERVER_QUOTE_H_
-#define VKSERVE_SERVER_QUOTE_H_
+#ifndef VKSERVE_BASE_QUOTE_H_
+#define VKSERVE_BASE_QUOTE_H_
 
 #include <cstddef>
 #include <string>
@@ -30,8 +31,9 @@ inline constexpr size_t kMaxStatusMessageBytes = 2048;
 
 // 'name' for a short string; 'first bytes…' (N bytes) for one longer than
 // kQuotedPrefixBytes, cut at a UTF-8 character boundary. Control characters
-// and invalid UTF-8 are C-escaped (\n, \x01).
-std::string Quoted(absl::string_view s);
+// and invalid UTF-8 are C-escaped (\n, \x01). `quote` is the quote mark
+// (config/'s messages use '"').
+std::string Quoted(absl::string_view s, char quote = '\'');
 
 // What Quoted() shows of `s`, without the quotes and the length: for a
 // client string that labels log lines (a request id).
@@ -49,4 +51,4 @@ absl::Status WithBoundedClientString(const absl::Status& status, absl::string_vi
 
 }  // namespace vkserve
 
-#endif  // VKSERVE_SERVER_QUOTE_H_
+#endif  // VKSERVE_BASE_QUOTE_H_

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
-#include "server/quote.h"
+#include "base/quote.h"
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -32,8 +32,9 @@ std::string Shown(absl::string_view s) {
 
 std::string Escaped(absl::string_view s) { return Shown(s); }
 
-std::string Quoted(absl::string_view s) {
-  std::string out = absl::StrCat("'", Shown(s), "'");
+std::string Quoted(absl::string_view s, char quote) {
+  const absl::string_view mark(&quote, 1);
+  std::string out = absl::StrCat(mark, Shown(s), mark);
   if (s.size() > kQuotedPrefixBytes) absl::StrAppend(&out, " (", s.size(), " bytes)");
   return out;
 }
