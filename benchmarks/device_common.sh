@@ -2,7 +2,8 @@
 # Copyright 2026 The vkserve Authors.
 #
 # What the device scripts share (models/, ort/, gpu/run_on_device.sh,
-# server/run_*on_device.sh, server/idle_probe_on_device.sh, ops/*_h100*.sh):
+# server/run_*on_device.sh, server/idle_probe_on_device.sh, ops/*_h100*.sh,
+# and each device call's run.sh under results/):
 # the bundle's environment, the GPU clock line and its sampling, and the
 # server's start and stop. Sourced, never run; it defines functions and sets
 # nothing until they are called. A script finds it beside itself (copied
@@ -80,6 +81,41 @@ sample_clocks() {
 stop_clock_sampling() {
   [ -n "${SMI:-}" ] && kill "$SMI" 2>/dev/null
   SMI=
+}
+
+# device_call_begin NAME [WATCHDOG_S]: what a device call's run.sh starts
+# with (benchmarks/results/*/call*/run.sh): the bundle carried as
+# .bundle-<NAME>/ unpacked (VK), its environment, R=$OUT/r for the logs, the
+# SM clock sampled every second into $R/clocks.csv, and a watchdog that packs
+# $R into $OUT/<NAME>.tar.xz after WATCHDOG_S seconds (default 500), so a
+# call that overruns its limit still brings its logs back. T is a timeout
+# prefix for the steps. End the call with device_call_end.
+device_call_begin() {
+  CALL_NAME=$1
+  device_unpack_bundle ".bundle-$1"
+  device_env "$VK/env.sh"
+  R=$OUT/r
+  mkdir -p "$R"
+  T="timeout -k 5"
+  sample_clocks "$R/clocks.csv" 1000 csv "timestamp,clocks.sm,power.draw,utilization.gpu"
+  ( sleep "${2:-500}"; pack_call ) > /dev/null 2>&1 &
+  WATCHDOG=$!
+  echo "== date $(date -u +%FT%TZ) SM clock: $(clock)"
+}
+
+# pack_call: $R as $OUT/$CALL_NAME.tar.xz (at most 8 files come back from a
+# call; one archive holds them all).
+pack_call() {
+  tar cf - -C "$OUT" r | xz -1 > "$OUT/$CALL_NAME.tar.xz.part" && mv "$OUT/$CALL_NAME.tar.xz.part" "$OUT/$CALL_NAME.tar.xz"
+}
+
+# device_call_end: the clock at the end, sampling and watchdog stopped, $R
+# packed and removed.
+device_call_end() {
+  echo "== SM clock at end: $(clock) $(date -u +%FT%TZ)"
+  stop_clock_sampling
+  kill "$WATCHDOG" 2>/dev/null
+  pack_call && rm -rf "$R"
 }
 
 # describe_machine VKSERVE [NOTE]: the head of a run's environment.txt:
