@@ -114,6 +114,9 @@ def cases():
         yield matmul(f"gemm_f16io_cm{t}_residual", (36, 1000), (1000, 20), f"cm{t}",
                      tail=[("Add", ["R"])], residual=True, coopmat=cm)
         yield gemm(f"gemm_f16io_cm{t}_gemm_tb", 13, 130, 200, f"cm{t}", trans_b=True, coopmat=cm)
+        # Several block rows and columns (4 x 6 of 64x64): which block each
+        # workgroup computes.
+        yield matmul(f"gemm_f16io_cm{t}_grid", (200, 64), (64, 330), f"cm{t}", coopmat=cm)
         yield conv(f"gemm_f16io_cm{t}_conv_3x3", (2, 7, 13, 13), 13, 3, [1, 1, 1, 1], f"cm{t}",
                    coopmat=cm)
         yield conv(f"gemm_f16io_cm{t}_conv_1x1_vec", (1, 64, 8, 8), 24, 1, [0, 0, 0, 0],
