@@ -45,8 +45,8 @@ std::string BoundedMessage(absl::string_view message, size_t max_bytes = kMaxSta
 
 // `status` with every occurrence of `client_string` in its message cut as
 // Quoted() cuts it ("first bytes… (N bytes)", the layer's own quotes kept):
-// for a status from a lower layer (config/, runtime/) that quotes a client's
-// string in full. A short string is left as it is.
+// for a status from a layer that quotes a client's string in full (runtime/
+// names tensors as the model file does). A short string is left as it is.
 absl::Status WithBoundedClientString(const absl::Status& status, absl::string_view client_string);
 
 }  // namespace vkserve
