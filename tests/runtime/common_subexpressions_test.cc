@@ -10,7 +10,6 @@
 // whose per-layer mask Where nodes merge, still matches onnxruntime.
 #include "runtime/common_subexpressions.h"
 
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,7 +22,9 @@
 namespace vkserve {
 namespace {
 
+using testing::IfWithSubgraph;
 using testing::MakeNode;
+using testing::NodeNames;
 
 class FakeOp : public Op {
  public:
@@ -69,16 +70,10 @@ Graph MaskGraph() {
   return g;
 }
 
-std::vector<std::string> Names(const Graph& g) {
-  std::vector<std::string> names;
-  for (const Node& n : g.nodes) names.push_back(n.name);
-  return names;
-}
-
 TEST(CommonSubexpressionsTest, EqualConstantsMakeOneMask) {
   Graph g = MaskGraph();
   EXPECT_EQ(EliminateCommonSubexpressions(&g, PureOps(g)), 1);
-  EXPECT_EQ(Names(g), (std::vector<std::string>{"where0", "add0", "add1"}));
+  EXPECT_EQ(NodeNames(g), (std::vector<std::string>{"where0", "add0", "add1"}));
   EXPECT_EQ(g.nodes[2].inputs, (std::vector<std::string>{"s1", "m0"}));
   EXPECT_EQ(g.nodes[0].absorbed, (std::vector<std::string>{"where1"}));
 }
@@ -112,7 +107,7 @@ TEST(CommonSubexpressionsTest, ChainsMergeNodeByNode) {
   g.nodes.push_back(MakeNode("sum", "Add", {"n0", "n1"}, "y"));
   g.outputs.push_back({"y", {}});
   EXPECT_EQ(EliminateCommonSubexpressions(&g, PureOps(g)), 2);
-  EXPECT_EQ(Names(g), (std::vector<std::string>{"r0", "n0", "sum"}));
+  EXPECT_EQ(NodeNames(g), (std::vector<std::string>{"r0", "n0", "sum"}));
   EXPECT_EQ(g.nodes[2].inputs, (std::vector<std::string>{"n0", "n0"}));
 }
 
@@ -143,12 +138,7 @@ TEST(CommonSubexpressionsTest, ImpureOpsAndGraphOutputsStay) {
 
 TEST(CommonSubexpressionsTest, GraphsWithSubgraphsAreLeftAlone) {
   Graph g = MaskGraph();
-  Node branch = MakeNode("if", "If", {"cond"}, "z");
-  Attribute body;
-  body.type = Attribute::Type::kGraph;
-  body.graphs.push_back(std::make_shared<Graph>());
-  branch.attributes["then_branch"] = body;
-  g.nodes.push_back(branch);
+  g.nodes.push_back(IfWithSubgraph("if", "cond", "z"));
   EXPECT_EQ(EliminateCommonSubexpressions(&g, PureOps(g)), 0);
   EXPECT_EQ(g.nodes.size(), 5u);
 }

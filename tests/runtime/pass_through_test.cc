@@ -8,7 +8,6 @@
 // absorbed by the first reader, for inspect.
 #include "runtime/pass_through.h"
 
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,7 +19,9 @@
 namespace vkserve {
 namespace {
 
+using testing::IfWithSubgraph;
 using testing::MakeNode;
+using testing::OpTypes;
 
 Node ConcatNode(const char* name, std::vector<std::string> inputs, std::string output) {
   Node n = MakeNode(name, "Concat", std::move(inputs), std::move(output));
@@ -44,12 +45,6 @@ Graph CacheGraph() {
   g.nodes.push_back(MakeNode("square", "Mul", {"ki", "ki"}, "y"));
   g.nodes.push_back(MakeNode("relu", "Relu", {"kc"}, "r"));
   return g;
-}
-
-std::vector<std::string> OpTypes(const Graph& g) {
-  std::vector<std::string> types;
-  for (const Node& n : g.nodes) types.push_back(n.op_type);
-  return types;
 }
 
 TEST(PassThroughTest, ChainsGoAndReadersReadTheSource) {
@@ -78,12 +73,7 @@ TEST(PassThroughTest, GraphOutputsAndRealConcatsStay) {
 
 TEST(PassThroughTest, GraphsWithSubgraphsAreLeftAlone) {
   Graph g = CacheGraph();
-  Node branch = MakeNode("if", "If", {"cond"}, "z");
-  Attribute body;
-  body.type = Attribute::Type::kGraph;
-  body.graphs.push_back(std::make_shared<Graph>());
-  branch.attributes["then_branch"] = body;
-  g.nodes.push_back(branch);
+  g.nodes.push_back(IfWithSubgraph("if", "cond", "z"));
   EXPECT_EQ(DropPassThroughNodes(&g), 0);
   EXPECT_EQ(g.nodes.size(), 6u);
 }

@@ -8,6 +8,7 @@
 #define VKSERVE_TESTS_TESTING_GRAPH_HELPERS_H_
 
 #include <cstring>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,6 +36,30 @@ inline TensorType FloatType(std::vector<Dim> shape) {
   t.has_shape = !shape.empty();
   t.shape = std::move(shape);
   return t;
+}
+
+// The op types and the names of `g`'s nodes, in order: what a graph pass
+// left.
+inline std::vector<std::string> OpTypes(const Graph& g) {
+  std::vector<std::string> types;
+  for (const Node& n : g.nodes) types.push_back(n.op_type);
+  return types;
+}
+inline std::vector<std::string> NodeNames(const Graph& g) {
+  std::vector<std::string> names;
+  for (const Node& n : g.nodes) names.push_back(n.name);
+  return names;
+}
+
+// An If node whose then_branch is an empty graph: makes `g` a graph with
+// subgraphs, which the passes indexing the main graph leave alone.
+inline Node IfWithSubgraph(const char* name, std::string cond, std::string output) {
+  Node n = MakeNode(name, "If", {std::move(cond)}, std::move(output));
+  Attribute body;
+  body.type = Attribute::Type::kGraph;
+  body.graphs.push_back(std::make_shared<Graph>());
+  n.attributes["then_branch"] = body;
+  return n;
 }
 
 // A float tensor's elements (its bytes may be a view with any alignment).
