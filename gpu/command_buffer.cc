@@ -105,7 +105,11 @@ void CommandBuffer::TrackHazards(std::span<const Binding> accesses) {
       }
     }
   }
-  if (hazard) {
+  // A profile runs each command alone: a timestamp waits for the commands
+  // before it but holds back none after it, so independent neighbours would
+  // overlap and blur each other's times.
+  const bool profiled = queries_ && timing_ == Timing::kEachCommand;
+  if (hazard || (profiled && (!pending_reads_.empty() || !pending_writes_.empty()))) {
     VkMemoryBarrier barrier{};
     barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
     barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT |

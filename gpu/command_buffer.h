@@ -16,9 +16,11 @@
 // its recorder opens around groups of commands (a run's phases); the queries
 // are reset inside the command buffer, so each replay measures afresh, and
 // ReadTimestamps() converts them to nanoseconds with timestampPeriod. A
-// timestamp waits for all earlier commands (ALL_COMMANDS), so timing every
-// command also keeps independent neighbours from overlapping and adds the
-// queries' own cost to each: right for a profile, not for serving.
+// timestamp waits for all earlier commands (ALL_COMMANDS) but holds back no
+// later one, so timing every command also records a barrier before each
+// command that has unsynchronized predecessors: independent neighbours run
+// one at a time and each time is its own. That and the queries' own cost
+// are right for a profile, not for serving.
 //
 // Not thread-safe: one thread records; Queue::Submit may be called from any
 // thread. Destroying a CommandBuffer waits for its last submission.
@@ -140,7 +142,7 @@ class CommandBuffer {
   CommandBuffer(const Device& device, const CommandBufferOptions& options)
       : device_(&device), options_(options) {}
   // Records a barrier first if a command with these accesses depends on
-  // earlier unsynchronized ones.
+  // earlier unsynchronized ones (in a profile: on any).
   void TrackHazards(std::span<const Binding> accesses);
   // Records a barrier after which every compute and transfer write so far is
   // visible to host reads.
