@@ -51,6 +51,7 @@ class GemmKernel : public Kernel {
     bool vec8_a = false, vec8_b = false;  // 16-byte loads of an fp16 operand
     uint32_t vec_bytes = 16;
     uint32_t b_vec_bytes = 16;
+    std::string description;  // the main shader and split, for inspect
   };
   explicit GemmKernel(Config c) : c_(std::move(c)) {}
 
@@ -85,6 +86,8 @@ class GemmKernel : public Kernel {
     return ctx.command_buffer.Dispatch(c_.reduce, reduce_bindings, c_.params.bytes(),
                                        c_.reduce_groups, ctx.label);
   }
+
+  std::string Describe() const override { return c_.description; }
 
  private:
   Config c_;
@@ -328,8 +331,10 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateGemmKernel(KernelContext& ctx, Gem
   c.b_input = p.b_input;
   c.c_input = p.c_input;
   c.residual_input = e.residual != Epilogue::Residual::kNone ? e.residual_input : -1;
-  ASSIGN_OR_RETURN(c.main, ctx.GetPipeline(plan.shader(kind, f16_io, p.b_f16), kBindings, kPushBytes,
-                                           local, MainSpecConstants(p, c, split)));
+  const std::string shader = plan.shader(kind, f16_io, p.b_f16);
+  ASSIGN_OR_RETURN(c.main, ctx.GetPipeline(shader, kBindings, kPushBytes, local,
+                                           MainSpecConstants(p, c, split)));
+  c.description = split ? absl::StrCat(shader, ", K split ", plan.splits, " ways") : shader;
   c.params = GemmParams(p, plan, batch, ld, view);
   const uint32_t act = static_cast<uint32_t>(e.activation.kind);
   const uint32_t residual = static_cast<uint32_t>(e.residual);
