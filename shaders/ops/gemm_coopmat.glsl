@@ -286,29 +286,67 @@ uvec2 b_unit(uint i) {
   return B_KN ? uvec2(i / (BN / 8), (i % (BN / 8)) * 8) : uvec2(i % BN, (i / BN) * 8);
 }
 
-vec4 load_x4_pixels(uint k, uint col, uint k_end) {
-  if (col >= p.n || k >= k_end) return vec4(0.0);
-  const uint image = col / p.n_inner;
-  const uint pix = col - image * p.n_inner;
-  return vec4(b4[(image * p.ldb + b_base + k * p.n_inner + pix) / 4]);
+// 8 consecutive pixels of row k from column col: (image, pixel) found once
+// for the unit (a division by a push constant costs ~20 instructions),
+// again only where the second half starts another image.
+F8 load_x8_pixels(uint k, uint col, uint k_end) {
+  F8 r;
+  r.lo = vec4(0.0);
+  r.hi = vec4(0.0);
+  if (k >= k_end || col >= p.n) return r;
+  uint image = col / p.n_inner;
+  uint pix = col - image * p.n_inner;
+  r.lo = vec4(b4[(image * p.ldb + b_base + k * p.n_inner + pix) / 4]);
+  if (col + 4 >= p.n) return r;
+  pix += 4;
+  if (pix >= p.n_inner) {
+    pix -= p.n_inner;
+    ++image;
+  }
+  r.hi = vec4(b4[(image * p.ldb + b_base + k * p.n_inner + pix) / 4]);
+  return r;
 }
 
-vec4 load_x4_taps(uint k, uint k_end) {
-  vec4 v;
-  [[unroll]] for (uint c = 0; c < 4; ++c) v[c] = k + c < k_end ? load_x(k + c) : 0.0;
-  return v;
+// Taps k .. k+7 of this thread's column. k is decomposed into (channel, ky,
+// kx) once and then stepped in tap order, not divided per tap: this loader,
+// not the tensor cores, bounds the convolutions (on the H200 a 3x3 ran 3x
+// faster with its loads ablated, results/2026-11-29-session21-h200.md).
+F8 load_x8_taps(uint k, uint k_end) {
+  float v[8];
+  uint ci = k / KHW;
+  const uint rest = k - ci * KHW;
+  uint ky = rest / KW;
+  uint kx = rest - ky * KW;
+  [[unroll]] for (uint j = 0; j < 8; ++j) {
+    v[j] = 0.0;
+    if (POINTWISE) {
+      // (Without VEC_B.) ix0 is the pixel; every tap is channel k + j.
+      if (b_col_valid && k + j < k_end) v[j] = float(b[x_base + (k + j) * p.n_inner + uint(ix0)]);
+    } else if (b_col_valid && k + j < k_end) {
+      const int iy = iy0 + int(ky * DH);
+      const int ix = ix0 + int(kx * DW);
+      if (uint(iy) < p.in_h && uint(ix) < p.in_w) {
+        v[j] = float(b[x_base + (ci * p.in_h + uint(iy)) * p.in_w + uint(ix)]);
+      }
+    }
+    if (++kx == KW) {
+      kx = 0;
+      if (++ky == KH) {
+        ky = 0;
+        ++ci;
+      }
+    }
+  }
+  F8 r;
+  r.lo = vec4(v[0], v[1], v[2], v[3]);
+  r.hi = vec4(v[4], v[5], v[6], v[7]);
+  return r;
 }
 
 void load_b_step(uint k0, uint k_end) {
   [[unroll]] for (uint u = 0; u < B_UNITS; ++u) {
     const uvec2 rc = b_unit(gl_LocalInvocationID.x + u * THREADS);
-    if (B_KN) {
-      b_st[u].lo = load_x4_pixels(k0 + rc.x, n0 + rc.y, k_end);
-      b_st[u].hi = load_x4_pixels(k0 + rc.x, n0 + rc.y + 4, k_end);
-    } else {
-      b_st[u].lo = load_x4_taps(k0 + rc.y, k_end);
-      b_st[u].hi = load_x4_taps(k0 + rc.y + 4, k_end);
-    }
+    b_st[u] = B_KN ? load_x8_pixels(k0 + rc.x, n0 + rc.y, k_end) : load_x8_taps(k0 + rc.y, k_end);
   }
 }
 #else

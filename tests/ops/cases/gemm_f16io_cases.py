@@ -82,12 +82,18 @@ def gemm(name, m, n, k, plan, trans_b=False, coopmat=False):
                  coopmat=coopmat)
 
 
-def conv(name, x_shape, c_out, kernel, pads, plan, tail=(), coopmat=False):
+def conv(name, x_shape, c_out, kernel, pads, plan, tail=(), coopmat=False, **attrs):
     data = {"X": _rand(*x_shape)}
     inits = {"W": _rand(c_out, x_shape[1], kernel, kernel,
                         scale=1.0 / np.sqrt(x_shape[1] * kernel * kernel)),
              "Bc": _rand(c_out)}
-    return _case(name, "Conv", data, inits, {"pads": pads}, plan, tail, coopmat)
+    case = _case(name, "Conv", data, inits, {"pads": pads, **attrs}, plan, tail, coopmat)
+    # `vkserve inspect` names the GEMM kernel the pinned plan ran (its
+    # "_emu" form where the tensor cores are emulated).
+    tile = plan.split("/")[0]
+    case["kernel"] = (f"ops/gemm_cm_{tile[2:]}_16x16x16_im2col_f16" if tile.startswith("cm")
+                      else f"ops/gemm_{tile}_im2col_f16")
+    return case
 
 
 def cases():
@@ -121,3 +127,17 @@ def cases():
                    coopmat=cm)
         yield conv(f"gemm_f16io_cm{t}_conv_1x1_vec", (1, 64, 8, 8), 24, 1, [0, 0, 0, 0],
                    f"cm{t}", tail=[("Relu", [])], coopmat=cm)
+        # The im2col loader steps (channel, ky, kx) through 8 taps at a time:
+        # windows with strides, dilations, asymmetric pads, a 7x7 stem and a
+        # strided 1x1; the pointwise loader's second 4 pixels start the next
+        # image where OH * OW = 196 is not a multiple of 8.
+        yield conv(f"gemm_f16io_cm{t}_conv_3x3_s2", (2, 9, 15, 15), 10, 3, [1, 0, 1, 2],
+                   f"cm{t}", coopmat=cm, strides=[2, 2])
+        yield conv(f"gemm_f16io_cm{t}_conv_3x3_dil", (1, 5, 12, 11), 9, 3, [2, 2, 2, 2],
+                   f"cm{t}", coopmat=cm, dilations=[2, 2])
+        yield conv(f"gemm_f16io_cm{t}_conv_7x7_s2", (2, 3, 23, 23), 16, 7, [3, 3, 3, 3],
+                   f"cm{t}", coopmat=cm, strides=[2, 2])
+        yield conv(f"gemm_f16io_cm{t}_conv_1x1_s2", (2, 24, 14, 14), 20, 1, [0, 0, 0, 0],
+                   f"cm{t}", coopmat=cm, strides=[2, 2])
+        yield conv(f"gemm_f16io_cm{t}_conv_1x1_196", (3, 16, 14, 14), 24, 1, [0, 0, 0, 0],
+                   f"cm{t}", coopmat=cm)
