@@ -38,6 +38,10 @@ SHAPES = [
     ("square_2048", "MatMul", 1, 2048, 2048, 2048, False),
     ("square_4096", "MatMul", 1, 4096, 4096, 4096, False),
     ("square_2048_tb", "Gemm", 1, 2048, 2048, 2048, True),
+    # ResNet-50 b32 convolutions as plain products (A the weights): the
+    # tensor-core core without the im2col loader (resnet_convs.py).
+    ("r50_3x3_64_as_gemm", "MatMul", 1, 64, 100352, 576, False),
+    ("r50_1x1_1024_512_as_gemm", "MatMul", 1, 512, 6272, 1024, False),
     ("bert_b1_qkv", "MatMul", 1, 128, 768, 768, False),
     ("bert_b1_ffn1", "MatMul", 1, 128, 3072, 768, False),
     ("bert_b1_ffn2", "MatMul", 1, 128, 768, 3072, False),
