@@ -90,6 +90,8 @@ def _conv_cases():
     yield _conv("conv_1x1_odd_hw", 2, 32, (7, 7), 40, (1, 1))
     yield _conv("conv_1x1_odd_channels", 1, 13, (12, 12), 7, (1, 1))
     yield _conv("conv_1x1_stride2", 1, 32, (14, 14), 64, (1, 1), strides=[2, 2])
+    # Strided 1x1s copy their pixels out first: groups, unequal strides, odd sizes.
+    yield _conv("conv_1x1_s23_group2", 2, 8, (13, 11), 6, (1, 1), group=2, strides=[2, 3])
     yield _conv("conv_1x1_large", 1, 256, (28, 28), 128, (1, 1))
     # Deep reductions on small images: split-K.
     yield _conv("conv_splitk_3x3", 1, 512, (7, 7), 64, (3, 3), pads=[1, 1, 1, 1])

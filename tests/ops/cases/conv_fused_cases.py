@@ -38,8 +38,9 @@ def _case(name, x_shape, m, kernel, tail, group=1, opset=21, pads=None, residual
         nxt = f"t{i + 1}"
         if step == "Add":
             if out_spatial is None:
-                # Output spatial size for stride-1 "same" convs used with residuals.
-                out_spatial = list(x_shape[2:])
+                # "Same" convs keep the size; a strided 1x1 without pads divides it.
+                strides = conv_attrs.get("strides", [1] * (len(x_shape) - 2))
+                out_spatial = [(d - 1) // st + 1 for d, st in zip(x_shape[2:], strides)]
             r = _rand(n, m, *out_spatial)
             inputs.append(helper.make_tensor_value_info("R", TensorProto.FLOAT, list(r.shape)))
             feeds["R"] = r
@@ -89,6 +90,9 @@ def cases():
     yield _case("fused_conv_tanh", (1, 6, 8, 8), 6, (3, 3), ["Tanh"], pads=same3)
     # Per Conv path: 1x1 vector stores, split-K, depthwise, grouped GEMM.
     yield _case("fused_conv1x1_vec_add_relu", (1, 64, 8, 8), 64, (1, 1), ["Add", "Relu"])
+    # A strided 1x1 (its pixels copied out first) with the residual epilogue.
+    yield _case("fused_conv1x1_s2_add_relu", (2, 16, 9, 9), 24, (1, 1), ["Add", "Relu"],
+                strides=[2, 2])
     yield _case("fused_conv1x1_odd_add_clip", (1, 24, 7, 7), 40, (1, 1),
                 ["Add", ("Clip", 0.0, 6.0)])
     yield _case("fused_conv_splitk_add_relu", (1, 512, 7, 7), 64, (3, 3), ["Add", "Relu"],

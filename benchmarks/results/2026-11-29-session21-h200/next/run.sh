@@ -1,25 +1,36 @@
 #!/bin/bash
-# Prepared in session 21, NOT RUN (its device time ran out). Build: the
-# repository at or after this file's commit + pointwise_raw.patch as
-# bin/vkserve, the commit alone as bin/vkserve_base, bundled as
-# .bundle-next/bundle.tar.xz. The patch reads fp16 pointwise convolutions'
-# X as raw 8-byte halves (no fp16 -> fp32 -> fp16 round trip) and packs
-# im2col taps as they load; its op cases pass on lavapipe (emulated).
-# Call 6 showed the im2col loader costs 35-67 % of a convolution's time.
-# ResNet-50's convolutions at b32 and resnet50 b32 FP16, alternating.
+# Prepared in session 21, NOT RUN (its device time ran out). Two patches to
+# the convolution path, each a build of the repository at or after this
+# file's commit, bundled as .bundle-next/bundle.tar.xz:
+#   bin/vkserve_base  the commit alone
+#   bin/vkserve_pw    + pointwise_raw.patch: fp16 pointwise rows read as raw
+#                     8-byte halves (no fp16 -> fp32 -> fp16 round trip),
+#                     im2col taps packed as they load
+#   bin/vkserve_s2    + strided_pointwise.patch: a strided 1x1 without pads
+#                     (ResNet's downsampling shortcuts) copies its pixels out
+#                     and runs the pointwise product (conv.cc)
+#   bin/vkserve_both  + both
+# Each patch's op cases pass on lavapipe. Call 6 showed the im2col loader
+# costs 35-67 % of a convolution's time; the three strided 1x1s took 863 us
+# of resnet50 b32's 7.15 ms of convolutions (call 5). ResNet-50's
+# convolutions at b32 and resnet50 b32 / b1 FP16, each build twice.
 set -uo pipefail
 source benchmarks/device_common.sh
-device_call_begin next 130
+device_call_begin next 200
 $T 40 python3 $VK/peers.py export resnet50 /tmp/r50.onnx --opset 17 > $R/export.log 2>&1 &
 EXPORT=$!
 C="benchmarks/ops/resnet_convs.py --batch 32 --float16"
-$T 30 python3 $C $VK/bin/vkserve --warmup 3 --repeat 3 > /dev/null 2>&1
-for bin in vkserve_base vkserve vkserve_base vkserve; do
-  echo "== $bin SM $(clock | cut -d, -f1)"
-  $T 25 python3 $C $VK/bin/$bin --warmup 1 --repeat 5 --out /tmp/rc_$bin 2>&1
+$T 30 python3 $C $VK/bin/vkserve_base --warmup 4 --repeat 3 > /dev/null 2>&1
+for round in 1 2; do
+  for bin in vkserve_base vkserve_pw vkserve_s2 vkserve_both; do
+    echo "== $bin round $round SM $(clock | cut -d, -f1)"
+    $T 25 python3 $C $VK/bin/$bin --warmup 1 --repeat 5 --out /tmp/rc_$bin 2>&1
+  done
 done | tee $R/convs.txt
 wait $EXPORT
-for bin in vkserve_base vkserve vkserve_base vkserve; do
-  echo "-- resnet50 b32 FP16 $bin SM $(clock | cut -d, -f1): $($T 20 $VK/bin/$bin infer /tmp/r50.onnx --dim N=32 --precision FP16 --repeat 30 --warmup 2 2>&1 | grep '^timing' | sed 's/.*gpu-compute/gpu-compute/')"
+for n in 32 1; do
+  for bin in vkserve_base vkserve_pw vkserve_s2 vkserve_both vkserve_base vkserve_pw vkserve_s2 vkserve_both; do
+    echo "-- resnet50 b$n FP16 $bin SM $(clock | cut -d, -f1): $($T 20 $VK/bin/$bin infer /tmp/r50.onnx --dim N=$n --precision FP16 --repeat 30 --warmup 2 2>&1 | grep '^timing' | sed 's/.*gpu-compute/gpu-compute/')"
+  done
 done | tee $R/models.txt
 device_call_end
