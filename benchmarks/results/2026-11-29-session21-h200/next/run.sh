@@ -13,7 +13,8 @@
 # Each patch's op cases pass on lavapipe. Call 6 showed the im2col loader
 # costs 35-67 % of a convolution's time; the three strided 1x1s took 863 us
 # of resnet50 b32's 7.15 ms of convolutions (call 5). ResNet-50's
-# convolutions at b32 and resnet50 b32 / b1 FP16, each build twice.
+# convolutions at b32 and resnet50 b32 / b1 FP16, each build twice; then the
+# GEMV's K split swept.
 set -uo pipefail
 source benchmarks/device_common.sh
 device_call_begin next 200
@@ -33,4 +34,11 @@ for n in 32 1; do
     echo "-- resnet50 b$n FP16 $bin SM $(clock | cut -d, -f1): $($T 20 $VK/bin/$bin infer /tmp/r50.onnx --dim N=$n --precision FP16 --repeat 30 --warmup 2 2>&1 | grep '^timing' | sed 's/.*gpu-compute/gpu-compute/')"
   done
 done | tee $R/models.txt
+# GEMV (issue 11: 56 % of the copy's traffic in session 21): the K splits,
+# the cost model's 4 against 1, 2 and 8, each with its reduce pass.
+for plan in auto gemv/1 gemv/2 gemv/4 gemv/8; do
+  echo "-- gemv $plan SM $(clock | cut -d, -f1)"
+  $T 20 python3 benchmarks/ops/gemm_bench.py $VK/bin/vkserve_base --weights 'gemv_4096' --warmup 1 \
+    --repeat 30 $( [ $plan = auto ] || echo --plan $plan ) | tail -1
+done | tee $R/gemv.txt
 device_call_end
