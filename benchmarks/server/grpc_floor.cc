@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// vkserve_grpc_floor: what gRPC itself costs per unary call on this machine,
+// by server API. The same empty ServerLive handler is served three ways in
+// this process (no model, no GPU):
+//
+//   callback  grpc::CallbackService, as vkserve's server does;
+//   sync      the synchronous API (gRPC's own polling threads run the
+//             handler);
+//   async     an async service whose own threads call CompletionQueue::Next
+//             and answer on the thread that took the event;
+//   spin      the async service polled by one thread that never sleeps
+//             (AsyncNext with a deadline of now, in a loop): what waking
+//             the server's threads costs, by its absence;
+//
+// and a synchronous client calls it back to back and after idling GAP
+// microseconds before each call (between real requests a server's threads
+// sleep for the model's run, and waking them costs more than the call).
+// Issue 12's overhead target (p50 round trip minus the server's request
+// time, 100 us) reads against these figures: if the callback API's floor at
+// the cadence is above it and another API's is not, that API is the lever.
+//
+// Usage: vkserve_grpc_floor [--calls N] [--gaps 0,700,5000]
+//                           [--modes callback,sync,async,spin]
+#include <grpcpp/grpcpp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "proto/grpc_service.grpc.pb.h"
+
+namespace {
+
+using inference::GRPCInferenceService;
+using inference::ServerLiveRequest;
+using inference::ServerLiveResponse;
+using Clock = std::chrono::steady_clock;
+
+class CallbackLive final : public GRPCInferenceService::CallbackService {
+  grpc::ServerUnaryReactor* ServerLive(grpc::CallbackServerContext* c, const ServerLiveRequest*,
+                                       ServerLiveResponse* r) override {
+    r->set_live(true);
+    grpc::ServerUnaryReactor* reactor = c->DefaultReactor();
+    reactor->Finish(grpc::Status::OK);
+    return reactor;
+  }
+};
+
+class SyncLive final : public GRPCInferenceService::Service {
+  grpc::Status ServerLive(grpc::ServerContext*, const ServerLiveRequest*,
+                          ServerLiveResponse* r) override {
+    r->set_live(true);
+    return grpc::Status::OK;
+  }
+};
+
+// One outstanding ServerLive call of the async service: requested, then
+// answered, then done (it requests its successor when it is answered).
+class AsyncCall {
+ public:
+  AsyncCall(GRPCInferenceService::AsyncService* service, grpc::ServerCompletionQueue* cq)
+      : service_(service), cq_(cq), responder_(&ctx_) {
+    service_->RequestServerLive(&ctx_, &request_, &responder_, cq_, cq_, this);
+  }
+  // Called with this call's event from the completion queue.
+  void Proceed(bool ok) {
+    if (!answered_ && ok) {
+      new AsyncCall(service_, cq_);
+      ServerLiveResponse r;
+      r.set_live(true);
+      answered_ = true;
+      responder_.Finish(r, grpc::Status::OK, this);
+      return;
+    }
+    delete this;
+  }
+
+ private:
+  GRPCInferenceService::AsyncService* service_;
+  grpc::ServerCompletionQueue* cq_;
+  grpc::ServerContext ctx_;
+  ServerLiveRequest request_;
+  grpc::ServerAsyncResponseWriter<ServerLiveResponse> responder_;
+  bool answered_ = false;
+};
+
+double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5))];
+}
+
+// p50 and p90 microseconds of `calls` ServerLive calls, each after idling
+// `gap_us` (a sleep, as a client waiting on something else would).
+std::pair<double, double> Time(GRPCInferenceService::Stub& stub, int calls, int gap_us) {
+  std::vector<double> us;
+  for (int i = 0; i < calls; ++i) {
+    if (gap_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(gap_us));
+    grpc::ClientContext ctx;
+    ServerLiveResponse resp;
+    const auto t0 = Clock::now();
+    if (!stub.ServerLive(&ctx, ServerLiveRequest(), &resp).ok()) {
+      std::fprintf(stderr, "ServerLive failed\n");
+      break;
+    }
+    us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+  }
+  return {Percentile(us, 0.5), Percentile(us, 0.9)};
+}
+
+// Serves ServerLive the `mode` way on an ephemeral port and times it at
+// every gap. Returns false when the mode is unknown or the server fails.
+bool RunMode(const std::string& mode, int calls, const std::vector<int>& gaps) {
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  CallbackLive callback;
+  SyncLive sync;
+  GRPCInferenceService::AsyncService async;
+  std::unique_ptr<grpc::ServerCompletionQueue> cq;
+  if (mode == "callback") {
+    builder.RegisterService(&callback);
+  } else if (mode == "sync") {
+    builder.RegisterService(&sync);
+  } else if (mode == "async" || mode == "spin") {
+    builder.RegisterService(&async);
+    cq = builder.AddCompletionQueue();
+  } else {
+    std::fprintf(stderr, "unknown mode '%.32s'\n", mode.c_str());
+    return false;
+  }
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || port == 0) {
+    std::fprintf(stderr, "%s: the server did not start\n", mode.c_str());
+    return false;
+  }
+  std::vector<std::thread> pollers;
+  if (cq) {
+    new AsyncCall(&async, cq.get());
+    const bool spin = mode == "spin";
+    for (int i = 0; i < (spin ? 1 : 2); ++i) {
+      pollers.emplace_back([q = cq.get(), spin] {
+        void* tag = nullptr;
+        bool ok = false;
+        if (!spin) {
+          while (q->Next(&tag, &ok)) static_cast<AsyncCall*>(tag)->Proceed(ok);
+          return;
+        }
+        for (;;) {
+          const auto status = q->AsyncNext(&tag, &ok, std::chrono::system_clock::now());
+          if (status == grpc::CompletionQueue::SHUTDOWN) return;
+          if (status == grpc::CompletionQueue::GOT_EVENT) static_cast<AsyncCall*>(tag)->Proceed(ok);
+        }
+      });
+    }
+  }
+  auto stub = GRPCInferenceService::NewStub(
+      grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+  Time(*stub, 200, 0);  // connect and warm up
+  for (int gap : gaps) {
+    const auto [p50, p90] = Time(*stub, gap > 0 ? std::max(50, calls / 4) : calls, gap);
+    std::printf("| %s | %d | %.1f | %.1f |\n", mode.c_str(), gap, p50, p90);
+    std::fflush(stdout);
+  }
+  server->Shutdown();
+  if (cq) {
+    cq->Shutdown();
+    for (std::thread& t : pollers) t.join();
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int calls = 2000;
+  std::vector<int> gaps = {0, 700, 5000};
+  std::vector<std::string> modes = {"callback", "sync", "async", "spin"};
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i], value = argv[i + 1];
+    if (flag == "--calls" && absl::SimpleAtoi(value, &calls) && calls > 0) continue;
+    if (flag == "--gaps") {
+      gaps.clear();
+      for (absl::string_view g : absl::StrSplit(value, ',')) {
+        int us = 0;
+        if (!absl::SimpleAtoi(g, &us) || us < 0) {
+          std::fprintf(stderr, "bad gap in --gaps\n");
+          return 2;
+        }
+        gaps.push_back(us);
+      }
+      continue;
+    }
+    if (flag == "--modes") {
+      modes = absl::StrSplit(value, ',');
+      continue;
+    }
+    std::fprintf(stderr,
+                 "usage: %s [--calls N] [--gaps 0,700,5000] [--modes callback,sync,async,spin]\n",
+                 argv[0]);
+    return 2;
+  }
+  std::printf("| server API | idle before each call (us) | p50 us | p90 us |\n|---|---|---|---|\n");
+  for (const std::string& mode : modes) {
+    if (!RunMode(mode, calls, gaps)) return 1;
+  }
+  return 0;
+}
