@@ -10,8 +10,9 @@
 // Each thread gathers one fixed column for the whole reduction (THREADS is a
 // multiple of BN). POINTWISE (1x1, stride 1, no pads) reads X directly, with
 // 128-bit loads along the pixels when VEC_B. With GEMM_IM2COL_VIEW_ONLY
-// defined, only the view (init_b_loader, load_x) for a core with its own
-// step functions (gemm_coopmat.glsl).
+// defined, only the view (init_b_loader's per-thread column, and load_x)
+// for a core with its own step functions (gemm_coopmat.glsl, which steps
+// through 8 taps at a time itself).
 #ifndef VKSERVE_GEMM_LOAD_IM2COL_GLSL_
 #define VKSERVE_GEMM_LOAD_IM2COL_GLSL_
 
