@@ -10,11 +10,12 @@
 #                     (ResNet's downsampling shortcuts) copies its pixels out
 #                     and runs the pointwise product (conv.cc)
 #   bin/vkserve_both  + both
+#   bin/vkserve_grpc_floor  (benchmarks/server/grpc_floor.cc, the commit)
 # Each patch's op cases pass on lavapipe. Call 6 showed the im2col loader
 # costs 35-67 % of a convolution's time; the three strided 1x1s took 863 us
 # of resnet50 b32's 7.15 ms of convolutions (call 5). ResNet-50's
 # convolutions at b32 and resnet50 b32 / b1 FP16, each build twice; then the
-# GEMV's K split swept.
+# GEMV's K split swept; then gRPC's floor by server API.
 set -uo pipefail
 source benchmarks/device_common.sh
 device_call_begin next 200
@@ -41,4 +42,12 @@ for plan in auto gemv/1 gemv/2 gemv/4 gemv/8; do
   $T 20 python3 benchmarks/ops/gemm_bench.py $VK/bin/vkserve_base --weights 'gemv_4096' --warmup 1 \
     --repeat 30 $( [ $plan = auto ] || echo --plan $plan ) | tail -1
 done | tee $R/gemv.txt
+# Issue 12: gRPC's own empty call by server API on this machine
+# (bin/vkserve_grpc_floor; results/2026-11-29-grpc-floor-dev.md has the
+# development machine's), each mode in its own process, twice.
+for round in 1 2; do
+  for mode in callback sync async spin; do
+    $T 60 $VK/bin/vkserve_grpc_floor --calls 2000 --gaps 0,700,2000 --modes $mode | tail -3
+  done
+done | tee $R/grpc_floor.txt
 device_call_end
