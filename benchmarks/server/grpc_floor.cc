@@ -8,11 +8,15 @@
 //   callback  grpc::CallbackService, as vkserve's server does;
 //   sync      the synchronous API (gRPC's own polling threads run the
 //             handler);
-//   async     an async service whose own threads call CompletionQueue::Next
-//             and answer on the thread that took the event;
-//   spin      the async service polled by one thread that never sleeps
+//   async     an async service whose own threads (--pollers, 2) call
+//             CompletionQueue::Next and answer on the thread that took the
+//             event;
+//   spin      the async service polled by one thread that does not sleep
 //             (AsyncNext with a deadline of now, in a loop): what waking
-//             the server's threads costs, by its absence;
+//             the server's threads costs, by its absence. With --spin-us N
+//             it spins only for N us after each event, then blocks until
+//             the next (the policy a server would ship: a core while
+//             requests keep coming, none when they stop);
 //
 // and a synchronous client calls it back to back and after idling GAP
 // microseconds before each call (between real requests a server's threads
@@ -22,7 +26,8 @@
 // the cadence is above it and another API's is not, that API is the lever.
 //
 // Usage: vkserve_grpc_floor [--calls N] [--gaps 0,700,5000]
-//                           [--modes callback,sync,async,spin]
+//                           [--modes callback,sync,async,spin] [--spin-us N]
+//                           [--pollers N]
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
@@ -119,7 +124,8 @@ std::pair<double, double> Time(GRPCInferenceService::Stub& stub, int calls, int 
 
 // Serves ServerLive the `mode` way on an ephemeral port and times it at
 // every gap. Returns false when the mode is unknown or the server fails.
-bool RunMode(const std::string& mode, int calls, const std::vector<int>& gaps) {
+bool RunMode(const std::string& mode, int calls, const std::vector<int>& gaps, int spin_us,
+             int pollers_wanted) {
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
@@ -147,18 +153,26 @@ bool RunMode(const std::string& mode, int calls, const std::vector<int>& gaps) {
   if (cq) {
     new AsyncCall(&async, cq.get());
     const bool spin = mode == "spin";
-    for (int i = 0; i < (spin ? 1 : 2); ++i) {
-      pollers.emplace_back([q = cq.get(), spin] {
+    for (int i = 0; i < (spin ? 1 : pollers_wanted); ++i) {
+      pollers.emplace_back([q = cq.get(), spin, spin_us] {
         void* tag = nullptr;
         bool ok = false;
         if (!spin) {
           while (q->Next(&tag, &ok)) static_cast<AsyncCall*>(tag)->Proceed(ok);
           return;
         }
+        auto last_event = Clock::now();
         for (;;) {
-          const auto status = q->AsyncNext(&tag, &ok, std::chrono::system_clock::now());
+          const bool spinning =
+              spin_us <= 0 || Clock::now() - last_event < std::chrono::microseconds(spin_us);
+          const auto deadline = spinning ? std::chrono::system_clock::now()
+                                         : std::chrono::system_clock::now() + std::chrono::hours(1);
+          const auto status = q->AsyncNext(&tag, &ok, deadline);
           if (status == grpc::CompletionQueue::SHUTDOWN) return;
-          if (status == grpc::CompletionQueue::GOT_EVENT) static_cast<AsyncCall*>(tag)->Proceed(ok);
+          if (status == grpc::CompletionQueue::GOT_EVENT) {
+            static_cast<AsyncCall*>(tag)->Proceed(ok);
+            last_event = Clock::now();
+          }
         }
       });
     }
@@ -183,11 +197,15 @@ bool RunMode(const std::string& mode, int calls, const std::vector<int>& gaps) {
 
 int main(int argc, char** argv) {
   int calls = 2000;
+  int spin_us = 0;
+  int pollers = 2;
   std::vector<int> gaps = {0, 700, 5000};
   std::vector<std::string> modes = {"callback", "sync", "async", "spin"};
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--calls" && absl::SimpleAtoi(value, &calls) && calls > 0) continue;
+    if (flag == "--spin-us" && absl::SimpleAtoi(value, &spin_us) && spin_us >= 0) continue;
+    if (flag == "--pollers" && absl::SimpleAtoi(value, &pollers) && pollers > 0) continue;
     if (flag == "--gaps") {
       gaps.clear();
       for (absl::string_view g : absl::StrSplit(value, ',')) {
@@ -205,13 +223,14 @@ int main(int argc, char** argv) {
       continue;
     }
     std::fprintf(stderr,
-                 "usage: %s [--calls N] [--gaps 0,700,5000] [--modes callback,sync,async,spin]\n",
+                 "usage: %s [--calls N] [--gaps 0,700,5000] [--modes callback,sync,async,spin] "
+                 "[--spin-us N] [--pollers N]\n",
                  argv[0]);
     return 2;
   }
   std::printf("| server API | idle before each call (us) | p50 us | p90 us |\n|---|---|---|---|\n");
   for (const std::string& mode : modes) {
-    if (!RunMode(mode, calls, gaps)) return 1;
+    if (!RunMode(mode, calls, gaps, spin_us, pollers)) return 1;
   }
   return 0;
 }
