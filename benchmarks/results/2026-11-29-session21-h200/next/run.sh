@@ -46,7 +46,8 @@ done | tee $R/gemv.txt
 # (bin/vkserve_grpc_floor; results/2026-11-29-grpc-floor-dev.md has the
 # development machine's), each mode in its own process, twice.
 for round in 1 2; do
-  for mode in callback sync async spin; do
+  for mode in callback sync "async --pollers 2" "async --pollers 1" spin; do
+    echo "-- $mode"
     $T 60 $VK/bin/vkserve_grpc_floor --calls 2000 --gaps 0,700,2000 --modes $mode | tail -3
   done
 done | tee $R/grpc_floor.txt
