@@ -41,11 +41,14 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "benchmarks/server/live_calls.h"
 #include "proto/grpc_service.grpc.pb.h"
 
 namespace {
 
 using inference::GRPCInferenceService;
+using vkserve_bench::Percentile;
+using vkserve_bench::TimeServerLive;
 using inference::ServerLiveRequest;
 using inference::ServerLiveResponse;
 using Clock = std::chrono::steady_clock;
@@ -98,27 +101,11 @@ class AsyncCall {
   bool answered_ = false;
 };
 
-double Percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5))];
-}
-
 // p50 and p90 microseconds of `calls` ServerLive calls, each after idling
-// `gap_us` (a sleep, as a client waiting on something else would).
+// `gap_us`.
 std::pair<double, double> Time(GRPCInferenceService::Stub& stub, int calls, int gap_us) {
-  std::vector<double> us;
-  for (int i = 0; i < calls; ++i) {
-    if (gap_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(gap_us));
-    grpc::ClientContext ctx;
-    ServerLiveResponse resp;
-    const auto t0 = Clock::now();
-    if (!stub.ServerLive(&ctx, ServerLiveRequest(), &resp).ok()) {
-      std::fprintf(stderr, "ServerLive failed\n");
-      break;
-    }
-    us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
-  }
+  const std::vector<double> us = TimeServerLive(stub, calls, std::chrono::microseconds(gap_us));
+  if (us.size() < static_cast<size_t>(calls)) std::fprintf(stderr, "ServerLive failed\n");
   return {Percentile(us, 0.5), Percentile(us, 0.9)};
 }
 

@@ -50,11 +50,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "grpcpp/grpcpp.h"
+#include "benchmarks/server/live_calls.h"
 #include "proto/grpc_service.grpc.pb.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using vkserve_bench::Percentile;
+using vkserve_bench::TimeServerLive;
 
 // ServerLive calls timing gRPC's floor before the run.
 constexpr int kFloorCalls = 2000;
@@ -130,26 +133,10 @@ double Sample(const std::string& text, const std::string& name,
   return total;
 }
 
-double Percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t i = std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5));
-  return v[i];
-}
-
 // p50 microseconds of `calls` empty ServerLive calls on `stub`, each after
 // `gap_ms` idle (0: back to back).
 double LiveP50(inference::GRPCInferenceService::Stub& stub, int calls, double gap_ms) {
-  std::vector<double> us;
-  for (int i = 0; i < calls; ++i) {
-    if (gap_ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(gap_ms));
-    grpc::ClientContext ctx;
-    inference::ServerLiveResponse resp;
-    const auto t0 = Clock::now();
-    if (!stub.ServerLive(&ctx, inference::ServerLiveRequest(), &resp).ok()) break;
-    us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
-  }
-  return Percentile(us, 0.5);
+  return Percentile(TimeServerLive(stub, calls, std::chrono::duration<double, std::milli>(gap_ms)), 0.5);
 }
 
 // gRPC's floor at the cadence of one client's requests: the empty call again,
