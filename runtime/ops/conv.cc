@@ -20,8 +20,10 @@
 #include "runtime/activation.h"
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
+#include "runtime/ops/composite_kernel.h"
 #include "runtime/ops/conv_geometry.h"
 #include "runtime/ops/gemm_engine.h"
+#include "runtime/ops/strided_copy.h"
 
 namespace vkserve {
 namespace {
@@ -155,6 +157,84 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateDirectKernel(KernelContext& ctx, c
                                             residual_input);
 }
 
+// The GEMM engine's im2col product of window `g`, per group:
+// Y[image][g * cout_g + m][pixel] = sum_k W[g * cout_g + m][k] * im2col(X)[k][image, pixel].
+GemmProblem ConvGemmProblem(const ConvShape& s, const Window2D& g, const Epilogue& e,
+                            int bias_input) {
+  const int64_t out_hw = int64_t{g.out_h} * g.out_w;
+  const int64_t k_total = s.cin_g * g.kernel_h * g.kernel_w;
+  const int64_t in_hw = int64_t{g.in_h} * g.in_w;
+  GemmProblem p;
+  p.m = s.cout_g;
+  p.n = s.batch * out_hw;
+  p.k = k_total;
+  p.a_input = 1;
+  p.b_input = 0;
+  p.batch = {s.group};
+  p.a_batch_strides = {s.cout_g * k_total};
+  p.b_batch_strides = {s.cin_g * in_hw};
+  Im2colView view;
+  view.window = g;
+  view.image_stride = s.c_in * in_hw;
+  view.pointwise = g.kernel_h == 1 && g.kernel_w == 1 && g.stride_h == 1 && g.stride_w == 1 &&
+                   g.pad_top == 0 && g.pad_left == 0 && g.pad_bottom == 0 && g.pad_right == 0;
+  p.b_im2col = view;
+  if (bias_input >= 0) {
+    p.c_input = bias_input;
+    p.c_stride_m = 1;
+    p.c_stride_batch = s.cout_g;
+  }
+  p.output = OutputView{out_hw, s.cout_g * out_hw, out_hw, s.c_out * out_hw};
+  p.epilogue = e;
+  p.dtype = s.dtype;
+  return p;
+}
+
+// A 1x1 window with a stride > 1 and no pads (ResNet's downsampling
+// shortcuts) reads every stride-th pixel.
+bool IsStridedPointwise(const Window2D& g) {
+  return g.kernel_h == 1 && g.kernel_w == 1 && (g.stride_h > 1 || g.stride_w > 1) &&
+         g.pad_top == 0 && g.pad_left == 0 && g.pad_bottom == 0 && g.pad_right == 0;
+}
+
+// Such a convolution as two steps: a strided copy of the pixels it reads
+// into scratch (X read once), then the pointwise product over that smaller
+// image, whose loader reads contiguous rows instead of gathering every
+// element through the im2col view.
+absl::StatusOr<std::unique_ptr<Kernel>> CreateStridedPointwiseKernel(KernelContext& ctx,
+                                                                     const ConvShape& s,
+                                                                     const Window2D& g,
+                                                                     const Epilogue& e,
+                                                                     int bias_input) {
+  const int64_t out_hw = int64_t{g.out_h} * g.out_w;
+  StridedCopy copy;
+  copy.shape = {s.batch, s.c_in, g.out_h, g.out_w};
+  copy.src_strides = {s.c_in * int64_t{g.in_h} * g.in_w, int64_t{g.in_h} * g.in_w,
+                      int64_t{g.stride_h} * g.in_w, g.stride_w};
+  copy.dst_strides = {s.c_in * out_hw, out_hw, g.out_w, 1};
+  const uint32_t pixels = ctx.RequestScratch(static_cast<uint64_t>(s.batch * s.c_in * out_hw) *
+                                             DataTypeSize(s.dtype));
+  ASSIGN_OR_RETURN(std::unique_ptr<Kernel> gather,
+                   CreateStridedCopyKernel(ctx, s.dtype, {std::move(copy)}));
+  Window2D dense = g;
+  dense.in_h = g.out_h;
+  dense.in_w = g.out_w;
+  dense.stride_h = dense.stride_w = 1;
+  ASSIGN_OR_RETURN(std::unique_ptr<Kernel> product,
+                   CreateGemmKernel(ctx, ConvGemmProblem(s, dense, e, bias_input)));
+  const std::string described = absl::StrCat("strided copy, then ", product->Describe());
+  // The product sees the node's inputs with X replaced by the copy.
+  std::vector<NodeBuffer> product_inputs = {{NodeBuffer::Source::kScratch, pixels}};
+  for (uint32_t i = 1; i < ctx.node().inputs.size(); ++i) {
+    product_inputs.push_back({NodeBuffer::Source::kInput, i});
+  }
+  std::vector<CompositeStep> steps;
+  steps.push_back({std::move(gather), {{NodeBuffer::Source::kInput, 0}},
+                   {{NodeBuffer::Source::kScratch, pixels}}});
+  steps.push_back({std::move(product), std::move(product_inputs), {{NodeBuffer::Source::kOutput, 0}}});
+  return std::make_unique<CompositeKernel>(std::move(steps), described);
+}
+
 class ConvOp : public Op {
  public:
   std::optional<EpilogueSlots> FusableEpilogue(const Node& /*node*/) const override {
@@ -194,38 +274,9 @@ class ConvOp : public Op {
     const int bias_input = ctx.input(2) != nullptr ? 2 : -1;
     const int residual_input = e.residual != Epilogue::Residual::kNone ? e.residual_input : -1;
     const Window2D g = As2D(s.window);
-    const int64_t out_hw = int64_t{g.out_h} * g.out_w;
-
     if (s.cin_g == 1) return CreateDirectKernel(ctx, s, g, e, bias_input, residual_input);
-
-    // Everything else is the GEMM engine's im2col product, per group:
-    // Y[image][g * cout_g + m][pixel] = sum_k W[g * cout_g + m][k] * im2col(X)[k][image, pixel].
-    const int64_t k_total = s.cin_g * g.kernel_h * g.kernel_w;
-    const int64_t in_hw = int64_t{g.in_h} * g.in_w;
-    GemmProblem p;
-    p.m = s.cout_g;
-    p.n = s.batch * out_hw;
-    p.k = k_total;
-    p.a_input = 1;
-    p.b_input = 0;
-    p.batch = {s.group};
-    p.a_batch_strides = {s.cout_g * k_total};
-    p.b_batch_strides = {s.cin_g * in_hw};
-    Im2colView view;
-    view.window = g;
-    view.image_stride = s.c_in * in_hw;
-    view.pointwise = g.kernel_h == 1 && g.kernel_w == 1 && g.stride_h == 1 && g.stride_w == 1 &&
-                     g.pad_top == 0 && g.pad_left == 0 && g.pad_bottom == 0 && g.pad_right == 0;
-    p.b_im2col = view;
-    if (bias_input >= 0) {
-      p.c_input = bias_input;
-      p.c_stride_m = 1;
-      p.c_stride_batch = s.cout_g;
-    }
-    p.output = OutputView{out_hw, s.cout_g * out_hw, out_hw, s.c_out * out_hw};
-    p.epilogue = e;
-    p.dtype = s.dtype;
-    return CreateGemmKernel(ctx, std::move(p));
+    if (IsStridedPointwise(g)) return CreateStridedPointwiseKernel(ctx, s, g, e, bias_input);
+    return CreateGemmKernel(ctx, ConvGemmProblem(s, g, e, bias_input));
   }
 };
 

@@ -97,7 +97,10 @@ uvec4 a_st[A_UNITS];
 #else
 F8 a_st[A_UNITS];
 #endif
-#if B_RAW
+// fp16 im2col units are packed as they are loaded (the pointwise rows are
+// raw bytes already).
+#define B_PACKED (B_RAW || (IO_F16 && B_IM2COL))
+#if B_PACKED
 uvec4 b_st[B_UNITS];
 #else
 F8 b_st[B_UNITS];
@@ -286,26 +289,43 @@ uvec2 b_unit(uint i) {
   return B_KN ? uvec2(i / (BN / 8), (i % (BN / 8)) * 8) : uvec2(i % BN, (i / BN) * 8);
 }
 
-// 8 consecutive pixels of row k from column col: (image, pixel) found once
-// for the unit (a division by a push constant costs ~20 instructions),
-// again only where the second half starts another image.
-F8 load_x8_pixels(uint k, uint col, uint k_end) {
-  F8 r;
-  r.lo = vec4(0.0);
-  r.hi = vec4(0.0);
-  if (k >= k_end || col >= p.n) return r;
+// The X offsets of the two halves of a unit: 8 consecutive pixels of row k
+// from column col (a multiple of 8; VEC_B: n_inner and every offset are
+// multiples of 4), ~0u where out of range. (image, pixel) is found once per
+// unit (a division by a push constant costs ~20 instructions), again only
+// where the second half starts another image.
+const uint kNoPixel = ~0u;
+uvec2 x8_pixel_offsets(uint k, uint col, uint k_end) {
+  uvec2 o = uvec2(kNoPixel);
+  if (k >= k_end || col >= p.n) return o;
   uint image = col / p.n_inner;
   uint pix = col - image * p.n_inner;
-  r.lo = vec4(b4[(image * p.ldb + b_base + k * p.n_inner + pix) / 4]);
-  if (col + 4 >= p.n) return r;
+  o.x = image * p.ldb + b_base + k * p.n_inner + pix;
+  if (col + 4 >= p.n) return o;
   pix += 4;
   if (pix >= p.n_inner) {
     pix -= p.n_inner;
     ++image;
   }
-  r.hi = vec4(b4[(image * p.ldb + b_base + k * p.n_inner + pix) / 4]);
+  o.y = image * p.ldb + b_base + k * p.n_inner + pix;
+  return o;
+}
+
+// fp16 X moves as raw 8-byte halves.
+#if B_PACKED
+uvec4 load_x8_pixels(uint k, uint col, uint k_end) {
+  const uvec2 o = x8_pixel_offsets(k, col, k_end);
+  return uvec4(o.x != kNoPixel ? b2[o.x / 4] : uvec2(0), o.y != kNoPixel ? b2[o.y / 4] : uvec2(0));
+}
+#else
+F8 load_x8_pixels(uint k, uint col, uint k_end) {
+  const uvec2 o = x8_pixel_offsets(k, col, k_end);
+  F8 r;
+  r.lo = o.x != kNoPixel ? vec4(b4[o.x / 4]) : vec4(0.0);
+  r.hi = o.y != kNoPixel ? vec4(b4[o.y / 4]) : vec4(0.0);
   return r;
 }
+#endif
 
 // Taps k .. k+7 of this thread's column. k is decomposed into (channel, ky,
 // kx) once and then stepped in tap order, not divided per tap: this loader,
@@ -346,7 +366,16 @@ F8 load_x8_taps(uint k, uint k_end) {
 void load_b_step(uint k0, uint k_end) {
   [[unroll]] for (uint u = 0; u < B_UNITS; ++u) {
     const uvec2 rc = b_unit(gl_LocalInvocationID.x + u * THREADS);
-    b_st[u] = B_KN ? load_x8_pixels(k0 + rc.x, n0 + rc.y, k_end) : load_x8_taps(k0 + rc.y, k_end);
+    if (B_KN) {
+      b_st[u] = load_x8_pixels(k0 + rc.x, n0 + rc.y, k_end);
+    } else {
+#if B_PACKED
+      const F8 taps = load_x8_taps(k0 + rc.y, k_end);
+      b_st[u] = pack8(taps.lo, taps.hi);
+#else
+      b_st[u] = load_x8_taps(k0 + rc.y, k_end);
+#endif
+    }
   }
 }
 #else

@@ -93,6 +93,9 @@ def conv(name, x_shape, c_out, kernel, pads, plan, tail=(), coopmat=False, **att
     tile = plan.split("/")[0]
     case["kernel"] = (f"ops/gemm_cm_{tile[2:]}_16x16x16_im2col_f16" if tile.startswith("cm")
                       else f"ops/gemm_{tile}_im2col_f16")
+    # A strided 1x1 without pads copies its pixels out first (conv.cc).
+    if kernel == 1 and attrs.get("strides", [1, 1]) != [1, 1] and not any(pads):
+        case["kernel"] = "strided copy, then " + case["kernel"]
     return case
 
 
