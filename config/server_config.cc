@@ -236,6 +236,10 @@ class Builder {
     const auto& g = c.grpc();
     RETURN_IF_ERROR(Address({{"grpc"}, {"address"}}, g.has_address(), g.address(), &s->grpc_address));
     RETURN_IF_ERROR(Port({{"grpc"}, {"port"}}, g.has_port(), g.port(), &s->grpc_port));
+    int64_t infer_threads = 0;
+    RETURN_IF_ERROR(Range({{"grpc"}, {"infer_threads"}}, g.has_infer_threads(), g.infer_threads(), 0, 64,
+                          &infer_threads));
+    s->grpc_infer_threads = static_cast<int>(infer_threads);
     TlsFiles grpc_tls;
     RETURN_IF_ERROR(Tls("grpc", g.tls(), &grpc_tls));
     s->tls_certificate_path = grpc_tls.certificate_path;

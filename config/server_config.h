@@ -62,6 +62,7 @@ struct ServerSettings {
   // gRPC (KServe v2 / Triton protocol and grpc.health.v1).
   std::string grpc_address = "127.0.0.1";
   int grpc_port = 8001;  // 0: the system picks a free port
+  int grpc_infer_threads = 0;  // 0: InferQueues::DefaultCount()
   // TLS: on when the certificate and key are set (absolute paths); with a
   // client CA, mutual TLS.
   std::string tls_certificate_path;

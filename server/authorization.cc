@@ -189,7 +189,7 @@ absl::Status Authorizer::CheckSharedMemoryKey(std::string_view key) const {
   return absl::OkStatus();
 }
 
-CallerCredentials CredentialsOf(const grpc::CallbackServerContext& context) {
+CallerCredentials CredentialsOf(const grpc::ServerContextBase& context) {
   CallerCredentials caller;
   const auto& metadata = context.client_metadata();
   for (auto [it, end] = metadata.equal_range("authorization"); it != end; ++it) {
@@ -251,6 +251,18 @@ class RejectedStream final
   }
 };
 
+}  // namespace
+
+absl::Status AuthorizeCall(const Authorizer& authorizer, const grpc::ServerContextBase& context,
+                           std::string_view method) {
+  if (!authorizer.enabled()) return absl::OkStatus();
+  absl::Status status = authorizer.Authorize(method, CredentialsOf(context));
+  if (!status.ok()) LogDenial(method, context.peer(), status);
+  return status;
+}
+
+namespace {
+
 #define VKSERVE_AUTHORIZED_UNARY(Method)                                                        \
   grpc::ServerUnaryReactor* Method(grpc::CallbackServerContext* c,                             \
                                    const inference::Method##Request* req,                      \
@@ -259,9 +271,9 @@ class RejectedStream final
     return inner_->Method(c, req, resp);                                                       \
   }
 
-class AuthorizingService final : public GRPCInferenceService::CallbackService {
+class AuthorizingService final : public InferenceServiceBase {
  public:
-  AuthorizingService(GRPCInferenceService::CallbackService* inner, const Authorizer* authorizer)
+  AuthorizingService(InferenceServiceBase* inner, const Authorizer* authorizer)
       : inner_(inner), authorizer_(authorizer) {}
 
   VKSERVE_AUTHORIZED_UNARY(ServerLive)
@@ -269,7 +281,6 @@ class AuthorizingService final : public GRPCInferenceService::CallbackService {
   VKSERVE_AUTHORIZED_UNARY(ModelReady)
   VKSERVE_AUTHORIZED_UNARY(ServerMetadata)
   VKSERVE_AUTHORIZED_UNARY(ModelMetadata)
-  VKSERVE_AUTHORIZED_UNARY(ModelInfer)
   VKSERVE_AUTHORIZED_UNARY(ModelConfig)
   VKSERVE_AUTHORIZED_UNARY(ModelStatistics)
   VKSERVE_AUTHORIZED_UNARY(RepositoryIndex)
@@ -297,11 +308,7 @@ class AuthorizingService final : public GRPCInferenceService::CallbackService {
 
  private:
   grpc::Status Check(const grpc::CallbackServerContext& c, std::string_view method) const {
-    if (!authorizer_->enabled()) return grpc::Status::OK;
-    const absl::Status status = authorizer_->Authorize(method, CredentialsOf(c));
-    if (status.ok()) return grpc::Status::OK;
-    LogDenial(method, c.peer(), status);
-    return ToGrpc(status);
+    return ToGrpc(AuthorizeCall(*authorizer_, c, method));
   }
 
   static grpc::ServerUnaryReactor* Reject(grpc::CallbackServerContext* c, const grpc::Status& status) {
@@ -310,7 +317,7 @@ class AuthorizingService final : public GRPCInferenceService::CallbackService {
     return reactor;
   }
 
-  GRPCInferenceService::CallbackService* const inner_;
+  InferenceServiceBase* const inner_;
   const Authorizer* const authorizer_;
 };
 
@@ -318,9 +325,8 @@ class AuthorizingService final : public GRPCInferenceService::CallbackService {
 
 }  // namespace
 
-std::unique_ptr<GRPCInferenceService::CallbackService> MakeAuthorizingService(
-    GRPCInferenceService::CallbackService* inner,
-                                                      const Authorizer* authorizer) {
+std::unique_ptr<InferenceServiceBase> MakeAuthorizingService(InferenceServiceBase* inner,
+                                                             const Authorizer* authorizer) {
   return std::make_unique<AuthorizingService>(inner, authorizer);
 }
 

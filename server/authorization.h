@@ -16,6 +16,8 @@
 //
 // MakeAuthorizingService wraps the inference service so that every call is
 // checked before its handler runs; no handler knows about authorization.
+// ModelInfer, served on the async API (infer_queues.h), is checked by its
+// queue with AuthorizeCall, the same check.
 // (gRPC 1.51's server interceptors cannot fail a call before the handler
 // runs, and an AuthMetadataProcessor only runs on TLS connections; a
 // delegating service works for plaintext loopback and TLS alike.) The
@@ -37,6 +39,7 @@
 #include "config/server_config.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/grpc_service.grpc.pb.h"
+#include "server/inference_service_base.h"
 
 namespace vkserve {
 
@@ -91,12 +94,19 @@ class Authorizer {
 
 // The credentials of a call: its authorization header values and, when the
 // connection's client certificate was verified, the certificate's names.
-CallerCredentials CredentialsOf(const grpc::CallbackServerContext& context);
+CallerCredentials CredentialsOf(const grpc::ServerContextBase& context);
 
-// `inner` with every call authorized by `authorizer` first. Both must
-// outlive the returned service.
-std::unique_ptr<inference::GRPCInferenceService::CallbackService> MakeAuthorizingService(
-    inference::GRPCInferenceService::CallbackService* inner, const Authorizer* authorizer);
+// Whether the caller of `context` may call `method`: OK, or the
+// UNAUTHENTICATED / PERMISSION_DENIED status to answer with (denials are
+// logged, at most one line a second).
+absl::Status AuthorizeCall(const Authorizer& authorizer, const grpc::ServerContextBase& context,
+                           std::string_view method);
+
+// `inner` with every callback-API call authorized by `authorizer` first
+// (ModelInfer is not among them: see above). Both must outlive the
+// returned service.
+std::unique_ptr<InferenceServiceBase> MakeAuthorizingService(InferenceServiceBase* inner,
+                                                             const Authorizer* authorizer);
 
 }  // namespace vkserve
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// ModelInfer and ModelStreamInfer (see grpc_service.h).
+// ModelStreamInfer and the Infer() that it and InferQueues' ModelInfer
+// calls share (see grpc_service.h).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -17,7 +18,6 @@
 #include "gpu/status_macros.h"
 #include "gpu/vk_status.h"
 #include "server/grpc_service.h"
-#include "server/infer_message_allocator.h"
 #include "server/infer_request.h"
 #include "server/logging.h"
 #include "server/metrics.h"
@@ -31,48 +31,6 @@ using inference::ModelInferRequest;
 using inference::ModelInferResponse;
 using inference::ModelStreamInferResponse;
 
-absl::Time ClientDeadline(const grpc::CallbackServerContext* c) {
-  const auto d = c->deadline();
-  if (d >= std::chrono::system_clock::time_point::max() - std::chrono::hours(24 * 365)) {
-    return absl::InfiniteFuture();
-  }
-  return absl::FromChrono(d);
-}
-
-// A unary ModelInfer call. It has two owners: gRPC, until OnDone, and the
-// request, until its Finish call has returned (gRPC still reads the reactor
-// inside Finish while another thread may already run OnDone). The last one
-// deletes it. The HAPPENS_ annotations (base/happens_before.h) show TSan the
-// order gRPC keeps from the reactor's creation to OnCancel and OnDone.
-class InferReactor final : public grpc::ServerUnaryReactor {
- public:
-  InferReactor() { VKSERVE_HAPPENS_BEFORE(this); }
-  void OnCancel() override {
-    VKSERVE_HAPPENS_AFTER(this);
-    cancelled_.store(true);
-    VKSERVE_HAPPENS_BEFORE(this);
-  }
-  void OnDone() override {
-    VKSERVE_HAPPENS_AFTER(this);
-    Unref();
-  }
-  bool cancelled() const { return cancelled_.load(); }
-  // Ends the call; the caller must not touch the reactor afterwards.
-  void FinishWith(const absl::Status& s) {
-    Finish(ToGrpcStatus(s));
-    Unref();
-  }
-
- private:
-  ~InferReactor() override = default;
-  void Unref() {
-    if (owners_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
-  }
-
-  std::atomic<bool> cancelled_{false};
-  std::atomic<int> owners_{2};
-};
-
 // One ModelStreamInfer stream: reads requests as they come, runs them
 // concurrently, writes each answer (one write at a time) and finishes once
 // the client is done sending and every answer is written.
@@ -80,7 +38,7 @@ class StreamReactor final
     : public grpc::ServerBidiReactor<ModelInferRequest, ModelStreamInferResponse> {
  public:
   StreamReactor(InferenceService* service, grpc::CallbackServerContext* context)
-      : service_(service), output_buffers_(service->output_buffers()), deadline_(ClientDeadline(context)) {
+      : service_(service), output_buffers_(service->output_buffers()), deadline_(ClientDeadline(*context)) {
     VKSERVE_HAPPENS_BEFORE(this);
     StartRead(&incoming_);
   }
@@ -175,20 +133,14 @@ class StreamReactor final
   bool finished_ ABSL_GUARDED_BY(mutex_) = false;
 };
 
-// At most this many ModelInfer calls run on their gRPC callback thread at
-// once. gRPC 1.51's callback API runs every reaction on a small set of
-// threads (half the cores, 2 to 16: its CallbackAlternativeCQ on Linux), and
-// a thread blocked in a run neither reads nor answers other calls; capping
-// inline runs at a quarter of the cores keeps at least half of those
-// threads free. Calls beyond the cap take the ordinary path (the runner
-// threads), so the cap costs latency, never correctness.
-int MaxInlineRuns() {
-  static const int cap =
-      std::clamp(static_cast<int>(std::thread::hardware_concurrency()) / 4, 1, 4);
-  return cap;
-}
-
 }  // namespace
+
+// At most this many ModelInfer calls run on their InferQueues thread at
+// once: a thread blocked in a run neither reads nor answers the other calls
+// of its queue, so at least half of the threads stay free (one, when there
+// is one). Calls beyond the cap take the ordinary path (the runner threads),
+// so the cap costs latency, never correctness.
+int InferenceService::MaxInlineRuns() const { return std::max(1, ctx_->infer_threads / 2); }
 
 bool InferenceService::TakeInlineSlot() {
   int running = inline_runs_.load(std::memory_order_relaxed);
@@ -196,6 +148,14 @@ bool InferenceService::TakeInlineSlot() {
     if (inline_runs_.compare_exchange_weak(running, running + 1, std::memory_order_acq_rel)) return true;
   }
   return false;
+}
+
+absl::Time ClientDeadline(const grpc::ServerContextBase& context) {
+  const auto d = context.deadline();
+  if (d >= std::chrono::system_clock::time_point::max() - std::chrono::hours(24 * 365)) {
+    return absl::InfiniteFuture();
+  }
+  return absl::FromChrono(d);
 }
 
 grpc::Status ToGrpcStatus(const absl::Status& status) {
@@ -374,19 +334,6 @@ void InferenceService::Infer(const ModelInferRequest* request, ModelInferRespons
                               Complete(*ctx, call, std::move(result), info);
                             });
   if (inline_slot) inline_runs_.fetch_sub(1, std::memory_order_acq_rel);
-}
-
-grpc::ServerUnaryReactor* InferenceService::ModelInfer(grpc::CallbackServerContext* c,
-                                                       const ModelInferRequest* req,
-                                                       ModelInferResponse* resp) {
-  auto* reactor = new InferReactor();
-  // A unary call may run inline: Finish before the reactor is returned is
-  // held by gRPC until it binds the reactor, right after this returns. A
-  // stream's reads do not (ModelStreamInfer): one stream's requests would
-  // then run one after another.
-  Infer(req, resp, ClientDeadline(c), [reactor] { return reactor->cancelled(); },
-        [reactor](absl::Status s) { reactor->FinishWith(s); }, /*may_run_inline=*/true);
-  return reactor;
 }
 
 grpc::ServerBidiReactor<ModelInferRequest, ModelStreamInferResponse>* InferenceService::ModelStreamInfer(

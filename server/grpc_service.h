@@ -3,15 +3,17 @@
 //
 // The gRPC front end: inference.GRPCInferenceService (KServe v2 / Triton
 // protocol, every RPC of proto/grpc_service.proto) and grpc.health.v1.Health,
-// both on gRPC's callback API so that no RPC holds a gRPC thread while a
-// model runs: ModelInfer checks and binds the request (infer_request.h),
-// hands it to the model's Scheduler (scheduler.h: the session pool or the
-// dynamic batcher; this layer does not know which) and returns; the
-// scheduler's callback builds the response and finishes the call.
+// on gRPC's callback API so that no RPC holds a gRPC thread while a model
+// runs, except ModelInfer, which InferQueues serves on the async API
+// (inference_service_base.h, infer_queues.h) and hands to Infer() here.
+// Infer() checks and binds the request (infer_request.h), hands it to the
+// model's Scheduler (scheduler.h: the session pool or the dynamic batcher;
+// this layer does not know which) and returns; the scheduler's callback
+// builds the response and finishes the call.
 //
 //   grpc_service.cc     health, metadata, config, statistics, repository,
 //                       shared-memory, trace and log settings RPCs
-//   grpc_infer.cc       ModelInfer, ModelStreamInfer and the shared Infer()
+//   grpc_infer.cc       ModelStreamInfer and the shared Infer()
 //
 // Deadlines: the client's gRPC deadline, the request's "timeout" parameter
 // (microseconds) and the model's queue timeout (of the request's priority
@@ -38,6 +40,7 @@
 #include "proto/grpc_service.grpc.pb.h"
 #include "proto/health.grpc.pb.h"
 #include "server/control_worker.h"
+#include "server/inference_service_base.h"
 #include "server/output_buffer_pool.h"
 #include "server/logging.h"
 #include "server/model_manager.h"
@@ -63,6 +66,8 @@ struct ServiceContext {
   // Recycled host buffers for outputs read back into responses; null:
   // every response allocates its own.
   std::shared_ptr<OutputBufferPool> output_buffers;
+  // The threads serving ModelInfer (infer_queues.h); bounds inline runs.
+  int infer_threads = 1;
   // Numbers requests without a client id, for log lines.
   std::atomic<uint64_t> request_sequence{0};
   // False before start-up finishes and once shutdown begins.
@@ -80,7 +85,10 @@ struct ServiceContext {
 
 grpc::Status ToGrpcStatus(const absl::Status& status);
 
-class InferenceService final : public inference::GRPCInferenceService::CallbackService {
+// The client's gRPC deadline of a call; InfiniteFuture when it set none.
+absl::Time ClientDeadline(const grpc::ServerContextBase& context);
+
+class InferenceService final : public InferenceServiceBase {
  public:
   explicit InferenceService(ServiceContext* context) : ctx_(context) {}
   const std::shared_ptr<OutputBufferPool>& output_buffers() const { return ctx_->output_buffers; }
@@ -90,7 +98,7 @@ class InferenceService final : public inference::GRPCInferenceService::CallbackS
   // stay valid until `done` is called (exactly once, maybe before return).
   // `may_run_inline`: the calling thread may run the request itself when
   // its model's scheduler allows it (scheduler.h) and one of the server's
-  // few inline slots is free (kMaxInlineRuns says why they are few).
+  // few inline slots is free (MaxInlineRuns says why they are few).
   void Infer(const inference::ModelInferRequest* request, inference::ModelInferResponse* response,
              absl::Time deadline, std::function<bool()> cancelled,
              std::function<void(absl::Status)> done, bool may_run_inline = false);
@@ -107,8 +115,6 @@ class InferenceService final : public inference::GRPCInferenceService::CallbackS
   grpc::ServerUnaryReactor* ModelMetadata(grpc::CallbackServerContext* c,
                                           const inference::ModelMetadataRequest* req,
                                           inference::ModelMetadataResponse* resp) override;
-  grpc::ServerUnaryReactor* ModelInfer(grpc::CallbackServerContext* c, const inference::ModelInferRequest* req,
-                                       inference::ModelInferResponse* resp) override;
   grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse>*
   ModelStreamInfer(grpc::CallbackServerContext* c) override;
   grpc::ServerUnaryReactor* ModelConfig(grpc::CallbackServerContext* c, const inference::ModelConfigRequest* req,
@@ -147,8 +153,9 @@ class InferenceService final : public inference::GRPCInferenceService::CallbackS
   // queue is RESOURCE_EXHAUSTED; once shutdown begins, UNAVAILABLE.
   grpc::ServerUnaryReactor* RunAside(grpc::CallbackServerContext* c, std::function<absl::Status()> work);
 
-  // Takes one of the inline slots (kMaxInlineRuns); false when all are taken.
+  // Takes one of the inline slots (MaxInlineRuns); false when all are taken.
   bool TakeInlineSlot();
+  int MaxInlineRuns() const;
 
   ServiceContext* const ctx_;
   ControlWorker control_{kMaxQueuedControlCalls};

@@ -564,4 +564,8 @@ absl::Status RunHandleRequest(const ModelInferRequest& request, ResidentRegistry
   return absl::OkStatus();
 }
 
+void RecycleOutputBuffers(inference::ModelInferResponse* response, OutputBufferPool* pool) {
+  for (std::string& raw : *response->mutable_raw_output_contents()) pool->Give(std::move(raw));
+}
+
 }  // namespace vkserve

@@ -106,6 +106,10 @@ absl::Status FillInferResponse(const inference::ModelInferRequest& request,
                                const ServedModel& model, ResidentRegistry& resident,
                                inference::ModelInferResponse* response);
 
+// Gives every raw_output_contents buffer of a sent `response` to `pool`
+// (where FillInferResponse's readbacks took them), leaving them empty.
+void RecycleOutputBuffers(inference::ModelInferResponse* response, OutputBufferPool* pool);
+
 // The request's vkserve_trace parameter: false when absent; INVALID_ARGUMENT
 // when it is neither a bool nor "true"/"false".
 absl::StatusOr<bool> TraceRequested(const inference::ModelInferRequest& request);

@@ -43,7 +43,9 @@ std::vector<std::string> Reloader::RestartOnlyChanges(const ServerSettings& a, c
   auto check = [&](bool same, const char* name) {
     if (!same) out.push_back(name);
   };
-  check(a.grpc_address == b.grpc_address && a.grpc_port == b.grpc_port, "grpc address/port");
+  check(a.grpc_address == b.grpc_address && a.grpc_port == b.grpc_port &&
+            a.grpc_infer_threads == b.grpc_infer_threads,
+        "grpc address/port/infer_threads");
   check(SameTls(a.GrpcTls(), b.GrpcTls()), "grpc.tls files");
   check(a.metrics_enabled == b.metrics_enabled && a.metrics_address == b.metrics_address &&
             a.metrics_port == b.metrics_port && a.metrics_max_connections == b.metrics_max_connections &&

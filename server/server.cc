@@ -63,11 +63,11 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
   server->output_buffers_ = std::make_shared<OutputBufferPool>(
       static_cast<uint64_t>(std::max<int64_t>(settings.output_buffer_pool_bytes, 0)));
   server->context_.output_buffers = server->output_buffers_;
+  server->context_.infer_threads =
+      settings.grpc_infer_threads > 0 ? settings.grpc_infer_threads : InferQueues::DefaultCount();
   server->inference_ = std::make_unique<InferenceService>(&server->context_);
   server->health_ = std::make_unique<HealthService>(&server->context_);
   server->authorizing_ = MakeAuthorizingService(server->inference_.get(), server->authorizer_.get());
-  server->infer_allocator_ = std::make_unique<InferMessageAllocator>(server->output_buffers_);
-  server->authorizing_->SetMessageAllocatorFor_ModelInfer(server->infer_allocator_.get());
 
   const int max_message = static_cast<int>(
       std::clamp<int64_t>(settings.max_message_bytes, 1024, std::numeric_limits<int>::max()));
@@ -81,10 +81,14 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
   builder.SetMaxSendMessageSize(max_message);
   builder.RegisterService(server->authorizing_.get());
   builder.RegisterService(server->health_.get());
+  server->infer_queues_ = std::make_unique<InferQueues>(
+      builder, server->authorizing_.get(), server->inference_.get(), server->authorizer_.get(),
+      server->output_buffers_, server->context_.infer_threads);
   server->grpc_ = builder.BuildAndStart();
   if (server->grpc_ == nullptr || server->port_ == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", settings.GrpcListenAddress()));
   }
+  server->infer_queues_->Start();
   if (metrics_tls) {
     ASSIGN_OR_RETURN(server->metrics_tls_,
                      TlsMetricsEndpoint::Start(TlsMetricsOptionsOf(settings),
@@ -220,6 +224,8 @@ void Server::Shutdown() {
   }
   if (models_ != nullptr) models_->UnloadAll();
   if (grpc_ != nullptr) grpc_->Wait();
+  // After gRPC's shutdown: every ModelInfer call requested has come back.
+  if (infer_queues_ != nullptr) infer_queues_->Stop();
   housekeeping_.stop();
   if (housekeeping_thread_.joinable()) housekeeping_thread_.join();
   // Last: the figures of a draining server are still scraped.

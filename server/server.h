@@ -5,8 +5,9 @@
 // GPU-resident output registry (idle handles expired by an Asio timer),
 // the shared-memory regions, the Prometheus metrics and their endpoint, the
 // request tracer and the gRPC server with its two services: the inference
-// service behind the authorizing wrapper (authorization.h) and, with
-// grpc.tls configured, TLS credentials reloadable by ReloadTls().
+// service behind the authorizing wrapper (authorization.h), its ModelInfer
+// served by InferQueues (infer_queues.h), and, with grpc.tls configured,
+// TLS credentials reloadable by ReloadTls().
 //
 // Shutdown() (also run by the destructor) stops accepting inferences (new
 // ones get UNAVAILABLE), drains every model's scheduler (batches still
@@ -31,7 +32,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gpu/fault_injector.h"
 #include "runtime/host_heap.h"
-#include "server/infer_message_allocator.h"
+#include "server/infer_queues.h"
 #include "server/output_buffer_pool.h"
 #include "server/device_set.h"
 #include "server/authorization.h"
@@ -125,10 +126,12 @@ class Server {
   // Shared with every response holder and request in flight: gRPC may
   // release the last ModelInfer messages on its own threads as it stops.
   std::shared_ptr<OutputBufferPool> output_buffers_;
-  std::unique_ptr<InferMessageAllocator> infer_allocator_;
-  std::unique_ptr<inference::GRPCInferenceService::CallbackService> authorizing_;  // wraps inference_
+  std::unique_ptr<InferenceServiceBase> authorizing_;  // wraps inference_
   std::unique_ptr<TlsCredentials> tls_;          // null without TLS
   std::unique_ptr<grpc::Server> grpc_;
+  // ModelInfer's completion queues: declared after grpc_, so destroyed
+  // (stopped) before it.
+  std::unique_ptr<InferQueues> infer_queues_;
   int port_ = 0;
 
   Mutex mutex_;

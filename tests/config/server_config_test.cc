@@ -93,7 +93,7 @@ TEST(ServerConfigTest, EveryFieldAndRelativePaths) {
   TempDir dir;
   dir.MakeDir("models");
   std::string path = dir.Write("etc/server.pbtxt", R"pb(
-    grpc { address: "0.0.0.0" port: 9001 }
+    grpc { address: "0.0.0.0" port: 9001 infer_threads: 3 }
     metrics { enabled: false address: "::1" port: 9002 }
     repository {
       path: "../models"
@@ -119,6 +119,7 @@ TEST(ServerConfigTest, EveryFieldAndRelativePaths) {
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(s->source, path);
   EXPECT_EQ(s->GrpcListenAddress(), "0.0.0.0:9001");
+  EXPECT_EQ(s->grpc_infer_threads, 3);
   EXPECT_FALSE(s->metrics_enabled);
   EXPECT_EQ(s->MetricsListenAddress(), "[::1]:9002");
   EXPECT_EQ(s->repository_path, dir.Path("models"));
@@ -199,6 +200,11 @@ TEST(ServerConfigTest, RepeatedSingularField) {
 TEST(ServerConfigTest, PortOutOfRange) {
   EXPECT_EQ(ErrorOf("grpc {\n  port: 70000\n}"), ":2:3: grpc.port: port 70000 is out of range 0..65535");
   EXPECT_EQ(ErrorOf("metrics { port: -1 }"), ":1:11: metrics.port: port -1 is out of range 0..65535");
+}
+
+TEST(ServerConfigTest, InferThreadsOutOfRange) {
+  EXPECT_EQ(ErrorOf("grpc { infer_threads: 65 }"), ":1:8: grpc.infer_threads: must be between 0 and 64, got 65");
+  EXPECT_EQ(ErrorOf("grpc { infer_threads: -1 }"), ":1:8: grpc.infer_threads: must be between 0 and 64, got -1");
 }
 
 TEST(ServerConfigTest, SamePortTwice) {
