@@ -41,6 +41,7 @@ REPEATS=${REPEATS:-3}
 CLIENTS=${CLIENTS:-"1 8 64"}
 MODELS=${MODELS:-"tinynet_pool tinynet_batch"}
 GRPC_PORT=${GRPC_PORT:-8001}
+INFER_THREADS=${INFER_THREADS:-}  # grpc.infer_threads; unset: the server's default
 METRICS_PORT=${METRICS_PORT:-8002}
 mkdir -p "$OUT"
 rm -rf "$REPO"
@@ -58,7 +59,7 @@ ONNX=${ONNX:-$B/tinynet.onnx}
 describe_machine "$VKSERVE" > "$OUT/environment.txt" 2>&1
 tinynet_repository "$REPO" "$ONNX"
 cat > "$OUT/server.pbtxt" <<CFG
-grpc { port: $GRPC_PORT }
+grpc { port: $GRPC_PORT ${INFER_THREADS:+infer_threads: $INFER_THREADS} }
 metrics { port: $METRICS_PORT }
 repository { path: "$REPO" }
 gpu { pipeline_cache_path: "$OUT/pc.bin" }
