@@ -10,7 +10,11 @@
 //     segment in registers (fp32, or fp16 storage with fp32 sums);
 //   - everything else is a GEMM of the GEMM engine (gemm_engine.h) with B
 //     read as the implicit im2col view of X (1x1 stride-1 convs read X
-//     directly); the engine picks the tile and K split.
+//     directly); the engine picks the tile and K split. Two shapes first
+//     copy what they read into scratch and run the pointwise product over
+//     it: a strided 1x1 without pads (its pixels), and an fp16 window the
+//     engine runs on tensor cores (the im2col matrix, im2col_copy.h).
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,6 +27,7 @@
 #include "runtime/ops/composite_kernel.h"
 #include "runtime/ops/conv_geometry.h"
 #include "runtime/ops/gemm_engine.h"
+#include "runtime/ops/im2col_copy.h"
 #include "runtime/ops/strided_copy.h"
 
 namespace vkserve {
@@ -197,6 +202,75 @@ bool IsStridedPointwise(const Window2D& g) {
          g.pad_top == 0 && g.pad_left == 0 && g.pad_bottom == 0 && g.pad_right == 0;
 }
 
+// A 1x1 window over `image` (each pixel one column of the product).
+Window2D PointwiseOver(const Window2D& image) {
+  Window2D dense = image;
+  dense.in_h = image.out_h;
+  dense.in_w = image.out_w;
+  dense.kernel_h = dense.kernel_w = 1;
+  dense.stride_h = dense.stride_w = 1;
+  dense.dilation_h = dense.dilation_w = 1;
+  dense.pad_top = dense.pad_left = dense.pad_bottom = dense.pad_right = 0;
+  return dense;
+}
+
+// `copy` (node input 0 into scratch `copied`) then `product`, which reads
+// the scratch in place of X and the node's other inputs as they are;
+// described as "<copy_name>, then <product's kernel>" (inspect).
+std::unique_ptr<Kernel> CopyThenProduct(KernelContext& ctx, const char* copy_name,
+                                        std::unique_ptr<Kernel> copy, uint32_t copied,
+                                        std::unique_ptr<Kernel> product) {
+  const std::string described = absl::StrCat(copy_name, ", then ", product->Describe());
+  std::vector<NodeBuffer> product_inputs = {{NodeBuffer::Source::kScratch, copied}};
+  for (uint32_t i = 1; i < ctx.node().inputs.size(); ++i) {
+    product_inputs.push_back({NodeBuffer::Source::kInput, i});
+  }
+  std::vector<CompositeStep> steps;
+  steps.push_back({std::move(copy), {{NodeBuffer::Source::kInput, 0}},
+                   {{NodeBuffer::Source::kScratch, copied}}});
+  steps.push_back({std::move(product), std::move(product_inputs), {{NodeBuffer::Source::kOutput, 0}}});
+  return std::make_unique<CompositeKernel>(std::move(steps), described);
+}
+
+// The largest im2col matrix written out: the copy trades this much scratch
+// for the gather (and must fit one binding besides).
+constexpr uint64_t kMaxIm2colBytes = uint64_t{512} << 20;
+
+// Whether to write the im2col matrix out first: an fp16 window (not 1x1)
+// whose product the engine runs on tensor cores, real or emulated. Their
+// implicit im2col loader gathers each element through the window; on the
+// H200 a 3x3 64-channel convolution at b32 took 197 µs that way and 72 µs
+// as the same product read from a plain matrix (results/2026-11-29-
+// session21-h200.md), and the copy reads X once and writes the matrix once.
+bool CopiesIm2col(const KernelContext& ctx, const ConvShape& s, const Window2D& g,
+                  const GemmProblem& implicit) {
+  if (s.dtype != DataType::kFloat16 || (g.kernel_h == 1 && g.kernel_w == 1)) return false;
+  const gpu::DeviceInfo& info = ctx.device().info();
+  const uint64_t bytes = static_cast<uint64_t>(Im2colElements(s.batch, s.c_in, g)) * 2;
+  if (bytes > std::min(kMaxIm2colBytes, info.max_storage_buffer_range)) return false;
+  absl::StatusOr<GemmPlan> plan = PlanGemmFor(ctx.node(), implicit, info);
+  return plan.ok() && plan->coopmat != nullptr;
+}
+
+// The im2col matrix copied out, then the pointwise product of W (read as
+// [c_out, c_in * kh * kw]) with it.
+absl::StatusOr<std::unique_ptr<Kernel>> CreateIm2colCopyProductKernel(KernelContext& ctx,
+                                                                      const ConvShape& s,
+                                                                      const Window2D& g,
+                                                                      const Epilogue& e,
+                                                                      int bias_input) {
+  const int64_t taps = int64_t{g.kernel_h} * g.kernel_w;
+  const uint32_t matrix = ctx.RequestScratch(
+      static_cast<uint64_t>(Im2colElements(s.batch, s.c_in, g)) * DataTypeSize(s.dtype));
+  ASSIGN_OR_RETURN(std::unique_ptr<Kernel> copy, CreateIm2colCopyKernel(ctx, s.dtype, s.batch, s.c_in, g));
+  ConvShape flat = s;
+  flat.c_in = s.c_in * taps;
+  flat.cin_g = s.cin_g * taps;
+  ASSIGN_OR_RETURN(std::unique_ptr<Kernel> product,
+                   CreateGemmKernel(ctx, ConvGemmProblem(flat, PointwiseOver(g), e, bias_input)));
+  return CopyThenProduct(ctx, "im2col copy", std::move(copy), matrix, std::move(product));
+}
+
 // Such a convolution as two steps: a strided copy of the pixels it reads
 // into scratch (X read once), then the pointwise product over that smaller
 // image, whose loader reads contiguous rows instead of gathering every
@@ -216,23 +290,9 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateStridedPointwiseKernel(KernelConte
                                              DataTypeSize(s.dtype));
   ASSIGN_OR_RETURN(std::unique_ptr<Kernel> gather,
                    CreateStridedCopyKernel(ctx, s.dtype, {std::move(copy)}));
-  Window2D dense = g;
-  dense.in_h = g.out_h;
-  dense.in_w = g.out_w;
-  dense.stride_h = dense.stride_w = 1;
   ASSIGN_OR_RETURN(std::unique_ptr<Kernel> product,
-                   CreateGemmKernel(ctx, ConvGemmProblem(s, dense, e, bias_input)));
-  const std::string described = absl::StrCat("strided copy, then ", product->Describe());
-  // The product sees the node's inputs with X replaced by the copy.
-  std::vector<NodeBuffer> product_inputs = {{NodeBuffer::Source::kScratch, pixels}};
-  for (uint32_t i = 1; i < ctx.node().inputs.size(); ++i) {
-    product_inputs.push_back({NodeBuffer::Source::kInput, i});
-  }
-  std::vector<CompositeStep> steps;
-  steps.push_back({std::move(gather), {{NodeBuffer::Source::kInput, 0}},
-                   {{NodeBuffer::Source::kScratch, pixels}}});
-  steps.push_back({std::move(product), std::move(product_inputs), {{NodeBuffer::Source::kOutput, 0}}});
-  return std::make_unique<CompositeKernel>(std::move(steps), described);
+                   CreateGemmKernel(ctx, ConvGemmProblem(s, PointwiseOver(g), e, bias_input)));
+  return CopyThenProduct(ctx, "strided copy", std::move(gather), pixels, std::move(product));
 }
 
 class ConvOp : public Op {
@@ -276,7 +336,9 @@ class ConvOp : public Op {
     const Window2D g = As2D(s.window);
     if (s.cin_g == 1) return CreateDirectKernel(ctx, s, g, e, bias_input, residual_input);
     if (IsStridedPointwise(g)) return CreateStridedPointwiseKernel(ctx, s, g, e, bias_input);
-    return CreateGemmKernel(ctx, ConvGemmProblem(s, g, e, bias_input));
+    GemmProblem implicit = ConvGemmProblem(s, g, e, bias_input);
+    if (CopiesIm2col(ctx, s, g, implicit)) return CreateIm2colCopyProductKernel(ctx, s, g, e, bias_input);
+    return CreateGemmKernel(ctx, std::move(implicit));
   }
 };
 

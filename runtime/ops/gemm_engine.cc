@@ -289,6 +289,12 @@ absl::StatusOr<GemmPlan> ChooseGemm(const GemmProblem& p, const gpu::DeviceInfo&
   return ChooseGemmPlan(GemmEngineShapeOf(p), info);
 }
 
+absl::StatusOr<GemmPlan> PlanGemmFor(const Node& node, GemmProblem p, const gpu::DeviceInfo& info) {
+  NormalizeGemm(&p);
+  p.precision = GetPrecision(node);
+  return PlanFor(node, p, info);
+}
+
 absl::StatusOr<std::unique_ptr<Kernel>> CreateGemmKernel(KernelContext& ctx, GemmProblem p) {
   GemmKernel::Config c;
   int64_t total = p.m * p.n;

@@ -122,6 +122,10 @@ void NormalizeGemm(GemmProblem* problem);
 // benchmarks).
 absl::StatusOr<GemmPlan> ChooseGemm(const GemmProblem& normalized, const gpu::DeviceInfo& info);
 
+// The plan CreateGemmKernel(ctx, problem) would run for `node` (its pinned
+// plan, else the cost model's), for ops choosing between formulations.
+absl::StatusOr<GemmPlan> PlanGemmFor(const Node& node, GemmProblem problem, const gpu::DeviceInfo& info);
+
 }  // namespace vkserve
 
 #endif  // VKSERVE_RUNTIME_OPS_GEMM_ENGINE_H_

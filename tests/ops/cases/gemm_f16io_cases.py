@@ -84,8 +84,8 @@ def gemm(name, m, n, k, plan, trans_b=False, coopmat=False):
 
 def conv(name, x_shape, c_out, kernel, pads, plan, tail=(), coopmat=False, **attrs):
     data = {"X": _rand(*x_shape)}
-    inits = {"W": _rand(c_out, x_shape[1], kernel, kernel,
-                        scale=1.0 / np.sqrt(x_shape[1] * kernel * kernel)),
+    cin_g = x_shape[1] // attrs.get("group", 1)
+    inits = {"W": _rand(c_out, cin_g, kernel, kernel, scale=1.0 / np.sqrt(cin_g * kernel * kernel)),
              "Bc": _rand(c_out)}
     case = _case(name, "Conv", data, inits, {"pads": pads, **attrs}, plan, tail, coopmat)
     # `vkserve inspect` names the GEMM kernel the pinned plan ran (its
@@ -93,9 +93,12 @@ def conv(name, x_shape, c_out, kernel, pads, plan, tail=(), coopmat=False, **att
     tile = plan.split("/")[0]
     case["kernel"] = (f"ops/gemm_cm_{tile[2:]}_16x16x16_im2col_f16" if tile.startswith("cm")
                       else f"ops/gemm_{tile}_im2col_f16")
-    # A strided 1x1 without pads copies its pixels out first (conv.cc).
+    # A strided 1x1 without pads copies its pixels out first, and a larger
+    # window on tensor cores its im2col matrix (conv.cc).
     if kernel == 1 and attrs.get("strides", [1, 1]) != [1, 1] and not any(pads):
         case["kernel"] = "strided copy, then " + case["kernel"]
+    elif kernel > 1 and tile.startswith("cm"):
+        case["kernel"] = "im2col copy, then " + case["kernel"]
     return case
 
 
@@ -144,3 +147,8 @@ def cases():
                    f"cm{t}", coopmat=cm, strides=[2, 2])
         yield conv(f"gemm_f16io_cm{t}_conv_1x1_196", (3, 16, 14, 14), 24, 1, [0, 0, 0, 0],
                    f"cm{t}", coopmat=cm)
+        # The im2col copy (conv.cc) of two groups, with asymmetric pads and
+        # 7 x 9 = 63 output pixels, so that the two fp16 elements of a word
+        # of the matrix straddle its rows.
+        yield conv(f"gemm_f16io_cm{t}_conv_3x3_group2", (2, 10, 7, 9), 6, 3, [1, 2, 1, 0],
+                   f"cm{t}", coopmat=cm, group=2)

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+#include "runtime/ops/im2col_copy.h"
+
+#include <array>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/op_util.h"
+
+namespace vkserve {
+namespace {
+
+class Im2colCopyKernel : public Kernel {
+ public:
+  Im2colCopyKernel(std::shared_ptr<const gpu::Pipeline> pipeline, PushConstants params,
+                   std::array<uint32_t, 3> groups)
+      : pipeline_(std::move(pipeline)), params_(std::move(params)), groups_(groups) {}
+
+  absl::Status Record(const RecordContext& ctx) const override {
+    const gpu::Binding bindings[] = {{ctx.inputs[0], gpu::Access::kRead},
+                                     {ctx.outputs[0], gpu::Access::kWrite}};
+    return ctx.command_buffer.Dispatch(pipeline_, bindings, params_.bytes(), groups_, ctx.label);
+  }
+
+ private:
+  std::shared_ptr<const gpu::Pipeline> pipeline_;
+  PushConstants params_;
+  std::array<uint32_t, 3> groups_;
+};
+
+}  // namespace
+
+int64_t Im2colElements(int64_t batch, int64_t c_in, const Window2D& g) {
+  return batch * c_in * g.kernel_h * g.kernel_w * int64_t{g.out_h} * g.out_w;
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> CreateIm2colCopyKernel(KernelContext& ctx, DataType dtype,
+                                                               int64_t batch, int64_t c_in,
+                                                               const Window2D& g) {
+  if (dtype != DataType::kFloat && dtype != DataType::kFloat16) {
+    return absl::UnimplementedError("im2col copies fp32 or fp16 tensors only");
+  }
+  const int64_t elements = Im2colElements(batch, c_in, g);
+  const int64_t input_elements = batch * c_in * int64_t{g.in_h} * g.in_w;
+  if (elements >= (int64_t{1} << 31) || input_elements >= (int64_t{1} << 31)) {
+    return absl::UnimplementedError(
+        absl::StrCat("an im2col matrix of ", elements, " elements is too large to index"));
+  }
+  const uint32_t elem_bytes = dtype == DataType::kFloat16 ? 2 : 4;
+  const int64_t words = elem_bytes == 2 ? CeilDiv(elements, 2) : elements;
+  constexpr uint32_t kLocal = 256;
+  ASSIGN_OR_RETURN(auto pipeline,
+                   ctx.GetPipeline("ops/im2col", 2, 36, {kLocal, 1, 1},
+                                   {elem_bytes, U32(g.kernel_h), U32(g.kernel_w), U32(g.stride_h),
+                                    U32(g.stride_w), U32(g.dilation_h), U32(g.dilation_w)}));
+  PushConstants pc;
+  pc.U32(U32(words)).U32(U32(elements)).U32(U32(c_in)).U32(U32(g.in_h)).U32(U32(g.in_w));
+  pc.U32(U32(g.out_w)).U32(U32(int64_t{g.out_h} * g.out_w)).I32(g.pad_top).I32(g.pad_left);
+  return std::make_unique<Im2colCopyKernel>(std::move(pipeline), std::move(pc),
+                                            GroupsFor(static_cast<uint64_t>(words), kLocal, ctx.device()));
+}
+
+}  // namespace vkserve
