@@ -94,10 +94,11 @@ def conv(name, x_shape, c_out, kernel, pads, plan, tail=(), coopmat=False, **att
     case["kernel"] = (f"ops/gemm_cm_{tile[2:]}_16x16x16_im2col_f16" if tile.startswith("cm")
                       else f"ops/gemm_{tile}_im2col_f16")
     # A strided 1x1 without pads copies its pixels out first, and a larger
-    # window on tensor cores its im2col matrix (conv.cc).
+    # window on tensor cores with 128 or more outputs per group its im2col
+    # matrix (conv.cc).
     if kernel == 1 and attrs.get("strides", [1, 1]) != [1, 1] and not any(pads):
         case["kernel"] = "strided copy, then " + case["kernel"]
-    elif kernel > 1 and tile.startswith("cm"):
+    elif kernel > 1 and tile.startswith("cm") and c_out // attrs.get("group", 1) >= 128:
         case["kernel"] = "im2col copy, then " + case["kernel"]
     return case
 
@@ -147,8 +148,10 @@ def cases():
                    f"cm{t}", coopmat=cm, strides=[2, 2])
         yield conv(f"gemm_f16io_cm{t}_conv_1x1_196", (3, 16, 14, 14), 24, 1, [0, 0, 0, 0],
                    f"cm{t}", coopmat=cm)
-        # The im2col copy (conv.cc) of two groups, with asymmetric pads and
-        # 7 x 9 = 63 output pixels, so that the two fp16 elements of a word
-        # of the matrix straddle its rows.
-        yield conv(f"gemm_f16io_cm{t}_conv_3x3_group2", (2, 10, 7, 9), 6, 3, [1, 2, 1, 0],
+        # The im2col copy (conv.cc): 130 outputs; two groups of 128 with
+        # asymmetric pads and 7 x 9 = 63 output pixels, so that the two fp16
+        # elements of a word of the matrix straddle its rows.
+        yield conv(f"gemm_f16io_cm{t}_conv_3x3_copy", (2, 7, 13, 13), 130, 3, [1, 1, 1, 1],
+                   f"cm{t}", coopmat=cm)
+        yield conv(f"gemm_f16io_cm{t}_conv_3x3_group2", (2, 10, 7, 9), 256, 3, [1, 2, 1, 0],
                    f"cm{t}", coopmat=cm, group=2)
