@@ -5,6 +5,9 @@
 // with k = (ci * KH + ky) * KW + kx, and 0 where the window leaves X. Bits
 // are moved, never converted (ELEM_BYTES 2 or 4); each invocation writes one
 // 32-bit word of M (two fp16 elements), so neighbours never share a word.
+// The three divisions by sizes known only at run time are multiplications
+// by host-computed reciprocals (FastDiv), an integer division costing tens
+// of instructions where the copy is meant to cost its bytes.
 #version 450
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
@@ -29,22 +32,37 @@ layout(push_constant) uniform Params {
   uint out_hw;
   int pad_top;
   int pad_left;
+  // (magic, shift) of out_hw, c_in * KH * KW and out_w for FastDiv (plain
+  // uints: a uvec2 would be aligned to 8 bytes).
+  uint out_hw_magic, out_hw_shift;
+  uint k_total_magic, k_total_shift;
+  uint out_w_magic, out_w_shift;
 } p;
+
+// n / d for n < 2^31, given d's (magic, shift) from the host
+// (runtime/ops/im2col_copy.cc: magic = ceil(2^(31 + l) / d) with
+// l = ceil(log2 d), shift = l - 1); magic 0 stands for d == 1.
+uint FastDiv(uint n, uint magic, uint shift) {
+  if (magic == 0u) return n;
+  uint hi, lo;
+  umulExtended(n, magic, hi, lo);
+  return hi >> shift;
+}
 
 // Element `e` of M (row-major [image][k][pixel]) as bits; 0 past the end.
 uint Element(uint e) {
   if (e >= p.elements) return 0u;
-  const uint pixel = e % p.out_hw;
-  const uint row = e / p.out_hw;
+  const uint row = FastDiv(e, p.out_hw_magic, p.out_hw_shift);
+  const uint pixel = e - row * p.out_hw;
   const uint taps = KH * KW;
   const uint k_total = p.c_in * taps;
-  const uint k = row % k_total;
-  const uint image = row / k_total;
+  const uint image = FastDiv(row, p.k_total_magic, p.k_total_shift);
+  const uint k = row - image * k_total;
   const uint ci = k / taps;
   const uint tap = k - ci * taps;
   const uint ky = tap / KW;
   const uint kx = tap - ky * KW;
-  const uint oy = pixel / p.out_w;
+  const uint oy = FastDiv(pixel, p.out_w_magic, p.out_w_shift);
   const uint ox = pixel - oy * p.out_w;
   const int iy = int(oy * SH + ky * DH) - p.pad_top;
   const int ix = int(ox * SW + kx * DW) - p.pad_left;

@@ -155,3 +155,7 @@ def cases():
                    f"cm{t}", coopmat=cm)
         yield conv(f"gemm_f16io_cm{t}_conv_3x3_group2", (2, 10, 7, 9), 256, 3, [1, 2, 1, 0],
                    f"cm{t}", coopmat=cm, group=2)
+        # One output pixel per image: the copy's divisions by out_h * out_w
+        # and out_w are by 1.
+        yield conv(f"gemm_f16io_cm{t}_conv_3x3_to_1x1", (4, 16, 3, 3), 128, 3, [0, 0, 0, 0],
+                   f"cm{t}", coopmat=cm)
