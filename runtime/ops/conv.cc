@@ -233,8 +233,20 @@ std::unique_ptr<Kernel> CopyThenProduct(KernelContext& ctx, const char* copy_nam
 }
 
 // The largest im2col matrix written out: the copy trades this much scratch
-// for the gather (and must fit one binding besides).
+// for the gather. It must also fit one binding and one allocation, and
+// take at most a sixteenth of the largest device-local heap, so that a
+// smaller GPU keeps the implicit loader rather than run out of memory.
 constexpr uint64_t kMaxIm2colBytes = uint64_t{512} << 20;
+
+uint64_t Im2colScratchLimit(const gpu::DeviceInfo& info) {
+  uint64_t heap = 0;
+  for (const gpu::MemoryHeapInfo& h : info.heaps) {
+    if (h.device_local) heap = std::max(heap, h.size);
+  }
+  uint64_t limit = std::min({kMaxIm2colBytes, info.max_storage_buffer_range, heap / 16});
+  if (info.max_allocation_size > 0) limit = std::min(limit, info.max_allocation_size);
+  return limit;
+}
 
 // The fewest output channels per group for which the copy pays: each
 // element of the matrix is then read for at least this many outputs. On the
@@ -257,7 +269,7 @@ bool CopiesIm2col(const KernelContext& ctx, const ConvShape& s, const Window2D& 
   if (s.cout_g < kIm2colCopyMinOutputs) return false;
   const gpu::DeviceInfo& info = ctx.device().info();
   const uint64_t bytes = static_cast<uint64_t>(Im2colElements(s.batch, s.c_in, g)) * 2;
-  if (bytes > std::min(kMaxIm2colBytes, info.max_storage_buffer_range)) return false;
+  if (bytes > Im2colScratchLimit(info)) return false;
   absl::StatusOr<GemmPlan> plan = PlanGemmFor(ctx.node(), implicit, info);
   return plan.ok() && plan->coopmat != nullptr;
 }
