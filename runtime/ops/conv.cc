@@ -282,8 +282,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateIm2colCopyProductKernel(KernelCont
                                                                       const Epilogue& e,
                                                                       int bias_input) {
   const int64_t taps = int64_t{g.kernel_h} * g.kernel_w;
-  const uint32_t matrix = ctx.RequestScratch(
-      static_cast<uint64_t>(Im2colElements(s.batch, s.c_in, g)) * DataTypeSize(s.dtype));
+  const uint32_t matrix = ctx.RequestScratch(Im2colBytes(s.dtype, s.batch, s.c_in, g));
   ASSIGN_OR_RETURN(std::unique_ptr<Kernel> copy, CreateIm2colCopyKernel(ctx, s.dtype, s.batch, s.c_in, g));
   ConvShape flat = s;
   flat.c_in = s.c_in * taps;

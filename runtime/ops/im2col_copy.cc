@@ -48,11 +48,20 @@ int64_t Im2colElements(int64_t batch, int64_t c_in, const Window2D& g) {
   return batch * c_in * g.kernel_h * g.kernel_w * int64_t{g.out_h} * g.out_w;
 }
 
+uint64_t Im2colBytes(DataType dtype, int64_t batch, int64_t c_in, const Window2D& g) {
+  const uint64_t bytes = static_cast<uint64_t>(Im2colElements(batch, c_in, g)) * DataTypeSize(dtype);
+  return (bytes + 3) / 4 * 4;
+}
+
 absl::StatusOr<std::unique_ptr<Kernel>> CreateIm2colCopyKernel(KernelContext& ctx, DataType dtype,
                                                                int64_t batch, int64_t c_in,
                                                                const Window2D& g) {
   if (dtype != DataType::kFloat && dtype != DataType::kFloat16) {
     return absl::UnimplementedError("im2col copies fp32 or fp16 tensors only");
+  }
+  // The shader reads fp16 elements one by one (shaders/ops/im2col.comp).
+  if (!ctx.device().has_16bit_storage()) {
+    return absl::UnimplementedError("the im2col copy needs 16-bit storage buffers, which this device lacks");
   }
   const int64_t elements = Im2colElements(batch, c_in, g);
   const int64_t input_elements = batch * c_in * int64_t{g.in_h} * g.in_w;

@@ -27,8 +27,14 @@ namespace vkserve {
 // Elements of the im2col matrix of `batch` images of `c_in` channels.
 int64_t Im2colElements(int64_t batch, int64_t c_in, const Window2D& g);
 
-// The copy kernel. UNIMPLEMENTED when M or X has 2^31 elements or more, or
-// `dtype` is neither kFloat nor kFloat16.
+// The bytes the kernel writes for that matrix: its elements rounded up to
+// whole 32-bit words (an odd count of fp16 elements ends in a half-used
+// word). The destination must hold this many.
+uint64_t Im2colBytes(DataType dtype, int64_t batch, int64_t c_in, const Window2D& g);
+
+// The copy kernel. UNIMPLEMENTED when M or X has 2^31 elements or more,
+// `dtype` is neither kFloat nor kFloat16, or the device lacks 16-bit
+// storage buffers.
 absl::StatusOr<std::unique_ptr<Kernel>> CreateIm2colCopyKernel(KernelContext& ctx, DataType dtype,
                                                                int64_t batch, int64_t c_in,
                                                                const Window2D& g);

@@ -3,12 +3,14 @@
 // im2col_copy.h), for the GEMM to read as a plain pointwise operand:
 //   M[image][k][oy][ox] = X[image][ci][oy * SH + ky * DH - pad_top][ox * SW + kx * DW - pad_left]
 // with k = (ci * KH + ky) * KW + kx, and 0 where the window leaves X. Bits
-// are moved, never converted (ELEM_BYTES 2 or 4); each invocation writes one
+// are moved, never converted (ELEM_BYTES 2 or 4; 2 needs 16-bit storage
+// buffers, as every fp16 GEMM does); each invocation writes one
 // 32-bit word of M (two fp16 elements), so neighbours never share a word.
 // The three divisions by sizes known only at run time are multiplications
 // by host-computed reciprocals (FastDiv), an integer division costing tens
 // of instructions where the copy is meant to cost its bytes.
 #version 450
+#extension GL_EXT_shader_16bit_storage : require
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const uint ELEM_BYTES = 2;
@@ -20,6 +22,9 @@ layout(constant_id = 8) const uint DH = 1;
 layout(constant_id = 9) const uint DW = 1;
 
 layout(binding = 0) readonly buffer X { uint x[]; };
+// fp16 elements one by one: a 32-bit read of X's last element would cross
+// the end of its binding when X has an odd count of them.
+layout(binding = 0) readonly buffer X16 { uint16_t x16[]; };
 layout(binding = 1) writeonly buffer M { uint m[]; };
 
 layout(push_constant) uniform Params {
@@ -69,7 +74,7 @@ uint Element(uint e) {
   if (iy < 0 || ix < 0 || iy >= int(p.in_h) || ix >= int(p.in_w)) return 0u;
   const uint src = ((image * p.c_in + ci) * p.in_h + uint(iy)) * p.in_w + uint(ix);
   if (ELEM_BYTES == 4) return x[src];
-  return (x[src >> 1] >> ((src & 1u) * 16u)) & 0xFFFFu;
+  return uint(x16[src]);
 }
 
 void main() {

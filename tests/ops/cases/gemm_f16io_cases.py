@@ -82,8 +82,10 @@ def gemm(name, m, n, k, plan, trans_b=False, coopmat=False):
                  coopmat=coopmat)
 
 
-def conv(name, x_shape, c_out, kernel, pads, plan, tail=(), coopmat=False, **attrs):
+def conv(name, x_shape, c_out, kernel, pads, plan, tail=(), coopmat=False, residual=None, **attrs):
     data = {"X": _rand(*x_shape)}
+    if residual is not None:  # the shape of R, which the tail adds
+        data["R"] = _rand(*residual)
     cin_g = x_shape[1] // attrs.get("group", 1)
     inits = {"W": _rand(c_out, cin_g, kernel, kernel, scale=1.0 / np.sqrt(cin_g * kernel * kernel)),
              "Bc": _rand(c_out)}
@@ -153,6 +155,19 @@ def cases():
         # elements of a word of the matrix straddle its rows.
         yield conv(f"gemm_f16io_cm{t}_conv_3x3_copy", (2, 7, 13, 13), 130, 3, [1, 1, 1, 1],
                    f"cm{t}", coopmat=cm)
+        # The product after the copy keeps the fused epilogue: a residual
+        # add and a Relu.
+        yield conv(f"gemm_f16io_cm{t}_conv_3x3_copy_add_relu", (1, 5, 9, 11), 128, 3,
+                   [1, 1, 1, 1], f"cm{t}", tail=[("Add", ["R"]), ("Relu", [])], coopmat=cm,
+                   residual=(1, 128, 9, 11))
+        # X of an odd count of elements: the copy reads its last one alone
+        # (a 32-bit read would cross the end of X's binding).
+        yield conv(f"gemm_f16io_cm{t}_conv_3x3_copy_odd", (1, 5, 9, 11), 128, 3, [1, 1, 1, 1],
+                   f"cm{t}", coopmat=cm)
+        # The pointwise product alone with that epilogue, 99 pixels.
+        yield conv(f"gemm_f16io_cm{t}_conv_1x1_add_relu", (1, 45, 9, 11), 128, 1, [0, 0, 0, 0],
+                   f"cm{t}", tail=[("Add", ["R"]), ("Relu", [])], coopmat=cm,
+                   residual=(1, 128, 9, 11))
         yield conv(f"gemm_f16io_cm{t}_conv_3x3_group2", (2, 10, 7, 9), 256, 3, [1, 2, 1, 0],
                    f"cm{t}", coopmat=cm, group=2)
         # One output pixel per image: the copy's divisions by out_h * out_w
