@@ -4,7 +4,8 @@
 # division version (dbaeeac's, 4177d04's kernel). Bundle as
 # .bundle-next/bundle.tar.xz:
 #   bin/vkserve_div   dbaeeac (divisions; the copy at >= 128 outputs/group)
-#   bin/vkserve       4923f64 or later (FastDiv; same rule)
+#   bin/vkserve       e0cc8c5 or later (FastDiv, fp16 read one at a time;
+#                     same rule)
 #   bin/vkserve_all   + copy_every_window.patch (FastDiv; the copy for every
 #                     tensor-core window, as call 4 tried with divisions)
 #   bin/vkserve_impl  581d95a's (no copy at all; /tmp/b3's in session 22)
