@@ -160,6 +160,9 @@ def cases():
         yield conv(f"gemm_f16io_cm{t}_conv_3x3_copy_add_relu", (1, 5, 9, 11), 128, 3,
                    [1, 1, 1, 1], f"cm{t}", tail=[("Add", ["R"]), ("Relu", [])], coopmat=cm,
                    residual=(1, 128, 9, 11))
+        # The product after the copy split along K (13 channels x 9 taps).
+        yield conv(f"gemm_f16io_cm{t}_conv_3x3_copy_split", (1, 13, 7, 7), 128, 3, [1, 1, 1, 1],
+                   f"cm{t}/2", coopmat=cm)
         # X of an odd count of elements: the copy reads its last one alone
         # (a 32-bit read would cross the end of X's binding).
         yield conv(f"gemm_f16io_cm{t}_conv_3x3_copy_odd", (1, 5, 9, 11), 128, 3, [1, 1, 1, 1],
