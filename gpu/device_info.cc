@@ -222,6 +222,14 @@ absl::StatusOr<DeviceInfo> QueryOne(VkInstance instance, VkPhysicalDevice pd, ui
 
 }  // namespace
 
+uint64_t DeviceInfo::largest_device_local_heap() const {
+  uint64_t largest = 0;
+  for (const MemoryHeapInfo& h : heaps) {
+    if (h.device_local) largest = std::max(largest, h.size);
+  }
+  return largest;
+}
+
 std::string_view DeviceInfo::type_name() const {
   switch (type) {
     case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete";

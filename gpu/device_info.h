@@ -106,6 +106,9 @@ struct DeviceInfo {
   // device selector.
   std::string uuid() const;
   std::string_view type_name() const;  // "discrete", "integrated", "virtual", "cpu", "other"
+  // Bytes of the largest device-local heap (0 when none is): what budgets
+  // sized from the device's memory start from.
+  uint64_t largest_device_local_heap() const;
   // Multi-line human-readable summary, as printed by `vkserve devices`.
   std::string ToString() const;
 };

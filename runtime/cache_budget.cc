@@ -12,10 +12,7 @@
 namespace vkserve {
 
 CacheLimits CacheLimits::ForDevice(const gpu::Device& device) {
-  uint64_t heap = 0;
-  for (const gpu::MemoryHeapInfo& h : device.info().heaps) {
-    if (h.device_local) heap = std::max(heap, h.size);
-  }
+  const uint64_t heap = device.info().largest_device_local_heap();
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page_size = sysconf(_SC_PAGESIZE);
   const uint64_t host = pages > 0 && page_size > 0

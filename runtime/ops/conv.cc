@@ -239,11 +239,8 @@ std::unique_ptr<Kernel> CopyThenProduct(KernelContext& ctx, const char* copy_nam
 constexpr uint64_t kMaxIm2colBytes = uint64_t{512} << 20;
 
 uint64_t Im2colScratchLimit(const gpu::DeviceInfo& info) {
-  uint64_t heap = 0;
-  for (const gpu::MemoryHeapInfo& h : info.heaps) {
-    if (h.device_local) heap = std::max(heap, h.size);
-  }
-  uint64_t limit = std::min({kMaxIm2colBytes, info.max_storage_buffer_range, heap / 16});
+  uint64_t limit = std::min({kMaxIm2colBytes, info.max_storage_buffer_range,
+                             info.largest_device_local_heap() / 16});
   if (info.max_allocation_size > 0) limit = std::min(limit, info.max_allocation_size);
   return limit;
 }
@@ -268,8 +265,7 @@ bool CopiesIm2col(const KernelContext& ctx, const ConvShape& s, const Window2D& 
   if (s.dtype != DataType::kFloat16 || (g.kernel_h == 1 && g.kernel_w == 1)) return false;
   if (s.cout_g < kIm2colCopyMinOutputs) return false;
   const gpu::DeviceInfo& info = ctx.device().info();
-  const uint64_t bytes = static_cast<uint64_t>(Im2colElements(s.batch, s.c_in, g)) * 2;
-  if (bytes > Im2colScratchLimit(info)) return false;
+  if (Im2colBytes(s.dtype, s.batch, s.c_in, g) > Im2colScratchLimit(info)) return false;
   absl::StatusOr<GemmPlan> plan = PlanGemmFor(ctx.node(), implicit, info);
   return plan.ok() && plan->coopmat != nullptr;
 }

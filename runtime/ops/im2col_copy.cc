@@ -42,11 +42,12 @@ std::pair<uint32_t, uint32_t> DivisionMagic(uint32_t d) {
   return {static_cast<uint32_t>(magic), l - 1};
 }
 
-}  // namespace
-
+// Elements of the im2col matrix of `batch` images of `c_in` channels.
 int64_t Im2colElements(int64_t batch, int64_t c_in, const Window2D& g) {
   return batch * c_in * g.kernel_h * g.kernel_w * int64_t{g.out_h} * g.out_w;
 }
+
+}  // namespace
 
 uint64_t Im2colBytes(DataType dtype, int64_t batch, int64_t c_in, const Window2D& g) {
   const uint64_t bytes = static_cast<uint64_t>(Im2colElements(batch, c_in, g)) * DataTypeSize(dtype);

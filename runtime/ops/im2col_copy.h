@@ -24,12 +24,10 @@
 
 namespace vkserve {
 
-// Elements of the im2col matrix of `batch` images of `c_in` channels.
-int64_t Im2colElements(int64_t batch, int64_t c_in, const Window2D& g);
-
-// The bytes the kernel writes for that matrix: its elements rounded up to
-// whole 32-bit words (an odd count of fp16 elements ends in a half-used
-// word). The destination must hold this many.
+// The bytes the kernel writes for the im2col matrix of `batch` images of
+// `c_in` channels: its elements rounded up to whole 32-bit words (an odd
+// count of fp16 elements ends in a half-used word). The destination must
+// hold this many.
 uint64_t Im2colBytes(DataType dtype, int64_t batch, int64_t c_in, const Window2D& g);
 
 // The copy kernel. UNIMPLEMENTED when M or X has 2^31 elements or more,
