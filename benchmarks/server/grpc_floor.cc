@@ -155,8 +155,6 @@ struct Options {
 // Serves ServerLive the `mode` way on an ephemeral port and times it at
 // every gap. Returns false when the mode is unknown or the server fails.
 bool RunMode(const std::string& mode, const Options& o) {
-  const int calls = o.calls, spin_us = o.spin_us, pollers_wanted = o.pollers;
-  const std::vector<int>& gaps = o.gaps;
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
@@ -186,8 +184,8 @@ bool RunMode(const std::string& mode, const Options& o) {
     // A few calls outstanding per queue, so that concurrent clients do not
     // wait for a poller to request the next one.
     for (int i = 0; i < 4; ++i) new AsyncCall(&async, cq.get());
-    for (int i = 0; i < (spin ? 1 : pollers_wanted); ++i) {
-      pollers.emplace_back([q = cq.get(), spin, spin_us] {
+    for (int i = 0; i < (spin ? 1 : o.pollers); ++i) {
+      pollers.emplace_back([q = cq.get(), spin, spin_us = o.spin_us] {
         void* tag = nullptr;
         bool ok = false;
         if (!spin) {
@@ -213,8 +211,8 @@ bool RunMode(const std::string& mode, const Options& o) {
   const std::string target = "127.0.0.1:" + std::to_string(port);
   auto stub = GRPCInferenceService::NewStub(grpc::CreateChannel(target, grpc::InsecureChannelCredentials()));
   Time(*stub, 200, 0);  // connect and warm up
-  for (int gap : gaps) {
-    const auto [p50, p90] = Time(*stub, gap > 0 ? std::max(50, calls / 4) : calls, gap);
+  for (int gap : o.gaps) {
+    const auto [p50, p90] = Time(*stub, gap > 0 ? std::max(50, o.calls / 4) : o.calls, gap);
     std::printf("| %s | %d | %.1f | %.1f |\n", mode.c_str(), gap, p50, p90);
     std::fflush(stdout);
   }
