@@ -65,6 +65,7 @@ DynamicBatcher::DynamicBatcher(std::shared_ptr<const Model> model, const ModelSe
       queues_(levels_.size()),
       idle_(sessions_by_gpu.size()),
       load_(sessions_by_gpu),
+      pacing_(static_cast<int>(sessions_by_gpu.size())),
       busy_by_gpu_(sessions_by_gpu.size(), 0) {}
 
 absl::StatusOr<std::unique_ptr<DynamicBatcher>> DynamicBatcher::Create(
@@ -203,7 +204,7 @@ void DynamicBatcher::Schedule() {
   absl::Time wake = Sweep(now);
   for (int gpu = load_.Pick(); gpu >= 0; gpu = load_.Pick()) {
     absl::Time form_wake = absl::InfiniteFuture();
-    std::vector<Pending> members = Form(now, &form_wake);
+    std::vector<Pending> members = Form(now, pacing_.SendBy(gpu, BatchLimit()), &form_wake);
     if (members.empty()) {
       wake = std::min(wake, form_wake);
       break;
@@ -251,15 +252,15 @@ absl::Time DynamicBatcher::Sweep(absl::Time now) {
   return earliest;
 }
 
-std::vector<DynamicBatcher::Pending> DynamicBatcher::Form(absl::Time now, absl::Time* wake) {
+std::vector<DynamicBatcher::Pending> DynamicBatcher::Form(absl::Time now, absl::Time send_by,
+                                                          absl::Time* wake) {
   // The head: the oldest request of the highest non-empty level.
   size_t head_level = 0;
   while (head_level < queues_.size() && queues_[head_level].empty()) ++head_level;
   if (head_level == queues_.size()) return {};
   std::vector<std::pair<size_t, size_t>> picks = {{head_level, 0}};
   const Pending& head = queues_[head_level].front();
-  // As Triton: a batch grows up to the largest preferred size.
-  const int64_t limit = preferred_.empty() ? max_batch_size_ : preferred_.back();
+  const int64_t limit = BatchLimit();
   int64_t total = head.request.batch_size;
   absl::Time oldest = head.submitted;
   size_t best = std::binary_search(preferred_.begin(), preferred_.end(), total) ? 1 : 0;
@@ -279,6 +280,12 @@ std::vector<DynamicBatcher::Pending> DynamicBatcher::Form(absl::Time now, absl::
       if (std::binary_search(preferred_.begin(), preferred_.end(), total)) best = picks.size();
       full = total >= limit;
     }
+  }
+  // Another batch still holds the GPU: leaving now would only queue behind
+  // it there, so this one keeps growing (batch_pacing.h).
+  if (!full && !flushing_ && now < send_by) {
+    *wake = send_by;
+    return {};
   }
   const bool waited_out = now - oldest >= max_delay_;
   const bool send_all = flushing_ || full || max_delay_ <= absl::ZeroDuration() || waited_out ||
@@ -332,7 +339,11 @@ void DynamicBatcher::Dispatch(std::vector<Pending> members, Session* session, in
     ++busy_;
     ++busy_by_gpu_[static_cast<size_t>(gpu)];
   }
-  boost::asio::post(*runners_, [this, formed = Formed{std::move(members), absl::Now()}, session,
+  const absl::Time now = absl::Now();
+  int64_t rows = 0;
+  for (const Pending& p : members) rows += p.request.batch_size;
+  pacing_.Started(gpu, session, rows, now);
+  boost::asio::post(*runners_, [this, formed = Formed{std::move(members), now}, session,
                                 gpu]() mutable { Run(std::move(formed), session, gpu); });
 }
 
@@ -359,6 +370,7 @@ void DynamicBatcher::Run(Formed formed, Session* session, int gpu) {
   ExecutionInfo run;
   std::vector<absl::StatusOr<RunResult>> results;
   if (!members.empty()) results = RunBatch(members, session, &run);
+  const BatchPacing::Ended paced = Paced(formed.formed_at, run, results);
   // The results hold their own bytes and handles: the session takes its
   // next batch while this thread answers (each answer builds and sends a
   // response, which for a small model takes longer than the run).
@@ -367,7 +379,8 @@ void DynamicBatcher::Run(Formed formed, Session* session, int gpu) {
     --busy_;
     --busy_by_gpu_[static_cast<size_t>(gpu)];
   }
-  boost::asio::post(io_, [this, session, gpu] {
+  boost::asio::post(io_, [this, session, gpu, paced] {
+    pacing_.Finished(gpu, session, paced);
     idle_[static_cast<size_t>(gpu)].push_back(session);
     load_.Give(gpu);
     Schedule();
@@ -389,6 +402,27 @@ void DynamicBatcher::Run(Formed formed, Session* session, int gpu) {
       Answer(members[i], std::move(results[i]), info);
     }
   }
+}
+
+BatchPacing::Ended DynamicBatcher::Paced(absl::Time dispatched, const ExecutionInfo& run,
+                                         const std::vector<absl::StatusOr<RunResult>>& results) {
+  const absl::Time end = absl::Now();
+  BatchPacing::Ended ended;
+  for (const absl::StatusOr<RunResult>& r : results) {
+    // A run that recorded its commands (the first at a size on a session)
+    // or failed says little of what the next run of its size costs.
+    if (!r.ok() || !r->timing.replayed) continue;
+    const RunTiming& t = r->timing;
+    // Session::Run began total_ns before it returned; its GPU work started
+    // once the inputs were up and the commands submitted.
+    const absl::Time run_began = end - absl::Nanoseconds(static_cast<int64_t>(t.total_ns));
+    ended.rows = run.execution_batch_size;
+    ended.lead = run_began - dispatched +
+                 absl::Nanoseconds(static_cast<int64_t>(t.upload_ns + t.submit_ns));
+    ended.gpu = absl::Nanoseconds(static_cast<int64_t>(t.gpu_ns));
+    break;
+  }
+  return ended;
 }
 
 std::vector<absl::StatusOr<RunResult>> DynamicBatcher::RunBatch(std::vector<Pending>& members,
@@ -530,3 +564,4 @@ SchedulerStats DynamicBatcher::stats() const {
 }
 
 }  // namespace vkserve
+

@@ -18,7 +18,9 @@
 //  - as its largest prefix of a preferred size, when one was reached;
 //  - otherwise it waits for more requests until the oldest has waited
 //    max_queue_delay (a Boost.Asio steady_timer).
-// A batch keeps growing while every session is busy.
+// A batch keeps growing while every session is busy, and also, below the
+// largest preferred size, while another batch still holds the GPU, until it
+// can just reach the GPU as that one ends (batch_pacing.h).
 //
 // Lone requests: when the last kFruitlessWaits batches each waited the whole
 // delay and still ran alone, requests are arriving one at a time and waiting
@@ -80,6 +82,7 @@
 #include "boost/asio/thread_pool.hpp"
 #include "config/model_config.h"
 #include "runtime/session.h"
+#include "server/batch_pacing.h"
 #include "server/queue_policy.h"
 #include "server/cross_device_inputs.h"
 #include "server/gpu_load.h"
@@ -151,9 +154,12 @@ class DynamicBatcher final : public Scheduler {
   // the earliest deadline left.
   absl::Time Sweep(absl::Time now);
   // The next batch to send now, or empty with `*wake` set to when to look
-  // again (InfiniteFuture: when a request comes).
-  std::vector<Pending> Form(absl::Time now, absl::Time* wake);
+  // again (InfiniteFuture: when a request comes). Until `send_by` a batch
+  // below the largest preferred size keeps growing (BatchPacing::SendBy).
+  std::vector<Pending> Form(absl::Time now, absl::Time send_by, absl::Time* wake);
   void Arm(absl::Time now, absl::Time wake);
+  // As Triton: a batch grows up to the largest preferred size.
+  int64_t BatchLimit() const { return preferred_.empty() ? max_batch_size_ : preferred_.back(); }
   // Learns from a batch about to be sent whether waiting pays (above).
   void NoteFormed(size_t requests, bool waited_out);
   void Dispatch(std::vector<Pending> members, Session* session, int gpu);
@@ -164,6 +170,10 @@ class DynamicBatcher final : public Scheduler {
   // `info` gets the run's batch size and padding.
   std::vector<absl::StatusOr<RunResult>> RunBatch(std::vector<Pending>& members, Session* session,
                                                   ExecutionInfo* info);
+  // What BatchPacing learns from a run dispatched at `dispatched` (rows 0,
+  // nothing, when no result came back or the run recorded its commands).
+  static BatchPacing::Ended Paced(absl::Time dispatched, const ExecutionInfo& run,
+                                  const std::vector<absl::StatusOr<RunResult>>& results);
   // The rows to run `requests` (batch sizes adding up to `total`) as on
   // `model`: `total`, or a larger size whose plan is built when `total`'s
   // is not (then `total`'s is planned ahead).
@@ -195,6 +205,7 @@ class DynamicBatcher final : public Scheduler {
   std::vector<std::deque<Pending>> queues_;  // per level, arrival order
   std::vector<std::vector<Session*>> idle_;  // per GPU
   GpuLoad load_;
+  BatchPacing pacing_;
   absl::Time armed_for_ = absl::InfiniteFuture();
   bool flushing_ = false;  // draining: batches go without waiting
   int fruitless_waits_ = 0;  // consecutive batches that waited out the delay alone

@@ -10,7 +10,8 @@
 // levels are served in order, each with its own queue policy; lone
 // requests stop waiting out the delay once waiting has stopped paying, and
 // wait again as soon as requests meet; a batch whose size has no plan yet
-// runs padded to a planned size while its own is planned in the background.
+// runs padded to a planned size while its own is planned in the background;
+// a batch keeps growing while another batch's GPU work holds the GPU.
 #include "server/dynamic_batcher.h"
 
 #include <atomic>
@@ -418,6 +419,87 @@ TEST_F(DynamicBatcherTest, LoneRequestsStopWaitingUntilRequestsMeetAgain) {
   EXPECT_EQ(b.info.execution_batch_size, 2);
   EXPECT_EQ(c.info.execution_batch_size, 2);
   EXPECT_GE(one(40), absl::Milliseconds(400)) << "after requests met, a lone one waits again";
+}
+
+TEST_F(DynamicBatcherTest, ABatchKeepsGrowingWhileAnotherHoldsTheGpu) {
+  settings_.sessions = 2;
+  settings_.preferred_batch_sizes = {4};
+  settings_.max_queue_delay = absl::Milliseconds(1);
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto batcher, DynamicBatcher::Create(model_, settings_));
+  // Large enough that lavapipe's GPU work takes tens of milliseconds.
+  constexpr int64_t kLarge = 384;
+  std::promise<void> done[7];
+  // `gpu_time` (may be null): where the run's GPU time goes.
+  auto submit = [&](Client& c, SchedulerRequest request, std::promise<void>& answered,
+                    absl::Duration* gpu_time = nullptr) {
+    batcher->Submit(std::move(request),
+                    [&c, &answered, gpu_time](absl::StatusOr<RunResult> result, const ExecutionInfo& info) {
+                      if (result.ok() && gpu_time != nullptr) {
+                        *gpu_time = absl::Nanoseconds(static_cast<int64_t>(result->timing.gpu_ns));
+                      }
+                      Record(c)(std::move(result), info);
+                      answered.set_value();
+                    });
+  };
+  // Three lone runs, one at a time, teach the batcher how long this size
+  // holds the GPU.
+  absl::Duration gpu = absl::InfiniteDuration();  // the shortest of them
+  Client taught[3];
+  for (int i = 0; i < 3; ++i) {
+    taught[i].size = kLarge;
+    Fill(taught[i], 60 + i);
+    absl::Duration run_gpu;
+    submit(taught[i], Request(taught[i]), done[i], &run_gpu);
+    done[i].get_future().wait();
+    ASSERT_TRUE(taught[i].status.ok()) << taught[i].status;
+    gpu = std::min(gpu, run_gpu);
+  }
+  std::printf("lone run of [1, %lld, %lld, %lld]: %s of GPU work\n", static_cast<long long>(kChannels),
+              static_cast<long long>(kLarge), static_cast<long long>(kLarge),
+              absl::FormatDuration(gpu).c_str());
+  ASSERT_GE(gpu, absl::Milliseconds(20)) << "too short a run to tell holding from timing noise";
+  // `a` holds the GPU. While it runs, b1 comes and waits out the delay three
+  // times over with the second session idle, then b2 and b3 come: all three
+  // run as one batch once a's GPU work is about to end, where without pacing
+  // b1 would have left alone after the delay.
+  Client a, b[3];
+  a.size = kLarge;
+  a.use_reader = true;
+  Fill(a, 70);
+  for (int i = 0; i < 3; ++i) {  // before a runs: random bytes are slow under sanitizers
+    b[i].size = kLarge;
+    Fill(b[i], 71 + i);
+  }
+  std::promise<void> a_started;
+  SchedulerRequest a_request = Request(a);
+  HostInputReader read = a_request.run.host_input_readers["x"];
+  a_request.run.host_input_readers["x"] = [read, &a_started](std::span<uint8_t> to) {
+    a_started.set_value();  // on a's session, once it was dispatched
+    return read(to);
+  };
+  submit(a, std::move(a_request), done[3]);
+  a_started.get_future().wait();
+  absl::Time b1_submitted;
+  for (int i = 0; i < 3; ++i) {
+    if (i == 1) absl::SleepFor(absl::Milliseconds(3));
+    if (i == 0) b1_submitted = absl::Now();
+    submit(b[i], Request(b[i]), done[4 + i]);
+  }
+  for (int i = 3; i < 7; ++i) done[i].get_future().wait();
+  ASSERT_TRUE(a.status.ok()) << a.status;
+  EXPECT_EQ(a.info.requests, 1);
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto session, Session::Create(model_));
+  for (Client& c : b) {
+    ASSERT_TRUE(c.status.ok()) << c.status;
+    EXPECT_EQ(c.info.requests, 3) << "b1 left before b2 and b3 came";
+    EXPECT_EQ(c.info.execution_batch_size, 3);
+    const auto want = Alone(*session, c);
+    for (int o = 0; o < 2; ++o) ExpectClose(c.outputs[o], want[o]);
+  }
+  // The hold ends with a's run: b's batch started about when a was answered,
+  // not after (slack: half of a's GPU time).
+  const absl::Time b_started = b1_submitted + absl::Nanoseconds(static_cast<int64_t>(b[0].info.queue_ns));
+  EXPECT_LE(b_started - a.answered, gpu / 2) << "b's batch waited past a's end";
 }
 
 TEST_F(DynamicBatcherTest, UnplannedSizeRunsPaddedWhileItIsPlanned) {
