@@ -25,6 +25,9 @@
 // connection, calling back to back for --seconds (2) and reports calls/s:
 // the throughput side of the same choice (issue 12 asks for 20,000 req/s
 // at 64 clients on 16 cores).
+// With --client poll the client finishes each call by polling a completion
+// queue without sleeping (live_calls.h's FinishPolling): what waking the
+// client's thread costs, by its absence.
 // Issue 12's overhead target (p50 round trip minus the server's request
 // time, 100 us) reads against these figures: if the callback API's floor at
 // the cadence is above it and another API's is not, that API is the lever.
@@ -32,7 +35,7 @@
 // Usage: vkserve_grpc_floor [--calls N] [--gaps 0,700,5000]
 //                           [--modes callback,sync,async,spin] [--spin-us N]
 //                           [--pollers N] [--queues N] [--clients N]
-//                           [--seconds S]
+//                           [--seconds S] [--client block|poll]
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
@@ -108,8 +111,9 @@ class AsyncCall {
 
 // p50 and p90 microseconds of `calls` ServerLive calls, each after idling
 // `gap_us`.
-std::pair<double, double> Time(GRPCInferenceService::Stub& stub, int calls, int gap_us) {
-  const std::vector<double> us = TimeServerLive(stub, calls, std::chrono::microseconds(gap_us));
+std::pair<double, double> Time(GRPCInferenceService::Stub& stub, int calls, int gap_us,
+                               grpc::CompletionQueue* poll) {
+  const std::vector<double> us = TimeServerLive(stub, calls, std::chrono::microseconds(gap_us), poll);
   if (us.size() < static_cast<size_t>(calls)) std::fprintf(stderr, "ServerLive failed\n");
   return {Percentile(us, 0.5), Percentile(us, 0.9)};
 }
@@ -149,6 +153,7 @@ struct Options {
   int queues = 1;
   int clients = 0;
   double seconds = 2;
+  bool poll_client = false;  // --client poll
   std::vector<int> gaps = {0, 700, 5000};
 };
 
@@ -210,10 +215,13 @@ bool RunMode(const std::string& mode, const Options& o) {
   }
   const std::string target = "127.0.0.1:" + std::to_string(port);
   auto stub = GRPCInferenceService::NewStub(grpc::CreateChannel(target, grpc::InsecureChannelCredentials()));
-  Time(*stub, 200, 0);  // connect and warm up
+  grpc::CompletionQueue client_cq;
+  grpc::CompletionQueue* poll = o.poll_client ? &client_cq : nullptr;
+  Time(*stub, 200, 0, poll);  // connect and warm up
   for (int gap : o.gaps) {
-    const auto [p50, p90] = Time(*stub, gap > 0 ? std::max(50, o.calls / 4) : o.calls, gap);
-    std::printf("| %s | %d | %.1f | %.1f |\n", mode.c_str(), gap, p50, p90);
+    const auto [p50, p90] = Time(*stub, gap > 0 ? std::max(50, o.calls / 4) : o.calls, gap, poll);
+    std::printf("| %s%s | %d | %.1f | %.1f |\n", mode.c_str(), o.poll_client ? ", polling client" : "",
+                gap, p50, p90);
     std::fflush(stdout);
   }
   if (o.clients > 0) {
@@ -222,6 +230,11 @@ bool RunMode(const std::string& mode, const Options& o) {
     std::fflush(stdout);
   }
   server->Shutdown();
+  client_cq.Shutdown();
+  void* tag;
+  bool ok;
+  while (client_cq.Next(&tag, &ok)) {
+  }
   for (auto& cq : cqs) cq->Shutdown();
   for (std::thread& t : pollers) t.join();
   return true;
@@ -240,6 +253,10 @@ int main(int argc, char** argv) {
     if (flag == "--queues" && absl::SimpleAtoi(value, &o.queues) && o.queues > 0) continue;
     if (flag == "--clients" && absl::SimpleAtoi(value, &o.clients) && o.clients >= 0) continue;
     if (flag == "--seconds" && absl::SimpleAtod(value, &o.seconds) && o.seconds > 0) continue;
+    if (flag == "--client" && (value == "block" || value == "poll")) {
+      o.poll_client = value == "poll";
+      continue;
+    }
     if (flag == "--gaps") {
       o.gaps.clear();
       for (absl::string_view g : absl::StrSplit(value, ',')) {
@@ -258,7 +275,8 @@ int main(int argc, char** argv) {
     }
     std::fprintf(stderr,
                  "usage: %s [--calls N] [--gaps 0,700,5000] [--modes callback,sync,async,spin] "
-                 "[--spin-us N] [--pollers N] [--queues N] [--clients N] [--seconds S]\n",
+                 "[--spin-us N] [--pollers N] [--queues N] [--clients N] [--seconds S] "
+                 "[--client block|poll]\n",
                  argv[0]);
     return 2;
   }

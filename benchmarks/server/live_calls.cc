@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <thread>
 
-#include "grpcpp/grpcpp.h"
-
 namespace vkserve_bench {
 
 double Percentile(std::vector<double> v, double p) {
@@ -17,7 +15,8 @@ double Percentile(std::vector<double> v, double p) {
 }
 
 std::vector<double> TimeServerLive(inference::GRPCInferenceService::Stub& stub, int calls,
-                                   std::chrono::duration<double, std::micro> gap) {
+                                   std::chrono::duration<double, std::micro> gap,
+                                   grpc::CompletionQueue* poll) {
   using Clock = std::chrono::steady_clock;
   std::vector<double> us;
   for (int i = 0; i < calls; ++i) {
@@ -25,7 +24,12 @@ std::vector<double> TimeServerLive(inference::GRPCInferenceService::Stub& stub, 
     grpc::ClientContext ctx;
     inference::ServerLiveResponse resp;
     const auto t0 = Clock::now();
-    if (!stub.ServerLive(&ctx, inference::ServerLiveRequest(), &resp).ok()) break;
+    const grpc::Status status =
+        poll == nullptr
+            ? stub.ServerLive(&ctx, inference::ServerLiveRequest(), &resp)
+            : FinishPolling(*stub.AsyncServerLive(&ctx, inference::ServerLiveRequest(), poll), &resp,
+                            poll);
+    if (!status.ok()) break;
     us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
   }
   return us;

@@ -24,6 +24,11 @@
 //       [--trace]    (then one request with vkserve_trace; prints the trace's path)
 //       [--live]     (the clients send empty ServerLive calls instead: gRPC's
 //                     floor under the same load, to read ModelInfer against)
+//       [--poll]     (every call, the floor's too, is finished by polling a
+//                     completion queue of its thread's own without sleeping:
+//                     the client's wake-up drops out of the round trip, so
+//                     what is left of the overhead is the server's and the
+//                     transport's)
 //
 // Input shapes come from ModelMetadata (-1 dimensions take --batch, then 1).
 // Clients share K gRPC connections (default: one per 8 clients), so that
@@ -77,13 +82,14 @@ struct Options {
   int channels = 0;   // 0: one per 8 clients
   bool trace = false;  // finish with one request traced by the server
   bool live = false;   // the load is ServerLive calls, not ModelInfer
+  bool poll = false;   // calls finish by polling, never sleeping (FinishPolling)
 };
 
 int Usage() {
   std::fprintf(stderr,
                "usage: vkserve_load --url HOST:PORT --model NAME [--batch N] [--concurrency C] "
                "[--seconds S] [--warmup S] [--channels K] [--metrics http://HOST:PORT/metrics] "
-               "[--trace] [--live]\n");
+               "[--trace] [--live] [--poll]\n");
   return 2;
 }
 
@@ -134,9 +140,18 @@ double Sample(const std::string& text, const std::string& name,
 }
 
 // p50 microseconds of `calls` empty ServerLive calls on `stub`, each after
-// `gap_ms` idle (0: back to back).
-double LiveP50(inference::GRPCInferenceService::Stub& stub, int calls, double gap_ms) {
-  return Percentile(TimeServerLive(stub, calls, std::chrono::duration<double, std::milli>(gap_ms)), 0.5);
+// `gap_ms` idle (0: back to back); polled when `poll`.
+double LiveP50(inference::GRPCInferenceService::Stub& stub, int calls, double gap_ms, bool poll) {
+  grpc::CompletionQueue cq;
+  const double p50 = Percentile(
+      TimeServerLive(stub, calls, std::chrono::duration<double, std::milli>(gap_ms), poll ? &cq : nullptr),
+      0.5);
+  cq.Shutdown();
+  void* tag;
+  bool ok;
+  while (cq.Next(&tag, &ok)) {
+  }
+  return p50;
 }
 
 // gRPC's floor at the cadence of one client's requests: the empty call again,
@@ -148,11 +163,11 @@ double LiveP50(inference::GRPCInferenceService::Stub& stub, int calls, double ga
 // back-to-back figure, is the floor that one client's ModelInfer overhead
 // reads against. A lower bound still: the client's own thread is awake when
 // it sends, where a real client slept through the request.
-double FloorAtCadence(inference::GRPCInferenceService::Stub& stub, double request_ms) {
+double FloorAtCadence(inference::GRPCInferenceService::Stub& stub, double request_ms, bool poll) {
   const double gap_ms = std::min(request_ms, 20.0);
   const int calls = std::max(
       50, std::min(kCadenceCalls, static_cast<int>(kCadenceSeconds * 1e3 / std::max(gap_ms, 0.01))));
-  return LiveP50(stub, calls, gap_ms);
+  return LiveP50(stub, calls, gap_ms, poll);
 }
 
 
@@ -209,6 +224,21 @@ bool MakeRequest(inference::GRPCInferenceService::Stub& stub, const Options& o,
   return true;
 }
 
+// One client call: ServerLive with --live, else ModelInfer (`request`);
+// finished by polling `cq` with --poll, else blocking.
+grpc::Status Call(inference::GRPCInferenceService::Stub& stub, const Options& o,
+                  const inference::ModelInferRequest& request, grpc::ClientContext* ctx,
+                  inference::ModelInferResponse* resp, inference::ServerLiveResponse* live,
+                  grpc::CompletionQueue* cq) {
+  using vkserve_bench::FinishPolling;
+  if (o.live) {
+    return o.poll ? FinishPolling(*stub.AsyncServerLive(ctx, inference::ServerLiveRequest(), cq), live, cq)
+                  : stub.ServerLive(ctx, inference::ServerLiveRequest(), live);
+  }
+  return o.poll ? FinishPolling(*stub.AsyncModelInfer(ctx, request, cq), resp, cq)
+                : stub.ModelInfer(ctx, request, resp);
+}
+
 // What the clients measured in the window.
 struct ClientFigures {
   std::vector<double> latencies_ms;  // completed in the window
@@ -235,13 +265,13 @@ ClientFigures RunClients(const Options& o,
   for (int c = 0; c < o.concurrency; ++c) {
     threads.emplace_back([&, c] {
       auto& stub = *stubs[static_cast<size_t>(c) % stubs.size()];
+      grpc::CompletionQueue cq;  // --poll: this thread's calls only
       while (Clock::now() < stop) {
         grpc::ClientContext ctx;
         inference::ModelInferResponse resp;
         inference::ServerLiveResponse live;
         const auto t0 = Clock::now();
-        grpc::Status s = o.live ? stub.ServerLive(&ctx, inference::ServerLiveRequest(), &live)
-                                : stub.ModelInfer(&ctx, request, &resp);
+        grpc::Status s = Call(stub, o, request, &ctx, &resp, &live, &cq);
         const auto t1 = Clock::now();
         if (!s.ok()) {
           if (failures.fetch_add(1) == 0) std::fprintf(stderr, "%s: %s\n", o.live ? "ServerLive" : "ModelInfer", s.error_message().c_str());
@@ -249,6 +279,11 @@ ClientFigures RunClients(const Options& o,
           latencies[static_cast<size_t>(c)].push_back(
               std::chrono::duration<double, std::milli>(t1 - t0).count());
         }
+      }
+      cq.Shutdown();
+      void* tag;
+      bool ok;
+      while (cq.Next(&tag, &ok)) {
       }
     });
   }
@@ -342,6 +377,10 @@ int main(int argc, char** argv) {
       o.live = true;
       continue;
     }
+    if (a == "--poll") {
+      o.poll = true;
+      continue;
+    }
     if (i + 1 >= argc) return Usage();
     const std::string v = argv[++i];
     if (a == "--url") {
@@ -383,7 +422,7 @@ int main(int argc, char** argv) {
   }
   // gRPC's own floor on this connection: an empty unary call (ServerLive)
   // back to back, so the overhead below can be read against it.
-  const double floor_us = LiveP50(*stubs[0], kFloorCalls, 0);
+  const double floor_us = LiveP50(*stubs[0], kFloorCalls, 0, o.poll);
 
   std::string before;
   const ClientFigures client = RunClients(o, stubs, request, [&] {
@@ -424,10 +463,11 @@ int main(int argc, char** argv) {
                                                                        : it->second.string_param().c_str());
   }
   if (o.live) absl::StrAppend(&summary, " rpc=ServerLive");
+  if (o.poll) absl::StrAppend(&summary, " client=polling");
   if (!o.metrics.empty() && !o.live) {
     const double request_ms = PrintServer(o, before, after, client, &summary);
     if (o.concurrency == 1 && request_ms > 0) {
-      const double cadence_us = FloorAtCadence(*stubs[0], request_ms);
+      const double cadence_us = FloorAtCadence(*stubs[0], request_ms, o.poll);
       std::printf("grpc floor at this cadence: the empty call after %.3f ms idle, p50 %.1f us; "
                   "overhead above it %.1f us\n",
                   std::min(request_ms, 20.0), cadence_us,

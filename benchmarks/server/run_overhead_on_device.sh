@@ -12,6 +12,9 @@
 # "ServerLive" run that empty call as the load itself (vkserve_load --live)
 # at each client count: what gRPC alone delivers on the machine, the
 # ceiling for the req/s column.
+# CLIENT_MODES="block poll" also runs every row with vkserve_load --poll
+# (rows "MODEL/poll"): the client finishes each call by polling instead of
+# sleeping, so its own wake-up drops out of the overhead.
 #
 # On the GPU machine (the bundle, from the repository root; .bundle* is
 # git-ignored):
@@ -42,6 +45,7 @@ CLIENTS=${CLIENTS:-"1 8 64"}
 MODELS=${MODELS:-"tinynet_pool tinynet_batch"}
 GRPC_PORT=${GRPC_PORT:-8001}
 INFER_THREADS=${INFER_THREADS:-}  # grpc.infer_threads; unset: the server's default
+CLIENT_MODES=${CLIENT_MODES:-block}  # block and/or poll (vkserve_load --poll)
 METRICS_PORT=${METRICS_PORT:-8002}
 mkdir -p "$OUT"
 rm -rf "$REPO"
@@ -68,18 +72,23 @@ CFG
 start_server "$VKSERVE" "$OUT/server.pbtxt" || exit 1
 
 : > "$OUT/load.log"
-for m in $MODELS ServerLive; do
-  for c in $CLIENTS; do
-    for r in $(seq 1 "$REPEATS"); do
-      echo "== $m clients $c run $r" >> "$OUT/load.log"
-      if [ "$m" = ServerLive ]; then
-        set -- --model tinynet_pool --live
-      else
-        set -- --model "$m" --metrics "http://127.0.0.1:$METRICS_PORT/metrics"
-      fi
-      "$LOAD" --url 127.0.0.1:$GRPC_PORT --concurrency "$c" --seconds "$SECONDS_PER_RUN" \
-        --warmup "$WARMUP" "$@" >> "$OUT/load.log" 2>&1
-      echo "exit $?" >> "$OUT/load.log"
+for mode in $CLIENT_MODES; do
+  tag=""
+  [ "$mode" = poll ] && tag=/poll
+  for m in $MODELS ServerLive; do
+    for c in $CLIENTS; do
+      for r in $(seq 1 "$REPEATS"); do
+        echo "== $m$tag clients $c run $r" >> "$OUT/load.log"
+        if [ "$m" = ServerLive ]; then
+          set -- --model tinynet_pool --live
+        else
+          set -- --model "$m" --metrics "http://127.0.0.1:$METRICS_PORT/metrics"
+        fi
+        [ "$mode" = poll ] && set -- "$@" --poll
+        "$LOAD" --url 127.0.0.1:$GRPC_PORT --concurrency "$c" --seconds "$SECONDS_PER_RUN" \
+          --warmup "$WARMUP" "$@" >> "$OUT/load.log" 2>&1
+        echo "exit $?" >> "$OUT/load.log"
+      done
     done
   done
 done
@@ -96,7 +105,7 @@ for line in open(sys.argv[1]):
     elif line.startswith("summary:") and current:
         runs.setdefault(current, []).append(
             {k: float(v) for k, v in (kv.split("=", 1) for kv in line.split()[1:])
-             if k not in ("model", "rpc")})
+             if k not in ("model", "rpc", "client")})
 cols = [("req_per_s", "req/s", 0), ("p50_ms", "p50 us", 1e3), ("server_request_ms", "server request us", 1e3),
         ("grpc_overhead_p50_us", "overhead p50 us", 1), ("grpc_floor_p50_us", "floor us", 1),
         ("grpc_floor_cadence_p50_us", "floor at cadence us", 1)]
