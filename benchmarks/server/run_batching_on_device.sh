@@ -49,6 +49,8 @@ PRECISION=${PRECISION:-FP32}
 # a batch forms while the previous one runs, as Triton's dynamic batcher
 # does with one instance: fewer, fuller batches, none sharing the GPU.
 INSTANCES=${INSTANCES:-2}
+# VKSERVE: the server binary (default: the bundle's), to compare builds.
+VKSERVE=${VKSERVE:-$B/bin/vkserve}
 mkdir -p "$OUT"
 rm -rf "$REPO"
 mkdir -p "$REPO"
@@ -57,7 +59,7 @@ LOAD="$B/bin/vkserve_load"
 LOW=$(echo $CLIENTS | awk '{print $1}')
 HIGH=$(echo $CLIENTS | awk '{print $NF}')
 
-describe_machine "$B/bin/vkserve" "  resnet50 precision: $PRECISION, resnet50_batch instances: $INSTANCES" > "$OUT/environment.txt" 2>&1
+describe_machine "$VKSERVE" "  resnet50 precision: $PRECISION, resnet50_batch instances: $INSTANCES" > "$OUT/environment.txt" 2>&1
 
 # The big model: resnet50 exported on the device, or the file given.
 mkdir -p "$REPO/resnet50_pool/1" "$REPO/resnet50_batch/1"
@@ -91,7 +93,7 @@ repository { path: "$REPO" }
 gpu { pipeline_cache_path: "/tmp/batching_pc.bin" }
 log { format: JSON }
 CFG
-start_server "$B/bin/vkserve" "$OUT/server.pbtxt" 900 || exit 1
+start_server "$VKSERVE" "$OUT/server.pbtxt" 900 || exit 1
 
 : > "$OUT/load.log"
 run() {  # model batch clients
