@@ -232,7 +232,21 @@ class Builder {
   }
 
   absl::Status Build(const ServerConfig& c, ServerSettings* s) {
-    // gRPC and metrics endpoints.
+    RETURN_IF_ERROR(Endpoints(c, s));
+    RETURN_IF_ERROR(Repository(c, s));
+    Gpu(c, s);
+    RETURN_IF_ERROR(Limits(c, s));
+    Logging(c, s);
+    RETURN_IF_ERROR(Traces(c, s));
+    int64_t exit_timeout = 30;
+    RETURN_IF_ERROR(Range({{"exit_timeout_seconds"}}, c.has_exit_timeout_seconds(),
+                           c.exit_timeout_seconds(), 0, 86400, &exit_timeout));
+    s->exit_timeout = absl::Seconds(exit_timeout);
+    return absl::OkStatus();
+  }
+
+  // The gRPC and metrics endpoints, TLS and authorization.
+  absl::Status Endpoints(const ServerConfig& c, ServerSettings* s) {
     const auto& g = c.grpc();
     RETURN_IF_ERROR(Address({{"grpc"}, {"address"}}, g.has_address(), g.address(), &s->grpc_address));
     RETURN_IF_ERROR(Port({{"grpc"}, {"port"}}, g.has_port(), g.port(), &s->grpc_port));
@@ -257,8 +271,11 @@ class Builder {
       return source_.Error({{"metrics"}, {"port"}},
                            absl::StrCat("port ", s->metrics_port, " is also grpc.port"));
     }
+    return absl::OkStatus();
+  }
 
-    // Repository.
+  // The model repository and which models load at start.
+  absl::Status Repository(const ServerConfig& c, ServerSettings* s) {
     const auto& r = c.repository();
     if (r.has_path()) {
       if (r.path().empty()) return source_.Error({{"repository"}, {"path"}}, "must not be empty");
@@ -290,18 +307,22 @@ class Builder {
       }
       s->startup_models.push_back(name);
     }
+    return absl::OkStatus();
+  }
 
-    // GPU.
+  // The GPU and its pipeline cache.
+  void Gpu(const ServerConfig& c, ServerSettings* s) {
     const auto& gpu = c.gpu();
     if (gpu.has_device()) s->device = gpu.device();
     if (gpu.has_pipeline_cache_path()) {
       s->pipeline_cache_path =
           gpu.pipeline_cache_path().empty() ? "" : Resolve(base_dir_, gpu.pipeline_cache_path());
     }
+  }
 
-    // Limits.
+  // Message, resident-output, cache and shared-memory limits.
+  absl::Status Limits(const ServerConfig& c, ServerSettings* s) {
     const auto& l = c.limits();
-    constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
     RETURN_IF_ERROR(Range({{"limits"}, {"max_message_bytes"}}, l.has_max_message_bytes(),
                            l.max_message_bytes(), 1024, std::numeric_limits<int32_t>::max(),
                            &s->max_message_bytes));
@@ -338,8 +359,11 @@ class Builder {
       }
       s->shared_memory_key_prefix = l.shared_memory_key_prefix();
     }
+    return absl::OkStatus();
+  }
 
-    // Logging.
+  // The log's level and format.
+  void Logging(const ServerConfig& c, ServerSettings* s) {
     switch (c.log().level()) {
       case config::LogSettings::TRACE: s->log_level = LogLevel::kTrace; break;
       case config::LogSettings::DEBUG: s->log_level = LogLevel::kDebug; break;
@@ -349,8 +373,10 @@ class Builder {
       default: s->log_level = LogLevel::kInfo; break;
     }
     s->log_format = c.log().format() == config::LogSettings::JSON ? LogFormat::kJson : LogFormat::kText;
+  }
 
-    // Traces.
+  // Where request traces go, and how many.
+  absl::Status Traces(const ServerConfig& c, ServerSettings* s) {
     const auto& t = c.trace();
     if (t.has_directory()) {
       if (t.directory().empty()) return source_.Error({{"trace"}, {"directory"}}, "must not be empty");
@@ -365,15 +391,12 @@ class Builder {
     RETURN_IF_ERROR(Range({{"trace"}, {"max_files"}}, t.has_max_files(), t.max_files(), 1, 1000000,
                            &s->trace_max_files));
     if (t.has_allow_request()) s->trace_allow_request = t.allow_request();
-
-    int64_t exit_timeout = 30;
-    RETURN_IF_ERROR(Range({{"exit_timeout_seconds"}}, c.has_exit_timeout_seconds(),
-                           c.exit_timeout_seconds(), 0, 86400, &exit_timeout));
-    s->exit_timeout = absl::Seconds(exit_timeout);
     return absl::OkStatus();
   }
 
  private:
+  static constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+
   const ConfigSource& source_;
   const std::string& base_dir_;
 };
