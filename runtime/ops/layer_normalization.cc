@@ -174,6 +174,42 @@ uint32_t PowerOfTwoAtLeast(uint64_t v) {
   return p;
 }
 
+// How a row is spread over a workgroup's threads.
+struct RowThreads {
+  uint32_t threads = 1;  // per row, a power of two
+  uint64_t slots = 0;    // vec4 slots each thread holds; 0: the row streams
+  uint32_t local = 1;    // workgroup size
+  bool use_subgroups = false;  // rows reduced by subgroup operations
+};
+
+// Threads per row (a power of two): see kTargetSlots. At least two for rows
+// of more than four elements, whose single thread would read them with a
+// stride; at least a subgroup when the row has work for half of one, so
+// that a subgroup reduces it without shared memory.
+RowThreads PickRowThreads(const gpu::DeviceInfo& info, uint64_t size, uint64_t rows) {
+  const uint32_t max_threads = std::min({uint32_t{1024}, info.max_workgroup_invocations,
+                                         info.max_workgroup_size[0]});
+  uint32_t max_pow2 = 1;
+  while (max_pow2 * 2 <= max_threads) max_pow2 *= 2;
+  const uint64_t units = (size + 3) / 4;  // vec4 slots for one thread
+  uint32_t threads = PowerOfTwoAtLeast((units + kTargetSlots - 1) / kTargetSlots);
+  if (units >= 2) threads = std::max(threads, 2u);
+  const uint32_t subgroup = info.subgroup_size;
+  const bool subgroups_usable = info.subgroup_arithmetic && subgroup > 0 &&
+                                (subgroup & (subgroup - 1)) == 0 && subgroup <= max_pow2;
+  if (subgroups_usable && threads < subgroup && 2 * units >= subgroup) threads = subgroup;
+  while (threads < kMaxFillThreads && threads < units && rows * threads < kFillThreads) {
+    threads *= 2;
+  }
+  RowThreads r;
+  r.threads = std::min(threads, max_pow2);
+  r.slots = (units + r.threads - 1) / r.threads;
+  if (r.slots > kLayerNormalizationMaxSlots) r.slots = 0;  // streams the row
+  r.local = std::min(max_pow2, std::max(r.threads, kMinLocal));
+  r.use_subgroups = subgroups_usable && r.threads % subgroup == 0;
+  return r;
+}
+
 class LayerNormalizationOp : public Op {
  public:
   Float16Use UsesFloat16(const Node& /*node*/) const override { return Float16Use::kComputes; }
@@ -268,32 +304,9 @@ class LayerNormalizationOp : public Op {
       ASSIGN_OR_RETURN(bias, param(2, "B"));
     }
 
-    // Threads per row (a power of two): see kTargetSlots. At least two for
-    // rows of more than four elements, whose single thread would read them
-    // with a stride; at least a subgroup when the row has work for half of
-    // one, so that a subgroup reduces it without shared memory.
-    const gpu::DeviceInfo& info = ctx.device().info();
-    const uint32_t max_threads = std::min({uint32_t{1024}, info.max_workgroup_invocations,
-                                           info.max_workgroup_size[0]});
-    uint32_t max_pow2 = 1;
-    while (max_pow2 * 2 <= max_threads) max_pow2 *= 2;
-    const uint64_t size = static_cast<uint64_t>(l.size);
     const uint64_t rows = static_cast<uint64_t>(l.rows);
-    const uint64_t units = (size + 3) / 4;  // vec4 slots for one thread
-    uint32_t threads = PowerOfTwoAtLeast((units + kTargetSlots - 1) / kTargetSlots);
-    if (units >= 2) threads = std::max(threads, 2u);
-    const uint32_t subgroup = info.subgroup_size;
-    const bool subgroups_usable = info.subgroup_arithmetic && subgroup > 0 &&
-                                  (subgroup & (subgroup - 1)) == 0 && subgroup <= max_pow2;
-    if (subgroups_usable && threads < subgroup && 2 * units >= subgroup) threads = subgroup;
-    while (threads < kMaxFillThreads && threads < units && rows * threads < kFillThreads) {
-      threads *= 2;
-    }
-    threads = std::min(threads, max_pow2);
-    uint64_t slots = (units + threads - 1) / threads;
-    if (slots > kLayerNormalizationMaxSlots) slots = 0;  // streams the row
-    const uint32_t local = std::min(max_pow2, std::max(threads, kMinLocal));
-    const bool use_subgroups = subgroups_usable && threads % subgroup == 0;
+    const uint64_t size = static_cast<uint64_t>(l.size);
+    const RowThreads rt = PickRowThreads(ctx.device().info(), size, rows);
 
     DispatchStep step;
     step.push.U32(static_cast<uint32_t>(rows))
@@ -304,13 +317,13 @@ class LayerNormalizationOp : public Op {
         .U32(bias.index.period)
         .F32(ctx.node().GetFloat("epsilon", 1e-5f));
     const std::string shader =
-        absl::StrCat(use_subgroups ? "ops/layer_normalization" : "ops/layer_normalization_shared",
+        absl::StrCat(rt.use_subgroups ? "ops/layer_normalization" : "ops/layer_normalization_shared",
                      x.dtype == DataType::kFloat16 ? "_f16" : "");
     ASSIGN_OR_RETURN(
         step.pipeline,
         ctx.GetPipeline(shader, 6,
-                        step.push.size(), {local, 1, 1},
-                        {threads, static_cast<uint32_t>(slots), size % 4 == 0 ? 1u : 0u,
+                        step.push.size(), {rt.local, 1, 1},
+                        {rt.threads, static_cast<uint32_t>(rt.slots), size % 4 == 0 ? 1u : 0u,
                          b != nullptr ? 1u : 0u, scale.index.direct ? 1u : 0u,
                          bias.index.direct ? 1u : 0u, mean_out ? 1u : 0u, inv_out ? 1u : 0u,
                          rms ? 1u : 0u}));
@@ -322,7 +335,7 @@ class LayerNormalizationOp : public Op {
                      BufferRef::Output(0),
                      mean_out ? BufferRef::Output(1) : BufferRef::Scratch(dummy, gpu::Access::kWrite),
                      inv_out ? BufferRef::Output(2) : BufferRef::Scratch(dummy, gpu::Access::kWrite)};
-    const uint64_t rows_per_group = local / threads;
+    const uint64_t rows_per_group = rt.local / rt.threads;
     step.groups = GroupsFor((rows + rows_per_group - 1) / rows_per_group, 1, ctx.device());
     return MakeDispatchKernel(std::move(step));
   }
