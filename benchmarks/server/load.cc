@@ -363,10 +363,9 @@ double PrintServer(const Options& o, const std::string& before, const std::strin
   return request_ms;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  Options o;
+// The command line into `o`; false on a bad or missing argument.
+bool ParseOptions(int argc, char** argv, Options* out) {
+  Options& o = *out;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--trace") {
@@ -381,7 +380,7 @@ int main(int argc, char** argv) {
       o.poll = true;
       continue;
     }
-    if (i + 1 >= argc) return Usage();
+    if (i + 1 >= argc) return false;
     const std::string v = argv[++i];
     if (a == "--url") {
       o.url = v;
@@ -390,20 +389,27 @@ int main(int argc, char** argv) {
     } else if (a == "--metrics") {
       o.metrics = v;
     } else if (a == "--batch") {
-      if (!absl::SimpleAtoi(v, &o.batch) || o.batch < 1) return Usage();
+      if (!absl::SimpleAtoi(v, &o.batch) || o.batch < 1) return false;
     } else if (a == "--concurrency") {
-      if (!absl::SimpleAtoi(v, &o.concurrency) || o.concurrency < 1) return Usage();
+      if (!absl::SimpleAtoi(v, &o.concurrency) || o.concurrency < 1) return false;
     } else if (a == "--seconds") {
-      if (!absl::SimpleAtod(v, &o.seconds) || o.seconds <= 0) return Usage();
+      if (!absl::SimpleAtod(v, &o.seconds) || o.seconds <= 0) return false;
     } else if (a == "--warmup") {
-      if (!absl::SimpleAtod(v, &o.warmup) || o.warmup < 0) return Usage();
+      if (!absl::SimpleAtod(v, &o.warmup) || o.warmup < 0) return false;
     } else if (a == "--channels") {
-      if (!absl::SimpleAtoi(v, &o.channels) || o.channels < 1) return Usage();
+      if (!absl::SimpleAtoi(v, &o.channels) || o.channels < 1) return false;
     } else {
-      return Usage();
+      return false;
     }
   }
-  if (o.model.empty()) return Usage();
+  return !o.model.empty();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (!ParseOptions(argc, argv, &o)) return Usage();
 
   std::vector<std::unique_ptr<inference::GRPCInferenceService::Stub>> stubs;
   const int channels = o.channels > 0 ? o.channels : (o.concurrency + 7) / 8;
