@@ -590,6 +590,94 @@ std::vector<uint64_t> ParseSizes(std::string_view list) {
   return sizes;
 }
 
+// Opens the instance, the device `selector` names (empty: the first), an
+// allocator and a pipeline cache into `gpu`.
+absl::Status OpenGpu(const std::string& selector, Gpu* gpu) {
+  ASSIGN_OR_RETURN(gpu->instance, Instance::Create());
+  ASSIGN_OR_RETURN(gpu->device, Device::Create(*gpu->instance, {.selector = selector}));
+  ASSIGN_OR_RETURN(gpu->allocator, Allocator::Create(*gpu->device));
+  ASSIGN_OR_RETURN(gpu->pipelines, PipelineCache::Create(*gpu->device));
+  return absl::OkStatus();
+}
+
+// The device and conventions, in the report's context.
+void AddContext(const Instance& instance, const DeviceInfo& info) {
+  benchmark::AddCustomContext("vk_device", info.name);
+  benchmark::AddCustomContext("vk_driver", absl::StrCat(info.driver_name, " ", info.driver_info));
+  benchmark::AddCustomContext("vk_api", absl::StrCat(VK_API_VERSION_MAJOR(info.api_version), ".",
+                                                     VK_API_VERSION_MINOR(info.api_version), ".",
+                                                     VK_API_VERSION_PATCH(info.api_version)));
+  benchmark::AddCustomContext("vk_validation", instance.validation_enabled() ? "on" : "off");
+  benchmark::AddCustomContext(
+      "vk_copy_convention", "GB/s = bytes copied (one direction) / median GPU time per copy, 1e9");
+}
+
+// vkCmdCopyBuffer and the copy shader at `size` (skipped past `max_size`),
+// the shader by elements per thread and workgroup size.
+void RegisterCopies(uint64_t size, uint64_t max_size, uint32_t wg, uint32_t max_wg, bool small) {
+  if (size > max_size || size == 0) {
+    std::fprintf(stderr, "vkserve_gpu_bench: skipping %s: above the device's %llu-byte limit\n",
+                 SizeName(size).c_str(), static_cast<unsigned long long>(max_size));
+    return;
+  }
+  const std::string name = SizeName(size);
+  benchmark::RegisterBenchmark(("copy/vkCmdCopyBuffer/" + name).c_str(), BM_CopyBuffer, size)
+      ->UseManualTime()
+      ->Unit(benchmark::kMicrosecond);
+  // Elements per thread: the sweep the H100 run tunes from; the default is ept 4.
+  std::vector<std::pair<uint32_t, uint32_t>> variants;  // (wg, ept)
+  for (uint32_t ept : {1u, 2u, 4u, 8u}) variants.emplace_back(wg, ept);
+  if (!small) {
+    for (uint32_t w : {128u, 512u, 1024u}) {
+      if (w <= max_wg && w != wg) variants.emplace_back(w, 4u);
+    }
+  }
+  for (auto [w, ept] : variants) {
+    benchmark::RegisterBenchmark(
+        absl::StrCat("copy/shader/", name, "/wg:", w, "/ept:", ept).c_str(), BM_ShaderCopy, size,
+        w, ept)
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond);
+  }
+}
+
+// Readback of one large output (GPT-2 b8's logits are 206 MB): straight
+// from the mapping and staged, by 1 to 8 threads.
+void RegisterReadbacks(uint64_t size) {
+  for (bool staged : {false, true}) {
+    for (int threads : {1, 2, 4, 8}) {
+      benchmark::RegisterBenchmark(absl::StrCat("readback/", staged ? "staged/" : "direct/", SizeName(size),
+                                                "/threads:", threads)
+                                       .c_str(),
+                                   BM_Readback, size, staged, threads)
+          ->UseManualTime()
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
+}
+
+// vkCmdCopyBuffer of `size` on each queue family that can copy.
+void RegisterFamilyCopies(const DeviceInfo& info, uint64_t size) {
+  uint32_t count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(info.physical_device, &count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(count);
+  vkGetPhysicalDeviceQueueFamilyProperties(info.physical_device, &count, families.data());
+  for (uint32_t f = 0; f < count; ++f) {
+    const VkQueueFlags flags = families[f].queueFlags;
+    if (!(flags & (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT | VK_QUEUE_TRANSFER_BIT)) ||
+        families[f].timestampValidBits == 0) {
+      continue;
+    }
+    benchmark::RegisterBenchmark(
+        absl::StrCat("copy/vkCmdCopyBuffer_family/", f, ":", QueueFlagsName(flags),
+                     f == info.compute_queue_family ? "(vkserve)" : "", "/", SizeName(size))
+            .c_str(),
+        BM_FamilyCopy, f, size)
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond);
+  }
+}
+
 int Main(int argc, char** argv) {
   std::string selector;
   if (const char* env = std::getenv("VKSERVE_DEVICE")) selector = env;
@@ -614,38 +702,13 @@ int Main(int argc, char** argv) {
 
   Gpu gpu;
   g_gpu = &gpu;
-  auto instance = Instance::Create();
-  if (!instance.ok()) {
-    std::fprintf(stderr, "vkserve_gpu_bench: %s\n", instance.status().ToString().c_str());
+  if (absl::Status opened = OpenGpu(selector, &gpu); !opened.ok()) {
+    std::fprintf(stderr, "vkserve_gpu_bench: %s\n", opened.ToString().c_str());
     return 1;
   }
-  gpu.instance = std::move(*instance);
-  auto device = Device::Create(*gpu.instance, {.selector = selector});
-  if (!device.ok()) {
-    std::fprintf(stderr, "vkserve_gpu_bench: %s\n", device.status().ToString().c_str());
-    return 1;
-  }
-  gpu.device = std::move(*device);
-  auto allocator = Allocator::Create(*gpu.device);
-  auto pipelines = PipelineCache::Create(*gpu.device);
-  if (!allocator.ok() || !pipelines.ok()) {
-    std::fprintf(stderr, "vkserve_gpu_bench: %s %s\n", allocator.status().ToString().c_str(),
-                 pipelines.status().ToString().c_str());
-    return 1;
-  }
-  gpu.allocator = std::move(*allocator);
-  gpu.pipelines = std::move(*pipelines);
-
   const DeviceInfo& info = gpu.device->info();
   small = small || info.type == VK_PHYSICAL_DEVICE_TYPE_CPU;
-  benchmark::AddCustomContext("vk_device", info.name);
-  benchmark::AddCustomContext("vk_driver", absl::StrCat(info.driver_name, " ", info.driver_info));
-  benchmark::AddCustomContext("vk_api", absl::StrCat(VK_API_VERSION_MAJOR(info.api_version), ".",
-                                                     VK_API_VERSION_MINOR(info.api_version), ".",
-                                                     VK_API_VERSION_PATCH(info.api_version)));
-  benchmark::AddCustomContext("vk_validation", gpu.instance->validation_enabled() ? "on" : "off");
-  benchmark::AddCustomContext(
-      "vk_copy_convention", "GB/s = bytes copied (one direction) / median GPU time per copy, 1e9");
+  AddContext(*gpu.instance, info);
 
   std::vector<uint64_t> sizes = ParseSizes(sizes_flag);
   if (sizes.empty()) {
@@ -656,69 +719,9 @@ int Main(int argc, char** argv) {
   const uint32_t max_wg = std::min(info.max_workgroup_invocations, info.max_workgroup_size[0]);
   const uint32_t wg = std::min<uint32_t>(256, max_wg);
 
-  for (uint64_t size : sizes) {
-    if (size > max_size || size == 0) {
-      std::fprintf(stderr, "vkserve_gpu_bench: skipping %s: above the device's %llu-byte limit\n",
-                   SizeName(size).c_str(), static_cast<unsigned long long>(max_size));
-      continue;
-    }
-    const std::string name = SizeName(size);
-    benchmark::RegisterBenchmark(("copy/vkCmdCopyBuffer/" + name).c_str(), BM_CopyBuffer, size)
-        ->UseManualTime()
-        ->Unit(benchmark::kMicrosecond);
-    // Elements per thread: the sweep the H100 run tunes from; the default is ept 4.
-    std::vector<std::pair<uint32_t, uint32_t>> variants;  // (wg, ept)
-    for (uint32_t ept : {1u, 2u, 4u, 8u}) variants.emplace_back(wg, ept);
-    if (!small) {
-      for (uint32_t w : {128u, 512u, 1024u}) {
-        if (w <= max_wg && w != wg) variants.emplace_back(w, 4u);
-      }
-    }
-    for (auto [w, ept] : variants) {
-      benchmark::RegisterBenchmark(
-          absl::StrCat("copy/shader/", name, "/wg:", w, "/ept:", ept).c_str(), BM_ShaderCopy, size,
-          w, ept)
-          ->UseManualTime()
-          ->Unit(benchmark::kMicrosecond);
-    }
-  }
-  // Readback of one large output (GPT-2 b8's logits are 206 MB): straight
-  // from the mapping and staged, by 1 to 8 threads.
-  {
-    const uint64_t size = std::min<uint64_t>(small ? 16 * kMiB : 256 * kMiB, max_size);
-    for (bool staged : {false, true}) {
-      for (int threads : {1, 2, 4, 8}) {
-        benchmark::RegisterBenchmark(absl::StrCat("readback/", staged ? "staged/" : "direct/", SizeName(size),
-                                                  "/threads:", threads)
-                                         .c_str(),
-                                     BM_Readback, size, staged, threads)
-            ->UseManualTime()
-            ->Unit(benchmark::kMillisecond);
-      }
-    }
-  }
-  // vkCmdCopyBuffer on each queue family that can copy (one size).
-  {
-    uint32_t count = 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(info.physical_device, &count, nullptr);
-    std::vector<VkQueueFamilyProperties> families(count);
-    vkGetPhysicalDeviceQueueFamilyProperties(info.physical_device, &count, families.data());
-    const uint64_t size = std::min<uint64_t>(small ? 16 * kMiB : 256 * kMiB, max_size);
-    for (uint32_t f = 0; f < count; ++f) {
-      const VkQueueFlags flags = families[f].queueFlags;
-      if (!(flags & (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT | VK_QUEUE_TRANSFER_BIT)) ||
-          families[f].timestampValidBits == 0) {
-        continue;
-      }
-      benchmark::RegisterBenchmark(
-          absl::StrCat("copy/vkCmdCopyBuffer_family/", f, ":", QueueFlagsName(flags),
-                       f == info.compute_queue_family ? "(vkserve)" : "", "/", SizeName(size))
-              .c_str(),
-          BM_FamilyCopy, f, size)
-          ->UseManualTime()
-          ->Unit(benchmark::kMicrosecond);
-    }
-  }
+  for (uint64_t size : sizes) RegisterCopies(size, max_size, wg, max_wg, small);
+  RegisterReadbacks(std::min<uint64_t>(small ? 16 * kMiB : 256 * kMiB, max_size));
+  RegisterFamilyCopies(info, std::min<uint64_t>(small ? 16 * kMiB : 256 * kMiB, max_size));
   // FMA: on a GPU, 2M invocations x 1024 iterations (137 GFLOP, a few ms on
   // an H100, far more threads than one can hold); on a CPU device, a token.
   const uint32_t fma_groups = small ? 64 : (uint32_t{1} << 21) / wg;
