@@ -71,4 +71,3 @@ absl::Time BatchPacing::SendBy(int gpu, int64_t rows) const {
 }
 
 }  // namespace vkserve
-

@@ -564,4 +564,3 @@ SchedulerStats DynamicBatcher::stats() const {
 }
 
 }  // namespace vkserve
-
