@@ -16,10 +16,10 @@
 namespace vkserve {
 namespace {
 
-// Input `i` of `node` is the B operand of a GEMM computing at FP16.
-bool IsFp16WeightUse(const Node& node, size_t i) {
-  return i == 1 && node.domain.empty() && (node.op_type == "MatMul" || node.op_type == "Gemm") &&
-         GetPrecision(node) == Precision::kFp16;
+// Input `i` of `node` is rounded to fp16 as it is read: a GEMM's B operand
+// (Op::RoundsWeightToHalf) in a node computing at FP16.
+bool IsFp16WeightUse(const Node& node, const Op& op, size_t i) {
+  return GetPrecision(node) == Precision::kFp16 && op.RoundsWeightToHalf(node, i);
 }
 
 }  // namespace
@@ -58,10 +58,10 @@ void ConvertToHalf(HostTensor* tensor, bool saturate) {
   tensor->data = TensorBytes(std::move(half));
 }
 
-int StoreWeightsInFp16(Graph* graph) {
+int StoreWeightsInFp16(Graph* graph, const std::vector<const Op*>& ops) {
   if (HasSubgraphs(*graph)) return 0;
   const std::vector<std::string> weights = FloatInitializersReadOnlyWhere(
-      *graph, [&](size_t n, size_t i) { return IsFp16WeightUse(graph->nodes[n], i); });
+      *graph, [&](size_t n, size_t i) { return IsFp16WeightUse(graph->nodes[n], *ops[n], i); });
   for (const std::string& name : weights) ConvertToHalf(&graph->initializers[name], /*saturate=*/false);
   return static_cast<int>(weights.size());
 }

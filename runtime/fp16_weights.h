@@ -2,8 +2,8 @@
 // Copyright 2026 The vkserve Authors.
 //
 // FP16 precision's weight storage: at load, every fp32 initializer that only
-// FP16-precision MatMul / Gemm nodes read, and only as their B operand,
-// becomes an fp16 initializer (rounded to nearest, ties to even), so the GPU
+// FP16-precision GEMMs read, and only as the B operand they round to fp16
+// (Op::RoundsWeightToHalf: MatMul's and Gemm's), becomes an fp16 initializer (rounded to nearest, ties to even), so the GPU
 // holds and streams half its bytes and the GEMM kernels read it as fp16
 // directly (the "_b16" variants of the GEMM engine) instead of rounding every
 // element they load. The result is the one the FP16 contract already gives:
@@ -18,6 +18,7 @@
 
 #include "runtime/data_type.h"
 #include "runtime/graph.h"
+#include "runtime/op.h"
 
 namespace vkserve {
 
@@ -31,10 +32,11 @@ std::vector<std::string> FloatInitializersReadOnlyWhere(
 void ConvertToHalf(HostTensor* tensor, bool saturate);
 
 // Converts the initializers described above in `graph` (whose nodes carry
-// their precision, SetPrecision) and returns how many. Leaves graphs with
+// their precision, SetPrecision; `ops[n]` is node n's op) and returns how
+// many. Leaves graphs with
 // control-flow subgraphs alone (a subgraph may read an outer initializer),
 // and initializers that are graph outputs or read anywhere else.
-int StoreWeightsInFp16(Graph* graph);
+int StoreWeightsInFp16(Graph* graph, const std::vector<const Op*>& ops);
 
 }  // namespace vkserve
 

@@ -288,7 +288,7 @@ absl::Status Model::Prepare() {
     for (size_t n = 0; n < graph_.nodes.size(); ++n) {
       if (ops_[n]->ComputesOnGemmEngine(graph_.nodes[n])) SetPrecision(Precision::kFp16, &graph_.nodes[n]);
     }
-    fp16_weights_ = StoreWeightsInFp16(&graph_);
+    fp16_weights_ = StoreWeightsInFp16(&graph_, ops_);
     fp16_activations_ = !HasSubgraphs(graph_);
     if (fp16_activations_) halved_ = HalveInitializers(&graph_, ops_);
   }

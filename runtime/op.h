@@ -293,6 +293,12 @@ class Op {
     return execution() == Execution::kAlias ? Float16Use::kMoves : Float16Use::kNone;
   }
 
+  // True when input `input` of `node` is the B operand of a GEMM that, at
+  // FP16 precision, rounds it to fp16 as it loads it: an fp32 initializer
+  // that only such inputs read may then be stored in fp16 at load
+  // (runtime/fp16_weights.h), with the same result and half the bytes.
+  virtual bool RoundsWeightToHalf(const Node& /*node*/, size_t /*input*/) const { return false; }
+
   // True for the elementwise sum of two tensors (Add), which a fusion pass
   // may fold into a producer's epilogue as a residual or bias.
   virtual bool IsElementwiseAdd(const Node& /*node*/) const { return false; }

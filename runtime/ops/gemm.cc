@@ -88,6 +88,8 @@ absl::StatusOr<GemmOpShape> ResolveGemm(const Node& node, const TensorDesc& a, c
 
 class GemmOp : public Op {
  public:
+  bool RoundsWeightToHalf(const Node& /*node*/, size_t input) const override { return input == 1; }
+
   std::optional<EpilogueSlots> FusableEpilogue(const Node& /*node*/) const override {
     return EpilogueSlots{/*residual_input=*/3, /*bias_input=*/-1};
   }

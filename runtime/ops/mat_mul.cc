@@ -150,6 +150,8 @@ absl::StatusOr<int64_t> BiasStride(const TensorDesc& bias, const std::vector<int
 
 class MatMulOp : public Op {
  public:
+  bool RoundsWeightToHalf(const Node& /*node*/, size_t input) const override { return input == 1; }
+
   std::optional<EpilogueSlots> FusableEpilogue(const Node& /*node*/) const override {
     return EpilogueSlots{/*residual_input=*/2, /*bias_input=*/static_cast<int>(kBiasInput)};
   }

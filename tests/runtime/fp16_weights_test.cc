@@ -16,6 +16,7 @@
 
 #include "gtest/gtest.h"
 #include "runtime/activation.h"
+#include "runtime/op_registry.h"
 
 namespace vkserve {
 namespace {
@@ -86,6 +87,7 @@ Node GemmNode(const std::string& op, std::vector<std::string> inputs, bool fp16)
   Node n;
   n.name = op + "_" + inputs[1];
   n.op_type = op;
+  n.opset = 17;
   n.inputs = std::move(inputs);
   n.outputs = {n.name + "_y"};
   if (fp16) SetPrecision(Precision::kFp16, &n);
@@ -104,6 +106,7 @@ TEST(StoreWeightsInFp16Test, ConvertsOnlyWeightsOfFp16Gemms) {
   g.nodes.push_back(GemmNode("MatMul", {"x", "w4"}, true));        // also read by Add
   Node add;
   add.op_type = "Add";
+  add.opset = 17;
   add.inputs = {"w4", "x"};
   g.nodes.push_back(add);
   g.nodes.push_back(GemmNode("MatMul", {"w5", "x"}, true));        // A, not B
@@ -111,7 +114,13 @@ TEST(StoreWeightsInFp16Test, ConvertsOnlyWeightsOfFp16Gemms) {
   g.nodes.push_back(GemmNode("MatMul", {"x", "i64"}, true));       // not float
   g.outputs.push_back({"w6", {}});
 
-  EXPECT_EQ(StoreWeightsInFp16(&g), 2);
+  std::vector<const Op*> ops;
+  for (const Node& node : g.nodes) {
+    auto op = OpRegistry::Global().Find(node);
+    ASSERT_TRUE(op.ok()) << op.status();
+    ops.push_back(*op);
+  }
+  EXPECT_EQ(StoreWeightsInFp16(&g, ops), 2);
   for (const char* w : {"w1", "w2"}) {
     const HostTensor& t = g.initializers[w];
     EXPECT_EQ(t.dtype, DataType::kFloat16) << w;
