@@ -198,7 +198,7 @@ absl::StatusOr<int> FuseGraph(const ModelOptions& options, const std::vector<Val
     if (changed.ok() && *changed > 0) RETURN_IF_ERROR(FindOps(graph, ops));
     return changed;
   };
-  RETURN_IF_ERROR(rematch(DropPassThroughNodes(&graph)).status());
+  RETURN_IF_ERROR(rematch(DropPassThroughNodes(&graph, ops)).status());
   if (options.fuse_attention) {
     RETURN_IF_ERROR(rematch(FoldFlattenedTransposes(&graph, ops, inputs)).status());
     RETURN_IF_ERROR(rematch(FuseAttention(&graph, ops, inputs)).status());

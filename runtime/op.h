@@ -293,6 +293,11 @@ class Op {
     return execution() == Execution::kAlias ? Float16Use::kMoves : Float16Use::kNone;
   }
 
+  // True when `node`'s one output is its one input, unchanged (Identity;
+  // Concat of one input): a graph pass may drop it and let its readers read
+  // the input (runtime/pass_through.h).
+  virtual bool PassesThrough(const Node& /*node*/) const { return false; }
+
   // True when input `input` of `node` is the B operand of a GEMM that, at
   // FP16 precision, rounds it to fp16 as it loads it: an fp32 initializer
   // that only such inputs read may then be stored in fp16 at load

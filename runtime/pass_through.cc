@@ -11,18 +11,18 @@
 namespace vkserve {
 namespace {
 
-// Identity, or Concat with one input: the output is the input.
-bool IsPassThrough(const Node& node) {
-  if (!node.domain.empty() || node.inputs.size() != 1 || node.inputs[0].empty() || node.outputs.size() != 1 ||
+// One named input and one named output, which its op says is that input.
+bool IsPassThrough(const Node& node, const Op& op) {
+  if (node.inputs.size() != 1 || node.inputs[0].empty() || node.outputs.size() != 1 ||
       node.outputs[0].empty()) {
     return false;
   }
-  return node.op_type == "Identity" || node.op_type == "Concat";
+  return op.PassesThrough(node);
 }
 
 }  // namespace
 
-int DropPassThroughNodes(Graph* graph) {
+int DropPassThroughNodes(Graph* graph, const std::vector<const Op*>& ops) {
   if (HasSubgraphs(*graph)) return 0;
   const GraphUses uses(*graph);
   // What each removed output reads as, following chains of pass-throughs
@@ -32,7 +32,7 @@ int DropPassThroughNodes(Graph* graph) {
   int dropped = 0;
   for (size_t n = 0; n < graph->nodes.size(); ++n) {
     const Node& node = graph->nodes[n];
-    if (!IsPassThrough(node) || uses.IsGraphOutput(node.outputs[0])) continue;
+    if (!IsPassThrough(node, *ops[n]) || uses.IsGraphOutput(node.outputs[0])) continue;
     auto it = source.find(node.inputs[0]);
     source[node.outputs[0]] = it == source.end() ? node.inputs[0] : it->second;
     removed[n] = true;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Pass-through nodes: Identity, and Concat of a single input, whose output
-// is its input. The TorchScript exporter writes Hugging Face GPT-2's key and
+// Pass-through nodes (Op::PassesThrough): Identity, and Concat of a single
+// input, whose output is its input. The TorchScript exporter writes Hugging Face GPT-2's key and
 // value caches that way (a Concat of the new keys alone along the sequence
 // axis when there are no past keys), and such a node between the head
 // Transposes and the attention hides the pattern the attention layout and
@@ -17,12 +17,16 @@
 #ifndef VKSERVE_RUNTIME_PASS_THROUGH_H_
 #define VKSERVE_RUNTIME_PASS_THROUGH_H_
 
+#include <vector>
+
 #include "runtime/graph.h"
+#include "runtime/op.h"
 
 namespace vkserve {
 
-// Rewrites `graph` in place. Returns how many nodes it removed.
-int DropPassThroughNodes(Graph* graph);
+// Rewrites `graph` in place (`ops[n]`: node n's op). Returns how many nodes
+// it removed.
+int DropPassThroughNodes(Graph* graph, const std::vector<const Op*>& ops);
 
 }  // namespace vkserve
 

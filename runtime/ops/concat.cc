@@ -74,6 +74,7 @@ absl::StatusOr<ConcatPlan> PlanConcat(const Node& node, size_t num_inputs, Input
 class ConcatOp : public Op {
  public:
   Float16Use UsesFloat16(const Node& /*node*/) const override { return Float16Use::kMoves; }
+  bool PassesThrough(const Node& node) const override { return node.inputs.size() == 1; }
   absl::Status Validate(const Node& node) const override {
     RETURN_IF_ERROR(CheckAttributeType(node, "axis", Attribute::Type::kInt));
     if (node.opset >= 4 && node.FindAttribute("axis") == nullptr) {

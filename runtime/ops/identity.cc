@@ -12,6 +12,7 @@ namespace {
 class IdentityOp : public Op {
  public:
   Execution execution() const override { return Execution::kAlias; }
+  bool PassesThrough(const Node& /*node*/) const override { return true; }
   absl::Status Infer(InferContext& ctx) const override {
     ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
     ctx.outputs[0] = *x;  // dtype, shape, and the value when known
