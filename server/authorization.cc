@@ -15,6 +15,7 @@
 #include "base/mutex.h"
 #include "absl/time/clock.h"
 #include "gpu/status_macros.h"
+#include "server/grpc_service.h"
 #include "spdlog/spdlog.h"
 
 namespace vkserve {
@@ -212,10 +213,6 @@ CallerCredentials CredentialsOf(const grpc::ServerContextBase& context) {
 
 namespace {
 
-grpc::Status ToGrpc(const absl::Status& status) {
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
-}
-
 // At most one line per second (plus a count of those left out): a client
 // retrying with a bad token must not flood the log.
 void LogDenial(std::string_view method, const std::string& peer, const absl::Status& status) {
@@ -295,7 +292,7 @@ class AuthorizingService final : public InferenceServiceBase {
       grpc::CallbackServerContext* c, const inference::SystemSharedMemoryRegisterRequest* req,
       inference::SystemSharedMemoryRegisterResponse* resp) override {
     grpc::Status s = Check(*c, "SystemSharedMemoryRegister");
-    if (s.ok()) s = ToGrpc(authorizer_->CheckSharedMemoryKey(req->key()));
+    if (s.ok()) s = ToGrpcStatus(authorizer_->CheckSharedMemoryKey(req->key()));
     if (!s.ok()) return Reject(c, s);
     return inner_->SystemSharedMemoryRegister(c, req, resp);
   }
@@ -308,7 +305,7 @@ class AuthorizingService final : public InferenceServiceBase {
 
  private:
   grpc::Status Check(const grpc::CallbackServerContext& c, std::string_view method) const {
-    return ToGrpc(AuthorizeCall(*authorizer_, c, method));
+    return ToGrpcStatus(AuthorizeCall(*authorizer_, c, method));
   }
 
   static grpc::ServerUnaryReactor* Reject(grpc::CallbackServerContext* c, const grpc::Status& status) {
