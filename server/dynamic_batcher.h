@@ -20,7 +20,9 @@
 //    max_queue_delay (a Boost.Asio steady_timer).
 // A batch keeps growing while every session is busy, and also, below the
 // largest preferred size, while another batch still holds the GPU, until it
-// can just reach the GPU as that one ends (batch_pacing.h).
+// can just reach the GPU as that one ends (batch_pacing.h): past
+// max_queue_delay, but only while the GPU is busy with another batch, as a
+// Triton request waits for a busy instance.
 //
 // Lone requests: when the last kFruitlessWaits batches each waited the whole
 // delay and still ran alone, requests are arriving one at a time and waiting
