@@ -1,8 +1,8 @@
 #!/bin/bash
 # Prepared in session 23 (no device time was left to it), NOT RUN. One call,
 # bundle .bundle-serving/bundle.tar.xz with bin/vkserve (HEAD: the batcher's
-# pacing, server/batch_pacing.h), bin/vkserve_nopace (the commit before it,
-# 975abe1 + the tsan.supp change: no pacing), bin/vkserve_load,
+# pacing, server/batch_pacing.h), bin/vkserve_nopace (e12b537, the commit
+# before the pacing), bin/vkserve_load,
 # bin/vkserve_grpc_floor (HEAD: --poll / --client poll), run_batching_on_
 # device.sh, run_overhead_on_device.sh, peers.py, tinynet.onnx:
 #  1. issue 12's batching run (FP32, 1 and 64 clients) with and without the
