@@ -5,7 +5,7 @@
 # before the pacing), bin/vkserve_load,
 # bin/vkserve_grpc_floor (HEAD: --poll / --client poll), run_batching_on_
 # device.sh, run_overhead_on_device.sh, peers.py, tinynet.onnx:
-#  1. issue 12's batching run (FP32, 1 and 64 clients) with and without the
+#  1. issue 12's batching run (FP32, 1, 16 and 64 clients) with and without the
 #     pacing: inferences per execution at 64 clients (19.1 in session 22),
 #     inferences/s (2,452) and p99 (38.3 ms against 18.6);
 #  2. the overhead run with a blocking and a polling client (CLIENT_MODES):
@@ -16,9 +16,9 @@ source benchmarks/device_common.sh
 device_call_begin serving 560
 for bin in vkserve vkserve_nopace; do
   echo "== batching $bin SM $(clock | cut -d, -f1)"
-  VKSERVE=$VK/bin/$bin OUT=$R/batching_$bin CLIENTS="1 64" PRECISION=FP32 SECONDS_PER_RUN=6 \
+  VKSERVE=$VK/bin/$bin OUT=$R/batching_$bin CLIENTS="1 16 64" PRECISION=FP32 SECONDS_PER_RUN=6 \
     $T 200 bash $VK/run_batching_on_device.sh > $R/batching_$bin.log 2>&1
-  echo "rc=$?"; grep -E "resnet50_batch \| 1 \| 64|PASS|FAIL" $R/batching_$bin/batching.md
+  echo "rc=$?"; grep -E "resnet50_batch \| 1 \||PASS|FAIL" $R/batching_$bin/batching.md
 done
 OUT=$R/overhead CLIENTS="1 64" REPEATS=2 CLIENT_MODES="block poll" SECONDS_PER_RUN=4 \
   $T 150 bash $VK/run_overhead_on_device.sh > $R/overhead.log 2>&1
