@@ -1,10 +1,12 @@
 #!/bin/bash
-# Prepared in session 23 (no device time was left to it), NOT RUN. One call,
-# bundle .bundle-serving/bundle.tar.xz with bin/vkserve (HEAD: the batcher's
-# pacing, server/batch_pacing.h), bin/vkserve_nopace (e12b537, the commit
-# before the pacing), bin/vkserve_load,
-# bin/vkserve_grpc_floor (HEAD: --poll / --client poll), run_batching_on_
-# device.sh, run_overhead_on_device.sh, peers.py, tinynet.onnx:
+# Prepared in session 23 (no device time was left to it), NOT RUN. One call;
+# next/make_bundles.sh writes .bundle-serving/bundle.tar.xz: bin/vkserve
+# (HEAD: the batcher's pacing, server/batch_pacing.h), bin/vkserve_nopace
+# (HEAD with the pacing off), bin/vkserve_load, bin/vkserve_grpc_floor (HEAD:
+# --poll / --client poll), run_batching_on_device.sh,
+# run_overhead_on_device.sh, peers.py, tinynet.onnx. Device call: carry
+# [".bundle-serving"], command
+#   bash benchmarks/results/2026-12-02-session22-h200/next/serving.sh
 #  1. issue 12's batching run (FP32, 1, 16 and 64 clients) with and without the
 #     pacing: inferences per execution at 64 clients (19.1 in session 22),
 #     inferences/s (2,452) and p99 (38.3 ms against 18.6);
