@@ -175,13 +175,14 @@ absl::StatusOr<Graph> GraphBuilder::Finish(NameSet* captured) {
   return std::move(graph_);
 }
 
+bool GraphBuilder::Available(const std::string& name) const {
+  return defined_.count(name) > 0 || (!produced_.count(name) && outer_ != nullptr && outer_->Contains(name));
+}
+
 // Stable topological sort: a sorted file keeps its order. deps_[i] are the
 // values node i reads, including names its subgraphs capture.
 absl::StatusOr<std::vector<Node>> GraphBuilder::SortNodes() {
   std::vector<Node>& nodes = graph_.nodes;
-  auto available = [&](const std::string& name) {
-    return defined_.count(name) > 0 || (!produced_.count(name) && outer_ != nullptr && outer_->Contains(name));
-  };
   std::unordered_map<std::string, size_t> producer;
   for (size_t i = 0; i < nodes.size(); ++i) {
     for (const std::string& o : nodes[i].outputs) {
@@ -192,7 +193,7 @@ absl::StatusOr<std::vector<Node>> GraphBuilder::SortNodes() {
   std::vector<size_t> pending(nodes.size(), 0);
   for (size_t i = 0; i < nodes.size(); ++i) {
     for (const std::string& in : deps_[i]) {
-      if (in.empty() || available(in)) continue;
+      if (in.empty() || Available(in)) continue;
       auto p = producer.find(in);
       if (p == producer.end()) {
         return Malformed(absl::StrCat("node '", nodes[i].name, "' (", nodes[i].op_type, ") reads '", in,
@@ -218,46 +219,50 @@ absl::StatusOr<std::vector<Node>> GraphBuilder::SortNodes() {
       if (--pending[u] == 0) ready.push(u);
     }
   }
-  if (order.size() != nodes.size()) {
-    // Walk unplaced producers from an unplaced node until one repeats: that
-    // node is on a cycle.
-    size_t at = 0;
-    while (placed[at]) ++at;
-    std::vector<size_t> seen_at(nodes.size(), SIZE_MAX);
-    std::vector<size_t> path;
-    std::vector<std::string> via;
-    while (seen_at[at] == SIZE_MAX) {
-      seen_at[at] = path.size();
-      path.push_back(at);
-      bool stepped = false;
-      for (const std::string& in : deps_[at]) {
-        if (in.empty() || available(in)) continue;
-        const size_t p = producer.at(in);
-        if (!placed[p]) {
-          via.push_back(in);
-          at = p;
-          stepped = true;
-          break;
-        }
-      }
-      if (!stepped) {  // cannot happen: an unplaced node waits on an unplaced producer
-        return Malformed(absl::StrCat("node '", nodes[at].name, "' cannot be ordered"));
-      }
-    }
-    // "'a' reads 'x' from 'b', which reads 'y' from 'a'"
-    std::string cycle = absl::StrCat("'", nodes[at].name, "'");
-    for (size_t k = seen_at[at]; k < path.size(); ++k) {
-      const size_t next = k + 1 < path.size() ? path[k + 1] : at;
-      absl::StrAppend(&cycle, k == seen_at[at] ? " reads '" : ", which reads '", via[k], "' from '",
-                      nodes[next].name, "'");
-    }
-    return Malformed(absl::StrCat("node '", nodes[at].name, "' (", nodes[at].op_type,
-                                  ") is part of a cycle: ", cycle));
-  }
+  if (order.size() != nodes.size()) return CycleError(placed, producer);
   std::vector<Node> sorted;
   sorted.reserve(nodes.size());
   for (size_t i : order) sorted.push_back(std::move(nodes[i]));
   return sorted;
+}
+
+absl::Status GraphBuilder::CycleError(const std::vector<bool>& placed,
+                                      const std::unordered_map<std::string, size_t>& producer) const {
+  const std::vector<Node>& nodes = graph_.nodes;
+  // Walk unplaced producers from an unplaced node until one repeats: that
+  // node is on a cycle.
+  size_t at = 0;
+  while (placed[at]) ++at;
+  std::vector<size_t> seen_at(nodes.size(), SIZE_MAX);
+  std::vector<size_t> path;
+  std::vector<std::string> via;
+  while (seen_at[at] == SIZE_MAX) {
+    seen_at[at] = path.size();
+    path.push_back(at);
+    bool stepped = false;
+    for (const std::string& in : deps_[at]) {
+      if (in.empty() || Available(in)) continue;
+      const size_t p = producer.at(in);
+      if (!placed[p]) {
+        via.push_back(in);
+        at = p;
+        stepped = true;
+        break;
+      }
+    }
+    if (!stepped) {  // cannot happen: an unplaced node waits on an unplaced producer
+      return Malformed(absl::StrCat("node '", nodes[at].name, "' cannot be ordered"));
+    }
+  }
+  // "'a' reads 'x' from 'b', which reads 'y' from 'a'"
+  std::string cycle = absl::StrCat("'", nodes[at].name, "'");
+  for (size_t k = seen_at[at]; k < path.size(); ++k) {
+    const size_t next = k + 1 < path.size() ? path[k + 1] : at;
+    absl::StrAppend(&cycle, k == seen_at[at] ? " reads '" : ", which reads '", via[k], "' from '",
+                    nodes[next].name, "'");
+  }
+  return Malformed(absl::StrCat("node '", nodes[at].name, "' (", nodes[at].op_type,
+                                ") is part of a cycle: ", cycle));
 }
 
 }  // namespace vkserve

@@ -23,6 +23,7 @@
 #include <new>
 #include <string>
 #include "absl/strings/string_view.h"
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -117,6 +118,13 @@ class GraphBuilder {
 
  private:
   absl::StatusOr<std::vector<Node>> SortNodes();
+  // Whether `name` is there before any node of this graph runs: an input or
+  // initializer here, or an outer graph's value no node here shadows.
+  bool Available(const std::string& name) const;
+  // The error for nodes SortNodes could not place (`placed`): names a cycle
+  // among them. `producer` maps each node output to its node.
+  absl::Status CycleError(const std::vector<bool>& placed,
+                          const std::unordered_map<std::string, size_t>& producer) const;
 
   std::string model_;
   std::map<std::string, int64_t> opsets_;
