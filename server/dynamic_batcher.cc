@@ -282,8 +282,9 @@ std::vector<DynamicBatcher::Pending> DynamicBatcher::Form(absl::Time now, absl::
     }
   }
   // Another batch still holds the GPU: leaving now would only queue behind
-  // it there, so this one keeps growing (batch_pacing.h).
-  if (!full && !flushing_ && now < send_by) {
+  // it there, so this one keeps growing (batch_pacing.h). A delay of 0 asks
+  // for no waiting at all.
+  if (!full && !flushing_ && max_delay_ > absl::ZeroDuration() && now < send_by) {
     *wake = send_by;
     return {};
   }

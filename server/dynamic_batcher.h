@@ -18,11 +18,11 @@
 //  - as its largest prefix of a preferred size, when one was reached;
 //  - otherwise it waits for more requests until the oldest has waited
 //    max_queue_delay (a Boost.Asio steady_timer).
-// A batch keeps growing while every session is busy, and also, below the
-// largest preferred size, while another batch still holds the GPU, until it
-// can just reach the GPU as that one ends (batch_pacing.h): past
-// max_queue_delay, but only while the GPU is busy with another batch, as a
-// Triton request waits for a busy instance.
+// A batch keeps growing while every session is busy, and also (when
+// max_queue_delay is not 0), below the largest preferred size, while another
+// batch still holds the GPU, until it can just reach the GPU as that one
+// ends (batch_pacing.h): past max_queue_delay, but only while the GPU is
+// busy with another batch, as a Triton request waits for a busy instance.
 //
 // Lone requests: when the last kFruitlessWaits batches each waited the whole
 // delay and still ran alone, requests are arriving one at a time and waiting

@@ -11,7 +11,8 @@
 // requests stop waiting out the delay once waiting has stopped paying, and
 // wait again as soon as requests meet; a batch whose size has no plan yet
 // runs padded to a planned size while its own is planned in the background;
-// a batch keeps growing while another batch's GPU work holds the GPU.
+// a batch keeps growing while another batch's GPU work holds the GPU
+// (unless the delay is 0).
 #include "server/dynamic_batcher.h"
 
 #include <atomic>
@@ -158,6 +159,78 @@ class DynamicBatcherTest : public GpuTest {
       }
     }
     return got == want;
+  }
+
+  // The pacing scenario (batch_pacing.h), two sessions, preferred size 4,
+  // `delay`: three lone runs of a large input teach the batcher its GPU time
+  // (returned: the shortest of them; zero after a failure). Then `a` holds
+  // the GPU; while it runs b[0] comes and, 3 ms later (the delay three times
+  // over at 1 ms), b[1] and b[2]. Every request has been answered on return;
+  // `b1_submitted` is when b[0] came.
+  absl::Duration HoldScenario(absl::Duration delay, Client& a, Client (&b)[3], absl::Time* b1_submitted) {
+    settings_.sessions = 2;
+    settings_.preferred_batch_sizes = {4};
+    settings_.max_queue_delay = delay;
+    auto batcher = DynamicBatcher::Create(model_, settings_);
+    if (!batcher.ok()) {
+      ADD_FAILURE() << batcher.status();
+      return absl::ZeroDuration();
+    }
+    // Large enough that lavapipe's GPU work takes tens of milliseconds.
+    constexpr int64_t kLarge = 384;
+    std::promise<void> done[7];
+    // `gpu_time` (may be null): where the run's GPU time goes.
+    auto submit = [&](Client& c, SchedulerRequest request, std::promise<void>& answered,
+                      absl::Duration* gpu_time = nullptr) {
+      (*batcher)->Submit(std::move(request),
+                         [&c, &answered, gpu_time](absl::StatusOr<RunResult> result, const ExecutionInfo& info) {
+                           if (result.ok() && gpu_time != nullptr) {
+                             *gpu_time = absl::Nanoseconds(static_cast<int64_t>(result->timing.gpu_ns));
+                           }
+                           Record(c)(std::move(result), info);
+                           answered.set_value();
+                         });
+    };
+    absl::Duration gpu = absl::InfiniteDuration();
+    Client taught[3];
+    for (int i = 0; i < 3; ++i) {
+      taught[i].size = kLarge;
+      Fill(taught[i], 60 + i);
+      absl::Duration run_gpu;
+      submit(taught[i], Request(taught[i]), done[i], &run_gpu);
+      done[i].get_future().wait();
+      if (!taught[i].status.ok()) {
+        ADD_FAILURE() << taught[i].status;
+        return absl::ZeroDuration();
+      }
+      gpu = std::min(gpu, run_gpu);
+    }
+    std::printf("lone run of [1, %lld, %lld, %lld]: %s of GPU work\n", static_cast<long long>(kChannels),
+                static_cast<long long>(kLarge), static_cast<long long>(kLarge),
+                absl::FormatDuration(gpu).c_str());
+    a.size = kLarge;
+    a.use_reader = true;
+    Fill(a, 70);
+    for (int i = 0; i < 3; ++i) {  // before a runs: random bytes are slow under sanitizers
+      b[i].size = kLarge;
+      Fill(b[i], 71 + i);
+    }
+    std::promise<void> a_started;
+    SchedulerRequest a_request = Request(a);
+    HostInputReader read = a_request.run.host_input_readers["x"];
+    a_request.run.host_input_readers["x"] = [read, &a_started](std::span<uint8_t> to) {
+      a_started.set_value();  // on a's session, once it was dispatched
+      return read(to);
+    };
+    submit(a, std::move(a_request), done[3]);
+    a_started.get_future().wait();
+    for (int i = 0; i < 3; ++i) {
+      if (i == 1) absl::SleepFor(absl::Milliseconds(3));
+      if (i == 0) *b1_submitted = absl::Now();
+      submit(b[i], Request(b[i]), done[4 + i]);
+    }
+    for (int i = 3; i < 7; ++i) done[i].get_future().wait();
+    return gpu;
   }
 
   std::shared_ptr<const Model> model_;
@@ -422,70 +495,14 @@ TEST_F(DynamicBatcherTest, LoneRequestsStopWaitingUntilRequestsMeetAgain) {
 }
 
 TEST_F(DynamicBatcherTest, ABatchKeepsGrowingWhileAnotherHoldsTheGpu) {
-  settings_.sessions = 2;
-  settings_.preferred_batch_sizes = {4};
-  settings_.max_queue_delay = absl::Milliseconds(1);
-  VKSERVE_ASSERT_OK_AND_ASSIGN(auto batcher, DynamicBatcher::Create(model_, settings_));
-  // Large enough that lavapipe's GPU work takes tens of milliseconds.
-  constexpr int64_t kLarge = 384;
-  std::promise<void> done[7];
-  // `gpu_time` (may be null): where the run's GPU time goes.
-  auto submit = [&](Client& c, SchedulerRequest request, std::promise<void>& answered,
-                    absl::Duration* gpu_time = nullptr) {
-    batcher->Submit(std::move(request),
-                    [&c, &answered, gpu_time](absl::StatusOr<RunResult> result, const ExecutionInfo& info) {
-                      if (result.ok() && gpu_time != nullptr) {
-                        *gpu_time = absl::Nanoseconds(static_cast<int64_t>(result->timing.gpu_ns));
-                      }
-                      Record(c)(std::move(result), info);
-                      answered.set_value();
-                    });
-  };
-  // Three lone runs, one at a time, teach the batcher how long this size
-  // holds the GPU.
-  absl::Duration gpu = absl::InfiniteDuration();  // the shortest of them
-  Client taught[3];
-  for (int i = 0; i < 3; ++i) {
-    taught[i].size = kLarge;
-    Fill(taught[i], 60 + i);
-    absl::Duration run_gpu;
-    submit(taught[i], Request(taught[i]), done[i], &run_gpu);
-    done[i].get_future().wait();
-    ASSERT_TRUE(taught[i].status.ok()) << taught[i].status;
-    gpu = std::min(gpu, run_gpu);
-  }
-  std::printf("lone run of [1, %lld, %lld, %lld]: %s of GPU work\n", static_cast<long long>(kChannels),
-              static_cast<long long>(kLarge), static_cast<long long>(kLarge),
-              absl::FormatDuration(gpu).c_str());
-  ASSERT_GE(gpu, absl::Milliseconds(20)) << "too short a run to tell holding from timing noise";
-  // `a` holds the GPU. While it runs, b1 comes and waits out the delay three
-  // times over with the second session idle, then b2 and b3 come: all three
-  // run as one batch once a's GPU work is about to end, where without pacing
-  // b1 would have left alone after the delay.
+  // b[0] waits out the 1 ms delay three times over with the second session
+  // idle; b[1] and b[2] then come. All three run as one batch once a's GPU
+  // work is about to end, where without pacing b[0] would have left alone
+  // after the delay.
   Client a, b[3];
-  a.size = kLarge;
-  a.use_reader = true;
-  Fill(a, 70);
-  for (int i = 0; i < 3; ++i) {  // before a runs: random bytes are slow under sanitizers
-    b[i].size = kLarge;
-    Fill(b[i], 71 + i);
-  }
-  std::promise<void> a_started;
-  SchedulerRequest a_request = Request(a);
-  HostInputReader read = a_request.run.host_input_readers["x"];
-  a_request.run.host_input_readers["x"] = [read, &a_started](std::span<uint8_t> to) {
-    a_started.set_value();  // on a's session, once it was dispatched
-    return read(to);
-  };
-  submit(a, std::move(a_request), done[3]);
-  a_started.get_future().wait();
   absl::Time b1_submitted;
-  for (int i = 0; i < 3; ++i) {
-    if (i == 1) absl::SleepFor(absl::Milliseconds(3));
-    if (i == 0) b1_submitted = absl::Now();
-    submit(b[i], Request(b[i]), done[4 + i]);
-  }
-  for (int i = 3; i < 7; ++i) done[i].get_future().wait();
+  const absl::Duration gpu = HoldScenario(absl::Milliseconds(1), a, b, &b1_submitted);
+  ASSERT_GE(gpu, absl::Milliseconds(20)) << "too short a run to tell holding from timing noise";
   ASSERT_TRUE(a.status.ok()) << a.status;
   EXPECT_EQ(a.info.requests, 1);
   VKSERVE_ASSERT_OK_AND_ASSIGN(auto session, Session::Create(model_));
@@ -500,6 +517,18 @@ TEST_F(DynamicBatcherTest, ABatchKeepsGrowingWhileAnotherHoldsTheGpu) {
   // not after (slack: half of a's GPU time).
   const absl::Time b_started = b1_submitted + absl::Nanoseconds(static_cast<int64_t>(b[0].info.queue_ns));
   EXPECT_LE(b_started - a.answered, gpu / 2) << "b's batch waited past a's end";
+}
+
+TEST_F(DynamicBatcherTest, WithNoDelayNothingWaitsForTheGpu) {
+  // max_queue_delay 0 asks for no waiting: b[0] leaves at once on the idle
+  // session while a still runs.
+  Client a, b[3];
+  absl::Time b1_submitted;
+  const absl::Duration gpu = HoldScenario(absl::ZeroDuration(), a, b, &b1_submitted);
+  ASSERT_GE(gpu, absl::Milliseconds(20)) << "too short a run to tell holding from timing noise";
+  for (Client& c : b) ASSERT_TRUE(c.status.ok()) << c.status;
+  EXPECT_EQ(b[0].info.requests, 1) << "b1 waited for the GPU";
+  EXPECT_LT(absl::Nanoseconds(static_cast<int64_t>(b[0].info.queue_ns)), gpu / 2);
 }
 
 TEST_F(DynamicBatcherTest, UnplannedSizeRunsPaddedWhileItIsPlanned) {
