@@ -62,7 +62,13 @@ case "$kind" in
     cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DVKSERVE_SANITIZE_THREAD=ON \
       -DVKSERVE_BUILD_BENCHMARKS=OFF >/dev/null
-    export TSAN_OPTIONS="suppressions=$SRC/scripts/sanitizer/tsan.supp:halt_on_error=1:second_deadlock_stack=1"
+    # ignore_noninstrumented_modules: an interceptor (memcpy, free, ...)
+    # called from Debian's uninstrumented libraries (gRPC, absl, the Vulkan
+    # driver) reports nothing. Their own synchronization is invisible to TSan,
+    # so such reports were hand-offs inside them (CI failed twice on
+    # them with ModelInfer on completion queues: a status message appended by
+    # gRPC core, a block freed by it); vkserve's own accesses stay checked.
+    export TSAN_OPTIONS="suppressions=$SRC/scripts/sanitizer/tsan.supp:halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1"
     # Every server test: the googletest binaries, and the daemon itself for
     # the tests that drive `vkserve serve` from Python clients.
     targets="vkserve base_sync_test gpu_parallel_copy_test server_session_pool_test server_dynamic_batcher_test server_metrics_test
