@@ -151,8 +151,7 @@ class PrometheusTest(unittest.TestCase):
         cls.channel.close()
         cls.prom.stop()
         code = cls.server.stop()
-        if code != 0:
-            print(cls.server.output()[-4000:])
+        cls.server.report_if_failed()
         assert code == 0, f"vkserve exited {code}"
         sys.path.remove(cls.tmp)
         shutil.rmtree(cls.tmp, ignore_errors=True)

@@ -12,6 +12,7 @@ Usage: test_python_client.py [-v] [ServeTest|ShutdownTest]
 Environment: VKSERVE_BINARY_DIR (the build, holding ./vkserve), VKSERVE_PROTOC,
 VKSERVE_GRPC_PYTHON_PLUGIN. Exits 77 (CTest: skipped) without grpc/numpy.
 """
+import atexit
 import concurrent.futures
 import importlib
 import os
@@ -33,6 +34,8 @@ except ImportError as e:  # pragma: no cover
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PROTOS = ["grpc_service", "health", "model_config", "vkserve_config"]
+SANITIZER_MARKERS = ("WARNING: ThreadSanitizer", "ERROR: AddressSanitizer", "runtime error:",
+                     "ERROR: LeakSanitizer")
 
 
 def generate_stubs(out):
@@ -77,6 +80,10 @@ class ServerProcess:
         self.proc = subprocess.Popen([binary, "serve", "--config", config_path], stdout=subprocess.PIPE,
                                      stderr=self.log or subprocess.STDOUT, text=True)
         self.address = f"127.0.0.1:{self.port}"
+        self.reported = False
+        # A server that died under a test whose setUpClass then failed gets
+        # no tearDownClass: say why it died before the interpreter exits.
+        atexit.register(self.report_if_failed)
 
     def output(self):
         """What the server wrote: its log file, else its stdout (after it exits)."""
@@ -84,6 +91,18 @@ class ServerProcess:
             with open(self.log_path) as f:
                 return f.read()
         return self.proc.stdout.read()
+
+    def report_if_failed(self):
+        """Prints, once, the part of the server's output that says why it
+        exited non-zero: a sanitizer report from its start, else the tail."""
+        code = self.proc.poll()
+        if code in (None, 0) or self.reported:
+            return
+        self.reported = True
+        text = self.output()
+        starts = [text.find(m) for m in SANITIZER_MARKERS if m in text]
+        excerpt = text[min(starts):][:12000] if starts else text[-4000:]
+        print(f"vkserve exited {code}; what it wrote:\n{excerpt}", file=sys.stderr, flush=True)
 
     def wait_ready(self, pb, stub, timeout=120):
         end = time.time() + timeout
