@@ -369,9 +369,10 @@ void DynamicBatcher::Run(Formed formed, Session* session, int gpu) {
     }
   }
   ExecutionInfo run;
+  absl::Time returned = absl::InfinitePast();
   std::vector<absl::StatusOr<RunResult>> results;
-  if (!members.empty()) results = RunBatch(members, session, &run);
-  const BatchPacing::Ended paced = Paced(formed.formed_at, run, results);
+  if (!members.empty()) results = RunBatch(members, session, &run, &returned);
+  const BatchPacing::Ended paced = Paced(formed.formed_at, returned, run, results);
   // The results hold their own bytes and handles: the session takes its
   // next batch while this thread answers (each answer builds and sends a
   // response, which for a small model takes longer than the run).
@@ -405,9 +406,9 @@ void DynamicBatcher::Run(Formed formed, Session* session, int gpu) {
   }
 }
 
-BatchPacing::Ended DynamicBatcher::Paced(absl::Time dispatched, const ExecutionInfo& run,
+BatchPacing::Ended DynamicBatcher::Paced(absl::Time dispatched, absl::Time returned,
+                                         const ExecutionInfo& run,
                                          const std::vector<absl::StatusOr<RunResult>>& results) {
-  const absl::Time end = absl::Now();
   BatchPacing::Ended ended;
   for (const absl::StatusOr<RunResult>& r : results) {
     // A run that recorded its commands (the first at a size on a session)
@@ -416,7 +417,7 @@ BatchPacing::Ended DynamicBatcher::Paced(absl::Time dispatched, const ExecutionI
     const RunTiming& t = r->timing;
     // Session::Run began total_ns before it returned; its GPU work started
     // once the inputs were up and the commands submitted.
-    const absl::Time run_began = end - absl::Nanoseconds(static_cast<int64_t>(t.total_ns));
+    const absl::Time run_began = returned - absl::Nanoseconds(static_cast<int64_t>(t.total_ns));
     ended.rows = run.execution_batch_size;
     ended.lead = run_began - dispatched +
                  absl::Nanoseconds(static_cast<int64_t>(t.upload_ns + t.submit_ns));
@@ -427,7 +428,8 @@ BatchPacing::Ended DynamicBatcher::Paced(absl::Time dispatched, const ExecutionI
 }
 
 std::vector<absl::StatusOr<RunResult>> DynamicBatcher::RunBatch(std::vector<Pending>& members,
-                                                                Session* session, ExecutionInfo* info) {
+                                                                Session* session, ExecutionInfo* info,
+                                                                absl::Time* returned) {
   std::vector<const SchedulerRequest*> requests;
   int64_t total = 0;
   for (const Pending& p : members) {
@@ -441,6 +443,7 @@ std::vector<absl::StatusOr<RunResult>> DynamicBatcher::RunBatch(std::vector<Pend
     info->execution_batch_size = std::max<int64_t>(total, 1);
     std::vector<absl::StatusOr<RunResult>> results;
     results.push_back(session->Run(members[0].request.run));
+    *returned = absl::Now();
     return results;
   }
   std::shared_ptr<const std::vector<uint8_t>> zeros =
@@ -454,7 +457,9 @@ std::vector<absl::StatusOr<RunResult>> DynamicBatcher::RunBatch(std::vector<Pend
     for (size_t i = 0; i < members.size(); ++i) failed.push_back(UnsharedCopy(gathered));
     return failed;
   }
-  return batch.Split(session->Run(batch.run()));
+  absl::StatusOr<RunResult> ran = session->Run(batch.run());
+  *returned = absl::Now();
+  return batch.Split(std::move(ran));
 }
 
 int64_t DynamicBatcher::PaddedRows(const Model& model,

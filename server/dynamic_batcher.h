@@ -169,12 +169,14 @@ class DynamicBatcher final : public Scheduler {
   // On a runner thread:
   void Run(Formed formed, Session* session, int gpu);
   // Runs `members` (not empty) as one batch on `session`: a result each.
-  // `info` gets the run's batch size and padding.
+  // `info` gets the run's batch size and padding, `returned` the time
+  // Session::Run returned (before its result is split among the members).
   std::vector<absl::StatusOr<RunResult>> RunBatch(std::vector<Pending>& members, Session* session,
-                                                  ExecutionInfo* info);
-  // What BatchPacing learns from a run dispatched at `dispatched` (rows 0,
-  // nothing, when no result came back or the run recorded its commands).
-  static BatchPacing::Ended Paced(absl::Time dispatched, const ExecutionInfo& run,
+                                                  ExecutionInfo* info, absl::Time* returned);
+  // What BatchPacing learns from a run dispatched at `dispatched` whose
+  // Session::Run returned at `returned` (rows 0, nothing, when no result came
+  // back or the run recorded its commands).
+  static BatchPacing::Ended Paced(absl::Time dispatched, absl::Time returned, const ExecutionInfo& run,
                                   const std::vector<absl::StatusOr<RunResult>>& results);
   // The rows to run `requests` (batch sizes adding up to `total`) as on
   // `model`: `total`, or a larger size whose plan is built when `total`'s
