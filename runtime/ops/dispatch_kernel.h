@@ -12,7 +12,9 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "runtime/op.h"
@@ -28,10 +30,26 @@ struct BufferRef {
   gpu::Access access = gpu::Access::kRead;
 
   static BufferRef Input(uint32_t i) { return {Source::kInput, i, gpu::Access::kRead}; }
-  static BufferRef Output(uint32_t i) { return {Source::kOutput, i, gpu::Access::kWrite}; }
+  // kReadWrite for a shader that writes sub-word elements into shared words.
+  static BufferRef Output(uint32_t i, gpu::Access access = gpu::Access::kWrite) {
+    return {Source::kOutput, i, access};
+  }
   static BufferRef Scratch(uint32_t i, gpu::Access access) { return {Source::kScratch, i, access}; }
   static BufferRef Constant(uint32_t i) { return {Source::kConstant, i, gpu::Access::kRead}; }
 };
+
+// A whole parameter struct laid out as the shader's push-constant block.
+template <typename Block>
+PushConstants PushBlock(const Block& block) {
+  static_assert(std::is_trivially_copyable_v<Block> && sizeof(Block) % 4 == 0);
+  PushConstants push;
+  for (size_t at = 0; at + 4 <= sizeof(block); at += 4) {
+    uint32_t word;
+    std::memcpy(&word, reinterpret_cast<const uint8_t*>(&block) + at, 4);
+    push.U32(word);
+  }
+  return push;
+}
 
 // One dispatch: `bindings` in the shader's binding order.
 struct DispatchStep {

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
+#include "runtime/ops/dispatch_kernel.h"
 #include "runtime/ops/host_fold.h"
 #include "runtime/ops/strided_copy.h"
 
@@ -62,30 +63,6 @@ absl::StatusOr<GatherGeometry> GatherGeometryOf(const Node& node, const TensorDe
   }
   return g;
 }
-
-class GatherKernel : public Kernel {
- public:
-  GatherKernel(std::shared_ptr<const gpu::Pipeline> pipeline, GatherParams params,
-               std::array<uint32_t, 3> groups)
-      : pipeline_(std::move(pipeline)), params_(params), groups_(groups) {}
-
-  absl::Status Record(const RecordContext& ctx) const override {
-    if (params_.count == 0) return absl::OkStatus();
-    const gpu::Binding bindings[] = {
-        {WordRange(ctx.inputs[0]), gpu::Access::kRead},
-        {WordRange(ctx.inputs[1]), gpu::Access::kRead},
-        {WordRange(ctx.outputs[0]), gpu::Access::kReadWrite},
-    };
-    const auto* bytes = reinterpret_cast<const uint8_t*>(&params_);
-    return ctx.command_buffer.Dispatch(pipeline_, bindings, std::span(bytes, sizeof(params_)),
-                                       groups_, ctx.label);
-  }
-
- private:
-  std::shared_ptr<const gpu::Pipeline> pipeline_;
-  GatherParams params_;
-  std::array<uint32_t, 3> groups_;
-};
 
 class GatherOp : public Op {
  public:
@@ -147,8 +124,12 @@ class GatherOp : public Op {
     const uint32_t index64 = indices.dtype == DataType::kInt64 ? 1 : 0;
     ASSIGN_OR_RETURN(auto pipeline, ctx.GetPipeline("ops/gather", 3, sizeof(GatherParams), {kGatherLocalSize, 1, 1},
                                                     {static_cast<uint32_t>(unit), index64}));
-    return std::make_unique<GatherKernel>(std::move(pipeline), params,
-                                          GroupsFor(static_cast<uint64_t>(count), kGatherLocalSize, ctx.device()));
+    if (count == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+    return MakeDispatchKernel({std::move(pipeline),
+                               {BufferRef::Input(0), BufferRef::Input(1),
+                                BufferRef::Output(0, gpu::Access::kReadWrite)},
+                               PushBlock(params),
+                               GroupsFor(static_cast<uint64_t>(count), kGatherLocalSize, ctx.device())});
   }
 };
 

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
+#include "runtime/ops/dispatch_kernel.h"
 #include "runtime/ops/host_fold.h"
 #include "runtime/ops/strided_copy.h"
 
@@ -37,31 +38,6 @@ absl::StatusOr<std::vector<int64_t>> WhereOutputShape(const TensorDesc& c, const
   ASSIGN_OR_RETURN(std::vector<int64_t> shape, BroadcastShapes(c.shape, x.shape));
   return BroadcastShapes(shape, y.shape);
 }
-
-class WhereKernel : public Kernel {
- public:
-  WhereKernel(std::shared_ptr<const gpu::Pipeline> pipeline, WhereParams params,
-              std::array<uint32_t, 3> groups)
-      : pipeline_(std::move(pipeline)), params_(params), groups_(groups) {}
-
-  absl::Status Record(const RecordContext& ctx) const override {
-    if (params_.count == 0) return absl::OkStatus();
-    const gpu::Binding bindings[] = {
-        {WordRange(ctx.inputs[0]), gpu::Access::kRead},
-        {WordRange(ctx.inputs[1]), gpu::Access::kRead},
-        {WordRange(ctx.inputs[2]), gpu::Access::kRead},
-        {WordRange(ctx.outputs[0]), gpu::Access::kReadWrite},
-    };
-    const auto* bytes = reinterpret_cast<const uint8_t*>(&params_);
-    return ctx.command_buffer.Dispatch(pipeline_, bindings, std::span(bytes, sizeof(params_)),
-                                       groups_, ctx.label);
-  }
-
- private:
-  std::shared_ptr<const gpu::Pipeline> pipeline_;
-  WhereParams params_;
-  std::array<uint32_t, 3> groups_;
-};
 
 class WhereOp : public Op {
  public:
@@ -116,8 +92,12 @@ class WhereOp : public Op {
     const uint32_t elem = static_cast<uint32_t>(DataTypeSize(x.dtype));
     ASSIGN_OR_RETURN(auto pipeline,
                      ctx.GetPipeline("ops/where", 4, sizeof(WhereParams), {kWhereLocalSize, 1, 1}, {elem}));
-    return std::make_unique<WhereKernel>(std::move(pipeline), p,
-                                         GroupsFor(static_cast<uint64_t>(count), kWhereLocalSize, ctx.device()));
+    if (count == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+    return MakeDispatchKernel({std::move(pipeline),
+                               {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Input(2),
+                                BufferRef::Output(0, gpu::Access::kReadWrite)},
+                               PushBlock(p),
+                               GroupsFor(static_cast<uint64_t>(count), kWhereLocalSize, ctx.device())});
   }
 };
 
