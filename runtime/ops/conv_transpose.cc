@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
+#include "runtime/ops/dispatch_kernel.h"
 #include "runtime/ops/conv_geometry.h"
 
 namespace vkserve {
@@ -72,32 +73,6 @@ absl::StatusOr<ConvTransposeShape> ConvTransposeResolve(const Node& node, const 
   return s;
 }
 
-class ConvTransposeKernel : public Kernel {
- public:
-  ConvTransposeKernel(std::shared_ptr<const gpu::Pipeline> pipeline, PushConstants params,
-                      std::array<uint32_t, 3> groups, bool has_bias)
-      : pipeline_(std::move(pipeline)),
-        params_(std::move(params)),
-        groups_(groups),
-        has_bias_(has_bias) {}
-
-  absl::Status Record(const RecordContext& ctx) const override {
-    const gpu::Binding bindings[] = {
-        {ctx.inputs[0], gpu::Access::kRead},
-        {ctx.inputs[1], gpu::Access::kRead},
-        {has_bias_ ? ctx.inputs[2] : ctx.inputs[0], gpu::Access::kRead},
-        {ctx.outputs[0], gpu::Access::kWrite}};
-    return ctx.command_buffer.Dispatch(pipeline_, bindings, params_.bytes(), groups_, ctx.label);
-  }
-
- private:
-  std::shared_ptr<const gpu::Pipeline> pipeline_;
-  PushConstants params_;
-  std::array<uint32_t, 3> groups_;
-  bool has_bias_;
-};
-
-
 class ConvTransposeOp : public Op {
  public:
   absl::Status Validate(const Node& node) const override {
@@ -146,8 +121,11 @@ class ConvTransposeOp : public Op {
     pc.U32(U32(g.out_h)).U32(U32(g.out_w)).U32(U32(s.cin_g)).U32(U32(s.cout_g));
     pc.U32(U32(total)).I32(g.pad_top).I32(g.pad_left);
     pc.U32(U32(in_d)).U32(U32(out_d)).I32(static_cast<int32_t>(pad_front));
-    return std::make_unique<ConvTransposeKernel>(std::move(pipeline), std::move(pc),
-                                                 GroupsFor(total, kLocal, ctx.device()), has_bias);
+    // Without a bias the shader's bias binding is never read: bind X there.
+    return MakeDispatchKernel({std::move(pipeline),
+                               {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Input(has_bias ? 2 : 0),
+                                BufferRef::Output(0)},
+                               std::move(pc), GroupsFor(total, kLocal, ctx.device())});
   }
 };
 

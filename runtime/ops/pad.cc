@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
+#include "runtime/ops/dispatch_kernel.h"
 
 namespace vkserve {
 namespace {
@@ -122,31 +123,6 @@ absl::StatusOr<PadPlan> ResolvePad(const Node& node, const std::vector<const Ten
   return plan;
 }
 
-class PadKernel : public Kernel {
- public:
-  PadKernel(std::shared_ptr<const gpu::Pipeline> pipeline, PushConstants params,
-            std::array<uint32_t, 3> groups, bool empty_output)
-      : pipeline_(std::move(pipeline)),
-        params_(std::move(params)),
-        groups_(groups),
-        empty_output_(empty_output) {}
-
-  absl::Status Record(const RecordContext& ctx) const override {
-    if (empty_output_) return absl::OkStatus();
-    // An empty input is never read (everything is padding): bind the output.
-    const gpu::BufferRange& in = ctx.inputs[0].size > 0 ? ctx.inputs[0] : ctx.outputs[0];
-    const gpu::Binding bindings[] = {{in, gpu::Access::kRead},
-                                     {ctx.outputs[0], gpu::Access::kWrite}};
-    return ctx.command_buffer.Dispatch(pipeline_, bindings, params_.bytes(), groups_, ctx.label);
-  }
-
- private:
-  std::shared_ptr<const gpu::Pipeline> pipeline_;
-  PushConstants params_;
-  std::array<uint32_t, 3> groups_;
-  bool empty_output_;
-};
-
 class PadOp : public Op {
  public:
   absl::Status Validate(const Node& node) const override {
@@ -213,8 +189,11 @@ class PadOp : public Op {
     constexpr uint32_t kLocal = 128;
     ASSIGN_OR_RETURN(auto pipeline, ctx.GetPipeline("ops/pad", 2, pc.size(), {kLocal, 1, 1},
                                                     {static_cast<uint32_t>(plan.mode)}));
-    return std::make_unique<PadKernel>(std::move(pipeline), std::move(pc),
-                                       GroupsFor(total, kLocal, ctx.device()), total == 0);
+    if (total == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+    // An empty input is never read (everything is padding): bind the output.
+    const BufferRef in = NumElements(plan.input) > 0 ? BufferRef::Input(0) : BufferRef::Output(0, gpu::Access::kRead);
+    return MakeDispatchKernel({std::move(pipeline), {in, BufferRef::Output(0)}, std::move(pc),
+                               GroupsFor(total, kLocal, ctx.device())});
   }
 };
 

@@ -161,6 +161,8 @@ def _pad_cases():
     yield _pad("pad19_wrap", (1, 2, 4, 5), [0, 0, 2, 3, 0, 0, 1, 4], opset=19, mode="wrap")
     yield _pad("pad19_wrap_axes", (3, 7), [2, 5], opset=19, mode="wrap", axes=[1])
     yield _pad("pad_one_element", (1, 1, 1, 1), [0, 0, 1, 1, 0, 0, 1, 1], mode="edge")
+    # An empty input: the output is all padding.
+    yield _pad("pad_empty_input", (0, 3), [1, 0, 1, 0], value=2.5)
 
 
 def cases():
