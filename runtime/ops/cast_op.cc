@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/fp16_weights.h"
 #include "runtime/op_util.h"
+#include "runtime/ops/dispatch_kernel.h"
 #include "runtime/ops/host_fold.h"
 #include "runtime/ops/strided_copy.h"
 
@@ -15,29 +16,6 @@ namespace {
 
 constexpr uint32_t kCastLocalSize = 256;
 
-
-class CastKernel : public Kernel {
- public:
-  CastKernel(std::shared_ptr<const gpu::Pipeline> pipeline, uint32_t count,
-             std::array<uint32_t, 3> groups)
-      : pipeline_(std::move(pipeline)), count_(count), groups_(groups) {}
-
-  absl::Status Record(const RecordContext& ctx) const override {
-    if (count_ == 0) return absl::OkStatus();
-    const gpu::Binding bindings[] = {
-        {WordRange(ctx.inputs[0]), gpu::Access::kRead},
-        {WordRange(ctx.outputs[0]), gpu::Access::kReadWrite},
-    };
-    const auto* bytes = reinterpret_cast<const uint8_t*>(&count_);
-    return ctx.command_buffer.Dispatch(pipeline_, bindings, std::span(bytes, sizeof(count_)),
-                                       groups_, ctx.label);
-  }
-
- private:
-  std::shared_ptr<const gpu::Pipeline> pipeline_;
-  uint32_t count_;
-  std::array<uint32_t, 3> groups_;
-};
 
 // `t` (float) with every finite element clamped to fp16's range.
 HostTensor Saturated(const HostTensor& t) {
@@ -103,8 +81,12 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateCastKernel(KernelContext& ctx, Dat
   ASSIGN_OR_RETURN(auto pipeline,
                    ctx.GetPipeline("ops/cast", 2, sizeof(uint32_t), {kCastLocalSize, 1, 1},
                                    {static_cast<uint32_t>(from), static_cast<uint32_t>(to)}));
-  return std::make_unique<CastKernel>(std::move(pipeline), static_cast<uint32_t>(n),
-                                      GroupsFor(static_cast<uint64_t>(n), kCastLocalSize, ctx.device()));
+  if (n == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+  PushConstants pc;
+  pc.U32(static_cast<uint32_t>(n));
+  return MakeDispatchKernel({std::move(pipeline),
+                             {BufferRef::Input(0), BufferRef::Output(0, gpu::Access::kReadWrite)},
+                             std::move(pc), GroupsFor(static_cast<uint64_t>(n), kCastLocalSize, ctx.device())});
 }
 
 absl::StatusOr<std::unique_ptr<Kernel>> ConvertOp::CreateKernel(KernelContext& ctx) const {

@@ -7,27 +7,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/op_util.h"
+#include "runtime/ops/dispatch_kernel.h"
 
 namespace vkserve {
 namespace {
-
-class Im2colCopyKernel : public Kernel {
- public:
-  Im2colCopyKernel(std::shared_ptr<const gpu::Pipeline> pipeline, PushConstants params,
-                   std::array<uint32_t, 3> groups)
-      : pipeline_(std::move(pipeline)), params_(std::move(params)), groups_(groups) {}
-
-  absl::Status Record(const RecordContext& ctx) const override {
-    const gpu::Binding bindings[] = {{ctx.inputs[0], gpu::Access::kRead},
-                                     {ctx.outputs[0], gpu::Access::kWrite}};
-    return ctx.command_buffer.Dispatch(pipeline_, bindings, params_.bytes(), groups_, ctx.label);
-  }
-
- private:
-  std::shared_ptr<const gpu::Pipeline> pipeline_;
-  PushConstants params_;
-  std::array<uint32_t, 3> groups_;
-};
 
 // (magic, shift) for the shader's FastDiv by `d` (1 <= d < 2^31) of
 // numerators below 2^31: with l = ceil(log2 d), magic = ceil(2^(31 + l) / d)
@@ -84,8 +67,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateIm2colCopyKernel(KernelContext& ct
     const auto [magic, shift] = DivisionMagic(U32(d));
     pc.U32(magic).U32(shift);
   }
-  return std::make_unique<Im2colCopyKernel>(std::move(pipeline), std::move(pc),
-                                            GroupsFor(static_cast<uint64_t>(words), kLocal, ctx.device()));
+  return MakeDispatchKernel({std::move(pipeline), {BufferRef::Input(0), BufferRef::Output(0)}, std::move(pc),
+                             GroupsFor(static_cast<uint64_t>(words), kLocal, ctx.device())});
 }
 
 }  // namespace vkserve

@@ -11,37 +11,10 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/op_util.h"
 #include "runtime/ops/conv_geometry.h"
+#include "runtime/ops/dispatch_kernel.h"
 
 namespace vkserve {
 namespace {
-
-
-// Binds input 0 and output 0 — and for pool.comp (`window`) a third
-// binding, output 1 (MaxPool's Indices) — and dispatches once.
-class UnaryDispatchKernel : public Kernel {
- public:
-  UnaryDispatchKernel(std::shared_ptr<const gpu::Pipeline> pipeline, PushConstants params,
-                      std::array<uint32_t, 3> groups, bool window = false, bool indices = false)
-      : pipeline_(std::move(pipeline)), params_(std::move(params)), groups_(groups),
-        window_(window), indices_(indices) {}
-
-  absl::Status Record(const RecordContext& ctx) const override {
-    // pool.comp declares the Indices binding whether or not it writes it;
-    // without Indices it aliases Y, untouched.
-    const gpu::Binding bindings[] = {{ctx.inputs[0], gpu::Access::kRead},
-                                     {ctx.outputs[0], gpu::Access::kWrite},
-                                     {indices_ ? ctx.outputs[1] : ctx.outputs[0], gpu::Access::kWrite}};
-    return ctx.command_buffer.Dispatch(pipeline_, std::span(bindings, window_ ? 3 : 2),
-                                       params_.bytes(), groups_, ctx.label);
-  }
-
- private:
-  std::shared_ptr<const gpu::Pipeline> pipeline_;
-  PushConstants params_;
-  std::array<uint32_t, 3> groups_;
-  bool window_;
-  bool indices_;
-};
 
 bool WantsIndices(const Node& node) { return node.outputs.size() > 1 && !node.outputs[1].empty(); }
 
@@ -139,9 +112,11 @@ absl::StatusOr<std::unique_ptr<Kernel>> WindowPoolOp::CreateKernel(KernelContext
   pc.U32(U32(g.in_h)).U32(U32(g.in_w)).U32(U32(g.out_h)).U32(U32(g.out_w)).U32(U32(total));
   pc.I32(g.pad_top).I32(g.pad_left).I32(g.pad_bottom).I32(g.pad_right);
   pc.U32(U32(in_d)).U32(U32(out_d)).I32(static_cast<int32_t>(pad_front)).I32(static_cast<int32_t>(pad_back));
-  return std::make_unique<UnaryDispatchKernel>(std::move(pipeline), std::move(pc),
-                                               GroupsFor(total, kLocal, ctx.device()),
-                                               /*window=*/true, indices);
+  // pool.comp declares the Indices binding whether or not it writes it;
+  // without Indices it aliases Y, untouched.
+  return MakeDispatchKernel({std::move(pipeline),
+                             {BufferRef::Input(0), BufferRef::Output(0), BufferRef::Output(indices ? 1 : 0)},
+                             std::move(pc), GroupsFor(total, kLocal, ctx.device())});
 }
 
 absl::Status GlobalPoolOp::Infer(InferContext& ctx) const {
@@ -175,8 +150,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> GlobalPoolOp::CreateKernel(KernelContext
                                                   {kind_ == PoolKind::kAverage ? 1u : 0u}));
   PushConstants pc;
   pc.U32(U32(hw)).U32(U32(rows));
-  return std::make_unique<UnaryDispatchKernel>(std::move(pipeline), std::move(pc),
-                                               GroupsFor(rows, 1, ctx.device()));
+  return MakeDispatchKernel({std::move(pipeline), {BufferRef::Input(0), BufferRef::Output(0)}, std::move(pc),
+                             GroupsFor(rows, 1, ctx.device())});
 }
 
 }  // namespace vkserve

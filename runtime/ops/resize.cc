@@ -26,6 +26,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
+#include "runtime/ops/dispatch_kernel.h"
 
 namespace vkserve {
 namespace {
@@ -432,32 +433,6 @@ bool IsIdentity(const std::vector<std::vector<Tap>>& taps, int64_t in) {
   return true;
 }
 
-class ResizeKernel : public Kernel {
- public:
-  ResizeKernel(std::shared_ptr<const gpu::Pipeline> pipeline, PushConstants params,
-               std::array<uint32_t, 3> groups, uint32_t table, bool empty)
-      : pipeline_(std::move(pipeline)),
-        params_(std::move(params)),
-        groups_(groups),
-        table_(table),
-        empty_(empty) {}
-
-  absl::Status Record(const RecordContext& ctx) const override {
-    if (empty_) return absl::OkStatus();
-    const gpu::Binding bindings[] = {{ctx.inputs[0], gpu::Access::kRead},
-                                     {ctx.constants[table_], gpu::Access::kRead},
-                                     {ctx.outputs[0], gpu::Access::kWrite}};
-    return ctx.command_buffer.Dispatch(pipeline_, bindings, params_.bytes(), groups_, ctx.label);
-  }
-
- private:
-  std::shared_ptr<const gpu::Pipeline> pipeline_;
-  PushConstants params_;
-  std::array<uint32_t, 3> groups_;
-  uint32_t table_;
-  bool empty_;
-};
-
 class ResizeOp : public Op {
  public:
   absl::Status Validate(const Node& node) const override {
@@ -540,9 +515,12 @@ class ResizeOp : public Op {
     constexpr uint32_t kLocal = 128;
     ASSIGN_OR_RETURN(auto pipeline, ctx.GetPipeline("ops/resize", 3, pc.size(), {kLocal, 1, 1},
                                                     {static_cast<uint32_t>(taps)}));
-    return std::make_unique<ResizeKernel>(std::move(pipeline), std::move(pc),
-                                          GroupsFor(total, kLocal, ctx.device()), table,
-                                          total == 0 || NumElements(plan.input) == 0);
+    if (total == 0 || NumElements(plan.input) == 0) {
+      return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+    }
+    return MakeDispatchKernel({std::move(pipeline),
+                               {BufferRef::Input(0), BufferRef::Constant(table), BufferRef::Output(0)},
+                               std::move(pc), GroupsFor(total, kLocal, ctx.device())});
   }
 };
 
