@@ -58,6 +58,10 @@ def free_port():
         return s.getsockname()[1]
 
 
+def vkserve_binary():
+    return os.path.join(os.environ.get("VKSERVE_BINARY_DIR", os.path.join(ROOT, "build")), "vkserve")
+
+
 class ServerProcess:
     """A `vkserve serve` subprocess. By default on a free port, serving a copy
     of the example repository; `port` and `config` (the config text) replace
@@ -76,8 +80,7 @@ class ServerProcess:
             f.write(config)
         self.log_path = log_path
         self.log = open(log_path, "w") if log_path else None
-        binary = os.path.join(os.environ.get("VKSERVE_BINARY_DIR", os.path.join(ROOT, "build")), "vkserve")
-        self.proc = subprocess.Popen([binary, "serve", "--config", config_path], stdout=subprocess.PIPE,
+        self.proc = subprocess.Popen([vkserve_binary(), "serve", "--config", config_path], stdout=subprocess.PIPE,
                                      stderr=self.log or subprocess.STDOUT, text=True)
         self.address = f"127.0.0.1:{self.port}"
         self.reported = False
@@ -162,7 +165,64 @@ class Base(unittest.TestCase):
         np.testing.assert_allclose(p.sum(axis=1), np.ones(batch), rtol=1e-4)
 
 
+def run_client(*args):
+    return subprocess.run([vkserve_binary(), "client", *args], capture_output=True, text=True, timeout=60)
+
+
 class ServeTest(Base):
+    def test_client_command(self):
+        """`vkserve client` sends .npy inputs and writes what the server
+        answers, as the Python client gets it; bad flags and files fail."""
+        image = np.random.RandomState(7).standard_normal((2, 3, 16, 16)).astype(np.float32)
+        path = os.path.join(self.tmp, "image.npy")
+        np.save(path, image)
+        out = os.path.join(self.tmp, "client_out")
+        run = run_client("--url", self.server.address, "--model", "tinynet", "--input", f"image={path}",
+                         "--output-dir", out)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertIn("probabilities: FP32[2,10]", run.stdout)
+        got = np.load(os.path.join(out, "probabilities.npy"))
+        req = self.pb.ModelInferRequest(model_name="tinynet")
+        req.inputs.add(name="image", datatype="FP32", shape=[2, 3, 16, 16])
+        req.raw_input_contents.append(image.tobytes())
+        resp = self.stub.ModelInfer(req)
+        want = np.frombuffer(resp.raw_output_contents[0], dtype=np.float32).reshape(2, 10)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+
+        missing = run_client("--url", self.server.address, "--model", "tinynet",
+                             "--input", "image=/nonexistent/x.npy")
+        self.assertEqual(missing.returncode, 1)
+        self.assertIn("/nonexistent/x.npy", missing.stderr)
+        self.assertEqual(run_client("--url", self.server.address).returncode, 2)  # no --model
+        self.assertEqual(run_client("--model", "tinynet", "--input", "no-equals-sign").returncode, 2)
+        wrong = run_client("--url", self.server.address, "--model", "nosuch")
+        self.assertEqual(wrong.returncode, 1)
+        self.assertIn("nosuch", wrong.stderr)
+
+    def test_client_command_writes_no_file_outside_its_directory(self):
+        """An output name from the server is a file name, never a path."""
+        pb, pb_grpc = self.pb, self.pb_grpc
+
+        class Hostile(pb_grpc.GRPCInferenceServiceServicer):
+            def ModelInfer(self, request, context):
+                resp = pb.ModelInferResponse(model_name=request.model_name)
+                resp.outputs.add(name="../escaped", datatype="FP32", shape=[1])
+                resp.raw_output_contents.append(np.float32(1).tobytes())
+                return resp
+
+        server = grpc.server(concurrent.futures.ThreadPoolExecutor(2))
+        pb_grpc.add_GRPCInferenceServiceServicer_to_server(Hostile(), server)
+        port = server.add_insecure_port("127.0.0.1:0")
+        server.start()
+        try:
+            out = os.path.join(self.tmp, "hostile", "out")
+            run = run_client("--url", f"127.0.0.1:{port}", "--model", "m", "--output-dir", out)
+        finally:
+            server.stop(None)
+        self.assertEqual(run.returncode, 1, run.stdout)
+        self.assertIn("is not a file name", run.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "hostile", "escaped.npy")))
+
     def test_health(self):
         self.assertTrue(self.stub.ServerLive(self.pb.ServerLiveRequest()).live)
         self.assertTrue(self.stub.ServerReady(self.pb.ServerReadyRequest()).ready)
