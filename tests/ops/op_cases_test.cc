@@ -173,9 +173,8 @@ class OpCaseTest : public GpuTest, public ::testing::WithParamInterface<std::str
   static inline gpu::Instance* instance_of_kept_ = nullptr;
 };
 
-TEST_P(OpCaseTest, MatchesOnnxRuntime) {
-  const fs::path dir = fs::path(CasesDir()) / GetParam();
-  VKSERVE_ASSERT_OK_AND_ASSIGN(const CaseMeta meta, ReadMeta(dir / "meta.json"));
+// A case's reference outputs exist and onnxruntime could run it.
+void CheckReferencesExist(const fs::path& dir, const CaseMeta& meta) {
   if (fs::exists(dir / "expected" / "error.txt")) {
     FAIL() << "onnxruntime could not run this case, so it is not a valid test:\n"
            << ReadFile(dir / "expected" / "error.txt");
@@ -184,63 +183,72 @@ TEST_P(OpCaseTest, MatchesOnnxRuntime) {
     ASSERT_TRUE(fs::exists(dir / "expected" / (std::to_string(o) + ".npy")))
         << "no reference output " << o << " in " << dir << " (run tests/reference/ort_batch.js)";
   }
+}
 
-  if (meta.requires_feature == "cooperative_matrix" &&
-      !device_->info().cooperative_matrix_enabled) {
-    GTEST_SKIP() << "the device has no fp16 cooperative matrices";
+// The case's input tensors and a request viewing them (so `tensors` must
+// outlive `request` and not change).
+struct CaseInputs {
+  std::vector<HostTensor> tensors;
+  RunRequest request;
+};
+
+void ReadInputs(const fs::path& dir, const CaseMeta& meta, CaseInputs* in) {
+  for (size_t i = 0; i < meta.inputs.size(); ++i) {
+    VKSERVE_ASSERT_OK_AND_ASSIGN(
+        HostTensor t, ReadNpy((dir / "inputs" / (std::to_string(i) + ".npy")).string()));
+    in->tensors.push_back(std::move(t));
   }
-  ASSERT_TRUE(meta.requires_feature.empty() || meta.requires_feature == "cooperative_matrix")
-      << "unknown requirement " << meta.requires_feature;
-  const GpuContext gpu{device_.get(), allocator_.get(), pipelines_.get()};
-  ModelOptions options;
-  options.precision = meta.precision;
-  VKSERVE_ASSERT_OK_AND_ASSIGN(std::shared_ptr<Model> model,
-                               Model::Load((dir / "model.onnx").string(), gpu, options));
+  for (size_t i = 0; i < meta.inputs.size(); ++i) {
+    InputBinding b;
+    b.name = meta.inputs[i];
+    const HostTensor& t = in->tensors[i];
+    b.host = HostTensorView{t.dtype, t.shape, t.data};
+    in->request.inputs.push_back(std::move(b));
+  }
+}
+
+// What the case asks of the plan: a node fused as `fused_op`, no node of
+// type `absent_op`, a node running a kernel described as `kernel`.
+void CheckPlan(const Model& model, const CaseMeta& meta, const CaseInputs& in) {
+  const std::vector<Node>& nodes = model.graph().nodes;
   if (!meta.fused_op.empty()) {
-    const std::vector<Node>& nodes = model->graph().nodes;
     EXPECT_TRUE(std::any_of(nodes.begin(), nodes.end(),
                             [&](const Node& n) { return FusedOpName(n) == meta.fused_op; }))
         << "no node fused as " << meta.fused_op;
   }
   if (!meta.absent_op.empty()) {
-    const std::vector<Node>& nodes = model->graph().nodes;
     EXPECT_TRUE(std::none_of(nodes.begin(), nodes.end(),
                              [&](const Node& n) { return n.op_type == meta.absent_op; }))
         << "a " << meta.absent_op << " node is left";
   }
   if (!meta.kernel.empty()) {
     std::vector<std::vector<int64_t>> shapes;
-    for (size_t i = 0; i < meta.inputs.size(); ++i) {
-      VKSERVE_ASSERT_OK_AND_ASSIGN(
-          HostTensor t, ReadNpy((dir / "inputs" / (std::to_string(i) + ".npy")).string()));
-      shapes.push_back(t.shape);
-    }
-    VKSERVE_ASSERT_OK_AND_ASSIGN(const ModelReport report, model->Inspect(&shapes));
+    for (const HostTensor& t : in.tensors) shapes.push_back(t.shape);
+    VKSERVE_ASSERT_OK_AND_ASSIGN(const ModelReport report, model.Inspect(&shapes));
     EXPECT_TRUE(std::any_of(report.nodes.begin(), report.nodes.end(),
                             [&](const NodeReport& n) { return n.kernel.rfind(meta.kernel, 0) == 0; }))
         << "no node runs a kernel described as " << meta.kernel << "...";
   }
-  VKSERVE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Create(model));
+}
 
-  std::vector<HostTensor> inputs;
-  RunRequest request;
-  for (size_t i = 0; i < meta.inputs.size(); ++i) {
-    VKSERVE_ASSERT_OK_AND_ASSIGN(
-        HostTensor t, ReadNpy((dir / "inputs" / (std::to_string(i) + ".npy")).string()));
-    inputs.push_back(std::move(t));
+// Largest |a - b| over two float tensors of the same size.
+double MaxAbsError(const HostTensor& a, const HostTensor& b) {
+  double max_error = 0;
+  for (size_t i = 0; i < a.data.size() / 4; ++i) {
+    float x = 0, y = 0;
+    std::memcpy(&x, a.data.data() + 4 * i, 4);
+    std::memcpy(&y, b.data.data() + 4 * i, 4);
+    max_error = std::max(max_error, std::fabs(static_cast<double>(x) - y));
   }
-  for (size_t i = 0; i < meta.inputs.size(); ++i) {
-    InputBinding b;
-    b.name = meta.inputs[i];
-    b.host = HostTensorView{inputs[i].dtype, inputs[i].shape, inputs[i].data};
-    request.inputs.push_back(std::move(b));
-  }
+  return max_error;
+}
 
-  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult first, session->Run(request));
-  EXPECT_FALSE(first.timing.replayed) << "the first run of a new session cannot replay";
-  ASSERT_EQ(first.outputs.size(), meta.outputs.size());
+// A run's outputs against the reference within the case's tolerance; with
+// `min_max_error`, also far enough from an fp64 reference to prove rounding.
+void CheckAgainstReference(const RunResult& run, const fs::path& dir, const CaseMeta& meta) {
+  ASSERT_EQ(run.outputs.size(), meta.outputs.size());
   for (size_t o = 0; o < meta.outputs.size(); ++o) {
-    const RunOutput& out = first.outputs[o];
+    const RunOutput& out = run.outputs[o];
     SCOPED_TRACE("output " + std::to_string(o) + " '" + meta.outputs[o] + "'");
     EXPECT_EQ(out.name, meta.outputs[o]);
     VKSERVE_ASSERT_OK_AND_ASSIGN(
@@ -252,29 +260,53 @@ TEST_P(OpCaseTest, MatchesOnnxRuntime) {
     if (meta.min_max_error > 0) {
       ASSERT_EQ(want.dtype, DataType::kFloat);
       ASSERT_EQ(out.host.data.size(), want.data.size());
-      double max_error = 0;
-      for (size_t i = 0; i < want.data.size() / 4; ++i) {
-        float a = 0, b = 0;
-        std::memcpy(&a, out.host.data.data() + 4 * i, 4);
-        std::memcpy(&b, want.data.data() + 4 * i, 4);
-        max_error = std::max(max_error, std::fabs(static_cast<double>(a) - b));
-      }
-      EXPECT_GE(max_error, meta.min_max_error)
+      EXPECT_GE(MaxAbsError(out.host, want), meta.min_max_error)
           << "closer to the fp64 reference than the requested precision allows: not rounded?";
     }
   }
+}
 
-  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult second, session->Run(request));
+// The second run replays the first's recording and gives the same bits.
+void CheckReplay(const Session& session, const RunResult& first, const RunResult& second,
+                 const CaseMeta& meta) {
+  EXPECT_FALSE(first.timing.replayed) << "the first run of a new session cannot replay";
   EXPECT_TRUE(second.timing.replayed) << "the second run with the same shapes must replay";
   // One recording, or one per part of a model cut at sync points.
   EXPECT_EQ(second.timing.sync_points, first.timing.sync_points);
-  EXPECT_EQ(session->recording_count(), 1u + static_cast<size_t>(first.timing.sync_points));
+  EXPECT_EQ(session.recording_count(), 1u + static_cast<size_t>(first.timing.sync_points));
   ASSERT_EQ(second.outputs.size(), first.outputs.size());
   for (size_t o = 0; o < first.outputs.size(); ++o) {
     const std::string diff = testing::CompareBitwise(second.outputs[o].host, first.outputs[o].host);
     EXPECT_TRUE(diff.empty()) << "output " << o << " '" << meta.outputs[o]
                               << "': replayed run vs first run: " << diff;
   }
+}
+
+TEST_P(OpCaseTest, MatchesOnnxRuntime) {
+  const fs::path dir = fs::path(CasesDir()) / GetParam();
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const CaseMeta meta, ReadMeta(dir / "meta.json"));
+  ASSERT_NO_FATAL_FAILURE(CheckReferencesExist(dir, meta));
+  if (meta.requires_feature == "cooperative_matrix" &&
+      !device_->info().cooperative_matrix_enabled) {
+    GTEST_SKIP() << "the device has no fp16 cooperative matrices";
+  }
+  ASSERT_TRUE(meta.requires_feature.empty() || meta.requires_feature == "cooperative_matrix")
+      << "unknown requirement " << meta.requires_feature;
+
+  const GpuContext gpu{device_.get(), allocator_.get(), pipelines_.get()};
+  ModelOptions options;
+  options.precision = meta.precision;
+  VKSERVE_ASSERT_OK_AND_ASSIGN(std::shared_ptr<Model> model,
+                               Model::Load((dir / "model.onnx").string(), gpu, options));
+  CaseInputs in;
+  ASSERT_NO_FATAL_FAILURE(ReadInputs(dir, meta, &in));
+  ASSERT_NO_FATAL_FAILURE(CheckPlan(*model, meta, in));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Create(model));
+
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult first, session->Run(in.request));
+  ASSERT_NO_FATAL_FAILURE(CheckAgainstReference(first, dir, meta));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult second, session->Run(in.request));
+  CheckReplay(*session, first, second, meta);
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, OpCaseTest, ::testing::ValuesIn(ListCases()),
