@@ -328,117 +328,144 @@ TEST_F(HardeningTest, FailedLoadLeavesTheModelUnavailableAndTheServerReady) {
 // A client's huge name or handle is quoted as a short prefix with its
 // length: the real error comes back (a message quoting it in full exceeded
 // the client's metadata limit and came back as RESOURCE_EXHAUSTED).
-TEST_F(HardeningTest, HugeClientStringsGetTheRealErrorWithAShortMessage) {
-  const std::string huge(1 << 20, 'n');
-  const std::string handle(64 << 10, 'h');
-  auto expect_short = [](const grpc::Status& s, grpc::StatusCode code, const std::string& what) {
-    EXPECT_EQ(s.error_code(), code) << what << ": " << s.error_message().substr(0, 300);
-    EXPECT_LT(s.error_message().size(), 600u) << what;
-    EXPECT_THAT(s.error_message(), HasSubstr(" bytes)")) << what;
-  };
+// What a request carrying a huge client string gets: the error it would get
+// with a short one, and a message that quotes the string cut ("first
+// bytes… (N bytes)") rather than whole.
+void ExpectShortError(const grpc::Status& s, grpc::StatusCode code, const std::string& what) {
+  EXPECT_EQ(s.error_code(), code) << what << ": " << s.error_message().substr(0, 300);
+  EXPECT_LT(s.error_message().size(), 600u) << what;
+  EXPECT_THAT(s.error_message(), HasSubstr(" bytes)")) << what;
+}
+
+const std::string& Huge() {
+  static const std::string* huge = new std::string(1 << 20, 'n');
+  return *huge;
+}
+
+TEST_F(HardeningTest, HugeStringsInInferRequestsGetTheRealErrorWithAShortMessage) {
+  const std::string& huge = Huge();
   using Code = grpc::StatusCode;
-  auto stub = Stub();
+  const std::string handle(64 << 10, 'h');
   ModelInferResponse resp;
   const std::vector<float> x = {1, 2, 3, 4};
 
-  expect_short(Infer(RawRequest(huge, "x", {1, 4}, x), &resp), Code::NOT_FOUND, "model name");
+  ExpectShortError(Infer(RawRequest(huge, "x", {1, 4}, x), &resp), Code::NOT_FOUND, "model name");
   {
     ModelInferRequest r = RawRequest("addone", "x", {1, 4}, x);
     r.set_model_version(std::string(1 << 20, '9'));
-    expect_short(Infer(r, &resp), Code::INVALID_ARGUMENT, "model version");
+    ExpectShortError(Infer(r, &resp), Code::INVALID_ARGUMENT, "model version");
   }
-  expect_short(Infer(RawRequest("addone", huge, {1, 4}, x), &resp), Code::INVALID_ARGUMENT, "input name");
+  ExpectShortError(Infer(RawRequest("addone", huge, {1, 4}, x), &resp), Code::INVALID_ARGUMENT, "input name");
   {
     ModelInferRequest r = RawRequest("addone", "x", {1, 4}, x);
     r.add_outputs()->set_name(huge);
-    expect_short(Infer(r, &resp), Code::INVALID_ARGUMENT, "output name");
+    ExpectShortError(Infer(r, &resp), Code::INVALID_ARGUMENT, "output name");
   }
   {
     ModelInferRequest r = RawRequest("addone", "x", {1, 4}, x);
     r.mutable_inputs(0)->set_datatype(huge);
-    expect_short(Infer(r, &resp), Code::INVALID_ARGUMENT, "datatype");
+    ExpectShortError(Infer(r, &resp), Code::INVALID_ARGUMENT, "datatype");
   }
   {
     ModelInferRequest r = RawRequest("addone", "x", {1, 4}, x);
     r.clear_raw_input_contents();
     (*r.mutable_inputs(0)->mutable_parameters())[kGpuHandleParam].set_string_param(handle);
-    expect_short(Infer(r, &resp), Code::NOT_FOUND, "input handle");
+    ExpectShortError(Infer(r, &resp), Code::NOT_FOUND, "input handle");
   }
   for (const char* param : {kReadHandleParam, kReleaseHandleParam}) {
     ModelInferRequest r;
     (*r.mutable_parameters())[param].set_string_param(handle);
-    expect_short(Infer(r, &resp), Code::NOT_FOUND, param);
+    ExpectShortError(Infer(r, &resp), Code::NOT_FOUND, param);
   }
   {
     ModelInferRequest r = RawRequest("addone", "x", {1, 4}, x);
     r.clear_raw_input_contents();
     SetShm(r.mutable_inputs(0)->mutable_parameters(), huge, 16, 0);
-    expect_short(Infer(r, &resp), Code::NOT_FOUND, "region in a request");
+    ExpectShortError(Infer(r, &resp), Code::NOT_FOUND, "region in a request");
   }
+  ExpectStillServing();
+}
+
+TEST_F(HardeningTest, HugeNamesInRegionAndModelRpcsGetTheRealErrorWithAShortMessage) {
+  const std::string& huge = Huge();
+  using Code = grpc::StatusCode;
+  auto stub = Stub();
+
   {
     ShmObject obj("huge", 64);
-    expect_short(RegisterRegion(huge, obj.key, 64), Code::INVALID_ARGUMENT, "region registered");
+    ExpectShortError(RegisterRegion(huge, obj.key, 64), Code::INVALID_ARGUMENT, "region registered");
     SystemSharedMemoryStatusRequest sreq;
     sreq.set_name(huge);
     SystemSharedMemoryStatusResponse sr;
-    expect_short(stub->SystemSharedMemoryStatus(Context().get(), sreq, &sr), Code::NOT_FOUND, "region status");
+    ExpectShortError(stub->SystemSharedMemoryStatus(Context().get(), sreq, &sr), Code::NOT_FOUND,
+                     "region status");
     SystemSharedMemoryUnregisterRequest ureq;
     ureq.set_name(huge);
     SystemSharedMemoryUnregisterResponse ur;
-    expect_short(stub->SystemSharedMemoryUnregister(Context().get(), ureq, &ur), Code::NOT_FOUND, "unregister");
+    ExpectShortError(stub->SystemSharedMemoryUnregister(Context().get(), ureq, &ur), Code::NOT_FOUND,
+                     "unregister");
   }
   {
     ModelMetadataRequest req;
     req.set_name(huge);
     ModelMetadataResponse r;
-    expect_short(stub->ModelMetadata(Context().get(), req, &r), Code::NOT_FOUND, "metadata");
+    ExpectShortError(stub->ModelMetadata(Context().get(), req, &r), Code::NOT_FOUND, "metadata");
     ModelConfigRequest creq;
     creq.set_name(huge);
     ModelConfigResponse cr;
-    expect_short(stub->ModelConfig(Context().get(), creq, &cr), Code::NOT_FOUND, "config");
+    ExpectShortError(stub->ModelConfig(Context().get(), creq, &cr), Code::NOT_FOUND, "config");
     ModelStatisticsRequest sreq;
     sreq.set_name(huge);
     ModelStatisticsResponse sr;
-    expect_short(stub->ModelStatistics(Context().get(), sreq, &sr), Code::NOT_FOUND, "statistics");
+    ExpectShortError(stub->ModelStatistics(Context().get(), sreq, &sr), Code::NOT_FOUND, "statistics");
     ModelReadyRequest rreq;
     rreq.set_name("addone");
     rreq.set_version(std::string(1 << 20, 'v'));
     ModelReadyResponse rr;
-    expect_short(stub->ModelReady(Context().get(), rreq, &rr), Code::INVALID_ARGUMENT, "ready version");
+    ExpectShortError(stub->ModelReady(Context().get(), rreq, &rr), Code::INVALID_ARGUMENT, "ready version");
   }
   {
     RepositoryModelLoadRequest lreq;
     lreq.set_model_name(huge);
     RepositoryModelLoadResponse lr;
-    expect_short(stub->RepositoryModelLoad(Context().get(), lreq, &lr), Code::INVALID_ARGUMENT, "load");
+    ExpectShortError(stub->RepositoryModelLoad(Context().get(), lreq, &lr), Code::INVALID_ARGUMENT, "load");
     RepositoryModelUnloadRequest ureq;
     ureq.set_model_name(huge);
     RepositoryModelUnloadResponse ur;
-    expect_short(stub->RepositoryModelUnload(Context().get(), ureq, &ur), Code::NOT_FOUND, "unload");
+    ExpectShortError(stub->RepositoryModelUnload(Context().get(), ureq, &ur), Code::NOT_FOUND, "unload");
     RepositoryIndexRequest ireq;
     ireq.set_repository_name(huge);
     RepositoryIndexResponse ir;
-    expect_short(stub->RepositoryIndex(Context().get(), ireq, &ir), Code::NOT_FOUND, "index");
+    ExpectShortError(stub->RepositoryIndex(Context().get(), ireq, &ir), Code::NOT_FOUND, "index");
   }
+  ExpectStillServing();
+}
+
+TEST_F(HardeningTest, HugeStringsInHealthSettingsAndStreamsGetTheRealErrorWithAShortMessage) {
+  const std::string& huge = Huge();
+  using Code = grpc::StatusCode;
+  auto stub = Stub();
+  const std::vector<float> x = {1, 2, 3, 4};
+
   {
     auto health = grpc::health::v1::Health::NewStub(*channel_);
     grpc::health::v1::HealthCheckRequest req;
     req.set_service(huge);
     grpc::health::v1::HealthCheckResponse r;
-    expect_short(health->Check(Context().get(), req, &r), Code::NOT_FOUND, "health");
+    ExpectShortError(health->Check(Context().get(), req, &r), Code::NOT_FOUND, "health");
   }
   {
     TraceSettingRequest treq;
     treq.set_model_name(huge);
     TraceSettingResponse tr;
-    expect_short(stub->TraceSetting(Context().get(), treq, &tr), Code::INVALID_ARGUMENT, "trace model");
+    ExpectShortError(stub->TraceSetting(Context().get(), treq, &tr), Code::INVALID_ARGUMENT, "trace model");
     TraceSettingRequest kreq;
     (*kreq.mutable_settings())[huge].add_value("1");
-    expect_short(stub->TraceSetting(Context().get(), kreq, &tr), Code::INVALID_ARGUMENT, "trace key");
+    ExpectShortError(stub->TraceSetting(Context().get(), kreq, &tr), Code::INVALID_ARGUMENT, "trace key");
     LogSettingsRequest lreq;
     (*lreq.mutable_settings())["log_format"].set_string_param(huge);
     LogSettingsResponse lr;
-    expect_short(stub->LogSettings(Context().get(), lreq, &lr), Code::INVALID_ARGUMENT, "log format");
+    ExpectShortError(stub->LogSettings(Context().get(), lreq, &lr), Code::INVALID_ARGUMENT, "log format");
   }
   {
     grpc::ClientContext ctx;
