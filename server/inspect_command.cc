@@ -70,42 +70,30 @@ void PrintText(const std::string& path, const ModelReport& r) {
               absl::StrCat(r.cache_limits.host_bytes).c_str());
 }
 
-void PrintJson(const std::string& path, const ModelReport& r) {
-  JsonWriter w;
-  w.BeginObject();
-  w.Key("model").String(path);
-  w.Key("signature").String(r.signature);
-  w.Key("format").String(r.format);
-  if (r.format == "ort") w.Key("ort_format_version").String(r.ort_format_version);
-  for (const auto* list : {&r.inputs, &r.outputs}) {
-    w.Key(list == &r.inputs ? "inputs" : "outputs").BeginArray();
-    for (const auto& v : *list) {
-      w.BeginObject();
-      w.Key("name").String(v.name);
-      w.Key("type").String(TypeString(v.type));
-      w.Key("dtype").String(std::string(DataTypeName(v.type.dtype)));
-      w.Key("shape").BeginArray();
-      for (const Dim& d : v.type.shape) {
-        if (d.is_fixed()) w.Int(d.value); else w.String(d.param.empty() ? "?" : d.param);
-      }
-      w.EndArray();
-      w.EndObject();
+void WriteValues(const char* key, const std::vector<ValueInfo>& values, JsonWriter& w) {
+  w.Key(key).BeginArray();
+  for (const auto& v : values) {
+    w.BeginObject();
+    w.Key("name").String(v.name);
+    w.Key("type").String(TypeString(v.type));
+    w.Key("dtype").String(std::string(DataTypeName(v.type.dtype)));
+    w.Key("shape").BeginArray();
+    for (const Dim& d : v.type.shape) {
+      if (d.is_fixed()) w.Int(d.value); else w.String(d.param.empty() ? "?" : d.param);
     }
     w.EndArray();
+    w.EndObject();
   }
-  w.Key("op_counts").BeginObject();
-  for (const auto& [op, count] : r.op_counts) w.Key(op).Int(count);
-  w.EndObject();
-  w.Key("gpu_nodes").Int(r.gpu_nodes);
-  w.Key("cpu_nodes").Int(r.cpu_nodes);
-  w.Key("fused_nodes").Int(r.fused_nodes);
-  w.Key("sync_points").Int(static_cast<int64_t>(r.sync_points.size()));
-  w.Key("sync_point_nodes").BeginArray();
-  for (const auto& line : r.sync_points) w.String(line);
   w.EndArray();
-  w.Key("arena_bytes").Int(static_cast<int64_t>(r.arena_bytes));
-  w.Key("tensor_bytes_total").Int(static_cast<int64_t>(r.tensor_bytes_total));
-  w.Key("weight_bytes").Int(static_cast<int64_t>(r.weight_bytes));
+}
+
+void WriteStrings(const char* key, const std::vector<std::string>& strings, JsonWriter& w) {
+  w.Key(key).BeginArray();
+  for (const auto& s : strings) w.String(s);
+  w.EndArray();
+}
+
+void WritePlanCache(const ModelReport& r, JsonWriter& w) {
   w.Key("plan_cache").BeginObject();
   w.Key("plans").Int(static_cast<int64_t>(r.cached_plans));
   w.Key("plan_device_bytes").Int(static_cast<int64_t>(r.plan_cost.device_bytes));
@@ -113,6 +101,10 @@ void PrintJson(const std::string& path, const ModelReport& r) {
   w.Key("budget_device_bytes").Int(static_cast<int64_t>(r.cache_limits.device_bytes));
   w.Key("budget_host_bytes").Int(static_cast<int64_t>(r.cache_limits.host_bytes));
   w.EndObject();
+}
+
+// The planned nodes, then the nodes as the file stored them.
+void WriteNodes(const ModelReport& r, JsonWriter& w) {
   w.Key("nodes").BeginArray();
   for (const auto& n : r.nodes) {
     w.BeginObject();
@@ -123,12 +115,8 @@ void PrintJson(const std::string& path, const ModelReport& r) {
     w.Key("device").String(n.device.substr(0, 3));
     w.Key("execution").String(n.device);
     if (!n.kernel.empty()) w.Key("kernel").String(n.kernel);
-    w.Key("inputs").BeginArray();
-    for (const auto& s : n.inputs) w.String(s);
-    w.EndArray();
-    w.Key("outputs").BeginArray();
-    for (const auto& s : n.outputs) w.String(s);
-    w.EndArray();
+    WriteStrings("inputs", n.inputs, w);
+    WriteStrings("outputs", n.outputs, w);
     w.EndObject();
   }
   w.EndArray();
@@ -145,6 +133,30 @@ void PrintJson(const std::string& path, const ModelReport& r) {
     w.EndObject();
   }
   w.EndArray();
+}
+
+void PrintJson(const std::string& path, const ModelReport& r) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("model").String(path);
+  w.Key("signature").String(r.signature);
+  w.Key("format").String(r.format);
+  if (r.format == "ort") w.Key("ort_format_version").String(r.ort_format_version);
+  WriteValues("inputs", r.inputs, w);
+  WriteValues("outputs", r.outputs, w);
+  w.Key("op_counts").BeginObject();
+  for (const auto& [op, count] : r.op_counts) w.Key(op).Int(count);
+  w.EndObject();
+  w.Key("gpu_nodes").Int(r.gpu_nodes);
+  w.Key("cpu_nodes").Int(r.cpu_nodes);
+  w.Key("fused_nodes").Int(r.fused_nodes);
+  w.Key("sync_points").Int(static_cast<int64_t>(r.sync_points.size()));
+  WriteStrings("sync_point_nodes", r.sync_points, w);
+  w.Key("arena_bytes").Int(static_cast<int64_t>(r.arena_bytes));
+  w.Key("tensor_bytes_total").Int(static_cast<int64_t>(r.tensor_bytes_total));
+  w.Key("weight_bytes").Int(static_cast<int64_t>(r.weight_bytes));
+  WritePlanCache(r, w);
+  WriteNodes(r, w);
   w.EndObject();
   std::printf("%s\n", w.str().c_str());
 }
