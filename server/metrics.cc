@@ -459,12 +459,11 @@ std::shared_ptr<ModelMetrics> Metrics::ForModel(const std::string& model, int64_
 
 std::shared_ptr<ModelMetrics> Metrics::ModelSeries(const std::string& model, int64_t version) {
   MutexLock lock(&mutex_);
-  auto key = std::make_pair(model, version);
+  const ModelKey key(model, version);
   if (auto it = live_.find(key); it != live_.end()) {
     if (auto alive = it->second.lock()) return alive;
   }
-  const std::string v = absl::StrCat(version);
-  const prometheus::Labels labels{{"model", model}, {"version", v}};
+  const prometheus::Labels labels{{"model", model}, {"version", absl::StrCat(version)}};
   auto with = [&](const char* name, std::string_view value) {
     prometheus::Labels l = labels;
     l.emplace(name, std::string(value));
@@ -473,21 +472,7 @@ std::shared_ptr<ModelMetrics> Metrics::ModelSeries(const std::string& model, int
   Families& f = *families_;
   auto m = std::shared_ptr<ModelMetrics>(new ModelMetrics());
   m->request_ = &f.request.Add(labels, DurationBuckets());
-  m->add_gpu_ = [this, labels](const std::string& gpu) {
-    prometheus::Labels on_gpu = labels;
-    on_gpu.emplace("gpu", gpu);
-    MutexLock lock(&mutex_);
-    Families& fam = *families_;
-    ModelMetrics::GpuSeries series;
-    for (int p = 0; p < kPhaseCount; ++p) {
-      prometheus::Labels l = on_gpu;
-      l.emplace("phase", std::string(PhaseName(static_cast<Phase>(p))));
-      series.phases[p] = &fam.phase.Add(l, DurationBuckets());
-    }
-    series.copies = &fam.cross_copies.Add(on_gpu);
-    series.copy_bytes = &fam.cross_bytes.Add(on_gpu);
-    return series;
-  };
+  m->add_gpu_ = [this, labels](const std::string& gpu) { return AddGpuSeries(labels, gpu); };
   for (int o = 0; o < kRequestOutcomeCount; ++o) {
     m->requests_[o] =
         &f.requests.Add(with("outcome", RequestOutcomeName(static_cast<RequestOutcome>(o))));
@@ -503,34 +488,55 @@ std::shared_ptr<ModelMetrics> Metrics::ModelSeries(const std::string& model, int
   m->runs_recorded_ = &f.runs.Add(with("command_buffer", "recorded"));
   m->sync_points_ = &f.sync_points.Add(labels);
   m->remove_ = [this, key, raw = m.get()](const std::vector<ModelMetrics::GpuSeries>& gpus) {
-    MutexLock lock(&mutex_);
-    // A newer ModelMetrics for the same version may have replaced this one
-    // in live_ only after this one expired; then the series are its own.
-    if (auto it = live_.find(key); it != live_.end()) {
-      if (!it->second.expired()) return;
-      live_.erase(it);
-    }
-    Families& fam = *families_;
-    fam.request.Remove(raw->request_);
-    for (const ModelMetrics::GpuSeries& g : gpus) {
-      for (auto* h : g.phases) fam.phase.Remove(h);
-      fam.cross_copies.Remove(g.copies);
-      fam.cross_bytes.Remove(g.copy_bytes);
-    }
-    for (auto* c : raw->requests_) fam.requests.Remove(c);
-    fam.inferences.Remove(raw->inferences_);
-    fam.executions.Remove(raw->executions_);
-    fam.padding.Remove(raw->padding_);
-    fam.bytes.Remove(raw->bytes_to_gpu_);
-    fam.bytes.Remove(raw->bytes_to_host_);
-    fam.batch_size.Remove(raw->batch_size_);
-    fam.batch_delay.Remove(raw->batch_delay_);
-    fam.runs.Remove(raw->runs_replayed_);
-    fam.runs.Remove(raw->runs_recorded_);
-    fam.sync_points.Remove(raw->sync_points_);
+    RemoveModelSeries(key, *raw, gpus);
   };
   live_[key] = m;
   return m;
+}
+
+ModelMetrics::GpuSeries Metrics::AddGpuSeries(const prometheus::Labels& labels, const std::string& gpu) {
+  prometheus::Labels on_gpu = labels;
+  on_gpu.emplace("gpu", gpu);
+  MutexLock lock(&mutex_);
+  Families& f = *families_;
+  ModelMetrics::GpuSeries series;
+  for (int p = 0; p < kPhaseCount; ++p) {
+    prometheus::Labels l = on_gpu;
+    l.emplace("phase", std::string(PhaseName(static_cast<Phase>(p))));
+    series.phases[p] = &f.phase.Add(l, DurationBuckets());
+  }
+  series.copies = &f.cross_copies.Add(on_gpu);
+  series.copy_bytes = &f.cross_bytes.Add(on_gpu);
+  return series;
+}
+
+void Metrics::RemoveModelSeries(const ModelKey& key, const ModelMetrics& model,
+                                const std::vector<ModelMetrics::GpuSeries>& gpus) {
+  MutexLock lock(&mutex_);
+  // A newer ModelMetrics for the same version may have replaced this one
+  // in live_ only after this one expired; then the series are its own.
+  if (auto it = live_.find(key); it != live_.end()) {
+    if (!it->second.expired()) return;
+    live_.erase(it);
+  }
+  Families& f = *families_;
+  f.request.Remove(model.request_);
+  for (const ModelMetrics::GpuSeries& g : gpus) {
+    for (auto* h : g.phases) f.phase.Remove(h);
+    f.cross_copies.Remove(g.copies);
+    f.cross_bytes.Remove(g.copy_bytes);
+  }
+  for (auto* c : model.requests_) f.requests.Remove(c);
+  f.inferences.Remove(model.inferences_);
+  f.executions.Remove(model.executions_);
+  f.padding.Remove(model.padding_);
+  f.bytes.Remove(model.bytes_to_gpu_);
+  f.bytes.Remove(model.bytes_to_host_);
+  f.batch_size.Remove(model.batch_size_);
+  f.batch_delay.Remove(model.batch_delay_);
+  f.runs.Remove(model.runs_replayed_);
+  f.runs.Remove(model.runs_recorded_);
+  f.sync_points.Remove(model.sync_points_);
 }
 
 std::string Metrics::Render() const {

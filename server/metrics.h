@@ -26,9 +26,10 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "runtime/cache_budget.h"
 #include "base/mutex.h"
 #include "gpu/buffer.h"
+#include "prometheus/labels.h"
+#include "runtime/cache_budget.h"
 #include "runtime/session.h"
 #include "server/output_buffer_pool.h"
 
@@ -204,8 +205,15 @@ class Metrics {
   std::string Render() const;
 
  private:
+  using ModelKey = std::pair<std::string, int64_t>;  // model, version
   // The version's ModelMetrics, alive or new (without per-GPU series).
   std::shared_ptr<ModelMetrics> ModelSeries(const std::string& model, int64_t version);
+  // A model version's series on one GPU (`labels`: model and version).
+  ModelMetrics::GpuSeries AddGpuSeries(const prometheus::Labels& labels, const std::string& gpu);
+  // Removes the series of `model` (whose last owner is gone) unless a newer
+  // ModelMetrics for its key is alive.
+  void RemoveModelSeries(const ModelKey& key, const ModelMetrics& model,
+                         const std::vector<ModelMetrics::GpuSeries>& gpus);
 
   class SampledGauges;
   struct Families;
@@ -217,8 +225,7 @@ class Metrics {
   int port_ = 0;
 
   Mutex mutex_;  // guards the families' Add/Remove and live_
-  std::map<std::pair<std::string, int64_t>, std::weak_ptr<ModelMetrics>> live_
-      ABSL_GUARDED_BY(mutex_);
+  std::map<ModelKey, std::weak_ptr<ModelMetrics>> live_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace vkserve
