@@ -187,6 +187,58 @@ absl::StatusOr<HostTensor> ConvertTwoBitTensor(const Context& ctx, const onnx::T
   return out;
 }
 
+// A tensor whose `n` elements (`bytes` in all) are in TensorProto's typed
+// fields (float_data, int32_data, ...) into `out` (dtype and shape set).
+absl::Status ConvertTypedFields(const Context& ctx, const onnx::TensorProto& t, const std::string& what,
+                                uint64_t n, uint64_t bytes, HostTensor* out) {
+  const size_t elem = DataTypeSize(out->dtype);
+  // Typed fields: count first, allocate after (the dims are untrusted).
+  auto check = [&](int count, uint64_t per_element, const char* field) -> absl::Status {
+    if (static_cast<uint64_t>(count) != n * per_element) {
+      return Malformed(ctx, absl::StrCat(what, " has ", count, " values in ", field, "; its ",
+                                         std::string(DataTypeName(out->dtype)), " shape [",
+                                         absl::StrJoin(out->shape, ","), "] needs ", n * per_element));
+    }
+    return absl::OkStatus();
+  };
+  switch (out->dtype) {
+    case DataType::kFloat:
+    case DataType::kComplex64:
+      RETURN_IF_ERROR(check(t.float_data_size(), out->dtype == DataType::kFloat ? 1 : 2, "float_data"));
+      out->data.resize(bytes);
+      if (bytes) std::memcpy(out->data.data(), t.float_data().data(), bytes);
+      break;
+    case DataType::kDouble:
+    case DataType::kComplex128:
+      RETURN_IF_ERROR(check(t.double_data_size(), out->dtype == DataType::kDouble ? 1 : 2, "double_data"));
+      out->data.resize(bytes);
+      if (bytes) std::memcpy(out->data.data(), t.double_data().data(), bytes);
+      break;
+    case DataType::kInt64:
+      RETURN_IF_ERROR(check(t.int64_data_size(), 1, "int64_data"));
+      out->data.resize(bytes);
+      if (bytes) std::memcpy(out->data.data(), t.int64_data().data(), bytes);
+      break;
+    case DataType::kUint32:
+    case DataType::kUint64:
+      RETURN_IF_ERROR(check(t.uint64_data_size(), 1, "uint64_data"));
+      out->data.resize(bytes);
+      for (uint64_t i = 0; i < n; ++i) {
+        const uint64_t v = t.uint64_data(static_cast<int>(i));
+        std::memcpy(out->data.data() + i * elem, &v, elem);  // low bytes: uint32 truncation
+      }
+      break;
+    default:  // int32, int16, int8, uint16, uint8, bool, float16, bfloat16 live in int32_data
+      RETURN_IF_ERROR(check(t.int32_data_size(), 1, "int32_data"));
+      out->data.resize(bytes);
+      for (uint64_t i = 0; i < n; ++i) {
+        const int32_t v = t.int32_data(static_cast<int>(i));
+        std::memcpy(out->data.data() + i * elem, &v, elem);  // low bytes (fp16 bits, int8, ...)
+      }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<HostTensor> ConvertTensor(const Context& ctx, const onnx::TensorProto& t, const std::string& what) {
   HostTensor out;
   ASSIGN_OR_RETURN(out.dtype, CheckElementType(ctx.name, t.data_type(), what, /*allow_undefined=*/false));
@@ -214,50 +266,7 @@ absl::StatusOr<HostTensor> ConvertTensor(const Context& ctx, const onnx::TensorP
     out.data.assign(t.raw_data().begin(), t.raw_data().end());
     return out;
   }
-  // Typed fields: count first, allocate after (the dims are untrusted).
-  auto check = [&](int count, uint64_t per_element, const char* field) -> absl::Status {
-    if (static_cast<uint64_t>(count) != n * per_element) {
-      return Malformed(ctx, absl::StrCat(what, " has ", count, " values in ", field, "; its ",
-                                         std::string(DataTypeName(out.dtype)), " shape [",
-                                         absl::StrJoin(out.shape, ","), "] needs ", n * per_element));
-    }
-    return absl::OkStatus();
-  };
-  switch (out.dtype) {
-    case DataType::kFloat:
-    case DataType::kComplex64:
-      RETURN_IF_ERROR(check(t.float_data_size(), out.dtype == DataType::kFloat ? 1 : 2, "float_data"));
-      out.data.resize(bytes);
-      if (bytes) std::memcpy(out.data.data(), t.float_data().data(), bytes);
-      break;
-    case DataType::kDouble:
-    case DataType::kComplex128:
-      RETURN_IF_ERROR(check(t.double_data_size(), out.dtype == DataType::kDouble ? 1 : 2, "double_data"));
-      out.data.resize(bytes);
-      if (bytes) std::memcpy(out.data.data(), t.double_data().data(), bytes);
-      break;
-    case DataType::kInt64:
-      RETURN_IF_ERROR(check(t.int64_data_size(), 1, "int64_data"));
-      out.data.resize(bytes);
-      if (bytes) std::memcpy(out.data.data(), t.int64_data().data(), bytes);
-      break;
-    case DataType::kUint32:
-    case DataType::kUint64:
-      RETURN_IF_ERROR(check(t.uint64_data_size(), 1, "uint64_data"));
-      out.data.resize(bytes);
-      for (uint64_t i = 0; i < n; ++i) {
-        const uint64_t v = t.uint64_data(static_cast<int>(i));
-        std::memcpy(out.data.data() + i * elem, &v, elem);  // low bytes: uint32 truncation
-      }
-      break;
-    default:  // int32, int16, int8, uint16, uint8, bool, float16, bfloat16 live in int32_data
-      RETURN_IF_ERROR(check(t.int32_data_size(), 1, "int32_data"));
-      out.data.resize(bytes);
-      for (uint64_t i = 0; i < n; ++i) {
-        const int32_t v = t.int32_data(static_cast<int>(i));
-        std::memcpy(out.data.data() + i * elem, &v, elem);  // low bytes (fp16 bits, int8, ...)
-      }
-  }
+  RETURN_IF_ERROR(ConvertTypedFields(ctx, t, what, n, bytes, &out));
   return out;
 }
 
