@@ -15,6 +15,7 @@
 #include "config/server_config.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/tinynet_example.h"
 
 namespace vkserve {
 namespace {
@@ -80,19 +81,7 @@ TEST(ModelConfigTest, ExampleConfigMatchesTinynetTensors) {
   EXPECT_TRUE(parsed->from_file);
   absl::StatusOr<ModelSettings> s = ValidateModelConfig(*parsed, Inputs(), Outputs());
   ASSERT_TRUE(s.ok()) << s.status();
-  EXPECT_EQ(s->name, "tinynet");
-  EXPECT_EQ(s->max_batch_size, 8);
-  EXPECT_EQ(s->sessions, 2);
-  EXPECT_EQ(s->device, "");
-  EXPECT_EQ(s->max_queue_size, 64);
-  EXPECT_EQ(s->default_timeout, absl::ZeroDuration());
-  EXPECT_TRUE(s->dynamic_batching);
-  EXPECT_EQ(s->output_locations.at("probabilities"), PreferredLocation::kCpu);
-  EXPECT_EQ(s->config.platform(), "onnxruntime_onnx");
-  EXPECT_EQ(s->config.backend(), "vkserve");
-  EXPECT_EQ(s->config.input(0).data_type(), inference::TYPE_FP32);
-  EXPECT_THAT(MetadataShape(*s, s->config.input(0).dims()), ElementsAre(-1, 3, 16, 16));
-  EXPECT_THAT(MetadataShape(*s, s->config.output(0).dims()), ElementsAre(-1, 10));
+  testing::ExpectTinynetExampleSettings(*s);
 }
 
 TEST(ModelConfigTest, DerivedFromTinynetTensors) {

@@ -14,6 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/onnx_loader.h"
+#include "tests/testing/tinynet_example.h"
 
 namespace vkserve {
 namespace {
@@ -57,7 +58,7 @@ TEST(ModelTensorsTest, ValueInfoToModelTensor) {
   EXPECT_EQ(z.type_name, "complex64");
   EXPECT_FALSE(z.has_shape);
   EXPECT_TRUE(z.dims.empty());
-  EXPECT_THAT(ToModelTensors({info, info}), testing::SizeIs(2));
+  EXPECT_THAT(ToModelTensors({info, info}), ::testing::SizeIs(2));
 }
 
 TEST(ModelTensorsTest, ExampleConfigMatchesExampleModel) {
@@ -69,19 +70,7 @@ TEST(ModelTensorsTest, ExampleConfigMatchesExampleModel) {
   absl::StatusOr<ModelSettings> s =
       ValidateModelConfig(*parsed, ToModelTensors(graph->inputs), ToModelTensors(graph->outputs));
   ASSERT_TRUE(s.ok()) << s.status();
-  EXPECT_EQ(s->name, "tinynet");
-  EXPECT_EQ(s->max_batch_size, 8);
-  EXPECT_EQ(s->sessions, 2);
-  EXPECT_EQ(s->device, "");
-  EXPECT_EQ(s->max_queue_size, 64);
-  EXPECT_EQ(s->default_timeout, absl::ZeroDuration());
-  EXPECT_TRUE(s->dynamic_batching);
-  EXPECT_EQ(s->output_locations.at("probabilities"), PreferredLocation::kCpu);
-  EXPECT_EQ(s->config.platform(), "onnxruntime_onnx");
-  EXPECT_EQ(s->config.backend(), "vkserve");
-  EXPECT_EQ(s->config.input(0).data_type(), inference::TYPE_FP32);
-  EXPECT_THAT(MetadataShape(*s, s->config.input(0).dims()), ElementsAre(-1, 3, 16, 16));
-  EXPECT_THAT(MetadataShape(*s, s->config.output(0).dims()), ElementsAre(-1, 10));
+  testing::ExpectTinynetExampleSettings(*s);
 }
 
 TEST(ModelTensorsTest, DerivedFromTheExampleModelFile) {
