@@ -405,6 +405,61 @@ bool ParseOptions(int argc, char** argv, Options* out) {
   return !o.model.empty();
 }
 
+// A first request on every connection (and the model's first runs).
+bool WarmUp(const std::vector<std::unique_ptr<inference::GRPCInferenceService::Stub>>& stubs,
+            const inference::ModelInferRequest& request) {
+  for (const auto& stub : stubs) {
+    grpc::ClientContext ctx;
+    inference::ModelInferResponse resp;
+    if (grpc::Status s = stub->ModelInfer(&ctx, request, &resp); !s.ok()) {
+      std::fprintf(stderr, "ModelInfer: %s\n", s.error_message().c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+// Prints what the clients saw; returns the summary line's start.
+std::string PrintClients(const Options& o, int channels, const ClientFigures& client, double floor_us) {
+  const std::vector<double>& all = client.latencies_ms;
+  double mean = 0;
+  for (double v : all) mean += v;
+  mean /= std::max<size_t>(all.size(), 1);
+  const double rps = static_cast<double>(all.size()) / client.window_s;
+  std::printf("model %s, batch %lld, concurrency %d, channels %d, window %.1f s after %.1f s warm-up\n",
+              o.model.c_str(), static_cast<long long>(o.batch), o.concurrency, channels, client.window_s,
+              o.warmup);
+  std::printf("client: %zu requests, %d failed, throughput %.1f req/s, %.1f infer/s; latency ms avg %.3f "
+              "p50 %.3f p90 %.3f p95 %.3f p99 %.3f\n",
+              all.size(), client.failures, rps, rps * static_cast<double>(o.batch), mean,
+              Percentile(all, 0.5), Percentile(all, 0.9), Percentile(all, 0.95), Percentile(all, 0.99));
+  std::printf("grpc floor: an empty ServerLive call, p50 of %d back to back: %.1f us\n",
+              kFloorCalls, floor_us);
+  std::string summary = absl::StrCat(
+      "summary: model=", o.model, " batch=", o.batch, " concurrency=", o.concurrency,
+      " requests=", all.size(), " failed=", client.failures, " req_per_s=", rps,
+      " infer_per_s=", rps * static_cast<double>(o.batch), " avg_ms=", mean,
+      " p50_ms=", Percentile(all, 0.5), " p90_ms=", Percentile(all, 0.9),
+      " p95_ms=", Percentile(all, 0.95), " p99_ms=", Percentile(all, 0.99),
+      " grpc_floor_p50_us=", floor_us);
+  if (o.live) absl::StrAppend(&summary, " rpc=ServerLive");
+  if (o.poll) absl::StrAppend(&summary, " client=polling");
+  return summary;
+}
+
+// One more request with tracing on; prints the trace file's path.
+void PrintTrace(inference::GRPCInferenceService::Stub& stub, const inference::ModelInferRequest& request) {
+  grpc::ClientContext ctx;
+  inference::ModelInferResponse resp;
+  inference::ModelInferRequest traced = request;
+  (*traced.mutable_parameters())["vkserve_trace"].set_bool_param(true);
+  grpc::Status s = stub.ModelInfer(&ctx, traced, &resp);
+  auto it = resp.parameters().find("vkserve_trace_path");
+  std::printf("trace: %s\n", !s.ok() ? s.error_message().c_str()
+                                     : it == resp.parameters().end() ? "(none)"
+                                                                     : it->second.string_param().c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -415,17 +470,7 @@ int main(int argc, char** argv) {
   const int channels = o.channels > 0 ? o.channels : (o.concurrency + 7) / 8;
   for (int i = 0; i < channels; ++i) stubs.push_back(NewStub(o.url, i));
   inference::ModelInferRequest request;
-  if (!MakeRequest(*stubs[0], o, &request)) return 1;
-
-  // A first request on every connection (and the model's first runs).
-  for (auto& stub : stubs) {
-    grpc::ClientContext ctx;
-    inference::ModelInferResponse resp;
-    if (grpc::Status s = stub->ModelInfer(&ctx, request, &resp); !s.ok()) {
-      std::fprintf(stderr, "ModelInfer: %s\n", s.error_message().c_str());
-      return 1;
-    }
-  }
+  if (!MakeRequest(*stubs[0], o, &request) || !WarmUp(stubs, request)) return 1;
   // gRPC's own floor on this connection: an empty unary call (ServerLive)
   // back to back, so the overhead below can be read against it.
   const double floor_us = LiveP50(*stubs[0], kFloorCalls, 0, o.poll);
@@ -435,41 +480,8 @@ int main(int argc, char** argv) {
     if (!o.metrics.empty()) before = HttpGet(o.metrics);
   });
   const std::string after = o.metrics.empty() ? "" : HttpGet(o.metrics);
-  const std::vector<double>& all = client.latencies_ms;
-  double mean = 0;
-  for (double v : all) mean += v;
-  mean /= std::max<size_t>(all.size(), 1);
-  const double rps = static_cast<double>(all.size()) / client.window_s;
-
-  std::printf("model %s, batch %lld, concurrency %d, channels %d, window %.1f s after %.1f s warm-up\n",
-              o.model.c_str(), static_cast<long long>(o.batch), o.concurrency, channels, client.window_s,
-              o.warmup);
-  std::printf("client: %zu requests, %d failed, throughput %.1f req/s, %.1f infer/s; latency ms avg %.3f "
-              "p50 %.3f p90 %.3f p95 %.3f p99 %.3f\n",
-              all.size(), client.failures, rps, rps * static_cast<double>(o.batch), mean,
-              Percentile(all, 0.5), Percentile(all, 0.9), Percentile(all, 0.95), Percentile(all, 0.99));
-  std::string summary = absl::StrCat(
-      "summary: model=", o.model, " batch=", o.batch, " concurrency=", o.concurrency,
-      " requests=", all.size(), " failed=", client.failures, " req_per_s=", rps,
-      " infer_per_s=", rps * static_cast<double>(o.batch), " avg_ms=", mean,
-      " p50_ms=", Percentile(all, 0.5), " p90_ms=", Percentile(all, 0.9),
-      " p95_ms=", Percentile(all, 0.95), " p99_ms=", Percentile(all, 0.99),
-      " grpc_floor_p50_us=", floor_us);
-  std::printf("grpc floor: an empty ServerLive call, p50 of %d back to back: %.1f us\n",
-              kFloorCalls, floor_us);
-  if (o.trace) {
-    grpc::ClientContext ctx;
-    inference::ModelInferResponse resp;
-    inference::ModelInferRequest traced = request;
-    (*traced.mutable_parameters())["vkserve_trace"].set_bool_param(true);
-    grpc::Status s = stubs[0]->ModelInfer(&ctx, traced, &resp);
-    auto it = resp.parameters().find("vkserve_trace_path");
-    std::printf("trace: %s\n", !s.ok() ? s.error_message().c_str()
-                                       : it == resp.parameters().end() ? "(none)"
-                                                                       : it->second.string_param().c_str());
-  }
-  if (o.live) absl::StrAppend(&summary, " rpc=ServerLive");
-  if (o.poll) absl::StrAppend(&summary, " client=polling");
+  std::string summary = PrintClients(o, channels, client, floor_us);
+  if (o.trace) PrintTrace(*stubs[0], request);
   if (!o.metrics.empty() && !o.live) {
     const double request_ms = PrintServer(o, before, after, client, &summary);
     if (o.concurrency == 1 && request_ms > 0) {
@@ -477,10 +489,10 @@ int main(int argc, char** argv) {
       std::printf("grpc floor at this cadence: the empty call after %.3f ms idle, p50 %.1f us; "
                   "overhead above it %.1f us\n",
                   std::min(request_ms, 20.0), cadence_us,
-                  (Percentile(all, 0.5) - request_ms) * 1e3 - cadence_us);
+                  (Percentile(client.latencies_ms, 0.5) - request_ms) * 1e3 - cadence_us);
       absl::StrAppend(&summary, " grpc_floor_cadence_p50_us=", cadence_us);
     }
   }
   std::printf("%s\n", summary.c_str());
-  return client.failures == 0 && !all.empty() ? 0 : 1;
+  return client.failures == 0 && !client.latencies_ms.empty() ? 0 : 1;
 }
