@@ -134,6 +134,36 @@ void OnReload(Reloader& reloader, ServiceMonitor& monitor, SystemdNotifier& noti
   monitor.Pause(false);
 }
 
+// Where clients find the server, on stdout (scripts read it there).
+void PrintAddresses(const Server& server, const ServerSettings& settings) {
+  std::printf("vkserve listening on %s\n", server.address().c_str());
+  if (server.metrics_port() != 0) {
+    std::printf("metrics at %s://%s/metrics\n", settings.metrics_tls.enabled() ? "https" : "http",
+                server.metrics_address().c_str());
+  }
+  std::fflush(stdout);
+}
+
+// Runs `io` until SIGTERM or SIGINT arrives on `signals` and returns it;
+// each SIGHUP meanwhile reloads the config.
+int WaitForStop(boost::asio::io_context& io, boost::asio::signal_set& signals, Reloader& reloader,
+                ServiceMonitor& monitor, SystemdNotifier& notifier) {
+  int sig = 0;
+  std::function<void(const boost::system::error_code&, int)> on_signal =
+      [&](const boost::system::error_code& error, int received) {
+        if (error) return;
+        if (received != SIGHUP) {
+          sig = received;  // nothing re-armed: io.run() returns
+          return;
+        }
+        OnReload(reloader, monitor, notifier);
+        signals.async_wait(on_signal);
+      };
+  signals.async_wait(on_signal);
+  io.run();
+  return sig;
+}
+
 }  // namespace
 
 int RunServeCommand(const std::vector<std::string>& args) {
@@ -168,30 +198,13 @@ int RunServeCommand(const std::vector<std::string>& args) {
     spdlog::error("start-up failed: {}", server.status().ToString());
     return 1;
   }
-  std::printf("vkserve listening on %s\n", (*server)->address().c_str());
-  if ((*server)->metrics_port() != 0) {
-    std::printf("metrics at %s://%s/metrics\n", settings->metrics_tls.enabled() ? "https" : "http",
-                (*server)->metrics_address().c_str());
-  }
-  std::fflush(stdout);
+  PrintAddresses(**server, *settings);
   ServiceMonitor monitor(server->get(), &notifier);
   monitor.Start();
   notifier.Ready(monitor.StatusLine());
   Reloader reloader(server->get(), *settings, [&flags] { return ReadSettings(flags); });
 
-  int sig = 0;
-  std::function<void(const boost::system::error_code&, int)> on_signal =
-      [&](const boost::system::error_code& error, int received) {
-        if (error) return;
-        if (received != SIGHUP) {
-          sig = received;  // nothing re-armed: io.run() returns
-          return;
-        }
-        OnReload(reloader, monitor, notifier);
-        signals.async_wait(on_signal);
-      };
-  signals.async_wait(on_signal);
-  io.run();
+  const int sig = WaitForStop(io, signals, reloader, monitor, notifier);
   spdlog::info("received {}", sig == SIGTERM ? "SIGTERM" : "SIGINT");
   monitor.Pause(true);
   notifier.Stopping(absl::StrCat("draining: answering accepted requests (up to ",
