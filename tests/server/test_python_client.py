@@ -4,11 +4,13 @@
 """`vkserve serve` as a subprocess, driven by a Python gRPC client (run by CTest).
 
 Stubs are generated at test time with protoc + grpc_python_plugin into a
-temporary directory. ServeTest calls every RPC; ShutdownTest sends SIGTERM
-while requests are in flight and checks that each is answered and the
-process exits 0.
+temporary directory. ServeTest calls every RPC and runs `vkserve client`;
+ShutdownTest sends SIGTERM while requests are in flight and checks that each
+is answered and the process exits 0; DefaultConfigTest runs `vkserve` with
+no arguments (the embedded default, on 127.0.0.1:8001 and :8002; skipped
+when those ports are taken).
 
-Usage: test_python_client.py [-v] [ServeTest|ShutdownTest]
+Usage: test_python_client.py [-v] [ServeTest|ShutdownTest|DefaultConfigTest]
 Environment: VKSERVE_BINARY_DIR (the build, holding ./vkserve), VKSERVE_PROTOC,
 VKSERVE_GRPC_PYTHON_PLUGIN. Exits 77 (CTest: skipped) without grpc/numpy.
 """
@@ -24,6 +26,7 @@ import sys
 import tempfile
 import time
 import unittest
+import urllib.request
 
 try:
     import grpc
@@ -278,6 +281,56 @@ class ServeTest(Base):
         with self.assertRaises(grpc.RpcError) as e:
             self.stub.SystemSharedMemoryUnregister(self.pb.SystemSharedMemoryUnregisterRequest(name="r"))
         self.assertEqual(e.exception.code(), grpc.StatusCode.NOT_FOUND)
+
+
+def port_taken(port):
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+class DefaultConfigTest(unittest.TestCase):
+    """`vkserve` with no arguments, as `scripts/run.sh` starts it: the embedded
+    default serves the example repository on 127.0.0.1:8001 with metrics on
+    8002, and SIGTERM stops it with exit 0."""
+
+    def test_no_arguments_serve_the_example_repository(self):
+        if port_taken(8001) or port_taken(8002):
+            self.skipTest("127.0.0.1:8001 or :8002 is taken (a server already running?)")
+        tmp = tempfile.mkdtemp(prefix="vkserve_default_")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        pb, pb_grpc, _, _ = generate_stubs(tmp)
+        self.addCleanup(sys.path.remove, tmp)
+        proc = subprocess.Popen([vkserve_binary()], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                text=True)
+        try:
+            with grpc.insecure_channel("127.0.0.1:8001") as channel:
+                stub = pb_grpc.GRPCInferenceServiceStub(channel)
+                end = time.time() + 120
+                while proc.poll() is None and time.time() < end:
+                    try:
+                        if stub.ServerReady(pb.ServerReadyRequest(), timeout=1).ready:
+                            break
+                    except grpc.RpcError:
+                        time.sleep(0.2)
+                self.assertIsNone(proc.poll(), "vkserve exited before it was ready")
+                self.assertTrue(stub.ModelReady(pb.ModelReadyRequest(name="tinynet")).ready)
+                req = pb.ModelInferRequest(model_name="tinynet")
+                image = np.random.RandomState(3).standard_normal((1, 3, 16, 16)).astype(np.float32)
+                req.inputs.add(name="image", datatype="FP32", shape=[1, 3, 16, 16])
+                req.raw_input_contents.append(image.tobytes())
+                resp = stub.ModelInfer(req, timeout=60)
+                p = np.frombuffer(resp.raw_output_contents[0], dtype=np.float32)
+                np.testing.assert_allclose(p.sum(), 1.0, rtol=1e-4)
+            with urllib.request.urlopen("http://127.0.0.1:8002/metrics", timeout=10) as r:
+                self.assertIn('vkserve_inferences_total{model="tinynet",version="1"} 1', r.read().decode())
+        finally:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+            code = proc.wait(timeout=60)
+            out = proc.stdout.read()
+            proc.stdout.close()
+        self.assertEqual(code, 0, out[-4000:])
+        self.assertIn("vkserve listening on 127.0.0.1:8001", out)
 
 
 class ShutdownTest(Base):
