@@ -70,4 +70,17 @@ absl::Time BatchPacing::SendBy(int gpu, int64_t rows) const {
   return gpu_free - lead - lead / 10 - absl::Microseconds(50);
 }
 
+int BatchPacing::Soonest(const std::vector<int>& gpus, int64_t rows, absl::Time* send_by) const {
+  int best = -1;
+  *send_by = absl::InfiniteFuture();
+  for (int gpu : gpus) {
+    const absl::Time by = SendBy(gpu, rows);
+    if (best < 0 || by < *send_by) {
+      best = gpu;
+      *send_by = by;
+    }
+  }
+  return best;
+}
+
 }  // namespace vkserve

@@ -72,6 +72,11 @@ class BatchPacing {
   // to reach it as its running batches' GPU work ends; InfinitePast when
   // nothing runs there, only short GPU work runs, or nothing is learned yet.
   absl::Time SendBy(int gpu, int64_t rows) const;
+  // Of `gpus` (equally loaded), the one a batch of `rows` can leave for
+  // soonest (the first on a tie), its SendBy in `send_by`; -1 when `gpus`
+  // is empty. So on a multi-GPU model a held batch waits for the GPU whose
+  // running work ends first, not for the one listed first.
+  int Soonest(const std::vector<int>& gpus, int64_t rows, absl::Time* send_by) const;
 
  private:
   struct Average {

@@ -202,9 +202,12 @@ void DynamicBatcher::Enqueue(Pending pending) {
 void DynamicBatcher::Schedule() {
   const absl::Time now = absl::Now();
   absl::Time wake = Sweep(now);
-  for (int gpu = load_.Pick(); gpu >= 0; gpu = load_.Pick()) {
+  for (;;) {
+    absl::Time send_by;
+    const int gpu = pacing_.Soonest(load_.LeastBusy(), BatchLimit(), &send_by);
+    if (gpu < 0) break;
     absl::Time form_wake = absl::InfiniteFuture();
-    std::vector<Pending> members = Form(now, pacing_.SendBy(gpu, BatchLimit()), &form_wake);
+    std::vector<Pending> members = Form(now, send_by, &form_wake);
     if (members.empty()) {
       wake = std::min(wake, form_wake);
       break;

@@ -17,6 +17,18 @@ int GpuLoad::Pick() const {
   return best;
 }
 
+std::vector<int> GpuLoad::LeastBusy() const {
+  std::vector<int> tied;
+  const int best = Pick();
+  if (best < 0) return tied;
+  for (size_t g = 0; g < sessions_.size(); ++g) {
+    if (busy_[g] < sessions_[g] && busy_[g] == busy_[static_cast<size_t>(best)]) {
+      tied.push_back(static_cast<int>(g));
+    }
+  }
+  return tied;
+}
+
 void GpuLoad::Take(int gpu) {
   const size_t g = static_cast<size_t>(gpu);
   if (g >= busy_.size() || busy_[g] >= sessions_[g]) std::abort();  // a scheduler bug

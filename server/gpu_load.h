@@ -6,8 +6,10 @@
 // ModelReplica per GPU — the model loaded there and its sessions — and a
 // scheduler (session_pool.h, dynamic_batcher.h) spreads runs over them
 // least-loaded first: the GPU with an idle session and the fewest busy
-// ones, ties to the GPU listed first. So two requests at once on an idle
-// two-GPU model run one on each GPU, not both on the first.
+// ones, ties to the GPU listed first (the dynamic batcher breaks ties by
+// which GPU's running work ends first: BatchPacing::Soonest). So two
+// requests at once on an idle two-GPU model run one on each GPU, not both on
+// the first.
 //
 // Thread-compatible: the scheduler's own lock (or thread) guards it.
 #ifndef VKSERVE_SERVER_GPU_LOAD_H_
@@ -35,6 +37,9 @@ class GpuLoad {
   // The GPU to run on next: one with an idle session and the fewest busy
   // sessions, the lowest index on a tie; -1 when every session is busy.
   int Pick() const;
+  // Every GPU Pick could return (an idle session, the fewest busy), in index
+  // order; empty when every session is busy.
+  std::vector<int> LeastBusy() const;
   // A session of `gpu` starts (Take) or ends (Give) a run.
   // REQUIRES: Take only when `gpu` has an idle session; Give after Take.
   void Take(int gpu);

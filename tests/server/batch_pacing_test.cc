@@ -4,7 +4,8 @@
 // BatchPacing on explicit times: a batch is held only while another run of
 // learned, long GPU work is on its GPU, until that work's expected end less
 // the batch's lead and a margin; estimates follow the closest learned size,
-// move by moving averages, and stay within kMaxSizes sizes.
+// move by moving averages, and stay within kMaxSizes sizes; of equally
+// loaded GPUs a batch goes to the one whose work ends first.
 #include "server/batch_pacing.h"
 
 #include <gtest/gtest.h>
@@ -97,6 +98,24 @@ TEST(BatchPacingTest, ARunThatFailedTeachesNothing) {
   pacing.Finished(0, &kSession1, BatchPacing::Ended{});
   pacing.Started(0, &kSession1, 8, kT0);
   EXPECT_EQ(pacing.SendBy(0, 8), absl::InfinitePast());
+}
+
+TEST(BatchPacingTest, OfEquallyLoadedGpusTheOneWhoseWorkEndsFirst) {
+  BatchPacing pacing(3);
+  Teach(pacing, 8, absl::Milliseconds(1), absl::Milliseconds(4));
+  absl::Time by;
+  EXPECT_EQ(pacing.Soonest({}, 8, &by), -1);
+  pacing.Started(0, &kSession1, 8, kT0 + absl::Milliseconds(2));  // ends at 7 ms
+  pacing.Started(1, &kSession2, 8, kT0);                          // ends at 5 ms
+  EXPECT_EQ(pacing.Soonest({0, 1}, 8, &by), 1);
+  EXPECT_EQ(by, kT0 + absl::Microseconds(5000 - 1100 - 50));
+  EXPECT_EQ(pacing.Soonest({0}, 8, &by), 0);
+  EXPECT_EQ(by, kT0 + absl::Microseconds(7000 - 1100 - 50));
+  // A GPU that holds nothing back wins at once; ties go to the first listed.
+  EXPECT_EQ(pacing.Soonest({0, 2, 1}, 8, &by), 2);
+  EXPECT_EQ(by, absl::InfinitePast());
+  pacing.Started(2, &kSession3, 8, kT0);  // ends at 5 ms, as GPU 1's
+  EXPECT_EQ(pacing.Soonest({0, 2, 1}, 8, &by), 2);
 }
 
 TEST(BatchPacingDeathTest, ASessionStartingTwiceIsABug) {

@@ -214,6 +214,19 @@ TEST(GpuLoadTest, PicksTheLeastBusyGpuWithAnIdleSession) {
   EXPECT_EQ(load.busy(2), 2);
 }
 
+TEST(GpuLoadTest, LeastBusyListsEveryGpuPickCouldReturn) {
+  GpuLoad load({2, 1, 2});
+  EXPECT_EQ(load.LeastBusy(), (std::vector<int>{0, 1, 2}));
+  load.Take(0);
+  EXPECT_EQ(load.LeastBusy(), (std::vector<int>{1, 2}));
+  load.Take(1);
+  load.Take(2);
+  EXPECT_EQ(load.LeastBusy(), (std::vector<int>{0, 2})) << "GPU 1 has no idle session";
+  load.Take(0);
+  load.Take(2);
+  EXPECT_TRUE(load.LeastBusy().empty());
+}
+
 TEST_F(MultiGpuTest, SessionPoolSpreadsOverGpusLeastLoadedFirst) {
   SessionPoolOptions options;
   options.name = "conv";
