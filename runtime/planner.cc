@@ -72,6 +72,13 @@ class Inferrer {
 
   // InferNode without the fp16 rewrite.
   absl::Status InferAsIs(const Node& node, const Op* op);
+  // Points `ctx` at the descriptions of `node`'s inputs and records their
+  // value ids in `planned` (-1 for an absent optional input).
+  absl::Status BindInputs(const Node& node, InferContext* ctx, PlannedNode* planned) const;
+  // Adds `node`'s inferred outputs as values, their ids to `planned`;
+  // `*all_folded` ends false unless every output is a constant.
+  absl::Status AddOutputs(const Node& node, const InferContext& ctx, PlannedNode* planned,
+                          bool* all_folded);
   // Infers `node`, which the plan then owns; `op` null: found by its type.
   absl::Status InferOwned(Node node, const Op* op, const Node& origin);
   // Takes `node`, which `origin` brought, into the plan, whose nodes are
@@ -154,42 +161,31 @@ absl::Status Inferrer::InferNode(const Node& node, const Op* op) {
   return absl::OkStatus();
 }
 
-absl::Status Inferrer::InferAsIs(const Node& node, const Op* op) {
-  if (op->expands()) {
-    Expansion expansion(this, node);
-    absl::Status status = op->Expand(expansion);
-    return status.ok() ? status : AnnotateNodeError(node, status);
-  }
-  Inference& inf = *inf_;
-  InferContext ctx{node, {}, {}, max_fold_elements_};
-  PlannedNode planned;
-  planned.node = &node;
-  planned.op = op;
+absl::Status Inferrer::BindInputs(const Node& node, InferContext* ctx, PlannedNode* planned) const {
   for (const std::string& in : node.inputs) {
     if (in.empty()) {
-      ctx.inputs.push_back(nullptr);
-      planned.inputs.push_back(-1);
+      ctx->inputs.push_back(nullptr);
+      planned->inputs.push_back(-1);
       continue;
     }
-    auto it = inf.ids.find(in);
-    if (it == inf.ids.end()) {
+    auto it = inf_->ids.find(in);
+    if (it == inf_->ids.end()) {
       return absl::InvalidArgumentError(
           absl::StrCat(NodeErrorPrefix(node), "input '", in, "' is not defined before use"));
     }
-    ctx.inputs.push_back(&inf.values[it->second].desc);
-    planned.inputs.push_back(it->second);
+    ctx->inputs.push_back(&inf_->values[it->second].desc);
+    planned->inputs.push_back(it->second);
   }
-  ctx.outputs.resize(node.outputs.size());
-  absl::Status status = op->Infer(ctx);
-  if (!status.ok()) return AnnotateNodeError(node, status);
-  // Asked now: ctx.inputs point into inf.values, which adding the outputs
-  // below may reallocate.
-  const int alias = op->AliasedInput(ctx);
-  bool all_folded = !node.outputs.empty();
+  return absl::OkStatus();
+}
+
+absl::Status Inferrer::AddOutputs(const Node& node, const InferContext& ctx, PlannedNode* planned,
+                                  bool* all_folded) {
+  *all_folded = !node.outputs.empty();
   for (size_t o = 0; o < node.outputs.size(); ++o) {
     const TensorDesc& out = ctx.outputs[o];
     if (node.outputs[o].empty()) {
-      planned.outputs.push_back(-1);
+      planned->outputs.push_back(-1);
       continue;
     }
     if (DataTypeSize(out.dtype) == 0) {
@@ -204,9 +200,31 @@ absl::Status Inferrer::InferAsIs(const Node& node, const Op* op) {
                                                 ShapeString(out.shape), " is negative"));
       }
     }
-    if (out.value == nullptr) all_folded = false;
-    planned.outputs.push_back(AddValue(node.outputs[o], out));
+    if (out.value == nullptr) *all_folded = false;
+    planned->outputs.push_back(AddValue(node.outputs[o], out));
   }
+  return absl::OkStatus();
+}
+
+absl::Status Inferrer::InferAsIs(const Node& node, const Op* op) {
+  if (op->expands()) {
+    Expansion expansion(this, node);
+    absl::Status status = op->Expand(expansion);
+    return status.ok() ? status : AnnotateNodeError(node, status);
+  }
+  InferContext ctx{node, {}, {}, max_fold_elements_};
+  PlannedNode planned;
+  planned.node = &node;
+  planned.op = op;
+  RETURN_IF_ERROR(BindInputs(node, &ctx, &planned));
+  ctx.outputs.resize(node.outputs.size());
+  absl::Status status = op->Infer(ctx);
+  if (!status.ok()) return AnnotateNodeError(node, status);
+  // Asked now: ctx.inputs point into inf_->values, which adding the outputs
+  // below may reallocate.
+  const int alias = op->AliasedInput(ctx);
+  bool all_folded = false;
+  RETURN_IF_ERROR(AddOutputs(node, ctx, &planned, &all_folded));
   // Host inputs are read at plan time and never bound on the GPU.
   for (size_t i = 0; i < planned.inputs.size(); ++i) {
     if (planned.inputs[i] >= 0 && op->IsHostInput(node, i)) planned.inputs[i] = -1;
@@ -217,7 +235,7 @@ absl::Status Inferrer::InferAsIs(const Node& node, const Op* op) {
     planned.kind = PlannedNode::Kind::kAlias;
     planned.alias_input = alias;
   }
-  inf.nodes.push_back(std::move(planned));
+  inf_->nodes.push_back(std::move(planned));
   return absl::OkStatus();
 }
 
