@@ -177,21 +177,29 @@ absl::Status BinaryOp::Infer(InferContext& ctx) const {
   const int64_t n = NumElements(shape);
   bool foldable = n <= ctx.max_fold_elements && IsFoldableType(dtype) && dtype != DataType::kBool;
   for (const TensorDesc* t : in) foldable = foldable && t->value != nullptr;
-  if (!foldable) {
-    if (kind == Kind::kPow && !IsGpuInteger(dtype)) {
-      return CheckDataType(dtype, {DataType::kFloat}, "input 0");
-    }
-    if (arity_ == Arity::kMean) return CheckDataType(dtype, {DataType::kFloat, DataType::kFloat16}, "input 0");
-    if (dtype == DataType::kFloat || IsGpuInteger(dtype)) return absl::OkStatus();
-    if (dtype == DataType::kFloat16 && kind != Kind::kPRelu) return absl::OkStatus();
-    return absl::UnimplementedError(absl::StrCat("input 0 has type ",
-                                                 std::string(DataTypeName(dtype)),
-                                                 "; supported: float, float16 and the integer types"));
-  }
-  // Host folding (shape arithmetic): integers exactly in int64.
+  if (!foldable) return CheckGpuType(kind, dtype);
+  ctx.outputs[0].value = Share(Fold(kind, in, shape));
+  return absl::OkStatus();
+}
+
+absl::Status BinaryOp::CheckGpuType(Kind kind, DataType dtype) const {
+  if (kind == Kind::kPow && !IsGpuInteger(dtype)) return CheckDataType(dtype, {DataType::kFloat}, "input 0");
+  if (arity_ == Arity::kMean) return CheckDataType(dtype, {DataType::kFloat, DataType::kFloat16}, "input 0");
+  if (dtype == DataType::kFloat || IsGpuInteger(dtype)) return absl::OkStatus();
+  if (dtype == DataType::kFloat16 && kind != Kind::kPRelu) return absl::OkStatus();
+  return absl::UnimplementedError(absl::StrCat("input 0 has type ", std::string(DataTypeName(dtype)),
+                                               "; supported: float, float16 and the integer types"));
+}
+
+HostTensor BinaryOp::Fold(Kind kind, const std::vector<const TensorDesc*>& in,
+                          const std::vector<int64_t>& shape) const {
+  const DataType dtype = in[0]->dtype;
+  const bool is_float = IsFloatType(dtype);
+  const size_t count = in.size();
   HostTensor out = ZeroTensor(dtype, shape);
   std::vector<BroadcastIndex> index;
   for (const TensorDesc* t : in) index.emplace_back(t->shape, shape);
+  const int64_t n = NumElements(shape);
   for (int64_t i = 0; i < n; ++i) {
     if (!is_float) {
       int64_t v = ElementAsInt(*in[0]->value, index[0](i));
@@ -205,8 +213,7 @@ absl::Status BinaryOp::Infer(InferContext& ctx) const {
       SetElementFromDouble(&out, i, v);
     }
   }
-  ctx.outputs[0].value = Share(std::move(out));
-  return absl::OkStatus();
+  return out;
 }
 
 namespace {

@@ -16,6 +16,7 @@
 #define VKSERVE_RUNTIME_OPS_BINARY_OP_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "runtime/op.h"
 
@@ -56,6 +57,13 @@ class BinaryOp : public Op {
   virtual Kind KindOf(const Node& /*node*/) const { return kind_; }
 
  private:
+  // OK when the GPU kernel takes `dtype` for `kind`.
+  absl::Status CheckGpuType(Kind kind, DataType dtype) const;
+  // Folds the constant inputs `in` (broadcast to `shape`) on the host:
+  // integers exactly in int64, floats in double.
+  HostTensor Fold(Kind kind, const std::vector<const TensorDesc*>& in,
+                  const std::vector<int64_t>& shape) const;
+
   const Kind kind_;
   const Arity arity_;
 };
