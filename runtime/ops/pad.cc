@@ -43,6 +43,41 @@ struct PadPlan {
 };
 
 // `inputs[i]` is the node's input i (nullptr when omitted).
+// Pad's pads, constant value and axes from its inputs (opset 11 on), each
+// of which must be known at load time. `plan->dtype` is set.
+absl::Status ReadPadInputs(const Node& node, const std::vector<const TensorDesc*>& inputs, int64_t rank,
+                           PadPlan* plan, std::vector<int64_t>* pads, std::vector<int64_t>* axes) {
+  auto input_at = [&](size_t i) { return i < inputs.size() ? inputs[i] : nullptr; };
+  const TensorDesc* pads_desc = input_at(1);
+  if (pads_desc == nullptr || pads_desc->value == nullptr) {
+    return absl::UnimplementedError(
+        "Pad's pads must be known at load time (a constant, or computable from shapes)");
+  }
+  *pads = pads_desc->value->ToInts();
+  const TensorDesc* value_desc = input_at(2);
+  if (value_desc != nullptr) {
+    if (value_desc->value == nullptr) {
+      return absl::UnimplementedError("Pad's constant_value must be known at load time");
+    }
+    const HostTensor& v = *value_desc->value;
+    if (v.dtype != plan->dtype) {
+      return absl::InvalidArgumentError("Pad's constant_value must have the data's type");
+    }
+    if (v.num_elements() > 0) std::memcpy(&plan->value_bits, v.data.data(), 4);
+  }
+  const TensorDesc* axes_desc = node.opset >= 18 ? input_at(3) : nullptr;
+  if (axes_desc != nullptr) {
+    if (axes_desc->value == nullptr) {
+      return absl::UnimplementedError("Pad's axes must be known at load time");
+    }
+    for (int64_t a : axes_desc->value->ToInts()) {
+      ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(a, rank));
+      axes->push_back(axis);
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<PadPlan> ResolvePad(const Node& node, const std::vector<const TensorDesc*>& inputs) {
   if (inputs.empty() || inputs[0] == nullptr)
     return absl::InvalidArgumentError("input 0 is missing");
@@ -54,7 +89,6 @@ absl::StatusOr<PadPlan> ResolvePad(const Node& node, const std::vector<const Ten
   plan.input = data.shape;
   ASSIGN_OR_RETURN(plan.mode, GetPadMode(node));
   const int64_t rank = static_cast<int64_t>(data.shape.size());
-  auto input_at = [&](size_t i) { return i < inputs.size() ? inputs[i] : nullptr; };
 
   std::vector<int64_t> pads;
   std::vector<int64_t> axes;
@@ -67,33 +101,7 @@ absl::StatusOr<PadPlan> ResolvePad(const Node& node, const std::vector<const Ten
       plan.value_bits = static_cast<uint32_t>(static_cast<int32_t>(value));
     }
   } else {
-    const TensorDesc* pads_desc = input_at(1);
-    if (pads_desc == nullptr || pads_desc->value == nullptr) {
-      return absl::UnimplementedError(
-          "Pad's pads must be known at load time (a constant, or computable from shapes)");
-    }
-    pads = pads_desc->value->ToInts();
-    const TensorDesc* value_desc = input_at(2);
-    if (value_desc != nullptr) {
-      if (value_desc->value == nullptr) {
-        return absl::UnimplementedError("Pad's constant_value must be known at load time");
-      }
-      const HostTensor& v = *value_desc->value;
-      if (v.dtype != data.dtype) {
-        return absl::InvalidArgumentError("Pad's constant_value must have the data's type");
-      }
-      if (v.num_elements() > 0) std::memcpy(&plan.value_bits, v.data.data(), 4);
-    }
-    const TensorDesc* axes_desc = node.opset >= 18 ? input_at(3) : nullptr;
-    if (axes_desc != nullptr) {
-      if (axes_desc->value == nullptr) {
-        return absl::UnimplementedError("Pad's axes must be known at load time");
-      }
-      for (int64_t a : axes_desc->value->ToInts()) {
-        ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(a, rank));
-        axes.push_back(axis);
-      }
-    }
+    RETURN_IF_ERROR(ReadPadInputs(node, inputs, rank, &plan, &pads, &axes));
   }
   if (axes.empty()) {
     for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
