@@ -159,6 +159,55 @@ struct Options {
 
 // Serves ServerLive the `mode` way on an ephemeral port and times it at
 // every gap. Returns false when the mode is unknown or the server fails.
+// Serves `q`'s calls until it shuts down: blocked in Next, or (`spin`)
+// polling with AsyncNext for `spin_us` after each event (always when
+// `spin_us` <= 0) before blocking again.
+void Poll(grpc::ServerCompletionQueue* q, bool spin, int spin_us) {
+  void* tag = nullptr;
+  bool ok = false;
+  if (!spin) {
+    while (q->Next(&tag, &ok)) static_cast<AsyncCall*>(tag)->Proceed(ok);
+    return;
+  }
+  auto last_event = Clock::now();
+  for (;;) {
+    const bool spinning = spin_us <= 0 || Clock::now() - last_event < std::chrono::microseconds(spin_us);
+    const auto deadline = spinning ? std::chrono::system_clock::now()
+                                   : std::chrono::system_clock::now() + std::chrono::hours(1);
+    const auto status = q->AsyncNext(&tag, &ok, deadline);
+    if (status == grpc::CompletionQueue::SHUTDOWN) return;
+    if (status == grpc::CompletionQueue::GOT_EVENT) {
+      static_cast<AsyncCall*>(tag)->Proceed(ok);
+      last_event = Clock::now();
+    }
+  }
+}
+
+// The client side of one mode against the server at `target`: a table row
+// per gap (p50 and p90 µs), then the throughput of `o.clients` clients.
+void Measure(const std::string& mode, const std::string& target, const Options& o) {
+  auto stub = GRPCInferenceService::NewStub(grpc::CreateChannel(target, grpc::InsecureChannelCredentials()));
+  grpc::CompletionQueue client_cq;
+  grpc::CompletionQueue* poll = o.poll_client ? &client_cq : nullptr;
+  Time(*stub, 200, 0, poll);  // connect and warm up
+  for (int gap : o.gaps) {
+    const auto [p50, p90] = Time(*stub, gap > 0 ? std::max(50, o.calls / 4) : o.calls, gap, poll);
+    std::printf("| %s%s | %d | %.1f | %.1f |\n", mode.c_str(), o.poll_client ? ", polling client" : "",
+                gap, p50, p90);
+    std::fflush(stdout);
+  }
+  if (o.clients > 0) {
+    std::printf("| %s | %d clients | %.0f calls/s | |\n", mode.c_str(), o.clients,
+                Throughput(target, o.clients, o.seconds));
+    std::fflush(stdout);
+  }
+  client_cq.Shutdown();
+  void* tag;
+  bool ok;
+  while (client_cq.Next(&tag, &ok)) {
+  }
+}
+
 bool RunMode(const std::string& mode, const Options& o) {
   grpc::ServerBuilder builder;
   int port = 0;
@@ -190,51 +239,11 @@ bool RunMode(const std::string& mode, const Options& o) {
     // wait for a poller to request the next one.
     for (int i = 0; i < 4; ++i) new AsyncCall(&async, cq.get());
     for (int i = 0; i < (spin ? 1 : o.pollers); ++i) {
-      pollers.emplace_back([q = cq.get(), spin, spin_us = o.spin_us] {
-        void* tag = nullptr;
-        bool ok = false;
-        if (!spin) {
-          while (q->Next(&tag, &ok)) static_cast<AsyncCall*>(tag)->Proceed(ok);
-          return;
-        }
-        auto last_event = Clock::now();
-        for (;;) {
-          const bool spinning =
-              spin_us <= 0 || Clock::now() - last_event < std::chrono::microseconds(spin_us);
-          const auto deadline = spinning ? std::chrono::system_clock::now()
-                                         : std::chrono::system_clock::now() + std::chrono::hours(1);
-          const auto status = q->AsyncNext(&tag, &ok, deadline);
-          if (status == grpc::CompletionQueue::SHUTDOWN) return;
-          if (status == grpc::CompletionQueue::GOT_EVENT) {
-            static_cast<AsyncCall*>(tag)->Proceed(ok);
-            last_event = Clock::now();
-          }
-        }
-      });
+      pollers.emplace_back([q = cq.get(), spin, spin_us = o.spin_us] { Poll(q, spin, spin_us); });
     }
   }
-  const std::string target = "127.0.0.1:" + std::to_string(port);
-  auto stub = GRPCInferenceService::NewStub(grpc::CreateChannel(target, grpc::InsecureChannelCredentials()));
-  grpc::CompletionQueue client_cq;
-  grpc::CompletionQueue* poll = o.poll_client ? &client_cq : nullptr;
-  Time(*stub, 200, 0, poll);  // connect and warm up
-  for (int gap : o.gaps) {
-    const auto [p50, p90] = Time(*stub, gap > 0 ? std::max(50, o.calls / 4) : o.calls, gap, poll);
-    std::printf("| %s%s | %d | %.1f | %.1f |\n", mode.c_str(), o.poll_client ? ", polling client" : "",
-                gap, p50, p90);
-    std::fflush(stdout);
-  }
-  if (o.clients > 0) {
-    std::printf("| %s | %d clients | %.0f calls/s | |\n", mode.c_str(), o.clients,
-                Throughput(target, o.clients, o.seconds));
-    std::fflush(stdout);
-  }
+  Measure(mode, "127.0.0.1:" + std::to_string(port), o);
   server->Shutdown();
-  client_cq.Shutdown();
-  void* tag;
-  bool ok;
-  while (client_cq.Next(&tag, &ok)) {
-  }
   for (auto& cq : cqs) cq->Shutdown();
   for (std::thread& t : pollers) t.join();
   return true;
