@@ -50,6 +50,50 @@ InstanceOptions::Validation ResolveValidation(InstanceOptions::Validation v) {
   return InstanceOptions::Validation::kOff;
 }
 
+// The layers and instance extensions an instance enables.
+struct Enabled {
+  std::vector<const char*> layers;
+  std::vector<const char*> extensions;
+  bool portability = false;
+};
+
+// FAILED_PRECONDITION when `validation` is wanted but its layer or
+// VK_EXT_debug_utils is not installed.
+absl::StatusOr<Enabled> ChooseLayersAndExtensions(bool validation) {
+  Enabled e;
+  if (validation) {
+    if (!HasLayer(kValidationLayer)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "validation was requested but ", kValidationLayer,
+          " is not installed (Debian: apt-get install vulkan-validationlayers)"));
+    }
+    e.layers.push_back(kValidationLayer);
+    if (!HasInstanceExtension(VK_EXT_DEBUG_UTILS_EXTENSION_NAME)) {
+      return absl::FailedPreconditionError("validation needs VK_EXT_debug_utils, which is missing");
+    }
+    e.extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+  }
+  // Lets the loader list portability drivers too; harmless elsewhere.
+  e.portability = HasInstanceExtension(VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME);
+  if (e.portability) e.extensions.push_back(VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME);
+  return e;
+}
+
+// Warnings and errors of every type go to `callback` with `user_data`.
+VkDebugUtilsMessengerCreateInfoEXT MessengerInfo(PFN_vkDebugUtilsMessengerCallbackEXT callback,
+                                                 void* user_data) {
+  VkDebugUtilsMessengerCreateInfoEXT info{};
+  info.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT;
+  info.messageSeverity =
+      VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+  info.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                     VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                     VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+  info.pfnUserCallback = callback;
+  info.pUserData = user_data;
+  return info;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Instance>> Instance::Create(const InstanceOptions& options) {
@@ -58,23 +102,7 @@ absl::StatusOr<std::unique_ptr<Instance>> Instance::Create(const InstanceOptions
   const bool want_validation = validation != InstanceOptions::Validation::kOff;
   instance->fatal_messages_ = validation == InstanceOptions::Validation::kFatal;
 
-  std::vector<const char*> layers;
-  std::vector<const char*> extensions;
-  if (want_validation) {
-    if (!HasLayer(kValidationLayer)) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "validation was requested but ", kValidationLayer,
-          " is not installed (Debian: apt-get install vulkan-validationlayers)"));
-    }
-    layers.push_back(kValidationLayer);
-    if (!HasInstanceExtension(VK_EXT_DEBUG_UTILS_EXTENSION_NAME)) {
-      return absl::FailedPreconditionError("validation needs VK_EXT_debug_utils, which is missing");
-    }
-    extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
-  }
-  // Lets the loader list portability drivers too; harmless elsewhere.
-  const bool portability = HasInstanceExtension(VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME);
-  if (portability) extensions.push_back(VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME);
+  ASSIGN_OR_RETURN(const Enabled enabled, ChooseLayersAndExtensions(want_validation));
 
   VkApplicationInfo app{};
   app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
@@ -83,24 +111,17 @@ absl::StatusOr<std::unique_ptr<Instance>> Instance::Create(const InstanceOptions
   app.pEngineName = "vkserve";
   app.apiVersion = VK_API_VERSION_1_3;
 
-  VkDebugUtilsMessengerCreateInfoEXT messenger_info{};
-  messenger_info.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT;
-  messenger_info.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
-                                   VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
-  messenger_info.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
-                               VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
-                               VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
-  messenger_info.pfnUserCallback = &Instance::OnDebugMessage;
-  messenger_info.pUserData = instance.get();
+  const VkDebugUtilsMessengerCreateInfoEXT messenger_info =
+      MessengerInfo(&Instance::OnDebugMessage, instance.get());
 
   VkInstanceCreateInfo info{};
   info.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
   info.pApplicationInfo = &app;
-  info.enabledLayerCount = static_cast<uint32_t>(layers.size());
-  info.ppEnabledLayerNames = layers.data();
-  info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
-  info.ppEnabledExtensionNames = extensions.data();
-  if (portability) info.flags |= VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR;
+  info.enabledLayerCount = static_cast<uint32_t>(enabled.layers.size());
+  info.ppEnabledLayerNames = enabled.layers.data();
+  info.enabledExtensionCount = static_cast<uint32_t>(enabled.extensions.size());
+  info.ppEnabledExtensionNames = enabled.extensions.data();
+  if (enabled.portability) info.flags |= VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR;
   // Also catches messages from vkCreateInstance/vkDestroyInstance themselves.
   if (want_validation) info.pNext = &messenger_info;
 
