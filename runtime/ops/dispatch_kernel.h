@@ -4,9 +4,10 @@
 // DispatchKernel: a Kernel that records a fixed list of compute dispatches,
 // each binding some of the node's inputs, outputs, scratch buffers and
 // constants (rounded up to whole 32-bit words, so byte-sized tensors bind
-// as shaders read them). The elementwise, normalization and reduction ops build one in
-// CreateKernel instead of each writing its own Kernel class. Immutable after
-// construction; thread-safe.
+// as shaders read them). Every op whose kernel is a fixed list of dispatches
+// (elementwise, normalization, reduction, pooling, Gather, Where, Pad,
+// Resize, Cast, ...) builds one in CreateKernel instead of writing its own
+// Kernel class. Immutable after construction; thread-safe.
 #ifndef VKSERVE_RUNTIME_OPS_DISPATCH_KERNEL_H_
 #define VKSERVE_RUNTIME_OPS_DISPATCH_KERNEL_H_
 
