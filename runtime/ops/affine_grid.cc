@@ -54,7 +54,7 @@ class AffineGridOp : public Op {
     ASSIGN_OR_RETURN(const std::vector<int64_t> s, SizeOf(*ctx.input(0), *ctx.input(1)->value));
     const uint32_t dims = static_cast<uint32_t>(s.size() - 2);
     const uint64_t points = static_cast<uint64_t>(ctx.output(0).num_elements() / dims);
-    if (points == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+    if (points == 0) return MakeEmptyKernel();
     if (points >= (uint64_t{1} << 30)) return absl::UnimplementedError("AffineGrid: grid too large");
     DispatchStep step;
     step.push.U32(static_cast<uint32_t>(points)).U32(dims == 3 ? static_cast<uint32_t>(s[2]) : 1u)

@@ -87,7 +87,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> ArgReduceOp::CreateKernel(KernelContext&
   }
   ASSIGN_OR_RETURN(const ArgReduceRows r, ArgReduceRowsOf(ctx.node(), x.shape));
   const uint64_t rows = static_cast<uint64_t>(r.outer * r.inner);
-  if (rows == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+  if (rows == 0) return MakeEmptyKernel();
   DispatchStep step;
   step.push.U32(static_cast<uint32_t>(rows)).U32(static_cast<uint32_t>(r.axis)).U32(static_cast<uint32_t>(r.inner));
   ASSIGN_OR_RETURN(step.pipeline,

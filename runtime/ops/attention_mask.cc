@@ -121,7 +121,7 @@ class AttentionMaskOp : public Op {
     if (count >= (uint64_t{1} << 32) || (mask != nullptr && mask->num_elements() >= (int64_t{1} << 31))) {
       return absl::UnimplementedError(absl::StrCat("scores of 2^32 or more elements (", count, ")"));
     }
-    if (count == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+    if (count == 0) return MakeEmptyKernel();
     const Node& node = ctx.node();
     ASSIGN_OR_RETURN(const int64_t past, PastLength(node, d));
     DispatchStep step;

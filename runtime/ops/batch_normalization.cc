@@ -91,7 +91,7 @@ class BatchNormalizationOp : public Op {
     if (n >= (uint64_t{1} << 32)) {
       return absl::UnimplementedError(absl::StrCat("tensors of 2^32 or more elements (", n, ")"));
     }
-    if (n == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+    if (n == 0) return MakeEmptyKernel();
     ASSIGN_OR_RETURN(const ChannelLayout layout, Layout(ctx.node(), x.shape));
     const float epsilon = ctx.node().GetFloat("epsilon", 1e-5f);
     const uint32_t channels = static_cast<uint32_t>(layout.channels);

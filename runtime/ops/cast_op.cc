@@ -81,7 +81,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateCastKernel(KernelContext& ctx, Dat
   ASSIGN_OR_RETURN(auto pipeline,
                    ctx.GetPipeline("ops/cast", 2, sizeof(uint32_t), {kCastLocalSize, 1, 1},
                                    {static_cast<uint32_t>(from), static_cast<uint32_t>(to)}));
-  if (n == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+  if (n == 0) return MakeEmptyKernel();
   PushConstants pc;
   pc.U32(static_cast<uint32_t>(n));
   return MakeDispatchKernel({std::move(pipeline),

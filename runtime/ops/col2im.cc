@@ -89,7 +89,7 @@ class Col2ImOp : public Op {
     const TensorDesc& x = *ctx.input(0);
     ASSIGN_OR_RETURN(const Col2imGeometry g, Col2imGeometryOf(ctx.node(), x, ctx.input(1), ctx.input(2)));
     const uint64_t total = static_cast<uint64_t>(NumElements(g.out_shape));
-    if (total == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+    if (total == 0) return MakeEmptyKernel();
     if (total >= (uint64_t{1} << 31) || x.num_elements() >= (int64_t{1} << 31)) {
       return absl::UnimplementedError("Col2Im: tensors too large");
     }

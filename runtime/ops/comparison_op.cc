@@ -144,7 +144,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> ComparisonOp::CreateKernel(KernelContext
                                                  " dims (after merging) exceeds ", kComparisonMaxRank));
   }
   if (count > INT32_MAX) return absl::UnimplementedError("tensor too large");
-  if (count == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+  if (count == 0) return MakeEmptyKernel();
   // IsInf's two switches ride in the OP constant's high bits.
   uint32_t op = static_cast<uint32_t>(kind_);
   if (kind_ == Kind::kIsInf) {

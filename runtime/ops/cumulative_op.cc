@@ -86,7 +86,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CumulativeOp::CreateKernel(KernelContext
     return absl::UnimplementedError(absl::StrCat("tensors of 2^32 or more elements (", n, ")"));
   }
   const uint64_t rows = static_cast<uint64_t>(r.outer * r.inner);
-  if (n == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+  if (n == 0) return MakeEmptyKernel();
   DispatchStep step;
   step.push.U32(static_cast<uint32_t>(rows)).U32(static_cast<uint32_t>(r.axis)).U32(static_cast<uint32_t>(r.inner));
   ASSIGN_OR_RETURN(step.pipeline,

@@ -95,7 +95,7 @@ class DeformConvOp : public Op {
     ASSIGN_OR_RETURN(const DeformConvGeometry g,
                      DeformConvGeometryOf(ctx.node(), *ctx.input(0), *ctx.input(1), *ctx.input(2), bias, mask));
     const uint64_t total = static_cast<uint64_t>(g.n * g.oc * g.oh * g.ow);
-    if (total == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+    if (total == 0) return MakeEmptyKernel();
     if (total >= (uint64_t{1} << 31) || ctx.input(0)->num_elements() >= (int64_t{1} << 31) ||
         ctx.input(2)->num_elements() >= (int64_t{1} << 31)) {
       return absl::UnimplementedError("DeformConv: tensors too large");

@@ -35,7 +35,7 @@ class DetOp : public Op {
     const TensorDesc& x = *ctx.input(0);
     const uint64_t count = static_cast<uint64_t>(ctx.output(0).num_elements());
     const int64_t n = x.shape.back();
-    if (count == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+    if (count == 0) return MakeEmptyKernel();
     if (x.num_elements() >= (int64_t{1} << 31)) return absl::UnimplementedError("tensor too large");
     if (n == 0) return absl::UnimplementedError("Det of 0 x 0 matrices");
     DispatchStep step;

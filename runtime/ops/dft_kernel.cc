@@ -35,7 +35,7 @@ std::vector<uint8_t> Twiddles(uint64_t n) {
 absl::StatusOr<std::unique_ptr<Kernel>> CreateDftKernel(KernelContext& ctx, const DftProblem& p,
                                                         std::optional<uint32_t> window_input) {
   const uint64_t count = p.outer * p.frames * p.out_len * p.inner;
-  if (count == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+  if (count == 0) return MakeEmptyKernel();
   const uint64_t in_elements = p.outer * p.in_len * p.inner * (p.in_complex ? 2 : 1);
   constexpr uint64_t kLimit = uint64_t{1} << 31;
   if (count * 2 >= kLimit || in_elements >= kLimit) {

@@ -71,6 +71,11 @@ class DispatchKernel : public Kernel {
   std::vector<DispatchStep> steps_;
 };
 
+// A kernel that records nothing (an output with no elements).
+inline std::unique_ptr<Kernel> MakeEmptyKernel() {
+  return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+}
+
 // The usual case: one dispatch.
 inline std::unique_ptr<Kernel> MakeDispatchKernel(DispatchStep step) {
   std::vector<DispatchStep> steps;

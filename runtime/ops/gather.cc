@@ -124,7 +124,7 @@ class GatherOp : public Op {
     const uint32_t index64 = indices.dtype == DataType::kInt64 ? 1 : 0;
     ASSIGN_OR_RETURN(auto pipeline, ctx.GetPipeline("ops/gather", 3, sizeof(GatherParams), {kGatherLocalSize, 1, 1},
                                                     {static_cast<uint32_t>(unit), index64}));
-    if (count == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+    if (count == 0) return MakeEmptyKernel();
     return MakeDispatchKernel({std::move(pipeline),
                                {BufferRef::Input(0), BufferRef::Input(1),
                                 BufferRef::Output(0, gpu::Access::kReadWrite)},

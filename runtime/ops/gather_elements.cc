@@ -112,7 +112,7 @@ class GatherElementsOp : public Op {
     if (count > INT32_MAX || data.num_elements() > INT32_MAX) {
       return absl::UnimplementedError("GatherElements: tensor too large for 32-bit indexing");
     }
-    if (count == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+    if (count == 0) return MakeEmptyKernel();
     // gather_elements.comp's push block: count, rank, axis, axis dim, then
     // the output shape and data strides for kGatherElementsMaxRank dims each.
     const std::vector<int64_t> strides = Strides(data.shape);

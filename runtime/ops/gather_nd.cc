@@ -70,7 +70,7 @@ class GatherNdOp : public Op {
     const TensorDesc& data = *ctx.input(0);
     ASSIGN_OR_RETURN(const GatherNdPlan p, GatherNdPlanOf(ctx.node(), data.shape, ctx.input(1)->shape));
     const uint64_t n = static_cast<uint64_t>(NumElements(p.out_shape));
-    if (n == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+    if (n == 0) return MakeEmptyKernel();
     const uint32_t elem_bytes = static_cast<uint32_t>(DataTypeSize(data.dtype));
     const uint64_t words = std::max<uint64_t>(1, elem_bytes / 4);
     if (n * words >= (uint64_t{1} << 31) || data.num_elements() * words >= (int64_t{1} << 31)) {

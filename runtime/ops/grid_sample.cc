@@ -63,7 +63,7 @@ class GridSampleOp : public Op {
     const TensorDesc& x = *ctx.input(0);
     const TensorDesc& out = ctx.output(0);
     const uint64_t n = static_cast<uint64_t>(out.num_elements());
-    if (n == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+    if (n == 0) return MakeEmptyKernel();
     if (n >= (uint64_t{1} << 31) || x.num_elements() >= (int64_t{1} << 31)) {
       return absl::UnimplementedError("GridSample: tensors too large");
     }

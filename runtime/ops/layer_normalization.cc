@@ -278,7 +278,7 @@ class LayerNormalizationOp : public Op {
       if (l.rows > 0 && (mean_out || inv_out)) {
         return absl::UnimplementedError("Mean/InvStdDev of an empty normalized shape");
       }
-      return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+      return MakeEmptyKernel();
     }
 
     // Scale and B bindings: direct, indexed by (inner, period), or expanded.

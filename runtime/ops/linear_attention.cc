@@ -126,7 +126,7 @@ class LinearAttentionOp : public Op {
     const uint64_t columns = static_cast<uint64_t>(p.batch * p.hkv * p.dv);
     const uint64_t largest = static_cast<uint64_t>(p.batch * p.steps * std::max(p.hq * p.dk, p.hq * p.dv));
     if (largest >= (uint64_t{1} << 31)) return absl::UnimplementedError("LinearAttention: tensors too large");
-    if (columns == 0 || p.steps == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+    if (columns == 0 || p.steps == 0) return MakeEmptyKernel();
     const bool write_state = ctx.num_outputs() > 1 && ctx.output(1).dtype != DataType::kUndefined;
     DispatchStep step;
     step.push.U32(static_cast<uint32_t>(columns)).U32(static_cast<uint32_t>(p.steps));

@@ -39,7 +39,7 @@ class LrnOp : public Op {
     if (n >= (uint64_t{1} << 32)) {
       return absl::UnimplementedError(absl::StrCat("tensors of 2^32 or more elements (", n, ")"));
     }
-    if (n == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+    if (n == 0) return MakeEmptyKernel();
     int64_t spatial = 1;
     for (size_t d = 2; d < x.shape.size(); ++d) spatial *= x.shape[d];
     const Node& node = ctx.node();

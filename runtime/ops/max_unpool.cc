@@ -161,7 +161,7 @@ class MaxUnpoolOp : public Op {
       return absl::UnimplementedError(
           "MaxUnpool tensors of 2^32 elements or more are not supported");
     }
-    if (total == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+    if (total == 0) return MakeEmptyKernel();
     ASSIGN_OR_RETURN(auto pipeline, ctx.GetPipeline("ops/max_unpool", 3, 8, {kMaxUnpoolLocal, 1, 1}));
     PushConstants pc;
     pc.U32(static_cast<uint32_t>(n)).U32(static_cast<uint32_t>(total));

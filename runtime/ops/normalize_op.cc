@@ -99,7 +99,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> NormalizeOp::CreateKernel(KernelContext&
   if (x.num_elements() >= (int64_t{1} << 32)) {
     return absl::UnimplementedError(absl::StrCat("tensors of 2^32 or more elements (", x.num_elements(), ")"));
   }
-  if (x.num_elements() == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+  if (x.num_elements() == 0) return MakeEmptyKernel();
   ASSIGN_OR_RETURN(const ReductionLayout l, MergeReductionDims(s.shape, s.reduced, "normalizing"));
   const bool affine = s.channels > 0;
   const float default_eps = kind_ == Kind::kMeanVariance ? 1e-9f : 1e-5f;

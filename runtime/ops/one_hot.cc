@@ -67,7 +67,7 @@ class OneHotOp : public Op {
     ASSIGN_OR_RETURN(const OneHotLayout l, OneHotLayoutOf(ctx.node(), indices.shape, ctx.input(1)));
     const uint64_t n = static_cast<uint64_t>(NumElements(l.out_shape));
     if (n >= (uint64_t{1} << 31)) return absl::UnimplementedError("OneHot: output too large");
-    if (n == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+    if (n == 0) return MakeEmptyKernel();
     const uint32_t index_kind = indices.dtype == DataType::kFloat ? 0u : indices.dtype == DataType::kInt32 ? 1u : 2u;
     DispatchStep step;
     step.push.U32(static_cast<uint32_t>(n)).U32(static_cast<uint32_t>(l.depth)).U32(static_cast<uint32_t>(l.inner));

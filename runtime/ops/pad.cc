@@ -197,7 +197,7 @@ class PadOp : public Op {
     constexpr uint32_t kLocal = 128;
     ASSIGN_OR_RETURN(auto pipeline, ctx.GetPipeline("ops/pad", 2, pc.size(), {kLocal, 1, 1},
                                                     {static_cast<uint32_t>(plan.mode)}));
-    if (total == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+    if (total == 0) return MakeEmptyKernel();
     // An empty input is never read (everything is padding): bind the output.
     const BufferRef in = NumElements(plan.input) > 0 ? BufferRef::Input(0) : BufferRef::Output(0, gpu::Access::kRead);
     return MakeDispatchKernel({std::move(pipeline), {in, BufferRef::Output(0)}, std::move(pc),

@@ -109,7 +109,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> QuantizeOp::CreateKernel(KernelContext& 
   const DataType q = dequantize_ ? x.dtype : ctx.output(0).dtype;
   const uint64_t n = static_cast<uint64_t>(x.num_elements());
   if (n >= (uint64_t{1} << 31)) return absl::UnimplementedError("tensor too large");
-  if (n == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+  if (n == 0) return MakeEmptyKernel();
   const uint32_t qbytes = static_cast<uint32_t>(DataTypeSize(q));
   const bool is_signed = q == DataType::kInt8 || q == DataType::kInt16 || q == DataType::kInt32 ||
                          q == DataType::kInt2;

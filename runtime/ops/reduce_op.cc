@@ -154,7 +154,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> ReduceOp::CreateKernel(KernelContext& ct
   if (x.num_elements() >= (int64_t{1} << 32)) {
     return absl::UnimplementedError(absl::StrCat("tensors of 2^32 or more elements (", x.num_elements(), ")"));
   }
-  if (ctx.output(0).num_elements() == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+  if (ctx.output(0).num_elements() == 0) return MakeEmptyKernel();
   if (x.num_elements() == 0) {
     // Every output reduces nothing: the identity, finished (0 for the sums,
     // 1 for the product, -inf for max and the log-sums, +inf for min, NaN

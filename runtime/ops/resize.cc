@@ -516,7 +516,7 @@ class ResizeOp : public Op {
     ASSIGN_OR_RETURN(auto pipeline, ctx.GetPipeline("ops/resize", 3, pc.size(), {kLocal, 1, 1},
                                                     {static_cast<uint32_t>(taps)}));
     if (total == 0 || NumElements(plan.input) == 0) {
-      return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+      return MakeEmptyKernel();
     }
     return MakeDispatchKernel({std::move(pipeline),
                                {BufferRef::Input(0), BufferRef::Constant(table), BufferRef::Output(0)},

@@ -47,7 +47,7 @@ class ReverseSequenceOp : public Op {
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     const TensorDesc& x = *ctx.input(0);
     const uint64_t n = static_cast<uint64_t>(x.num_elements());
-    if (n == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+    if (n == 0) return MakeEmptyKernel();
     if (n >= (uint64_t{1} << 31)) return absl::UnimplementedError("tensor too large");
     const std::vector<int64_t> strides = Strides(x.shape);
     const int64_t b = ctx.node().GetInt("batch_axis", 1), t = ctx.node().GetInt("time_axis", 0);

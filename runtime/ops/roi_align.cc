@@ -61,7 +61,7 @@ class RoiAlignOp : public Op {
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     const TensorDesc& x = *ctx.input(0);
     const uint64_t total = static_cast<uint64_t>(NumElements(ctx.output(0).shape));
-    if (total == 0 || x.num_elements() == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+    if (total == 0 || x.num_elements() == 0) return MakeEmptyKernel();
     if (total >= (uint64_t{1} << 31) || x.num_elements() >= (int64_t{1} << 31)) {
       return absl::UnimplementedError("RoiAlign: tensors too large");
     }

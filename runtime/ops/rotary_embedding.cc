@@ -91,7 +91,7 @@ class RotaryEmbeddingOp : public Op {
     ASSIGN_OR_RETURN(const RotaryEmbeddingPlan p, RotaryEmbeddingPlanOf(ctx.node(), x, *ctx.input(1), positions));
     const uint64_t n = static_cast<uint64_t>(x.num_elements());
     if (n >= (uint64_t{1} << 31)) return absl::UnimplementedError("tensor too large");
-    if (n == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+    if (n == 0) return MakeEmptyKernel();
     DispatchStep step;
     for (int64_t v : {static_cast<int64_t>(n), p.heads, p.seq, p.dim, p.rot, p.sb, p.sh, p.ss, p.max_pos}) {
       step.push.U32(static_cast<uint32_t>(v));

@@ -58,7 +58,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> SoftmaxOp::CreateKernel(KernelContext& c
   if (n >= (uint64_t{1} << 32)) {
     return absl::UnimplementedError(absl::StrCat("tensors of 2^32 or more elements (", n, ")"));
   }
-  if (n == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+  if (n == 0) return MakeEmptyKernel();
   ASSIGN_OR_RETURN(const SoftmaxRows r, SoftmaxRowsOf(ctx.node(), x.shape));
   const uint64_t rows = static_cast<uint64_t>(r.outer * r.inner);
   // Hardmax's first-index tie-break is a sequential scan: always per row.

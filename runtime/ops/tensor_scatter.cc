@@ -110,7 +110,7 @@ class TensorScatterOp : public Op {
     ASSIGN_OR_RETURN(const ScatterShape s, TensorScatterShapeOf(ctx.node(), past, *ctx.input(1), indices));
     ASSIGN_OR_RETURN(const bool circular, IsCircular(ctx.node()));
     const uint64_t n = static_cast<uint64_t>(past.num_elements());
-    if (n == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+    if (n == 0) return MakeEmptyKernel();
     if (n >= (uint64_t{1} << 31)) return absl::UnimplementedError("TensorScatter: cache too large");
     const uint32_t unit = static_cast<uint32_t>(DataTypeSize(past.dtype));
     // Below 4 bytes, one invocation per output word.

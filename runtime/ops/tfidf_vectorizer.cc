@@ -148,7 +148,7 @@ class TfIdfVectorizerOp : public Op {
     const int64_t rows = x.shape.size() == 1 ? 1 : x.shape[0];
     const int64_t len = x.shape.back();
     const uint64_t count = static_cast<uint64_t>(rows * pool.slots);
-    if (count == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+    if (count == 0) return MakeEmptyKernel();
     if (count >= (uint64_t{1} << 31) || x.num_elements() >= (int64_t{1} << 30)) {
       return absl::UnimplementedError("TfIdfVectorizer: tensors too large");
     }

@@ -96,7 +96,7 @@ class TopKOp : public Op {
     ASSIGN_OR_RETURN(const TopKRows r, TopKRowsOf(ctx.node(), x.shape, ctx.input(1)));
     if (x.num_elements() >= (int64_t{1} << 32)) return absl::UnimplementedError("TopK: tensor too large");
     const uint64_t rows = static_cast<uint64_t>(r.outer * r.inner);
-    if (rows == 0 || r.k == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+    if (rows == 0 || r.k == 0) return MakeEmptyKernel();
     const bool indices = ctx.num_outputs() > 1 && ctx.output(1).dtype != DataType::kUndefined;
     const uint32_t scratch = indices ? 0 : ctx.RequestScratch(static_cast<uint64_t>(rows * r.k) * 8);
     DispatchStep step;

@@ -68,7 +68,7 @@ class TriluOp : public Op {
     ASSIGN_OR_RETURN(int64_t k, DiagonalOf(ctx.input(1)));
     const uint64_t n = static_cast<uint64_t>(x.num_elements());
     if (n >= (uint64_t{1} << 31)) return absl::UnimplementedError("Trilu: tensor too large");
-    if (n == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+    if (n == 0) return MakeEmptyKernel();
     const int64_t rows = x.shape[x.shape.size() - 2], cols = x.shape.back();
     // Beyond the matrix either way, k keeps or zeroes everything alike.
     k = std::max<int64_t>(std::min<int64_t>(k, cols + 1), -rows - 1);

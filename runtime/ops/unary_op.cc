@@ -132,7 +132,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> ActivationOp::CreateKernel(KernelContext
   if (n >= (uint64_t{1} << 32)) {
     return absl::UnimplementedError(absl::StrCat("tensors of 2^32 or more elements (", n, ")"));
   }
-  if (n == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+  if (n == 0) return MakeEmptyKernel();
   DispatchStep step;
   step.push.U32(static_cast<uint32_t>(n)).F32(params.alpha).F32(params.beta);
   // fp16: the build-time variant of the same shader (two words per invocation).

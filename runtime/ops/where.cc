@@ -92,7 +92,7 @@ class WhereOp : public Op {
     const uint32_t elem = static_cast<uint32_t>(DataTypeSize(x.dtype));
     ASSIGN_OR_RETURN(auto pipeline,
                      ctx.GetPipeline("ops/where", 4, sizeof(WhereParams), {kWhereLocalSize, 1, 1}, {elem}));
-    if (count == 0) return std::make_unique<DispatchKernel>(std::vector<DispatchStep>{});
+    if (count == 0) return MakeEmptyKernel();
     return MakeDispatchKernel({std::move(pipeline),
                                {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Input(2),
                                 BufferRef::Output(0, gpu::Access::kReadWrite)},
