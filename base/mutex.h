@@ -53,7 +53,8 @@ class Condition {
   template <typename T>
   Condition(bool (*func)(T*), T* arg) : eval_([func, arg] { return func(arg); }) {}
   template <typename T>
-  Condition(T* object, bool (T::*method)()) : eval_([object, method] { return (object->*method)(); }) {}
+  Condition(T* object, bool (T::*method)())
+      : eval_([object, method] { return (object->*method)(); }) {}
   template <typename T>
   Condition(const T* object, bool (T::*method)() const)
       : eval_([object, method] { return (object->*method)(); }) {}
@@ -92,8 +93,8 @@ class ABSL_LOCKABLE Mutex {
   }
   bool AwaitWithDeadline(const Condition& condition, absl::Time deadline) {
     std::unique_lock<std::mutex> lock(mutex_, std::adopt_lock);
-    const bool met = changed_.wait_until(lock, absl::ToChronoTime(deadline),
-                                         [&] { return condition.Eval(); });
+    const bool met =
+        changed_.wait_until(lock, absl::ToChronoTime(deadline), [&] { return condition.Eval(); });
     lock.release();
     return met;
   }
@@ -105,7 +106,9 @@ class ABSL_LOCKABLE Mutex {
 
 class ABSL_SCOPED_LOCKABLE MutexLock {
  public:
-  explicit MutexLock(Mutex* mutex) ABSL_EXCLUSIVE_LOCK_FUNCTION(mutex) : mutex_(mutex) { mutex_->Lock(); }
+  explicit MutexLock(Mutex* mutex) ABSL_EXCLUSIVE_LOCK_FUNCTION(mutex) : mutex_(mutex) {
+    mutex_->Lock();
+  }
   MutexLock(const MutexLock&) = delete;
   MutexLock& operator=(const MutexLock&) = delete;
   ~MutexLock() ABSL_UNLOCK_FUNCTION() { mutex_->Unlock(); }

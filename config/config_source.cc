@@ -25,15 +25,34 @@ constexpr size_t kMaxConfigBytes = size_t{16} << 20;
 // Triton ModelConfig fields (any message) that vkserve leaves out of its
 // schema on purpose; an "unknown field" error naming one says so.
 const std::set<std::string>& TritonOnlyFields() {
-  static const auto* fields = new std::set<std::string>{
-      "allow_ragged_batch", "batch_input", "batch_output", "cc_model_filenames",
-      "default_priority_level", "ensemble_scheduling", "host_policy",
-      "is_non_linear_format_io", "is_shape_tensor", "label_filename", "metric_tags",
-      "model_metrics", "model_operations", "model_repository_agents",
-      "model_transaction_policy", "optimization", "optional",
-      "passive", "preserve_ordering", "priority_levels", "priority_queue_policy",
-      "profile", "rate_limiter", "reshape", "response_cache", "runtime",
-      "secondary_devices", "sequence_batching"};
+  static const auto* fields = new std::set<std::string>{"allow_ragged_batch",
+                                                        "batch_input",
+                                                        "batch_output",
+                                                        "cc_model_filenames",
+                                                        "default_priority_level",
+                                                        "ensemble_scheduling",
+                                                        "host_policy",
+                                                        "is_non_linear_format_io",
+                                                        "is_shape_tensor",
+                                                        "label_filename",
+                                                        "metric_tags",
+                                                        "model_metrics",
+                                                        "model_operations",
+                                                        "model_repository_agents",
+                                                        "model_transaction_policy",
+                                                        "optimization",
+                                                        "optional",
+                                                        "passive",
+                                                        "preserve_ordering",
+                                                        "priority_levels",
+                                                        "priority_queue_policy",
+                                                        "profile",
+                                                        "rate_limiter",
+                                                        "reshape",
+                                                        "response_cache",
+                                                        "runtime",
+                                                        "secondary_devices",
+                                                        "sequence_batching"};
   return *fields;
 }
 
@@ -144,8 +163,9 @@ bool FindUnknownEnum(const pb::Message& message, FieldPath* path, int* value) {
           return true;
         }
       } else if (field->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE) {
-        const pb::Message& child = field->is_repeated() ? reflection->GetRepeatedMessage(message, field, i)
-                                                        : reflection->GetMessage(message, field);
+        const pb::Message& child = field->is_repeated()
+                                       ? reflection->GetRepeatedMessage(message, field, i)
+                                       : reflection->GetMessage(message, field);
         path->push_back({field->name(), index});
         if (FindUnknownEnum(child, path, value)) return true;
         path->pop_back();
@@ -203,7 +223,8 @@ void ConfigSource::Locate(const FieldPath& path, int* line, int* column) const {
     pb::TextFormat::ParseLocation location = tree->GetLocation(field, index);
     // A list written as `dims: [1, 2, 3]` is recorded once, as entry 0:
     // point at the list.
-    for (int i = index - 1; location.line < 0 && i >= 0; --i) location = tree->GetLocation(field, i);
+    for (int i = index - 1; location.line < 0 && i >= 0; --i)
+      location = tree->GetLocation(field, i);
     if (location.line < 0) return;
     *line = location.line;
     *column = location.column;
@@ -235,8 +256,8 @@ absl::StatusOr<std::shared_ptr<const ConfigSource>> ParseTextProto(std::string_v
                                                                    pb::Message* message) {
   message->Clear();
   if (text.size() > kMaxConfigBytes) {
-    return absl::InvalidArgumentError(absl::StrCat(source_name, ": larger than ",
-                                                   kMaxConfigBytes, " bytes"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(source_name, ": larger than ", kMaxConfigBytes, " bytes"));
   }
   auto tree = std::make_unique<pb::TextFormat::ParseInfoTree>();
   FirstErrorCollector errors;
@@ -260,9 +281,9 @@ absl::StatusOr<std::shared_ptr<const ConfigSource>> ParseTextProto(std::string_v
     } else {
       field = FieldAt(text, PointsPastToken(errors.message()), &line, &column);
     }
-    return absl::InvalidArgumentError(absl::StrCat(
-        source_name, ":", line + 1, ":", column + 1, ": ",
-        field.empty() ? "" : absl::StrCat(field, ": "), Explain(errors.message())));
+    return absl::InvalidArgumentError(
+        absl::StrCat(source_name, ":", line + 1, ":", column + 1, ": ",
+                     field.empty() ? "" : absl::StrCat(field, ": "), Explain(errors.message())));
   }
   auto source = std::shared_ptr<const ConfigSource>(
       new ConfigSource(source_name, message->GetDescriptor(), std::move(tree)));
@@ -279,8 +300,9 @@ absl::StatusOr<std::shared_ptr<const ConfigSource>> ParseTextProto(std::string_v
     for (int i = 0; i < field->enum_type()->value_count(); ++i) {
       names.push_back(field->enum_type()->value(i)->name());
     }
-    return source->Error(path, absl::StrCat(value, " is not a value of ", field->enum_type()->name(),
-                                            " (", absl::StrJoin(names, ", "), ")"));
+    return source->Error(
+        path, absl::StrCat(value, " is not a value of ", field->enum_type()->name(), " (",
+                           absl::StrJoin(names, ", "), ")"));
   }
   return source;
 }

@@ -18,8 +18,8 @@ namespace vkserve {
 namespace {
 
 using inference::ModelConfig;
-using inference::ModelInstanceGroup;
 using inference::ModelDynamicBatching;
+using inference::ModelInstanceGroup;
 using inference::ModelQueuePolicy;
 using Extension = config::ModelExtension;
 
@@ -49,7 +49,8 @@ absl::Status CheckTensorEntry(const ConfigSource& src, const char* field, int in
   FieldPath at = {{field, index}};
   if (tensor.name().empty()) return src.Error(Append(at, {"name"}), "must not be empty");
   if (!seen->insert(tensor.name()).second) {
-    return src.Error(Append(at, {"name"}), absl::StrCat(Quoted(tensor.name(), '"'), " is listed twice"));
+    return src.Error(Append(at, {"name"}),
+                     absl::StrCat(Quoted(tensor.name(), '"'), " is listed twice"));
   }
   if (tensor.data_type() == inference::TYPE_INVALID) {
     return src.Error(Append(at, {"data_type"}), "must be set (e.g. TYPE_FP32)");
@@ -81,7 +82,8 @@ absl::Status CheckVersionPolicy(const ConfigSource& src, const ModelConfig& c) {
       int64_t v = policy.specific().versions(i);
       FieldPath at = {{"version_policy"}, {"specific"}, {"versions", i}};
       if (v < 1) return src.Error(at, absl::StrCat("versions are >= 1, got ", v));
-      if (!seen.insert(v).second) return src.Error(at, absl::StrCat("version ", v, " is listed twice"));
+      if (!seen.insert(v).second)
+        return src.Error(at, absl::StrCat("version ", v, " is listed twice"));
     }
   }
   return absl::OkStatus();
@@ -105,7 +107,8 @@ absl::Status CheckInstanceGroups(const ConfigSource& src, const ModelConfig& c, 
     const ModelInstanceGroup& g = c.instance_group(i);
     FieldPath at = {{"instance_group", i}};
     if (g.count() < 0) {
-      return src.Error(Append(at, {"count"}), absl::StrCat("must be >= 0 (0 means 1), got ", g.count()));
+      return src.Error(Append(at, {"count"}),
+                       absl::StrCat("must be >= 0 (0 means 1), got ", g.count()));
     }
     if (g.kind() != ModelInstanceGroup::KIND_AUTO && g.kind() != ModelInstanceGroup::KIND_GPU) {
       return src.Error(Append(at, {"kind"}),
@@ -139,8 +142,8 @@ absl::Status CheckInstanceGroups(const ConfigSource& src, const ModelConfig& c, 
   return absl::OkStatus();
 }
 
-absl::Status CheckQueuePolicy(const ConfigSource& src, const ModelQueuePolicy& q, const FieldPath& at,
-                              ModelSettings::QueuePolicy* policy) {
+absl::Status CheckQueuePolicy(const ConfigSource& src, const ModelQueuePolicy& q,
+                              const FieldPath& at, ModelSettings::QueuePolicy* policy) {
   if (q.timeout_action() != ModelQueuePolicy::REJECT) {
     return src.Error(Append(at, {"timeout_action"}),
                      absl::StrCat(ModelQueuePolicy::TimeoutAction_Name(q.timeout_action()),
@@ -150,7 +153,8 @@ absl::Status CheckQueuePolicy(const ConfigSource& src, const ModelQueuePolicy& q
     return src.Error(Append(at, {"default_timeout_microseconds"}),
                      absl::StrCat("must be at most ", kMaxMicroseconds, " (one day)"));
   }
-  policy->default_timeout = absl::Microseconds(static_cast<int64_t>(q.default_timeout_microseconds()));
+  policy->default_timeout =
+      absl::Microseconds(static_cast<int64_t>(q.default_timeout_microseconds()));
   policy->allow_timeout_override = q.allow_timeout_override();
   if (q.has_max_queue_size()) policy->max_queue_size = q.max_queue_size();
   return absl::OkStatus();
@@ -228,8 +232,9 @@ absl::Status CheckExtension(const ConfigSource& src, const ModelConfig& c, Model
   if (!c.has_vkserve()) return absl::OkStatus();
   const Extension& x = c.vkserve();
   if (!x.device().empty()) {
-    const bool has_gpus = std::any_of(c.instance_group().begin(), c.instance_group().end(),
-                                      [](const ModelInstanceGroup& g) { return g.gpus_size() > 0; });
+    const bool has_gpus =
+        std::any_of(c.instance_group().begin(), c.instance_group().end(),
+                    [](const ModelInstanceGroup& g) { return g.gpus_size() > 0; });
     if (has_gpus) {
       return src.Error({{"vkserve"}, {"device"}},
                        "set the device here or in instance_group.gpus, not both");
@@ -253,8 +258,9 @@ absl::Status CheckExtension(const ConfigSource& src, const ModelConfig& c, Model
     FieldPath at = {{"vkserve"}, {"output", i}, {"name"}};
     if (o.name().empty()) return src.Error(at, "must not be empty");
     if (!config_outputs.empty() && !config_outputs.count(o.name())) {
-      return src.Error(at, absl::StrCat(Quoted(o.name(), '"'), " is not an output of this model (outputs: ",
-                                        absl::StrJoin(config_outputs, ", "), ")"));
+      return src.Error(
+          at, absl::StrCat(Quoted(o.name(), '"'), " is not an output of this model (outputs: ",
+                           absl::StrJoin(config_outputs, ", "), ")"));
     }
     if (!s->output_locations.emplace(o.name(), location(o.location())).second) {
       return src.Error(at, absl::StrCat(Quoted(o.name(), '"'), " is listed twice"));
@@ -297,21 +303,25 @@ absl::Status CheckModelFilename(const ConfigSource& src, const std::string& name
   return absl::OkStatus();
 }
 
-absl::StatusOr<ParsedModelConfig> Phase1(ModelConfig config, std::shared_ptr<const ConfigSource> source,
-                                         bool from_file, const std::string& model_name) {
+absl::StatusOr<ParsedModelConfig> Phase1(ModelConfig config,
+                                         std::shared_ptr<const ConfigSource> source, bool from_file,
+                                         const std::string& model_name) {
   const ConfigSource& src = *source;
   const ModelConfig& c = config;
   ParsedModelConfig parsed;
   ModelSettings& s = parsed.settings;
   s.name = model_name;
   if (!c.name().empty() && c.name() != model_name) {
-    return src.Error({{"name"}}, absl::StrCat(Quoted(c.name(), '"'), " does not match the model's directory name ",
+    return src.Error({{"name"}}, absl::StrCat(Quoted(c.name(), '"'),
+                                              " does not match the model's directory name ",
                                               Quoted(model_name, '"')));
   }
-  if (!c.platform().empty() && c.platform() != kReportedPlatform && c.platform() != kReportedOrtPlatform) {
-    return src.Error({{"platform"}}, absl::StrCat(Quoted(c.platform(), '"'),
-                                                  " is not served by vkserve; it serves ONNX and ORT-format "
-                                                  "models (\"onnxruntime_onnx\", \"onnxruntime_ort\" or empty)"));
+  if (!c.platform().empty() && c.platform() != kReportedPlatform &&
+      c.platform() != kReportedOrtPlatform) {
+    return src.Error({{"platform"}},
+                     absl::StrCat(Quoted(c.platform(), '"'),
+                                  " is not served by vkserve; it serves ONNX and ORT-format "
+                                  "models (\"onnxruntime_onnx\", \"onnxruntime_ort\" or empty)"));
   }
   if (!c.backend().empty() && c.backend() != "onnxruntime" && c.backend() != kReportedBackend) {
     return src.Error({{"backend"}}, absl::StrCat(Quoted(c.backend(), '"'),
@@ -365,8 +375,8 @@ absl::Status CheckBatchDimension(const ConfigSource& src, int max_batch_size, co
   if (max_batch_size == 0 || !tensor.has_shape) return absl::OkStatus();
   if (tensor.dims.empty() || tensor.dims[0].is_fixed()) {
     return src.Error({{"max_batch_size"}},
-                     absl::StrCat("is ", max_batch_size, " but model ", kind, " ", Quoted(tensor.name, '"'),
-                                  " ", ShapeString(tensor),
+                     absl::StrCat("is ", max_batch_size, " but model ", kind, " ",
+                                  Quoted(tensor.name, '"'), " ", ShapeString(tensor),
                                   " has no batch dimension (its first dimension must be symbolic); "
                                   "set max_batch_size: 0 and give full shapes"));
   }
@@ -375,8 +385,8 @@ absl::Status CheckBatchDimension(const ConfigSource& src, int max_batch_size, co
 
 // dims of config.<field>[index] against the model tensor's declared shape.
 absl::Status CheckDims(const ConfigSource& src, const FieldPath& at,
-                       const google::protobuf::RepeatedField<int64_t>& dims, const ModelTensor& tensor,
-                       int max_batch_size) {
+                       const google::protobuf::RepeatedField<int64_t>& dims,
+                       const ModelTensor& tensor, int max_batch_size) {
   if (!tensor.has_shape) return absl::OkStatus();
   size_t skip = max_batch_size > 0 ? 1 : 0;
   size_t rank = tensor.dims.size() - skip;
@@ -428,14 +438,15 @@ absl::Status MatchTensors(const ConfigSource& src, const char* field, const char
                            [&](const ModelTensor& t) { return t.name == entry.name(); });
     if (it == model.end()) {
       return src.Error(Append(at, {"name"}),
-                       absl::StrCat("the model file has no ", kind, " ", Quoted(entry.name(), '"'), " (",
-                                    kind, "s: ", Names(model), ")"));
+                       absl::StrCat("the model file has no ", kind, " ", Quoted(entry.name(), '"'),
+                                    " (", kind, "s: ", Names(model), ")"));
     }
-    ASSIGN_OR_RETURN(inference::DataType type, ConfigTypeOf(src, Append(at, {"data_type"}), kind, *it));
+    ASSIGN_OR_RETURN(inference::DataType type,
+                     ConfigTypeOf(src, Append(at, {"data_type"}), kind, *it));
     if (type != entry.data_type()) {
       return src.Error(Append(at, {"data_type"}),
-                       absl::StrCat("is ", TypeName(entry.data_type()), " but the model file declares ",
-                                    TypeName(type)));
+                       absl::StrCat("is ", TypeName(entry.data_type()),
+                                    " but the model file declares ", TypeName(type)));
     }
     RETURN_IF_ERROR(CheckDims(src, at, entry.dims(), *it, max_batch_size));
     listed.insert(entry.name());
@@ -463,15 +474,17 @@ absl::Status CheckOverrideNames(const ConfigSource& src, const ModelConfig& c,
     const auto& d = overrides[i];
     FieldPath at = {{"vkserve"}, {"free_dimension_override", i}};
     if (!d.name().empty() && !params.count(d.name())) {
-      return src.Error(Append(at, {"name"}),
-                       absl::StrCat(Quoted(d.name(), '"'), " is not a symbolic dimension of any input (",
-                                    params.empty() ? "there are none"
-                                                   : absl::StrCat("symbols: ", absl::StrJoin(params, ", ")),
-                                    ")"));
+      return src.Error(
+          Append(at, {"name"}),
+          absl::StrCat(Quoted(d.name(), '"'), " is not a symbolic dimension of any input (",
+                       params.empty() ? "there are none"
+                                      : absl::StrCat("symbols: ", absl::StrJoin(params, ", ")),
+                       ")"));
     }
     if (!d.denotation().empty() && !denotations.count(absl::AsciiStrToUpper(d.denotation()))) {
       return src.Error(Append(at, {"denotation"}),
-                       absl::StrCat(Quoted(d.denotation(), '"'), " is not the denotation of any input dimension"));
+                       absl::StrCat(Quoted(d.denotation(), '"'),
+                                    " is not the denotation of any input dimension"));
     }
   }
   return absl::OkStatus();
@@ -479,7 +492,8 @@ absl::Status CheckOverrideNames(const ConfigSource& src, const ModelConfig& c,
 
 }  // namespace
 
-absl::StatusOr<ParsedModelConfig> ParseModelConfig(std::string_view text, const std::string& source_name,
+absl::StatusOr<ParsedModelConfig> ParseModelConfig(std::string_view text,
+                                                   const std::string& source_name,
                                                    const std::string& model_name) {
   ModelConfig config;
   ASSIGN_OR_RETURN(std::shared_ptr<const ConfigSource> source,
@@ -487,7 +501,8 @@ absl::StatusOr<ParsedModelConfig> ParseModelConfig(std::string_view text, const 
   return Phase1(std::move(config), std::move(source), /*from_file=*/true, model_name);
 }
 
-absl::StatusOr<ParsedModelConfig> LoadModelConfig(const std::string& path, const std::string& model_name) {
+absl::StatusOr<ParsedModelConfig> LoadModelConfig(const std::string& path,
+                                                  const std::string& model_name) {
   ASSIGN_OR_RETURN(std::string text, ReadConfigFile(path));
   return ParseModelConfig(text, path, model_name);
 }
@@ -512,7 +527,8 @@ absl::StatusOr<ModelSettings> ValidateModelConfig(const ParsedModelConfig& parse
     RETURN_IF_ERROR(CheckBatchDimension(src, s.max_batch_size, "output", out));
   }
   RETURN_IF_ERROR(MatchTensors(src, "input", "input", s.max_batch_size, inputs, c.mutable_input()));
-  RETURN_IF_ERROR(MatchTensors(src, "output", "output", s.max_batch_size, outputs, c.mutable_output()));
+  RETURN_IF_ERROR(
+      MatchTensors(src, "output", "output", s.max_batch_size, outputs, c.mutable_output()));
   RETURN_IF_ERROR(CheckOverrideNames(src, c, inputs));
   RETURN_IF_ERROR(CheckWarmupInputs(src, c, inputs, &s.warmup));
 
@@ -521,12 +537,14 @@ absl::StatusOr<ModelSettings> ValidateModelConfig(const ParsedModelConfig& parse
   for (int i = 0; i < listed.size(); ++i) {
     if (std::none_of(outputs.begin(), outputs.end(),
                      [&](const ModelTensor& o) { return o.name == listed[i].name(); })) {
-      return src.Error({{"vkserve"}, {"output", i}, {"name"}},
-                       absl::StrCat(Quoted(listed[i].name(), '"'), " is not an output of the model file (outputs: ",
-                                    Names(outputs), ")"));
+      return src.Error(
+          {{"vkserve"}, {"output", i}, {"name"}},
+          absl::StrCat(Quoted(listed[i].name(), '"'),
+                       " is not an output of the model file (outputs: ", Names(outputs), ")"));
     }
   }
-  for (const ModelTensor& out : outputs) s.output_locations.emplace(out.name, s.default_output_location);
+  for (const ModelTensor& out : outputs)
+    s.output_locations.emplace(out.name, s.default_output_location);
 
   c.set_name(s.name);
   c.set_platform(std::string(kReportedPlatform));
@@ -550,21 +568,36 @@ absl::StatusOr<ModelConfig> DeriveModelConfig(const std::string& model_name,
 
 std::string_view KServeDataType(inference::DataType type) {
   switch (type) {
-    case inference::TYPE_BOOL: return "BOOL";
-    case inference::TYPE_UINT8: return "UINT8";
-    case inference::TYPE_UINT16: return "UINT16";
-    case inference::TYPE_UINT32: return "UINT32";
-    case inference::TYPE_UINT64: return "UINT64";
-    case inference::TYPE_INT8: return "INT8";
-    case inference::TYPE_INT16: return "INT16";
-    case inference::TYPE_INT32: return "INT32";
-    case inference::TYPE_INT64: return "INT64";
-    case inference::TYPE_FP16: return "FP16";
-    case inference::TYPE_FP32: return "FP32";
-    case inference::TYPE_FP64: return "FP64";
-    case inference::TYPE_STRING: return "BYTES";
-    case inference::TYPE_BF16: return "BF16";
-    default: return "";
+    case inference::TYPE_BOOL:
+      return "BOOL";
+    case inference::TYPE_UINT8:
+      return "UINT8";
+    case inference::TYPE_UINT16:
+      return "UINT16";
+    case inference::TYPE_UINT32:
+      return "UINT32";
+    case inference::TYPE_UINT64:
+      return "UINT64";
+    case inference::TYPE_INT8:
+      return "INT8";
+    case inference::TYPE_INT16:
+      return "INT16";
+    case inference::TYPE_INT32:
+      return "INT32";
+    case inference::TYPE_INT64:
+      return "INT64";
+    case inference::TYPE_FP16:
+      return "FP16";
+    case inference::TYPE_FP32:
+      return "FP32";
+    case inference::TYPE_FP64:
+      return "FP64";
+    case inference::TYPE_STRING:
+      return "BYTES";
+    case inference::TYPE_BF16:
+      return "BF16";
+    default:
+      return "";
   }
 }
 

@@ -81,7 +81,7 @@ struct ModelSettings {
   PreferredLocation default_output_location = PreferredLocation::kCpu;
 
   // Queue policy (dynamic_batching.default_queue_policy).
-  int64_t max_queue_size = 64;  // waiting requests; 0 = unbounded
+  int64_t max_queue_size = 64;                            // waiting requests; 0 = unbounded
   absl::Duration default_timeout = absl::ZeroDuration();  // zero: no timeout
   bool allow_timeout_override = false;
   // Priority levels (dynamic_batching.priority_levels): 0 = none, else

@@ -10,7 +10,6 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-
 #include "base/quote.h"
 
 namespace vkserve {
@@ -67,8 +66,9 @@ absl::StatusOr<ModelVersion> FindModelFile(const fs::path& version_dir, int64_t 
   if (!model_filename.empty()) {
     fs::path file = version_dir / model_filename;
     if (!IsRegularFile(file)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          file.string(), ": no such file (default_model_filename is ", Quoted(model_filename, '"'), ")"));
+      return absl::InvalidArgumentError(absl::StrCat(file.string(),
+                                                     ": no such file (default_model_filename is ",
+                                                     Quoted(model_filename, '"'), ")"));
     }
     v.path = file.string();
     v.format = format_of(model_filename);
@@ -103,8 +103,9 @@ absl::StatusOr<std::vector<int64_t>> ServedVersions(const ParsedModelConfig& par
     for (int i = 0; i < policy.specific().versions_size(); ++i) {
       int64_t v = policy.specific().versions(i);
       if (!std::binary_search(all.begin(), all.end(), v)) {
-        return parsed.source->Error({{"version_policy"}, {"specific"}, {"versions", i}},
-                                    absl::StrCat("version ", v, " has no directory in the repository"));
+        return parsed.source->Error(
+            {{"version_policy"}, {"specific"}, {"versions", i}},
+            absl::StrCat("version ", v, " has no directory in the repository"));
       }
       chosen.push_back(v);
     }
@@ -140,7 +141,8 @@ absl::Status ScanModelDirectory(RepositoryModel& m) {
   for (const std::string& entry : *entries) {
     if (entry == "config.pbtxt") continue;
     fs::path p = dir / entry;
-    bool digits = std::all_of(entry.begin(), entry.end(), [](char c) { return absl::ascii_isdigit(c); });
+    bool digits =
+        std::all_of(entry.begin(), entry.end(), [](char c) { return absl::ascii_isdigit(c); });
     if (!IsDirectory(p) || !digits) {
       m.ignored.push_back(entry);
       continue;
@@ -153,12 +155,14 @@ absl::Status ScanModelDirectory(RepositoryModel& m) {
     version_dirs.emplace_back(version, entry);
   }
   if (version_dirs.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        dir.string(), ": no version directories (expected ", (dir / "1" / "model.onnx").string(), ")"));
+    return absl::InvalidArgumentError(absl::StrCat(dir.string(),
+                                                   ": no version directories (expected ",
+                                                   (dir / "1" / "model.onnx").string(), ")"));
   }
   std::sort(version_dirs.begin(), version_dirs.end());
   for (const auto& [version, entry] : version_dirs) {
-    absl::StatusOr<ModelVersion> v = FindModelFile(dir / entry, version, m.config.settings.model_filename);
+    absl::StatusOr<ModelVersion> v =
+        FindModelFile(dir / entry, version, m.config.settings.model_filename);
     if (!v.ok()) return v.status();
     m.versions.push_back(*std::move(v));
   }
@@ -207,8 +211,8 @@ absl::Status CheckModelName(std::string_view name) {
         absl::StrCat(quoted, " is longer than ", kMaxModelNameLength, " characters"));
   }
   if (name[0] == '.' || name[0] == '-') {
-    return absl::InvalidArgumentError(
-        absl::StrCat(quoted, " is not a valid model name: it starts with '", std::string(1, name[0]), "'"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        quoted, " is not a valid model name: it starts with '", std::string(1, name[0]), "'"));
   }
   for (char c : name) {
     if (!absl::ascii_isalnum(c) && c != '_' && c != '-' && c != '.') {
@@ -244,7 +248,8 @@ absl::StatusOr<RepositoryModel> ScanModel(const std::string& repository, const s
     return absl::InvalidArgumentError(absl::StrCat(Quoted(name, '"'), " is not a model name"));
   }
   if (!IsDirectory(*root / name)) {
-    return absl::NotFoundError(absl::StrCat("no model ", Quoted(name, '"'), " in ", root->string()));
+    return absl::NotFoundError(
+        absl::StrCat("no model ", Quoted(name, '"'), " in ", root->string()));
   }
   return ScanOne(*root, name);
 }
@@ -252,7 +257,8 @@ absl::StatusOr<RepositoryModel> ScanModel(const std::string& repository, const s
 absl::Status RepositoryStatus(const Repository& repository) {
   for (const RepositoryModel& m : repository.models) {
     if (!m.status.ok()) {
-      return absl::Status(m.status.code(), absl::StrCat("model ", Quoted(m.name, '"'), ": ", m.status.message()));
+      return absl::Status(m.status.code(),
+                          absl::StrCat("model ", Quoted(m.name, '"'), ": ", m.status.message()));
     }
   }
   return absl::OkStatus();

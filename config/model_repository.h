@@ -64,7 +64,7 @@ struct RepositoryModel {
 };
 
 struct Repository {
-  std::string path;  // absolute
+  std::string path;                     // absolute
   std::vector<RepositoryModel> models;  // sorted by name
   std::vector<std::string> ignored;     // top-level files that are not model directories
 };

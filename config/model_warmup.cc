@@ -22,18 +22,23 @@ uint64_t ElementBytes(inference::DataType type) {
   switch (type) {
     case inference::TYPE_BOOL:
     case inference::TYPE_UINT8:
-    case inference::TYPE_INT8: return 1;
+    case inference::TYPE_INT8:
+      return 1;
     case inference::TYPE_UINT16:
     case inference::TYPE_INT16:
     case inference::TYPE_FP16:
-    case inference::TYPE_BF16: return 2;
+    case inference::TYPE_BF16:
+      return 2;
     case inference::TYPE_UINT32:
     case inference::TYPE_INT32:
-    case inference::TYPE_FP32: return 4;
+    case inference::TYPE_FP32:
+      return 4;
     case inference::TYPE_UINT64:
     case inference::TYPE_INT64:
-    case inference::TYPE_FP64: return 8;
-    default: return 0;
+    case inference::TYPE_FP64:
+      return 8;
+    default:
+      return 0;
   }
 }
 
@@ -46,7 +51,8 @@ bool StaysInside(const std::string& file) {
   if (file.empty() || file.find('\0') != std::string::npos) return false;
   const std::filesystem::path p(file);
   if (p.is_absolute() || p.has_root_name() || p.has_root_directory()) return false;
-  return std::none_of(p.begin(), p.end(), [](const std::filesystem::path& part) { return part == ".."; });
+  return std::none_of(p.begin(), p.end(),
+                      [](const std::filesystem::path& part) { return part == ".."; });
 }
 
 absl::Status CheckInputText(const ConfigSource& src, int i, const std::string& name,
@@ -80,9 +86,10 @@ absl::Status CheckInputText(const ConfigSource& src, int i, const std::string& n
       break;
     case ModelWarmup::Input::kInputDataFile:
       if (!StaysInside(in.input_data_file())) {
-        return src.Error(at, absl::StrCat(what, "input_data_file ", Quoted(in.input_data_file(), '"'),
-                                          " must be a relative path inside the model's warmup "
-                                          "directory"));
+        return src.Error(at,
+                         absl::StrCat(what, "input_data_file ", Quoted(in.input_data_file(), '"'),
+                                      " must be a relative path inside the model's warmup "
+                                      "directory"));
       }
       break;
     default:
@@ -92,16 +99,20 @@ absl::Status CheckInputText(const ConfigSource& src, int i, const std::string& n
   return absl::OkStatus();
 }
 
-absl::Status CheckSampleText(const ConfigSource& src, int i, const ModelWarmup& w, int max_batch_size) {
-  if (w.batch_size() < 1) return src.Error(FieldPath{{"model_warmup", i}, {"batch_size"}}, "must be at least 1");
+absl::Status CheckSampleText(const ConfigSource& src, int i, const ModelWarmup& w,
+                             int max_batch_size) {
+  if (w.batch_size() < 1)
+    return src.Error(FieldPath{{"model_warmup", i}, {"batch_size"}}, "must be at least 1");
   if (max_batch_size == 0 && w.batch_size() != 1) {
     return src.Error(FieldPath{{"model_warmup", i}, {"batch_size"}},
-                     absl::StrCat("is ", w.batch_size(), " but the model has no batch dimension "
+                     absl::StrCat("is ", w.batch_size(),
+                                  " but the model has no batch dimension "
                                   "(max_batch_size 0): it must be 1"));
   }
   if (max_batch_size > 0 && w.batch_size() > static_cast<uint32_t>(max_batch_size)) {
-    return src.Error(FieldPath{{"model_warmup", i}, {"batch_size"}},
-                     absl::StrCat("is ", w.batch_size(), ", above max_batch_size ", max_batch_size));
+    return src.Error(
+        FieldPath{{"model_warmup", i}, {"batch_size"}},
+        absl::StrCat("is ", w.batch_size(), ", above max_batch_size ", max_batch_size));
   }
   if (w.count() > static_cast<uint32_t>(kMaxWarmupCount)) {
     return src.Error(FieldPath{{"model_warmup", i}, {"count"}},
@@ -112,14 +123,15 @@ absl::Status CheckSampleText(const ConfigSource& src, int i, const ModelWarmup& 
   std::set<std::string> names;
   for (const ModelWarmup::InputsEntry& entry : w.inputs()) {
     if (!names.insert(entry.key()).second) {
-      return src.Error(InputsAt(i), absl::StrCat("input ", Quoted(entry.key(), '"'), " is listed twice"));
+      return src.Error(InputsAt(i),
+                       absl::StrCat("input ", Quoted(entry.key(), '"'), " is listed twice"));
     }
-    RETURN_IF_ERROR(
-        CheckInputText(src, i, entry.key(), entry.value(), static_cast<int>(w.batch_size()), &bytes));
+    RETURN_IF_ERROR(CheckInputText(src, i, entry.key(), entry.value(),
+                                   static_cast<int>(w.batch_size()), &bytes));
   }
   if (bytes > kMaxWarmupBytes) {
-    return src.Error(SampleAt(i), absl::StrCat("its inputs take more than ", kMaxWarmupBytes >> 20,
-                                               " MiB"));
+    return src.Error(SampleAt(i),
+                     absl::StrCat("its inputs take more than ", kMaxWarmupBytes >> 20, " MiB"));
   }
   return absl::OkStatus();
 }
@@ -140,8 +152,9 @@ absl::Status CheckInputShape(const ConfigSource& src, int i, const std::string& 
   for (int j = 0; j < in.dims_size(); ++j) {
     const ModelDim& d = tensor.dims[static_cast<size_t>(j) + skip];
     if (d.is_fixed() && d.size != in.dims(j)) {
-      return src.Error(InputsAt(i), absl::StrCat("input ", Quoted(name, '"'), ": dims[", j, "] is ",
-                                                 in.dims(j), " but the model file fixes it at ", d.size));
+      return src.Error(InputsAt(i),
+                       absl::StrCat("input ", Quoted(name, '"'), ": dims[", j, "] is ", in.dims(j),
+                                    " but the model file fixes it at ", d.size));
     }
   }
   return absl::OkStatus();
@@ -156,12 +169,16 @@ WarmupSample::Input Translate(const ModelWarmup::Input& in, int batch_size, int 
   for (int64_t d : in.dims()) elements *= static_cast<uint64_t>(d);
   out.element_bytes = elements * ElementBytes(in.data_type());
   switch (in.input_data_type_case()) {
-    case ModelWarmup::Input::kRandomData: out.fill = WarmupSample::Fill::kRandom; break;
+    case ModelWarmup::Input::kRandomData:
+      out.fill = WarmupSample::Fill::kRandom;
+      break;
     case ModelWarmup::Input::kInputDataFile:
       out.fill = WarmupSample::Fill::kFile;
       out.file = in.input_data_file();
       break;
-    default: out.fill = WarmupSample::Fill::kZero; break;
+    default:
+      out.fill = WarmupSample::Fill::kZero;
+      break;
   }
   return out;
 }
@@ -195,22 +212,23 @@ absl::Status CheckWarmupInputs(const ConfigSource& src, const ModelConfig& confi
       if (tensor == inputs.end() || entry == config.input().end()) {
         std::vector<std::string> names;
         for (const ModelTensor& t : inputs) names.push_back(t.name);
-        return src.Error(InputsAt(i), absl::StrCat("the model has no input ", Quoted(name, '"'), " (inputs: ",
-                                                   absl::StrJoin(names, ", "), ")"));
+        return src.Error(InputsAt(i), absl::StrCat("the model has no input ", Quoted(name, '"'),
+                                                   " (inputs: ", absl::StrJoin(names, ", "), ")"));
       }
       if (in.data_type() != entry->data_type()) {
-        return src.Error(InputsAt(i),
-                         absl::StrCat("input ", Quoted(name, '"'), ": data_type is ",
-                                      inference::DataType_Name(in.data_type()), " but the input is ",
-                                      inference::DataType_Name(entry->data_type())));
+        return src.Error(InputsAt(i), absl::StrCat("input ", Quoted(name, '"'), ": data_type is ",
+                                                   inference::DataType_Name(in.data_type()),
+                                                   " but the input is ",
+                                                   inference::DataType_Name(entry->data_type())));
       }
       RETURN_IF_ERROR(CheckInputShape(src, i, name, in, *tensor, config.max_batch_size()));
       sample.inputs.emplace(name, Translate(in, sample.batch_size, config.max_batch_size()));
     }
     for (const ModelTensor& t : inputs) {
       if (!sample.inputs.count(t.name)) {
-        return src.Error(InputsAt(i), absl::StrCat("model input ", Quoted(t.name, '"'),
-                                                   " is not listed; a warm-up sample lists every input"));
+        return src.Error(InputsAt(i),
+                         absl::StrCat("model input ", Quoted(t.name, '"'),
+                                      " is not listed; a warm-up sample lists every input"));
       }
     }
     samples->push_back(std::move(sample));

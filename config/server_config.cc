@@ -94,8 +94,8 @@ class Builder {
                        std::string* out) {
     if (!has) return absl::OkStatus();
     if (!IsAddress(value)) {
-      return source_.Error(path, absl::StrCat("\"", value,
-                                              "\" is not an IPv4 or IPv6 address or \"localhost\""));
+      return source_.Error(
+          path, absl::StrCat("\"", value, "\" is not an IPv4 or IPv6 address or \"localhost\""));
     }
     *out = value;
     return absl::OkStatus();
@@ -114,7 +114,8 @@ class Builder {
                      int64_t* out) {
     if (!has) return absl::OkStatus();
     if (value < min || value > max) {
-      return source_.Error(path, absl::StrCat("must be between ", min, " and ", max, ", got ", value));
+      return source_.Error(path,
+                           absl::StrCat("must be between ", min, " and ", max, ", got ", value));
     }
     *out = value;
     return absl::OkStatus();
@@ -135,27 +136,27 @@ class Builder {
 
   // grpc.tls or metrics.tls (`section`) into `out`.
   absl::Status Tls(const char* section, const config::TlsSettings& t, TlsFiles* out) {
-    RETURN_IF_ERROR(File({{section}, {"tls"}, {"certificate"}}, t.has_certificate(), t.certificate(),
-                         &out->certificate_path));
-    RETURN_IF_ERROR(File({{section}, {"tls"}, {"private_key"}}, t.has_private_key(), t.private_key(),
-                         &out->private_key_path));
+    RETURN_IF_ERROR(File({{section}, {"tls"}, {"certificate"}}, t.has_certificate(),
+                         t.certificate(), &out->certificate_path));
+    RETURN_IF_ERROR(File({{section}, {"tls"}, {"private_key"}}, t.has_private_key(),
+                         t.private_key(), &out->private_key_path));
     RETURN_IF_ERROR(File({{section}, {"tls"}, {"client_ca"}}, t.has_client_ca(), t.client_ca(),
                          &out->client_ca_path));
     if (out->certificate_path.empty() != out->private_key_path.empty()) {
-      return source_.Error({{section}, {"tls"}, {t.has_certificate() ? "private_key" : "certificate"}},
-                           "certificate and private_key must be set together");
+      return source_.Error(
+          {{section}, {"tls"}, {t.has_certificate() ? "private_key" : "certificate"}},
+          "certificate and private_key must be set together");
     }
     if (!out->client_ca_path.empty() && out->certificate_path.empty()) {
-      return source_.Error({{section}, {"tls"}, {"client_ca"}}, "needs certificate and private_key");
+      return source_.Error({{section}, {"tls"}, {"client_ca"}},
+                           "needs certificate and private_key");
     }
     return absl::OkStatus();
   }
 
   absl::Status Grant(const config::AuthSettings::Grant& g, int i, const ServerSettings& s,
                      AuthGrant* out) {
-    const auto path = [i](const char* field) {
-      return FieldPath{{"auth"}, {"grant", i}, {field}};
-    };
+    const auto path = [i](const char* field) { return FieldPath{{"auth"}, {"grant", i}, {field}}; };
     out->name = g.has_name() ? g.name() : absl::StrCat("grant ", i);
     const int credentials = g.has_token_sha256() + g.has_token_file() + g.has_client_identity();
     if (credentials != 1) {
@@ -170,7 +171,8 @@ class Builder {
     }
     RETURN_IF_ERROR(File(path("token_file"), g.has_token_file(), g.token_file(), &out->token_file));
     if (g.has_client_identity()) {
-      if (g.client_identity().empty()) return source_.Error(path("client_identity"), "must not be empty");
+      if (g.client_identity().empty())
+        return source_.Error(path("client_identity"), "must not be empty");
       if (s.tls_client_ca_path.empty()) {
         return source_.Error(path("client_identity"),
                              "needs client certificates: set grpc.tls.client_ca");
@@ -179,8 +181,12 @@ class Builder {
     }
     for (int r = 0; r < g.roles_size(); ++r) {
       switch (g.roles(r)) {
-        case config::AuthSettings::INFERENCE: out->roles |= kRoleInference; break;
-        case config::AuthSettings::ADMIN: out->roles |= kRoleAdmin; break;
+        case config::AuthSettings::INFERENCE:
+          out->roles |= kRoleInference;
+          break;
+        case config::AuthSettings::ADMIN:
+          out->roles |= kRoleAdmin;
+          break;
         default:
           return source_.Error(FieldPath{{"auth"}, {"grant", i}, {"roles", r}},
                                "must be INFERENCE or ADMIN");
@@ -214,9 +220,10 @@ class Builder {
     for (int i = 0; i < m.allowed_networks_size(); ++i) {
       std::optional<std::string> network = Ipv4Network(m.allowed_networks(i));
       if (!network.has_value()) {
-        return source_.Error({{"metrics"}, {"allowed_networks", i}},
-                             absl::StrCat("\"", m.allowed_networks(i),
-                                          "\" is not an IPv4 address or CIDR block (\"10.0.0.0/8\")"));
+        return source_.Error(
+            {{"metrics"}, {"allowed_networks", i}},
+            absl::StrCat("\"", m.allowed_networks(i),
+                         "\" is not an IPv4 address or CIDR block (\"10.0.0.0/8\")"));
       }
       s->metrics_allowed_networks.push_back(*network);
     }
@@ -240,7 +247,7 @@ class Builder {
     RETURN_IF_ERROR(Traces(c, s));
     int64_t exit_timeout = 30;
     RETURN_IF_ERROR(Range({{"exit_timeout_seconds"}}, c.has_exit_timeout_seconds(),
-                           c.exit_timeout_seconds(), 0, 86400, &exit_timeout));
+                          c.exit_timeout_seconds(), 0, 86400, &exit_timeout));
     s->exit_timeout = absl::Seconds(exit_timeout);
     return absl::OkStatus();
   }
@@ -248,11 +255,12 @@ class Builder {
   // The gRPC and metrics endpoints, TLS and authorization.
   absl::Status Endpoints(const ServerConfig& c, ServerSettings* s) {
     const auto& g = c.grpc();
-    RETURN_IF_ERROR(Address({{"grpc"}, {"address"}}, g.has_address(), g.address(), &s->grpc_address));
+    RETURN_IF_ERROR(
+        Address({{"grpc"}, {"address"}}, g.has_address(), g.address(), &s->grpc_address));
     RETURN_IF_ERROR(Port({{"grpc"}, {"port"}}, g.has_port(), g.port(), &s->grpc_port));
     int64_t infer_threads = 0;
-    RETURN_IF_ERROR(Range({{"grpc"}, {"infer_threads"}}, g.has_infer_threads(), g.infer_threads(), 0, 64,
-                          &infer_threads));
+    RETURN_IF_ERROR(Range({{"grpc"}, {"infer_threads"}}, g.has_infer_threads(), g.infer_threads(),
+                          0, 64, &infer_threads));
     s->grpc_infer_threads = static_cast<int>(infer_threads);
     TlsFiles grpc_tls;
     RETURN_IF_ERROR(Tls("grpc", g.tls(), &grpc_tls));
@@ -262,8 +270,8 @@ class Builder {
     RETURN_IF_ERROR(Auth(c.auth(), s));
     const auto& m = c.metrics();
     if (m.has_enabled()) s->metrics_enabled = m.enabled();
-    RETURN_IF_ERROR(Address({{"metrics"}, {"address"}}, m.has_address(), m.address(),
-                             &s->metrics_address));
+    RETURN_IF_ERROR(
+        Address({{"metrics"}, {"address"}}, m.has_address(), m.address(), &s->metrics_address));
     RETURN_IF_ERROR(MetricsLimits(m, s));
     RETURN_IF_ERROR(Tls("metrics", m.tls(), &s->metrics_tls));
     RETURN_IF_ERROR(Port({{"metrics"}, {"port"}}, m.has_port(), m.port(), &s->metrics_port));
@@ -285,9 +293,10 @@ class Builder {
     }
     std::error_code ec;
     if (!fs::is_directory(s->repository_path, ec)) {
-      return source_.Error({{"repository"}, {"path"}},
-                           absl::StrCat(s->repository_path, " is not a directory",
-                                        r.has_path() ? "" : " (the default: the example repository)"));
+      return source_.Error(
+          {{"repository"}, {"path"}},
+          absl::StrCat(s->repository_path, " is not a directory",
+                       r.has_path() ? "" : " (the default: the example repository)"));
     }
     s->model_control = r.model_control() == config::RepositorySettings::EXPLICIT
                            ? ModelControlMode::kExplicit
@@ -324,18 +333,18 @@ class Builder {
   absl::Status Limits(const ServerConfig& c, ServerSettings* s) {
     const auto& l = c.limits();
     RETURN_IF_ERROR(Range({{"limits"}, {"max_message_bytes"}}, l.has_max_message_bytes(),
-                           l.max_message_bytes(), 1024, std::numeric_limits<int32_t>::max(),
-                           &s->max_message_bytes));
+                          l.max_message_bytes(), 1024, std::numeric_limits<int32_t>::max(),
+                          &s->max_message_bytes));
     RETURN_IF_ERROR(Range({{"limits"}, {"resident_output_max_count"}},
-                           l.has_resident_output_max_count(), l.resident_output_max_count(), 0,
-                           kMax, &s->resident_output_max_count));
+                          l.has_resident_output_max_count(), l.resident_output_max_count(), 0, kMax,
+                          &s->resident_output_max_count));
     RETURN_IF_ERROR(Range({{"limits"}, {"resident_output_max_bytes"}},
-                           l.has_resident_output_max_bytes(), l.resident_output_max_bytes(), 0,
-                           kMax, &s->resident_output_max_bytes));
+                          l.has_resident_output_max_bytes(), l.resident_output_max_bytes(), 0, kMax,
+                          &s->resident_output_max_bytes));
     int64_t idle = 300;
     RETURN_IF_ERROR(Range({{"limits"}, {"resident_output_idle_seconds"}},
-                           l.has_resident_output_idle_seconds(), l.resident_output_idle_seconds(),
-                           1, int64_t{1} << 40, &idle));
+                          l.has_resident_output_idle_seconds(), l.resident_output_idle_seconds(), 1,
+                          int64_t{1} << 40, &idle));
     s->resident_output_idle_expiry = absl::Seconds(idle);
     auto cache_bytes = [&](const char* field, bool has, int64_t value,
                            std::optional<int64_t>* out) -> absl::Status {
@@ -345,17 +354,19 @@ class Builder {
       *out = bytes;
       return absl::OkStatus();
     };
-    RETURN_IF_ERROR(cache_bytes("cache_device_bytes", l.has_cache_device_bytes(), l.cache_device_bytes(),
-                                &s->cache_device_bytes));
+    RETURN_IF_ERROR(cache_bytes("cache_device_bytes", l.has_cache_device_bytes(),
+                                l.cache_device_bytes(), &s->cache_device_bytes));
     RETURN_IF_ERROR(cache_bytes("cache_host_bytes", l.has_cache_host_bytes(), l.cache_host_bytes(),
                                 &s->cache_host_bytes));
-    RETURN_IF_ERROR(Range({{"limits"}, {"output_buffer_pool_bytes"}}, l.has_output_buffer_pool_bytes(),
-                           l.output_buffer_pool_bytes(), 0, kMax, &s->output_buffer_pool_bytes));
+    RETURN_IF_ERROR(Range({{"limits"}, {"output_buffer_pool_bytes"}},
+                          l.has_output_buffer_pool_bytes(), l.output_buffer_pool_bytes(), 0, kMax,
+                          &s->output_buffer_pool_bytes));
     if (l.has_allow_shared_memory()) s->allow_shared_memory = l.allow_shared_memory();
     if (l.has_shared_memory_key_prefix()) {
       if (!IsShmPrefix(l.shared_memory_key_prefix())) {
-        return source_.Error({{"limits"}, {"shared_memory_key_prefix"}},
-                             "must be \"/\" followed by letters, digits, '_', '-' or '.' (not first)");
+        return source_.Error(
+            {{"limits"}, {"shared_memory_key_prefix"}},
+            "must be \"/\" followed by letters, digits, '_', '-' or '.' (not first)");
       }
       s->shared_memory_key_prefix = l.shared_memory_key_prefix();
     }
@@ -365,31 +376,45 @@ class Builder {
   // The log's level and format.
   void Logging(const ServerConfig& c, ServerSettings* s) {
     switch (c.log().level()) {
-      case config::LogSettings::TRACE: s->log_level = LogLevel::kTrace; break;
-      case config::LogSettings::DEBUG: s->log_level = LogLevel::kDebug; break;
-      case config::LogSettings::WARNING: s->log_level = LogLevel::kWarning; break;
-      case config::LogSettings::ERROR: s->log_level = LogLevel::kError; break;
-      case config::LogSettings::OFF: s->log_level = LogLevel::kOff; break;
-      default: s->log_level = LogLevel::kInfo; break;
+      case config::LogSettings::TRACE:
+        s->log_level = LogLevel::kTrace;
+        break;
+      case config::LogSettings::DEBUG:
+        s->log_level = LogLevel::kDebug;
+        break;
+      case config::LogSettings::WARNING:
+        s->log_level = LogLevel::kWarning;
+        break;
+      case config::LogSettings::ERROR:
+        s->log_level = LogLevel::kError;
+        break;
+      case config::LogSettings::OFF:
+        s->log_level = LogLevel::kOff;
+        break;
+      default:
+        s->log_level = LogLevel::kInfo;
+        break;
     }
-    s->log_format = c.log().format() == config::LogSettings::JSON ? LogFormat::kJson : LogFormat::kText;
+    s->log_format =
+        c.log().format() == config::LogSettings::JSON ? LogFormat::kJson : LogFormat::kText;
   }
 
   // Where request traces go, and how many.
   absl::Status Traces(const ServerConfig& c, ServerSettings* s) {
     const auto& t = c.trace();
     if (t.has_directory()) {
-      if (t.directory().empty()) return source_.Error({{"trace"}, {"directory"}}, "must not be empty");
+      if (t.directory().empty())
+        return source_.Error({{"trace"}, {"directory"}}, "must not be empty");
       s->trace_directory = Resolve(base_dir_, t.directory());
     } else {
       const char* tmp = std::getenv("TMPDIR");
       s->trace_directory =
           (fs::path(tmp != nullptr && tmp[0] == '/' ? tmp : "/tmp") / "vkserve-traces").string();
     }
-    RETURN_IF_ERROR(Range({{"trace"}, {"every_n"}}, t.has_every_n(), t.every_n(), 0, kMax,
-                           &s->trace_every_n));
+    RETURN_IF_ERROR(
+        Range({{"trace"}, {"every_n"}}, t.has_every_n(), t.every_n(), 0, kMax, &s->trace_every_n));
     RETURN_IF_ERROR(Range({{"trace"}, {"max_files"}}, t.has_max_files(), t.max_files(), 1, 1000000,
-                           &s->trace_max_files));
+                          &s->trace_max_files));
     if (t.has_allow_request()) s->trace_allow_request = t.allow_request();
     return absl::OkStatus();
   }
@@ -405,12 +430,18 @@ class Builder {
 
 std::string_view LogLevelName(LogLevel level) {
   switch (level) {
-    case LogLevel::kTrace: return "trace";
-    case LogLevel::kDebug: return "debug";
-    case LogLevel::kInfo: return "info";
-    case LogLevel::kWarning: return "warning";
-    case LogLevel::kError: return "error";
-    case LogLevel::kOff: return "off";
+    case LogLevel::kTrace:
+      return "trace";
+    case LogLevel::kDebug:
+      return "debug";
+    case LogLevel::kInfo:
+      return "info";
+    case LogLevel::kWarning:
+      return "warning";
+    case LogLevel::kError:
+      return "error";
+    case LogLevel::kOff:
+      return "off";
   }
   return "info";
 }

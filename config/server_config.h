@@ -40,11 +40,11 @@ enum AuthRole : uint32_t {
 // One auth grant: a caller (exactly one of the three credential fields is
 // set) and the roles it has. Tokens are held only as SHA-256 digests.
 struct AuthGrant {
-  std::string name;              // for log lines; never a token
-  std::string token_sha256;      // 32 raw bytes, or ""
-  std::string token_file;        // absolute path; hashed when the server starts
-  std::string client_identity;   // certificate SAN or subject CN, or ""
-  uint32_t roles = 0;            // AuthRole bits, at least one
+  std::string name;             // for log lines; never a token
+  std::string token_sha256;     // 32 raw bytes, or ""
+  std::string token_file;       // absolute path; hashed when the server starts
+  std::string client_identity;  // certificate SAN or subject CN, or ""
+  uint32_t roles = 0;           // AuthRole bits, at least one
 };
 
 // The PEM files of one TLS endpoint (absolute paths; "" when not set).
@@ -55,13 +55,13 @@ struct TlsFiles {
   bool enabled() const { return !certificate_path.empty(); }
 };
 
-std::string_view LogLevelName(LogLevel level);      // "info", ...
-std::string_view LogFormatName(LogFormat format);   // "text", "json"
+std::string_view LogLevelName(LogLevel level);     // "info", ...
+std::string_view LogFormatName(LogFormat format);  // "text", "json"
 
 struct ServerSettings {
   // gRPC (KServe v2 / Triton protocol and grpc.health.v1).
   std::string grpc_address = "127.0.0.1";
-  int grpc_port = 8001;  // 0: the system picks a free port
+  int grpc_port = 8001;        // 0: the system picks a free port
   int grpc_infer_threads = 0;  // 0: InferQueues::DefaultCount()
   // TLS: on when the certificate and key are set (absolute paths); with a
   // client CA, mutual TLS.
@@ -69,14 +69,16 @@ struct ServerSettings {
   std::string tls_private_key_path;
   std::string tls_client_ca_path;
   bool tls_enabled() const { return !tls_certificate_path.empty(); }
-  TlsFiles GrpcTls() const { return {tls_certificate_path, tls_private_key_path, tls_client_ca_path}; }
+  TlsFiles GrpcTls() const {
+    return {tls_certificate_path, tls_private_key_path, tls_client_ca_path};
+  }
 
   // Prometheus text exposition at http://<address>:<port>/metrics (https://
   // with metrics_tls).
   bool metrics_enabled = true;
   std::string metrics_address = "127.0.0.1";
   int metrics_port = 8002;
-  int metrics_max_connections = 8;       // connections served at once
+  int metrics_max_connections = 8;        // connections served at once
   int metrics_request_timeout_ms = 2000;  // per request (HTTPS: handshake included)
   // IPv4 CIDR blocks ("10.0.0.0/8") that may connect; empty: everyone.
   std::vector<std::string> metrics_allowed_networks;
@@ -117,8 +119,8 @@ struct ServerSettings {
   LogFormat log_format = LogFormat::kText;
 
   // Chrome traces of single requests (docs/observability.md).
-  std::string trace_directory;   // absolute
-  int64_t trace_every_n = 0;     // 0: only requests that ask
+  std::string trace_directory;  // absolute
+  int64_t trace_every_n = 0;    // 0: only requests that ask
   int64_t trace_max_files = 100;
   bool trace_allow_request = true;
 

@@ -27,12 +27,18 @@ constexpr VkBufferUsageFlags kBlockUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
 
 std::string_view MemoryKindName(MemoryKind kind) {
   switch (kind) {
-    case MemoryKind::kWeights: return "weights";
-    case MemoryKind::kActivations: return "activations";
-    case MemoryKind::kIo: return "io";
-    case MemoryKind::kResident: return "resident_outputs";
-    case MemoryKind::kStaging: return "staging";
-    case MemoryKind::kOther: return "other";
+    case MemoryKind::kWeights:
+      return "weights";
+    case MemoryKind::kActivations:
+      return "activations";
+    case MemoryKind::kIo:
+      return "io";
+    case MemoryKind::kResident:
+      return "resident_outputs";
+    case MemoryKind::kStaging:
+      return "staging";
+    case MemoryKind::kOther:
+      return "other";
   }
   return "other";
 }
@@ -163,8 +169,9 @@ absl::Status Allocator::ChooseMemoryTypes() {
     }
     if (upload < 0) upload = pick(kVisible, kCoherent);
   }
-  const int readback = pick(kVisible, kCached | kCoherent) >= 0 ? pick(kVisible, kCached | kCoherent)
-                                                                : pick(kVisible, 0);
+  const int readback = pick(kVisible, kCached | kCoherent) >= 0
+                           ? pick(kVisible, kCached | kCoherent)
+                           : pick(kVisible, 0);
   if (device_local < 0 || upload < 0 || readback < 0) {
     return absl::FailedPreconditionError(absl::StrCat(
         "device '", device_->info().name, "' has no usable memory type for storage buffers"));
@@ -180,14 +187,14 @@ absl::StatusOr<uint32_t> Allocator::CreateBlock(uint32_t memory_type, uint64_t s
   const DeviceInfo& info = device_->info();
   const uint32_t heap = info.memory_types[memory_type].heap;
   if (heap_used_[heap] + size > info.heaps[heap].size) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "out of GPU memory: a block of ", size, " bytes does not fit in heap ", heap, " (",
-        heap_used_[heap], " of ", info.heaps[heap].size, " bytes in use)"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("out of GPU memory: a block of ", size, " bytes does not fit in heap ", heap,
+                     " (", heap_used_[heap], " of ", info.heaps[heap].size, " bytes in use)"));
   }
   if (options_.budget_bytes != 0 && stats_.block_bytes + size > options_.budget_bytes) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "out of GPU memory budget: a block of ", size, " bytes exceeds the budget of ",
-        options_.budget_bytes, " bytes (", stats_.block_bytes, " in use)"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("out of GPU memory budget: a block of ", size, " bytes exceeds the budget of ",
+                     options_.budget_bytes, " bytes (", stats_.block_bytes, " in use)"));
   }
   VkDevice dev = device_->handle();
   VkBufferCreateInfo buffer_info{};
@@ -243,9 +250,9 @@ absl::StatusOr<Buffer> Allocator::Allocate(uint64_t size, MemoryUsage usage, Mem
   const DeviceInfo& info = device_->info();
   if (size == 0) return absl::InvalidArgumentError("cannot allocate a buffer of 0 bytes");
   if (size > info.max_storage_buffer_range) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "a buffer of ", size, " bytes exceeds the device's maxStorageBufferRange (",
-        info.max_storage_buffer_range, " bytes) and could not be bound"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("a buffer of ", size, " bytes exceeds the device's maxStorageBufferRange (",
+                     info.max_storage_buffer_range, " bytes) and could not be bound"));
   }
   return AllocateImpl(size, usage, kind);
 }
@@ -259,15 +266,15 @@ absl::StatusOr<Buffer> Allocator::AllocateUnbound(uint64_t size, MemoryUsage usa
 absl::StatusOr<Buffer> Allocator::AllocateImpl(uint64_t size, MemoryUsage usage, MemoryKind kind) {
   const DeviceInfo& info = device_->info();
   if (FaultInjector* faults = device_->faults(); faults != nullptr && faults->OnAllocation()) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "out of GPU memory: a buffer of ", size,
-        " bytes could not be allocated (VK_ERROR_OUT_OF_DEVICE_MEMORY, injected)"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("out of GPU memory: a buffer of ", size,
+                     " bytes could not be allocated (VK_ERROR_OUT_OF_DEVICE_MEMORY, injected)"));
   }
   const uint64_t reserved = AlignUp(size, alignment_);
   if (reserved > info.max_allocation_size) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "a buffer of ", size, " bytes exceeds maxMemoryAllocationSize (",
-        info.max_allocation_size, ")"));
+    return absl::ResourceExhaustedError(absl::StrCat("a buffer of ", size,
+                                                     " bytes exceeds maxMemoryAllocationSize (",
+                                                     info.max_allocation_size, ")"));
   }
   const uint32_t memory_type = type_for_usage_[static_cast<int>(usage)];
 
@@ -287,8 +294,9 @@ absl::StatusOr<Buffer> Allocator::AllocateImpl(uint64_t size, MemoryUsage usage,
   }
   if (block_index < 0) {
     const bool dedicated = reserved > options_.block_size;
-    ASSIGN_OR_RETURN(uint32_t index,
-                     CreateBlock(memory_type, dedicated ? reserved : options_.block_size, dedicated));
+    ASSIGN_OR_RETURN(
+        uint32_t index,
+        CreateBlock(memory_type, dedicated ? reserved : options_.block_size, dedicated));
     block_index = static_cast<int>(index);
     offset = 0;
   }

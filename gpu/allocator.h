@@ -44,7 +44,7 @@ struct AllocatorOptions {
 
 struct AllocatorStats {
   std::array<uint64_t, kMemoryKindCount> bytes_by_kind{};  // live, as requested
-  uint64_t block_bytes = 0;     // device memory held from the driver
+  uint64_t block_bytes = 0;                                // device memory held from the driver
   uint32_t block_count = 0;
   uint64_t allocation_count = 0;  // live Buffers
 };
@@ -69,9 +69,7 @@ class Allocator {
   bool uploads_are_device_local() const { return upload_type_device_local_; }
   // True when device-local buffers are host-visible and cached (unified
   // memory, lavapipe): the host may read GPU results from them directly.
-  bool device_local_is_host_readable() const {
-    return type_for_usage_[0] == type_for_usage_[2];
-  }
+  bool device_local_is_host_readable() const { return type_for_usage_[0] == type_for_usage_[2]; }
 
   // Like Allocate, for a buffer that is only ever bound in sub-ranges (an
   // activation arena): its size may exceed maxStorageBufferRange, up to

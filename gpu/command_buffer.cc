@@ -203,14 +203,14 @@ absl::Status CommandBuffer::Dispatch(std::shared_ptr<const Pipeline> pipeline,
                                      std::array<uint32_t, 3> groups, std::string_view label) {
   if (!recording_) return absl::FailedPreconditionError("Dispatch outside Begin()/End()");
   if (bindings.size() != pipeline->num_bindings()) {
-    return absl::InvalidArgumentError(absl::StrCat("dispatch of '", pipeline->name(), "': ",
-                                                   bindings.size(), " bindings, pipeline has ",
-                                                   pipeline->num_bindings()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("dispatch of '", pipeline->name(), "': ", bindings.size(),
+                     " bindings, pipeline has ", pipeline->num_bindings()));
   }
   if (push_constants.size() != pipeline->push_constant_bytes()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "dispatch of '", pipeline->name(), "': ", push_constants.size(),
-        " bytes of push constants, pipeline takes ", pipeline->push_constant_bytes()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("dispatch of '", pipeline->name(), "': ", push_constants.size(),
+                     " bytes of push constants, pipeline takes ", pipeline->push_constant_bytes()));
   }
   const auto& max_groups = device_->info().max_workgroup_count;
   for (int i = 0; i < 3; ++i) {

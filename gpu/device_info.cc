@@ -35,11 +35,16 @@ std::string VersionString(uint32_t v) {
 
 int TypeRank(VkPhysicalDeviceType type) {
   switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 3;
-    default: return 4;
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return 0;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return 1;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return 3;
+    default:
+      return 4;
   }
 }
 
@@ -67,7 +72,8 @@ absl::Status QueryExtensions(VkPhysicalDevice pd, DeviceInfo* info) {
   uint32_t ext_count = 0;
   VK_RETURN_IF_ERROR(vkEnumerateDeviceExtensionProperties(pd, nullptr, &ext_count, nullptr));
   std::vector<VkExtensionProperties> extensions(ext_count);
-  VK_RETURN_IF_ERROR(vkEnumerateDeviceExtensionProperties(pd, nullptr, &ext_count, extensions.data()));
+  VK_RETURN_IF_ERROR(
+      vkEnumerateDeviceExtensionProperties(pd, nullptr, &ext_count, extensions.data()));
   info->push_descriptor = HasExtension(extensions, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
   info->pipeline_executable_info =
       HasExtension(extensions, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
@@ -232,11 +238,16 @@ uint64_t DeviceInfo::largest_device_local_heap() const {
 
 std::string_view DeviceInfo::type_name() const {
   switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete";
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated";
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual";
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
-    default: return "other";
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return "discrete";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return "integrated";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return "virtual";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return "cpu";
+    default:
+      return "other";
   }
 }
 
@@ -257,13 +268,13 @@ std::string DeviceInfo::ToString() const {
   absl::StrAppendFormat(&s, "    Vulkan %s, driver %s %s\n", VersionString(api_version),
                         driver_name, driver_info);
   if (!usable) absl::StrAppendFormat(&s, "    NOT USABLE: %s\n", unusable_reason);
-  absl::StrAppendFormat(&s, "    subgroup size %u (arithmetic %s), shared memory %s, workgroup %u invocations\n",
-                        subgroup_size, yes(subgroup_arithmetic), Bytes(max_shared_memory),
-                        max_workgroup_invocations);
+  absl::StrAppendFormat(
+      &s, "    subgroup size %u (arithmetic %s), shared memory %s, workgroup %u invocations\n",
+      subgroup_size, yes(subgroup_arithmetic), Bytes(max_shared_memory), max_workgroup_invocations);
   if (compute_units > 0) absl::StrAppendFormat(&s, "    %u SMs\n", compute_units);
-  absl::StrAppendFormat(&s, "    max storage buffer range %s, max allocation %s, push constants %u B\n",
-                        Bytes(max_storage_buffer_range), Bytes(max_allocation_size),
-                        max_push_constants);
+  absl::StrAppendFormat(
+      &s, "    max storage buffer range %s, max allocation %s, push constants %u B\n",
+      Bytes(max_storage_buffer_range), Bytes(max_allocation_size), max_push_constants);
   absl::StrAppendFormat(&s, "    16-bit storage %s, float16 %s, int64 %s, push descriptors %s\n",
                         yes(storage_buffer_16bit), yes(shader_float16), yes(shader_int64),
                         yes(push_descriptor));

@@ -61,15 +61,15 @@ struct DeviceInfo {
   uint64_t max_allocation_size = 0;       // maxMemoryAllocationSize
   uint64_t min_storage_buffer_offset_alignment = 0;
   uint64_t non_coherent_atom_size = 0;
-  float timestamp_period = 0;             // ns per tick
-  uint32_t timestamp_valid_bits = 0;      // on the compute queue; 0: no timestamps
+  float timestamp_period = 0;         // ns per tick
+  uint32_t timestamp_valid_bits = 0;  // on the compute queue; 0: no timestamps
 
   // Optional features.
   bool storage_buffer_16bit = false;  // storageBuffer16BitAccess
   bool shader_float16 = false;
   bool shader_int64 = false;
   bool timeline_semaphore = false;
-  bool push_descriptor = false;       // VK_KHR_push_descriptor
+  bool push_descriptor = false;           // VK_KHR_push_descriptor
   bool pipeline_executable_info = false;  // VK_KHR_pipeline_executable_properties
   bool khr_cooperative_matrix = false;
   bool nv_cooperative_matrix = false;

@@ -53,7 +53,8 @@ bool FaultInjector::OnSubmission() {
   if (submissions_ == wedge_at_) {
     wedged_ = true;
     // Await releases the lock while blocked, so Unwedge() can get it.
-    mutex_.Await(Condition(+[](bool* wedged) { return !*wedged; }, &wedged_));
+    mutex_.Await(Condition(
+        +[](bool* wedged) { return !*wedged; }, &wedged_));
   }
   if (submissions_ != lose_device_at_) return false;
   lose_device_at_ = 0;

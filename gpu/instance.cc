@@ -63,9 +63,9 @@ absl::StatusOr<Enabled> ChooseLayersAndExtensions(bool validation) {
   Enabled e;
   if (validation) {
     if (!HasLayer(kValidationLayer)) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "validation was requested but ", kValidationLayer,
-          " is not installed (Debian: apt-get install vulkan-validationlayers)"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("validation was requested but ", kValidationLayer,
+                       " is not installed (Debian: apt-get install vulkan-validationlayers)"));
     }
     e.layers.push_back(kValidationLayer);
     if (!HasInstanceExtension(VK_EXT_DEBUG_UTILS_EXTENSION_NAME)) {
@@ -84,8 +84,8 @@ VkDebugUtilsMessengerCreateInfoEXT MessengerInfo(PFN_vkDebugUtilsMessengerCallba
                                                  void* user_data) {
   VkDebugUtilsMessengerCreateInfoEXT info{};
   info.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT;
-  info.messageSeverity =
-      VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+  info.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                         VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
   info.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
                      VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
                      VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
@@ -137,7 +137,8 @@ absl::StatusOr<std::unique_ptr<Instance>> Instance::Create(const InstanceOptions
     auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
         vkGetInstanceProcAddr(instance->instance_, "vkCreateDebugUtilsMessengerEXT"));
     if (create == nullptr) return absl::InternalError("vkCreateDebugUtilsMessengerEXT is missing");
-    VK_RETURN_IF_ERROR(create(instance->instance_, &messenger_info, nullptr, &instance->messenger_));
+    VK_RETURN_IF_ERROR(
+        create(instance->instance_, &messenger_info, nullptr, &instance->messenger_));
   }
   ASSIGN_OR_RETURN(instance->devices_, QueryDevices(instance->instance_));
   return instance;

@@ -50,7 +50,9 @@ class ParallelCopy {
     uint64_t size;
   };
   void WorkerLoop();
-  bool HasWork() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) { return stopping_ || !pieces_.empty(); }
+  bool HasWork() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+    return stopping_ || !pieces_.empty();
+  }
 
   const int threads_;
   const uint64_t min_bytes_;

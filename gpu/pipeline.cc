@@ -169,26 +169,26 @@ absl::Status CheckDesc(const PipelineDesc& desc, const DeviceInfo& info) {
     return absl::InvalidArgumentError(absl::StrCat("pipeline '", desc.name, "': not SPIR-V"));
   }
   if (desc.push_constant_bytes % 4 != 0 || desc.push_constant_bytes > info.max_push_constants) {
-    return absl::InvalidArgumentError(absl::StrCat("pipeline '", desc.name, "': ",
-                                                   desc.push_constant_bytes,
-                                                   " bytes of push constants (device allows ",
-                                                   info.max_push_constants, ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("pipeline '", desc.name, "': ", desc.push_constant_bytes,
+                     " bytes of push constants (device allows ", info.max_push_constants, ")"));
   }
   const uint64_t invocations =
       uint64_t{desc.local_size[0]} * desc.local_size[1] * desc.local_size[2];
   for (int i = 0; i < 3; ++i) {
     if (desc.local_size[i] == 0 || desc.local_size[i] > info.max_workgroup_size[i] ||
         invocations > info.max_workgroup_invocations) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "pipeline '", desc.name, "': workgroup ", absl::StrJoin(desc.local_size, "x"),
-          " exceeds the device limits"));
+      return absl::InvalidArgumentError(absl::StrCat("pipeline '", desc.name, "': workgroup ",
+                                                     absl::StrJoin(desc.local_size, "x"),
+                                                     " exceeds the device limits"));
     }
   }
   return absl::OkStatus();
 }
 
 // One storage buffer per binding, all for the compute stage.
-absl::StatusOr<DescriptorSetLayoutHandle> CreateSetLayout(const Device& device, uint32_t num_bindings) {
+absl::StatusOr<DescriptorSetLayoutHandle> CreateSetLayout(const Device& device,
+                                                          uint32_t num_bindings) {
   std::vector<VkDescriptorSetLayoutBinding> bindings(num_bindings);
   for (uint32_t i = 0; i < num_bindings; ++i) {
     bindings[i].binding = i;
@@ -208,7 +208,8 @@ absl::StatusOr<DescriptorSetLayoutHandle> CreateSetLayout(const Device& device, 
   return DescriptorSetLayoutHandle(device.handle(), set_layout);
 }
 
-absl::StatusOr<PipelineLayoutHandle> CreateLayout(const Device& device, VkDescriptorSetLayout set_layout,
+absl::StatusOr<PipelineLayoutHandle> CreateLayout(const Device& device,
+                                                  VkDescriptorSetLayout set_layout,
                                                   uint32_t push_constant_bytes) {
   VkPushConstantRange push{};
   push.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
@@ -227,7 +228,8 @@ absl::StatusOr<PipelineLayoutHandle> CreateLayout(const Device& device, VkDescri
 // The compute pipeline of `desc`'s SPIR-V, its local size and then its
 // specialization constants as constants 0, 1, 2, 3, ...
 absl::StatusOr<PipelineHandle> CreateComputePipeline(const Device& device, VkPipelineCache cache,
-                                                     const PipelineDesc& desc, VkPipelineLayout layout) {
+                                                     const PipelineDesc& desc,
+                                                     VkPipelineLayout layout) {
   VkDevice dev = device.handle();
   VkShaderModuleCreateInfo module_info{};
   module_info.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;

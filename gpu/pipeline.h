@@ -13,8 +13,8 @@
 // ever new shapes would otherwise grow it without end: past the budget, the
 // least recently used pipelines that nothing else holds are dropped (the
 // driver's VkPipelineCache keeps their compiled code, so getting one again
-// is cheap on drivers that cache). A file whose header does not match this device and driver (vendor,
-// device id, pipelineCacheUUID) is ignored, never passed to the driver.
+// is cheap on drivers that cache). A file whose header does not match this device and driver
+// (vendor, device id, pipelineCacheUUID) is ignored, never passed to the driver.
 //
 // Pipelines are immutable and shared (std::shared_ptr) by everything that
 // records them. PipelineCache is thread-safe.
@@ -37,12 +37,12 @@
 namespace vkserve::gpu {
 
 struct PipelineDesc {
-  std::string name;                    // for errors and traces, e.g. "ops/conv2d"
-  std::span<const uint32_t> spirv;     // must stay valid during creation only
+  std::string name;                 // for errors and traces, e.g. "ops/conv2d"
+  std::span<const uint32_t> spirv;  // must stay valid during creation only
   uint32_t num_bindings = 0;
-  uint32_t push_constant_bytes = 0;    // multiple of 4, <= device limit
-  std::array<uint32_t, 3> local_size{1, 1, 1};       // spec constants 0..2
-  std::vector<uint32_t> spec_constants;  // ids 3, 4, ... (32-bit values)
+  uint32_t push_constant_bytes = 0;             // multiple of 4, <= device limit
+  std::array<uint32_t, 3> local_size{1, 1, 1};  // spec constants 0..2
+  std::vector<uint32_t> spec_constants;         // ids 3, 4, ... (32-bit values)
 };
 
 class Pipeline {
@@ -101,7 +101,7 @@ class PipelineCache {
   // a file existed but did not match, `ignored_reason()` says why.
   bool loaded_from_disk() const { return loaded_from_disk_; }
   const std::string& ignored_reason() const { return ignored_reason_; }
-  size_t size() const;  // pipelines kept
+  size_t size() const;         // pipelines kept
   uint64_t evictions() const;  // pipelines dropped for the budget so far
   VkPipelineCache handle() const { return cache_.get(); }
 

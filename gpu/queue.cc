@@ -106,7 +106,8 @@ absl::Status Queue::Wait(uint64_t value, uint64_t timeout_ns, uint64_t spin_ns) 
   info.semaphoreCount = 1;
   info.pSemaphores = &semaphore;
   info.pValues = &value;
-  RETURN_IF_ERROR(Check(vkWaitSemaphores(device_->handle(), &info, timeout_ns), "vkWaitSemaphores"));
+  RETURN_IF_ERROR(
+      Check(vkWaitSemaphores(device_->handle(), &info, timeout_ns), "vkWaitSemaphores"));
   // Work that finished after the device was lost produced nothing usable.
   if (device_->lost()) return LostStatus("vkWaitSemaphores");
   MutexLock lock(&mutex_);

@@ -16,10 +16,10 @@
 
 // Evaluates `expr` (an absl::Status); returns it from the enclosing function
 // when it is not OK.
-#define RETURN_IF_ERROR(expr)                                  \
-  do {                                                         \
-    ::absl::Status vkserve_status_ = (expr);                   \
-    if (!vkserve_status_.ok()) return vkserve_status_;         \
+#define RETURN_IF_ERROR(expr)                          \
+  do {                                                 \
+    ::absl::Status vkserve_status_ = (expr);           \
+    if (!vkserve_status_.ok()) return vkserve_status_; \
   } while (0)
 
 // ASSIGN_OR_RETURN(lhs, rexpr): evaluates `rexpr` (an absl::StatusOr<T>),

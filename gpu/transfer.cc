@@ -46,8 +46,7 @@ absl::Status Upload(Allocator& allocator, const Buffer& dst, uint64_t offset,
   if (staging.mapped() == nullptr) return absl::InternalError("staging memory is not mapped");
   std::memcpy(staging.mapped(), data.data(), data.size());
   staging.FlushHostWrites(0, data.size());
-  return RunCopy(allocator.device(), staging.range(0, data.size()),
-                 dst.range(offset, data.size()));
+  return RunCopy(allocator.device(), staging.range(0, data.size()), dst.range(offset, data.size()));
 }
 
 absl::Status CopyOnGpu(const Device& device, std::span<const RangeCopy> copies) {
@@ -56,8 +55,8 @@ absl::Status CopyOnGpu(const Device& device, std::span<const RangeCopy> copies) 
   RETURN_IF_ERROR(cb->Begin());
   for (const RangeCopy& c : copies) {
     if (c.src.size != c.dst.size) {
-      return absl::InvalidArgumentError(absl::StrCat("copy of ", c.src.size, " bytes into a range of ",
-                                                     c.dst.size));
+      return absl::InvalidArgumentError(
+          absl::StrCat("copy of ", c.src.size, " bytes into a range of ", c.dst.size));
     }
     if (c.src.size > 0) RETURN_IF_ERROR(cb->Copy(c.src, c.dst, "gather"));
   }
@@ -75,8 +74,8 @@ absl::Status Download(Allocator& allocator, const Buffer& src, uint64_t offset,
     std::memcpy(out.data(), src.mapped() + offset, out.size());
     return absl::OkStatus();
   }
-  ASSIGN_OR_RETURN(Buffer staging,
-                   allocator.Allocate(out.size(), MemoryUsage::kHostReadback, MemoryKind::kStaging));
+  ASSIGN_OR_RETURN(Buffer staging, allocator.Allocate(out.size(), MemoryUsage::kHostReadback,
+                                                      MemoryKind::kStaging));
   if (staging.mapped() == nullptr) return absl::InternalError("staging memory is not mapped");
   RETURN_IF_ERROR(
       RunCopy(allocator.device(), src.range(offset, out.size()), staging.range(0, out.size())));

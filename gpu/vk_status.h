@@ -34,11 +34,11 @@ bool IsDeviceLost(const absl::Status& status);
 }  // namespace vkserve::gpu
 
 // Evaluates a Vulkan call; returns a Status naming it unless it succeeded.
-#define VK_RETURN_IF_ERROR(call)                                           \
-  do {                                                                     \
-    VkResult vkserve_vk_result_ = (call);                                  \
-    if (vkserve_vk_result_ != VK_SUCCESS)                                  \
-      return ::vkserve::gpu::VkResultToStatus(vkserve_vk_result_, #call);  \
+#define VK_RETURN_IF_ERROR(call)                                          \
+  do {                                                                    \
+    VkResult vkserve_vk_result_ = (call);                                 \
+    if (vkserve_vk_result_ != VK_SUCCESS)                                 \
+      return ::vkserve::gpu::VkResultToStatus(vkserve_vk_result_, #call); \
   } while (0)
 
 #endif  // VKSERVE_GPU_VK_STATUS_H_

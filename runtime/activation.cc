@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 
-
 namespace vkserve {
 namespace {
 
@@ -21,36 +20,66 @@ float Softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); }
 // The unary math family (kSqrt and after).
 float ApplyMathActivation(const ActivationParams& p, float x) {
   switch (p.kind) {
-    case Activation::kSqrt: return std::sqrt(x);
-    case Activation::kExp: return std::exp(x);
-    case Activation::kLog: return std::log(x);
-    case Activation::kNeg: return -x;
-    case Activation::kAbs: return std::fabs(x);
-    case Activation::kReciprocal: return 1.0f / x;
-    case Activation::kFloor: return std::floor(x);
-    case Activation::kCeil: return std::ceil(x);
-    case Activation::kRound: return std::nearbyint(x);  // the default rounding: half to even
-    case Activation::kSign: return x > 0 ? 1.0f : (x < 0 ? -1.0f : x);
-    case Activation::kSin: return std::sin(x);
-    case Activation::kCos: return std::cos(x);
-    case Activation::kTan: return std::tan(x);
-    case Activation::kAsin: return std::asin(x);
-    case Activation::kAcos: return std::acos(x);
-    case Activation::kAtan: return std::atan(x);
-    case Activation::kSinh: return std::sinh(x);
-    case Activation::kCosh: return std::cosh(x);
-    case Activation::kAsinh: return std::asinh(x);
-    case Activation::kAcosh: return std::acosh(x);
-    case Activation::kAtanh: return std::atanh(x);
-    case Activation::kElu: return x >= 0 ? x : p.alpha * std::expm1(x);
-    case Activation::kSelu: return p.beta * (x > 0 ? x : p.alpha * std::expm1(x));
-    case Activation::kCelu: return std::max(0.0f, x) + std::min(0.0f, p.alpha * std::expm1(x / p.alpha));
-    case Activation::kSoftplus: return Softplus(x);
-    case Activation::kSoftsign: return x / (1.0f + std::fabs(x));
-    case Activation::kThresholdedRelu: return x > p.alpha ? x : 0.0f;
-    case Activation::kMish: return x * std::tanh(Softplus(x));
-    case Activation::kShrink: return x < -p.alpha ? x + p.beta : (x > p.alpha ? x - p.beta : 0.0f);
-    default: return x;
+    case Activation::kSqrt:
+      return std::sqrt(x);
+    case Activation::kExp:
+      return std::exp(x);
+    case Activation::kLog:
+      return std::log(x);
+    case Activation::kNeg:
+      return -x;
+    case Activation::kAbs:
+      return std::fabs(x);
+    case Activation::kReciprocal:
+      return 1.0f / x;
+    case Activation::kFloor:
+      return std::floor(x);
+    case Activation::kCeil:
+      return std::ceil(x);
+    case Activation::kRound:
+      return std::nearbyint(x);  // the default rounding: half to even
+    case Activation::kSign:
+      return x > 0 ? 1.0f : (x < 0 ? -1.0f : x);
+    case Activation::kSin:
+      return std::sin(x);
+    case Activation::kCos:
+      return std::cos(x);
+    case Activation::kTan:
+      return std::tan(x);
+    case Activation::kAsin:
+      return std::asin(x);
+    case Activation::kAcos:
+      return std::acos(x);
+    case Activation::kAtan:
+      return std::atan(x);
+    case Activation::kSinh:
+      return std::sinh(x);
+    case Activation::kCosh:
+      return std::cosh(x);
+    case Activation::kAsinh:
+      return std::asinh(x);
+    case Activation::kAcosh:
+      return std::acosh(x);
+    case Activation::kAtanh:
+      return std::atanh(x);
+    case Activation::kElu:
+      return x >= 0 ? x : p.alpha * std::expm1(x);
+    case Activation::kSelu:
+      return p.beta * (x > 0 ? x : p.alpha * std::expm1(x));
+    case Activation::kCelu:
+      return std::max(0.0f, x) + std::min(0.0f, p.alpha * std::expm1(x / p.alpha));
+    case Activation::kSoftplus:
+      return Softplus(x);
+    case Activation::kSoftsign:
+      return x / (1.0f + std::fabs(x));
+    case Activation::kThresholdedRelu:
+      return x > p.alpha ? x : 0.0f;
+    case Activation::kMish:
+      return x * std::tanh(Softplus(x));
+    case Activation::kShrink:
+      return x < -p.alpha ? x + p.beta : (x > p.alpha ? x - p.beta : 0.0f);
+    default:
+      return x;
   }
 }
 
@@ -58,21 +87,33 @@ float ApplyMathActivation(const ActivationParams& p, float x) {
 
 float ApplyActivation(const ActivationParams& p, float x) {
   switch (p.kind) {
-    case Activation::kNone: return x;
-    case Activation::kRelu: return std::max(x, 0.0f);
-    case Activation::kLeakyRelu: return x >= 0 ? x : p.alpha * x;
-    case Activation::kClip: return std::min(std::max(x, p.alpha), p.beta);
-    case Activation::kSigmoid: return 1.0f / (1.0f + std::exp(-x));
-    case Activation::kHardSigmoid: return std::max(0.0f, std::min(1.0f, p.alpha * x + p.beta));
-    case Activation::kHardSwish: return x * std::max(0.0f, std::min(1.0f, x / 6.0f + 0.5f));
-    case Activation::kTanh: return std::tanh(x);
-    case Activation::kErf: return std::erf(x);
-    case Activation::kGelu: return 0.5f * x * (1.0f + std::erf(x * 0.70710678f));
+    case Activation::kNone:
+      return x;
+    case Activation::kRelu:
+      return std::max(x, 0.0f);
+    case Activation::kLeakyRelu:
+      return x >= 0 ? x : p.alpha * x;
+    case Activation::kClip:
+      return std::min(std::max(x, p.alpha), p.beta);
+    case Activation::kSigmoid:
+      return 1.0f / (1.0f + std::exp(-x));
+    case Activation::kHardSigmoid:
+      return std::max(0.0f, std::min(1.0f, p.alpha * x + p.beta));
+    case Activation::kHardSwish:
+      return x * std::max(0.0f, std::min(1.0f, x / 6.0f + 0.5f));
+    case Activation::kTanh:
+      return std::tanh(x);
+    case Activation::kErf:
+      return std::erf(x);
+    case Activation::kGelu:
+      return 0.5f * x * (1.0f + std::erf(x * 0.70710678f));
     case Activation::kGeluTanh:  // x * sigmoid(2u) == x * (1 + tanh(u)) / 2, as the shader
       return x / (1.0f + std::exp(-1.5957691216f * (x + 0.044715f * x * x * x)));
     case Activation::kQuickGelu:
-    case Activation::kSwish: return x / (1.0f + std::exp(-p.alpha * x));
-    default: return ApplyMathActivation(p, x);
+    case Activation::kSwish:
+      return x / (1.0f + std::exp(-p.alpha * x));
+    default:
+      return ApplyMathActivation(p, x);
   }
   return x;
 }

@@ -25,16 +25,16 @@ namespace vkserve {
 enum class Activation : uint32_t {
   kNone = 0,
   kRelu = 1,
-  kLeakyRelu = 2,    // alpha
-  kClip = 3,         // alpha = min, beta = max
+  kLeakyRelu = 2,  // alpha
+  kClip = 3,       // alpha = min, beta = max
   kSigmoid = 4,
   kHardSigmoid = 5,  // alpha, beta
   kHardSwish = 6,
   kTanh = 7,
   kErf = 8,
-  kGelu = 9,         // x * (1 + erf(x / sqrt(2))) / 2
-  kGeluTanh = 10,    // x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) / 2
-  kQuickGelu = 11,   // x * sigmoid(alpha * x)
+  kGelu = 9,        // x * (1 + erf(x / sqrt(2))) / 2
+  kGeluTanh = 10,   // x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) / 2
+  kQuickGelu = 11,  // x * sigmoid(alpha * x)
   // The unary math ops.
   kSqrt = 12,
   kExp = 13,
@@ -44,7 +44,7 @@ enum class Activation : uint32_t {
   kReciprocal = 17,
   kFloor = 18,
   kCeil = 19,
-  kRound = 20,       // half to even
+  kRound = 20,  // half to even
   kSign = 21,
   kSin = 22,
   kCos = 23,
@@ -57,15 +57,15 @@ enum class Activation : uint32_t {
   kAsinh = 30,
   kAcosh = 31,
   kAtanh = 32,
-  kElu = 33,              // alpha
-  kSelu = 34,             // alpha, beta = gamma
-  kCelu = 35,             // alpha
+  kElu = 33,   // alpha
+  kSelu = 34,  // alpha, beta = gamma
+  kCelu = 35,  // alpha
   kSoftplus = 36,
   kSoftsign = 37,
   kThresholdedRelu = 38,  // alpha
   kMish = 39,
-  kShrink = 40,           // alpha = lambd, beta = bias
-  kSwish = 41,            // x * sigmoid(alpha * x), as QuickGelu
+  kShrink = 40,  // alpha = lambd, beta = bias
+  kSwish = 41,   // x * sigmoid(alpha * x), as QuickGelu
 };
 inline constexpr Activation kLastActivation = Activation::kSwish;
 

@@ -127,7 +127,8 @@ class Matcher {
   static bool Is(const Node& n, const char* type) {
     if (!n.domain.empty() || n.op_type != type) return false;
     for (const auto& [name, value] : n.attributes) {
-      if (!(n.op_type == "Softmax" && (name == "axis" || name == kAttentionKernelAttr))) return false;
+      if (!(n.op_type == "Softmax" && (name == "axis" || name == kAttentionKernelAttr)))
+        return false;
     }
     return true;
   }
@@ -167,7 +168,8 @@ class Matcher {
     }
     // P read by the guard alone.
     const std::vector<size_t>& readers = uses_.Readers(w.inputs[2]);
-    if (uses_.IsGraphOutput(w.inputs[2]) || readers.size() != 2 || graph_.nodes[*p].outputs.size() != 1) {
+    if (uses_.IsGraphOutput(w.inputs[2]) || readers.size() != 2 ||
+        graph_.nodes[*p].outputs.size() != 1) {
       return std::nullopt;
     }
     for (size_t r : readers) {
@@ -219,7 +221,8 @@ class Matcher {
       const TensorDesc* v = get(m.v);
       if (q == nullptr || kt == nullptr || v == nullptr) return false;
       const size_t rank = q->shape.size();
-      if ((rank != 3 && rank != 4) || kt->shape.size() != rank || v->shape.size() != rank) return false;
+      if ((rank != 3 && rank != 4) || kt->shape.size() != rank || v->shape.size() != rank)
+        return false;
       for (const TensorDesc* t : {q, kt, v}) {
         if (t->dtype != DataType::kFloat) return false;
       }
@@ -264,8 +267,8 @@ class Matcher {
 // the swap of the last two axes (dropped when that is the identity); else a
 // new Transpose of Kt where the first MatMul was. Marks what goes in
 // `removed`.
-std::string KFromKt(std::vector<Node>& nodes, const GraphUses& uses, const Matcher::Match& m, size_t rank,
-                    std::vector<bool>* removed) {
+std::string KFromKt(std::vector<Node>& nodes, const GraphUses& uses, const Matcher::Match& m,
+                    size_t rank, std::vector<bool>* removed) {
   std::vector<int64_t> swap(rank);
   for (size_t d = 0; d < rank; ++d) swap[d] = static_cast<int64_t>(d);
   std::swap(swap[rank - 1], swap[rank - 2]);

@@ -12,11 +12,10 @@
 // and replaces it with one ONNX Attention node (opset 23), which runs the
 // fused attention kernel (runtime/ops/flash_attention.h). Kt's Transpose, when
 // it has no other reader, is turned into K's (the last two axes swapped back,
-// dropped when that leaves K itself); otherwise a Transpose of Kt is added. Q, Kt and V must be 3-D or 4-D fp32
-// with the same leading dims (MatMul's batch broadcasting is not matched),
-// the mask must cover every key (its last dim T at two batch signatures), and
-// every intermediate must have no other reader. The node keeps the second
-// MatMul's name and output; inspect shows it as
+// dropped when that leaves K itself); otherwise a Transpose of Kt is added. Q, Kt and V must be 3-D
+// or 4-D fp32 with the same leading dims (MatMul's batch broadcasting is not matched), the mask
+// must cover every key (its last dim T at two batch signatures), and every intermediate must have
+// no other reader. The node keeps the second MatMul's name and output; inspect shows it as
 // "MatMul+Div+Add+Softmax+MatMul=Attention" (absorbed operand scales show as
 // leading "Mul+" after the first "MatMul+"). A kAttentionKernelAttr on the
 // Softmax (runtime/ops/attention_choice.h) moves to the Attention node, so

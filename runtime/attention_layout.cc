@@ -20,14 +20,14 @@ const std::vector<int64_t> kSwapHeads = {0, 2, 1, 3};
 
 class LayoutMatcher {
  public:
-  LayoutMatcher(const Graph& graph, const std::vector<const Op*>& ops, const GraphUses& uses, const Shapes& s1,
-                const Shapes& s3)
+  LayoutMatcher(const Graph& graph, const std::vector<const Op*>& ops, const GraphUses& uses,
+                const Shapes& s1, const Shapes& s3)
       : graph_(graph), ops_(ops), uses_(uses), s1_(s1), s3_(s3) {}
 
   struct Match {
-    std::string operands[3];   // Q, K, V as [B, S, H*E]
+    std::string operands[3];  // Q, K, V as [B, S, H*E]
     int64_t heads[3] = {0, 0, 0};
-    std::string output;        // the merging Reshape's output, or a new value
+    std::string output;  // the merging Reshape's output, or a new value
     // A Reshape of the merged heads to another shape ([B*S, H*E], say): it
     // stays and reads the Attention's 3-D output.
     std::optional<size_t> feeds;
@@ -49,7 +49,8 @@ class LayoutMatcher {
     }
     Match m;
     for (int i = 0; i < 3; ++i) {
-      if (!SplitHeads(node.inputs[static_cast<size_t>(i)], a, &m.operands[i], &m.heads[i], &m.parts)) {
+      if (!SplitHeads(node.inputs[static_cast<size_t>(i)], a, &m.operands[i], &m.heads[i],
+                      &m.parts)) {
         return std::nullopt;
       }
     }
@@ -143,12 +144,13 @@ class LayoutMatcher {
   }
 
   static bool IsSwap(const Node& n) {
-    return n.domain.empty() && n.op_type == "Transpose" && n.inputs.size() == 1 && n.outputs.size() == 1 &&
-           n.GetInts("perm") == kSwapHeads;
+    return n.domain.empty() && n.op_type == "Transpose" && n.inputs.size() == 1 &&
+           n.outputs.size() == 1 && n.GetInts("perm") == kSwapHeads;
   }
 
   static bool IsReshape(const Node& n) {
-    return n.domain.empty() && n.op_type == "Reshape" && n.inputs.size() == 2 && n.outputs.size() == 1;
+    return n.domain.empty() && n.op_type == "Reshape" && n.inputs.size() == 2 &&
+           n.outputs.size() == 1;
   }
 
   static const TensorDesc* Find(const Shapes& s, const std::string& v) {
@@ -167,7 +169,8 @@ class LayoutMatcher {
 // 3-D output `merged` to [B, S, H, Ev] ({0, 0, H, Ev}: B and S copied), its
 // output unchanged: the same shape as before for the nodes reading it for
 // its shape, and no dispatch (an alias, and read by nothing on the GPU).
-void KeepAsShapeView(const std::string& merged, const int64_t split_heads[2], Node* t, Graph* graph) {
+void KeepAsShapeView(const std::string& merged, const int64_t split_heads[2], Node* t,
+                     Graph* graph) {
   std::string shape = t->outputs[0] + "/heads_shape";
   for (int i = 1; graph->initializers.count(shape); ++i) {
     shape = t->outputs[0] + "/heads_shape_" + std::to_string(i);
@@ -205,7 +208,8 @@ absl::StatusOr<int> AbsorbAttentionHeadTransposes(Graph* graph, const std::vecto
     for (int i = 0; i < 3; ++i) attention.inputs[static_cast<size_t>(i)] = m->operands[i];
     attention.outputs[0] = m->output;
     if (m->feeds) graph->nodes[*m->feeds].inputs[0] = m->output;
-    if (m->shape_view) KeepAsShapeView(m->output, m->split_heads, &graph->nodes[*m->shape_view], graph);
+    if (m->shape_view)
+      KeepAsShapeView(m->output, m->split_heads, &graph->nodes[*m->shape_view], graph);
     attention.attributes["q_num_heads"] = IntAttribute(m->heads[0]);
     attention.attributes["kv_num_heads"] = IntAttribute(m->heads[1]);
     ++absorbed;

@@ -14,8 +14,8 @@
 // read only by the next step, at two batch signatures; past keys and
 // present outputs are not matched. The merging Transpose may also be read
 // for its shape alone (the TorchScript exporter's Shape nodes): it then
-// stays as a Reshape of the 3-D output, which needs no dispatch. The Attention node keeps its name, takes
-// the last Reshape's output and records what it absorbed for inspect.
+// stays as a Reshape of the 3-D output, which needs no dispatch. The Attention node keeps its name,
+// takes the last Reshape's output and records what it absorbed for inspect.
 #ifndef VKSERVE_RUNTIME_ATTENTION_LAYOUT_H_
 #define VKSERVE_RUNTIME_ATTENTION_LAYOUT_H_
 

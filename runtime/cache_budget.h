@@ -71,7 +71,7 @@ struct CacheBudgetStats {
   std::array<CacheKindStats, kCacheKindCount> by_kind{};
   uint64_t device_bytes = 0;  // all kinds
   uint64_t host_bytes = 0;
-  uint64_t host_trims = 0;    // malloc_trim calls after evictions
+  uint64_t host_trims = 0;  // malloc_trim calls after evictions
 
   const CacheKindStats& of(CacheKind kind) const { return by_kind[static_cast<int>(kind)]; }
 };

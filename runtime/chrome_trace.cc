@@ -19,10 +19,18 @@ std::string JsonString(const std::string& s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20) {
           out += absl::StrFormat("\\u%04x", c);
@@ -41,12 +49,12 @@ absl::Status WriteChromeTrace(const std::vector<TraceEvent>& events, const std::
   for (size_t i = 0; i < events.size(); ++i) {
     const TraceEvent& e = events[i];
     const bool gpu = e.category == "gpu";
-    absl::StrAppend(&json, "  {\"name\": ", JsonString(e.name), ", \"cat\": ", JsonString(e.category),
-                    ", \"ph\": \"X\", \"pid\": 1, \"tid\": ", gpu ? 2 : 1,
-                    absl::StrFormat(", \"ts\": %.3f, \"dur\": %.3f", e.start_ns / 1e3,
-                                    e.duration_ns / 1e3),
-                    ", \"args\": {\"op_type\": ", JsonString(e.op_type), ", \"shapes\": ",
-                    JsonString(e.shapes), "}}", i + 1 < events.size() ? ",\n" : "\n");
+    absl::StrAppend(
+        &json, "  {\"name\": ", JsonString(e.name), ", \"cat\": ", JsonString(e.category),
+        ", \"ph\": \"X\", \"pid\": 1, \"tid\": ", gpu ? 2 : 1,
+        absl::StrFormat(", \"ts\": %.3f, \"dur\": %.3f", e.start_ns / 1e3, e.duration_ns / 1e3),
+        ", \"args\": {\"op_type\": ", JsonString(e.op_type), ", \"shapes\": ", JsonString(e.shapes),
+        "}}", i + 1 < events.size() ? ",\n" : "\n");
   }
   json += "]\n";
   std::ofstream out(path, std::ios::trunc);

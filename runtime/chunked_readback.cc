@@ -73,7 +73,8 @@ absl::StatusOr<uint64_t> CopyChunksAsStaged(const GpuContext& gpu, const gpu::Bu
     CopyToHost(gpu, sink + offset, bytes + offset, n);
     copying += Clock::now() - t;
   }
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(copying).count());
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(copying).count());
 }
 
 void CopyToHost(const GpuContext& gpu, void* to, const void* from, uint64_t size) {

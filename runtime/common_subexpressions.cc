@@ -45,15 +45,26 @@ uint32_t Bits(float f) {
 bool AppendAttribute(const Attribute& a, std::string* key) {
   absl::StrAppend(key, static_cast<int>(a.type), "=");
   switch (a.type) {
-    case Attribute::Type::kUndefined: break;
-    case Attribute::Type::kFloat: absl::StrAppend(key, Bits(a.f)); break;
-    case Attribute::Type::kInt: absl::StrAppend(key, a.i); break;
-    case Attribute::Type::kString: AppendField(a.s, key); break;
-    case Attribute::Type::kTensor: AppendTensor(a.t, key); break;
+    case Attribute::Type::kUndefined:
+      break;
+    case Attribute::Type::kFloat:
+      absl::StrAppend(key, Bits(a.f));
+      break;
+    case Attribute::Type::kInt:
+      absl::StrAppend(key, a.i);
+      break;
+    case Attribute::Type::kString:
+      AppendField(a.s, key);
+      break;
+    case Attribute::Type::kTensor:
+      AppendTensor(a.t, key);
+      break;
     case Attribute::Type::kFloats:
       for (float f : a.floats) absl::StrAppend(key, Bits(f), ",");
       break;
-    case Attribute::Type::kInts: absl::StrAppend(key, absl::StrJoin(a.ints, ",")); break;
+    case Attribute::Type::kInts:
+      absl::StrAppend(key, absl::StrJoin(a.ints, ","));
+      break;
     case Attribute::Type::kStrings:
       for (const std::string& s : a.strings) AppendField(s, key);
       break;
@@ -61,7 +72,8 @@ bool AppendAttribute(const Attribute& a, std::string* key) {
       for (const HostTensor& t : a.tensors) AppendTensor(t, key);
       break;
     case Attribute::Type::kGraph:
-    case Attribute::Type::kGraphs: return false;
+    case Attribute::Type::kGraphs:
+      return false;
   }
   absl::StrAppend(key, ";");
   return true;

@@ -11,69 +11,121 @@ namespace vkserve {
 
 size_t DataTypeSize(DataType type) {
   switch (type) {
-    case DataType::kFloat: return 4;
-    case DataType::kUint8: return 1;
-    case DataType::kInt8: return 1;
-    case DataType::kUint16: return 2;
-    case DataType::kInt16: return 2;
-    case DataType::kInt32: return 4;
-    case DataType::kInt64: return 8;
-    case DataType::kBool: return 1;
-    case DataType::kFloat16: return 2;
-    case DataType::kDouble: return 8;
-    case DataType::kUint32: return 4;
-    case DataType::kUint64: return 8;
-    case DataType::kComplex64: return 8;
-    case DataType::kComplex128: return 16;
-    case DataType::kBFloat16: return 2;
-    case DataType::kUint2: return 1;
-    case DataType::kInt2: return 1;
-    default: return 0;
+    case DataType::kFloat:
+      return 4;
+    case DataType::kUint8:
+      return 1;
+    case DataType::kInt8:
+      return 1;
+    case DataType::kUint16:
+      return 2;
+    case DataType::kInt16:
+      return 2;
+    case DataType::kInt32:
+      return 4;
+    case DataType::kInt64:
+      return 8;
+    case DataType::kBool:
+      return 1;
+    case DataType::kFloat16:
+      return 2;
+    case DataType::kDouble:
+      return 8;
+    case DataType::kUint32:
+      return 4;
+    case DataType::kUint64:
+      return 8;
+    case DataType::kComplex64:
+      return 8;
+    case DataType::kComplex128:
+      return 16;
+    case DataType::kBFloat16:
+      return 2;
+    case DataType::kUint2:
+      return 1;
+    case DataType::kInt2:
+      return 1;
+    default:
+      return 0;
   }
 }
 
 std::string_view DataTypeName(DataType type) {
   switch (type) {
-    case DataType::kUndefined: return "undefined";
-    case DataType::kFloat: return "float";
-    case DataType::kUint8: return "uint8";
-    case DataType::kInt8: return "int8";
-    case DataType::kUint16: return "uint16";
-    case DataType::kInt16: return "int16";
-    case DataType::kInt32: return "int32";
-    case DataType::kInt64: return "int64";
-    case DataType::kString: return "string";
-    case DataType::kBool: return "bool";
-    case DataType::kFloat16: return "float16";
-    case DataType::kDouble: return "double";
-    case DataType::kUint32: return "uint32";
-    case DataType::kUint64: return "uint64";
-    case DataType::kComplex64: return "complex64";
-    case DataType::kComplex128: return "complex128";
-    case DataType::kBFloat16: return "bfloat16";
-    case DataType::kUint2: return "uint2";
-    case DataType::kInt2: return "int2";
+    case DataType::kUndefined:
+      return "undefined";
+    case DataType::kFloat:
+      return "float";
+    case DataType::kUint8:
+      return "uint8";
+    case DataType::kInt8:
+      return "int8";
+    case DataType::kUint16:
+      return "uint16";
+    case DataType::kInt16:
+      return "int16";
+    case DataType::kInt32:
+      return "int32";
+    case DataType::kInt64:
+      return "int64";
+    case DataType::kString:
+      return "string";
+    case DataType::kBool:
+      return "bool";
+    case DataType::kFloat16:
+      return "float16";
+    case DataType::kDouble:
+      return "double";
+    case DataType::kUint32:
+      return "uint32";
+    case DataType::kUint64:
+      return "uint64";
+    case DataType::kComplex64:
+      return "complex64";
+    case DataType::kComplex128:
+      return "complex128";
+    case DataType::kBFloat16:
+      return "bfloat16";
+    case DataType::kUint2:
+      return "uint2";
+    case DataType::kInt2:
+      return "int2";
   }
   return "unknown";
 }
 
 std::string_view DataTypeKServeName(DataType type) {
   switch (type) {
-    case DataType::kFloat: return "FP32";
-    case DataType::kUint8: return "UINT8";
-    case DataType::kInt8: return "INT8";
-    case DataType::kUint16: return "UINT16";
-    case DataType::kInt16: return "INT16";
-    case DataType::kInt32: return "INT32";
-    case DataType::kInt64: return "INT64";
-    case DataType::kString: return "BYTES";
-    case DataType::kBool: return "BOOL";
-    case DataType::kFloat16: return "FP16";
-    case DataType::kDouble: return "FP64";
-    case DataType::kUint32: return "UINT32";
-    case DataType::kUint64: return "UINT64";
-    case DataType::kBFloat16: return "BF16";
-    default: return "";
+    case DataType::kFloat:
+      return "FP32";
+    case DataType::kUint8:
+      return "UINT8";
+    case DataType::kInt8:
+      return "INT8";
+    case DataType::kUint16:
+      return "UINT16";
+    case DataType::kInt16:
+      return "INT16";
+    case DataType::kInt32:
+      return "INT32";
+    case DataType::kInt64:
+      return "INT64";
+    case DataType::kString:
+      return "BYTES";
+    case DataType::kBool:
+      return "BOOL";
+    case DataType::kFloat16:
+      return "FP16";
+    case DataType::kDouble:
+      return "FP64";
+    case DataType::kUint32:
+      return "UINT32";
+    case DataType::kUint64:
+      return "UINT64";
+    case DataType::kBFloat16:
+      return "BF16";
+    default:
+      return "";
   }
 }
 
@@ -101,7 +153,7 @@ uint16_t FloatToHalf(float f) {
   std::memcpy(&x, &f, 4);
   const uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
   const uint32_t a = x & 0x7FFFFFFFu;
-  if (a > 0x7F800000u) return sign | 0x7E00u;  // NaN
+  if (a > 0x7F800000u) return sign | 0x7E00u;   // NaN
   if (a >= 0x477FF000u) return sign | 0x7C00u;  // >= 65520 rounds to infinity
   if (a < 0x38800000u) {
     // Below 2^-14: a subnormal half, in units of 2^-24 (scaling by 2^24 is

@@ -38,8 +38,8 @@ enum class DataType : int32_t {
   kInt2 = 26,
 };
 
-// Bytes per element as vkserve holds it (1 for the 2-bit types), or 0 for types without a fixed size (string, undefined,
-// and numbers this build does not know).
+// Bytes per element as vkserve holds it (1 for the 2-bit types), or 0 for types without a fixed
+// size (string, undefined, and numbers this build does not know).
 size_t DataTypeSize(DataType type);
 
 // ONNX-style name ("float", "int64", ...), or "unknown(<n>)"-free "unknown"

@@ -41,24 +41,30 @@ DeviceTensor::DeviceTensor(std::string name, DataType dtype, std::vector<int64_t
       allocator_(gpu.allocator),
       buffer_(std::move(buffer)) {}
 
-std::shared_ptr<DeviceTensor> DeviceTensor::Borrow(std::string name, DataType dtype, std::vector<int64_t> shape,
-                                                   const gpu::Buffer* buffer, const GpuContext& gpu) {
+std::shared_ptr<DeviceTensor> DeviceTensor::Borrow(std::string name, DataType dtype,
+                                                   std::vector<int64_t> shape,
+                                                   const gpu::Buffer* buffer,
+                                                   const GpuContext& gpu) {
   // The aliasing constructor with no owner: a pointer that frees nothing.
   std::shared_ptr<const gpu::Buffer> view(std::shared_ptr<const gpu::Buffer>(), buffer);
   return std::shared_ptr<DeviceTensor>(
       new DeviceTensor(std::move(name), dtype, std::move(shape), std::move(view), gpu));
 }
 
-absl::StatusOr<std::shared_ptr<DeviceTensor>> DeviceTensor::WithShape(std::vector<int64_t> shape) const {
+absl::StatusOr<std::shared_ptr<DeviceTensor>> DeviceTensor::WithShape(
+    std::vector<int64_t> shape) const {
   ASSIGN_OR_RETURN(std::shared_ptr<const gpu::Buffer> buffer, this->buffer());
   for (int64_t d : shape) {
-    if (d < 0) return absl::InvalidArgumentError(absl::StrCat("device tensor '", name_, "': negative dim"));
+    if (d < 0)
+      return absl::InvalidArgumentError(absl::StrCat("device tensor '", name_, "': negative dim"));
   }
   if (static_cast<uint64_t>(NumElements(shape)) * DataTypeSize(dtype_) > byte_size_) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("device tensor '", name_, "' has ", byte_size_, " bytes, too few for shape ", ShapeString(shape)));
+    return absl::InvalidArgumentError(absl::StrCat("device tensor '", name_, "' has ", byte_size_,
+                                                   " bytes, too few for shape ",
+                                                   ShapeString(shape)));
   }
-  return std::shared_ptr<DeviceTensor>(new DeviceTensor(*this, std::move(shape), std::move(buffer)));
+  return std::shared_ptr<DeviceTensor>(
+      new DeviceTensor(*this, std::move(shape), std::move(buffer)));
 }
 
 absl::StatusOr<std::shared_ptr<const gpu::Buffer>> DeviceTensor::buffer() const {

@@ -37,8 +37,9 @@ class DeviceTensor {
   // A tensor viewing `buffer` without owning it (nullptr: no bytes): valid
   // only while the buffer's owner keeps it, and it must not escape that.
   // For a session's own output buffers (OutputLocation::kDeviceBorrowed).
-  static std::shared_ptr<DeviceTensor> Borrow(std::string name, DataType dtype, std::vector<int64_t> shape,
-                                              const gpu::Buffer* buffer, const GpuContext& gpu);
+  static std::shared_ptr<DeviceTensor> Borrow(std::string name, DataType dtype,
+                                              std::vector<int64_t> shape, const gpu::Buffer* buffer,
+                                              const GpuContext& gpu);
 
   // The same bytes under `shape` (of this dtype): the leading bytes of this
   // tensor's buffer, which the new tensor shares. FAILED_PRECONDITION once
@@ -66,7 +67,8 @@ class DeviceTensor {
   bool released() const;
 
  private:
-  DeviceTensor(const DeviceTensor& from, std::vector<int64_t> shape, std::shared_ptr<const gpu::Buffer> buffer);
+  DeviceTensor(const DeviceTensor& from, std::vector<int64_t> shape,
+               std::shared_ptr<const gpu::Buffer> buffer);
   DeviceTensor(std::string name, DataType dtype, std::vector<int64_t> shape,
                std::shared_ptr<const gpu::Buffer> buffer, const GpuContext& gpu);
 

@@ -82,13 +82,15 @@ std::string Fp16Activations::NewName(const std::string& base, const Lookup& find
   return name;
 }
 
-std::string Fp16Activations::Converted(const std::string& value, DataType to, const TensorDesc& desc,
-                                       const Node& reader, const Lookup& find, std::vector<Node>* before) {
+std::string Fp16Activations::Converted(const std::string& value, DataType to,
+                                       const TensorDesc& desc, const Node& reader,
+                                       const Lookup& find, std::vector<Node>* before) {
   auto& made = to == DataType::kFloat16 ? to_half_ : to_float_;
   auto it = made.find(value);
   const bool fresh = it == made.end();
   if (fresh) {
-    it = made.emplace(value, NewName(to == DataType::kFloat16 ? value : value + "/fp32", find)).first;
+    it = made.emplace(value, NewName(to == DataType::kFloat16 ? value : value + "/fp32", find))
+             .first;
     // Values known while planning (constants, folded shapes) saturate like
     // the initializers; activations convert as Cast does.
     const bool saturate = to == DataType::kFloat16 && desc.value != nullptr;
@@ -103,7 +105,8 @@ std::optional<Fp16Activations::Rewrite> Fp16Activations::Plan(const Node& node, 
   const Op::Float16Use use = op.UsesFloat16(node);
   bool fp16_in = HasHalvedInput(node, op);
   // Whether this node's fp32 data inputs become fp16, or its fp16 ones fp32.
-  const bool to_half = use == Op::Float16Use::kComputes || (use == Op::Float16Use::kMoves && fp16_in);
+  const bool to_half =
+      use == Op::Float16Use::kComputes || (use == Op::Float16Use::kMoves && fp16_in);
   const bool to_float = use == Op::Float16Use::kNone;
   Rewrite r{{}, node};
   bool changed = false;
@@ -138,7 +141,8 @@ std::optional<Fp16Activations::Rewrite> Fp16Activations::Plan(const Node& node, 
 
 std::vector<Node> Fp16Activations::Finish(const Node& node, const Op& op, const Lookup& find) {
   std::vector<Node> after;
-  const bool from_halved = op.UsesFloat16(node) != Op::Float16Use::kNone && HasHalvedInput(node, op);
+  const bool from_halved =
+      op.UsesFloat16(node) != Op::Float16Use::kNone && HasHalvedInput(node, op);
   for (const std::string& out : node.outputs) {
     if (out.empty()) continue;
     const TensorDesc* desc = find(out);
@@ -149,7 +153,8 @@ std::vector<Node> Fp16Activations::Finish(const Node& node, const Op& op, const 
     // The declared type (a Cast to the same type is a copy).
     const DataType declared = outputs_.at(renamed->second);
     const DataType to = declared == DataType::kUndefined ? desc->dtype : declared;
-    after.push_back(CastNode(NewName("output/" + renamed->second, find), out, renamed->second, to, false, node));
+    after.push_back(CastNode(NewName("output/" + renamed->second, find), out, renamed->second, to,
+                             false, node));
   }
   return after;
 }

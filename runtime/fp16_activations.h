@@ -49,7 +49,8 @@ class Fp16Activations {
   // `graph`: the model's (its names are not reused); `outputs`: its outputs,
   // which keep their declared types; `halved`: values already fp16 by this
   // policy (HalveInitializers' initializers).
-  Fp16Activations(const Graph& graph, const std::vector<ValueInfo>& outputs, std::set<std::string> halved);
+  Fp16Activations(const Graph& graph, const std::vector<ValueInfo>& outputs,
+                  std::set<std::string> halved);
 
   // The inferred description of a value planned so far; null when unknown.
   using Lookup = std::function<const TensorDesc*(const std::string&)>;
@@ -85,11 +86,11 @@ class Fp16Activations {
   // kPrefix + `base`, with a suffix where the model or this class has the name.
   std::string NewName(const std::string& base, const Lookup& find);
 
-  std::map<std::string, DataType> outputs_;  // graph outputs: declared types
-  std::set<std::string> halved_;             // values fp16 by this policy
+  std::map<std::string, DataType> outputs_;                // graph outputs: declared types
+  std::set<std::string> halved_;                           // values fp16 by this policy
   std::map<std::string, std::string> to_half_, to_float_;  // conversions made
-  std::map<std::string, std::string> renamed_outputs_;    // node output -> graph output
-  std::set<std::string> names_;  // the model's names and every name made
+  std::map<std::string, std::string> renamed_outputs_;     // node output -> graph output
+  std::set<std::string> names_;                            // the model's names and every name made
 };
 
 }  // namespace vkserve

@@ -62,7 +62,8 @@ int StoreWeightsInFp16(Graph* graph, const std::vector<const Op*>& ops) {
   if (HasSubgraphs(*graph)) return 0;
   const std::vector<std::string> weights = FloatInitializersReadOnlyWhere(
       *graph, [&](size_t n, size_t i) { return IsFp16WeightUse(graph->nodes[n], *ops[n], i); });
-  for (const std::string& name : weights) ConvertToHalf(&graph->initializers[name], /*saturate=*/false);
+  for (const std::string& name : weights)
+    ConvertToHalf(&graph->initializers[name], /*saturate=*/false);
   return static_cast<int>(weights.size());
 }
 

@@ -38,9 +38,14 @@ class EpilogueFusion {
   // 3 (a residual must match at both, so a broadcast that happens to
   // coincide at size 1 is never fused).
   EpilogueFusion(Graph* graph, const std::vector<const Op*>& ops,
-                 std::map<std::string, TensorDesc> shapes1, std::map<std::string, TensorDesc> shapes3)
-      : graph_(*graph), nodes_(graph->nodes), ops_(ops), s1_(std::move(shapes1)),
-        s3_(std::move(shapes3)), removed_(nodes_.size(), false) {
+                 std::map<std::string, TensorDesc> shapes1,
+                 std::map<std::string, TensorDesc> shapes3)
+      : graph_(*graph),
+        nodes_(graph->nodes),
+        ops_(ops),
+        s1_(std::move(shapes1)),
+        s3_(std::move(shapes3)),
+        removed_(nodes_.size(), false) {
     for (size_t n = 0; n < nodes_.size(); ++n) {
       for (const std::string& in : nodes_[n].inputs) {
         if (!in.empty()) consumers_[in].push_back(n);
@@ -79,7 +84,8 @@ class EpilogueFusion {
                           MergeBias(p, c, out, *slots, *epilogue, name) ||
                           MergeResidual(p, c, out, *slots, *epilogue, name);
       if (!merged) break;
-      producer.absorbed.insert(producer.absorbed.end(), consumer.absorbed.begin(), consumer.absorbed.end());
+      producer.absorbed.insert(producer.absorbed.end(), consumer.absorbed.begin(),
+                               consumer.absorbed.end());
       producer.outputs[0] = consumer.outputs[0];
       producer_of_[producer.outputs[0]] = p;
       removed_[c] = true;
@@ -135,7 +141,8 @@ class EpilogueFusion {
       return false;
     }
     const std::optional<std::string> other = AddedTo(c, out);
-    if (!other || !graph_.initializers.count(*other) || !s1_.count(out) || !s3_.count(out)) return false;
+    if (!other || !graph_.initializers.count(*other) || !s1_.count(out) || !s3_.count(out))
+      return false;
     const TensorDesc& a = s1_.at(out);
     const TensorDesc& b = s3_.at(out);
     const HostTensor& bias = graph_.initializers.at(*other);
@@ -160,8 +167,8 @@ class EpilogueFusion {
     if (!other) return false;
     auto prod = producer_of_.find(*other);
     const bool ready_before = prod == producer_of_.end() || prod->second < p;
-    const bool same_shape = s1_.count(*other) && s1_.count(out) && s3_.count(*other) && s3_.count(out) &&
-                            s1_.at(*other).shape == s1_.at(out).shape &&
+    const bool same_shape = s1_.count(*other) && s1_.count(out) && s3_.count(*other) &&
+                            s3_.count(out) && s1_.at(*other).shape == s1_.at(out).shape &&
                             s3_.at(*other).shape == s3_.at(out).shape &&
                             s1_.at(*other).dtype == s1_.at(out).dtype && IsFloat(s1_.at(out).dtype);
     if (!ready_before || !same_shape) return false;

@@ -27,7 +27,7 @@ class GeluMatcher {
   struct Match {
     std::string x;
     bool tanh = false;
-    size_t last = 0;           // the final Mul: becomes the Gelu node
+    size_t last = 0;            // the final Mul: becomes the Gelu node
     std::vector<size_t> parts;  // every other node of the pattern
     std::string chain;          // the matched op types, in graph order
   };
@@ -90,7 +90,8 @@ class GeluMatcher {
       m->chain = "Div+";
       return true;
     }
-    if (std::optional<size_t> d = WithConstant(arg, erf, "Mul", &m->x, &c); d && Near(c, 1 / kSqrt2)) {
+    if (std::optional<size_t> d = WithConstant(arg, erf, "Mul", &m->x, &c);
+        d && Near(c, 1 / kSqrt2)) {
       m->parts.push_back(*d);
       m->chain = "Mul+";
       return true;
@@ -162,7 +163,8 @@ class GeluMatcher {
   bool Tail(size_t f, Match* m) const {
     float c = 0;
     std::optional<size_t> add = uses_.SoleReader(graph_.nodes[f].outputs[0]);
-    std::optional<float> one = add ? OtherConstant(*add, "Add", graph_.nodes[f].outputs[0]) : std::nullopt;
+    std::optional<float> one =
+        add ? OtherConstant(*add, "Add", graph_.nodes[f].outputs[0]) : std::nullopt;
     if (!one || !Near(*one, 1.0f)) return false;
     m->parts.push_back(*add);
     m->chain += "+Add";
@@ -190,7 +192,8 @@ class GeluMatcher {
       return false;
     }
     const Node& second = graph_.nodes[*m2];
-    const std::string& last = second.inputs[0] == first.outputs[0] ? second.inputs[1] : second.inputs[0];
+    const std::string& last =
+        second.inputs[0] == first.outputs[0] ? second.inputs[1] : second.inputs[0];
     std::optional<float> last_half = FloatScalarInitializer(graph_, last);
     const bool ok = rest == m->x ? last_half && Near(*last_half, 0.5f) : last == m->x;
     if (!ok) return false;

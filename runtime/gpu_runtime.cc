@@ -26,8 +26,9 @@ absl::StatusOr<std::unique_ptr<GpuRuntime>> GpuRuntime::Create(const GpuRuntimeO
     spdlog::info("pipeline cache {} ignored: {}", options.pipeline_cache_path,
                  rt->pipelines_->ignored_reason());
   }
-  rt->copier_ = std::make_unique<gpu::ParallelCopy>(
-      options.readback_threads > 0 ? options.readback_threads : gpu::ParallelCopy::DefaultThreads());
+  rt->copier_ = std::make_unique<gpu::ParallelCopy>(options.readback_threads > 0
+                                                        ? options.readback_threads
+                                                        : gpu::ParallelCopy::DefaultThreads());
   return rt;
 }
 

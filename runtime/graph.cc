@@ -27,17 +27,43 @@ int64_t HostTensor::num_elements() const {
 int64_t HostTensor::GetInt(int64_t i) const {
   const uint8_t* p = data.data();
   switch (dtype) {
-    case DataType::kInt64: { int64_t v; std::memcpy(&v, p + 8 * i, 8); return v; }
-    case DataType::kInt32: { int32_t v; std::memcpy(&v, p + 4 * i, 4); return v; }
-    case DataType::kUint32: { uint32_t v; std::memcpy(&v, p + 4 * i, 4); return v; }
-    case DataType::kUint64: { uint64_t v; std::memcpy(&v, p + 8 * i, 8); return static_cast<int64_t>(v); }
-    case DataType::kInt16: { int16_t v; std::memcpy(&v, p + 2 * i, 2); return v; }
-    case DataType::kUint16: { uint16_t v; std::memcpy(&v, p + 2 * i, 2); return v; }
+    case DataType::kInt64: {
+      int64_t v;
+      std::memcpy(&v, p + 8 * i, 8);
+      return v;
+    }
+    case DataType::kInt32: {
+      int32_t v;
+      std::memcpy(&v, p + 4 * i, 4);
+      return v;
+    }
+    case DataType::kUint32: {
+      uint32_t v;
+      std::memcpy(&v, p + 4 * i, 4);
+      return v;
+    }
+    case DataType::kUint64: {
+      uint64_t v;
+      std::memcpy(&v, p + 8 * i, 8);
+      return static_cast<int64_t>(v);
+    }
+    case DataType::kInt16: {
+      int16_t v;
+      std::memcpy(&v, p + 2 * i, 2);
+      return v;
+    }
+    case DataType::kUint16: {
+      uint16_t v;
+      std::memcpy(&v, p + 2 * i, 2);
+      return v;
+    }
     case DataType::kInt8:
-    case DataType::kInt2: return static_cast<int8_t>(p[i]);
+    case DataType::kInt2:
+      return static_cast<int8_t>(p[i]);
     case DataType::kUint2:
     case DataType::kUint8:
-    case DataType::kBool: return p[i];
+    case DataType::kBool:
+      return p[i];
     case DataType::kFloat:
     case DataType::kDouble:
     case DataType::kFloat16:
@@ -50,17 +76,35 @@ int64_t HostTensor::GetInt(int64_t i) const {
       if (v <= -9223372036854775808.0) return INT64_MIN;
       return static_cast<int64_t>(v);
     }
-    default: return 0;
+    default:
+      return 0;
   }
 }
 
 double HostTensor::GetDouble(int64_t i) const {
   switch (dtype) {
-    case DataType::kFloat: { float v; std::memcpy(&v, data.data() + 4 * i, 4); return v; }
-    case DataType::kDouble: { double v; std::memcpy(&v, data.data() + 8 * i, 8); return v; }
-    case DataType::kFloat16: { uint16_t v; std::memcpy(&v, data.data() + 2 * i, 2); return HalfToFloat(v); }
-    case DataType::kBFloat16: { uint16_t v; std::memcpy(&v, data.data() + 2 * i, 2); return BFloat16ToFloat(v); }
-    default: return static_cast<double>(GetInt(i));
+    case DataType::kFloat: {
+      float v;
+      std::memcpy(&v, data.data() + 4 * i, 4);
+      return v;
+    }
+    case DataType::kDouble: {
+      double v;
+      std::memcpy(&v, data.data() + 8 * i, 8);
+      return v;
+    }
+    case DataType::kFloat16: {
+      uint16_t v;
+      std::memcpy(&v, data.data() + 2 * i, 2);
+      return HalfToFloat(v);
+    }
+    case DataType::kBFloat16: {
+      uint16_t v;
+      std::memcpy(&v, data.data() + 2 * i, 2);
+      return BFloat16ToFloat(v);
+    }
+    default:
+      return static_cast<double>(GetInt(i));
   }
 }
 

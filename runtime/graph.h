@@ -24,8 +24,8 @@ namespace vkserve {
 // resolved per run, or unknown. `denotation` is ONNX's dimension denotation
 // (DATA_BATCH, ...), used by free-dimension overrides.
 struct Dim {
-  int64_t value = -1;     // >= 0 when fixed
-  std::string param;      // symbolic name, when not fixed (may be empty)
+  int64_t value = -1;  // >= 0 when fixed
+  std::string param;   // symbolic name, when not fixed (may be empty)
   std::string denotation;
   bool is_fixed() const { return value >= 0; }
 };
@@ -68,7 +68,19 @@ struct Graph;
 
 // A node attribute. Only the member matching `type` is meaningful.
 struct Attribute {
-  enum class Type { kUndefined, kFloat, kInt, kString, kTensor, kGraph, kFloats, kInts, kStrings, kTensors, kGraphs };
+  enum class Type {
+    kUndefined,
+    kFloat,
+    kInt,
+    kString,
+    kTensor,
+    kGraph,
+    kFloats,
+    kInts,
+    kStrings,
+    kTensors,
+    kGraphs
+  };
   Type type = Type::kUndefined;
   float f = 0;
   int64_t i = 0;
@@ -82,10 +94,10 @@ struct Attribute {
 };
 
 struct Node {
-  std::string name;     // never empty: the loader names anonymous nodes "<op_type>_<index>"
+  std::string name;  // never empty: the loader names anonymous nodes "<op_type>_<index>"
   std::string op_type;
-  std::string domain;   // "" for the default ONNX domain ("ai.onnx" is normalized to "")
-  int64_t opset = 0;    // the model's opset import for `domain`
+  std::string domain;  // "" for the default ONNX domain ("ai.onnx" is normalized to "")
+  int64_t opset = 0;   // the model's opset import for `domain`
   // The op's own version as the file states it (ORT format's since_version);
   // 0 when the format does not say (ONNX).
   int64_t since_version = 0;
@@ -106,8 +118,10 @@ struct Node {
   int64_t GetInt(const std::string& attr_name, int64_t default_value) const;
   float GetFloat(const std::string& attr_name, float default_value) const;
   std::string GetString(const std::string& attr_name, const std::string& default_value) const;
-  std::vector<int64_t> GetInts(const std::string& attr_name, std::vector<int64_t> default_value = {}) const;
-  std::vector<float> GetFloats(const std::string& attr_name, std::vector<float> default_value = {}) const;
+  std::vector<int64_t> GetInts(const std::string& attr_name,
+                               std::vector<int64_t> default_value = {}) const;
+  std::vector<float> GetFloats(const std::string& attr_name,
+                               std::vector<float> default_value = {}) const;
 
   // "Conv (node 'conv1', domain 'ai.onnx', opset 13)" — used in every error about a node.
   std::string Describe() const;
@@ -116,9 +130,9 @@ struct Node {
 // A loaded model's main graph. Nodes are in topological order (the loader
 // checks and sorts).
 struct Graph {
-  std::vector<ValueInfo> inputs;         // graph inputs that are not initializers
+  std::vector<ValueInfo> inputs;  // graph inputs that are not initializers
   std::vector<ValueInfo> outputs;
-  std::vector<ValueInfo> value_info;     // optional declared types of intermediates
+  std::vector<ValueInfo> value_info;  // optional declared types of intermediates
   std::map<std::string, HostTensor> initializers;
   std::vector<Node> nodes;
   std::map<std::string, int64_t> opset_imports;  // domain ("" = ai.onnx) -> version

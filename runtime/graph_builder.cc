@@ -24,7 +24,8 @@ constexpr int64_t kLastKnownType = static_cast<int64_t>(DataType::kInt2);
 
 bool GraphScope::Contains(const std::string& name) const {
   for (const GraphScope* s = this; s != nullptr; s = s->parent) {
-    if ((s->defined && s->defined->count(name)) || (s->produced && s->produced->count(name))) return true;
+    if ((s->defined && s->defined->count(name)) || (s->produced && s->produced->count(name)))
+      return true;
   }
   return false;
 }
@@ -37,16 +38,17 @@ absl::Status UnsupportedModel(absl::string_view model, absl::string_view what) {
   return absl::UnimplementedError(absl::StrCat(std::string(model), ": ", std::string(what)));
 }
 
-absl::StatusOr<DataType> CheckElementType(absl::string_view model, int64_t type, const std::string& what,
-                                          bool allow_undefined) {
+absl::StatusOr<DataType> CheckElementType(absl::string_view model, int64_t type,
+                                          const std::string& what, bool allow_undefined) {
   if (type == static_cast<int64_t>(DataType::kUndefined)) {
     if (allow_undefined) return DataType::kUndefined;
     return MalformedModel(model, absl::StrCat(what, " has no element type (0, UNDEFINED)"));
   }
-  if (type < 0) return MalformedModel(model, absl::StrCat(what, " has invalid element type ", type));
+  if (type < 0)
+    return MalformedModel(model, absl::StrCat(what, " has invalid element type ", type));
   if (type > kLastKnownType || !IsKnownDataType(static_cast<int32_t>(type))) {
-    return UnsupportedModel(model,
-                            absl::StrCat(what, " has element type ", type, ", which vkserve does not support"));
+    return UnsupportedModel(
+        model, absl::StrCat(what, " has element type ", type, ", which vkserve does not support"));
   }
   if (type == static_cast<int64_t>(DataType::kString)) {
     return UnsupportedModel(
@@ -59,7 +61,8 @@ absl::StatusOr<uint64_t> CheckedTensorBytes(absl::string_view model, DataType dt
                                             const std::vector<int64_t>& dims, uint64_t max_bytes,
                                             const std::string& what) {
   const uint64_t elem = DataTypeSize(dtype);
-  if (elem == 0) return UnsupportedModel(model, absl::StrCat(what, " has a type without a fixed size"));
+  if (elem == 0)
+    return UnsupportedModel(model, absl::StrCat(what, " has a type without a fixed size"));
   uint64_t n = 1;
   bool zero = false;
   for (int64_t d : dims) {
@@ -112,7 +115,8 @@ absl::Status GraphBuilder::AddInput(ValueInfo value) {
 
 absl::Status GraphBuilder::AddOutput(ValueInfo value) {
   for (const ValueInfo& o : graph_.outputs) {
-    if (o.name == value.name) return Malformed(absl::StrCat("graph output '", value.name, "' is listed twice"));
+    if (o.name == value.name)
+      return Malformed(absl::StrCat("graph output '", value.name, "' is listed twice"));
   }
   graph_.outputs.push_back(std::move(value));
   return absl::OkStatus();
@@ -127,7 +131,8 @@ absl::Status GraphBuilder::DeclareNodeOutputs(const std::string& node_label,
   for (const std::string& o : outputs) {
     if (o.empty()) continue;
     if (defined_.count(o) || !produced_.insert(o).second) {
-      return Malformed(absl::StrCat("value '", o, "' (output of node '", node_label, "') is defined more than once"));
+      return Malformed(absl::StrCat("value '", o, "' (output of node '", node_label,
+                                    "') is defined more than once"));
     }
   }
   return absl::OkStatus();
@@ -143,7 +148,8 @@ absl::Status GraphBuilder::AddNode(Node node, const NameSet& captured, size_t in
   }
   node.opset = opset->second;
   for (const auto& [name, attr] : node.attributes) {
-    if (name.empty()) return Malformed(absl::StrCat("node '", node.name, "' has an attribute with no name"));
+    if (name.empty())
+      return Malformed(absl::StrCat("node '", node.name, "' has an attribute with no name"));
     if (name.rfind("_vkserve_", 0) == 0) {
       return Malformed(absl::StrCat("node '", node.name, "' uses reserved attribute '", name, "'"));
     }
@@ -171,12 +177,14 @@ absl::StatusOr<Graph> GraphBuilder::Finish(NameSet* captured) {
     }
     return Malformed(absl::StrCat("graph output '", out.name, "' is never produced"));
   }
-  if (captured != nullptr) captured->insert(captured_from_outer_.begin(), captured_from_outer_.end());
+  if (captured != nullptr)
+    captured->insert(captured_from_outer_.begin(), captured_from_outer_.end());
   return std::move(graph_);
 }
 
 bool GraphBuilder::Available(const std::string& name) const {
-  return defined_.count(name) > 0 || (!produced_.count(name) && outer_ != nullptr && outer_->Contains(name));
+  return defined_.count(name) > 0 ||
+         (!produced_.count(name) && outer_ != nullptr && outer_->Contains(name));
 }
 
 // Stable topological sort: a sorted file keeps its order. deps_[i] are the
@@ -196,8 +204,9 @@ absl::StatusOr<std::vector<Node>> GraphBuilder::SortNodes() {
       if (in.empty() || Available(in)) continue;
       auto p = producer.find(in);
       if (p == producer.end()) {
-        return Malformed(absl::StrCat("node '", nodes[i].name, "' (", nodes[i].op_type, ") reads '", in,
-                                      "', which is not a graph input, an initializer or a node output"));
+        return Malformed(
+            absl::StrCat("node '", nodes[i].name, "' (", nodes[i].op_type, ") reads '", in,
+                         "', which is not a graph input, an initializer or a node output"));
       }
       users[p->second].push_back(i);
       ++pending[i];
@@ -226,8 +235,9 @@ absl::StatusOr<std::vector<Node>> GraphBuilder::SortNodes() {
   return sorted;
 }
 
-absl::Status GraphBuilder::CycleError(const std::vector<bool>& placed,
-                                      const std::unordered_map<std::string, size_t>& producer) const {
+absl::Status GraphBuilder::CycleError(
+    const std::vector<bool>& placed,
+    const std::unordered_map<std::string, size_t>& producer) const {
   const std::vector<Node>& nodes = graph_.nodes;
   // Walk unplaced producers from an unplaced node until one repeats: that
   // node is on a cycle.

@@ -22,13 +22,13 @@
 #include <map>
 #include <new>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "runtime/graph.h"
 
 namespace vkserve {
@@ -52,8 +52,8 @@ absl::Status UnsupportedModel(absl::string_view model, absl::string_view what); 
 // format shares) of a tensor or value called `what`: negative is malformed;
 // string, float8 and newer types are unsupported; 0 (undefined) is allowed
 // only when `allow_undefined`.
-absl::StatusOr<DataType> CheckElementType(absl::string_view model, int64_t type, const std::string& what,
-                                          bool allow_undefined);
+absl::StatusOr<DataType> CheckElementType(absl::string_view model, int64_t type,
+                                          const std::string& what, bool allow_undefined);
 
 // The byte size of a tensor with `dims`, refusing negative dimensions and
 // sizes over `max_bytes` (checked before any multiplication can overflow).
@@ -88,7 +88,7 @@ class GraphBuilder {
   // "subgraph 'body': " for subgraphs, "" for the main graph.
   const std::string& graph_what() const { return graph_what_; }
   int depth() const { return depth_; }
-  absl::Status Malformed(absl::string_view what) const;    // prefixed with model and graph
+  absl::Status Malformed(absl::string_view what) const;  // prefixed with model and graph
   absl::Status Unsupported(absl::string_view what) const;
 
   absl::Status AddInitializer(const std::string& name, HostTensor tensor);
@@ -101,7 +101,8 @@ class GraphBuilder {
   // Declares a node's outputs before any node is added, so that subgraphs
   // converted while adding nodes see every value of this graph. `node_label`
   // names the node in the message when a value is defined twice.
-  absl::Status DeclareNodeOutputs(const std::string& node_label, const std::vector<std::string>& outputs);
+  absl::Status DeclareNodeOutputs(const std::string& node_label,
+                                  const std::vector<std::string>& outputs);
 
   // The scope this graph's subgraphs see. Valid while the builder lives;
   // complete once every node's outputs are declared.

@@ -14,9 +14,8 @@ MemoryLayout PlanMemory(const std::vector<MemoryRequest>& requests, uint64_t ali
 
   std::vector<size_t> order(requests.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return requests[a].size > requests[b].size;
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return requests[a].size > requests[b].size; });
 
   struct Placed {
     uint64_t begin, end;
@@ -35,9 +34,8 @@ MemoryLayout PlanMemory(const std::vector<MemoryRequest>& requests, uint64_t ali
         busy.push_back({layout.offsets[p], layout.offsets[p] + aligned(other.size)});
       }
     }
-    std::sort(busy.begin(), busy.end(), [](const Placed& a, const Placed& b) {
-      return a.begin < b.begin;
-    });
+    std::sort(busy.begin(), busy.end(),
+              [](const Placed& a, const Placed& b) { return a.begin < b.begin; });
     uint64_t offset = 0;
     for (const Placed& b : busy) {
       if (b.begin >= offset + size) break;  // the gap before b fits

@@ -23,7 +23,7 @@ struct MemoryRequest {
 struct MemoryLayout {
   std::vector<uint64_t> offsets;  // per request
   uint64_t arena_bytes = 0;
-  uint64_t total_bytes = 0;       // sum of aligned sizes (no sharing)
+  uint64_t total_bytes = 0;  // sum of aligned sizes (no sharing)
 };
 
 // REQUIRES: alignment is a power of two; first_step <= last_step.

@@ -15,23 +15,23 @@
 #include "runtime/common_subexpressions.h"
 #include "runtime/fp16_activations.h"
 #include "runtime/fp16_weights.h"
-#include "runtime/graph_uses.h"
-#include "runtime/weight_layout.h"
 #include "runtime/fusion.h"
 #include "runtime/gelu_fusion.h"
-#include "runtime/pass_through.h"
-#include "runtime/silu_fusion.h"
-#include "runtime/norm_fusion.h"
-#include "runtime/qkv_packing.h"
-#include "runtime/reshape_sinking.h"
-#include "runtime/transpose_folding.h"
+#include "runtime/graph_uses.h"
 #include "runtime/model_file.h"
+#include "runtime/norm_fusion.h"
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
+#include "runtime/pass_through.h"
 #include "runtime/plan_cache.h"
 #include "runtime/planner.h"
-#include "runtime/sync_split.h"
+#include "runtime/qkv_packing.h"
+#include "runtime/reshape_sinking.h"
 #include "runtime/rewrite.h"
+#include "runtime/silu_fusion.h"
+#include "runtime/sync_split.h"
+#include "runtime/transpose_folding.h"
+#include "runtime/weight_layout.h"
 
 namespace vkserve {
 namespace {
@@ -169,7 +169,8 @@ absl::Status ApplyDimOverrides(const ModelOptions& options, std::vector<ValueInf
     }
     for (const Dim& d : in.type.shape) {
       if (d.is_fixed() && d.value > (int64_t{1} << 40)) {
-        return absl::InvalidArgumentError(absl::StrCat("input '", in.name, "' dimension too large"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("input '", in.name, "' dimension too large"));
       }
     }
   }
@@ -256,9 +257,11 @@ std::vector<bool> FindValueInputs(const Graph& graph, std::vector<const Op*>& op
     const std::string& name = inputs[k].name;
     int64_t elements = 1;
     for (const Dim& d : inputs[k].type.shape) {
-      elements = d.is_fixed() && elements <= max_fold_elements ? elements * d.value : max_fold_elements + 1;
+      elements = d.is_fixed() && elements <= max_fold_elements ? elements * d.value
+                                                               : max_fold_elements + 1;
     }
-    value_inputs[k] = direct.contains(name) || (host_read.contains(name) && elements <= max_fold_elements);
+    value_inputs[k] =
+        direct.contains(name) || (host_read.contains(name) && elements <= max_fold_elements);
   }
   return value_inputs;
 }
@@ -276,7 +279,8 @@ absl::Status Model::Prepare() {
   RETURN_IF_ERROR(FindOps(graph_, ops_));
   if (options_.fuse && LiftConstantNodes(&graph_) > 0) RETURN_IF_ERROR(FindOps(graph_, ops_));
   // A node whose output shapes depend on data: two models around it.
-  if (const int sync_node = FindSyncNode(graph_, ops_); sync_node >= 0) return PrepareSplit(sync_node);
+  if (const int sync_node = FindSyncNode(graph_, ops_); sync_node >= 0)
+    return PrepareSplit(sync_node);
   // Attention and epilogue fusion see the main graph's consumers only; a value a
   // control-flow subgraph reads could be fused away under it.
   if (options_.fuse && !HasSubgraphs(graph_)) {
@@ -286,7 +290,8 @@ absl::Status Model::Prepare() {
   // FP16 precision applies to the ops computing on the GEMM engine.
   if (options_.precision == Precision::kFp16) {
     for (size_t n = 0; n < graph_.nodes.size(); ++n) {
-      if (ops_[n]->ComputesOnGemmEngine(graph_.nodes[n])) SetPrecision(Precision::kFp16, &graph_.nodes[n]);
+      if (ops_[n]->ComputesOnGemmEngine(graph_.nodes[n]))
+        SetPrecision(Precision::kFp16, &graph_.nodes[n]);
     }
     fp16_weights_ = StoreWeightsInFp16(&graph_, ops_);
     fp16_activations_ = !HasSubgraphs(graph_);
@@ -336,20 +341,21 @@ absl::Status Model::PrepareSplit(int sync_node) {
 }
 
 bool Model::HasPlan(const std::vector<std::vector<int64_t>>& input_shapes) const {
-  if (split_ != nullptr || has_value_inputs() || input_shapes.size() != inputs_.size()) return false;
+  if (split_ != nullptr || has_value_inputs() || input_shapes.size() != inputs_.size())
+    return false;
   return plans_->Contains(ShapeKey(input_shapes));
 }
 
 absl::StatusOr<std::shared_ptr<const Plan>> Model::GetPlan(
     const std::vector<std::vector<int64_t>>& input_shapes, const InputValues& input_values) const {
   if (split_ != nullptr) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the model runs in two parts around the sync point of ", split_->op_type, " '", split_->node_name,
-        "': it has no single plan"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("the model runs in two parts around the sync point of ", split_->op_type, " '",
+                     split_->node_name, "': it has no single plan"));
   }
   if (input_shapes.size() != inputs_.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("expected ", inputs_.size(),
-                                                   " input shapes, got ", input_shapes.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected ", inputs_.size(), " input shapes, got ", input_shapes.size()));
   }
   for (size_t i = 0; i < inputs_.size(); ++i) {
     const auto& declared = inputs_[i].type.shape;
@@ -371,19 +377,21 @@ absl::StatusOr<std::shared_ptr<const Plan>> Model::GetPlan(
     if (!is_value_input(i)) continue;
     const HostTensor* v = i < input_values.size() ? input_values[i].get() : nullptr;
     if (v == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "input '", inputs_[i].name, "' sets shapes or bounds of the model: its values are "
-          "needed, in host memory, to plan"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("input '", inputs_[i].name,
+                       "' sets shapes or bounds of the model: its values are "
+                       "needed, in host memory, to plan"));
     }
     if (v->dtype != inputs_[i].type.dtype || v->shape != input_shapes[i] ||
         v->data.size() != static_cast<size_t>(NumElements(v->shape)) * DataTypeSize(v->dtype)) {
-      return absl::InvalidArgumentError(absl::StrCat("input '", inputs_[i].name,
-                                                     "': its values do not match its type and shape"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input '", inputs_[i].name, "': its values do not match its type and shape"));
     }
     absl::StrAppend(&key, "|", i, ":",
                     std::string(reinterpret_cast<const char*>(v->data.data()), v->data.size()));
   }
-  return plans_->GetOrBuild(key, [&] { return BuildPlan(*this, ops_, input_shapes, input_values); });
+  return plans_->GetOrBuild(key,
+                            [&] { return BuildPlan(*this, ops_, input_shapes, input_values); });
 }
 
 size_t Model::cached_plan_count() const { return plans_->size(); }
@@ -424,9 +432,15 @@ absl::StatusOr<ModelReport> Model::Inspect(
         r.device = "gpu";
         if (n.kernel) r.kernel = n.kernel->Describe();
         break;
-      case PlannedNode::Kind::kAlias: r.device = "gpu (alias: no dispatch)"; break;
-      case PlannedNode::Kind::kFolded: r.device = "gpu (folded at load: no dispatch)"; break;
-      case PlannedNode::Kind::kUnread: r.device = "gpu (only its shapes are read: no dispatch)"; break;
+      case PlannedNode::Kind::kAlias:
+        r.device = "gpu (alias: no dispatch)";
+        break;
+      case PlannedNode::Kind::kFolded:
+        r.device = "gpu (folded at load: no dispatch)";
+        break;
+      case PlannedNode::Kind::kUnread:
+        r.device = "gpu (only its shapes are read: no dispatch)";
+        break;
     }
     for (size_t i = 0; i < n.node->inputs.size(); ++i) {
       const std::string& name = n.node->inputs[i];
@@ -437,7 +451,8 @@ absl::StatusOr<ModelReport> Model::Inspect(
     }
     for (int o : n.outputs) {
       if (o >= 0) {
-        r.outputs.push_back(absl::StrCat(plan->values[o].name, ": ", plan->values[o].desc.ToString()));
+        r.outputs.push_back(
+            absl::StrCat(plan->values[o].name, ": ", plan->values[o].desc.ToString()));
       }
     }
     ++report.op_counts[r.op_type];
@@ -449,7 +464,8 @@ absl::StatusOr<ModelReport> Model::Inspect(
 
 // The prefix's report at `input_shapes` and the suffix's at the count's
 // bound (n = its largest value), with the sync point between them.
-absl::StatusOr<ModelReport> Model::InspectSplit(const std::vector<std::vector<int64_t>>& input_shapes) const {
+absl::StatusOr<ModelReport> Model::InspectSplit(
+    const std::vector<std::vector<int64_t>>& input_shapes) const {
   const SyncSplit& split = *split_;
   std::vector<std::vector<int64_t>> prefix_shapes;
   for (int i : split.prefix_inputs) prefix_shapes.push_back(input_shapes[i]);
@@ -457,8 +473,9 @@ absl::StatusOr<ModelReport> Model::InspectSplit(const std::vector<std::vector<in
   ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan, split.prefix->GetPlan(prefix_shapes));
   std::vector<std::vector<int64_t>> suffix_shapes;
   for (const SyncSplit::Source& from : split.suffix_inputs) {
-    suffix_shapes.push_back(from.from_prefix ? plan->values[plan->output_values[from.index]].desc.shape
-                                             : input_shapes[from.index]);
+    suffix_shapes.push_back(from.from_prefix
+                                ? plan->values[plan->output_values[from.index]].desc.shape
+                                : input_shapes[from.index]);
   }
   report.sync_points.push_back(absl::StrCat(split.op_type, " '", split.node_name,
                                             "': the run reads back its output count, then runs the "
@@ -473,8 +490,8 @@ absl::StatusOr<ModelReport> Model::InspectSplit(const std::vector<std::vector<in
     for (std::string& s : rest->sync_points) report.sync_points.push_back(std::move(s));
     for (StoredNodeReport& n : rest->stored_nodes) report.stored_nodes.push_back(std::move(n));
   } else {
-    report.sync_points.back() += absl::StrCat(" (the rest, planned at the count's bound: ",
-                                              rest.status().message(), ")");
+    report.sync_points.back() +=
+        absl::StrCat(" (the rest, planned at the count's bound: ", rest.status().message(), ")");
   }
   report.inputs = inputs_;
   report.outputs = outputs_;

@@ -73,16 +73,15 @@ struct ModelOptions {
   bool plan_at_load = true;
 };
 
-
 // What `vkserve inspect` prints.
 struct NodeReport {
   std::string name;
-  std::string op_type;   // "Conv", or "Conv+Add+Relu" when fused
-  std::string domain;    // "ai.onnx" for the default domain
+  std::string op_type;  // "Conv", or "Conv+Add+Relu" when fused
+  std::string domain;   // "ai.onnx" for the default domain
   int64_t opset = 0;
-  std::string device;    // "gpu"; "gpu (folded at load)" / "gpu (alias)" for nodes without dispatches
-  std::string kernel;    // the kernel an op chose at this signature (Kernel::Describe), or empty
-  std::vector<std::string> inputs;   // "name: float[1,3,224,224]"
+  std::string device;  // "gpu"; "gpu (folded at load)" / "gpu (alias)" for nodes without dispatches
+  std::string kernel;  // the kernel an op chose at this signature (Kernel::Describe), or empty
+  std::vector<std::string> inputs;  // "name: float[1,3,224,224]"
   std::vector<std::string> outputs;
 };
 
@@ -91,13 +90,13 @@ struct ModelReport {
   std::vector<ValueInfo> outputs;
   std::map<std::string, int> op_counts;  // by op type, after fusion
   std::vector<NodeReport> nodes;
-  int gpu_nodes = 0;     // every node; there is no CPU execution
-  int cpu_nodes = 0;     // always 0: shown to prove it
-  int fused_nodes = 0;   // nodes merged into a Conv/Gemm/MatMul epilogue
+  int gpu_nodes = 0;                // every node; there is no CPU execution
+  int cpu_nodes = 0;                // always 0: shown to prove it
+  int fused_nodes = 0;              // nodes merged into a Conv/Gemm/MatMul epilogue
   uint64_t arena_bytes = 0;         // planned activation arena
   uint64_t tensor_bytes_total = 0;  // sum of all intermediate tensors
   uint64_t weight_bytes = 0;
-  std::string signature;            // the input shapes the plan was made for
+  std::string signature;  // the input shapes the plan was made for
   // The plan cache: what this signature's plan holds (PlanCache::Cost), how
   // many plans are cached (one per input signature), and the budget they
   // share with the other per-shape caches (0: unlimited).
@@ -107,8 +106,8 @@ struct ModelReport {
   // The model's sync points (sync_split.h), one line each: the node whose
   // output count a run reads back before planning the rest.
   std::vector<std::string> sync_points;
-  std::string format;               // "onnx" or "ort": the file the model came from
-  std::string ort_format_version;   // for "ort"
+  std::string format;              // "onnx" or "ort": the file the model came from
+  std::string ort_format_version;  // for "ort"
   // Every node as the file stored it, and what runs for it on the GPU.
   std::vector<StoredNodeReport> stored_nodes;
 };
@@ -116,8 +115,7 @@ struct ModelReport {
 class Model {
  public:
   // Loads `path`: an ONNX or ONNX Runtime (.ort) model, told apart by content.
-  static absl::StatusOr<std::shared_ptr<Model>> Load(const std::string& path,
-                                                     const GpuContext& gpu,
+  static absl::StatusOr<std::shared_ptr<Model>> Load(const std::string& path, const GpuContext& gpu,
                                                      const ModelOptions& options = {});
   static absl::StatusOr<std::shared_ptr<Model>> FromGraph(Graph graph, const GpuContext& gpu,
                                                           const ModelOptions& options = {});
@@ -191,14 +189,15 @@ class Model {
   Model() = default;
   absl::Status Prepare();
   absl::Status PrepareSplit(int sync_node);
-  absl::StatusOr<ModelReport> InspectSplit(const std::vector<std::vector<int64_t>>& input_shapes) const;
+  absl::StatusOr<ModelReport> InspectSplit(
+      const std::vector<std::vector<int64_t>>& input_shapes) const;
 
   Graph graph_;
   GpuContext gpu_;
   ModelOptions options_;
   std::vector<ValueInfo> inputs_;
   std::vector<ValueInfo> outputs_;
-  std::vector<const Op*> ops_;  // per graph_.nodes
+  std::vector<const Op*> ops_;            // per graph_.nodes
   std::vector<StoredNode> stored_nodes_;  // as loaded, before rewrites and fusion
   std::map<std::string, gpu::Buffer> weights_;
   uint64_t weight_bytes_ = 0;

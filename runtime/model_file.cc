@@ -30,7 +30,8 @@ absl::StatusOr<std::string> ReadModelFileBytes(const std::string& path) {
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
   if (ec || !fs::exists(st)) return absl::NotFoundError(absl::StrCat(path, ": no such file"));
-  if (!fs::is_regular_file(st)) return absl::InvalidArgumentError(absl::StrCat(path, ": not a regular file"));
+  if (!fs::is_regular_file(st))
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not a regular file"));
   const uintmax_t size = fs::file_size(path, ec);
   if (ec) return absl::NotFoundError(absl::StrCat(path, ": cannot stat: ", ec.message()));
   std::ifstream in(path, std::ios::binary);

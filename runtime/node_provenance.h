@@ -34,8 +34,9 @@ struct StoredNode {
 
 struct StoredNodeReport {
   StoredNode stored;
-  std::string runs_as;  // "kernel Conv+Relu", "rewritten into ...", "fused into ...", "folded at load"
-  std::string device;   // always "gpu": vkserve has no CPU kernels
+  std::string
+      runs_as;  // "kernel Conv+Relu", "rewritten into ...", "fused into ...", "folded at load"
+  std::string device;  // always "gpu": vkserve has no CPU kernels
 };
 
 // The stored nodes of `graph`, before any rewrite or fusion.
@@ -43,7 +44,8 @@ std::vector<StoredNode> SnapshotStoredNodes(const Graph& graph);
 
 // Traces `stored` through the planned graph: `plan` was built from the
 // final (rewritten and fused) nodes.
-std::vector<StoredNodeReport> TraceStoredNodes(const std::vector<StoredNode>& stored, const Plan& plan);
+std::vector<StoredNodeReport> TraceStoredNodes(const std::vector<StoredNode>& stored,
+                                               const Plan& plan);
 
 }  // namespace vkserve
 

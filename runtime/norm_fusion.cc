@@ -44,7 +44,8 @@ class NormMatcher {
       return std::nullopt;
     }
     std::string variance;
-    if (!ConstantOperand(graph_.nodes[*add], &variance, &m.epsilon) || !(m.epsilon >= 0)) return std::nullopt;
+    if (!ConstantOperand(graph_.nodes[*add], &variance, &m.epsilon) || !(m.epsilon >= 0))
+      return std::nullopt;
     std::optional<size_t> mean = uses_.SoleProducer(variance, *add);
     if (!mean || !IsLastAxisMean(*mean)) return std::nullopt;
     std::optional<size_t> square = uses_.SoleProducer(graph_.nodes[*mean].inputs[0], *mean);
@@ -168,7 +169,9 @@ class NormMatcher {
     m->last = normalized;
     for (const char* type : {"Mul", "Add"}) {
       std::optional<size_t> next = uses_.SoleReader(graph_.nodes[m->last].outputs[0]);
-      if (!next || !IsPlainNode(graph_.nodes[*next], type) || graph_.nodes[*next].inputs.size() != 2) return;
+      if (!next || !IsPlainNode(graph_.nodes[*next], type) ||
+          graph_.nodes[*next].inputs.size() != 2)
+        return;
       const Node& n = graph_.nodes[*next];
       const std::string& in = graph_.nodes[m->last].outputs[0];
       const std::string& other = n.inputs[0] == in ? n.inputs[1] : n.inputs[0];
@@ -191,8 +194,8 @@ class NormMatcher {
   bool Fits(Match& m) const {
     auto a = s1_.find(m.x);
     auto b = s3_.find(m.x);
-    if (a == s1_.end() || b == s3_.end() || a->second.dtype != DataType::kFloat || a->second.shape.empty() ||
-        b->second.shape.empty()) {
+    if (a == s1_.end() || b == s3_.end() || a->second.dtype != DataType::kFloat ||
+        a->second.shape.empty() || b->second.shape.empty()) {
       return false;
     }
     const int64_t width = a->second.shape.back();
@@ -216,7 +219,8 @@ void WriteLayerNorm(Graph* graph, const NormMatcher::Match& m) {
   std::string scale = m.scale;
   if (scale.empty()) {
     scale = node.name + "/unit_scale";
-    for (int i = 1; graph->initializers.count(scale); ++i) scale = node.name + "/unit_scale_" + std::to_string(i);
+    for (int i = 1; graph->initializers.count(scale); ++i)
+      scale = node.name + "/unit_scale_" + std::to_string(i);
     graph->initializers[scale] =
         HostTensor::FromFloats(std::vector<float>(static_cast<size_t>(m.width), 1.0f), {m.width});
   }
@@ -230,7 +234,8 @@ void WriteLayerNorm(Graph* graph, const NormMatcher::Match& m) {
   node.attributes["axis"] = IntAttribute(-1);
   node.attributes["epsilon"] = FloatAttribute(m.epsilon);
   if (m.rms) node.attributes[kLayerNormRmsAttr] = IntAttribute(1);
-  node.attributes[kFusedNameAttr] = StringAttribute(m.chain + "=" + (m.rms ? "RMSNorm" : "LayerNormalization"));
+  node.attributes[kFusedNameAttr] =
+      StringAttribute(m.chain + "=" + (m.rms ? "RMSNorm" : "LayerNormalization"));
 }
 
 }  // namespace

@@ -29,14 +29,27 @@ struct Descr {
 };
 // The first entry for a dtype is the one written.
 constexpr Descr kDescrs[] = {
-    {"<f4", DataType::kFloat},     {"<f8", DataType::kDouble},     {"<f2", DataType::kFloat16},
-    {"<i8", DataType::kInt64},     {"<i4", DataType::kInt32},      {"<i2", DataType::kInt16},
-    {"|i1", DataType::kInt8},      {"|u1", DataType::kUint8},      {"<u2", DataType::kUint16},
-    {"<u4", DataType::kUint32},    {"<u8", DataType::kUint64},     {"|b1", DataType::kBool},
-    {"<c8", DataType::kComplex64}, {"<c16", DataType::kComplex128},
+    {"<f4", DataType::kFloat},
+    {"<f8", DataType::kDouble},
+    {"<f2", DataType::kFloat16},
+    {"<i8", DataType::kInt64},
+    {"<i4", DataType::kInt32},
+    {"<i2", DataType::kInt16},
+    {"|i1", DataType::kInt8},
+    {"|u1", DataType::kUint8},
+    {"<u2", DataType::kUint16},
+    {"<u4", DataType::kUint32},
+    {"<u8", DataType::kUint64},
+    {"|b1", DataType::kBool},
+    {"<c8", DataType::kComplex64},
+    {"<c16", DataType::kComplex128},
     // Aliases accepted on read.
-    {"<i1", DataType::kInt8},      {"<u1", DataType::kUint8},      {"<b1", DataType::kBool},
-    {"=i1", DataType::kInt8},      {"=u1", DataType::kUint8},      {"=b1", DataType::kBool},
+    {"<i1", DataType::kInt8},
+    {"<u1", DataType::kUint8},
+    {"<b1", DataType::kBool},
+    {"=i1", DataType::kInt8},
+    {"=u1", DataType::kUint8},
+    {"=b1", DataType::kBool},
 };
 
 // The header is a Python dict literal such as
@@ -67,7 +80,8 @@ class HeaderParser {
       if (key == "descr") {
         if (h.descr) return Error("'descr' appears twice");
         if (Peek() != '\'' && Peek() != '"') {
-          return absl::UnimplementedError(absl::StrCat(name_, ": structured npy dtypes are not supported"));
+          return absl::UnimplementedError(
+              absl::StrCat(name_, ": structured npy dtypes are not supported"));
         }
         ASSIGN_OR_RETURN(h.descr, ParseString());
       } else if (key == "fortran_order") {
@@ -97,12 +111,13 @@ class HeaderParser {
 
  private:
   absl::Status Error(absl::string_view what) const {
-    return absl::InvalidArgumentError(absl::StrCat(name_, ": bad npy header (", what, ") at offset ", pos_));
+    return absl::InvalidArgumentError(
+        absl::StrCat(name_, ": bad npy header (", what, ") at offset ", pos_));
   }
   char Peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
   void SkipSpace() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' ||
-                                   text_[pos_] == '\r')) {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
+                                   text_[pos_] == '\n' || text_[pos_] == '\r')) {
       ++pos_;
     }
   }
@@ -141,7 +156,8 @@ class HeaderParser {
       const size_t start = pos_;
       while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9') ++pos_;
       int64_t d = 0;
-      if (pos_ == start || !absl::SimpleAtoi(absl::string_view(text_.data() + start, pos_ - start), &d)) {
+      if (pos_ == start ||
+          !absl::SimpleAtoi(absl::string_view(text_.data() + start, pos_ - start), &d)) {
         return Error("expected a non-negative integer dimension");
       }
       if (Peek() == 'L') ++pos_;  // Python 2 long suffix
@@ -171,24 +187,30 @@ absl::StatusOr<HostTensor> ParseNpyImpl(std::string_view bytes, const std::strin
   size_t header_len = 0;
   size_t header_start = 0;
   if (major == 1) {
-    header_len = static_cast<uint8_t>(bytes[8]) | (static_cast<size_t>(static_cast<uint8_t>(bytes[9])) << 8);
+    header_len =
+        static_cast<uint8_t>(bytes[8]) | (static_cast<size_t>(static_cast<uint8_t>(bytes[9])) << 8);
     header_start = 10;
   } else if (major == 2 || major == 3) {
-    if (bytes.size() < 12) return absl::InvalidArgumentError(absl::StrCat(name, ": truncated npy header"));
-    for (int i = 3; i >= 0; --i) header_len = (header_len << 8) | static_cast<uint8_t>(bytes[8 + i]);
+    if (bytes.size() < 12)
+      return absl::InvalidArgumentError(absl::StrCat(name, ": truncated npy header"));
+    for (int i = 3; i >= 0; --i)
+      header_len = (header_len << 8) | static_cast<uint8_t>(bytes[8 + i]);
     header_start = 12;
   } else {
-    return absl::UnimplementedError(absl::StrCat(name, ": unsupported .npy format version ", major, ".",
+    return absl::UnimplementedError(absl::StrCat(name, ": unsupported .npy format version ", major,
+                                                 ".",
                                                  static_cast<int>(static_cast<uint8_t>(bytes[7]))));
   }
   if (header_len > bytes.size() - header_start) {
-    return absl::InvalidArgumentError(absl::StrCat(name, ": truncated npy header (", header_len, " bytes declared, ",
-                                                   bytes.size() - header_start, " present)"));
+    return absl::InvalidArgumentError(absl::StrCat(name, ": truncated npy header (", header_len,
+                                                   " bytes declared, ", bytes.size() - header_start,
+                                                   " present)"));
   }
   HeaderParser parser(bytes.substr(header_start, header_len), name);
   ASSIGN_OR_RETURN(NpyHeader header, parser.Parse());
   if (*header.fortran_order) {
-    return absl::UnimplementedError(absl::StrCat(name, ": Fortran-order arrays are not supported (save C order)"));
+    return absl::UnimplementedError(
+        absl::StrCat(name, ": Fortran-order arrays are not supported (save C order)"));
   }
   HostTensor t;
   const Descr* descr = nullptr;
@@ -200,8 +222,8 @@ absl::StatusOr<HostTensor> ParseNpyImpl(std::string_view bytes, const std::strin
   }
   if (descr == nullptr) {
     const bool big = !header.descr->empty() && header.descr->front() == '>';
-    return absl::UnimplementedError(absl::StrCat(name, ": unsupported npy dtype '", *header.descr, "'",
-                                                 big ? " (big-endian)" : ""));
+    return absl::UnimplementedError(absl::StrCat(name, ": unsupported npy dtype '", *header.descr,
+                                                 "'", big ? " (big-endian)" : ""));
   }
   t.dtype = descr->dtype;
   uint64_t n = 1;
@@ -211,8 +233,8 @@ absl::StatusOr<HostTensor> ParseNpyImpl(std::string_view bytes, const std::strin
     if (d == 0) zero = true;
     if (zero) continue;
     if (static_cast<uint64_t>(d) > kMaxElements / n) {
-      return absl::InvalidArgumentError(absl::StrCat(name, ": npy shape (", absl::StrJoin(t.shape, ", "),
-                                                     ") is too large"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, ": npy shape (", absl::StrJoin(t.shape, ", "), ") is too large"));
     }
     n *= static_cast<uint64_t>(d);
   }
@@ -220,9 +242,9 @@ absl::StatusOr<HostTensor> ParseNpyImpl(std::string_view bytes, const std::strin
   const uint64_t size = n * DataTypeSize(t.dtype);
   const size_t data_start = header_start + header_len;
   if (bytes.size() - data_start != size) {
-    return absl::InvalidArgumentError(absl::StrCat(name, ": ", bytes.size() - data_start, " data bytes, but ",
-                                                   *header.descr, " shape (", absl::StrJoin(t.shape, ", "),
-                                                   ") needs ", size));
+    return absl::InvalidArgumentError(absl::StrCat(name, ": ", bytes.size() - data_start,
+                                                   " data bytes, but ", *header.descr, " shape (",
+                                                   absl::StrJoin(t.shape, ", "), ") needs ", size));
   }
   t.data.assign(bytes.begin() + static_cast<ptrdiff_t>(data_start), bytes.end());
   return t;
@@ -248,7 +270,8 @@ absl::StatusOr<HostTensor> ParseNpy(std::string_view bytes, const std::string& n
 absl::StatusOr<HostTensor> ReadNpy(const std::string& path) {
   std::error_code ec;
   const auto st = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(st)) return absl::NotFoundError(absl::StrCat(path, ": no such file"));
+  if (ec || !std::filesystem::exists(st))
+    return absl::NotFoundError(absl::StrCat(path, ": no such file"));
   if (!std::filesystem::is_regular_file(st)) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": not a regular file"));
   }
@@ -263,7 +286,8 @@ absl::StatusOr<HostTensor> ReadNpy(const std::string& path) {
     return absl::ResourceExhaustedError(absl::StrCat(path, ": out of memory"));
   }
   in.read(bytes.data(), static_cast<std::streamsize>(size));
-  if (static_cast<uintmax_t>(in.gcount()) != size) return absl::DataLossError(absl::StrCat(path, ": short read"));
+  if (static_cast<uintmax_t>(in.gcount()) != size)
+    return absl::DataLossError(absl::StrCat(path, ": short read"));
   return ParseNpy(bytes, path);
 }
 
@@ -276,7 +300,8 @@ absl::StatusOr<std::string> SerializeNpy(const HostTensor& t) {
   uint64_t n = 1;
   bool zero = false;
   for (int64_t d : t.shape) {
-    if (d < 0) return absl::InvalidArgumentError(absl::StrCat("cannot write npy: negative dimension ", d));
+    if (d < 0)
+      return absl::InvalidArgumentError(absl::StrCat("cannot write npy: negative dimension ", d));
     if (d == 0) zero = true;
     if (zero) continue;
     if (static_cast<uint64_t>(d) > kMaxElements / n) {
@@ -286,15 +311,15 @@ absl::StatusOr<std::string> SerializeNpy(const HostTensor& t) {
   }
   if (zero) n = 0;
   if (t.data.size() != n * DataTypeSize(t.dtype)) {
-    return absl::InvalidArgumentError(absl::StrCat("cannot write npy: ", t.data.size(), " data bytes, but ",
-                                                   std::string(DataTypeName(t.dtype)), " shape (",
-                                                   absl::StrJoin(t.shape, ", "), ") needs ",
-                                                   n * DataTypeSize(t.dtype)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot write npy: ", t.data.size(), " data bytes, but ",
+                     std::string(DataTypeName(t.dtype)), " shape (", absl::StrJoin(t.shape, ", "),
+                     ") needs ", n * DataTypeSize(t.dtype)));
   }
   std::string shape = absl::StrJoin(t.shape, ", ");
   if (t.shape.size() == 1) shape += ",";
-  std::string header =
-      absl::StrCat("{'descr': '", std::string(descr), "', 'fortran_order': False, 'shape': (", shape, "), }");
+  std::string header = absl::StrCat("{'descr': '", std::string(descr),
+                                    "', 'fortran_order': False, 'shape': (", shape, "), }");
   // numpy.save: pad with spaces and end with '\n' so the data starts on a
   // 64-byte boundary; version 2.0 only when the length needs 4 bytes.
   const bool v2 = header.size() + 1 + 63 + 10 > 0xffff;
@@ -305,7 +330,8 @@ absl::StatusOr<std::string> SerializeNpy(const HostTensor& t) {
   std::string out(kMagic);
   out += static_cast<char>(v2 ? 2 : 1);
   out += '\0';
-  for (size_t i = 0; i < (v2 ? 4u : 2u); ++i) out += static_cast<char>((header.size() >> (8 * i)) & 0xff);
+  for (size_t i = 0; i < (v2 ? 4u : 2u); ++i)
+    out += static_cast<char>((header.size() >> (8 * i)) & 0xff);
   out += header;
   out.append(reinterpret_cast<const char*>(t.data.data()), t.data.size());
   return out;

@@ -44,9 +44,13 @@ struct Context {
   std::map<std::string, int64_t> opsets;  // normalized domain -> version
 };
 
-absl::Status Malformed(const Context& ctx, absl::string_view what) { return MalformedModel(ctx.name, what); }
+absl::Status Malformed(const Context& ctx, absl::string_view what) {
+  return MalformedModel(ctx.name, what);
+}
 
-absl::Status Unsupported(const Context& ctx, absl::string_view what) { return UnsupportedModel(ctx.name, what); }
+absl::Status Unsupported(const Context& ctx, absl::string_view what) {
+  return UnsupportedModel(ctx.name, what);
+}
 
 std::string NormalizeDomain(const std::string& domain) { return domain == "ai.onnx" ? "" : domain; }
 
@@ -55,8 +59,9 @@ std::string NormalizeDomain(const std::string& domain) { return domain == "ai.on
 absl::Status ParseBytes(std::string_view bytes, google::protobuf::MessageLite* message,
                         const std::string& name, absl::string_view kind) {
   if (bytes.size() > static_cast<size_t>(INT_MAX)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        name, ": ", bytes.size(), " bytes is over protobuf's 2 GiB limit (store weights as external data)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": ", bytes.size(),
+                     " bytes is over protobuf's 2 GiB limit (store weights as external data)"));
   }
   bool ok = false;
   try {
@@ -67,10 +72,12 @@ absl::Status ParseBytes(std::string_view bytes, google::protobuf::MessageLite* m
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError(absl::StrCat(name, ": out of memory parsing the ", kind));
   } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(name, ": not a valid ", kind, " (", e.what(), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": not a valid ", kind, " (", e.what(), ")"));
   }
   if (!ok) {
-    return absl::InvalidArgumentError(absl::StrCat(name, ": not a valid ", kind, " (protobuf parse failed)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": not a valid ", kind, " (protobuf parse failed)"));
   }
   return absl::OkStatus();
 }
@@ -100,10 +107,12 @@ absl::Status ReadExternal(const Context& ctx, const onnx::TensorProto& t, const 
     }
   }
   if (!ctx.options.allow_external_data || ctx.base_dir.empty()) {
-    return Malformed(ctx, absl::StrCat(what, " has external data ('", location,
-                                       "'), which is not allowed here (load the model from a file)"));
+    return Malformed(ctx,
+                     absl::StrCat(what, " has external data ('", location,
+                                  "'), which is not allowed here (load the model from a file)"));
   }
-  if (location.empty()) return Malformed(ctx, absl::StrCat(what, ": external data has no location"));
+  if (location.empty())
+    return Malformed(ctx, absl::StrCat(what, ": external data has no location"));
   if (location.find('\0') != std::string::npos) {
     return Malformed(ctx, absl::StrCat(what, ": external data location contains a NUL byte"));
   }
@@ -119,41 +128,49 @@ absl::Status ReadExternal(const Context& ctx, const onnx::TensorProto& t, const 
     }
   }
   if (has_length && length != expected) {
-    return Malformed(ctx, absl::StrCat(what, ": external data length ", length, " but its shape needs ",
-                                       expected, " bytes"));
+    return Malformed(ctx, absl::StrCat(what, ": external data length ", length,
+                                       " but its shape needs ", expected, " bytes"));
   }
   const fs::path path = fs::path(ctx.base_dir) / rel;
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
   if (ec || !fs::exists(st)) {
-    return absl::NotFoundError(absl::StrCat(ctx.name, ": ", what, ": external data file ", path.string(),
-                                            " does not exist"));
+    return absl::NotFoundError(absl::StrCat(ctx.name, ": ", what, ": external data file ",
+                                            path.string(), " does not exist"));
   }
   if (!fs::is_regular_file(st)) {
-    return Malformed(ctx, absl::StrCat(what, ": external data ", path.string(), " is not a regular file"));
+    return Malformed(
+        ctx, absl::StrCat(what, ": external data ", path.string(), " is not a regular file"));
   }
   // Symbolic links must not lead outside the model's directory either.
   const fs::path real_base = fs::weakly_canonical(fs::path(ctx.base_dir), ec);
   const fs::path real_file = ec ? fs::path() : fs::weakly_canonical(path, ec);
-  if (ec) return Malformed(ctx, absl::StrCat(what, ": cannot resolve ", path.string(), ": ", ec.message()));
-  const auto mismatch = std::mismatch(real_base.begin(), real_base.end(), real_file.begin(), real_file.end());
+  if (ec)
+    return Malformed(ctx,
+                     absl::StrCat(what, ": cannot resolve ", path.string(), ": ", ec.message()));
+  const auto mismatch =
+      std::mismatch(real_base.begin(), real_base.end(), real_file.begin(), real_file.end());
   if (mismatch.first != real_base.end()) {
     return Malformed(ctx, absl::StrCat(what, ": external data ", path.string(),
                                        " resolves outside the model's directory"));
   }
   const uintmax_t file_size = fs::file_size(path, ec);
-  if (ec) return absl::NotFoundError(absl::StrCat(ctx.name, ": ", what, ": cannot stat ", path.string()));
+  if (ec)
+    return absl::NotFoundError(absl::StrCat(ctx.name, ": ", what, ": cannot stat ", path.string()));
   if (offset > file_size || expected > file_size - offset) {
-    return Malformed(ctx, absl::StrCat(what, ": external data [", offset, ", ", offset, "+", expected,
-                                       ") lies outside ", path.string(), " (", file_size, " bytes)"));
+    return Malformed(ctx,
+                     absl::StrCat(what, ": external data [", offset, ", ", offset, "+", expected,
+                                  ") lies outside ", path.string(), " (", file_size, " bytes)"));
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(ctx.name, ": ", what, ": cannot open ", path.string()));
+  if (!in)
+    return absl::NotFoundError(absl::StrCat(ctx.name, ": ", what, ": cannot open ", path.string()));
   out->resize(static_cast<size_t>(expected));
   in.seekg(static_cast<std::streamoff>(offset));
   in.read(reinterpret_cast<char*>(out->data()), static_cast<std::streamsize>(expected));
   if (static_cast<uint64_t>(in.gcount()) != expected) {
-    return absl::DataLossError(absl::StrCat(ctx.name, ": ", what, ": short read from ", path.string()));
+    return absl::DataLossError(
+        absl::StrCat(ctx.name, ": ", what, ": short read from ", path.string()));
   }
   return absl::OkStatus();
 }
@@ -162,7 +179,8 @@ absl::Status ReadExternal(const Context& ctx, const onnx::TensorProto& t, const 
 // raw_data or one packed byte per int32_data entry; vkserve holds one element
 // per byte (int2 sign-extended).
 absl::StatusOr<HostTensor> ConvertTwoBitTensor(const Context& ctx, const onnx::TensorProto& t,
-                                               HostTensor out, uint64_t n, const std::string& what) {
+                                               HostTensor out, uint64_t n,
+                                               const std::string& what) {
   const uint64_t packed_bytes = (n + 3) / 4;
   std::vector<uint8_t> packed;
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {
@@ -189,28 +207,32 @@ absl::StatusOr<HostTensor> ConvertTwoBitTensor(const Context& ctx, const onnx::T
 
 // A tensor whose `n` elements (`bytes` in all) are in TensorProto's typed
 // fields (float_data, int32_data, ...) into `out` (dtype and shape set).
-absl::Status ConvertTypedFields(const Context& ctx, const onnx::TensorProto& t, const std::string& what,
-                                uint64_t n, uint64_t bytes, HostTensor* out) {
+absl::Status ConvertTypedFields(const Context& ctx, const onnx::TensorProto& t,
+                                const std::string& what, uint64_t n, uint64_t bytes,
+                                HostTensor* out) {
   const size_t elem = DataTypeSize(out->dtype);
   // Typed fields: count first, allocate after (the dims are untrusted).
   auto check = [&](int count, uint64_t per_element, const char* field) -> absl::Status {
     if (static_cast<uint64_t>(count) != n * per_element) {
-      return Malformed(ctx, absl::StrCat(what, " has ", count, " values in ", field, "; its ",
-                                         std::string(DataTypeName(out->dtype)), " shape [",
-                                         absl::StrJoin(out->shape, ","), "] needs ", n * per_element));
+      return Malformed(ctx,
+                       absl::StrCat(what, " has ", count, " values in ", field, "; its ",
+                                    std::string(DataTypeName(out->dtype)), " shape [",
+                                    absl::StrJoin(out->shape, ","), "] needs ", n * per_element));
     }
     return absl::OkStatus();
   };
   switch (out->dtype) {
     case DataType::kFloat:
     case DataType::kComplex64:
-      RETURN_IF_ERROR(check(t.float_data_size(), out->dtype == DataType::kFloat ? 1 : 2, "float_data"));
+      RETURN_IF_ERROR(
+          check(t.float_data_size(), out->dtype == DataType::kFloat ? 1 : 2, "float_data"));
       out->data.resize(bytes);
       if (bytes) std::memcpy(out->data.data(), t.float_data().data(), bytes);
       break;
     case DataType::kDouble:
     case DataType::kComplex128:
-      RETURN_IF_ERROR(check(t.double_data_size(), out->dtype == DataType::kDouble ? 1 : 2, "double_data"));
+      RETURN_IF_ERROR(
+          check(t.double_data_size(), out->dtype == DataType::kDouble ? 1 : 2, "double_data"));
       out->data.resize(bytes);
       if (bytes) std::memcpy(out->data.data(), t.double_data().data(), bytes);
       break;
@@ -239,14 +261,17 @@ absl::Status ConvertTypedFields(const Context& ctx, const onnx::TensorProto& t, 
   return absl::OkStatus();
 }
 
-absl::StatusOr<HostTensor> ConvertTensor(const Context& ctx, const onnx::TensorProto& t, const std::string& what) {
+absl::StatusOr<HostTensor> ConvertTensor(const Context& ctx, const onnx::TensorProto& t,
+                                         const std::string& what) {
   HostTensor out;
-  ASSIGN_OR_RETURN(out.dtype, CheckElementType(ctx.name, t.data_type(), what, /*allow_undefined=*/false));
-  if (t.has_segment()) return Unsupported(ctx, absl::StrCat(what, " is segmented, which vkserve does not support"));
+  ASSIGN_OR_RETURN(out.dtype,
+                   CheckElementType(ctx.name, t.data_type(), what, /*allow_undefined=*/false));
+  if (t.has_segment())
+    return Unsupported(ctx, absl::StrCat(what, " is segmented, which vkserve does not support"));
   const size_t elem = DataTypeSize(out.dtype);
   out.shape.assign(t.dims().begin(), t.dims().end());
-  ASSIGN_OR_RETURN(const uint64_t bytes,
-                   CheckedTensorBytes(ctx.name, out.dtype, out.shape, ctx.options.max_tensor_bytes, what));
+  ASSIGN_OR_RETURN(const uint64_t bytes, CheckedTensorBytes(ctx.name, out.dtype, out.shape,
+                                                            ctx.options.max_tensor_bytes, what));
   const uint64_t n = bytes / elem;
   if (out.dtype == DataType::kUint2 || out.dtype == DataType::kInt2) {
     return ConvertTwoBitTensor(ctx, t, std::move(out), n, what);
@@ -259,9 +284,10 @@ absl::StatusOr<HostTensor> ConvertTensor(const Context& ctx, const onnx::TensorP
   }
   if (t.has_raw_data()) {
     if (t.raw_data().size() != bytes) {
-      return Malformed(ctx, absl::StrCat(what, " has ", t.raw_data().size(), " bytes of raw_data; its ",
-                                         std::string(DataTypeName(out.dtype)), " shape [",
-                                         absl::StrJoin(out.shape, ","), "] needs ", bytes));
+      return Malformed(ctx,
+                       absl::StrCat(what, " has ", t.raw_data().size(), " bytes of raw_data; its ",
+                                    std::string(DataTypeName(out.dtype)), " shape [",
+                                    absl::StrJoin(out.shape, ","), "] needs ", bytes));
     }
     out.data.assign(t.raw_data().begin(), t.raw_data().end());
     return out;
@@ -272,8 +298,8 @@ absl::StatusOr<HostTensor> ConvertTensor(const Context& ctx, const onnx::TensorP
 
 // Converts a declared value type. `lenient`: a value with no type at all is
 // accepted as kUndefined/unknown rank (subgraphs, value_info).
-absl::StatusOr<TensorType> ConvertType(const Context& ctx, const onnx::ValueInfoProto& v, absl::string_view kind,
-                                       bool lenient) {
+absl::StatusOr<TensorType> ConvertType(const Context& ctx, const onnx::ValueInfoProto& v,
+                                       absl::string_view kind, bool lenient) {
   const std::string what = absl::StrCat(kind, " '", v.name(), "'");
   TensorType type;
   switch (v.type().value_case()) {
@@ -283,7 +309,8 @@ absl::StatusOr<TensorType> ConvertType(const Context& ctx, const onnx::ValueInfo
       if (lenient) return type;
       return Malformed(ctx, absl::StrCat(what, " has no type"));
     default:
-      return Unsupported(ctx, absl::StrCat(what, " is not a tensor (sequence, map, optional and sparse "
+      return Unsupported(ctx, absl::StrCat(what,
+                                           " is not a tensor (sequence, map, optional and sparse "
                                            "values are not supported)"));
   }
   const auto& tt = v.type().tensor_type();
@@ -294,7 +321,8 @@ absl::StatusOr<TensorType> ConvertType(const Context& ctx, const onnx::ValueInfo
     Dim dim;
     if (d.has_dim_value()) {
       if (d.dim_value() < 0) {
-        return Malformed(ctx, absl::StrCat(what, " has negative dimension ", d.dim_value(), " at axis ", i));
+        return Malformed(
+            ctx, absl::StrCat(what, " has negative dimension ", d.dim_value(), " at axis ", i));
       }
       dim.value = d.dim_value();
     } else if (d.has_dim_param()) {
@@ -328,14 +356,15 @@ onnx::AttributeProto::AttributeType InferAttributeType(const onnx::AttributeProt
 
 // `node_what` names the node in messages ("node 'conv1'", "subgraph 'body': node 'n'").
 absl::StatusOr<Attribute> ConvertAttribute(const Context& ctx, const onnx::AttributeProto& a,
-                                           const std::string& node_what, int depth, const GraphScope& scope,
-                                           NameSet* captured) {
+                                           const std::string& node_what, int depth,
+                                           const GraphScope& scope, NameSet* captured) {
   Attribute out;
   const std::string what = absl::StrCat(node_what, " attribute '", a.name(), "'");
   onnx::AttributeProto::AttributeType type = a.type();
   if (type == onnx::AttributeProto::UNDEFINED) type = InferAttributeType(a);
   auto subgraph = [&](const onnx::GraphProto& g) -> absl::Status {
-    if (!ctx.options.load_subgraphs) return Unsupported(ctx, absl::StrCat(what, ": subgraphs are disabled"));
+    if (!ctx.options.load_subgraphs)
+      return Unsupported(ctx, absl::StrCat(what, ": subgraphs are disabled"));
     ASSIGN_OR_RETURN(Graph sub, ConvertGraph(ctx, g, depth + 1, &scope, captured));
     out.graphs.push_back(std::make_shared<const Graph>(std::move(sub)));
     return absl::OkStatus();
@@ -373,7 +402,8 @@ absl::StatusOr<Attribute> ConvertAttribute(const Context& ctx, const onnx::Attri
     case onnx::AttributeProto::TENSORS:
       out.type = Attribute::Type::kTensors;
       for (int i = 0; i < a.tensors_size(); ++i) {
-        ASSIGN_OR_RETURN(HostTensor ht, ConvertTensor(ctx, a.tensors(i), absl::StrCat(what, " tensor ", i)));
+        ASSIGN_OR_RETURN(HostTensor ht,
+                         ConvertTensor(ctx, a.tensors(i), absl::StrCat(what, " tensor ", i)));
         out.tensors.push_back(std::move(ht));
       }
       break;
@@ -398,31 +428,39 @@ absl::StatusOr<Attribute> ConvertAttribute(const Context& ctx, const onnx::Attri
 absl::StatusOr<Graph> ConvertGraph(const Context& ctx, const onnx::GraphProto& g, int depth,
                                    const GraphScope* outer, NameSet* captured) {
   if (depth > ctx.options.max_subgraph_depth) {
-    return Malformed(ctx, absl::StrCat("subgraphs nested more than ", ctx.options.max_subgraph_depth, " deep"));
+    return Malformed(
+        ctx, absl::StrCat("subgraphs nested more than ", ctx.options.max_subgraph_depth, " deep"));
   }
   GraphBuilder builder(ctx.name, ctx.opsets, depth, g.name(), outer);
   const std::string& graph_what = builder.graph_what();
   const bool lenient = depth > 0;
   if (g.sparse_initializer_size() > 0) {
-    return builder.Unsupported(
-        absl::StrCat("sparse initializer '", g.sparse_initializer(0).values().name(), "' is not supported"));
+    return builder.Unsupported(absl::StrCat(
+        "sparse initializer '", g.sparse_initializer(0).values().name(), "' is not supported"));
   }
   for (int i = 0; i < g.initializer_size(); ++i) {
     const onnx::TensorProto& t = g.initializer(i);
-    if (t.name().empty()) return builder.Malformed(absl::StrCat("initializer #", i, " has no name"));
-    ASSIGN_OR_RETURN(HostTensor ht, ConvertTensor(ctx, t, absl::StrCat(graph_what, "initializer '", t.name(), "'")));
+    if (t.name().empty())
+      return builder.Malformed(absl::StrCat("initializer #", i, " has no name"));
+    ASSIGN_OR_RETURN(
+        HostTensor ht,
+        ConvertTensor(ctx, t, absl::StrCat(graph_what, "initializer '", t.name(), "'")));
     RETURN_IF_ERROR(builder.AddInitializer(t.name(), std::move(ht)));
   }
   for (int i = 0; i < g.input_size(); ++i) {
     const onnx::ValueInfoProto& in = g.input(i);
-    if (in.name().empty()) return builder.Malformed(absl::StrCat("graph input #", i, " has no name"));
-    ASSIGN_OR_RETURN(TensorType type, ConvertType(ctx, in, absl::StrCat(graph_what, "graph input"), lenient));
+    if (in.name().empty())
+      return builder.Malformed(absl::StrCat("graph input #", i, " has no name"));
+    ASSIGN_OR_RETURN(TensorType type,
+                     ConvertType(ctx, in, absl::StrCat(graph_what, "graph input"), lenient));
     RETURN_IF_ERROR(builder.AddInput({in.name(), std::move(type)}));
   }
   for (int i = 0; i < g.output_size(); ++i) {
     const onnx::ValueInfoProto& out = g.output(i);
-    if (out.name().empty()) return builder.Malformed(absl::StrCat("graph output #", i, " has no name"));
-    ASSIGN_OR_RETURN(TensorType type, ConvertType(ctx, out, absl::StrCat(graph_what, "graph output"), lenient));
+    if (out.name().empty())
+      return builder.Malformed(absl::StrCat("graph output #", i, " has no name"));
+    ASSIGN_OR_RETURN(TensorType type,
+                     ConvertType(ctx, out, absl::StrCat(graph_what, "graph output"), lenient));
     RETURN_IF_ERROR(builder.AddOutput({out.name(), std::move(type)}));
   }
   for (const auto& vi : g.value_info()) {  // advisory: entries we cannot use are skipped
@@ -449,10 +487,11 @@ absl::StatusOr<Graph> ConvertGraph(const Context& ctx, const onnx::GraphProto& g
                                                 "' refers to a function attribute"));
       }
       ASSIGN_OR_RETURN(Attribute attr,
-                       ConvertAttribute(ctx, a, absl::StrCat(graph_what, "node '", node.name, "'"), depth,
-                                        builder.scope(), &node_captured));
+                       ConvertAttribute(ctx, a, absl::StrCat(graph_what, "node '", node.name, "'"),
+                                        depth, builder.scope(), &node_captured));
       if (!node.attributes.emplace(a.name(), std::move(attr)).second) {
-        return builder.Malformed(absl::StrCat("node '", node.name, "' has attribute '", a.name(), "' twice"));
+        return builder.Malformed(
+            absl::StrCat("node '", node.name, "' has attribute '", a.name(), "' twice"));
       }
     }
     RETURN_IF_ERROR(builder.AddNode(std::move(node), node_captured, static_cast<size_t>(i)));
@@ -460,21 +499,22 @@ absl::StatusOr<Graph> ConvertGraph(const Context& ctx, const onnx::GraphProto& g
   return builder.Finish(captured);
 }
 
-absl::StatusOr<Graph> LoadModelBytes(std::string_view bytes, const std::string& base_dir, const std::string& name,
-                                     const OnnxLoadOptions& options) {
+absl::StatusOr<Graph> LoadModelBytes(std::string_view bytes, const std::string& base_dir,
+                                     const std::string& name, const OnnxLoadOptions& options) {
   onnx::ModelProto model;
   RETURN_IF_ERROR(ParseBytes(bytes, &model, name, "ONNX model"));
   Context ctx{name, base_dir, options, {}};
   for (const auto& op : model.opset_import()) {
     const std::string domain = NormalizeDomain(op.domain());
     if (op.version() < 0) {
-      return Malformed(ctx, absl::StrCat("opset_import for domain '", op.domain(), "' has negative version ",
-                                         op.version()));
+      return Malformed(ctx, absl::StrCat("opset_import for domain '", op.domain(),
+                                         "' has negative version ", op.version()));
     }
     auto [it, inserted] = ctx.opsets.emplace(domain, op.version());
     if (!inserted && it->second != op.version()) {
-      return Malformed(ctx, absl::StrCat("opset_import lists domain '", op.domain(), "' twice, as versions ",
-                                         it->second, " and ", op.version()));
+      return Malformed(
+          ctx, absl::StrCat("opset_import lists domain '", op.domain(), "' twice, as versions ",
+                            it->second, " and ", op.version()));
     }
   }
   if (model.opset_import_size() == 0) ctx.opsets[""] = 1;  // IR < 3 models imply opset 1
@@ -503,8 +543,10 @@ std::string DirectoryOf(const std::string& path) {
 }  // namespace
 
 absl::StatusOr<Graph> LoadOnnxModelFromBytes(std::string_view bytes, const std::string& base_dir,
-                                             const std::string& name, const OnnxLoadOptions& options) {
-  return LoadWithoutExceptions<Graph>(name, [&] { return LoadModelBytes(bytes, base_dir, name, options); });
+                                             const std::string& name,
+                                             const OnnxLoadOptions& options) {
+  return LoadWithoutExceptions<Graph>(
+      name, [&] { return LoadModelBytes(bytes, base_dir, name, options); });
 }
 
 absl::StatusOr<Graph> LoadOnnxModel(const std::string& path, const OnnxLoadOptions& options) {

@@ -55,7 +55,8 @@ absl::StatusOr<HostTensor> ReadTensorProtoFile(const std::string& path);
 
 // Parses one serialized TensorProto held in memory (no external data).
 // `name` is used in error messages.
-absl::StatusOr<HostTensor> ParseTensorProto(std::string_view bytes, const std::string& name = "tensor");
+absl::StatusOr<HostTensor> ParseTensorProto(std::string_view bytes,
+                                            const std::string& name = "tensor");
 
 }  // namespace vkserve
 

@@ -57,9 +57,9 @@ struct TensorDesc {
   // Constant, or a folded result. Kernels may read it (e.g. Pad's pads).
   std::shared_ptr<const HostTensor> value;
 
-  int64_t num_elements() const;   // 1 for a scalar
-  uint64_t byte_size() const;     // num_elements * element size
-  std::string ToString() const;   // "float[1,3,224,224]"
+  int64_t num_elements() const;  // 1 for a scalar
+  uint64_t byte_size() const;    // num_elements * element size
+  std::string ToString() const;  // "float[1,3,224,224]"
 };
 
 // Folding: a node whose inputs are all host-known is computed on the host at
@@ -275,7 +275,9 @@ class Op {
   // True for ops whose products run on the GEMM engine, which FP16
   // precision marks (SetPrecision) so that the engine takes its FP16 /
   // tensor-core plans: the epilogue ops above, and Attention's unfused path.
-  virtual bool ComputesOnGemmEngine(const Node& node) const { return FusableEpilogue(node).has_value(); }
+  virtual bool ComputesOnGemmEngine(const Node& node) const {
+    return FusableEpilogue(node).has_value();
+  }
 
   // How `node` meets FP16 precision's fp16 activations
   // (runtime/fp16_activations.h):

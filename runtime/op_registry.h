@@ -57,10 +57,10 @@ struct OpRegistrar {
 };
 }  // namespace internal
 
-#define VKSERVE_REGISTER_OP(domain, op_type, min_opset, max_opset, OpClass)             \
-  static const ::vkserve::internal::OpRegistrar VKSERVE_CONCAT_(vkserve_op_registrar_, \
-                                                                __COUNTER__)(             \
-      domain, op_type, min_opset, max_opset, std::make_unique<OpClass>())
+#define VKSERVE_REGISTER_OP(domain, op_type, min_opset, max_opset, OpClass)      \
+  static const ::vkserve::internal::OpRegistrar VKSERVE_CONCAT_(                 \
+      vkserve_op_registrar_, __COUNTER__)(domain, op_type, min_opset, max_opset, \
+                                          std::make_unique<OpClass>())
 
 }  // namespace vkserve
 

@@ -17,8 +17,8 @@ absl::StatusOr<std::vector<int64_t>> BroadcastShapes(const std::vector<int64_t>&
     const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
     const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
     if (da != db && da != 1 && db != 1) {
-      return absl::InvalidArgumentError(absl::StrCat("shapes ", ShapeString(a), " and ",
-                                                     ShapeString(b), " do not broadcast"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("shapes ", ShapeString(a), " and ", ShapeString(b), " do not broadcast"));
     }
     out[i] = da == 1 ? db : da;
   }

@@ -103,7 +103,8 @@ absl::StatusOr<std::vector<std::string>> Strings(OrtContext& ctx, const FbTables
 // but not that its elements are aligned for T, so the bytes are copied, never
 // read through a T pointer.
 template <typename T>
-absl::StatusOr<std::vector<T>> Scalars(OrtContext& ctx, const FbVector<T>* v, absl::string_view what) {
+absl::StatusOr<std::vector<T>> Scalars(OrtContext& ctx, const FbVector<T>* v,
+                                       absl::string_view what) {
   std::vector<T> out;
   if (v == nullptr) return out;
   RETURN_IF_ERROR(ctx.Charge(uint64_t{v->size()} * sizeof(T), what));
@@ -112,27 +113,30 @@ absl::StatusOr<std::vector<T>> Scalars(OrtContext& ctx, const FbVector<T>* v, ab
   return out;
 }
 
-absl::StatusOr<HostTensor> ConvertOrtTensor(OrtContext& ctx, const fbs::Tensor* t, const std::string& what) {
+absl::StatusOr<HostTensor> ConvertOrtTensor(OrtContext& ctx, const fbs::Tensor* t,
+                                            const std::string& what) {
   RETURN_IF_ERROR(ctx.Visit(t, what));
   HostTensor out;
   ASSIGN_OR_RETURN(out.dtype, CheckElementType(ctx.name, static_cast<int64_t>(t->data_type()), what,
                                                /*allow_undefined=*/false));
   if (t->external_data_offset() >= 0) {
-    return ctx.Unsupported(absl::StrCat(what, " keeps its data in an external file, which vkserve does not read"));
+    return ctx.Unsupported(
+        absl::StrCat(what, " keeps its data in an external file, which vkserve does not read"));
   }
   ASSIGN_OR_RETURN(out.shape, Scalars(ctx, t->dims(), what));
-  ASSIGN_OR_RETURN(const uint64_t bytes,
-                   CheckedTensorBytes(ctx.name, out.dtype, out.shape, ctx.options.max_tensor_bytes, what));
+  ASSIGN_OR_RETURN(const uint64_t bytes, CheckedTensorBytes(ctx.name, out.dtype, out.shape,
+                                                            ctx.options.max_tensor_bytes, what));
   const uint64_t stored = t->raw_data() == nullptr ? 0 : t->raw_data()->size();
   if (stored != bytes) {
     return ctx.Malformed(absl::StrCat(what, " has ", stored, " bytes of raw_data; its ",
-                                      std::string(DataTypeName(out.dtype)), " shape [", absl::StrJoin(out.shape, ","), "]",
-                                      " needs ", bytes));
+                                      std::string(DataTypeName(out.dtype)), " shape [",
+                                      absl::StrJoin(out.shape, ","), "]", " needs ", bytes));
   }
   if (bytes == 0) return out;
   const uint8_t* raw = t->raw_data()->data();
   const size_t align = std::min<size_t>(DataTypeSize(out.dtype), alignof(std::max_align_t));
-  if (ctx.file_owner != nullptr && bytes >= kMinAliasBytes && reinterpret_cast<uintptr_t>(raw) % align == 0) {
+  if (ctx.file_owner != nullptr && bytes >= kMinAliasBytes &&
+      reinterpret_cast<uintptr_t>(raw) % align == 0) {
     // The file stays alive with the Graph; its bytes are the tensor's.
     out.data = TensorBytes::View(ctx.file_owner, raw, bytes);
     return out;
@@ -144,8 +148,8 @@ absl::StatusOr<HostTensor> ConvertOrtTensor(OrtContext& ctx, const fbs::Tensor* 
 
 // A declared value type. `lenient`: a missing type reads as unknown
 // (subgraphs, value infos) instead of an error.
-absl::StatusOr<TensorType> ConvertOrtType(OrtContext& ctx, const fbs::TypeInfo* info, const std::string& what,
-                                       bool lenient) {
+absl::StatusOr<TensorType> ConvertOrtType(OrtContext& ctx, const fbs::TypeInfo* info,
+                                          const std::string& what, bool lenient) {
   TensorType type;
   if (info == nullptr || info->value_type() == fbs::TypeInfoValue::NONE) {
     if (lenient) return type;
@@ -153,10 +157,11 @@ absl::StatusOr<TensorType> ConvertOrtType(OrtContext& ctx, const fbs::TypeInfo* 
   }
   const fbs::TensorTypeAndShape* tensor = info->value_as_tensor_type();
   if (tensor == nullptr) {
-    return ctx.Unsupported(absl::StrCat(what, " is not a tensor (sequence and map values are not supported)"));
+    return ctx.Unsupported(
+        absl::StrCat(what, " is not a tensor (sequence and map values are not supported)"));
   }
-  ASSIGN_OR_RETURN(type.dtype,
-                   CheckElementType(ctx.name, static_cast<int64_t>(tensor->elem_type()), what, lenient));
+  ASSIGN_OR_RETURN(type.dtype, CheckElementType(ctx.name, static_cast<int64_t>(tensor->elem_type()),
+                                                what, lenient));
   const fbs::Shape* shape = tensor->shape();
   type.has_shape = shape != nullptr;
   if (shape == nullptr || shape->dim() == nullptr) return type;
@@ -169,7 +174,8 @@ absl::StatusOr<TensorType> ConvertOrtType(OrtContext& ctx, const fbs::TypeInfo* 
       const fbs::DimensionValue* v = d->value();
       if (v != nullptr && v->dim_type() == fbs::DimensionValueType::VALUE) {
         if (v->dim_value() < 0) {
-          return ctx.Malformed(absl::StrCat(what, " has negative dimension ", v->dim_value(), " at axis ", i));
+          return ctx.Malformed(
+              absl::StrCat(what, " has negative dimension ", v->dim_value(), " at axis ", i));
         }
         dim.value = v->dim_value();
       } else if (v != nullptr && v->dim_type() == fbs::DimensionValueType::PARAM) {
@@ -181,14 +187,17 @@ absl::StatusOr<TensorType> ConvertOrtType(OrtContext& ctx, const fbs::TypeInfo* 
   return type;
 }
 
-absl::StatusOr<Graph> ConvertOrtGraph(OrtContext& ctx, const fbs::Graph* g, int depth, const std::string& label,
-                                   const GraphScope* outer, NameSet* captured);
+absl::StatusOr<Graph> ConvertOrtGraph(OrtContext& ctx, const fbs::Graph* g, int depth,
+                                      const std::string& label, const GraphScope* outer,
+                                      NameSet* captured);
 
-absl::StatusOr<Attribute> ConvertOrtAttribute(OrtContext& ctx, const fbs::Attribute* a, const std::string& what,
-                                           int depth, const GraphScope& scope, NameSet* captured) {
+absl::StatusOr<Attribute> ConvertOrtAttribute(OrtContext& ctx, const fbs::Attribute* a,
+                                              const std::string& what, int depth,
+                                              const GraphScope& scope, NameSet* captured) {
   Attribute out;
   auto subgraph = [&](const fbs::Graph* g, size_t k) -> absl::Status {
-    ASSIGN_OR_RETURN(Graph sub, ConvertOrtGraph(ctx, g, depth + 1, absl::StrCat(what, " graph ", k), &scope, captured));
+    ASSIGN_OR_RETURN(Graph sub, ConvertOrtGraph(ctx, g, depth + 1, absl::StrCat(what, " graph ", k),
+                                                &scope, captured));
     out.graphs.push_back(std::make_shared<const Graph>(std::move(sub)));
     return absl::OkStatus();
   };
@@ -232,7 +241,8 @@ absl::StatusOr<Attribute> ConvertOrtAttribute(OrtContext& ctx, const fbs::Attrib
       out.type = Attribute::Type::kTensors;
       if (a->tensors() == nullptr) break;
       for (uint32_t i = 0; i < a->tensors()->size(); ++i) {
-        ASSIGN_OR_RETURN(HostTensor t, ConvertOrtTensor(ctx, a->tensors()->Get(i), absl::StrCat(what, " tensor ", i)));
+        ASSIGN_OR_RETURN(HostTensor t, ConvertOrtTensor(ctx, a->tensors()->Get(i),
+                                                        absl::StrCat(what, " tensor ", i)));
         out.tensors.push_back(std::move(t));
       }
       break;
@@ -245,13 +255,15 @@ absl::StatusOr<Attribute> ConvertOrtAttribute(OrtContext& ctx, const fbs::Attrib
     case fbs::AttributeType::GRAPHS: {
       out.type = Attribute::Type::kGraphs;
       if (a->graphs() == nullptr) break;
-      for (uint32_t i = 0; i < a->graphs()->size(); ++i) RETURN_IF_ERROR(subgraph(a->graphs()->Get(i), i));
+      for (uint32_t i = 0; i < a->graphs()->size(); ++i)
+        RETURN_IF_ERROR(subgraph(a->graphs()->Get(i), i));
       break;
     }
     case fbs::AttributeType::UNDEFINED:
       return ctx.Malformed(absl::StrCat(what, " has no type"));
     default:
-      return ctx.Unsupported(absl::StrCat(what, " has attribute type ", static_cast<int32_t>(a->type()),
+      return ctx.Unsupported(absl::StrCat(what, " has attribute type ",
+                                          static_cast<int32_t>(a->type()),
                                           ", which vkserve does not support"));
   }
   return out;
@@ -281,36 +293,41 @@ absl::Status AddInitializers(OrtContext& ctx, GraphBuilder& builder, const fbs::
       return builder.Malformed(absl::StrCat("initializer #", i, " has no name"));
     }
     ASSIGN_OR_RETURN(std::string name, Str(ctx, t->name(), "an initializer name"));
-    ASSIGN_OR_RETURN(HostTensor tensor,
-                     ConvertOrtTensor(ctx, t, absl::StrCat(builder.graph_what(), "initializer '", name, "'")));
+    ASSIGN_OR_RETURN(
+        HostTensor tensor,
+        ConvertOrtTensor(ctx, t, absl::StrCat(builder.graph_what(), "initializer '", name, "'")));
     RETURN_IF_ERROR(builder.AddInitializer(name, std::move(tensor)));
   }
   return absl::OkStatus();
 }
 
 // Graph inputs and outputs are names whose types live in node_args.
-absl::Status AddInputsAndOutputs(OrtContext& ctx, GraphBuilder& builder, const fbs::Graph* g,
-                                  const std::unordered_map<std::string, const fbs::ValueInfo*>& types) {
+absl::Status AddInputsAndOutputs(
+    OrtContext& ctx, GraphBuilder& builder, const fbs::Graph* g,
+    const std::unordered_map<std::string, const fbs::ValueInfo*>& types) {
   const bool lenient = builder.depth() > 0;
   for (const bool is_input : {true, false}) {
     const FbTables<FbString>* names = is_input ? g->inputs() : g->outputs();
     if (names == nullptr) continue;
-    const std::string kind = absl::StrCat(builder.graph_what(), is_input ? "graph input" : "graph output");
+    const std::string kind =
+        absl::StrCat(builder.graph_what(), is_input ? "graph input" : "graph output");
     for (uint32_t i = 0; i < names->size(); ++i) {
       ASSIGN_OR_RETURN(std::string name, Str(ctx, names->Get(i), kind));
       if (name.empty()) return builder.Malformed(absl::StrCat(kind, " #", i, " has no name"));
       auto it = types.find(name);
-      ASSIGN_OR_RETURN(TensorType type, ConvertOrtType(ctx, it == types.end() ? nullptr : it->second->type(),
-                                                    absl::StrCat(kind, " '", name, "'"), lenient));
+      ASSIGN_OR_RETURN(TensorType type,
+                       ConvertOrtType(ctx, it == types.end() ? nullptr : it->second->type(),
+                                      absl::StrCat(kind, " '", name, "'"), lenient));
       ValueInfo value{std::move(name), std::move(type)};
-      RETURN_IF_ERROR(is_input ? builder.AddInput(std::move(value)) : builder.AddOutput(std::move(value)));
+      RETURN_IF_ERROR(is_input ? builder.AddInput(std::move(value))
+                               : builder.AddOutput(std::move(value)));
     }
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<Node> ConvertNode(OrtContext& ctx, GraphBuilder& builder, const fbs::Node* n, size_t index,
-                                 NameSet* node_captured) {
+absl::StatusOr<Node> ConvertNode(OrtContext& ctx, GraphBuilder& builder, const fbs::Node* n,
+                                 size_t index, NameSet* node_captured) {
   Node node;
   ASSIGN_OR_RETURN(node.op_type, Str(ctx, n->op_type(), "an op type"));
   ASSIGN_OR_RETURN(std::string domain, Str(ctx, n->domain(), "a domain"));
@@ -320,7 +337,8 @@ absl::StatusOr<Node> ConvertNode(OrtContext& ctx, GraphBuilder& builder, const f
   node.since_version = n->since_version();
   const std::string what = absl::StrCat(builder.graph_what(), "node '", node.name, "'");
   if (n->type() != fbs::NodeType::Primitive) {
-    return ctx.Unsupported(absl::StrCat(what, " (", node.op_type, ") is a fused node compiled by an execution "
+    return ctx.Unsupported(absl::StrCat(what, " (", node.op_type,
+                                        ") is a fused node compiled by an execution "
                                         "provider; vkserve runs only primitive nodes"));
   }
   ASSIGN_OR_RETURN(node.inputs, Strings(ctx, n->inputs(), what));
@@ -329,19 +347,23 @@ absl::StatusOr<Node> ConvertNode(OrtContext& ctx, GraphBuilder& builder, const f
   for (const fbs::Attribute* a : *n->attributes()) {
     RETURN_IF_ERROR(ctx.Visit(a, absl::StrCat(what, " attribute")));
     ASSIGN_OR_RETURN(std::string name, Str(ctx, a->name(), what));
-    ASSIGN_OR_RETURN(Attribute attr, ConvertOrtAttribute(ctx, a, absl::StrCat(what, " attribute '", name, "'"),
-                                                      builder.depth(), builder.scope(), node_captured));
+    ASSIGN_OR_RETURN(Attribute attr,
+                     ConvertOrtAttribute(ctx, a, absl::StrCat(what, " attribute '", name, "'"),
+                                         builder.depth(), builder.scope(), node_captured));
     if (!node.attributes.emplace(name, std::move(attr)).second) {
-      return builder.Malformed(absl::StrCat("node '", node.name, "' has attribute '", name, "' twice"));
+      return builder.Malformed(
+          absl::StrCat("node '", node.name, "' has attribute '", name, "' twice"));
     }
   }
   return node;
 }
 
-absl::StatusOr<Graph> ConvertOrtGraph(OrtContext& ctx, const fbs::Graph* g, int depth, const std::string& label,
-                                   const GraphScope* outer, NameSet* captured) {
+absl::StatusOr<Graph> ConvertOrtGraph(OrtContext& ctx, const fbs::Graph* g, int depth,
+                                      const std::string& label, const GraphScope* outer,
+                                      NameSet* captured) {
   if (depth > ctx.options.max_subgraph_depth) {
-    return ctx.Malformed(absl::StrCat("subgraphs nested more than ", ctx.options.max_subgraph_depth, " deep"));
+    return ctx.Malformed(
+        absl::StrCat("subgraphs nested more than ", ctx.options.max_subgraph_depth, " deep"));
   }
   RETURN_IF_ERROR(ctx.Visit(g, depth == 0 ? "the model's graph" : label));
   GraphBuilder builder(ctx.name, ctx.opsets, depth, label, outer);
@@ -358,8 +380,9 @@ absl::StatusOr<Graph> ConvertOrtGraph(OrtContext& ctx, const fbs::Graph* g, int 
     const fbs::Node* n = nodes->Get(i);
     RETURN_IF_ERROR(ctx.Visit(n, absl::StrCat(builder.graph_what(), "node #", i)));
     ASSIGN_OR_RETURN(std::vector<std::string> outputs, Strings(ctx, n->outputs(), "node outputs"));
-    const std::string label_i =
-        n->name() != nullptr && n->name()->size() > 0 ? n->name()->str() : absl::StrCat("node #", i);
+    const std::string label_i = n->name() != nullptr && n->name()->size() > 0
+                                    ? n->name()->str()
+                                    : absl::StrCat("node #", i);
     RETURN_IF_ERROR(builder.DeclareNodeOutputs(label_i, outputs));
   }
   for (uint32_t i = 0; i < count; ++i) {
@@ -370,27 +393,32 @@ absl::StatusOr<Graph> ConvertOrtGraph(OrtContext& ctx, const fbs::Graph* g, int 
   return builder.Finish(captured);
 }
 
-absl::StatusOr<std::map<std::string, int64_t>> ReadOpsets(const OrtContext& ctx, const fbs::Model* model) {
+absl::StatusOr<std::map<std::string, int64_t>> ReadOpsets(const OrtContext& ctx,
+                                                          const fbs::Model* model) {
   std::map<std::string, int64_t> opsets;
   if (model->opset_import() == nullptr || model->opset_import()->size() == 0) {
     return ctx.Malformed("the model has no opset_import");
   }
   for (const fbs::OperatorSetId* op : *model->opset_import()) {
-    const std::string domain = NormalizeOrtDomain(op->domain() == nullptr ? "" : op->domain()->str());
+    const std::string domain =
+        NormalizeOrtDomain(op->domain() == nullptr ? "" : op->domain()->str());
     if (op->version() < 0) {
-      return ctx.Malformed(absl::StrCat("opset_import for domain '", domain, "' has negative version ", op->version()));
+      return ctx.Malformed(absl::StrCat("opset_import for domain '", domain,
+                                        "' has negative version ", op->version()));
     }
     auto [it, inserted] = opsets.emplace(domain, op->version());
     if (!inserted && it->second != op->version()) {
-      return ctx.Malformed(absl::StrCat("opset_import lists domain '", domain, "' twice, as versions ", it->second,
-                                        " and ", op->version()));
+      return ctx.Malformed(absl::StrCat("opset_import lists domain '", domain,
+                                        "' twice, as versions ", it->second, " and ",
+                                        op->version()));
     }
   }
   return opsets;
 }
 
 // Checks the identifier and verifies the whole buffer; returns its root.
-absl::StatusOr<const fbs::InferenceSession*> VerifiedRoot(const OrtContext& ctx, absl::string_view bytes) {
+absl::StatusOr<const fbs::InferenceSession*> VerifiedRoot(const OrtContext& ctx,
+                                                          absl::string_view bytes) {
   if (bytes.size() < 8 || !fbs::InferenceSessionBufferHasIdentifier(bytes.data())) {
     return ctx.Malformed("not an ONNX Runtime model (no \"ORTM\" identifier at bytes 4-7)");
   }
@@ -400,11 +428,13 @@ absl::StatusOr<const fbs::InferenceSession*> VerifiedRoot(const OrtContext& ctx,
   const uint64_t max_tables = std::max<uint64_t>(bytes.size() / kBytesPerTable, 1024);
   flatbuffers::Verifier verifier(
       reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(),
-      static_cast<flatbuffers::uoffset_t>((ctx.options.max_subgraph_depth + 1) * kFlatbufferDepthPerSubgraph),
+      static_cast<flatbuffers::uoffset_t>((ctx.options.max_subgraph_depth + 1) *
+                                          kFlatbufferDepthPerSubgraph),
       static_cast<flatbuffers::uoffset_t>(std::min<uint64_t>(max_tables, UINT32_MAX)));
   if (!fbs::VerifyInferenceSessionBuffer(verifier)) {
-    return ctx.Malformed("the ORT flatbuffer fails verification (truncated or corrupt file, an offset outside "
-                         "the buffer, or nesting/table count over the limits)");
+    return ctx.Malformed(
+        "the ORT flatbuffer fails verification (truncated or corrupt file, an offset outside "
+        "the buffer, or nesting/table count over the limits)");
   }
   return fbs::GetInferenceSession(bytes.data());
 }
@@ -417,7 +447,8 @@ absl::StatusOr<Graph> LoadBytes(absl::string_view bytes, std::shared_ptr<const v
   ctx.options = options;
   ctx.budget = bytes.size() * options.max_bytes_per_file_byte + kFixedByteAllowance;
   ASSIGN_OR_RETURN(const fbs::InferenceSession* session, VerifiedRoot(ctx, bytes));
-  const std::string version = session->ort_version() == nullptr ? "" : session->ort_version()->str();
+  const std::string version =
+      session->ort_version() == nullptr ? "" : session->ort_version()->str();
   if (!IsSupportedOrtFormatVersion(version)) {
     return ctx.Unsupported(absl::StrCat("ORT format version '", version.substr(0, 16),
                                         "' is not supported; vkserve reads versions 1 to 6"));
@@ -444,7 +475,8 @@ bool IsSupportedOrtFormatVersion(absl::string_view version) {
 
 absl::StatusOr<Graph> LoadOrtModelFromBytes(absl::string_view bytes, const std::string& name,
                                             const OrtLoadOptions& options) {
-  return LoadWithoutExceptions<Graph>(name, [&] { return LoadBytes(bytes, nullptr, name, options); });
+  return LoadWithoutExceptions<Graph>(name,
+                                      [&] { return LoadBytes(bytes, nullptr, name, options); });
 }
 
 absl::StatusOr<Graph> LoadOrtModel(const std::string& path, const OrtLoadOptions& options) {

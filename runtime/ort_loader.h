@@ -56,7 +56,8 @@ absl::StatusOr<Graph> LoadOrtModel(const std::string& path, const OrtLoadOptions
 
 // Loads `.ort` bytes held in memory (copied from; the caller keeps them);
 // `name` is used in messages.
-absl::StatusOr<Graph> LoadOrtModelFromBytes(absl::string_view bytes, const std::string& name = "model",
+absl::StatusOr<Graph> LoadOrtModelFromBytes(absl::string_view bytes,
+                                            const std::string& name = "model",
                                             const OrtLoadOptions& options = {});
 
 }  // namespace vkserve

@@ -54,7 +54,7 @@ struct PlannedNode {
   std::unique_ptr<Kernel> kernel;
   std::vector<uint64_t> scratch_offsets;  // in the arena
   std::vector<uint64_t> scratch_sizes;
-  std::vector<uint32_t> constants;        // indices into Plan::constant_ranges
+  std::vector<uint32_t> constants;  // indices into Plan::constant_ranges
 };
 
 // A graph output whose bytes are not written by a kernel into its output

@@ -34,7 +34,8 @@ class PlanCache : public CacheBudget::Owner, public std::enable_shared_from_this
 
   // The cached plan for `key`, or `build`'s, cached. `build` runs without the
   // cache's lock; errors are not cached.
-  absl::StatusOr<std::shared_ptr<const Plan>> GetOrBuild(const std::string& key, const Builder& build);
+  absl::StatusOr<std::shared_ptr<const Plan>> GetOrBuild(const std::string& key,
+                                                         const Builder& build);
 
   // Whether `key`'s plan is cached now (it may be evicted right after).
   // Neither builds nor counts as a use.

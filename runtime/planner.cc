@@ -129,8 +129,8 @@ class Inferrer::Expansion : public ExpandContext {
 
 absl::StatusOr<const Node*> Inferrer::Own(Node node, const Node& origin) {
   if (inf_->nodes.size() + inf_->owned_nodes.size() >= kMaxPlannedNodes) {
-    return absl::UnimplementedError(absl::StrCat(
-        NodeErrorPrefix(origin), "expands into more than ", kMaxPlannedNodes, " nodes"));
+    return absl::UnimplementedError(absl::StrCat(NodeErrorPrefix(origin), "expands into more than ",
+                                                 kMaxPlannedNodes, " nodes"));
   }
   inf_->owned_nodes.push_back(std::make_unique<const Node>(std::move(node)));
   return inf_->owned_nodes.back().get();
@@ -189,10 +189,9 @@ absl::Status Inferrer::AddOutputs(const Node& node, const InferContext& ctx, Pla
       continue;
     }
     if (DataTypeSize(out.dtype) == 0) {
-      return absl::UnimplementedError(absl::StrCat(NodeErrorPrefix(node), "output '",
-                                                   node.outputs[o], "' has type ",
-                                                   std::string(DataTypeName(out.dtype)),
-                                                   ", which vkserve does not run"));
+      return absl::UnimplementedError(
+          absl::StrCat(NodeErrorPrefix(node), "output '", node.outputs[o], "' has type ",
+                       std::string(DataTypeName(out.dtype)), ", which vkserve does not run"));
     }
     for (int64_t d : out.shape) {
       if (d < 0) {
@@ -231,7 +230,8 @@ absl::Status Inferrer::InferAsIs(const Node& node, const Op* op) {
   }
   if (all_folded) {
     planned.kind = PlannedNode::Kind::kFolded;
-  } else if (alias >= 0 && static_cast<size_t>(alias) < planned.inputs.size() && planned.inputs[alias] >= 0) {
+  } else if (alias >= 0 && static_cast<size_t>(alias) < planned.inputs.size() &&
+             planned.inputs[alias] >= 0) {
     planned.kind = PlannedNode::Kind::kAlias;
     planned.alias_input = alias;
   }
@@ -343,7 +343,8 @@ std::string NodeErrorPrefix(const Node& node) {
 }
 
 absl::Status AnnotateNodeError(const Node& node, const absl::Status& status) {
-  return absl::Status(status.code(), absl::StrCat(NodeErrorPrefix(node), std::string(status.message())));
+  return absl::Status(status.code(),
+                      absl::StrCat(NodeErrorPrefix(node), std::string(status.message())));
 }
 
 absl::StatusOr<std::map<std::string, TensorDesc>> InferShapes(
@@ -361,17 +362,21 @@ namespace {
 // and what the steps learn about each value on the way.
 struct PlanBuild {
   PlanBuild(const Model& m, Inference i, Plan* p)
-      : model(m), inf(std::move(i)), plan(p), last_use(inf.values.size(), -1),
-        first_def(inf.values.size(), -1), on_gpu(inf.values.size(), false) {}
+      : model(m),
+        inf(std::move(i)),
+        plan(p),
+        last_use(inf.values.size(), -1),
+        first_def(inf.values.size(), -1),
+        on_gpu(inf.values.size(), false) {}
   int steps() const { return static_cast<int>(inf.nodes.size()); }
   int root_of(int v) const { return inf.values[v].alias_root >= 0 ? inf.values[v].alias_root : v; }
 
   const Model& model;
   Inference inf;
   Plan* plan;
-  std::vector<int> last_use;   // per value: the last step whose kernel reads it
-  std::vector<int> first_def;  // per value: the step whose kernel writes it
-  std::vector<bool> on_gpu;    // per value: read by the GPU
+  std::vector<int> last_use;                    // per value: the last step whose kernel reads it
+  std::vector<int> first_def;                   // per value: the step whose kernel writes it
+  std::vector<bool> on_gpu;                     // per value: read by the GPU
   std::vector<std::vector<uint8_t>> constants;  // bytes the constants buffer holds
   // Arena requests, each a value's (>= 0) or a step's scratch (-1 - step).
   std::vector<MemoryRequest> requests;
@@ -394,7 +399,8 @@ std::string PlanSignature(const Model& model, const std::vector<std::vector<int6
 absl::Status ResolveAliases(PlanBuild& b) {
   for (PlannedNode& n : b.inf.nodes) {
     if (n.kind != PlannedNode::Kind::kAlias) continue;
-    const int src = static_cast<size_t>(n.alias_input) < n.inputs.size() ? n.inputs[n.alias_input] : -1;
+    const int src =
+        static_cast<size_t>(n.alias_input) < n.inputs.size() ? n.inputs[n.alias_input] : -1;
     if (src < 0) return absl::InternalError(NodeErrorPrefix(*n.node) + "alias without input");
     if (n.outputs[0] >= 0) b.inf.values[n.outputs[0]].alias_root = b.root_of(src);
   }
@@ -470,7 +476,8 @@ absl::Status BindModelIo(PlanBuild& b) {
       const int v = b.plan->output_values[o];
       const int r = b.root_of(v);
       const bool direct = pass == 0 && r == v;
-      const bool aliased = pass == 1 && r != v && values[r].desc.byte_size() == values[v].desc.byte_size();
+      const bool aliased =
+          pass == 1 && r != v && values[r].desc.byte_size() == values[v].desc.byte_size();
       if (bound[o] || b.first_def[r] < 0 || claimed[r] || !(direct || aliased)) continue;
       claimed[r] = bound[o] = true;
       values[r].storage = PlannedValue::Storage::kOutput;
@@ -510,7 +517,8 @@ absl::Status AssignStorage(PlanBuild& b) {
     } else if (b.first_def[v] >= 0) {
       RETURN_IF_ERROR(CheckBindable(b.model, pv.name, pv.desc));
       pv.storage = PlannedValue::Storage::kArena;
-      b.requests.push_back({pv.desc.byte_size(), b.first_def[v], std::max(b.first_def[v], b.last_use[v])});
+      b.requests.push_back(
+          {pv.desc.byte_size(), b.first_def[v], std::max(b.first_def[v], b.last_use[v])});
       b.request_value.push_back(static_cast<int>(v));
     } else if (b.on_gpu[v] && pv.desc.value != nullptr) {
       pv.storage = PlannedValue::Storage::kConstant;
@@ -545,9 +553,10 @@ absl::Status CreateKernels(PlanBuild& b) {
     n.kernel = std::move(kernel).value();
     for (uint64_t bytes : ctx.scratch_) {
       if (bytes > max_range) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            NodeErrorPrefix(*n.node), "needs ", bytes, " bytes of scratch, more than the device "
-            "binds at once (maxStorageBufferRange ", max_range, " bytes)"));
+        return absl::InvalidArgumentError(absl::StrCat(NodeErrorPrefix(*n.node), "needs ", bytes,
+                                                       " bytes of scratch, more than the device "
+                                                       "binds at once (maxStorageBufferRange ",
+                                                       max_range, " bytes)"));
       }
       n.scratch_sizes.push_back(bytes);
       b.requests.push_back({bytes, step, step});
@@ -583,8 +592,9 @@ absl::Status UploadConstants(PlanBuild& b, uint64_t alignment) {
   }
   if (constant_bytes > 0) {
     const GpuContext& gpu = b.model.gpu();
-    ASSIGN_OR_RETURN(plan.constants, gpu.allocator->Allocate(constant_bytes, gpu::MemoryUsage::kDeviceLocal,
-                                                             gpu::MemoryKind::kWeights));
+    ASSIGN_OR_RETURN(plan.constants,
+                     gpu.allocator->Allocate(constant_bytes, gpu::MemoryUsage::kDeviceLocal,
+                                             gpu::MemoryKind::kWeights));
     std::vector<uint8_t> packed(constant_bytes, 0);
     for (size_t i = 0; i < b.constants.size(); ++i) {
       if (!b.constants[i].empty()) {
@@ -609,7 +619,8 @@ absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(
     const Model& model, const std::vector<const Op*>& ops,
     const std::vector<std::vector<int64_t>>& input_shapes, const InputValues& input_values) {
   std::optional<Fp16Activations> fp16;
-  if (model.fp16_activations()) fp16.emplace(model.graph(), model.outputs(), model.halved_initializers());
+  if (model.fp16_activations())
+    fp16.emplace(model.graph(), model.outputs(), model.halved_initializers());
   ASSIGN_OR_RETURN(Inference inf, Infer(model.graph(), ops, model.inputs(), input_shapes,
                                         model.options().max_fold_elements, input_values,
                                         fp16.has_value() ? &*fp16 : nullptr));
@@ -622,8 +633,8 @@ absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(
   RETURN_IF_ERROR(BindModelIo(b));
   RETURN_IF_ERROR(AssignStorage(b));
   RETURN_IF_ERROR(CreateKernels(b));
-  const uint64_t alignment =
-      std::max<uint64_t>(kTensorAlignment, model.gpu().device->info().min_storage_buffer_offset_alignment);
+  const uint64_t alignment = std::max<uint64_t>(
+      kTensorAlignment, model.gpu().device->info().min_storage_buffer_offset_alignment);
   LayOutArena(b, alignment);
   RETURN_IF_ERROR(UploadConstants(b, alignment));
   plan->values = std::move(b.inf.values);

@@ -46,7 +46,8 @@ class Packer {
   // Only the fused kernel reads packed operands: equal Q and V head sizes
   // up to its limit, no softcap.
   bool FusedKernelServes(const Node& node, const std::vector<int64_t>& widths) const {
-    const int64_t q_heads = node.GetInt("q_num_heads", 0), kv_heads = node.GetInt("kv_num_heads", 0);
+    const int64_t q_heads = node.GetInt("q_num_heads", 0),
+                  kv_heads = node.GetInt("kv_num_heads", 0);
     if (q_heads <= 0 || kv_heads <= 0 || widths[0] % q_heads != 0 || widths[1] % kv_heads != 0 ||
         widths[2] % kv_heads != 0 || node.GetFloat("softcap", 0.0f) != 0.0f) {
       return false;
@@ -81,7 +82,8 @@ class Packer {
     if (axis != -1 && axis != 2) return false;
     bool shapes_read = false;
     for (size_t i = 0; i < 3; ++i) {
-      if (s.outputs[i] != node.inputs[i] || uses_.IsGraphOutput(s.outputs[i]) || !Float3d(s.outputs[i])) {
+      if (s.outputs[i] != node.inputs[i] || uses_.IsGraphOutput(s.outputs[i]) ||
+          !Float3d(s.outputs[i])) {
         return false;
       }
       for (size_t r : uses_.Readers(s.outputs[i])) {
@@ -90,7 +92,8 @@ class Packer {
         shapes_read = true;
       }
     }
-    const std::vector<int64_t> widths = {LastDim(s.outputs[0]), LastDim(s.outputs[1]), LastDim(s.outputs[2])};
+    const std::vector<int64_t> widths = {LastDim(s.outputs[0]), LastDim(s.outputs[1]),
+                                         LastDim(s.outputs[2])};
     if (!FusedKernelServes(node, widths)) return false;
     Pack(&node, s.inputs[0], widths);
     if (!shapes_read) {
@@ -111,7 +114,8 @@ class Packer {
     }
     const std::string& x = graph_->nodes[p[0].matmul].inputs[0];
     for (size_t i = 1; i < 3; ++i) {
-      if (graph_->nodes[p[i].matmul].inputs[0] != x || p[i].add.has_value() != p[0].add.has_value()) return false;
+      if (graph_->nodes[p[i].matmul].inputs[0] != x || p[i].add.has_value() != p[0].add.has_value())
+        return false;
     }
     if (!FusedKernelServes(node, {p[0].width, p[1].width, p[2].width})) return false;
     const std::string packed_w = Concatenate({p[0].weight, p[1].weight, p[2].weight}, "qkv_weight");
@@ -145,15 +149,17 @@ class Packer {
     const Node* node = &graph_->nodes[*n];
     if (IsPlainNode(*node, "Add") && node->inputs.size() == 2) {
       p.add = *n;
-      const int side = Initializer(node->inputs[1], 1) ? 1 : Initializer(node->inputs[0], 1) ? 0 : -1;
+      const int side = Initializer(node->inputs[1], 1)   ? 1
+                       : Initializer(node->inputs[0], 1) ? 0
+                                                         : -1;
       if (side < 0) return std::nullopt;
       p.bias = node->inputs[side];
       n = uses_.SoleProducer(node->inputs[1 - side], *n);
       if (!n) return std::nullopt;
       node = &graph_->nodes[*n];
     }
-    if (!IsPlainNode(*node, "MatMul") || node->inputs.size() != 2 || !Initializer(node->inputs[1], 2) ||
-        !Float3d(node->inputs[0])) {
+    if (!IsPlainNode(*node, "MatMul") || node->inputs.size() != 2 ||
+        !Initializer(node->inputs[1], 2) || !Float3d(node->inputs[0])) {
       return std::nullopt;
     }
     p.matmul = *n;
@@ -161,7 +167,8 @@ class Packer {
     const std::vector<int64_t>& w = graph_->initializers.at(p.weight).shape;
     p.width = w[1];
     if (w[0] != LastDim(node->inputs[0])) return std::nullopt;
-    if (p.add && graph_->initializers.at(p.bias).shape != std::vector<int64_t>{p.width}) return std::nullopt;
+    if (p.add && graph_->initializers.at(p.bias).shape != std::vector<int64_t>{p.width})
+      return std::nullopt;
     return p;
   }
 
@@ -191,7 +198,8 @@ class Packer {
       at += n;
     }
     std::string name = parts[0] + "/" + what;
-    for (int i = 1; graph_->initializers.count(name); ++i) name = parts[0] + "/" + what + "_" + std::to_string(i);
+    for (int i = 1; graph_->initializers.count(name); ++i)
+      name = parts[0] + "/" + what + "_" + std::to_string(i);
     std::vector<int64_t> shape = first.shape;
     shape.back() = width;
     graph_->initializers[name] = HostTensor::FromFloats(out, shape);
@@ -215,7 +223,8 @@ class Packer {
 
 }  // namespace
 
-absl::StatusOr<int> PackQkv(Graph* graph, const std::vector<const Op*>& ops, const std::vector<ValueInfo>& inputs) {
+absl::StatusOr<int> PackQkv(Graph* graph, const std::vector<const Op*>& ops,
+                            const std::vector<ValueInfo>& inputs) {
   auto shapes1 = InferShapes(*graph, ops, inputs, ShapesWithFreeDims(inputs, 1));
   if (!shapes1.ok()) return 0;  // planning will report the error
   const GraphUses uses(*graph);

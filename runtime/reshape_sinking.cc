@@ -98,7 +98,8 @@ class Planner {
       return std::nullopt;
     }
     std::vector<int64_t> shape = a->second.shape;
-    if (!std::equal(shape.begin() + 1, shape.end(), b->second.shape.begin() + 1)) return std::nullopt;
+    if (!std::equal(shape.begin() + 1, shape.end(), b->second.shape.begin() + 1))
+      return std::nullopt;
     // -1 beside a zero is ambiguous.
     for (int64_t d : shape) {
       if (d <= 0) return std::nullopt;
@@ -117,7 +118,8 @@ class Planner {
 // A value name not yet used in `graph`.
 std::string FreshName(const Graph& graph, const GraphUses& uses, const std::string& base) {
   std::string name = base;
-  for (int i = 1; graph.initializers.count(name) || uses.Producer(name) || !uses.Readers(name).empty(); ++i) {
+  for (int i = 1;
+       graph.initializers.count(name) || uses.Producer(name) || !uses.Readers(name).empty(); ++i) {
     name = base + "_" + std::to_string(i);
   }
   return name;
@@ -181,7 +183,8 @@ absl::StatusOr<int> SinkReshapes(Graph* graph, const std::vector<const Op*>& ops
   }
   if (moved == 0) return 0;
   std::vector<std::pair<double, Node>> all;
-  for (size_t n = 0; n < graph->nodes.size(); ++n) all.emplace_back(order[n], std::move(graph->nodes[n]));
+  for (size_t n = 0; n < graph->nodes.size(); ++n)
+    all.emplace_back(order[n], std::move(graph->nodes[n]));
   for (size_t n = 0; n < added.size(); ++n) all.emplace_back(added_order[n], std::move(added[n]));
   std::stable_sort(all.begin(), all.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });

@@ -42,7 +42,8 @@ absl::Status CheckOutputsDefined(const std::set<std::string>& read, const Node& 
   for (const Node& n : added) defined.insert(n.outputs.begin(), n.outputs.end());
   for (const std::string& o : stored.outputs) {
     if (!o.empty() && read.count(o) && !defined.count(o)) {
-      return absl::UnimplementedError(absl::StrCat("output '", o, "' is not produced by vkserve's rewrite"));
+      return absl::UnimplementedError(
+          absl::StrCat("output '", o, "' is not produced by vkserve's rewrite"));
     }
   }
   return absl::OkStatus();
@@ -50,7 +51,8 @@ absl::Status CheckOutputsDefined(const std::set<std::string>& read, const Node& 
 
 }  // namespace
 
-RewriteContext::RewriteContext(const Graph& graph, const Node& node, std::map<std::string, int>* name_counts,
+RewriteContext::RewriteContext(const Graph& graph, const Node& node,
+                               std::map<std::string, int>* name_counts,
                                std::map<std::string, int64_t>* facts)
     : graph_(graph), node_(node), name_counts_(name_counts), facts_(facts) {}
 
@@ -147,7 +149,7 @@ absl::StatusOr<int> ApplyRewrites(Graph* graph) {
   const RewriteRegistry& registry = RewriteRegistry::Global();
   std::map<std::string, int> names = UsedNames(*graph);
   std::map<std::string, int64_t> facts;  // shared by this pass's rewrites
-  std::set<std::string> read;  // values something reads; rewrites keep output names
+  std::set<std::string> read;            // values something reads; rewrites keep output names
   for (const Node& n : graph->nodes) read.insert(n.inputs.begin(), n.inputs.end());
   for (const ValueInfo& v : graph->outputs) read.insert(v.name);
   std::set<std::string> replaced_outputs;
@@ -167,8 +169,8 @@ absl::StatusOr<int> ApplyRewrites(Graph* graph) {
       continue;
     }
     if (depth >= kMaxRewriteDepth) {
-      return absl::InternalError(absl::StrCat(node.Describe(), ": rewrites nest deeper than ",
-                                              kMaxRewriteDepth));
+      return absl::InternalError(
+          absl::StrCat(node.Describe(), ": rewrites nest deeper than ", kMaxRewriteDepth));
     }
     RewriteContext ctx(*graph, node, &names, &facts);
     absl::Status status = rewrite->Apply(ctx);
@@ -178,13 +180,16 @@ absl::StatusOr<int> ApplyRewrites(Graph* graph) {
     }
     if (depth == 0) ++rewritten;
     for (const std::string& o : node.outputs) replaced_outputs.insert(o);
-    for (auto& [name, tensor] : ctx.added_initializers()) graph->initializers.emplace(name, std::move(tensor));
+    for (auto& [name, tensor] : ctx.added_initializers())
+      graph->initializers.emplace(name, std::move(tensor));
     std::vector<Node>& added = ctx.added_nodes();
-    for (auto it = added.rbegin(); it != added.rend(); ++it) pending.emplace_front(std::move(*it), depth + 1);
+    for (auto it = added.rbegin(); it != added.rend(); ++it)
+      pending.emplace_front(std::move(*it), depth + 1);
   }
   graph->nodes = std::move(result);
   if (rewritten > 0) {
-    std::erase_if(graph->value_info, [&](const ValueInfo& v) { return replaced_outputs.count(v.name) > 0; });
+    std::erase_if(graph->value_info,
+                  [&](const ValueInfo& v) { return replaced_outputs.count(v.name) > 0; });
   }
   return rewritten;
 }

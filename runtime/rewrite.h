@@ -145,8 +145,8 @@ struct RewriteRegistrar {
 
 #define VKSERVE_REGISTER_REWRITE(domain, op_type, min_opset, max_opset, RewriteClass) \
   static const ::vkserve::internal::RewriteRegistrar VKSERVE_CONCAT_(                 \
-      vkserve_rewrite_registrar_, __COUNTER__)(domain, op_type, min_opset, max_opset,   \
-                                            std::make_unique<RewriteClass>())
+      vkserve_rewrite_registrar_, __COUNTER__)(domain, op_type, min_opset, max_opset, \
+                                               std::make_unique<RewriteClass>())
 
 }  // namespace vkserve
 

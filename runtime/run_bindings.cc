@@ -31,9 +31,11 @@ absl::StatusOr<std::vector<const InputBinding*>> MatchInputs(const Model& model,
   }
   for (const auto& reader_entry : request.host_input_readers) {
     const std::string& name = reader_entry.first;
-    if (std::none_of(request.inputs.begin(), request.inputs.end(),
-                     [&](const InputBinding& b) { return b.name == name && b.device == nullptr; })) {
-      return absl::InvalidArgumentError(absl::StrCat("a reader for '", name, "', not a host input"));
+    if (std::none_of(request.inputs.begin(), request.inputs.end(), [&](const InputBinding& b) {
+          return b.name == name && b.device == nullptr;
+        })) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("a reader for '", name, "', not a host input"));
     }
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -45,7 +47,8 @@ absl::StatusOr<std::vector<const InputBinding*>> MatchInputs(const Model& model,
 }
 
 // The element count of `shape`, checked: a hostile shape must not overflow.
-absl::StatusOr<uint64_t> CheckedElements(const std::string& input, const std::vector<int64_t>& shape) {
+absl::StatusOr<uint64_t> CheckedElements(const std::string& input,
+                                         const std::vector<int64_t>& shape) {
   uint64_t elements = 1;
   for (int64_t d : shape) {
     if (d < 0 || (d > 0 && elements > std::numeric_limits<uint64_t>::max() / 16 / uint64_t(d))) {
@@ -86,9 +89,9 @@ absl::StatusOr<RunBindings> RunBindings::Bind(const Model& model, const RunReque
       r.shapes[i] = b->host.shape;
     }
     if (dtype != inputs[i].type.dtype) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "input '", inputs[i].name, "' has type ", std::string(DataTypeName(dtype)),
-          ", model expects ", std::string(DataTypeName(inputs[i].type.dtype))));
+      return absl::InvalidArgumentError(
+          absl::StrCat("input '", inputs[i].name, "' has type ", std::string(DataTypeName(dtype)),
+                       ", model expects ", std::string(DataTypeName(inputs[i].type.dtype))));
     }
     if (r.shapes[i].size() != inputs[i].type.shape.size()) {
       return absl::InvalidArgumentError(absl::StrCat("input '", inputs[i].name, "' has rank ",
@@ -98,13 +101,13 @@ absl::StatusOr<RunBindings> RunBindings::Bind(const Model& model, const RunReque
     ASSIGN_OR_RETURN(const uint64_t elements, CheckedElements(inputs[i].name, r.shapes[i]));
     if (b->device != nullptr) continue;
     r.host_bytes[i] = elements * DataTypeSize(dtype);
-    if (auto it = request.host_input_readers.find(b->name); it != request.host_input_readers.end()) {
+    if (auto it = request.host_input_readers.find(b->name);
+        it != request.host_input_readers.end()) {
       r.readers[i] = &it->second;
     } else if (uint64_t given = HostViewBytes(b->host); given != r.host_bytes[i]) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("input '", inputs[i].name, "' has ", given, " bytes; shape ",
-                       ShapeString(r.shapes[i]), " of ", std::string(DataTypeName(dtype)), " needs ",
-                       r.host_bytes[i]));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input '", inputs[i].name, "' has ", given, " bytes; shape ", ShapeString(r.shapes[i]),
+          " of ", std::string(DataTypeName(dtype)), " needs ", r.host_bytes[i]));
     }
   }
   r.host_outputs.assign(model.outputs().size(), true);
@@ -128,8 +131,9 @@ absl::StatusOr<InputValues> RunBindings::ReadValueInputs(const Model& model) con
     if (!model.is_value_input(i)) continue;
     const InputBinding* b = bound[i];
     if (b->device != nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "input '", inputs[i].name, "' sets shapes or bounds of the model; send it in host memory"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("input '", inputs[i].name,
+                       "' sets shapes or bounds of the model; send it in host memory"));
     }
     HostTensor t;
     t.dtype = b->host.dtype;

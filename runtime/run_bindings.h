@@ -30,8 +30,8 @@ struct RunBindings {
   // Per model input, in the model's order.
   std::vector<const InputBinding*> bound;
   std::vector<std::vector<int64_t>> shapes;
-  std::vector<uint64_t> host_bytes;              // 0 for device inputs
-  std::vector<const HostInputReader*> readers;   // nullptr: bytes from the view
+  std::vector<uint64_t> host_bytes;                               // 0 for device inputs
+  std::vector<const HostInputReader*> readers;                    // nullptr: bytes from the view
   std::vector<std::shared_ptr<const gpu::Buffer>> device_inputs;  // nullptr: host input
   // Per model output: whether it goes to host bytes (else stays on the GPU).
   std::vector<bool> host_outputs;

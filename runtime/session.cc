@@ -50,7 +50,8 @@ absl::Status Scatter(const GpuContext& gpu, const uint8_t* from, uint64_t size,
                                             " bytes, the output has ", size));
   }
   for (std::span<uint8_t> piece : pieces) {
-    if (!piece.empty() && piece.data() != nullptr) CopyToHost(gpu, piece.data(), from, piece.size());
+    if (!piece.empty() && piece.data() != nullptr)
+      CopyToHost(gpu, piece.data(), from, piece.size());
     from += piece.size();
   }
   return absl::OkStatus();
@@ -60,7 +61,7 @@ absl::Status Scatter(const GpuContext& gpu, const uint8_t* from, uint64_t size,
 
 struct Session::Impl {
   SessionOptions options;
-  gpu::Buffer dummy;  // bound where a tensor has no bytes
+  gpu::Buffer dummy;                   // bound where a tensor has no bytes
   std::shared_ptr<StateCache> states;  // per signature, within the model's budget
   size_t recordings = 0;
 };
@@ -88,16 +89,16 @@ absl::Status ReplaceHandedOutBuffers(const Model& model, const Plan& plan, Sessi
   for (size_t o = 0; o < state.outputs.size(); ++o) {
     const uint64_t size = plan.values[plan.output_values[o]].desc.byte_size();
     if (size > 0 && !state.outputs[o]) {
-      ASSIGN_OR_RETURN(state.outputs[o],
-                       allocator.Allocate(size, gpu::MemoryUsage::kDeviceLocal, gpu::MemoryKind::kIo));
+      ASSIGN_OR_RETURN(state.outputs[o], allocator.Allocate(size, gpu::MemoryUsage::kDeviceLocal,
+                                                            gpu::MemoryKind::kIo));
       state.recorded = false;
     }
     if (state.readback[o] == nullptr) continue;
     // Acquire pairs with a view's release: the caller's reads of the bytes
     // come before this run's GPU writes into them.
     if (state.readback_views[o]->load(std::memory_order_acquire) == 0) continue;
-    ASSIGN_OR_RETURN(gpu::Buffer fresh,
-                     allocator.Allocate(size, gpu::MemoryUsage::kHostReadback, gpu::MemoryKind::kStaging));
+    ASSIGN_OR_RETURN(gpu::Buffer fresh, allocator.Allocate(size, gpu::MemoryUsage::kHostReadback,
+                                                           gpu::MemoryKind::kStaging));
     state.readback[o] = std::make_shared<gpu::Buffer>(std::move(fresh));
     state.readback_views[o] = std::make_shared<std::atomic<int>>(0);
     state.recorded = false;
@@ -108,8 +109,10 @@ absl::Status ReplaceHandedOutBuffers(const Model& model, const Plan& plan, Sessi
 // Copies the host inputs into their GPU-visible buffers (read by their
 // readers, gathered from their parts, or copied whole); returns the range
 // each input is bound to, device inputs included.
-absl::StatusOr<std::vector<gpu::BufferRange>> UploadInputs(const GpuContext& gpu, const RunBindings& in,
-                                                           SessionState& state, const gpu::Buffer& dummy,
+absl::StatusOr<std::vector<gpu::BufferRange>> UploadInputs(const GpuContext& gpu,
+                                                           const RunBindings& in,
+                                                           SessionState& state,
+                                                           const gpu::Buffer& dummy,
                                                            RunTiming& timing) {
   std::vector<gpu::BufferRange> ranges(in.bound.size());
   for (size_t i = 0; i < in.bound.size(); ++i) {
@@ -139,7 +142,8 @@ absl::StatusOr<std::vector<gpu::BufferRange>> UploadInputs(const GpuContext& gpu
 }
 
 // The earliest start and the latest end of spans [begin, end), begin < end.
-std::pair<uint64_t, uint64_t> Extent(const std::vector<gpu::TimestampSpan>& spans, size_t begin, size_t end) {
+std::pair<uint64_t, uint64_t> Extent(const std::vector<gpu::TimestampSpan>& spans, size_t begin,
+                                     size_t end) {
   uint64_t first = spans[begin].start_ns, last = spans[begin].end_ns;
   for (size_t i = begin; i < end; ++i) {
     first = std::min(first, spans[i].start_ns);
@@ -173,8 +177,9 @@ absl::StatusOr<std::vector<gpu::TimestampSpan>> ReadGpuSpans(SessionState& state
 // scatter pieces or sink when it gives them, else into bytes of its own),
 // viewed where it was staged (at least `view_bytes` staged bytes and no
 // sink), or its buffer handed to a DeviceTensor, which the next run replaces.
-absl::StatusOr<RunOutput> CollectOutput(const Model& model, const Plan& plan, const RunRequest& request,
-                                        size_t o, bool to_host, bool copied_to_sink, uint64_t view_bytes,
+absl::StatusOr<RunOutput> CollectOutput(const Model& model, const Plan& plan,
+                                        const RunRequest& request, size_t o, bool to_host,
+                                        bool copied_to_sink, uint64_t view_bytes,
                                         SessionState& state, RunTiming* timing) {
   const PlannedValue& v = plan.values[plan.output_values[o]];
   RunOutput out;
@@ -183,8 +188,10 @@ absl::StatusOr<RunOutput> CollectOutput(const Model& model, const Plan& plan, co
   out.shape = v.desc.shape;
   const uint64_t size = v.desc.byte_size();
   if (auto it = request.output_locations.find(out.name);
-      size > 0 && it != request.output_locations.end() && it->second == OutputLocation::kDeviceBorrowed) {
-    out.device = DeviceTensor::Borrow(out.name, out.dtype, out.shape, &state.outputs[o], model.gpu());
+      size > 0 && it != request.output_locations.end() &&
+      it->second == OutputLocation::kDeviceBorrowed) {
+    out.device =
+        DeviceTensor::Borrow(out.name, out.dtype, out.shape, &state.outputs[o], model.gpu());
     return out;
   }
   if (!to_host) {
@@ -196,7 +203,8 @@ absl::StatusOr<RunOutput> CollectOutput(const Model& model, const Plan& plan, co
       ASSIGN_OR_RETURN(buffer, model.gpu().allocator->Allocate(4, gpu::MemoryUsage::kDeviceLocal,
                                                                gpu::MemoryKind::kResident));
     }
-    out.device = std::make_shared<DeviceTensor>(out.name, out.dtype, out.shape, std::move(buffer), model.gpu());
+    out.device = std::make_shared<DeviceTensor>(out.name, out.dtype, out.shape, std::move(buffer),
+                                                model.gpu());
     return out;
   }
   out.host.dtype = out.dtype;
@@ -212,7 +220,8 @@ absl::StatusOr<RunOutput> CollectOutput(const Model& model, const Plan& plan, co
   const auto* bytes = static_cast<const uint8_t*>(src.mapped());
   std::vector<std::span<uint8_t>> pieces;
   if (request.host_output_scatter) pieces = request.host_output_scatter(o, out.shape, size);
-  uint8_t* sink = pieces.empty() && request.host_output_sink ? request.host_output_sink(o, size) : nullptr;
+  uint8_t* sink =
+      pieces.empty() && request.host_output_sink ? request.host_output_sink(o, size) : nullptr;
   if (!pieces.empty()) {
     RETURN_IF_ERROR(Scatter(model.gpu(), bytes, size, pieces, out.name));
     out.in_sink = true;
@@ -241,7 +250,8 @@ absl::StatusOr<RunOutput> CollectOutput(const Model& model, const Plan& plan, co
 // them: a host output, staged in chunks, into the request's sink.
 bool ReadsBackInChunks(const RunRequest& request, const RunBindings& in, const SessionState& state,
                        const std::string& name, size_t o) {
-  if (!in.host_outputs[o] || state.readback[o] == nullptr || state.readback_chunks[o].staged.empty()) {
+  if (!in.host_outputs[o] || state.readback[o] == nullptr ||
+      state.readback_chunks[o].staged.empty()) {
     return false;
   }
   if (!request.host_output_sink || request.host_output_scatter) return false;
@@ -253,15 +263,17 @@ bool ReadsBackInChunks(const RunRequest& request, const RunBindings& in, const S
 // sinks while the GPU stages them. Returns, per output, whether its bytes
 // are in its sink now; adds the time spent copying to *copy_ns.
 absl::StatusOr<std::vector<bool>> CopyChunkedOutputs(const Model& model, const Plan& plan,
-                                                     const RunRequest& request, const RunBindings& in,
-                                                     SessionState& state, uint64_t* copy_ns) {
+                                                     const RunRequest& request,
+                                                     const RunBindings& in, SessionState& state,
+                                                     uint64_t* copy_ns) {
   std::vector<bool> copied(model.outputs().size(), false);
   for (size_t o = 0; o < copied.size(); ++o) {
     if (!ReadsBackInChunks(request, in, state, model.outputs()[o].name, o)) continue;
-    uint8_t* sink = request.host_output_sink(o, plan.values[plan.output_values[o]].desc.byte_size());
+    uint8_t* sink =
+        request.host_output_sink(o, plan.values[plan.output_values[o]].desc.byte_size());
     if (sink == nullptr) continue;
-    ASSIGN_OR_RETURN(const uint64_t ns,
-                     CopyChunksAsStaged(model.gpu(), *state.readback[o], state.readback_chunks[o], sink));
+    ASSIGN_OR_RETURN(const uint64_t ns, CopyChunksAsStaged(model.gpu(), *state.readback[o],
+                                                           state.readback_chunks[o], sink));
     *copy_ns += ns;
     copied[o] = true;
   }
@@ -290,7 +302,8 @@ void AppendGpuTrace(const Plan& plan, const std::vector<gpu::TimestampSpan>& spa
   std::map<std::string, const PlannedNode*> by_name;
   for (const PlannedNode& n : plan.nodes) by_name[n.node->name] = &n;
   for (const auto& s : spans) {
-    TraceEvent e{s.label, "gpu", "", "", base + (s.start_ns - first_tick_ns), s.end_ns - s.start_ns};
+    TraceEvent e{
+        s.label, "gpu", "", "", base + (s.start_ns - first_tick_ns), s.end_ns - s.start_ns};
     if (auto it = by_name.find(s.label); it != by_name.end()) {
       const PlannedNode& n = *it->second;
       e.op_type = FusedOpName(*n.node);
@@ -386,14 +399,13 @@ class ValueLocator {
   const gpu::Buffer& dummy_;
 };
 
-absl::Status AllocateState(const Model& model, const SessionOptions& options,
-                           SessionState* state) {
+absl::Status AllocateState(const Model& model, const SessionOptions& options, SessionState* state) {
   gpu::Allocator& allocator = *model.gpu().allocator;
   const Plan& plan = *state->plan;
   if (plan.arena_bytes > 0) {
-    ASSIGN_OR_RETURN(state->arena, allocator.AllocateUnbound(plan.arena_bytes,
-                                                              gpu::MemoryUsage::kDeviceLocal,
-                                                              gpu::MemoryKind::kActivations));
+    ASSIGN_OR_RETURN(state->arena,
+                     allocator.AllocateUnbound(plan.arena_bytes, gpu::MemoryUsage::kDeviceLocal,
+                                               gpu::MemoryKind::kActivations));
   }
   const bool direct_upload = allocator.uploads_are_device_local();
   state->inputs.resize(plan.input_values.size());
@@ -401,15 +413,15 @@ absl::Status AllocateState(const Model& model, const SessionOptions& options,
   for (size_t i = 0; i < plan.input_values.size(); ++i) {
     const uint64_t size = plan.values[plan.input_values[i]].desc.byte_size();
     if (size == 0) continue;
-    ASSIGN_OR_RETURN(state->inputs[i],
-                     allocator.Allocate(size,
-                                        direct_upload ? gpu::MemoryUsage::kHostUpload
-                                                      : gpu::MemoryUsage::kDeviceLocal,
-                                        gpu::MemoryKind::kIo));
+    ASSIGN_OR_RETURN(
+        state->inputs[i],
+        allocator.Allocate(
+            size, direct_upload ? gpu::MemoryUsage::kHostUpload : gpu::MemoryUsage::kDeviceLocal,
+            gpu::MemoryKind::kIo));
     if (state->inputs[i].mapped() == nullptr) {
-      ASSIGN_OR_RETURN(state->input_staging[i],
-                       allocator.Allocate(size, gpu::MemoryUsage::kHostUpload,
-                                          gpu::MemoryKind::kStaging));
+      ASSIGN_OR_RETURN(
+          state->input_staging[i],
+          allocator.Allocate(size, gpu::MemoryUsage::kHostUpload, gpu::MemoryKind::kStaging));
     }
   }
   const bool direct_read = allocator.device_local_is_host_readable();
@@ -423,21 +435,21 @@ absl::Status AllocateState(const Model& model, const SessionOptions& options,
     ASSIGN_OR_RETURN(state->outputs[o], allocator.Allocate(size, gpu::MemoryUsage::kDeviceLocal,
                                                            gpu::MemoryKind::kIo));
     if (options.stage_outputs || !direct_read || state->outputs[o].mapped() == nullptr) {
-      ASSIGN_OR_RETURN(gpu::Buffer staging,
-                       allocator.Allocate(size, gpu::MemoryUsage::kHostReadback,
-                                          gpu::MemoryKind::kStaging));
+      ASSIGN_OR_RETURN(
+          gpu::Buffer staging,
+          allocator.Allocate(size, gpu::MemoryUsage::kHostReadback, gpu::MemoryKind::kStaging));
       state->readback[o] = std::make_shared<gpu::Buffer>(std::move(staging));
       state->readback_views[o] = std::make_shared<std::atomic<int>>(0);
-      ASSIGN_OR_RETURN(state->readback_chunks[o],
-                       PlanReadbackChunks(*model.gpu().device, size, options.overlapped_readback_bytes,
-                                          options.readback_chunk_bytes));
+      ASSIGN_OR_RETURN(
+          state->readback_chunks[o],
+          PlanReadbackChunks(*model.gpu().device, size, options.overlapped_readback_bytes,
+                             options.readback_chunk_bytes));
     }
   }
   gpu::CommandBufferOptions cb_options;
   if (options.timestamps) {
-    cb_options.max_timed_commands =
-        static_cast<uint32_t>(4 * plan.nodes.size() + 2 * plan.input_values.size() +
-                              2 * plan.output_values.size() + 16);
+    cb_options.max_timed_commands = static_cast<uint32_t>(
+        4 * plan.nodes.size() + 2 * plan.input_values.size() + 2 * plan.output_values.size() + 16);
   }
   ASSIGN_OR_RETURN(state->command_buffer,
                    gpu::CommandBuffer::Create(*model.gpu().device, cb_options));
@@ -476,9 +488,9 @@ absl::StatusOr<size_t> RecordReadbacks(const Model& model, SessionState* state) 
   for (size_t o = 0; o < state->outputs.size(); ++o) {
     if (!ReadsBack(*state, o)) continue;
     if (outputs++ == 0) cb.BeginSpan("readback");
-    ASSIGN_OR_RETURN(const size_t copies,
-                     RecordReadback(cb, state->outputs[o], *state->readback[o], state->readback_chunks[o],
-                                    "readback " + model.outputs()[o].name));
+    ASSIGN_OR_RETURN(const size_t copies, RecordReadback(cb, state->outputs[o], *state->readback[o],
+                                                         state->readback_chunks[o],
+                                                         "readback " + model.outputs()[o].name));
     spans += copies;
   }
   cb.EndSpan();
@@ -487,7 +499,8 @@ absl::StatusOr<size_t> RecordReadbacks(const Model& model, SessionState* state) 
 
 // Records the run: uploads, the model's dispatches, readbacks; timed as
 // `timing` says (a span for each of the three, or every command).
-absl::Status Record(const Model& model, SessionState* state, const gpu::Buffer& dummy, gpu::Timing timing) {
+absl::Status Record(const Model& model, SessionState* state, const gpu::Buffer& dummy,
+                    gpu::Timing timing) {
   const Plan& plan = *state->plan;
   gpu::CommandBuffer& cb = *state->command_buffer;
   ValueLocator locate(model, *state, dummy);
@@ -498,7 +511,8 @@ absl::Status Record(const Model& model, SessionState* state, const gpu::Buffer& 
   for (const PlannedNode& n : plan.nodes) {
     if (n.kind != PlannedNode::Kind::kKernel) continue;
     bool any_output = false;
-    for (int o : n.outputs) any_output = any_output || (o >= 0 && plan.values[o].desc.byte_size() > 0);
+    for (int o : n.outputs)
+      any_output = any_output || (o >= 0 && plan.values[o].desc.byte_size() > 0);
     if (!any_output) continue;
     RecordContext ctx{cb, {}, {}, {}, {}, n.node->name};
     for (int in : n.inputs) {
@@ -569,7 +583,8 @@ absl::StatusOr<RunResult> Session::Run(const RunRequest& request,
                                        const std::function<absl::Status(RunResult&)>& while_held) {
   if (prefix_ != nullptr) {
     RETURN_IF_ERROR(RunBindings::Bind(*model_, request).status());
-    ASSIGN_OR_RETURN(RunResult result, RunSplit(*model_->sync_split(), *prefix_, *suffix_, request));
+    ASSIGN_OR_RETURN(RunResult result,
+                     RunSplit(*model_->sync_split(), *prefix_, *suffix_, request));
     RETURN_IF_ERROR(while_held(result));
     return result;
   }
@@ -579,8 +594,8 @@ absl::StatusOr<RunResult> Session::Run(const RunRequest& request,
   return result;
 }
 
-absl::StatusOr<RunResult> Session::RunOnce(const RunRequest& request,
-                                            const std::function<absl::Status(RunResult&)>* while_held) {
+absl::StatusOr<RunResult> Session::RunOnce(
+    const RunRequest& request, const std::function<absl::Status(RunResult&)>* while_held) {
   const Clock::time_point start = Clock::now();
   const Model& model = *model_;
   RunResult result;
@@ -612,10 +627,13 @@ absl::StatusOr<RunResult> Session::RunOnce(const RunRequest& request,
   host_span("upload", start);
 
   // 4. Replay the recording, or record when shapes or bound buffers changed.
-  const gpu::Timing timed = request.profile || impl_->options.time_each_dispatch ? gpu::Timing::kEachCommand
-                                                                                 : gpu::Timing::kSpans;
-  bool same = state.recorded && state.recorded_timing == timed && state.bound_host_outputs == in.host_outputs;
-  for (size_t i = 0; same && i < ranges.size(); ++i) same = SameRange(ranges[i], state.bound_inputs[i]);
+  const gpu::Timing timed = request.profile || impl_->options.time_each_dispatch
+                                ? gpu::Timing::kEachCommand
+                                : gpu::Timing::kSpans;
+  bool same = state.recorded && state.recorded_timing == timed &&
+              state.bound_host_outputs == in.host_outputs;
+  for (size_t i = 0; same && i < ranges.size(); ++i)
+    same = SameRange(ranges[i], state.bound_inputs[i]);
   Clock::time_point t = Clock::now();
   if (!same) {
     state.recorded = false;
@@ -649,11 +667,13 @@ absl::StatusOr<RunResult> Session::RunOnce(const RunRequest& request,
   // 6. Results to the host: the timestamps, then the outputs (readback phase).
   t = Clock::now();
   uint64_t first_tick_ns = 0;
-  ASSIGN_OR_RETURN(const std::vector<gpu::TimestampSpan> spans, ReadGpuSpans(state, &timing, &first_tick_ns));
+  ASSIGN_OR_RETURN(const std::vector<gpu::TimestampSpan> spans,
+                   ReadGpuSpans(state, &timing, &first_tick_ns));
   state.last_gpu_ns = timing.gpu_ns;
   for (size_t o = 0; o < model.outputs().size(); ++o) {
-    ASSIGN_OR_RETURN(RunOutput out, CollectOutput(model, *plan, request, o, in.host_outputs[o], copied[o],
-                                                  impl_->options.view_readback_bytes, state, &timing));
+    ASSIGN_OR_RETURN(RunOutput out,
+                     CollectOutput(model, *plan, request, o, in.host_outputs[o], copied[o],
+                                   impl_->options.view_readback_bytes, state, &timing));
     result.outputs.push_back(std::move(out));
   }
   timing.readback_ns = Since(t) + overlapped_copy_ns;

@@ -82,7 +82,7 @@ struct RunRequest {
   // with a null data() for bytes to skip (a padded batch's extra rows). The
   // output then has RunOutput::in_sink set. An empty result: as without.
   std::function<std::vector<std::span<uint8_t>>(size_t output, const std::vector<int64_t>& shape,
-                                                 uint64_t bytes)>
+                                                uint64_t bytes)>
       host_output_scatter;
   // Host inputs whose bytes are read rather than viewed, by input name:
   // Run() calls the reader once with the input's GPU-visible memory instead
@@ -97,9 +97,9 @@ struct RunOutput {
   std::string name;
   DataType dtype = DataType::kUndefined;
   std::vector<int64_t> shape;
-  HostTensor host;                        // for OutputLocation::kHost
-  bool in_sink = false;                   // the bytes went to RunRequest::host_output_sink
-  std::shared_ptr<DeviceTensor> device;   // for OutputLocation::kDevice
+  HostTensor host;                       // for OutputLocation::kHost
+  bool in_sink = false;                  // the bytes went to RunRequest::host_output_sink
+  std::shared_ptr<DeviceTensor> device;  // for OutputLocation::kDevice
 };
 
 // Where one run's time went, in nanoseconds.
@@ -107,18 +107,18 @@ struct RunOutput {
 // (total_ns) but for a few instructions between them; gpu_ns overlaps
 // submit and wait.
 struct RunTiming {
-  uint64_t upload_ns = 0;     // binding checks, host input bytes into GPU-visible buffers
-  uint64_t record_ns = 0;     // command recording (0 when replayed)
-  uint64_t submit_ns = 0;     // the vkQueueSubmit call
-  uint64_t gpu_ns = 0;        // GPU execution, from timestamp queries
+  uint64_t upload_ns = 0;  // binding checks, host input bytes into GPU-visible buffers
+  uint64_t record_ns = 0;  // command recording (0 when replayed)
+  uint64_t submit_ns = 0;  // the vkQueueSubmit call
+  uint64_t gpu_ns = 0;     // GPU execution, from timestamp queries
   // gpu_ns without the copies of inputs in and outputs out (staging to and
   // from host memory): the model's own GPU work, as a peer timing kernels on
   // GPU-resident tensors measures it.
   uint64_t gpu_compute_ns = 0;
-  uint64_t wait_ns = 0;       // host blocked waiting for completion
-  uint64_t readback_ns = 0;   // timestamp results and GPU output bytes to host memory
-  uint64_t total_ns = 0;      // the whole Run() call
-  bool replayed = false;      // used an existing recording
+  uint64_t wait_ns = 0;      // host blocked waiting for completion
+  uint64_t readback_ns = 0;  // timestamp results and GPU output bytes to host memory
+  uint64_t total_ns = 0;     // the whole Run() call
+  bool replayed = false;     // used an existing recording
   // Times the run read data back mid-run: the output counts of nodes whose
   // output shapes depend on data (sync_split.h); 0 for most models.
   int sync_points = 0;
@@ -130,18 +130,18 @@ struct RunTiming {
 // and GPU dispatches (category "gpu", times on the GPU clock rebased so the
 // first dispatch starts at the submit's host time).
 struct TraceEvent {
-  std::string name;      // node name, or the host phase
-  std::string category;  // "host" or "gpu"
-  std::string op_type;   // for GPU events
-  std::string shapes;    // "float[1,3,224,224] -> float[1,32,112,112]"
-  uint64_t start_ns = 0; // relative to the start of Run()
+  std::string name;       // node name, or the host phase
+  std::string category;   // "host" or "gpu"
+  std::string op_type;    // for GPU events
+  std::string shapes;     // "float[1,3,224,224] -> float[1,32,112,112]"
+  uint64_t start_ns = 0;  // relative to the start of Run()
   uint64_t duration_ns = 0;
 };
 
 struct RunResult {
   std::vector<RunOutput> outputs;  // in the model's output order
   RunTiming timing;
-  std::vector<TraceEvent> trace;   // when RunRequest::profile
+  std::vector<TraceEvent> trace;  // when RunRequest::profile
 };
 
 struct SessionOptions {

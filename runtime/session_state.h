@@ -24,8 +24,8 @@
 #include "base/mutex.h"
 #include "gpu/allocator.h"
 #include "gpu/command_buffer.h"
-#include "runtime/chunked_readback.h"
 #include "runtime/cache_budget.h"
+#include "runtime/chunked_readback.h"
 #include "runtime/plan.h"
 
 namespace vkserve {

@@ -150,7 +150,8 @@ absl::StatusOr<Cut> CutAfter(const Graph& graph, int sync_node, size_t count_ind
 // out) into `split`, and its plan at the default input shapes.
 absl::StatusOr<std::shared_ptr<const Plan>> BuildPrefix(
     const Graph& graph, const std::vector<ValueInfo>& inputs, const Node& sync, Cut& cut,
-    const std::string& count_name, const GpuContext& gpu, const ModelOptions& options, SyncSplit& split) {
+    const std::string& count_name, const GpuContext& gpu, const ModelOptions& options,
+    SyncSplit& split) {
   const std::set<std::string> reads = Reads(cut.prefix);
   std::vector<ValueInfo> prefix_in, prefix_out;
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -163,11 +164,13 @@ absl::StatusOr<std::shared_ptr<const Plan>> BuildPrefix(
   split.count_output = static_cast<int>(cut.crossing.size());
   ASSIGN_OR_RETURN(split.prefix,
                    Model::FromGraph(SubGraph(graph, std::move(cut.prefix), std::move(prefix_in),
-                                             std::move(prefix_out)), gpu, options));
+                                             std::move(prefix_out)),
+                                    gpu, options));
   if (split.prefix->has_value_inputs()) {
-    return absl::UnimplementedError(absl::StrCat(
-        sync.Describe(), " has data-dependent output shapes and runs at a sync point; inputs that "
-        "set shapes before it are not supported there yet"));
+    return absl::UnimplementedError(
+        absl::StrCat(sync.Describe(),
+                     " has data-dependent output shapes and runs at a sync point; inputs that "
+                     "set shapes before it are not supported there yet"));
   }
   return split.prefix->GetPlan(split.prefix->DefaultInputShapes());
 }
@@ -175,9 +178,9 @@ absl::StatusOr<std::shared_ptr<const Plan>> BuildPrefix(
 // The suffix model into `split`: its model inputs, then the crossing values
 // with every dimension symbolic (`dynamic_axis` says which one the count
 // sets), planned per run.
-absl::Status BuildSuffix(const Graph& graph, const std::vector<ValueInfo>& inputs, const Op& sync_op,
-                         const Node& sync, Cut& cut, const Plan& prefix_plan, const GpuContext& gpu,
-                         const ModelOptions& options, SyncSplit& split) {
+absl::Status BuildSuffix(const Graph& graph, const std::vector<ValueInfo>& inputs,
+                         const Op& sync_op, const Node& sync, Cut& cut, const Plan& prefix_plan,
+                         const GpuContext& gpu, const ModelOptions& options, SyncSplit& split) {
   std::set<std::string> reads = Reads(cut.suffix);
   for (const ValueInfo& out : graph.outputs) reads.insert(out.name);
   std::vector<ValueInfo> suffix_in;
@@ -206,15 +209,17 @@ absl::Status BuildSuffix(const Graph& graph, const std::vector<ValueInfo>& input
   split.dynamic_axis.push_back(-1);  // the count
   ModelOptions suffix_options = options;
   suffix_options.plan_at_load = false;  // plans need the count
-  ASSIGN_OR_RETURN(split.suffix,
-                   Model::FromGraph(SubGraph(graph, std::move(cut.suffix), std::move(suffix_in), graph.outputs),
-                                    gpu, suffix_options));
+  ASSIGN_OR_RETURN(split.suffix, Model::FromGraph(SubGraph(graph, std::move(cut.suffix),
+                                                           std::move(suffix_in), graph.outputs),
+                                                  gpu, suffix_options));
   for (size_t k = 0; k < split.suffix_inputs.size(); ++k) {
     if (split.suffix_inputs[k].from_prefix && split.suffix->is_value_input(k)) {
-      return absl::UnimplementedError(absl::StrCat(
-          "value '", split.suffix->inputs()[k].name, "' is read on the host to set shapes, but is "
-          "computed on the GPU at ", sync.Describe(), "'s sync point; vkserve never reads tensor data "
-          "back in the middle of a run beyond the count"));
+      return absl::UnimplementedError(absl::StrCat("value '", split.suffix->inputs()[k].name,
+                                                   "' is read on the host to set shapes, but is "
+                                                   "computed on the GPU at ",
+                                                   sync.Describe(),
+                                                   "'s sync point; vkserve never reads tensor data "
+                                                   "back in the middle of a run beyond the count"));
     }
   }
   return absl::OkStatus();
@@ -232,7 +237,8 @@ int FindSyncNode(const Graph& graph, const std::vector<const Op*>& ops) {
       computed = true;
     }
     bool foldable = true;
-    for (const std::string& in : graph.nodes[n].inputs) foldable = foldable && (in.empty() || known.contains(in));
+    for (const std::string& in : graph.nodes[n].inputs)
+      foldable = foldable && (in.empty() || known.contains(in));
     if (!foldable) return static_cast<int>(n);
   }
   return -1;
@@ -240,14 +246,17 @@ int FindSyncNode(const Graph& graph, const std::vector<const Op*>& ops) {
 
 absl::StatusOr<std::unique_ptr<SyncSplit>> SplitAtSyncPoint(const Graph& graph,
                                                             const std::vector<ValueInfo>& inputs,
-                                                            const std::vector<const Op*>& ops, int sync_node,
-                                                            const GpuContext& gpu, const ModelOptions& options) {
+                                                            const std::vector<const Op*>& ops,
+                                                            int sync_node, const GpuContext& gpu,
+                                                            const ModelOptions& options) {
   const Node& sync = graph.nodes[sync_node];
   for (const Node& node : graph.nodes) {
     if (ReadsSubgraphs(node)) {
-      return absl::UnimplementedError(absl::StrCat(
-          sync.Describe(), " has data-dependent output shapes, which need a sync point; vkserve "
-          "cannot cut a graph with control flow (", node.Describe(), ") there yet"));
+      return absl::UnimplementedError(
+          absl::StrCat(sync.Describe(),
+                       " has data-dependent output shapes, which need a sync point; vkserve "
+                       "cannot cut a graph with control flow (",
+                       node.Describe(), ") there yet"));
     }
   }
   auto split = std::make_unique<SyncSplit>();
@@ -258,7 +267,8 @@ absl::StatusOr<std::unique_ptr<SyncSplit>> SplitAtSyncPoint(const Graph& graph,
   ASSIGN_OR_RETURN(Cut cut, CutAfter(graph, sync_node, count_index, count_name));
   ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan,
                    BuildPrefix(graph, inputs, sync, cut, count_name, gpu, options, *split));
-  RETURN_IF_ERROR(BuildSuffix(graph, inputs, *ops[sync_node], sync, cut, *plan, gpu, options, *split));
+  RETURN_IF_ERROR(
+      BuildSuffix(graph, inputs, *ops[sync_node], sync, cut, *plan, gpu, options, *split));
   return split;
 }
 
@@ -274,7 +284,8 @@ absl::StatusOr<RunResult> RunSplit(const SyncSplit& split, Session& prefix, Sess
   };
   auto add_input = [&](RunRequest& r, const std::string& name) -> absl::Status {
     const InputBinding* b = find(name);
-    if (b == nullptr) return absl::InvalidArgumentError(absl::StrCat("input '", name, "' is not bound"));
+    if (b == nullptr)
+      return absl::InvalidArgumentError(absl::StrCat("input '", name, "' is not bound"));
     r.inputs.push_back(*b);
     if (auto it = request.host_input_readers.find(name); it != request.host_input_readers.end()) {
       r.host_input_readers.insert(*it);
@@ -288,15 +299,17 @@ absl::StatusOr<RunResult> RunSplit(const SyncSplit& split, Session& prefix, Sess
   first.profile = request.profile;
   for (const ValueInfo& in : pre.inputs()) RETURN_IF_ERROR(add_input(first, in.name));
   for (size_t o = 0; o < pre.outputs().size(); ++o) {
-    first.output_locations[pre.outputs()[o].name] =
-        static_cast<int>(o) == split.count_output ? OutputLocation::kHost : OutputLocation::kDeviceBorrowed;
+    first.output_locations[pre.outputs()[o].name] = static_cast<int>(o) == split.count_output
+                                                        ? OutputLocation::kHost
+                                                        : OutputLocation::kDeviceBorrowed;
   }
   // 2. While the prefix holds its buffers: the suffix at the actual shapes.
   RunResult result;
   auto run_suffix = [&](RunResult& head) -> absl::Status {
     const HostTensor& count = head.outputs[split.count_output].host;
     int64_t n = 0;
-    if (count.data.size() != sizeof(n)) return absl::InternalError("sync point: no count came back");
+    if (count.data.size() != sizeof(n))
+      return absl::InternalError("sync point: no count came back");
     std::memcpy(&n, count.data.data(), sizeof(n));
     RunRequest second;
     second.output_locations = request.output_locations;
@@ -310,12 +323,13 @@ absl::StatusOr<RunResult> RunSplit(const SyncSplit& split, Session& prefix, Sess
         continue;
       }
       std::shared_ptr<DeviceTensor> t = head.outputs[from.index].device;
-      if (t == nullptr) return absl::InternalError("sync point: a crossing value is not on the GPU");
+      if (t == nullptr)
+        return absl::InternalError("sync point: a crossing value is not on the GPU");
       if (const int axis = split.dynamic_axis[from.index]; axis >= 0) {
         std::vector<int64_t> shape = t->shape();
         if (axis >= static_cast<int>(shape.size()) || n < 0 || n > shape[axis]) {
-          return absl::InternalError(absl::StrCat(split.op_type, " '", split.node_name, "' counted ", n,
-                                                  " beyond its bound"));
+          return absl::InternalError(absl::StrCat(split.op_type, " '", split.node_name,
+                                                  "' counted ", n, " beyond its bound"));
         }
         shape[axis] = n;
         ASSIGN_OR_RETURN(t, t->WithShape(std::move(shape)));

@@ -47,10 +47,10 @@ struct SyncSplit {
   std::string op_type;
   std::shared_ptr<Model> prefix;
   std::shared_ptr<Model> suffix;
-  std::vector<int> prefix_inputs;         // model input index per prefix input
-  std::vector<Source> suffix_inputs;      // per suffix input
-  int count_output = -1;                  // the prefix output holding n
-  std::vector<int> dynamic_axis;          // per prefix output: the axis that is n, or -1
+  std::vector<int> prefix_inputs;     // model input index per prefix input
+  std::vector<Source> suffix_inputs;  // per suffix input
+  int count_output = -1;              // the prefix output holding n
+  std::vector<int> dynamic_axis;      // per prefix output: the axis that is n, or -1
 };
 
 // The index of the node to cut `graph` after, or -1 when no node needs a
@@ -63,8 +63,9 @@ int FindSyncNode(const Graph& graph, const std::vector<const Op*>& ops);
 // a value read on the host that depends on the node's output, ...).
 absl::StatusOr<std::unique_ptr<SyncSplit>> SplitAtSyncPoint(const Graph& graph,
                                                             const std::vector<ValueInfo>& inputs,
-                                                            const std::vector<const Op*>& ops, int sync_node,
-                                                            const GpuContext& gpu, const ModelOptions& options);
+                                                            const std::vector<const Op*>& ops,
+                                                            int sync_node, const GpuContext& gpu,
+                                                            const ModelOptions& options);
 
 // One run of a split model through its prefix and suffix sessions.
 absl::StatusOr<RunResult> RunSplit(const SyncSplit& split, Session& prefix, Session& suffix,

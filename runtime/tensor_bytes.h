@@ -26,7 +26,8 @@ namespace vkserve {
 class TensorBytes {
  public:
   TensorBytes() = default;
-  TensorBytes(std::vector<uint8_t> bytes) : owned_(std::move(bytes)) {}  // NOLINT: implicit by design
+  TensorBytes(std::vector<uint8_t> bytes)
+      : owned_(std::move(bytes)) {}  // NOLINT: implicit by design
   TensorBytes(std::initializer_list<uint8_t> bytes) : owned_(bytes) {}
   template <typename It>
   TensorBytes(It first, It last) : owned_(first, last) {}
@@ -55,14 +56,20 @@ class TensorBytes {
   uint8_t* end() { return Own().data() + owned_.size(); }
   uint8_t& operator[](size_t i) { return Own()[i]; }
   void resize(size_t n, uint8_t value = 0) { Own().resize(n, value); }
-  void assign(size_t n, uint8_t value) { Drop(); owned_.assign(n, value); }
+  void assign(size_t n, uint8_t value) {
+    Drop();
+    owned_.assign(n, value);
+  }
   template <typename It>
   void assign(It first, It last) {
     std::vector<uint8_t> fresh(first, last);  // `first` may point into this view
     Drop();
     owned_ = std::move(fresh);
   }
-  void clear() { Drop(); owned_.clear(); }
+  void clear() {
+    Drop();
+    owned_.clear();
+  }
 
   friend bool operator==(const TensorBytes& a, const TensorBytes& b);
   friend std::ostream& operator<<(std::ostream& os, const TensorBytes& b);

@@ -17,7 +17,8 @@ namespace {
 using Shapes = std::map<std::string, TensorDesc>;
 
 bool IsReshape(const Node& n) {
-  return n.domain.empty() && n.op_type == "Reshape" && n.inputs.size() == 2 && n.outputs.size() == 1;
+  return n.domain.empty() && n.op_type == "Reshape" && n.inputs.size() == 2 &&
+         n.outputs.size() == 1;
 }
 
 // `flat` is `full` with its leading dims (all but the last two) merged.
@@ -34,16 +35,17 @@ struct Chain {
   size_t rank = 0;
 };
 
-std::optional<Chain> ChainAt(const Graph& graph, const GraphUses& uses, const Shapes& s1, const Shapes& s3,
-                             size_t t) {
+std::optional<Chain> ChainAt(const Graph& graph, const GraphUses& uses, const Shapes& s1,
+                             const Shapes& s3, size_t t) {
   const Node& transpose = graph.nodes[t];
-  if (!transpose.domain.empty() || transpose.op_type != "Transpose" || transpose.inputs.size() != 1 ||
-      transpose.GetInts("perm") != std::vector<int64_t>{0, 2, 1}) {
+  if (!transpose.domain.empty() || transpose.op_type != "Transpose" ||
+      transpose.inputs.size() != 1 || transpose.GetInts("perm") != std::vector<int64_t>{0, 2, 1}) {
     return std::nullopt;
   }
   std::optional<size_t> flatten = uses.SoleProducer(transpose.inputs[0], t);
   std::optional<size_t> unflatten = uses.SoleReader(transpose.outputs[0]);
-  if (!flatten || !unflatten || !IsReshape(graph.nodes[*flatten]) || !IsReshape(graph.nodes[*unflatten]) ||
+  if (!flatten || !unflatten || !IsReshape(graph.nodes[*flatten]) ||
+      !IsReshape(graph.nodes[*unflatten]) ||
       graph.nodes[*unflatten].inputs[0] != transpose.outputs[0]) {
     return std::nullopt;
   }

@@ -15,7 +15,8 @@ namespace {
 
 // Input `i` of `node` is the B of a MatMul that reads it untransposed.
 bool IsPlainMatMulB(const Node& node, size_t i) {
-  return i == 1 && node.domain.empty() && node.op_type == "MatMul" && node.GetInt(kMatMulTransBAttr, 0) == 0;
+  return i == 1 && node.domain.empty() && node.op_type == "MatMul" &&
+         node.GetInt(kMatMulTransBAttr, 0) == 0;
 }
 
 bool Unaligned(const HostTensor& t) {
@@ -30,7 +31,8 @@ void Transpose(HostTensor& t) {
   std::vector<uint8_t> out(t.data.size());
   const uint8_t* in = t.data.data();
   for (size_t r = 0; r < k; ++r) {
-    for (size_t c = 0; c < n; ++c) std::memcpy(out.data() + (c * k + r) * width, in + (r * n + c) * width, width);
+    for (size_t c = 0; c < n; ++c)
+      std::memcpy(out.data() + (c * k + r) * width, in + (r * n + c) * width, width);
   }
   t.data = TensorBytes(std::move(out));
   t.shape = {static_cast<int64_t>(n), static_cast<int64_t>(k)};

@@ -11,9 +11,9 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "base/happens_before.h"
 #include "base/mutex.h"
-#include "absl/time/clock.h"
 #include "gpu/status_macros.h"
 #include "server/grpc_service.h"
 #include "spdlog/spdlog.h"
@@ -61,10 +61,14 @@ std::string Sha256(std::string_view text) {
 
 std::string_view RoleNames(uint32_t roles) {
   switch (roles & (kRoleInference | kRoleAdmin)) {
-    case kRoleInference: return "inference";
-    case kRoleAdmin: return "admin";
-    case kRoleInference | kRoleAdmin: return "inference and admin";
-    default: return "no role";
+    case kRoleInference:
+      return "inference";
+    case kRoleAdmin:
+      return "admin";
+    case kRoleInference | kRoleAdmin:
+      return "inference and admin";
+    default:
+      return "no role";
   }
 }
 
@@ -170,9 +174,9 @@ absl::Status Authorizer::Authorize(std::string_view method, const CallerCredenti
   }
   const uint32_t needed = RequiredRole(method);
   if (needed == 0 || (roles & needed) == 0) {
-    return absl::PermissionDeniedError(absl::StrCat(std::string(method), " needs the ",
-                                                    std::string(RoleNames(needed)), " role; grant '",
-                                                    name, "' has ", std::string(RoleNames(roles))));
+    return absl::PermissionDeniedError(
+        absl::StrCat(std::string(method), " needs the ", std::string(RoleNames(needed)),
+                     " role; grant '", name, "' has ", std::string(RoleNames(roles))));
   }
   return absl::OkStatus();
 }
@@ -207,7 +211,6 @@ CallerCredentials CredentialsOf(const grpc::ServerContextBase& context) {
   return caller;
 }
 
-
 // ---------------------------------------------------------------------------
 // The authorizing wrapper.
 
@@ -235,8 +238,8 @@ void LogDenial(std::string_view method, const std::string& peer, const absl::Sta
                skipped > 0 ? absl::StrCat(" (", skipped, " earlier denials not logged)") : "");
 }
 
-class RejectedStream final
-    : public grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse> {
+class RejectedStream final : public grpc::ServerBidiReactor<inference::ModelInferRequest,
+                                                            inference::ModelStreamInferResponse> {
  public:
   explicit RejectedStream(const grpc::Status& status) {
     VKSERVE_HAPPENS_BEFORE(this);
@@ -260,12 +263,12 @@ absl::Status AuthorizeCall(const Authorizer& authorizer, const grpc::ServerConte
 
 namespace {
 
-#define VKSERVE_AUTHORIZED_UNARY(Method)                                                        \
-  grpc::ServerUnaryReactor* Method(grpc::CallbackServerContext* c,                             \
-                                   const inference::Method##Request* req,                      \
-                                   inference::Method##Response* resp) override {               \
-    if (grpc::Status s = Check(*c, #Method); !s.ok()) return Reject(c, s);                     \
-    return inner_->Method(c, req, resp);                                                       \
+#define VKSERVE_AUTHORIZED_UNARY(Method)                                         \
+  grpc::ServerUnaryReactor* Method(grpc::CallbackServerContext* c,               \
+                                   const inference::Method##Request* req,        \
+                                   inference::Method##Response* resp) override { \
+    if (grpc::Status s = Check(*c, #Method); !s.ok()) return Reject(c, s);       \
+    return inner_->Method(c, req, resp);                                         \
   }
 
 class AuthorizingService final : public InferenceServiceBase {
@@ -308,7 +311,8 @@ class AuthorizingService final : public InferenceServiceBase {
     return ToGrpcStatus(AuthorizeCall(*authorizer_, c, method));
   }
 
-  static grpc::ServerUnaryReactor* Reject(grpc::CallbackServerContext* c, const grpc::Status& status) {
+  static grpc::ServerUnaryReactor* Reject(grpc::CallbackServerContext* c,
+                                          const grpc::Status& status) {
     grpc::ServerUnaryReactor* reactor = c->DefaultReactor();
     reactor->Finish(status);
     return reactor;

@@ -48,16 +48,15 @@ std::optional<std::string> BatchKey(const SchedulerRequest& request) {
     }
     if (device) {
       if (b.device->released()) return std::nullopt;
-    } else if (!b.host.parts.empty() ||
-               (!run.host_input_readers.contains(b.name) &&
-                b.host.data.size() != DenseBytes(dtype, shape))) {
+    } else if (!b.host.parts.empty() || (!run.host_input_readers.contains(b.name) &&
+                                         b.host.data.size() != DenseBytes(dtype, shape))) {
       return std::nullopt;
     }
     std::vector<int64_t> rest(shape.begin() + 1, shape.end());
     // Length-prefixed: a client's input name cannot forge another key.
-    if (!parts.emplace(b.name, absl::StrCat(b.name.size(), ":", b.name, "/",
-                                            static_cast<int>(dtype), "/",
-                                            absl::StrJoin(rest, ",")))
+    if (!parts
+             .emplace(b.name, absl::StrCat(b.name.size(), ":", b.name, "/", static_cast<int>(dtype),
+                                           "/", absl::StrJoin(rest, ",")))
              .second) {
       return std::nullopt;  // bound twice: the run alone reports it
     }
@@ -65,7 +64,8 @@ std::optional<std::string> BatchKey(const SchedulerRequest& request) {
   std::string key;
   for (const auto& [name, part] : parts) absl::StrAppend(&key, part, ";");
   for (const auto& [name, location] : run.output_locations) {
-    if (location == OutputLocation::kDevice) absl::StrAppend(&key, "gpu:", name.size(), ":", name, ";");
+    if (location == OutputLocation::kDevice)
+      absl::StrAppend(&key, "gpu:", name.size(), ":", name, ";");
   }
   return key;
 }
@@ -105,8 +105,8 @@ BatchRun::BatchRun(const Model& model, std::vector<const SchedulerRequest*> requ
       in_sink_(requests_.size()) {
   for (const SchedulerRequest* r : requests_) total_ += r->batch_size;
   padding_ = std::max<int64_t>(rows - total_, 0);
-  if (padding_ > 0 && (!CanPad(requests_) || zeros_ == nullptr ||
-                       zeros_->size() < PaddingBytes(requests_, rows))) {
+  if (padding_ > 0 &&
+      (!CanPad(requests_) || zeros_ == nullptr || zeros_->size() < PaddingBytes(requests_, rows))) {
     std::abort();  // the scheduler checks first
   }
   const RunRequest& first = requests_.front()->run;
@@ -126,7 +126,8 @@ BatchRun::BatchRun(const Model& model, std::vector<const SchedulerRequest*> requ
       read = read || r->run.host_input_readers.contains(batch.name);
       resident = resident || mine->device != nullptr;
     }
-    if (pad_bytes > 0) batch.host.parts.push_back(std::span<const uint8_t>(zeros_->data(), pad_bytes));
+    if (pad_bytes > 0)
+      batch.host.parts.push_back(std::span<const uint8_t>(zeros_->data(), pad_bytes));
     if (resident) {
       batch.host.parts.clear();  // gathered on the GPU by Prepare()
       gather_.push_back(run_.inputs.size());
@@ -166,9 +167,9 @@ std::vector<std::span<uint8_t>> BatchRun::Scatter(size_t output, const std::vect
                                                   uint64_t bytes) {
   const int64_t rows = total_ + padding_;
   if (shape.empty() || shape[0] != rows || bytes % static_cast<uint64_t>(rows) != 0) {
-    scatter_error_ = absl::InternalError(absl::StrCat(
-        "output ", output, " has shape [", absl::StrJoin(shape, ","),
-        "], without the batch dimension ", rows, " the batch needs"));
+    scatter_error_ = absl::InternalError(
+        absl::StrCat("output ", output, " has shape [", absl::StrJoin(shape, ","),
+                     "], without the batch dimension ", rows, " the batch needs"));
     return {};
   }
   const uint64_t row = bytes / static_cast<uint64_t>(rows);
@@ -187,7 +188,8 @@ std::vector<std::span<uint8_t>> BatchRun::Scatter(size_t output, const std::vect
     pieces.emplace_back(to, size);
   }
   // The padding rows' outputs: skipped (a null piece), never copied.
-  if (padding_ > 0) pieces.emplace_back(static_cast<uint8_t*>(nullptr), row * static_cast<uint64_t>(padding_));
+  if (padding_ > 0)
+    pieces.emplace_back(static_cast<uint8_t*>(nullptr), row * static_cast<uint64_t>(padding_));
   return pieces;
 }
 
@@ -246,19 +248,18 @@ absl::StatusOr<std::vector<std::vector<std::shared_ptr<DeviceTensor>>>> BatchRun
     if (all.device == nullptr) continue;
     if (all.shape.empty() || all.shape[0] != total_ ||
         all.device->byte_size() % static_cast<uint64_t>(total_) != 0) {
-      return absl::InternalError(absl::StrCat("output '", all.name, "' has shape [",
-                                              absl::StrJoin(all.shape, ","),
-                                              "], without the batch dimension ", total_,
-                                              " the batch needs"));
+      return absl::InternalError(
+          absl::StrCat("output '", all.name, "' has shape [", absl::StrJoin(all.shape, ","),
+                       "], without the batch dimension ", total_, " the batch needs"));
     }
     ASSIGN_OR_RETURN(std::shared_ptr<const gpu::Buffer> source, all.device->buffer());
     const uint64_t row = all.device->byte_size() / static_cast<uint64_t>(total_);
     uint64_t offset = 0;
     for (size_t i = 0; i < requests_.size(); ++i) {
       const uint64_t bytes = row * static_cast<uint64_t>(requests_[i]->batch_size);
-      ASSIGN_OR_RETURN(gpu::Buffer mine,
-                       allocator.Allocate(std::max<uint64_t>(bytes, 4), gpu::MemoryUsage::kDeviceLocal,
-                                          gpu::MemoryKind::kResident));
+      ASSIGN_OR_RETURN(gpu::Buffer mine, allocator.Allocate(std::max<uint64_t>(bytes, 4),
+                                                            gpu::MemoryUsage::kDeviceLocal,
+                                                            gpu::MemoryKind::kResident));
       if (bytes > 0) copies.push_back({source->range(offset, bytes), mine.range(0, bytes)});
       offset += bytes;
       buffers[i].push_back(std::move(mine));

@@ -23,7 +23,8 @@ absl::Duration FromMicros(double us) { return absl::Nanoseconds(std::llround(us 
 BatchPacing::BatchPacing(int gpus) : running_(static_cast<size_t>(std::max(gpus, 1))) {}
 
 void BatchPacing::Started(int gpu, const void* session, int64_t rows, absl::Time at) {
-  const bool inserted = running_[static_cast<size_t>(gpu)].emplace(session, Running{rows, at}).second;
+  const bool inserted =
+      running_[static_cast<size_t>(gpu)].emplace(session, Running{rows, at}).second;
   if (!inserted) std::abort();  // a scheduler bug: the session was not idle
 }
 
@@ -33,9 +34,9 @@ void BatchPacing::Finished(int gpu, const void* session, const Ended& ended) {
   auto it = by_rows_.find(ended.rows);
   if (it == by_rows_.end()) {
     if (by_rows_.size() >= kMaxSizes) {
-      by_rows_.erase(std::min_element(by_rows_.begin(), by_rows_.end(), [](const auto& a, const auto& b) {
-        return a.second.taught < b.second.taught;
-      }));
+      by_rows_.erase(std::min_element(
+          by_rows_.begin(), by_rows_.end(),
+          [](const auto& a, const auto& b) { return a.second.taught < b.second.taught; }));
     }
     Average first;
     first.lead_us = Micros(ended.lead);

@@ -49,9 +49,9 @@ class BatchPacing {
 
   // What one run took, as the batcher saw it.
   struct Ended {
-    int64_t rows = 0;           // the execution's batch size (padding included)
-    absl::Duration lead;        // dispatch until its GPU work was submitted
-    absl::Duration gpu;         // its GPU work (timestamp queries)
+    int64_t rows = 0;     // the execution's batch size (padding included)
+    absl::Duration lead;  // dispatch until its GPU work was submitted
+    absl::Duration gpu;   // its GPU work (timestamp queries)
   };
 
   // Execution sizes whose averages are kept; the least recently taught

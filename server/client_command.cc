@@ -98,8 +98,8 @@ absl::StatusOr<std::string> SaveOutput(const inference::ModelInferResponse& resp
                                        const std::string& dir) {
   const auto& out = response.outputs(i);
   const std::string& name = out.name();
-  if (name.empty() || name == "." || name == ".." || name.find_first_of("/\\") != std::string::npos ||
-      name.find('\0') != std::string::npos) {
+  if (name.empty() || name == "." || name == ".." ||
+      name.find_first_of("/\\") != std::string::npos || name.find('\0') != std::string::npos) {
     return absl::InvalidArgumentError(
         absl::StrCat("output name ", Quoted(name), " is not a file name; not written"));
   }

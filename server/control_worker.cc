@@ -24,8 +24,8 @@ absl::Status ControlWorker::Post(std::function<void()> job) {
   MutexLock lock(&mutex_);
   if (stopping_) return absl::UnavailableError("the server is shutting down");
   if (queue_.size() >= max_queued_) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "too many model load/unload calls waiting (", max_queued_, "); retry once they finish"));
+    return absl::ResourceExhaustedError(absl::StrCat("too many model load/unload calls waiting (",
+                                                     max_queued_, "); retry once they finish"));
   }
   queue_.push_back(std::move(job));
   return absl::OkStatus();

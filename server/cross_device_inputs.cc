@@ -12,9 +12,10 @@ absl::Status LocalizeInputs(const gpu::Device* device, RunRequest* run, CrossDev
     if (b.device == nullptr || b.device->device() == device) continue;
     absl::StatusOr<HostTensor> host = b.device->Read();
     if (!host.ok()) {
-      return absl::Status(host.status().code(),
-                          absl::StrCat("input '", b.name, "': copying it from the GPU that holds it: ",
-                                       host.status().message()));
+      return absl::Status(
+          host.status().code(),
+          absl::StrCat("input '", b.name,
+                       "': copying it from the GPU that holds it: ", host.status().message()));
     }
     ++copies->copies;
     copies->bytes += host->byte_size();

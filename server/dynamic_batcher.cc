@@ -87,7 +87,8 @@ absl::StatusOr<std::unique_ptr<DynamicBatcher>> DynamicBatcher::Create(
   if (replicas.empty()) return absl::InvalidArgumentError("a batcher needs at least one GPU");
   std::vector<int> sessions_by_gpu;
   for (const ModelReplica& r : replicas) {
-    if (r.sessions < 1) return absl::InvalidArgumentError("a batcher needs at least one session per GPU");
+    if (r.sessions < 1)
+      return absl::InvalidArgumentError("a batcher needs at least one session per GPU");
     sessions_by_gpu.push_back(r.sessions);
   }
   auto batcher = std::unique_ptr<DynamicBatcher>(
@@ -182,7 +183,8 @@ void DynamicBatcher::Enqueue(Pending pending) {
   const QueuePolicy& policy = levels_[static_cast<size_t>(pending.level)];
   std::deque<Pending>& queue = queues_[static_cast<size_t>(pending.level)];
   if (policy.max_queue_size > 0 && static_cast<int64_t>(queue.size()) >= policy.max_queue_size) {
-    std::string level = levels_.size() > 1 ? absl::StrCat(" at priority level ", pending.level + 1) : "";
+    std::string level =
+        levels_.size() > 1 ? absl::StrCat(" at priority level ", pending.level + 1) : "";
     Answer(pending,
            absl::ResourceExhaustedError(absl::StrCat("the queue of model '", name_, "' is full (",
                                                      policy.max_queue_size, " requests waiting",
@@ -362,7 +364,8 @@ void DynamicBatcher::Run(Formed formed, Session* session, int gpu) {
       Answer(p, absl::DeadlineExceededError("the request timed out waiting for its batch"), info);
     } else if (p.request.cancelled && p.request.cancelled()) {
       Answer(p, absl::CancelledError("the request was cancelled before it ran"), info);
-    } else if (absl::Status local = LocalizeInputs(session->model().gpu().device, &p.request.run, &p.copies);
+    } else if (absl::Status local =
+                   LocalizeInputs(session->model().gpu().device, &p.request.run, &p.copies);
                !local.ok()) {
       // An input on another GPU could not be copied here (released, or its
       // read-back failed): this request fails, the batch runs without it.
@@ -422,8 +425,8 @@ BatchPacing::Ended DynamicBatcher::Paced(absl::Time dispatched, absl::Time retur
     // once the inputs were up and the commands submitted.
     const absl::Time run_began = returned - absl::Nanoseconds(static_cast<int64_t>(t.total_ns));
     ended.rows = run.execution_batch_size;
-    ended.lead = run_began - dispatched +
-                 absl::Nanoseconds(static_cast<int64_t>(t.upload_ns + t.submit_ns));
+    ended.lead =
+        run_began - dispatched + absl::Nanoseconds(static_cast<int64_t>(t.upload_ns + t.submit_ns));
     ended.gpu = absl::Nanoseconds(static_cast<int64_t>(t.gpu_ns));
     break;
   }
@@ -431,7 +434,8 @@ BatchPacing::Ended DynamicBatcher::Paced(absl::Time dispatched, absl::Time retur
 }
 
 std::vector<absl::StatusOr<RunResult>> DynamicBatcher::RunBatch(std::vector<Pending>& members,
-                                                                Session* session, ExecutionInfo* info,
+                                                                Session* session,
+                                                                ExecutionInfo* info,
                                                                 absl::Time* returned) {
   std::vector<const SchedulerRequest*> requests;
   int64_t total = 0;
@@ -506,8 +510,8 @@ void DynamicBatcher::PlanAhead(const Model& model, std::vector<std::vector<int64
     // A failure is not kept: a batch of this size, run unpadded once no
     // larger plan is left, reports it to its requests.
     if (absl::StatusOr<std::shared_ptr<const Plan>> plan = model.GetPlan(shapes); !plan.ok()) {
-      spdlog::warn("model '{}': planning batch size {} ahead failed: {}", name_, shapes.front().front(),
-                   plan.status().ToString());
+      spdlog::warn("model '{}': planning batch size {} ahead failed: {}", name_,
+                   shapes.front().front(), plan.status().ToString());
     }
     MutexLock lock(&mutex_);
     planning_.erase(key);
@@ -539,7 +543,8 @@ void DynamicBatcher::Answer(Pending& pending, absl::StatusOr<RunResult> result,
 bool DynamicBatcher::AwaitPlansAhead(absl::Duration timeout) const {
   MutexLock lock(&mutex_);
   return mutex_.AwaitWithTimeout(
-      Condition(+[](const std::set<std::string>* planning) { return planning->empty(); }, &planning_),
+      Condition(
+          +[](const std::set<std::string>* planning) { return planning->empty(); }, &planning_),
       timeout);
 }
 

@@ -76,8 +76,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "base/mutex.h"
 #include "absl/time/time.h"
+#include "base/mutex.h"
 #include "boost/asio/executor_work_guard.hpp"
 #include "boost/asio/io_context.hpp"
 #include "boost/asio/steady_timer.hpp"
@@ -85,9 +85,9 @@
 #include "config/model_config.h"
 #include "runtime/session.h"
 #include "server/batch_pacing.h"
-#include "server/queue_policy.h"
 #include "server/cross_device_inputs.h"
 #include "server/gpu_load.h"
+#include "server/queue_policy.h"
 #include "server/scheduler.h"
 
 namespace vkserve {
@@ -132,7 +132,7 @@ class DynamicBatcher final : public Scheduler {
     absl::Time deadline;
     std::optional<std::string> key;  // nullopt: runs alone
     int level = 0;
-    bool skip_wait = false;  // alone, it need not wait for company (above)
+    bool skip_wait = false;    // alone, it need not wait for company (above)
     CrossDeviceCopies copies;  // its inputs brought from another GPU (Run)
   };
   // A batch on its way to a session.
@@ -176,7 +176,8 @@ class DynamicBatcher final : public Scheduler {
   // What BatchPacing learns from a run dispatched at `dispatched` whose
   // Session::Run returned at `returned` (rows 0, nothing, when no result came
   // back or the run recorded its commands).
-  static BatchPacing::Ended Paced(absl::Time dispatched, absl::Time returned, const ExecutionInfo& run,
+  static BatchPacing::Ended Paced(absl::Time dispatched, absl::Time returned,
+                                  const ExecutionInfo& run,
                                   const std::vector<absl::StatusOr<RunResult>>& results);
   // The rows to run `requests` (batch sizes adding up to `total`) as on
   // `model`: `total`, or a larger size whose plan is built when `total`'s
@@ -211,7 +212,7 @@ class DynamicBatcher final : public Scheduler {
   GpuLoad load_;
   BatchPacing pacing_;
   absl::Time armed_for_ = absl::InfiniteFuture();
-  bool flushing_ = false;  // draining: batches go without waiting
+  bool flushing_ = false;    // draining: batches go without waiting
   int fruitless_waits_ = 0;  // consecutive batches that waited out the delay alone
   bool skipping_waits_ = false;
   uint64_t lone_arrivals_ = 0;  // while skipping: picks the probes

@@ -6,7 +6,8 @@
 
 namespace vkserve {
 
-GpuLoad::GpuLoad(std::vector<int> sessions) : sessions_(std::move(sessions)), busy_(sessions_.size(), 0) {}
+GpuLoad::GpuLoad(std::vector<int> sessions)
+    : sessions_(std::move(sessions)), busy_(sessions_.size(), 0) {}
 
 int GpuLoad::Pick() const {
   int best = -1;

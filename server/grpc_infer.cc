@@ -38,7 +38,9 @@ class StreamReactor final
     : public grpc::ServerBidiReactor<ModelInferRequest, ModelStreamInferResponse> {
  public:
   StreamReactor(InferenceService* service, grpc::CallbackServerContext* context)
-      : service_(service), output_buffers_(service->output_buffers()), deadline_(ClientDeadline(*context)) {
+      : service_(service),
+        output_buffers_(service->output_buffers()),
+        deadline_(ClientDeadline(*context)) {
     VKSERVE_HAPPENS_BEFORE(this);
     StartRead(&incoming_);
   }
@@ -58,25 +60,26 @@ class StreamReactor final
       MutexLock lock(&mutex_);
       ++in_flight_;
     }
-    service_->Infer(request.get(), response.get(), deadline_, [this] { return cancelled_.load(); },
-                    [this, request, response](absl::Status status) {
-                      ModelStreamInferResponse out;
-                      if (status.ok()) {
-                        *out.mutable_infer_response() = std::move(*response);
-                      } else {
-                        out.set_error_message(BoundedMessage(status.message()));
-                        out.mutable_infer_response()->set_id(request->id());
-                        out.mutable_infer_response()->set_model_name(request->model_name());
-                      }
-                      MutexLock lock(&mutex_);
-                      --in_flight_;
-                      pending_.push_back(std::move(out));
-                      if (!writing_) {
-                        writing_ = true;
-                        VKSERVE_HAPPENS_BEFORE(this);
-                        StartWrite(&pending_.front());
-                      }
-                    });
+    service_->Infer(
+        request.get(), response.get(), deadline_, [this] { return cancelled_.load(); },
+        [this, request, response](absl::Status status) {
+          ModelStreamInferResponse out;
+          if (status.ok()) {
+            *out.mutable_infer_response() = std::move(*response);
+          } else {
+            out.set_error_message(BoundedMessage(status.message()));
+            out.mutable_infer_response()->set_id(request->id());
+            out.mutable_infer_response()->set_model_name(request->model_name());
+          }
+          MutexLock lock(&mutex_);
+          --in_flight_;
+          pending_.push_back(std::move(out));
+          if (!writing_) {
+            writing_ = true;
+            VKSERVE_HAPPENS_BEFORE(this);
+            StartWrite(&pending_.front());
+          }
+        });
     VKSERVE_HAPPENS_BEFORE(this);
     StartRead(&incoming_);
   }
@@ -145,7 +148,8 @@ int InferenceService::MaxInlineRuns() const { return std::max(1, ctx_->infer_thr
 bool InferenceService::TakeInlineSlot() {
   int running = inline_runs_.load(std::memory_order_relaxed);
   while (running < MaxInlineRuns()) {
-    if (inline_runs_.compare_exchange_weak(running, running + 1, std::memory_order_acq_rel)) return true;
+    if (inline_runs_.compare_exchange_weak(running, running + 1, std::memory_order_acq_rel))
+      return true;
   }
   return false;
 }
@@ -161,7 +165,8 @@ absl::Time ClientDeadline(const grpc::ServerContextBase& context) {
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
   // Bounded: the message travels in a trailer the client limits in size.
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), BoundedMessage(status.message()));
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
+                      BoundedMessage(status.message()));
 }
 
 namespace {
@@ -198,9 +203,9 @@ absl::Status CheckAdmission(const ServiceContext& ctx, const ModelInferRequest& 
 absl::StatusOr<bool> TraceAsked(const ServiceContext& ctx, const ModelInferRequest& request) {
   ASSIGN_OR_RETURN(const bool requested, TraceRequested(request));
   if (requested && !ctx.settings.trace_allow_request) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "request: parameter '", kTraceParam, "' is refused: the server config sets "
-        "trace.allow_request to false"));
+    return absl::InvalidArgumentError(absl::StrCat("request: parameter '", kTraceParam,
+                                                   "' is refused: the server config sets "
+                                                   "trace.allow_request to false"));
   }
   return requested;
 }
@@ -208,8 +213,9 @@ absl::StatusOr<bool> TraceAsked(const ServiceContext& ctx, const ModelInferReque
 // Writes a traced run's spans and names the file in the response.
 void WriteTrace(const ServiceContext& ctx, const InferCall& call, const RequestSpans& spans,
                 const RunResult& result) {
-  auto path = ctx.tracer->Write(call.served->name(), call.served->version(),
-                                RequestTracer::Assemble(spans, result.timing.total_ns, result.trace));
+  auto path =
+      ctx.tracer->Write(call.served->name(), call.served->version(),
+                        RequestTracer::Assemble(spans, result.timing.total_ns, result.trace));
   if (!path.ok()) {
     // The inference succeeded; losing its trace is not the client's error.
     spdlog::warn("trace not written: {}", path.status().ToString());
@@ -225,11 +231,12 @@ void WriteTrace(const ServiceContext& ctx, const InferCall& call, const RequestS
 void LogOutcome(const ServedModel& served, const absl::Status& status, uint64_t request_ns,
                 uint64_t queue_ns, const RunTiming& t) {
   if (status.ok()) {
-    spdlog::debug("model '{}' v{}: OK in {} us (queue {}, upload {}, record {}, submit {}, gpu {}, "
-                  "wait {}, readback {} us)",
-                  served.name(), served.version(), request_ns / 1000, queue_ns / 1000,
-                  t.upload_ns / 1000, t.record_ns / 1000, t.submit_ns / 1000, t.gpu_ns / 1000,
-                  t.wait_ns / 1000, t.readback_ns / 1000);
+    spdlog::debug(
+        "model '{}' v{}: OK in {} us (queue {}, upload {}, record {}, submit {}, gpu {}, "
+        "wait {}, readback {} us)",
+        served.name(), served.version(), request_ns / 1000, queue_ns / 1000, t.upload_ns / 1000,
+        t.record_ns / 1000, t.submit_ns / 1000, t.gpu_ns / 1000, t.wait_ns / 1000,
+        t.readback_ns / 1000);
   } else if (OutcomeOf(status) == RequestOutcome::kInternal) {
     spdlog::error("{} (after {} us)", status.ToString(), request_ns / 1000);
   } else {
@@ -257,18 +264,21 @@ void Complete(const ServiceContext& ctx, InferCall& call, absl::StatusOr<RunResu
   const uint64_t request_ns = static_cast<uint64_t>(absl::ToInt64Nanoseconds(end - call.start));
   if (status.ok() && !result->trace.empty()) {
     RequestSpans spans;
-    spans.prepare_ns = static_cast<uint64_t>(absl::ToInt64Nanoseconds(call.prepared_at - call.start));
+    spans.prepare_ns =
+        static_cast<uint64_t>(absl::ToInt64Nanoseconds(call.prepared_at - call.start));
     spans.queue_ns = info.queue_ns;
     spans.respond_ns = static_cast<uint64_t>(absl::ToInt64Nanoseconds(end - respond_start));
     spans.request_ns = request_ns;
     WriteTrace(ctx, call, spans, *result);
   }
   if (status.ok()) {
-    served.RecordSuccess(request_ns, info.queue_ns, result->timing, call.prepared->batch_size, info);
+    served.RecordSuccess(request_ns, info.queue_ns, result->timing, call.prepared->batch_size,
+                         info);
   } else {
     served.RecordFailure(request_ns, OutcomeOf(status));
     if (gpu::IsDeviceLost(status)) ctx.models->OnDeviceLost(served, info.gpu);
-    status = absl::Status(status.code(), absl::StrCat("model '", served.name(), "': ", status.message()));
+    status = absl::Status(status.code(),
+                          absl::StrCat("model '", served.name(), "': ", status.message()));
   }
   LogOutcome(served, status, request_ns, info.queue_ns, status.ok() ? result->timing : RunTiming());
   call.done(status);
@@ -279,7 +289,8 @@ void Complete(const ServiceContext& ctx, InferCall& call, absl::StatusOr<RunResu
 void InferenceService::Infer(const ModelInferRequest* request, ModelInferResponse* response,
                              absl::Time deadline, std::function<bool()> cancelled,
                              std::function<void(absl::Status)> done, bool may_run_inline) {
-  InferCall call{request, response, nullptr, nullptr, absl::Now(), absl::Time(), "", std::move(done)};
+  InferCall call{request,     response,     nullptr, nullptr,
+                 absl::Now(), absl::Time(), "",      std::move(done)};
   // Log lines about this request name it: the client's id (bounded and
   // escaped: it lands in every line), else a sequence.
   call.log_id = request->id().empty() ? absl::StrCat("#", ctx_->request_sequence.fetch_add(1) + 1)
@@ -301,14 +312,16 @@ void InferenceService::Infer(const ModelInferRequest* request, ModelInferRespons
   call.served = *std::move(model);
   auto fail = [&](absl::Status status) {
     call.served->RecordFailure(
-        static_cast<uint64_t>(absl::ToInt64Nanoseconds(absl::Now() - call.start)), OutcomeOf(status));
-    spdlog::debug("model '{}' v{}: {}", call.served->name(), call.served->version(), status.ToString());
+        static_cast<uint64_t>(absl::ToInt64Nanoseconds(absl::Now() - call.start)),
+        OutcomeOf(status));
+    spdlog::debug("model '{}' v{}: {}", call.served->name(), call.served->version(),
+                  status.ToString());
     call.done(std::move(status));
   };
   absl::StatusOr<bool> trace_asked = TraceAsked(*ctx_, *request);
   if (!trace_asked.ok()) return fail(trace_asked.status());
-  auto prepared =
-      PrepareInfer(*request, *call.served, *ctx_->resident, *ctx_->shared_memory, ctx_->output_buffers);
+  auto prepared = PrepareInfer(*request, *call.served, *ctx_->resident, *ctx_->shared_memory,
+                               ctx_->output_buffers);
   if (!prepared.ok()) return fail(prepared.status());
   call.prepared = *std::move(prepared);
   SchedulerRequest scheduled;
@@ -328,16 +341,16 @@ void InferenceService::Infer(const ModelInferRequest* request, ModelInferRespons
   // Held here too: an inline answer may drop the callback's reference
   // while Submit still runs on the model's scheduler.
   const std::shared_ptr<ServedModel> served = call.served;
-  served->scheduler().Submit(std::move(scheduled),
-                            [ctx = ctx_, call = std::move(call)](absl::StatusOr<RunResult> result,
-                                                                 const ExecutionInfo& info) mutable {
-                              Complete(*ctx, call, std::move(result), info);
-                            });
+  served->scheduler().Submit(std::move(scheduled), [ctx = ctx_, call = std::move(call)](
+                                                       absl::StatusOr<RunResult> result,
+                                                       const ExecutionInfo& info) mutable {
+    Complete(*ctx, call, std::move(result), info);
+  });
   if (inline_slot) inline_runs_.fetch_sub(1, std::memory_order_acq_rel);
 }
 
-grpc::ServerBidiReactor<ModelInferRequest, ModelStreamInferResponse>* InferenceService::ModelStreamInfer(
-    grpc::CallbackServerContext* c) {
+grpc::ServerBidiReactor<ModelInferRequest, ModelStreamInferResponse>*
+InferenceService::ModelStreamInfer(grpc::CallbackServerContext* c) {
   return new StreamReactor(this, c);
 }
 

@@ -3,9 +3,10 @@
 //
 // Health, metadata, configuration, statistics, repository and shared-memory
 // RPCs (see grpc_service.h). Inference lives in grpc_infer.cc.
+#include "server/grpc_service.h"
+
 #include "absl/strings/str_cat.h"
 #include "base/quote.h"
-#include "server/grpc_service.h"
 #include "server/runtime_settings.h"
 #include "spdlog/spdlog.h"
 
@@ -32,7 +33,8 @@ grpc::ServerUnaryReactor* InferenceService::RunAside(grpc::CallbackServerContext
   grpc::ServerUnaryReactor* reactor = c->DefaultReactor();
   absl::Status queued = control_.Post([this, reactor, work = std::move(work)] {
     // A call queued when shutdown began must not load a model again.
-    absl::Status s = ctx_->accepting.load() ? work() : absl::UnavailableError("the server is shutting down");
+    absl::Status s =
+        ctx_->accepting.load() ? work() : absl::UnavailableError("the server is shutting down");
     reactor->Finish(ToGrpcStatus(s));
   });
   if (!queued.ok()) reactor->Finish(ToGrpcStatus(queued));
@@ -62,22 +64,22 @@ grpc::ServerUnaryReactor* InferenceService::ModelReady(grpc::CallbackServerConte
   return Done(c, absl::OkStatus());
 }
 
-grpc::ServerUnaryReactor* InferenceService::ServerMetadata(grpc::CallbackServerContext* c,
-                                                           const inference::ServerMetadataRequest*,
-                                                           inference::ServerMetadataResponse* resp) {
+grpc::ServerUnaryReactor* InferenceService::ServerMetadata(
+    grpc::CallbackServerContext* c, const inference::ServerMetadataRequest*,
+    inference::ServerMetadataResponse* resp) {
   resp->set_name(kServerName);
   resp->set_version(kServerVersion);
-  for (const char* e :
-       {"model_repository", "model_configuration", "statistics", "parameters", "trace", "logging"}) {
+  for (const char* e : {"model_repository", "model_configuration", "statistics", "parameters",
+                        "trace", "logging"}) {
     resp->add_extensions(e);
   }
   if (ctx_->shared_memory->enabled()) resp->add_extensions("system_shared_memory");
   return Done(c, absl::OkStatus());
 }
 
-grpc::ServerUnaryReactor* InferenceService::ModelMetadata(grpc::CallbackServerContext* c,
-                                                          const inference::ModelMetadataRequest* req,
-                                                          inference::ModelMetadataResponse* resp) {
+grpc::ServerUnaryReactor* InferenceService::ModelMetadata(
+    grpc::CallbackServerContext* c, const inference::ModelMetadataRequest* req,
+    inference::ModelMetadataResponse* resp) {
   auto model = ctx_->models->Get(req->name(), req->version());
   if (!model.ok()) return Done(c, model.status());
   const ModelSettings& settings = (*model)->settings();
@@ -86,7 +88,7 @@ grpc::ServerUnaryReactor* InferenceService::ModelMetadata(grpc::CallbackServerCo
   // The format of the file loaded, whatever the config says: an .ort file
   // is reported as such.
   resp->set_platform(std::string((*model)->model().graph().format == "ort" ? kReportedOrtPlatform
-                                                                            : kReportedPlatform));
+                                                                           : kReportedPlatform));
   for (const auto& in : settings.config.input()) {
     auto* t = resp->add_inputs();
     t->set_name(in.name());
@@ -111,9 +113,9 @@ grpc::ServerUnaryReactor* InferenceService::ModelConfig(grpc::CallbackServerCont
   return Done(c, absl::OkStatus());
 }
 
-grpc::ServerUnaryReactor* InferenceService::ModelStatistics(grpc::CallbackServerContext* c,
-                                                            const inference::ModelStatisticsRequest* req,
-                                                            inference::ModelStatisticsResponse* resp) {
+grpc::ServerUnaryReactor* InferenceService::ModelStatistics(
+    grpc::CallbackServerContext* c, const inference::ModelStatisticsRequest* req,
+    inference::ModelStatisticsResponse* resp) {
   std::vector<std::shared_ptr<ServedModel>> models;
   if (!req->version().empty()) {
     auto model = ctx_->models->Get(req->name(), req->version());
@@ -153,12 +155,13 @@ grpc::ServerUnaryReactor* InferenceService::ModelStatistics(grpc::CallbackServer
   return Done(c, absl::OkStatus());
 }
 
-grpc::ServerUnaryReactor* InferenceService::RepositoryIndex(grpc::CallbackServerContext* c,
-                                                            const inference::RepositoryIndexRequest* req,
-                                                            inference::RepositoryIndexResponse* resp) {
+grpc::ServerUnaryReactor* InferenceService::RepositoryIndex(
+    grpc::CallbackServerContext* c, const inference::RepositoryIndexRequest* req,
+    inference::RepositoryIndexResponse* resp) {
   if (!req->repository_name().empty()) {
-    return Done(c, absl::NotFoundError(absl::StrCat("unknown repository ", Quoted(req->repository_name()),
-                                                    " (this server has one; leave repository_name empty)")));
+    return Done(c, absl::NotFoundError(
+                       absl::StrCat("unknown repository ", Quoted(req->repository_name()),
+                                    " (this server has one; leave repository_name empty)")));
   }
   for (const ModelIndexEntry& e : ctx_->models->Index(req->ready())) {
     auto* m = resp->add_models();
@@ -170,15 +173,16 @@ grpc::ServerUnaryReactor* InferenceService::RepositoryIndex(grpc::CallbackServer
   return Done(c, absl::OkStatus());
 }
 
-grpc::ServerUnaryReactor* InferenceService::RepositoryModelLoad(grpc::CallbackServerContext* c,
-                                                                const inference::RepositoryModelLoadRequest* req,
-                                                                inference::RepositoryModelLoadResponse*) {
+grpc::ServerUnaryReactor* InferenceService::RepositoryModelLoad(
+    grpc::CallbackServerContext* c, const inference::RepositoryModelLoadRequest* req,
+    inference::RepositoryModelLoadResponse*) {
   if (ctx_->settings.model_control != ModelControlMode::kExplicit) {
-    return Done(c, absl::FailedPreconditionError(
-                       "model control mode is NONE; set repository { model_control: EXPLICIT } to load models"));
+    return Done(c, absl::FailedPreconditionError("model control mode is NONE; set repository { "
+                                                 "model_control: EXPLICIT } to load models"));
   }
   if (!req->repository_name().empty()) {
-    return Done(c, absl::NotFoundError(absl::StrCat("unknown repository ", Quoted(req->repository_name()))));
+    return Done(c, absl::NotFoundError(
+                       absl::StrCat("unknown repository ", Quoted(req->repository_name()))));
   }
   if (!req->parameters().empty()) {
     return Done(c, absl::InvalidArgumentError("RepositoryModelLoad parameters are not supported"));
@@ -191,11 +195,12 @@ grpc::ServerUnaryReactor* InferenceService::RepositoryModelUnload(
     grpc::CallbackServerContext* c, const inference::RepositoryModelUnloadRequest* req,
     inference::RepositoryModelUnloadResponse*) {
   if (ctx_->settings.model_control != ModelControlMode::kExplicit) {
-    return Done(c, absl::FailedPreconditionError(
-                       "model control mode is NONE; set repository { model_control: EXPLICIT } to unload models"));
+    return Done(c, absl::FailedPreconditionError("model control mode is NONE; set repository { "
+                                                 "model_control: EXPLICIT } to unload models"));
   }
   if (!req->repository_name().empty()) {
-    return Done(c, absl::NotFoundError(absl::StrCat("unknown repository ", Quoted(req->repository_name()))));
+    return Done(c, absl::NotFoundError(
+                       absl::StrCat("unknown repository ", Quoted(req->repository_name()))));
   }
   std::string name = req->model_name();
   return RunAside(c, [this, name] { return ctx_->models->Unload(name); });
@@ -219,8 +224,11 @@ grpc::ServerUnaryReactor* InferenceService::SystemSharedMemoryStatus(
 grpc::ServerUnaryReactor* InferenceService::SystemSharedMemoryRegister(
     grpc::CallbackServerContext* c, const inference::SystemSharedMemoryRegisterRequest* req,
     inference::SystemSharedMemoryRegisterResponse*) {
-  absl::Status s = ctx_->shared_memory->Register(req->name(), req->key(), req->offset(), req->byte_size());
-  if (s.ok()) spdlog::info("shared-memory region {} registered ({} bytes)", Quoted(req->name()), req->byte_size());
+  absl::Status s =
+      ctx_->shared_memory->Register(req->name(), req->key(), req->offset(), req->byte_size());
+  if (s.ok())
+    spdlog::info("shared-memory region {} registered ({} bytes)", Quoted(req->name()),
+                 req->byte_size());
   return Done(c, s);
 }
 

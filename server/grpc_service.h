@@ -33,17 +33,17 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "base/mutex.h"
 #include "absl/time/time.h"
+#include "base/mutex.h"
 #include "config/server_config.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/grpc_service.grpc.pb.h"
 #include "proto/health.grpc.pb.h"
 #include "server/control_worker.h"
 #include "server/inference_service_base.h"
-#include "server/output_buffer_pool.h"
 #include "server/logging.h"
 #include "server/model_manager.h"
+#include "server/output_buffer_pool.h"
 #include "server/request_tracer.h"
 #include "server/resident_registry.h"
 #include "server/shared_memory.h"
@@ -103,11 +103,14 @@ class InferenceService final : public InferenceServiceBase {
              absl::Time deadline, std::function<bool()> cancelled,
              std::function<void(absl::Status)> done, bool may_run_inline = false);
 
-  grpc::ServerUnaryReactor* ServerLive(grpc::CallbackServerContext* c, const inference::ServerLiveRequest* req,
+  grpc::ServerUnaryReactor* ServerLive(grpc::CallbackServerContext* c,
+                                       const inference::ServerLiveRequest* req,
                                        inference::ServerLiveResponse* resp) override;
-  grpc::ServerUnaryReactor* ServerReady(grpc::CallbackServerContext* c, const inference::ServerReadyRequest* req,
+  grpc::ServerUnaryReactor* ServerReady(grpc::CallbackServerContext* c,
+                                        const inference::ServerReadyRequest* req,
                                         inference::ServerReadyResponse* resp) override;
-  grpc::ServerUnaryReactor* ModelReady(grpc::CallbackServerContext* c, const inference::ModelReadyRequest* req,
+  grpc::ServerUnaryReactor* ModelReady(grpc::CallbackServerContext* c,
+                                       const inference::ModelReadyRequest* req,
                                        inference::ModelReadyResponse* resp) override;
   grpc::ServerUnaryReactor* ServerMetadata(grpc::CallbackServerContext* c,
                                            const inference::ServerMetadataRequest* req,
@@ -117,7 +120,8 @@ class InferenceService final : public InferenceServiceBase {
                                           inference::ModelMetadataResponse* resp) override;
   grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse>*
   ModelStreamInfer(grpc::CallbackServerContext* c) override;
-  grpc::ServerUnaryReactor* ModelConfig(grpc::CallbackServerContext* c, const inference::ModelConfigRequest* req,
+  grpc::ServerUnaryReactor* ModelConfig(grpc::CallbackServerContext* c,
+                                        const inference::ModelConfigRequest* req,
                                         inference::ModelConfigResponse* resp) override;
   grpc::ServerUnaryReactor* ModelStatistics(grpc::CallbackServerContext* c,
                                             const inference::ModelStatisticsRequest* req,
@@ -125,18 +129,18 @@ class InferenceService final : public InferenceServiceBase {
   grpc::ServerUnaryReactor* RepositoryIndex(grpc::CallbackServerContext* c,
                                             const inference::RepositoryIndexRequest* req,
                                             inference::RepositoryIndexResponse* resp) override;
-  grpc::ServerUnaryReactor* RepositoryModelLoad(grpc::CallbackServerContext* c,
-                                                const inference::RepositoryModelLoadRequest* req,
-                                                inference::RepositoryModelLoadResponse* resp) override;
-  grpc::ServerUnaryReactor* RepositoryModelUnload(grpc::CallbackServerContext* c,
-                                                  const inference::RepositoryModelUnloadRequest* req,
-                                                  inference::RepositoryModelUnloadResponse* resp) override;
-  grpc::ServerUnaryReactor* SystemSharedMemoryStatus(grpc::CallbackServerContext* c,
-                                                     const inference::SystemSharedMemoryStatusRequest* req,
-                                                     inference::SystemSharedMemoryStatusResponse* resp) override;
-  grpc::ServerUnaryReactor* SystemSharedMemoryRegister(grpc::CallbackServerContext* c,
-                                                       const inference::SystemSharedMemoryRegisterRequest* req,
-                                                       inference::SystemSharedMemoryRegisterResponse* resp) override;
+  grpc::ServerUnaryReactor* RepositoryModelLoad(
+      grpc::CallbackServerContext* c, const inference::RepositoryModelLoadRequest* req,
+      inference::RepositoryModelLoadResponse* resp) override;
+  grpc::ServerUnaryReactor* RepositoryModelUnload(
+      grpc::CallbackServerContext* c, const inference::RepositoryModelUnloadRequest* req,
+      inference::RepositoryModelUnloadResponse* resp) override;
+  grpc::ServerUnaryReactor* SystemSharedMemoryStatus(
+      grpc::CallbackServerContext* c, const inference::SystemSharedMemoryStatusRequest* req,
+      inference::SystemSharedMemoryStatusResponse* resp) override;
+  grpc::ServerUnaryReactor* SystemSharedMemoryRegister(
+      grpc::CallbackServerContext* c, const inference::SystemSharedMemoryRegisterRequest* req,
+      inference::SystemSharedMemoryRegisterResponse* resp) override;
   grpc::ServerUnaryReactor* SystemSharedMemoryUnregister(
       grpc::CallbackServerContext* c, const inference::SystemSharedMemoryUnregisterRequest* req,
       inference::SystemSharedMemoryUnregisterResponse* resp) override;
@@ -151,7 +155,8 @@ class InferenceService final : public InferenceServiceBase {
   // Runs `work` on the control worker and finishes the call with its status
   // (model load/unload may take long; gRPC threads must not block). A full
   // queue is RESOURCE_EXHAUSTED; once shutdown begins, UNAVAILABLE.
-  grpc::ServerUnaryReactor* RunAside(grpc::CallbackServerContext* c, std::function<absl::Status()> work);
+  grpc::ServerUnaryReactor* RunAside(grpc::CallbackServerContext* c,
+                                     std::function<absl::Status()> work);
 
   // Takes one of the inline slots (MaxInlineRuns); false when all are taken.
   bool TakeInlineSlot();
@@ -165,7 +170,8 @@ class InferenceService final : public InferenceServiceBase {
 class HealthService final : public grpc::health::v1::Health::CallbackService {
  public:
   explicit HealthService(ServiceContext* context) : ctx_(context) {}
-  grpc::ServerUnaryReactor* Check(grpc::CallbackServerContext* c, const grpc::health::v1::HealthCheckRequest* req,
+  grpc::ServerUnaryReactor* Check(grpc::CallbackServerContext* c,
+                                  const grpc::health::v1::HealthCheckRequest* req,
                                   grpc::health::v1::HealthCheckResponse* resp) override;
 
  private:

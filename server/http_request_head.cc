@@ -21,7 +21,8 @@ bool IsToken(absl::string_view text) {
 
 // A request target: visible ASCII, no spaces or controls.
 bool IsTarget(absl::string_view text) {
-  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c > ' ' && c < 127; });
+  return !text.empty() &&
+         std::all_of(text.begin(), text.end(), [](char c) { return c > ' ' && c < 127; });
 }
 
 }  // namespace

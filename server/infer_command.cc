@@ -25,8 +25,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -180,22 +180,24 @@ absl::StatusOr<InferFlags> ParseInferFlags(const std::vector<std::string>& rest)
       return absl::InvalidArgumentError(absl::StrCat("unknown flag ", a));
     }
   }
-  if (f.compare && f.outputs_on_gpu) return absl::InvalidArgumentError("--compare needs host outputs");
+  if (f.compare && f.outputs_on_gpu)
+    return absl::InvalidArgumentError("--compare needs host outputs");
   return f;
 }
 
 // One tensor per model input: read from its file where given, random (fixed
 // seed) otherwise. Naming an input the model lacks is an error.
 absl::StatusOr<std::vector<HostTensor>> ModelInputs(const Model& model,
-                                                   std::map<std::string, std::string> files) {
+                                                    std::map<std::string, std::string> files) {
   std::mt19937 rng(42);
   std::vector<HostTensor> tensors;
   for (const ValueInfo& in : model.inputs()) {
     auto it = files.find(in.name);
     absl::StatusOr<HostTensor> t = it != files.end() ? ReadNpy(it->second) : RandomInput(in, rng);
     if (!t.ok()) {
-      return absl::Status(t.status().code(),
-                          absl::StrCat("input '", in.name, "': ", std::string(t.status().message())));
+      return absl::Status(
+          t.status().code(),
+          absl::StrCat("input '", in.name, "': ", std::string(t.status().message())));
     }
     tensors.push_back(std::move(t).value());
     if (it != files.end()) files.erase(it);
@@ -208,7 +210,8 @@ absl::StatusOr<std::vector<HostTensor>> ModelInputs(const Model& model,
 }
 
 // A request binding `tensors` (which must outlive it) to the model's inputs.
-RunRequest MakeRequest(const Model& model, const std::vector<HostTensor>& tensors, bool outputs_on_gpu) {
+RunRequest MakeRequest(const Model& model, const std::vector<HostTensor>& tensors,
+                       bool outputs_on_gpu) {
   RunRequest request;
   for (size_t i = 0; i < tensors.size(); ++i) {
     InputBinding b;
@@ -217,7 +220,8 @@ RunRequest MakeRequest(const Model& model, const std::vector<HostTensor>& tensor
     request.inputs.push_back(std::move(b));
   }
   if (outputs_on_gpu) {
-    for (const ValueInfo& out : model.outputs()) request.output_locations[out.name] = OutputLocation::kDevice;
+    for (const ValueInfo& out : model.outputs())
+      request.output_locations[out.name] = OutputLocation::kDevice;
   }
   return request;
 }
@@ -239,10 +243,11 @@ struct Timings {
 
   void PrintMedians() const {
     auto ms = [](const std::vector<uint64_t>& v) { return Median(v) / 1e6; };
-    std::printf("timing (median of %zu run%s, ms): upload %.3f  record %.3f  submit %.3f  gpu %.3f  "
-                "wait %.3f  readback %.3f  total %.3f  gpu-compute %.3f\n",
-                total.size(), total.size() == 1 ? "" : "s", ms(upload), ms(record), ms(submit),
-                ms(gpu), ms(wait), ms(readback), ms(total), ms(compute));
+    std::printf(
+        "timing (median of %zu run%s, ms): upload %.3f  record %.3f  submit %.3f  gpu %.3f  "
+        "wait %.3f  readback %.3f  total %.3f  gpu-compute %.3f\n",
+        total.size(), total.size() == 1 ? "" : "s", ms(upload), ms(record), ms(submit), ms(gpu),
+        ms(wait), ms(readback), ms(total), ms(compute));
   }
 };
 
@@ -289,7 +294,8 @@ absl::StatusOr<RunResult> TimedRuns(Session& session, RunRequest& request, const
       out.in_sink = false;
     }
   }
-  if (!flags.profile_path.empty()) RETURN_IF_ERROR(WriteChromeTrace(last->trace, flags.profile_path));
+  if (!flags.profile_path.empty())
+    RETURN_IF_ERROR(WriteChromeTrace(last->trace, flags.profile_path));
   return last;
 }
 
@@ -303,15 +309,16 @@ absl::Status WriteOutputs(RunResult& run, const std::string& dir) {
     if (out.device != nullptr) {
       ASSIGN_OR_RETURN(host, out.device->Read(/*release=*/true));
     }
-    const std::string path = (std::filesystem::path(dir) / (SanitizeName(out.name) + ".npy")).string();
+    const std::string path =
+        (std::filesystem::path(dir) / (SanitizeName(out.name) + ".npy")).string();
     RETURN_IF_ERROR(WriteNpy(host, path));
   }
   return absl::OkStatus();
 }
 
 // Runs `request` on an FP32 build of the model and prints how far `run` is.
-absl::Status CompareWithFp32(const ModelFlags& flags, GpuRuntime& runtime, const RunRequest& request,
-                             const RunResult& run) {
+absl::Status CompareWithFp32(const ModelFlags& flags, GpuRuntime& runtime,
+                             const RunRequest& request, const RunResult& run) {
   ModelOptions fp32 = flags.model;
   fp32.precision = Precision::kFp32;
   ASSIGN_OR_RETURN(auto reference_model, Model::Load(flags.model_path, runtime.context(), fp32));
@@ -323,10 +330,12 @@ absl::Status CompareWithFp32(const ModelFlags& flags, GpuRuntime& runtime, const
 
 absl::Status Infer(const ModelFlags& model_flags, const InferFlags& flags) {
   ASSIGN_OR_RETURN(auto runtime, GpuRuntime::Create(model_flags.gpu));
-  ASSIGN_OR_RETURN(auto model, Model::Load(model_flags.model_path, runtime->context(), model_flags.model));
+  ASSIGN_OR_RETURN(auto model,
+                   Model::Load(model_flags.model_path, runtime->context(), model_flags.model));
   SessionOptions session_options;
   if (flags.readback == InferFlags::Readback::kWhole) session_options.overlapped_readback_bytes = 0;
-  if (flags.readback == InferFlags::Readback::kView) session_options.view_readback_bytes = uint64_t{1} << 20;
+  if (flags.readback == InferFlags::Readback::kView)
+    session_options.view_readback_bytes = uint64_t{1} << 20;
   session_options.time_each_dispatch = flags.time_each_dispatch;
   ASSIGN_OR_RETURN(auto session, Session::Create(model, session_options));
   ASSIGN_OR_RETURN(std::vector<HostTensor> tensors, ModelInputs(*model, flags.input_files));
@@ -348,11 +357,13 @@ absl::Status Infer(const ModelFlags& model_flags, const InferFlags& flags) {
 }  // namespace
 
 int RunInferCommand(const std::vector<std::string>& args) {
-  auto model_flags = ParseModelFlags(args, {"--input", "--output-dir", "--repeat", "--warmup", "--profile"});
+  auto model_flags =
+      ParseModelFlags(args, {"--input", "--output-dir", "--repeat", "--warmup", "--profile"});
   if (!model_flags.ok()) {
     std::fprintf(stderr,
                  "vkserve infer: %s\nusage: vkserve infer MODEL [--input NAME=FILE.npy]... "
-                 "[--output-dir DIR] [--dim NAME=VALUE]... [--repeat N] [--warmup SECONDS] [--profile FILE.json] "
+                 "[--output-dir DIR] [--dim NAME=VALUE]... [--repeat N] [--warmup SECONDS] "
+                 "[--profile FILE.json] "
                  "[--device SEL] [--outputs-on-gpu] [--precision FP32|FP16 [--compare]] "
                  "[--pipeline-statistics] [--readback view|buffers|whole] [--time-each-dispatch]\n",
                  std::string(model_flags.status().message()).c_str());

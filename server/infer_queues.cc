@@ -72,9 +72,9 @@ class InferQueues::Call {
         !allowed.ok()) {
       return Answer(allowed);
     }
-    owner_->infer_->Infer(&request_, &response_, ClientDeadline(context_),
-                          [this] { return cancelled_.load(); },
-                          [this](absl::Status s) { Answer(s); }, /*may_run_inline=*/true);
+    owner_->infer_->Infer(
+        &request_, &response_, ClientDeadline(context_), [this] { return cancelled_.load(); },
+        [this](absl::Status s) { Answer(s); }, /*may_run_inline=*/true);
   }
 
   // Sends the answer; exactly once per started call, from any thread.
@@ -118,7 +118,10 @@ int InferQueues::DefaultCount() {
 InferQueues::InferQueues(grpc::ServerBuilder& builder, InferenceServiceBase* service,
                          InferenceService* infer, const Authorizer* authorizer,
                          std::shared_ptr<OutputBufferPool> output_buffers, int count)
-    : service_(service), infer_(infer), authorizer_(authorizer), output_buffers_(std::move(output_buffers)) {
+    : service_(service),
+      infer_(infer),
+      authorizer_(authorizer),
+      output_buffers_(std::move(output_buffers)) {
   for (int i = 0; i < std::max(count, 1); ++i) queues_.push_back(builder.AddCompletionQueue());
 }
 

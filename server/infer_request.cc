@@ -35,12 +35,14 @@ absl::Status InvalidInput(const std::string& tensor, const std::string& message)
 }
 
 // Reads an optional string parameter; INVALID_ARGUMENT if of another type.
-absl::StatusOr<std::optional<std::string>> StringParam(const ParamMap& params, const std::string& key,
+absl::StatusOr<std::optional<std::string>> StringParam(const ParamMap& params,
+                                                       const std::string& key,
                                                        const std::string& where) {
   auto it = params.find(key);
   if (it == params.end()) return std::optional<std::string>();
   if (it->second.parameter_choice_case() != InferParameter::kStringParam) {
-    return absl::InvalidArgumentError(absl::StrCat(where, ": parameter '", key, "' must be a string"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": parameter '", key, "' must be a string"));
   }
   return std::optional<std::string>(it->second.string_param());
 }
@@ -57,7 +59,8 @@ absl::StatusOr<std::optional<int64_t>> IntParam(const ParamMap& params, const st
       it->second.uint64_param() <= static_cast<uint64_t>(INT64_MAX)) {
     return std::optional<int64_t>(static_cast<int64_t>(it->second.uint64_param()));
   }
-  return absl::InvalidArgumentError(absl::StrCat(where, ": parameter '", key, "' must be an integer"));
+  return absl::InvalidArgumentError(
+      absl::StrCat(where, ": parameter '", key, "' must be an integer"));
 }
 
 // The shared-memory range a tensor's parameters name, if any.
@@ -74,13 +77,15 @@ absl::StatusOr<std::optional<SharedMemoryManager::Range>> ShmParams(const ParamM
         where, ": shared memory needs both 'shared_memory_region' and 'shared_memory_byte_size'"));
   }
   if (*size < 0 || offset.value_or(0) < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(where, ": negative shared-memory size or offset"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": negative shared-memory size or offset"));
   }
   if (!shm.enabled()) {
     return absl::FailedPreconditionError(
         absl::StrCat(where, ": system shared memory is disabled on this server"));
   }
-  auto range = shm.Resolve(*region, static_cast<uint64_t>(offset.value_or(0)), static_cast<uint64_t>(*size));
+  auto range =
+      shm.Resolve(*region, static_cast<uint64_t>(offset.value_or(0)), static_cast<uint64_t>(*size));
   if (!range.ok()) {
     return absl::Status(range.status().code(), absl::StrCat(where, ": ", range.status().message()));
   }
@@ -94,7 +99,8 @@ template <typename Dst, typename Src>
 absl::Status CopyTyped(const google::protobuf::RepeatedField<Src>& src, uint64_t count,
                        const std::string& name, std::vector<uint8_t>* out) {
   if (static_cast<uint64_t>(src.size()) != count) {
-    return InvalidInput(name, absl::StrCat("contents hold ", src.size(), " elements but the shape needs ", count));
+    return InvalidInput(
+        name, absl::StrCat("contents hold ", src.size(), " elements but the shape needs ", count));
   }
   out->resize(count * sizeof(Dst));
   for (uint64_t i = 0; i < count; ++i) {
@@ -105,8 +111,9 @@ absl::Status CopyTyped(const google::protobuf::RepeatedField<Src>& src, uint64_t
 }
 
 int TypedFieldCount(const inference::InferTensorContents& c) {
-  return (c.bool_contents_size() > 0) + (c.int_contents_size() > 0) + (c.int64_contents_size() > 0) +
-         (c.uint_contents_size() > 0) + (c.uint64_contents_size() > 0) + (c.fp32_contents_size() > 0) +
+  return (c.bool_contents_size() > 0) + (c.int_contents_size() > 0) +
+         (c.int64_contents_size() > 0) + (c.uint_contents_size() > 0) +
+         (c.uint64_contents_size() > 0) + (c.fp32_contents_size() > 0) +
          (c.fp64_contents_size() > 0) + (c.bytes_contents_size() > 0);
 }
 
@@ -116,37 +123,49 @@ absl::Status ConvertTyped(const inference::InferTensorContents& c, DataType dtyp
   const size_t used = static_cast<size_t>(TypedFieldCount(c));
   auto expect = [&](int size) -> absl::Status {
     if (used == 1 && size == 0) {
-      return InvalidInput(name, absl::StrCat("contents use a field that does not match datatype ",
-                                        KName(dtype)));
+      return InvalidInput(
+          name, absl::StrCat("contents use a field that does not match datatype ", KName(dtype)));
     }
     return absl::OkStatus();
   };
   switch (dtype) {
-    case DataType::kBool: RETURN_IF_ERROR(expect(c.bool_contents_size()));
+    case DataType::kBool:
+      RETURN_IF_ERROR(expect(c.bool_contents_size()));
       return CopyTyped<uint8_t>(c.bool_contents(), count, name, out);
-    case DataType::kInt8: RETURN_IF_ERROR(expect(c.int_contents_size()));
+    case DataType::kInt8:
+      RETURN_IF_ERROR(expect(c.int_contents_size()));
       return CopyTyped<int8_t>(c.int_contents(), count, name, out);
-    case DataType::kInt16: RETURN_IF_ERROR(expect(c.int_contents_size()));
+    case DataType::kInt16:
+      RETURN_IF_ERROR(expect(c.int_contents_size()));
       return CopyTyped<int16_t>(c.int_contents(), count, name, out);
-    case DataType::kInt32: RETURN_IF_ERROR(expect(c.int_contents_size()));
+    case DataType::kInt32:
+      RETURN_IF_ERROR(expect(c.int_contents_size()));
       return CopyTyped<int32_t>(c.int_contents(), count, name, out);
-    case DataType::kInt64: RETURN_IF_ERROR(expect(c.int64_contents_size()));
+    case DataType::kInt64:
+      RETURN_IF_ERROR(expect(c.int64_contents_size()));
       return CopyTyped<int64_t>(c.int64_contents(), count, name, out);
-    case DataType::kUint8: RETURN_IF_ERROR(expect(c.uint_contents_size()));
+    case DataType::kUint8:
+      RETURN_IF_ERROR(expect(c.uint_contents_size()));
       return CopyTyped<uint8_t>(c.uint_contents(), count, name, out);
-    case DataType::kUint16: RETURN_IF_ERROR(expect(c.uint_contents_size()));
+    case DataType::kUint16:
+      RETURN_IF_ERROR(expect(c.uint_contents_size()));
       return CopyTyped<uint16_t>(c.uint_contents(), count, name, out);
-    case DataType::kUint32: RETURN_IF_ERROR(expect(c.uint_contents_size()));
+    case DataType::kUint32:
+      RETURN_IF_ERROR(expect(c.uint_contents_size()));
       return CopyTyped<uint32_t>(c.uint_contents(), count, name, out);
-    case DataType::kUint64: RETURN_IF_ERROR(expect(c.uint64_contents_size()));
+    case DataType::kUint64:
+      RETURN_IF_ERROR(expect(c.uint64_contents_size()));
       return CopyTyped<uint64_t>(c.uint64_contents(), count, name, out);
-    case DataType::kFloat: RETURN_IF_ERROR(expect(c.fp32_contents_size()));
+    case DataType::kFloat:
+      RETURN_IF_ERROR(expect(c.fp32_contents_size()));
       return CopyTyped<float>(c.fp32_contents(), count, name, out);
-    case DataType::kDouble: RETURN_IF_ERROR(expect(c.fp64_contents_size()));
+    case DataType::kDouble:
+      RETURN_IF_ERROR(expect(c.fp64_contents_size()));
       return CopyTyped<double>(c.fp64_contents(), count, name, out);
     default:
-      return InvalidInput(name, absl::StrCat("datatype ", KName(dtype),
-                                        " has no typed contents field; send it in raw_input_contents"));
+      return InvalidInput(
+          name, absl::StrCat("datatype ", KName(dtype),
+                             " has no typed contents field; send it in raw_input_contents"));
   }
 }
 
@@ -156,8 +175,11 @@ absl::StatusOr<uint64_t> CheckShape(const std::vector<int64_t>& shape, const Val
                                     const ModelSettings& settings, const std::string& name) {
   uint64_t count = 1;
   for (int64_t d : shape) {
-    if (d < 0) return InvalidInput(name, absl::StrCat("shape ", ShapeString(shape), " has a negative dimension"));
-    if (static_cast<uint64_t>(d) > kMaxElements || (d > 0 && count > kMaxElements / static_cast<uint64_t>(d))) {
+    if (d < 0)
+      return InvalidInput(name,
+                          absl::StrCat("shape ", ShapeString(shape), " has a negative dimension"));
+    if (static_cast<uint64_t>(d) > kMaxElements ||
+        (d > 0 && count > kMaxElements / static_cast<uint64_t>(d))) {
       return InvalidInput(name, absl::StrCat("shape ", ShapeString(shape), " is too large"));
     }
     count *= static_cast<uint64_t>(d);
@@ -165,20 +187,22 @@ absl::StatusOr<uint64_t> CheckShape(const std::vector<int64_t>& shape, const Val
   const TensorType& type = declared.type;
   if (type.has_shape) {
     if (shape.size() != type.shape.size()) {
-      return InvalidInput(name, absl::StrCat("shape ", ShapeString(shape), " has rank ", shape.size(),
-                                        " but the model expects rank ", type.shape.size()));
+      return InvalidInput(name,
+                          absl::StrCat("shape ", ShapeString(shape), " has rank ", shape.size(),
+                                       " but the model expects rank ", type.shape.size()));
     }
     for (size_t i = 0; i < shape.size(); ++i) {
       if (type.shape[i].is_fixed() && type.shape[i].value != shape[i]) {
-        return InvalidInput(name, absl::StrCat("shape ", ShapeString(shape), ": dimension ", i, " is ", shape[i],
-                                          " but the model fixes it at ", type.shape[i].value));
+        return InvalidInput(
+            name, absl::StrCat("shape ", ShapeString(shape), ": dimension ", i, " is ", shape[i],
+                               " but the model fixes it at ", type.shape[i].value));
       }
     }
   }
   if (settings.max_batch_size > 0) {
     if (shape.empty() || shape[0] < 1 || shape[0] > settings.max_batch_size) {
-      return InvalidInput(name, absl::StrCat("batch dimension of shape ", ShapeString(shape), " must be 1..",
-                                        settings.max_batch_size));
+      return InvalidInput(name, absl::StrCat("batch dimension of shape ", ShapeString(shape),
+                                             " must be 1..", settings.max_batch_size));
     }
   }
   return count;
@@ -202,12 +226,14 @@ using InputTensor = ModelInferRequest::InferInputTensor;
 absl::Status ReadRequestParameters(const ModelInferRequest& request, PreparedInfer* prepared) {
   ASSIGN_OR_RETURN(auto timeout_us, IntParam(request.parameters(), kTimeoutParam, "request"));
   if (timeout_us) {
-    if (*timeout_us < 0) return absl::InvalidArgumentError("request: parameter 'timeout' is negative");
+    if (*timeout_us < 0)
+      return absl::InvalidArgumentError("request: parameter 'timeout' is negative");
     if (*timeout_us > 0) prepared->timeout = absl::Microseconds(*timeout_us);
   }
   ASSIGN_OR_RETURN(auto priority, IntParam(request.parameters(), kPriorityParam, "request"));
   if (priority) {
-    if (*priority < 0) return absl::InvalidArgumentError("request: parameter 'priority' is negative");
+    if (*priority < 0)
+      return absl::InvalidArgumentError("request: parameter 'priority' is negative");
     prepared->priority = static_cast<uint64_t>(*priority);
   }
   return absl::OkStatus();
@@ -215,15 +241,16 @@ absl::Status ReadRequestParameters(const ModelInferRequest& request, PreparedInf
 
 // The model input `input` names, with its datatype checked against it.
 absl::StatusOr<const ValueInfo*> DeclaredInput(const InputTensor& input, const ServedModel& model,
-                                              DataType* dtype) {
+                                               DataType* dtype) {
   const std::vector<ValueInfo>& declared = model.model().inputs();
   const std::string& name = input.name();
-  auto decl = std::find_if(declared.begin(), declared.end(), [&](const ValueInfo& v) { return v.name == name; });
+  auto decl = std::find_if(declared.begin(), declared.end(),
+                           [&](const ValueInfo& v) { return v.name == name; });
   if (decl == declared.end()) {
     std::vector<std::string> names;
     for (const ValueInfo& v : declared) names.push_back(v.name);
     return InvalidInput(name, absl::StrCat("model '", model.name(), "' has no such input (inputs: ",
-                                      absl::StrJoin(names, ", "), ")"));
+                                           absl::StrJoin(names, ", "), ")"));
   }
   *dtype = ParseKServeDataType(input.datatype());
   if (*dtype == DataType::kUndefined) {
@@ -231,7 +258,7 @@ absl::StatusOr<const ValueInfo*> DeclaredInput(const InputTensor& input, const S
   }
   if (*dtype != decl->type.dtype) {
     return InvalidInput(name, absl::StrCat("datatype ", input.datatype(), " but the model expects ",
-                                      KName(decl->type.dtype)));
+                                           KName(decl->type.dtype)));
   }
   return &*decl;
 }
@@ -245,17 +272,21 @@ absl::Status BindResidentInput(const InputTensor& input, const std::string& hand
   const std::string& name = input.name();
   const std::string where = absl::StrCat("input ", Quoted(name));
   auto tensor = resident.Get(handle);
-  if (!tensor.ok()) return absl::NotFoundError(absl::StrCat(where, ": ", tensor.status().message()));
+  if (!tensor.ok())
+    return absl::NotFoundError(absl::StrCat(where, ": ", tensor.status().message()));
   if ((*tensor)->dtype() != dtype) {
-    return InvalidInput(name, absl::StrCat("GPU handle holds ", KName((*tensor)->dtype()), ", not ", input.datatype()));
+    return InvalidInput(name, absl::StrCat("GPU handle holds ", KName((*tensor)->dtype()), ", not ",
+                                           input.datatype()));
   }
   if (!shape->empty() && *shape != (*tensor)->shape()) {
-    return InvalidInput(name, absl::StrCat("shape ", ShapeString(*shape), " differs from the GPU handle's ",
-                                      ShapeString((*tensor)->shape())));
+    return InvalidInput(
+        name, absl::StrCat("shape ", ShapeString(*shape), " differs from the GPU handle's ",
+                           ShapeString((*tensor)->shape())));
   }
   *shape = (*tensor)->shape();
   RETURN_IF_ERROR(CheckShape(*shape, decl, settings, name).status());
-  if (TypedFieldCount(input.contents()) > 0) return InvalidInput(name, "has both a GPU handle and contents");
+  if (TypedFieldCount(input.contents()) > 0)
+    return InvalidInput(name, "has both a GPU handle and contents");
   binding->device = *std::move(tensor);
   return absl::OkStatus();
 }
@@ -263,9 +294,9 @@ absl::Status BindResidentInput(const InputTensor& input, const std::string& hand
 // Where a host input's bytes come from: a shared-memory region (read during
 // the run), the request's next raw_input_contents entry, or its typed
 // contents converted into bytes the PreparedInfer owns.
-absl::Status BindHostInputData(const ModelInferRequest& request, const InputTensor& input, DataType dtype,
-                               uint64_t count, const SharedMemoryManager& shm, int* raw_index,
-                               PreparedInfer* prepared, InputBinding* binding) {
+absl::Status BindHostInputData(const ModelInferRequest& request, const InputTensor& input,
+                               DataType dtype, uint64_t count, const SharedMemoryManager& shm,
+                               int* raw_index, PreparedInfer* prepared, InputBinding* binding) {
   const std::string& name = input.name();
   const std::string where = absl::StrCat("input ", Quoted(name));
   const uint64_t bytes = count * DataTypeSize(dtype);  // count <= 2^40, size <= 16: no overflow
@@ -275,9 +306,9 @@ absl::Status BindHostInputData(const ModelInferRequest& request, const InputTens
   if (range) {
     if (has_typed) return InvalidInput(name, "has both shared memory and contents");
     if (range->size() != bytes) {
-      return InvalidInput(name, absl::StrCat("shared_memory_byte_size is ", range->size(), " but shape ",
-                                        ShapeString(binding->host.shape), " of ", input.datatype(), " needs ",
-                                        bytes));
+      return InvalidInput(name, absl::StrCat("shared_memory_byte_size is ", range->size(),
+                                             " but shape ", ShapeString(binding->host.shape),
+                                             " of ", input.datatype(), " needs ", bytes));
     }
     // Read during the run, straight into GPU-visible memory: never through
     // a mapping of the client's object (server/shared_memory.h says why).
@@ -291,19 +322,21 @@ absl::Status BindHostInputData(const ModelInferRequest& request, const InputTens
   }
   if (request.raw_input_contents_size() > 0) {
     if (has_typed) {
-      return InvalidInput(name, "has typed contents but the request uses raw_input_contents; use one or the other");
+      return InvalidInput(
+          name, "has typed contents but the request uses raw_input_contents; use one or the other");
     }
     if (*raw_index >= request.raw_input_contents_size()) {
       return InvalidInput(name, absl::StrCat("no raw_input_contents entry (the request has ",
-                                        request.raw_input_contents_size(), ")"));
+                                             request.raw_input_contents_size(), ")"));
     }
     const std::string& raw = request.raw_input_contents((*raw_index)++);
     if (raw.size() != bytes) {
       return InvalidInput(name, absl::StrCat("raw contents hold ", raw.size(), " bytes but shape ",
-                                        ShapeString(binding->host.shape), " of ", input.datatype(), " needs ",
-                                        bytes));
+                                             ShapeString(binding->host.shape), " of ",
+                                             input.datatype(), " needs ", bytes));
     }
-    binding->host.data = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
+    binding->host.data =
+        std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
     return absl::OkStatus();
   }
   if (!has_typed && count > 0) return InvalidInput(name, "has no data");
@@ -334,7 +367,8 @@ absl::Status BindInputs(const ModelInferRequest& request, const ServedModel& mod
     const std::string where = absl::StrCat("input ", Quoted(name));
     ASSIGN_OR_RETURN(auto handle, StringParam(input.parameters(), kGpuHandleParam, where));
     if (handle) {
-      RETURN_IF_ERROR(BindResidentInput(input, *handle, dtype, *decl, settings, resident, &shape, &binding));
+      RETURN_IF_ERROR(
+          BindResidentInput(input, *handle, dtype, *decl, settings, resident, &shape, &binding));
     } else {
       ASSIGN_OR_RETURN(uint64_t count, CheckShape(shape, *decl, settings, name));
       if (DataTypeSize(dtype) == 0) {
@@ -342,15 +376,17 @@ absl::Status BindInputs(const ModelInferRequest& request, const ServedModel& mod
       }
       binding.host.dtype = dtype;
       binding.host.shape = shape;
-      RETURN_IF_ERROR(BindHostInputData(request, input, dtype, count, shm, &raw_index, prepared, &binding));
+      RETURN_IF_ERROR(
+          BindHostInputData(request, input, dtype, count, shm, &raw_index, prepared, &binding));
     }
-    if (decl == &declared_inputs.front() && settings.max_batch_size > 0) prepared->batch_size = shape[0];
+    if (decl == &declared_inputs.front() && settings.max_batch_size > 0)
+      prepared->batch_size = shape[0];
     prepared->run.inputs.push_back(std::move(binding));
   }
   if (request.raw_input_contents_size() > 0 && raw_index != request.raw_input_contents_size()) {
-    return absl::InvalidArgumentError(absl::StrCat("the request has ", request.raw_input_contents_size(),
-                                                   " raw_input_contents entries but ", raw_index,
-                                                   " inputs take raw data"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the request has ", request.raw_input_contents_size(),
+                     " raw_input_contents entries but ", raw_index, " inputs take raw data"));
   }
   for (const ValueInfo& v : declared_inputs) {
     if (!seen.contains(v.name)) return InvalidInput(v.name, "missing (the model needs it)");
@@ -360,22 +396,29 @@ absl::Status BindInputs(const ModelInferRequest& request, const ServedModel& mod
 
 // One requested output: its location (config, or the request's "gpu" /
 // "cpu"), and its shared-memory region if it names one.
-absl::StatusOr<PreparedInfer::Output> RequestedOutput(const ModelInferRequest::InferRequestedOutputTensor& out,
-                                                      bool resident_by_config, const SharedMemoryManager& shm) {
+absl::StatusOr<PreparedInfer::Output> RequestedOutput(
+    const ModelInferRequest::InferRequestedOutputTensor& out, bool resident_by_config,
+    const SharedMemoryManager& shm) {
   const std::string where = absl::StrCat("output ", Quoted(out.name()));
   PreparedInfer::Output o{out.name(), resident_by_config, {}, {}};
   ASSIGN_OR_RETURN(auto location, StringParam(out.parameters(), kLocationParam, where));
   if (location) {
-    if (*location == "gpu") o.resident = true;
-    else if (*location == "cpu") o.resident = false;
-    else return absl::InvalidArgumentError(absl::StrCat(where, ": ", kLocationParam, " must be \"gpu\" or \"cpu\""));
+    if (*location == "gpu")
+      o.resident = true;
+    else if (*location == "cpu")
+      o.resident = false;
+    else
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": ", kLocationParam, " must be \"gpu\" or \"cpu\""));
   }
   ASSIGN_OR_RETURN(o.shm, ShmParams(out.parameters(), shm, where, &o.shm_region));
   if (o.shm && o.resident) {
-    return absl::InvalidArgumentError(absl::StrCat(where, ": cannot be both GPU-resident and in shared memory"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": cannot be both GPU-resident and in shared memory"));
   }
   if (o.shm && !o.shm->writable()) {
-    return absl::InvalidArgumentError(absl::StrCat(where, ": shared-memory region ", Quoted(o.shm_region), " is read-only"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": shared-memory region ", Quoted(o.shm_region), " is read-only"));
   }
   return o;
 }
@@ -387,18 +430,21 @@ absl::Status SelectOutputs(const ModelInferRequest& request, const ServedModel& 
   const std::vector<ValueInfo>& declared_outputs = model.model().outputs();
   auto on_gpu = [&](const std::string& name) {
     auto it = settings.output_locations.find(name);
-    return (it != settings.output_locations.end() ? it->second : settings.default_output_location) ==
-           PreferredLocation::kGpu;
+    return (it != settings.output_locations.end()
+                ? it->second
+                : settings.default_output_location) == PreferredLocation::kGpu;
   };
   if (request.outputs_size() == 0) {
-    for (const ValueInfo& v : declared_outputs) prepared->outputs.push_back({v.name, on_gpu(v.name), {}, {}});
+    for (const ValueInfo& v : declared_outputs)
+      prepared->outputs.push_back({v.name, on_gpu(v.name), {}, {}});
   }
   std::set<std::string> requested;
   for (const auto& out : request.outputs()) {
     const std::string where = absl::StrCat("output ", Quoted(out.name()));
     if (std::none_of(declared_outputs.begin(), declared_outputs.end(),
                      [&](const ValueInfo& v) { return v.name == out.name(); })) {
-      return absl::InvalidArgumentError(absl::StrCat(where, ": model '", model.name(), "' has no such output"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": model '", model.name(), "' has no such output"));
     }
     if (!requested.insert(out.name()).second) {
       return absl::InvalidArgumentError(absl::StrCat(where, ": requested more than once"));
@@ -418,7 +464,8 @@ absl::Status SelectOutputs(const ModelInferRequest& request, const ServedModel& 
 // until the response is filled), so the sink may point into it.
 void InstallOutputSink(const Model* runtime_model, PreparedInfer* prepared) {
   prepared->raw_buffers.resize(runtime_model->outputs().size());
-  prepared->run.host_output_sink = [p = prepared, runtime_model](size_t o, uint64_t bytes) -> uint8_t* {
+  prepared->run.host_output_sink = [p = prepared, runtime_model](size_t o,
+                                                                 uint64_t bytes) -> uint8_t* {
     if (o >= runtime_model->outputs().size()) return nullptr;
     const std::string& name = runtime_model->outputs()[o].name;
     for (const PreparedInfer::Output& want : p->outputs) {
@@ -446,11 +493,9 @@ PreparedInfer::~PreparedInfer() {
   for (std::string& b : raw_buffers) output_buffers->Give(std::move(b));
 }
 
-absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(const ModelInferRequest& request,
-                                                            const ServedModel& model,
-                                                            ResidentRegistry& resident,
-                                                            const SharedMemoryManager& shm,
-                                                            std::shared_ptr<OutputBufferPool> output_buffers) {
+absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(
+    const ModelInferRequest& request, const ServedModel& model, ResidentRegistry& resident,
+    const SharedMemoryManager& shm, std::shared_ptr<OutputBufferPool> output_buffers) {
   auto prepared = std::make_unique<PreparedInfer>();
   prepared->output_buffers = std::move(output_buffers);
   RETURN_IF_ERROR(ReadRequestParameters(request, prepared.get()));
@@ -461,8 +506,8 @@ absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(const ModelInferRequ
 }
 
 absl::Status FillInferResponse(const ModelInferRequest& request, PreparedInfer& prepared,
-                               RunResult& result, const ServedModel& model, ResidentRegistry& resident,
-                               ModelInferResponse* response) {
+                               RunResult& result, const ServedModel& model,
+                               ResidentRegistry& resident, ModelInferResponse* response) {
   response->set_model_name(model.name());
   response->set_model_version(absl::StrCat(model.version()));
   response->set_id(request.id());
@@ -476,7 +521,9 @@ absl::Status FillInferResponse(const ModelInferRequest& request, PreparedInfer& 
   for (const PreparedInfer::Output& want : prepared.outputs) {
     auto it = std::find_if(result.outputs.begin(), result.outputs.end(),
                            [&](const RunOutput& o) { return o.name == want.name; });
-    if (it == result.outputs.end()) return fail(absl::InternalError(absl::StrCat("the run produced no output '", want.name, "'")));
+    if (it == result.outputs.end())
+      return fail(
+          absl::InternalError(absl::StrCat("the run produced no output '", want.name, "'")));
     RunOutput& out = *it;
     auto* entry = response->add_outputs();
     entry->set_name(out.name);
@@ -484,20 +531,22 @@ absl::Status FillInferResponse(const ModelInferRequest& request, PreparedInfer& 
     for (int64_t d : out.shape) entry->add_shape(d);
     std::string* raw = response->add_raw_output_contents();
     if (want.resident) {
-      if (!out.device) return fail(absl::InternalError(absl::StrCat("output '", out.name, "' was not kept on the GPU")));
+      if (!out.device)
+        return fail(
+            absl::InternalError(absl::StrCat("output '", out.name, "' was not kept on the GPU")));
       auto handle = resident.Add(out.device, model.name(), model.version());
       if (!handle.ok()) {
-        return fail(absl::Status(handle.status().code(),
-                                 absl::StrCat("output '", out.name, "': ", handle.status().message())));
+        return fail(absl::Status(handle.status().code(), absl::StrCat("output '", out.name, "': ",
+                                                                      handle.status().message())));
       }
       added.push_back(*handle);
       (*entry->mutable_parameters())[kGpuHandleParam].set_string_param(*handle);
     } else if (want.shm) {
       const uint64_t bytes = out.host.data.size();
       if (bytes > want.shm->size()) {
-        return fail(absl::InvalidArgumentError(absl::StrCat(
-            "output '", out.name, "': ", bytes, " bytes do not fit shared_memory_byte_size ",
-            want.shm->size())));
+        return fail(absl::InvalidArgumentError(
+            absl::StrCat("output '", out.name, "': ", bytes,
+                         " bytes do not fit shared_memory_byte_size ", want.shm->size())));
       }
       if (absl::Status s = want.shm->Write(out.host.data); !s.ok()) {
         return fail(absl::Status(s.code(), absl::StrCat("output '", out.name, "': ", s.message())));
@@ -523,12 +572,13 @@ absl::StatusOr<bool> TraceRequested(const ModelInferRequest& request) {
       (p.string_param() == "true" || p.string_param() == "false")) {
     return p.string_param() == "true";
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("request: parameter '", kTraceParam, "' must be a bool (or \"true\"/\"false\")"));
+  return absl::InvalidArgumentError(absl::StrCat("request: parameter '", kTraceParam,
+                                                 "' must be a bool (or \"true\"/\"false\")"));
 }
 
 bool IsHandleRequest(const ModelInferRequest& request) {
-  return request.parameters().contains(kReadHandleParam) || request.parameters().contains(kReleaseHandleParam);
+  return request.parameters().contains(kReadHandleParam) ||
+         request.parameters().contains(kReleaseHandleParam);
 }
 
 absl::Status RunHandleRequest(const ModelInferRequest& request, ResidentRegistry& resident,
@@ -537,11 +587,13 @@ absl::Status RunHandleRequest(const ModelInferRequest& request, ResidentRegistry
   response->set_model_version(request.model_version());
   response->set_id(request.id());
   ASSIGN_OR_RETURN(auto read, StringParam(request.parameters(), kReadHandleParam, "request"));
-  ASSIGN_OR_RETURN(auto release_list, StringParam(request.parameters(), kReleaseHandleParam, "request"));
+  ASSIGN_OR_RETURN(auto release_list,
+                   StringParam(request.parameters(), kReleaseHandleParam, "request"));
   bool release_after_read = false;
   if (auto it = request.parameters().find(kReleaseParam); it != request.parameters().end()) {
     if (it->second.parameter_choice_case() != InferParameter::kBoolParam) {
-      return absl::InvalidArgumentError(absl::StrCat("request: parameter '", kReleaseParam, "' must be a bool"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("request: parameter '", kReleaseParam, "' must be a bool"));
     }
     release_after_read = it->second.bool_param();
   }
@@ -554,7 +606,8 @@ absl::Status RunHandleRequest(const ModelInferRequest& request, ResidentRegistry
     entry->set_datatype((KName(host.dtype)));
     for (int64_t d : host.shape) entry->add_shape(d);
     (*entry->mutable_parameters())[kGpuHandleParam].set_string_param(*read);
-    response->add_raw_output_contents()->assign(reinterpret_cast<const char*>(host.data.data()), host.data.size());
+    response->add_raw_output_contents()->assign(reinterpret_cast<const char*>(host.data.data()),
+                                                host.data.size());
   }
   if (release_list) {
     for (absl::string_view h : absl::StrSplit(*release_list, ',', absl::SkipEmpty())) {

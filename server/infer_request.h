@@ -54,8 +54,8 @@ inline constexpr char kLocationParam[] = "vkserve_location";
 inline constexpr char kReadHandleParam[] = "vkserve_read_handle";
 inline constexpr char kReleaseParam[] = "vkserve_release";
 inline constexpr char kReleaseHandleParam[] = "vkserve_release_handle";
-inline constexpr char kTimeoutParam[] = "timeout";  // microseconds
-inline constexpr char kPriorityParam[] = "priority";  // dynamic batching's level; 0 = default
+inline constexpr char kTimeoutParam[] = "timeout";      // microseconds
+inline constexpr char kPriorityParam[] = "priority";    // dynamic batching's level; 0 = default
 inline constexpr char kTraceParam[] = "vkserve_trace";  // request: bool
 inline constexpr char kTracePathParam[] = "vkserve_trace_path";  // response: string
 
@@ -101,10 +101,9 @@ absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(
 // Fills `response` (model name/version, id, one outputs[] entry and one
 // raw_output_contents entry per requested output, in order). Resident
 // outputs are registered; on failure the handles added here are released.
-absl::Status FillInferResponse(const inference::ModelInferRequest& request,
-                               PreparedInfer& prepared, RunResult& result,
-                               const ServedModel& model, ResidentRegistry& resident,
-                               inference::ModelInferResponse* response);
+absl::Status FillInferResponse(const inference::ModelInferRequest& request, PreparedInfer& prepared,
+                               RunResult& result, const ServedModel& model,
+                               ResidentRegistry& resident, inference::ModelInferResponse* response);
 
 // Gives every raw_output_contents buffer of a sent `response` to `pool`
 // (where FillInferResponse's readbacks took them), leaving them empty.

@@ -26,7 +26,8 @@ std::string TypeString(const TensorType& t) {
 }
 
 std::string FormatString(const ModelReport& r) {
-  return r.format == "ort" ? absl::StrCat("ONNX Runtime ORT format, version ", r.ort_format_version) : "ONNX";
+  return r.format == "ort" ? absl::StrCat("ONNX Runtime ORT format, version ", r.ort_format_version)
+                           : "ONNX";
 }
 
 std::string StoredOpString(const StoredNode& n) {
@@ -36,11 +37,13 @@ std::string StoredOpString(const StoredNode& n) {
 }
 
 void PrintText(const std::string& path, const ModelReport& r) {
-  std::printf("model: %s\nformat: %s\nplanned for: %s\n\ninputs:\n", path.c_str(), FormatString(r).c_str(),
-              r.signature.c_str());
-  for (const auto& v : r.inputs) std::printf("  %s: %s\n", v.name.c_str(), TypeString(v.type).c_str());
+  std::printf("model: %s\nformat: %s\nplanned for: %s\n\ninputs:\n", path.c_str(),
+              FormatString(r).c_str(), r.signature.c_str());
+  for (const auto& v : r.inputs)
+    std::printf("  %s: %s\n", v.name.c_str(), TypeString(v.type).c_str());
   std::printf("outputs:\n");
-  for (const auto& v : r.outputs) std::printf("  %s: %s\n", v.name.c_str(), TypeString(v.type).c_str());
+  for (const auto& v : r.outputs)
+    std::printf("  %s: %s\n", v.name.c_str(), TypeString(v.type).c_str());
   std::printf("\nops (after fusion):\n");
   for (const auto& [op, count] : r.op_counts) std::printf("  %-28s %d\n", op.c_str(), count);
   std::printf("\nnodes: %d on gpu, %d on cpu, %d merged into fused epilogues\n", r.gpu_nodes,
@@ -53,21 +56,25 @@ void PrintText(const std::string& path, const ModelReport& r) {
                 n.domain.c_str(), static_cast<long long>(n.opset), n.device.c_str());
     if (!n.kernel.empty()) std::printf("  %-40s   kernel: %s\n", "", n.kernel.c_str());
   }
-  std::printf("\nstored nodes: %zu, as the file has them, and what runs for each\n", r.stored_nodes.size());
+  std::printf("\nstored nodes: %zu, as the file has them, and what runs for each\n",
+              r.stored_nodes.size());
   for (const auto& n : r.stored_nodes) {
     std::printf("  %-40s %-44s %s: %s\n", n.stored.name.c_str(), StoredOpString(n.stored).c_str(),
                 n.device.c_str(), n.runs_as.c_str());
   }
-  std::printf("\nactivation arena: %s bytes (sum of all tensors %s bytes, %.1f%%); weights %s bytes\n",
-              absl::StrCat(r.arena_bytes).c_str(), absl::StrCat(r.tensor_bytes_total).c_str(),
-              r.tensor_bytes_total ? 100.0 * r.arena_bytes / r.tensor_bytes_total : 0.0,
-              absl::StrCat(r.weight_bytes).c_str());
-  std::printf("plan cache: %zu plan(s), one per input signature; this one holds %s bytes of device "
-              "and %s of host memory; least recently used plans are evicted past the per-device "
-              "budget of %s device / %s host bytes (0: unlimited)\n",
-              r.cached_plans, absl::StrCat(r.plan_cost.device_bytes).c_str(),
-              absl::StrCat(r.plan_cost.host_bytes).c_str(), absl::StrCat(r.cache_limits.device_bytes).c_str(),
-              absl::StrCat(r.cache_limits.host_bytes).c_str());
+  std::printf(
+      "\nactivation arena: %s bytes (sum of all tensors %s bytes, %.1f%%); weights %s bytes\n",
+      absl::StrCat(r.arena_bytes).c_str(), absl::StrCat(r.tensor_bytes_total).c_str(),
+      r.tensor_bytes_total ? 100.0 * r.arena_bytes / r.tensor_bytes_total : 0.0,
+      absl::StrCat(r.weight_bytes).c_str());
+  std::printf(
+      "plan cache: %zu plan(s), one per input signature; this one holds %s bytes of device "
+      "and %s of host memory; least recently used plans are evicted past the per-device "
+      "budget of %s device / %s host bytes (0: unlimited)\n",
+      r.cached_plans, absl::StrCat(r.plan_cost.device_bytes).c_str(),
+      absl::StrCat(r.plan_cost.host_bytes).c_str(),
+      absl::StrCat(r.cache_limits.device_bytes).c_str(),
+      absl::StrCat(r.cache_limits.host_bytes).c_str());
 }
 
 void WriteValues(const char* key, const std::vector<ValueInfo>& values, JsonWriter& w) {
@@ -79,7 +86,10 @@ void WriteValues(const char* key, const std::vector<ValueInfo>& values, JsonWrit
     w.Key("dtype").String(std::string(DataTypeName(v.type.dtype)));
     w.Key("shape").BeginArray();
     for (const Dim& d : v.type.shape) {
-      if (d.is_fixed()) w.Int(d.value); else w.String(d.param.empty() ? "?" : d.param);
+      if (d.is_fixed())
+        w.Int(d.value);
+      else
+        w.String(d.param.empty() ? "?" : d.param);
     }
     w.EndArray();
     w.EndObject();
@@ -166,8 +176,9 @@ void PrintJson(const std::string& path, const ModelReport& r) {
 int RunInspectCommand(const std::vector<std::string>& args) {
   auto flags = ParseModelFlags(args);
   if (!flags.ok()) {
-    std::fprintf(stderr, "vkserve inspect: %s\nusage: vkserve inspect MODEL [--json] "
-                         "[--dim NAME=VALUE]... [--device SEL]\n",
+    std::fprintf(stderr,
+                 "vkserve inspect: %s\nusage: vkserve inspect MODEL [--json] "
+                 "[--dim NAME=VALUE]... [--device SEL]\n",
                  std::string(flags.status().message()).c_str());
     return 2;
   }
@@ -196,7 +207,10 @@ int RunInspectCommand(const std::vector<std::string>& args) {
     std::fprintf(stderr, "vkserve: %s\n", report.status().ToString().c_str());
     return 1;
   }
-  if (json) PrintJson(flags->model_path, *report); else PrintText(flags->model_path, *report);
+  if (json)
+    PrintJson(flags->model_path, *report);
+  else
+    PrintText(flags->model_path, *report);
   return 0;
 }
 

@@ -30,7 +30,7 @@ class JsonWriter {
   JsonWriter& Close(char c);
   void Separate();
   std::string out_;
-  std::vector<bool> first_;   // per open container: no element written yet
+  std::vector<bool> first_;  // per open container: no element written yet
   bool after_key_ = false;
 };
 

@@ -14,12 +14,15 @@ namespace {
 
 thread_local std::string current_request_id;
 
-void Append(spdlog::memory_buf_t& dest, std::string_view s) { dest.append(s.data(), s.data() + s.size()); }
+void Append(spdlog::memory_buf_t& dest, std::string_view s) {
+  dest.append(s.data(), s.data() + s.size());
+}
 
 // %*: the message as a JSON string.
 class JsonMessageFlag final : public spdlog::custom_flag_formatter {
  public:
-  void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
+  void format(const spdlog::details::log_msg& msg, const std::tm&,
+              spdlog::memory_buf_t& dest) override {
     Append(dest, JsonQuote(std::string_view(msg.payload.data(), msg.payload.size())));
   }
   std::unique_ptr<custom_flag_formatter> clone() const override {
@@ -30,7 +33,8 @@ class JsonMessageFlag final : public spdlog::custom_flag_formatter {
 // %q: `,"request_id":"<id>"` when the thread has one.
 class JsonRequestIdFlag final : public spdlog::custom_flag_formatter {
  public:
-  void format(const spdlog::details::log_msg&, const std::tm&, spdlog::memory_buf_t& dest) override {
+  void format(const spdlog::details::log_msg&, const std::tm&,
+              spdlog::memory_buf_t& dest) override {
     if (current_request_id.empty()) return;
     Append(dest, ",\"request_id\":");
     Append(dest, JsonQuote(current_request_id));
@@ -43,7 +47,8 @@ class JsonRequestIdFlag final : public spdlog::custom_flag_formatter {
 // %j: `[req <id>] ` when the thread has one.
 class TextRequestIdFlag final : public spdlog::custom_flag_formatter {
  public:
-  void format(const spdlog::details::log_msg&, const std::tm&, spdlog::memory_buf_t& dest) override {
+  void format(const spdlog::details::log_msg&, const std::tm&,
+              spdlog::memory_buf_t& dest) override {
     if (current_request_id.empty()) return;
     Append(dest, "[req ");
     Append(dest, current_request_id);
@@ -56,12 +61,18 @@ class TextRequestIdFlag final : public spdlog::custom_flag_formatter {
 
 spdlog::level::level_enum ToSpdlog(LogLevel level) {
   switch (level) {
-    case LogLevel::kTrace: return spdlog::level::trace;
-    case LogLevel::kDebug: return spdlog::level::debug;
-    case LogLevel::kInfo: return spdlog::level::info;
-    case LogLevel::kWarning: return spdlog::level::warn;
-    case LogLevel::kError: return spdlog::level::err;
-    case LogLevel::kOff: return spdlog::level::off;
+    case LogLevel::kTrace:
+      return spdlog::level::trace;
+    case LogLevel::kDebug:
+      return spdlog::level::debug;
+    case LogLevel::kInfo:
+      return spdlog::level::info;
+    case LogLevel::kWarning:
+      return spdlog::level::warn;
+    case LogLevel::kError:
+      return spdlog::level::err;
+    case LogLevel::kOff:
+      return spdlog::level::off;
   }
   return spdlog::level::info;
 }
@@ -112,11 +123,21 @@ std::string JsonQuote(std::string_view text) {
       continue;
     }
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20) {
           char buf[8];
@@ -150,8 +171,8 @@ std::unique_ptr<spdlog::formatter> MakeFormatter(LogFormat format) {
 }  // namespace
 
 void ConfigureLogging(LogLevel level, LogFormat format) {
-  auto logger = std::make_shared<spdlog::logger>(
-      "vkserve", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+  auto logger = std::make_shared<spdlog::logger>("vkserve",
+                                                 std::make_shared<spdlog::sinks::stderr_sink_mt>());
   logger->set_formatter(MakeFormatter(format));
   logger->set_level(ToSpdlog(level));
   logger->flush_on(spdlog::level::warn);

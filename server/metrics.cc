@@ -33,16 +33,16 @@ using prometheus::MetricType;
 // H100 and for a multi-second model on lavapipe.
 const prometheus::Histogram::BucketBoundaries& DurationBuckets() {
   static const auto* buckets = new prometheus::Histogram::BucketBoundaries{
-      10e-6, 25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3,
-      25e-3, 50e-3, 100e-3, 250e-3, 500e-3, 1.0,  2.5,  5.0,    10.0};
+      10e-6, 25e-6, 50e-6,  100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3,
+      25e-3, 50e-3, 100e-3, 250e-3, 500e-3, 1.0,    2.5,  5.0,    10.0};
   return *buckets;
 }
 
 // Batch sizes: powers of two up to 1024, the largest a config is likely to
 // allow (a larger batch lands in +Inf).
 const prometheus::Histogram::BucketBoundaries& BatchSizeBuckets() {
-  static const auto* buckets = new prometheus::Histogram::BucketBoundaries{
-      1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
+  static const auto* buckets =
+      new prometheus::Histogram::BucketBoundaries{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
   return *buckets;
 }
 
@@ -64,21 +64,21 @@ MetricFamily GaugeFamily(const char* name, const char* help) {
 }
 
 // One device's cache figures into the cache families.
-void AddCacheSample(const DeviceGaugeSample& d, MetricFamily* bytes, MetricFamily* budget, MetricFamily* entries,
-                    MetricFamily* evictions) {
+void AddCacheSample(const DeviceGaugeSample& d, MetricFamily* bytes, MetricFamily* budget,
+                    MetricFamily* entries, MetricFamily* evictions) {
   const CacheBudgetStats& c = d.cache;
-  for (const auto& [memory, used, limit] : {std::tuple{"device", c.device_bytes, c.limits.device_bytes},
-                                            std::tuple{"host", c.host_bytes, c.limits.host_bytes}}) {
-    bytes->metric.push_back(
-        GaugeValue({{"device", d.device}, {"gpu", d.gpu}, {"memory", memory}}, static_cast<double>(used)));
-    budget->metric.push_back(
-        GaugeValue({{"device", d.device}, {"gpu", d.gpu}, {"memory", memory}}, static_cast<double>(limit)));
+  for (const auto& [memory, used, limit] :
+       {std::tuple{"device", c.device_bytes, c.limits.device_bytes},
+        std::tuple{"host", c.host_bytes, c.limits.host_bytes}}) {
+    bytes->metric.push_back(GaugeValue({{"device", d.device}, {"gpu", d.gpu}, {"memory", memory}},
+                                       static_cast<double>(used)));
+    budget->metric.push_back(GaugeValue({{"device", d.device}, {"gpu", d.gpu}, {"memory", memory}},
+                                        static_cast<double>(limit)));
   }
   for (int k = 0; k < kCacheKindCount; ++k) {
     const CacheKindStats& s = c.by_kind[k];
-    const std::vector<ClientMetric::Label> labels{{"device", d.device},
-                                                  {"gpu", d.gpu},
-                                                  {"kind", CacheKindName(static_cast<CacheKind>(k))}};
+    const std::vector<ClientMetric::Label> labels{
+        {"device", d.device}, {"gpu", d.gpu}, {"kind", CacheKindName(static_cast<CacheKind>(k))}};
     entries->metric.push_back(GaugeValue(labels, static_cast<double>(s.entries)));
     ClientMetric evicted;
     evicted.label = labels;
@@ -91,43 +91,63 @@ void AddCacheSample(const DeviceGaugeSample& d, MetricFamily* bytes, MetricFamil
 
 std::string_view RequestOutcomeName(RequestOutcome outcome) {
   switch (outcome) {
-    case RequestOutcome::kSuccess: return "success";
-    case RequestOutcome::kInvalidInput: return "invalid_input";
-    case RequestOutcome::kTimeout: return "timeout";
-    case RequestOutcome::kQueueFull: return "queue_full";
-    case RequestOutcome::kCancelled: return "cancelled";
-    case RequestOutcome::kUnavailable: return "unavailable";
-    case RequestOutcome::kInternal: return "internal";
+    case RequestOutcome::kSuccess:
+      return "success";
+    case RequestOutcome::kInvalidInput:
+      return "invalid_input";
+    case RequestOutcome::kTimeout:
+      return "timeout";
+    case RequestOutcome::kQueueFull:
+      return "queue_full";
+    case RequestOutcome::kCancelled:
+      return "cancelled";
+    case RequestOutcome::kUnavailable:
+      return "unavailable";
+    case RequestOutcome::kInternal:
+      return "internal";
   }
   return "internal";
 }
 
 RequestOutcome OutcomeOf(const absl::Status& status) {
   switch (status.code()) {
-    case absl::StatusCode::kOk: return RequestOutcome::kSuccess;
+    case absl::StatusCode::kOk:
+      return RequestOutcome::kSuccess;
     case absl::StatusCode::kInvalidArgument:
     case absl::StatusCode::kNotFound:            // an unknown handle or shm region
     case absl::StatusCode::kFailedPrecondition:  // a released GPU-resident input
     case absl::StatusCode::kOutOfRange:
     case absl::StatusCode::kUnimplemented:
       return RequestOutcome::kInvalidInput;
-    case absl::StatusCode::kDeadlineExceeded: return RequestOutcome::kTimeout;
-    case absl::StatusCode::kResourceExhausted: return RequestOutcome::kQueueFull;
-    case absl::StatusCode::kCancelled: return RequestOutcome::kCancelled;
-    case absl::StatusCode::kUnavailable: return RequestOutcome::kUnavailable;
-    default: return RequestOutcome::kInternal;
+    case absl::StatusCode::kDeadlineExceeded:
+      return RequestOutcome::kTimeout;
+    case absl::StatusCode::kResourceExhausted:
+      return RequestOutcome::kQueueFull;
+    case absl::StatusCode::kCancelled:
+      return RequestOutcome::kCancelled;
+    case absl::StatusCode::kUnavailable:
+      return RequestOutcome::kUnavailable;
+    default:
+      return RequestOutcome::kInternal;
   }
 }
 
 std::string_view PhaseName(Phase phase) {
   switch (phase) {
-    case Phase::kQueue: return "queue";
-    case Phase::kUpload: return "upload";
-    case Phase::kRecord: return "record";
-    case Phase::kSubmit: return "submit";
-    case Phase::kGpu: return "gpu";
-    case Phase::kWait: return "wait";
-    case Phase::kReadback: return "readback";
+    case Phase::kQueue:
+      return "queue";
+    case Phase::kUpload:
+      return "upload";
+    case Phase::kRecord:
+      return "record";
+    case Phase::kSubmit:
+      return "submit";
+    case Phase::kGpu:
+      return "gpu";
+    case Phase::kWait:
+      return "wait";
+    case Phase::kReadback:
+      return "readback";
   }
   return "unknown";
 }
@@ -142,13 +162,15 @@ struct Metrics::Families {
                     .Help("Successful inferences: from receiving the request to the response being "
                           "ready.")
                     .Register(r)),
-        phase(prometheus::BuildHistogram()
-                  .Name("vkserve_phase_duration_seconds")
-                  .Help("Successful inferences by phase: queue (waiting for a session or a batch), upload "
-                        "(inputs to GPU memory), record (command recording, 0 when replayed), submit "
-                        "(vkQueueSubmit), gpu (GPU execution, timestamp queries), wait (host waiting "
-                        "for completion), readback (outputs to host memory).")
-                  .Register(r)),
+        phase(
+            prometheus::BuildHistogram()
+                .Name("vkserve_phase_duration_seconds")
+                .Help("Successful inferences by phase: queue (waiting for a session or a batch), "
+                      "upload "
+                      "(inputs to GPU memory), record (command recording, 0 when replayed), submit "
+                      "(vkQueueSubmit), gpu (GPU execution, timestamp queries), wait (host waiting "
+                      "for completion), readback (outputs to host memory).")
+                .Register(r)),
         requests(prometheus::BuildCounter()
                      .Name("vkserve_requests_total")
                      .Help("Inference requests by outcome.")
@@ -157,10 +179,11 @@ struct Metrics::Families {
                        .Name("vkserve_inferences_total")
                        .Help("Inferences run; a request of batch size n counts n.")
                        .Register(r)),
-        executions(prometheus::BuildCounter()
-                       .Name("vkserve_executions_total")
-                       .Help("Model executions (runs); a dynamic batch of several requests counts 1.")
-                       .Register(r)),
+        executions(
+            prometheus::BuildCounter()
+                .Name("vkserve_executions_total")
+                .Help("Model executions (runs); a dynamic batch of several requests counts 1.")
+                .Register(r)),
         padding(prometheus::BuildCounter()
                     .Name("vkserve_batch_padding_rows_total")
                     .Help("Zero rows added to dynamic batches to run them at a batch size "
@@ -183,23 +206,27 @@ struct Metrics::Families {
                         .Register(r)),
         runs(prometheus::BuildCounter()
                  .Name("vkserve_runs_total")
-                 .Help("Executions by whether they replayed a recorded command buffer or recorded one.")
+                 .Help("Executions by whether they replayed a recorded command buffer or recorded "
+                       "one.")
                  .Register(r)),
-        sync_points(prometheus::BuildCounter()
-                        .Name("vkserve_plan_sync_points_total")
-                        .Help("Mid-run readbacks of a data-dependent output count (NonZero, Compress): "
-                              "a model cut at a sync point reads one per cut and execution, then runs "
-                              "the rest planned for that shape.")
-                        .Register(r)),
-        cross_copies(prometheus::BuildCounter()
-                         .Name("vkserve_cross_device_copies_total")
-                         .Help("GPU-resident inputs held by another GPU, copied through host memory "
-                               "to the GPU (label gpu) that ran the request.")
-                         .Register(r)),
-        cross_bytes(prometheus::BuildCounter()
-                        .Name("vkserve_cross_device_copy_bytes_total")
-                        .Help("Bytes of the cross-device copies (vkserve_cross_device_copies_total).")
-                        .Register(r)),
+        sync_points(
+            prometheus::BuildCounter()
+                .Name("vkserve_plan_sync_points_total")
+                .Help("Mid-run readbacks of a data-dependent output count (NonZero, Compress): "
+                      "a model cut at a sync point reads one per cut and execution, then runs "
+                      "the rest planned for that shape.")
+                .Register(r)),
+        cross_copies(
+            prometheus::BuildCounter()
+                .Name("vkserve_cross_device_copies_total")
+                .Help("GPU-resident inputs held by another GPU, copied through host memory "
+                      "to the GPU (label gpu) that ran the request.")
+                .Register(r)),
+        cross_bytes(
+            prometheus::BuildCounter()
+                .Name("vkserve_cross_device_copy_bytes_total")
+                .Help("Bytes of the cross-device copies (vkserve_cross_device_copies_total).")
+                .Register(r)),
         build(prometheus::BuildGauge()
                   .Name("vkserve_build_info")
                   .Help("Always 1: the server's version and Vulkan device.")
@@ -237,25 +264,28 @@ class Metrics::SampledGauges final : public prometheus::Collectable {
     MetricFamily queue = GaugeFamily("vkserve_queue_depth", "Requests waiting for a session.");
     MetricFamily resident =
         GaugeFamily("vkserve_resident_outputs", "GPU-resident outputs (handles) held.");
-    MetricFamily resident_bytes = GaugeFamily(
-        "vkserve_resident_output_bytes", "Bytes of GPU memory held by GPU-resident outputs.");
+    MetricFamily resident_bytes = GaugeFamily("vkserve_resident_output_bytes",
+                                              "Bytes of GPU memory held by GPU-resident outputs.");
     MetricFamily nodes = GaugeFamily(
         "vkserve_model_nodes",
         "Graph nodes (after fusion) by the device that executes them; cpu is always 0.");
-    MetricFamily gpu_sessions = GaugeFamily("vkserve_gpu_sessions", "The model's sessions on each GPU.");
+    MetricFamily gpu_sessions =
+        GaugeFamily("vkserve_gpu_sessions", "The model's sessions on each GPU.");
     MetricFamily gpu_busy = GaugeFamily(
         "vkserve_gpu_sessions_busy",
         "The model's sessions running a request now, on each GPU (busy fraction: divide by "
         "vkserve_gpu_sessions).");
     MetricFamily memory =
         GaugeFamily("vkserve_gpu_memory_bytes", "Live GPU memory by what it holds.");
-    MetricFamily cache_bytes = GaugeFamily(
-        "vkserve_cache_bytes", "Bytes held by the per-shape caches (plans, session states), by memory.");
+    MetricFamily cache_bytes =
+        GaugeFamily("vkserve_cache_bytes",
+                    "Bytes held by the per-shape caches (plans, session states), by memory.");
     MetricFamily cache_budget =
         GaugeFamily("vkserve_cache_budget_bytes", "The caches' budget by memory; 0 is unlimited.");
-    MetricFamily cache_entries = GaugeFamily("vkserve_cache_entries", "Entries in the per-shape caches.");
-    MetricFamily cache_evictions = GaugeFamily(
-        "vkserve_cache_evictions_total", "Cache entries evicted to stay within the budget.");
+    MetricFamily cache_entries =
+        GaugeFamily("vkserve_cache_entries", "Entries in the per-shape caches.");
+    MetricFamily cache_evictions = GaugeFamily("vkserve_cache_evictions_total",
+                                               "Cache entries evicted to stay within the budget.");
     cache_evictions.type = MetricType::Counter;
     for (const ModelGaugeSample& m : sample.models) {
       const std::vector<ClientMetric::Label> labels{{"model", m.model}, {"version", m.version}};
@@ -263,7 +293,8 @@ class Metrics::SampledGauges final : public prometheus::Collectable {
       busy.metric.push_back(GaugeValue(labels, static_cast<double>(m.sessions_busy)));
       queue.metric.push_back(GaugeValue(labels, static_cast<double>(m.queue_depth)));
       resident.metric.push_back(GaugeValue(labels, static_cast<double>(m.resident_outputs)));
-      resident_bytes.metric.push_back(GaugeValue(labels, static_cast<double>(m.resident_output_bytes)));
+      resident_bytes.metric.push_back(
+          GaugeValue(labels, static_cast<double>(m.resident_output_bytes)));
       auto with_device = [&](const char* device) {
         auto l = labels;
         l.push_back({"device", device});
@@ -281,15 +312,14 @@ class Metrics::SampledGauges final : public prometheus::Collectable {
     for (const DeviceGaugeSample& d : sample.devices) {
       for (int k = 0; k < gpu::kMemoryKindCount; ++k) {
         const std::string kind(gpu::MemoryKindName(static_cast<gpu::MemoryKind>(k)));
-        memory.metric.push_back(
-            GaugeValue({{"device", d.device}, {"gpu", d.gpu}, {"kind", kind}},
-                       static_cast<double>(d.bytes_by_kind[k])));
+        memory.metric.push_back(GaugeValue({{"device", d.device}, {"gpu", d.gpu}, {"kind", kind}},
+                                           static_cast<double>(d.bytes_by_kind[k])));
       }
       AddCacheSample(d, &cache_bytes, &cache_budget, &cache_entries, &cache_evictions);
     }
-    for (MetricFamily* f : {&sessions, &busy, &gpu_sessions, &gpu_busy, &queue, &resident, &resident_bytes,
-                            &nodes, &memory, &cache_bytes,
-                            &cache_budget, &cache_entries, &cache_evictions}) {
+    for (MetricFamily* f :
+         {&sessions, &busy, &gpu_sessions, &gpu_busy, &queue, &resident, &resident_bytes, &nodes,
+          &memory, &cache_bytes, &cache_budget, &cache_entries, &cache_evictions}) {
       if (!f->metric.empty()) out.push_back(std::move(*f));
     }
     OutputBufferFamilies(sample.output_buffers, &out);
@@ -298,15 +328,17 @@ class Metrics::SampledGauges final : public prometheus::Collectable {
 
  private:
   static void OutputBufferFamilies(const OutputBufferPoolStats& s, std::vector<MetricFamily>* out) {
-    MetricFamily pooled = GaugeFamily("vkserve_output_buffer_pool_bytes",
-                                      "Host bytes of sent responses' output buffers kept for reuse.");
+    MetricFamily pooled =
+        GaugeFamily("vkserve_output_buffer_pool_bytes",
+                    "Host bytes of sent responses' output buffers kept for reuse.");
     pooled.metric.push_back(GaugeValue({}, static_cast<double>(s.pooled_bytes)));
-    MetricFamily takes = GaugeFamily(
-        "vkserve_output_buffers_total",
-        "Output buffers of at least 1 MiB: reused from the pool, newly allocated, or dropped past its budget.");
+    MetricFamily takes = GaugeFamily("vkserve_output_buffers_total",
+                                     "Output buffers of at least 1 MiB: reused from the pool, "
+                                     "newly allocated, or dropped past its budget.");
     takes.type = MetricType::Counter;
-    for (const auto& [result, n] : {std::pair{"reused", s.reused}, std::pair{"allocated", s.allocated},
-                                    std::pair{"dropped", s.dropped}}) {
+    for (const auto& [result, n] :
+         {std::pair{"reused", s.reused}, std::pair{"allocated", s.allocated},
+          std::pair{"dropped", s.dropped}}) {
       ClientMetric m;
       m.label = {{"result", result}};
       m.counter.value = static_cast<double>(n);
@@ -319,8 +351,9 @@ class Metrics::SampledGauges final : public prometheus::Collectable {
   // Not per model: what malloc holds tells host-memory growth from heap
   // fragmentation (free bytes held) apart from live data (in use).
   static MetricFamily HostHeapFamily() {
-    MetricFamily heap = GaugeFamily("vkserve_host_heap_bytes",
-                                    "The process's malloc heap: in use, freed but held, and live mmapped blocks.");
+    MetricFamily heap =
+        GaugeFamily("vkserve_host_heap_bytes",
+                    "The process's malloc heap: in use, freed but held, and live mmapped blocks.");
     const HostHeapStats stats = ReadHostHeap();
     heap.metric.push_back(GaugeValue({{"state", "in_use"}}, static_cast<double>(stats.in_use)));
     heap.metric.push_back(GaugeValue({{"state", "free"}}, static_cast<double>(stats.free)));
@@ -352,8 +385,8 @@ const ModelMetrics::GpuSeries& ModelMetrics::Gpu(const std::string& gpu) {
 void ModelMetrics::RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const RunTiming& timing,
                                  int64_t batch_size, const std::string& gpu) {
   request_->Observe(Seconds(request_ns));
-  const std::array<uint64_t, kPhaseCount> ns{queue_ns,         timing.upload_ns, timing.record_ns,
-                                             timing.submit_ns, timing.gpu_ns,    timing.wait_ns,
+  const std::array<uint64_t, kPhaseCount> ns{queue_ns,          timing.upload_ns, timing.record_ns,
+                                             timing.submit_ns,  timing.gpu_ns,    timing.wait_ns,
                                              timing.readback_ns};
   const auto& phases = Gpu(gpu).phases;
   for (int p = 0; p < kPhaseCount; ++p) phases[p]->Observe(Seconds(ns[p]));
@@ -361,8 +394,8 @@ void ModelMetrics::RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const R
   inferences_->Increment(static_cast<double>(batch_size < 1 ? 1 : batch_size));
 }
 
-void ModelMetrics::RecordExecution(int64_t batch_size, const RunTiming& timing,
-                                   uint64_t forming_ns, int64_t padding_rows) {
+void ModelMetrics::RecordExecution(int64_t batch_size, const RunTiming& timing, uint64_t forming_ns,
+                                   int64_t padding_rows) {
   executions_->Increment();
   if (padding_rows > 0) padding_->Increment(static_cast<double>(padding_rows));
   batch_size_->Observe(static_cast<double>(batch_size < 1 ? 1 : batch_size));
@@ -373,7 +406,8 @@ void ModelMetrics::RecordExecution(int64_t batch_size, const RunTiming& timing,
   if (timing.sync_points > 0) sync_points_->Increment(static_cast<double>(timing.sync_points));
 }
 
-void ModelMetrics::RecordCrossDeviceCopies(const std::string& gpu, uint64_t copies, uint64_t bytes) {
+void ModelMetrics::RecordCrossDeviceCopies(const std::string& gpu, uint64_t copies,
+                                           uint64_t bytes) {
   if (copies == 0) return;
   const GpuSeries& series = Gpu(gpu);
   series.copies->Increment(static_cast<double>(copies));
@@ -384,8 +418,7 @@ void ModelMetrics::RecordFailure(RequestOutcome outcome) {
   requests_[static_cast<int>(outcome)]->Increment();
 }
 
-Metrics::Metrics(const std::string& server_version, const std::string& device,
-                 GaugeSampler sampler)
+Metrics::Metrics(const std::string& server_version, const std::string& device, GaugeSampler sampler)
     : registry_(std::make_shared<prometheus::Registry>()),
       gauges_(std::make_shared<SampledGauges>(std::move(sampler))),
       families_(std::make_unique<Families>(*registry_)) {
@@ -412,18 +445,19 @@ absl::Status Metrics::Serve(const std::string& address, const MetricsEndpointOpt
   // (connection_queue) and the kernel backlog bound what waits for a worker;
   // the request timeout bounds how long a slow client holds one.
   std::vector<std::string> civetweb_options = {
-      "listening_ports", address,
-      "num_threads", absl::StrCat(std::max(options.max_connections, 1)),
-      "request_timeout_ms", timeout,
+      "listening_ports",       address,
+      "num_threads",           absl::StrCat(std::max(options.max_connections, 1)),
+      "request_timeout_ms",    timeout,
       "keep_alive_timeout_ms", timeout,
-      "enable_keep_alive", "no",
-      "connection_queue", "32",
-      "listen_backlog", "64",
-      "max_request_size", "8192",
+      "enable_keep_alive",     "no",
+      "connection_queue",      "32",
+      "listen_backlog",        "64",
+      "max_request_size",      "8192",
   };
   if (!options.allowed_networks.empty()) {
     std::string acl = "-0.0.0.0/0";
-    for (const std::string& network : options.allowed_networks) absl::StrAppend(&acl, ",+", network);
+    for (const std::string& network : options.allowed_networks)
+      absl::StrAppend(&acl, ",+", network);
     civetweb_options.insert(civetweb_options.end(), {"access_control_list", acl});
   }
   // prometheus-cpp reports a failed bind by throwing; this is start-up, not
@@ -449,7 +483,7 @@ void Metrics::StopServing() {
 int Metrics::port() const { return port_; }
 
 std::shared_ptr<ModelMetrics> Metrics::ForModel(const std::string& model, int64_t version,
-                                               const std::vector<std::string>& gpus) {
+                                                const std::vector<std::string>& gpus) {
   std::shared_ptr<ModelMetrics> m = ModelSeries(model, version);
   // Outside the lock: Gpu() takes it to add series.
   if (gpus.empty()) m->Gpu("");
@@ -494,7 +528,8 @@ std::shared_ptr<ModelMetrics> Metrics::ModelSeries(const std::string& model, int
   return m;
 }
 
-ModelMetrics::GpuSeries Metrics::AddGpuSeries(const prometheus::Labels& labels, const std::string& gpu) {
+ModelMetrics::GpuSeries Metrics::AddGpuSeries(const prometheus::Labels& labels,
+                                              const std::string& gpu) {
   prometheus::Labels on_gpu = labels;
   on_gpu.emplace("gpu", gpu);
   MutexLock lock(&mutex_);

@@ -88,8 +88,8 @@ struct ModelGaugeSample {
 
 // Live device memory of one Vulkan device, by gpu::MemoryKind.
 struct DeviceGaugeSample {
-  std::string device;  // the name, made unique
-  std::string gpu;     // the device UUID (gpu::DeviceInfo::uuid())
+  std::string device;      // the name, made unique
+  std::string gpu;         // the device UUID (gpu::DeviceInfo::uuid())
   CacheBudgetStats cache;  // the device's per-shape caches (plans, session states)
   std::array<uint64_t, gpu::kMemoryKindCount> bytes_by_kind{};
 };
@@ -167,7 +167,7 @@ class ModelMetrics {
 // connection per worker thread, so without timeouts a few idle or
 // byte-at-a-time clients would hold every worker and block scrapes.
 struct MetricsEndpointOptions {
-  int max_connections = 8;       // worker threads (connections served at once)
+  int max_connections = 8;        // worker threads (connections served at once)
   int request_timeout_ms = 2000;  // a request's whole reading time; idle keep-alive
   // IPv4 CIDR blocks ("10.0.0.0/8") that may connect; empty: everyone.
   // civetweb closes other connections as it accepts them, before they take

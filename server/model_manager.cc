@@ -25,7 +25,8 @@ namespace vkserve {
 
 ServedModel::ServedModel(std::string name, int64_t version, ModelSettings settings,
                          std::vector<std::shared_ptr<const Model>> replicas,
-                         std::unique_ptr<Scheduler> scheduler, std::shared_ptr<ModelMetrics> metrics)
+                         std::unique_ptr<Scheduler> scheduler,
+                         std::shared_ptr<ModelMetrics> metrics)
     : name_(std::move(name)),
       version_(version),
       settings_(std::move(settings)),
@@ -45,11 +46,13 @@ ServedModel::ServedModel(std::string name, int64_t version, ModelSettings settin
 }
 
 const gpu::Device* ServedModel::device(int gpu) const {
-  const size_t g = gpu >= 0 && static_cast<size_t>(gpu) < replicas_.size() ? static_cast<size_t>(gpu) : 0;
+  const size_t g =
+      gpu >= 0 && static_cast<size_t>(gpu) < replicas_.size() ? static_cast<size_t>(gpu) : 0;
   return replicas_[g]->gpu().device;
 }
 
-std::vector<std::string> ServedModel::GpuLabels(const std::vector<std::shared_ptr<const Model>>& replicas) {
+std::vector<std::string> ServedModel::GpuLabels(
+    const std::vector<std::shared_ptr<const Model>>& replicas) {
   std::vector<std::string> labels;
   for (const auto& r : replicas) {
     const std::string uuid = r->gpu().device->info().uuid();
@@ -85,8 +88,8 @@ void ServedModel::RecordSuccess(uint64_t request_ns, uint64_t queue_ns, const Ru
   }
 }
 
-void ServedModel::RecordExecution(int64_t batch_size, const RunTiming& timing,
-                                  uint64_t forming_ns, int64_t padding_rows) {
+void ServedModel::RecordExecution(int64_t batch_size, const RunTiming& timing, uint64_t forming_ns,
+                                  int64_t padding_rows) {
   {
     MutexLock lock(&mutex_);
     ++stats_.execution_count;
@@ -193,8 +196,8 @@ void WarmUp(const ServedModel& m) {
   absl::StatusOr<std::shared_ptr<const WarmupRuns>> zeros =
       WarmupRuns::Zeros(model, {shapes}, {"zero warm-up"});
   if (!zeros.ok()) {
-    spdlog::warn("model '{}' v{}: warm-up skipped ({}); its first requests plan and record", m.name(),
-                 m.version(), std::string(zeros.status().message()));
+    spdlog::warn("model '{}' v{}: warm-up skipped ({}); its first requests plan and record",
+                 m.name(), m.version(), std::string(zeros.status().message()));
     return;
   }
   const int sessions = std::max(1, m.settings().sessions);
@@ -214,18 +217,19 @@ void WarmUp(const ServedModel& m) {
       request.batch_size = shapes[0][0];
     }
     // The callback keeps the zeros (the request's input bytes) alive.
-    m.scheduler().Submit(std::move(request), [state, runs = *zeros](absl::StatusOr<RunResult> r,
-                                                                   const ExecutionInfo&) {
-      MutexLock lock(&state->mutex);
-      if (!r.ok() && state->first.ok()) state->first = r.status();
-      --state->count;
-    });
+    m.scheduler().Submit(std::move(request),
+                         [state, runs = *zeros](absl::StatusOr<RunResult> r, const ExecutionInfo&) {
+                           MutexLock lock(&state->mutex);
+                           if (!r.ok() && state->first.ok()) state->first = r.status();
+                           --state->count;
+                         });
   }
   MutexLock lock(&state->mutex);
-  state->mutex.Await(Condition(+[](int* n) { return *n == 0; }, &state->count));
+  state->mutex.Await(Condition(
+      +[](int* n) { return *n == 0; }, &state->count));
   if (!state->first.ok()) {
-    spdlog::warn("model '{}' v{}: warm-up skipped ({}); its first requests plan and record", m.name(),
-                 m.version(), std::string(state->first.message()));
+    spdlog::warn("model '{}' v{}: warm-up skipped ({}); its first requests plan and record",
+                 m.name(), m.version(), std::string(state->first.message()));
   }
 }
 
@@ -253,10 +257,14 @@ ModelManager::~ModelManager() {
 
 const char* ModelManager::StateName(State state) {
   switch (state) {
-    case State::kLoading: return "LOADING";
-    case State::kReady: return "READY";
-    case State::kUnloading: return "UNLOADING";
-    case State::kUnavailable: return "UNAVAILABLE";
+    case State::kLoading:
+      return "LOADING";
+    case State::kReady:
+      return "READY";
+    case State::kUnloading:
+      return "UNLOADING";
+    case State::kUnavailable:
+      return "UNAVAILABLE";
   }
   return "UNKNOWN";
 }
@@ -265,14 +273,15 @@ absl::StatusOr<std::map<int64_t, std::shared_ptr<ServedModel>>> ModelManager::Lo
     const RepositoryModel& repo_model) const {
   RETURN_IF_ERROR(repo_model.status);
   if (repo_model.served_versions.empty()) {
-    return absl::NotFoundError(absl::StrCat("model '", repo_model.name, "' has no version to serve"));
+    return absl::NotFoundError(
+        absl::StrCat("model '", repo_model.name, "' has no version to serve"));
   }
   std::map<int64_t, std::shared_ptr<ServedModel>> versions;
   for (int64_t v : repo_model.served_versions) {
     const ModelVersion* mv = repo_model.FindVersion(v);
     if (mv == nullptr) {
-      return absl::InternalError(absl::StrCat("model '", repo_model.name, "': version ", v,
-                                              " selected but not found"));
+      return absl::InternalError(
+          absl::StrCat("model '", repo_model.name, "': version ", v, " selected but not found"));
     }
     ModelOptions options;
     options.dim_overrides_by_name = repo_model.config.settings.dim_overrides_by_name;
@@ -286,7 +295,8 @@ absl::StatusOr<std::map<int64_t, std::shared_ptr<ServedModel>>> ModelManager::Lo
       options.cache_budget = devices_->BudgetFor(gpu);
       auto model = Model::Load(mv->path, gpu, options);
       if (!model.ok()) {
-        std::string where = devices.size() > 1 ? absl::StrCat(" on GPU ", gpu.device->info().uuid()) : "";
+        std::string where =
+            devices.size() > 1 ? absl::StrCat(" on GPU ", gpu.device->info().uuid()) : "";
         return absl::Status(model.status().code(),
                             absl::StrCat("version ", v, where, ": ", model.status().message()));
       }
@@ -308,9 +318,9 @@ absl::StatusOr<std::map<int64_t, std::shared_ptr<ServedModel>>> ModelManager::Lo
     }
     std::shared_ptr<ModelMetrics> metrics;
     if (metrics_ != nullptr) metrics = metrics_->ForModel(repo_model.name, v, gpus);
-    versions[v] = std::make_shared<ServedModel>(repo_model.name, v, *std::move(settings),
-                                                std::move(models), *std::move(scheduler),
-                                                std::move(metrics));
+    versions[v] =
+        std::make_shared<ServedModel>(repo_model.name, v, *std::move(settings), std::move(models),
+                                      *std::move(scheduler), std::move(metrics));
   }
   return versions;
 }
@@ -321,8 +331,8 @@ absl::StatusOr<std::vector<std::pair<GpuContext, int>>> ModelManager::PlacementD
   for (const ModelSettings::DeviceSessions& p : settings.placements) {
     auto gpu = devices_->For(p.device);
     if (!gpu.ok()) {
-      return absl::Status(gpu.status().code(),
-                          absl::StrCat("device selector '", p.device, "': ", gpu.status().message()));
+      return absl::Status(gpu.status().code(), absl::StrCat("device selector '", p.device,
+                                                            "': ", gpu.status().message()));
     }
     auto same = std::find_if(out.begin(), out.end(),
                              [&](const auto& d) { return d.first.device == gpu->device; });
@@ -349,9 +359,10 @@ absl::Status ModelManager::LoadModel(const RepositoryModel& repo_model) {
   if (!versions.ok()) {
     entry.state = State::kUnavailable;
     entry.reason = std::string(ForClient(versions.status()).message());
-    spdlog::error("model '{}' failed to load: {}", repo_model.name, std::string(versions.status().message()));
-    return absl::Status(versions.status().code(),
-                        absl::StrCat("model '", repo_model.name, "': ", versions.status().message()));
+    spdlog::error("model '{}' failed to load: {}", repo_model.name,
+                  std::string(versions.status().message()));
+    return absl::Status(versions.status().code(), absl::StrCat("model '", repo_model.name,
+                                                               "': ", versions.status().message()));
   }
   entry.state = State::kReady;
   entry.versions = *std::move(versions);
@@ -368,7 +379,8 @@ absl::Status ModelManager::LoadStartupModels(const LoadProgress& progress) {
   absl::Status first;
   std::vector<const RepositoryModel*> startup;
   for (const RepositoryModel& m : repo.models) {
-    if (settings_.model_control == ModelControlMode::kExplicit && !settings_.startup_models.empty() &&
+    if (settings_.model_control == ModelControlMode::kExplicit &&
+        !settings_.startup_models.empty() &&
         std::find(settings_.startup_models.begin(), settings_.startup_models.end(), m.name) ==
             settings_.startup_models.end()) {
       continue;
@@ -386,7 +398,8 @@ absl::Status ModelManager::LoadStartupModels(const LoadProgress& progress) {
       if (std::none_of(repo.models.begin(), repo.models.end(),
                        [&](const RepositoryModel& m) { return m.name == name; }) &&
           first.ok()) {
-        first = absl::NotFoundError(absl::StrCat("startup model '", name, "' is not in the repository"));
+        first = absl::NotFoundError(
+            absl::StrCat("startup model '", name, "' is not in the repository"));
       }
     }
   }
@@ -498,10 +511,10 @@ absl::Status ModelManager::ReplaceModel(const RepositoryModel& repo_model) {
                repo_model.name);
   auto versions = LoadVersions(repo_model);
   if (!versions.ok()) {
-    spdlog::error("model '{}' not replaced, the loaded version(s) keep serving: {}", repo_model.name,
-                  std::string(versions.status().message()));
-    return absl::Status(versions.status().code(),
-                        absl::StrCat("model '", repo_model.name, "': ", versions.status().message()));
+    spdlog::error("model '{}' not replaced, the loaded version(s) keep serving: {}",
+                  repo_model.name, std::string(versions.status().message()));
+    return absl::Status(versions.status().code(), absl::StrCat("model '", repo_model.name,
+                                                               "': ", versions.status().message()));
   }
   // Sessions that ran configured model_warmup samples as they were created
   // are warm already.
@@ -563,11 +576,12 @@ absl::StatusOr<std::shared_ptr<ServedModel>> ModelManager::Get(const std::string
   if (it == models_.end()) return absl::NotFoundError(absl::StrCat("unknown model ", Quoted(name)));
   const Entry& entry = it->second;
   if (entry.state != State::kReady) {
-    return absl::UnavailableError(absl::StrCat("model '", name, "' is not ready (",
-                                               StateName(entry.state),
-                                               entry.reason.empty() ? "" : ": ", entry.reason, ")"));
+    return absl::UnavailableError(
+        absl::StrCat("model '", name, "' is not ready (", StateName(entry.state),
+                     entry.reason.empty() ? "" : ": ", entry.reason, ")"));
   }
-  if (entry.versions.empty()) return absl::NotFoundError(absl::StrCat("model '", name, "' has no versions"));
+  if (entry.versions.empty())
+    return absl::NotFoundError(absl::StrCat("model '", name, "' has no versions"));
   if (version.empty()) return entry.versions.rbegin()->second;
   auto vit = entry.versions.find(v);
   if (vit == entry.versions.end()) {
@@ -664,11 +678,12 @@ void ModelManager::TakeOffDevice(const gpu::Device* device, const std::string& r
                                  std::vector<std::string>* names,
                                  std::vector<std::shared_ptr<ServedModel>>* drain) {
   for (auto& [name, entry] : models_) {
-    const bool on_device = std::any_of(entry.versions.begin(), entry.versions.end(), [&](const auto& v) {
-      const auto& replicas = v.second->replicas();
-      return std::any_of(replicas.begin(), replicas.end(),
-                         [&](const auto& r) { return r->gpu().device == device; });
-    });
+    const bool on_device =
+        std::any_of(entry.versions.begin(), entry.versions.end(), [&](const auto& v) {
+          const auto& replicas = v.second->replicas();
+          return std::any_of(replicas.begin(), replicas.end(),
+                             [&](const auto& r) { return r->gpu().device == device; });
+        });
     if (!on_device) continue;
     for (auto& [v, m] : entry.versions) drain->push_back(std::move(m));
     entry.versions.clear();
@@ -691,8 +706,8 @@ void ModelManager::Recover(const gpu::Device* device, std::vector<std::string> n
   // NOT_FOUND: a load already replaced it.
   absl::Status ready = absl::IsNotFound(reopened.status()) ? absl::OkStatus() : reopened.status();
   if (!ready.ok()) {
-    ready = absl::UnavailableError(absl::StrCat("the GPU device was lost and could not be reopened: ",
-                                                ready.message()));
+    ready = absl::UnavailableError(
+        absl::StrCat("the GPU device was lost and could not be reopened: ", ready.message()));
   }
   for (const std::string& name : names) {
     absl::Status loaded = ready;

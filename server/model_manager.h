@@ -65,9 +65,9 @@ struct ModelStatsSnapshot {
   uint64_t compute_input_count = 0, compute_input_ns = 0;    // RunTiming.upload_ns
   uint64_t compute_infer_count = 0, compute_infer_ns = 0;    // record + submit + wait
   uint64_t compute_output_count = 0, compute_output_ns = 0;  // RunTiming.readback_ns
-  uint64_t inference_count = 0;  // a batch of n counts n
-  uint64_t execution_count = 0;  // a batch counts 1
-  uint64_t last_inference_ms = 0;  // ms since the epoch; 0 = never
+  uint64_t inference_count = 0;                              // a batch of n counts n
+  uint64_t execution_count = 0;                              // a batch counts 1
+  uint64_t last_inference_ms = 0;                            // ms since the epoch; 0 = never
   // Per batch size (InferBatchStatistics): executions and their compute
   // phases, as above.
   struct Batch {
@@ -84,8 +84,8 @@ class ServedModel {
   // one), in the scheduler's GPU order (ExecutionInfo::gpu). `metrics` may
   // be null (no Prometheus figures).
   ServedModel(std::string name, int64_t version, ModelSettings settings,
-              std::vector<std::shared_ptr<const Model>> replicas, std::unique_ptr<Scheduler> scheduler,
-              std::shared_ptr<ModelMetrics> metrics);
+              std::vector<std::shared_ptr<const Model>> replicas,
+              std::unique_ptr<Scheduler> scheduler, std::shared_ptr<ModelMetrics> metrics);
 
   const std::string& name() const { return name_; }
   int64_t version() const { return version_; }
@@ -100,7 +100,8 @@ class ServedModel {
   // The `gpu` metric label of each replica: its device's UUID, made unique
   // (" #2", ...) should two devices report one UUID.
   const std::vector<std::string>& gpus() const { return gpus_; }
-  static std::vector<std::string> GpuLabels(const std::vector<std::shared_ptr<const Model>>& replicas);
+  static std::vector<std::string> GpuLabels(
+      const std::vector<std::shared_ptr<const Model>>& replicas);
   // Where requests go (the gRPC layer does not know which kind it is).
   Scheduler& scheduler() const { return *scheduler_; }
 

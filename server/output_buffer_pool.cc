@@ -10,7 +10,8 @@ std::string OutputBufferPool::Take(uint64_t bytes) {
     MutexLock lock(&mutex_);
     auto best = pooled_.end();
     for (auto it = pooled_.begin(); it != pooled_.end(); ++it) {
-      if (it->capacity() >= bytes && (best == pooled_.end() || it->capacity() < best->capacity())) best = it;
+      if (it->capacity() >= bytes && (best == pooled_.end() || it->capacity() < best->capacity()))
+        best = it;
     }
     if (best != pooled_.end()) {
       buffer = std::move(*best);

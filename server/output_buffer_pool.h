@@ -30,9 +30,9 @@ namespace vkserve {
 struct OutputBufferPoolStats {
   uint64_t pooled_bytes = 0;  // capacity held for reuse now
   uint64_t pooled_buffers = 0;
-  uint64_t reused = 0;        // Take calls served from the pool
-  uint64_t allocated = 0;     // Take calls of at least min_bytes that allocated
-  uint64_t dropped = 0;       // buffers given back but not kept (budget)
+  uint64_t reused = 0;     // Take calls served from the pool
+  uint64_t allocated = 0;  // Take calls of at least min_bytes that allocated
+  uint64_t dropped = 0;    // buffers given back but not kept (budget)
 };
 
 class OutputBufferPool {

@@ -38,7 +38,8 @@ std::string Names(const std::vector<std::string>& names, const char* sign) {
 Reloader::Reloader(Server* server, ServerSettings running, ReadSettings read)
     : server_(server), running_(std::move(running)), read_(std::move(read)) {}
 
-std::vector<std::string> Reloader::RestartOnlyChanges(const ServerSettings& a, const ServerSettings& b) {
+std::vector<std::string> Reloader::RestartOnlyChanges(const ServerSettings& a,
+                                                      const ServerSettings& b) {
   std::vector<std::string> out;
   auto check = [&](bool same, const char* name) {
     if (!same) out.push_back(name);
@@ -48,7 +49,8 @@ std::vector<std::string> Reloader::RestartOnlyChanges(const ServerSettings& a, c
         "grpc address/port/infer_threads");
   check(SameTls(a.GrpcTls(), b.GrpcTls()), "grpc.tls files");
   check(a.metrics_enabled == b.metrics_enabled && a.metrics_address == b.metrics_address &&
-            a.metrics_port == b.metrics_port && a.metrics_max_connections == b.metrics_max_connections &&
+            a.metrics_port == b.metrics_port &&
+            a.metrics_max_connections == b.metrics_max_connections &&
             a.metrics_request_timeout_ms == b.metrics_request_timeout_ms &&
             a.metrics_allowed_networks == b.metrics_allowed_networks,
         "metrics endpoint");
@@ -63,12 +65,14 @@ std::vector<std::string> Reloader::RestartOnlyChanges(const ServerSettings& a, c
             a.resident_output_idle_expiry == b.resident_output_idle_expiry &&
             a.allow_shared_memory == b.allow_shared_memory &&
             a.shared_memory_key_prefix == b.shared_memory_key_prefix &&
-            a.cache_device_bytes == b.cache_device_bytes && a.cache_host_bytes == b.cache_host_bytes &&
+            a.cache_device_bytes == b.cache_device_bytes &&
+            a.cache_host_bytes == b.cache_host_bytes &&
             a.output_buffer_pool_bytes == b.output_buffer_pool_bytes,
         "limits");
   check(SameGrants(a.auth_grants, b.auth_grants), "auth");
   check(a.trace_directory == b.trace_directory && a.trace_every_n == b.trace_every_n &&
-            a.trace_max_files == b.trace_max_files && a.trace_allow_request == b.trace_allow_request,
+            a.trace_max_files == b.trace_max_files &&
+            a.trace_allow_request == b.trace_allow_request,
         "trace");
   check(a.exit_timeout == b.exit_timeout, "exit_timeout_seconds");
   return out;
@@ -77,7 +81,8 @@ std::vector<std::string> Reloader::RestartOnlyChanges(const ServerSettings& a, c
 void Reloader::ReloadTls() {
   if (running_.tls_enabled()) {
     if (absl::Status s = server_->ReloadTls(); !s.ok()) {
-      spdlog::error("TLS reload failed, the previous certificate stays in use: {}", std::string(s.message()));
+      spdlog::error("TLS reload failed, the previous certificate stays in use: {}",
+                    std::string(s.message()));
     }
   }
   if (running_.metrics_enabled && running_.metrics_tls.enabled()) {
@@ -111,17 +116,21 @@ absl::StatusOr<std::string> Reloader::Reload() {
   if (!models.ok()) {
     // The config was applied; the repository could not be read (nothing
     // about the models changed).
-    spdlog::error("reload: the repository was not rescanned: {}", std::string(models.status().message()));
-    return absl::StrCat("models unchanged (repository unreadable: ", models.status().message(), ")");
+    spdlog::error("reload: the repository was not rescanned: {}",
+                  std::string(models.status().message()));
+    return absl::StrCat("models unchanged (repository unreadable: ", models.status().message(),
+                        ")");
   }
   for (const std::string& f : models->failed) spdlog::error("reload: {}", f);
-  std::string summary = absl::StrCat("models:", Names(models->added, "+"), Names(models->replaced, "~"),
-                                     Names(models->removed, "-"));
+  std::string summary = absl::StrCat("models:", Names(models->added, "+"),
+                                     Names(models->replaced, "~"), Names(models->removed, "-"));
   if (models->added.empty() && models->replaced.empty() && models->removed.empty()) {
     absl::StrAppend(&summary, " unchanged");
   }
-  if (!models->failed.empty()) absl::StrAppend(&summary, "; ", models->failed.size(), " failed to load");
-  if (!restart.empty()) absl::StrAppend(&summary, "; restart needed for: ", absl::StrJoin(restart, ", "));
+  if (!models->failed.empty())
+    absl::StrAppend(&summary, "; ", models->failed.size(), " failed to load");
+  if (!restart.empty())
+    absl::StrAppend(&summary, "; restart needed for: ", absl::StrJoin(restart, ", "));
   spdlog::info("reload done: {}", summary);
   return summary;
 }

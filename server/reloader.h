@@ -44,7 +44,8 @@ class Reloader {
   absl::StatusOr<std::string> Reload();
 
   // The names of the restart-only settings that differ between `a` and `b`.
-  static std::vector<std::string> RestartOnlyChanges(const ServerSettings& a, const ServerSettings& b);
+  static std::vector<std::string> RestartOnlyChanges(const ServerSettings& a,
+                                                     const ServerSettings& b);
 
  private:
   // Re-reads the TLS files of every endpoint that has them.

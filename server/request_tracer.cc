@@ -99,8 +99,8 @@ std::vector<TraceEvent> RequestTracer::Assemble(const RequestSpans& spans, uint6
 absl::StatusOr<std::string> RequestTracer::Write(const std::string& model, int64_t version,
                                                  const std::vector<TraceEvent>& events) {
   const std::string name =
-      absl::StrCat(kPrefix, FileSafe(model), "-v", version, "-", absl::ToUnixMillis(absl::Now()), "-",
-                   sequence_.fetch_add(1) + 1, ".json");
+      absl::StrCat(kPrefix, FileSafe(model), "-v", version, "-", absl::ToUnixMillis(absl::Now()),
+                   "-", sequence_.fetch_add(1) + 1, ".json");
   const std::string path = (fs::path(options_.directory) / name).string();
   MutexLock lock(&mutex_);
   std::error_code ec;

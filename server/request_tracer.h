@@ -24,7 +24,8 @@ namespace vkserve {
 
 // How trace files are named in the trace directory (what TraceSetting
 // reports as trace_file: clients are not told the directory).
-inline constexpr char kTraceFilePattern[] = "vkserve-trace-<model>-v<version>-<unix ms>-<sequence>.json";
+inline constexpr char kTraceFilePattern[] =
+    "vkserve-trace-<model>-v<version>-<unix ms>-<sequence>.json";
 
 struct RequestTracerOptions {
   std::string directory;  // absolute; created on the first write
@@ -37,17 +38,17 @@ struct RequestTracerOptions {
 // traced, up to `count` more traces (-1: no limit).
 struct TraceSampling {
   bool enabled = false;
-  int64_t rate = 1000;   // >= 1
-  int64_t count = -1;    // -1, or >= 0 traces left
+  int64_t rate = 1000;  // >= 1
+  int64_t count = -1;   // -1, or >= 0 traces left
 };
 
 // The server-side spans of one traced request, in nanoseconds from the
 // moment the server received it.
 struct RequestSpans {
-  uint64_t prepare_ns = 0;   // checking and binding the request
-  uint64_t queue_ns = 0;     // waiting for a session (starts at prepare_ns)
-  uint64_t respond_ns = 0;   // building the response after the run
-  uint64_t request_ns = 0;   // the whole request
+  uint64_t prepare_ns = 0;  // checking and binding the request
+  uint64_t queue_ns = 0;    // waiting for a session (starts at prepare_ns)
+  uint64_t respond_ns = 0;  // building the response after the run
+  uint64_t request_ns = 0;  // the whole request
 };
 
 class RequestTracer {

@@ -46,10 +46,10 @@ absl::StatusOr<std::string> ResidentRegistry::Add(std::shared_ptr<DeviceTensor> 
   }
   if (entries_.size() + 1 > limits_.max_count || bytes_ + size > limits_.max_bytes) {
     tensor->Release();
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "GPU-resident output limit reached (", entries_.size(), " of ", limits_.max_count,
-        " handles, ", bytes_, " of ", limits_.max_bytes,
-        " bytes); release handles with the 'release' parameter"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("GPU-resident output limit reached (", entries_.size(), " of ",
+                     limits_.max_count, " handles, ", bytes_, " of ", limits_.max_bytes,
+                     " bytes); release handles with the 'release' parameter"));
   }
   std::string handle = NewHandle();
   bytes_ += size;

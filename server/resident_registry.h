@@ -18,8 +18,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "base/mutex.h"
 #include "absl/time/time.h"
+#include "base/mutex.h"
 #include "runtime/device_tensor.h"
 
 namespace vkserve {

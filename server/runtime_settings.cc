@@ -46,12 +46,18 @@ struct LogSwitches {
 
 LogSwitches SwitchesOf(LogLevel level) {
   switch (level) {
-    case LogLevel::kTrace: return {true, true, true, 2};
-    case LogLevel::kDebug: return {true, true, true, 1};
-    case LogLevel::kInfo: return {true, true, true, 0};
-    case LogLevel::kWarning: return {false, true, true, 0};
-    case LogLevel::kError: return {false, false, true, 0};
-    case LogLevel::kOff: return {false, false, false, 0};
+    case LogLevel::kTrace:
+      return {true, true, true, 2};
+    case LogLevel::kDebug:
+      return {true, true, true, 1};
+    case LogLevel::kInfo:
+      return {true, true, true, 0};
+    case LogLevel::kWarning:
+      return {false, true, true, 0};
+    case LogLevel::kError:
+      return {false, false, true, 0};
+    case LogLevel::kOff:
+      return {false, false, false, 0};
   }
   return {};
 }
@@ -61,8 +67,9 @@ absl::StatusOr<LogLevel> LevelOf(const LogSwitches& s) {
     return absl::InvalidArgumentError(absl::StrCat(
         "log settings: vkserve logs everything above one level, so log_verbose_level > 0 needs "
         "log_info, log_info needs log_warnings, and log_warnings needs log_errors (asked: "
-        "log_verbose_level ", s.verbose, ", log_info ", s.info, ", log_warnings ", s.warnings,
-        ", log_errors ", s.errors, ")"));
+        "log_verbose_level ",
+        s.verbose, ", log_info ", s.info, ", log_warnings ", s.warnings, ", log_errors ", s.errors,
+        ")"));
   }
   if (s.verbose >= 2) return LogLevel::kTrace;
   if (s.verbose == 1) return LogLevel::kDebug;
@@ -84,9 +91,9 @@ absl::StatusOr<bool> BoolValue(const std::string& key, const LogSettingsRequest:
 absl::Status ApplyTraceSettings(const TraceSettingRequest& request, RequestTracer& tracer,
                                 TraceSettingResponse* response) {
   if (!request.model_name().empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("trace settings for model ", Quoted(request.model_name()),
-                     ": vkserve has one set of trace settings for every model; leave model_name empty"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "trace settings for model ", Quoted(request.model_name()),
+        ": vkserve has one set of trace settings for every model; leave model_name empty"));
   }
   const TraceSampling initial = tracer.InitialSampling();
   TraceSampling next = tracer.sampling();
@@ -105,9 +112,11 @@ absl::Status ApplyTraceSettings(const TraceSettingRequest& request, RequestTrace
         } else if (upper == "TIMESTAMPS") {
           timestamps = true;
         } else if (upper == "TENSORS") {
-          return InvalidSetting(key, "TENSORS is not supported: traces hold timestamps, not tensor values");
+          return InvalidSetting(
+              key, "TENSORS is not supported: traces hold timestamps, not tensor values");
         } else {
-          return InvalidSetting(key, absl::StrCat("unknown level ", Quoted(level), " (OFF or TIMESTAMPS)"));
+          return InvalidSetting(
+              key, absl::StrCat("unknown level ", Quoted(level), " (OFF or TIMESTAMPS)"));
         }
       }
       if (off && timestamps) return InvalidSetting(key, "OFF cannot be combined with TIMESTAMPS");
@@ -130,8 +139,9 @@ absl::Status ApplyTraceSettings(const TraceSettingRequest& request, RequestTrace
       next.count = *count;
     } else if (key == "trace_file") {
       if (!reset) {
-        return InvalidSetting(key, "traces go to the server config's trace.directory; a client cannot "
-                            "choose where the server writes");
+        return InvalidSetting(key,
+                              "traces go to the server config's trace.directory; a client cannot "
+                              "choose where the server writes");
       }
     } else if (key == "log_frequency") {
       // Every trace is its own file, written when its request finishes.
@@ -139,8 +149,10 @@ absl::Status ApplyTraceSettings(const TraceSettingRequest& request, RequestTrace
         return InvalidSetting(key, "is fixed at 1: every trace is written to its own file at once");
       }
     } else {
-      return InvalidSetting(key, "unknown trace setting (trace_level, trace_rate, trace_count, trace_file, "
-                          "log_frequency)");
+      return InvalidSetting(
+          key,
+          "unknown trace setting (trace_level, trace_rate, trace_count, trace_file, "
+          "log_frequency)");
     }
   }
   tracer.SetSampling(next);
@@ -180,19 +192,23 @@ absl::Status ApplyLogSettings(const LogSettingsRequest& request, LogControl& log
       } else if (f == "json") {
         format = LogFormat::kJson;
       } else {
-        return InvalidSetting(key, absl::StrCat(Quoted(v.string_param()), " is not supported (default or JSON)"));
+        return InvalidSetting(
+            key, absl::StrCat(Quoted(v.string_param()), " is not supported (default or JSON)"));
       }
     } else if (key == "log_file") {
       if (v.parameter_choice_case() != LogSettingsRequest::SettingValue::kStringParam) {
         return InvalidSetting(key, "must be a string_param");
       }
       if (!v.string_param().empty()) {
-        return InvalidSetting(key, "vkserve logs to stderr (journald under systemd); a client cannot choose "
-                            "a file the server writes");
+        return InvalidSetting(
+            key,
+            "vkserve logs to stderr (journald under systemd); a client cannot choose "
+            "a file the server writes");
       }
     } else {
-      return InvalidSetting(key, "unknown log setting (log_info, log_warnings, log_errors, "
-                          "log_verbose_level, log_format, log_file)");
+      return InvalidSetting(key,
+                            "unknown log setting (log_info, log_warnings, log_errors, "
+                            "log_verbose_level, log_format, log_file)");
     }
   }
   auto level = LevelOf(s);

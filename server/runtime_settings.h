@@ -22,8 +22,8 @@ namespace vkserve {
 // Applies `request` (an empty map only reads) and fills `response` with
 // every trace setting: trace_level, trace_rate, trace_count, trace_file
 // (kTraceFilePattern: the trace directory is not told), log_frequency.
-absl::Status ApplyTraceSettings(const inference::TraceSettingRequest& request, RequestTracer& tracer,
-                                inference::TraceSettingResponse* response);
+absl::Status ApplyTraceSettings(const inference::TraceSettingRequest& request,
+                                RequestTracer& tracer, inference::TraceSettingResponse* response);
 
 // Applies `request` and fills `response` with every log setting: log_info,
 // log_warnings, log_errors, log_verbose_level, log_format, log_file.

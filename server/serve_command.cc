@@ -5,11 +5,11 @@
 //   [--metrics-port N] [--device SEL] [--instance N] [--check-config]`, and plain `vkserve`:
 // serve on the built-in default config. `--instance N` is for one process per
 // GPU (the vkserve@.service template): device selector N, both ports
-// shifted by 10·N and the pipeline cache file in a subdirectory N. SIGTERM, SIGINT and SIGHUP are taken by a Boost.Asio signal_set,
-// installed before any thread starts; its handlers run on the main thread
-// (Asio's signal handler only wakes it, so no async-signal-safety concerns).
-// SIGTERM and SIGINT: the server stops accepting, runs the batches still
-// forming, answers every accepted request and the process exits 0. SIGHUP
+// shifted by 10·N and the pipeline cache file in a subdirectory N. SIGTERM, SIGINT and SIGHUP are
+// taken by a Boost.Asio signal_set, installed before any thread starts; its handlers run on the
+// main thread (Asio's signal handler only wakes it, so no async-signal-safety concerns). SIGTERM
+// and SIGINT: the server stops accepting, runs the batches still forming, answers every accepted
+// request and the process exits 0. SIGHUP
 // (`systemctl reload`): the config and repository are re-read and applied
 // (server/reloader.h). Under systemd (NOTIFY_SOCKET) the service manager
 // hears READY=1, STATUS=, RELOADING=1 and STOPPING=1 (systemd_notifier.h)
@@ -86,7 +86,8 @@ int ParseFlags(const std::vector<std::string>& args, ServeFlags* f) {
     } else if (a == "--metrics-port") {
       if (!value(&v) || !ParsePort(v, &f->metrics_port)) return ServeUsage();
     } else if (a == "--instance") {
-      if (!value(&v) || !absl::SimpleAtoi(v, &f->instance) || f->instance < 0 || f->instance > 999) {
+      if (!value(&v) || !absl::SimpleAtoi(v, &f->instance) || f->instance < 0 ||
+          f->instance > 999) {
         return ServeUsage();
       }
     } else {
@@ -100,7 +101,8 @@ int ParseFlags(const std::vector<std::string>& args, ServeFlags* f) {
 absl::StatusOr<ServerSettings> ReadSettings(const ServeFlags& f) {
   auto settings = f.config_path.empty() ? DefaultServerConfig() : LoadServerConfig(f.config_path);
   if (!settings.ok()) return settings.status();
-  if (!f.repository.empty()) settings->repository_path = std::filesystem::absolute(f.repository).string();
+  if (!f.repository.empty())
+    settings->repository_path = std::filesystem::absolute(f.repository).string();
   if (f.instance >= 0) {
     settings->device = absl::StrCat(f.instance);
     if (settings->grpc_port != 0) settings->grpc_port += 10 * f.instance;
@@ -109,14 +111,16 @@ absl::StatusOr<ServerSettings> ReadSettings(const ServeFlags& f) {
     // template unit's CacheDirectory=vkserve/%i).
     if (settings->pipeline_cache_path && !settings->pipeline_cache_path->empty()) {
       const std::filesystem::path p(*settings->pipeline_cache_path);
-      settings->pipeline_cache_path = (p.parent_path() / absl::StrCat(f.instance) / p.filename()).string();
+      settings->pipeline_cache_path =
+          (p.parent_path() / absl::StrCat(f.instance) / p.filename()).string();
     }
   }
   if (!f.device.empty()) settings->device = f.device;
   if (f.grpc_port >= 0) settings->grpc_port = f.grpc_port;
   if (f.metrics_port >= 0) settings->metrics_port = f.metrics_port;
   if (settings->grpc_port > 65535 || settings->metrics_port > 65535) {
-    return absl::InvalidArgumentError(absl::StrCat("--instance ", f.instance, " puts a port beyond 65535"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--instance ", f.instance, " puts a port beyond 65535"));
   }
   return settings;
 }

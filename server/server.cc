@@ -23,7 +23,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
   // Certificates and token files first: a bad one fails start-up before any
   // GPU work or model load.
   ASSIGN_OR_RETURN(server->authorizer_, Authorizer::Create(settings));
-  ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials, server->Credentials(settings));
+  ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials,
+                   server->Credentials(settings));
   const bool metrics_tls = settings.metrics_enabled && settings.metrics_tls.enabled();
   if (metrics_tls) RETURN_IF_ERROR(LoadTlsMaterial(settings.metrics_tls, "metrics").status());
   DeviceSetOptions device_options;
@@ -32,26 +33,31 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
       settings.pipeline_cache_path.value_or(DefaultPipelineCachePath());
   device_options.runtime.faults = hooks.faults;
   device_options.device_per_selector = hooks.device_per_selector;
-  if (settings.cache_device_bytes) device_options.cache_device_bytes = static_cast<uint64_t>(*settings.cache_device_bytes);
-  if (settings.cache_host_bytes) device_options.cache_host_bytes = static_cast<uint64_t>(*settings.cache_host_bytes);
+  if (settings.cache_device_bytes)
+    device_options.cache_device_bytes = static_cast<uint64_t>(*settings.cache_device_bytes);
+  if (settings.cache_host_bytes)
+    device_options.cache_host_bytes = static_cast<uint64_t>(*settings.cache_host_bytes);
   ASSIGN_OR_RETURN(server->devices_, DeviceSet::Create(device_options));
 
   ResidentLimits limits;
-  limits.max_count = static_cast<uint64_t>(std::max<int64_t>(settings.resident_output_max_count, 0));
-  limits.max_bytes = static_cast<uint64_t>(std::max<int64_t>(settings.resident_output_max_bytes, 0));
+  limits.max_count =
+      static_cast<uint64_t>(std::max<int64_t>(settings.resident_output_max_count, 0));
+  limits.max_bytes =
+      static_cast<uint64_t>(std::max<int64_t>(settings.resident_output_max_bytes, 0));
   limits.idle_expiry = settings.resident_output_idle_expiry;
   server->resident_ = std::make_unique<ResidentRegistry>(limits);
   server->shared_memory_ = std::make_unique<SharedMemoryManager>(settings.allow_shared_memory);
-  server->metrics_ = std::make_unique<Metrics>(kServerVersion, server->devices_->Default().device->info().name,
-                                               [s = server.get()] { return s->SampleGauges(); });
+  server->metrics_ =
+      std::make_unique<Metrics>(kServerVersion, server->devices_->Default().device->info().name,
+                                [s = server.get()] { return s->SampleGauges(); });
   RequestTracerOptions trace_options;
   trace_options.directory = settings.trace_directory;
   trace_options.every_n = settings.trace_every_n;
   trace_options.max_files = settings.trace_max_files;
   server->tracer_ = std::make_unique<RequestTracer>(trace_options);
   server->log_ = std::make_unique<LogControl>(settings.log_level, settings.log_format);
-  server->models_ = std::make_unique<ModelManager>(server->devices_.get(), settings,
-                                                   server->metrics_.get());
+  server->models_ =
+      std::make_unique<ModelManager>(server->devices_.get(), settings, server->metrics_.get());
   server->models_->set_before_reopen(hooks.before_device_reopen);
   RETURN_IF_ERROR(server->models_->LoadStartupModels(hooks.on_model_loading));
 
@@ -67,14 +73,15 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
       settings.grpc_infer_threads > 0 ? settings.grpc_infer_threads : InferQueues::DefaultCount();
   server->inference_ = std::make_unique<InferenceService>(&server->context_);
   server->health_ = std::make_unique<HealthService>(&server->context_);
-  server->authorizing_ = MakeAuthorizingService(server->inference_.get(), server->authorizer_.get());
+  server->authorizing_ =
+      MakeAuthorizingService(server->inference_.get(), server->authorizer_.get());
 
   const int max_message = static_cast<int>(
       std::clamp<int64_t>(settings.max_message_bytes, 1024, std::numeric_limits<int>::max()));
   // Requests up to twice the limit reach the service, which refuses those over
   // it with INVALID_ARGUMENT and a message (grpc_infer.cc).
-  const int max_receive = static_cast<int>(std::clamp<int64_t>(
-      2 * int64_t{max_message}, 1024, std::numeric_limits<int>::max()));
+  const int max_receive = static_cast<int>(
+      std::clamp<int64_t>(2 * int64_t{max_message}, 1024, std::numeric_limits<int>::max()));
   grpc::ServerBuilder builder;
   builder.AddListeningPort(settings.GrpcListenAddress(), credentials, &server->port_);
   builder.SetMaxReceiveMessageSize(max_receive);
@@ -90,12 +97,14 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
   }
   server->infer_queues_->Start();
   if (metrics_tls) {
-    ASSIGN_OR_RETURN(server->metrics_tls_,
-                     TlsMetricsEndpoint::Start(TlsMetricsOptionsOf(settings),
-                                               [m = server->metrics_.get()] { return m->Render(); }));
-    spdlog::info("metrics at https://{}/metrics{}: {}", server->metrics_address(),
-                 settings.metrics_tls.client_ca_path.empty() ? "" : " (client certificates required)",
-                 server->metrics_tls_->summary());
+    ASSIGN_OR_RETURN(server->metrics_tls_, TlsMetricsEndpoint::Start(TlsMetricsOptionsOf(settings),
+                                                                     [m = server->metrics_.get()] {
+                                                                       return m->Render();
+                                                                     }));
+    spdlog::info(
+        "metrics at https://{}/metrics{}: {}", server->metrics_address(),
+        settings.metrics_tls.client_ca_path.empty() ? "" : " (client certificates required)",
+        server->metrics_tls_->summary());
   } else if (settings.metrics_enabled) {
     MetricsEndpointOptions endpoint;
     endpoint.max_connections = settings.metrics_max_connections;
@@ -108,8 +117,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
   server->context_.accepting.store(true);
   server->ArmExpiry();
   server->housekeeping_thread_ = std::thread([s = server.get()] { s->housekeeping_.run(); });
-  spdlog::info("vkserve {} listening on {} (gRPC), repository {}", kServerVersion, server->address(),
-               settings.repository_path);
+  spdlog::info("vkserve {} listening on {} (gRPC), repository {}", kServerVersion,
+               server->address(), settings.repository_path);
   return server;
 }
 
@@ -119,7 +128,8 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Server::Credentials(
     const ServerSettings& settings) {
   if (!settings.tls_enabled()) return grpc::InsecureServerCredentials();
   ASSIGN_OR_RETURN(tls_, TlsCredentials::Create(settings));
-  spdlog::info("gRPC TLS{}: {}", settings.tls_client_ca_path.empty() ? "" : " (client certificates required)",
+  spdlog::info("gRPC TLS{}: {}",
+               settings.tls_client_ca_path.empty() ? "" : " (client certificates required)",
                tls_->summary());
   return tls_->server_credentials();
 }
@@ -133,12 +143,15 @@ void Server::WarnIfExposed(const ServerSettings& settings) {
   if (settings.auth_grants.empty()) {
     spdlog::warn("gRPC listens on {} with no auth grants: every caller may call every RPC{}",
                  settings.grpc_address,
-                 settings.model_control == ModelControlMode::kExplicit ? ", model load/unload included" : "");
+                 settings.model_control == ModelControlMode::kExplicit
+                     ? ", model load/unload included"
+                     : "");
   }
 }
 
 absl::Status Server::ReloadMetricsTls() {
-  if (metrics_tls_ == nullptr) return absl::FailedPreconditionError("metrics TLS is not configured");
+  if (metrics_tls_ == nullptr)
+    return absl::FailedPreconditionError("metrics TLS is not configured");
   RETURN_IF_ERROR(metrics_tls_->Reload());
   spdlog::info("metrics TLS reloaded: {}", metrics_tls_->summary());
   return absl::OkStatus();
@@ -180,7 +193,8 @@ GaugeSample Server::SampleGauges() const {
     g.queue_depth = pool.queued_now;
     const std::vector<std::string> gpus = m->gpus();
     for (size_t i = 0; i < gpus.size() && i < pool.sessions_by_gpu.size(); ++i) {
-      g.gpus.push_back({gpus[i], pool.sessions_by_gpu[i], i < pool.busy_by_gpu.size() ? pool.busy_by_gpu[i] : 0});
+      g.gpus.push_back({gpus[i], pool.sessions_by_gpu[i],
+                        i < pool.busy_by_gpu.size() ? pool.busy_by_gpu[i] : 0});
     }
     if (auto it = resident.find({m->name(), m->version()}); it != resident.end()) {
       g.resident_outputs = it->second.count;

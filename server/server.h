@@ -29,16 +29,16 @@
 #include "boost/asio/io_context.hpp"
 #include "boost/asio/steady_timer.hpp"
 #include "config/server_config.h"
-#include "grpcpp/grpcpp.h"
 #include "gpu/fault_injector.h"
+#include "grpcpp/grpcpp.h"
 #include "runtime/host_heap.h"
-#include "server/infer_queues.h"
-#include "server/output_buffer_pool.h"
-#include "server/device_set.h"
 #include "server/authorization.h"
+#include "server/device_set.h"
 #include "server/grpc_service.h"
+#include "server/infer_queues.h"
 #include "server/metrics.h"
 #include "server/model_manager.h"
+#include "server/output_buffer_pool.h"
 #include "server/request_tracer.h"
 #include "server/resident_registry.h"
 #include "server/shared_memory.h"
@@ -104,7 +104,8 @@ class Server {
   // The gauges' values now (called by the metrics endpoint on a scrape).
   GaugeSample SampleGauges() const;
   // The listening credentials: TLS (tls_) or plaintext.
-  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(const ServerSettings& settings);
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(
+      const ServerSettings& settings);
   // Warnings for settings that expose the server (non-loopback without TLS
   // or auth).
   static void WarnIfExposed(const ServerSettings& settings);
@@ -127,7 +128,7 @@ class Server {
   // release the last ModelInfer messages on its own threads as it stops.
   std::shared_ptr<OutputBufferPool> output_buffers_;
   std::unique_ptr<InferenceServiceBase> authorizing_;  // wraps inference_
-  std::unique_ptr<TlsCredentials> tls_;          // null without TLS
+  std::unique_ptr<TlsCredentials> tls_;                // null without TLS
   std::unique_ptr<grpc::Server> grpc_;
   // ModelInfer's completion queues: declared after grpc_, so destroyed
   // (stopped) before it.

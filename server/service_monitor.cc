@@ -9,7 +9,8 @@
 
 namespace vkserve {
 
-ServiceMonitor::ServiceMonitor(Server* server, SystemdNotifier* notifier, absl::Duration status_period)
+ServiceMonitor::ServiceMonitor(Server* server, SystemdNotifier* notifier,
+                               absl::Duration status_period)
     : server_(server),
       notifier_(notifier),
       status_period_(status_period),
@@ -56,7 +57,8 @@ std::string ServiceMonitor::StatusLine() {
   double rate = 0;
   // A replaced model's counters start again from 0: never a negative rate.
   if (last_sample_ != absl::InfinitePast() && requests >= last_requests_ && now > last_sample_) {
-    rate = static_cast<double>(requests - last_requests_) / absl::ToDoubleSeconds(now - last_sample_);
+    rate =
+        static_cast<double>(requests - last_requests_) / absl::ToDoubleSeconds(now - last_sample_);
   }
   last_requests_ = requests;
   last_sample_ = now;

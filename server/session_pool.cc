@@ -25,7 +25,8 @@ absl::StatusOr<std::unique_ptr<SessionPool>> SessionPool::Create(
   if (options.max_queue < 0) return absl::InvalidArgumentError("queue size must not be negative");
   std::vector<int> sessions_by_gpu;
   for (const ModelReplica& r : replicas) {
-    if (r.sessions < 1) return absl::InvalidArgumentError("a pool needs at least one session per GPU");
+    if (r.sessions < 1)
+      return absl::InvalidArgumentError("a pool needs at least one session per GPU");
     sessions_by_gpu.push_back(r.sessions);
   }
   auto pool = std::unique_ptr<SessionPool>(
@@ -63,31 +64,33 @@ void SessionPool::Submit(SchedulerRequest request, Callback done) {
                            options_.allow_timeout_override};
   const absl::Time deadline = QueueDeadline(policy, absl::Now(), request);
   const int64_t batch = std::max<int64_t>(request.batch_size, 1);
-  Enqueue(std::move(request.run), deadline, std::move(request.cancelled),
-          [batch, done = std::move(done)](absl::StatusOr<RunResult> result, uint64_t queue_ns, int gpu,
-                                          const CrossDeviceCopies& copies) {
-            ExecutionInfo info;
-            info.queue_ns = queue_ns;
-            info.gpu = gpu;
-            info.cross_device_copies = copies.copies;
-            info.cross_device_bytes = copies.bytes;
-            if (result.ok()) {
-              info.execution_batch_size = batch;
-              info.requests = 1;
-              info.reports_execution = true;
-              info.forming_ns = queue_ns;
-            }
-            done(std::move(result), info);
-          },
-          request.may_run_inline);
+  Enqueue(
+      std::move(request.run), deadline, std::move(request.cancelled),
+      [batch, done = std::move(done)](absl::StatusOr<RunResult> result, uint64_t queue_ns, int gpu,
+                                      const CrossDeviceCopies& copies) {
+        ExecutionInfo info;
+        info.queue_ns = queue_ns;
+        info.gpu = gpu;
+        info.cross_device_copies = copies.copies;
+        info.cross_device_bytes = copies.bytes;
+        if (result.ok()) {
+          info.execution_batch_size = batch;
+          info.requests = 1;
+          info.reports_execution = true;
+          info.forming_ns = queue_ns;
+        }
+        done(std::move(result), info);
+      },
+      request.may_run_inline);
 }
 
 void SessionPool::Submit(RunRequest request, absl::Time deadline, std::function<bool()> cancelled,
                          RunCallback done, bool may_run_inline) {
-  Enqueue(std::move(request), deadline, std::move(cancelled),
-          [done = std::move(done)](absl::StatusOr<RunResult> result, uint64_t queue_ns, int,
-                                   const CrossDeviceCopies&) { done(std::move(result), queue_ns); },
-          may_run_inline);
+  Enqueue(
+      std::move(request), deadline, std::move(cancelled),
+      [done = std::move(done)](absl::StatusOr<RunResult> result, uint64_t queue_ns, int,
+                               const CrossDeviceCopies&) { done(std::move(result), queue_ns); },
+      may_run_inline);
 }
 
 void SessionPool::Enqueue(RunRequest request, absl::Time deadline, std::function<bool()> cancelled,
@@ -101,11 +104,12 @@ void SessionPool::Enqueue(RunRequest request, absl::Time deadline, std::function
     } else if (may_run_inline && (session = TakeForInlineLocked()) >= 0) {
       // Runs below, on this thread.
     } else if (options_.max_queue > 0 && queue_.size() >= static_cast<size_t>(options_.max_queue)) {
-      refused = absl::ResourceExhaustedError(absl::StrCat(
-          "the queue of model '", options_.name, "' is full (", options_.max_queue,
-          " requests waiting)"));
+      refused = absl::ResourceExhaustedError(absl::StrCat("the queue of model '", options_.name,
+                                                          "' is full (", options_.max_queue,
+                                                          " requests waiting)"));
     } else {
-      queue_.push_back({std::move(request), deadline, absl::Now(), std::move(cancelled), std::move(done)});
+      queue_.push_back(
+          {std::move(request), deadline, absl::Now(), std::move(cancelled), std::move(done)});
       return;
     }
   }
@@ -143,7 +147,8 @@ int SessionPool::TakeForInlineLocked() {
   // session was idle.
   // Answers being written by workers do not count: their sessions are free.
   constexpr uint64_t kTimedRunsBeforeInline = 4;
-  const bool running = std::find(session_busy_.begin(), session_busy_.end(), true) != session_busy_.end();
+  const bool running =
+      std::find(session_busy_.begin(), session_busy_.end(), true) != session_busy_.end();
   if (running || !queue_.empty() || timed_runs_ < kTimedRunsBeforeInline ||
       mean_run_ >= options_.inline_max_run) {
     return -1;
@@ -165,7 +170,8 @@ void SessionPool::Serve(Item& item, size_t index) {
     result = absl::DeadlineExceededError("the request timed out waiting for a session");
   } else if (item.cancelled && item.cancelled()) {
     result = absl::CancelledError("the request was cancelled before it ran");
-  } else if (absl::Status local = LocalizeInputs(session->model().gpu().device, &item.request, &copies);
+  } else if (absl::Status local =
+                 LocalizeInputs(session->model().gpu().device, &item.request, &copies);
              !local.ok()) {
     result = std::move(local);  // did not run
   } else {
@@ -268,9 +274,8 @@ void SessionPool::Drain() {
   MutexLock lock(&mutex_);
   draining_ = true;
   mutex_.Await(Condition(
-      +[](SessionPool* p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(p->mutex_) {
-        return p->queue_.empty() && p->busy_ == 0;
-      },
+      +[](SessionPool* p)
+           ABSL_EXCLUSIVE_LOCKS_REQUIRED(p->mutex_) { return p->queue_.empty() && p->busy_ == 0; },
       this));
 }
 

@@ -7,8 +7,8 @@
 // session: the head request goes to a free session of the least-loaded
 // GPU. A session is free again as soon as its run returns, so it starts the
 // next request while the worker that ran it still answers the last (the
-// response's output bytes); the dynamic batcher does the same. GPU-resident inputs held by another GPU are copied through the host
-// (cross_device_inputs.h). Submit() never blocks: it either queues
+// response's output bytes); the dynamic batcher does the same. GPU-resident inputs held by another
+// GPU are copied through the host (cross_device_inputs.h). Submit() never blocks: it either queues
 // the request or answers at once (RESOURCE_EXHAUSTED when the queue is full,
 // UNAVAILABLE when the pool is draining). A queued request whose deadline
 // passes is answered DEADLINE_EXCEEDED without running; one whose `cancelled`
@@ -40,8 +40,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "base/mutex.h"
 #include "absl/time/time.h"
+#include "base/mutex.h"
 #include "runtime/session.h"
 #include "server/cross_device_inputs.h"
 #include "server/gpu_load.h"
@@ -73,15 +73,15 @@ class SessionPool final : public Scheduler {
   using RunCallback = std::function<void(absl::StatusOr<RunResult> result, uint64_t queue_ns)>;
 
   // `options.sessions` sessions of `model` on its GPU.
-  static absl::StatusOr<std::unique_ptr<SessionPool>> Create(std::shared_ptr<const Model> model,
-                                                             const SessionPoolOptions& options,
-                                                             const SessionOptions& session_options = {});
+  static absl::StatusOr<std::unique_ptr<SessionPool>> Create(
+      std::shared_ptr<const Model> model, const SessionPoolOptions& options,
+      const SessionOptions& session_options = {});
   // Each replica's sessions on its model's GPU (`options.sessions` unused).
   // The replicas are one model file loaded on each GPU: the same inputs and
   // outputs. REQUIRES: at least one replica.
-  static absl::StatusOr<std::unique_ptr<SessionPool>> Create(std::vector<ModelReplica> replicas,
-                                                             const SessionPoolOptions& options,
-                                                             const SessionOptions& session_options = {});
+  static absl::StatusOr<std::unique_ptr<SessionPool>> Create(
+      std::vector<ModelReplica> replicas, const SessionPoolOptions& options,
+      const SessionOptions& session_options = {});
   ~SessionPool() override;  // drains
 
   // Scheduler: the deadline follows the options' queue policy; priorities

@@ -54,14 +54,17 @@ void SystemdNotifier::Ready(const std::string& status) {
 void SystemdNotifier::Reloading(const std::string& status) {
   // MONOTONIC_USEC lets systemd >= 253 (Type=notify-reload) match the
   // reload to this message; older ones ignore it.
-  Send(absl::StrCat("RELOADING=1\nMONOTONIC_USEC=", MonotonicMicros(), "\nSTATUS=", OneLine(status)));
+  Send(absl::StrCat("RELOADING=1\nMONOTONIC_USEC=", MonotonicMicros(),
+                    "\nSTATUS=", OneLine(status)));
 }
 
 void SystemdNotifier::Stopping(const std::string& status) {
   Send(absl::StrCat("STOPPING=1\nSTATUS=", OneLine(status)));
 }
 
-void SystemdNotifier::Status(const std::string& status) { Send(absl::StrCat("STATUS=", OneLine(status))); }
+void SystemdNotifier::Status(const std::string& status) {
+  Send(absl::StrCat("STATUS=", OneLine(status)));
+}
 
 void SystemdNotifier::Watchdog() { Send("WATCHDOG=1"); }
 

@@ -73,7 +73,8 @@ absl::StatusOr<std::vector<X509Ptr>> ParseCertificates(const std::string& text,
                                                        const std::string& path, const char* what) {
   BioPtr bio = MemoryBio(text);
   std::vector<X509Ptr> certs;
-  while (X509* x = PEM_read_bio_X509(bio.get(), nullptr, NoPassword, nullptr)) certs.emplace_back(x);
+  while (X509* x = PEM_read_bio_X509(bio.get(), nullptr, NoPassword, nullptr))
+    certs.emplace_back(x);
   ERR_clear_error();  // the loop ends on "no start line"
   if (certs.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(what, " ", path, ": no PEM certificate in it"));
@@ -89,15 +90,17 @@ std::string Summary(X509* leaf) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
   X509_digest(leaf, EVP_sha256(), digest, &length);
-  return absl::StrCat(BioText(bio.get()), ", sha256 ",
-                      absl::BytesToHexString(absl::string_view(reinterpret_cast<char*>(digest), length)));
+  return absl::StrCat(
+      BioText(bio.get()), ", sha256 ",
+      absl::BytesToHexString(absl::string_view(reinterpret_cast<char*>(digest), length)));
 }
 
 // The chain and the key, re-encoded: gRPC reads exactly what was checked.
 absl::StatusOr<std::string> IdentityPem(const std::vector<X509Ptr>& chain, EVP_PKEY* key) {
   BioPtr out(BIO_new(BIO_s_mem()));
   for (const X509Ptr& cert : chain) {
-    if (PEM_write_bio_X509(out.get(), cert.get()) != 1) return absl::InternalError("PEM encoding failed");
+    if (PEM_write_bio_X509(out.get(), cert.get()) != 1)
+      return absl::InternalError("PEM encoding failed");
   }
   if (PEM_write_bio_PrivateKey(out.get(), key, nullptr, nullptr, 0, nullptr, nullptr) != 1) {
     return absl::InternalError("PEM encoding of the private key failed");
@@ -111,7 +114,8 @@ absl::StatusOr<TlsMaterial> LoadIdentity(const TlsFiles& files, absl::string_vie
   const std::string& cert_path = files.certificate_path;
   const std::string& key_path = files.private_key_path;
   ASSIGN_OR_RETURN(std::string cert_text, ReadPemFile(cert_path, cert_field.c_str()));
-  ASSIGN_OR_RETURN(std::vector<X509Ptr> chain, ParseCertificates(cert_text, cert_path, cert_field.c_str()));
+  ASSIGN_OR_RETURN(std::vector<X509Ptr> chain,
+                   ParseCertificates(cert_text, cert_path, cert_field.c_str()));
   ASSIGN_OR_RETURN(std::string key_text, ReadPemFile(key_path, key_field.c_str()));
   BioPtr key_bio = MemoryBio(key_text);
   PkeyPtr key(PEM_read_bio_PrivateKey(key_bio.get(), nullptr, NoPassword, nullptr));
@@ -189,7 +193,8 @@ absl::StatusOr<TlsMaterial> LoadTlsMaterial(const ServerSettings& settings) {
   return LoadTlsMaterial(settings.GrpcTls(), "grpc");
 }
 
-absl::StatusOr<std::unique_ptr<TlsCredentials>> TlsCredentials::Create(const ServerSettings& settings) {
+absl::StatusOr<std::unique_ptr<TlsCredentials>> TlsCredentials::Create(
+    const ServerSettings& settings) {
   ASSIGN_OR_RETURN(TlsMaterial material, LoadTlsMaterial(settings));
   auto tls = std::unique_ptr<TlsCredentials>(new TlsCredentials(settings));
   MutexLock lock(&tls->mutex_);
@@ -224,7 +229,8 @@ TlsCredentials::~TlsCredentials() {
 
 absl::Status TlsCredentials::Install(const TlsMaterial& material) {
   RETURN_IF_ERROR(Replace(&identity_fd_, material.identity_pem));
-  if (!material.client_ca_pem.empty()) RETURN_IF_ERROR(Replace(&client_ca_fd_, material.client_ca_pem));
+  if (!material.client_ca_pem.empty())
+    RETURN_IF_ERROR(Replace(&client_ca_fd_, material.client_ca_pem));
   summary_ = material.summary;
   return absl::OkStatus();
 }

@@ -39,7 +39,7 @@ namespace vkserve {
 
 // A checked set of key material, as PEM text.
 struct TlsMaterial {
-  std::string identity_pem;  // the certificate chain, then the private key
+  std::string identity_pem;   // the certificate chain, then the private key
   std::string client_ca_pem;  // "" without mutual TLS
   std::string summary;        // subject, expiry and SHA-256 fingerprint of the leaf
 };

@@ -64,8 +64,8 @@ absl::StatusOr<std::vector<Ipv4Block>> ParseBlocks(const std::vector<std::string
     int bits = 32;
     if (ec || parts.size() > 2 || (parts.size() == 2 && !absl::SimpleAtoi(parts[1], &bits)) ||
         bits < 0 || bits > 32) {
-      return absl::InvalidArgumentError(absl::StrCat("metrics.allowed_networks: \"", text,
-                                                     "\" is not an IPv4 CIDR block"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("metrics.allowed_networks: \"", text, "\" is not an IPv4 CIDR block"));
     }
     const uint32_t mask = bits == 0 ? 0 : ~uint32_t{0} << (32 - bits);
     blocks.push_back({address.to_uint() & mask, mask});
@@ -131,8 +131,10 @@ std::string HttpResponse(int code, absl::string_view reason, absl::string_view c
                       "Connection: close\r\n\r\n", body);
 }
 
-std::string ErrorResponse(int code, absl::string_view reason, absl::string_view extra_headers = "") {
-  return HttpResponse(code, reason, "text/plain; charset=utf-8", extra_headers, absl::StrCat(reason, "\n"));
+std::string ErrorResponse(int code, absl::string_view reason,
+                          absl::string_view extra_headers = "") {
+  return HttpResponse(code, reason, "text/plain; charset=utf-8", extra_headers,
+                      absl::StrCat(reason, "\n"));
 }
 
 // The response to one request head (the bytes up to and including the
@@ -173,11 +175,13 @@ class ScrapeMetrics {
                      .Help("Number of times metrics were scraped")
                      .Register(registry_)
                      .Add({})),
-        latency_us_(prometheus::BuildSummary()
-                        .Name("exposer_request_latencies")
-                        .Help("Latencies of serving scrape requests, in microseconds")
-                        .Register(registry_)
-                        .Add({}, prometheus::Summary::Quantiles{{0.5, 0.05}, {0.9, 0.01}, {0.99, 0.001}})) {}
+        latency_us_(
+            prometheus::BuildSummary()
+                .Name("exposer_request_latencies")
+                .Help("Latencies of serving scrape requests, in microseconds")
+                .Register(registry_)
+                .Add({}, prometheus::Summary::Quantiles{{0.5, 0.05}, {0.9, 0.01}, {0.99, 0.001}})) {
+  }
 
   // These families (as of before this scrape), then `render`'s text.
   std::string Render(const std::function<std::string()>& render) {
@@ -187,7 +191,8 @@ class ScrapeMetrics {
     const auto took = std::chrono::steady_clock::now() - start;
     bytes_.Increment(static_cast<double>(body.size()));
     scrapes_.Increment();
-    latency_us_.Observe(static_cast<double>(std::chrono::duration_cast<std::chrono::microseconds>(took).count()));
+    latency_us_.Observe(
+        static_cast<double>(std::chrono::duration_cast<std::chrono::microseconds>(took).count()));
     return body;
   }
 
@@ -242,9 +247,9 @@ class TlsMetricsEndpoint::Impl final : public ConnectionOwner {
   // it (a connection's destructor does not call back into this).
   asio::io_context io_;
   Strand accept_strand_;
-  tcp::acceptor acceptor_;      // used on accept_strand_ only
+  tcp::acceptor acceptor_;          // used on accept_strand_ only
   asio::steady_timer retry_timer_;  // after a failed accept (EMFILE): no busy loop
-  bool accept_pending_ = false;  // on accept_strand_ only
+  bool accept_pending_ = false;     // on accept_strand_ only
   asio::executor_work_guard<asio::io_context::executor_type> work_;
   std::vector<std::thread> threads_;
   std::atomic<int> active_{0};
@@ -277,19 +282,22 @@ class Connection : public std::enable_shared_from_this<Connection> {
  private:
   void Handshake() {
     Arm();
-    stream_.async_handshake(ssl::stream_base::server, [self = shared_from_this()](const error_code& ec) {
-      if (ec) return self->Finish("handshake", ec);
-      self->Read();
-    });
+    stream_.async_handshake(ssl::stream_base::server,
+                            [self = shared_from_this()](const error_code& ec) {
+                              if (ec) return self->Finish("handshake", ec);
+                              self->Read();
+                            });
   }
 
   void Read() {
-    asio::async_read_until(stream_, head_, "\r\n\r\n",
-                           [self = shared_from_this()](const error_code& ec, size_t n) { self->OnRead(ec, n); });
+    asio::async_read_until(
+        stream_, head_, "\r\n\r\n",
+        [self = shared_from_this()](const error_code& ec, size_t n) { self->OnRead(ec, n); });
   }
 
   void OnRead(const error_code& ec, size_t n) {
-    if (ec == asio::error::not_found) return Respond(ErrorResponse(431, "Request Header Fields Too Large"));
+    if (ec == asio::error::not_found)
+      return Respond(ErrorResponse(431, "Request Header Fields Too Large"));
     if (ec) return Finish("reading the request", ec);
     const absl::string_view head(static_cast<const char*>(head_.data().data()), n);
     Respond(Answer(head, [this] { return owner_->Render(); }));
@@ -320,7 +328,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Finish(const char* step = nullptr, const error_code& ec = {}) {
     if (finished_) return;
     finished_ = true;
-    if (step != nullptr) spdlog::debug("metrics TLS connection closed while {}: {}", step, ec.message());
+    if (step != nullptr)
+      spdlog::debug("metrics TLS connection closed while {}: {}", step, ec.message());
     deadline_.cancel();
     error_code ignored;
     stream_.lowest_layer().close(ignored);
@@ -352,13 +361,17 @@ absl::Status TlsMetricsEndpoint::Impl::Listen() {
   const std::string where = absl::StrCat(options_.address, ":", options_.port);
   error_code ec;
   const asio::ip::address_v4 address = asio::ip::make_address_v4(host, ec);
-  if (ec) return absl::InvalidArgumentError(absl::StrCat("metrics.address ", where, ": not an IPv4 address"));
+  if (ec)
+    return absl::InvalidArgumentError(
+        absl::StrCat("metrics.address ", where, ": not an IPv4 address"));
   const tcp::endpoint endpoint(address, static_cast<uint16_t>(options_.port));
   acceptor_.open(endpoint.protocol(), ec);
   if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
   if (!ec) acceptor_.bind(endpoint, ec);
   if (!ec) acceptor_.listen(kListenBacklog, ec);
-  if (ec) return absl::UnavailableError(absl::StrCat("cannot serve metrics on ", where, ": ", ec.message()));
+  if (ec)
+    return absl::UnavailableError(
+        absl::StrCat("cannot serve metrics on ", where, ": ", ec.message()));
   port_.store(acceptor_.local_endpoint(ec).port());
   return absl::OkStatus();
 }
@@ -369,10 +382,11 @@ void TlsMetricsEndpoint::Impl::Accept() {
   // wait in the kernel's accept queue.
   if (active_.load() >= std::max(options_.max_connections, 1)) return;
   accept_pending_ = true;
-  acceptor_.async_accept(asio::make_strand(io_),
-                         asio::bind_executor(accept_strand_, [this](const error_code& ec, tcp::socket s) {
-                           OnAccept(ec, std::move(s));
-                         }));
+  acceptor_.async_accept(
+      asio::make_strand(io_),
+      asio::bind_executor(accept_strand_, [this](const error_code& ec, tcp::socket s) {
+        OnAccept(ec, std::move(s));
+      }));
 }
 
 void TlsMetricsEndpoint::Impl::OnAccept(const error_code& ec, tcp::socket socket) {

@@ -42,9 +42,9 @@ namespace vkserve {
 
 struct TlsMetricsOptions {
   std::string address = "127.0.0.1";  // an IPv4 literal or "localhost"
-  int port = 0;                        // 0: the system picks one (see port())
-  int max_connections = 8;             // open at once
-  int request_timeout_ms = 2000;       // accept to request end; and the response
+  int port = 0;                       // 0: the system picks one (see port())
+  int max_connections = 8;            // open at once
+  int request_timeout_ms = 2000;      // accept to request end; and the response
   // "a.b.c.d/n" blocks that may connect (as ServerSettings normalises
   // them); empty: everyone.
   std::vector<std::string> allowed_networks;
@@ -65,8 +65,8 @@ class TlsMetricsEndpoint {
   // naming the address when it cannot listen. `render` is called on an
   // endpoint thread for every scrape; it must be thread-safe and outlive
   // the endpoint.
-  static absl::StatusOr<std::unique_ptr<TlsMetricsEndpoint>> Start(const TlsMetricsOptions& options,
-                                                                   std::function<std::string()> render);
+  static absl::StatusOr<std::unique_ptr<TlsMetricsEndpoint>> Start(
+      const TlsMetricsOptions& options, std::function<std::string()> render);
   ~TlsMetricsEndpoint();  // Stop()
   TlsMetricsEndpoint(const TlsMetricsEndpoint&) = delete;
   TlsMetricsEndpoint& operator=(const TlsMetricsEndpoint&) = delete;

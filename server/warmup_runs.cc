@@ -37,8 +37,10 @@ absl::StatusOr<std::vector<uint8_t>> ReadInside(const fs::path& dir, const std::
         absl::StrCat("cannot read ", Quoted(file), " in ", dir.string(), ": ", ec.message()));
   }
   if (size != want) {
-    return absl::InvalidArgumentError(absl::StrCat(Quoted(file), " has ", size, " bytes; one batch element of "
-                                                   "that shape and type takes ", want));
+    return absl::InvalidArgumentError(absl::StrCat(Quoted(file), " has ", size,
+                                                   " bytes; one batch element of "
+                                                   "that shape and type takes ",
+                                                   want));
   }
   std::vector<uint8_t> bytes(size);
   std::ifstream in(path, std::ios::binary);
@@ -84,9 +86,8 @@ std::vector<uint8_t> RandomElement(DataType dtype, uint64_t bytes, std::mt19937&
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<const WarmupRuns>> WarmupRuns::Build(const ModelSettings& settings,
-                                                                    const Model& model,
-                                                                    const std::string& model_directory) {
+absl::StatusOr<std::shared_ptr<const WarmupRuns>> WarmupRuns::Build(
+    const ModelSettings& settings, const Model& model, const std::string& model_directory) {
   auto runs = std::shared_ptr<WarmupRuns>(new WarmupRuns());
   for (const auto& [name, where] : settings.output_locations) {
     if (where == PreferredLocation::kGpu) runs->output_locations_[name] = OutputLocation::kDevice;
@@ -106,8 +107,9 @@ absl::StatusOr<std::shared_ptr<const WarmupRuns>> WarmupRuns::Build(const ModelS
       if (w.fill == WarmupSample::Fill::kFile) {
         auto read = ReadInside(fs::path(model_directory) / "warmup", w.file, w.element_bytes);
         if (!read.ok()) {
-          return absl::InvalidArgumentError(absl::StrCat("model_warmup ", Quoted(s.name), ", input ",
-                                                         Quoted(info.name), ": ", read.status().message()));
+          return absl::InvalidArgumentError(absl::StrCat("model_warmup ", Quoted(s.name),
+                                                         ", input ", Quoted(info.name), ": ",
+                                                         read.status().message()));
         }
         element = *std::move(read);
       } else if (w.fill == WarmupSample::Fill::kRandom) {
@@ -117,7 +119,8 @@ absl::StatusOr<std::shared_ptr<const WarmupRuns>> WarmupRuns::Build(const ModelS
       }
       const int rows = settings.max_batch_size > 0 ? s.batch_size : 1;
       input.bytes.reserve(element.size() * static_cast<size_t>(rows));
-      for (int r = 0; r < rows; ++r) input.bytes.insert(input.bytes.end(), element.begin(), element.end());
+      for (int r = 0; r < rows; ++r)
+        input.bytes.insert(input.bytes.end(), element.begin(), element.end());
       sample.inputs.push_back(std::move(input));
     }
     runs->samples_.push_back(std::move(sample));
@@ -141,8 +144,8 @@ absl::StatusOr<std::shared_ptr<const WarmupRuns>> WarmupRuns::Zeros(
       }
       const uint64_t bytes = count * DataTypeSize(info.type.dtype);
       if (count > kMaxBytes || bytes > kMaxBytes) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(labels[k], ": input ", Quoted(info.name), " would take over 1 GiB of zeros"));
+        return absl::InvalidArgumentError(absl::StrCat(labels[k], ": input ", Quoted(info.name),
+                                                       " would take over 1 GiB of zeros"));
       }
       sample.inputs.push_back(
           Input{info.name, info.type.dtype, shapes[k][i], std::vector<uint8_t>(bytes, 0)});

@@ -32,9 +32,8 @@ class WarmupRuns {
   // from `model_directory`/warmup/. INVALID_ARGUMENT names the sample and
   // input for a missing file, one of the wrong size or one that leaves the
   // warmup directory.
-  static absl::StatusOr<std::shared_ptr<const WarmupRuns>> Build(const ModelSettings& settings,
-                                                                 const Model& model,
-                                                                 const std::string& model_directory);
+  static absl::StatusOr<std::shared_ptr<const WarmupRuns>> Build(
+      const ModelSettings& settings, const Model& model, const std::string& model_directory);
 
   // One run of zeros per entry of `shapes` (each the model's input shapes,
   // in its input order), labelled by the matching entry of `labels` in

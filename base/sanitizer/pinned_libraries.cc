@@ -20,7 +20,8 @@ namespace {
 
 struct PinnedLibraries {
   PinnedLibraries() {
-    for (const char* name : {"libvulkan.so.1", "libvulkan_lvp.so", "libVkLayer_khronos_validation.so"}) {
+    for (const char* name :
+         {"libvulkan.so.1", "libvulkan_lvp.so", "libVkLayer_khronos_validation.so"}) {
       dlopen(name, RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
     }
   }

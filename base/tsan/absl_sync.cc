@@ -103,8 +103,8 @@ void VkserveMutexReaderUnlock(void* mu) {
   real(mu);
 }
 
-void VkserveMutexLockWhen(void* mu, const void* cond)
-    __asm__(VKSERVE_ABSL("5Mutex8LockWhenERKNS0_9ConditionE"));
+void VkserveMutexLockWhen(void* mu, const void* cond) __asm__(
+    VKSERVE_ABSL("5Mutex8LockWhenERKNS0_9ConditionE"));
 void VkserveMutexLockWhen(void* mu, const void* cond) {
   static const auto real = Next<MutexCondFn>(VKSERVE_ABSL("5Mutex8LockWhenERKNS0_9ConditionE"));
   real(mu, cond);
@@ -112,8 +112,8 @@ void VkserveMutexLockWhen(void* mu, const void* cond) {
 }
 
 // Await and the timed waits give the lock up inside and take it back.
-void VkserveMutexAwait(void* mu, const void* cond)
-    __asm__(VKSERVE_ABSL("5Mutex5AwaitERKNS0_9ConditionE"));
+void VkserveMutexAwait(void* mu,
+                       const void* cond) __asm__(VKSERVE_ABSL("5Mutex5AwaitERKNS0_9ConditionE"));
 void VkserveMutexAwait(void* mu, const void* cond) {
   static const auto real = Next<MutexCondFn>(VKSERVE_ABSL("5Mutex5AwaitERKNS0_9ConditionE"));
   __tsan_release(mu);
@@ -121,8 +121,8 @@ void VkserveMutexAwait(void* mu, const void* cond) {
   __tsan_acquire(mu);
 }
 
-bool VkserveMutexLockWhenWithTimeout(void* mu, const void* cond, int64_t hi, uint32_t lo)
-    __asm__(VKSERVE_ABSL("5Mutex19LockWhenWithTimeoutERKNS0_9ConditionENS0_8DurationE"));
+bool VkserveMutexLockWhenWithTimeout(void* mu, const void* cond, int64_t hi, uint32_t lo) __asm__(
+    VKSERVE_ABSL("5Mutex19LockWhenWithTimeoutERKNS0_9ConditionENS0_8DurationE"));
 bool VkserveMutexLockWhenWithTimeout(void* mu, const void* cond, int64_t hi, uint32_t lo) {
   static const auto real = Next<MutexCondTimedFn>(
       VKSERVE_ABSL("5Mutex19LockWhenWithTimeoutERKNS0_9ConditionENS0_8DurationE"));
@@ -131,8 +131,8 @@ bool VkserveMutexLockWhenWithTimeout(void* mu, const void* cond, int64_t hi, uin
   return met;
 }
 
-bool VkserveMutexLockWhenWithDeadline(void* mu, const void* cond, int64_t hi, uint32_t lo)
-    __asm__(VKSERVE_ABSL("5Mutex20LockWhenWithDeadlineERKNS0_9ConditionENS0_4TimeE"));
+bool VkserveMutexLockWhenWithDeadline(void* mu, const void* cond, int64_t hi, uint32_t lo) __asm__(
+    VKSERVE_ABSL("5Mutex20LockWhenWithDeadlineERKNS0_9ConditionENS0_4TimeE"));
 bool VkserveMutexLockWhenWithDeadline(void* mu, const void* cond, int64_t hi, uint32_t lo) {
   static const auto real = Next<MutexCondTimedFn>(
       VKSERVE_ABSL("5Mutex20LockWhenWithDeadlineERKNS0_9ConditionENS0_4TimeE"));
@@ -149,8 +149,8 @@ void VkserveCondVarWait(void* cv, void* mu) {
   __tsan_acquire(mu);
 }
 
-bool VkserveCondVarWaitWithTimeout(void* cv, void* mu, int64_t hi, uint32_t lo)
-    __asm__(VKSERVE_ABSL("7CondVar15WaitWithTimeoutEPNS0_5MutexENS0_8DurationE"));
+bool VkserveCondVarWaitWithTimeout(void* cv, void* mu, int64_t hi, uint32_t lo) __asm__(
+    VKSERVE_ABSL("7CondVar15WaitWithTimeoutEPNS0_5MutexENS0_8DurationE"));
 bool VkserveCondVarWaitWithTimeout(void* cv, void* mu, int64_t hi, uint32_t lo) {
   static const auto real =
       Next<WaitTimedFn>(VKSERVE_ABSL("7CondVar15WaitWithTimeoutEPNS0_5MutexENS0_8DurationE"));
@@ -160,8 +160,8 @@ bool VkserveCondVarWaitWithTimeout(void* cv, void* mu, int64_t hi, uint32_t lo) 
   return timed_out;
 }
 
-bool VkserveCondVarWaitWithDeadline(void* cv, void* mu, int64_t hi, uint32_t lo)
-    __asm__(VKSERVE_ABSL("7CondVar16WaitWithDeadlineEPNS0_5MutexENS0_4TimeE"));
+bool VkserveCondVarWaitWithDeadline(void* cv, void* mu, int64_t hi, uint32_t lo) __asm__(
+    VKSERVE_ABSL("7CondVar16WaitWithDeadlineEPNS0_5MutexENS0_4TimeE"));
 bool VkserveCondVarWaitWithDeadline(void* cv, void* mu, int64_t hi, uint32_t lo) {
   static const auto real =
       Next<WaitTimedFn>(VKSERVE_ABSL("7CondVar16WaitWithDeadlineEPNS0_5MutexENS0_4TimeE"));
@@ -180,8 +180,8 @@ void VkserveNotificationNotify(void* n) {
   real(n);
 }
 
-void VkserveNotificationWait(const void* n)
-    __asm__(VKSERVE_ABSL_CONST("12Notification19WaitForNotificationEv"));
+void VkserveNotificationWait(const void* n) __asm__(
+    VKSERVE_ABSL_CONST("12Notification19WaitForNotificationEv"));
 void VkserveNotificationWait(const void* n) {
   static const auto real =
       Next<void (*)(const void*)>(VKSERVE_ABSL_CONST("12Notification19WaitForNotificationEv"));
@@ -189,8 +189,8 @@ void VkserveNotificationWait(const void* n) {
   __tsan_acquire(const_cast<void*>(n));
 }
 
-bool VkserveNotificationWaitWithTimeout(const void* n, int64_t hi, uint32_t lo)
-    __asm__(VKSERVE_ABSL_CONST("12Notification30WaitForNotificationWithTimeoutENS0_8DurationE"));
+bool VkserveNotificationWaitWithTimeout(const void* n, int64_t hi, uint32_t lo) __asm__(
+    VKSERVE_ABSL_CONST("12Notification30WaitForNotificationWithTimeoutENS0_8DurationE"));
 bool VkserveNotificationWaitWithTimeout(const void* n, int64_t hi, uint32_t lo) {
   static const auto real = Next<bool (*)(const void*, int64_t, uint32_t)>(
       VKSERVE_ABSL_CONST("12Notification30WaitForNotificationWithTimeoutENS0_8DurationE"));
@@ -199,8 +199,8 @@ bool VkserveNotificationWaitWithTimeout(const void* n, int64_t hi, uint32_t lo) 
   return notified;
 }
 
-bool VkserveNotificationWaitWithDeadline(const void* n, int64_t hi, uint32_t lo)
-    __asm__(VKSERVE_ABSL_CONST("12Notification31WaitForNotificationWithDeadlineENS0_4TimeE"));
+bool VkserveNotificationWaitWithDeadline(const void* n, int64_t hi, uint32_t lo) __asm__(
+    VKSERVE_ABSL_CONST("12Notification31WaitForNotificationWithDeadlineENS0_4TimeE"));
 bool VkserveNotificationWaitWithDeadline(const void* n, int64_t hi, uint32_t lo) {
   static const auto real = Next<bool (*)(const void*, int64_t, uint32_t)>(
       VKSERVE_ABSL_CONST("12Notification31WaitForNotificationWithDeadlineENS0_4TimeE"));

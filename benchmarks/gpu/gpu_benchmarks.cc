@@ -330,7 +330,8 @@ void BM_Readback(benchmark::State& state, uint64_t size, bool staged, int thread
     }
     from.InvalidateForHostRead(0, size);
     copier.Copy(host.data(), from.mapped(), size);
-    ns.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count());
+    ns.push_back(
+        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count());
     return absl::OkStatus();
   };
   for (int i = 0; i < 2 && status.ok(); ++i) status = once();  // warm-up
@@ -634,8 +635,8 @@ void RegisterCopies(uint64_t size, uint64_t max_size, uint32_t wg, uint32_t max_
   }
   for (auto [w, ept] : variants) {
     benchmark::RegisterBenchmark(
-        absl::StrCat("copy/shader/", name, "/wg:", w, "/ept:", ept).c_str(), BM_ShaderCopy, size,
-        w, ept)
+        absl::StrCat("copy/shader/", name, "/wg:", w, "/ept:", ept).c_str(), BM_ShaderCopy, size, w,
+        ept)
         ->UseManualTime()
         ->Unit(benchmark::kMicrosecond);
   }
@@ -646,8 +647,8 @@ void RegisterCopies(uint64_t size, uint64_t max_size, uint32_t wg, uint32_t max_
 void RegisterReadbacks(uint64_t size) {
   for (bool staged : {false, true}) {
     for (int threads : {1, 2, 4, 8}) {
-      benchmark::RegisterBenchmark(absl::StrCat("readback/", staged ? "staged/" : "direct/", SizeName(size),
-                                                "/threads:", threads)
+      benchmark::RegisterBenchmark(absl::StrCat("readback/", staged ? "staged/" : "direct/",
+                                                SizeName(size), "/threads:", threads)
                                        .c_str(),
                                    BM_Readback, size, staged, threads)
           ->UseManualTime()

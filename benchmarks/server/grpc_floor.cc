@@ -55,10 +55,10 @@
 namespace {
 
 using inference::GRPCInferenceService;
-using vkserve_bench::Percentile;
-using vkserve_bench::TimeServerLive;
 using inference::ServerLiveRequest;
 using inference::ServerLiveResponse;
+using vkserve_bench::Percentile;
+using vkserve_bench::TimeServerLive;
 using Clock = std::chrono::steady_clock;
 
 class CallbackLive final : public GRPCInferenceService::CallbackService {
@@ -113,7 +113,8 @@ class AsyncCall {
 // `gap_us`.
 std::pair<double, double> Time(GRPCInferenceService::Stub& stub, int calls, int gap_us,
                                grpc::CompletionQueue* poll) {
-  const std::vector<double> us = TimeServerLive(stub, calls, std::chrono::microseconds(gap_us), poll);
+  const std::vector<double> us =
+      TimeServerLive(stub, calls, std::chrono::microseconds(gap_us), poll);
   if (us.size() < static_cast<size_t>(calls)) std::fprintf(stderr, "ServerLive failed\n");
   return {Percentile(us, 0.5), Percentile(us, 0.9)};
 }
@@ -171,7 +172,8 @@ void Poll(grpc::ServerCompletionQueue* q, bool spin, int spin_us) {
   }
   auto last_event = Clock::now();
   for (;;) {
-    const bool spinning = spin_us <= 0 || Clock::now() - last_event < std::chrono::microseconds(spin_us);
+    const bool spinning =
+        spin_us <= 0 || Clock::now() - last_event < std::chrono::microseconds(spin_us);
     const auto deadline = spinning ? std::chrono::system_clock::now()
                                    : std::chrono::system_clock::now() + std::chrono::hours(1);
     const auto status = q->AsyncNext(&tag, &ok, deadline);
@@ -186,14 +188,15 @@ void Poll(grpc::ServerCompletionQueue* q, bool spin, int spin_us) {
 // The client side of one mode against the server at `target`: a table row
 // per gap (p50 and p90 µs), then the throughput of `o.clients` clients.
 void Measure(const std::string& mode, const std::string& target, const Options& o) {
-  auto stub = GRPCInferenceService::NewStub(grpc::CreateChannel(target, grpc::InsecureChannelCredentials()));
+  auto stub = GRPCInferenceService::NewStub(
+      grpc::CreateChannel(target, grpc::InsecureChannelCredentials()));
   grpc::CompletionQueue client_cq;
   grpc::CompletionQueue* poll = o.poll_client ? &client_cq : nullptr;
   Time(*stub, 200, 0, poll);  // connect and warm up
   for (int gap : o.gaps) {
     const auto [p50, p90] = Time(*stub, gap > 0 ? std::max(50, o.calls / 4) : o.calls, gap, poll);
-    std::printf("| %s%s | %d | %.1f | %.1f |\n", mode.c_str(), o.poll_client ? ", polling client" : "",
-                gap, p50, p90);
+    std::printf("| %s%s | %d | %.1f | %.1f |\n", mode.c_str(),
+                o.poll_client ? ", polling client" : "", gap, p50, p90);
     std::fflush(stdout);
   }
   if (o.clients > 0) {
@@ -222,7 +225,8 @@ bool RunMode(const std::string& mode, const Options& o) {
     builder.RegisterService(&sync);
   } else if (mode == "async" || mode == "spin") {
     builder.RegisterService(&async);
-    for (int i = 0; i < (mode == "spin" ? 1 : o.queues); ++i) cqs.push_back(builder.AddCompletionQueue());
+    for (int i = 0; i < (mode == "spin" ? 1 : o.queues); ++i)
+      cqs.push_back(builder.AddCompletionQueue());
   } else {
     std::fprintf(stderr, "unknown mode '%.32s'\n", mode.c_str());
     return false;

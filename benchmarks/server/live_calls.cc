@@ -10,7 +10,8 @@ namespace vkserve_bench {
 double Percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
-  const size_t i = std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5));
+  const size_t i =
+      std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5));
   return v[i];
 }
 
@@ -27,8 +28,8 @@ std::vector<double> TimeServerLive(inference::GRPCInferenceService::Stub& stub, 
     const grpc::Status status =
         poll == nullptr
             ? stub.ServerLive(&ctx, inference::ServerLiveRequest(), &resp)
-            : FinishPolling(*stub.AsyncServerLive(&ctx, inference::ServerLiveRequest(), poll), &resp,
-                            poll);
+            : FinishPolling(*stub.AsyncServerLive(&ctx, inference::ServerLiveRequest(), poll),
+                            &resp, poll);
     if (!status.ok()) break;
     us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
   }

@@ -54,8 +54,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "grpcpp/grpcpp.h"
 #include "benchmarks/server/live_calls.h"
+#include "grpcpp/grpcpp.h"
 #include "proto/grpc_service.grpc.pb.h"
 
 namespace {
@@ -78,8 +78,8 @@ struct Options {
   int64_t batch = 1;
   int concurrency = 4;
   double seconds = 10;
-  double warmup = 1;  // seconds of load before the window starts
-  int channels = 0;   // 0: one per 8 clients
+  double warmup = 1;   // seconds of load before the window starts
+  int channels = 0;    // 0: one per 8 clients
   bool trace = false;  // finish with one request traced by the server
   bool live = false;   // the load is ServerLive calls, not ModelInfer
   bool poll = false;   // calls finish by polling, never sleeping (FinishPolling)
@@ -128,7 +128,8 @@ double Sample(const std::string& text, const std::string& name,
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     if (line.empty() || line[0] == '#') continue;
     if (line.substr(0, name.size()) != name) continue;
-    if (line.size() <= name.size() || (line[name.size()] != '{' && line[name.size()] != ' ')) continue;
+    if (line.size() <= name.size() || (line[name.size()] != '{' && line[name.size()] != ' '))
+      continue;
     bool all = true;
     for (const std::string& l : labels) all = all && line.find(l) != absl::string_view::npos;
     if (!all) continue;
@@ -143,9 +144,10 @@ double Sample(const std::string& text, const std::string& name,
 // `gap_ms` idle (0: back to back); polled when `poll`.
 double LiveP50(inference::GRPCInferenceService::Stub& stub, int calls, double gap_ms, bool poll) {
   grpc::CompletionQueue cq;
-  const double p50 = Percentile(
-      TimeServerLive(stub, calls, std::chrono::duration<double, std::milli>(gap_ms), poll ? &cq : nullptr),
-      0.5);
+  const double p50 =
+      Percentile(TimeServerLive(stub, calls, std::chrono::duration<double, std::milli>(gap_ms),
+                                poll ? &cq : nullptr),
+                 0.5);
   cq.Shutdown();
   void* tag;
   bool ok;
@@ -165,11 +167,10 @@ double LiveP50(inference::GRPCInferenceService::Stub& stub, int calls, double ga
 // it sends, where a real client slept through the request.
 double FloorAtCadence(inference::GRPCInferenceService::Stub& stub, double request_ms, bool poll) {
   const double gap_ms = std::min(request_ms, 20.0);
-  const int calls = std::max(
-      50, std::min(kCadenceCalls, static_cast<int>(kCadenceSeconds * 1e3 / std::max(gap_ms, 0.01))));
+  const int calls = std::max(50, std::min(kCadenceCalls, static_cast<int>(kCadenceSeconds * 1e3 /
+                                                                          std::max(gap_ms, 0.01))));
   return LiveP50(stub, calls, gap_ms, poll);
 }
-
 
 std::unique_ptr<inference::GRPCInferenceService::Stub> NewStub(const std::string& url, int index) {
   grpc::ChannelArguments args;
@@ -232,7 +233,8 @@ grpc::Status Call(inference::GRPCInferenceService::Stub& stub, const Options& o,
                   grpc::CompletionQueue* cq) {
   using vkserve_bench::FinishPolling;
   if (o.live) {
-    return o.poll ? FinishPolling(*stub.AsyncServerLive(ctx, inference::ServerLiveRequest(), cq), live, cq)
+    return o.poll ? FinishPolling(*stub.AsyncServerLive(ctx, inference::ServerLiveRequest(), cq),
+                                  live, cq)
                   : stub.ServerLive(ctx, inference::ServerLiveRequest(), live);
   }
   return o.poll ? FinishPolling(*stub.AsyncModelInfer(ctx, request, cq), resp, cq)
@@ -274,7 +276,9 @@ ClientFigures RunClients(const Options& o,
         grpc::Status s = Call(stub, o, request, &ctx, &resp, &live, &cq);
         const auto t1 = Clock::now();
         if (!s.ok()) {
-          if (failures.fetch_add(1) == 0) std::fprintf(stderr, "%s: %s\n", o.live ? "ServerLive" : "ModelInfer", s.error_message().c_str());
+          if (failures.fetch_add(1) == 0)
+            std::fprintf(stderr, "%s: %s\n", o.live ? "ServerLive" : "ModelInfer",
+                         s.error_message().c_str());
         } else if (t0 >= window_start && t1 <= stop) {
           latencies[static_cast<size_t>(c)].push_back(
               std::chrono::duration<double, std::milli>(t1 - t0).count());
@@ -316,11 +320,14 @@ double PrintServer(const Options& o, const std::string& before, const std::strin
   std::printf("| phase | ms | share of request |\n|---|---|---|\n");
   double host = 0;
   for (const char* phase : {"queue", "upload", "record", "submit", "gpu", "wait", "readback"}) {
-    const double ms = delta("vkserve_phase_duration_seconds_sum", {absl::StrCat("phase=\"", phase, "\"")}) / n * 1e3;
+    const double ms =
+        delta("vkserve_phase_duration_seconds_sum", {absl::StrCat("phase=\"", phase, "\"")}) / n *
+        1e3;
     if (std::string(phase) != "gpu" && std::string(phase) != "queue") host += ms;
     std::printf("| %s | %.4f | %.1f%% |\n", phase, ms, 100.0 * ms / request_ms);
   }
-  const double queue_ms = delta("vkserve_phase_duration_seconds_sum", {"phase=\"queue\""}) / n * 1e3;
+  const double queue_ms =
+      delta("vkserve_phase_duration_seconds_sum", {"phase=\"queue\""}) / n * 1e3;
   const double gpu_ms = delta("vkserve_phase_duration_seconds_sum", {"phase=\"gpu\""}) / n * 1e3;
   std::printf("| request | %.4f | 100%% |\n", request_ms);
   std::printf("upload+record+submit+wait+readback = %.4f ms = %.1f%% of request - queue\n", host,
@@ -330,25 +337,34 @@ double PrintServer(const Options& o, const std::string& before, const std::strin
   for (double v : client.latencies_ms) mean_ms += v;
   mean_ms /= std::max<size_t>(client.latencies_ms.size(), 1);
   const double p50 = Percentile(client.latencies_ms, 0.5);
-  std::printf("grpc overhead: client p50 - server mean request %.1f us; client mean - server mean %.1f us\n",
-              (p50 - request_ms) * 1e3, (mean_ms - request_ms) * 1e3);
+  std::printf(
+      "grpc overhead: client p50 - server mean request %.1f us; client mean - server mean %.1f "
+      "us\n",
+      (p50 - request_ms) * 1e3, (mean_ms - request_ms) * 1e3);
 
   const double executions = delta("vkserve_batch_size_count", {});
   const double inferences = delta("vkserve_batch_size_sum", {});
   const double replayed = delta("vkserve_runs_total", {"command_buffer=\"replayed\""});
-  std::printf("executions %.0f for %.0f requests: %.2f inferences per execution; replayed runs %.0f of "
-              "%.0f; bytes/execution up %.0f down %.0f; cpu nodes %.0f\n",
-              executions, n, executions > 0 ? inferences / executions : 0.0, replayed, executions,
-              executions > 0 ? delta("vkserve_transferred_bytes_total", {"direction=\"host_to_gpu\""}) / executions : 0.0,
-              executions > 0 ? delta("vkserve_transferred_bytes_total", {"direction=\"gpu_to_host\""}) / executions : 0.0,
-              Sample(after, "vkserve_model_nodes", {model_label, "device=\"cpu\""}));
+  std::printf(
+      "executions %.0f for %.0f requests: %.2f inferences per execution; replayed runs %.0f of "
+      "%.0f; bytes/execution up %.0f down %.0f; cpu nodes %.0f\n",
+      executions, n, executions > 0 ? inferences / executions : 0.0, replayed, executions,
+      executions > 0
+          ? delta("vkserve_transferred_bytes_total", {"direction=\"host_to_gpu\""}) / executions
+          : 0.0,
+      executions > 0
+          ? delta("vkserve_transferred_bytes_total", {"direction=\"gpu_to_host\""}) / executions
+          : 0.0,
+      Sample(after, "vkserve_model_nodes", {model_label, "device=\"cpu\""}));
   // The histogram's cumulative buckets, as counts per range.
   std::printf("batch sizes (executions per vkserve_batch_size bucket):");
   double below = 0;
   std::string lower = "0";
-  for (const char* le : {"1", "2", "4", "8", "16", "32", "64", "128", "256", "512", "1024", "+Inf"}) {
+  for (const char* le :
+       {"1", "2", "4", "8", "16", "32", "64", "128", "256", "512", "1024", "+Inf"}) {
     const double cumulative = delta("vkserve_batch_size_bucket", {absl::StrCat("le=\"", le, "\"")});
-    if (cumulative - below > 0) std::printf(" (%s,%s]: %.0f", lower.c_str(), le, cumulative - below);
+    if (cumulative - below > 0)
+      std::printf(" (%s,%s]: %.0f", lower.c_str(), le, cumulative - below);
     below = cumulative;
     lower = le;
   }
@@ -358,8 +374,9 @@ double PrintServer(const Options& o, const std::string& before, const std::strin
   absl::StrAppend(summary, " server_request_ms=", request_ms, " server_queue_ms=", queue_ms,
                   " server_gpu_ms=", gpu_ms, " grpc_overhead_p50_us=", (p50 - request_ms) * 1e3,
                   " grpc_overhead_mean_us=", (mean_ms - request_ms) * 1e3,
-                  " executions=", executions, " inferences_per_execution=",
-                  executions > 0 ? inferences / executions : 0.0, " batch_forming_ms=", delay_ms);
+                  " executions=", executions,
+                  " inferences_per_execution=", executions > 0 ? inferences / executions : 0.0,
+                  " batch_forming_ms=", delay_ms);
   return request_ms;
 }
 
@@ -420,44 +437,48 @@ bool WarmUp(const std::vector<std::unique_ptr<inference::GRPCInferenceService::S
 }
 
 // Prints what the clients saw; returns the summary line's start.
-std::string PrintClients(const Options& o, int channels, const ClientFigures& client, double floor_us) {
+std::string PrintClients(const Options& o, int channels, const ClientFigures& client,
+                         double floor_us) {
   const std::vector<double>& all = client.latencies_ms;
   double mean = 0;
   for (double v : all) mean += v;
   mean /= std::max<size_t>(all.size(), 1);
   const double rps = static_cast<double>(all.size()) / client.window_s;
-  std::printf("model %s, batch %lld, concurrency %d, channels %d, window %.1f s after %.1f s warm-up\n",
-              o.model.c_str(), static_cast<long long>(o.batch), o.concurrency, channels, client.window_s,
-              o.warmup);
-  std::printf("client: %zu requests, %d failed, throughput %.1f req/s, %.1f infer/s; latency ms avg %.3f "
-              "p50 %.3f p90 %.3f p95 %.3f p99 %.3f\n",
-              all.size(), client.failures, rps, rps * static_cast<double>(o.batch), mean,
-              Percentile(all, 0.5), Percentile(all, 0.9), Percentile(all, 0.95), Percentile(all, 0.99));
+  std::printf(
+      "model %s, batch %lld, concurrency %d, channels %d, window %.1f s after %.1f s warm-up\n",
+      o.model.c_str(), static_cast<long long>(o.batch), o.concurrency, channels, client.window_s,
+      o.warmup);
+  std::printf(
+      "client: %zu requests, %d failed, throughput %.1f req/s, %.1f infer/s; latency ms avg %.3f "
+      "p50 %.3f p90 %.3f p95 %.3f p99 %.3f\n",
+      all.size(), client.failures, rps, rps * static_cast<double>(o.batch), mean,
+      Percentile(all, 0.5), Percentile(all, 0.9), Percentile(all, 0.95), Percentile(all, 0.99));
   std::printf("grpc floor: an empty ServerLive call, p50 of %d back to back: %.1f us\n",
               kFloorCalls, floor_us);
-  std::string summary = absl::StrCat(
-      "summary: model=", o.model, " batch=", o.batch, " concurrency=", o.concurrency,
-      " requests=", all.size(), " failed=", client.failures, " req_per_s=", rps,
-      " infer_per_s=", rps * static_cast<double>(o.batch), " avg_ms=", mean,
-      " p50_ms=", Percentile(all, 0.5), " p90_ms=", Percentile(all, 0.9),
-      " p95_ms=", Percentile(all, 0.95), " p99_ms=", Percentile(all, 0.99),
-      " grpc_floor_p50_us=", floor_us);
+  std::string summary =
+      absl::StrCat("summary: model=", o.model, " batch=", o.batch, " concurrency=", o.concurrency,
+                   " requests=", all.size(), " failed=", client.failures, " req_per_s=", rps,
+                   " infer_per_s=", rps * static_cast<double>(o.batch), " avg_ms=", mean,
+                   " p50_ms=", Percentile(all, 0.5), " p90_ms=", Percentile(all, 0.9),
+                   " p95_ms=", Percentile(all, 0.95), " p99_ms=", Percentile(all, 0.99),
+                   " grpc_floor_p50_us=", floor_us);
   if (o.live) absl::StrAppend(&summary, " rpc=ServerLive");
   if (o.poll) absl::StrAppend(&summary, " client=polling");
   return summary;
 }
 
 // One more request with tracing on; prints the trace file's path.
-void PrintTrace(inference::GRPCInferenceService::Stub& stub, const inference::ModelInferRequest& request) {
+void PrintTrace(inference::GRPCInferenceService::Stub& stub,
+                const inference::ModelInferRequest& request) {
   grpc::ClientContext ctx;
   inference::ModelInferResponse resp;
   inference::ModelInferRequest traced = request;
   (*traced.mutable_parameters())["vkserve_trace"].set_bool_param(true);
   grpc::Status s = stub.ModelInfer(&ctx, traced, &resp);
   auto it = resp.parameters().find("vkserve_trace_path");
-  std::printf("trace: %s\n", !s.ok() ? s.error_message().c_str()
-                                     : it == resp.parameters().end() ? "(none)"
-                                                                     : it->second.string_param().c_str());
+  std::printf("trace: %s\n", !s.ok()                         ? s.error_message().c_str()
+                             : it == resp.parameters().end() ? "(none)"
+                                                             : it->second.string_param().c_str());
 }
 
 }  // namespace
@@ -486,10 +507,11 @@ int main(int argc, char** argv) {
     const double request_ms = PrintServer(o, before, after, client, &summary);
     if (o.concurrency == 1 && request_ms > 0) {
       const double cadence_us = FloorAtCadence(*stubs[0], request_ms, o.poll);
-      std::printf("grpc floor at this cadence: the empty call after %.3f ms idle, p50 %.1f us; "
-                  "overhead above it %.1f us\n",
-                  std::min(request_ms, 20.0), cadence_us,
-                  (Percentile(client.latencies_ms, 0.5) - request_ms) * 1e3 - cadence_us);
+      std::printf(
+          "grpc floor at this cadence: the empty call after %.3f ms idle, p50 %.1f us; "
+          "overhead above it %.1f us\n",
+          std::min(request_ms, 20.0), cadence_us,
+          (Percentile(client.latencies_ms, 0.5) - request_ms) * 1e3 - cadence_us);
       absl::StrAppend(&summary, " grpc_floor_cadence_p50_us=", cadence_us);
     }
   }

@@ -6,9 +6,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 
 namespace vkserve::bench {
@@ -28,11 +28,13 @@ std::string HttpGet(const std::string& url) {
   std::string response;
   const int fd = socket(found->ai_family, found->ai_socktype, found->ai_protocol);
   if (fd >= 0 && connect(fd, found->ai_addr, found->ai_addrlen) == 0) {
-    const std::string request = absl::StrCat("GET ", path, " HTTP/1.0\r\nHost: ", hostport, "\r\n\r\n");
+    const std::string request =
+        absl::StrCat("GET ", path, " HTTP/1.0\r\nHost: ", hostport, "\r\n\r\n");
     if (write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size())) {
       char chunk[65536];
       ssize_t n = 0;
-      while ((n = read(fd, chunk, sizeof(chunk))) > 0) response.append(chunk, static_cast<size_t>(n));
+      while ((n = read(fd, chunk, sizeof(chunk))) > 0)
+        response.append(chunk, static_cast<size_t>(n));
     }
   }
   if (fd >= 0) close(fd);
@@ -46,9 +48,11 @@ double SumSamples(const std::string& text, const std::string& name,
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     if (line.empty() || line.front() == '#' || !absl::StartsWith(line, name)) continue;
     // The name must end here: "x_total" is not a sample of "x".
-    if (line.size() == name.size() || (line[name.size()] != '{' && line[name.size()] != ' ')) continue;
+    if (line.size() == name.size() || (line[name.size()] != '{' && line[name.size()] != ' '))
+      continue;
     bool match = true;
-    for (const std::string& label : labels) match = match && line.find(label) != absl::string_view::npos;
+    for (const std::string& label : labels)
+      match = match && line.find(label) != absl::string_view::npos;
     double value = 0;
     if (match && absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &value)) sum += value;
   }

@@ -33,11 +33,11 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "absl/strings/ascii.h"
 #include "benchmarks/server/metrics_scrape.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/grpc_service.grpc.pb.h"
@@ -97,7 +97,8 @@ ModelInferRequest AddOneRequest(const std::string& model, int64_t rows, float ba
 
 // OK only when the answer is exactly x + 1.
 grpc::Status CheckAddOne(const ModelInferRequest& r, const ModelInferResponse& resp) {
-  if (resp.raw_output_contents_size() != 1) return grpc::Status(grpc::StatusCode::DATA_LOSS, "no output");
+  if (resp.raw_output_contents_size() != 1)
+    return grpc::Status(grpc::StatusCode::DATA_LOSS, "no output");
   const std::string& in = r.raw_input_contents(0);
   const std::string& out = resp.raw_output_contents(0);
   if (in.size() != out.size()) return grpc::Status(grpc::StatusCode::DATA_LOSS, "output size");
@@ -164,7 +165,9 @@ std::vector<BadRequest> BadRequests(const std::string& light) {
     bad.push_back(b);
   }
   {
-    BadRequest b{"unregistered shared memory", base(), {C::NOT_FOUND, C::INVALID_ARGUMENT, C::FAILED_PRECONDITION}};
+    BadRequest b{"unregistered shared memory",
+                 base(),
+                 {C::NOT_FOUND, C::INVALID_ARGUMENT, C::FAILED_PRECONDITION}};
     b.request.clear_raw_input_contents();
     auto& p = *b.request.mutable_inputs(0)->mutable_parameters();
     p["shared_memory_region"].set_string_param("nowhere");
@@ -210,8 +213,8 @@ class Soak {
   std::atomic<int> failures_logged_{0};
   struct Point {
     double t, rss_mb, gpu_mb;
-    double anon_mb, file_mb, shmem_mb;   // VmRSS's split (/proc)
-    double heap_used_mb, heap_free_mb;   // malloc's view (vkserve_host_heap_bytes)
+    double anon_mb, file_mb, shmem_mb;  // VmRSS's split (/proc)
+    double heap_used_mb, heap_free_mb;  // malloc's view (vkserve_host_heap_bytes)
   };
   std::vector<Point> points_;
 };
@@ -259,7 +262,8 @@ void Soak::Client(int index, Clock::time_point end) {
       if (s.ok()) {
         Fail(counts_.bad_accepted++, absl::StrCat("bad request accepted (", b.kind, ")"), s);
       } else if (std::find(b.codes.begin(), b.codes.end(), s.error_code()) == b.codes.end()) {
-        Fail(counts_.bad_unexpected++, absl::StrCat("bad request, unexpected code (", b.kind, ")"), s);
+        Fail(counts_.bad_unexpected++, absl::StrCat("bad request, unexpected code (", b.kind, ")"),
+             s);
       }
     } else {
       const ModelInferRequest r = AddOneRequest(o_.reloaded, rows(rng), 3);
@@ -294,13 +298,15 @@ void Soak::Heavy(GRPCInferenceService::Stub& stub) {
   ModelInferResponse resp;
   grpc::Status s = stub.ModelInfer(Context(120).get(), r, &resp);
   ++counts_.heavy;
-  if (s.ok() && resp.raw_output_contents_size() < 1) s = grpc::Status(grpc::StatusCode::DATA_LOSS, "no output");
+  if (s.ok() && resp.raw_output_contents_size() < 1)
+    s = grpc::Status(grpc::StatusCode::DATA_LOSS, "no output");
   if (s.ok()) {
     std::lock_guard<std::mutex> lock(heavy_mutex_);
     const std::string& out = resp.raw_output_contents(0);
     if (heavy_reference_.empty()) heavy_reference_ = out;
     // The same input gives the same output, run after run.
-    if (out != heavy_reference_) s = grpc::Status(grpc::StatusCode::DATA_LOSS, "heavy output changed");
+    if (out != heavy_reference_)
+      s = grpc::Status(grpc::StatusCode::DATA_LOSS, "heavy output changed");
   }
   if (!s.ok()) Fail(counts_.heavy_failed++, "heavy model", s);
 }
@@ -308,7 +314,8 @@ void Soak::Heavy(GRPCInferenceService::Stub& stub) {
 void Soak::Reloader(Clock::time_point end) {
   auto stub = Connect(-1);
   while (Clock::now() < end) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<int64_t>(o_.reload_every * 1000)));
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(static_cast<int64_t>(o_.reload_every * 1000)));
     inference::RepositoryModelLoadRequest req;
     req.set_model_name(o_.reloaded);
     inference::RepositoryModelLoadResponse resp;
@@ -329,14 +336,17 @@ Rss ReadRss(int pid) {
   Rss rss;
   std::ifstream status(absl::StrCat("/proc/", pid, "/status"));
   std::string line;
-  const std::pair<const char*, double Rss::*> fields[] = {
-      {"VmRSS:", &Rss::total}, {"RssAnon:", &Rss::anon}, {"RssFile:", &Rss::file}, {"RssShmem:", &Rss::shmem}};
+  const std::pair<const char*, double Rss::*> fields[] = {{"VmRSS:", &Rss::total},
+                                                          {"RssAnon:", &Rss::anon},
+                                                          {"RssFile:", &Rss::file},
+                                                          {"RssShmem:", &Rss::shmem}};
   while (std::getline(status, line)) {
     for (const auto& [key, field] : fields) {
       const std::string_view k(key);
       if (line.rfind(k, 0) != 0 || line.size() < k.size() + 3) continue;
       double kb = 0;
-      (void)absl::SimpleAtod(absl::StripAsciiWhitespace(line.substr(k.size(), line.size() - k.size() - 3)), &kb);
+      (void)absl::SimpleAtod(
+          absl::StripAsciiWhitespace(line.substr(k.size(), line.size() - k.size() - 3)), &kb);
       rss.*field = kb / 1024;
     }
   }
@@ -344,11 +354,14 @@ Rss ReadRss(int pid) {
 }
 
 double HeapMiB(const std::string& metrics, const std::string& state) {
-  return vkserve::bench::SumSamples(metrics, "vkserve_host_heap_bytes", {"state=\"" + state + "\""}) / (1 << 20);
+  return vkserve::bench::SumSamples(metrics, "vkserve_host_heap_bytes",
+                                    {"state=\"" + state + "\""}) /
+         (1 << 20);
 }
 
 void Soak::Sampler(Clock::time_point start, Clock::time_point end) {
-  Log("| t (s) | server RSS (MiB) | anon / file / shmem | heap in use / free (MiB) | GPU memory (MiB, live "
+  Log("| t (s) | server RSS (MiB) | anon / file / shmem | heap in use / free (MiB) | GPU memory "
+      "(MiB, live "
       "buffers) | good | bad | reloads |");
   Log("|---|---|---|---|---|---|---|---|");
   for (;;) {
@@ -366,17 +379,20 @@ void Soak::Sampler(Clock::time_point start, Clock::time_point end) {
     points_.push_back(point);
     Log(absl::StrCat("| ", static_cast<int>(t), " | ", static_cast<int>(point.rss_mb), " | ",
                      static_cast<int>(point.anon_mb), " / ", static_cast<int>(point.file_mb), " / ",
-                     static_cast<int>(point.shmem_mb), " | ", static_cast<int>(point.heap_used_mb), " / ",
-                     static_cast<int>(point.heap_free_mb), " | ", static_cast<int>(point.gpu_mb), " | ",
-                     counts_.good.load(), " | ", counts_.bad.load(), " | ", counts_.reloads.load(), " |"));
+                     static_cast<int>(point.shmem_mb), " | ", static_cast<int>(point.heap_used_mb),
+                     " / ", static_cast<int>(point.heap_free_mb), " | ",
+                     static_cast<int>(point.gpu_mb), " | ", counts_.good.load(), " | ",
+                     counts_.bad.load(), " | ", counts_.reloads.load(), " |"));
     if (Clock::now() >= end) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<int64_t>(o_.sample_seconds * 1000)));
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(static_cast<int64_t>(o_.sample_seconds * 1000)));
   }
 }
 
 bool Soak::Run() {
   const Clock::time_point start = Clock::now();
-  const Clock::time_point end = start + std::chrono::milliseconds(static_cast<int64_t>(o_.seconds * 1000));
+  const Clock::time_point end =
+      start + std::chrono::milliseconds(static_cast<int64_t>(o_.seconds * 1000));
   std::vector<std::thread> threads;
   for (int c = 0; c < o_.clients; ++c) threads.emplace_back([this, c, end] { Client(c, end); });
   threads.emplace_back([this, end] { Reloader(end); });
@@ -393,14 +409,15 @@ bool Soak::Run() {
       peak = std::max(peak, p.*field);
       last = p.*field;
     }
-    return absl::StrCat("after warm-up ", static_cast<int>(warm), " MiB, peak ", static_cast<int>(peak),
-                        " MiB, end ", static_cast<int>(last), " MiB");
+    return absl::StrCat("after warm-up ", static_cast<int>(warm), " MiB, peak ",
+                        static_cast<int>(peak), " MiB, end ", static_cast<int>(last), " MiB");
   };
   const Counts& c = counts_;
   Log(absl::StrCat("\nclients ", o_.clients, ", ", o_.seconds, " s"));
-  Log(absl::StrCat("good requests: ", c.good.load(), " (failed ", c.good_failed.load(), "); large batches of ",
-                   o_.large_rows, " rows: ", c.large.load(), " (failed ", c.large_failed.load(),
-                   "); heavy model: ", c.heavy.load(), " (failed ", c.heavy_failed.load(), ")"));
+  Log(absl::StrCat("good requests: ", c.good.load(), " (failed ", c.good_failed.load(),
+                   "); large batches of ", o_.large_rows, " rows: ", c.large.load(), " (failed ",
+                   c.large_failed.load(), "); heavy model: ", c.heavy.load(), " (failed ",
+                   c.heavy_failed.load(), ")"));
   Log(absl::StrCat("bad requests: ", c.bad.load(), " (accepted ", c.bad_accepted.load(),
                    ", unexpected code ", c.bad_unexpected.load(), ")"));
   Log(absl::StrCat("reloads: ", c.reloads.load(), " (failed ", c.reloads_failed.load(),
@@ -408,9 +425,10 @@ bool Soak::Run() {
                    c.reloaded_unavailable.load(), " UNAVAILABLE/NOT_FOUND while reloading, ",
                    c.reloaded_failed.load(), " failed otherwise"));
   Log(absl::StrCat("server RSS: ", growth(&Point::rss_mb)));
-  Log(absl::StrCat("  anonymous: ", growth(&Point::anon_mb), "; file-backed: ", growth(&Point::file_mb),
-                   "; shared: ", growth(&Point::shmem_mb)));
-  Log(absl::StrCat("  heap in use: ", growth(&Point::heap_used_mb), "; heap free: ", growth(&Point::heap_free_mb)));
+  Log(absl::StrCat("  anonymous: ", growth(&Point::anon_mb), "; file-backed: ",
+                   growth(&Point::file_mb), "; shared: ", growth(&Point::shmem_mb)));
+  Log(absl::StrCat("  heap in use: ", growth(&Point::heap_used_mb),
+                   "; heap free: ", growth(&Point::heap_free_mb)));
   Log(absl::StrCat("GPU memory: ", growth(&Point::gpu_mb)));
   const bool clean = c.good_failed == 0 && c.large_failed == 0 && c.heavy_failed == 0 &&
                      c.bad_accepted == 0 && c.bad_unexpected == 0 && c.reloaded_failed == 0 &&
@@ -420,9 +438,10 @@ bool Soak::Run() {
 }
 
 int Usage() {
-  std::fprintf(stderr, "usage: vkserve_soak --pid PID [--url HOST:PORT] [--metrics URL] [--clients C] "
-                       "[--seconds S] [--sample-seconds S] [--light M] [--reloaded M] [--reload-every S] "
-                       "[--large-rows N] [--heavy M --heavy-input NAME --heavy-shape D,D,...]\n");
+  std::fprintf(stderr,
+               "usage: vkserve_soak --pid PID [--url HOST:PORT] [--metrics URL] [--clients C] "
+               "[--seconds S] [--sample-seconds S] [--light M] [--reloaded M] [--reload-every S] "
+               "[--large-rows N] [--heavy M --heavy-input NAME --heavy-shape D,D,...]\n");
   return 2;
 }
 
@@ -435,18 +454,30 @@ int main(int argc, char** argv) {
     if (i + 1 >= argc) return Usage();
     const std::string v = argv[++i];
     bool ok = true;
-    if (flag == "--url") o.url = v;
-    else if (flag == "--metrics") o.metrics = v;
-    else if (flag == "--pid") ok = absl::SimpleAtoi(v, &o.pid);
-    else if (flag == "--clients") ok = absl::SimpleAtoi(v, &o.clients);
-    else if (flag == "--seconds") ok = absl::SimpleAtod(v, &o.seconds);
-    else if (flag == "--sample-seconds") ok = absl::SimpleAtod(v, &o.sample_seconds);
-    else if (flag == "--light") o.light = v;
-    else if (flag == "--reloaded") o.reloaded = v;
-    else if (flag == "--reload-every") ok = absl::SimpleAtod(v, &o.reload_every);
-    else if (flag == "--large-rows") ok = absl::SimpleAtoi(v, &o.large_rows);
-    else if (flag == "--heavy") o.heavy = v;
-    else if (flag == "--heavy-input") o.heavy_input = v;
+    if (flag == "--url")
+      o.url = v;
+    else if (flag == "--metrics")
+      o.metrics = v;
+    else if (flag == "--pid")
+      ok = absl::SimpleAtoi(v, &o.pid);
+    else if (flag == "--clients")
+      ok = absl::SimpleAtoi(v, &o.clients);
+    else if (flag == "--seconds")
+      ok = absl::SimpleAtod(v, &o.seconds);
+    else if (flag == "--sample-seconds")
+      ok = absl::SimpleAtod(v, &o.sample_seconds);
+    else if (flag == "--light")
+      o.light = v;
+    else if (flag == "--reloaded")
+      o.reloaded = v;
+    else if (flag == "--reload-every")
+      ok = absl::SimpleAtod(v, &o.reload_every);
+    else if (flag == "--large-rows")
+      ok = absl::SimpleAtoi(v, &o.large_rows);
+    else if (flag == "--heavy")
+      o.heavy = v;
+    else if (flag == "--heavy-input")
+      o.heavy_input = v;
     else if (flag == "--heavy-shape") {
       for (absl::string_view d : absl::StrSplit(v, ',')) {
         int64_t n = 0;
@@ -458,7 +489,8 @@ int main(int argc, char** argv) {
     }
     if (!ok) return Usage();
   }
-  if (o.clients < 1 || o.seconds <= 0 || (!o.heavy.empty() && (o.heavy_input.empty() || o.heavy_shape.empty()))) {
+  if (o.clients < 1 || o.seconds <= 0 ||
+      (!o.heavy.empty() && (o.heavy_input.empty() || o.heavy_shape.empty()))) {
     return Usage();
   }
   Soak soak(o);

@@ -20,8 +20,8 @@ absl::StatusOr<std::vector<int64_t>> SizeOf(const TensorDesc& theta, const HostT
   ASSIGN_OR_RETURN(const std::vector<int64_t> size, HostInts(size_value, "size"));
   const int64_t dims = static_cast<int64_t>(size.size()) - 2;
   if ((dims != 2 && dims != 3) || theta.shape != std::vector<int64_t>{size[0], dims, dims + 1}) {
-    return absl::InvalidArgumentError(absl::StrCat("theta ", ShapeString(theta.shape), " does not match size ",
-                                                   ShapeString(size)));
+    return absl::InvalidArgumentError(absl::StrCat("theta ", ShapeString(theta.shape),
+                                                   " does not match size ", ShapeString(size)));
   }
   for (int64_t v : size) {
     if (v < 0) return absl::InvalidArgumentError("size entries must not be negative");
@@ -31,7 +31,9 @@ absl::StatusOr<std::vector<int64_t>> SizeOf(const TensorDesc& theta, const HostT
 
 class AffineGridOp : public Op {
  public:
-  bool IsHostInput(const Node& /*node*/, size_t input_index) const override { return input_index == 1; }
+  bool IsHostInput(const Node& /*node*/, size_t input_index) const override {
+    return input_index == 1;
+  }
 
   absl::Status Validate(const Node& node) const override {
     return CheckAttributeType(node, "align_corners", Attribute::Type::kInt);
@@ -55,13 +57,17 @@ class AffineGridOp : public Op {
     const uint32_t dims = static_cast<uint32_t>(s.size() - 2);
     const uint64_t points = static_cast<uint64_t>(ctx.output(0).num_elements() / dims);
     if (points == 0) return MakeEmptyKernel();
-    if (points >= (uint64_t{1} << 30)) return absl::UnimplementedError("AffineGrid: grid too large");
+    if (points >= (uint64_t{1} << 30))
+      return absl::UnimplementedError("AffineGrid: grid too large");
     DispatchStep step;
-    step.push.U32(static_cast<uint32_t>(points)).U32(dims == 3 ? static_cast<uint32_t>(s[2]) : 1u)
-        .U32(static_cast<uint32_t>(s[s.size() - 2])).U32(static_cast<uint32_t>(s.back()));
-    ASSIGN_OR_RETURN(step.pipeline,
-                     ctx.GetPipeline("ops/affine_grid", 2, step.push.size(), {kAffineGridLocal, 1, 1},
-                                     {dims, ctx.node().GetInt("align_corners", 0) != 0 ? 1u : 0u}));
+    step.push.U32(static_cast<uint32_t>(points))
+        .U32(dims == 3 ? static_cast<uint32_t>(s[2]) : 1u)
+        .U32(static_cast<uint32_t>(s[s.size() - 2]))
+        .U32(static_cast<uint32_t>(s.back()));
+    ASSIGN_OR_RETURN(
+        step.pipeline,
+        ctx.GetPipeline("ops/affine_grid", 2, step.push.size(), {kAffineGridLocal, 1, 1},
+                        {dims, ctx.node().GetInt("align_corners", 0) != 0 ? 1u : 0u}));
     step.bindings = {BufferRef::Input(0), BufferRef::Output(0)};
     step.groups = GroupsFor(points, kAffineGridLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));

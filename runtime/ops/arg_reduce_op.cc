@@ -35,11 +35,14 @@ absl::StatusOr<ArgReduceRows> ArgReduceRowsOf(const Node& node, const std::vecto
     }
   }
   r.axis = shape[axis];
-  if (r.axis == 0) return absl::InvalidArgumentError(absl::StrCat(node.op_type, " over an empty axis"));
+  if (r.axis == 0)
+    return absl::InvalidArgumentError(absl::StrCat(node.op_type, " over an empty axis"));
   return r;
 }
 
-bool SelectLast(const Node& node) { return node.opset >= 12 && node.GetInt("select_last_index", 0) != 0; }
+bool SelectLast(const Node& node) {
+  return node.opset >= 12 && node.GetInt("select_last_index", 0) != 0;
+}
 
 }  // namespace
 
@@ -56,7 +59,8 @@ absl::Status ArgReduceOp::Infer(InferContext& ctx) const {
   TensorDesc& out = ctx.outputs[0];
   out.dtype = DataType::kInt64;
   out.shape = r.out_shape;
-  if (ShouldFold(ctx, out.num_elements()) && IsFoldableType(x->dtype) && x->dtype != DataType::kBool) {
+  if (ShouldFold(ctx, out.num_elements()) && IsFoldableType(x->dtype) &&
+      x->dtype != DataType::kBool) {
     const bool last = SelectLast(ctx.node);
     std::vector<int64_t> index(static_cast<size_t>(r.outer * r.inner));
     for (int64_t row = 0; row < r.outer * r.inner; ++row) {
@@ -89,7 +93,9 @@ absl::StatusOr<std::unique_ptr<Kernel>> ArgReduceOp::CreateKernel(KernelContext&
   const uint64_t rows = static_cast<uint64_t>(r.outer * r.inner);
   if (rows == 0) return MakeEmptyKernel();
   DispatchStep step;
-  step.push.U32(static_cast<uint32_t>(rows)).U32(static_cast<uint32_t>(r.axis)).U32(static_cast<uint32_t>(r.inner));
+  step.push.U32(static_cast<uint32_t>(rows))
+      .U32(static_cast<uint32_t>(r.axis))
+      .U32(static_cast<uint32_t>(r.inner));
   ASSIGN_OR_RETURN(step.pipeline,
                    ctx.GetPipeline("ops/arg_reduce", 2, step.push.size(), {kArgReduceLocal, 1, 1},
                                    {max_ ? 1u : 0u, SelectLast(ctx.node()) ? 1u : 0u}));

@@ -4,11 +4,12 @@
 // Asinh (opsets 9-27), fp32: an activation (runtime/ops/unary_op.h); the
 // formula is in shaders/common/activation.glsl and runtime/activation.cc.
 #include "runtime/op_registry.h"
-#include "runtime/ops/via_float32.h"
 #include "runtime/ops/unary_op.h"
+#include "runtime/ops/via_float32.h"
 
 namespace vkserve {
 
-VKSERVE_REGISTER_OP("", "Asinh", 9, 27, Float64ViaFloat32<ParameterlessActivationOp<Activation::kAsinh>>);
+VKSERVE_REGISTER_OP("", "Asinh", 9, 27,
+                    Float64ViaFloat32<ParameterlessActivationOp<Activation::kAsinh>>);
 
 }  // namespace vkserve

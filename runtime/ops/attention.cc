@@ -29,7 +29,6 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/activation.h"
 #include "runtime/op_registry.h"
-#include "runtime/ops/via_float32.h"
 #include "runtime/op_util.h"
 #include "runtime/ops/attention_choice.h"
 #include "runtime/ops/attention_lowering.h"
@@ -38,12 +37,21 @@
 #include "runtime/ops/flash_attention.h"
 #include "runtime/ops/flash_attention_cm.h"
 #include "runtime/ops/strided_copy.h"
+#include "runtime/ops/via_float32.h"
 
 namespace vkserve {
 namespace {
 
 constexpr uint32_t kAttentionLocal = 64;
-enum AttentionInput { kQ = 0, kK = 1, kV = 2, kMask = 3, kPastKey = 4, kPastValue = 5, kNonpad = 6 };
+enum AttentionInput {
+  kQ = 0,
+  kK = 1,
+  kV = 2,
+  kMask = 3,
+  kPastKey = 4,
+  kPastValue = 5,
+  kNonpad = 6
+};
 
 // Q, K, V and the output as 4-D [B, H, S, E] views: sizes and element strides.
 struct View {
@@ -52,10 +60,13 @@ struct View {
   int64_t off = 0;                 // element offset (packed Q/K/V)
 };
 
-absl::StatusOr<View> AttentionViewOf(const std::vector<int64_t>& shape, int64_t heads, const char* what) {
+absl::StatusOr<View> AttentionViewOf(const std::vector<int64_t>& shape, int64_t heads,
+                                     const char* what) {
   View v;
   if (shape.size() == 4) {
-    v = {shape[0], shape[1], shape[2], shape[3], shape[1] * shape[2] * shape[3], shape[2] * shape[3], shape[3]};
+    v = {
+        shape[0], shape[1], shape[2], shape[3], shape[1] * shape[2] * shape[3], shape[2] * shape[3],
+        shape[3]};
     return v;
   }
   if (shape.size() != 3 || heads <= 0 || shape[2] % heads != 0) {
@@ -82,7 +93,8 @@ absl::Status PackedViews(const Node& node, const TensorDesc& packed, View* q, Vi
       widths[0] + widths[1] + widths[2] != packed.shape[2] || widths[0] % q_heads != 0 ||
       widths[1] % kv_heads != 0 || widths[2] % kv_heads != 0) {
     return absl::InvalidArgumentError(absl::StrCat("packed Q/K/V ", ShapeString(packed.shape),
-                                                   " does not hold the widths ", ShapeString(widths)));
+                                                   " does not hold the widths ",
+                                                   ShapeString(widths)));
   }
   const int64_t b = packed.shape[0], s = packed.shape[1], row = packed.shape[2];
   const int64_t eq = widths[0] / q_heads, ek = widths[1] / kv_heads, ev = widths[2] / kv_heads;
@@ -94,7 +106,8 @@ absl::Status PackedViews(const Node& node, const TensorDesc& packed, View* q, Vi
 
 bool IsPacked(const Node& node) { return node.FindAttribute(kAttentionPackedQkvAttr) != nullptr; }
 
-absl::StatusOr<AttentionPlan> AttentionPlanOf(const Node& node, const std::vector<const TensorDesc*>& in) {
+absl::StatusOr<AttentionPlan> AttentionPlanOf(const Node& node,
+                                              const std::vector<const TensorDesc*>& in) {
   const int64_t q_heads = node.GetInt("q_num_heads", 0), kv_heads = node.GetInt("kv_num_heads", 0);
   AttentionPlan p;
   if (IsPacked(node)) {
@@ -103,13 +116,15 @@ absl::StatusOr<AttentionPlan> AttentionPlanOf(const Node& node, const std::vecto
     ASSIGN_OR_RETURN(p.q, AttentionViewOf(in[kQ]->shape, q_heads, "Q"));
     ASSIGN_OR_RETURN(p.k, AttentionViewOf(in[kK]->shape, kv_heads, "K"));
     ASSIGN_OR_RETURN(p.v, AttentionViewOf(in[kV]->shape, kv_heads, "V"));
-    if (in[kQ]->shape.size() != in[kK]->shape.size() || in[kQ]->shape.size() != in[kV]->shape.size()) {
+    if (in[kQ]->shape.size() != in[kK]->shape.size() ||
+        in[kQ]->shape.size() != in[kV]->shape.size()) {
       return absl::InvalidArgumentError("Q, K and V must have the same rank");
     }
   }
   if (p.k.b != p.q.b || p.v.b != p.q.b || p.k.h != p.v.h || p.k.s != p.v.s || p.k.e != p.q.e ||
       p.k.h == 0 || p.q.h % p.k.h != 0) {
-    return absl::InvalidArgumentError("Q, K and V do not agree in batch, heads, lengths or head size");
+    return absl::InvalidArgumentError(
+        "Q, K and V do not agree in batch, heads, lengths or head size");
   }
   const TensorDesc* pk = in.size() > kPastKey ? in[kPastKey] : nullptr;
   const TensorDesc* pv = in.size() > kPastValue ? in[kPastValue] : nullptr;
@@ -117,9 +132,11 @@ absl::StatusOr<AttentionPlan> AttentionPlanOf(const Node& node, const std::vecto
     return absl::InvalidArgumentError("past_key and past_value come together");
   }
   if (pk != nullptr) {
-    if (pk->shape != std::vector<int64_t>{p.q.b, p.k.h, pk->shape.size() == 4 ? pk->shape[2] : -1, p.k.e} ||
+    if (pk->shape !=
+            std::vector<int64_t>{p.q.b, p.k.h, pk->shape.size() == 4 ? pk->shape[2] : -1, p.k.e} ||
         pv->shape != std::vector<int64_t>{p.q.b, p.k.h, pk->shape[2], p.v.e}) {
-      return absl::InvalidArgumentError("past_key/past_value must be [B, kv_heads, past, head size]");
+      return absl::InvalidArgumentError(
+          "past_key/past_value must be [B, kv_heads, past, head size]");
     }
     p.past = pk->shape[2];
   }
@@ -150,7 +167,9 @@ StridedCopy IntoPresent(const View& src, int64_t total, int64_t at, int input) {
 }
 
 View Dense(const std::vector<int64_t>& shape) {
-  return {shape[0], shape[1], shape[2], shape[3], shape[1] * shape[2] * shape[3], shape[2] * shape[3], shape[3]};
+  return {
+      shape[0], shape[1], shape[2], shape[3], shape[1] * shape[2] * shape[3], shape[2] * shape[3],
+      shape[3]};
 }
 
 class AttentionOp : public Op {
@@ -160,11 +179,13 @@ class AttentionOp : public Op {
       RETURN_IF_ERROR(CheckAttributeType(node, name, Attribute::Type::kInt));
     }
     const int64_t mode = node.GetInt("qk_matmul_output_mode", 0);
-    if (mode < 0 || mode > 3) return absl::InvalidArgumentError("qk_matmul_output_mode must be 0-3");
+    if (mode < 0 || mode > 3)
+      return absl::InvalidArgumentError("qk_matmul_output_mode must be 0-3");
     RETURN_IF_ERROR(CheckAttributeType(node, kAttentionPackedQkvAttr, Attribute::Type::kInts));
     RETURN_IF_ERROR(PinnedAttentionKernel(node).status());
     if (IsPacked(node) && (node.inputs.size() > kPastKey || node.outputs.size() > 1)) {
-      return absl::InvalidArgumentError("packed Q/K/V takes no past and gives no present or scores");
+      return absl::InvalidArgumentError(
+          "packed Q/K/V takes no past and gives no present or scores");
     }
     return absl::OkStatus();
   }
@@ -212,14 +233,16 @@ class AttentionOp : public Op {
     std::optional<FlashAttentionProblem> fused = FusedProblem(ctx, p, has_output(3));
     std::optional<FlashAttentionTiling> tiling;
     if (fused) tiling = PlanFlashAttention(*fused, ctx.device().info());
-    ASSIGN_OR_RETURN(const std::optional<AttentionKernel> pinned, PinnedAttentionKernel(ctx.node()));
+    ASSIGN_OR_RETURN(const std::optional<AttentionKernel> pinned,
+                     PinnedAttentionKernel(ctx.node()));
     const AttentionBuffers direct = DirectBuffers(ctx);
     const NodeBuffer& mask = direct.mask;
     if (tiling && p.past == 0 && !has_output(1) && !has_output(2)) {
       return Attend(ctx, *fused, *tiling, pinned, direct, std::move(steps));
     }
     if (IsPacked(ctx.node())) {
-      return absl::UnimplementedError("packed Q/K/V attention does not fit the fused kernel at this shape");
+      return absl::UnimplementedError(
+          "packed Q/K/V attention does not fit the fused kernel at this shape");
     }
     // Keys and values, past then new, dense in present_* (or scratch).
     NodeBuffer keys[2];
@@ -227,9 +250,10 @@ class AttentionOp : public Op {
       const View& fresh = which == 0 ? p.k : p.v;
       const std::vector<int64_t>& shape = which == 0 ? p.present_k_shape : p.present_v_shape;
       keys[which] = has_output(1 + which)
-          ? NodeBuffer{NodeBuffer::Source::kOutput, static_cast<uint32_t>(1 + which)}
-          : NodeBuffer{NodeBuffer::Source::kScratch,
-                       ctx.RequestScratch(static_cast<uint64_t>(NumElements(shape)) * sizeof(float))};
+                        ? NodeBuffer{NodeBuffer::Source::kOutput, static_cast<uint32_t>(1 + which)}
+                        : NodeBuffer{NodeBuffer::Source::kScratch,
+                                     ctx.RequestScratch(static_cast<uint64_t>(NumElements(shape)) *
+                                                        sizeof(float))};
       std::vector<StridedCopy> copies;
       if (p.past > 0) {
         std::vector<int64_t> past_shape = shape;
@@ -239,8 +263,11 @@ class AttentionOp : public Op {
       copies.push_back(IntoPresent(fresh, p.total, p.past, 0));
       ASSIGN_OR_RETURN(std::unique_ptr<Kernel> copy,
                        CreateStridedCopyKernel(ctx, DataType::kFloat, std::move(copies)));
-      std::vector<NodeBuffer> sources = {{NodeBuffer::Source::kInput, static_cast<uint32_t>(which == 0 ? kK : kV)}};
-      if (p.past > 0) sources.push_back({NodeBuffer::Source::kInput, static_cast<uint32_t>(which == 0 ? kPastKey : kPastValue)});
+      std::vector<NodeBuffer> sources = {
+          {NodeBuffer::Source::kInput, static_cast<uint32_t>(which == 0 ? kK : kV)}};
+      if (p.past > 0)
+        sources.push_back({NodeBuffer::Source::kInput,
+                           static_cast<uint32_t>(which == 0 ? kPastKey : kPastValue)});
       steps.push_back({std::move(copy), std::move(sources), {keys[which]}});
     }
     if (tiling) {  // keys and values now dense [B, Hkv, total, E]
@@ -249,7 +276,10 @@ class AttentionOp : public Op {
       tiling = PlanFlashAttention(*fused, ctx.device().info());
     }
     if (tiling) {
-      const AttentionBuffers io{{NodeBuffer::Source::kInput, kQ}, keys[0], keys[1], mask,
+      const AttentionBuffers io{{NodeBuffer::Source::kInput, kQ},
+                                keys[0],
+                                keys[1],
+                                mask,
                                 {NodeBuffer::Source::kOutput, 0}};
       return Attend(ctx, *fused, *tiling, pinned, io, std::move(steps));
     }
@@ -260,7 +290,8 @@ class AttentionOp : public Op {
           "differing Q/V head sizes, or a shape past the fused kernel's limits)"));
     }
     if (ctx.node().GetInt(kAttentionEmptyRowsZeroAttr, 0) != 0) {
-      return absl::UnimplementedError("fused attention (with its NaN guard) does not fit the fused kernel");
+      return absl::UnimplementedError(
+          "fused attention (with its NaN guard) does not fit the fused kernel");
     }
     // The exact kernel's [rows, T] scratch and its indices.
     if (rows * p.total * std::max(p.q.e, p.v.e) >= (int64_t{1} << 31)) {
@@ -284,18 +315,20 @@ class AttentionOp : public Op {
       return ctx.num_outputs() > o && ctx.output(o).dtype != DataType::kUndefined;
     };
     const TensorDesc* mask = ctx.input(kMask);
-    if (p.q.b * p.q.h * p.q.s == 0 || p.total == 0 || p.past != 0 || has_output(1) || has_output(2) ||
+    if (p.q.b * p.q.h * p.q.s == 0 || p.total == 0 || p.past != 0 || has_output(1) ||
+        has_output(2) ||
         (mask != nullptr && mask->dtype != DataType::kFloat16 && mask->dtype != DataType::kBool)) {
       return nullptr;
     }
     const std::optional<FlashAttentionProblem> fused = FusedProblem(ctx, p, has_output(3));
     if (!fused) return nullptr;
-    ASSIGN_OR_RETURN(const std::optional<AttentionKernel> pinned, PinnedAttentionKernel(ctx.node()));
+    ASSIGN_OR_RETURN(const std::optional<AttentionKernel> pinned,
+                     PinnedAttentionKernel(ctx.node()));
     const AttentionKernel kernel =
         pinned.value_or(ChooseAttentionKernel(*fused, ctx.device().info(), /*fp16=*/true));
     if (kernel != AttentionKernel::kCoopmat) return nullptr;
-    return AttendOnTensorCores(ctx, *fused, pinned ? "pinned" : "chosen at this shape", DirectBuffers(ctx),
-                               {}, /*half_io=*/true);
+    return AttendOnTensorCores(ctx, *fused, pinned ? "pinned" : "chosen at this shape",
+                               DirectBuffers(ctx), {}, /*half_io=*/true);
   }
 
   // Q, K, V, the mask and Y as the node binds them: K and V straight from
@@ -305,7 +338,8 @@ class AttentionOp : public Op {
     return {{NodeBuffer::Source::kInput, kQ},
             {NodeBuffer::Source::kInput, packed ? 0u : static_cast<uint32_t>(kK)},
             {NodeBuffer::Source::kInput, packed ? 0u : static_cast<uint32_t>(kV)},
-            {NodeBuffer::Source::kInput, ctx.input(kMask) != nullptr ? static_cast<uint32_t>(kMask) : 0u},
+            {NodeBuffer::Source::kInput,
+             ctx.input(kMask) != nullptr ? static_cast<uint32_t>(kMask) : 0u},
             {NodeBuffer::Source::kOutput, 0}};
   }
 
@@ -314,15 +348,16 @@ class AttentionOp : public Op {
   // unfused GEMM lowering, as pinned or as ChooseAttentionKernel picks for
   // this shape. Unpinned, an unfused lowering the GEMM engine refuses falls
   // back to the fused kernel.
-  static absl::StatusOr<std::unique_ptr<Kernel>> Attend(KernelContext& ctx, const FlashAttentionProblem& f,
+  static absl::StatusOr<std::unique_ptr<Kernel>> Attend(KernelContext& ctx,
+                                                        const FlashAttentionProblem& f,
                                                         const FlashAttentionTiling& tiling,
                                                         std::optional<AttentionKernel> pinned,
                                                         const AttentionBuffers& io,
                                                         std::vector<CompositeStep> steps) {
     const gpu::DeviceInfo& info = ctx.device().info();
     const char* why = pinned ? "pinned" : "chosen at this shape";
-    const AttentionKernel kernel =
-        pinned.value_or(ChooseAttentionKernel(f, info, GetPrecision(ctx.node()) == Precision::kFp16));
+    const AttentionKernel kernel = pinned.value_or(
+        ChooseAttentionKernel(f, info, GetPrecision(ctx.node()) == Precision::kFp16));
     if (kernel == AttentionKernel::kCoopmat) {
       return AttendOnTensorCores(ctx, f, why, io, std::move(steps), /*half_io=*/false);
     }
@@ -330,20 +365,23 @@ class AttentionOp : public Op {
       absl::StatusOr<std::vector<CompositeStep>> unfused =
           UnfusedAttentionFits(f, info)
               ? UnfusedAttentionSteps(ctx, f, io)
-              : absl::UnimplementedError(absl::StrCat("the unfused attention's ", AttentionScoresBytes(f),
-                                                      " bytes of scores exceed its budget or the device's "
-                                                      "storage range, or packed Q/K/V offsets are unaligned"));
+              : absl::UnimplementedError(
+                    absl::StrCat("the unfused attention's ", AttentionScoresBytes(f),
+                                 " bytes of scores exceed its budget or the device's "
+                                 "storage range, or packed Q/K/V offsets are unaligned"));
       if (unfused.ok()) {
         for (CompositeStep& s : *unfused) steps.push_back(std::move(s));
         return std::make_unique<CompositeKernel>(
-            std::move(steps), absl::StrCat("unfused: GEMM Q.K' + masked softmax + GEMM P.V, ",
-                                           AttentionScoresBytes(f), " bytes of scores (", why, ")"));
+            std::move(steps),
+            absl::StrCat("unfused: GEMM Q.K' + masked softmax + GEMM P.V, ",
+                         AttentionScoresBytes(f), " bytes of scores (", why, ")"));
       }
       if (pinned) return unfused.status();
     }
     ASSIGN_OR_RETURN(DispatchStep step, FlashAttentionStep(ctx, f, tiling, 3));
-    return Finish(std::move(step), io, std::move(steps),
-                  absl::StrCat("fused flash-attention kernel, ", tiling.rows, "-row tiles (", why, ")"));
+    return Finish(
+        std::move(step), io, std::move(steps),
+        absl::StrCat("fused flash-attention kernel, ", tiling.rows, "-row tiles (", why, ")"));
   }
 
   // `steps` followed by one fused kernel's dispatch `step` (bindings Q, K,
@@ -361,27 +399,27 @@ class AttentionOp : public Op {
   // `steps` followed by the tensor-core kernel (its emulation where the
   // device has no cooperative matrices: only a pin gets there); `half_io`:
   // on fp16 tensors.
-  static absl::StatusOr<std::unique_ptr<Kernel>> AttendOnTensorCores(KernelContext& ctx,
-                                                                     const FlashAttentionProblem& f,
-                                                                     const char* why, const AttentionBuffers& io,
-                                                                     std::vector<CompositeStep> steps,
-                                                                     bool half_io) {
+  static absl::StatusOr<std::unique_ptr<Kernel>> AttendOnTensorCores(
+      KernelContext& ctx, const FlashAttentionProblem& f, const char* why,
+      const AttentionBuffers& io, std::vector<CompositeStep> steps, bool half_io) {
     const bool emulated = !CoopmatAttentionNative(ctx.device().info());
-    const std::optional<CoopmatAttentionTile> tile = PlanCoopmatAttention(f, ctx.device().info(), emulated);
+    const std::optional<CoopmatAttentionTile> tile =
+        PlanCoopmatAttention(f, ctx.device().info(), emulated);
     if (!tile) {
       return absl::UnimplementedError(absl::StrCat(
           "the tensor-core attention does not fit this device at head size ", f.head_size));
     }
     ASSIGN_OR_RETURN(DispatchStep step, CoopmatAttentionStep(ctx, f, *tile, emulated, half_io, 3));
     return Finish(std::move(step), io, std::move(steps),
-                  absl::StrCat("coopmat flash-attention kernel, ", tile->rows(), "-row tiles of ", tile->keys,
-                               " keys", half_io ? ", fp16 tensors" : "", emulated ? ", emulated" : "", " (",
-                               why, ")"));
+                  absl::StrCat("coopmat flash-attention kernel, ", tile->rows(), "-row tiles of ",
+                               tile->keys, " keys", half_io ? ", fp16 tensors" : "",
+                               emulated ? ", emulated" : "", " (", why, ")"));
   }
 
   // The attention as the fused kernel's problem, or nullopt where only the
   // exact kernel serves it. K and V strides are the inputs' (no past).
-  static std::optional<FlashAttentionProblem> FusedProblem(KernelContext& ctx, const AttentionPlan& p, bool qk_out) {
+  static std::optional<FlashAttentionProblem> FusedProblem(KernelContext& ctx,
+                                                           const AttentionPlan& p, bool qk_out) {
     const Node& node = ctx.node();
     if (qk_out || node.GetFloat("softcap", 0.0f) > 0 || ctx.input(kNonpad) != nullptr ||
         p.q.e != p.v.e) {
@@ -415,7 +453,8 @@ class AttentionOp : public Op {
   }
 
   // Strides of the mask over [B, Hq, S, T] (0 where broadcast) and its length.
-  static absl::StatusOr<std::array<int64_t, 5>> MaskStrides(const TensorDesc& m, const AttentionPlan& p) {
+  static absl::StatusOr<std::array<int64_t, 5>> MaskStrides(const TensorDesc& m,
+                                                            const AttentionPlan& p) {
     const std::vector<int64_t> full = {p.q.b, p.q.h, p.q.s, p.total};
     if (m.shape.empty() || m.shape.size() > 4 || m.shape.back() > p.total) {
       return absl::InvalidArgumentError(absl::StrCat("attn_mask ", ShapeString(m.shape),
@@ -428,8 +467,8 @@ class AttentionOp : public Op {
       const int64_t want = full[offset + d];
       const bool last = d + 1 == m.shape.size();
       if (m.shape[d] != 1 && m.shape[d] != want && !last) {
-        return absl::InvalidArgumentError(absl::StrCat("attn_mask ", ShapeString(m.shape),
-                                                       " does not broadcast to ", ShapeString(full)));
+        return absl::InvalidArgumentError(absl::StrCat(
+            "attn_mask ", ShapeString(m.shape), " does not broadcast to ", ShapeString(full)));
       }
       out[offset + d] = m.shape[d] == 1 && !last ? 0 : own[d];
     }
@@ -448,35 +487,49 @@ class AttentionOp : public Op {
     const float scale = node.GetFloat("scale", 1.0f / std::sqrt(static_cast<float>(p.q.e)));
     const int64_t rows = p.q.b * p.q.h * p.q.s;
     DispatchStep step;
-    step.push.U32(static_cast<uint32_t>(rows)).U32(static_cast<uint32_t>(p.q.h))
-        .U32(static_cast<uint32_t>(p.k.h)).U32(static_cast<uint32_t>(p.q.s))
-        .U32(static_cast<uint32_t>(p.total)).U32(static_cast<uint32_t>(p.q.e))
-        .U32(static_cast<uint32_t>(p.v.e)).U32(static_cast<uint32_t>(p.past));
-    for (int64_t s : {p.q.sb, p.q.sh, p.q.ss, p.y.sb, p.y.sh, p.y.ss, ms[0], ms[1], ms[2], ms[3], ms[4]}) {
+    step.push.U32(static_cast<uint32_t>(rows))
+        .U32(static_cast<uint32_t>(p.q.h))
+        .U32(static_cast<uint32_t>(p.k.h))
+        .U32(static_cast<uint32_t>(p.q.s))
+        .U32(static_cast<uint32_t>(p.total))
+        .U32(static_cast<uint32_t>(p.q.e))
+        .U32(static_cast<uint32_t>(p.v.e))
+        .U32(static_cast<uint32_t>(p.past));
+    for (int64_t s :
+         {p.q.sb, p.q.sh, p.q.ss, p.y.sb, p.y.sh, p.y.ss, ms[0], ms[1], ms[2], ms[3], ms[4]}) {
       step.push.U32(static_cast<uint32_t>(s));
     }
     step.push.F32(scale).F32(softcap);
     const uint32_t mask_kind = mask == nullptr ? 0u : mask->dtype == DataType::kBool ? 2u : 1u;
     const bool nonpad = ctx.input(kNonpad) != nullptr;
-    ASSIGN_OR_RETURN(step.pipeline,
-                     ctx.GetPipeline("ops/attention", 8, step.push.size(), {kAttentionLocal, 1, 1},
-                                     {mask_kind, node.GetInt("is_causal", 0) != 0 ? 1u : 0u,
-                                      softcap > 0 ? 1u : 0u, qk_out ? 1u : 0u,
-                                      static_cast<uint32_t>(node.GetInt("qk_matmul_output_mode", 0)),
-                                      nonpad ? 1u : 0u}));
+    ASSIGN_OR_RETURN(
+        step.pipeline,
+        ctx.GetPipeline(
+            "ops/attention", 8, step.push.size(), {kAttentionLocal, 1, 1},
+            {mask_kind, node.GetInt("is_causal", 0) != 0 ? 1u : 0u, softcap > 0 ? 1u : 0u,
+             qk_out ? 1u : 0u, static_cast<uint32_t>(node.GetInt("qk_matmul_output_mode", 0)),
+             nonpad ? 1u : 0u}));
     step.groups = GroupsFor(static_cast<uint64_t>(rows), kAttentionLocal, ctx.device());
-    const uint32_t probs = ctx.RequestScratch(static_cast<uint64_t>(rows * p.total) * sizeof(float));
+    const uint32_t probs =
+        ctx.RequestScratch(static_cast<uint64_t>(rows * p.total) * sizeof(float));
     // The step's own inputs: Q, keys, values, mask, nonpad; outputs: Y, QK.
-    step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Input(2),
-                     BufferRef::Input(mask != nullptr ? 3 : 0), BufferRef::Output(0),
+    step.bindings = {BufferRef::Input(0),
+                     BufferRef::Input(1),
+                     BufferRef::Input(2),
+                     BufferRef::Input(mask != nullptr ? 3 : 0),
+                     BufferRef::Output(0),
                      BufferRef::Scratch(probs, gpu::Access::kReadWrite),
-                     BufferRef::Output(qk_out ? 1 : 0), BufferRef::Input(nonpad ? 4 : 0)};
+                     BufferRef::Output(qk_out ? 1 : 0),
+                     BufferRef::Input(nonpad ? 4 : 0)};
     CompositeStep out;
     out.kernel = MakeDispatchKernel(std::move(step));
-    out.inputs = {{NodeBuffer::Source::kInput, kQ}, keys[0], keys[1],
+    out.inputs = {{NodeBuffer::Source::kInput, kQ},
+                  keys[0],
+                  keys[1],
                   {NodeBuffer::Source::kInput, mask != nullptr ? static_cast<uint32_t>(kMask) : 0u},
                   {NodeBuffer::Source::kInput, nonpad ? static_cast<uint32_t>(kNonpad) : 0u}};
-    out.outputs = {{NodeBuffer::Source::kOutput, 0}, {NodeBuffer::Source::kOutput, qk_out ? 3u : 0u}};
+    out.outputs = {{NodeBuffer::Source::kOutput, 0},
+                   {NodeBuffer::Source::kOutput, qk_out ? 3u : 0u}};
     return out;
   }
 };

@@ -27,8 +27,10 @@ bool UnfusedAttentionFits(const FlashAttentionProblem& p, const gpu::DeviceInfo&
   return true;
 }
 
-AttentionKernel ChooseAttentionKernel(const FlashAttentionProblem& p, const gpu::DeviceInfo& device, bool fp16) {
-  if (fp16 && p.queries >= kCoopmatAttentionMinQueries && PlanCoopmatAttention(p, device, /*emulated=*/false)) {
+AttentionKernel ChooseAttentionKernel(const FlashAttentionProblem& p, const gpu::DeviceInfo& device,
+                                      bool fp16) {
+  if (fp16 && p.queries >= kCoopmatAttentionMinQueries &&
+      PlanCoopmatAttention(p, device, /*emulated=*/false)) {
     return AttentionKernel::kCoopmat;
   }
   if (!UnfusedAttentionFits(p, device)) return AttentionKernel::kFused;
@@ -45,8 +47,8 @@ absl::StatusOr<std::optional<AttentionKernel>> PinnedAttentionKernel(const Node&
     if (a->s == "unfused") return std::optional<AttentionKernel>(AttentionKernel::kUnfused);
     if (a->s == "coopmat") return std::optional<AttentionKernel>(AttentionKernel::kCoopmat);
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat(kAttentionKernelAttr, " must be the string \"fused\", \"unfused\" or \"coopmat\""));
+  return absl::InvalidArgumentError(absl::StrCat(
+      kAttentionKernelAttr, " must be the string \"fused\", \"unfused\" or \"coopmat\""));
 }
 
 const char* AttentionKernelName(AttentionKernel kernel) {

@@ -68,8 +68,8 @@ bool UnfusedAttentionFits(const FlashAttentionProblem& problem, const gpu::Devic
 // measured shape, s128 b1 to s2048 (benchmarks/results/
 // 2026-11-25-session11-h100.md). Its 16-row fragments would mostly idle on
 // decoding steps, which were not measured, so those keep the rule above.
-AttentionKernel ChooseAttentionKernel(const FlashAttentionProblem& problem, const gpu::DeviceInfo& device,
-                                      bool fp16 = false);
+AttentionKernel ChooseAttentionKernel(const FlashAttentionProblem& problem,
+                                      const gpu::DeviceInfo& device, bool fp16 = false);
 
 // The kernel `node` pins, nullopt when none; INVALID_ARGUMENT for a value
 // other than "fused", "unfused" or "coopmat".

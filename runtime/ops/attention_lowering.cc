@@ -26,7 +26,8 @@ class OffsetInputsKernel : public Kernel {
     RecordContext sub = ctx;
     for (size_t i = 0; i < offsets_.size() && i < sub.inputs.size(); ++i) {
       gpu::BufferRange& r = sub.inputs[i];
-      if (offsets_[i] > r.size) return absl::InternalError("packed attention operand offset past its buffer");
+      if (offsets_[i] > r.size)
+        return absl::InternalError("packed attention operand offset past its buffer");
       r.offset += offsets_[i];
       r.size -= offsets_[i];
     }
@@ -40,13 +41,12 @@ class OffsetInputsKernel : public Kernel {
 
 constexpr uint32_t kSoftmaxLocal = 128;  // Vulkan's minimum invocation limit
 
-
 // Heads of Q per KV head (grouped-query attention).
 int64_t Group(const FlashAttentionProblem& p) { return p.heads / p.kv_heads; }
 
 // A GEMM step reading inputs {a, b} at element offsets {a_off, b_off}.
-absl::StatusOr<CompositeStep> GemmStep(KernelContext& ctx, GemmProblem g, NodeBuffer a, NodeBuffer b,
-                                       int64_t a_off, int64_t b_off, NodeBuffer out) {
+absl::StatusOr<CompositeStep> GemmStep(KernelContext& ctx, GemmProblem g, NodeBuffer a,
+                                       NodeBuffer b, int64_t a_off, int64_t b_off, NodeBuffer out) {
   g.a_input = 0;
   g.b_input = 1;
   ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, CreateGemmKernel(ctx, std::move(g)));
@@ -90,10 +90,11 @@ absl::StatusOr<CompositeStep> SoftmaxStep(KernelContext& ctx, const FlashAttenti
   step.push.U32(U32(rows)).U32(U32(p.heads)).U32(U32(p.queries)).U32(U32(p.keys)).U32(U32(p.past));
   for (int64_t v : p.mask_strides) step.push.U32(U32(v));
   step.push.U32(U32(p.mask_len));
-  ASSIGN_OR_RETURN(step.pipeline,
-                   ctx.GetPipeline("ops/attention_softmax", 2, step.push.size(), {kSoftmaxLocal, 1, 1},
-                                   {static_cast<uint32_t>(p.mask), p.causal ? 1u : 0u,
-                                    p.empty_rows_zero ? 1u : 0u}));
+  ASSIGN_OR_RETURN(
+      step.pipeline,
+      ctx.GetPipeline(
+          "ops/attention_softmax", 2, step.push.size(), {kSoftmaxLocal, 1, 1},
+          {static_cast<uint32_t>(p.mask), p.causal ? 1u : 0u, p.empty_rows_zero ? 1u : 0u}));
   step.groups = GroupsFor(static_cast<uint64_t>(rows), 1, ctx.device());
   step.bindings = {BufferRef::Scratch(scores, gpu::Access::kReadWrite), BufferRef::Input(0)};
   CompositeStep out;
@@ -120,14 +121,15 @@ absl::StatusOr<CompositeStep> ValuesStep(KernelContext& ctx, const FlashAttentio
   g.b_batch_strides = {p.v_strides[0], p.v_strides[1], 0};
   g.beta = 0.0f;
   if (direct) g.output = OutputView{p.head_size, p.y_strides[1], p.y_strides[2], 0};
-  return GemmStep(ctx, std::move(g), {NodeBuffer::Source::kScratch, scores}, io.v, 0, p.offsets[2], out);
+  return GemmStep(ctx, std::move(g), {NodeBuffer::Source::kScratch, scores}, io.v, 0, p.offsets[2],
+                  out);
 }
 
 }  // namespace
 
 absl::StatusOr<std::vector<CompositeStep>> UnfusedAttentionSteps(KernelContext& ctx,
-                                                                const FlashAttentionProblem& p,
-                                                                const AttentionBuffers& io) {
+                                                                 const FlashAttentionProblem& p,
+                                                                 const AttentionBuffers& io) {
   const uint64_t score_elements = static_cast<uint64_t>(p.batch) * p.heads * p.queries * p.keys;
   const uint32_t scores = ctx.RequestScratch(score_elements * sizeof(float));
   std::vector<CompositeStep> steps;
@@ -142,14 +144,16 @@ absl::StatusOr<std::vector<CompositeStep>> UnfusedAttentionSteps(KernelContext& 
     return steps;
   }
   const int64_t e = p.head_size;
-  const uint32_t dense = ctx.RequestScratch(static_cast<uint64_t>(p.batch) * p.heads * p.queries * e * sizeof(float));
+  const uint32_t dense =
+      ctx.RequestScratch(static_cast<uint64_t>(p.batch) * p.heads * p.queries * e * sizeof(float));
   ASSIGN_OR_RETURN(s, ValuesStep(ctx, p, io, scores, false, {NodeBuffer::Source::kScratch, dense}));
   steps.push_back(std::move(s));
   StridedCopy copy;
   copy.shape = {p.batch, p.heads, p.queries, e};
   copy.src_strides = {p.heads * p.queries * e, p.queries * e, e, 1};
   copy.dst_strides = {p.y_strides[0], p.y_strides[1], p.y_strides[2], 1};
-  ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, CreateStridedCopyKernel(ctx, DataType::kFloat, {copy}));
+  ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel,
+                   CreateStridedCopyKernel(ctx, DataType::kFloat, {copy}));
   CompositeStep c;
   c.kernel = std::move(kernel);
   c.inputs = {{NodeBuffer::Source::kScratch, dense}};

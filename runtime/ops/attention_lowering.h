@@ -40,9 +40,8 @@ struct AttentionBuffers {
 // The composite steps computing `problem` (which UnfusedAttentionFits
 // accepted) for the node of `ctx`; UNIMPLEMENTED where the GEMM engine
 // cannot run a product on this device.
-absl::StatusOr<std::vector<CompositeStep>> UnfusedAttentionSteps(KernelContext& ctx,
-                                                                const FlashAttentionProblem& problem,
-                                                                const AttentionBuffers& buffers);
+absl::StatusOr<std::vector<CompositeStep>> UnfusedAttentionSteps(
+    KernelContext& ctx, const FlashAttentionProblem& problem, const AttentionBuffers& buffers);
 
 }  // namespace vkserve
 

@@ -37,8 +37,9 @@ struct ScoreDims {
 absl::StatusOr<ScoreDims> ScoreDimsOf(const TensorDesc& scores) {
   RETURN_IF_ERROR(CheckDataType(scores.dtype, {DataType::kFloat}, "scores"));
   if (scores.shape.size() != 4) {
-    return absl::InvalidArgumentError(absl::StrCat("scores must be [batch, heads, sequence, total_sequence], got ",
-                                                   ShapeString(scores.shape)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("scores must be [batch, heads, sequence, total_sequence], got ",
+                     ShapeString(scores.shape)));
   }
   return ScoreDims{scores.shape[0], scores.shape[1], scores.shape[2], scores.shape[3]};
 }
@@ -55,25 +56,30 @@ absl::StatusOr<MaskForm> FormOf(const TensorDesc* mask, const ScoreDims& d) {
       if (m[0] == d.batch) return MaskForm::kEnd;
       if (m[0] == 2 * d.batch) return MaskForm::kEndStart;
       if (m[0] == 3 * d.batch + 2) {
-        return absl::UnimplementedError(absl::StrCat(
-            "a 1-D mask of 3 * batch + 2 elements (", shape, ", cumulative sequence lengths) is not supported"));
+        return absl::UnimplementedError(
+            absl::StrCat("a 1-D mask of 3 * batch + 2 elements (", shape,
+                         ", cumulative sequence lengths) is not supported"));
       }
-      return absl::InvalidArgumentError(
-          absl::StrCat("a 1-D mask must have batch (", d.batch, ") or 2 * batch elements, got ", shape));
+      return absl::InvalidArgumentError(absl::StrCat("a 1-D mask must have batch (", d.batch,
+                                                     ") or 2 * batch elements, got ", shape));
     case 2:
       if (m[0] == d.batch && m[1] == d.total) return MaskForm::kRaw2D;
       if ((m[0] == d.batch || m[0] == 1) && m[1] == 1) return MaskForm::kNone;  // masks nothing
-      return absl::InvalidArgumentError(absl::StrCat("a 2-D mask must be [batch, total_sequence] = [",
-                                                     d.batch, ",", d.total, "], got ", shape));
+      return absl::InvalidArgumentError(
+          absl::StrCat("a 2-D mask must be [batch, total_sequence] = [", d.batch, ",", d.total,
+                       "], got ", shape));
     case 3:
       if (m[0] == d.batch && m[1] == d.seq && m[2] == d.total) return MaskForm::kRaw3D;
-      return absl::InvalidArgumentError(absl::StrCat("a 3-D mask must be [batch, sequence, total_sequence] = [",
-                                                     d.batch, ",", d.seq, ",", d.total, "], got ", shape));
+      return absl::InvalidArgumentError(
+          absl::StrCat("a 3-D mask must be [batch, sequence, total_sequence] = [", d.batch, ",",
+                       d.seq, ",", d.total, "], got ", shape));
     case 4:
       return absl::UnimplementedError(
-          absl::StrCat("a 4-D mask (", shape, ", Megatron's [batch, 1, max_sequence, max_sequence]) is not supported"));
+          absl::StrCat("a 4-D mask (", shape,
+                       ", Megatron's [batch, 1, max_sequence, max_sequence]) is not supported"));
     default:
-      return absl::InvalidArgumentError(absl::StrCat("the mask must have 1 to 4 dims, got ", shape));
+      return absl::InvalidArgumentError(
+          absl::StrCat("the mask must have 1 to 4 dims, got ", shape));
   }
 }
 
@@ -81,8 +87,9 @@ absl::StatusOr<MaskForm> FormOf(const TensorDesc* mask, const ScoreDims& d) {
 absl::StatusOr<int64_t> PastLength(const Node& node, const ScoreDims& d) {
   if (node.GetInt("past_from_shapes", 0) == 0) return node.GetInt("past_sequence_length", 0);
   if (d.total < d.seq) {
-    return absl::InvalidArgumentError(absl::StrCat("scores have fewer keys (", d.total, ") than queries (",
-                                                   d.seq, ") but the keys should include the queries'"));
+    return absl::InvalidArgumentError(absl::StrCat("scores have fewer keys (", d.total,
+                                                   ") than queries (", d.seq,
+                                                   ") but the keys should include the queries'"));
   }
   return d.total - d.seq;
 }
@@ -118,8 +125,10 @@ class AttentionMaskOp : public Op {
     const TensorDesc* mask = ctx.num_inputs() > 1 ? ctx.input(1) : nullptr;
     ASSIGN_OR_RETURN(const MaskForm form, FormOf(mask, d));
     const uint64_t count = static_cast<uint64_t>(scores.num_elements());
-    if (count >= (uint64_t{1} << 32) || (mask != nullptr && mask->num_elements() >= (int64_t{1} << 31))) {
-      return absl::UnimplementedError(absl::StrCat("scores of 2^32 or more elements (", count, ")"));
+    if (count >= (uint64_t{1} << 32) ||
+        (mask != nullptr && mask->num_elements() >= (int64_t{1} << 31))) {
+      return absl::UnimplementedError(
+          absl::StrCat("scores of 2^32 or more elements (", count, ")"));
     }
     if (count == 0) return MakeEmptyKernel();
     const Node& node = ctx.node();
@@ -134,8 +143,8 @@ class AttentionMaskOp : public Op {
         .U32(node.GetInt("unidirectional", 0) != 0 ? 1u : 0u)
         .U32(static_cast<uint32_t>(std::min<int64_t>(past, UINT32_MAX)))
         .F32(node.GetFloat("mask_filter_value", -10000.0f));
-    ASSIGN_OR_RETURN(step.pipeline,
-                     ctx.GetPipeline("ops/attention_mask", 3, step.push.size(), {kAttentionMaskLocalSize, 1, 1}));
+    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/attention_mask", 3, step.push.size(),
+                                                    {kAttentionMaskLocalSize, 1, 1}));
     // Without a mask the shader never reads binding 1; the scores stand in.
     const uint32_t mask_input = form == MaskForm::kNone ? 0 : 1;
     step.bindings = {BufferRef::Input(0), BufferRef::Input(mask_input), BufferRef::Output(0)};

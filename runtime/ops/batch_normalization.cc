@@ -116,7 +116,8 @@ class BatchNormalizationOp : public Op {
       for (uint32_t c = 0; c < channels; ++c) {
         const double s = ElementAsDouble(scale, c) / std::sqrt(ElementAsDouble(var, c) + epsilon);
         folded[c] = static_cast<float>(s);
-        folded[channels + c] = static_cast<float>(ElementAsDouble(bias, c) - ElementAsDouble(mean, c) * s);
+        folded[channels + c] =
+            static_cast<float>(ElementAsDouble(bias, c) - ElementAsDouble(mean, c) * s);
       }
       std::vector<uint8_t> bytes(folded.size() * sizeof(float));
       std::memcpy(bytes.data(), folded.data(), bytes.size());
@@ -129,8 +130,8 @@ class BatchNormalizationOp : public Op {
       const uint32_t scratch = ctx.RequestScratch(2 * uint64_t{channels} * sizeof(float));
       DispatchStep fold;
       fold.push.U32(channels).F32(epsilon);
-      ASSIGN_OR_RETURN(fold.pipeline,
-                       ctx.GetPipeline("ops/batch_normalization_params", 5, fold.push.size(), {64, 1, 1}));
+      ASSIGN_OR_RETURN(fold.pipeline, ctx.GetPipeline("ops/batch_normalization_params", 5,
+                                                      fold.push.size(), {64, 1, 1}));
       fold.bindings = {BufferRef::Input(1), BufferRef::Input(2), mean, var,
                        BufferRef::Scratch(scratch, gpu::Access::kWrite)};
       fold.groups = GroupsFor(channels, 64, ctx.device());
@@ -144,8 +145,9 @@ class BatchNormalizationOp : public Op {
     apply.push.U32(static_cast<uint32_t>(invocations))
         .U32(static_cast<uint32_t>(vec4 ? layout.inner / 4 : layout.inner))
         .U32(channels);
-    ASSIGN_OR_RETURN(apply.pipeline, ctx.GetPipeline("ops/batch_normalization", 3, apply.push.size(),
-                                                     {kBatchNormalizationLocal, 1, 1}, {vec4 ? 1u : 0u}));
+    ASSIGN_OR_RETURN(apply.pipeline,
+                     ctx.GetPipeline("ops/batch_normalization", 3, apply.push.size(),
+                                     {kBatchNormalizationLocal, 1, 1}, {vec4 ? 1u : 0u}));
     apply.bindings = {BufferRef::Input(0), params, BufferRef::Output(0)};
     apply.groups = GroupsFor(invocations, kBatchNormalizationLocal, ctx.device());
     steps.push_back(std::move(apply));
@@ -153,7 +155,9 @@ class BatchNormalizationOp : public Op {
   }
 
  private:
-  static bool Training(const Node& node) { return node.opset >= 14 && node.GetInt("training_mode", 0) != 0; }
+  static bool Training(const Node& node) {
+    return node.opset >= 14 && node.GetInt("training_mode", 0) != 0;
+  }
 
   // The batch statistics of training mode into two scratch buffers (`*mean`,
   // `*var` are set to them), and the running statistics into outputs 1 and
@@ -162,7 +166,8 @@ class BatchNormalizationOp : public Op {
                                                 const ChannelLayout& layout, BufferRef* mean,
                                                 BufferRef* var) {
     if (layout.channels > ctx.device().info().max_workgroup_count[0]) {
-      return absl::UnimplementedError(absl::StrCat("training mode over ", layout.channels, " channels"));
+      return absl::UnimplementedError(
+          absl::StrCat("training mode over ", layout.channels, " channels"));
     }
     const uint64_t bytes = static_cast<uint64_t>(layout.channels) * sizeof(float);
     const uint32_t mean_at = ctx.RequestScratch(bytes), var_at = ctx.RequestScratch(bytes);
@@ -181,8 +186,9 @@ class BatchNormalizationOp : public Op {
         .U32(static_cast<uint32_t>(layout.channels))
         .U32(static_cast<uint32_t>(layout.inner))
         .F32(ctx.node().GetFloat("momentum", 0.9f));
-    ASSIGN_OR_RETURN(stats.pipeline, ctx.GetPipeline("ops/batch_normalization_stats", 7, stats.push.size(),
-                                                     {64, 1, 1}, {running ? 1u : 0u}));
+    ASSIGN_OR_RETURN(stats.pipeline,
+                     ctx.GetPipeline("ops/batch_normalization_stats", 7, stats.push.size(),
+                                     {64, 1, 1}, {running ? 1u : 0u}));
     stats.bindings = {BufferRef::Input(0),
                       BufferRef::Input(3),
                       BufferRef::Input(4),

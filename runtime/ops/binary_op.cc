@@ -42,7 +42,7 @@ struct BinaryLayout {
 };
 
 BinaryLayout Simplify(const std::vector<int64_t>& out, const std::vector<int64_t>& a_shape,
-                const std::vector<int64_t>& b_shape) {
+                      const std::vector<int64_t>& b_shape) {
   const std::vector<int64_t> sa = BroadcastStrides(a_shape, out.size());
   const std::vector<int64_t> sb = BroadcastStrides(b_shape, out.size());
   BinaryLayout l;
@@ -75,29 +75,40 @@ int VectorDim(const std::vector<int64_t>& strides) {
 
 int64_t FoldInt(BinaryOp::Kind kind, int64_t x, int64_t y) {
   switch (kind) {
-    case BinaryOp::Kind::kAdd: return x + y;
-    case BinaryOp::Kind::kSub: return x - y;
-    case BinaryOp::Kind::kMul: return x * y;
+    case BinaryOp::Kind::kAdd:
+      return x + y;
+    case BinaryOp::Kind::kSub:
+      return x - y;
+    case BinaryOp::Kind::kMul:
+      return x * y;
     // C++ division truncates toward zero, as onnxruntime's does.
-    case BinaryOp::Kind::kDiv: return y == 0 ? 0 : x / y;
-    case BinaryOp::Kind::kPRelu: return x < 0 ? x * y : x;
+    case BinaryOp::Kind::kDiv:
+      return y == 0 ? 0 : x / y;
+    case BinaryOp::Kind::kPRelu:
+      return x < 0 ? x * y : x;
     case BinaryOp::Kind::kPow: {
       if (y < 0) return x == 1 ? 1 : (x == -1 ? (y % 2 == 0 ? 1 : -1) : 0);
       int64_t r = 1;
       for (int64_t k = 0; k < y && k < 64; ++k) r *= x;
       return r;
     }
-    case BinaryOp::Kind::kMin: return std::min(x, y);
-    case BinaryOp::Kind::kMax: return std::max(x, y);
+    case BinaryOp::Kind::kMin:
+      return std::min(x, y);
+    case BinaryOp::Kind::kMax:
+      return std::max(x, y);
     case BinaryOp::Kind::kMod: {
       if (y == 0) return 0;
       const int64_t r = x % y;
       return r != 0 && ((r < 0) != (y < 0)) ? r + y : r;
     }
-    case BinaryOp::Kind::kFmod: return y == 0 ? 0 : x % y;
-    case BinaryOp::Kind::kBitwiseAnd: return x & y;
-    case BinaryOp::Kind::kBitwiseOr: return x | y;
-    case BinaryOp::Kind::kBitwiseXor: return x ^ y;
+    case BinaryOp::Kind::kFmod:
+      return y == 0 ? 0 : x % y;
+    case BinaryOp::Kind::kBitwiseAnd:
+      return x & y;
+    case BinaryOp::Kind::kBitwiseOr:
+      return x | y;
+    case BinaryOp::Kind::kBitwiseXor:
+      return x ^ y;
     // Callers narrow the result to the element type (SetElementFromInt).
     case BinaryOp::Kind::kShiftLeft:
       return y < 0 || y >= 64 ? 0 : static_cast<int64_t>(static_cast<uint64_t>(x) << y);
@@ -109,17 +120,27 @@ int64_t FoldInt(BinaryOp::Kind kind, int64_t x, int64_t y) {
 
 double FoldFloat(BinaryOp::Kind kind, double x, double y) {
   switch (kind) {
-    case BinaryOp::Kind::kAdd: return x + y;
-    case BinaryOp::Kind::kSub: return x - y;
-    case BinaryOp::Kind::kMul: return x * y;
-    case BinaryOp::Kind::kDiv: return x / y;
-    case BinaryOp::Kind::kPRelu: return x < 0 ? x * y : x;
-    case BinaryOp::Kind::kPow: return std::pow(x, y);
-    case BinaryOp::Kind::kMin: return std::min(x, y);
-    case BinaryOp::Kind::kMax: return std::max(x, y);
+    case BinaryOp::Kind::kAdd:
+      return x + y;
+    case BinaryOp::Kind::kSub:
+      return x - y;
+    case BinaryOp::Kind::kMul:
+      return x * y;
+    case BinaryOp::Kind::kDiv:
+      return x / y;
+    case BinaryOp::Kind::kPRelu:
+      return x < 0 ? x * y : x;
+    case BinaryOp::Kind::kPow:
+      return std::pow(x, y);
+    case BinaryOp::Kind::kMin:
+      return std::min(x, y);
+    case BinaryOp::Kind::kMax:
+      return std::max(x, y);
     case BinaryOp::Kind::kMod:
-    case BinaryOp::Kind::kFmod: return std::fmod(x, y);
-    default: return 0;  // integer-only kinds (Infer refuses floats)
+    case BinaryOp::Kind::kFmod:
+      return std::fmod(x, y);
+    default:
+      return 0;  // integer-only kinds (Infer refuses floats)
   }
 }
 
@@ -131,10 +152,17 @@ bool IsUnsigned(DataType t) {
 // The integer types binary_int.comp computes.
 bool IsGpuInteger(DataType t) {
   switch (t) {
-    case DataType::kInt8: case DataType::kUint8: case DataType::kInt16: case DataType::kUint16:
-    case DataType::kInt32: case DataType::kUint32: case DataType::kInt64: case DataType::kUint64:
+    case DataType::kInt8:
+    case DataType::kUint8:
+    case DataType::kInt16:
+    case DataType::kUint16:
+    case DataType::kInt32:
+    case DataType::kUint32:
+    case DataType::kInt64:
+    case DataType::kUint64:
       return true;
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -142,7 +170,9 @@ bool IsGpuInteger(DataType t) {
 
 absl::Status BinaryOp::Infer(InferContext& ctx) const {
   const Kind kind = KindOf(ctx.node);
-  const size_t count = arity_ == Arity::kBinary ? 2 : arity_ == Arity::kComplement ? 1 : ctx.inputs.size();
+  const size_t count = arity_ == Arity::kBinary       ? 2
+                       : arity_ == Arity::kComplement ? 1
+                                                      : ctx.inputs.size();
   if (count == 0) return absl::InvalidArgumentError("no inputs");
   std::vector<const TensorDesc*> in;
   for (size_t i = 0; i < count; ++i) {
@@ -159,8 +189,9 @@ absl::Status BinaryOp::Infer(InferContext& ctx) const {
     ASSIGN_OR_RETURN(shape, BroadcastShapes(shape, in[i]->shape));
   }
   if (kind_ == Kind::kPRelu && shape != in[0]->shape) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "slope ", ShapeString(in[1]->shape), " does not broadcast to X ", ShapeString(in[0]->shape)));
+    return absl::InvalidArgumentError(absl::StrCat("slope ", ShapeString(in[1]->shape),
+                                                   " does not broadcast to X ",
+                                                   ShapeString(in[0]->shape)));
   }
   const DataType dtype = in[0]->dtype;
   const bool is_float = IsFloatType(dtype);
@@ -168,9 +199,8 @@ absl::Status BinaryOp::Infer(InferContext& ctx) const {
     return absl::InvalidArgumentError("Mod of floating-point inputs needs fmod = 1");
   }
   if (IsBitwise(kind) && (is_float || dtype == DataType::kBool)) {
-    return absl::InvalidArgumentError(absl::StrCat("input 0 has type ",
-                                                   std::string(DataTypeName(dtype)),
-                                                   "; bitwise ops take integers"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input 0 has type ", std::string(DataTypeName(dtype)), "; bitwise ops take integers"));
   }
   ctx.outputs[0].dtype = dtype;
   ctx.outputs[0].shape = shape;
@@ -183,12 +213,15 @@ absl::Status BinaryOp::Infer(InferContext& ctx) const {
 }
 
 absl::Status BinaryOp::CheckGpuType(Kind kind, DataType dtype) const {
-  if (kind == Kind::kPow && !IsGpuInteger(dtype)) return CheckDataType(dtype, {DataType::kFloat}, "input 0");
-  if (arity_ == Arity::kMean) return CheckDataType(dtype, {DataType::kFloat, DataType::kFloat16}, "input 0");
+  if (kind == Kind::kPow && !IsGpuInteger(dtype))
+    return CheckDataType(dtype, {DataType::kFloat}, "input 0");
+  if (arity_ == Arity::kMean)
+    return CheckDataType(dtype, {DataType::kFloat, DataType::kFloat16}, "input 0");
   if (dtype == DataType::kFloat || IsGpuInteger(dtype)) return absl::OkStatus();
   if (dtype == DataType::kFloat16 && kind != Kind::kPRelu) return absl::OkStatus();
-  return absl::UnimplementedError(absl::StrCat("input 0 has type ", std::string(DataTypeName(dtype)),
-                                               "; supported: float, float16 and the integer types"));
+  return absl::UnimplementedError(
+      absl::StrCat("input 0 has type ", std::string(DataTypeName(dtype)),
+                   "; supported: float, float16 and the integer types"));
 }
 
 HostTensor BinaryOp::Fold(Kind kind, const std::vector<const TensorDesc*>& in,
@@ -203,12 +236,14 @@ HostTensor BinaryOp::Fold(Kind kind, const std::vector<const TensorDesc*>& in,
   for (int64_t i = 0; i < n; ++i) {
     if (!is_float) {
       int64_t v = ElementAsInt(*in[0]->value, index[0](i));
-      for (size_t k = 1; k < count; ++k) v = FoldInt(kind, v, ElementAsInt(*in[k]->value, index[k](i)));
+      for (size_t k = 1; k < count; ++k)
+        v = FoldInt(kind, v, ElementAsInt(*in[k]->value, index[k](i)));
       if (arity_ == Arity::kComplement) v = ~v;
       SetElementFromInt(&out, i, v);
     } else {
       double v = ElementAsDouble(*in[0]->value, index[0](i));
-      for (size_t k = 1; k < count; ++k) v = FoldFloat(kind, v, ElementAsDouble(*in[k]->value, index[k](i)));
+      for (size_t k = 1; k < count; ++k)
+        v = FoldFloat(kind, v, ElementAsDouble(*in[k]->value, index[k](i)));
       if (arity_ == Arity::kMean) v /= static_cast<double>(count);
       SetElementFromDouble(&out, i, v);
     }
@@ -220,9 +255,8 @@ namespace {
 
 // One dispatch of c = a (kind) b, `a` and `b` bound at `ref_a` and `ref_b`.
 absl::StatusOr<DispatchStep> BinaryStep(KernelContext& ctx, BinaryOp::Kind kind,
-                                        const TensorDesc& a, BufferRef ref_a,
-                                        const TensorDesc& b, BufferRef ref_b,
-                                        const TensorDesc& c) {
+                                        const TensorDesc& a, BufferRef ref_a, const TensorDesc& b,
+                                        BufferRef ref_b, const TensorDesc& c) {
   const uint64_t n = static_cast<uint64_t>(c.num_elements());
   const BinaryLayout l = Simplify(c.shape, a.shape, b.shape);
   const uint64_t na = static_cast<uint64_t>(a.num_elements());
@@ -233,7 +267,8 @@ absl::StatusOr<DispatchStep> BinaryStep(KernelContext& ctx, BinaryOp::Kind kind,
     const int d = VectorDim(strides);
     if (d < 0) return false;
     channels = static_cast<uint32_t>(l.dims[d]);
-    for (size_t k = static_cast<size_t>(d) + 1; k < l.dims.size(); ++k) inner *= static_cast<uint32_t>(l.dims[k]);
+    for (size_t k = static_cast<size_t>(d) + 1; k < l.dims.size(); ++k)
+      inner *= static_cast<uint32_t>(l.dims[k]);
     return true;
   };
   if (na == n && nb == n) {
@@ -257,17 +292,20 @@ absl::StatusOr<DispatchStep> BinaryStep(KernelContext& ctx, BinaryOp::Kind kind,
   if (mode == kVectorA || mode == kVectorB) dims = {inner, channels};
   DispatchStep step;
   step.push.U32(static_cast<uint32_t>(n)).U32(static_cast<uint32_t>(dims.size()));
-  for (size_t d = 0; d < kBinaryMaxRank; ++d) step.push.U32(d < dims.size() ? static_cast<uint32_t>(dims[d]) : 1);
-  for (size_t d = 0; d < kBinaryMaxRank; ++d) step.push.U32(d < l.a.size() && mode == kGeneral ? static_cast<uint32_t>(l.a[d]) : 0);
-  for (size_t d = 0; d < kBinaryMaxRank; ++d) step.push.U32(d < l.b.size() && mode == kGeneral ? static_cast<uint32_t>(l.b[d]) : 0);
+  for (size_t d = 0; d < kBinaryMaxRank; ++d)
+    step.push.U32(d < dims.size() ? static_cast<uint32_t>(dims[d]) : 1);
+  for (size_t d = 0; d < kBinaryMaxRank; ++d)
+    step.push.U32(d < l.a.size() && mode == kGeneral ? static_cast<uint32_t>(l.a[d]) : 0);
+  for (size_t d = 0; d < kBinaryMaxRank; ++d)
+    step.push.U32(d < l.b.size() && mode == kGeneral ? static_cast<uint32_t>(l.b[d]) : 0);
   uint64_t invocations = n;
   if (a.dtype == DataType::kFloat || a.dtype == DataType::kFloat16) {
     // fp16: the build-time variant, one output word (two elements) per invocation.
     const bool half = a.dtype == DataType::kFloat16;
     if (half) invocations = (n + 1) / 2;
-    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline(half ? "ops/binary_f16" : "ops/binary", 3,
-                                                    step.push.size(), {kBinaryLocal, 1, 1},
-                                                    {static_cast<uint32_t>(kind), mode}));
+    ASSIGN_OR_RETURN(step.pipeline,
+                     ctx.GetPipeline(half ? "ops/binary_f16" : "ops/binary", 3, step.push.size(),
+                                     {kBinaryLocal, 1, 1}, {static_cast<uint32_t>(kind), mode}));
   } else {
     // Integers: 64-bit arithmetic in two 32-bit words; 1- and 2-byte types
     // one output word (4 or 2 elements) per invocation.
@@ -276,10 +314,10 @@ absl::StatusOr<DispatchStep> BinaryStep(KernelContext& ctx, BinaryOp::Kind kind,
     // Pow of an integer base with fp32 exponents (PowOp's mixed types).
     const uint32_t b_float = kind == BinaryOp::Kind::kPow && b.dtype == DataType::kFloat;
     if (elem < 4) invocations = (n * elem + 3) / 4;
-    ASSIGN_OR_RETURN(step.pipeline,
-                     ctx.GetPipeline("ops/binary_int", 3, step.push.size(), {kBinaryLocal, 1, 1},
-                                     {static_cast<uint32_t>(kind), mode, elem, is_signed,
-                                      b_float}));
+    ASSIGN_OR_RETURN(
+        step.pipeline,
+        ctx.GetPipeline("ops/binary_int", 3, step.push.size(), {kBinaryLocal, 1, 1},
+                        {static_cast<uint32_t>(kind), mode, elem, is_signed, b_float}));
   }
   step.bindings = {ref_a, ref_b, BufferRef::Output(0)};
   step.groups = GroupsFor(invocations, kBinaryLocal, ctx.device());
@@ -301,9 +339,10 @@ absl::StatusOr<std::unique_ptr<Kernel>> BinaryOp::CreateKernel(KernelContext& ct
   if (arity_ == Arity::kComplement) {
     TensorDesc ones;
     ones.dtype = c.dtype;
-    ASSIGN_OR_RETURN(DispatchStep step,
-                     BinaryStep(ctx, kind, *ctx.input(0), BufferRef::Input(0), ones,
-                                BufferRef::Constant(ctx.AddConstant(std::vector<uint8_t>(8, 0xFF))), c));
+    ASSIGN_OR_RETURN(
+        DispatchStep step,
+        BinaryStep(ctx, kind, *ctx.input(0), BufferRef::Input(0), ones,
+                   BufferRef::Constant(ctx.AddConstant(std::vector<uint8_t>(8, 0xFF))), c));
     return MakeDispatchKernel(std::move(step));
   }
   const size_t count = arity_ == Arity::kBinary ? 2 : ctx.num_inputs();

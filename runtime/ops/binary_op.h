@@ -2,14 +2,12 @@
 // Copyright 2026 The vkserve Authors.
 //
 // BinaryOp: the shared implementation of Add, Sub, Mul, Div, PRelu, Pow, Mod,
-// BitShift, BitwiseAnd/Or/Xor and the variadic Min, Max, Sum and Mean — numpy broadcasting (PRelu: the
-// slope broadcasts to the input), fp32 (and fp16 through the ops/binary_f16
-// build-time variant, but PRelu and Pow) on the GPU through
-// shaders/ops/binary.comp, the integers of every width through
-// shaders/ops/binary_int.comp (64-bit arithmetic in 32-bit words), and
-// folded on the host for small known inputs of any numeric type (shape
-// arithmetic; larger ones — e.g. position/mask indices of a large batch — run
-// on the GPU like any other). Opsets before 7 (explicit
+// BitShift, BitwiseAnd/Or/Xor and the variadic Min, Max, Sum and Mean — numpy broadcasting (PRelu:
+// the slope broadcasts to the input), fp32 (and fp16 through the ops/binary_f16 build-time variant,
+// but PRelu and Pow) on the GPU through shaders/ops/binary.comp, the integers of every width
+// through shaders/ops/binary_int.comp (64-bit arithmetic in 32-bit words), and folded on the host
+// for small known inputs of any numeric type (shape arithmetic; larger ones — e.g. position/mask
+// indices of a large batch — run on the GPU like any other). Opsets before 7 (explicit
 // `broadcast`/`axis` attributes) are not registered; onnxruntime does not run
 // them either. Stateless; thread-safe.
 #ifndef VKSERVE_RUNTIME_OPS_BINARY_OP_H_
@@ -26,13 +24,22 @@ class BinaryOp : public Op {
  public:
   // Also the shader's OP spec constant.
   enum class Kind : uint32_t {
-    kAdd = 0, kSub = 1, kMul = 2, kDiv = 3, kPRelu = 4, kPow = 5,
-    kMin = 6, kMax = 7,
+    kAdd = 0,
+    kSub = 1,
+    kMul = 2,
+    kDiv = 3,
+    kPRelu = 4,
+    kPow = 5,
+    kMin = 6,
+    kMax = 7,
     kMod = 8,   // integers, the result takes the divisor's sign (Python's %)
     kFmod = 9,  // the result takes the dividend's sign (C's fmod)
     // Integers only.
-    kBitwiseAnd = 10, kBitwiseOr = 11, kBitwiseXor = 12,
-    kShiftLeft = 13, kShiftRight = 14,  // unsigned; shifts of width or more give 0
+    kBitwiseAnd = 10,
+    kBitwiseOr = 11,
+    kBitwiseXor = 12,
+    kShiftLeft = 13,
+    kShiftRight = 14,  // unsigned; shifts of width or more give 0
   };
   // How many inputs: two, or one or more folded left to right (Sum, Max,
   // ...); kMean divides the folded sum by the input count; kComplement
@@ -46,7 +53,7 @@ class BinaryOp : public Op {
   Float16Use UsesFloat16(const Node& node) const override {
     const Kind kind = KindOf(node);
     return kind == Kind::kPRelu || kind == Kind::kPow || IsBitwise(kind) ? Float16Use::kNone
-                                                                          : Float16Use::kComputes;
+                                                                         : Float16Use::kComputes;
   }
 
   // For integer-only kinds.

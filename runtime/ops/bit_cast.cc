@@ -25,9 +25,9 @@ class BitCastOp : public Op {
     ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
     ASSIGN_OR_RETURN(const DataType to, CastTypeAttribute(ctx.node));
     if (DataTypeSize(to) != DataTypeSize(x->dtype)) {
-      return absl::UnimplementedError(absl::StrCat(
-          "BitCast between types of different sizes (", std::string(DataTypeName(x->dtype)), " to ",
-          std::string(DataTypeName(to)), ")"));
+      return absl::UnimplementedError(absl::StrCat("BitCast between types of different sizes (",
+                                                   std::string(DataTypeName(x->dtype)), " to ",
+                                                   std::string(DataTypeName(to)), ")"));
     }
     SetAliasOutput(ctx, x->shape);
     TensorDesc& out = ctx.outputs[0];

@@ -15,8 +15,10 @@ struct Rearrangement {
   std::vector<int64_t> out_shape;
 };
 
-absl::StatusOr<Rearrangement> BlockRearrangePlan(bool depth_to_space, const Node& node, const std::vector<int64_t>& x) {
-  if (x.size() != 4) return absl::InvalidArgumentError(absl::StrCat(node.op_type, " needs [N, C, H, W]"));
+absl::StatusOr<Rearrangement> BlockRearrangePlan(bool depth_to_space, const Node& node,
+                                                 const std::vector<int64_t>& x) {
+  if (x.size() != 4)
+    return absl::InvalidArgumentError(absl::StrCat(node.op_type, " needs [N, C, H, W]"));
   const int64_t b = node.GetInt("blocksize", 0);
   if (b <= 0) return absl::InvalidArgumentError("blocksize must be positive");
   const int64_t n = x[0], c = x[1], h = x[2], w = x[3];
@@ -31,7 +33,8 @@ absl::StatusOr<Rearrangement> BlockRearrangePlan(bool depth_to_space, const Node
     }
     r.out_shape = {n, oc, h * b, w * b};
   } else {
-    if (h % b != 0 || w % b != 0) return absl::InvalidArgumentError("H and W must be multiples of blocksize");
+    if (h % b != 0 || w % b != 0)
+      return absl::InvalidArgumentError("H and W must be multiples of blocksize");
     r.copy = TransposeCopy({n, c, h / b, b, w / b, b}, {0, 3, 5, 1, 2, 4});
     r.out_shape = {n, c * b * b, h / b, w / b};
   }

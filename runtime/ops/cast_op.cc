@@ -16,7 +16,6 @@ namespace {
 
 constexpr uint32_t kCastLocalSize = 256;
 
-
 // `t` (float) with every finite element clamped to fp16's range.
 HostTensor Saturated(const HostTensor& t) {
   HostTensor s = t;
@@ -29,16 +28,17 @@ HostTensor Saturated(const HostTensor& t) {
 }  // namespace
 
 absl::StatusOr<DataType> CastTypeAttribute(const Node& node) {
-
   const Attribute* to = node.FindAttribute("to");
   if (to == nullptr) return absl::InvalidArgumentError("attribute 'to' is required");
   DataType type = DataType::kUndefined;
   if (to->type == Attribute::Type::kString) {
     static const auto* kNames = new std::map<std::string, DataType>{
-        {"FLOAT", DataType::kFloat},   {"UINT8", DataType::kUint8},     {"INT8", DataType::kInt8},
-        {"UINT16", DataType::kUint16}, {"INT16", DataType::kInt16},     {"INT32", DataType::kInt32},
-        {"INT64", DataType::kInt64},   {"BOOL", DataType::kBool},       {"FLOAT16", DataType::kFloat16},
-        {"DOUBLE", DataType::kDouble}, {"UINT32", DataType::kUint32},   {"UINT64", DataType::kUint64},
+        {"FLOAT", DataType::kFloat},      {"UINT8", DataType::kUint8},
+        {"INT8", DataType::kInt8},        {"UINT16", DataType::kUint16},
+        {"INT16", DataType::kInt16},      {"INT32", DataType::kInt32},
+        {"INT64", DataType::kInt64},      {"BOOL", DataType::kBool},
+        {"FLOAT16", DataType::kFloat16},  {"DOUBLE", DataType::kDouble},
+        {"UINT32", DataType::kUint32},    {"UINT64", DataType::kUint64},
         {"BFLOAT16", DataType::kBFloat16}};
     auto it = kNames->find(to->s);
     if (it != kNames->end()) type = it->second;
@@ -63,7 +63,8 @@ absl::Status ConvertOp::Infer(InferContext& ctx) const {
   if (in->value != nullptr && out.num_elements() <= ctx.max_fold_elements) {
     const bool saturate = ctx.node.GetInt(kCastSaturateAttr, 0) != 0 &&
                           in->value->dtype == DataType::kFloat && to == DataType::kFloat16;
-    ASSIGN_OR_RETURN(HostTensor t, ConvertTensor(saturate ? Saturated(*in->value) : *in->value, to));
+    ASSIGN_OR_RETURN(HostTensor t,
+                     ConvertTensor(saturate ? Saturated(*in->value) : *in->value, to));
     out.value = Share(std::move(t));
   }
   return absl::OkStatus();
@@ -86,7 +87,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateCastKernel(KernelContext& ctx, Dat
   pc.U32(static_cast<uint32_t>(n));
   return MakeDispatchKernel({std::move(pipeline),
                              {BufferRef::Input(0), BufferRef::Output(0, gpu::Access::kReadWrite)},
-                             std::move(pc), GroupsFor(static_cast<uint64_t>(n), kCastLocalSize, ctx.device())});
+                             std::move(pc),
+                             GroupsFor(static_cast<uint64_t>(n), kCastLocalSize, ctx.device())});
 }
 
 absl::StatusOr<std::unique_ptr<Kernel>> ConvertOp::CreateKernel(KernelContext& ctx) const {

@@ -19,11 +19,12 @@ namespace {
 
 struct CenterCropPadPlan {
   std::vector<int64_t> out_shape;
-  StridedCopy copy;    // the kept region
+  StridedCopy copy;  // the kept region
   bool padded = false;
 };
 
-absl::StatusOr<CenterCropPadPlan> CenterCropPadPlanOf(const Node& node, const std::vector<int64_t>& in,
+absl::StatusOr<CenterCropPadPlan> CenterCropPadPlanOf(const Node& node,
+                                                      const std::vector<int64_t>& in,
                                                       const HostTensor& shape_value) {
   ASSIGN_OR_RETURN(const std::vector<int64_t> sizes, HostInts(shape_value, "shape"));
   const int64_t rank = static_cast<int64_t>(in.size());
@@ -33,7 +34,8 @@ absl::StatusOr<CenterCropPadPlan> CenterCropPadPlanOf(const Node& node, const st
   }
   ASSIGN_OR_RETURN(axes, NormalizeAxes(axes, rank));
   if (sizes.size() != axes.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("shape has ", sizes.size(), " entries for ", axes.size(), " axes"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("shape has ", sizes.size(), " entries for ", axes.size(), " axes"));
   }
   CenterCropPadPlan p;
   p.out_shape = in;
@@ -58,7 +60,9 @@ absl::StatusOr<CenterCropPadPlan> CenterCropPadPlanOf(const Node& node, const st
 
 class CenterCropPadOp : public Op {
  public:
-  bool IsHostInput(const Node& /*node*/, size_t input_index) const override { return input_index == 1; }
+  bool IsHostInput(const Node& /*node*/, size_t input_index) const override {
+    return input_index == 1;
+  }
 
   absl::Status Validate(const Node& node) const override {
     return CheckAttributeType(node, "axes", Attribute::Type::kInts);
@@ -82,7 +86,8 @@ class CenterCropPadOp : public Op {
 
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     const TensorDesc& x = *ctx.input(0);
-    ASSIGN_OR_RETURN(CenterCropPadPlan p, CenterCropPadPlanOf(ctx.node(), x.shape, *ctx.input(1)->value));
+    ASSIGN_OR_RETURN(CenterCropPadPlan p,
+                     CenterCropPadPlanOf(ctx.node(), x.shape, *ctx.input(1)->value));
     std::vector<StridedCopy> copies;
     if (p.padded) {
       StridedCopy zeros;

@@ -7,8 +7,8 @@
 #include <limits>
 
 #include "runtime/op_registry.h"
-#include "runtime/ops/via_float32.h"
 #include "runtime/ops/unary_op.h"
+#include "runtime/ops/via_float32.h"
 
 namespace vkserve {
 namespace {

@@ -23,8 +23,8 @@ struct Col2imGeometry {
   int64_t k = 1, l = 1;
 };
 
-absl::StatusOr<Col2imGeometry> Col2imGeometryOf(const Node& node, const TensorDesc& x, const TensorDesc* image,
-                                    const TensorDesc* block) {
+absl::StatusOr<Col2imGeometry> Col2imGeometryOf(const Node& node, const TensorDesc& x,
+                                                const TensorDesc* image, const TensorDesc* block) {
   if (image == nullptr || block == nullptr || image->value == nullptr || block->value == nullptr) {
     return absl::InvalidArgumentError("Col2Im needs image_shape and block_shape known on the host");
   }
@@ -42,7 +42,8 @@ absl::StatusOr<Col2imGeometry> Col2imGeometryOf(const Node& node, const TensorDe
   if (g.dilation.size() != nd || g.stride.size() != nd || pads.size() != 2 * nd) {
     return absl::InvalidArgumentError("dilations, strides or pads do not match image_shape");
   }
-  if (x.shape.size() != 3) return absl::InvalidArgumentError("input must be [N, C * prod(block), L]");
+  if (x.shape.size() != 3)
+    return absl::InvalidArgumentError("input must be [N, C * prod(block), L]");
   for (size_t d = 0; d < nd; ++d) {
     if (g.image[d] < 1 || g.block[d] < 1 || g.dilation[d] < 1 || g.stride[d] < 1 || pads[d] < 0 ||
         pads[nd + d] < 0) {
@@ -57,7 +58,8 @@ absl::StatusOr<Col2imGeometry> Col2imGeometryOf(const Node& node, const TensorDe
     g.l *= g.blocks.back();
   }
   if (x.shape[1] % g.k != 0 || x.shape[2] != g.l) {
-    return absl::InvalidArgumentError(absl::StrCat("input ", x.ToString(), " does not hold blocks of ", g.k,
+    return absl::InvalidArgumentError(absl::StrCat("input ", x.ToString(),
+                                                   " does not hold blocks of ", g.k,
                                                    " elements at ", g.l, " positions"));
   }
   g.out_shape = {x.shape[0], x.shape[1] / g.k};
@@ -67,7 +69,9 @@ absl::StatusOr<Col2imGeometry> Col2imGeometryOf(const Node& node, const TensorDe
 
 class Col2ImOp : public Op {
  public:
-  bool IsHostInput(const Node& /*node*/, size_t input_index) const override { return input_index != 0; }
+  bool IsHostInput(const Node& /*node*/, size_t input_index) const override {
+    return input_index != 0;
+  }
 
   absl::Status Validate(const Node& node) const override {
     for (const char* a : {"dilations", "pads", "strides"}) {
@@ -79,7 +83,8 @@ class Col2ImOp : public Op {
   absl::Status Infer(InferContext& ctx) const override {
     ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
     RETURN_IF_ERROR(CheckDataType(x->dtype, {DataType::kFloat}, "input"));
-    ASSIGN_OR_RETURN(const Col2imGeometry g, Col2imGeometryOf(ctx.node, *x, ctx.input(1), ctx.input(2)));
+    ASSIGN_OR_RETURN(const Col2imGeometry g,
+                     Col2imGeometryOf(ctx.node, *x, ctx.input(1), ctx.input(2)));
     ctx.outputs[0].dtype = x->dtype;
     ctx.outputs[0].shape = g.out_shape;
     return absl::OkStatus();
@@ -87,19 +92,25 @@ class Col2ImOp : public Op {
 
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     const TensorDesc& x = *ctx.input(0);
-    ASSIGN_OR_RETURN(const Col2imGeometry g, Col2imGeometryOf(ctx.node(), x, ctx.input(1), ctx.input(2)));
+    ASSIGN_OR_RETURN(const Col2imGeometry g,
+                     Col2imGeometryOf(ctx.node(), x, ctx.input(1), ctx.input(2)));
     const uint64_t total = static_cast<uint64_t>(NumElements(g.out_shape));
     if (total == 0) return MakeEmptyKernel();
     if (total >= (uint64_t{1} << 31) || x.num_elements() >= (int64_t{1} << 31)) {
       return absl::UnimplementedError("Col2Im: tensors too large");
     }
     DispatchStep step;
-    step.push.U32(static_cast<uint32_t>(total)).U32(static_cast<uint32_t>(g.image.size()))
-        .U32(static_cast<uint32_t>(g.k)).U32(static_cast<uint32_t>(g.l));
-    for (const std::vector<int64_t>* v : {&g.image, &g.block, &g.dilation, &g.stride, &g.pad, &g.blocks}) {
-      for (size_t d = 0; d < kMaxDims; ++d) step.push.U32(d < v->size() ? static_cast<uint32_t>((*v)[d]) : 1);
+    step.push.U32(static_cast<uint32_t>(total))
+        .U32(static_cast<uint32_t>(g.image.size()))
+        .U32(static_cast<uint32_t>(g.k))
+        .U32(static_cast<uint32_t>(g.l));
+    for (const std::vector<int64_t>* v :
+         {&g.image, &g.block, &g.dilation, &g.stride, &g.pad, &g.blocks}) {
+      for (size_t d = 0; d < kMaxDims; ++d)
+        step.push.U32(d < v->size() ? static_cast<uint32_t>((*v)[d]) : 1);
     }
-    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/col2im", 2, step.push.size(), {kCol2imLocal, 1, 1}));
+    ASSIGN_OR_RETURN(step.pipeline,
+                     ctx.GetPipeline("ops/col2im", 2, step.push.size(), {kCol2imLocal, 1, 1}));
     step.bindings = {BufferRef::Input(0), BufferRef::Output(0)};
     step.groups = GroupsFor(total, kCol2imLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));

@@ -31,14 +31,17 @@ absl::Status CheckOperandType(Kind kind, DataType t) {
     case Kind::kOr:
     case Kind::kXor:
     case Kind::kNot:
-      if (t != DataType::kBool) return absl::InvalidArgumentError(absl::StrCat("takes bool, not ", name));
+      if (t != DataType::kBool)
+        return absl::InvalidArgumentError(absl::StrCat("takes bool, not ", name));
       return absl::OkStatus();
     case Kind::kIsNaN:
     case Kind::kIsInf:
-      if (!IsFloatType(t)) return absl::InvalidArgumentError(absl::StrCat("takes floats, not ", name));
+      if (!IsFloatType(t))
+        return absl::InvalidArgumentError(absl::StrCat("takes floats, not ", name));
       return absl::OkStatus();
     default:
-      if (!IsFoldableType(t)) return absl::UnimplementedError(absl::StrCat("inputs of type ", name));
+      if (!IsFoldableType(t))
+        return absl::UnimplementedError(absl::StrCat("inputs of type ", name));
       if (kind != Kind::kEqual && t == DataType::kBool) {
         return absl::InvalidArgumentError("ordering comparisons take numbers, not bool");
       }
@@ -49,7 +52,7 @@ absl::Status CheckOperandType(Kind kind, DataType t) {
 // The host reference, for folding. Floats compare as doubles (NaN unordered),
 // integers as int64 (uint64 beyond INT64_MAX is not foldable here either way).
 bool ComparisonFold(Kind kind, const HostTensor& a, int64_t ia, const HostTensor* b, int64_t ib,
-          bool detect_positive, bool detect_negative) {
+                    bool detect_positive, bool detect_negative) {
   const bool floats = IsFloatType(a.dtype);
   if (kind == Kind::kIsNaN) return std::isnan(ElementAsDouble(a, ia));
   if (kind == Kind::kIsInf) {
@@ -60,25 +63,40 @@ bool ComparisonFold(Kind kind, const HostTensor& a, int64_t ia, const HostTensor
   if (floats) {
     const double x = ElementAsDouble(a, ia), y = ElementAsDouble(*b, ib);
     switch (kind) {
-      case Kind::kEqual: return x == y;
-      case Kind::kGreater: return x > y;
-      case Kind::kLess: return x < y;
-      case Kind::kGreaterOrEqual: return x >= y;
-      case Kind::kLessOrEqual: return x <= y;
-      default: return false;
+      case Kind::kEqual:
+        return x == y;
+      case Kind::kGreater:
+        return x > y;
+      case Kind::kLess:
+        return x < y;
+      case Kind::kGreaterOrEqual:
+        return x >= y;
+      case Kind::kLessOrEqual:
+        return x <= y;
+      default:
+        return false;
     }
   }
   const int64_t x = ElementAsInt(a, ia), y = ElementAsInt(*b, ib);
   switch (kind) {
-    case Kind::kEqual: return x == y;
-    case Kind::kGreater: return x > y;
-    case Kind::kLess: return x < y;
-    case Kind::kGreaterOrEqual: return x >= y;
-    case Kind::kLessOrEqual: return x <= y;
-    case Kind::kAnd: return (x != 0) && (y != 0);
-    case Kind::kOr: return (x != 0) || (y != 0);
-    case Kind::kXor: return (x != 0) != (y != 0);
-    default: return false;
+    case Kind::kEqual:
+      return x == y;
+    case Kind::kGreater:
+      return x > y;
+    case Kind::kLess:
+      return x < y;
+    case Kind::kGreaterOrEqual:
+      return x >= y;
+    case Kind::kLessOrEqual:
+      return x <= y;
+    case Kind::kAnd:
+      return (x != 0) && (y != 0);
+    case Kind::kOr:
+      return (x != 0) || (y != 0);
+    case Kind::kXor:
+      return (x != 0) != (y != 0);
+    default:
+      return false;
   }
 }
 
@@ -115,7 +133,10 @@ absl::Status ComparisonOp::Infer(InferContext& ctx) const {
   HostTensor t = ZeroTensor(DataType::kBool, out.shape);
   const BroadcastIndex ai(a->shape, out.shape), bi(b->shape, out.shape);
   for (int64_t i = 0; i < out.num_elements(); ++i) {
-    t.data[i] = ComparisonFold(kind_, *a->value, ai(i), unary() ? nullptr : b->value.get(), bi(i), pos, neg) ? 1 : 0;
+    t.data[i] =
+        ComparisonFold(kind_, *a->value, ai(i), unary() ? nullptr : b->value.get(), bi(i), pos, neg)
+            ? 1
+            : 0;
   }
   out.value = Share(std::move(t));
   return absl::OkStatus();
@@ -130,8 +151,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> ComparisonOp::CreateKernel(KernelContext
   } else if (a.dtype == DataType::kFloat16) {
     float_kind = 2;
   } else if (IsFloatType(a.dtype)) {
-    return absl::UnimplementedError(absl::StrCat(
-        "comparing ", std::string(DataTypeName(a.dtype)), " is not supported on the GPU"));
+    return absl::UnimplementedError(absl::StrCat("comparing ", std::string(DataTypeName(a.dtype)),
+                                                 " is not supported on the GPU"));
   }
   RETURN_IF_ERROR(CheckMovableType(a.dtype));
   ASSIGN_OR_RETURN(std::vector<int64_t> shape, BroadcastShapes(a.shape, b.shape));
@@ -140,8 +161,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> ComparisonOp::CreateKernel(KernelContext
   std::vector<int64_t> bs = BroadcastStrides(b.shape, shape);
   SimplifyStrides(&shape, {&as, &bs});
   if (shape.size() > kComparisonMaxRank) {
-    return absl::UnimplementedError(absl::StrCat("broadcasting over ", shape.size(),
-                                                 " dims (after merging) exceeds ", kComparisonMaxRank));
+    return absl::UnimplementedError(absl::StrCat(
+        "broadcasting over ", shape.size(), " dims (after merging) exceeds ", kComparisonMaxRank));
   }
   if (count > INT32_MAX) return absl::UnimplementedError("tensor too large");
   if (count == 0) return MakeEmptyKernel();
@@ -155,9 +176,12 @@ absl::StatusOr<std::unique_ptr<Kernel>> ComparisonOp::CreateKernel(KernelContext
   // for kComparisonMaxRank dims each.
   DispatchStep step;
   step.push.U32(static_cast<uint32_t>(count)).U32(static_cast<uint32_t>(shape.size()));
-  for (size_t k = 0; k < kComparisonMaxRank; ++k) step.push.U32(k < shape.size() ? static_cast<uint32_t>(shape[k]) : 0);
-  for (size_t k = 0; k < kComparisonMaxRank; ++k) step.push.I32(k < shape.size() ? static_cast<int32_t>(as[k]) : 0);
-  for (size_t k = 0; k < kComparisonMaxRank; ++k) step.push.I32(k < shape.size() ? static_cast<int32_t>(bs[k]) : 0);
+  for (size_t k = 0; k < kComparisonMaxRank; ++k)
+    step.push.U32(k < shape.size() ? static_cast<uint32_t>(shape[k]) : 0);
+  for (size_t k = 0; k < kComparisonMaxRank; ++k)
+    step.push.I32(k < shape.size() ? static_cast<int32_t>(as[k]) : 0);
+  for (size_t k = 0; k < kComparisonMaxRank; ++k)
+    step.push.I32(k < shape.size() ? static_cast<int32_t>(bs[k]) : 0);
   const uint32_t elem = static_cast<uint32_t>(DataTypeSize(a.dtype));
   ASSIGN_OR_RETURN(step.pipeline,
                    ctx.GetPipeline("ops/compare", 3, step.push.size(), {kComparisonLocalSize, 1, 1},

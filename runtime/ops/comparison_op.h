@@ -31,9 +31,9 @@ class ComparisonOp : public Op {
     kAnd = 5,
     kOr = 6,
     kXor = 7,
-    kNot = 8,    // unary
-    kIsNaN = 9,  // unary
-    kIsInf = 10, // unary; attributes detect_positive, detect_negative
+    kNot = 8,     // unary
+    kIsNaN = 9,   // unary
+    kIsInf = 10,  // unary; attributes detect_positive, detect_negative
   };
   explicit ComparisonOp(Kind kind) : kind_(kind) {}
 

@@ -8,13 +8,22 @@
 namespace vkserve {
 namespace {
 
-absl::StatusOr<gpu::BufferRange> CompositeKernelResolve(const RecordContext& ctx, const NodeBuffer& b) {
+absl::StatusOr<gpu::BufferRange> CompositeKernelResolve(const RecordContext& ctx,
+                                                        const NodeBuffer& b) {
   const std::vector<gpu::BufferRange>* list = nullptr;
   switch (b.source) {
-    case NodeBuffer::Source::kInput: list = &ctx.inputs; break;
-    case NodeBuffer::Source::kOutput: list = &ctx.outputs; break;
-    case NodeBuffer::Source::kScratch: list = &ctx.scratch; break;
-    case NodeBuffer::Source::kConstant: list = &ctx.constants; break;
+    case NodeBuffer::Source::kInput:
+      list = &ctx.inputs;
+      break;
+    case NodeBuffer::Source::kOutput:
+      list = &ctx.outputs;
+      break;
+    case NodeBuffer::Source::kScratch:
+      list = &ctx.scratch;
+      break;
+    case NodeBuffer::Source::kConstant:
+      list = &ctx.constants;
+      break;
   }
   if (b.index >= list->size()) {
     return absl::InternalError(absl::StrCat("composite step refers to a missing buffer ", b.index));

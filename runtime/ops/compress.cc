@@ -29,7 +29,8 @@ struct CompressGeometry {
   size_t axis_index = 0;                            // in the output
 };
 
-absl::StatusOr<CompressGeometry> CompressGeometryOf(const Node& node, const TensorDesc& x, const TensorDesc& cond) {
+absl::StatusOr<CompressGeometry> CompressGeometryOf(const Node& node, const TensorDesc& x,
+                                                    const TensorDesc& cond) {
   if (cond.dtype != DataType::kBool) return absl::InvalidArgumentError("condition must be bool");
   if (cond.shape.size() != 1) return absl::InvalidArgumentError("condition must be 1-D");
   CompressGeometry g;
@@ -72,8 +73,8 @@ class CompressOp : public Op {
     ASSIGN_OR_RETURN(const CompressGeometry g, CompressGeometryOf(ctx.node, *x, *cond));
     const bool at_sync_point = AtSyncPoint(ctx.node, sync_count_output());
     ctx.outputs[0].dtype = x->dtype;
-    if (!at_sync_point && x->value != nullptr && cond->value != nullptr && IsFoldableType(x->dtype) &&
-        x->num_elements() <= ctx.max_fold_elements) {
+    if (!at_sync_point && x->value != nullptr && cond->value != nullptr &&
+        IsFoldableType(x->dtype) && x->num_elements() <= ctx.max_fold_elements) {
       std::vector<int64_t> rows;
       for (int64_t k = 0; k < g.len; ++k) {
         if (ElementAsInt(*cond->value, k) != 0) rows.push_back(k);
@@ -85,7 +86,8 @@ class CompressOp : public Op {
       for (int64_t o = 0; o < g.outer; ++o) {
         for (int64_t k = 0; k < n; ++k) {
           for (int64_t i = 0; i < g.inner; ++i) {
-            CopyElement(*x->value, (o * g.axis + rows[k]) * g.inner + i, &y, (o * n + k) * g.inner + i);
+            CopyElement(*x->value, (o * g.axis + rows[k]) * g.inner + i, &y,
+                        (o * n + k) * g.inner + i);
           }
         }
       }
@@ -99,7 +101,8 @@ class CompressOp : public Op {
     }
     const size_t size = DataTypeSize(x->dtype);
     if (size != 1 && size != 2 && size != 4 && size != 8) {
-      return absl::UnimplementedError(absl::StrCat("Compress of ", std::string(DataTypeName(x->dtype))));
+      return absl::UnimplementedError(
+          absl::StrCat("Compress of ", std::string(DataTypeName(x->dtype))));
     }
     ctx.outputs[0].shape = g.bound_shape;
     ctx.outputs[1].dtype = DataType::kInt64;
@@ -112,24 +115,30 @@ class CompressOp : public Op {
     ASSIGN_OR_RETURN(const CompressGeometry g, CompressGeometryOf(ctx.node(), x, *ctx.input(1)));
     const uint32_t elem = static_cast<uint32_t>(DataTypeSize(x.dtype));
     const uint64_t bound = static_cast<uint64_t>(g.outer * g.len * g.inner);
-    if (static_cast<uint64_t>(x.num_elements()) * std::max<uint32_t>(1, elem / 4) >= (uint64_t{1} << 31)) {
+    if (static_cast<uint64_t>(x.num_elements()) * std::max<uint32_t>(1, elem / 4) >=
+        (uint64_t{1} << 31)) {
       return absl::UnimplementedError("Compress: tensor too large");
     }
     const uint32_t sel = ctx.RequestScratch(4 * static_cast<uint64_t>(std::max<int64_t>(1, g.len)));
     std::vector<DispatchStep> steps(2);
     DispatchStep& select = steps[0];
     select.push.U32(static_cast<uint32_t>(g.len));
-    ASSIGN_OR_RETURN(select.pipeline,
-                     ctx.GetPipeline("ops/compress_select", 3, select.push.size(), {kSelectLocal, 1, 1}));
-    select.bindings = {BufferRef::Input(1), BufferRef::Scratch(sel, gpu::Access::kWrite), BufferRef::Output(1)};
+    ASSIGN_OR_RETURN(select.pipeline, ctx.GetPipeline("ops/compress_select", 3, select.push.size(),
+                                                      {kSelectLocal, 1, 1}));
+    select.bindings = {BufferRef::Input(1), BufferRef::Scratch(sel, gpu::Access::kWrite),
+                       BufferRef::Output(1)};
     DispatchStep& gather = steps[1];
-    gather.push.U32(static_cast<uint32_t>(g.outer)).U32(static_cast<uint32_t>(g.axis))
+    gather.push.U32(static_cast<uint32_t>(g.outer))
+        .U32(static_cast<uint32_t>(g.axis))
         .U32(static_cast<uint32_t>(g.inner));
     ASSIGN_OR_RETURN(gather.pipeline, ctx.GetPipeline("ops/compress_gather", 4, gather.push.size(),
                                                       {kCompressLocal, 1, 1}, {elem}));
-    gather.bindings = {BufferRef::Input(0), BufferRef::Scratch(sel, gpu::Access::kRead),
-                       {BufferRef::Source::kOutput, 1, gpu::Access::kRead}, BufferRef::Output(0)};
-    gather.groups = GroupsFor(elem >= 4 ? bound : (bound * elem + 3) / 4, kCompressLocal, ctx.device());
+    gather.bindings = {BufferRef::Input(0),
+                       BufferRef::Scratch(sel, gpu::Access::kRead),
+                       {BufferRef::Source::kOutput, 1, gpu::Access::kRead},
+                       BufferRef::Output(0)};
+    gather.groups =
+        GroupsFor(elem >= 4 ? bound : (bound * elem + 3) / 4, kCompressLocal, ctx.device());
     if (bound == 0) steps.pop_back();
     return std::make_unique<DispatchKernel>(std::move(steps));
   }

@@ -41,15 +41,14 @@ absl::StatusOr<ConcatPlan> PlanConcat(const Node& node, size_t num_inputs, Input
     const TensorDesc* in = input(i);
     if (in == nullptr) continue;
     if (in->dtype != plan.dtype || static_cast<int64_t>(in->shape.size()) != rank) {
-      return absl::InvalidArgumentError(absl::StrCat("input ", i, " (", in->ToString(),
-                                                     ") does not match input 0 (",
-                                                     first->ToString(), ")"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input ", i, " (", in->ToString(), ") does not match input 0 (", first->ToString(), ")"));
     }
     for (int64_t d = 0; d < rank; ++d) {
       if (d != axis && in->shape[d] != first->shape[d]) {
-        return absl::InvalidArgumentError(absl::StrCat("input ", i, " shape ",
-                                                       ShapeString(in->shape), " does not match ",
-                                                       ShapeString(first->shape), " off axis ", axis));
+        return absl::InvalidArgumentError(
+            absl::StrCat("input ", i, " shape ", ShapeString(in->shape), " does not match ",
+                         ShapeString(first->shape), " off axis ", axis));
       }
     }
     plan.shape[axis] += in->shape[axis];

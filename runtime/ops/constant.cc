@@ -25,7 +25,8 @@ absl::StatusOr<HostTensor> ConstantValue(const Node& node) {
   }
   for (const char* name : {"sparse_value", "value_string", "value_strings"}) {
     if (node.FindAttribute(name) != nullptr) {
-      return absl::UnimplementedError(absl::StrCat("Constant attribute '", name, "' is not supported"));
+      return absl::UnimplementedError(
+          absl::StrCat("Constant attribute '", name, "' is not supported"));
     }
   }
   if (const Attribute* a = node.FindAttribute("value")) {
@@ -33,9 +34,8 @@ absl::StatusOr<HostTensor> ConstantValue(const Node& node) {
       return absl::InvalidArgumentError("attribute 'value' must be a tensor");
     }
     if (!IsFoldableType(a->t.dtype)) {
-      return absl::UnimplementedError(absl::StrCat("Constant of type ",
-                                                   std::string(DataTypeName(a->t.dtype)),
-                                                   " is not supported"));
+      return absl::UnimplementedError(absl::StrCat(
+          "Constant of type ", std::string(DataTypeName(a->t.dtype)), " is not supported"));
     }
     return a->t;
   }

@@ -27,9 +27,8 @@ absl::StatusOr<HostTensor> FillValue(const Node& node) {
     return absl::InvalidArgumentError("attribute 'value' must hold one element");
   }
   if (!IsFoldableType(a->t.dtype)) {
-    return absl::UnimplementedError(absl::StrCat("ConstantOfShape of type ",
-                                                 std::string(DataTypeName(a->t.dtype)),
-                                                 " is not supported"));
+    return absl::UnimplementedError(absl::StrCat(
+        "ConstantOfShape of type ", std::string(DataTypeName(a->t.dtype)), " is not supported"));
   }
   return a->t;
 }
@@ -37,7 +36,8 @@ absl::StatusOr<HostTensor> FillValue(const Node& node) {
 absl::StatusOr<std::vector<int64_t>> ConstantOfShapeOutputShape(const HostTensor& shape) {
   ASSIGN_OR_RETURN(std::vector<int64_t> dims, HostInts(shape, "shape"));
   for (int64_t d : dims) {
-    if (d < 0) return absl::InvalidArgumentError(absl::StrCat("shape ", ShapeString(dims), " is negative"));
+    if (d < 0)
+      return absl::InvalidArgumentError(absl::StrCat("shape ", ShapeString(dims), " is negative"));
   }
   return dims;
 }

@@ -82,9 +82,9 @@ absl::StatusOr<ConvShape> ResolveConv(const Node& node, const TensorDesc& x, con
   ASSIGN_OR_RETURN(s.window, ForwardWindow(node, spatial, kernel, /*ceil_mode=*/false));
   if (b != nullptr) {
     if (b->dtype != x.dtype) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Conv input B is ", std::string(DataTypeName(b->dtype)), "; X is ",
-          std::string(DataTypeName(x.dtype))));
+      return absl::InvalidArgumentError(absl::StrCat("Conv input B is ",
+                                                     std::string(DataTypeName(b->dtype)), "; X is ",
+                                                     std::string(DataTypeName(x.dtype))));
     }
     if (b->shape.size() != 1 || b->shape[0] != s.c_out) {
       return absl::InvalidArgumentError(
@@ -119,11 +119,12 @@ class ConvDirectKernel : public Kernel {
         residual_input_(residual_input) {}
 
   absl::Status Record(const RecordContext& ctx) const override {
-    const gpu::Binding bindings[] = {{ctx.inputs[0], gpu::Access::kRead},
-                                     {ctx.inputs[1], gpu::Access::kRead},
-                                     {ConvInputOrPlaceholder(ctx, bias_input_), gpu::Access::kRead},
-                                     {ConvInputOrPlaceholder(ctx, residual_input_), gpu::Access::kRead},
-                                     {ctx.outputs[0], gpu::Access::kWrite}};
+    const gpu::Binding bindings[] = {
+        {ctx.inputs[0], gpu::Access::kRead},
+        {ctx.inputs[1], gpu::Access::kRead},
+        {ConvInputOrPlaceholder(ctx, bias_input_), gpu::Access::kRead},
+        {ConvInputOrPlaceholder(ctx, residual_input_), gpu::Access::kRead},
+        {ctx.outputs[0], gpu::Access::kWrite}};
     return ctx.command_buffer.Dispatch(pipeline_, bindings, params_.bytes(), groups_, ctx.label);
   }
 
@@ -135,7 +136,6 @@ class ConvDirectKernel : public Kernel {
   int residual_input_;
 };
 
-
 // The conv_direct kernel (one input channel per group), fp32 or fp16.
 absl::StatusOr<std::unique_ptr<Kernel>> CreateDirectKernel(KernelContext& ctx, const ConvShape& s,
                                                            const Window2D& g, const Epilogue& e,
@@ -146,13 +146,13 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateDirectKernel(KernelContext& ctx, c
   const int64_t quad = g.stride_w == 1 ? 4 : 1;
   const int64_t total = s.batch * s.c_out * g.out_h * ((g.out_w + quad - 1) / quad);
   constexpr uint32_t kLocal = 128;
-  ASSIGN_OR_RETURN(auto pipeline,
-                   ctx.GetPipeline(s.dtype == DataType::kFloat16 ? "ops/conv_direct_f16"
-                                                                 : "ops/conv_direct",
-                                   5, 48, {kLocal, 1, 1},
-                                   {U32(g.kernel_h), U32(g.kernel_w), U32(g.stride_h),
-                                    U32(g.stride_w), U32(g.dilation_h), U32(g.dilation_w),
-                                    bias_input >= 0 ? 1u : 0u, act, residual}));
+  ASSIGN_OR_RETURN(
+      auto pipeline,
+      ctx.GetPipeline(
+          s.dtype == DataType::kFloat16 ? "ops/conv_direct_f16" : "ops/conv_direct", 5, 48,
+          {kLocal, 1, 1},
+          {U32(g.kernel_h), U32(g.kernel_w), U32(g.stride_h), U32(g.stride_w), U32(g.dilation_h),
+           U32(g.dilation_w), bias_input >= 0 ? 1u : 0u, act, residual}));
   PushConstants pc;
   pc.U32(U32(s.c_in)).U32(U32(g.in_h)).U32(U32(g.in_w)).U32(U32(s.c_out));
   pc.U32(U32(g.out_h)).U32(U32(g.out_w)).U32(U32(s.cout_g)).U32(U32(total));
@@ -226,9 +226,11 @@ std::unique_ptr<Kernel> CopyThenProduct(KernelContext& ctx, const char* copy_nam
     product_inputs.push_back({NodeBuffer::Source::kInput, i});
   }
   std::vector<CompositeStep> steps;
-  steps.push_back({std::move(copy), {{NodeBuffer::Source::kInput, 0}},
+  steps.push_back({std::move(copy),
+                   {{NodeBuffer::Source::kInput, 0}},
                    {{NodeBuffer::Source::kScratch, copied}}});
-  steps.push_back({std::move(product), std::move(product_inputs), {{NodeBuffer::Source::kOutput, 0}}});
+  steps.push_back(
+      {std::move(product), std::move(product_inputs), {{NodeBuffer::Source::kOutput, 0}}});
   return std::make_unique<CompositeKernel>(std::move(steps), described);
 }
 
@@ -239,8 +241,8 @@ std::unique_ptr<Kernel> CopyThenProduct(KernelContext& ctx, const char* copy_nam
 constexpr uint64_t kMaxIm2colBytes = uint64_t{512} << 20;
 
 uint64_t Im2colScratchLimit(const gpu::DeviceInfo& info) {
-  uint64_t limit = std::min({kMaxIm2colBytes, info.max_storage_buffer_range,
-                             info.largest_device_local_heap() / 16});
+  uint64_t limit = std::min(
+      {kMaxIm2colBytes, info.max_storage_buffer_range, info.largest_device_local_heap() / 16});
   if (info.max_allocation_size > 0) limit = std::min(limit, info.max_allocation_size);
   return limit;
 }
@@ -272,14 +274,12 @@ bool CopiesIm2col(const KernelContext& ctx, const ConvShape& s, const Window2D& 
 
 // The im2col matrix copied out, then the pointwise product of W (read as
 // [c_out, c_in * kh * kw]) with it.
-absl::StatusOr<std::unique_ptr<Kernel>> CreateIm2colCopyProductKernel(KernelContext& ctx,
-                                                                      const ConvShape& s,
-                                                                      const Window2D& g,
-                                                                      const Epilogue& e,
-                                                                      int bias_input) {
+absl::StatusOr<std::unique_ptr<Kernel>> CreateIm2colCopyProductKernel(
+    KernelContext& ctx, const ConvShape& s, const Window2D& g, const Epilogue& e, int bias_input) {
   const int64_t taps = int64_t{g.kernel_h} * g.kernel_w;
   const uint32_t matrix = ctx.RequestScratch(Im2colBytes(s.dtype, s.batch, s.c_in, g));
-  ASSIGN_OR_RETURN(std::unique_ptr<Kernel> copy, CreateIm2colCopyKernel(ctx, s.dtype, s.batch, s.c_in, g));
+  ASSIGN_OR_RETURN(std::unique_ptr<Kernel> copy,
+                   CreateIm2colCopyKernel(ctx, s.dtype, s.batch, s.c_in, g));
   ConvShape flat = s;
   flat.c_in = s.c_in * taps;
   flat.cin_g = s.cin_g * taps;
@@ -292,19 +292,16 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateIm2colCopyProductKernel(KernelCont
 // into scratch (X read once), then the pointwise product over that smaller
 // image, whose loader reads contiguous rows instead of gathering every
 // element through the im2col view.
-absl::StatusOr<std::unique_ptr<Kernel>> CreateStridedPointwiseKernel(KernelContext& ctx,
-                                                                     const ConvShape& s,
-                                                                     const Window2D& g,
-                                                                     const Epilogue& e,
-                                                                     int bias_input) {
+absl::StatusOr<std::unique_ptr<Kernel>> CreateStridedPointwiseKernel(
+    KernelContext& ctx, const ConvShape& s, const Window2D& g, const Epilogue& e, int bias_input) {
   const int64_t out_hw = int64_t{g.out_h} * g.out_w;
   StridedCopy copy;
   copy.shape = {s.batch, s.c_in, g.out_h, g.out_w};
   copy.src_strides = {s.c_in * int64_t{g.in_h} * g.in_w, int64_t{g.in_h} * g.in_w,
                       int64_t{g.stride_h} * g.in_w, g.stride_w};
   copy.dst_strides = {s.c_in * out_hw, out_hw, g.out_w, 1};
-  const uint32_t pixels = ctx.RequestScratch(static_cast<uint64_t>(s.batch * s.c_in * out_hw) *
-                                             DataTypeSize(s.dtype));
+  const uint32_t pixels =
+      ctx.RequestScratch(static_cast<uint64_t>(s.batch * s.c_in * out_hw) * DataTypeSize(s.dtype));
   ASSIGN_OR_RETURN(std::unique_ptr<Kernel> gather,
                    CreateStridedCopyKernel(ctx, s.dtype, {std::move(copy)}));
   ASSIGN_OR_RETURN(std::unique_ptr<Kernel> product,
@@ -354,7 +351,8 @@ class ConvOp : public Op {
     if (s.cin_g == 1) return CreateDirectKernel(ctx, s, g, e, bias_input, residual_input);
     if (IsStridedPointwise(g)) return CreateStridedPointwiseKernel(ctx, s, g, e, bias_input);
     GemmProblem implicit = ConvGemmProblem(s, g, e, bias_input);
-    if (CopiesIm2col(ctx, s, g, implicit)) return CreateIm2colCopyProductKernel(ctx, s, g, e, bias_input);
+    if (CopiesIm2col(ctx, s, g, implicit))
+      return CreateIm2colCopyProductKernel(ctx, s, g, e, bias_input);
     return CreateGemmKernel(ctx, std::move(implicit));
   }
 };

@@ -12,8 +12,8 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
-#include "runtime/ops/dispatch_kernel.h"
 #include "runtime/ops/conv_geometry.h"
+#include "runtime/ops/dispatch_kernel.h"
 
 namespace vkserve {
 namespace {
@@ -25,7 +25,7 @@ struct ConvTransposeShape {
 };
 
 absl::StatusOr<ConvTransposeShape> ConvTransposeResolve(const Node& node, const TensorDesc& x,
-                                           const TensorDesc& w, const TensorDesc* b) {
+                                                        const TensorDesc& w, const TensorDesc* b) {
   RETURN_IF_ERROR(CheckDataType(x.dtype, {DataType::kFloat}, "ConvTranspose input X"));
   RETURN_IF_ERROR(CheckDataType(w.dtype, {DataType::kFloat}, "ConvTranspose input W"));
   if (x.shape.size() < 3 || w.shape.size() != x.shape.size()) {
@@ -110,12 +110,11 @@ class ConvTransposeOp : public Op {
     const bool has_bias = ctx.input(2) != nullptr;
     const int64_t total = NumElements(s.output);
     constexpr uint32_t kLocal = 128;
-    ASSIGN_OR_RETURN(
-        auto pipeline,
-        ctx.GetPipeline("ops/conv_transpose", 4, 56, {kLocal, 1, 1},
-                        {U32(g.kernel_h), U32(g.kernel_w), U32(g.stride_h), U32(g.stride_w),
-                         U32(g.dilation_h), U32(g.dilation_w), has_bias ? 1u : 0u, U32(kd),
-                         U32(sd), U32(dd)}));
+    ASSIGN_OR_RETURN(auto pipeline,
+                     ctx.GetPipeline("ops/conv_transpose", 4, 56, {kLocal, 1, 1},
+                                     {U32(g.kernel_h), U32(g.kernel_w), U32(g.stride_h),
+                                      U32(g.stride_w), U32(g.dilation_h), U32(g.dilation_w),
+                                      has_bias ? 1u : 0u, U32(kd), U32(sd), U32(dd)}));
     PushConstants pc;
     pc.U32(U32(s.c_in)).U32(U32(g.in_h)).U32(U32(g.in_w)).U32(U32(s.c_out));
     pc.U32(U32(g.out_h)).U32(U32(g.out_w)).U32(U32(s.cin_g)).U32(U32(s.cout_g));
@@ -123,9 +122,10 @@ class ConvTransposeOp : public Op {
     pc.U32(U32(in_d)).U32(U32(out_d)).I32(static_cast<int32_t>(pad_front));
     // Without a bias the shader's bias binding is never read: bind X there.
     return MakeDispatchKernel({std::move(pipeline),
-                               {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Input(has_bias ? 2 : 0),
-                                BufferRef::Output(0)},
-                               std::move(pc), GroupsFor(total, kLocal, ctx.device())});
+                               {BufferRef::Input(0), BufferRef::Input(1),
+                                BufferRef::Input(has_bias ? 2 : 0), BufferRef::Output(0)},
+                               std::move(pc),
+                               GroupsFor(total, kLocal, ctx.device())});
   }
 };
 

@@ -5,8 +5,8 @@
 // (runtime/ops/cumulative_op.h). double, float16 and bfloat16 run in
 // float32 (no worse than summing in the narrow type).
 #include "runtime/op_registry.h"
-#include "runtime/ops/via_float32.h"
 #include "runtime/ops/cumulative_op.h"
+#include "runtime/ops/via_float32.h"
 
 namespace vkserve {
 namespace {

@@ -18,11 +18,13 @@ struct CumulativeRows {
 
 absl::StatusOr<CumulativeRows> CumulativeRowsOf(const Node& node, const std::vector<int64_t>& shape,
                                                 const TensorDesc* axis) {
-  if (axis == nullptr) return absl::InvalidArgumentError(absl::StrCat(node.op_type, " needs input 1 (axis)"));
+  if (axis == nullptr)
+    return absl::InvalidArgumentError(absl::StrCat(node.op_type, " needs input 1 (axis)"));
   if (axis->value == nullptr) {
-    return absl::UnimplementedError(absl::StrCat(
-        node.op_type, "'s axis must be known at load time (a constant); vkserve never reads "
-        "tensor data back in the middle of a run"));
+    return absl::UnimplementedError(
+        absl::StrCat(node.op_type,
+                     "'s axis must be known at load time (a constant); vkserve never reads "
+                     "tensor data back in the middle of a run"));
   }
   if (axis->value->num_elements() != 1) return absl::InvalidArgumentError("axis must be a scalar");
   const int64_t rank = static_cast<int64_t>(shape.size());
@@ -63,18 +65,21 @@ absl::Status CumulativeOp::Infer(InferContext& ctx) const {
         const int64_t at = base + (reverse ? r.axis - 1 - step : step) * r.inner;
         const double v = ElementAsDouble(*x->value, at);
         const int64_t iv = integer ? ElementAsInt(*x->value, at) : 0;
-        if (exclusive) integer ? SetElementFromInt(&y, at, iacc) : SetElementFromDouble(&y, at, acc);
+        if (exclusive)
+          integer ? SetElementFromInt(&y, at, iacc) : SetElementFromDouble(&y, at, acc);
         acc = product_ ? acc * v : acc + v;
         iacc = product_ ? iacc * iv : iacc + iv;
-        if (!exclusive) integer ? SetElementFromInt(&y, at, iacc) : SetElementFromDouble(&y, at, acc);
+        if (!exclusive)
+          integer ? SetElementFromInt(&y, at, iacc) : SetElementFromDouble(&y, at, acc);
       }
     }
     ctx.outputs[0].value = Share(std::move(y));
     return absl::OkStatus();
   }
-  return CheckDataType(x->dtype, {DataType::kFloat, DataType::kInt32, DataType::kUint32, DataType::kInt64,
-                                  DataType::kUint64},
-                       "input 0");
+  return CheckDataType(
+      x->dtype,
+      {DataType::kFloat, DataType::kInt32, DataType::kUint32, DataType::kInt64, DataType::kUint64},
+      "input 0");
 }
 
 absl::StatusOr<std::unique_ptr<Kernel>> CumulativeOp::CreateKernel(KernelContext& ctx) const {
@@ -88,12 +93,15 @@ absl::StatusOr<std::unique_ptr<Kernel>> CumulativeOp::CreateKernel(KernelContext
   const uint64_t rows = static_cast<uint64_t>(r.outer * r.inner);
   if (n == 0) return MakeEmptyKernel();
   DispatchStep step;
-  step.push.U32(static_cast<uint32_t>(rows)).U32(static_cast<uint32_t>(r.axis)).U32(static_cast<uint32_t>(r.inner));
-  ASSIGN_OR_RETURN(step.pipeline,
-                   ctx.GetPipeline("ops/cumulative", 2, step.push.size(), {kCumulativeLocal, 1, 1},
-                                   {product_ ? 1u : 0u, ctx.node().GetInt("exclusive", 0) != 0 ? 1u : 0u,
-                                    ctx.node().GetInt("reverse", 0) != 0 ? 1u : 0u,
-                                    x.dtype == DataType::kFloat ? 0u : words}));
+  step.push.U32(static_cast<uint32_t>(rows))
+      .U32(static_cast<uint32_t>(r.axis))
+      .U32(static_cast<uint32_t>(r.inner));
+  ASSIGN_OR_RETURN(
+      step.pipeline,
+      ctx.GetPipeline("ops/cumulative", 2, step.push.size(), {kCumulativeLocal, 1, 1},
+                      {product_ ? 1u : 0u, ctx.node().GetInt("exclusive", 0) != 0 ? 1u : 0u,
+                       ctx.node().GetInt("reverse", 0) != 0 ? 1u : 0u,
+                       x.dtype == DataType::kFloat ? 0u : words}));
   step.bindings = {BufferRef::Input(0), BufferRef::Output(0)};
   step.groups = GroupsFor(rows, kCumulativeLocal, ctx.device());
   return MakeDispatchKernel(std::move(step));

@@ -19,7 +19,9 @@ class CumulativeOp : public Op {
  public:
   explicit CumulativeOp(bool product) : product_(product) {}
 
-  bool IsHostInput(const Node& /*node*/, size_t input_index) const override { return input_index == 1; }
+  bool IsHostInput(const Node& /*node*/, size_t input_index) const override {
+    return input_index == 1;
+  }
   absl::Status Validate(const Node& node) const override;
   absl::Status Infer(InferContext& ctx) const override;
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// DequantizeLinear (opsets 10-27): integers to fp32: (x - zero_point) CMakeLists.txt README.md benchmarks build cmake config deploy docs gpu proto runtime scripts server shaders tests scale
+// DequantizeLinear (opsets 10-27): integers to fp32: (x - zero_point) CMakeLists.txt README.md
+// benchmarks build cmake config deploy docs gpu proto runtime scripts server shaders tests scale
 // (runtime/ops/quantize_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/quantize_op.h"

@@ -21,7 +21,8 @@ class DetOp : public Op {
     RETURN_IF_ERROR(CheckDataType(x->dtype, {DataType::kFloat}, "input 0"));
     const size_t r = x->shape.size();
     if (r < 2 || x->shape[r - 1] != x->shape[r - 2]) {
-      return absl::InvalidArgumentError(absl::StrCat("Det needs [..., n, n], got ", ShapeString(x->shape)));
+      return absl::InvalidArgumentError(
+          absl::StrCat("Det needs [..., n, n], got ", ShapeString(x->shape)));
     }
     if (x->shape[r - 1] > kMaxOrder) {
       return absl::UnimplementedError(absl::StrCat("Det of matrices larger than ", kMaxOrder));
@@ -40,7 +41,8 @@ class DetOp : public Op {
     if (n == 0) return absl::UnimplementedError("Det of 0 x 0 matrices");
     DispatchStep step;
     step.push.U32(static_cast<uint32_t>(count)).U32(static_cast<uint32_t>(n));
-    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/det", 2, step.push.size(), {kDetLocal, 1, 1}));
+    ASSIGN_OR_RETURN(step.pipeline,
+                     ctx.GetPipeline("ops/det", 2, step.push.size(), {kDetLocal, 1, 1}));
     step.bindings = {BufferRef::Input(0), BufferRef::Output(0)};
     step.groups = GroupsFor(count, kDetLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));

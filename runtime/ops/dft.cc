@@ -30,16 +30,17 @@ absl::StatusOr<int64_t> ScalarInput(const TensorDesc* desc, const char* what, in
 }
 
 // The transform `node` asks of `x`; `*axis_out` is its axis in x's dims.
-absl::StatusOr<DftProblem> DftProblemOf(const Node& node, const TensorDesc& x, const TensorDesc* length,
-                                     const TensorDesc* axis_input, int64_t* axis_out = nullptr) {
+absl::StatusOr<DftProblem> DftProblemOf(const Node& node, const TensorDesc& x,
+                                        const TensorDesc* length, const TensorDesc* axis_input,
+                                        int64_t* axis_out = nullptr) {
   if (x.dtype != DataType::kFloat) {
     return absl::UnimplementedError(
         absl::StrCat("DFT of ", std::string(DataTypeName(x.dtype)), " (float types only)"));
   }
   const int64_t rank = static_cast<int64_t>(x.shape.size());
   if (rank < 2 || (x.shape.back() != 1 && x.shape.back() != 2)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("DFT input ", ShapeString(x.shape), " must end in a dim of 1 (real) or 2 (complex)"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "DFT input ", ShapeString(x.shape), " must end in a dim of 1 (real) or 2 (complex)"));
   }
   int64_t axis = 0;
   if (AxisIsInput(node)) {
@@ -49,9 +50,9 @@ absl::StatusOr<DftProblem> DftProblemOf(const Node& node, const TensorDesc& x, c
   }
   if (axis < 0) axis += rank;
   if (axis < 0 || axis > rank - 2) {
-    return absl::InvalidArgumentError(absl::StrCat("DFT axis is out of range for input ",
-                                                   ShapeString(x.shape),
-                                                   " (the last dim holds real and imaginary parts)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("DFT axis is out of range for input ", ShapeString(x.shape),
+                     " (the last dim holds real and imaginary parts)"));
   }
   DftProblem p;
   p.inverse = node.GetInt("inverse", 0) != 0;
@@ -66,7 +67,8 @@ absl::StatusOr<DftProblem> DftProblemOf(const Node& node, const TensorDesc& x, c
   ASSIGN_OR_RETURN(const int64_t n, ScalarInput(length, "dft_length", fallback));
   if (n < 1) return absl::InvalidArgumentError(absl::StrCat("DFT length ", n, " must be positive"));
   if (static_cast<uint64_t>(n) > kMaxDftLength) {
-    return absl::UnimplementedError(absl::StrCat("DFT length ", n, " (at most ", kMaxDftLength, ")"));
+    return absl::UnimplementedError(
+        absl::StrCat("DFT length ", n, " (at most ", kMaxDftLength, ")"));
   }
   p.n = static_cast<uint64_t>(n);
   p.out_len = onesided && !p.inverse ? p.n / 2 + 1 : p.n;
@@ -90,7 +92,8 @@ class DftOp : public Op {
   absl::Status Infer(InferContext& ctx) const override {
     ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
     int64_t axis = 0;
-    ASSIGN_OR_RETURN(const DftProblem p, DftProblemOf(ctx.node, *x, ctx.input(1), ctx.input(2), &axis));
+    ASSIGN_OR_RETURN(const DftProblem p,
+                     DftProblemOf(ctx.node, *x, ctx.input(1), ctx.input(2), &axis));
     std::vector<int64_t> shape = x->shape;
     shape[axis] = static_cast<int64_t>(p.out_len);
     shape.back() = p.out_complex ? 2 : 1;
@@ -100,7 +103,8 @@ class DftOp : public Op {
   }
 
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
-    ASSIGN_OR_RETURN(const DftProblem p, DftProblemOf(ctx.node(), *ctx.input(0), ctx.input(1), ctx.input(2)));
+    ASSIGN_OR_RETURN(const DftProblem p,
+                     DftProblemOf(ctx.node(), *ctx.input(0), ctx.input(1), ctx.input(2)));
     return CreateDftKernel(ctx, p, std::nullopt);
   }
 };

@@ -42,7 +42,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateDftKernel(KernelContext& ctx, cons
     return absl::UnimplementedError("DFT: tensor too large for 32-bit indexing");
   }
   if (p.n > kMaxDftLength) {
-    return absl::UnimplementedError(absl::StrCat("DFT length ", p.n, " (at most ", kMaxDftLength, ")"));
+    return absl::UnimplementedError(
+        absl::StrCat("DFT length ", p.n, " (at most ", kMaxDftLength, ")"));
   }
   // A frame (STFT) lies inside the signal; a DFT's positions past the
   // input are the zero padding up to n.
@@ -53,21 +54,24 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateDftKernel(KernelContext& ctx, cons
     step.push.U32(static_cast<uint32_t>(v));
   }
   step.push.F32(p.inverse ? static_cast<float>(1.0 / static_cast<double>(p.n)) : 1.0f);
-  ASSIGN_OR_RETURN(step.pipeline,
-                   ctx.GetPipeline("ops/dft", 4, step.push.size(), {kDftKernelLocal, 1, 1},
-                                   {p.in_complex ? 1u : 0u, p.out_complex ? 1u : 0u, p.inverse ? 1u : 0u,
-                                    p.half_input ? 1u : 0u, window_input.has_value() ? 1u : 0u}));
+  ASSIGN_OR_RETURN(
+      step.pipeline,
+      ctx.GetPipeline("ops/dft", 4, step.push.size(), {kDftKernelLocal, 1, 1},
+                      {p.in_complex ? 1u : 0u, p.out_complex ? 1u : 0u, p.inverse ? 1u : 0u,
+                       p.half_input ? 1u : 0u, window_input.has_value() ? 1u : 0u}));
   const BufferRef twiddles = BufferRef::Constant(ctx.AddConstant(Twiddles(p.n)));
   step.bindings.push_back(BufferRef::Input(0));
   // Without a window the shader never reads binding 1: the table stands in.
-  step.bindings.push_back(window_input.has_value() ? BufferRef::Input(window_input.value()) : twiddles);
+  step.bindings.push_back(window_input.has_value() ? BufferRef::Input(window_input.value())
+                                                   : twiddles);
   step.bindings.push_back(twiddles);
   step.bindings.push_back(BufferRef::Output(0));
   step.groups = GroupsFor(count, kDftKernelLocal, ctx.device());
   return MakeDispatchKernel(std::move(step));
 }
 
-absl::StatusOr<int64_t> PlannedScalarInput(const TensorDesc& desc, const char* op, const char* what) {
+absl::StatusOr<int64_t> PlannedScalarInput(const TensorDesc& desc, const char* op,
+                                           const char* what) {
   if (desc.value == nullptr) {
     return absl::UnimplementedError(absl::StrCat(
         op, "'s ", what, " must be known when the model is planned (a constant or a model input)"));

@@ -47,7 +47,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateDftKernel(KernelContext& ctx, cons
 // frame_step and frame_length), which sizes the plan: UNIMPLEMENTED unless
 // its value is known when the model is planned, INVALID_ARGUMENT unless it
 // has one element.
-absl::StatusOr<int64_t> PlannedScalarInput(const TensorDesc& desc, const char* op, const char* what);
+absl::StatusOr<int64_t> PlannedScalarInput(const TensorDesc& desc, const char* op,
+                                           const char* what);
 
 }  // namespace vkserve
 

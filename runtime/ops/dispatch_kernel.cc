@@ -14,14 +14,23 @@ absl::Status DispatchKernel::Record(const RecordContext& ctx) const {
     for (const BufferRef& ref : step.bindings) {
       const std::vector<gpu::BufferRange>* list = nullptr;
       switch (ref.source) {
-        case BufferRef::Source::kInput: list = &ctx.inputs; break;
-        case BufferRef::Source::kOutput: list = &ctx.outputs; break;
-        case BufferRef::Source::kScratch: list = &ctx.scratch; break;
-        case BufferRef::Source::kConstant: list = &ctx.constants; break;
+        case BufferRef::Source::kInput:
+          list = &ctx.inputs;
+          break;
+        case BufferRef::Source::kOutput:
+          list = &ctx.outputs;
+          break;
+        case BufferRef::Source::kScratch:
+          list = &ctx.scratch;
+          break;
+        case BufferRef::Source::kConstant:
+          list = &ctx.constants;
+          break;
       }
       if (ref.index >= list->size()) {
         return absl::InternalError(absl::StrCat("binding ", bindings.size(), " of ",
-                                                step.pipeline->name(), " refers to a missing buffer"));
+                                                step.pipeline->name(),
+                                                " refers to a missing buffer"));
       }
       // Shaders address buffers as 32-bit words: a tensor of 1- or 2-byte
       // elements is bound through its last whole word (WordRange).

@@ -49,7 +49,8 @@ class DropoutOp : public Op {
       // Training with a ratio of 0 drops nothing: the same as inference.
       const TensorDesc* ratio = ctx.input(1);
       const bool drops_nothing = ratio != nullptr && ratio->value != nullptr &&
-                                 ratio->value->num_elements() == 1 && ratio->value->GetDouble(0) == 0.0;
+                                 ratio->value->num_elements() == 1 &&
+                                 ratio->value->GetDouble(0) == 0.0;
       if (ElementAsInt(*training->value, 0) != 0 && !drops_nothing) {
         return absl::UnimplementedError("Dropout in training mode with a nonzero ratio (random)");
       }
@@ -57,8 +58,8 @@ class DropoutOp : public Op {
     ctx.outputs[0] = *x;  // dtype, shape, and the value when known
     if (ctx.outputs.size() > 1 && !ctx.node.outputs[1].empty()) {
       if (x->num_elements() > kMaxFoldElements) {
-        return absl::UnimplementedError(absl::StrCat(
-            "Dropout's mask output for more than ", kMaxFoldElements, " elements"));
+        return absl::UnimplementedError(
+            absl::StrCat("Dropout's mask output for more than ", kMaxFoldElements, " elements"));
       }
       HostTensor mask;
       mask.dtype = DataType::kBool;

@@ -19,12 +19,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/op_registry.h"
-#include "runtime/ops/via_float32.h"
 #include "runtime/op_util.h"
 #include "runtime/ops/composite_kernel.h"
 #include "runtime/ops/einsum_equation.h"
 #include "runtime/ops/gemm_engine.h"
 #include "runtime/ops/strided_copy.h"
+#include "runtime/ops/via_float32.h"
 
 namespace vkserve {
 namespace {
@@ -75,8 +75,8 @@ class EinsumOp : public Op {
 
   absl::Status Infer(InferContext& ctx) const override {
     if (ctx.inputs.empty() || ctx.inputs.size() > 2) {
-      return absl::UnimplementedError(absl::StrCat("Einsum of ", ctx.inputs.size(),
-                                                   " operands (vkserve runs one or two)"));
+      return absl::UnimplementedError(
+          absl::StrCat("Einsum of ", ctx.inputs.size(), " operands (vkserve runs one or two)"));
     }
     for (size_t i = 0; i < ctx.inputs.size(); ++i) {
       ASSIGN_OR_RETURN(const TensorDesc* t, RequireInput(ctx, i));
@@ -105,7 +105,8 @@ class EinsumOp : public Op {
     for (size_t l = 0; l < eq.sizes.size(); ++l) {
       if (!in_output[l]) k.push_back(static_cast<int>(l));
     }
-    const int64_t bt = Product(eq, batch), mm = Product(eq, m), nn = Product(eq, n), kk = Product(eq, k);
+    const int64_t bt = Product(eq, batch), mm = Product(eq, m), nn = Product(eq, n),
+                  kk = Product(eq, k);
     std::vector<CompositeStep> steps;
     if (bt * mm * nn == 0) return std::make_unique<CompositeKernel>(std::move(steps));
     if (kk == 0) return absl::UnimplementedError("Einsum summing over an empty label");
@@ -116,17 +117,22 @@ class EinsumOp : public Op {
     };
     // 1. The operands as [batch, M, K] and [batch, K, N].
     const std::vector<int> a_order = concat(batch, m, k);
-    const uint32_t a_scratch = ctx.RequestScratch(static_cast<uint64_t>(bt * mm * kk) * sizeof(float));
-    ASSIGN_OR_RETURN(std::unique_ptr<Kernel> copy_a,
-                     CreateStridedCopyKernel(ctx, DataType::kFloat, {LabelCopy(eq, eq.strides[0], a_order)}));
-    steps.push_back({std::move(copy_a), {{NodeBuffer::Source::kInput, 0}},
+    const uint32_t a_scratch =
+        ctx.RequestScratch(static_cast<uint64_t>(bt * mm * kk) * sizeof(float));
+    ASSIGN_OR_RETURN(
+        std::unique_ptr<Kernel> copy_a,
+        CreateStridedCopyKernel(ctx, DataType::kFloat, {LabelCopy(eq, eq.strides[0], a_order)}));
+    steps.push_back({std::move(copy_a),
+                     {{NodeBuffer::Source::kInput, 0}},
                      {{NodeBuffer::Source::kScratch, a_scratch}}});
     NodeBuffer b_buffer;
     if (two) {
-      const uint32_t b_scratch = ctx.RequestScratch(static_cast<uint64_t>(bt * kk * nn) * sizeof(float));
-      ASSIGN_OR_RETURN(std::unique_ptr<Kernel> copy_b,
-                       CreateStridedCopyKernel(ctx, DataType::kFloat,
-                                               {LabelCopy(eq, eq.strides[1], concat(batch, k, n))}));
+      const uint32_t b_scratch =
+          ctx.RequestScratch(static_cast<uint64_t>(bt * kk * nn) * sizeof(float));
+      ASSIGN_OR_RETURN(
+          std::unique_ptr<Kernel> copy_b,
+          CreateStridedCopyKernel(ctx, DataType::kFloat,
+                                  {LabelCopy(eq, eq.strides[1], concat(batch, k, n))}));
       b_buffer = {NodeBuffer::Source::kScratch, b_scratch};
       steps.push_back({std::move(copy_b), {{NodeBuffer::Source::kInput, 1}}, {b_buffer}});
     } else {
@@ -151,12 +157,14 @@ class EinsumOp : public Op {
     p.a_batch_strides = {mm * kk};
     p.b_batch_strides = {two ? kk * nn : 0};
     ASSIGN_OR_RETURN(std::unique_ptr<Kernel> gemm, CreateGemmKernel(ctx, std::move(p)));
-    steps.push_back({std::move(gemm), {{NodeBuffer::Source::kScratch, a_scratch}, b_buffer}, {c_buffer}});
+    steps.push_back(
+        {std::move(gemm), {{NodeBuffer::Source::kScratch, a_scratch}, b_buffer}, {c_buffer}});
     // 3. Into the output's label order.
     if (!direct) {
-      ASSIGN_OR_RETURN(std::unique_ptr<Kernel> copy_c,
-                       CreateStridedCopyKernel(ctx, DataType::kFloat,
-                                               {LabelCopy(eq, DenseStrides(eq, c_order), eq.output)}));
+      ASSIGN_OR_RETURN(
+          std::unique_ptr<Kernel> copy_c,
+          CreateStridedCopyKernel(ctx, DataType::kFloat,
+                                  {LabelCopy(eq, DenseStrides(eq, c_order), eq.output)}));
       steps.push_back({std::move(copy_c), {c_buffer}, {{NodeBuffer::Source::kOutput, 0}}});
     }
     return std::make_unique<CompositeKernel>(std::move(steps));

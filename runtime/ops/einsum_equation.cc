@@ -6,8 +6,8 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
-#include "gpu/status_macros.h"
 #include "absl/strings/str_split.h"
+#include "gpu/status_macros.h"
 
 namespace vkserve {
 namespace {
@@ -53,7 +53,8 @@ std::vector<int> Expand(const Term& t, int64_t ellipsis_dims, int64_t width) {
       keys.push_back(k);
       continue;
     }
-    for (int64_t j = width - ellipsis_dims; j < width; ++j) keys.push_back(kEllipsisBase + static_cast<int>(j));
+    for (int64_t j = width - ellipsis_dims; j < width; ++j)
+      keys.push_back(kEllipsisBase + static_cast<int>(j));
   }
   return keys;
 }
@@ -83,7 +84,8 @@ absl::StatusOr<EinsumEquation> ParseEinsum(const std::string& equation,
   std::vector<int64_t> ellipsis_dims(terms.size(), 0);
   int64_t width = 0;
   for (size_t i = 0; i < terms.size(); ++i) {
-    const int64_t letters = static_cast<int64_t>(terms[i].keys.size()) - (terms[i].has_ellipsis ? 1 : 0);
+    const int64_t letters =
+        static_cast<int64_t>(terms[i].keys.size()) - (terms[i].has_ellipsis ? 1 : 0);
     const int64_t rank = static_cast<int64_t>(shapes[i].size());
     if (terms[i].has_ellipsis ? rank < letters : rank != letters) {
       return absl::InvalidArgumentError(absl::StrCat("Einsum operand ", i, " has rank ", rank,
@@ -112,8 +114,8 @@ absl::StatusOr<EinsumEquation> ParseEinsum(const std::string& equation,
     for (size_t d = 0; d < shape.size(); ++d) {
       int64_t& size = eq.sizes[label_of[expanded[i][d]]];
       if (shape[d] != 1 && size != 1 && shape[d] != size) {
-        return absl::InvalidArgumentError(absl::StrCat("Einsum operand ", i, " dim ", d, " is ",
-                                                       shape[d], ", elsewhere ", size));
+        return absl::InvalidArgumentError(
+            absl::StrCat("Einsum operand ", i, " dim ", d, " is ", shape[d], ", elsewhere ", size));
       }
       if (shape[d] != 1) size = shape[d];
     }

@@ -21,10 +21,10 @@
 namespace vkserve {
 
 struct EinsumEquation {
-  std::vector<int64_t> sizes;                      // per label
-  std::vector<std::vector<int64_t>> strides;       // per operand, per label
-  std::vector<std::vector<bool>> present;          // per operand, per label
-  std::vector<int> output;                         // labels of the output, in order
+  std::vector<int64_t> sizes;                 // per label
+  std::vector<std::vector<int64_t>> strides;  // per operand, per label
+  std::vector<std::vector<bool>> present;     // per operand, per label
+  std::vector<int> output;                    // labels of the output, in order
 
   std::vector<int64_t> OutputShape() const;
 };

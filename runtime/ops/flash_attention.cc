@@ -10,7 +10,8 @@ namespace vkserve {
 namespace {
 
 // The largest element offset a strided [B, H, rows, E] view reaches.
-int64_t Reach(const std::array<int64_t, 3>& strides, int64_t b, int64_t h, int64_t rows, int64_t e) {
+int64_t Reach(const std::array<int64_t, 3>& strides, int64_t b, int64_t h, int64_t rows,
+              int64_t e) {
   return (b - 1) * strides[0] + (h - 1) * strides[1] + (rows - 1) * strides[2] + e;
 }
 
@@ -27,7 +28,8 @@ uint32_t FlashAttentionTiling::shared_bytes(int64_t head_size) const {
 
 bool FlashAttentionIndexable(const FlashAttentionProblem& p) {
   if (p.batch <= 0 || p.heads <= 0 || p.kv_heads <= 0 || p.heads % p.kv_heads != 0 ||
-      p.queries <= 0 || p.keys <= 0 || p.head_size <= 0 || p.head_size > kFlashAttentionMaxHeadSize) {
+      p.queries <= 0 || p.keys <= 0 || p.head_size <= 0 ||
+      p.head_size > kFlashAttentionMaxHeadSize) {
     return false;
   }
   constexpr int64_t kLimit = int64_t{1} << 31;
@@ -40,7 +42,8 @@ bool FlashAttentionIndexable(const FlashAttentionProblem& p) {
   }
   if (p.mask != FlashAttentionProblem::Mask::kNone) {
     const auto& m = p.mask_strides;
-    if ((p.batch - 1) * m[0] + (p.heads - 1) * m[1] + (p.queries - 1) * m[2] + p.keys * m[3] >= kLimit) {
+    if ((p.batch - 1) * m[0] + (p.heads - 1) * m[1] + (p.queries - 1) * m[2] + p.keys * m[3] >=
+        kLimit) {
       return false;
     }
   }
@@ -49,7 +52,8 @@ bool FlashAttentionIndexable(const FlashAttentionProblem& p) {
 
 PushConstants FlashAttentionParams(const FlashAttentionProblem& p) {
   PushConstants push;
-  for (int64_t v : {p.heads, p.kv_heads, p.queries, p.keys, p.past}) push.U32(static_cast<uint32_t>(v));
+  for (int64_t v : {p.heads, p.kv_heads, p.queries, p.keys, p.past})
+    push.U32(static_cast<uint32_t>(v));
   for (const auto* s : {&p.q_strides, &p.k_strides, &p.v_strides, &p.y_strides}) {
     for (int64_t v : *s) push.U32(static_cast<uint32_t>(v));
   }
@@ -86,27 +90,31 @@ std::optional<FlashAttentionTiling> PlanFlashAttention(const FlashAttentionProbl
     chosen = t;
     if (p.batch * p.heads * tiles >= kTargetGroups && t.rows / 2 < p.queries) break;
   }
-  if (!chosen || p.heads > device.max_workgroup_count[1] || p.batch > device.max_workgroup_count[2]) {
+  if (!chosen || p.heads > device.max_workgroup_count[1] ||
+      p.batch > device.max_workgroup_count[2]) {
     return std::nullopt;
   }
   return chosen;
 }
 
 absl::StatusOr<DispatchStep> FlashAttentionStep(KernelContext& ctx, const FlashAttentionProblem& p,
-                                                const FlashAttentionTiling& tiling, uint32_t mask_input,
+                                                const FlashAttentionTiling& tiling,
+                                                uint32_t mask_input,
                                                 std::array<uint32_t, 3> qkv_inputs) {
   DispatchStep step;
   step.push = FlashAttentionParams(p);
-  ASSIGN_OR_RETURN(step.pipeline,
-                   ctx.GetPipeline("ops/flash_attention", 5, step.push.size(), {tiling.invocations(), 1, 1},
-                                   {static_cast<uint32_t>(p.head_size), tiling.rows, tiling.keys,
-                                    tiling.rows_per_invocation, tiling.column_groups,
-                                    static_cast<uint32_t>(p.mask), p.causal ? 1u : 0u,
-                                    p.empty_rows_zero ? 1u : 0u}));
+  ASSIGN_OR_RETURN(
+      step.pipeline,
+      ctx.GetPipeline(
+          "ops/flash_attention", 5, step.push.size(), {tiling.invocations(), 1, 1},
+          {static_cast<uint32_t>(p.head_size), tiling.rows, tiling.keys, tiling.rows_per_invocation,
+           tiling.column_groups, static_cast<uint32_t>(p.mask), p.causal ? 1u : 0u,
+           p.empty_rows_zero ? 1u : 0u}));
   step.groups = {static_cast<uint32_t>((p.queries + tiling.rows - 1) / tiling.rows),
                  static_cast<uint32_t>(p.heads), static_cast<uint32_t>(p.batch)};
   step.bindings = {BufferRef::Input(qkv_inputs[0]), BufferRef::Input(qkv_inputs[1]),
-                   BufferRef::Input(qkv_inputs[2]), BufferRef::Input(mask_input), BufferRef::Output(0)};
+                   BufferRef::Input(qkv_inputs[2]), BufferRef::Input(mask_input),
+                   BufferRef::Output(0)};
   return step;
 }
 

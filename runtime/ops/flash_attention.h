@@ -80,8 +80,10 @@ std::optional<FlashAttentionTiling> PlanFlashAttention(const FlashAttentionProbl
 // relative to the step's own buffers: inputs `qkv_inputs` Q, K and V (the
 // same index three times for packed Q/K/V), `mask_input` the mask (any input
 // when there is none), output 0 Y.
-absl::StatusOr<DispatchStep> FlashAttentionStep(KernelContext& ctx, const FlashAttentionProblem& problem,
-                                                const FlashAttentionTiling& tiling, uint32_t mask_input,
+absl::StatusOr<DispatchStep> FlashAttentionStep(KernelContext& ctx,
+                                                const FlashAttentionProblem& problem,
+                                                const FlashAttentionTiling& tiling,
+                                                uint32_t mask_input,
                                                 std::array<uint32_t, 3> qkv_inputs = {0, 1, 2});
 
 }  // namespace vkserve

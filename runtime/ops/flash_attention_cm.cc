@@ -38,19 +38,23 @@ uint32_t CoopmatAttentionTile::shared_bytes() const {
 }
 
 std::string CoopmatAttentionTile::shader(bool emulated, bool half_io) const {
-  return absl::StrCat("ops/flash_attention_cm_e", head, "_w", warps, "_c", keys, half_io ? "_f16" : "",
-                      emulated ? "_emu" : "");
+  return absl::StrCat("ops/flash_attention_cm_e", head, "_w", warps, "_c", keys,
+                      half_io ? "_f16" : "", emulated ? "_emu" : "");
 }
 
 bool CoopmatAttentionNative(const gpu::DeviceInfo& device) {
   return device.cooperative_matrix_enabled && device.subgroup_size == 32 &&
          std::any_of(device.coopmat_f16_f32_shapes.begin(), device.coopmat_f16_f32_shapes.end(),
-                     [](const gpu::DeviceInfo::MatrixShape& m) { return m.m == 16 && m.n == 16 && m.k == 16; });
+                     [](const gpu::DeviceInfo::MatrixShape& m) {
+                       return m.m == 16 && m.n == 16 && m.k == 16;
+                     });
 }
 
 std::optional<CoopmatAttentionTile> PlanCoopmatAttention(const FlashAttentionProblem& p,
-                                                         const gpu::DeviceInfo& device, bool emulated) {
-  if (!FlashAttentionIndexable(p) || (!emulated && !CoopmatAttentionNative(device))) return std::nullopt;
+                                                         const gpu::DeviceInfo& device,
+                                                         bool emulated) {
+  if (!FlashAttentionIndexable(p) || (!emulated && !CoopmatAttentionNative(device)))
+    return std::nullopt;
   const uint32_t head = p.head_size <= 32 ? 32 : p.head_size <= 64 ? 64 : 128;
   for (const CoopmatAttentionTile& t : kTiles) {
     if (t.head != head || t.threads() > device.max_workgroup_invocations ||
@@ -66,20 +70,23 @@ std::optional<CoopmatAttentionTile> PlanCoopmatAttention(const FlashAttentionPro
   return std::nullopt;
 }
 
-absl::StatusOr<DispatchStep> CoopmatAttentionStep(KernelContext& ctx, const FlashAttentionProblem& p,
+absl::StatusOr<DispatchStep> CoopmatAttentionStep(KernelContext& ctx,
+                                                  const FlashAttentionProblem& p,
                                                   const CoopmatAttentionTile& tile, bool emulated,
                                                   bool half_io, uint32_t mask_input,
                                                   std::array<uint32_t, 3> qkv_inputs) {
   DispatchStep step;
   step.push = FlashAttentionParams(p);
-  ASSIGN_OR_RETURN(step.pipeline,
-                   ctx.GetPipeline(tile.shader(emulated, half_io), 5, step.push.size(), {tile.threads(), 1, 1},
-                                   {static_cast<uint32_t>(p.head_size), static_cast<uint32_t>(p.mask),
-                                    p.causal ? 1u : 0u, p.empty_rows_zero ? 1u : 0u, Aligned4(p) ? 1u : 0u}));
+  ASSIGN_OR_RETURN(
+      step.pipeline,
+      ctx.GetPipeline(tile.shader(emulated, half_io), 5, step.push.size(), {tile.threads(), 1, 1},
+                      {static_cast<uint32_t>(p.head_size), static_cast<uint32_t>(p.mask),
+                       p.causal ? 1u : 0u, p.empty_rows_zero ? 1u : 0u, Aligned4(p) ? 1u : 0u}));
   step.groups = {static_cast<uint32_t>((p.queries + tile.rows() - 1) / tile.rows()),
                  static_cast<uint32_t>(p.heads), static_cast<uint32_t>(p.batch)};
   step.bindings = {BufferRef::Input(qkv_inputs[0]), BufferRef::Input(qkv_inputs[1]),
-                   BufferRef::Input(qkv_inputs[2]), BufferRef::Input(mask_input), BufferRef::Output(0)};
+                   BufferRef::Input(qkv_inputs[2]), BufferRef::Input(mask_input),
+                   BufferRef::Output(0)};
   return step;
 }
 

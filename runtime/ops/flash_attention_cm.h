@@ -46,11 +46,13 @@ bool CoopmatAttentionNative(const gpu::DeviceInfo& device);
 // memory and workgroup limits). `emulated` plans the scalar emulation, which
 // any device runs (tests pin it); otherwise the device must be native.
 std::optional<CoopmatAttentionTile> PlanCoopmatAttention(const FlashAttentionProblem& problem,
-                                                         const gpu::DeviceInfo& device, bool emulated);
+                                                         const gpu::DeviceInfo& device,
+                                                         bool emulated);
 
 // The dispatch for `problem` (which PlanCoopmatAttention accepted), with the
 // bindings of FlashAttentionStep; `half_io`: its tensors are fp16.
-absl::StatusOr<DispatchStep> CoopmatAttentionStep(KernelContext& ctx, const FlashAttentionProblem& problem,
+absl::StatusOr<DispatchStep> CoopmatAttentionStep(KernelContext& ctx,
+                                                  const FlashAttentionProblem& problem,
                                                   const CoopmatAttentionTile& tile, bool emulated,
                                                   bool half_io, uint32_t mask_input,
                                                   std::array<uint32_t, 3> qkv_inputs = {0, 1, 2});

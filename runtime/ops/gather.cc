@@ -38,13 +38,14 @@ struct GatherGeometry {
 };
 
 absl::StatusOr<GatherGeometry> GatherGeometryOf(const Node& node, const TensorDesc& data,
-                                        const TensorDesc& indices) {
+                                                const TensorDesc& indices) {
   GatherGeometry g;
   const int64_t rank = static_cast<int64_t>(data.shape.size());
   if (rank == 0) return absl::InvalidArgumentError("data must have rank >= 1");
   RETURN_IF_ERROR(CheckDataType(indices.dtype, {DataType::kInt32, DataType::kInt64}, "indices"));
   int64_t axis = node.GetInt("axis", 0);
-  if (node.opset < 11 && axis < 0) return absl::InvalidArgumentError("negative axis needs opset 11");
+  if (node.opset < 11 && axis < 0)
+    return absl::InvalidArgumentError("negative axis needs opset 11");
   ASSIGN_OR_RETURN(g.axis, NormalizeAxis(axis, rank));
   for (int64_t i = 0; i < rank; ++i) {
     if (i < g.axis) {
@@ -118,18 +119,20 @@ class GatherOp : public Op {
     if (count > UINT32_MAX || g.outer * g.axis_dim * inner_units > UINT32_MAX) {
       return absl::UnimplementedError("Gather: tensor too large for 32-bit indexing");
     }
-    GatherParams params{static_cast<uint32_t>(count), static_cast<uint32_t>(std::max<int64_t>(1, inner_units)),
+    GatherParams params{static_cast<uint32_t>(count),
+                        static_cast<uint32_t>(std::max<int64_t>(1, inner_units)),
                         static_cast<uint32_t>(std::max<int64_t>(1, num_indices)),
                         static_cast<uint32_t>(g.axis_dim)};
     const uint32_t index64 = indices.dtype == DataType::kInt64 ? 1 : 0;
-    ASSIGN_OR_RETURN(auto pipeline, ctx.GetPipeline("ops/gather", 3, sizeof(GatherParams), {kGatherLocalSize, 1, 1},
+    ASSIGN_OR_RETURN(auto pipeline, ctx.GetPipeline("ops/gather", 3, sizeof(GatherParams),
+                                                    {kGatherLocalSize, 1, 1},
                                                     {static_cast<uint32_t>(unit), index64}));
     if (count == 0) return MakeEmptyKernel();
-    return MakeDispatchKernel({std::move(pipeline),
-                               {BufferRef::Input(0), BufferRef::Input(1),
-                                BufferRef::Output(0, gpu::Access::kReadWrite)},
-                               PushBlock(params),
-                               GroupsFor(static_cast<uint64_t>(count), kGatherLocalSize, ctx.device())});
+    return MakeDispatchKernel(
+        {std::move(pipeline),
+         {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Output(0, gpu::Access::kReadWrite)},
+         PushBlock(params),
+         GroupsFor(static_cast<uint64_t>(count), kGatherLocalSize, ctx.device())});
   }
 };
 

@@ -23,7 +23,8 @@ namespace {
 constexpr uint32_t kGatherElementsLocalSize = 256;
 constexpr size_t kGatherElementsMaxRank = 8;  // 16 + 2 * 8 * 4 = 80 bytes of push constants
 
-absl::StatusOr<int64_t> AxisOf(const Node& node, const TensorDesc& data, const TensorDesc& indices) {
+absl::StatusOr<int64_t> AxisOf(const Node& node, const TensorDesc& data,
+                               const TensorDesc& indices) {
   const int64_t rank = static_cast<int64_t>(data.shape.size());
   if (rank == 0) return absl::InvalidArgumentError("data must have rank >= 1");
   RETURN_IF_ERROR(CheckDataType(indices.dtype, {DataType::kInt32, DataType::kInt64}, "indices"));
@@ -124,16 +125,18 @@ class GatherElementsOp : public Op {
         .U32(static_cast<uint32_t>(data.shape[axis]));
     for (size_t d = 0; d < kGatherElementsMaxRank; ++d)
       step.push.U32(d < rank ? static_cast<uint32_t>(indices.shape[d]) : 0);
-    for (size_t d = 0; d < kGatherElementsMaxRank; ++d) step.push.U32(d < rank ? static_cast<uint32_t>(strides[d]) : 0);
+    for (size_t d = 0; d < kGatherElementsMaxRank; ++d)
+      step.push.U32(d < rank ? static_cast<uint32_t>(strides[d]) : 0);
     const uint32_t elem = static_cast<uint32_t>(DataTypeSize(data.dtype));
     const uint32_t index64 = indices.dtype == DataType::kInt64 ? 1 : 0;
-    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/gather_elements", 3, step.push.size(),
-                                                    {kGatherElementsLocalSize, 1, 1}, {elem, index64}));
+    ASSIGN_OR_RETURN(step.pipeline,
+                     ctx.GetPipeline("ops/gather_elements", 3, step.push.size(),
+                                     {kGatherElementsLocalSize, 1, 1}, {elem, index64}));
     step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Output(0)};
     // Narrow elements are written a word at a time: one invocation per word.
     const uint64_t per_word = elem < 4 ? 4 / elem : 1;
-    step.groups = GroupsFor((static_cast<uint64_t>(count) + per_word - 1) / per_word, kGatherElementsLocalSize,
-                            ctx.device());
+    step.groups = GroupsFor((static_cast<uint64_t>(count) + per_word - 1) / per_word,
+                            kGatherElementsLocalSize, ctx.device());
     return MakeDispatchKernel(std::move(step));
   }
 };

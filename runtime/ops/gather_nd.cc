@@ -28,14 +28,17 @@ absl::StatusOr<GatherNdPlan> GatherNdPlanOf(const Node& node, const std::vector<
                                             const std::vector<int64_t>& idx) {
   const int64_t b = node.GetInt("batch_dims", 0);
   const int64_t r = static_cast<int64_t>(data.size()), q = static_cast<int64_t>(idx.size());
-  if (q < 1 || b < 0 || b >= q || b >= r) return absl::InvalidArgumentError("bad batch_dims or index rank");
+  if (q < 1 || b < 0 || b >= q || b >= r)
+    return absl::InvalidArgumentError("bad batch_dims or index rank");
   GatherNdPlan p;
   p.k = idx.back();
   if (p.k < 1 || b + p.k > r || p.k > kGatherNdMaxTuple) {
-    return absl::InvalidArgumentError(absl::StrCat("index tuples of ", p.k, " for data of rank ", r));
+    return absl::InvalidArgumentError(
+        absl::StrCat("index tuples of ", p.k, " for data of rank ", r));
   }
   for (int64_t d = 0; d < b; ++d) {
-    if (data[d] != idx[d]) return absl::InvalidArgumentError("batch dims of data and indices differ");
+    if (data[d] != idx[d])
+      return absl::InvalidArgumentError("batch dims of data and indices differ");
   }
   const std::vector<int64_t> strides = Strides(data);
   for (int64_t j = 0; j < p.k; ++j) {
@@ -59,7 +62,8 @@ class GatherNdOp : public Op {
     ASSIGN_OR_RETURN(const GatherNdPlan p, GatherNdPlanOf(ctx.node, data->shape, idx->shape));
     const size_t size = DataTypeSize(data->dtype);
     if (size != 1 && size != 2 && size != 4 && size != 8 && size != 16) {
-      return absl::UnimplementedError(absl::StrCat("GatherND of ", std::string(DataTypeName(data->dtype))));
+      return absl::UnimplementedError(
+          absl::StrCat("GatherND of ", std::string(DataTypeName(data->dtype))));
     }
     ctx.outputs[0].dtype = data->dtype;
     ctx.outputs[0].shape = p.out_shape;
@@ -68,7 +72,8 @@ class GatherNdOp : public Op {
 
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     const TensorDesc& data = *ctx.input(0);
-    ASSIGN_OR_RETURN(const GatherNdPlan p, GatherNdPlanOf(ctx.node(), data.shape, ctx.input(1)->shape));
+    ASSIGN_OR_RETURN(const GatherNdPlan p,
+                     GatherNdPlanOf(ctx.node(), data.shape, ctx.input(1)->shape));
     const uint64_t n = static_cast<uint64_t>(NumElements(p.out_shape));
     if (n == 0) return MakeEmptyKernel();
     const uint32_t elem_bytes = static_cast<uint32_t>(DataTypeSize(data.dtype));
@@ -77,12 +82,17 @@ class GatherNdOp : public Op {
       return absl::UnimplementedError("GatherND: tensors too large");
     }
     DispatchStep step;
-    step.push.U32(static_cast<uint32_t>(n)).U32(static_cast<uint32_t>(p.slice)).U32(static_cast<uint32_t>(p.k))
-        .U32(static_cast<uint32_t>(p.rows_per_batch)).U32(static_cast<uint32_t>(p.batch_stride));
-    for (int64_t j = 0; j < kGatherNdMaxTuple; ++j) step.push.U32(j < p.k ? static_cast<uint32_t>(p.dims[j]) : 1);
-    for (int64_t j = 0; j < kGatherNdMaxTuple; ++j) step.push.U32(j < p.k ? static_cast<uint32_t>(p.strides[j]) : 0);
-    ASSIGN_OR_RETURN(step.pipeline,
-                     ctx.GetPipeline("ops/gather_nd", 3, step.push.size(), {kGatherNdLocal, 1, 1}, {elem_bytes}));
+    step.push.U32(static_cast<uint32_t>(n))
+        .U32(static_cast<uint32_t>(p.slice))
+        .U32(static_cast<uint32_t>(p.k))
+        .U32(static_cast<uint32_t>(p.rows_per_batch))
+        .U32(static_cast<uint32_t>(p.batch_stride));
+    for (int64_t j = 0; j < kGatherNdMaxTuple; ++j)
+      step.push.U32(j < p.k ? static_cast<uint32_t>(p.dims[j]) : 1);
+    for (int64_t j = 0; j < kGatherNdMaxTuple; ++j)
+      step.push.U32(j < p.k ? static_cast<uint32_t>(p.strides[j]) : 0);
+    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/gather_nd", 3, step.push.size(),
+                                                    {kGatherNdLocal, 1, 1}, {elem_bytes}));
     step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Output(0)};
     // Narrow elements: one invocation per output word.
     const uint64_t invocations = elem_bytes >= 4 ? n : (n * elem_bytes + 3) / 4;

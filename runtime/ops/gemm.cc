@@ -33,7 +33,7 @@ struct GemmOpShape {
 };
 
 absl::StatusOr<GemmOpShape> ResolveGemm(const Node& node, const TensorDesc& a, const TensorDesc& b,
-                                      const TensorDesc* c) {
+                                        const TensorDesc* c) {
   RETURN_IF_ERROR(CheckDataType(a.dtype, {DataType::kFloat, DataType::kFloat16}, "Gemm input A"));
   const bool b_f16 = GetPrecision(node) == Precision::kFp16 && a.dtype == DataType::kFloat &&
                      b.dtype == DataType::kFloat16;
@@ -45,8 +45,8 @@ absl::StatusOr<GemmOpShape> ResolveGemm(const Node& node, const TensorDesc& a, c
     }
   }
   if (a.shape.size() != 2 || b.shape.size() != 2) {
-    return absl::InvalidArgumentError(absl::StrCat("A ", ShapeString(a.shape), " and B ",
-                                                   ShapeString(b.shape), " must be 2-D"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("A ", ShapeString(a.shape), " and B ", ShapeString(b.shape), " must be 2-D"));
   }
   GemmOpShape s;
   s.dtype = a.dtype;
@@ -68,8 +68,8 @@ absl::StatusOr<GemmOpShape> ResolveGemm(const Node& node, const TensorDesc& a, c
     const int64_t c0 = cs.size() == 2 ? cs[0] : 1;
     const int64_t c1 = cs.empty() ? 1 : cs.back();
     if (cs.size() > 2 || (c0 != 1 && c0 != s.m) || (c1 != 1 && c1 != s.n)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "C ", ShapeString(cs), " does not broadcast to [", s.m, ",", s.n, "]"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("C ", ShapeString(cs), " does not broadcast to [", s.m, ",", s.n, "]"));
     }
     s.has_c = node.GetFloat("beta", 1.0f) != 0.0f;
     s.c_stride_n = c1 == 1 ? 0 : 1;

@@ -19,7 +19,6 @@ constexpr int64_t kGemmEngineMaxElements = int64_t{1} << 31;
 constexpr uint32_t kBindings = 5;
 constexpr uint32_t kPushBytes = 128;
 
-
 // Binds input `i`, or input 0 as a never-read placeholder when absent.
 gpu::BufferRange GemmEngineInputOrPlaceholder(const RecordContext& ctx, int i) {
   if (i >= 0 && static_cast<size_t>(i) < ctx.inputs.size() && ctx.inputs[i].size > 0) {
@@ -152,9 +151,9 @@ absl::Status SetWorkgroups(const GemmProblem& p, const GemmPlan& plan, int64_t b
   const int64_t groups[3] = {c->main_groups[0], c->main_groups[1], batch * plan.splits};
   for (int i = 0; i < 3; ++i) {
     if (groups[i] > info.max_workgroup_count[i]) {
-      return absl::UnimplementedError(absl::StrCat("the GEMM needs ", groups[i],
-                                                   " workgroups along dimension ", i,
-                                                   "; the device allows ", info.max_workgroup_count[i]));
+      return absl::UnimplementedError(
+          absl::StrCat("the GEMM needs ", groups[i], " workgroups along dimension ", i,
+                       "; the device allows ", info.max_workgroup_count[i]));
     }
   }
   c->main_groups[2] = U32(groups[2]);
@@ -184,26 +183,42 @@ LeadingDims SetVectorPaths(const GemmProblem& p, const OutputView& view, bool co
   } else {
     c->vec_b = AllMultiplesOf(4, p.b_batch_strides) && ldb % 4 == 0;
   }
-  c->vec_out = AllMultiplesOf(4, {view.n_inner, view.batch_stride, view.m_stride, view.image_stride});
+  c->vec_out =
+      AllMultiplesOf(4, {view.n_inner, view.batch_stride, view.m_stride, view.image_stride});
   const bool f16_io = p.dtype == DataType::kFloat16;
-  c->vec8_a = coopmat && f16_io && c->vec_a &&
-              AllMultiplesOf(8, {lda, p.a_trans ? p.m : p.k}) && AllMultiplesOf(8, p.a_batch_strides);
+  c->vec8_a = coopmat && f16_io && c->vec_a && AllMultiplesOf(8, {lda, p.a_trans ? p.m : p.k}) &&
+              AllMultiplesOf(8, p.a_batch_strides);
   c->vec8_b = coopmat && (f16_io || p.b_f16) && !p.b_im2col && c->vec_b &&
-              AllMultiplesOf(8, {ldb, p.b_trans ? p.k : p.n}) && AllMultiplesOf(8, p.b_batch_strides);
+              AllMultiplesOf(8, {ldb, p.b_trans ? p.k : p.n}) &&
+              AllMultiplesOf(8, p.b_batch_strides);
   return {lda, ldb};
 }
 
 // The main shader's specialization constants (gemm_interface.glsl, ids 3..).
-std::vector<uint32_t> MainSpecConstants(const GemmProblem& p, const GemmKernel::Config& c, bool split) {
+std::vector<uint32_t> MainSpecConstants(const GemmProblem& p, const GemmKernel::Config& c,
+                                        bool split) {
   const Epilogue& e = p.epilogue;
   const Window2D w = p.b_im2col ? p.b_im2col->window : Window2D{};
   const bool im2col = p.b_im2col.has_value();
-  return {p.a_trans, p.b_trans, c.vec_a, c.vec_b, c.vec_out, p.c_input >= 0,
-          static_cast<uint32_t>(e.activation.kind), static_cast<uint32_t>(e.residual), split,
-          im2col ? U32(w.kernel_h) : 1u, im2col ? U32(w.kernel_w) : 1u,
-          im2col ? U32(w.stride_h) : 1u, im2col ? U32(w.stride_w) : 1u,
-          im2col ? U32(w.dilation_h) : 1u, im2col ? U32(w.dilation_w) : 1u,
-          im2col && p.b_im2col->pointwise, p.precision == Precision::kFp16, c.vec8_a, c.vec8_b};
+  return {p.a_trans,
+          p.b_trans,
+          c.vec_a,
+          c.vec_b,
+          c.vec_out,
+          p.c_input >= 0,
+          static_cast<uint32_t>(e.activation.kind),
+          static_cast<uint32_t>(e.residual),
+          split,
+          im2col ? U32(w.kernel_h) : 1u,
+          im2col ? U32(w.kernel_w) : 1u,
+          im2col ? U32(w.stride_h) : 1u,
+          im2col ? U32(w.stride_w) : 1u,
+          im2col ? U32(w.dilation_h) : 1u,
+          im2col ? U32(w.dilation_w) : 1u,
+          im2col && p.b_im2col->pointwise,
+          p.precision == Precision::kFp16,
+          c.vec8_a,
+          c.vec8_b};
 }
 
 // The push-constant block (gemm_interface.glsl's Params), batch dims padded
@@ -347,12 +362,13 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateGemmKernel(KernelContext& ctx, Gem
 
   if (split) {
     c.scratch = ctx.RequestScratch(static_cast<uint64_t>(total) * plan.splits * 4);
-    ASSIGN_OR_RETURN(c.reduce,
-                     ctx.GetPipeline(f16_io ? "ops/gemm_reduce_f16" : "ops/gemm_reduce", kBindings,
-                                     kPushBytes, {kGemmEngineReduceLocal, 1, 1},
-                                     {false, false, false, false, c.vec_out, has_c, act, residual,
-                                      false}));
-    c.reduce_groups = GroupsFor(c.vec_out ? total / 4 : total, kGemmEngineReduceLocal, ctx.device());
+    ASSIGN_OR_RETURN(
+        c.reduce,
+        ctx.GetPipeline(f16_io ? "ops/gemm_reduce_f16" : "ops/gemm_reduce", kBindings, kPushBytes,
+                        {kGemmEngineReduceLocal, 1, 1},
+                        {false, false, false, false, c.vec_out, has_c, act, residual, false}));
+    c.reduce_groups =
+        GroupsFor(c.vec_out ? total / 4 : total, kGemmEngineReduceLocal, ctx.device());
   }
   return std::make_unique<GemmKernel>(std::move(c));
 }

@@ -124,7 +124,8 @@ absl::StatusOr<GemmPlan> ChooseGemm(const GemmProblem& normalized, const gpu::De
 
 // The plan CreateGemmKernel(ctx, problem) would run for `node` (its pinned
 // plan, else the cost model's), for ops choosing between formulations.
-absl::StatusOr<GemmPlan> PlanGemmFor(const Node& node, GemmProblem problem, const gpu::DeviceInfo& info);
+absl::StatusOr<GemmPlan> PlanGemmFor(const Node& node, GemmProblem problem,
+                                     const gpu::DeviceInfo& info);
 
 }  // namespace vkserve
 

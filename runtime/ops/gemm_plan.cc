@@ -113,7 +113,6 @@ const Calibration& CalibrationFor(GemmOperandKind kind, const gpu::DeviceInfo& i
   return cpu ? kIm2colCpu : kIm2colGpu;
 }
 
-
 bool Fits(const GemmTile& t, const gpu::DeviceInfo& info) {
   return t.threads() <= info.max_workgroup_invocations &&
          t.threads() <= info.max_workgroup_size[0] && t.shared_bytes() <= info.max_shared_memory;
@@ -216,8 +215,8 @@ std::optional<GemmPlan> ChooseCoopmat(const GemmShape& s, const gpu::DeviceInfo&
     const Candidate candidate{t.bm, t.bn, t.bk, t.threads(), t.speed};
     for (int64_t splits = 1; splits <= kGemmMaxSplits; splits *= 2) {
       if (splits > 1 && s.k / splits < c.min_chunk) break;
-      const double cost = wave_model ? WaveCost(s, t, splits, info.compute_units)
-                                     : Cost(s, candidate, splits, c);
+      const double cost =
+          wave_model ? WaveCost(s, t, splits, info.compute_units) : Cost(s, candidate, splits, c);
       if (best == nullptr || cost < best_cost * 0.999) {
         best = &t;
         best_cost = cost;
@@ -236,9 +235,12 @@ std::optional<GemmPlan> ChooseCoopmat(const GemmShape& s, const gpu::DeviceInfo&
 
 double GemmTile::speed(GemmOperandKind kind) const {
   switch (kind) {
-    case GemmOperandKind::kMatrix: return speed_matrix;
-    case GemmOperandKind::kIm2col: return speed_im2col;
-    case GemmOperandKind::kPointwise: return speed_pointwise;
+    case GemmOperandKind::kMatrix:
+      return speed_matrix;
+    case GemmOperandKind::kIm2col:
+      return speed_im2col;
+    case GemmOperandKind::kPointwise:
+      return speed_pointwise;
   }
   return 0;
 }
@@ -251,9 +253,8 @@ std::string GemmPlan::shader(GemmOperandKind b_kind, bool f16_io, bool b_f16) co
   if (gemv()) return absl::StrCat("ops/gemv", io);
   const char* loader = b_kind == GemmOperandKind::kMatrix ? "" : "_im2col";
   if (coopmat != nullptr) {
-    return absl::StrCat("ops/gemm_cm_", coopmat->name, "_", coopmat->shape.m, "x",
-                        coopmat->shape.n, "x", coopmat->shape.k, loader, io,
-                        emulated ? "_emu" : "");
+    return absl::StrCat("ops/gemm_cm_", coopmat->name, "_", coopmat->shape.m, "x", coopmat->shape.n,
+                        "x", coopmat->shape.k, loader, io, emulated ? "_emu" : "");
   }
   return absl::StrCat("ops/gemm_", tile->name, loader, io);
 }
@@ -275,9 +276,9 @@ absl::StatusOr<GemmPlan> ChooseGemmPlan(const GemmShape& s, const gpu::DeviceInf
   const GemmTile* best = nullptr;
   int64_t best_splits = 1;
   double best_cost = 0;
-  const std::span<const size_t> order =
-      s.b_kind == GemmOperandKind::kMatrix ? std::span<const size_t>(kMatrixOrder)
-                                           : std::span<const size_t>(kIm2colOrder);
+  const std::span<const size_t> order = s.b_kind == GemmOperandKind::kMatrix
+                                            ? std::span<const size_t>(kMatrixOrder)
+                                            : std::span<const size_t>(kIm2colOrder);
   for (size_t index : order) {
     const GemmTile& t = kGemmTiles[index];
     if (t.speed(s.b_kind) <= 0 || !Fits(t, info)) continue;
@@ -316,8 +317,8 @@ absl::StatusOr<GemmPlan> ParseGemmPlan(std::string_view spec, const GemmShape& s
     const std::string_view count = spec.substr(slash + 1);
     const auto [end, ec] = std::from_chars(count.data(), count.data() + count.size(), splits);
     if (ec != std::errc() || end != count.data() + count.size() || splits < 1) {
-      return absl::InvalidArgumentError(absl::StrCat(kGemmPlanAttr, " '", shown,
-                                                     "' has a bad split count"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(kGemmPlanAttr, " '", shown, "' has a bad split count"));
     }
   }
   splits = std::min(splits, kGemmMaxSplits);
@@ -342,8 +343,8 @@ absl::StatusOr<GemmPlan> ParseGemmPlan(std::string_view spec, const GemmShape& s
       SetChunk(s.k, splits, t.bk, &plan);
       return plan;
     }
-    return absl::UnimplementedError(absl::StrCat(
-        kGemmPlanAttr, " '", shown, "': this device has no such tensor-core tile"));
+    return absl::UnimplementedError(
+        absl::StrCat(kGemmPlanAttr, " '", shown, "': this device has no such tensor-core tile"));
   }
   for (const GemmTile& t : kGemmTiles) {
     if (kernel != t.name) continue;

@@ -71,9 +71,7 @@ struct CoopmatTile {
   // fp16 stages of A and B (rows padded by 8 halves, sized for either
   // orientation) and an fp32 staging block per subgroup.
   uint32_t shared_bytes() const {
-    const auto stage = [&](uint32_t mn) {
-      return std::max(mn * (bk + 8), bk * (mn + 8));
-    };
+    const auto stage = [&](uint32_t mn) { return std::max(mn * (bk + 8), bk * (mn + 8)); };
     return stages * (stage(bm) + stage(bn)) * 2 + warps_m * warps_n * shape.m * shape.n * 4;
   }
 };

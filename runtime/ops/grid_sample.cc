@@ -45,10 +45,11 @@ class GridSampleOp : public Op {
     RETURN_IF_ERROR(CheckDataType(x->dtype, {DataType::kFloat}, "X"));
     RETURN_IF_ERROR(CheckDataType(grid->dtype, {DataType::kFloat}, "grid"));
     const size_t dims = x->shape.size() < 2 ? 0 : x->shape.size() - 2;
-    if ((dims != 2 && dims != 3) || grid->shape.size() != dims + 2 || grid->shape[0] != x->shape[0] ||
-        grid->shape.back() != static_cast<int64_t>(dims)) {
-      return absl::UnimplementedError(absl::StrCat("GridSample of X ", ShapeString(x->shape), " at grid ",
-                                                   ShapeString(grid->shape), " (2-D and 3-D)"));
+    if ((dims != 2 && dims != 3) || grid->shape.size() != dims + 2 ||
+        grid->shape[0] != x->shape[0] || grid->shape.back() != static_cast<int64_t>(dims)) {
+      return absl::UnimplementedError(absl::StrCat("GridSample of X ", ShapeString(x->shape),
+                                                   " at grid ", ShapeString(grid->shape),
+                                                   " (2-D and 3-D)"));
     }
     ASSIGN_OR_RETURN(const uint32_t mode, ModeOf(ctx.node));
     if (mode == 2 && dims == 3) return absl::UnimplementedError("cubic GridSample in 3-D");
@@ -72,11 +73,14 @@ class GridSampleOp : public Op {
     ASSIGN_OR_RETURN(const uint32_t padding, PaddingOf(ctx.node()));
     DispatchStep step;
     step.push.U32(static_cast<uint32_t>(n)).U32(static_cast<uint32_t>(x.shape[1]));
-    for (uint32_t d = 0; d < 3; ++d) step.push.U32(d < dims ? static_cast<uint32_t>(x.shape[2 + d]) : 1);
+    for (uint32_t d = 0; d < 3; ++d)
+      step.push.U32(d < dims ? static_cast<uint32_t>(x.shape[2 + d]) : 1);
     step.push.U32(static_cast<uint32_t>(n / static_cast<uint64_t>(x.shape[0] * x.shape[1])));
-    ASSIGN_OR_RETURN(step.pipeline,
-                     ctx.GetPipeline("ops/grid_sample", 3, step.push.size(), {kGridSampleLocal, 1, 1},
-                                     {dims, mode, padding, ctx.node().GetInt("align_corners", 0) != 0 ? 1u : 0u}));
+    ASSIGN_OR_RETURN(
+        step.pipeline,
+        ctx.GetPipeline(
+            "ops/grid_sample", 3, step.push.size(), {kGridSampleLocal, 1, 1},
+            {dims, mode, padding, ctx.node().GetInt("align_corners", 0) != 0 ? 1u : 0u}));
     step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Output(0)};
     step.groups = GroupsFor(n, kGridSampleLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// GroupNormalization (opsets 18-27): each group of channels of each sample normalized, then scaled and shifted (per group at opset 18, per channel from 21)
-// (runtime/ops/normalize_op.h).
+// GroupNormalization (opsets 18-27): each group of channels of each sample normalized, then scaled
+// and shifted (per group at opset 18, per channel from 21) (runtime/ops/normalize_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/normalize_op.h"
 

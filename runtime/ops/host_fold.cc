@@ -89,63 +89,97 @@ HostTensor ZeroTensor(DataType dtype, std::vector<int64_t> shape) {
 
 double ElementAsDouble(const HostTensor& t, int64_t i) {
   switch (t.dtype) {
-    case DataType::kFloat: return Load<float>(t, i);
-    case DataType::kDouble: return Load<double>(t, i);
-    case DataType::kFloat16: return HalfToFloat(Load<uint16_t>(t, i));
-    case DataType::kBFloat16: return BFloat16ToFloat(Load<uint16_t>(t, i));
-    case DataType::kUint64: return static_cast<double>(Load<uint64_t>(t, i));
-    default: return static_cast<double>(ElementAsInt(t, i));
+    case DataType::kFloat:
+      return Load<float>(t, i);
+    case DataType::kDouble:
+      return Load<double>(t, i);
+    case DataType::kFloat16:
+      return HalfToFloat(Load<uint16_t>(t, i));
+    case DataType::kBFloat16:
+      return BFloat16ToFloat(Load<uint16_t>(t, i));
+    case DataType::kUint64:
+      return static_cast<double>(Load<uint64_t>(t, i));
+    default:
+      return static_cast<double>(ElementAsInt(t, i));
   }
 }
 
 int64_t ElementAsInt(const HostTensor& t, int64_t i) {
   switch (t.dtype) {
     case DataType::kUint8:
-    case DataType::kUint2: return Load<uint8_t>(t, i);
+    case DataType::kUint2:
+      return Load<uint8_t>(t, i);
     case DataType::kInt8:
-    case DataType::kInt2: return Load<int8_t>(t, i);
-    case DataType::kUint16: return Load<uint16_t>(t, i);
-    case DataType::kInt16: return Load<int16_t>(t, i);
-    case DataType::kInt32: return Load<int32_t>(t, i);
-    case DataType::kInt64: return Load<int64_t>(t, i);
-    case DataType::kUint32: return Load<uint32_t>(t, i);
-    case DataType::kUint64: return static_cast<int64_t>(Load<uint64_t>(t, i));
-    case DataType::kBool: return Load<uint8_t>(t, i) != 0 ? 1 : 0;
-    default: return DoubleToInt(ElementAsDouble(t, i));
+    case DataType::kInt2:
+      return Load<int8_t>(t, i);
+    case DataType::kUint16:
+      return Load<uint16_t>(t, i);
+    case DataType::kInt16:
+      return Load<int16_t>(t, i);
+    case DataType::kInt32:
+      return Load<int32_t>(t, i);
+    case DataType::kInt64:
+      return Load<int64_t>(t, i);
+    case DataType::kUint32:
+      return Load<uint32_t>(t, i);
+    case DataType::kUint64:
+      return static_cast<int64_t>(Load<uint64_t>(t, i));
+    case DataType::kBool:
+      return Load<uint8_t>(t, i) != 0 ? 1 : 0;
+    default:
+      return DoubleToInt(ElementAsDouble(t, i));
   }
 }
 
 void SetElementFromDouble(HostTensor* t, int64_t i, double v) {
   switch (t->dtype) {
-    case DataType::kFloat: return Store<float>(t, i, static_cast<float>(v));
-    case DataType::kDouble: return Store<double>(t, i, v);
-    case DataType::kFloat16: return Store<uint16_t>(t, i, FloatToHalf(static_cast<float>(v)));
-    case DataType::kBFloat16: return Store<uint16_t>(t, i, FloatToBFloat16(static_cast<float>(v)));
-    case DataType::kBool: return Store<uint8_t>(t, i, v != 0 ? 1 : 0);
+    case DataType::kFloat:
+      return Store<float>(t, i, static_cast<float>(v));
+    case DataType::kDouble:
+      return Store<double>(t, i, v);
+    case DataType::kFloat16:
+      return Store<uint16_t>(t, i, FloatToHalf(static_cast<float>(v)));
+    case DataType::kBFloat16:
+      return Store<uint16_t>(t, i, FloatToBFloat16(static_cast<float>(v)));
+    case DataType::kBool:
+      return Store<uint8_t>(t, i, v != 0 ? 1 : 0);
     case DataType::kUint64:
       if (v >= 9223372036854775808.0 && v < 18446744073709551616.0) {
         return Store<uint64_t>(t, i, static_cast<uint64_t>(v));
       }
       return SetElementFromInt(t, i, DoubleToInt(v));
-    default: return SetElementFromInt(t, i, DoubleToInt(v));
+    default:
+      return SetElementFromInt(t, i, DoubleToInt(v));
   }
 }
 
 void SetElementFromInt(HostTensor* t, int64_t i, int64_t v) {
   switch (t->dtype) {
-    case DataType::kUint8: return Store<uint8_t>(t, i, static_cast<uint8_t>(v));
-    case DataType::kInt8: return Store<int8_t>(t, i, static_cast<int8_t>(v));
+    case DataType::kUint8:
+      return Store<uint8_t>(t, i, static_cast<uint8_t>(v));
+    case DataType::kInt8:
+      return Store<int8_t>(t, i, static_cast<int8_t>(v));
     // The 2-bit types wrap, as ONNX's Cast to them does.
-    case DataType::kUint2: return Store<uint8_t>(t, i, static_cast<uint8_t>(v & 3));
-    case DataType::kInt2: return Store<int8_t>(t, i, static_cast<int8_t>(((v & 3) ^ 2) - 2));
-    case DataType::kUint16: return Store<uint16_t>(t, i, static_cast<uint16_t>(v));
-    case DataType::kInt16: return Store<int16_t>(t, i, static_cast<int16_t>(v));
-    case DataType::kInt32: return Store<int32_t>(t, i, static_cast<int32_t>(v));
-    case DataType::kInt64: return Store<int64_t>(t, i, v);
-    case DataType::kUint32: return Store<uint32_t>(t, i, static_cast<uint32_t>(v));
-    case DataType::kUint64: return Store<uint64_t>(t, i, static_cast<uint64_t>(v));
-    case DataType::kBool: return Store<uint8_t>(t, i, v != 0 ? 1 : 0);
-    default: return SetElementFromDouble(t, i, static_cast<double>(v));
+    case DataType::kUint2:
+      return Store<uint8_t>(t, i, static_cast<uint8_t>(v & 3));
+    case DataType::kInt2:
+      return Store<int8_t>(t, i, static_cast<int8_t>(((v & 3) ^ 2) - 2));
+    case DataType::kUint16:
+      return Store<uint16_t>(t, i, static_cast<uint16_t>(v));
+    case DataType::kInt16:
+      return Store<int16_t>(t, i, static_cast<int16_t>(v));
+    case DataType::kInt32:
+      return Store<int32_t>(t, i, static_cast<int32_t>(v));
+    case DataType::kInt64:
+      return Store<int64_t>(t, i, v);
+    case DataType::kUint32:
+      return Store<uint32_t>(t, i, static_cast<uint32_t>(v));
+    case DataType::kUint64:
+      return Store<uint64_t>(t, i, static_cast<uint64_t>(v));
+    case DataType::kBool:
+      return Store<uint8_t>(t, i, v != 0 ? 1 : 0);
+    default:
+      return SetElementFromDouble(t, i, static_cast<double>(v));
   }
 }
 
@@ -156,8 +190,9 @@ void CopyElement(const HostTensor& src, int64_t src_index, HostTensor* dst, int6
 
 absl::StatusOr<HostTensor> ConvertTensor(const HostTensor& t, DataType to) {
   if (!IsFoldableType(t.dtype) || !IsFoldableType(to)) {
-    return absl::UnimplementedError(absl::StrCat("cannot convert ", std::string(DataTypeName(t.dtype)),
-                                                 " to ", std::string(DataTypeName(to)), " on the host"));
+    return absl::UnimplementedError(absl::StrCat("cannot convert ",
+                                                 std::string(DataTypeName(t.dtype)), " to ",
+                                                 std::string(DataTypeName(to)), " on the host"));
   }
   HostTensor out = ZeroTensor(to, t.shape);
   const int64_t n = t.num_elements();

@@ -53,7 +53,8 @@ class IfOp : public Op {
     ASSIGN_OR_RETURN(std::vector<std::string> outs,
                      InlineSubgraph(ctx, *g, {}, absl::StrCat(node.name, "/", branch, "/")));
     for (size_t k = 0; k < outs.size() && k < node.outputs.size(); ++k) {
-      if (!node.outputs[k].empty()) RETURN_IF_ERROR(EmitIdentity(ctx, outs[k], node.outputs[k]).status());
+      if (!node.outputs[k].empty())
+        RETURN_IF_ERROR(EmitIdentity(ctx, outs[k], node.outputs[k]).status());
     }
     return absl::OkStatus();
   }

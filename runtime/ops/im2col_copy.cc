@@ -33,7 +33,8 @@ int64_t Im2colElements(int64_t batch, int64_t c_in, const Window2D& g) {
 }  // namespace
 
 uint64_t Im2colBytes(DataType dtype, int64_t batch, int64_t c_in, const Window2D& g) {
-  const uint64_t bytes = static_cast<uint64_t>(Im2colElements(batch, c_in, g)) * DataTypeSize(dtype);
+  const uint64_t bytes =
+      static_cast<uint64_t>(Im2colElements(batch, c_in, g)) * DataTypeSize(dtype);
   return (bytes + 3) / 4 * 4;
 }
 
@@ -45,7 +46,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateIm2colCopyKernel(KernelContext& ct
   }
   // The shader reads fp16 elements one by one (shaders/ops/im2col.comp).
   if (!ctx.device().has_16bit_storage()) {
-    return absl::UnimplementedError("the im2col copy needs 16-bit storage buffers, which this device lacks");
+    return absl::UnimplementedError(
+        "the im2col copy needs 16-bit storage buffers, which this device lacks");
   }
   const int64_t elements = Im2colElements(batch, c_in, g);
   const int64_t input_elements = batch * c_in * int64_t{g.in_h} * g.in_w;
@@ -67,7 +69,9 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateIm2colCopyKernel(KernelContext& ct
     const auto [magic, shift] = DivisionMagic(U32(d));
     pc.U32(magic).U32(shift);
   }
-  return MakeDispatchKernel({std::move(pipeline), {BufferRef::Input(0), BufferRef::Output(0)}, std::move(pc),
+  return MakeDispatchKernel({std::move(pipeline),
+                             {BufferRef::Input(0), BufferRef::Output(0)},
+                             std::move(pc),
                              GroupsFor(static_cast<uint64_t>(words), kLocal, ctx.device())});
 }
 

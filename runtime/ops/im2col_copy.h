@@ -4,7 +4,8 @@
 // The im2col matrix of a 2-D convolution written out once
 // (shaders/ops/im2col.comp): for input X [batch, c_in, in_h, in_w] and
 // window `g`, the tensor M [batch, c_in * kh * kw, out_h, out_w] with
-//   M[n][(ci * kh + ky) * kw + kx][oy][ox] = X[n][ci][oy * sh + ky * dh - pad_top][ox * sw + kx * dw - pad_left]
+//   M[n][(ci * kh + ky) * kw + kx][oy][ox] = X[n][ci][oy * sh + ky * dh - pad_top][ox * sw + kx *
+//   dw - pad_left]
 // and 0 where the window leaves X. A convolution is then the pointwise
 // product of W (as [c_out, c_in * kh * kw]) with M, whose loader reads
 // contiguous rows instead of gathering each element through the implicit

@@ -11,6 +11,8 @@
 // of threads, keeping the row in registers when it fits. With the
 // _vkserve_rms attribute of layer_normalization.h the same kernel computes
 // RMSNorm (ONNX Runtime's SimplifiedLayerNormalization and its rewrites).
+#include "runtime/ops/layer_normalization.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -19,7 +21,6 @@
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
 #include "runtime/ops/dispatch_kernel.h"
-#include "runtime/ops/layer_normalization.h"
 #include "runtime/ops/host_fold.h"
 
 namespace vkserve {
@@ -46,16 +47,17 @@ constexpr uint32_t kMinLocal = 128;
 
 struct LayerNormalizationLayout {
   int64_t axis = 0;
-  int64_t rows = 1;  // prod(shape[:axis])
-  int64_t size = 1;  // prod(shape[axis:]): elements per row
+  int64_t rows = 1;                 // prod(shape[:axis])
+  int64_t size = 1;                 // prod(shape[axis:]): elements per row
   std::vector<int64_t> normalized;  // shape[axis:]
 };
 
-absl::StatusOr<LayerNormalizationLayout> LayerNormalizationLayoutOf(const Node& node,
-                                                                    const std::vector<int64_t>& shape) {
+absl::StatusOr<LayerNormalizationLayout> LayerNormalizationLayoutOf(
+    const Node& node, const std::vector<int64_t>& shape) {
   if (shape.empty()) return absl::InvalidArgumentError("LayerNormalization of a scalar");
   LayerNormalizationLayout l;
-  ASSIGN_OR_RETURN(l.axis, NormalizeAxis(node.GetInt("axis", -1), static_cast<int64_t>(shape.size())));
+  ASSIGN_OR_RETURN(l.axis,
+                   NormalizeAxis(node.GetInt("axis", -1), static_cast<int64_t>(shape.size())));
   for (int64_t d = 0; d < l.axis; ++d) l.rows *= shape[d];
   l.normalized.assign(shape.begin() + l.axis, shape.end());
   l.size = NumElements(l.normalized);
@@ -79,9 +81,8 @@ absl::StatusOr<ParamIndex> IndexOf(const TensorDesc& param, const std::vector<in
   // 1 or equal; leading 1s beyond its rank are allowed (a [1, 1, D] Scale).
   std::vector<int64_t> p = param.shape;
   while (p.size() > normalized.size() && p.front() == 1) p.erase(p.begin());
-  const std::string what =
-      absl::StrCat(name, " of shape ", ShapeString(param.shape), " for normalized shape ",
-                   ShapeString(normalized));
+  const std::string what = absl::StrCat(name, " of shape ", ShapeString(param.shape),
+                                        " for normalized shape ", ShapeString(normalized));
   if (p.size() > normalized.size()) {
     return absl::UnimplementedError(
         absl::StrCat(what, ": only broadcasts to the normalized shape are supported"));
@@ -176,9 +177,9 @@ uint32_t PowerOfTwoAtLeast(uint64_t v) {
 
 // How a row is spread over a workgroup's threads.
 struct RowThreads {
-  uint32_t threads = 1;  // per row, a power of two
-  uint64_t slots = 0;    // vec4 slots each thread holds; 0: the row streams
-  uint32_t local = 1;    // workgroup size
+  uint32_t threads = 1;        // per row, a power of two
+  uint64_t slots = 0;          // vec4 slots each thread holds; 0: the row streams
+  uint32_t local = 1;          // workgroup size
   bool use_subgroups = false;  // rows reduced by subgroup operations
 };
 
@@ -187,8 +188,8 @@ struct RowThreads {
 // stride; at least a subgroup when the row has work for half of one, so
 // that a subgroup reduces it without shared memory.
 RowThreads PickRowThreads(const gpu::DeviceInfo& info, uint64_t size, uint64_t rows) {
-  const uint32_t max_threads = std::min({uint32_t{1024}, info.max_workgroup_invocations,
-                                         info.max_workgroup_size[0]});
+  const uint32_t max_threads =
+      std::min({uint32_t{1024}, info.max_workgroup_invocations, info.max_workgroup_size[0]});
   uint32_t max_pow2 = 1;
   while (max_pow2 * 2 <= max_threads) max_pow2 *= 2;
   const uint64_t units = (size + 3) / 4;  // vec4 slots for one thread
@@ -244,7 +245,8 @@ class LayerNormalizationOp : public Op {
     ASSIGN_OR_RETURN(const TensorDesc* scale, RequireInput(ctx, 1));
     RETURN_IF_ERROR(CheckDataType(x->dtype, {DataType::kFloat, DataType::kFloat16}, "input 0"));
     RETURN_IF_ERROR(CheckDataType(scale->dtype, {x->dtype}, "Scale (the type of X)"));
-    ASSIGN_OR_RETURN(const LayerNormalizationLayout l, LayerNormalizationLayoutOf(ctx.node, x->shape));
+    ASSIGN_OR_RETURN(const LayerNormalizationLayout l,
+                     LayerNormalizationLayoutOf(ctx.node, x->shape));
     RETURN_IF_ERROR(IndexOf(*scale, l.normalized, "Scale").status());
     if (const TensorDesc* b = ctx.input(2)) {
       RETURN_IF_ERROR(CheckDataType(b->dtype, {x->dtype}, "B (the type of X)"));
@@ -267,7 +269,8 @@ class LayerNormalizationOp : public Op {
     if (n >= (uint64_t{1} << 32)) {
       return absl::UnimplementedError(absl::StrCat("tensors of 2^32 or more elements (", n, ")"));
     }
-    ASSIGN_OR_RETURN(const LayerNormalizationLayout l, LayerNormalizationLayoutOf(ctx.node(), x.shape));
+    ASSIGN_OR_RETURN(const LayerNormalizationLayout l,
+                     LayerNormalizationLayoutOf(ctx.node(), x.shape));
     ASSIGN_OR_RETURN(const bool rms, IsRms(ctx.node()));
     auto requested = [&](size_t o) {
       return o < ctx.num_outputs() && ctx.output(o).dtype != DataType::kUndefined;
@@ -316,25 +319,24 @@ class LayerNormalizationOp : public Op {
         .U32(bias.index.inner)
         .U32(bias.index.period)
         .F32(ctx.node().GetFloat("epsilon", 1e-5f));
-    const std::string shader =
-        absl::StrCat(rt.use_subgroups ? "ops/layer_normalization" : "ops/layer_normalization_shared",
-                     x.dtype == DataType::kFloat16 ? "_f16" : "");
-    ASSIGN_OR_RETURN(
-        step.pipeline,
-        ctx.GetPipeline(shader, 6,
-                        step.push.size(), {rt.local, 1, 1},
-                        {rt.threads, static_cast<uint32_t>(rt.slots), size % 4 == 0 ? 1u : 0u,
-                         b != nullptr ? 1u : 0u, scale.index.direct ? 1u : 0u,
-                         bias.index.direct ? 1u : 0u, mean_out ? 1u : 0u, inv_out ? 1u : 0u,
-                         rms ? 1u : 0u}));
+    const std::string shader = absl::StrCat(
+        rt.use_subgroups ? "ops/layer_normalization" : "ops/layer_normalization_shared",
+        x.dtype == DataType::kFloat16 ? "_f16" : "");
+    ASSIGN_OR_RETURN(step.pipeline,
+                     ctx.GetPipeline(shader, 6, step.push.size(), {rt.local, 1, 1},
+                                     {rt.threads, static_cast<uint32_t>(rt.slots),
+                                      size % 4 == 0 ? 1u : 0u, b != nullptr ? 1u : 0u,
+                                      scale.index.direct ? 1u : 0u, bias.index.direct ? 1u : 0u,
+                                      mean_out ? 1u : 0u, inv_out ? 1u : 0u, rms ? 1u : 0u}));
     // Statistics not asked for are written to scratch.
     const uint32_t dummy = (mean_out && inv_out) ? 0 : ctx.RequestScratch(4);
-    step.bindings = {BufferRef::Input(0),
-                     scale.ref,
-                     bias.ref,
-                     BufferRef::Output(0),
-                     mean_out ? BufferRef::Output(1) : BufferRef::Scratch(dummy, gpu::Access::kWrite),
-                     inv_out ? BufferRef::Output(2) : BufferRef::Scratch(dummy, gpu::Access::kWrite)};
+    step.bindings = {
+        BufferRef::Input(0),
+        scale.ref,
+        bias.ref,
+        BufferRef::Output(0),
+        mean_out ? BufferRef::Output(1) : BufferRef::Scratch(dummy, gpu::Access::kWrite),
+        inv_out ? BufferRef::Output(2) : BufferRef::Scratch(dummy, gpu::Access::kWrite)};
     const uint64_t rows_per_group = rt.local / rt.threads;
     step.groups = GroupsFor((rows + rows_per_group - 1) / rows_per_group, 1, ctx.device());
     return MakeDispatchKernel(std::move(step));

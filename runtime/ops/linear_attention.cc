@@ -33,14 +33,14 @@ struct Problem {
 
 absl::Status CheckShape(const TensorDesc* t, const char* what, const std::vector<int64_t>& want) {
   if (t->shape != want) {
-    return absl::InvalidArgumentError(absl::StrCat("LinearAttention ", what, " is ", ShapeString(t->shape),
-                                                   ", expected ", ShapeString(want)));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "LinearAttention ", what, " is ", ShapeString(t->shape), ", expected ", ShapeString(want)));
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<Problem> LinearAttentionProblemOf(const Node& node,
-                                                 const std::function<const TensorDesc*(size_t)>& input) {
+absl::StatusOr<Problem> LinearAttentionProblemOf(
+    const Node& node, const std::function<const TensorDesc*(size_t)>& input) {
   const TensorDesc *q = input(kQuery), *k = input(kKey), *v = input(kValue);
   if (q == nullptr || k == nullptr || v == nullptr) {
     return absl::InvalidArgumentError("LinearAttention needs query, key and value");
@@ -58,7 +58,8 @@ absl::StatusOr<Problem> LinearAttentionProblemOf(const Node& node,
   p.hq = node.GetInt("q_num_heads", 0);
   p.hkv = node.GetInt("kv_num_heads", 0);
   if (p.hq <= 0 || p.hkv <= 0 || p.hq % p.hkv != 0) {
-    return absl::InvalidArgumentError("q_num_heads must be a positive multiple of a positive kv_num_heads");
+    return absl::InvalidArgumentError(
+        "q_num_heads must be a positive multiple of a positive kv_num_heads");
   }
   p.batch = q->shape[0];
   p.steps = q->shape[1];
@@ -75,7 +76,8 @@ absl::StatusOr<Problem> LinearAttentionProblemOf(const Node& node,
   }
   const std::string rule = node.GetString("update_rule", "gated_delta");
   if (rule != "linear" && rule != "gated" && rule != "delta" && rule != "gated_delta") {
-    return absl::InvalidArgumentError(absl::StrCat("unknown update_rule \"", rule.substr(0, 32), "\""));
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown update_rule \"", rule.substr(0, 32), "\""));
   }
   p.gating = rule == "gated" || rule == "gated_delta";
   p.delta = rule == "delta" || rule == "gated_delta";
@@ -89,7 +91,8 @@ absl::StatusOr<Problem> LinearAttentionProblemOf(const Node& node,
   }
   if (const TensorDesc* decay = input(kDecay)) {
     p.decay_per_key = decay->shape.size() == 3 && decay->shape.back() == p.hkv * p.dk && p.dk != 1;
-    RETURN_IF_ERROR(CheckShape(decay, "decay", {p.batch, p.steps, p.decay_per_key ? p.hkv * p.dk : p.hkv}));
+    RETURN_IF_ERROR(
+        CheckShape(decay, "decay", {p.batch, p.steps, p.decay_per_key ? p.hkv * p.dk : p.hkv}));
   }
   if (const TensorDesc* beta = input(kBeta)) {
     p.beta_per_head = !(beta->shape.size() == 3 && beta->shape.back() == 1 && p.hkv != 1);
@@ -111,7 +114,8 @@ class LinearAttentionOp : public Op {
   }
 
   absl::Status Infer(InferContext& ctx) const override {
-    ASSIGN_OR_RETURN(const Problem p, LinearAttentionProblemOf(ctx.node, [&](size_t i) { return ctx.input(i); }));
+    ASSIGN_OR_RETURN(const Problem p,
+                     LinearAttentionProblemOf(ctx.node, [&](size_t i) { return ctx.input(i); }));
     ctx.outputs[0].dtype = DataType::kFloat;
     ctx.outputs[0].shape = {p.batch, p.steps, p.hq * p.dv};
     if (ctx.outputs.size() > 1) {
@@ -122,10 +126,13 @@ class LinearAttentionOp : public Op {
   }
 
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
-    ASSIGN_OR_RETURN(const Problem p, LinearAttentionProblemOf(ctx.node(), [&](size_t i) { return ctx.input(i); }));
+    ASSIGN_OR_RETURN(const Problem p,
+                     LinearAttentionProblemOf(ctx.node(), [&](size_t i) { return ctx.input(i); }));
     const uint64_t columns = static_cast<uint64_t>(p.batch * p.hkv * p.dv);
-    const uint64_t largest = static_cast<uint64_t>(p.batch * p.steps * std::max(p.hq * p.dk, p.hq * p.dv));
-    if (largest >= (uint64_t{1} << 31)) return absl::UnimplementedError("LinearAttention: tensors too large");
+    const uint64_t largest =
+        static_cast<uint64_t>(p.batch * p.steps * std::max(p.hq * p.dk, p.hq * p.dv));
+    if (largest >= (uint64_t{1} << 31))
+      return absl::UnimplementedError("LinearAttention: tensors too large");
     if (columns == 0 || p.steps == 0) return MakeEmptyKernel();
     const bool write_state = ctx.num_outputs() > 1 && ctx.output(1).dtype != DataType::kUndefined;
     DispatchStep step;
@@ -134,20 +141,23 @@ class LinearAttentionOp : public Op {
     step.push.U32(static_cast<uint32_t>(p.dv)).F32(p.scale);
     ASSIGN_OR_RETURN(
         step.pipeline,
-        ctx.GetPipeline("ops/linear_attention", 8, step.push.size(), {kLinearAttentionLocal, 1, 1},
-                        {static_cast<uint32_t>(p.dk), p.gating, p.delta, ctx.input(kPastState) != nullptr,
-                         p.decay_per_key, p.beta_per_head, write_state}));
+        ctx.GetPipeline(
+            "ops/linear_attention", 8, step.push.size(), {kLinearAttentionLocal, 1, 1},
+            {static_cast<uint32_t>(p.dk), p.gating, p.delta, ctx.input(kPastState) != nullptr,
+             p.decay_per_key, p.beta_per_head, write_state}));
     // Omitted inputs are never read: the query stands in for them.
-    auto optional = [&](LinearAttentionInput i) { return BufferRef::Input(ctx.input(i) != nullptr ? i : kQuery); };
-    step.bindings = {
-        BufferRef::Input(kQuery),
-        BufferRef::Input(kKey),
-        BufferRef::Input(kValue),
-        optional(kPastState),
-        optional(kDecay),
-        optional(kBeta),
-        BufferRef::Output(0),
-        write_state ? BufferRef::Output(1) : BufferRef::Scratch(ctx.RequestScratch(4), gpu::Access::kWrite)};
+    auto optional = [&](LinearAttentionInput i) {
+      return BufferRef::Input(ctx.input(i) != nullptr ? i : kQuery);
+    };
+    step.bindings = {BufferRef::Input(kQuery),
+                     BufferRef::Input(kKey),
+                     BufferRef::Input(kValue),
+                     optional(kPastState),
+                     optional(kDecay),
+                     optional(kBeta),
+                     BufferRef::Output(0),
+                     write_state ? BufferRef::Output(1)
+                                 : BufferRef::Scratch(ctx.RequestScratch(4), gpu::Access::kWrite)};
     step.groups = GroupsFor(columns, kLinearAttentionLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));
   }

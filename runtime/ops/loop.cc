@@ -20,7 +20,8 @@ namespace {
 constexpr int64_t kLoopMaxIterations = 4096;
 
 // Emits a Constant holding `t`; returns its value's name.
-absl::StatusOr<std::string> EmitConstant(ExpandContext& ctx, const std::string& hint, HostTensor t) {
+absl::StatusOr<std::string> EmitConstant(ExpandContext& ctx, const std::string& hint,
+                                         HostTensor t) {
   Node n;
   n.op_type = "Constant";
   n.opset = 13;
@@ -63,9 +64,10 @@ class LoopOp : public Op {
       if (i >= node.inputs.size() || node.inputs[i].empty()) return nullptr;
       const TensorDesc* d = ctx.Find(node.inputs[i]);
       if (d == nullptr || d->value == nullptr || d->value->num_elements() != 1) {
-        return absl::UnimplementedError(absl::StrCat(
-            i == 0 ? "the trip count M" : "the condition", " must be a scalar known when the "
-            "plan is built (a constant, a model input, or computable from shapes)"));
+        return absl::UnimplementedError(
+            absl::StrCat(i == 0 ? "the trip count M" : "the condition",
+                         " must be a scalar known when the "
+                         "plan is built (a constant, a model input, or computable from shapes)"));
       }
       return d->value.get();
     };
@@ -74,7 +76,8 @@ class LoopOp : public Op {
     const int64_t max_trip = trip == nullptr ? kLoopMaxIterations + 1 : trip->GetInt(0);
     bool cond = cond0 == nullptr || cond0->GetInt(0) != 0;
     const size_t carried_count = node.inputs.size() > 2 ? node.inputs.size() - 2 : 0;
-    if (body->outputs.size() < 1 + carried_count || node.outputs.size() > body->outputs.size() - 1) {
+    if (body->outputs.size() < 1 + carried_count ||
+        node.outputs.size() > body->outputs.size() - 1) {
       return absl::InvalidArgumentError("body outputs do not match the node's");
     }
     const size_t scan_count = body->outputs.size() - 1 - carried_count;
@@ -87,8 +90,8 @@ class LoopOp : public Op {
             absl::StrCat("vkserve unrolls at most ", kLoopMaxIterations, " iterations"));
       }
       const std::string prefix = absl::StrCat(node.name, "/", i, "/");
-      ASSIGN_OR_RETURN(std::string iter, EmitConstant(ctx, prefix + "iteration",
-                                                      HostTensor::FromInts({i}, {})));
+      ASSIGN_OR_RETURN(std::string iter,
+                       EmitConstant(ctx, prefix + "iteration", HostTensor::FromInts({i}, {})));
       ASSIGN_OR_RETURN(std::string cond_in, EmitConstant(ctx, prefix + "cond", BoolScalar(cond)));
       std::vector<std::string> inputs = {iter, cond_in};
       inputs.insert(inputs.end(), carried.begin(), carried.end());
@@ -106,13 +109,15 @@ class LoopOp : public Op {
       for (size_t k = 0; k < scan_count; ++k) scans[k].push_back(outs[1 + carried_count + k]);
     }
     for (size_t j = 0; j < carried_count && j < node.outputs.size(); ++j) {
-      if (!node.outputs[j].empty()) RETURN_IF_ERROR(EmitIdentity(ctx, carried[j], node.outputs[j]).status());
+      if (!node.outputs[j].empty())
+        RETURN_IF_ERROR(EmitIdentity(ctx, carried[j], node.outputs[j]).status());
     }
     for (size_t k = 0; k < scan_count && carried_count + k < node.outputs.size(); ++k) {
       const std::string& out = node.outputs[carried_count + k];
       if (out.empty()) continue;
       if (scans[k].empty()) {
-        return absl::UnimplementedError("the loop runs no iteration: its scan outputs have no shape");
+        return absl::UnimplementedError(
+            "the loop runs no iteration: its scan outputs have no shape");
       }
       RETURN_IF_ERROR(EmitStack(ctx, scans[k], 0, out));
     }

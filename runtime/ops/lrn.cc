@@ -44,10 +44,15 @@ class LrnOp : public Op {
     for (size_t d = 2; d < x.shape.size(); ++d) spatial *= x.shape[d];
     const Node& node = ctx.node();
     DispatchStep step;
-    step.push.U32(static_cast<uint32_t>(n)).U32(static_cast<uint32_t>(x.shape[1]))
-        .U32(static_cast<uint32_t>(spatial)).U32(static_cast<uint32_t>(node.GetInt("size", 1)))
-        .F32(node.GetFloat("alpha", 1e-4f)).F32(node.GetFloat("beta", 0.75f)).F32(node.GetFloat("bias", 1.0f));
-    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/lrn", 2, step.push.size(), {kLrnLocal, 1, 1}));
+    step.push.U32(static_cast<uint32_t>(n))
+        .U32(static_cast<uint32_t>(x.shape[1]))
+        .U32(static_cast<uint32_t>(spatial))
+        .U32(static_cast<uint32_t>(node.GetInt("size", 1)))
+        .F32(node.GetFloat("alpha", 1e-4f))
+        .F32(node.GetFloat("beta", 0.75f))
+        .F32(node.GetFloat("bias", 1.0f));
+    ASSIGN_OR_RETURN(step.pipeline,
+                     ctx.GetPipeline("ops/lrn", 2, step.push.size(), {kLrnLocal, 1, 1}));
     step.bindings = {BufferRef::Input(0), BufferRef::Output(0)};
     step.groups = GroupsFor(n, kLrnLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));

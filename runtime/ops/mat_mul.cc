@@ -13,6 +13,8 @@
 // layers (ONNX MatMul itself has two inputs). Also the transposes and scale
 // of mat_mul.h that rewrites of FusedMatMul set. Runs on the shared GEMM
 // engine (gemm_engine.h).
+#include "runtime/ops/mat_mul.h"
+
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -23,7 +25,6 @@
 #include "runtime/activation.h"
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
-#include "runtime/ops/mat_mul.h"
 #include "runtime/ops/gemm_engine.h"
 #include "runtime/ops/via_float32.h"
 
@@ -62,8 +63,8 @@ struct MatMulShape {
   int64_t m = 0, n = 0, k = 0;
   bool a_trans = false;  // the stored matrices are [K, M] / [N, K]
   bool b_trans = false;
-  std::vector<int64_t> batch;     // broadcast batch dims
-  std::vector<int64_t> a_strides; // A / B element strides per batch dim (0: broadcast)
+  std::vector<int64_t> batch;      // broadcast batch dims
+  std::vector<int64_t> a_strides;  // A / B element strides per batch dim (0: broadcast)
   std::vector<int64_t> b_strides;
   std::vector<int64_t> output;
 };
@@ -88,9 +89,9 @@ absl::StatusOr<MatMulShape> ResolveMatMul(const TensorDesc& a, const TensorDesc&
   RETURN_IF_ERROR(CheckDataType(a.dtype, {DataType::kFloat, DataType::kFloat16}, "MatMul input A"));
   const bool b_f16 = fp16 && a.dtype == DataType::kFloat && b.dtype == DataType::kFloat16;
   if (b.dtype != a.dtype && !b_f16) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("MatMul input B is ", std::string(DataTypeName(b.dtype)), "; A is ",
-                     std::string(DataTypeName(a.dtype))));
+    return absl::InvalidArgumentError(absl::StrCat("MatMul input B is ",
+                                                   std::string(DataTypeName(b.dtype)), "; A is ",
+                                                   std::string(DataTypeName(a.dtype))));
   }
   if (a.shape.empty() || b.shape.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("MatMul inputs must not be scalars; A is ",
@@ -190,9 +191,8 @@ class MatMulOp : public Op {
 
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     ASSIGN_OR_RETURN(const Transform t, TransformOf(ctx.node()));
-    ASSIGN_OR_RETURN(MatMulShape s,
-                     ResolveMatMul(*ctx.input(0), *ctx.input(1), t,
-                                   GetPrecision(ctx.node()) == Precision::kFp16));
+    ASSIGN_OR_RETURN(MatMulShape s, ResolveMatMul(*ctx.input(0), *ctx.input(1), t,
+                                                  GetPrecision(ctx.node()) == Precision::kFp16));
     GemmProblem p;
     p.m = s.m;
     p.n = s.n;

@@ -4,8 +4,8 @@
 // Max (opsets 8-27): the elementwise maximum of one or more inputs with numpy
 // broadcasting (runtime/ops/binary_op.h).
 #include "runtime/op_registry.h"
-#include "runtime/ops/via_float32.h"
 #include "runtime/ops/binary_op.h"
+#include "runtime/ops/via_float32.h"
 
 namespace vkserve {
 namespace {

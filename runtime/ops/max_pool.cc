@@ -6,8 +6,8 @@
 // auto_pad, dilations and ceil_mode, and the Indices output (int64 flat
 // indices into X, storage_order 0 or, for 2-D windows, 1).
 #include "runtime/op_registry.h"
-#include "runtime/ops/via_float32.h"
 #include "runtime/ops/pool_util.h"
+#include "runtime/ops/via_float32.h"
 
 namespace vkserve {
 namespace {

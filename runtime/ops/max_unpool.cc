@@ -41,8 +41,8 @@ absl::Status CheckSize(const std::vector<int64_t>& shape) {
 }
 
 absl::StatusOr<std::vector<int64_t>> MaxUnpoolOutputShape(const Node& node, const TensorDesc& x,
-                                                 const TensorDesc& indices,
-                                                 const TensorDesc* output_shape) {
+                                                          const TensorDesc& indices,
+                                                          const TensorDesc* output_shape) {
   RETURN_IF_ERROR(CheckDataType(x.dtype, {DataType::kFloat}, "MaxUnpool input X"));
   RETURN_IF_ERROR(CheckDataType(indices.dtype, {DataType::kInt64}, "MaxUnpool input I"));
   if (indices.shape != x.shape) {
@@ -95,7 +95,9 @@ class MaxUnpoolKernel : public Kernel {
  public:
   MaxUnpoolKernel(std::shared_ptr<const gpu::Pipeline> pipeline, PushConstants params,
                   std::array<uint32_t, 3> groups, bool scatter)
-      : pipeline_(std::move(pipeline)), params_(std::move(params)), groups_(groups),
+      : pipeline_(std::move(pipeline)),
+        params_(std::move(params)),
+        groups_(groups),
         scatter_(scatter) {}
 
   absl::Status Record(const RecordContext& ctx) const override {
@@ -162,7 +164,8 @@ class MaxUnpoolOp : public Op {
           "MaxUnpool tensors of 2^32 elements or more are not supported");
     }
     if (total == 0) return MakeEmptyKernel();
-    ASSIGN_OR_RETURN(auto pipeline, ctx.GetPipeline("ops/max_unpool", 3, 8, {kMaxUnpoolLocal, 1, 1}));
+    ASSIGN_OR_RETURN(auto pipeline,
+                     ctx.GetPipeline("ops/max_unpool", 3, 8, {kMaxUnpoolLocal, 1, 1}));
     PushConstants pc;
     pc.U32(static_cast<uint32_t>(n)).U32(static_cast<uint32_t>(total));
     return std::make_unique<MaxUnpoolKernel>(std::move(pipeline), std::move(pc),

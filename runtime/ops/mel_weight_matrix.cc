@@ -36,13 +36,14 @@ absl::StatusOr<MelInputs> ReadInputs(const InferContext& ctx) {
       return absl::InvalidArgumentError(absl::StrCat("input ", i, " must be a scalar"));
     v.push_back(t);
   }
-  MelInputs in{ElementAsInt(*v[0], 0), ElementAsInt(*v[1], 0), ElementAsInt(*v[2], 0), v[3]->GetDouble(0),
-               v[4]->GetDouble(0)};
+  MelInputs in{ElementAsInt(*v[0], 0), ElementAsInt(*v[1], 0), ElementAsInt(*v[2], 0),
+               v[3]->GetDouble(0), v[4]->GetDouble(0)};
   if (in.mel_bins < 1 || in.dft_length < 1 || in.sample_rate < 1) {
     return absl::InvalidArgumentError("num_mel_bins, dft_length and sample_rate must be positive");
   }
   if (!(in.lower_hz >= 0 && in.lower_hz <= in.upper_hz && std::isfinite(in.upper_hz))) {
-    return absl::InvalidArgumentError("the edges must satisfy 0 <= lower_edge_hertz <= upper_edge_hertz");
+    return absl::InvalidArgumentError(
+        "the edges must satisfy 0 <= lower_edge_hertz <= upper_edge_hertz");
   }
   if ((in.dft_length / 2 + 1) * in.mel_bins > kMelWeightMatrixMaxElements) {
     return absl::InvalidArgumentError(absl::StrCat("a ", in.dft_length / 2 + 1, " x ", in.mel_bins,
@@ -62,27 +63,31 @@ absl::StatusOr<HostTensor> MelMatrix(const MelInputs& in) {
   std::vector<int64_t> bin(edges);
   for (int64_t e = 0; e < edges; ++e) {
     const double hz = 700.0 * (std::pow(10.0, (e * mel_step + low_mel) / 2595.0) - 1.0);
-    bin[e] = static_cast<int64_t>(
-        std::floor(static_cast<double>(in.dft_length + 1) * hz / static_cast<double>(in.sample_rate)));
+    bin[e] = static_cast<int64_t>(std::floor(static_cast<double>(in.dft_length + 1) * hz /
+                                             static_cast<double>(in.sample_rate)));
     if (bin[e] < 0 || bin[e] >= spectrum) {
-      return absl::InvalidArgumentError(absl::StrCat("upper_edge_hertz ", in.upper_hz,
-                                                     " lies past the spectrum's last bin (sample_rate ",
-                                                     in.sample_rate, ", dft_length ", in.dft_length, ")"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "upper_edge_hertz ", in.upper_hz, " lies past the spectrum's last bin (sample_rate ",
+          in.sample_rate, ", dft_length ", in.dft_length, ")"));
     }
   }
   std::vector<float> w(static_cast<size_t>(spectrum * in.mel_bins), 0.0f);
-  auto at = [&](int64_t j, int64_t i) -> float& { return w[static_cast<size_t>(j * in.mel_bins + i)]; };
+  auto at = [&](int64_t j, int64_t i) -> float& {
+    return w[static_cast<size_t>(j * in.mel_bins + i)];
+  };
   for (int64_t i = 0; i < in.mel_bins; ++i) {
     const int64_t left = bin[i], center = bin[i + 1], right = bin[i + 2];
     if (center == left) {
       at(center, i) = 1.0f;
     } else {
       for (int64_t j = left; j <= center; ++j) {
-        at(j, i) = static_cast<float>(static_cast<double>(j - left) / static_cast<double>(center - left));
+        at(j, i) =
+            static_cast<float>(static_cast<double>(j - left) / static_cast<double>(center - left));
       }
     }
     for (int64_t j = center; j < right; ++j) {
-      at(j, i) = static_cast<float>(static_cast<double>(right - j) / static_cast<double>(right - center));
+      at(j, i) =
+          static_cast<float>(static_cast<double>(right - j) / static_cast<double>(right - center));
     }
   }
   return HostTensor::FromFloats(w, {spectrum, in.mel_bins});

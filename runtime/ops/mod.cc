@@ -5,9 +5,9 @@
 // fmod = 0 (integers only) gives the divisor's sign, as Python's %; fmod = 1
 // the dividend's, as C's fmod.
 #include "runtime/op_registry.h"
-#include "runtime/ops/via_float32.h"
 #include "runtime/op_util.h"
 #include "runtime/ops/binary_op.h"
+#include "runtime/ops/via_float32.h"
 
 namespace vkserve {
 namespace {

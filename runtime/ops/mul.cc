@@ -3,8 +3,8 @@
 //
 // Mul (opsets 7-27) with numpy broadcasting (runtime/ops/binary_op.h).
 #include "runtime/op_registry.h"
-#include "runtime/ops/via_float32.h"
 #include "runtime/ops/binary_op.h"
+#include "runtime/ops/via_float32.h"
 
 namespace vkserve {
 namespace {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// NegativeLogLikelihoodLoss (opsets 12-27): the negative log-likelihood of the targets' log-probabilities
-// (runtime/ops/nll_loss_op.h).
+// NegativeLogLikelihoodLoss (opsets 12-27): the negative log-likelihood of the targets'
+// log-probabilities (runtime/ops/nll_loss_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/nll_loss_op.h"
 

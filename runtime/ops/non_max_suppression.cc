@@ -31,15 +31,18 @@ absl::StatusOr<NonMaxSuppressionDims> NonMaxSuppressionDimsOf(const InferContext
   if (boxes->shape.size() != 3 || boxes->shape[2] != 4 || scores->shape.size() != 3 ||
       scores->shape[0] != boxes->shape[0] || scores->shape[2] != boxes->shape[1]) {
     return absl::InvalidArgumentError(absl::StrCat("boxes ", boxes->ToString(), " and scores ",
-                                                   scores->ToString(), " do not match ([B,N,4] and [B,C,N])"));
+                                                   scores->ToString(),
+                                                   " do not match ([B,N,4] and [B,C,N])"));
   }
   RETURN_IF_ERROR(CheckDataType(boxes->dtype, {DataType::kFloat}, "boxes"));
   RETURN_IF_ERROR(CheckDataType(scores->dtype, {DataType::kFloat}, "scores"));
-  const std::pair<size_t, DataType> scalars[] = {{2, DataType::kInt64}, {3, DataType::kFloat}, {4, DataType::kFloat}};
+  const std::pair<size_t, DataType> scalars[] = {
+      {2, DataType::kInt64}, {3, DataType::kFloat}, {4, DataType::kFloat}};
   for (const auto& [i, dtype] : scalars) {
     const TensorDesc* s = ctx.input(i);
     if (s == nullptr) continue;
-    if (s->num_elements() != 1) return absl::InvalidArgumentError(absl::StrCat("input ", i, " must be a scalar"));
+    if (s->num_elements() != 1)
+      return absl::InvalidArgumentError(absl::StrCat("input ", i, " must be a scalar"));
     RETURN_IF_ERROR(CheckDataType(s->dtype, {dtype}, absl::StrCat("input ", i)));
   }
   return NonMaxSuppressionDims{boxes->shape[0], scores->shape[1], boxes->shape[1]};
@@ -62,7 +65,8 @@ class NonMaxSuppressionOp : public Op {
   absl::Status Infer(InferContext& ctx) const override {
     ASSIGN_OR_RETURN(const NonMaxSuppressionDims d, NonMaxSuppressionDimsOf(ctx));
     if (!AtSyncPoint(ctx.node, sync_count_output())) {
-      return absl::UnimplementedError("NonMaxSuppression of inputs known at load (it runs at a sync point)");
+      return absl::UnimplementedError(
+          "NonMaxSuppression of inputs known at load (it runs at a sync point)");
     }
     ctx.outputs[0].dtype = DataType::kInt64;
     ctx.outputs[0].shape = {d.batches * d.classes * d.boxes, 3};
@@ -76,26 +80,39 @@ class NonMaxSuppressionOp : public Op {
     const TensorDesc& scores = *ctx.input(1);
     const int64_t b = boxes.shape[0], n = boxes.shape[1], c = scores.shape[1];
     const uint64_t slots = static_cast<uint64_t>(b * c * n);
-    if (slots * 6 >= (uint64_t{1} << 31)) return absl::UnimplementedError("NonMaxSuppression: too many boxes");
+    if (slots * 6 >= (uint64_t{1} << 31))
+      return absl::UnimplementedError("NonMaxSuppression: too many boxes");
     auto given = [&](size_t i) {
       const TensorDesc* t = i < ctx.num_inputs() ? ctx.input(i) : nullptr;
       return t != nullptr && t->dtype != DataType::kUndefined ? 1u : 0u;
     };
     DispatchStep step;
-    step.push.U32(static_cast<uint32_t>(b)).U32(static_cast<uint32_t>(c)).U32(static_cast<uint32_t>(n))
+    step.push.U32(static_cast<uint32_t>(b))
+        .U32(static_cast<uint32_t>(c))
+        .U32(static_cast<uint32_t>(n))
         .U32(static_cast<uint32_t>(ctx.node().GetInt("center_point_box", 0)))
-        .U32(given(2)).U32(given(3)).U32(given(4));
+        .U32(given(2))
+        .U32(given(3))
+        .U32(given(4));
     const uint32_t removed = ctx.RequestScratch(4 * std::max<uint64_t>(1, slots));
     const uint32_t picks = ctx.RequestScratch(4 * std::max<uint64_t>(1, slots));
-    const uint32_t picked = ctx.RequestScratch(4 * std::max<uint64_t>(1, static_cast<uint64_t>(b * c)));
-    ASSIGN_OR_RETURN(step.pipeline,
-                     ctx.GetPipeline("ops/non_max_suppression", 10, step.push.size(), {kNonMaxSuppressionLocal, 1, 1}));
+    const uint32_t picked =
+        ctx.RequestScratch(4 * std::max<uint64_t>(1, static_cast<uint64_t>(b * c)));
+    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/non_max_suppression", 10, step.push.size(),
+                                                    {kNonMaxSuppressionLocal, 1, 1}));
     // Omitted scalars bind the boxes in their place, unread.
-    auto scalar = [&](size_t i) { return BufferRef::Input(given(i) ? static_cast<uint32_t>(i) : 0); };
-    step.bindings = {BufferRef::Input(0), BufferRef::Input(1), scalar(2), scalar(3), scalar(4),
+    auto scalar = [&](size_t i) {
+      return BufferRef::Input(given(i) ? static_cast<uint32_t>(i) : 0);
+    };
+    step.bindings = {BufferRef::Input(0),
+                     BufferRef::Input(1),
+                     scalar(2),
+                     scalar(3),
+                     scalar(4),
                      BufferRef::Scratch(removed, gpu::Access::kReadWrite),
                      BufferRef::Scratch(picks, gpu::Access::kReadWrite),
-                     BufferRef::Scratch(picked, gpu::Access::kReadWrite), BufferRef::Output(0),
+                     BufferRef::Scratch(picked, gpu::Access::kReadWrite),
+                     BufferRef::Output(0),
                      BufferRef::Output(1)};
     step.groups = {1, 1, 1};
     return MakeDispatchKernel(std::move(step));

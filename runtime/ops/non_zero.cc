@@ -43,7 +43,8 @@ class NonZeroOp : public Op {
       HostTensor y = ZeroTensor(DataType::kInt64, {rank, n});
       const std::vector<int64_t> strides = Strides(x->shape);
       for (int64_t k = 0; k < n; ++k) {
-        for (int64_t r = 0; r < rank; ++r) SetElementFromInt(&y, r * n + k, hits[k] / strides[r] % x->shape[r]);
+        for (int64_t r = 0; r < rank; ++r)
+          SetElementFromInt(&y, r * n + k, hits[k] / strides[r] % x->shape[r]);
       }
       ctx.outputs[0].shape = {rank, n};
       ctx.outputs[0].value = Share(std::move(y));
@@ -55,7 +56,8 @@ class NonZeroOp : public Op {
     }
     const size_t size = DataTypeSize(x->dtype);
     if (size != 1 && size != 2 && size != 4 && size != 8) {
-      return absl::UnimplementedError(absl::StrCat("NonZero of ", std::string(DataTypeName(x->dtype))));
+      return absl::UnimplementedError(
+          absl::StrCat("NonZero of ", std::string(DataTypeName(x->dtype))));
     }
     ctx.outputs[0].shape = {rank, x->num_elements()};
     ctx.outputs[1].dtype = DataType::kInt64;
@@ -65,9 +67,11 @@ class NonZeroOp : public Op {
 
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     const TensorDesc& x = *ctx.input(0);
-    if (x.num_elements() >= (int64_t{1} << 31)) return absl::UnimplementedError("NonZero: tensor too large");
+    if (x.num_elements() >= (int64_t{1} << 31))
+      return absl::UnimplementedError("NonZero: tensor too large");
     DispatchStep step;
-    step.push.U32(static_cast<uint32_t>(x.num_elements())).U32(static_cast<uint32_t>(x.shape.size()));
+    step.push.U32(static_cast<uint32_t>(x.num_elements()))
+        .U32(static_cast<uint32_t>(x.shape.size()));
     for (size_t d = 0; d < kNonZeroMaxRank; ++d) {
       step.push.U32(d < x.shape.size() ? static_cast<uint32_t>(x.shape[d]) : 1);
     }

@@ -25,15 +25,16 @@ struct Sets {
   int64_t channel_stride = 1, channels = 0, per_entry = 1;
 };
 
-absl::StatusOr<Sets> SetsOf(NormalizeOp::Kind kind, const Node& node, const std::vector<int64_t>& x) {
+absl::StatusOr<Sets> SetsOf(NormalizeOp::Kind kind, const Node& node,
+                            const std::vector<int64_t>& x) {
   const int64_t rank = static_cast<int64_t>(x.size());
   Sets s;
   if (kind == NormalizeOp::Kind::kMeanVariance || kind == NormalizeOp::Kind::kLp) {
     s.shape = x;
     s.reduced.assign(x.size(), false);
     std::vector<int64_t> axes = kind == NormalizeOp::Kind::kLp
-        ? std::vector<int64_t>{node.GetInt("axis", -1)}
-        : node.GetInts("axes", {0, 2, 3});
+                                    ? std::vector<int64_t>{node.GetInt("axis", -1)}
+                                    : node.GetInts("axes", {0, 2, 3});
     ASSIGN_OR_RETURN(axes, NormalizeAxes(axes, rank));
     for (int64_t a : axes) s.reduced[a] = true;
     return s;
@@ -50,8 +51,8 @@ absl::StatusOr<Sets> SetsOf(NormalizeOp::Kind kind, const Node& node, const std:
   }
   const int64_t groups = node.GetInt("num_groups", 0);
   if (groups <= 0 || x[1] % groups != 0) {
-    return absl::InvalidArgumentError(absl::StrCat("num_groups (", groups, ") must divide the ",
-                                                   x[1], " channels"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("num_groups (", groups, ") must divide the ", x[1], " channels"));
   }
   s.shape = {x[0], groups, x[1] / groups * spatial};
   s.reduced = {false, false, true};
@@ -97,7 +98,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> NormalizeOp::CreateKernel(KernelContext&
   const TensorDesc& x = *ctx.input(0);
   ASSIGN_OR_RETURN(const Sets s, SetsOf(kind_, ctx.node(), x.shape));
   if (x.num_elements() >= (int64_t{1} << 32)) {
-    return absl::UnimplementedError(absl::StrCat("tensors of 2^32 or more elements (", x.num_elements(), ")"));
+    return absl::UnimplementedError(
+        absl::StrCat("tensors of 2^32 or more elements (", x.num_elements(), ")"));
   }
   if (x.num_elements() == 0) return MakeEmptyKernel();
   ASSIGN_OR_RETURN(const ReductionLayout l, MergeReductionDims(s.shape, s.reduced, "normalizing"));
@@ -106,7 +108,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> NormalizeOp::CreateKernel(KernelContext&
   DispatchStep step;
   l.Push(step.push);
   step.push.F32(ctx.node().GetFloat("epsilon", default_eps));
-  step.push.U32(static_cast<uint32_t>(s.channel_stride)).U32(static_cast<uint32_t>(std::max<int64_t>(s.channels, 1)));
+  step.push.U32(static_cast<uint32_t>(s.channel_stride))
+      .U32(static_cast<uint32_t>(std::max<int64_t>(s.channels, 1)));
   step.push.U32(static_cast<uint32_t>(s.per_entry));
   ASSIGN_OR_RETURN(step.pipeline,
                    ctx.GetPipeline("ops/normalize", 4, step.push.size(), {kNormalizeLocal, 1, 1},

@@ -28,7 +28,8 @@ absl::StatusOr<OneHotLayout> OneHotLayoutOf(const Node& node, const std::vector<
         "OneHot's depth must be known at load time (a constant); vkserve never reads tensor "
         "data back in the middle of a run");
   }
-  if (depth->value->num_elements() != 1) return absl::InvalidArgumentError("depth must hold one value");
+  if (depth->value->num_elements() != 1)
+    return absl::InvalidArgumentError("depth must hold one value");
   OneHotLayout l;
   l.depth = static_cast<int64_t>(ElementAsDouble(*depth->value, 0));
   if (l.depth <= 0) return absl::InvalidArgumentError("depth must be positive");
@@ -42,18 +43,21 @@ absl::StatusOr<OneHotLayout> OneHotLayoutOf(const Node& node, const std::vector<
 
 class OneHotOp : public Op {
  public:
-  bool IsHostInput(const Node& /*node*/, size_t input_index) const override { return input_index == 1; }
+  bool IsHostInput(const Node& /*node*/, size_t input_index) const override {
+    return input_index == 1;
+  }
 
   absl::Status Infer(InferContext& ctx) const override {
     ASSIGN_OR_RETURN(const TensorDesc* indices, RequireInput(ctx, 0));
     ASSIGN_OR_RETURN(const TensorDesc* values, RequireInput(ctx, 2));
-    RETURN_IF_ERROR(CheckDataType(indices->dtype, {DataType::kFloat, DataType::kInt32, DataType::kInt64},
-                                  "indices"));
-    if (values->num_elements() != 2) return absl::InvalidArgumentError("values must hold two elements");
+    RETURN_IF_ERROR(CheckDataType(
+        indices->dtype, {DataType::kFloat, DataType::kInt32, DataType::kInt64}, "indices"));
+    if (values->num_elements() != 2)
+      return absl::InvalidArgumentError("values must hold two elements");
     const size_t size = DataTypeSize(values->dtype);
     if (size != 4 && size != 8) {
-      return absl::UnimplementedError(absl::StrCat("OneHot values of ",
-                                                   std::string(DataTypeName(values->dtype))));
+      return absl::UnimplementedError(
+          absl::StrCat("OneHot values of ", std::string(DataTypeName(values->dtype))));
     }
     ASSIGN_OR_RETURN(const OneHotLayout l, OneHotLayoutOf(ctx.node, indices->shape, ctx.input(1)));
     ctx.outputs[0].dtype = values->dtype;
@@ -68,12 +72,17 @@ class OneHotOp : public Op {
     const uint64_t n = static_cast<uint64_t>(NumElements(l.out_shape));
     if (n >= (uint64_t{1} << 31)) return absl::UnimplementedError("OneHot: output too large");
     if (n == 0) return MakeEmptyKernel();
-    const uint32_t index_kind = indices.dtype == DataType::kFloat ? 0u : indices.dtype == DataType::kInt32 ? 1u : 2u;
+    const uint32_t index_kind = indices.dtype == DataType::kFloat   ? 0u
+                                : indices.dtype == DataType::kInt32 ? 1u
+                                                                    : 2u;
     DispatchStep step;
-    step.push.U32(static_cast<uint32_t>(n)).U32(static_cast<uint32_t>(l.depth)).U32(static_cast<uint32_t>(l.inner));
-    ASSIGN_OR_RETURN(step.pipeline,
-                     ctx.GetPipeline("ops/one_hot", 3, step.push.size(), {kOneHotLocal, 1, 1},
-                                     {static_cast<uint32_t>(DataTypeSize(values.dtype) / 4), index_kind}));
+    step.push.U32(static_cast<uint32_t>(n))
+        .U32(static_cast<uint32_t>(l.depth))
+        .U32(static_cast<uint32_t>(l.inner));
+    ASSIGN_OR_RETURN(
+        step.pipeline,
+        ctx.GetPipeline("ops/one_hot", 3, step.push.size(), {kOneHotLocal, 1, 1},
+                        {static_cast<uint32_t>(DataTypeSize(values.dtype) / 4), index_kind}));
     step.bindings = {BufferRef::Input(0), BufferRef::Input(2), BufferRef::Output(0)};
     step.groups = GroupsFor(n, kOneHotLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));

@@ -45,8 +45,9 @@ struct PadPlan {
 // `inputs[i]` is the node's input i (nullptr when omitted).
 // Pad's pads, constant value and axes from its inputs (opset 11 on), each
 // of which must be known at load time. `plan->dtype` is set.
-absl::Status ReadPadInputs(const Node& node, const std::vector<const TensorDesc*>& inputs, int64_t rank,
-                           PadPlan* plan, std::vector<int64_t>* pads, std::vector<int64_t>* axes) {
+absl::Status ReadPadInputs(const Node& node, const std::vector<const TensorDesc*>& inputs,
+                           int64_t rank, PadPlan* plan, std::vector<int64_t>* pads,
+                           std::vector<int64_t>* axes) {
   auto input_at = [&](size_t i) { return i < inputs.size() ? inputs[i] : nullptr; };
   const TensorDesc* pads_desc = input_at(1);
   if (pads_desc == nullptr || pads_desc->value == nullptr) {
@@ -199,8 +200,11 @@ class PadOp : public Op {
                                                     {static_cast<uint32_t>(plan.mode)}));
     if (total == 0) return MakeEmptyKernel();
     // An empty input is never read (everything is padding): bind the output.
-    const BufferRef in = NumElements(plan.input) > 0 ? BufferRef::Input(0) : BufferRef::Output(0, gpu::Access::kRead);
-    return MakeDispatchKernel({std::move(pipeline), {in, BufferRef::Output(0)}, std::move(pc),
+    const BufferRef in = NumElements(plan.input) > 0 ? BufferRef::Input(0)
+                                                     : BufferRef::Output(0, gpu::Access::kRead);
+    return MakeDispatchKernel({std::move(pipeline),
+                               {in, BufferRef::Output(0)},
+                               std::move(pc),
                                GroupsFor(total, kLocal, ctx.device())});
   }
 };

@@ -97,26 +97,31 @@ absl::StatusOr<std::unique_ptr<Kernel>> WindowPoolOp::CreateKernel(KernelContext
   const bool indices = kind_ == PoolKind::kMax && WantsIndices(ctx.node());
   const uint32_t kind = kind_ == PoolKind::kMax ? 0u : average ? 1u : 2u;
   const int64_t p = ctx.node().GetInt("p", 2);
-  if (kind_ == PoolKind::kLp && (p < 1 || p > 64)) return absl::UnimplementedError("LpPool's p must be 1 to 64");
+  if (kind_ == PoolKind::kLp && (p < 1 || p > 64))
+    return absl::UnimplementedError("LpPool's p must be 1 to 64");
   const bool include_pad = average && ctx.node().GetInt("count_include_pad", 0) != 0;
   constexpr uint32_t kLocal = 128;
-  ASSIGN_OR_RETURN(auto pipeline,
-                   ctx.GetPipeline(x.dtype == DataType::kFloat16 ? "ops/pool_f16" : "ops/pool", 3, 52,
-                                   {kLocal, 1, 1},
-                                   {U32(g.kernel_h), U32(g.kernel_w), U32(g.stride_h),
-                                    U32(g.stride_w), U32(g.dilation_h), U32(g.dilation_w),
-                                    kind, include_pad ? 1u : 0u, U32(p), U32(kd), U32(sd),
-                                    U32(dd), indices ? 1u : 0u,
-                                    U32(ctx.node().GetInt("storage_order", 0))}));
+  ASSIGN_OR_RETURN(
+      auto pipeline,
+      ctx.GetPipeline(
+          x.dtype == DataType::kFloat16 ? "ops/pool_f16" : "ops/pool", 3, 52, {kLocal, 1, 1},
+          {U32(g.kernel_h), U32(g.kernel_w), U32(g.stride_h), U32(g.stride_w), U32(g.dilation_h),
+           U32(g.dilation_w), kind, include_pad ? 1u : 0u, U32(p), U32(kd), U32(sd), U32(dd),
+           indices ? 1u : 0u, U32(ctx.node().GetInt("storage_order", 0))}));
   PushConstants pc;
   pc.U32(U32(g.in_h)).U32(U32(g.in_w)).U32(U32(g.out_h)).U32(U32(g.out_w)).U32(U32(total));
   pc.I32(g.pad_top).I32(g.pad_left).I32(g.pad_bottom).I32(g.pad_right);
-  pc.U32(U32(in_d)).U32(U32(out_d)).I32(static_cast<int32_t>(pad_front)).I32(static_cast<int32_t>(pad_back));
+  pc.U32(U32(in_d))
+      .U32(U32(out_d))
+      .I32(static_cast<int32_t>(pad_front))
+      .I32(static_cast<int32_t>(pad_back));
   // pool.comp declares the Indices binding whether or not it writes it;
   // without Indices it aliases Y, untouched.
-  return MakeDispatchKernel({std::move(pipeline),
-                             {BufferRef::Input(0), BufferRef::Output(0), BufferRef::Output(indices ? 1 : 0)},
-                             std::move(pc), GroupsFor(total, kLocal, ctx.device())});
+  return MakeDispatchKernel(
+      {std::move(pipeline),
+       {BufferRef::Input(0), BufferRef::Output(0), BufferRef::Output(indices ? 1 : 0)},
+       std::move(pc),
+       GroupsFor(total, kLocal, ctx.device())});
 }
 
 absl::Status GlobalPoolOp::Infer(InferContext& ctx) const {
@@ -150,7 +155,9 @@ absl::StatusOr<std::unique_ptr<Kernel>> GlobalPoolOp::CreateKernel(KernelContext
                                                   {kind_ == PoolKind::kAverage ? 1u : 0u}));
   PushConstants pc;
   pc.U32(U32(hw)).U32(U32(rows));
-  return MakeDispatchKernel({std::move(pipeline), {BufferRef::Input(0), BufferRef::Output(0)}, std::move(pc),
+  return MakeDispatchKernel({std::move(pipeline),
+                             {BufferRef::Input(0), BufferRef::Output(0)},
+                             std::move(pc),
                              GroupsFor(rows, 1, ctx.device())});
 }
 

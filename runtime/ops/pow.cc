@@ -86,7 +86,10 @@ class ConvertedExponentKernel : public Kernel {
   ConvertedExponentKernel(std::unique_ptr<Kernel> pow, uint32_t index,
                           std::shared_ptr<const gpu::Pipeline> cast, uint32_t count,
                           std::array<uint32_t, 3> groups)
-      : pow_(std::move(pow)), index_(index), cast_(std::move(cast)), count_(count),
+      : pow_(std::move(pow)),
+        index_(index),
+        cast_(std::move(cast)),
+        count_(count),
         groups_(groups) {}
 
   absl::Status Record(const RecordContext& ctx) const override {
@@ -100,8 +103,8 @@ class ConvertedExponentKernel : public Kernel {
           {exponent, gpu::Access::kReadWrite},
       };
       const auto* bytes = reinterpret_cast<const uint8_t*>(&count_);
-      RETURN_IF_ERROR(ctx.command_buffer.Dispatch(
-          cast_, bindings, std::span(bytes, sizeof(count_)), groups_, ctx.label));
+      RETURN_IF_ERROR(ctx.command_buffer.Dispatch(cast_, bindings, std::span(bytes, sizeof(count_)),
+                                                  groups_, ctx.label));
     }
     RecordContext inner{ctx.command_buffer, ctx.inputs,    ctx.outputs,
                         ctx.scratch,        ctx.constants, ctx.label};
@@ -126,7 +129,8 @@ void StorePow(HostTensor* out, int64_t i, double x, double y) {
     return;
   }
   constexpr double kLimit = 9.2e18;  // inside int64's range
-  SetElementFromInt(out, i, std::isnan(r) ? 0 : static_cast<int64_t>(std::fmax(-kLimit, std::fmin(kLimit, r))));
+  SetElementFromInt(
+      out, i, std::isnan(r) ? 0 : static_cast<int64_t>(std::fmax(-kLimit, std::fmin(kLimit, r))));
 }
 
 class PowOp : public BinaryOp {
@@ -146,8 +150,8 @@ class PowOp : public BinaryOp {
       RETURN_IF_ERROR(BinaryOp::Infer(sub));
       const bool folded = sub.outputs[0].value != nullptr;
       if (!folded && b->value == nullptr && !IsGpuConvertible(b->dtype)) {
-        return absl::UnimplementedError(absl::StrCat(
-            "Pow with a ", TypeName(b->dtype), " exponent computed at run time"));
+        return absl::UnimplementedError(
+            absl::StrCat("Pow with a ", TypeName(b->dtype), " exponent computed at run time"));
       }
       ctx.outputs[0] = std::move(sub.outputs[0]);
       return absl::OkStatus();

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// QuantizeLinear (opsets 10-27): fp32 to integers: saturate(round_half_even(x / scale) + zero_point)
-// (runtime/ops/quantize_op.h).
+// QuantizeLinear (opsets 10-27): fp32 to integers: saturate(round_half_even(x / scale) +
+// zero_point) (runtime/ops/quantize_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/quantize_op.h"
 

@@ -27,9 +27,10 @@ struct ScaleLayout {
 };
 
 absl::StatusOr<ScaleLayout> QuantizeLayoutOf(const Node& node, const std::vector<int64_t>& x,
-                                     const std::vector<int64_t>& scale) {
+                                             const std::vector<int64_t>& scale) {
   const int64_t rank = static_cast<int64_t>(x.size());
-  if (rank > static_cast<int64_t>(kQuantizeMaxRank)) return absl::UnimplementedError("more than 6 dims");
+  if (rank > static_cast<int64_t>(kQuantizeMaxRank))
+    return absl::UnimplementedError("more than 6 dims");
   ScaleLayout l;
   l.strides.assign(x.size(), 0);
   const int64_t scale_count = NumElements(scale);
@@ -38,19 +39,20 @@ absl::StatusOr<ScaleLayout> QuantizeLayoutOf(const Node& node, const std::vector
   const int64_t block = node.GetInt("block_size", 0);
   if (block <= 0) {
     if (scale.size() != 1 || scale[0] != x[l.axis]) {
-      return absl::InvalidArgumentError(absl::StrCat("scale ", ShapeString(scale), " is not per axis of ",
-                                                     ShapeString(x)));
+      return absl::InvalidArgumentError(
+          absl::StrCat("scale ", ShapeString(scale), " is not per axis of ", ShapeString(x)));
     }
     l.strides[l.axis] = 1;
     return l;
   }
-  if (scale.size() != x.size()) return absl::InvalidArgumentError("blocked scales must have x's rank");
+  if (scale.size() != x.size())
+    return absl::InvalidArgumentError("blocked scales must have x's rank");
   const std::vector<int64_t> own = Strides(scale);
   for (int64_t d = 0; d < rank; ++d) {
     const int64_t want = d == l.axis ? (x[d] + block - 1) / block : x[d];
     if (scale[d] != want) {
-      return absl::InvalidArgumentError(absl::StrCat("scale ", ShapeString(scale), " does not block ",
-                                                     ShapeString(x), " by ", block));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "scale ", ShapeString(scale), " does not block ", ShapeString(x), " by ", block));
     }
     l.strides[d] = own[d];
   }
@@ -85,17 +87,20 @@ absl::Status QuantizeOp::Infer(InferContext& ctx) const {
   ASSIGN_OR_RETURN(const TensorDesc* scale, RequireInput(ctx, 1));
   const TensorDesc* zp = ctx.input(2);
   RETURN_IF_ERROR(CheckDataType(scale->dtype, {DataType::kFloat}, "scale"));
-  if (zp != nullptr && zp->shape != scale->shape && NumElements(zp->shape) != NumElements(scale->shape)) {
+  if (zp != nullptr && zp->shape != scale->shape &&
+      NumElements(zp->shape) != NumElements(scale->shape)) {
     return absl::InvalidArgumentError("the zero point and the scale differ in shape");
   }
   RETURN_IF_ERROR(QuantizeLayoutOf(ctx.node, x->shape, scale->shape).status());
-  const DataType q = dequantize_ ? x->dtype : QuantizedType(ctx.node, zp).value_or(DataType::kUndefined);
+  const DataType q =
+      dequantize_ ? x->dtype : QuantizedType(ctx.node, zp).value_or(DataType::kUndefined);
   if (!IsQuantizedType(q, dequantize_)) {
-    return absl::UnimplementedError(absl::StrCat(ctx.node.op_type, " of ", std::string(DataTypeName(q)),
-                                                 " (int8, uint8, int16, uint16",
-                                                 dequantize_ ? ", int32)" : ")"));
+    return absl::UnimplementedError(
+        absl::StrCat(ctx.node.op_type, " of ", std::string(DataTypeName(q)),
+                     " (int8, uint8, int16, uint16", dequantize_ ? ", int32)" : ")"));
   }
-  if (zp != nullptr && zp->dtype != q) return absl::InvalidArgumentError("the zero point's type differs");
+  if (zp != nullptr && zp->dtype != q)
+    return absl::InvalidArgumentError("the zero point's type differs");
   if (!dequantize_) RETURN_IF_ERROR(CheckDataType(x->dtype, {DataType::kFloat}, "x"));
   ctx.outputs[0].dtype = dequantize_ ? DataType::kFloat : q;
   ctx.outputs[0].shape = x->shape;
@@ -122,11 +127,12 @@ absl::StatusOr<std::unique_ptr<Kernel>> QuantizeOp::CreateKernel(KernelContext& 
   for (size_t d = 0; d < kQuantizeMaxRank; ++d)
     step.push.U32(d < l.strides.size() ? static_cast<uint32_t>(l.strides[d]) : 0);
   step.push.U32(static_cast<uint32_t>(l.axis)).U32(static_cast<uint32_t>(l.block));
-  ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/quantize", 4, step.push.size(), {kQuantizeLocal, 1, 1},
-                                                  {dequantize_ ? 1u : 0u, qbytes, is_signed ? 1u : 0u,
-                                                   zp != nullptr ? 1u : 0u, qbits}));
-  step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Input(zp != nullptr ? 2 : 1),
-                   BufferRef::Output(0)};
+  ASSIGN_OR_RETURN(step.pipeline,
+                   ctx.GetPipeline("ops/quantize", 4, step.push.size(), {kQuantizeLocal, 1, 1},
+                                   {dequantize_ ? 1u : 0u, qbytes, is_signed ? 1u : 0u,
+                                    zp != nullptr ? 1u : 0u, qbits}));
+  step.bindings = {BufferRef::Input(0), BufferRef::Input(1),
+                   BufferRef::Input(zp != nullptr ? 2 : 1), BufferRef::Output(0)};
   const uint64_t invocations = dequantize_ ? n : (n + (4 / qbytes) - 1) / (4 / qbytes);
   step.groups = GroupsFor(invocations, kQuantizeLocal, ctx.device());
   return MakeDispatchKernel(std::move(step));

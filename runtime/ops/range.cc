@@ -30,7 +30,8 @@ HostTensor Fill(DataType dtype, T start, T limit, T delta) {
   n = std::max<int64_t>(n, 0);
   HostTensor t = ZeroTensor(dtype, {n});
   T v = start;
-  for (int64_t i = 0; i < n; ++i, v += delta) std::memcpy(t.data.data() + i * sizeof(T), &v, sizeof(T));
+  for (int64_t i = 0; i < n; ++i, v += delta)
+    std::memcpy(t.data.data() + i * sizeof(T), &v, sizeof(T));
   return t;
 }
 
@@ -51,10 +52,11 @@ absl::StatusOr<HostTensor> ComputeRange(const HostTensor& start, const HostTenso
                          static_cast<float>(ElementAsDouble(delta, 0)));
     case DataType::kFloat16:
     case DataType::kBFloat16:
-      return ConvertTensor(Fill<float>(DataType::kFloat, static_cast<float>(ElementAsDouble(start, 0)),
-                                       static_cast<float>(ElementAsDouble(limit, 0)),
-                                       static_cast<float>(ElementAsDouble(delta, 0))),
-                           dtype);
+      return ConvertTensor(
+          Fill<float>(DataType::kFloat, static_cast<float>(ElementAsDouble(start, 0)),
+                      static_cast<float>(ElementAsDouble(limit, 0)),
+                      static_cast<float>(ElementAsDouble(delta, 0))),
+          dtype);
     case DataType::kDouble:
       return Fill<double>(dtype, ElementAsDouble(start, 0), ElementAsDouble(limit, 0),
                           ElementAsDouble(delta, 0));

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// ReduceLogSumExp (opsets 1-27): log(sum(exp(x))), computed with the maximum subtracted over the axes (runtime/ops/reduce_op.h);
-// axes is input 1 from opset 18.
+// ReduceLogSumExp (opsets 1-27): log(sum(exp(x))), computed with the maximum subtracted over the
+// axes (runtime/ops/reduce_op.h); axes is input 1 from opset 18.
 #include "runtime/op_registry.h"
-#include "runtime/ops/via_float32.h"
 #include "runtime/ops/reduce_op.h"
+#include "runtime/ops/via_float32.h"
 
 namespace vkserve {
 

@@ -4,8 +4,8 @@
 // ReduceMean (opsets 1-27): the mean over the axes (runtime/ops/reduce_op.h);
 // axes is input 1 from opset 18.
 #include "runtime/op_registry.h"
-#include "runtime/ops/via_float32.h"
 #include "runtime/ops/reduce_op.h"
+#include "runtime/ops/via_float32.h"
 
 namespace vkserve {
 

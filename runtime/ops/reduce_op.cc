@@ -29,15 +29,17 @@ struct ReduceReduction {
 };
 
 absl::StatusOr<ReduceReduction> ReduceResolve(const Node& node, const std::vector<int64_t>& shape,
-                                  const TensorDesc* axes_input, int64_t axes_input_opset) {
+                                              const TensorDesc* axes_input,
+                                              int64_t axes_input_opset) {
   const int64_t rank = static_cast<int64_t>(shape.size());
   std::vector<int64_t> axes;
   if (node.opset >= axes_input_opset) {
     if (axes_input != nullptr) {
       if (axes_input->value == nullptr) {
-        return absl::UnimplementedError(absl::StrCat(
-            node.op_type, "'s axes must be known at load time (a constant); vkserve never reads "
-            "tensor data back in the middle of a run"));
+        return absl::UnimplementedError(
+            absl::StrCat(node.op_type,
+                         "'s axes must be known at load time (a constant); vkserve never reads "
+                         "tensor data back in the middle of a run"));
       }
       ASSIGN_OR_RETURN(axes, HostInts(*axes_input->value, "axes"));
     }
@@ -75,24 +77,35 @@ double Identity(ReduceOp::Kind kind) {
 
 double Accumulate(ReduceOp::Kind kind, double acc, double v) {
   switch (kind) {
-    case ReduceOp::Kind::kMax: return std::max(acc, v);
-    case ReduceOp::Kind::kMin: return std::min(acc, v);
-    case ReduceOp::Kind::kProd: return acc * v;
-    case ReduceOp::Kind::kL1: return acc + std::fabs(v);
+    case ReduceOp::Kind::kMax:
+      return std::max(acc, v);
+    case ReduceOp::Kind::kMin:
+      return std::min(acc, v);
+    case ReduceOp::Kind::kProd:
+      return acc * v;
+    case ReduceOp::Kind::kL1:
+      return acc + std::fabs(v);
     case ReduceOp::Kind::kL2:
-    case ReduceOp::Kind::kSumSquare: return acc + v * v;
-    case ReduceOp::Kind::kLogSumExp: return acc + std::exp(v);
-    default: return acc + v;
+    case ReduceOp::Kind::kSumSquare:
+      return acc + v * v;
+    case ReduceOp::Kind::kLogSumExp:
+      return acc + std::exp(v);
+    default:
+      return acc + v;
   }
 }
 
 double Finish(ReduceOp::Kind kind, double acc, int64_t count) {
   switch (kind) {
-    case ReduceOp::Kind::kMean: return acc / static_cast<double>(count);
-    case ReduceOp::Kind::kL2: return std::sqrt(acc);
+    case ReduceOp::Kind::kMean:
+      return acc / static_cast<double>(count);
+    case ReduceOp::Kind::kL2:
+      return std::sqrt(acc);
     case ReduceOp::Kind::kLogSum:
-    case ReduceOp::Kind::kLogSumExp: return std::log(acc);
-    default: return acc;
+    case ReduceOp::Kind::kLogSumExp:
+      return std::log(acc);
+    default:
+      return acc;
   }
 }
 
@@ -137,7 +150,8 @@ absl::Status ReduceOp::Validate(const Node& node) const {
 
 absl::Status ReduceOp::Infer(InferContext& ctx) const {
   ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
-  ASSIGN_OR_RETURN(const ReduceReduction r, ReduceResolve(ctx.node, x->shape, ctx.input(1), axes_input_opset_));
+  ASSIGN_OR_RETURN(const ReduceReduction r,
+                   ReduceResolve(ctx.node, x->shape, ctx.input(1), axes_input_opset_));
   ctx.outputs[0].dtype = x->dtype;
   ctx.outputs[0].shape = r.out_shape;
   if (x->value != nullptr && IsFoldableType(x->dtype) && x->dtype != DataType::kBool &&
@@ -150,9 +164,11 @@ absl::Status ReduceOp::Infer(InferContext& ctx) const {
 
 absl::StatusOr<std::unique_ptr<Kernel>> ReduceOp::CreateKernel(KernelContext& ctx) const {
   const TensorDesc& x = *ctx.input(0);
-  ASSIGN_OR_RETURN(const ReduceReduction r, ReduceResolve(ctx.node(), x.shape, ctx.input(1), axes_input_opset_));
+  ASSIGN_OR_RETURN(const ReduceReduction r,
+                   ReduceResolve(ctx.node(), x.shape, ctx.input(1), axes_input_opset_));
   if (x.num_elements() >= (int64_t{1} << 32)) {
-    return absl::UnimplementedError(absl::StrCat("tensors of 2^32 or more elements (", x.num_elements(), ")"));
+    return absl::UnimplementedError(
+        absl::StrCat("tensors of 2^32 or more elements (", x.num_elements(), ")"));
   }
   if (ctx.output(0).num_elements() == 0) return MakeEmptyKernel();
   if (x.num_elements() == 0) {
@@ -179,8 +195,9 @@ absl::StatusOr<std::unique_ptr<Kernel>> ReduceOp::CreateKernel(KernelContext& ct
   DispatchStep step;
   l.Push(step.push);
   const uint32_t local = per_thread ? kThreadLocal : kGroupLocal;
-  ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/reduce", 2, step.push.size(), {local, 1, 1},
-                                    {per_thread ? 1u : 0u, static_cast<uint32_t>(kind_)}));
+  ASSIGN_OR_RETURN(step.pipeline,
+                   ctx.GetPipeline("ops/reduce", 2, step.push.size(), {local, 1, 1},
+                                   {per_thread ? 1u : 0u, static_cast<uint32_t>(kind_)}));
   step.bindings = {BufferRef::Input(0), BufferRef::Output(0)};
   step.groups = GroupsFor(l.outputs, per_thread ? local : 1, ctx.device());
   return MakeDispatchKernel(std::move(step));

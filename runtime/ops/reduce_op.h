@@ -22,8 +22,16 @@ class ReduceOp : public Op {
  public:
   // Also the shader's OP spec constant.
   enum class Kind : uint32_t {
-    kMean = 0, kSum = 1, kMax = 2, kMin = 3, kProd = 4,
-    kL1 = 5, kL2 = 6, kLogSum = 7, kLogSumExp = 8, kSumSquare = 9,
+    kMean = 0,
+    kSum = 1,
+    kMax = 2,
+    kMin = 3,
+    kProd = 4,
+    kL1 = 5,
+    kL2 = 6,
+    kLogSum = 7,
+    kLogSumExp = 8,
+    kSumSquare = 9,
   };
   // `axes_input_opset`: the first opset where axes is input 1.
   ReduceOp(Kind kind, int64_t axes_input_opset)

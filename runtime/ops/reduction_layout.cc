@@ -40,8 +40,8 @@ absl::StatusOr<ReductionLayout> MergeReductionDims(const std::vector<int64_t>& s
   }
   if (l.kept_dims.size() > ReductionLayout::kMaxKept ||
       l.reduced_dims.size() > ReductionLayout::kMaxReduced) {
-    return absl::UnimplementedError(absl::StrCat(what, " ", ShapeString(shape),
-                                                 " alternates kept and reduced dims too often"));
+    return absl::UnimplementedError(
+        absl::StrCat(what, " ", ShapeString(shape), " alternates kept and reduced dims too often"));
   }
   l.inner_kept = !red.empty() && !red.back();
   return l;

@@ -25,8 +25,8 @@ struct ReductionLayout {
 
   std::vector<uint32_t> kept_dims, kept_strides;
   std::vector<uint32_t> reduced_dims, reduced_strides;
-  uint64_t outputs = 1;  // product of the kept dims
-  uint64_t reduced = 1;  // product of the reduced dims
+  uint64_t outputs = 1;     // product of the kept dims
+  uint64_t reduced = 1;     // product of the reduced dims
   bool inner_kept = false;  // the innermost merged dim is kept
 
   // Appends the shaders' common push constants: outputs, reduced, the two

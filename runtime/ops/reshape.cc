@@ -27,17 +27,17 @@ absl::StatusOr<std::vector<int64_t>> ReshapedShape(const std::vector<int64_t>& i
       continue;
     }
     if (out[i] < -1) {
-      return absl::InvalidArgumentError(absl::StrCat("shape ", ShapeString(requested),
-                                                     " has a negative dim"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("shape ", ShapeString(requested), " has a negative dim"));
     }
     if (out[i] == 0) {
       if (allow_zero) {
         has_zero = true;
       } else {
         if (i >= in_shape.size()) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "shape ", ShapeString(requested), " copies dim ", i, " of input shape ",
-              ShapeString(in_shape), ", which it lacks"));
+          return absl::InvalidArgumentError(
+              absl::StrCat("shape ", ShapeString(requested), " copies dim ", i, " of input shape ",
+                           ShapeString(in_shape), ", which it lacks"));
         }
         out[i] = in_shape[i];
       }
@@ -48,8 +48,8 @@ absl::StatusOr<std::vector<int64_t>> ReshapedShape(const std::vector<int64_t>& i
   if (infer_at >= 0) {
     if (has_zero || known == 0) {
       if (total != 0 || has_zero) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "cannot infer the -1 of shape ", ShapeString(requested), " next to a 0"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("cannot infer the -1 of shape ", ShapeString(requested), " next to a 0"));
       }
       out[infer_at] = 0;
     } else {
@@ -57,8 +57,8 @@ absl::StatusOr<std::vector<int64_t>> ReshapedShape(const std::vector<int64_t>& i
     }
   }
   if (NumElements(out) != total) {
-    return absl::InvalidArgumentError(absl::StrCat("cannot reshape ", ShapeString(in_shape),
-                                                   " to ", ShapeString(requested)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot reshape ", ShapeString(in_shape), " to ", ShapeString(requested)));
   }
   return out;
 }

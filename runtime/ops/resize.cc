@@ -72,7 +72,8 @@ absl::StatusOr<ResizeAttrs> GetAttrs(const Node& node) {
     // Resize-10: asymmetric coordinates, nearest truncates (ceil when shrinking).
     a.coord = Coord::kAsymmetric;
     a.nearest = Nearest::kTruncate;
-    if (a.mode == ResizeMode::kCubic) return absl::InvalidArgumentError("Resize-10 has no cubic mode");
+    if (a.mode == ResizeMode::kCubic)
+      return absl::InvalidArgumentError("Resize-10 has no cubic mode");
     return a;
   }
   const std::string coord = node.GetString("coordinate_transformation_mode", "half_pixel");
@@ -374,9 +375,8 @@ absl::StatusOr<std::vector<std::vector<Tap>>> AntialiasTaps(const ResizePlan& pl
     const float center =
         0.5f + (rscale == 1.0f ? static_cast<float>(o)
                                : OriginalCoordinate(a.coord, static_cast<float>(o), rscale,
-                                                    static_cast<float>(out),
-                                                    static_cast<float>(in), plan.roi_start[d],
-                                                    plan.roi_end[d]));
+                                                    static_cast<float>(out), static_cast<float>(in),
+                                                    plan.roi_start[d], plan.roi_end[d]));
     if (a.coord == Coord::kTfCropAndResize &&
         (center - 0.5f < 0 || center - 0.5f > static_cast<float>(in - 1))) {
       result[o] = {{-1, 0.0f}};
@@ -410,7 +410,7 @@ absl::StatusOr<std::vector<std::vector<Tap>>> AxisTapLists(const ResizePlan& pla
   if (plan.attrs.antialias) return AntialiasTaps(plan, d);
   const int per = plan.attrs.mode == ResizeMode::kNearest  ? 1
                   : plan.attrs.mode == ResizeMode::kLinear ? 2
-                                                     : 4;
+                                                           : 4;
   const std::vector<Tap> flat = AxisTaps(plan, d, per);
   std::vector<std::vector<Tap>> lists(plan.output[d]);
   for (size_t o = 0; o < lists.size(); ++o) {
@@ -518,9 +518,11 @@ class ResizeOp : public Op {
     if (total == 0 || NumElements(plan.input) == 0) {
       return MakeEmptyKernel();
     }
-    return MakeDispatchKernel({std::move(pipeline),
-                               {BufferRef::Input(0), BufferRef::Constant(table), BufferRef::Output(0)},
-                               std::move(pc), GroupsFor(total, kLocal, ctx.device())});
+    return MakeDispatchKernel(
+        {std::move(pipeline),
+         {BufferRef::Input(0), BufferRef::Constant(table), BufferRef::Output(0)},
+         std::move(pc),
+         GroupsFor(total, kLocal, ctx.device())});
   }
 };
 

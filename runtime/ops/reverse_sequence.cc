@@ -37,7 +37,8 @@ class ReverseSequenceOp : public Op {
     }
     const size_t size = DataTypeSize(x->dtype);
     if (size != 4 && size != 8) {
-      return absl::UnimplementedError(absl::StrCat("ReverseSequence of ", std::string(DataTypeName(x->dtype))));
+      return absl::UnimplementedError(
+          absl::StrCat("ReverseSequence of ", std::string(DataTypeName(x->dtype))));
     }
     ctx.outputs[0].dtype = x->dtype;
     ctx.outputs[0].shape = x->shape;
@@ -57,9 +58,10 @@ class ReverseSequenceOp : public Op {
         .U32(static_cast<uint32_t>(strides[t]))
         .U32(static_cast<uint32_t>(x.shape[b]))
         .U32(static_cast<uint32_t>(strides[b]));
-    ASSIGN_OR_RETURN(step.pipeline,
-                     ctx.GetPipeline("ops/reverse_sequence", 3, step.push.size(), {kReverseSequenceLocal, 1, 1},
-                                     {static_cast<uint32_t>(DataTypeSize(x.dtype) / 4)}));
+    ASSIGN_OR_RETURN(
+        step.pipeline,
+        ctx.GetPipeline("ops/reverse_sequence", 3, step.push.size(), {kReverseSequenceLocal, 1, 1},
+                        {static_cast<uint32_t>(DataTypeSize(x.dtype) / 4)}));
     step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Output(0)};
     step.groups = GroupsFor(n, kReverseSequenceLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));

@@ -26,16 +26,19 @@ class RoiAlignOp : public Op {
     }
     RETURN_IF_ERROR(CheckAttributeType(node, "spatial_scale", Attribute::Type::kFloat));
     RETURN_IF_ERROR(CheckAttributeType(node, "mode", Attribute::Type::kString));
-    RETURN_IF_ERROR(CheckAttributeType(node, "coordinate_transformation_mode", Attribute::Type::kString));
+    RETURN_IF_ERROR(
+        CheckAttributeType(node, "coordinate_transformation_mode", Attribute::Type::kString));
     const std::string mode = node.GetString("mode", "avg");
-    if (mode != "avg" && mode != "max") return absl::InvalidArgumentError(absl::StrCat("mode '", mode, "'"));
+    if (mode != "avg" && mode != "max")
+      return absl::InvalidArgumentError(absl::StrCat("mode '", mode, "'"));
     const std::string ct = CoordinateMode(node);
     if (ct != "half_pixel" && ct != "output_half_pixel") {
       return absl::InvalidArgumentError(absl::StrCat("coordinate_transformation_mode '", ct, "'"));
     }
     if (node.GetInt("output_height", 1) < 1 || node.GetInt("output_width", 1) < 1 ||
         node.GetInt("sampling_ratio", 0) < 0) {
-      return absl::InvalidArgumentError("output sizes must be positive, sampling_ratio non-negative");
+      return absl::InvalidArgumentError(
+          "output sizes must be positive, sampling_ratio non-negative");
     }
     return absl::OkStatus();
   }
@@ -47,10 +50,11 @@ class RoiAlignOp : public Op {
     RETURN_IF_ERROR(CheckDataType(x->dtype, {DataType::kFloat}, "X"));
     RETURN_IF_ERROR(CheckDataType(rois->dtype, {DataType::kFloat}, "rois"));
     RETURN_IF_ERROR(CheckDataType(batch->dtype, {DataType::kInt64}, "batch_indices"));
-    if (x->shape.size() != 4 || rois->shape.size() != 2 || rois->shape[1] != 4 || batch->shape.size() != 1 ||
-        batch->shape[0] != rois->shape[0]) {
-      return absl::InvalidArgumentError(absl::StrCat("X ", x->ToString(), ", rois ", rois->ToString(),
-                                                     " and batch_indices ", batch->ToString(), " do not match"));
+    if (x->shape.size() != 4 || rois->shape.size() != 2 || rois->shape[1] != 4 ||
+        batch->shape.size() != 1 || batch->shape[0] != rois->shape[0]) {
+      return absl::InvalidArgumentError(absl::StrCat("X ", x->ToString(), ", rois ",
+                                                     rois->ToString(), " and batch_indices ",
+                                                     batch->ToString(), " do not match"));
     }
     ctx.outputs[0].dtype = DataType::kFloat;
     ctx.outputs[0].shape = {rois->shape[0], x->shape[1], ctx.node.GetInt("output_height", 1),
@@ -76,9 +80,11 @@ class RoiAlignOp : public Op {
         .F32(node.GetFloat("spatial_scale", 1.0f))
         .F32(half_pixel ? 0.5f : 0.0f)
         .U32(half_pixel ? 0 : 1);
-    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/roi_align", 4, step.push.size(), {kRoiAlignLocal, 1, 1},
-                                                    {node.GetString("mode", "avg") == "max" ? 1u : 0u}));
-    step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Input(2), BufferRef::Output(0)};
+    ASSIGN_OR_RETURN(step.pipeline,
+                     ctx.GetPipeline("ops/roi_align", 4, step.push.size(), {kRoiAlignLocal, 1, 1},
+                                     {node.GetString("mode", "avg") == "max" ? 1u : 0u}));
+    step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Input(2),
+                     BufferRef::Output(0)};
     step.groups = GroupsFor(total, kRoiAlignLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));
   }
@@ -86,7 +92,8 @@ class RoiAlignOp : public Op {
  private:
   // Opset 10 has no attribute and behaves as output_half_pixel.
   static std::string CoordinateMode(const Node& node) {
-    return node.GetString("coordinate_transformation_mode", node.opset < 16 ? "output_half_pixel" : "half_pixel");
+    return node.GetString("coordinate_transformation_mode",
+                          node.opset < 16 ? "output_half_pixel" : "half_pixel");
   }
 };
 

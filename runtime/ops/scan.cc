@@ -41,21 +41,24 @@ class ScanOp : public Op {
     const auto out_dirs = node.GetInts("scan_output_directions", std::vector<int64_t>(k_count, 0));
     if (in_axes.size() != m || in_dirs.size() != m || out_axes.size() != k_count ||
         out_dirs.size() != k_count) {
-      return absl::InvalidArgumentError("scan axes/directions do not match the scan inputs/outputs");
+      return absl::InvalidArgumentError(
+          "scan axes/directions do not match the scan inputs/outputs");
     }
     int64_t length = -1;
     std::vector<int64_t> axes;
     for (size_t j = 0; j < m; ++j) {
       const TensorDesc* x = ctx.Find(node.inputs[n + j]);
       if (x == nullptr) return absl::InvalidArgumentError("a scan input is not defined");
-      ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(in_axes[j], static_cast<int64_t>(x->shape.size())));
+      ASSIGN_OR_RETURN(int64_t axis,
+                       NormalizeAxis(in_axes[j], static_cast<int64_t>(x->shape.size())));
       axes.push_back(axis);
       if (length >= 0 && x->shape[axis] != length) {
         return absl::InvalidArgumentError("scan inputs differ in sequence length");
       }
       length = x->shape[axis];
     }
-    if (length < 1) return absl::UnimplementedError("a scan over an empty sequence is not supported");
+    if (length < 1)
+      return absl::UnimplementedError("a scan over an empty sequence is not supported");
     if (length > kScanMaxIterations) {
       return absl::UnimplementedError(absl::StrCat("vkserve unrolls at most ", kScanMaxIterations,
                                                    " iterations; the sequence has ", length));
@@ -66,7 +69,8 @@ class ScanOp : public Op {
     RETURN_IF_ERROR(EmitScanSteps(ctx, body, absl::StrCat(node.name, "/"), sequences, axes, in_dirs,
                                   length, state, scans));
     for (size_t j = 0; j < n && j < node.outputs.size(); ++j) {
-      if (!node.outputs[j].empty()) RETURN_IF_ERROR(EmitIdentity(ctx, state[j], node.outputs[j]).status());
+      if (!node.outputs[j].empty())
+        RETURN_IF_ERROR(EmitIdentity(ctx, state[j], node.outputs[j]).status());
     }
     for (size_t k = 0; k < k_count && n + k < node.outputs.size(); ++k) {
       const std::string& out = node.outputs[n + k];

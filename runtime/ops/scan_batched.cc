@@ -41,8 +41,8 @@ absl::Status CheckSequenceLens(ExpandContext& ctx, int64_t batch, int64_t length
   }
   for (int64_t v : values) {
     if (v != length) {
-      return absl::UnimplementedError(absl::StrCat(
-          "Scan-8 with a sequence_lens entry (", v, ") shorter than the sequence (", length, ")"));
+      return absl::UnimplementedError(absl::StrCat("Scan-8 with a sequence_lens entry (", v,
+                                                   ") shorter than the sequence (", length, ")"));
     }
   }
   return absl::OkStatus();
@@ -78,9 +78,9 @@ class BatchedScanOp : public Op {
       if (x == nullptr) return absl::InvalidArgumentError("a Scan input is not defined");
       const bool scan = i > n;
       if (x->shape.size() < (scan ? 2u : 1u)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "Scan-8 input ", i, " ", x->ToString(), " lacks the batch", scan ? " and sequence" : "",
-            " axis"));
+        return absl::InvalidArgumentError(absl::StrCat("Scan-8 input ", i, " ", x->ToString(),
+                                                       " lacks the batch",
+                                                       scan ? " and sequence" : "", " axis"));
       }
       if (batch >= 0 && x->shape[0] != batch) {
         return absl::InvalidArgumentError("Scan-8 inputs differ in batch size");

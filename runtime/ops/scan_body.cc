@@ -37,9 +37,8 @@ absl::StatusOr<ScanBody> GetScanBody(const Node& node, size_t first) {
 
 absl::Status EmitScanSteps(ExpandContext& ctx, const ScanBody& body, const std::string& prefix,
                            const std::vector<std::string>& sequences,
-                           const std::vector<int64_t>& axes,
-                           const std::vector<int64_t>& directions, int64_t length,
-                           std::vector<std::string>& state,
+                           const std::vector<int64_t>& axes, const std::vector<int64_t>& directions,
+                           int64_t length, std::vector<std::string>& state,
                            std::vector<std::vector<std::string>>& scans) {
   const size_t n = body.states;
   for (int64_t t = 0; t < length; ++t) {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// ScatterElements (opsets 11-27): elements of data replaced (or reduced) along axis at int64 indices
-// (runtime/ops/scatter_op.h).
+// ScatterElements (opsets 11-27): elements of data replaced (or reduced) along axis at int64
+// indices (runtime/ops/scatter_op.h).
 #include "runtime/op_registry.h"
 #include "runtime/ops/scatter_op.h"
 

@@ -33,26 +33,33 @@ absl::Status UpdatePush(bool nd, const Node& node, const std::vector<int64_t>& d
   if (nd) {
     if (idx.empty()) return absl::InvalidArgumentError("indices must have rank 1 or more");
     const size_t k = static_cast<size_t>(idx.back());
-    if (k < 1 || k > data.size() || k > kScatterMaxTuple) return absl::InvalidArgumentError("bad index tuple length");
+    if (k < 1 || k > data.size() || k > kScatterMaxTuple)
+      return absl::InvalidArgumentError("bad index tuple length");
     std::vector<int64_t> want(idx.begin(), idx.end() - 1);
     want.insert(want.end(), data.begin() + k, data.end());
     if (upd != want) {
-      return absl::InvalidArgumentError(absl::StrCat("updates ", ShapeString(upd), " must be ", ShapeString(want)));
+      return absl::InvalidArgumentError(
+          absl::StrCat("updates ", ShapeString(upd), " must be ", ShapeString(want)));
     }
     int64_t slice = 1, rows = 1;
     for (size_t d = k; d < data.size(); ++d) slice *= data[d];
     for (size_t d = 0; d + 1 < idx.size(); ++d) rows *= idx[d];
     if (push != nullptr) {
-      push->U32(static_cast<uint32_t>(slice)).U32(static_cast<uint32_t>(rows)).U32(static_cast<uint32_t>(k));
-      for (size_t j = 0; j < kScatterMaxTuple; ++j) push->U32(j < k ? static_cast<uint32_t>(data[j]) : 1);
-      for (size_t j = 0; j < kScatterMaxTuple; ++j) push->U32(j < k ? static_cast<uint32_t>(strides[j]) : 0);
+      push->U32(static_cast<uint32_t>(slice))
+          .U32(static_cast<uint32_t>(rows))
+          .U32(static_cast<uint32_t>(k));
+      for (size_t j = 0; j < kScatterMaxTuple; ++j)
+        push->U32(j < k ? static_cast<uint32_t>(data[j]) : 1);
+      for (size_t j = 0; j < kScatterMaxTuple; ++j)
+        push->U32(j < k ? static_cast<uint32_t>(strides[j]) : 0);
     }
     *invocations = static_cast<uint64_t>(slice);
     return absl::OkStatus();
   }
   const int64_t rank = static_cast<int64_t>(data.size());
   if (idx.size() != data.size() || upd != idx || data.size() > kMaxRank || rank == 0) {
-    return absl::InvalidArgumentError("indices and updates must share a shape of data's rank (at most 6)");
+    return absl::InvalidArgumentError(
+        "indices and updates must share a shape of data's rank (at most 6)");
   }
   ASSIGN_OR_RETURN(const int64_t axis, NormalizeAxis(node.GetInt("axis", 0), rank));
   int64_t lines = 1;
@@ -60,10 +67,14 @@ absl::Status UpdatePush(bool nd, const Node& node, const std::vector<int64_t>& d
     if (d != axis) lines *= idx[d];
   }
   if (push != nullptr) {
-    push->U32(static_cast<uint32_t>(lines)).U32(static_cast<uint32_t>(rank)).U32(static_cast<uint32_t>(axis))
+    push->U32(static_cast<uint32_t>(lines))
+        .U32(static_cast<uint32_t>(rank))
+        .U32(static_cast<uint32_t>(axis))
         .U32(static_cast<uint32_t>(data[axis]));
-    for (size_t d = 0; d < kMaxRank; ++d) push->U32(d < idx.size() ? static_cast<uint32_t>(idx[d]) : 1);
-    for (size_t d = 0; d < kMaxRank; ++d) push->U32(d < strides.size() ? static_cast<uint32_t>(strides[d]) : 0);
+    for (size_t d = 0; d < kMaxRank; ++d)
+      push->U32(d < idx.size() ? static_cast<uint32_t>(idx[d]) : 1);
+    for (size_t d = 0; d < kMaxRank; ++d)
+      push->U32(d < strides.size() ? static_cast<uint32_t>(strides[d]) : 0);
   }
   *invocations = static_cast<uint64_t>(idx[axis] == 0 ? 0 : lines);
   return absl::OkStatus();
@@ -81,14 +92,17 @@ absl::Status ScatterOp::Infer(InferContext& ctx) const {
   ASSIGN_OR_RETURN(const TensorDesc* idx, RequireInput(ctx, 1));
   ASSIGN_OR_RETURN(const TensorDesc* upd, RequireInput(ctx, 2));
   RETURN_IF_ERROR(CheckDataType(idx->dtype, {DataType::kInt64}, "indices"));
-  if (upd->dtype != data->dtype) return absl::InvalidArgumentError("updates and data differ in type");
+  if (upd->dtype != data->dtype)
+    return absl::InvalidArgumentError("updates and data differ in type");
   uint64_t invocations = 0;
-  RETURN_IF_ERROR(UpdatePush(nd_, ctx.node, data->shape, idx->shape, upd->shape, nullptr, &invocations));
+  RETURN_IF_ERROR(
+      UpdatePush(nd_, ctx.node, data->shape, idx->shape, upd->shape, nullptr, &invocations));
   ASSIGN_OR_RETURN(const uint32_t reduction, ScatterReductionOf(ctx.node));
   const size_t size = DataTypeSize(data->dtype);
   if (reduction != 0 ? data->dtype != DataType::kFloat : (size != 4 && size != 8)) {
-    return absl::UnimplementedError(absl::StrCat(ctx.node.op_type, " of ", std::string(DataTypeName(data->dtype)),
-                                                 reduction != 0 ? " with a reduction (fp32 only)" : ""));
+    return absl::UnimplementedError(
+        absl::StrCat(ctx.node.op_type, " of ", std::string(DataTypeName(data->dtype)),
+                     reduction != 0 ? " with a reduction (fp32 only)" : ""));
   }
   ctx.outputs[0].dtype = data->dtype;
   ctx.outputs[0].shape = data->shape;
@@ -97,7 +111,8 @@ absl::Status ScatterOp::Infer(InferContext& ctx) const {
 
 absl::StatusOr<std::unique_ptr<Kernel>> ScatterOp::CreateKernel(KernelContext& ctx) const {
   const TensorDesc& data = *ctx.input(0);
-  if (data.num_elements() >= (int64_t{1} << 31)) return absl::UnimplementedError("Scatter: data too large");
+  if (data.num_elements() >= (int64_t{1} << 31))
+    return absl::UnimplementedError("Scatter: data too large");
   DispatchStep step;
   uint64_t invocations = 0;
   RETURN_IF_ERROR(UpdatePush(nd_, ctx.node(), data.shape, ctx.input(1)->shape, ctx.input(2)->shape,
@@ -106,17 +121,21 @@ absl::StatusOr<std::unique_ptr<Kernel>> ScatterOp::CreateKernel(KernelContext& c
   std::vector<CompositeStep> steps;
   ASSIGN_OR_RETURN(std::unique_ptr<Kernel> copy,
                    CreateStridedCopyKernel(ctx, data.dtype, {ContiguousCopy(data.num_elements())}));
-  steps.push_back({std::move(copy), {{NodeBuffer::Source::kInput, 0}}, {{NodeBuffer::Source::kOutput, 0}}});
+  steps.push_back(
+      {std::move(copy), {{NodeBuffer::Source::kInput, 0}}, {{NodeBuffer::Source::kOutput, 0}}});
   if (invocations > 0) {
-    ASSIGN_OR_RETURN(step.pipeline,
-                     ctx.GetPipeline(nd_ ? "ops/scatter_nd" : "ops/scatter_elements", 4, step.push.size(),
-                                     {kScatterLocal, 1, 1},
-                                     {static_cast<uint32_t>(DataTypeSize(data.dtype) / 4), reduction}));
+    ASSIGN_OR_RETURN(
+        step.pipeline,
+        ctx.GetPipeline(nd_ ? "ops/scatter_nd" : "ops/scatter_elements", 4, step.push.size(),
+                        {kScatterLocal, 1, 1},
+                        {static_cast<uint32_t>(DataTypeSize(data.dtype) / 4), reduction}));
     step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Input(2),
                      BufferRef{BufferRef::Source::kOutput, 0, gpu::Access::kReadWrite}};
     step.groups = GroupsFor(invocations, kScatterLocal, ctx.device());
     steps.push_back({MakeDispatchKernel(std::move(step)),
-                     {{NodeBuffer::Source::kInput, 0}, {NodeBuffer::Source::kInput, 1}, {NodeBuffer::Source::kInput, 2}},
+                     {{NodeBuffer::Source::kInput, 0},
+                      {NodeBuffer::Source::kInput, 1},
+                      {NodeBuffer::Source::kInput, 2}},
                      {{NodeBuffer::Source::kOutput, 0}}});
   }
   return std::make_unique<CompositeKernel>(std::move(steps));

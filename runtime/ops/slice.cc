@@ -35,13 +35,15 @@ absl::StatusOr<SliceArgs> GetSliceArgs(const Node& node, InputFn input) {
     for (int i = 0; i < 4; ++i) {
       const TensorDesc* d = input(i + 1);
       if (d == nullptr) {
-        if (i < 2) return absl::InvalidArgumentError(absl::StrCat("input '", names[i], "' is required"));
+        if (i < 2)
+          return absl::InvalidArgumentError(absl::StrCat("input '", names[i], "' is required"));
         continue;
       }
       if (d->value == nullptr) {
-        return absl::UnimplementedError(absl::StrCat(
-            "input '", names[i], "' must be known at load time (a constant, or computable from "
-            "shapes); vkserve never reads tensor data back in the middle of a run"));
+        return absl::UnimplementedError(
+            absl::StrCat("input '", names[i],
+                         "' must be known at load time (a constant, or computable from "
+                         "shapes); vkserve never reads tensor data back in the middle of a run"));
       }
       ASSIGN_OR_RETURN(*lists[i], HostInts(*d->value, names[i]));
     }
@@ -112,7 +114,8 @@ class SliceOp : public Op {
 
   absl::Status Infer(InferContext& ctx) const override {
     ASSIGN_OR_RETURN(const TensorDesc* in, RequireInput(ctx, 0));
-    ASSIGN_OR_RETURN(SliceArgs args, GetSliceArgs(ctx.node, [&ctx](int i) { return ctx.input(i); }));
+    ASSIGN_OR_RETURN(SliceArgs args,
+                     GetSliceArgs(ctx.node, [&ctx](int i) { return ctx.input(i); }));
     ASSIGN_OR_RETURN(StridedCopy copy, PlanSlice(in->shape, args));
     TensorDesc& out = ctx.outputs[0];
     out.dtype = in->dtype;
@@ -126,7 +129,8 @@ class SliceOp : public Op {
   }
 
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
-    ASSIGN_OR_RETURN(SliceArgs args, GetSliceArgs(ctx.node(), [&ctx](int i) { return ctx.input(i); }));
+    ASSIGN_OR_RETURN(SliceArgs args,
+                     GetSliceArgs(ctx.node(), [&ctx](int i) { return ctx.input(i); }));
     ASSIGN_OR_RETURN(StridedCopy copy, PlanSlice(ctx.input(0)->shape, args));
     return CreateStridedCopyKernel(ctx, ctx.input(0)->dtype, {std::move(copy)});
   }

@@ -67,16 +67,21 @@ absl::StatusOr<std::unique_ptr<Kernel>> SoftmaxOp::CreateKernel(KernelContext& c
   uint32_t local = kPerThreadLocal;
   if (!per_thread) {
     // A power of two covering the row, from 32 to 256 invocations.
-    const uint32_t max_local = std::min<uint32_t>(256, ctx.device().info().max_workgroup_invocations);
+    const uint32_t max_local =
+        std::min<uint32_t>(256, ctx.device().info().max_workgroup_invocations);
     local = 32;
     while (local < r.axis && local * 2 <= max_local) local *= 2;
   }
   DispatchStep step;
-  step.push.U32(static_cast<uint32_t>(rows)).U32(static_cast<uint32_t>(r.axis)).U32(static_cast<uint32_t>(r.inner));
-  ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/softmax", 2, step.push.size(), {local, 1, 1},
-                                                  {per_thread ? 1u : 0u, static_cast<uint32_t>(kind_)}));
+  step.push.U32(static_cast<uint32_t>(rows))
+      .U32(static_cast<uint32_t>(r.axis))
+      .U32(static_cast<uint32_t>(r.inner));
+  ASSIGN_OR_RETURN(step.pipeline,
+                   ctx.GetPipeline("ops/softmax", 2, step.push.size(), {local, 1, 1},
+                                   {per_thread ? 1u : 0u, static_cast<uint32_t>(kind_)}));
   step.bindings = {BufferRef::Input(0), BufferRef::Output(0)};
-  step.groups = per_thread ? GroupsFor(rows, local, ctx.device()) : GroupsFor(rows, 1, ctx.device());
+  step.groups =
+      per_thread ? GroupsFor(rows, local, ctx.device()) : GroupsFor(rows, 1, ctx.device());
   return MakeDispatchKernel(std::move(step));
 }
 }  // namespace vkserve

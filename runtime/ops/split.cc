@@ -19,7 +19,8 @@ absl::StatusOr<std::vector<StridedCopy>> PlanSplit(const Node& node, const Tenso
                                                    const HostTensor* split_input) {
   const int64_t rank = static_cast<int64_t>(in.shape.size());
   int64_t axis = node.GetInt("axis", 0);
-  if (node.opset < 11 && axis < 0) return absl::InvalidArgumentError("negative axis needs opset 11");
+  if (node.opset < 11 && axis < 0)
+    return absl::InvalidArgumentError("negative axis needs opset 11");
   ASSIGN_OR_RETURN(axis, NormalizeAxis(axis, rank));
   const int64_t dim = in.shape[axis];
   const int64_t n = static_cast<int64_t>(node.outputs.size());
@@ -35,7 +36,8 @@ absl::StatusOr<std::vector<StridedCopy>> PlanSplit(const Node& node, const Tenso
           absl::StrCat("num_outputs is ", pieces, " but the node has ", n, " outputs"));
     }
     const int64_t chunk = (dim + n - 1) / n;
-    for (int64_t i = 0; i < n; ++i) sizes.push_back(std::max<int64_t>(0, std::min(chunk, dim - i * chunk)));
+    for (int64_t i = 0; i < n; ++i)
+      sizes.push_back(std::max<int64_t>(0, std::min(chunk, dim - i * chunk)));
   } else {
     if (n == 0 || dim % n != 0) {
       return absl::InvalidArgumentError(

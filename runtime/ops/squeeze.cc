@@ -43,8 +43,8 @@ class SqueezeOp : public Op {
       ASSIGN_OR_RETURN(axes, NormalizeAxes(axes, rank));
       for (int64_t a : axes) {
         if (in->shape[a] != 1) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "cannot squeeze axis ", a, " of shape ", ShapeString(in->shape), ": it is not 1"));
+          return absl::InvalidArgumentError(absl::StrCat("cannot squeeze axis ", a, " of shape ",
+                                                         ShapeString(in->shape), ": it is not 1"));
         }
         drop[a] = true;
       }

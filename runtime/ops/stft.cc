@@ -18,15 +18,16 @@
 namespace vkserve {
 namespace {
 
-absl::StatusOr<DftProblem> StftProblemOf(const Node& node, const TensorDesc& signal, const TensorDesc* step_desc,
-                                     const TensorDesc* window, const TensorDesc* length_desc) {
+absl::StatusOr<DftProblem> StftProblemOf(const Node& node, const TensorDesc& signal,
+                                         const TensorDesc* step_desc, const TensorDesc* window,
+                                         const TensorDesc* length_desc) {
   if (signal.dtype != DataType::kFloat) {
     return absl::UnimplementedError(
         absl::StrCat("STFT of ", std::string(DataTypeName(signal.dtype)), " (float types only)"));
   }
   if (signal.shape.size() != 3 || (signal.shape[2] != 1 && signal.shape[2] != 2)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("STFT signal ", ShapeString(signal.shape), " must be [batch, length, 1 or 2]"));
+    return absl::InvalidArgumentError(absl::StrCat("STFT signal ", ShapeString(signal.shape),
+                                                   " must be [batch, length, 1 or 2]"));
   }
   if (step_desc == nullptr) return absl::InvalidArgumentError("STFT needs frame_step");
   ASSIGN_OR_RETURN(const int64_t step, PlannedScalarInput(*step_desc, "STFT", "frame_step"));
@@ -46,11 +47,12 @@ absl::StatusOr<DftProblem> StftProblemOf(const Node& node, const TensorDesc& sig
   if (length < 0) return absl::InvalidArgumentError("STFT needs a window or frame_length");
   const int64_t samples = signal.shape[1];
   if (step < 1 || length < 1 || length > samples) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("STFT frames of ", length, " every ", step, " do not fit a signal of ", samples));
+    return absl::InvalidArgumentError(absl::StrCat("STFT frames of ", length, " every ", step,
+                                                   " do not fit a signal of ", samples));
   }
   if (static_cast<uint64_t>(length) > kMaxDftLength) {
-    return absl::UnimplementedError(absl::StrCat("STFT frames of ", length, " (at most ", kMaxDftLength, ")"));
+    return absl::UnimplementedError(
+        absl::StrCat("STFT frames of ", length, " (at most ", kMaxDftLength, ")"));
   }
   DftProblem p;
   p.outer = static_cast<uint64_t>(signal.shape[0]);
@@ -78,15 +80,16 @@ class StftOp : public Op {
     ASSIGN_OR_RETURN(const DftProblem p,
                      StftProblemOf(ctx.node, *signal, ctx.input(1), ctx.input(2), ctx.input(3)));
     ctx.outputs[0].dtype = DataType::kFloat;
-    ctx.outputs[0].shape = {signal->shape[0], static_cast<int64_t>(p.frames), static_cast<int64_t>(p.out_len),
-                            2};
+    ctx.outputs[0].shape = {signal->shape[0], static_cast<int64_t>(p.frames),
+                            static_cast<int64_t>(p.out_len), 2};
     return absl::OkStatus();
   }
 
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
-    ASSIGN_OR_RETURN(const DftProblem p,
-                     StftProblemOf(ctx.node(), *ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(3)));
-    return CreateDftKernel(ctx, p, ctx.input(2) != nullptr ? std::optional<uint32_t>(2) : std::nullopt);
+    ASSIGN_OR_RETURN(const DftProblem p, StftProblemOf(ctx.node(), *ctx.input(0), ctx.input(1),
+                                                       ctx.input(2), ctx.input(3)));
+    return CreateDftKernel(ctx, p,
+                           ctx.input(2) != nullptr ? std::optional<uint32_t>(2) : std::nullopt);
   }
 };
 

@@ -215,7 +215,8 @@ std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& shape,
   return strides;
 }
 
-StridedCopy BroadcastCopy(const std::vector<int64_t>& shape, const std::vector<int64_t>& out_shape) {
+StridedCopy BroadcastCopy(const std::vector<int64_t>& shape,
+                          const std::vector<int64_t>& out_shape) {
   StridedCopy c;
   c.shape = out_shape;
   c.src_strides = BroadcastStrides(shape, out_shape);
@@ -223,7 +224,8 @@ StridedCopy BroadcastCopy(const std::vector<int64_t>& shape, const std::vector<i
   return c;
 }
 
-void SimplifyStrides(std::vector<int64_t>* shape, const std::vector<std::vector<int64_t>*>& strides) {
+void SimplifyStrides(std::vector<int64_t>* shape,
+                     const std::vector<std::vector<int64_t>*>& strides) {
   std::vector<int64_t> out_shape;
   std::vector<std::vector<int64_t>> out_strides(strides.size());
   for (size_t k = 0; k < shape->size(); ++k) {

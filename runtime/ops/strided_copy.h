@@ -71,7 +71,8 @@ std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& shape,
 // Drops size-1 dims and merges adjacent dims along which every operand's
 // strides are contiguous (stride[k] == stride[k+1] * shape[k+1]). Used for
 // broadcasting kernels with several inputs.
-void SimplifyStrides(std::vector<int64_t>* shape, const std::vector<std::vector<int64_t>*>& strides);
+void SimplifyStrides(std::vector<int64_t>* shape,
+                     const std::vector<std::vector<int64_t>*>& strides);
 
 // Round `size` up to whole 32-bit words: shaders address sub-word types
 // through words, and tensor offsets are at least 4-byte aligned.

@@ -109,8 +109,8 @@ absl::StatusOr<std::vector<std::string>> InlineSubgraph(ExpandContext& ctx, cons
   for (const ValueInfo& out : body.outputs) {
     const std::string name = rename(out.name);
     if (ctx.Find(name) == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat("subgraph output '", out.name.substr(0, 64),
-                                                     "' is never defined"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("subgraph output '", out.name.substr(0, 64), "' is never defined"));
     }
     outputs.push_back(name);
   }
@@ -134,8 +134,8 @@ absl::Status ValidateSubgraph(const Graph& graph) {
                           absl::StrCat("in its subgraph: ", op.status().message()));
     }
     if (absl::Status s = (*op)->Validate(node); !s.ok()) {
-      return absl::Status(s.code(), absl::StrCat("in its subgraph: ", node.Describe(), ": ",
-                                                 s.message()));
+      return absl::Status(s.code(),
+                          absl::StrCat("in its subgraph: ", node.Describe(), ": ", s.message()));
     }
   }
   return absl::OkStatus();
@@ -148,8 +148,7 @@ absl::StatusOr<std::string> EmitIdentity(ExpandContext& ctx, const std::string& 
 }
 
 absl::StatusOr<std::string> EmitGatherIndex(ExpandContext& ctx, const std::string& in,
-                                            int64_t index, int64_t axis,
-                                            const std::string& hint) {
+                                            int64_t index, int64_t axis, const std::string& hint) {
   const std::string idx = ctx.NewName(hint + "/index");
   Node constant = MakeNode("Constant", {}, {idx}, 13, idx);
   constant.attributes["value_int"] = MakeInt(index);

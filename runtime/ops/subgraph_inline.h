@@ -40,8 +40,7 @@ absl::Status ValidateSubgraph(const Graph& graph);
 absl::StatusOr<std::string> EmitIdentity(ExpandContext& ctx, const std::string& in,
                                          const std::string& out);
 absl::StatusOr<std::string> EmitGatherIndex(ExpandContext& ctx, const std::string& in,
-                                            int64_t index, int64_t axis,
-                                            const std::string& hint);
+                                            int64_t index, int64_t axis, const std::string& hint);
 // Stacks `parts` along a new axis `axis` (Unsqueeze each, then Concat).
 absl::Status EmitStack(ExpandContext& ctx, const std::vector<std::string>& parts, int64_t axis,
                        const std::string& out);

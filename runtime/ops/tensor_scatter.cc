@@ -34,27 +34,29 @@ struct ScatterShape {
   uint64_t batch = 1, outer = 1, len = 1, seq = 1, inner = 1;
 };
 
-absl::StatusOr<ScatterShape> TensorScatterShapeOf(const Node& node, const TensorDesc& past, const TensorDesc& update,
-                                     const TensorDesc* indices) {
+absl::StatusOr<ScatterShape> TensorScatterShapeOf(const Node& node, const TensorDesc& past,
+                                                  const TensorDesc& update,
+                                                  const TensorDesc* indices) {
   const int64_t rank = static_cast<int64_t>(past.shape.size());
   if (rank < 2) return absl::InvalidArgumentError("TensorScatter: past_cache needs rank 2 or more");
   ASSIGN_OR_RETURN(const int64_t axis, NormalizeAxis(node.GetInt("axis", -2), rank));
-  if (axis == 0) return absl::InvalidArgumentError("TensorScatter: axis must not be the batch axis");
+  if (axis == 0)
+    return absl::InvalidArgumentError("TensorScatter: axis must not be the batch axis");
   if (update.dtype != past.dtype) {
     return absl::InvalidArgumentError("TensorScatter: update and past_cache differ in type");
   }
   if (update.shape.size() != past.shape.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("TensorScatter: update ", ShapeString(update.shape),
-                                                   " and past_cache ", ShapeString(past.shape),
-                                                   " differ in rank"));
+    return absl::InvalidArgumentError(absl::StrCat("TensorScatter: update ",
+                                                   ShapeString(update.shape), " and past_cache ",
+                                                   ShapeString(past.shape), " differ in rank"));
   }
   ScatterShape s;
   for (int64_t d = 0; d < rank; ++d) {
     const int64_t want = past.shape[d], got = update.shape[d];
     if (d == axis ? got > want : got != want) {
-      return absl::InvalidArgumentError(absl::StrCat("TensorScatter: update ", ShapeString(update.shape),
-                                                     " does not fit past_cache ", ShapeString(past.shape),
-                                                     " along axis ", axis));
+      return absl::InvalidArgumentError(
+          absl::StrCat("TensorScatter: update ", ShapeString(update.shape),
+                       " does not fit past_cache ", ShapeString(past.shape), " along axis ", axis));
     }
     const uint64_t extent = static_cast<uint64_t>(want);
     if (d == 0)
@@ -72,8 +74,8 @@ absl::StatusOr<ScatterShape> TensorScatterShapeOf(const Node& node, const Tensor
     }
     if (indices->shape != std::vector<int64_t>{past.shape[0]}) {
       return absl::InvalidArgumentError(absl::StrCat("TensorScatter: write_indices ",
-                                                     ShapeString(indices->shape), " must be [batch] = [",
-                                                     past.shape[0], "]"));
+                                                     ShapeString(indices->shape),
+                                                     " must be [batch] = [", past.shape[0], "]"));
     }
   }
   return s;
@@ -93,8 +95,9 @@ class TensorScatterOp : public Op {
     RETURN_IF_ERROR(TensorScatterShapeOf(ctx.node, *past, *update, ctx.input(2)).status());
     const size_t size = DataTypeSize(past->dtype);
     if (size != 1 && size != 2 && size != 4 && size != 8) {
-      return absl::UnimplementedError(absl::StrCat(
-          "TensorScatter of ", std::string(DataTypeName(past->dtype)), " (1-, 2-, 4- and 8-byte types)"));
+      return absl::UnimplementedError(absl::StrCat("TensorScatter of ",
+                                                   std::string(DataTypeName(past->dtype)),
+                                                   " (1-, 2-, 4- and 8-byte types)"));
     }
     ctx.outputs[0].dtype = past->dtype;
     ctx.outputs[0].shape = past->shape;
@@ -107,7 +110,8 @@ class TensorScatterOp : public Op {
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     const TensorDesc& past = *ctx.input(0);
     const TensorDesc* indices = ctx.input(2);
-    ASSIGN_OR_RETURN(const ScatterShape s, TensorScatterShapeOf(ctx.node(), past, *ctx.input(1), indices));
+    ASSIGN_OR_RETURN(const ScatterShape s,
+                     TensorScatterShapeOf(ctx.node(), past, *ctx.input(1), indices));
     ASSIGN_OR_RETURN(const bool circular, IsCircular(ctx.node()));
     const uint64_t n = static_cast<uint64_t>(past.num_elements());
     if (n == 0) return MakeEmptyKernel();
@@ -122,13 +126,14 @@ class TensorScatterOp : public Op {
         .U32(static_cast<uint32_t>(s.len))
         .U32(static_cast<uint32_t>(s.seq))
         .U32(static_cast<uint32_t>(s.inner));
-    ASSIGN_OR_RETURN(step.pipeline,
-                     ctx.GetPipeline("ops/tensor_scatter", 4, step.push.size(), {kTensorScatterLocal, 1, 1},
-                                     {unit, circular ? 1u : 0u, indices != nullptr ? 1u : 0u}));
+    ASSIGN_OR_RETURN(
+        step.pipeline,
+        ctx.GetPipeline("ops/tensor_scatter", 4, step.push.size(), {kTensorScatterLocal, 1, 1},
+                        {unit, circular ? 1u : 0u, indices != nullptr ? 1u : 0u}));
     // Without write indices the shader never reads binding 2: the cache
     // stands in for it.
-    step.bindings = {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Input(indices != nullptr ? 2 : 0),
-                     BufferRef::Output(0)};
+    step.bindings = {BufferRef::Input(0), BufferRef::Input(1),
+                     BufferRef::Input(indices != nullptr ? 2 : 0), BufferRef::Output(0)};
     step.groups = GroupsFor(invocations, kTensorScatterLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));
   }

@@ -71,21 +71,24 @@ absl::StatusOr<Pool> PoolOf(const Node& node) {
     }
   }
   if (indexes.size() != pool.n.size() || (!weights.empty() && weights.size() != pool.n.size())) {
-    return absl::InvalidArgumentError(absl::StrCat("the pool holds ", pool.n.size(),
-                                                   " n-grams but ngram_indexes has ", indexes.size(),
-                                                   " and weights ", weights.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the pool holds ", pool.n.size(), " n-grams but ngram_indexes has ",
+                     indexes.size(), " and weights ", weights.size()));
   }
   for (size_t g = 0; g < indexes.size(); ++g) {
     if (indexes[g] < 0 || indexes[g] >= kTfidfVectorizerMaxSlots) {
-      return absl::InvalidArgumentError(absl::StrCat("ngram_indexes value ", indexes[g], " out of range"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("ngram_indexes value ", indexes[g], " out of range"));
     }
     pool.slots = std::max(pool.slots, indexes[g] + 1);
   }
   pool.slot = indexes;
   pool.weight = weights.empty() ? std::vector<float>(pool.n.size(), 1.0f) : weights;
-  const int64_t min_n = node.GetInt("min_gram_length", 1), max_n = node.GetInt("max_gram_length", 1);
+  const int64_t min_n = node.GetInt("min_gram_length", 1),
+                max_n = node.GetInt("max_gram_length", 1);
   if (min_n < 1 || max_n < min_n || node.GetInt("max_skip_count", 0) < 0) {
-    return absl::InvalidArgumentError("need 1 <= min_gram_length <= max_gram_length and max_skip_count >= 0");
+    return absl::InvalidArgumentError(
+        "need 1 <= min_gram_length <= max_gram_length and max_skip_count >= 0");
   }
   return pool;
 }
@@ -113,7 +116,8 @@ std::vector<uint32_t> Tables(const Pool& pool, int64_t min_n, int64_t max_n, uin
   for (size_t g = 0; g < pool.n.size(); ++g) {
     uint32_t weight = 0;
     std::memcpy(&weight, &pool.weight[g], 4);
-    t.insert(t.end(), {static_cast<uint32_t>(pool.n[g]), static_cast<uint32_t>(pool.offset[g]), weight, 0u});
+    t.insert(t.end(),
+             {static_cast<uint32_t>(pool.n[g]), static_cast<uint32_t>(pool.offset[g]), weight, 0u});
   }
   *pool_at = static_cast<uint32_t>(t.size());
   for (int64_t token : pool.tokens) {
@@ -130,7 +134,8 @@ class TfIdfVectorizerOp : public Op {
 
   absl::Status Infer(InferContext& ctx) const override {
     ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
-    RETURN_IF_ERROR(CheckDataType(x->dtype, {DataType::kInt32, DataType::kInt64}, "TfIdfVectorizer input"));
+    RETURN_IF_ERROR(
+        CheckDataType(x->dtype, {DataType::kInt32, DataType::kInt64}, "TfIdfVectorizer input"));
     if (x->shape.empty() || x->shape.size() > 2) {
       return absl::InvalidArgumentError(
           absl::StrCat("TfIdfVectorizer input ", ShapeString(x->shape), " must be [C] or [N, C]"));
@@ -153,20 +158,22 @@ class TfIdfVectorizerOp : public Op {
       return absl::UnimplementedError("TfIdfVectorizer: tensors too large");
     }
     uint32_t grams_at = 0, pool_at = 0;
-    const std::vector<uint32_t> tables = Tables(pool, ctx.node().GetInt("min_gram_length", 1),
-                                                ctx.node().GetInt("max_gram_length", 1), &grams_at, &pool_at);
+    const std::vector<uint32_t> tables =
+        Tables(pool, ctx.node().GetInt("min_gram_length", 1),
+               ctx.node().GetInt("max_gram_length", 1), &grams_at, &pool_at);
     std::vector<uint8_t> bytes(tables.size() * 4);
     std::memcpy(bytes.data(), tables.data(), bytes.size());
     DispatchStep step;
     const int64_t max_skip = ctx.node().GetInt("max_skip_count", 0);
-    for (uint64_t v :
-         {count, static_cast<uint64_t>(pool.slots), static_cast<uint64_t>(len),
-          static_cast<uint64_t>(std::min<int64_t>(max_skip, len)), uint64_t{grams_at}, uint64_t{pool_at}}) {
+    for (uint64_t v : {count, static_cast<uint64_t>(pool.slots), static_cast<uint64_t>(len),
+                       static_cast<uint64_t>(std::min<int64_t>(max_skip, len)), uint64_t{grams_at},
+                       uint64_t{pool_at}}) {
       step.push.U32(static_cast<uint32_t>(v));
     }
-    ASSIGN_OR_RETURN(step.pipeline,
-                     ctx.GetPipeline("ops/tfidf_vectorizer", 3, step.push.size(), {kTfidfVectorizerLocal, 1, 1},
-                                     {x.dtype == DataType::kInt64 ? 1u : 0u, pool.mode}));
+    ASSIGN_OR_RETURN(
+        step.pipeline,
+        ctx.GetPipeline("ops/tfidf_vectorizer", 3, step.push.size(), {kTfidfVectorizerLocal, 1, 1},
+                        {x.dtype == DataType::kInt64 ? 1u : 0u, pool.mode}));
     step.bindings = {BufferRef::Input(0), BufferRef::Constant(ctx.AddConstant(std::move(bytes))),
                      BufferRef::Output(0)};
     step.groups = GroupsFor(count, kTfidfVectorizerLocal, ctx.device());

@@ -14,7 +14,8 @@
 namespace vkserve {
 namespace {
 
-absl::StatusOr<StridedCopy> TileCopy(const std::vector<int64_t>& shape, const HostTensor& repeats_value,
+absl::StatusOr<StridedCopy> TileCopy(const std::vector<int64_t>& shape,
+                                     const HostTensor& repeats_value,
                                      std::vector<int64_t>* out_shape) {
   ASSIGN_OR_RETURN(const std::vector<int64_t> repeats, HostInts(repeats_value, "repeats"));
   if (repeats.size() != shape.size()) {
@@ -40,7 +41,9 @@ absl::StatusOr<StridedCopy> TileCopy(const std::vector<int64_t>& shape, const Ho
 
 class TileOp : public Op {
  public:
-  bool IsHostInput(const Node& /*node*/, size_t input_index) const override { return input_index == 1; }
+  bool IsHostInput(const Node& /*node*/, size_t input_index) const override {
+    return input_index == 1;
+  }
 
   absl::Status Infer(InferContext& ctx) const override {
     ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
@@ -59,7 +62,8 @@ class TileOp : public Op {
 
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     std::vector<int64_t> out_shape;
-    ASSIGN_OR_RETURN(StridedCopy copy, TileCopy(ctx.input(0)->shape, *ctx.input(1)->value, &out_shape));
+    ASSIGN_OR_RETURN(StridedCopy copy,
+                     TileCopy(ctx.input(0)->shape, *ctx.input(1)->value, &out_shape));
     return CreateStridedCopyKernel(ctx, ctx.input(0)->dtype, {std::move(copy)});
   }
 };

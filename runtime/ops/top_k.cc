@@ -39,7 +39,8 @@ struct TopKRows {
   std::vector<int64_t> out_shape;
 };
 
-absl::StatusOr<TopKRows> TopKRowsOf(const Node& node, const std::vector<int64_t>& shape, const TensorDesc* k) {
+absl::StatusOr<TopKRows> TopKRowsOf(const Node& node, const std::vector<int64_t>& shape,
+                                    const TensorDesc* k) {
   if (k == nullptr || k->value == nullptr) {
     return absl::UnimplementedError(
         "TopK's k must be known at load time (a constant); vkserve never reads tensor data back "
@@ -66,7 +67,9 @@ absl::StatusOr<TopKRows> TopKRowsOf(const Node& node, const std::vector<int64_t>
 
 class TopKOp : public Op {
  public:
-  bool IsHostInput(const Node& /*node*/, size_t input_index) const override { return input_index == 1; }
+  bool IsHostInput(const Node& /*node*/, size_t input_index) const override {
+    return input_index == 1;
+  }
 
   absl::Status Validate(const Node& node) const override {
     for (const char* name : {"axis", "largest", "sorted"}) {
@@ -94,14 +97,18 @@ class TopKOp : public Op {
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     const TensorDesc& x = *ctx.input(0);
     ASSIGN_OR_RETURN(const TopKRows r, TopKRowsOf(ctx.node(), x.shape, ctx.input(1)));
-    if (x.num_elements() >= (int64_t{1} << 32)) return absl::UnimplementedError("TopK: tensor too large");
+    if (x.num_elements() >= (int64_t{1} << 32))
+      return absl::UnimplementedError("TopK: tensor too large");
     const uint64_t rows = static_cast<uint64_t>(r.outer * r.inner);
     if (rows == 0 || r.k == 0) return MakeEmptyKernel();
     const bool indices = ctx.num_outputs() > 1 && ctx.output(1).dtype != DataType::kUndefined;
-    const uint32_t scratch = indices ? 0 : ctx.RequestScratch(static_cast<uint64_t>(rows * r.k) * 8);
+    const uint32_t scratch =
+        indices ? 0 : ctx.RequestScratch(static_cast<uint64_t>(rows * r.k) * 8);
     DispatchStep step;
-    step.push.U32(static_cast<uint32_t>(rows)).U32(static_cast<uint32_t>(r.axis))
-        .U32(static_cast<uint32_t>(r.inner)).U32(static_cast<uint32_t>(r.k));
+    step.push.U32(static_cast<uint32_t>(rows))
+        .U32(static_cast<uint32_t>(r.axis))
+        .U32(static_cast<uint32_t>(r.inner))
+        .U32(static_cast<uint32_t>(r.k));
     const uint32_t int_bytes = IntBytes(x.dtype);
     const bool is_signed = x.dtype == DataType::kInt32 || x.dtype == DataType::kInt64;
     ASSIGN_OR_RETURN(step.pipeline,
@@ -109,8 +116,9 @@ class TopKOp : public Op {
                                      step.push.size(), {kTopKLocal, 1, 1},
                                      {ctx.node().GetInt("largest", 1) != 0 ? 1u : 0u,
                                       int_bytes != 0 ? int_bytes : 4u, is_signed ? 1u : 0u}));
-    step.bindings = {BufferRef::Input(0), BufferRef::Output(0),
-                     indices ? BufferRef::Output(1) : BufferRef::Scratch(scratch, gpu::Access::kWrite)};
+    step.bindings = {
+        BufferRef::Input(0), BufferRef::Output(0),
+        indices ? BufferRef::Output(1) : BufferRef::Scratch(scratch, gpu::Access::kWrite)};
     step.groups = GroupsFor(rows, kTopKLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));
   }

@@ -33,7 +33,9 @@ bool Keep(bool upper, int64_t r, int64_t c, int64_t k) { return upper ? c - r >=
 
 class TriluOp : public Op {
  public:
-  bool IsHostInput(const Node& /*node*/, size_t input_index) const override { return input_index == 1; }
+  bool IsHostInput(const Node& /*node*/, size_t input_index) const override {
+    return input_index == 1;
+  }
 
   absl::Status Validate(const Node& node) const override {
     return CheckAttributeType(node, "upper", Attribute::Type::kInt);
@@ -46,7 +48,8 @@ class TriluOp : public Op {
     ctx.outputs[0].dtype = x->dtype;
     ctx.outputs[0].shape = x->shape;
     const int64_t rows = x->shape[x->shape.size() - 2], cols = x->shape.back();
-    if (x->value != nullptr && IsFoldableType(x->dtype) && x->num_elements() <= ctx.max_fold_elements) {
+    if (x->value != nullptr && IsFoldableType(x->dtype) &&
+        x->num_elements() <= ctx.max_fold_elements) {
       HostTensor y = *x->value;
       const bool upper = ctx.node.GetInt("upper", 1) != 0;
       for (int64_t i = 0; i < y.num_elements(); ++i) {
@@ -73,8 +76,10 @@ class TriluOp : public Op {
     // Beyond the matrix either way, k keeps or zeroes everything alike.
     k = std::max<int64_t>(std::min<int64_t>(k, cols + 1), -rows - 1);
     DispatchStep step;
-    step.push.U32(static_cast<uint32_t>(n)).U32(static_cast<uint32_t>(rows))
-        .U32(static_cast<uint32_t>(cols)).I32(static_cast<int32_t>(k));
+    step.push.U32(static_cast<uint32_t>(n))
+        .U32(static_cast<uint32_t>(rows))
+        .U32(static_cast<uint32_t>(cols))
+        .I32(static_cast<int32_t>(k));
     ASSIGN_OR_RETURN(step.pipeline,
                      ctx.GetPipeline("ops/trilu", 2, step.push.size(), {kTriluLocal, 1, 1},
                                      {static_cast<uint32_t>(DataTypeSize(x.dtype) / 4),

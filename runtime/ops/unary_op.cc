@@ -43,11 +43,16 @@ bool IsIntegerActivation(Activation kind) {
 
 int64_t ApplyIntegerActivation(Activation kind, int64_t v) {
   switch (kind) {
-    case Activation::kRelu: return std::max<int64_t>(v, 0);
-    case Activation::kNeg: return -v;
-    case Activation::kAbs: return v < 0 ? -v : v;
-    case Activation::kSign: return v > 0 ? 1 : (v < 0 ? -1 : 0);
-    default: return v;
+    case Activation::kRelu:
+      return std::max<int64_t>(v, 0);
+    case Activation::kNeg:
+      return -v;
+    case Activation::kAbs:
+      return v < 0 ? -v : v;
+    case Activation::kSign:
+      return v > 0 ? 1 : (v < 0 ? -1 : 0);
+    default:
+      return v;
   }
 }
 
@@ -97,8 +102,8 @@ absl::Status ActivationOp::Infer(InferContext& ctx) const {
   ASSIGN_OR_RETURN(ActivationParams params, PlannedParams(ctx.node, ctx.inputs));
   ctx.outputs[0].dtype = x->dtype;
   ctx.outputs[0].shape = x->shape;
-  const bool foldable = x->value != nullptr && IsFoldableType(x->dtype) &&
-                        x->num_elements() <= ctx.max_fold_elements;
+  const bool foldable =
+      x->value != nullptr && IsFoldableType(x->dtype) && x->num_elements() <= ctx.max_fold_elements;
   if (foldable && params.kind == Activation::kClip && !IsFloatType(x->dtype)) {
     ASSIGN_OR_RETURN(HostTensor y, FoldIntegerClip(*x->value, ctx.input(1), ctx.input(2)));
     ctx.outputs[0].value = Share(std::move(y));

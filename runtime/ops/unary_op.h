@@ -3,12 +3,12 @@
 //
 // ActivationOp: the shared implementation of the pointwise activation ops
 // (Relu, LeakyRelu, Clip, Sigmoid, HardSigmoid, HardSwish, Tanh, Erf, Gelu,
-// QuickGelu) and the unary math ops (Sqrt, Exp, Log, trig, Elu, Softplus, ...): same shape out as in, fp32 or fp16 (the ops/unary_f16 variant) on the GPU through
-// shaders/ops/unary.comp, folded on the host when the input is a small known
-// tensor. Each op's file names its Activation and, when it has parameters
-// (attributes or constant inputs), how to read them; it then fuses into a
-// preceding Conv/Gemm/MatMul through Op::EpilogueActivation with no op type
-// named anywhere else. Stateless; thread-safe.
+// QuickGelu) and the unary math ops (Sqrt, Exp, Log, trig, Elu, Softplus, ...): same shape out as
+// in, fp32 or fp16 (the ops/unary_f16 variant) on the GPU through shaders/ops/unary.comp, folded on
+// the host when the input is a small known tensor. Each op's file names its Activation and, when it
+// has parameters (attributes or constant inputs), how to read them; it then fuses into a preceding
+// Conv/Gemm/MatMul through Op::EpilogueActivation with no op type named anywhere else. Stateless;
+// thread-safe.
 #ifndef VKSERVE_RUNTIME_OPS_UNARY_OP_H_
 #define VKSERVE_RUNTIME_OPS_UNARY_OP_H_
 
@@ -41,8 +41,8 @@ class ActivationOp : public Op {
  private:
   // ParamsOf at plan time, from the inputs' descriptions; UNIMPLEMENTED when
   // a host input is not known at load.
-  absl::StatusOr<ActivationParams> PlannedParams(const Node& node,
-                                                 const std::vector<const TensorDesc*>& inputs) const;
+  absl::StatusOr<ActivationParams> PlannedParams(
+      const Node& node, const std::vector<const TensorDesc*>& inputs) const;
 
   Activation kind_;
 };

@@ -32,7 +32,8 @@ absl::StatusOr<UniqueGeometry> UniqueGeometryOf(const Node& node, const TensorDe
     g.bound_shape = {g.rows};
     return g;
   }
-  ASSIGN_OR_RETURN(const int64_t a, NormalizeAxis(node.GetInt("axis", 0), static_cast<int64_t>(x.shape.size())));
+  ASSIGN_OR_RETURN(const int64_t a,
+                   NormalizeAxis(node.GetInt("axis", 0), static_cast<int64_t>(x.shape.size())));
   for (int64_t d = 0; d < static_cast<int64_t>(x.shape.size()); ++d) {
     if (d < a) g.outer *= x.shape[d];
     if (d > a) g.inner *= x.shape[d];
@@ -82,10 +83,13 @@ class UniqueOp : public Op {
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     const TensorDesc& x = *ctx.input(0);
     ASSIGN_OR_RETURN(const UniqueGeometry g, UniqueGeometryOf(ctx.node(), x));
-    if (x.num_elements() >= (int64_t{1} << 30)) return absl::UnimplementedError("Unique: tensor too large");
+    if (x.num_elements() >= (int64_t{1} << 30))
+      return absl::UnimplementedError("Unique: tensor too large");
     DispatchStep step;
-    step.push.U32(static_cast<uint32_t>(g.outer)).U32(static_cast<uint32_t>(g.rows))
-        .U32(static_cast<uint32_t>(g.inner)).U32(ctx.node().GetInt("sorted", 1) != 0 ? 1 : 0);
+    step.push.U32(static_cast<uint32_t>(g.outer))
+        .U32(static_cast<uint32_t>(g.rows))
+        .U32(static_cast<uint32_t>(g.inner))
+        .U32(ctx.node().GetInt("sorted", 1) != 0 ? 1 : 0);
     const uint64_t row_words = 4 * std::max<uint64_t>(1, static_cast<uint64_t>(g.rows));
     const uint32_t first = ctx.RequestScratch(row_words);
     const uint32_t rank = ctx.RequestScratch(row_words);
@@ -96,9 +100,14 @@ class UniqueOp : public Op {
                          o < ctx.node().outputs.size() && !ctx.node().outputs[o].empty();
       return given ? BufferRef::Output(o) : BufferRef::Scratch(spare, gpu::Access::kWrite);
     };
-    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/unique", 8, step.push.size(), {kUniqueLocal, 1, 1},
-                                                    {UniqueKindOf(x.dtype)}));
-    step.bindings = {BufferRef::Input(0), out(0), out(1), out(2), out(3), BufferRef::Output(kCountOutput),
+    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/unique", 8, step.push.size(),
+                                                    {kUniqueLocal, 1, 1}, {UniqueKindOf(x.dtype)}));
+    step.bindings = {BufferRef::Input(0),
+                     out(0),
+                     out(1),
+                     out(2),
+                     out(3),
+                     BufferRef::Output(kCountOutput),
                      BufferRef::Scratch(first, gpu::Access::kReadWrite),
                      BufferRef::Scratch(rank, gpu::Access::kReadWrite)};
     step.groups = {1, 1, 1};

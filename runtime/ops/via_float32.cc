@@ -47,7 +47,8 @@ class NarrowedKernelContext : public ForwardingKernelContext {
       n.dtype = DataType::kFloat;
       n.value = nullptr;
       if (d.value != nullptr) {  // a host input (Clip's bounds) as float
-        if (auto f = ConvertTensor(*d.value, DataType::kFloat); f.ok()) n.value = Share(*std::move(f));
+        if (auto f = ConvertTensor(*d.value, DataType::kFloat); f.ok())
+          n.value = Share(*std::move(f));
       }
     }
     return n;
@@ -119,8 +120,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateKernelViaFloat32(
     }
     const NodeBuffer narrowed{NodeBuffer::Source::kScratch,
                               ctx.RequestScratch(static_cast<uint64_t>(in->num_elements()) * 4)};
-    ASSIGN_OR_RETURN(auto cast, CreateCastKernel(ctx, wide, DataType::kFloat,
-                                                 in->num_elements()));
+    ASSIGN_OR_RETURN(auto cast, CreateCastKernel(ctx, wide, DataType::kFloat, in->num_elements()));
     steps.push_back({std::move(cast), {from}, {narrowed}});
     main.inputs.push_back(narrowed);
   }
@@ -134,8 +134,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateKernelViaFloat32(
     }
     const NodeBuffer narrowed{NodeBuffer::Source::kScratch,
                               ctx.RequestScratch(static_cast<uint64_t>(out.num_elements()) * 4)};
-    ASSIGN_OR_RETURN(auto cast, CreateCastKernel(ctx, DataType::kFloat, wide,
-                                                 out.num_elements()));
+    ASSIGN_OR_RETURN(auto cast, CreateCastKernel(ctx, DataType::kFloat, wide, out.num_elements()));
     widen.push_back({std::move(cast), {narrowed}, {to}});
     main.outputs.push_back(narrowed);
   }

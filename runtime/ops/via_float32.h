@@ -70,7 +70,8 @@ using Float64ViaFloat32 = ViaFloat32<OpClass, DataType::kDouble>;
 // double, float16 and bfloat16: for accumulating ops (CumSum) that float
 // computes at least as well as the narrow types.
 template <typename OpClass>
-using FloatsViaFloat32 = ViaFloat32<OpClass, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16>;
+using FloatsViaFloat32 =
+    ViaFloat32<OpClass, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16>;
 
 template <typename OpClass>
 using ExactViaFloat32 =

@@ -29,11 +29,11 @@ struct WhereParams {
 static_assert(sizeof(WhereParams) <= 128, "push constants are limited to 128 bytes");
 
 absl::StatusOr<std::vector<int64_t>> WhereOutputShape(const TensorDesc& c, const TensorDesc& x,
-                                                 const TensorDesc& y) {
+                                                      const TensorDesc& y) {
   if (c.dtype != DataType::kBool) return absl::InvalidArgumentError("condition must be bool");
   if (x.dtype != y.dtype) {
-    return absl::InvalidArgumentError(absl::StrCat("X (", x.ToString(), ") and Y (", y.ToString(),
-                                                   ") differ in type"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("X (", x.ToString(), ") and Y (", y.ToString(), ") differ in type"));
   }
   ASSIGN_OR_RETURN(std::vector<int64_t> shape, BroadcastShapes(c.shape, x.shape));
   return BroadcastShapes(shape, y.shape);
@@ -51,7 +51,8 @@ class WhereOp : public Op {
     ASSIGN_OR_RETURN(out.shape, WhereOutputShape(*c, *x, *y));
     if (ShouldFold(ctx, out.num_elements())) {
       HostTensor t = ZeroTensor(out.dtype, out.shape);
-      const BroadcastIndex ci(c->shape, out.shape), xi(x->shape, out.shape), yi(y->shape, out.shape);
+      const BroadcastIndex ci(c->shape, out.shape), xi(x->shape, out.shape),
+          yi(y->shape, out.shape);
       for (int64_t i = 0; i < out.num_elements(); ++i) {
         if (ElementAsInt(*c->value, ci(i)) != 0) {
           CopyElement(*x->value, xi(i), &t, i);
@@ -77,7 +78,8 @@ class WhereOp : public Op {
     SimplifyStrides(&shape, {&cs, &xs, &ys});
     if (shape.size() > kMaxWhereRank) {
       return absl::UnimplementedError(absl::StrCat("Where broadcasting over ", shape.size(),
-                                                   " dims (after merging) exceeds ", kMaxWhereRank));
+                                                   " dims (after merging) exceeds ",
+                                                   kMaxWhereRank));
     }
     if (count > INT32_MAX) return absl::UnimplementedError("Where: tensor too large");
     WhereParams p{};
@@ -90,14 +92,15 @@ class WhereOp : public Op {
       p.y_stride[k] = static_cast<int32_t>(ys[k]);
     }
     const uint32_t elem = static_cast<uint32_t>(DataTypeSize(x.dtype));
-    ASSIGN_OR_RETURN(auto pipeline,
-                     ctx.GetPipeline("ops/where", 4, sizeof(WhereParams), {kWhereLocalSize, 1, 1}, {elem}));
+    ASSIGN_OR_RETURN(auto pipeline, ctx.GetPipeline("ops/where", 4, sizeof(WhereParams),
+                                                    {kWhereLocalSize, 1, 1}, {elem}));
     if (count == 0) return MakeEmptyKernel();
-    return MakeDispatchKernel({std::move(pipeline),
-                               {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Input(2),
-                                BufferRef::Output(0, gpu::Access::kReadWrite)},
-                               PushBlock(p),
-                               GroupsFor(static_cast<uint64_t>(count), kWhereLocalSize, ctx.device())});
+    return MakeDispatchKernel(
+        {std::move(pipeline),
+         {BufferRef::Input(0), BufferRef::Input(1), BufferRef::Input(2),
+          BufferRef::Output(0, gpu::Access::kReadWrite)},
+         PushBlock(p),
+         GroupsFor(static_cast<uint64_t>(count), kWhereLocalSize, ctx.device())});
   }
 };
 

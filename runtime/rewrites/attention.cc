@@ -41,7 +41,15 @@ using attention::CoreInputs;
 constexpr int64_t kAttentionOpset = 17;
 
 // Inputs and outputs by position, as in ORT's schema.
-enum AttentionInput : size_t { kInput, kWeights, kBias, kMaskIndex, kPast, kAttentionBias, kPastSequenceLength };
+enum AttentionInput : size_t {
+  kInput,
+  kWeights,
+  kBias,
+  kMaskIndex,
+  kPast,
+  kAttentionBias,
+  kPastSequenceLength
+};
 
 // Hidden sizes of Q, K and V, checked against the weights as ORT's
 // AttentionBase::CheckInputs does.
@@ -56,20 +64,21 @@ absl::StatusOr<Sizes> HiddenSizes(const Node& node, const HostTensor& weights, i
   Sizes s;
   if (qkv.empty()) {
     if (columns % 3 != 0) {
-      return absl::InvalidArgumentError(absl::StrCat("weights have ", columns,
-                                                     " columns, not 3 * hidden_size"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("weights have ", columns, " columns, not 3 * hidden_size"));
     }
     s.q = s.k = s.v = columns / 3;
   } else {
     if (qkv.size() != 3) return absl::InvalidArgumentError("qkv_hidden_sizes must have 3 elements");
     for (int64_t h : qkv) {
       if (h <= 0 || h > columns) {
-        return absl::InvalidArgumentError(absl::StrCat("qkv_hidden_sizes has ", h, " for ", columns,
-                                                       " weight columns"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("qkv_hidden_sizes has ", h, " for ", columns, " weight columns"));
       }
     }
     s = Sizes{qkv[0], qkv[1], qkv[2]};
-    if (s.q != s.k) return absl::InvalidArgumentError("qkv_hidden_sizes must have equal Q and K sizes");
+    if (s.q != s.k)
+      return absl::InvalidArgumentError("qkv_hidden_sizes must have equal Q and K sizes");
     if (s.total() != columns) {
       return absl::InvalidArgumentError(absl::StrCat("qkv_hidden_sizes sum to ", s.total(),
                                                      ", the weights have ", columns, " columns"));
@@ -86,14 +95,16 @@ absl::StatusOr<Sizes> HiddenSizes(const Node& node, const HostTensor& weights, i
 absl::Status AttentionCheckSupported(const RewriteContext& ctx) {
   const Node& node = ctx.node();
   ASSIGN_OR_RETURN(const bool rotary, attention::BoolAttr(node, "do_rotary"));
-  if (rotary) return absl::UnimplementedError("do_rotary=1 (rotary position embedding) is not supported");
+  if (rotary)
+    return absl::UnimplementedError("do_rotary=1 (rotary position embedding) is not supported");
   if (ctx.input(kInput).empty() || ctx.input(kWeights).empty()) {
     return absl::InvalidArgumentError("Attention needs inputs 'input' and 'weights'");
   }
   RETURN_IF_ERROR(attention::CheckDeclaredRank3(ctx, ctx.input(kInput), "input"));
   ASSIGN_OR_RETURN(const bool share, attention::BoolAttr(node, "past_present_share_buffer"));
   if (share && !ctx.input(kPast).empty()) {
-    return absl::UnimplementedError("past_present_share_buffer=1 (a preallocated KV cache) is not supported");
+    return absl::UnimplementedError(
+        "past_present_share_buffer=1 (a preallocated KV cache) is not supported");
   }
   return attention::RefuseInput(ctx, kPastSequenceLength, "past_sequence_length");
 }
@@ -101,12 +112,13 @@ absl::Status AttentionCheckSupported(const RewriteContext& ctx) {
 // Keys and values with the past state: K [B, N, P + S, H] and V, each the
 // past's part followed by this step's, and the present output when read.
 // Returns {K transposed to [B, N, H, P + S], V}.
-absl::StatusOr<std::pair<std::string, std::string>> WithPast(RewriteContext& ctx, const std::string& k,
-                                                              const std::string& v, int64_t heads,
-                                                              const Sizes& s) {
+absl::StatusOr<std::pair<std::string, std::string>> WithPast(RewriteContext& ctx,
+                                                             const std::string& k,
+                                                             const std::string& v, int64_t heads,
+                                                             const Sizes& s) {
   if (s.k != s.v) {
-    return absl::InvalidArgumentError(absl::StrCat("past and present need equal K and V hidden sizes, got ",
-                                                   s.k, " and ", s.v));
+    return absl::InvalidArgumentError(
+        absl::StrCat("past and present need equal K and V hidden sizes, got ", s.k, " and ", s.v));
   }
   std::string kh = attention::SplitHeads(ctx, k, heads, {0, 2, 1, 3}, "k");
   std::string vh = attention::SplitHeads(ctx, v, heads, {0, 2, 1, 3}, "v");
@@ -114,8 +126,9 @@ absl::StatusOr<std::pair<std::string, std::string>> WithPast(RewriteContext& ctx
   if (!past.empty()) {
     auto part = [&](int64_t i, const std::string& hint) {
       std::string out = ctx.NewValueName(hint);
-      Node& g = ctx.AddNode("Gather", {past, ctx.AddInitializer(hint + "_index", HostTensor::FromInts({i}, {}))},
-                            {out}, kAttentionOpset);
+      Node& g = ctx.AddNode(
+          "Gather", {past, ctx.AddInitializer(hint + "_index", HostTensor::FromInts({i}, {}))},
+          {out}, kAttentionOpset);
       Attribute axis;
       axis.type = Attribute::Type::kInt;
       axis.i = 0;
@@ -141,7 +154,8 @@ absl::StatusOr<std::pair<std::string, std::string>> WithPast(RewriteContext& ctx
 absl::StatusOr<std::string> Projection(RewriteContext& ctx, const HostTensor& weights,
                                        int64_t begin, int64_t end, float scale,
                                        const std::string& hint) {
-  const std::string w = ctx.AddInitializer(hint + "_weights", attention::ColumnSlice(weights, begin, end, scale));
+  const std::string w =
+      ctx.AddInitializer(hint + "_weights", attention::ColumnSlice(weights, begin, end, scale));
   std::string projected = ctx.NewValueName(hint);
   ctx.AddNode("MatMul", {ctx.input(kInput), w}, {projected}, kAttentionOpset);
   const std::string& bias = ctx.input(kBias);
@@ -150,8 +164,8 @@ absl::StatusOr<std::string> Projection(RewriteContext& ctx, const HostTensor& we
   std::string b_part;
   if (b != nullptr) {
     if (b->shape[0] != weights.shape[1]) {
-      return absl::InvalidArgumentError(absl::StrCat("bias has ", b->shape[0], " elements, the weights ",
-                                                     weights.shape[1], " columns"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "bias has ", b->shape[0], " elements, the weights ", weights.shape[1], " columns"));
     }
     b_part = ctx.AddInitializer(hint + "_bias", attention::RangeSlice(*b, begin, end, scale));
   } else {
@@ -175,14 +189,17 @@ class AttentionRewrite : public Rewrite {
     }
     ASSIGN_OR_RETURN(const Sizes s, HiddenSizes(node, *weights, heads));
     ASSIGN_OR_RETURN(const float scale_attr, attention::FloatAttr(node, "scale", 0.0f));
-    const float scale = scale_attr == 0.0f ? 1.0f / std::sqrt(static_cast<float>(s.q / heads)) : scale_attr;
+    const float scale =
+        scale_attr == 0.0f ? 1.0f / std::sqrt(static_cast<float>(s.q / heads)) : scale_attr;
     CoreInputs core;
     ASSIGN_OR_RETURN(core.unidirectional, attention::BoolAttr(node, "unidirectional"));
-    ASSIGN_OR_RETURN(core.mask_filter_value, attention::FloatAttr(node, "mask_filter_value", -10000.0f));
+    ASSIGN_OR_RETURN(core.mask_filter_value,
+                     attention::FloatAttr(node, "mask_filter_value", -10000.0f));
 
     ASSIGN_OR_RETURN(const std::string q, Projection(ctx, *weights, 0, s.q, scale, "q"));
     ASSIGN_OR_RETURN(const std::string k, Projection(ctx, *weights, s.q, s.q + s.k, 1.0f, "k"));
-    ASSIGN_OR_RETURN(const std::string v, Projection(ctx, *weights, s.q + s.k, s.total(), 1.0f, "v"));
+    ASSIGN_OR_RETURN(const std::string v,
+                     Projection(ctx, *weights, s.q + s.k, s.total(), 1.0f, "v"));
     core.past_from_shapes = true;
     core.mask = ctx.input(kMaskIndex);
     core.attention_bias = ctx.input(kAttentionBias);

@@ -49,7 +49,8 @@ absl::StatusOr<int64_t> NumHeads(const Node& node) {
   }
   ASSIGN_OR_RETURN(const int64_t n, IntAttr(node, "num_heads", 0));
   if (n <= 0 || n > kMaxHeads) {
-    return absl::InvalidArgumentError(absl::StrCat("num_heads must be in [1, ", kMaxHeads, "], got ", n));
+    return absl::InvalidArgumentError(
+        absl::StrCat("num_heads must be in [1, ", kMaxHeads, "], got ", n));
   }
   return n;
 }
@@ -57,7 +58,8 @@ absl::StatusOr<int64_t> NumHeads(const Node& node) {
 absl::StatusOr<bool> BoolAttr(const Node& node, const std::string& name) {
   ASSIGN_OR_RETURN(const int64_t v, IntAttr(node, name, 0));
   if (v != 0 && v != 1) {
-    return absl::InvalidArgumentError(absl::StrCat("attribute '", name, "' must be 0 or 1, got ", v));
+    return absl::InvalidArgumentError(
+        absl::StrCat("attribute '", name, "' must be 0 or 1, got ", v));
   }
   return v == 1;
 }
@@ -85,31 +87,35 @@ absl::Status RefuseOutput(const RewriteContext& ctx, size_t index, const std::st
   return absl::UnimplementedError(absl::StrCat("output ", index, " (", what, ") is not supported"));
 }
 
-absl::Status CheckDeclaredRank3(const RewriteContext& ctx, const std::string& name, const std::string& what) {
+absl::Status CheckDeclaredRank3(const RewriteContext& ctx, const std::string& name,
+                                const std::string& what) {
   const TensorType* type = ctx.declared_type(name);
   if (type == nullptr || !type->has_shape || type->shape.size() == 3) return absl::OkStatus();
-  return absl::UnimplementedError(absl::StrCat(what, " must be [batch, sequence, hidden]; a rank-",
-                                               type->shape.size(), " ", what,
-                                               " (packed or heads-first layouts) is not supported"));
+  return absl::UnimplementedError(
+      absl::StrCat(what, " must be [batch, sequence, hidden]; a rank-", type->shape.size(), " ",
+                   what, " (packed or heads-first layouts) is not supported"));
 }
 
-absl::StatusOr<const HostTensor*> FloatInitializer(const RewriteContext& ctx, const std::string& name,
-                                                  size_t rank, const std::string& what) {
+absl::StatusOr<const HostTensor*> FloatInitializer(const RewriteContext& ctx,
+                                                   const std::string& name, size_t rank,
+                                                   const std::string& what) {
   const HostTensor* t = ctx.initializer(name);
   if (t == nullptr) return nullptr;
   if (t->dtype != DataType::kFloat) {
-    return absl::UnimplementedError(absl::StrCat(what, " must be float, got ", std::string(DataTypeName(t->dtype))));
+    return absl::UnimplementedError(
+        absl::StrCat(what, " must be float, got ", std::string(DataTypeName(t->dtype))));
   }
   if (t->shape.size() != rank) {
-    return absl::InvalidArgumentError(absl::StrCat(what, " must have ", rank, " dims, got ", t->shape.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " must have ", rank, " dims, got ", t->shape.size()));
   }
   for (int64_t d : t->shape) {
     if (d <= 0) return absl::InvalidArgumentError(absl::StrCat(what, " has an empty dim"));
   }
   // Loaders check this; a rewrite reads the bytes, so it checks again.
   if (static_cast<uint64_t>(t->num_elements()) * 4 != t->data.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(what, " holds ", t->data.size(), " bytes for ",
-                                                   t->num_elements(), " floats"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " holds ", t->data.size(), " bytes for ", t->num_elements(), " floats"));
   }
   return t;
 }
@@ -138,8 +144,10 @@ HostTensor RangeSlice(const HostTensor& t, int64_t begin, int64_t end, float sca
   return HostTensor::FromFloats(out, {end - begin});
 }
 
-std::string AddInts(RewriteContext& ctx, const std::string& hint, const std::vector<int64_t>& values) {
-  return ctx.AddInitializer(hint, HostTensor::FromInts(values, {static_cast<int64_t>(values.size())}));
+std::string AddInts(RewriteContext& ctx, const std::string& hint,
+                    const std::vector<int64_t>& values) {
+  return ctx.AddInitializer(hint,
+                            HostTensor::FromInts(values, {static_cast<int64_t>(values.size())}));
 }
 
 std::string AddScalar(RewriteContext& ctx, const std::string& hint, float value) {
@@ -183,10 +191,11 @@ std::string SplitHeads(RewriteContext& ctx, const std::string& x, int64_t num_he
   std::string rank3 = ctx.NewValueName(hint + "_dims_rank3");
   ctx.AddNode("Reshape", {dims, AddInts(ctx, hint + "_rank", {3})}, {rank3}, kAttentionUtilOpset);
   std::string batch_seq = ctx.NewValueName(hint + "_batch_seq");
-  ctx.AddNode("Slice", {rank3, AddInts(ctx, hint + "_bs_start", {0}), AddInts(ctx, hint + "_bs_end", {2})},
+  ctx.AddNode("Slice",
+              {rank3, AddInts(ctx, hint + "_bs_start", {0}), AddInts(ctx, hint + "_bs_end", {2})},
               {batch_seq}, kAttentionUtilOpset);
-  const std::string target =
-      Concat(ctx, {batch_seq, AddInts(ctx, hint + "_nh", {num_heads, -1})}, 0, hint + "_heads_shape");
+  const std::string target = Concat(ctx, {batch_seq, AddInts(ctx, hint + "_nh", {num_heads, -1})},
+                                    0, hint + "_heads_shape");
   std::string heads = ctx.NewValueName(hint + "_heads");
   ctx.AddNode("Reshape", {x, target}, {heads}, kAttentionUtilOpset);
   return Transpose(ctx, heads, perm, hint);
@@ -249,7 +258,8 @@ void AddCore(RewriteContext& ctx, const CoreInputs& in) {
   std::string context = ctx.NewValueName("context");
   ctx.AddNode("MatMul", {probs, in.v}, {context}, kAttentionUtilOpset);
   const std::string merged = Transpose(ctx, context, {0, 2, 1, 3}, "context");
-  ctx.AddNode("Reshape", {merged, AddInts(ctx, "output_shape", {0, 0, -1})}, {in.output}, kAttentionUtilOpset);
+  ctx.AddNode("Reshape", {merged, AddInts(ctx, "output_shape", {0, 0, -1})}, {in.output},
+              kAttentionUtilOpset);
 }
 
 namespace {
@@ -268,7 +278,8 @@ std::string Rank3(RewriteContext& ctx, const std::string& x, const std::string& 
 }  // namespace
 
 bool AddFused(RewriteContext& ctx, const CoreInputs& in, const FusedInputs& fused) {
-  if (fused.q.empty() || fused.k.empty() || fused.v.empty() || fused.num_heads <= 0 || !in.mask.empty()) {
+  if (fused.q.empty() || fused.k.empty() || fused.v.empty() || fused.num_heads <= 0 ||
+      !in.mask.empty()) {
     return false;
   }
   std::vector<std::string> inputs = {Rank3(ctx, fused.q, "q"), Rank3(ctx, fused.k, "k"),

@@ -55,12 +55,14 @@ absl::Status RefuseOutput(const RewriteContext& ctx, size_t index, const std::st
 // UNIMPLEMENTED when `name`'s declared type (graph input, value_info) has a
 // rank other than 3 (packed QKV / KV, heads-first BNSH layouts); OK when the
 // rank is not declared, where SplitHeads' check at planning catches it.
-absl::Status CheckDeclaredRank3(const RewriteContext& ctx, const std::string& name, const std::string& what);
+absl::Status CheckDeclaredRank3(const RewriteContext& ctx, const std::string& name,
+                                const std::string& what);
 
 // A float initializer's elements, checked to be float with `rank` dims and a
 // byte size matching its shape.
-absl::StatusOr<const HostTensor*> FloatInitializer(const RewriteContext& ctx, const std::string& name,
-                                                  size_t rank, const std::string& what);
+absl::StatusOr<const HostTensor*> FloatInitializer(const RewriteContext& ctx,
+                                                   const std::string& name, size_t rank,
+                                                   const std::string& what);
 
 // Columns [begin, end) of the 2-D float tensor `t`, times `scale`.
 HostTensor ColumnSlice(const HostTensor& t, int64_t begin, int64_t end, float scale);
@@ -69,7 +71,8 @@ HostTensor ColumnSlice(const HostTensor& t, int64_t begin, int64_t end, float sc
 HostTensor RangeSlice(const HostTensor& t, int64_t begin, int64_t end, float scale);
 
 // An int64 initializer holding `values` (Reshape shapes, Slice bounds).
-std::string AddInts(RewriteContext& ctx, const std::string& hint, const std::vector<int64_t>& values);
+std::string AddInts(RewriteContext& ctx, const std::string& hint,
+                    const std::vector<int64_t>& values);
 // A one-element float initializer.
 std::string AddScalar(RewriteContext& ctx, const std::string& hint, float value);
 
@@ -106,7 +109,7 @@ struct CoreInputs {
   // state's followed by the queries' own, as in Attention); else up to s.
   bool past_from_shapes = false;
   float mask_filter_value = -10000.0f;
-  std::string output;          // [B, S, N*Hv]
+  std::string output;  // [B, S, N*Hv]
 };
 
 // Adds the nodes from the scores to the output (see the file comment).

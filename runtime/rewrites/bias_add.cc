@@ -34,8 +34,8 @@ namespace {
 absl::Status CheckRank(const std::optional<std::vector<Dim>>& shape, size_t rank,
                        const char* what) {
   if (!shape.has_value() || shape->size() == rank) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(what, " must have ", rank, " dims, got ",
-                                                 shape->size()));
+  return absl::InvalidArgumentError(
+      absl::StrCat(what, " must have ", rank, " dims, got ", shape->size()));
 }
 
 // INVALID_ARGUMENT when both dims are fixed and differ.
@@ -56,7 +56,8 @@ absl::Status BiasAddCheckShapes(const RewriteContext& ctx) {
   }
   if (x.has_value() && skip.has_value()) {
     for (size_t i = 0; i < 3; ++i) {
-      RETURN_IF_ERROR(CheckDim((*x)[i], (*skip)[i], absl::StrCat("skip differs from X in dim ", i)));
+      RETURN_IF_ERROR(
+          CheckDim((*x)[i], (*skip)[i], absl::StrCat("skip differs from X in dim ", i)));
     }
   }
   return absl::OkStatus();

@@ -101,9 +101,9 @@ absl::Status BiasSoftmaxCheckShapes(const RewriteContext& ctx, const Attrs& attr
   }
   const int64_t bias_rows = *bias_size / *row_len;
   if (rows.has_value() && *rows % bias_rows != 0) {
-    const std::string what = absl::StrCat("bias has ", bias_rows, " rows of the softmax's ",
-                                          *row_len, " elements, which do not divide the input's ",
-                                          *rows, " rows");
+    const std::string what =
+        absl::StrCat("bias has ", bias_rows, " rows of the softmax's ", *row_len,
+                     " elements, which do not divide the input's ", *rows, " rows");
     // Outer broadcast with a partial last repeat is defined by the kernel
     // (cyclic rows) but is no broadcast; inner broadcast would read past the bias.
     if (!attrs.inner) return absl::UnimplementedError(what);
@@ -156,8 +156,8 @@ class BiasSoftmaxRewrite : public Rewrite {
     ctx.AddNode("Flatten", {x}, {rows}, /*opset=*/13).attributes["axis"] = IntAttribute(attrs.axis);
     const std::string row_len = ShapeSlice(ctx, rows, 1, 2, "row_len");
     const std::string bias_rows = Reshape(
-        ctx, ctx.input(1), Concat(ctx, {AddInts(ctx, "minus_one", {-1}), row_len}, "bias_rows_shape"),
-        "bias_rows");
+        ctx, ctx.input(1),
+        Concat(ctx, {AddInts(ctx, "minus_one", {-1}), row_len}, "bias_rows_shape"), "bias_rows");
 
     std::string grouped_shape;
     std::string bias_view = bias_rows;
@@ -167,11 +167,13 @@ class BiasSoftmaxRewrite : public Rewrite {
                              {ShapeSlice(ctx, bias_rows, 0, 1, "bias_row_count"),
                               AddInts(ctx, "group_minus_one", {-1}), row_len},
                              "grouped_shape");
-      bias_view = Reshape(ctx, bias_rows, AddInts(ctx, "bias_inner_shape", {0, 1, -1}), "bias_inner");
+      bias_view =
+          Reshape(ctx, bias_rows, AddInts(ctx, "bias_inner_shape", {0, 1, -1}), "bias_inner");
     } else {
       // X [R/Rb, Rb, D] + bias [Rb, D]: the bias rows repeat cyclically.
-      grouped_shape = Concat(ctx, {AddInts(ctx, "group_minus_one", {-1}),
-                                   ShapeSlice(ctx, bias_rows, 0, 2, "bias_rows_dims")},
+      grouped_shape = Concat(ctx,
+                             {AddInts(ctx, "group_minus_one", {-1}),
+                              ShapeSlice(ctx, bias_rows, 0, 2, "bias_rows_dims")},
                              "grouped_shape");
     }
     const std::string grouped = Reshape(ctx, rows, grouped_shape, "grouped");
@@ -179,8 +181,8 @@ class BiasSoftmaxRewrite : public Rewrite {
     ctx.AddNode("Add", {grouped, bias_view}, {sum}, /*opset=*/14);
     const std::string probs = ctx.NewValueName("probs");
     ctx.AddNode("Softmax", {sum}, {probs}, /*opset=*/13).attributes["axis"] = IntAttribute(-1);
-    ctx.AddNode("Reshape", {probs, ShapeSlice(ctx, x, 0, INT64_MAX, "data_shape")},
-                {ctx.output(0)}, /*opset=*/14);
+    ctx.AddNode("Reshape", {probs, ShapeSlice(ctx, x, 0, INT64_MAX, "data_shape")}, {ctx.output(0)},
+                /*opset=*/14);
     return absl::OkStatus();
   }
 };

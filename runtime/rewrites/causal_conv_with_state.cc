@@ -31,13 +31,14 @@ class CausalConvWithStateRewrite : public Rewrite {
     }
     const std::string activation = stored.GetString("activation", "none");
     if (activation != "none" && activation != "silu" && activation != "swish") {
-      return absl::UnimplementedError(absl::StrCat("activation '", activation.substr(0, 32),
-                                                   "' is not supported"));
+      return absl::UnimplementedError(
+          absl::StrCat("activation '", activation.substr(0, 32), "' is not supported"));
     }
     const auto w_shape = ctx.known_shape(ctx.input(1));
     if (!w_shape || w_shape->size() != 3 || !(*w_shape)[0].is_fixed() ||
         !(*w_shape)[2].is_fixed()) {
-      return absl::UnimplementedError("CausalConvWithState needs weight's shape [C, 1, K] declared");
+      return absl::UnimplementedError(
+          "CausalConvWithState needs weight's shape [C, 1, K] declared");
     }
     const int64_t channels = (*w_shape)[0].value;
     const int64_t k = (*w_shape)[2].value;
@@ -53,7 +54,8 @@ class CausalConvWithStateRewrite : public Rewrite {
       ctx.AddNode("Concat", {as_float(ctx.input(3)), input}, {padded}, 13).attributes["axis"] =
           IntAttribute(2);
     } else {
-      const std::string pads = ctx.AddInitializer("pads", HostTensor::FromInts({0, 0, k - 1, 0, 0, 0}, {6}));
+      const std::string pads =
+          ctx.AddInitializer("pads", HostTensor::FromInts({0, 0, k - 1, 0, 0, 0}, {6}));
       ctx.AddNode("Pad", {input, pads}, {padded}, 18);
     }
     std::vector<std::string> conv_inputs = {padded, as_float(ctx.input(1))};
@@ -71,7 +73,8 @@ class CausalConvWithStateRewrite : public Rewrite {
     if (stored.outputs.size() > 1 && !stored.outputs[1].empty()) {
       // The last K-1 steps; none when K is 1 (a start past the end).
       const int64_t start = k == 1 ? std::numeric_limits<int64_t>::max() : -(k - 1);
-      const std::string starts = ctx.AddInitializer("state_start", HostTensor::FromInts({start}, {1}));
+      const std::string starts =
+          ctx.AddInitializer("state_start", HostTensor::FromInts({start}, {1}));
       const std::string ends = ctx.AddInitializer(
           "state_end", HostTensor::FromInts({std::numeric_limits<int64_t>::max()}, {1}));
       const std::string axes = ctx.AddInitializer("state_axis", HostTensor::FromInts({2}, {1}));
@@ -88,7 +91,8 @@ class CausalConvWithStateRewrite : public Rewrite {
                      DataType dtype, bool widen) {
     if (out.empty()) return;
     if (widen) {
-      ctx.AddNode("Cast", {value}, {out}, 19).attributes["to"] = IntAttribute(static_cast<int64_t>(dtype));
+      ctx.AddNode("Cast", {value}, {out}, 19).attributes["to"] =
+          IntAttribute(static_cast<int64_t>(dtype));
     } else {
       ctx.AddNode("Identity", {value}, {out}, 16);
     }

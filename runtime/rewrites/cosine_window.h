@@ -38,9 +38,11 @@ class CosineWindowRewrite : public Rewrite {
       return absl::InvalidArgumentError("a window op takes size and has one output");
     }
     ASSIGN_OR_RETURN(const bool periodic, GetFlagAttribute(stored, "periodic", true));
-    const int64_t out_type = stored.GetInt("output_datatype", static_cast<int64_t>(DataType::kFloat));
+    const int64_t out_type =
+        stored.GetInt("output_datatype", static_cast<int64_t>(DataType::kFloat));
     if (!IsKnownDataType(static_cast<int32_t>(out_type))) {
-      return absl::UnimplementedError(absl::StrCat("output_datatype ", out_type, " is not supported"));
+      return absl::UnimplementedError(
+          absl::StrCat("output_datatype ", out_type, " is not supported"));
     }
     const std::string size = AddCast(ctx, ctx.input(0), DataType::kFloat);
     std::string period = size;
@@ -49,10 +51,12 @@ class CosineWindowRewrite : public Rewrite {
       ctx.AddNode("Sub", {size, AddFloatScalar(ctx, "one", 1.0f)}, {period}, 14);
     }
     const std::string step = ctx.NewValueName("angular_step");
-    ctx.AddNode("Div", {AddFloatScalar(ctx, "tau", 2 * std::numbers::pi_v<float>), period}, {step}, 14);
+    ctx.AddNode("Div", {AddFloatScalar(ctx, "tau", 2 * std::numbers::pi_v<float>), period}, {step},
+                14);
     const std::string n = ctx.NewValueName("n");
-    ctx.AddNode("Range", {AddFloatScalar(ctx, "zero", 0.0f), size, AddFloatScalar(ctx, "one", 1.0f)},
-                {n}, 11);
+    ctx.AddNode("Range",
+                {AddFloatScalar(ctx, "zero", 0.0f), size, AddFloatScalar(ctx, "one", 1.0f)}, {n},
+                11);
     const std::string angle = ctx.NewValueName("angle");
     ctx.AddNode("Mul", {n, step}, {angle}, 14);
     auto term = [&](float a, float multiple, const char* hint) {

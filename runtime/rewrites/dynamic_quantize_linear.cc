@@ -37,13 +37,13 @@ class DynamicQuantizeLinearRewrite : public Rewrite {
     const std::string hi = range_end("ReduceMax", "Max", "max");
     const std::string range = ctx.NewValueName(x + "_range");
     ctx.AddNode("Sub", {hi, lo}, {range}, 14);
-    const std::string& scale = stored.outputs[1].empty() ? ctx.NewValueName(x + "_scale")
-                                                         : stored.outputs[1];
+    const std::string& scale =
+        stored.outputs[1].empty() ? ctx.NewValueName(x + "_scale") : stored.outputs[1];
     ctx.AddNode("Div", {range, AddFloatScalar(ctx, x + "_levels", 255.0f)}, {scale}, 14);
     const std::string neg_lo = ctx.NewValueName(x + "_neg_min");
     ctx.AddNode("Sub", {zero, lo}, {neg_lo}, 14);
-    const std::string zero_point = stored.outputs[2].empty() ? ctx.NewValueName(x + "_zero_point")
-                                                             : stored.outputs[2];
+    const std::string zero_point =
+        stored.outputs[2].empty() ? ctx.NewValueName(x + "_zero_point") : stored.outputs[2];
     RETURN_IF_ERROR(AddRequantize(ctx, neg_lo, scale, "", zero_point, DataType::kUint8));
     if (stored.outputs[0].empty()) return absl::OkStatus();
     return AddRequantize(ctx, AddCast(ctx, x, DataType::kFloat), scale, zero_point,

@@ -24,10 +24,18 @@ namespace vkserve {
 namespace {
 
 constexpr int64_t kEmbedLayerNormalizationOpset = 17;
-constexpr float kEmbedLayerNormalizationDefaultEpsilon = 1e-12f;  // ORT's kDefaultEmbedLayerNormEpsilon
+constexpr float kEmbedLayerNormalizationDefaultEpsilon =
+    1e-12f;  // ORT's kDefaultEmbedLayerNormEpsilon
 
 enum EmbedLayerNormalizationInput : size_t {
-  kInputIds, kSegmentIds, kWordEmbedding, kPositionEmbedding, kSegmentEmbedding, kGamma, kBeta, kMask,
+  kInputIds,
+  kSegmentIds,
+  kWordEmbedding,
+  kPositionEmbedding,
+  kSegmentEmbedding,
+  kGamma,
+  kBeta,
+  kMask,
   kPositionIds
 };
 
@@ -40,7 +48,8 @@ absl::Status CheckInputs(const RewriteContext& ctx) {
   if (ctx.input(kSegmentIds).empty() != ctx.input(kSegmentEmbedding).empty()) {
     return absl::InvalidArgumentError("segment_ids and segment_embedding must be given together");
   }
-  if (ctx.output(0).empty()) return absl::InvalidArgumentError("EmbedLayerNormalization needs output 0");
+  if (ctx.output(0).empty())
+    return absl::InvalidArgumentError("EmbedLayerNormalization needs output 0");
   return absl::OkStatus();
 }
 
@@ -54,18 +63,21 @@ Attribute IntAttribute(int64_t v) {
 std::string Gather(RewriteContext& ctx, const std::string& table, const std::string& ids,
                    const std::string& hint) {
   std::string out = ctx.NewValueName(hint);
-  ctx.AddNode("Gather", {table, ids}, {out}, kEmbedLayerNormalizationOpset).attributes["axis"] = IntAttribute(0);
+  ctx.AddNode("Gather", {table, ids}, {out}, kEmbedLayerNormalizationOpset).attributes["axis"] =
+      IntAttribute(0);
   return out;
 }
 
 // position_embedding rows for each token: by position_ids, or rows 0..S-1.
 std::string Positions(RewriteContext& ctx) {
   const std::string& table = ctx.input(kPositionEmbedding);
-  if (!ctx.input(kPositionIds).empty()) return Gather(ctx, table, ctx.input(kPositionIds), "position");
+  if (!ctx.input(kPositionIds).empty())
+    return Gather(ctx, table, ctx.input(kPositionIds), "position");
   const std::string seq = attention::Shape(ctx, ctx.input(kInputIds), 1, 2, "sequence_length");
   std::string out = ctx.NewValueName("position");
-  ctx.AddNode("Slice", {table, attention::AddInts(ctx, "position_start", {0}), seq,
-                        attention::AddInts(ctx, "position_axes", {0})},
+  ctx.AddNode("Slice",
+              {table, attention::AddInts(ctx, "position_start", {0}), seq,
+               attention::AddInts(ctx, "position_axes", {0})},
               {out}, kEmbedLayerNormalizationOpset);
   return out;
 }
@@ -88,8 +100,8 @@ void MaskIndex(RewriteContext& ctx, const std::string& out) {
     Attribute value;
     value.type = Attribute::Type::kTensor;
     value.t = std::move(zero);
-    ctx.AddNode("ConstantOfShape", {batch}, {out}, kEmbedLayerNormalizationOpset).attributes["value"] =
-        std::move(value);
+    ctx.AddNode("ConstantOfShape", {batch}, {out}, kEmbedLayerNormalizationOpset)
+        .attributes["value"] = std::move(value);
     return;
   }
   HostTensor one;
@@ -97,7 +109,8 @@ void MaskIndex(RewriteContext& ctx, const std::string& out) {
   one.shape = {};
   one.data = {1, 0, 0, 0};
   std::string is_one = ctx.NewValueName("mask_is_one");
-  ctx.AddNode("Equal", {mask, ctx.AddInitializer("one", std::move(one))}, {is_one}, kEmbedLayerNormalizationOpset);
+  ctx.AddNode("Equal", {mask, ctx.AddInitializer("one", std::move(one))}, {is_one},
+              kEmbedLayerNormalizationOpset);
   std::string ones_f = ctx.NewValueName("mask_ones");
   ctx.AddNode("Cast", {is_one}, {ones_f}, kEmbedLayerNormalizationOpset).attributes["to"] =
       IntAttribute(static_cast<int64_t>(DataType::kFloat));
@@ -111,12 +124,13 @@ void MaskIndex(RewriteContext& ctx, const std::string& out) {
   Attribute value;
   value.type = Attribute::Type::kTensor;
   value.t = HostTensor::FromFloats({1.0f}, {1});
-  ctx.AddNode("ConstantOfShape", {column_shape}, {column}, kEmbedLayerNormalizationOpset).attributes["value"] =
-      std::move(value);
+  ctx.AddNode("ConstantOfShape", {column_shape}, {column}, kEmbedLayerNormalizationOpset)
+      .attributes["value"] = std::move(value);
   std::string counts = ctx.NewValueName("mask_counts");
   ctx.AddNode("MatMul", {ones_f, column}, {counts}, kEmbedLayerNormalizationOpset);
   std::string flat = ctx.NewValueName("mask_counts_flat");
-  ctx.AddNode("Reshape", {counts, attention::AddInts(ctx, "flat", {-1})}, {flat}, kEmbedLayerNormalizationOpset);
+  ctx.AddNode("Reshape", {counts, attention::AddInts(ctx, "flat", {-1})}, {flat},
+              kEmbedLayerNormalizationOpset);
   ctx.AddNode("Cast", {flat}, {out}, kEmbedLayerNormalizationOpset).attributes["to"] =
       IntAttribute(static_cast<int64_t>(DataType::kInt32));
 }
@@ -131,7 +145,8 @@ class EmbedLayerNormalizationRewrite : public Rewrite {
     if (!(epsilon >= 0.0f)) return absl::InvalidArgumentError("epsilon must not be negative");
     ASSIGN_OR_RETURN(const int64_t mask_index_type, attention::IntAttr(node, "mask_index_type", 1));
     if (mask_index_type != 0 && mask_index_type != 1) {
-      return absl::InvalidArgumentError(absl::StrCat("mask_index_type must be 0 or 1, got ", mask_index_type));
+      return absl::InvalidArgumentError(
+          absl::StrCat("mask_index_type must be 0 or 1, got ", mask_index_type));
     }
 
     const std::string words = Gather(ctx, ctx.input(kWordEmbedding), ctx.input(kInputIds), "words");
@@ -139,11 +154,12 @@ class EmbedLayerNormalizationRewrite : public Rewrite {
     const std::string& sum_out = ctx.output(2);
     std::string sum = Add(ctx, words, Positions(ctx), has_segment ? "" : sum_out);
     if (has_segment) {
-      const std::string segments = Gather(ctx, ctx.input(kSegmentEmbedding), ctx.input(kSegmentIds), "segments");
+      const std::string segments =
+          Gather(ctx, ctx.input(kSegmentEmbedding), ctx.input(kSegmentIds), "segments");
       sum = Add(ctx, sum, segments, sum_out);
     }
-    Node& ln = ctx.AddNode("LayerNormalization", {sum, ctx.input(kGamma), ctx.input(kBeta)}, {ctx.output(0)},
-                           kEmbedLayerNormalizationOpset);
+    Node& ln = ctx.AddNode("LayerNormalization", {sum, ctx.input(kGamma), ctx.input(kBeta)},
+                           {ctx.output(0)}, kEmbedLayerNormalizationOpset);
     ln.attributes["axis"] = IntAttribute(-1);
     Attribute eps;
     eps.type = Attribute::Type::kFloat;
@@ -156,6 +172,7 @@ class EmbedLayerNormalizationRewrite : public Rewrite {
 
 }  // namespace
 
-VKSERVE_REGISTER_REWRITE("com.microsoft", "EmbedLayerNormalization", 1, 1, EmbedLayerNormalizationRewrite);
+VKSERVE_REGISTER_REWRITE("com.microsoft", "EmbedLayerNormalization", 1, 1,
+                         EmbedLayerNormalizationRewrite);
 
 }  // namespace vkserve

@@ -27,8 +27,9 @@ enum FlexAttentionInput : size_t { kQ, kK, kV };
 
 const Graph* Hook(const Node& node, const char* name) {
   const Attribute* a = node.FindAttribute(name);
-  return a != nullptr && a->type == Attribute::Type::kGraph && !a->graphs.empty() ? a->graphs[0].get()
-                                                                                  : nullptr;
+  return a != nullptr && a->type == Attribute::Type::kGraph && !a->graphs.empty()
+             ? a->graphs[0].get()
+             : nullptr;
 }
 
 absl::Status CheckHook(const Graph* hook, const char* name) {
@@ -49,7 +50,8 @@ absl::Status CheckHook(const Graph* hook, const char* name) {
 
 // Adds `hook`'s nodes reading `x` for its input; returns the name its output
 // has in the main graph. Its values and initializers get fresh names.
-std::string Inline(RewriteContext& ctx, const Graph& hook, const std::string& x, const std::string& hint) {
+std::string Inline(RewriteContext& ctx, const Graph& hook, const std::string& x,
+                   const std::string& hint) {
   std::map<std::string, std::string> renamed = {{hook.inputs[0].name, x}};
   for (const auto& [name, tensor] : hook.initializers) {
     renamed[name] = ctx.AddInitializer(absl::StrCat(hint, "_", name), tensor);
@@ -67,7 +69,8 @@ std::string Inline(RewriteContext& ctx, const Graph& hook, const std::string& x,
     }
     auto import = ctx.graph().opset_imports.find(n.domain);
     const int64_t opset = import != ctx.graph().opset_imports.end() ? import->second : n.opset;
-    ctx.AddNode(n.op_type, std::move(inputs), std::move(outputs), opset, n.domain).attributes = n.attributes;
+    ctx.AddNode(n.op_type, std::move(inputs), std::move(outputs), opset, n.domain).attributes =
+        n.attributes;
   }
   return mapped(hook.outputs[0].name);
 }
@@ -82,7 +85,8 @@ std::string AddNamed(RewriteContext& ctx, const std::string& op, std::vector<std
 // dims [start, end) of `x`'s shape, as an int64 vector.
 std::string Dims(RewriteContext& ctx, const std::string& x, int64_t start, int64_t end,
                  const std::string& hint) {
-  return AddNamed(ctx, "Shape", {x}, hint, {{"start", IntAttribute(start)}, {"end", IntAttribute(end)}});
+  return AddNamed(ctx, "Shape", {x}, hint,
+                  {{"start", IntAttribute(start)}, {"end", IntAttribute(end)}});
 }
 
 // `x` [B, Hkv, S, D] with each head repeated Hq / Hkv times in place:
@@ -90,16 +94,17 @@ std::string Dims(RewriteContext& ctx, const std::string& x, int64_t start, int64
 std::string RepeatHeads(RewriteContext& ctx, const std::string& x, const std::string& q,
                         const std::string& hint) {
   const std::string hq = Dims(ctx, q, 1, 2, hint + "_hq");
-  const std::string times = AddNamed(ctx, "Div", {hq, Dims(ctx, x, 1, 2, hint + "_hkv")}, hint + "_times");
+  const std::string times =
+      AddNamed(ctx, "Div", {hq, Dims(ctx, x, 1, 2, hint + "_hkv")}, hint + "_times");
   const std::string ones = attention::AddInts(ctx, hint + "_ones", {1, 1});
-  const std::string expand_to =
-      AddNamed(ctx, "Concat", {ones, times, ones}, hint + "_expand_to", {{"axis", IntAttribute(0)}});
+  const std::string expand_to = AddNamed(ctx, "Concat", {ones, times, ones}, hint + "_expand_to",
+                                         {{"axis", IntAttribute(0)}});
   const std::string x5 =
       AddNamed(ctx, "Unsqueeze", {x, attention::AddInts(ctx, hint + "_axis", {2})}, hint + "_5d");
   const std::string expanded = AddNamed(ctx, "Expand", {x5, expand_to}, hint + "_expanded");
-  const std::string to =
-      AddNamed(ctx, "Concat", {Dims(ctx, x, 0, 1, hint + "_b"), hq, Dims(ctx, x, 2, 4, hint + "_sd")},
-               hint + "_shape", {{"axis", IntAttribute(0)}});
+  const std::string to = AddNamed(
+      ctx, "Concat", {Dims(ctx, x, 0, 1, hint + "_b"), hq, Dims(ctx, x, 2, 4, hint + "_sd")},
+      hint + "_shape", {{"axis", IntAttribute(0)}});
   return AddNamed(ctx, "Reshape", {expanded, to}, hint + "_repeated");
 }
 
@@ -113,7 +118,8 @@ class FlexAttentionRewrite : public Rewrite {
  public:
   absl::Status Apply(RewriteContext& ctx) const override {
     const Node& node = ctx.node();
-    if (ctx.input(kQ).empty() || ctx.input(kK).empty() || ctx.input(kV).empty() || ctx.output(0).empty()) {
+    if (ctx.input(kQ).empty() || ctx.input(kK).empty() || ctx.input(kV).empty() ||
+        ctx.output(0).empty()) {
       return absl::InvalidArgumentError("FlexAttention needs Q, K, V and its output");
     }
     for (const FlexAttentionInput i : {kQ, kK, kV}) {
@@ -127,27 +133,29 @@ class FlexAttentionRewrite : public Rewrite {
     RETURN_IF_ERROR(CheckHook(prob_mod, "prob_mod"));
     const Attribute* scale = node.FindAttribute("scale");
     const TensorType* q_type = ctx.declared_type(ctx.input(kQ));
-    const bool exact_type =
-        q_type != nullptr && (q_type->dtype == DataType::kFloat || q_type->dtype == DataType::kFloat16);
+    const bool exact_type = q_type != nullptr && (q_type->dtype == DataType::kFloat ||
+                                                  q_type->dtype == DataType::kFloat16);
     if (score_mod == nullptr && prob_mod == nullptr && exact_type) {
-      Node& attention =
-          ctx.AddNode("Attention", {ctx.input(kQ), ctx.input(kK), ctx.input(kV)}, {ctx.output(0)}, 23);
+      Node& attention = ctx.AddNode("Attention", {ctx.input(kQ), ctx.input(kK), ctx.input(kV)},
+                                    {ctx.output(0)}, 23);
       if (scale != nullptr) attention.attributes["scale"] = *scale;
       return absl::OkStatus();
     }
     const std::string q = ToFloat(ctx, ctx.input(kQ));
     const std::string k = RepeatHeads(ctx, ToFloat(ctx, ctx.input(kK)), q, "k");
     const std::string v = RepeatHeads(ctx, ToFloat(ctx, ctx.input(kV)), q, "v");
-    const std::string kt = AddNamed(ctx, "Transpose", {k}, "kt", {{"perm", IntsAttribute({0, 1, 3, 2})}});
+    const std::string kt =
+        AddNamed(ctx, "Transpose", {k}, "kt", {{"perm", IntsAttribute({0, 1, 3, 2})}});
     std::string factor;
     if (scale != nullptr) {
       factor = attention::AddScalar(ctx, "scale", node.GetFloat("scale", 1.0f));
     } else {  // 1 / sqrt(head size), from Q's shape
-      const std::string e =
-          AddNamed(ctx, "Cast", {Dims(ctx, q, 3, 4, "head_size")}, "head_size_f", {{"to", IntAttribute(1)}});
+      const std::string e = AddNamed(ctx, "Cast", {Dims(ctx, q, 3, 4, "head_size")}, "head_size_f",
+                                     {{"to", IntAttribute(1)}});
       factor = AddNamed(ctx, "Reciprocal", {AddNamed(ctx, "Sqrt", {e}, "sqrt_head_size")}, "scale");
     }
-    std::string scores = AddNamed(ctx, "Mul", {AddNamed(ctx, "MatMul", {q, kt}, "qk"), factor}, "scores");
+    std::string scores =
+        AddNamed(ctx, "Mul", {AddNamed(ctx, "MatMul", {q, kt}, "qk"), factor}, "scores");
     if (score_mod != nullptr) scores = Inline(ctx, *score_mod, scores, "score_mod");
     std::string probs = AddNamed(ctx, "Softmax", {scores}, "probs", {{"axis", IntAttribute(-1)}});
     if (prob_mod != nullptr) probs = Inline(ctx, *prob_mod, probs, "prob_mod");
@@ -155,8 +163,8 @@ class FlexAttentionRewrite : public Rewrite {
     if (v_type != nullptr && v_type->dtype == DataType::kFloat) {
       ctx.AddNode("MatMul", {probs, v}, {ctx.output(0)}, kFlexAttentionOpset);
     } else {
-      ctx.AddNode("CastLike", {AddNamed(ctx, "MatMul", {probs, v}, "y_f32"), ctx.input(kV)}, {ctx.output(0)},
-                  kFlexAttentionOpset);
+      ctx.AddNode("CastLike", {AddNamed(ctx, "MatMul", {probs, v}, "y_f32"), ctx.input(kV)},
+                  {ctx.output(0)}, kFlexAttentionOpset);
     }
     return absl::OkStatus();
   }

@@ -56,8 +56,8 @@ absl::StatusOr<FusedActivation> MlasActivationOf(const Node& node) {
   }
   a.op = name;
   if (param_count == 0) return a;
-  ASSIGN_OR_RETURN(const Attribute* params, TypedAttribute(node, "activation_params",
-                                                           Attribute::Type::kFloats, "floats"));
+  ASSIGN_OR_RETURN(const Attribute* params,
+                   TypedAttribute(node, "activation_params", Attribute::Type::kFloats, "floats"));
   if (params == nullptr || params->floats.size() != param_count) {
     return absl::InvalidArgumentError(absl::StrCat("activation ", name, " takes ", param_count,
                                                    " activation_params, the node has ",
@@ -95,8 +95,8 @@ absl::StatusOr<FusedActivation> FunctorActivationOf(const Node& node) {
     ASSIGN_OR_RETURN(a.beta, FunctorParam(node, "beta", 1.0f));
     return a;
   }
-  if (name == "Elu" || name == "Selu" || name == "Celu" || name == "Softplus" || name == "Softsign" ||
-      name == "ParametricSoftplus") {
+  if (name == "Elu" || name == "Selu" || name == "Celu" || name == "Softplus" ||
+      name == "Softsign" || name == "ParametricSoftplus") {
     return absl::UnimplementedError(absl::StrCat("fused activation '", name, "' is not supported"));
   }
   return absl::InvalidArgumentError(absl::StrCat("unknown fused activation '", name, "'"));
@@ -131,7 +131,8 @@ void AddActivationNodes(RewriteContext& ctx, const FusedActivation& a, const std
   } else if (a.op == "ThresholdedRelu") {  // x > alpha ? x : 0
     std::string above = ctx.NewValueName("thresholded_relu_mask");
     ctx.AddNode("Greater", {input, AddScalar(ctx, "thresholded_relu_alpha", a.alpha)}, {above}, 13);
-    ctx.AddNode("Where", {above, input, AddScalar(ctx, "thresholded_relu_zero", 0.0f)}, {output}, 16);
+    ctx.AddNode("Where", {above, input, AddScalar(ctx, "thresholded_relu_zero", 0.0f)}, {output},
+                16);
   }
 }
 

@@ -17,8 +17,8 @@ namespace vkserve {
 namespace {
 
 // Conv's own attributes; FusedConv shares them with ONNX Conv-11.
-constexpr const char* kConvAttributes[] = {"auto_pad", "kernel_shape", "dilations", "strides", "pads",
-                                           "group"};
+constexpr const char* kConvAttributes[] = {"auto_pad", "kernel_shape", "dilations",
+                                           "strides",  "pads",         "group"};
 
 class FusedConvRewrite : public Rewrite {
  public:

@@ -22,7 +22,8 @@ class GruRewrite : public RecurrentRewrite {
     if (acts != nullptr) {
       if (acts->strings.size() != 2 || absl::AsciiStrToLower(acts->strings[0]) != "sigmoid" ||
           absl::AsciiStrToLower(acts->strings[1]) != "tanh") {
-        return absl::UnimplementedError("only the default activations (Sigmoid, Tanh) are supported");
+        return absl::UnimplementedError(
+            "only the default activations (Sigmoid, Tanh) are supported");
       }
     }
     return absl::OkStatus();
@@ -48,7 +49,8 @@ class GruRewrite : public RecurrentRewrite {
         recurrent = b.Add("Add", {recurrent, b.Split(in.r_bias, 3, 1, "r_b")[2]}, "rh_rh_b");
       }
     }
-    const std::string cand = b.Add("Tanh", {b.Add("Add", {x3[2], recurrent}, "cand_in")}, "cand", 13);
+    const std::string cand =
+        b.Add("Tanh", {b.Add("Add", {x3[2], recurrent}, "cand_in")}, "cand", 13);
     const std::string delta = b.Add("Sub", {in.h, cand}, "h_minus_cand");
     return {b.Add("Add", {cand, b.Add("Mul", {z, delta}, "z_delta")}, "h"), ""};
   }

@@ -32,14 +32,24 @@ using attention::CoreInputs;
 constexpr int64_t kMultiHeadAttentionOpset = 17;
 
 enum MultiHeadAttentionInput : size_t {
-  kQuery, kKey, kValue, kBias, kKeyPaddingMask, kAttentionBias, kPastKey, kPastValue,
-  kPastSequenceLength, kCacheIndirection
+  kQuery,
+  kKey,
+  kValue,
+  kBias,
+  kKeyPaddingMask,
+  kAttentionBias,
+  kPastKey,
+  kPastValue,
+  kPastSequenceLength,
+  kCacheIndirection
 };
 
 absl::Status MultiHeadAttentionCheckSupported(const RewriteContext& ctx) {
-  if (ctx.input(kQuery).empty()) return absl::InvalidArgumentError("MultiHeadAttention needs input 'query'");
+  if (ctx.input(kQuery).empty())
+    return absl::InvalidArgumentError("MultiHeadAttention needs input 'query'");
   if (ctx.input(kKey).empty() || ctx.input(kValue).empty()) {
-    return absl::UnimplementedError("packed QKV or packed KV (key or value omitted) is not supported");
+    return absl::UnimplementedError(
+        "packed QKV or packed KV (key or value omitted) is not supported");
   }
   RETURN_IF_ERROR(attention::CheckDeclaredRank3(ctx, ctx.input(kQuery), "query"));
   RETURN_IF_ERROR(attention::CheckDeclaredRank3(ctx, ctx.input(kKey), "key"));
@@ -63,15 +73,16 @@ std::string AddBiasPart(RewriteContext& ctx, const std::string& x, const std::st
   if (bias.empty()) return x;
   auto times = [&](int64_t k, const std::string& what) {
     std::string out = ctx.NewValueName(what);
-    ctx.AddNode("Mul", {hidden, attention::AddInts(ctx, what + "_k", {k})}, {out}, kMultiHeadAttentionOpset);
+    ctx.AddNode("Mul", {hidden, attention::AddInts(ctx, what + "_k", {k})}, {out},
+                kMultiHeadAttentionOpset);
     return out;
   };
   const std::string start = times(begin, hint + "_bias_start");
   const std::string stop = end == 0 ? attention::AddInts(ctx, hint + "_bias_end", {INT64_MAX})
                                     : times(end, hint + "_bias_end");
   std::string part = ctx.NewValueName(hint + "_bias");
-  ctx.AddNode("Slice", {bias, start, stop, attention::AddInts(ctx, hint + "_bias_axes", {0})}, {part},
-              kMultiHeadAttentionOpset);
+  ctx.AddNode("Slice", {bias, start, stop, attention::AddInts(ctx, hint + "_bias_axes", {0})},
+              {part}, kMultiHeadAttentionOpset);
   std::string out = ctx.NewValueName(hint + "_biased");
   ctx.AddNode("Add", {x, part}, {out}, kMultiHeadAttentionOpset);
   return out;
@@ -87,7 +98,8 @@ absl::StatusOr<std::string> Scaled(RewriteContext& ctx, const std::string& q, in
     // [D] / N -> float -> ^-0.5, all folded at plan time.
     const std::string hidden = attention::Shape(ctx, q, -1, INT64_MAX, "q_hidden");
     std::string head = ctx.NewValueName("head_size");
-    ctx.AddNode("Div", {hidden, attention::AddInts(ctx, "num_heads", {heads})}, {head}, kMultiHeadAttentionOpset);
+    ctx.AddNode("Div", {hidden, attention::AddInts(ctx, "num_heads", {heads})}, {head},
+                kMultiHeadAttentionOpset);
     std::string head_f = ctx.NewValueName("head_size_f");
     Node& cast = ctx.AddNode("Cast", {head}, {head_f}, kMultiHeadAttentionOpset);
     Attribute to;
@@ -95,7 +107,8 @@ absl::StatusOr<std::string> Scaled(RewriteContext& ctx, const std::string& q, in
     to.i = static_cast<int64_t>(DataType::kFloat);
     cast.attributes["to"] = to;
     factor = ctx.NewValueName("scale");
-    ctx.AddNode("Pow", {head_f, attention::AddScalar(ctx, "minus_half", -0.5f)}, {factor}, kMultiHeadAttentionOpset);
+    ctx.AddNode("Pow", {head_f, attention::AddScalar(ctx, "minus_half", -0.5f)}, {factor},
+                kMultiHeadAttentionOpset);
   }
   std::string out = ctx.NewValueName("q_scaled");
   ctx.AddNode("Mul", {q, factor}, {out}, kMultiHeadAttentionOpset);
@@ -110,10 +123,12 @@ class MultiHeadAttentionRewrite : public Rewrite {
     ASSIGN_OR_RETURN(const int64_t heads, attention::NumHeads(node));
     CoreInputs core;
     ASSIGN_OR_RETURN(core.unidirectional, attention::BoolAttr(node, "unidirectional"));
-    ASSIGN_OR_RETURN(core.mask_filter_value, attention::FloatAttr(node, "mask_filter_value", -10000.0f));
+    ASSIGN_OR_RETURN(core.mask_filter_value,
+                     attention::FloatAttr(node, "mask_filter_value", -10000.0f));
 
     std::string hidden;  // [D], query's last dim
-    if (!ctx.input(kBias).empty()) hidden = attention::Shape(ctx, ctx.input(kQuery), -1, INT64_MAX, "hidden");
+    if (!ctx.input(kBias).empty())
+      hidden = attention::Shape(ctx, ctx.input(kQuery), -1, INT64_MAX, "hidden");
     const std::string q = AddBiasPart(ctx, ctx.input(kQuery), hidden, 0, 1, "q");
     const std::string k = AddBiasPart(ctx, ctx.input(kKey), hidden, 1, 2, "k");
     const std::string v = AddBiasPart(ctx, ctx.input(kValue), hidden, 2, 0, "v");

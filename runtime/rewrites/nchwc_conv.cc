@@ -19,14 +19,15 @@
 namespace vkserve {
 namespace {
 
-constexpr const char* kConvAttributes[] = {"auto_pad", "kernel_shape", "dilations", "strides", "pads",
-                                           "group"};
+constexpr const char* kConvAttributes[] = {"auto_pad", "kernel_shape", "dilations",
+                                           "strides",  "pads",         "group"};
 
 // The Conv's weights un-blocked to OIHW, added as an initializer; returns its name.
 absl::StatusOr<std::string> AddUnblockedWeights(RewriteContext& ctx, int64_t group) {
   const HostTensor* w = ctx.initializer(ctx.input(1));
   if (w == nullptr) {
-    return absl::UnimplementedError("nchwc Conv weights that are not an initializer are not supported");
+    return absl::UnimplementedError(
+        "nchwc Conv weights that are not an initializer are not supported");
   }
   RETURN_IF_ERROR(CheckNchwcFilter(*w, "nchwc Conv weights"));
   ASSIGN_OR_RETURN(int64_t block, NchwcBlockSize(ctx));
@@ -37,8 +38,8 @@ absl::StatusOr<std::string> AddUnblockedWeights(RewriteContext& ctx, int64_t gro
 absl::Status CheckBias(const RewriteContext& ctx, int64_t out_channels) {
   const HostTensor* b = ctx.initializer(ctx.input(2));
   if (b != nullptr && (b->shape.size() != 1 || b->shape[0] != out_channels)) {
-    return absl::InvalidArgumentError(absl::StrCat("nchwc Conv bias must have shape [", out_channels,
-                                                   "], the padded output channels"));
+    return absl::InvalidArgumentError(absl::StrCat("nchwc Conv bias must have shape [",
+                                                   out_channels, "], the padded output channels"));
   }
   return absl::OkStatus();
 }
@@ -49,7 +50,8 @@ class NchwcConvRewrite : public Rewrite {
     const Node& stored = ctx.node();
     if (stored.inputs.size() < 2 || stored.inputs.size() > 4 || ctx.input(0).empty() ||
         ctx.input(1).empty() || stored.outputs.size() != 1 || ctx.output(0).empty()) {
-      return absl::InvalidArgumentError("nchwc Conv takes X, W, optional B and Sum, and has one output");
+      return absl::InvalidArgumentError(
+          "nchwc Conv takes X, W, optional B and Sum, and has one output");
     }
     const Attribute* group_attr = stored.FindAttribute("group");
     if (group_attr != nullptr && group_attr->type != Attribute::Type::kInt) {

@@ -59,17 +59,18 @@ absl::Status WalkConv(const Graph& graph, const Node& n, int64_t block, const Va
   if (w == nullptr) return absl::OkStatus();  // the Conv's rewrite reports it
   out->channels = w->shape[0];
   if (block == 0) return absl::OkStatus();
-  ASSIGN_OR_RETURN(NchwcFilterLayout layout, NchwcFilterLayoutOf(w->shape, n.GetInt("group", 1), block));
+  ASSIGN_OR_RETURN(NchwcFilterLayout layout,
+                   NchwcFilterLayoutOf(w->shape, n.GetInt("group", 1), block));
   // Group-1 convolutions read NCHW exactly when their weights are OIHWBo.
   const bool reads_plain = layout == NchwcFilterLayout::kOIHWBo && n.GetInt("group", 1) == 1;
   if (reads_plain == input.blocked) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "nchwc Conv '", n.name, "' with ", w->shape[1], " input channels reads a ",
-        input.blocked ? "blocked" : "plain", " tensor"));
+    return absl::InvalidArgumentError(absl::StrCat("nchwc Conv '", n.name, "' with ", w->shape[1],
+                                                   " input channels reads a ",
+                                                   input.blocked ? "blocked" : "plain", " tensor"));
   }
   if (input.blocked && input.channels > 0 && input.channels != w->shape[1] * n.GetInt("group", 1)) {
-    return absl::InvalidArgumentError(absl::StrCat("nchwc Conv '", n.name, "' reads ", input.channels,
-                                                   " channels, its weights expect ",
+    return absl::InvalidArgumentError(absl::StrCat("nchwc Conv '", n.name, "' reads ",
+                                                   input.channels, " channels, its weights expect ",
                                                    w->shape[1] * n.GetInt("group", 1)));
   }
   return absl::OkStatus();
@@ -78,7 +79,8 @@ absl::Status WalkConv(const Graph& graph, const Node& n, int64_t block, const Va
 absl::Status CheckAligned(const Node& n, int64_t channels, int64_t block) {
   if (block != 0 && channels > 0 && channels % block != 0) {
     return absl::InvalidArgumentError(absl::StrCat("nchwc ", n.op_type, " '", n.name, "' reads ",
-                                                   channels, " channels, not a multiple of ", block));
+                                                   channels, " channels, not a multiple of ",
+                                                   block));
   }
   return absl::OkStatus();
 }
@@ -108,8 +110,8 @@ absl::Status WalkPlainNode(const Graph& graph, const Node& n, int64_t block, con
     const std::vector<int64_t> shape = it->second.ToInts();
     // ORT's split to [N, Cp/B, H, W, B] names the block size outright.
     if (shape.size() == 5 && block != 0 && shape[4] != block) {
-      return absl::InvalidArgumentError(absl::StrCat("Reshape '", n.name, "' splits channels into blocks of ",
-                                                     shape[4]));
+      return absl::InvalidArgumentError(
+          absl::StrCat("Reshape '", n.name, "' splits channels into blocks of ", shape[4]));
     }
     if (shape.size() == 4 && shape[1] > 0) out->channels = shape[1];
     return absl::OkStatus();
@@ -145,7 +147,9 @@ absl::Status Walk(const Graph& graph, int64_t block, Facts* facts) {
       RETURN_IF_ERROR(WalkConv(graph, n, block, input, &out));
     } else if (IsNchwc(n, "ReorderInput")) {
       out.blocked = true;
-      const int64_t c = n.inputs.empty() ? -1 : DeclaredChannels(graph, n.inputs[0], n.GetInt("channels_last", 0));
+      const int64_t c = n.inputs.empty()
+                            ? -1
+                            : DeclaredChannels(graph, n.inputs[0], n.GetInt("channels_last", 0));
       if (block != 0 && c > 0) out.channels = (c + block - 1) / block * block;
     } else if (IsNchwc(n, "ReorderOutput")) {
       RETURN_IF_ERROR(WalkReorderOutput(n, block, input));
@@ -174,7 +178,8 @@ bool LastFilterIsZero(const HostTensor& w, NchwcFilterLayout layout, int64_t blo
     for (int64_t t = 0; t < k; ++t) {
       const int64_t s = layout == NchwcFilterLayout::kOIHWBo
                             ? ((ob * in + i) * k + t) * block + bo
-                            : ((ob * (in / block) + i / block) * k + t) * block * block + (i % block) * block + bo;
+                            : ((ob * (in / block) + i / block) * k + t) * block * block +
+                                  (i % block) * block + bo;
       if (p[s] != 0.0f) return false;
     }
   }
@@ -240,8 +245,8 @@ bool IsElementwiseNary(const std::string& op) {
 // Includes the activations ONNX Runtime's fusions write between nchwc nodes:
 // QuickGelu (x * sigmoid(alpha * x), EfficientNet's SiLU) and Gelu.
 bool IsElementwiseUnary(const std::string& op) {
-  return IsOneOf(op, {"Relu", "Sigmoid", "Tanh", "LeakyRelu", "Clip", "HardSigmoid", "HardSwish", "Identity",
-                      "QuickGelu", "Gelu", "Erf"});
+  return IsOneOf(op, {"Relu", "Sigmoid", "Tanh", "LeakyRelu", "Clip", "HardSigmoid", "HardSwish",
+                      "Identity", "QuickGelu", "Gelu", "Erf"});
 }
 
 // How a blocked value is shaped: 4-D [N, Cp, H, W] or ORT's 5-D split.
@@ -252,18 +257,22 @@ absl::StatusOr<Blocked> ReshapedBlocked(const Graph& graph, const Node& n, Block
   const bool ints = it != graph.initializers.end() && it->second.dtype == DataType::kInt64 &&
                     it->second.shape.size() == 1 && it->second.num_elements() <= 5;
   const std::vector<int64_t> shape = ints ? it->second.ToInts() : std::vector<int64_t>{};
-  if (in == Blocked::kNchw && shape.size() == 5 && shape[0] == 0 && shape[2] == 0 && shape[3] == 0) {
+  if (in == Blocked::kNchw && shape.size() == 5 && shape[0] == 0 && shape[2] == 0 &&
+      shape[3] == 0) {
     return Blocked::kSplit;
   }
-  if (in == Blocked::kSplit && shape.size() == 4 && shape[0] == 0 && shape[2] == 0 && shape[3] == 0) {
+  if (in == Blocked::kSplit && shape.size() == 4 && shape[0] == 0 && shape[2] == 0 &&
+      shape[3] == 0) {
     return Blocked::kNchw;
   }
-  return absl::UnimplementedError(absl::StrCat("Reshape '", n.name, "' of a tensor in ONNX Runtime's NCHWc ",
+  return absl::UnimplementedError(absl::StrCat("Reshape '", n.name,
+                                               "' of a tensor in ONNX Runtime's NCHWc ",
                                                "layout depends on that layout"));
 }
 
 // What the plain node `n` makes of its operands' layouts `ins`.
-absl::StatusOr<Blocked> PlainNodeOutput(const Graph& graph, const Node& n, const std::vector<Blocked>& ins) {
+absl::StatusOr<Blocked> PlainNodeOutput(const Graph& graph, const Node& n,
+                                        const std::vector<Blocked>& ins) {
   bool all_same = !ins.empty(), params_plain = !ins.empty();
   for (Blocked b : ins) all_same &= b == ins[0];
   for (size_t i = 1; i < ins.size(); ++i) params_plain &= ins[i] == Blocked::kNo;
@@ -273,7 +282,8 @@ absl::StatusOr<Blocked> PlainNodeOutput(const Graph& graph, const Node& n, const
   if (all_same && ins[0] == Blocked::kNchw && n.op_type == "Concat" && n.GetInt("axis", 0) == 1) {
     return Blocked::kNchw;
   }
-  return absl::UnimplementedError(absl::StrCat(n.op_type, " '", n.name, "' reads a tensor in ONNX Runtime's ",
+  return absl::UnimplementedError(absl::StrCat(n.op_type, " '", n.name,
+                                               "' reads a tensor in ONNX Runtime's ",
                                                "NCHWc layout in a way vkserve does not un-block"));
 }
 
@@ -297,7 +307,8 @@ absl::Status CheckBlockedConsumers(const Graph& graph) {
     if (n.domain == kNchwcDomain) {
       for (Blocked b : ins) {
         if (b == Blocked::kSplit) {
-          return absl::InvalidArgumentError(absl::StrCat("nchwc node '", n.name, "' reads a 5-D tensor"));
+          return absl::InvalidArgumentError(
+              absl::StrCat("nchwc node '", n.name, "' reads a 5-D tensor"));
         }
       }
       out = n.op_type == "ReorderOutput" ? Blocked::kNo : Blocked::kNchw;
@@ -310,7 +321,8 @@ absl::Status CheckBlockedConsumers(const Graph& graph) {
   }
   for (const ValueInfo& v : graph.outputs) {
     if (of(v.name) != Blocked::kNo) {
-      return absl::UnimplementedError(absl::StrCat("graph output '", v.name, "' is in the NCHWc layout"));
+      return absl::UnimplementedError(
+          absl::StrCat("graph output '", v.name, "' is in the NCHWc layout"));
     }
   }
   return absl::OkStatus();
@@ -325,22 +337,23 @@ absl::Status CheckNchwcFilter(const HostTensor& t, const std::string& what) {
   }
   const int64_t n = t.num_elements();
   if (n == INT64_MAX || static_cast<uint64_t>(n) * 4 != t.data.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(what, " holds ", t.data.size(), " bytes, not ",
-                                                   "what its shape needs"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " holds ", t.data.size(), " bytes, not ", "what its shape needs"));
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<NchwcFilterLayout> NchwcFilterLayoutOf(const std::vector<int64_t>& dims, int64_t group,
-                                                      int64_t block) {
-  if (dims.size() != 4 || group < 1) return absl::InvalidArgumentError("bad nchwc Conv weights or group");
+absl::StatusOr<NchwcFilterLayout> NchwcFilterLayoutOf(const std::vector<int64_t>& dims,
+                                                      int64_t group, int64_t block) {
+  if (dims.size() != 4 || group < 1)
+    return absl::InvalidArgumentError("bad nchwc Conv weights or group");
   const int64_t out = dims[0], in = dims[1];
   if (out % block != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("nchwc Conv weights have ", out, " output channels, not a multiple of ", block));
+    return absl::InvalidArgumentError(absl::StrCat("nchwc Conv weights have ", out,
+                                                   " output channels, not a multiple of ", block));
   }
   if (group > 1 && in == 1 && out == group) return NchwcFilterLayout::kOIHWBo;  // depthwise
-  if (group == 1 && in < block) return NchwcFilterLayout::kOIHWBo;               // reads NCHW
+  if (group == 1 && in < block) return NchwcFilterLayout::kOIHWBo;              // reads NCHW
   if (in % block != 0 || out % group != 0 || (out / group) % block != 0) {
     return absl::InvalidArgumentError(absl::StrCat("nchwc Conv weights [", out, ", ", in,
                                                    ", ...] with group ", group,
@@ -394,7 +407,8 @@ absl::StatusOr<int64_t> NchwcBlockSize(const Graph& graph) {
   }
   if (fits.size() == 1) return fits[0];
   if (fits.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("no NCHWc block size fits the model's nchwc nodes:", why));
+    return absl::InvalidArgumentError(
+        absl::StrCat("no NCHWc block size fits the model's nchwc nodes:", why));
   }
   // Both fit: every padded channel count is a multiple of 16 and no
   // ReorderOutput drops 8 or more channels. The weight layouts still differ:
@@ -414,7 +428,9 @@ absl::StatusOr<int64_t> NchwcBlockSize(const Graph& graph) {
   if (const int64_t host = HostNchwcBlockSize(); host > 0) return host;
   return absl::UnimplementedError(absl::StrCat(
       "the NCHWc block size of this model (8 or 16) cannot be told from its shapes or weights "
-      "(filter roughness ", r8, " vs ", r16, "); convert it with ONNX Runtime at optimization "
+      "(filter roughness ",
+      r8, " vs ", r16,
+      "); convert it with ONNX Runtime at optimization "
       "level 'extended' instead of 'all'"));
 }
 

@@ -78,8 +78,8 @@ enum class NchwcFilterLayout { kOIHWBo, kOIHWBiBo };
 // The layout of an nchwc Conv's weights of shape `dims` (rank 4) with
 // `group`, for block size `block`. INVALID_ARGUMENT when ORT could not have
 // written such weights.
-absl::StatusOr<NchwcFilterLayout> NchwcFilterLayoutOf(const std::vector<int64_t>& dims, int64_t group,
-                                                      int64_t block);
+absl::StatusOr<NchwcFilterLayout> NchwcFilterLayoutOf(const std::vector<int64_t>& dims,
+                                                      int64_t group, int64_t block);
 
 // `blocked` (float32, rank 4, laid out as `layout`) back in OIHW order, same
 // shape. REQUIRES: the shape was accepted by NchwcFilterLayoutOf for `block`.

@@ -40,9 +40,10 @@ class NchwcMaxPoolRewrite : public Rewrite {
   absl::Status Apply(RewriteContext& ctx) const override {
     RETURN_IF_ERROR(NchwcPoolCheckArity(ctx));
     Node& pool = ctx.AddNode("MaxPool", {ctx.input(0)}, {ctx.output(0)}, 12);
-    CopyAttributes(ctx.node(),
-                   {"auto_pad", "kernel_shape", "dilations", "strides", "pads", "ceil_mode", "storage_order"},
-                   pool);
+    CopyAttributes(
+        ctx.node(),
+        {"auto_pad", "kernel_shape", "dilations", "strides", "pads", "ceil_mode", "storage_order"},
+        pool);
     return absl::OkStatus();
   }
 };
@@ -54,8 +55,9 @@ class NchwcAveragePoolRewrite : public Rewrite {
     // AveragePool takes dilations from opset 19 on.
     const bool dilated = HasDilation(ctx.node());
     Node& pool = ctx.AddNode("AveragePool", {ctx.input(0)}, {ctx.output(0)}, dilated ? 19 : 11);
-    CopyAttributes(ctx.node(), {"auto_pad", "kernel_shape", "strides", "pads", "ceil_mode", "count_include_pad"},
-                   pool);
+    CopyAttributes(
+        ctx.node(),
+        {"auto_pad", "kernel_shape", "strides", "pads", "ceil_mode", "count_include_pad"}, pool);
     if (dilated) CopyAttributes(ctx.node(), {"dilations"}, pool);
     return absl::OkStatus();
   }

@@ -67,8 +67,8 @@ class ReorderInputRewrite : public Rewrite {
     }
     if (padded > 0) {
       const int64_t c = ctx.declared_type(ctx.input(0))->shape[channels_last ? 3 : 1].value;
-      std::string pads = ctx.AddInitializer("channel_pads",
-                                            HostTensor::FromInts({0, 0, 0, 0, 0, padded - c, 0, 0}, {8}));
+      std::string pads = ctx.AddInitializer(
+          "channel_pads", HostTensor::FromInts({0, 0, 0, 0, 0, padded - c, 0, 0}, {8}));
       ctx.AddNode("Pad", {nchw, pads}, {y}, 13);
     } else if (!channels_last) {
       ctx.AddNode("Identity", {nchw}, {y}, 16);
@@ -83,7 +83,8 @@ class ReorderOutputRewrite : public Rewrite {
     RETURN_IF_ERROR(NchwcReorderCheckArity(ctx));
     ASSIGN_OR_RETURN(int64_t channels_last, ChannelsLast(ctx.node()));
     const Attribute* channels_attr = ctx.node().FindAttribute("channels");
-    if (channels_attr == nullptr || channels_attr->type != Attribute::Type::kInt || channels_attr->i <= 0) {
+    if (channels_attr == nullptr || channels_attr->type != Attribute::Type::kInt ||
+        channels_attr->i <= 0) {
       return absl::InvalidArgumentError("ReorderOutput needs a positive int attribute 'channels'");
     }
     const int64_t channels = channels_attr->i;
@@ -91,8 +92,8 @@ class ReorderOutputRewrite : public Rewrite {
     RETURN_IF_ERROR(CheckBlockedConsumers(ctx.graph()));
     const int64_t padded = NchwcPaddedChannels(ctx.graph(), ctx.input(0));
     if (padded > 0 && channels > padded) {
-      return absl::InvalidArgumentError(absl::StrCat("ReorderOutput keeps ", channels,
-                                                     " channels of a tensor with ", padded));
+      return absl::InvalidArgumentError(
+          absl::StrCat("ReorderOutput keeps ", channels, " channels of a tensor with ", padded));
     }
     const std::string& y = ctx.output(0);
     std::string kept = ctx.input(0);

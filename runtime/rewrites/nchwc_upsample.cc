@@ -26,7 +26,8 @@ absl::StatusOr<std::vector<float>> Scales(const Node& node) {
   std::vector<float> scales;
   for (int64_t s : a->ints) {
     // Bounded so that output sizes stay far from overflow.
-    if (s < 1 || s > 4096) return absl::InvalidArgumentError(absl::StrCat("bad Upsample scale ", s));
+    if (s < 1 || s > 4096)
+      return absl::InvalidArgumentError(absl::StrCat("bad Upsample scale ", s));
     scales.push_back(static_cast<float>(s));
   }
   return scales;
@@ -46,8 +47,10 @@ class NchwcUpsampleRewrite : public Rewrite {
     if (mode != "nearest" && mode != "linear") {
       return absl::InvalidArgumentError(absl::StrCat("unknown nchwc Upsample mode '", mode, "'"));
     }
-    if (mode == "linear" && coord != "asymmetric" && coord != "align_corners" && coord != "half_pixel") {
-      return absl::InvalidArgumentError(absl::StrCat("unknown coordinate_transformation_mode '", coord, "'"));
+    if (mode == "linear" && coord != "asymmetric" && coord != "align_corners" &&
+        coord != "half_pixel") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown coordinate_transformation_mode '", coord, "'"));
     }
     std::string scales_name = ctx.AddInitializer("scales", HostTensor::FromFloats(scales, {4}));
     Node& resize = ctx.AddNode("Resize", {ctx.input(0), "", scales_name}, {ctx.output(0)}, 13);

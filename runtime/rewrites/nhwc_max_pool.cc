@@ -44,12 +44,15 @@ class NhwcMaxPoolRewrite : public Rewrite {
     for (int64_t i = 2; i < rank; ++i) to_last.push_back(i);
     to_last.push_back(1);
     std::string nchw = ctx.NewValueName("nchw"), pooled = ctx.NewValueName("pooled");
-    ctx.AddNode("Transpose", {ctx.input(0)}, {nchw}, 13).attributes["perm"] = IntsAttribute(to_first);
+    ctx.AddNode("Transpose", {ctx.input(0)}, {nchw}, 13).attributes["perm"] =
+        IntsAttribute(to_first);
     Node& pool = ctx.AddNode("MaxPool", {nchw}, {pooled}, 12);
-    for (const char* name : {"auto_pad", "kernel_shape", "dilations", "strides", "pads", "ceil_mode"}) {
+    for (const char* name :
+         {"auto_pad", "kernel_shape", "dilations", "strides", "pads", "ceil_mode"}) {
       if (const Attribute* a = stored.FindAttribute(name)) pool.attributes[name] = *a;
     }
-    ctx.AddNode("Transpose", {pooled}, {ctx.output(0)}, 13).attributes["perm"] = IntsAttribute(to_last);
+    ctx.AddNode("Transpose", {pooled}, {ctx.output(0)}, 13).attributes["perm"] =
+        IntsAttribute(to_last);
     return absl::OkStatus();
   }
 };

@@ -37,8 +37,9 @@ class QLinearConvRewrite : public Rewrite {
     if (!ctx.input(8).empty()) {
       // The int32 bias is in units of x_scale * w_scale (per channel).
       const std::string bias_scale = ctx.NewValueName(stored.outputs[0] + "_bias_scale");
-      ctx.AddNode("Mul", {AddCast(ctx, ctx.input(1), DataType::kFloat),
-                          AddCast(ctx, ctx.input(4), DataType::kFloat)},
+      ctx.AddNode("Mul",
+                  {AddCast(ctx, ctx.input(1), DataType::kFloat),
+                   AddCast(ctx, ctx.input(4), DataType::kFloat)},
                   {bias_scale}, 14);
       const std::string bias = ctx.NewValueName(stored.outputs[0] + "_bias");
       ctx.AddNode("Mul", {AddCast(ctx, ctx.input(8), DataType::kFloat), bias_scale}, {bias}, 14);

@@ -21,7 +21,8 @@ class QLinearMatMulRewrite : public Rewrite {
         return absl::InvalidArgumentError(absl::StrCat("QLinearMatMul needs input ", i));
       }
     }
-    if (stored.outputs.size() != 1) return absl::InvalidArgumentError("QLinearMatMul has one output");
+    if (stored.outputs.size() != 1)
+      return absl::InvalidArgumentError("QLinearMatMul has one output");
     ASSIGN_OR_RETURN(DataType out_type, KnownDataType(ctx, ctx.input(7), "y_zero_point"));
     const auto a_shape = ctx.known_shape(ctx.input(0));
     const size_t row_rank = a_shape && a_shape->size() == 2 ? 2 : 0;

@@ -23,7 +23,8 @@ bool KnownSingleElement(const RewriteContext& ctx, const std::string& name) {
 }  // namespace
 
 std::string AddCast(RewriteContext& ctx, const std::string& name, DataType to) {
-  const std::string out = ctx.NewValueName(absl::StrCat(name, "_as_", std::string(DataTypeName(to))));
+  const std::string out =
+      ctx.NewValueName(absl::StrCat(name, "_as_", std::string(DataTypeName(to))));
   ctx.AddNode("Cast", {name}, {out}, 19).attributes["to"] = IntAttribute(static_cast<int64_t>(to));
   return out;
 }
@@ -72,17 +73,29 @@ absl::Status AddRequantize(RewriteContext& ctx, const std::string& y, const std:
   float lo = 0;
   float hi = 0;
   switch (to) {
-    case DataType::kUint8: lo = 0; hi = 255; break;
-    case DataType::kInt8: lo = -128; hi = 127; break;
-    case DataType::kUint16: lo = 0; hi = 65535; break;
-    case DataType::kInt16: lo = -32768; hi = 32767; break;
+    case DataType::kUint8:
+      lo = 0;
+      hi = 255;
+      break;
+    case DataType::kInt8:
+      lo = -128;
+      hi = 127;
+      break;
+    case DataType::kUint16:
+      lo = 0;
+      hi = 65535;
+      break;
+    case DataType::kInt16:
+      lo = -32768;
+      hi = 32767;
+      break;
     case DataType::kInt32:
       lo = static_cast<float>(std::numeric_limits<int32_t>::min());
       hi = 2147483520.0f;  // the largest float below 2^31
       break;
     default:
-      return absl::UnimplementedError(absl::StrCat("quantizing to ", std::string(DataTypeName(to)),
-                                                   " is not supported"));
+      return absl::UnimplementedError(
+          absl::StrCat("quantizing to ", std::string(DataTypeName(to)), " is not supported"));
   }
   std::string value = y;
   if (!scale.empty()) {
@@ -99,9 +112,11 @@ absl::Status AddRequantize(RewriteContext& ctx, const std::string& y, const std:
     value = shifted;
   }
   const std::string clipped = ctx.NewValueName(y + "_saturated");
-  ctx.AddNode("Clip", {value, AddFloatScalar(ctx, y + "_lo", lo), AddFloatScalar(ctx, y + "_hi", hi)},
+  ctx.AddNode("Clip",
+              {value, AddFloatScalar(ctx, y + "_lo", lo), AddFloatScalar(ctx, y + "_hi", hi)},
               {clipped}, 13);
-  ctx.AddNode("Cast", {clipped}, {out}, 19).attributes["to"] = IntAttribute(static_cast<int64_t>(to));
+  ctx.AddNode("Cast", {clipped}, {out}, 19).attributes["to"] =
+      IntAttribute(static_cast<int64_t>(to));
   return absl::OkStatus();
 }
 

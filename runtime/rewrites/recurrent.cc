@@ -22,7 +22,8 @@ TensorType FloatType(std::vector<int64_t> dims) {
 // `name` reshaped to `shape` (an added initializer holds the shape).
 std::string Reshaped(RewriteContext& ctx, const std::string& name, std::vector<int64_t> shape) {
   const int64_t rank = static_cast<int64_t>(shape.size());
-  const std::string target = ctx.AddInitializer(name + "_shape", HostTensor::FromInts(shape, {rank}));
+  const std::string target =
+      ctx.AddInitializer(name + "_shape", HostTensor::FromInts(shape, {rank}));
   const std::string out = ctx.NewValueName(name + "_reshaped");
   ctx.AddNode("Reshape", {name, target}, {out}, 14);
   return out;
@@ -87,7 +88,8 @@ absl::StatusOr<RecurrentRewrite::Dims> RecurrentRewrite::CheckNode(RewriteContex
     return absl::UnimplementedError(absl::StrCat("direction '", direction.substr(0, 32),
                                                  "' is not supported (forward or reverse)"));
   }
-  if (node.FindAttribute("clip") != nullptr) return absl::UnimplementedError("'clip' is not supported");
+  if (node.FindAttribute("clip") != nullptr)
+    return absl::UnimplementedError("'clip' is not supported");
   Dims d;
   d.reverse = direction == "reverse";
   d.hidden = node.GetInt("hidden_size", 0);
@@ -118,11 +120,13 @@ CellInputs RecurrentRewrite::OuterInputs(RewriteContext& ctx, const Dims& d) con
     ctx.AddNode("Split", {Reshaped(ctx, ctx.input(3), {2, gh})}, {in.w_bias, in.r_bias}, 13)
         .attributes["axis"] = IntAttribute(0);
   }
-  if (has_cell_state() && !ctx.input(7).empty()) in.peepholes = Reshaped(ctx, ctx.input(7), {3, d.hidden});
+  if (has_cell_state() && !ctx.input(7).empty())
+    in.peepholes = Reshaped(ctx, ctx.input(7), {3, d.hidden});
   return in;
 }
 
-Graph RecurrentRewrite::Body(const Node& node, const Dims& d, CellInputs in, const std::string& lens) const {
+Graph RecurrentRewrite::Body(const Node& node, const Dims& d, CellInputs in,
+                             const std::string& lens) const {
   Graph body;
   CellBuilder b(&body);
   in.h = "cell/h_in";
@@ -165,13 +169,15 @@ Graph RecurrentRewrite::Body(const Node& node, const Dims& d, CellInputs in, con
   return body;
 }
 
-void RecurrentRewrite::EmitScan(RewriteContext& ctx, const Dims& d, Graph body, const std::string& lens) const {
+void RecurrentRewrite::EmitScan(RewriteContext& ctx, const Dims& d, Graph body,
+                                const std::string& lens) const {
   const Node& node = ctx.node();
   auto initial_state = [&](size_t i, const char* hint) {
     if (!ctx.input(i).empty()) return Reshaped(ctx, ctx.input(i), {d.batch, d.hidden});
-    return ctx.AddInitializer(hint, HostTensor::FromFloats(
-                                        std::vector<float>(static_cast<size_t>(d.batch * d.hidden), 0.0f),
-                                        {d.batch, d.hidden}));
+    return ctx.AddInitializer(
+        hint,
+        HostTensor::FromFloats(std::vector<float>(static_cast<size_t>(d.batch * d.hidden), 0.0f),
+                               {d.batch, d.hidden}));
   };
   std::vector<std::string> scan_inputs = {initial_state(5, "initial_h")};
   if (has_cell_state()) scan_inputs.push_back(initial_state(6, "initial_c"));
@@ -215,9 +221,10 @@ absl::Status RecurrentRewrite::Apply(RewriteContext& ctx) const {
   ASSIGN_OR_RETURN(const Dims d, CheckNode(ctx));
   CellInputs in = OuterInputs(ctx, d);
   // sequence_lens as float [batch, 1], compared with each step's number.
-  const std::string lens = ctx.input(4).empty()
-                               ? ""
-                               : Reshaped(ctx, AddCast(ctx, ctx.input(4), DataType::kFloat), {d.batch, 1});
+  const std::string lens =
+      ctx.input(4).empty()
+          ? ""
+          : Reshaped(ctx, AddCast(ctx, ctx.input(4), DataType::kFloat), {d.batch, 1});
   EmitScan(ctx, d, Body(ctx.node(), d, std::move(in), lens), lens);
   return absl::OkStatus();
 }

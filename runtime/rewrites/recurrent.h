@@ -41,13 +41,13 @@ class CellBuilder {
 
 // What a cell reads: body values and outer values (captured by the body).
 struct CellInputs {
-  std::string x;        // [B, I], this step's input
-  std::string h;        // [B, H], the previous hidden state
-  std::string c;        // [B, H], LSTM's previous cell state ("" otherwise)
-  std::string w_t;      // outer [I, G*H]
-  std::string r_t;      // outer [H, G*H]
-  std::string w_bias;   // outer [1, G*H], or "" without B
-  std::string r_bias;   // outer [1, G*H], or "" without B
+  std::string x;          // [B, I], this step's input
+  std::string h;          // [B, H], the previous hidden state
+  std::string c;          // [B, H], LSTM's previous cell state ("" otherwise)
+  std::string w_t;        // outer [I, G*H]
+  std::string r_t;        // outer [H, G*H]
+  std::string w_bias;     // outer [1, G*H], or "" without B
+  std::string r_bias;     // outer [1, G*H], or "" without B
   std::string peepholes;  // outer [3, H] for LSTM's P, or ""
   int64_t hidden = 0;
 };

@@ -38,7 +38,8 @@ inline absl::StatusOr<bool> GetFlagAttribute(const Node& node, const std::string
   if (absl::Status s = CheckRewriteAttribute(node, name, Attribute::Type::kInt); !s.ok()) return s;
   const int64_t v = node.GetInt(name, default_value ? 1 : 0);
   if (v != 0 && v != 1) {
-    return absl::InvalidArgumentError(absl::StrCat("attribute '", name, "' must be 0 or 1, not ", v));
+    return absl::InvalidArgumentError(
+        absl::StrCat("attribute '", name, "' must be 0 or 1, not ", v));
   }
   return v == 1;
 }

@@ -27,10 +27,9 @@ class RmsNormRewriteBase : public Rewrite {
     if (stored.inputs.size() != 2 || ctx.input(0).empty() || ctx.input(1).empty()) {
       return absl::InvalidArgumentError("takes exactly inputs X and scale");
     }
-    if (stored.outputs.empty() || stored.outputs.size() > max_outputs() ||
-        ctx.output(0).empty()) {
-      return absl::InvalidArgumentError(absl::StrCat("has output Y and at most ",
-                                                     max_outputs() - 1, " optional outputs"));
+    if (stored.outputs.empty() || stored.outputs.size() > max_outputs() || ctx.output(0).empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("has output Y and at most ", max_outputs() - 1, " optional outputs"));
     }
     for (const auto& [name, attribute] : stored.attributes) {
       if (name != "axis" && name != "epsilon" && name != "stash_type") {

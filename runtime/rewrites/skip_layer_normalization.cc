@@ -41,9 +41,9 @@ class SkipLayerNormRewriteBase : public Rewrite {
     const size_t max_inputs = simplified() ? 4 : 5;
     if (stored.inputs.size() < 3 || stored.inputs.size() > max_inputs || ctx.input(0).empty() ||
         ctx.input(1).empty() || ctx.input(2).empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "takes inputs input, skip and gamma, then optional ",
-          simplified() ? "bias" : "beta and bias"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("takes inputs input, skip and gamma, then optional ",
+                       simplified() ? "bias" : "beta and bias"));
     }
     if (stored.outputs.empty() || stored.outputs.size() > 4 || ctx.output(0).empty()) {
       return absl::InvalidArgumentError("has output 'output' and up to three optional outputs");
@@ -54,8 +54,8 @@ class SkipLayerNormRewriteBase : public Rewrite {
 
     // sum = (input + bias) + skip, named as the stored sum output if any.
     const std::string& bias = ctx.input(simplified() ? 3 : 4);
-    const std::string sum = ctx.output(3).empty() ? ctx.NewValueName("input_skip_bias_sum")
-                                                  : ctx.output(3);
+    const std::string sum =
+        ctx.output(3).empty() ? ctx.NewValueName("input_skip_bias_sum") : ctx.output(3);
     std::string x = ctx.input(0);
     if (!bias.empty()) {
       const std::string biased = ctx.NewValueName("input_bias");

@@ -21,13 +21,15 @@ class UpsampleRewrite : public Rewrite {
     }
     const std::string mode = stored.GetString("mode", "nearest");
     if (mode != "nearest" && mode != "linear") {
-      return absl::UnimplementedError(absl::StrCat("mode '", mode.substr(0, 32), "' is not supported"));
+      return absl::UnimplementedError(
+          absl::StrCat("mode '", mode.substr(0, 32), "' is not supported"));
     }
     std::string scales = ctx.input(1);
     if (scales.empty()) {
       const std::vector<float> values = stored.GetFloats("scales");
       if (values.empty()) return absl::InvalidArgumentError("Upsample needs scales");
-      scales = ctx.AddInitializer("scales", HostTensor::FromFloats(values, {static_cast<int64_t>(values.size())}));
+      scales = ctx.AddInitializer(
+          "scales", HostTensor::FromFloats(values, {static_cast<int64_t>(values.size())}));
     }
     Node& resize = ctx.AddNode("Resize", {ctx.input(0), "", scales}, {stored.outputs[0]}, 13);
     resize.attributes["mode"] = StringAttribute(mode);

@@ -24,7 +24,9 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-std::string ExampleModelDir() { return std::string(DefaultServerConfigDir()) + "/repository/tinynet"; }
+std::string ExampleModelDir() {
+  return std::string(DefaultServerConfigDir()) + "/repository/tinynet";
+}
 
 ModelDim Fixed(int64_t v) { return ModelDim{v, "", ""}; }
 ModelDim Symbol(const std::string& name, const std::string& denotation = "") {
@@ -56,7 +58,8 @@ std::string ParseError(const std::string& text) {
 }
 
 // Phase 2 error message (phase 1 must pass).
-std::string ValidateError(const std::string& text, const std::vector<ModelTensor>& inputs = Inputs(),
+std::string ValidateError(const std::string& text,
+                          const std::vector<ModelTensor>& inputs = Inputs(),
                           const std::vector<ModelTensor>& outputs = Outputs()) {
   absl::StatusOr<ParsedModelConfig> parsed = ParseModelConfig(text, "config.pbtxt", "tinynet");
   EXPECT_TRUE(parsed.ok()) << parsed.status();
@@ -68,7 +71,8 @@ std::string ValidateError(const std::string& text, const std::vector<ModelTensor
   return std::string(settings.status().message());
 }
 
-absl::StatusOr<ModelSettings> Validate(const std::string& text, const std::vector<ModelTensor>& inputs = Inputs(),
+absl::StatusOr<ModelSettings> Validate(const std::string& text,
+                                       const std::vector<ModelTensor>& inputs = Inputs(),
                                        const std::vector<ModelTensor>& outputs = Outputs()) {
   absl::StatusOr<ParsedModelConfig> parsed = ParseModelConfig(text, "config.pbtxt", "tinynet");
   if (!parsed.ok()) return parsed.status();
@@ -76,7 +80,8 @@ absl::StatusOr<ModelSettings> Validate(const std::string& text, const std::vecto
 }
 
 TEST(ModelConfigTest, ExampleConfigMatchesTinynetTensors) {
-  absl::StatusOr<ParsedModelConfig> parsed = LoadModelConfig(ExampleModelDir() + "/config.pbtxt", "tinynet");
+  absl::StatusOr<ParsedModelConfig> parsed =
+      LoadModelConfig(ExampleModelDir() + "/config.pbtxt", "tinynet");
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_TRUE(parsed->from_file);
   absl::StatusOr<ModelSettings> s = ValidateModelConfig(*parsed, Inputs(), Outputs());
@@ -107,7 +112,8 @@ TEST(ModelConfigTest, EmptyConfigGetsDefaults) {
   ParsedModelConfig empty = EmptyModelConfig("m", "/repo/m (no config.pbtxt)");
   EXPECT_FALSE(empty.from_file);
   std::vector<ModelTensor> outputs = Outputs();
-  outputs.push_back(ModelTensor{"unknown_rank", inference::TYPE_INT64, "int64", /*has_shape=*/false, {}});
+  outputs.push_back(
+      ModelTensor{"unknown_rank", inference::TYPE_INT64, "int64", /*has_shape=*/false, {}});
   absl::StatusOr<ModelSettings> s = ValidateModelConfig(empty, Inputs(), outputs);
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(s->sessions, 1);
@@ -122,8 +128,14 @@ TEST(ModelConfigTest, InstanceGroupsPlaceCountSessionsOnEachListedGpu) {
   // As Triton: count sessions on EACH listed GPU; groups naming the same
   // GPU add up; a group without gpus goes to the server's device.
   absl::StatusOr<ModelSettings> s = Validate(R"pb(
-    instance_group { count: 2 gpus: [0, 1] }
-    instance_group { count: 3 gpus: [2, 1] }
+    instance_group {
+      count: 2
+      gpus: [ 0, 1 ]
+    }
+    instance_group {
+      count: 3
+      gpus: [ 2, 1 ]
+    }
     instance_group { count: 1 }
   )pb");
   ASSERT_TRUE(s.ok()) << s.status();
@@ -162,10 +174,17 @@ TEST(ModelConfigTest, BatchingDerivesDimsWithoutTheBatchDimension) {
 
 TEST(ModelConfigTest, VkserveExtension) {
   absl::StatusOr<ModelSettings> s = Validate(R"pb(
-    instance_group { count: 3 gpus: [1] }
+    instance_group {
+      count: 3
+      gpus: [ 1 ]
+    }
     instance_group { gpus: 1 }
     dynamic_batching {
-      default_queue_policy { max_queue_size: 0 default_timeout_microseconds: 2500 allow_timeout_override: true }
+      default_queue_policy {
+        max_queue_size: 0
+        default_timeout_microseconds: 2500
+        allow_timeout_override: true
+      }
     }
     vkserve {
       default_output_location: GPU
@@ -206,12 +225,27 @@ TEST(ModelConfigTest, TritonConfigForOnnxRuntimeLoads) {
     platform: "onnxruntime_onnx"
     backend: "onnxruntime"
     max_batch_size: 8
-    version_policy { latest { num_versions: 2 } }
-    input [ { name: "image" data_type: TYPE_FP32 format: FORMAT_NCHW dims: [ 3, 16, 16 ] } ]
-    output [ { name: "probabilities" data_type: TYPE_FP32 dims: [ 10 ] } ]
-    instance_group [ { count: 1 kind: KIND_GPU } ]
-    dynamic_batching { preferred_batch_size: [ 4, 8 ] max_queue_delay_microseconds: 100 }
-    parameters { key: "intra_op_thread_count" value { string_value: "1" } }
+    version_policy { latest { num_versions: 2 } } input
+    [ {
+      name: "image"
+      data_type: TYPE_FP32
+      format: FORMAT_NCHW
+      dims: [ 3, 16, 16 ]
+    }] output
+    [ {
+      name: "probabilities"
+      data_type: TYPE_FP32
+      dims: [ 10 ]
+    }] instance_group
+    [ { count: 1 kind: KIND_GPU }]
+    dynamic_batching {
+      preferred_batch_size: [ 4, 8 ]
+      max_queue_delay_microseconds: 100
+    }
+    parameters {
+      key: "intra_op_thread_count"
+      value { string_value: "1" }
+    }
   )pb");
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_THAT(s->preferred_batch_sizes, ElementsAre(4, 8));
@@ -223,9 +257,10 @@ TEST(ModelConfigTest, TritonConfigForOnnxRuntimeLoads) {
 // ---- Phase 1 errors -----------------------------------------------------------
 
 TEST(ModelConfigTest, UnknownFieldNamesLineAndField) {
-  EXPECT_EQ(ParseError("name: \"tinynet\"\ninput {\n  name: \"image\"\n  shape: [1]\n}"),
-            "config.pbtxt:4:3: input.shape: Message type \"inference.ModelInput\" has no field named "
-            "\"shape\".");
+  EXPECT_EQ(
+      ParseError("name: \"tinynet\"\ninput {\n  name: \"image\"\n  shape: [1]\n}"),
+      "config.pbtxt:4:3: input.shape: Message type \"inference.ModelInput\" has no field named "
+      "\"shape\".");
   EXPECT_EQ(ParseError("optimization { }"),
             "config.pbtxt:1:1: optimization: Message type \"inference.ModelConfig\" has no field "
             "named \"optimization\". (a Triton setting vkserve does not implement)");
@@ -249,28 +284,37 @@ TEST(ModelConfigTest, BadValuesNameTheField) {
             "config.pbtxt:1:1: max_batch_size: must be between 0 and 65536, got -1");
   EXPECT_EQ(ParseError("instance_group { count: 1 }\ninstance_group {\n  count: -2\n}"),
             "config.pbtxt:3:3: instance_group[1].count: must be >= 0 (0 means 1), got -2");
-  EXPECT_EQ(ParseError("instance_group { kind: KIND_CPU }"),
-            "config.pbtxt:1:18: instance_group[0].kind: KIND_CPU is not supported: vkserve runs every "
-            "node on the GPU (use KIND_GPU or KIND_AUTO)");
+  EXPECT_EQ(
+      ParseError("instance_group { kind: KIND_CPU }"),
+      "config.pbtxt:1:18: instance_group[0].kind: KIND_CPU is not supported: vkserve runs every "
+      "node on the GPU (use KIND_GPU or KIND_AUTO)");
   EXPECT_EQ(ParseError("instance_group { gpus: [0, 1, 0] }"),
             "config.pbtxt:1:18: instance_group[0].gpus[2]: device 0 is listed twice in this group");
   EXPECT_EQ(ParseError("instance_group { gpus: [0, -1] }"),
             "config.pbtxt:1:18: instance_group[0].gpus[1]: device indices are >= 0, got -1");
   // count is per listed GPU: 100 x 3 passes the limit.
-  EXPECT_EQ(ParseError("instance_group { count: 100 gpus: [0, 1, 2] }"),
-            "config.pbtxt:1:18: instance_group[0].count: the groups add up to more than 256 sessions");
-  EXPECT_EQ(ParseError("instance_group { count: 200 }\ninstance_group { count: 100 }"),
-            "config.pbtxt:2:18: instance_group[1].count: the groups add up to more than 256 sessions");
-  EXPECT_EQ(ParseError("name: \"other\""),
-            "config.pbtxt:1:1: name: \"other\" does not match the model's directory name \"tinynet\"");
-  EXPECT_THAT(ParseError("platform: \"tensorrt_plan\""), StartsWith("config.pbtxt:1:1: platform: "));
+  EXPECT_EQ(
+      ParseError("instance_group { count: 100 gpus: [0, 1, 2] }"),
+      "config.pbtxt:1:18: instance_group[0].count: the groups add up to more than 256 sessions");
+  EXPECT_EQ(
+      ParseError("instance_group { count: 200 }\ninstance_group { count: 100 }"),
+      "config.pbtxt:2:18: instance_group[1].count: the groups add up to more than 256 sessions");
+  EXPECT_EQ(
+      ParseError("name: \"other\""),
+      "config.pbtxt:1:1: name: \"other\" does not match the model's directory name \"tinynet\"");
+  EXPECT_THAT(ParseError("platform: \"tensorrt_plan\""),
+              StartsWith("config.pbtxt:1:1: platform: "));
   EXPECT_THAT(ParseError("backend: \"python\""), StartsWith("config.pbtxt:1:1: backend: "));
-  EXPECT_EQ(ParseError("input { name: \"a\" data_type: TYPE_FP32 }\ninput { name: \"a\" data_type: TYPE_FP32 }"),
-            "config.pbtxt:2:9: input[1].name: \"a\" is listed twice");
+  EXPECT_EQ(
+      ParseError(
+          "input { name: \"a\" data_type: TYPE_FP32 }\ninput { name: \"a\" data_type: TYPE_FP32 }"),
+      "config.pbtxt:2:9: input[1].name: \"a\" is listed twice");
   // Not written: the error points at the entry.
-  EXPECT_EQ(ParseError("output { name: \"a\" }"), "config.pbtxt:1:1: output[0].data_type: must be set (e.g. TYPE_FP32)");
-  EXPECT_EQ(ParseError("output { name: \"a\" data_type: TYPE_STRING }"),
-            "config.pbtxt:1:20: output[0].data_type: TYPE_STRING tensors are not supported by vkserve");
+  EXPECT_EQ(ParseError("output { name: \"a\" }"),
+            "config.pbtxt:1:1: output[0].data_type: must be set (e.g. TYPE_FP32)");
+  EXPECT_EQ(
+      ParseError("output { name: \"a\" data_type: TYPE_STRING }"),
+      "config.pbtxt:1:20: output[0].data_type: TYPE_STRING tensors are not supported by vkserve");
   EXPECT_EQ(ParseError("output { name: \"a\" data_type: TYPE_FP32 dims: [2, -3] }"),
             "config.pbtxt:1:41: output[0].dims[1]: must be -1 (any size) or >= 0, got -3");
   EXPECT_THAT(ParseError("input { name: \"a\" data_type: 99 }"),
@@ -280,23 +324,27 @@ TEST(ModelConfigTest, BadValuesNameTheField) {
   EXPECT_EQ(ParseError("version_policy { specific { versions: [1, 0] } }"),
             "config.pbtxt:1:29: version_policy.specific.versions[1]: versions are >= 1, got 0");
   EXPECT_EQ(ParseError("default_model_filename: \"../model.onnx\""),
-            "config.pbtxt:1:1: default_model_filename: \"../model.onnx\" must be a file name, not a path");
+            "config.pbtxt:1:1: default_model_filename: \"../model.onnx\" must be a file name, not "
+            "a path");
   EXPECT_EQ(ParseError("default_model_filename: \"model.plan\""),
             "config.pbtxt:1:1: default_model_filename: \"model.plan\" must end in .onnx or .ort");
 }
 
 TEST(ModelConfigTest, QueueAndBatchingErrors) {
-  EXPECT_EQ(ParseError("dynamic_batching { preferred_batch_size: 4 }"),
-            "config.pbtxt:1:20: dynamic_batching.preferred_batch_size[0]: needs max_batch_size > 0");
+  EXPECT_EQ(
+      ParseError("dynamic_batching { preferred_batch_size: 4 }"),
+      "config.pbtxt:1:20: dynamic_batching.preferred_batch_size[0]: needs max_batch_size > 0");
   EXPECT_EQ(ParseError("max_batch_size: 4\ndynamic_batching { preferred_batch_size: [2, 8] }"),
             "config.pbtxt:2:20: dynamic_batching.preferred_batch_size[1]: must be between 1 and "
             "max_batch_size (4), got 8");
   EXPECT_EQ(ParseError("dynamic_batching {\n  default_queue_policy { timeout_action: DELAY }\n}"),
             "config.pbtxt:2:26: dynamic_batching.default_queue_policy.timeout_action: DELAY is not "
             "supported; timed-out requests are rejected (REJECT)");
-  EXPECT_THAT(ParseError("dynamic_batching { default_queue_policy { default_timeout_microseconds: "
-                         "99999999999999 } }"),
-              HasSubstr("dynamic_batching.default_queue_policy.default_timeout_microseconds: must be at most"));
+  EXPECT_THAT(
+      ParseError("dynamic_batching { default_queue_policy { default_timeout_microseconds: "
+                 "99999999999999 } }"),
+      HasSubstr(
+          "dynamic_batching.default_queue_policy.default_timeout_microseconds: must be at most"));
 }
 
 TEST(ModelConfigTest, PriorityLevelsAndTheirQueuePolicies) {
@@ -306,8 +354,14 @@ TEST(ModelConfigTest, PriorityLevelsAndTheirQueuePolicies) {
       priority_levels: 3
       default_priority_level: 2
       default_queue_policy { max_queue_size: 10 }
-      priority_queue_policy { key: 1 value { max_queue_size: 2 default_timeout_microseconds: 500 } }
-      priority_queue_policy { key: 3 value { allow_timeout_override: true } }
+      priority_queue_policy {
+        key: 1
+        value { max_queue_size: 2 default_timeout_microseconds: 500 }
+      }
+      priority_queue_policy {
+        key: 3
+        value { allow_timeout_override: true }
+      }
     }
   )pb");
   ASSERT_TRUE(s.ok()) << s.status();
@@ -324,8 +378,9 @@ TEST(ModelConfigTest, PriorityLevelsAndTheirQueuePolicies) {
   EXPECT_EQ(ParseError("dynamic_batching { priority_levels: 2 default_priority_level: 3 }"),
             "config.pbtxt:1:39: dynamic_batching.default_priority_level: must be between 1 and "
             "priority_levels (2), got 3");
-  EXPECT_EQ(ParseError("dynamic_batching { default_priority_level: 1 }"),
-            "config.pbtxt:1:20: dynamic_batching.default_priority_level: needs priority_levels > 0");
+  EXPECT_EQ(
+      ParseError("dynamic_batching { default_priority_level: 1 }"),
+      "config.pbtxt:1:20: dynamic_batching.default_priority_level: needs priority_levels > 0");
   EXPECT_THAT(ParseError("dynamic_batching { priority_levels: 2 default_priority_level: 1 "
                          "priority_queue_policy { key: 5 value {} } }"),
               HasSubstr("dynamic_batching.priority_queue_policy: level 5 is not between 1 and "
@@ -342,39 +397,52 @@ TEST(ModelConfigTest, ExtensionErrors) {
             "(outputs: probabilities)");
   EXPECT_EQ(ParseError("vkserve { output { name: \"a\" } output { name: \"a\" location: GPU } }"),
             "config.pbtxt:1:41: vkserve.output[1].name: \"a\" is listed twice");
-  EXPECT_THAT(ParseError("vkserve { output { name: \"a\" location: TPU } }"),
-              StartsWith("config.pbtxt:1:40: vkserve.output.location: Unknown enumeration value of \"TPU\""));
-  EXPECT_EQ(ParseError("instance_group { gpus: 0 }\nvkserve { device: \"1\" }"),
-            "config.pbtxt:2:11: vkserve.device: set the device here or in instance_group.gpus, not both");
-  EXPECT_EQ(ParseError("vkserve {\n  free_dimension_override { name: \"N\" denotation: \"DATA_BATCH\" value: 2 }\n}"),
-            "config.pbtxt:2:3: vkserve.free_dimension_override[0]: set exactly one of name and denotation");
+  EXPECT_THAT(
+      ParseError("vkserve { output { name: \"a\" location: TPU } }"),
+      StartsWith(
+          "config.pbtxt:1:40: vkserve.output.location: Unknown enumeration value of \"TPU\""));
+  EXPECT_EQ(
+      ParseError("instance_group { gpus: 0 }\nvkserve { device: \"1\" }"),
+      "config.pbtxt:2:11: vkserve.device: set the device here or in instance_group.gpus, not both");
+  EXPECT_EQ(ParseError("vkserve {\n  free_dimension_override { name: \"N\" denotation: "
+                       "\"DATA_BATCH\" value: 2 }\n}"),
+            "config.pbtxt:2:3: vkserve.free_dimension_override[0]: set exactly one of name and "
+            "denotation");
   EXPECT_EQ(ParseError("vkserve { free_dimension_override { name: \"N\" value: 0 } }"),
             "config.pbtxt:1:47: vkserve.free_dimension_override[0].value: must be >= 1, got 0");
-  EXPECT_EQ(ParseError("vkserve { free_dimension_override { name: \"N\" value: 1 }\n"
-                       "free_dimension_override { name: \"N\" value: 2 } }"),
-            "config.pbtxt:2:27: vkserve.free_dimension_override[1].name: \"N\" is overridden twice");
+  EXPECT_EQ(
+      ParseError("vkserve { free_dimension_override { name: \"N\" value: 1 }\n"
+                 "free_dimension_override { name: \"N\" value: 2 } }"),
+      "config.pbtxt:2:27: vkserve.free_dimension_override[1].name: \"N\" is overridden twice");
 }
 
 // ---- Phase 2 errors -----------------------------------------------------------
 
 TEST(ModelConfigTest, InputsMustMatchTheModel) {
-  EXPECT_EQ(ValidateError("input {\n  name: \"img\"\n  data_type: TYPE_FP32\n  dims: [-1, 3, 16, 16]\n}"),
-            "config.pbtxt:2:3: input[0].name: the model file has no input \"img\" (inputs: image)");
-  EXPECT_EQ(ValidateError("input {\n  name: \"image\"\n  data_type: TYPE_FP16\n  dims: [-1, 3, 16, 16]\n}"),
-            "config.pbtxt:3:3: input[0].data_type: is TYPE_FP16 but the model file declares TYPE_FP32");
-  EXPECT_EQ(ValidateError("input {\n  name: \"image\"\n  data_type: TYPE_FP32\n  dims: [-1, 4, 16, 16]\n}"),
+  EXPECT_EQ(
+      ValidateError("input {\n  name: \"img\"\n  data_type: TYPE_FP32\n  dims: [-1, 3, 16, 16]\n}"),
+      "config.pbtxt:2:3: input[0].name: the model file has no input \"img\" (inputs: image)");
+  EXPECT_EQ(
+      ValidateError(
+          "input {\n  name: \"image\"\n  data_type: TYPE_FP16\n  dims: [-1, 3, 16, 16]\n}"),
+      "config.pbtxt:3:3: input[0].data_type: is TYPE_FP16 but the model file declares TYPE_FP32");
+  EXPECT_EQ(ValidateError(
+                "input {\n  name: \"image\"\n  data_type: TYPE_FP32\n  dims: [-1, 4, 16, 16]\n}"),
             "config.pbtxt:4:3: input[0].dims[1]: is 4 but the model file fixes it at 3");
-  EXPECT_EQ(ValidateError("input { name: \"image\" data_type: TYPE_FP32 dims: [-1, -1, 16, 16] }"),
-            "config.pbtxt:1:44: input[0].dims[1]: is -1 (any size) but the model file fixes it at 3");
-  EXPECT_EQ(ValidateError("input { name: \"image\" data_type: TYPE_FP32 dims: [3, 16, 16] }"),
-            "config.pbtxt:1:44: input[0].dims: has 3 dimensions but \"image\" is [N,3,16,16] in the "
-            "model file");
+  EXPECT_EQ(
+      ValidateError("input { name: \"image\" data_type: TYPE_FP32 dims: [-1, -1, 16, 16] }"),
+      "config.pbtxt:1:44: input[0].dims[1]: is -1 (any size) but the model file fixes it at 3");
+  EXPECT_EQ(
+      ValidateError("input { name: \"image\" data_type: TYPE_FP32 dims: [3, 16, 16] }"),
+      "config.pbtxt:1:44: input[0].dims: has 3 dimensions but \"image\" is [N,3,16,16] in the "
+      "model file");
   // A symbolic dimension may be fixed by the config.
   EXPECT_TRUE(Validate("input { name: \"image\" data_type: TYPE_FP32 dims: [2, 3, 16, 16] }").ok());
   std::vector<ModelTensor> two = Inputs();
   two.push_back(Tensor("mask", inference::TYPE_BOOL, "bool", {Fixed(1)}));
-  EXPECT_EQ(ValidateError("input { name: \"image\" data_type: TYPE_FP32 dims: [-1, 3, 16, 16] }", two),
-            "config.pbtxt:1:1: input: model input \"mask\" is not listed; list every input or none");
+  EXPECT_EQ(
+      ValidateError("input { name: \"image\" data_type: TYPE_FP32 dims: [-1, 3, 16, 16] }", two),
+      "config.pbtxt:1:1: input: model input \"mask\" is not listed; list every input or none");
 }
 
 // model_warmup (Triton's): samples become WarmupSamples with full shapes;
@@ -386,9 +454,11 @@ TEST(ModelConfigTest, WarmupSamples) {
   const std::string text =
       "max_batch_size: 8\n"
       "model_warmup { name: \"s16\" batch_size: 4 count: 2\n"
-      "  inputs { key: \"tokens\" value { data_type: TYPE_INT64 dims: [16] random_data: true } } }\n"
+      "  inputs { key: \"tokens\" value { data_type: TYPE_INT64 dims: [16] random_data: true } } "
+      "}\n"
       "model_warmup { batch_size: 1\n"
-      "  inputs { key: \"tokens\" value { data_type: TYPE_INT64 dims: [7] input_data_file: \"t7.bin\" } } }";
+      "  inputs { key: \"tokens\" value { data_type: TYPE_INT64 dims: [7] input_data_file: "
+      "\"t7.bin\" } } }";
   absl::StatusOr<ModelSettings> s = Validate(text, tokens);
   ASSERT_TRUE(s.ok()) << s.status();
   ASSERT_EQ(s->warmup.size(), 2u);
@@ -417,8 +487,8 @@ TEST(ModelConfigTest, WarmupSamples) {
 
 TEST(ModelConfigTest, WarmupErrorsNameTheSampleAndInput) {
   const auto sample = [](const std::string& head, const std::string& value) {
-    return "max_batch_size: 8\nmodel_warmup {" + head + " inputs { key: \"image\" value { " + value +
-           " } } }";
+    return "max_batch_size: 8\nmodel_warmup {" + head + " inputs { key: \"image\" value { " +
+           value + " } } }";
   };
   const std::string good = "data_type: TYPE_FP32 dims: [3, 16, 16] zero_data: true";
   EXPECT_EQ(ParseError(sample(" batch_size: 0", good)),
@@ -430,39 +500,49 @@ TEST(ModelConfigTest, WarmupErrorsNameTheSampleAndInput) {
               HasSubstr("model_warmup[0].batch_size: is 2 but the model has no batch dimension"));
   EXPECT_THAT(ParseError(sample(" batch_size: 1 count: 5000", good)),
               HasSubstr("model_warmup[0].count: is 5000; at most 1000"));
-  EXPECT_THAT(ParseError("max_batch_size: 8\nmodel_warmup { batch_size: 1 inputs { key: \"image\" value { " +
-                         good + " } } inputs { key: \"image\" value { " + good + " } } }"),
-              HasSubstr("model_warmup[0].inputs: input \"image\" is listed twice"));
+  EXPECT_THAT(
+      ParseError(
+          "max_batch_size: 8\nmodel_warmup { batch_size: 1 inputs { key: \"image\" value { " +
+          good + " } } inputs { key: \"image\" value { " + good + " } } }"),
+      HasSubstr("model_warmup[0].inputs: input \"image\" is listed twice"));
   EXPECT_THAT(ParseError("max_batch_size: 8\nmodel_warmup { batch_size: 1 }"),
               HasSubstr("model_warmup[0].inputs: lists no inputs"));
   EXPECT_THAT(ParseError(sample(" batch_size: 1", "dims: [3, 16, 16] zero_data: true")),
               HasSubstr("input \"image\": data_type must be set"));
-  EXPECT_THAT(ParseError(sample(" batch_size: 1", "data_type: TYPE_STRING dims: [3] zero_data: true")),
-              HasSubstr("TYPE_STRING cannot be warmed up"));
-  EXPECT_THAT(ParseError(sample(" batch_size: 1", "data_type: TYPE_FP32 dims: [3, -1, 16] zero_data: true")),
+  EXPECT_THAT(
+      ParseError(sample(" batch_size: 1", "data_type: TYPE_STRING dims: [3] zero_data: true")),
+      HasSubstr("TYPE_STRING cannot be warmed up"));
+  EXPECT_THAT(ParseError(sample(" batch_size: 1",
+                                "data_type: TYPE_FP32 dims: [3, -1, 16] zero_data: true")),
               HasSubstr("input \"image\": dims[1] is -1; a warm-up request needs concrete sizes"));
   EXPECT_THAT(ParseError(sample(" batch_size: 1", "data_type: TYPE_FP32 dims: [3, 16, 16]")),
               HasSubstr("needs zero_data, random_data or input_data_file"));
   for (const char* file : {"../../etc/passwd", "/etc/passwd", "a/../../b", ""}) {
-    EXPECT_THAT(ParseError(sample(" batch_size: 1", std::string("data_type: TYPE_FP32 dims: [3, 16, 16] "
-                                                                "input_data_file: \"") + file + "\"")),
-                HasSubstr("must be a relative path inside the model's warmup directory"))
+    EXPECT_THAT(
+        ParseError(sample(" batch_size: 1", std::string("data_type: TYPE_FP32 dims: [3, 16, 16] "
+                                                        "input_data_file: \"") +
+                                                file + "\"")),
+        HasSubstr("must be a relative path inside the model's warmup directory"))
         << file;
   }
-  EXPECT_THAT(ParseError(sample(" batch_size: 8", "data_type: TYPE_FP32 dims: [100000, 100000] "
-                                                  "zero_data: true")),
+  EXPECT_THAT(ParseError(sample(" batch_size: 8",
+                                "data_type: TYPE_FP32 dims: [100000, 100000] "
+                                "zero_data: true")),
               HasSubstr("model_warmup[0]: its inputs take more than 1024 MiB"));
 
   // Against the model's inputs.
   EXPECT_THAT(ValidateError("max_batch_size: 8\nmodel_warmup { batch_size: 1 inputs { key: \"img\" "
                             "value { data_type: TYPE_FP32 dims: [3, 16, 16] zero_data: true } } }"),
               HasSubstr("model_warmup[0].inputs: the model has no input \"img\" (inputs: image)"));
-  EXPECT_THAT(ValidateError(sample(" batch_size: 1", "data_type: TYPE_FP16 dims: [3, 16, 16] zero_data: true")),
+  EXPECT_THAT(ValidateError(sample(" batch_size: 1",
+                                   "data_type: TYPE_FP16 dims: [3, 16, 16] zero_data: true")),
               HasSubstr("input \"image\": data_type is TYPE_FP16 but the input is TYPE_FP32"));
-  EXPECT_THAT(ValidateError(sample(" batch_size: 1", "data_type: TYPE_FP32 dims: [3, 16] zero_data: true")),
-              HasSubstr("input \"image\": has 2 dimensions but the model declares [N,3,16,16] (dims leave "
-                        "out the batch dimension)"));
-  EXPECT_THAT(ValidateError(sample(" batch_size: 1", "data_type: TYPE_FP32 dims: [3, 16, 8] zero_data: true")),
+  EXPECT_THAT(
+      ValidateError(sample(" batch_size: 1", "data_type: TYPE_FP32 dims: [3, 16] zero_data: true")),
+      HasSubstr("input \"image\": has 2 dimensions but the model declares [N,3,16,16] (dims leave "
+                "out the batch dimension)"));
+  EXPECT_THAT(ValidateError(sample(" batch_size: 1",
+                                   "data_type: TYPE_FP32 dims: [3, 16, 8] zero_data: true")),
               HasSubstr("input \"image\": dims[2] is 8 but the model file fixes it at 16"));
   std::vector<ModelTensor> two = Inputs();
   two.push_back(Tensor("mask", inference::TYPE_BOOL, "bool", {Symbol("N"), Fixed(1)}));
@@ -471,15 +551,19 @@ TEST(ModelConfigTest, WarmupErrorsNameTheSampleAndInput) {
 }
 
 TEST(ModelConfigTest, OutputsMustMatchTheModel) {
-  EXPECT_EQ(ValidateError("output {\n  name: \"probabilities\"\n  data_type: TYPE_FP32\n  dims: [-1, 1000]\n}"),
-            "config.pbtxt:4:3: output[0].dims[1]: is 1000 but the model file fixes it at 10");
-  EXPECT_EQ(ValidateError("vkserve {\n  output { name: \"logits\" location: GPU }\n}"),
-            "config.pbtxt:2:12: vkserve.output[0].name: \"logits\" is not an output of the model file "
-            "(outputs: probabilities)");
+  EXPECT_EQ(
+      ValidateError(
+          "output {\n  name: \"probabilities\"\n  data_type: TYPE_FP32\n  dims: [-1, 1000]\n}"),
+      "config.pbtxt:4:3: output[0].dims[1]: is 1000 but the model file fixes it at 10");
+  EXPECT_EQ(
+      ValidateError("vkserve {\n  output { name: \"logits\" location: GPU }\n}"),
+      "config.pbtxt:2:12: vkserve.output[0].name: \"logits\" is not an output of the model file "
+      "(outputs: probabilities)");
 }
 
 TEST(ModelConfigTest, BatchDimensionMustBeSymbolic) {
-  std::vector<ModelTensor> fixed = {Tensor("image", inference::TYPE_FP32, "float", {Fixed(1), Fixed(3)})};
+  std::vector<ModelTensor> fixed = {
+      Tensor("image", inference::TYPE_FP32, "float", {Fixed(1), Fixed(3)})};
   EXPECT_EQ(ValidateError("max_batch_size: 8", fixed),
             "config.pbtxt:1:1: max_batch_size: is 8 but model input \"image\" [1,3] has no batch "
             "dimension (its first dimension must be symbolic); set max_batch_size: 0 and give full "
@@ -487,12 +571,15 @@ TEST(ModelConfigTest, BatchDimensionMustBeSymbolic) {
 }
 
 TEST(ModelConfigTest, OverridesMustNameAnInputDimension) {
-  EXPECT_EQ(ValidateError("vkserve {\n  free_dimension_override { name: \"batch\" value: 2 }\n}"),
-            "config.pbtxt:2:29: vkserve.free_dimension_override[0].name: \"batch\" is not a symbolic "
-            "dimension of any input (symbols: N)");
-  EXPECT_EQ(ValidateError("vkserve { free_dimension_override { denotation: \"DATA_CHANNEL\" value: 2 } }"),
-            "config.pbtxt:1:37: vkserve.free_dimension_override[0].denotation: \"DATA_CHANNEL\" is not "
-            "the denotation of any input dimension");
+  EXPECT_EQ(
+      ValidateError("vkserve {\n  free_dimension_override { name: \"batch\" value: 2 }\n}"),
+      "config.pbtxt:2:29: vkserve.free_dimension_override[0].name: \"batch\" is not a symbolic "
+      "dimension of any input (symbols: N)");
+  EXPECT_EQ(
+      ValidateError(
+          "vkserve { free_dimension_override { denotation: \"DATA_CHANNEL\" value: 2 } }"),
+      "config.pbtxt:1:37: vkserve.free_dimension_override[0].denotation: \"DATA_CHANNEL\" is not "
+      "the denotation of any input dimension");
 }
 
 TEST(ModelConfigTest, DerivedConfigErrorsNameTheModel) {
@@ -512,15 +599,18 @@ TEST(ModelConfigTest, DerivedConfigErrorsNameTheModel) {
   // Without the file's name for the type, the protocol's.
   inputs = {Tensor("u", inference::TYPE_INVALID, "", {Fixed(2)})};
   s = ValidateModelConfig(empty, inputs, Outputs());
-  EXPECT_EQ(s.status().message(),
-            "/repo/m (no config.pbtxt): input: model input \"u\" has type TYPE_INVALID, which vkserve "
-            "cannot serve");
+  EXPECT_EQ(
+      s.status().message(),
+      "/repo/m (no config.pbtxt): input: model input \"u\" has type TYPE_INVALID, which vkserve "
+      "cannot serve");
 }
 
 TEST(ModelConfigTest, ShapeStrings) {
   EXPECT_EQ(ShapeString(Inputs()[0]), "[N,3,16,16]");
-  EXPECT_EQ(ShapeString(Tensor("t", inference::TYPE_FP32, "float", {Symbol(""), Fixed(0)})), "[?,0]");
-  EXPECT_EQ(ShapeString(ModelTensor{"t", inference::TYPE_FP32, "float", false, {}}), "[unknown rank]");
+  EXPECT_EQ(ShapeString(Tensor("t", inference::TYPE_FP32, "float", {Symbol(""), Fixed(0)})),
+            "[?,0]");
+  EXPECT_EQ(ShapeString(ModelTensor{"t", inference::TYPE_FP32, "float", false, {}}),
+            "[unknown rank]");
 }
 
 // The runtime <-> config conversions are tested with them, in

@@ -160,7 +160,8 @@ TEST(ModelRepositoryTest, MissingVersionsAndModelFiles) {
   EXPECT_EQ(Message(Find(*repository, "noversions")->status),
             dir.Path("noversions") + ": no version directories (expected " +
                 dir.Path("noversions/1/model.onnx") + ")");
-  EXPECT_EQ(Message(Find(*repository, "empty")->status), dir.Path("empty/1") + ": no model.onnx or model.ort");
+  EXPECT_EQ(Message(Find(*repository, "empty")->status),
+            dir.Path("empty/1") + ": no model.onnx or model.ort");
   EXPECT_EQ(Message(Find(*repository, "wrongname")->status),
             dir.Path("wrongname/1") + ": no model.onnx or model.ort");
   EXPECT_EQ(Message(RepositoryStatus(*repository)),
@@ -214,7 +215,8 @@ TEST(ModelRepositoryTest, ConfigErrorsCarryFileLineAndField) {
   absl::StatusOr<Repository> repository = ScanRepository(dir.path());
   ASSERT_TRUE(repository.ok());
   EXPECT_EQ(Message(Find(*repository, "m")->status),
-            dir.Path("m/config.pbtxt") + ":3:3: instance_group[0].count: must be >= 0 (0 means 1), got -1");
+            dir.Path("m/config.pbtxt") +
+                ":3:3: instance_group[0].count: must be >= 0 (0 means 1), got -1");
   EXPECT_EQ(Message(Find(*repository, "n")->status),
             dir.Path("n/config.pbtxt") +
                 ":1:1: name: \"m\" does not match the model's directory name \"n\"");

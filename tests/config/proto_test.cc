@@ -37,16 +37,18 @@ std::vector<std::string> MethodNames(const pb::ServiceDescriptor* service) {
 }
 
 TEST(ProtoTest, InferenceServiceIdentity) {
-  EXPECT_STREQ(inference::GRPCInferenceService::service_full_name(), "inference.GRPCInferenceService");
+  EXPECT_STREQ(inference::GRPCInferenceService::service_full_name(),
+               "inference.GRPCInferenceService");
   const pb::ServiceDescriptor* service =
       pb::DescriptorPool::generated_pool()->FindServiceByName("inference.GRPCInferenceService");
   ASSERT_NE(service, nullptr);
-  EXPECT_THAT(MethodNames(service),
-              ElementsAre("ServerLive", "ServerReady", "ModelReady", "ServerMetadata", "ModelMetadata",
-                          "ModelInfer", "ModelStreamInfer", "ModelConfig", "ModelStatistics",
-                          "RepositoryIndex", "RepositoryModelLoad", "RepositoryModelUnload",
-                          "SystemSharedMemoryStatus", "SystemSharedMemoryRegister",
-                          "SystemSharedMemoryUnregister", "TraceSetting", "LogSettings"));
+  EXPECT_THAT(
+      MethodNames(service),
+      ElementsAre("ServerLive", "ServerReady", "ModelReady", "ServerMetadata", "ModelMetadata",
+                  "ModelInfer", "ModelStreamInfer", "ModelConfig", "ModelStatistics",
+                  "RepositoryIndex", "RepositoryModelLoad", "RepositoryModelUnload",
+                  "SystemSharedMemoryStatus", "SystemSharedMemoryRegister",
+                  "SystemSharedMemoryUnregister", "TraceSetting", "LogSettings"));
   const pb::MethodDescriptor* stream = service->FindMethodByName("ModelStreamInfer");
   EXPECT_TRUE(stream->client_streaming());
   EXPECT_TRUE(stream->server_streaming());

@@ -172,7 +172,8 @@ TEST(ServerConfigTest, WrongTypeNamesLineAndField) {
   EXPECT_THAT(ErrorOf("limits { allow_shared_memory: 3 }"),
               StartsWith(":1:31: limits.allow_shared_memory: "));
   EXPECT_EQ(ErrorOf("grpc { address: 5 }"), ":1:17: grpc.address: Expected string, got: 5");
-  EXPECT_EQ(ErrorOf("grpc { port: 3000000000 }"), ":1:14: grpc.port: Integer out of range (3000000000)");
+  EXPECT_EQ(ErrorOf("grpc { port: 3000000000 }"),
+            ":1:14: grpc.port: Integer out of range (3000000000)");
 }
 
 TEST(ServerConfigTest, UnknownEnumValue) {
@@ -198,13 +199,17 @@ TEST(ServerConfigTest, RepeatedSingularField) {
 }
 
 TEST(ServerConfigTest, PortOutOfRange) {
-  EXPECT_EQ(ErrorOf("grpc {\n  port: 70000\n}"), ":2:3: grpc.port: port 70000 is out of range 0..65535");
-  EXPECT_EQ(ErrorOf("metrics { port: -1 }"), ":1:11: metrics.port: port -1 is out of range 0..65535");
+  EXPECT_EQ(ErrorOf("grpc {\n  port: 70000\n}"),
+            ":2:3: grpc.port: port 70000 is out of range 0..65535");
+  EXPECT_EQ(ErrorOf("metrics { port: -1 }"),
+            ":1:11: metrics.port: port -1 is out of range 0..65535");
 }
 
 TEST(ServerConfigTest, InferThreadsOutOfRange) {
-  EXPECT_EQ(ErrorOf("grpc { infer_threads: 65 }"), ":1:8: grpc.infer_threads: must be between 0 and 64, got 65");
-  EXPECT_EQ(ErrorOf("grpc { infer_threads: -1 }"), ":1:8: grpc.infer_threads: must be between 0 and 64, got -1");
+  EXPECT_EQ(ErrorOf("grpc { infer_threads: 65 }"),
+            ":1:8: grpc.infer_threads: must be between 0 and 64, got 65");
+  EXPECT_EQ(ErrorOf("grpc { infer_threads: -1 }"),
+            ":1:8: grpc.infer_threads: must be between 0 and 64, got -1");
 }
 
 TEST(ServerConfigTest, SamePortTwice) {
@@ -223,13 +228,15 @@ TEST(ServerConfigTest, BadAddress) {
 }
 
 TEST(ServerConfigTest, NegativeAndOutOfRangeLimits) {
-  EXPECT_EQ(ErrorOf("limits {\n  resident_output_max_count: -1\n}"),
-            ":2:3: limits.resident_output_max_count: must be between 0 and 9223372036854775807, got -1");
+  EXPECT_EQ(
+      ErrorOf("limits {\n  resident_output_max_count: -1\n}"),
+      ":2:3: limits.resident_output_max_count: must be between 0 and 9223372036854775807, got -1");
   EXPECT_THAT(ErrorOf("limits { max_message_bytes: 3000000000 }"),
               HasSubstr("limits.max_message_bytes: must be between 1024 and 2147483647"));
   EXPECT_THAT(ErrorOf("limits { resident_output_idle_seconds: 0 }"),
               HasSubstr("limits.resident_output_idle_seconds: must be between 1"));
-  EXPECT_THAT(ErrorOf("exit_timeout_seconds: -5"), HasSubstr(":1:1: exit_timeout_seconds: must be"));
+  EXPECT_THAT(ErrorOf("exit_timeout_seconds: -5"),
+              HasSubstr(":1:1: exit_timeout_seconds: must be"));
   EXPECT_THAT(ErrorOf("limits { cache_host_bytes: -1 }"),
               HasSubstr("limits.cache_host_bytes: must be between 0 and"));
   EXPECT_THAT(ErrorOf("limits { output_buffer_pool_bytes: -5 }"),
@@ -238,16 +245,19 @@ TEST(ServerConfigTest, NegativeAndOutOfRangeLimits) {
 
 TEST(ServerConfigTest, RepositoryErrors) {
   EXPECT_THAT(ErrorOf("repository { path: \"does/not/exist\" }"),
-              AllOf(StartsWith(":1:14: repository.path: "), HasSubstr("does/not/exist is not a directory")));
+              AllOf(StartsWith(":1:14: repository.path: "),
+                    HasSubstr("does/not/exist is not a directory")));
   EXPECT_EQ(ErrorOf("repository { path: \"\" }"), ":1:14: repository.path: must not be empty");
   EXPECT_EQ(ErrorOf("repository { startup_models: \"a\" }"),
             ":1:14: repository.startup_models: only allowed with model_control: EXPLICIT (NONE "
             "loads every model)");
-  EXPECT_THAT(ErrorOf("repository { model_control: EXPLICIT startup_models: \"a\" startup_models: "
-                      "\"bad name\" }"),
-              AllOf(HasSubstr("repository.startup_models[1]"), HasSubstr("not a valid model name")));
-  EXPECT_THAT(ErrorOf("repository { model_control: EXPLICIT startup_models: \"a\" startup_models: \"a\" }"),
-              HasSubstr("repository.startup_models[1]: \"a\" is listed twice"));
+  EXPECT_THAT(
+      ErrorOf("repository { model_control: EXPLICIT startup_models: \"a\" startup_models: "
+              "\"bad name\" }"),
+      AllOf(HasSubstr("repository.startup_models[1]"), HasSubstr("not a valid model name")));
+  EXPECT_THAT(
+      ErrorOf("repository { model_control: EXPLICIT startup_models: \"a\" startup_models: \"a\" }"),
+      HasSubstr("repository.startup_models[1]: \"a\" is listed twice"));
 }
 
 // Parses `text` as <dir>/server.pbtxt (files it names may live in `dir`)
@@ -269,23 +279,30 @@ TEST(ServerConfigTest, TlsAuthAndSharedMemoryPrefix) {
   dir.Write("etc/tls/metrics.crt", "x");
   dir.Write("etc/app.token", "x");
   const std::string digest(64, 'a');
-  std::string path = dir.Write("etc/server.pbtxt", R"pb(
-    grpc {
-      address: "0.0.0.0"
-      tls { certificate: "tls/server.crt" private_key: "tls/server.key" client_ca: "tls/clients.crt" }
-    }
-    metrics {
-      max_connections: 16 request_timeout_ms: 500
-      allowed_networks: [ "10.0.0.0/8", "192.168.1.7" ]
-      tls { certificate: "tls/metrics.crt" private_key: "tls/server.key" }
-    }
-    limits { allow_shared_memory: true shared_memory_key_prefix: "/team-a." }
-    auth {
-      grant { name: "ops" token_sha256: ")pb" + digest + R"pb(" roles: [INFERENCE, ADMIN] }
+  std::string path =
+      dir.Write("etc/server.pbtxt",
+                R"pb(
+                      grpc {
+                        address: "0.0.0.0"
+                        tls {
+                          certificate: "tls/server.crt"
+                          private_key: "tls/server.key"
+                          client_ca: "tls/clients.crt"
+                        }
+                      }
+                      metrics {
+                        max_connections: 16
+                        request_timeout_ms: 500
+                        allowed_networks: [ "10.0.0.0/8", "192.168.1.7" ]
+                        tls { certificate: "tls/metrics.crt" private_key: "tls/server.key" }
+                      }
+                      limits { allow_shared_memory: true shared_memory_key_prefix: "/team-a." }
+                      auth { grant { name: "ops" token_sha256: ")pb" +
+                    digest + R"pb(                                  " roles: [INFERENCE, ADMIN] }
       grant { token_file: "app.token" roles: INFERENCE }
       grant { client_identity: "spiffe://example/ci" roles: ADMIN }
     }
-  )pb");
+      )pb");
   absl::StatusOr<ServerSettings> s = LoadServerConfig(path);
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_TRUE(s->tls_enabled());
@@ -317,31 +334,39 @@ TEST(ServerConfigTest, TlsAndAuthErrors) {
   dir.Write("a.pem", "x");
   EXPECT_EQ(ErrorIn(dir, "grpc { tls { certificate: \"a.pem\" } }"),
             ":1:8: grpc.tls.private_key: certificate and private_key must be set together");
-  EXPECT_THAT(ErrorIn(dir, "grpc { tls { certificate: \"a.pem\" private_key: \"absent.pem\" } }"),
-              AllOf(StartsWith(":1:35: grpc.tls.private_key: "), HasSubstr("absent.pem is not a file")));
+  EXPECT_THAT(
+      ErrorIn(dir, "grpc { tls { certificate: \"a.pem\" private_key: \"absent.pem\" } }"),
+      AllOf(StartsWith(":1:35: grpc.tls.private_key: "), HasSubstr("absent.pem is not a file")));
   EXPECT_EQ(ErrorIn(dir, "grpc { tls { client_ca: \"a.pem\" } }"),
             ":1:14: grpc.tls.client_ca: needs certificate and private_key");
   EXPECT_EQ(ErrorIn(dir, "metrics {\n  tls { private_key: \"a.pem\" } }"),
             ":2:3: metrics.tls.certificate: certificate and private_key must be set together");
-  EXPECT_THAT(ErrorIn(dir, "metrics { tls { certificate: \"a.pem\" private_key: \"a.pem\" client_ca: \"\" } }"),
-              StartsWith(":1:59: metrics.tls.client_ca: must not be empty"));
+  EXPECT_THAT(
+      ErrorIn(dir,
+              "metrics { tls { certificate: \"a.pem\" private_key: \"a.pem\" client_ca: \"\" } }"),
+      StartsWith(":1:59: metrics.tls.client_ca: must not be empty"));
   EXPECT_EQ(ErrorIn(dir, "metrics { tls { client_ca: \"a.pem\" } }"),
             ":1:17: metrics.tls.client_ca: needs certificate and private_key");
   EXPECT_EQ(ErrorIn(dir, "auth { grant { token_sha256: \"abc\" roles: ADMIN } }"),
             ":1:16: auth.grant[0].token_sha256: must be 64 hex digits (a SHA-256 digest)");
-  EXPECT_EQ(ErrorIn(dir, "auth { grant { token_sha256: \"" + std::string(63, 'a') + "g\" roles: ADMIN } }"),
+  EXPECT_EQ(ErrorIn(dir, "auth { grant { token_sha256: \"" + std::string(63, 'a') +
+                             "g\" roles: ADMIN } }"),
             ":1:16: auth.grant[0].token_sha256: must be 64 hex digits (a SHA-256 digest)");
-  EXPECT_EQ(ErrorIn(dir, "auth { grant { token_file: \"a.pem\" client_identity: \"x\" roles: ADMIN } }"),
-            ":1:8: auth.grant[0]: set exactly one of token_sha256, token_file and client_identity");
+  EXPECT_EQ(
+      ErrorIn(dir, "auth { grant { token_file: \"a.pem\" client_identity: \"x\" roles: ADMIN } }"),
+      ":1:8: auth.grant[0]: set exactly one of token_sha256, token_file and client_identity");
   EXPECT_EQ(ErrorIn(dir, "auth { grant { roles: ADMIN } }"),
             ":1:8: auth.grant[0]: set exactly one of token_sha256, token_file and client_identity");
-  EXPECT_EQ(ErrorIn(dir, "auth { grant { client_identity: \"x\" roles: ADMIN } }"),
-            ":1:16: auth.grant[0].client_identity: needs client certificates: set grpc.tls.client_ca");
-  EXPECT_EQ(ErrorIn(dir, "auth { grant { token_file: \"a.pem\" } }"), ":1:8: auth.grant[0]: grants no roles");
+  EXPECT_EQ(
+      ErrorIn(dir, "auth { grant { client_identity: \"x\" roles: ADMIN } }"),
+      ":1:16: auth.grant[0].client_identity: needs client certificates: set grpc.tls.client_ca");
+  EXPECT_EQ(ErrorIn(dir, "auth { grant { token_file: \"a.pem\" } }"),
+            ":1:8: auth.grant[0]: grants no roles");
   EXPECT_EQ(ErrorIn(dir, "auth { grant { token_file: \"a.pem\" roles: ROLE_UNSPECIFIED } }"),
             ":1:36: auth.grant[0].roles[0]: must be INFERENCE or ADMIN");
-  EXPECT_EQ(ErrorIn(dir, "auth { grant { name: \"a\" token_file: \"a.pem\" roles: ADMIN }\n"
-                         "       grant { name: \"a\" token_file: \"a.pem\" roles: ADMIN } }"),
+  EXPECT_EQ(ErrorIn(dir,
+                    "auth { grant { name: \"a\" token_file: \"a.pem\" roles: ADMIN }\n"
+                    "       grant { name: \"a\" token_file: \"a.pem\" roles: ADMIN } }"),
             ":2:16: auth.grant[1].name: \"a\" is used twice");
 }
 
@@ -384,11 +409,12 @@ TEST(ServerConfigTest, MissingFileIsNotFound) {
 }
 
 TEST(ServerConfigTest, ParseServerConfigFromText) {
-  absl::StatusOr<ServerSettings> s =
-      ParseServerConfig("grpc { address: \"localhost\" }", "<flags>", std::string(DefaultServerConfigDir()));
+  absl::StatusOr<ServerSettings> s = ParseServerConfig("grpc { address: \"localhost\" }", "<flags>",
+                                                       std::string(DefaultServerConfigDir()));
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(s->GrpcListenAddress(), "localhost:8001");
-  absl::StatusOr<ServerSettings> bad = ParseServerConfig("grpc { port: 1 port: 2 }", "<flags>", "/");
+  absl::StatusOr<ServerSettings> bad =
+      ParseServerConfig("grpc { port: 1 port: 2 }", "<flags>", "/");
   EXPECT_THAT(std::string(bad.status().message()), StartsWith("<flags>:1:"));
 }
 

@@ -19,7 +19,8 @@ class TempDir {
  public:
   TempDir() {
     std::error_code ec;
-    std::string pattern = (std::filesystem::temp_directory_path(ec) / "vkserve_config_XXXXXX").string();
+    std::string pattern =
+        (std::filesystem::temp_directory_path(ec) / "vkserve_config_XXXXXX").string();
     char* made = mkdtemp(pattern.data());
     path_ = made ? made : "";
   }

@@ -13,8 +13,9 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   vkserve::OnnxLoadOptions options;
   options.max_tensor_bytes = uint64_t{1} << 28;  // keep one input's work small
-  const auto graph = vkserve::LoadOnnxModelFromBytes(
-      std::string_view(reinterpret_cast<const char*>(data), size), /*base_dir=*/"", "fuzz.onnx", options);
+  const auto graph =
+      vkserve::LoadOnnxModelFromBytes(std::string_view(reinterpret_cast<const char*>(data), size),
+                                      /*base_dir=*/"", "fuzz.onnx", options);
   (void)graph;
   return 0;
 }

@@ -75,13 +75,13 @@ TEST_F(GpuTest, FreedRangesAreReused) {
   uint64_t first_offset;
   VkBuffer first_buffer;
   {
-    VKSERVE_ASSERT_OK_AND_ASSIGN(Buffer a, allocator_->Allocate(1000, MemoryUsage::kDeviceLocal,
-                                                               MemoryKind::kActivations));
+    VKSERVE_ASSERT_OK_AND_ASSIGN(
+        Buffer a, allocator_->Allocate(1000, MemoryUsage::kDeviceLocal, MemoryKind::kActivations));
     first_offset = a.offset();
     first_buffer = a.handle();
   }
-  VKSERVE_ASSERT_OK_AND_ASSIGN(Buffer b, allocator_->Allocate(1000, MemoryUsage::kDeviceLocal,
-                                                             MemoryKind::kActivations));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(
+      Buffer b, allocator_->Allocate(1000, MemoryUsage::kDeviceLocal, MemoryKind::kActivations));
   EXPECT_EQ(b.handle(), first_buffer);
   EXPECT_EQ(b.offset(), first_offset);
 }
@@ -90,7 +90,8 @@ TEST_F(GpuTest, RejectsZeroAndUnbindableSizes) {
   EXPECT_EQ(allocator_->Allocate(0, MemoryUsage::kDeviceLocal, MemoryKind::kOther).status().code(),
             absl::StatusCode::kInvalidArgument);
   const uint64_t too_big = device_->info().max_storage_buffer_range + 1;
-  auto status = allocator_->Allocate(too_big, MemoryUsage::kDeviceLocal, MemoryKind::kOther).status();
+  auto status =
+      allocator_->Allocate(too_big, MemoryUsage::kDeviceLocal, MemoryKind::kOther).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(status.message().find("maxStorageBufferRange"), std::string::npos) << status;
 }
@@ -105,7 +106,10 @@ TEST_F(GpuTest, OutOfMemoryIsAStatus) {
   absl::Status status;
   for (int i = 0; i < 100 && status.ok(); ++i) {
     auto b = small->Allocate(3 << 20, MemoryUsage::kDeviceLocal, MemoryKind::kWeights);
-    if (b.ok()) held.push_back(std::move(b).value()); else status = b.status();
+    if (b.ok())
+      held.push_back(std::move(b).value());
+    else
+      status = b.status();
   }
   EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
   EXPECT_GE(held.size(), 8u);
@@ -132,7 +136,10 @@ TEST_F(GpuTest, OutOfHeapIsAStatus) {
   absl::Status status;
   for (uint64_t i = 0; i < chunks_needed && status.ok(); ++i) {
     auto b = alloc->Allocate(chunk, MemoryUsage::kDeviceLocal, MemoryKind::kWeights);
-    if (b.ok()) held.push_back(std::move(b).value()); else status = b.status();
+    if (b.ok())
+      held.push_back(std::move(b).value());
+    else
+      status = b.status();
   }
   EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
 }

@@ -58,13 +58,15 @@ class CommandBufferTest : public GpuTestWithDescriptorMode {
     EXPECT_TRUE(cb.ok());
     EXPECT_TRUE((*cb)->Begin().ok());
     const Binding bindings[] = {{xb->range(), Access::kRead}, {yb->range(), Access::kReadWrite}};
-    EXPECT_TRUE((*cb)->Dispatch(pipeline, bindings, Bytes({n, a}), {(n + kLocal - 1) / kLocal, 1, 1}).ok());
+    EXPECT_TRUE(
+        (*cb)->Dispatch(pipeline, bindings, Bytes({n, a}), {(n + kLocal - 1) / kLocal, 1, 1}).ok());
     EXPECT_TRUE((*cb)->End().ok());
     auto value = device_->queue().Submit(**cb);
     EXPECT_TRUE(value.ok());
     EXPECT_TRUE(device_->queue().Wait(*value).ok());
     std::vector<float> out(n);
-    EXPECT_TRUE(Download(*allocator_, *yb, 0, {reinterpret_cast<uint8_t*>(out.data()), n * 4u}).ok());
+    EXPECT_TRUE(
+        Download(*allocator_, *yb, 0, {reinterpret_cast<uint8_t*>(out.data()), n * 4u}).ok());
     return out;
   }
 };
@@ -86,12 +88,15 @@ TEST_P(CommandBufferTest, DispatchResultsMatchElementByElement) {
 TEST_P(CommandBufferTest, ReplayUsesNewInputsWithoutRerecording) {
   const uint32_t n = 1000;
   auto pipeline = GetPipeline("gpu/saxpy", 2, sizeof(SaxpyParams), {kLocal, 1, 1});
-  VKSERVE_ASSERT_OK_AND_ASSIGN(Buffer x, allocator_->Allocate(n * 4, MemoryUsage::kHostUpload, MemoryKind::kIo));
-  VKSERVE_ASSERT_OK_AND_ASSIGN(Buffer y, allocator_->Allocate(n * 4, MemoryUsage::kHostUpload, MemoryKind::kIo));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(
+      Buffer x, allocator_->Allocate(n * 4, MemoryUsage::kHostUpload, MemoryKind::kIo));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(
+      Buffer y, allocator_->Allocate(n * 4, MemoryUsage::kHostUpload, MemoryKind::kIo));
   VKSERVE_ASSERT_OK_AND_ASSIGN(auto cb, CommandBuffer::Create(*device_));
   VKSERVE_ASSERT_OK(cb->Begin());
   const Binding bindings[] = {{x.range(), Access::kRead}, {y.range(), Access::kReadWrite}};
-  VKSERVE_ASSERT_OK(cb->Dispatch(pipeline, bindings, Bytes({n, 2.0f}), {(n + kLocal - 1) / kLocal, 1, 1}));
+  VKSERVE_ASSERT_OK(
+      cb->Dispatch(pipeline, bindings, Bytes({n, 2.0f}), {(n + kLocal - 1) / kLocal, 1, 1}));
   VKSERVE_ASSERT_OK(cb->End());
   const VkCommandBuffer recorded = cb->handle();
 
@@ -103,7 +108,8 @@ TEST_P(CommandBufferTest, ReplayUsesNewInputsWithoutRerecording) {
     VKSERVE_ASSERT_OK_AND_ASSIGN(uint64_t value, device_->queue().Submit(*cb));
     VKSERVE_ASSERT_OK(device_->queue().Wait(value));
     std::vector<float> out(n);
-    VKSERVE_ASSERT_OK(Download(*allocator_, y, 0, {reinterpret_cast<uint8_t*>(out.data()), n * 4u}));
+    VKSERVE_ASSERT_OK(
+        Download(*allocator_, y, 0, {reinterpret_cast<uint8_t*>(out.data()), n * 4u}));
     for (uint32_t i = 0; i < n; ++i) ASSERT_NEAR(out[i], 2.0f * xs[i] + ys[i], 1e-5f) << i;
     EXPECT_EQ(cb->handle(), recorded);
     EXPECT_EQ(cb->command_count(), 1u);
@@ -113,9 +119,12 @@ TEST_P(CommandBufferTest, ReplayUsesNewInputsWithoutRerecording) {
 TEST_P(CommandBufferTest, BarriersOnlyForRealDependencies) {
   const uint32_t n = 256;
   auto pipeline = GetPipeline("gpu/saxpy", 2, sizeof(SaxpyParams), {kLocal, 1, 1});
-  VKSERVE_ASSERT_OK_AND_ASSIGN(Buffer x, allocator_->Allocate(n * 4, MemoryUsage::kHostUpload, MemoryKind::kIo));
-  VKSERVE_ASSERT_OK_AND_ASSIGN(Buffer y1, allocator_->Allocate(n * 4, MemoryUsage::kHostUpload, MemoryKind::kIo));
-  VKSERVE_ASSERT_OK_AND_ASSIGN(Buffer y2, allocator_->Allocate(n * 4, MemoryUsage::kHostUpload, MemoryKind::kIo));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(
+      Buffer x, allocator_->Allocate(n * 4, MemoryUsage::kHostUpload, MemoryKind::kIo));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(
+      Buffer y1, allocator_->Allocate(n * 4, MemoryUsage::kHostUpload, MemoryKind::kIo));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(
+      Buffer y2, allocator_->Allocate(n * 4, MemoryUsage::kHostUpload, MemoryKind::kIo));
   const std::vector<float> ones(n, 1.0f), zeros(n, 0.0f);
   VKSERVE_ASSERT_OK(Upload(*allocator_, x, 0, AsBytes(ones)));
   VKSERVE_ASSERT_OK(Upload(*allocator_, y1, 0, AsBytes(zeros)));
@@ -147,9 +156,12 @@ TEST_P(CommandBufferTest, ProfiledCommandsRunOneAtATime) {
   if (device_->info().timestamp_valid_bits == 0) GTEST_SKIP() << "device has no timestamps";
   const uint32_t n = 256;
   auto pipeline = GetPipeline("gpu/saxpy", 2, sizeof(SaxpyParams), {kLocal, 1, 1});
-  VKSERVE_ASSERT_OK_AND_ASSIGN(Buffer x, allocator_->Allocate(n * 4, MemoryUsage::kDeviceLocal, MemoryKind::kIo));
-  VKSERVE_ASSERT_OK_AND_ASSIGN(Buffer y1, allocator_->Allocate(n * 4, MemoryUsage::kDeviceLocal, MemoryKind::kIo));
-  VKSERVE_ASSERT_OK_AND_ASSIGN(Buffer y2, allocator_->Allocate(n * 4, MemoryUsage::kDeviceLocal, MemoryKind::kIo));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(
+      Buffer x, allocator_->Allocate(n * 4, MemoryUsage::kDeviceLocal, MemoryKind::kIo));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(
+      Buffer y1, allocator_->Allocate(n * 4, MemoryUsage::kDeviceLocal, MemoryKind::kIo));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(
+      Buffer y2, allocator_->Allocate(n * 4, MemoryUsage::kDeviceLocal, MemoryKind::kIo));
   const Binding first[] = {{x.range(), Access::kRead}, {y1.range(), Access::kReadWrite}};
   const Binding second[] = {{x.range(), Access::kRead}, {y2.range(), Access::kReadWrite}};
   for (uint32_t timed : {0u, 8u}) {
@@ -168,8 +180,10 @@ TEST_P(CommandBufferTest, TimestampsAreNonZeroAndOrderedOnEveryReplay) {
   if (device_->info().timestamp_valid_bits == 0) GTEST_SKIP() << "device has no timestamps";
   const uint32_t n = 1 << 16;
   auto pipeline = GetPipeline("gpu/saxpy", 2, sizeof(SaxpyParams), {kLocal, 1, 1});
-  VKSERVE_ASSERT_OK_AND_ASSIGN(Buffer x, allocator_->Allocate(n * 4, MemoryUsage::kDeviceLocal, MemoryKind::kIo));
-  VKSERVE_ASSERT_OK_AND_ASSIGN(Buffer y, allocator_->Allocate(n * 4, MemoryUsage::kDeviceLocal, MemoryKind::kIo));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(
+      Buffer x, allocator_->Allocate(n * 4, MemoryUsage::kDeviceLocal, MemoryKind::kIo));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(
+      Buffer y, allocator_->Allocate(n * 4, MemoryUsage::kDeviceLocal, MemoryKind::kIo));
   CommandBufferOptions options;
   options.max_timed_commands = 8;
   VKSERVE_ASSERT_OK_AND_ASSIGN(auto cb, CommandBuffer::Create(*device_, options));
@@ -209,8 +223,10 @@ TEST_P(CommandBufferTest, SpanTimingTimesOnlyTheGroups) {
   if (device_->info().timestamp_valid_bits == 0) GTEST_SKIP() << "device has no timestamps";
   const uint32_t n = 1 << 16;
   auto pipeline = GetPipeline("gpu/saxpy", 2, sizeof(SaxpyParams), {kLocal, 1, 1});
-  VKSERVE_ASSERT_OK_AND_ASSIGN(Buffer x, allocator_->Allocate(n * 4, MemoryUsage::kDeviceLocal, MemoryKind::kIo));
-  VKSERVE_ASSERT_OK_AND_ASSIGN(Buffer y, allocator_->Allocate(n * 4, MemoryUsage::kDeviceLocal, MemoryKind::kIo));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(
+      Buffer x, allocator_->Allocate(n * 4, MemoryUsage::kDeviceLocal, MemoryKind::kIo));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(
+      Buffer y, allocator_->Allocate(n * 4, MemoryUsage::kDeviceLocal, MemoryKind::kIo));
   VKSERVE_ASSERT_OK_AND_ASSIGN(auto cb, CommandBuffer::Create(*device_, {.max_timed_commands = 8}));
   const Binding bindings[] = {{x.range(), Access::kRead}, {y.range(), Access::kReadWrite}};
   for (Timing timing : {Timing::kSpans, Timing::kEachCommand}) {
@@ -228,7 +244,8 @@ TEST_P(CommandBufferTest, SpanTimingTimesOnlyTheGroups) {
     VKSERVE_ASSERT_OK(device_->queue().Wait(value));
     VKSERVE_ASSERT_OK_AND_ASSIGN(std::vector<TimestampSpan> spans, cb->ReadTimestamps());
     std::vector<float> out(n);
-    VKSERVE_ASSERT_OK(Download(*allocator_, y, 0, {reinterpret_cast<uint8_t*>(out.data()), n * 4u}));
+    VKSERVE_ASSERT_OK(
+        Download(*allocator_, y, 0, {reinterpret_cast<uint8_t*>(out.data()), n * 4u}));
     EXPECT_EQ(out[n - 1], 3.0f);  // timing changes nothing the commands do
     if (timing == Timing::kSpans) {
       ASSERT_EQ(spans.size(), 1u);
@@ -245,7 +262,8 @@ TEST_P(CommandBufferTest, MisuseIsAStatus) {
   VKSERVE_ASSERT_OK_AND_ASSIGN(auto cb, CommandBuffer::Create(*device_));
   EXPECT_EQ(device_->queue().Submit(*cb).status().code(), absl::StatusCode::kFailedPrecondition);
   auto pipeline = GetPipeline("gpu/saxpy", 2, sizeof(SaxpyParams), {kLocal, 1, 1});
-  VKSERVE_ASSERT_OK_AND_ASSIGN(Buffer x, allocator_->Allocate(64, MemoryUsage::kDeviceLocal, MemoryKind::kIo));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(
+      Buffer x, allocator_->Allocate(64, MemoryUsage::kDeviceLocal, MemoryKind::kIo));
   VKSERVE_ASSERT_OK(cb->Begin());
   const Binding one[] = {{x.range(), Access::kRead}};
   EXPECT_EQ(cb->Dispatch(pipeline, one, Bytes({1, 1.0f}), {1, 1, 1}).code(),
@@ -263,10 +281,12 @@ TEST_P(CommandBufferTest, MisuseIsAStatus) {
 TEST_P(CommandBufferTest, SignalHostSetsTheEventAfterTheCommandsBeforeIt) {
   const uint32_t n = 4097;
   auto pipeline = GetPipeline("gpu/saxpy", 2, sizeof(SaxpyParams), {kLocal, 1, 1});
-  VKSERVE_ASSERT_OK_AND_ASSIGN(Buffer x, allocator_->Allocate(n * 4, MemoryUsage::kHostUpload, MemoryKind::kIo));
-  VKSERVE_ASSERT_OK_AND_ASSIGN(Buffer y, allocator_->Allocate(n * 4, MemoryUsage::kHostUpload, MemoryKind::kIo));
-  VKSERVE_ASSERT_OK_AND_ASSIGN(Buffer staged,
-                               allocator_->Allocate(n * 4, MemoryUsage::kHostReadback, MemoryKind::kStaging));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(
+      Buffer x, allocator_->Allocate(n * 4, MemoryUsage::kHostUpload, MemoryKind::kIo));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(
+      Buffer y, allocator_->Allocate(n * 4, MemoryUsage::kHostUpload, MemoryKind::kIo));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(
+      Buffer staged, allocator_->Allocate(n * 4, MemoryUsage::kHostReadback, MemoryKind::kStaging));
   VKSERVE_ASSERT_OK_AND_ASSIGN(Event event, Event::Create(*device_));
   VKSERVE_ASSERT_OK_AND_ASSIGN(bool set, event.IsSet());
   EXPECT_FALSE(set);
@@ -275,7 +295,8 @@ TEST_P(CommandBufferTest, SignalHostSetsTheEventAfterTheCommandsBeforeIt) {
   VKSERVE_ASSERT_OK(cb->Begin());
   EXPECT_EQ(cb->SignalHost(Event()).code(), absl::StatusCode::kInvalidArgument);
   const Binding bindings[] = {{x.range(), Access::kRead}, {y.range(), Access::kReadWrite}};
-  VKSERVE_ASSERT_OK(cb->Dispatch(pipeline, bindings, Bytes({n, 3.0f}), {(n + kLocal - 1) / kLocal, 1, 1}));
+  VKSERVE_ASSERT_OK(
+      cb->Dispatch(pipeline, bindings, Bytes({n, 3.0f}), {(n + kLocal - 1) / kLocal, 1, 1}));
   VKSERVE_ASSERT_OK(cb->Copy(y.range(), staged.range()));
   VKSERVE_ASSERT_OK(cb->SignalHost(event));
   VKSERVE_ASSERT_OK(cb->Fill(y.range(), 0));  // after the event: not what the host reads

@@ -22,9 +22,9 @@ TEST_F(GpuTest, ReportsTheLimitsKernelsAreSizedFrom) {
   EXPECT_FALSE(info.heaps.empty());
   EXPECT_FALSE(info.memory_types.empty());
   const std::string text = info.ToString();
-  for (const char* field : {"subgroup size", "shared memory", "max storage buffer range",
-                            "max allocation", "16-bit storage", "float16",
-                            "cooperative matrix", "heap 0", "host-visible device-local"}) {
+  for (const char* field :
+       {"subgroup size", "shared memory", "max storage buffer range", "max allocation",
+        "16-bit storage", "float16", "cooperative matrix", "heap 0", "host-visible device-local"}) {
     EXPECT_NE(text.find(field), std::string::npos) << field << " missing from:\n" << text;
   }
 }
@@ -67,7 +67,8 @@ TEST_F(GpuTest, SelectsByIndexNameAndRank) {
 }
 
 TEST(VkStatusTest, NamesTheCallAndMapsCodes) {
-  absl::Status oom = VkResultToStatus(VK_ERROR_OUT_OF_DEVICE_MEMORY, "vkAllocateMemory(dev, &i, nullptr, &m)");
+  absl::Status oom =
+      VkResultToStatus(VK_ERROR_OUT_OF_DEVICE_MEMORY, "vkAllocateMemory(dev, &i, nullptr, &m)");
   EXPECT_EQ(oom.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(oom.message(), "vkAllocateMemory failed: VK_ERROR_OUT_OF_DEVICE_MEMORY (-2)");
   EXPECT_FALSE(IsDeviceLost(oom));

@@ -2,12 +2,12 @@
 // Copyright 2026 The vkserve Authors.
 #include "gpu/parallel_copy.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace vkserve::gpu {
 namespace {
@@ -49,7 +49,8 @@ TEST(ParallelCopyTest, ConcurrentCallersShareTheWorkers) {
   std::vector<std::thread> callers;
   for (int c = 0; c < 4; ++c) {
     callers.emplace_back([&copier, c] {
-      for (int round = 0; round < 20; ++round) ExpectCopies(copier, 300000 + 4096 * c + round, c * 100 + round);
+      for (int round = 0; round < 20; ++round)
+        ExpectCopies(copier, 300000 + 4096 * c + round, c * 100 + round);
     });
   }
   for (std::thread& t : callers) t.join();

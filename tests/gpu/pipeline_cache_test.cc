@@ -3,11 +3,10 @@
 //
 // PipelineCache: pipelines shared per key, the cache file written and
 // reloaded, and a file from another device or a corrupt one ignored.
-#include "gpu/pipeline.h"
-
 #include <filesystem>
 #include <fstream>
 
+#include "gpu/pipeline.h"
 #include "shaders/shader_registry.h"
 #include "tests/testing/gpu_fixture.h"
 
@@ -58,7 +57,7 @@ TEST_F(PipelineCacheTest, SharesPipelinesPerKey) {
 TEST_F(PipelineCacheTest, EvictsLeastRecentlyUsedPipelinesPastItsBudget) {
   VKSERVE_ASSERT_OK_AND_ASSIGN(auto cache, PipelineCache::Create(*device_, "", 2));
   VKSERVE_ASSERT_OK_AND_ASSIGN(auto held, cache->Get(Saxpy(16)));  // in use throughout
-  VKSERVE_ASSERT_OK(cache->Get(Saxpy(32)).status());  // not held
+  VKSERVE_ASSERT_OK(cache->Get(Saxpy(32)).status());               // not held
   VKSERVE_ASSERT_OK(cache->Get(Saxpy(64)).status());  // over budget: 32 goes, 16 is held
   EXPECT_EQ(cache->size(), 2u);
   EXPECT_EQ(cache->evictions(), 1u);

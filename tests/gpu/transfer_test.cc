@@ -29,7 +29,8 @@ TEST_P(TransferTest, RoundTripsOddSizes) {
   for (uint64_t size : {1, 3, 4097, 65537}) {
     SCOPED_TRACE(size);
     for (MemoryUsage usage : {MemoryUsage::kDeviceLocal, MemoryUsage::kHostUpload}) {
-      VKSERVE_ASSERT_OK_AND_ASSIGN(Buffer buffer, allocator_->Allocate(size, usage, MemoryKind::kIo));
+      VKSERVE_ASSERT_OK_AND_ASSIGN(Buffer buffer,
+                                   allocator_->Allocate(size, usage, MemoryKind::kIo));
       const std::vector<uint8_t> data = RandomBytes(size, static_cast<uint32_t>(size));
       VKSERVE_ASSERT_OK(Upload(*allocator_, buffer, 0, data, GetParam()));
       std::vector<uint8_t> back(size);
@@ -46,8 +47,8 @@ TEST_P(TransferTest, RoundTripsNearStorageRangeLimit) {
   const uint64_t limit = std::min<uint64_t>(
       {info.max_storage_buffer_range, info.max_allocation_size, uint64_t{256} << 20});
   const uint64_t size = limit - 3;
-  VKSERVE_ASSERT_OK_AND_ASSIGN(Buffer buffer, allocator_->Allocate(size, MemoryUsage::kDeviceLocal,
-                                                                  MemoryKind::kIo));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(
+      Buffer buffer, allocator_->Allocate(size, MemoryUsage::kDeviceLocal, MemoryKind::kIo));
   std::vector<uint8_t> data = RandomBytes(size, 7);
   VKSERVE_ASSERT_OK(Upload(*allocator_, buffer, 0, data, GetParam()));
   std::vector<uint8_t> back(size);
@@ -57,8 +58,8 @@ TEST_P(TransferTest, RoundTripsNearStorageRangeLimit) {
 }
 
 TEST_P(TransferTest, PartialRangesAndBounds) {
-  VKSERVE_ASSERT_OK_AND_ASSIGN(Buffer buffer,
-                               allocator_->Allocate(100, MemoryUsage::kDeviceLocal, MemoryKind::kIo));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(
+      Buffer buffer, allocator_->Allocate(100, MemoryUsage::kDeviceLocal, MemoryKind::kIo));
   std::vector<uint8_t> zeros(100, 0);
   VKSERVE_ASSERT_OK(Upload(*allocator_, buffer, 0, zeros, GetParam()));
   const std::vector<uint8_t> part = RandomBytes(7, 3);

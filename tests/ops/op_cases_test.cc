@@ -13,8 +13,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -95,7 +95,8 @@ absl::StatusOr<CaseMeta> ReadMeta(const fs::path& path) {
     if (!f.contains(key)) return absl::InvalidArgumentError(path.string() + ": no '" + key + "'");
   }
   CaseMeta meta;
-  for (const auto& v : f.at("inputs").list_value().values()) meta.inputs.push_back(v.string_value());
+  for (const auto& v : f.at("inputs").list_value().values())
+    meta.inputs.push_back(v.string_value());
   for (const auto& v : f.at("outputs").list_value().values()) {
     meta.outputs.push_back(v.string_value());
   }
@@ -194,8 +195,8 @@ struct CaseInputs {
 
 void ReadInputs(const fs::path& dir, const CaseMeta& meta, CaseInputs* in) {
   for (size_t i = 0; i < meta.inputs.size(); ++i) {
-    VKSERVE_ASSERT_OK_AND_ASSIGN(
-        HostTensor t, ReadNpy((dir / "inputs" / (std::to_string(i) + ".npy")).string()));
+    VKSERVE_ASSERT_OK_AND_ASSIGN(HostTensor t,
+                                 ReadNpy((dir / "inputs" / (std::to_string(i) + ".npy")).string()));
     in->tensors.push_back(std::move(t));
   }
   for (size_t i = 0; i < meta.inputs.size(); ++i) {
@@ -225,8 +226,9 @@ void CheckPlan(const Model& model, const CaseMeta& meta, const CaseInputs& in) {
     std::vector<std::vector<int64_t>> shapes;
     for (const HostTensor& t : in.tensors) shapes.push_back(t.shape);
     VKSERVE_ASSERT_OK_AND_ASSIGN(const ModelReport report, model.Inspect(&shapes));
-    EXPECT_TRUE(std::any_of(report.nodes.begin(), report.nodes.end(),
-                            [&](const NodeReport& n) { return n.kernel.rfind(meta.kernel, 0) == 0; }))
+    EXPECT_TRUE(
+        std::any_of(report.nodes.begin(), report.nodes.end(),
+                    [&](const NodeReport& n) { return n.kernel.rfind(meta.kernel, 0) == 0; }))
         << "no node runs a kernel described as " << meta.kernel << "...";
   }
 }

@@ -100,16 +100,20 @@ TEST(AttentionChoiceTest, PackedOffsetsMustBeBindable) {
 }
 
 TEST(AttentionChoiceTest, Fp16TakesTheTensorCoreKernelWhereTheDeviceHasIt) {
-  for (const FlashAttentionProblem& p : {Problem(1, 128), Problem(8, 128), Problem(1, 512), Problem(8, 512),
-                                         Problem(1, 2048), Problem(1, 2048, true), Problem(1, 16)}) {
+  for (const FlashAttentionProblem& p :
+       {Problem(1, 128), Problem(8, 128), Problem(1, 512), Problem(8, 512), Problem(1, 2048),
+        Problem(1, 2048, true), Problem(1, 16)}) {
     EXPECT_EQ(ChooseAttentionKernel(p, kH100Cm, /*fp16=*/true), AttentionKernel::kCoopmat);
     // FP32 keeps exact fp32 math; a device without the shape keeps the rule.
     EXPECT_EQ(ChooseAttentionKernel(p, kH100Cm, /*fp16=*/false), ChooseAttentionKernel(p, kH100));
-    EXPECT_EQ(ChooseAttentionKernel(p, kLavapipeLimits, /*fp16=*/true), ChooseAttentionKernel(p, kLavapipe));
+    EXPECT_EQ(ChooseAttentionKernel(p, kLavapipeLimits, /*fp16=*/true),
+              ChooseAttentionKernel(p, kLavapipe));
   }
   // Decoding steps (fewer than 16 queries) keep the rule.
-  EXPECT_EQ(ChooseAttentionKernel(Problem(8, 1, false, 2048), kH100Cm, true), AttentionKernel::kFused);
-  EXPECT_EQ(ChooseAttentionKernel(Problem(8, 15, false, 2048), kH100Cm, true), AttentionKernel::kUnfused);
+  EXPECT_EQ(ChooseAttentionKernel(Problem(8, 1, false, 2048), kH100Cm, true),
+            AttentionKernel::kFused);
+  EXPECT_EQ(ChooseAttentionKernel(Problem(8, 15, false, 2048), kH100Cm, true),
+            AttentionKernel::kUnfused);
   gpu::DeviceInfo no_shape = kH100Cm;
   no_shape.coopmat_f16_f32_shapes = {{16, 8, 16}};
   EXPECT_EQ(ChooseAttentionKernel(Problem(1, 512), no_shape, true), AttentionKernel::kUnfused);
@@ -135,7 +139,8 @@ TEST(AttentionChoiceTest, PlansTheTensorCoreVariant) {
   // Every variant the plans name is built.
   for (bool emulated : {false, true}) {
     for (bool half_io : {false, true}) {
-      EXPECT_FALSE(shaders::Find(tile->shader(emulated, half_io)).empty()) << tile->shader(emulated, half_io);
+      EXPECT_FALSE(shaders::Find(tile->shader(emulated, half_io)).empty())
+          << tile->shader(emulated, half_io);
     }
   }
   EXPECT_LE(tile->shared_bytes(), 32u << 10);

@@ -57,7 +57,8 @@ Graph AttentionGraph(std::optional<std::string> pin) {
 class AttentionKernelTest : public GpuTest {
  protected:
   absl::StatusOr<std::shared_ptr<Model>> Load(std::optional<std::string> pin) {
-    return Model::FromGraph(AttentionGraph(std::move(pin)), {device_.get(), allocator_.get(), pipelines_.get()});
+    return Model::FromGraph(AttentionGraph(std::move(pin)),
+                            {device_.get(), allocator_.get(), pipelines_.get()});
   }
 
   // The kernel inspect reports for the Attention at sequence length `s`.
@@ -112,14 +113,16 @@ TEST_F(AttentionKernelTest, APinnedLoweringPastItsBudgetFailsPlanning) {
   const absl::StatusOr<std::string> kernel = KernelAt(*model, 2100);
   ASSERT_FALSE(kernel.ok()) << *kernel;
   EXPECT_EQ(kernel.status().code(), absl::StatusCode::kUnimplemented) << kernel.status();
-  EXPECT_NE(kernel.status().message().find("bytes of scores"), std::string::npos) << kernel.status();
+  EXPECT_NE(kernel.status().message().find("bytes of scores"), std::string::npos)
+      << kernel.status();
 }
 
 TEST_F(AttentionKernelTest, AMalformedPinFailsTheLoad) {
   const absl::StatusOr<std::shared_ptr<Model>> model = Load("flash");
   ASSERT_FALSE(model.ok());
   EXPECT_EQ(model.status().code(), absl::StatusCode::kInvalidArgument) << model.status();
-  EXPECT_NE(model.status().message().find(kAttentionKernelAttr), std::string::npos) << model.status();
+  EXPECT_NE(model.status().message().find(kAttentionKernelAttr), std::string::npos)
+      << model.status();
 }
 
 }  // namespace

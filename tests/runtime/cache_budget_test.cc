@@ -7,6 +7,8 @@
 // entries, still computes what a fresh model computes, never frees a plan a
 // caller holds or the state of a run in flight, and gives the memory back
 // (process RSS on lavapipe, whose device memory is host memory).
+#include "runtime/cache_budget.h"
+
 #include <gmock/gmock.h>
 #include <unistd.h>
 
@@ -18,7 +20,6 @@
 #include <vector>
 
 #include "absl/base/config.h"
-#include "runtime/cache_budget.h"
 #include "runtime/host_heap.h"
 #include "runtime/model.h"
 #include "runtime/session.h"
@@ -67,7 +68,8 @@ uint64_t Rss() {
   if (f == nullptr) return 0;
   const int read = std::fscanf(f, "%ld %ld", &pages, &resident);
   std::fclose(f);
-  return read == 2 ? static_cast<uint64_t>(resident) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE)) : 0;
+  return read == 2 ? static_cast<uint64_t>(resident) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE))
+                   : 0;
 }
 
 class CacheBudgetTest : public GpuTest {
@@ -85,7 +87,8 @@ class CacheBudgetTest : public GpuTest {
 
   static HostTensor Input(int64_t n, int64_t width = kWidth) {
     std::vector<float> x(static_cast<size_t>(n * width));
-    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int64_t>(i * 37 % 101) - 50) / 16.0f;
+    for (size_t i = 0; i < x.size(); ++i)
+      x[i] = static_cast<float>(static_cast<int64_t>(i * 37 % 101) - 50) / 16.0f;
     return HostTensor::FromFloats(x, {n, width});
   }
 
@@ -131,7 +134,8 @@ TEST_F(CacheBudgetTest, ManyBatchSizesStayWithinTheBudgetAndMatchAFreshModel) {
     VKSERVE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> fresh_session, Session::Create(fresh));
     VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult want, fresh_session->Run(Request(x)));
     EXPECT_EQ(got.outputs[0].host.data.ToVector(), want.outputs[0].host.data.ToVector());
-    EXPECT_THAT(Floats(got.outputs[0].host), ::testing::Pointwise(::testing::FloatNear(1e-5f), Reference(x)));
+    EXPECT_THAT(Floats(got.outputs[0].host),
+                ::testing::Pointwise(::testing::FloatNear(1e-5f), Reference(x)));
   }
   const CacheBudgetStats stats = model->cache_stats();
   EXPECT_GT(stats.of(CacheKind::kPlan).evictions, 0u);
@@ -158,7 +162,8 @@ TEST_F(CacheBudgetTest, APlanInUseIsNeitherEvictedNorFreed) {
   // Still usable: a run at its shape matches the reference.
   const HostTensor x = Input(5);
   VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult r, session->Run(Request(x)));
-  EXPECT_THAT(Floats(r.outputs[0].host), ::testing::Pointwise(::testing::FloatNear(1e-5f), Reference(x)));
+  EXPECT_THAT(Floats(r.outputs[0].host),
+              ::testing::Pointwise(::testing::FloatNear(1e-5f), Reference(x)));
 
   // Once released, the next enforcement evicts and frees it.
   const std::weak_ptr<const Plan> weak = held;
@@ -214,9 +219,7 @@ TEST_F(CacheBudgetTest, EvictedMemoryLeavesTheProcess) {
   const std::shared_ptr<Model> model = Load(limits, kWide);
   ASSERT_NE(model, nullptr);
   VKSERVE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Create(model));
-  {
-    VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult warm, session->Run(Request(Input(512, kWide))));
-  }
+  { VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult warm, session->Run(Request(Input(512, kWide)))); }
   TrimHostMemory();
   const uint64_t baseline = Rss();
   ASSERT_GT(baseline, 0u);

@@ -10,10 +10,10 @@
 // whose per-layer mask Where nodes merge, still matches onnxruntime.
 #include "runtime/common_subexpressions.h"
 
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "runtime/graph.h"
 #include "runtime/op.h"
@@ -39,7 +39,9 @@ class FakeOp : public Op {
 const FakeOp kPure(true);
 const FakeOp kRandom(false);
 
-std::vector<const Op*> PureOps(const Graph& g) { return std::vector<const Op*>(g.nodes.size(), &kPure); }
+std::vector<const Op*> PureOps(const Graph& g) {
+  return std::vector<const Op*>(g.nodes.size(), &kPure);
+}
 
 HostTensor Scalar(float v) { return HostTensor::FromFloats({v}, {}); }
 

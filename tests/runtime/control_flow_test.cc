@@ -90,7 +90,8 @@ class ControlFlowTest : public GpuTest {
     cond_.data = TensorBytes(std::vector<uint8_t>{static_cast<uint8_t>(cond ? 1 : 0)});
     RunRequest r;
     r.inputs.push_back(InputBinding{"x", HostTensorView{x_.dtype, x_.shape, x_.data}, nullptr});
-    r.inputs.push_back(InputBinding{"cond", HostTensorView{cond_.dtype, cond_.shape, cond_.data}, nullptr});
+    r.inputs.push_back(
+        InputBinding{"cond", HostTensorView{cond_.dtype, cond_.shape, cond_.data}, nullptr});
     return session.Run(r);
   }
 
@@ -98,7 +99,8 @@ class ControlFlowTest : public GpuTest {
 };
 
 TEST_F(ControlFlowTest, IfTakesTheBranchEachRequestsConditionPicks) {
-  VKSERVE_ASSERT_OK_AND_ASSIGN(std::shared_ptr<Model> model, Model::FromGraph(IfOnInputGraph(), gpu()));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(std::shared_ptr<Model> model,
+                               Model::FromGraph(IfOnInputGraph(), gpu()));
   EXPECT_FALSE(model->is_value_input(0));
   EXPECT_TRUE(model->is_value_input(1));
   VKSERVE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Create(model));
@@ -128,7 +130,8 @@ TEST_F(ControlFlowTest, IfOnDataComputedOnTheGpuIsALoadErrorNamingTheNode) {
   const absl::StatusOr<std::shared_ptr<Model>> model = Model::FromGraph(std::move(g), gpu());
   ASSERT_FALSE(model.ok());
   EXPECT_TRUE(absl::IsUnimplemented(model.status())) << model.status();
-  EXPECT_NE(model.status().message().find("If (node 'the_if'"), std::string_view::npos) << model.status();
+  EXPECT_NE(model.status().message().find("If (node 'the_if'"), std::string_view::npos)
+      << model.status();
   EXPECT_NE(model.status().message().find("condition"), std::string_view::npos) << model.status();
 }
 
@@ -151,7 +154,8 @@ TEST_F(ControlFlowTest, LoopBeyondTheUnrollLimitIsALoadErrorNamingTheNode) {
   g.outputs.push_back({"y", Tensor(DataType::kFloat, {3})});
   g.initializers["trip"] = HostTensor::FromInts({5000}, {});
   Graph body;
-  body.inputs = {{"i", Tensor(DataType::kInt64, {})}, {"c", Tensor(DataType::kBool, {})},
+  body.inputs = {{"i", Tensor(DataType::kInt64, {})},
+                 {"c", Tensor(DataType::kBool, {})},
                  {"v", Tensor(DataType::kFloat, {3})}};
   body.outputs = {{"c_out", Tensor(DataType::kBool, {})}, {"v_out", Tensor(DataType::kFloat, {3})}};
   body.nodes.push_back(MakeNode("keep", "Identity", {"c"}, {"c_out"}));

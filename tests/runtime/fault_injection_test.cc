@@ -29,7 +29,8 @@ using ::testing::HasSubstr;
 std::string ModelPath() {
   const char* shared = std::getenv("VKSERVE_SHARED_DIR");
   const char* source = std::getenv("VKSERVE_SOURCE_DIR");
-  const std::string dir = shared != nullptr ? shared : std::string(source ? source : ".") + "/../shared";
+  const std::string dir =
+      shared != nullptr ? shared : std::string(source ? source : ".") + "/../shared";
   return dir + "/models/squeezenet1_1.onnx";
 }
 
@@ -49,7 +50,8 @@ class FaultInjectionTest : public testing::GpuTest {
     RunRequest request;
     InputBinding b;
     b.name = model.inputs()[0].name;
-    b.host = HostTensorView{DataType::kFloat, {1, 3, 224, 224},
+    b.host = HostTensorView{DataType::kFloat,
+                            {1, 3, 224, 224},
                             {reinterpret_cast<const uint8_t*>(input_.data()), input_.size() * 4}};
     request.inputs.push_back(std::move(b));
     return request;
@@ -91,8 +93,10 @@ TEST_F(FaultInjectionTest, EveryAllocationOfALoadFailsCleanly) {
     faults_->FailAllocation(0);
     ASSERT_FALSE(model.ok());
     EXPECT_EQ(model.status().code(), absl::StatusCode::kResourceExhausted) << model.status();
-    EXPECT_THAT(std::string(model.status().message()), HasSubstr("squeezenet1_1")) << model.status();
-    EXPECT_THAT(std::string(model.status().message()), ContainsRegex("[0-9]+ bytes")) << model.status();
+    EXPECT_THAT(std::string(model.status().message()), HasSubstr("squeezenet1_1"))
+        << model.status();
+    EXPECT_THAT(std::string(model.status().message()), ContainsRegex("[0-9]+ bytes"))
+        << model.status();
     EXPECT_EQ(LiveBuffers(), live) << "a failed load leaked GPU buffers";
   }
   // The device is still fine: a clean load computes what it did before.
@@ -126,7 +130,8 @@ TEST_F(FaultInjectionTest, EveryAllocationOfARunFailsCleanly) {
     faults_->FailAllocation(0);
     ASSERT_FALSE(failed.ok());
     EXPECT_EQ(failed.status().code(), absl::StatusCode::kResourceExhausted) << failed.status();
-    EXPECT_THAT(std::string(failed.status().message()), ContainsRegex("[0-9]+ bytes")) << failed.status();
+    EXPECT_THAT(std::string(failed.status().message()), ContainsRegex("[0-9]+ bytes"))
+        << failed.status();
     // The same session runs once memory is back, with the same result.
     VKSERVE_ASSERT_OK_AND_ASSIGN(RunResult result, session->Run(Request(*model)));
     EXPECT_EQ(Bytes(result), expected);

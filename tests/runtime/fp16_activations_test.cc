@@ -105,11 +105,12 @@ TEST(HalveInitializersTest, HalvesWhatOnlyFp16OpsReadAndSaturates) {
 
 class Fp16ActivationsTest : public GpuTest {
  protected:
-  absl::StatusOr<std::shared_ptr<Model>> Load(Precision precision, const std::string& scaled = "scaled") {
+  absl::StatusOr<std::shared_ptr<Model>> Load(Precision precision,
+                                              const std::string& scaled = "scaled") {
     ModelOptions options;
     options.precision = precision;
-    return Model::FromGraph(MaskedSoftmaxGraph(scaled), {device_.get(), allocator_.get(), pipelines_.get()},
-                            options);
+    return Model::FromGraph(MaskedSoftmaxGraph(scaled),
+                            {device_.get(), allocator_.get(), pipelines_.get()}, options);
   }
 };
 
@@ -165,7 +166,8 @@ TEST_F(Fp16ActivationsTest, MaskedSoftmaxStaysFiniteWithinFp16OfFp32) {
   for (Precision precision : {Precision::kFp32, Precision::kFp16}) {
     VKSERVE_ASSERT_OK_AND_ASSIGN(const std::shared_ptr<Model> model, Load(precision));
     VKSERVE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Create(model));
-    VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult result, session->Run(testing::HostRequest(*model, inputs)));
+    VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult result,
+                                 session->Run(testing::HostRequest(*model, inputs)));
     ASSERT_EQ(result.outputs.size(), 1u);
     ASSERT_EQ(result.outputs[0].dtype, DataType::kFloat);
     const HostTensor& out = result.outputs[0].host;

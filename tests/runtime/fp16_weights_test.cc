@@ -41,9 +41,11 @@ uint16_t Reference(float f) {
   const uint16_t sign = std::signbit(f) ? 0x8000 : 0;
   const double a = std::fabs(static_cast<double>(f));
   if (a >= 65520.0) return sign | 0x7C00;
-  const size_t hi = static_cast<size_t>(std::lower_bound(kHalves.begin(), kHalves.end(), a) - kHalves.begin());
-  if (hi == 0) return sign;                                      // zero
-  if (hi == kHalves.size()) return static_cast<uint16_t>(sign | 0x7BFF);  // above 65504, below the tie
+  const size_t hi =
+      static_cast<size_t>(std::lower_bound(kHalves.begin(), kHalves.end(), a) - kHalves.begin());
+  if (hi == 0) return sign;  // zero
+  if (hi == kHalves.size())
+    return static_cast<uint16_t>(sign | 0x7BFF);  // above 65504, below the tie
   const size_t lo = hi - 1;
   const double below = a - kHalves[lo], above = kHalves[hi] - a;
   const size_t nearest = below < above ? lo : above < below ? hi : (lo % 2 == 0 ? lo : hi);
@@ -100,18 +102,18 @@ TEST(StoreWeightsInFp16Test, ConvertsOnlyWeightsOfFp16Gemms) {
     g.initializers[w] = Floats({1.0f, -2.0f, 1.0f + std::ldexp(3.0f, -11)});
   }
   g.initializers["i64"] = HostTensor::FromInts({1, 2}, {2});
-  g.nodes.push_back(GemmNode("MatMul", {"x", "w1"}, true));        // converted
-  g.nodes.push_back(GemmNode("Gemm", {"x", "w2", "c"}, true));     // converted
-  g.nodes.push_back(GemmNode("MatMul", {"x", "w3"}, false));       // FP32 node
-  g.nodes.push_back(GemmNode("MatMul", {"x", "w4"}, true));        // also read by Add
+  g.nodes.push_back(GemmNode("MatMul", {"x", "w1"}, true));     // converted
+  g.nodes.push_back(GemmNode("Gemm", {"x", "w2", "c"}, true));  // converted
+  g.nodes.push_back(GemmNode("MatMul", {"x", "w3"}, false));    // FP32 node
+  g.nodes.push_back(GemmNode("MatMul", {"x", "w4"}, true));     // also read by Add
   Node add;
   add.op_type = "Add";
   add.opset = 17;
   add.inputs = {"w4", "x"};
   g.nodes.push_back(add);
-  g.nodes.push_back(GemmNode("MatMul", {"w5", "x"}, true));        // A, not B
-  g.nodes.push_back(GemmNode("MatMul", {"x", "w6"}, true));        // a graph output
-  g.nodes.push_back(GemmNode("MatMul", {"x", "i64"}, true));       // not float
+  g.nodes.push_back(GemmNode("MatMul", {"w5", "x"}, true));   // A, not B
+  g.nodes.push_back(GemmNode("MatMul", {"x", "w6"}, true));   // a graph output
+  g.nodes.push_back(GemmNode("MatMul", {"x", "i64"}, true));  // not float
   g.outputs.push_back({"w6", {}});
 
   std::vector<const Op*> ops;

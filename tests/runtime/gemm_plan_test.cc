@@ -10,11 +10,11 @@
 // parse, and malformed or unbuildable ones are refused with a clear status.
 #include "runtime/ops/gemm_plan.h"
 
+#include <gtest/gtest.h>
+
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "shaders/shader_registry.h"
 
@@ -214,12 +214,12 @@ TEST(GemmPlanTest, KeepsTheH100CoopmatPicks) {
     uint32_t splits;
   };
   constexpr Pick kPicks[] = {
-      {1024, 1024, 1024, "64x64", 2},     // 32.0 us; fastest 128x128/2, 28.9
-      {2048, 2048, 2048, "128x128w4", 1}, // 143.9 us, the fastest
-      {128, 3072, 768, "128x128", 4},     // 18.2 us; fastest 64x64/4, 16.9
-      {1024, 768, 768, "64x64", 2},       // 23.3 us, the fastest
-      {1024, 3072, 768, "128x128w4", 1},  // 64.0 us; fastest 128x256/1, 56.6
-      {1024, 768, 3072, "64x64", 2},      // 58.6 us, the fastest
+      {1024, 1024, 1024, "64x64", 2},      // 32.0 us; fastest 128x128/2, 28.9
+      {2048, 2048, 2048, "128x128w4", 1},  // 143.9 us, the fastest
+      {128, 3072, 768, "128x128", 4},      // 18.2 us; fastest 64x64/4, 16.9
+      {1024, 768, 768, "64x64", 2},        // 23.3 us, the fastest
+      {1024, 3072, 768, "128x128w4", 1},   // 64.0 us; fastest 128x256/1, 56.6
+      {1024, 768, 3072, "64x64", 2},       // 58.6 us, the fastest
   };
   const gpu::DeviceInfo info = WithCoopmat({{16, 16, 16}, {16, 8, 16}});
   for (const Pick& p : kPicks) {

@@ -20,7 +20,8 @@ namespace {
 constexpr uint64_t kMiB = uint64_t{1} << 20;
 
 TEST(HeapTrimmerTest, HandsBackFreedResidentMemoryPastTheSlack) {
-#if defined(ABSL_HAVE_ADDRESS_SANITIZER) || defined(ABSL_HAVE_THREAD_SANITIZER)  // GCC and clang alike
+#if defined(ABSL_HAVE_ADDRESS_SANITIZER) || \
+    defined(ABSL_HAVE_THREAD_SANITIZER)  // GCC and clang alike
   GTEST_SKIP() << "the sanitizer's allocator replaces malloc's arenas";
 #endif
   HeapTrimmer trimmer(/*slack=*/16 * kMiB, /*period=*/1000);

@@ -105,7 +105,8 @@ class MalformedNodesTest : public GpuTest {
  protected:
   // The first error of loading `spec` and planning it at its inputs' shapes.
   absl::Status LoadAndPlan(const OneNode& spec) {
-    auto model = Model::FromGraph(GraphOf(spec), {device_.get(), allocator_.get(), pipelines_.get()});
+    auto model =
+        Model::FromGraph(GraphOf(spec), {device_.get(), allocator_.get(), pipelines_.get()});
     if (!model.ok()) return model.status();
     std::vector<std::vector<int64_t>> shapes;
     for (const auto& [name, shape] : spec.inputs) {
@@ -126,17 +127,21 @@ HostTensor Scalar(int64_t v) { return HostTensor::FromInts({v}, {}); }
 
 TEST_F(MalformedNodesTest, GoodNodesPlan) {
   // The control: the shapes below differ from these only in what is named.
-  OneNode scatter = Spec("TensorScatter", "", 24, {{"past", {2, 3, 8, 4}}, {"update", {2, 3, 2, 4}}});
+  OneNode scatter =
+      Spec("TensorScatter", "", 24, {{"past", {2, 3, 8, 4}}, {"update", {2, 3, 2, 4}}});
   EXPECT_TRUE(LoadAndPlan(scatter).ok()) << LoadAndPlan(scatter);
   OneNode dft = Spec("DFT", "", 20, {{"x", {1, 10, 2}}});
   EXPECT_TRUE(LoadAndPlan(dft).ok()) << LoadAndPlan(dft);
-  OneNode linear = Spec("LinearAttention", "", 27, {{"q", {1, 2, 8}}, {"k", {1, 2, 8}}, {"v", {1, 2, 8}}});
-  linear.attributes = {{"q_num_heads", Int(2)}, {"kv_num_heads", Int(2)}, {"update_rule", String("linear")}};
+  OneNode linear =
+      Spec("LinearAttention", "", 27, {{"q", {1, 2, 8}}, {"k", {1, 2, 8}}, {"v", {1, 2, 8}}});
+  linear.attributes = {
+      {"q_num_heads", Int(2)}, {"kv_num_heads", Int(2)}, {"update_rule", String("linear")}};
   EXPECT_TRUE(LoadAndPlan(linear).ok()) << LoadAndPlan(linear);
 }
 
 TEST_F(MalformedNodesTest, TensorScatter) {
-  OneNode longer = Spec("TensorScatter", "", 24, {{"past", {2, 3, 8, 4}}, {"update", {2, 3, 9, 4}}});
+  OneNode longer =
+      Spec("TensorScatter", "", 24, {{"past", {2, 3, 8, 4}}, {"update", {2, 3, 9, 4}}});
   ExpectRefused(longer, "does not fit past_cache");
   OneNode batch_axis = longer;
   batch_axis.inputs[1].second = {2, 3, 8, 4};
@@ -160,14 +165,15 @@ TEST_F(MalformedNodesTest, DftAndStft) {
   length.initializers["n"] = Scalar(int64_t{1} << 40);
   const absl::Status huge = LoadAndPlan(length);
   EXPECT_TRUE(absl::IsUnimplemented(huge)) << huge;
-  OneNode frames = Spec("STFT", "", 17, {{"signal", {1, 16, 1}}, {"step", {}}, {"", {}}, {"length", {}}});
+  OneNode frames =
+      Spec("STFT", "", 17, {{"signal", {1, 16, 1}}, {"step", {}}, {"", {}}, {"length", {}}});
   frames.initializers = {{"step", Scalar(4)}, {"length", Scalar(32)}};
   ExpectRefused(frames, "do not fit a signal of 16");
 }
 
 TEST_F(MalformedNodesTest, MelWeightMatrixEdgePastTheSpectrum) {
-  OneNode mel =
-      Spec("MelWeightMatrix", "", 17, {{"bins", {}}, {"n", {}}, {"rate", {}}, {"low", {}}, {"high", {}}});
+  OneNode mel = Spec("MelWeightMatrix", "", 17,
+                     {{"bins", {}}, {"n", {}}, {"rate", {}}, {"low", {}}, {"high", {}}});
   mel.initializers = {{"bins", Scalar(8)},
                       {"n", Scalar(16)},
                       {"rate", Scalar(8000)},
@@ -177,13 +183,18 @@ TEST_F(MalformedNodesTest, MelWeightMatrixEdgePastTheSpectrum) {
 }
 
 TEST_F(MalformedNodesTest, LinearAttention) {
-  OneNode heads = Spec("LinearAttention", "", 27, {{"q", {1, 2, 12}}, {"k", {1, 2, 8}}, {"v", {1, 2, 8}}});
-  heads.attributes = {{"q_num_heads", Int(3)}, {"kv_num_heads", Int(2)}, {"update_rule", String("linear")}};
+  OneNode heads =
+      Spec("LinearAttention", "", 27, {{"q", {1, 2, 12}}, {"k", {1, 2, 8}}, {"v", {1, 2, 8}}});
+  heads.attributes = {
+      {"q_num_heads", Int(3)}, {"kv_num_heads", Int(2)}, {"update_rule", String("linear")}};
   ExpectRefused(heads, "positive multiple");
-  OneNode decay = Spec("LinearAttention", "", 27, {{"q", {1, 2, 8}}, {"k", {1, 2, 8}}, {"v", {1, 2, 8}}});
-  decay.attributes = {{"q_num_heads", Int(2)}, {"kv_num_heads", Int(2)}, {"update_rule", String("gated")}};
+  OneNode decay =
+      Spec("LinearAttention", "", 27, {{"q", {1, 2, 8}}, {"k", {1, 2, 8}}, {"v", {1, 2, 8}}});
+  decay.attributes = {
+      {"q_num_heads", Int(2)}, {"kv_num_heads", Int(2)}, {"update_rule", String("gated")}};
   ExpectRefused(decay, "needs decay");
-  OneNode key = Spec("LinearAttention", "", 27, {{"q", {1, 2, 8}}, {"k", {1, 3, 8}}, {"v", {1, 2, 8}}});
+  OneNode key =
+      Spec("LinearAttention", "", 27, {{"q", {1, 2, 8}}, {"k", {1, 3, 8}}, {"v", {1, 2, 8}}});
   key.attributes = {{"q_num_heads", Int(2)},
                     {"kv_num_heads", Int(2)},
                     {"update_rule", String("linear")},

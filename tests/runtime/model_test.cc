@@ -16,6 +16,8 @@
 // Inputs and the small model come from tests/runtime/model_test_cases.py
 // (/usr/bin/python3, numpy and onnx), references from tests/reference/
 // ort_batch.js; both run once per test binary into a temporary directory.
+#include "runtime/model.h"
+
 #include <gmock/gmock.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,7 +34,6 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "runtime/model.h"
 #include "runtime/session.h"
 #include "tests/testing/gpu_fixture.h"
 #include "tests/testing/model_cases.h"
@@ -42,10 +43,10 @@ namespace vkserve {
 namespace {
 
 namespace fs = std::filesystem;
-using ::testing::HasSubstr;
 using testing::CaseData;
 using testing::Env;
 using testing::GpuTest;
+using ::testing::HasSubstr;
 using testing::HostRequest;
 using testing::ModelsDir;
 using testing::ModelTolerance;
@@ -55,7 +56,8 @@ using testing::SourceDir;
 
 // Where model `name` lives: the shared models, or the generated convnet.
 std::string OnnxPath(const fs::path& cases_dir, const std::string& name) {
-  return name == "convnet" ? (cases_dir / "convnet" / "model.onnx").string() : ModelsDir() + "/" + name + ".onnx";
+  return name == "convnet" ? (cases_dir / "convnet" / "model.onnx").string()
+                           : ModelsDir() + "/" + name + ".onnx";
 }
 
 // The generated cases, made once for the whole binary.
@@ -95,8 +97,9 @@ const Cases& GetCases() {
       if (!fs::exists(path) && std::string(m) != "convnet") continue;
       for (const char* level : {"basic", "extended", "all"}) {
         const fs::path ort = c->dir / (std::string(m) + "_" + level + ".ort");
-        conversions.push_back(Env("NODE", "node") + " " + Quote(SourceDir() + "/tests/reference/ort_run.js") +
-                              " " + Quote(path) + " --convert-ort " + Quote(ort.string()) + " --level " + level);
+        conversions.push_back(
+            Env("NODE", "node") + " " + Quote(SourceDir() + "/tests/reference/ort_run.js") + " " +
+            Quote(path) + " --convert-ort " + Quote(ort.string()) + " --level " + level);
       }
     }
     commands.push_back(Env("NODE", "node") + " " +
@@ -106,15 +109,16 @@ const Cases& GetCases() {
       const int status = std::system((commands[i] + " >/dev/null").c_str());
       // ort_batch.js (last) exits 1 when some model has no reference: that
       // model's test reports onnxruntime's error (expected/error.txt).
-      const bool ok = status == 0 || (i + 1 == commands.size() && WIFEXITED(status) &&
-                                      WEXITSTATUS(status) == 1);
+      const bool ok = status == 0 ||
+                      (i + 1 == commands.size() && WIFEXITED(status) && WEXITSTATUS(status) == 1);
       if (!ok) {
         c->error = "failed: " + commands[i];
         break;
       }
     }
     for (const std::string& command : conversions) {
-      if (std::system((command + " >/dev/null").c_str()) != 0) std::cerr << "failed: " << command << "\n";
+      if (std::system((command + " >/dev/null").c_str()) != 0)
+        std::cerr << "failed: " << command << "\n";
     }
     std::atexit([] { fs::remove_all(GetCases().dir); });
     return c;
@@ -128,7 +132,7 @@ absl::StatusOr<CaseData> ReadCase(const std::string& name, size_t num_outputs) {
 
 struct ModelParam {
   const char* name;
-  bool required;             // false: UNIMPLEMENTED at load or plan skips
+  bool required;                    // false: UNIMPLEMENTED at load or plan skips
   const char* ort_level = nullptr;  // the .ort twin at this optimization level; null: the .onnx
 };
 
@@ -146,9 +150,11 @@ TEST_P(ModelTest, MatchesOnnxRuntimeAndReplays) {
   ASSERT_TRUE(GetCases().error.empty()) << GetCases().error;
   ASSERT_TRUE(fs::exists(OnnxPath(GetCases().dir, p.name))) << "missing model " << p.name;
   const std::string path =
-      p.ort_level == nullptr ? OnnxPath(GetCases().dir, p.name)
-                             : (GetCases().dir / (std::string(p.name) + "_" + p.ort_level + ".ort")).string();
-  ASSERT_TRUE(fs::exists(path)) << "onnxruntime-node did not convert " << p.name << " at level " << p.ort_level;
+      p.ort_level == nullptr
+          ? OnnxPath(GetCases().dir, p.name)
+          : (GetCases().dir / (std::string(p.name) + "_" + p.ort_level + ".ort")).string();
+  ASSERT_TRUE(fs::exists(path)) << "onnxruntime-node did not convert " << p.name << " at level "
+                                << p.ort_level;
 
   auto loaded = Model::Load(path, gpu());
   if (!p.required && absl::IsUnimplemented(loaded.status())) {
@@ -169,8 +175,8 @@ TEST_P(ModelTest, MatchesOnnxRuntimeAndReplays) {
   EXPECT_EQ(report->cpu_nodes, 0);
   EXPECT_GT(report->gpu_nodes, 0);
   for (const NodeReport& n : report->nodes) {
-    EXPECT_TRUE(n.device.starts_with("gpu")) << n.name << " (" << n.op_type << ") runs on "
-                                             << n.device;
+    EXPECT_TRUE(n.device.starts_with("gpu"))
+        << n.name << " (" << n.op_type << ") runs on " << n.device;
   }
   EXPECT_LE(report->arena_bytes, report->tensor_bytes_total);
 
@@ -186,8 +192,8 @@ TEST_P(ModelTest, MatchesOnnxRuntimeAndReplays) {
     std::cout << p.name << " output '" << first.outputs[o].name << "': max |diff| " << max_diff
               << " = " << max_diff / std::max(testing::MaxAbsFinite(want), 1e-30)
               << " of max|want| " << testing::MaxAbsFinite(want) << "\n";
-    EXPECT_TRUE(diff.empty()) << "output '" << first.outputs[o].name << "' vs onnxruntime: "
-                              << diff;
+    EXPECT_TRUE(diff.empty()) << "output '" << first.outputs[o].name
+                              << "' vs onnxruntime: " << diff;
   }
 
   for (int run = 0; run < 2; ++run) {
@@ -201,7 +207,8 @@ TEST_P(ModelTest, MatchesOnnxRuntimeAndReplays) {
     }
     ASSERT_EQ(again.outputs.size(), first.outputs.size());
     for (size_t o = 0; o < first.outputs.size(); ++o) {
-      const std::string diff = testing::CompareBitwise(again.outputs[o].host, first.outputs[o].host);
+      const std::string diff =
+          testing::CompareBitwise(again.outputs[o].host, first.outputs[o].host);
       EXPECT_TRUE(diff.empty()) << "replay " << run + 1 << ", output '" << first.outputs[o].name
                                 << "': " << diff;
     }
@@ -240,14 +247,17 @@ class LargeBatchTest : public GpuTest {
   // Runs bert_tiny on case `name` and compares with onnxruntime.
   void ExpectMatches(const std::shared_ptr<Model>& model, const fs::path& cases_dir,
                      const std::string& name) {
-    VKSERVE_ASSERT_OK_AND_ASSIGN(const CaseData data, ReadCaseIn(cases_dir, name, model->outputs().size()));
+    VKSERVE_ASSERT_OK_AND_ASSIGN(const CaseData data,
+                                 ReadCaseIn(cases_dir, name, model->outputs().size()));
     VKSERVE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Create(model));
-    VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult result, session->Run(HostRequest(*model, data.inputs)));
+    VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult result,
+                                 session->Run(HostRequest(*model, data.inputs)));
     ASSERT_EQ(result.outputs.size(), data.expected.size());
     for (size_t o = 0; o < result.outputs.size(); ++o) {
       const std::string diff = testing::CompareTensors(result.outputs[o].host, data.expected[o],
                                                        ModelTolerance(data.expected[o]));
-      EXPECT_TRUE(diff.empty()) << "output '" << result.outputs[o].name << "' vs onnxruntime: " << diff;
+      EXPECT_TRUE(diff.empty()) << "output '" << result.outputs[o].name
+                                << "' vs onnxruntime: " << diff;
     }
   }
 };
@@ -260,14 +270,16 @@ TEST_F(LargeBatchTest, BertTinyWithInt64IndicesOnTheGpuMatchesOnnxRuntime) {
   ASSERT_TRUE(fs::exists(path)) << "missing model bert_tiny";
   ModelOptions options;
   options.max_fold_elements = 1024;
-  VKSERVE_ASSERT_OK_AND_ASSIGN(const std::shared_ptr<Model> model, Model::Load(path, gpu(), options));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const std::shared_ptr<Model> model,
+                               Model::Load(path, gpu(), options));
   const std::vector<std::vector<int64_t>> shapes = {{16, 128}, {16, 128}};
   VKSERVE_ASSERT_OK_AND_ASSIGN(std::shared_ptr<const Plan> plan, model->GetPlan(shapes));
   // The index arithmetic (Add/Mul on int64) runs as GPU kernels.
   std::vector<std::string> int64_kernels;
   for (const PlannedNode& n : plan->nodes) {
     if (n.kind != PlannedNode::Kind::kKernel || n.outputs.empty() || n.outputs[0] < 0) continue;
-    if (plan->values[n.outputs[0]].desc.dtype == DataType::kInt64) int64_kernels.push_back(n.node->op_type);
+    if (plan->values[n.outputs[0]].desc.dtype == DataType::kInt64)
+      int64_kernels.push_back(n.node->op_type);
   }
   EXPECT_THAT(int64_kernels, ::testing::Contains("Add")) << ::testing::PrintToString(int64_kernels);
   ExpectMatches(model, GetCases().dir, "bert_tiny_16x128");
@@ -291,17 +303,19 @@ TEST_F(LargeBatchTest, BertTinyAtN520S128) {
   ASSERT_TRUE(plan.ok()) << plan.status();
   const fs::path dir = GetCases().dir / "large";
   const std::string python = Env("VKSERVE_PYTHON", "/usr/bin/python3");
-  const std::string make = python + " " + Quote(SourceDir() + "/tests/runtime/model_test_cases.py") +
-                           " model bert_tiny_520x128 " + Quote(path) + " " + Quote(dir.string()) +
-                           " N=520,S=128 && " + Env("NODE", "node") + " " +
-                           Quote(SourceDir() + "/tests/reference/ort_batch.js") + " " +
-                           Quote(dir.string()) + " >/dev/null";
+  const std::string make =
+      python + " " + Quote(SourceDir() + "/tests/runtime/model_test_cases.py") +
+      " model bert_tiny_520x128 " + Quote(path) + " " + Quote(dir.string()) + " N=520,S=128 && " +
+      Env("NODE", "node") + " " + Quote(SourceDir() + "/tests/reference/ort_batch.js") + " " +
+      Quote(dir.string()) + " >/dev/null";
   ASSERT_EQ(std::system(make.c_str()), 0) << make;
   ExpectMatches(model, dir, "bert_tiny_520x128");
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, ModelTest, ::testing::ValuesIn(AllModelParams()),
-                         [](const ::testing::TestParamInfo<ModelParam>& info) { return ParamName(info.param); });
+                         [](const ::testing::TestParamInfo<ModelParam>& info) {
+                           return ParamName(info.param);
+                         });
 
 // y = Relu(x + c), x and y float[2,3,4,5].
 class ReluAddTest : public GpuTest {
@@ -310,8 +324,8 @@ class ReluAddTest : public GpuTest {
     GpuTest::SetUp();
     ASSERT_TRUE(GetCases().error.empty()) << GetCases().error;
     const GpuContext gpu{device_.get(), allocator_.get(), pipelines_.get()};
-    VKSERVE_ASSERT_OK_AND_ASSIGN(model_,
-                                 Model::Load((GetCases().dir / "relu_add" / "model.onnx").string(), gpu));
+    VKSERVE_ASSERT_OK_AND_ASSIGN(
+        model_, Model::Load((GetCases().dir / "relu_add" / "model.onnx").string(), gpu));
     VKSERVE_ASSERT_OK_AND_ASSIGN(data_, ReadCase("relu_add", 1));
     VKSERVE_ASSERT_OK_AND_ASSIGN(session_, Session::Create(model_));
   }
@@ -349,8 +363,10 @@ TEST_F(ReluAddTest, DeviceOutputFedBackMatchesHostPath) {
   VKSERVE_ASSERT_OK_AND_ASSIGN(const HostTensor y1_host, y1->Read());
   EXPECT_TRUE(testing::CompareTensors(y1_host, data_.expected[0], {1e-6, 0}).empty())
       << testing::CompareTensors(y1_host, data_.expected[0], {1e-6, 0});
-  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult via_host, session_->Run(HostRequest(*model_, {y1_host})));
-  const std::string diff = testing::CompareBitwise(second.outputs[0].host, via_host.outputs[0].host);
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult via_host,
+                               session_->Run(HostRequest(*model_, {y1_host})));
+  const std::string diff =
+      testing::CompareBitwise(second.outputs[0].host, via_host.outputs[0].host);
   EXPECT_TRUE(diff.empty()) << "device-bound input vs host input: " << diff;
 
   // Released: reads and runs are FAILED_PRECONDITION naming the tensor.
@@ -366,7 +382,8 @@ TEST_F(ReluAddTest, DeviceOutputFedBackMatchesHostPath) {
 }
 
 TEST_F(ReluAddTest, HostOutputSinkGetsTheBytesInOneCopy) {
-  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult plain, session_->Run(HostRequest(*model_, data_.inputs)));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult plain,
+                               session_->Run(HostRequest(*model_, data_.inputs)));
   RunRequest request = HostRequest(*model_, data_.inputs);
   std::vector<uint8_t> sink;
   std::vector<std::pair<size_t, uint64_t>> calls;
@@ -393,7 +410,8 @@ TEST_F(ReluAddTest, HostOutputSinkGetsTheBytesInOneCopy) {
 // A staged output read back in chunks, each copied into the sink once the
 // GPU has set its event: 480 bytes in 100-byte chunks (the last one 80).
 TEST_F(ReluAddTest, ChunkedReadbackFillsTheSinkAsTheGpuStagesIt) {
-  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult plain, session_->Run(HostRequest(*model_, data_.inputs)));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult plain,
+                               session_->Run(HostRequest(*model_, data_.inputs)));
   SessionOptions options;
   options.stage_outputs = true;
   options.overlapped_readback_bytes = 64;
@@ -416,7 +434,8 @@ TEST_F(ReluAddTest, ChunkedReadbackFillsTheSinkAsTheGpuStagesIt) {
     HostTensor got = plain.outputs[0].host;
     got.data = sink;
     EXPECT_TRUE(testing::CompareTensors(got, data_.expected[0], {1e-6, 0}).empty())
-        << "run " << run << " vs onnxruntime: " << testing::CompareTensors(got, data_.expected[0], {1e-6, 0});
+        << "run " << run
+        << " vs onnxruntime: " << testing::CompareTensors(got, data_.expected[0], {1e-6, 0});
     EXPECT_EQ(sink, plain.outputs[0].host.data) << "run " << run;
     EXPECT_GT(result.timing.readback_ns, 0u);
     EXPECT_LE(result.timing.upload_ns + result.timing.record_ns + result.timing.submit_ns +
@@ -425,7 +444,8 @@ TEST_F(ReluAddTest, ChunkedReadbackFillsTheSinkAsTheGpuStagesIt) {
   }
   EXPECT_EQ(chunked->recording_count(), 1u);
   // Without a sink (or with one that declines) the staged bytes are read whole.
-  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult no_sink, chunked->Run(HostRequest(*model_, data_.inputs)));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult no_sink,
+                               chunked->Run(HostRequest(*model_, data_.inputs)));
   EXPECT_EQ(no_sink.outputs[0].host.data, plain.outputs[0].host.data);
   request.host_output_sink = [](size_t, uint64_t) -> uint8_t* { return nullptr; };
   VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult declined, chunked->Run(request));
@@ -449,7 +469,8 @@ TEST_F(ReluAddTest, ViewedReadbackIsNeverOverwrittenWhileHeld) {
     f = -2 * f + 1;
     std::memcpy(other[0].data.data() + i, &f, 4);
   }
-  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult other_plain, session_->Run(HostRequest(*model_, other)));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult other_plain,
+                               session_->Run(HostRequest(*model_, other)));
   ASSERT_NE(other_plain.outputs[0].host.data, data_.expected[0].data);
 
   std::optional<RunResult> first;
@@ -475,17 +496,22 @@ TEST_F(ReluAddTest, ViewedReadbackIsNeverOverwrittenWhileHeld) {
     EXPECT_EQ(third.outputs[0].host.data, other_plain.outputs[0].host.data);
   }
   EXPECT_EQ(viewing->recording_count(), 3u);
-  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult fourth, viewing->Run(HostRequest(*model_, data_.inputs)));
-  EXPECT_TRUE(testing::CompareTensors(fourth.outputs[0].host, data_.expected[0], {1e-6, 0}).empty());
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult fourth,
+                               viewing->Run(HostRequest(*model_, data_.inputs)));
+  EXPECT_TRUE(
+      testing::CompareTensors(fourth.outputs[0].host, data_.expected[0], {1e-6, 0}).empty());
   EXPECT_EQ(second.outputs[0].host.data, other_plain.outputs[0].host.data);
-  EXPECT_EQ(viewing->recording_count(), 3u) << "a released view's buffer is reused without re-recording";
+  EXPECT_EQ(viewing->recording_count(), 3u)
+      << "a released view's buffer is reused without re-recording";
 
   // Below the threshold the bytes are the output's own.
   options.view_readback_bytes = 481;
   VKSERVE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> copying, Session::Create(model_, options));
-  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult copied, copying->Run(HostRequest(*model_, data_.inputs)));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult copied,
+                               copying->Run(HostRequest(*model_, data_.inputs)));
   EXPECT_FALSE(copied.outputs[0].host.data.is_view());
-  EXPECT_TRUE(testing::CompareTensors(copied.outputs[0].host, data_.expected[0], {1e-6, 0}).empty());
+  EXPECT_TRUE(
+      testing::CompareTensors(copied.outputs[0].host, data_.expected[0], {1e-6, 0}).empty());
 }
 
 // Unprofiled runs time the run's phases (a span each); a profiled run is
@@ -545,7 +571,8 @@ TEST_F(ReluAddTest, BadInputsAreInvalidArgumentNamingTheProblem) {
   auto one = [](std::string name, DataType dtype, std::vector<int64_t> shape,
                 std::span<const uint8_t> bytes) {
     RunRequest r;
-    r.inputs.push_back(InputBinding{std::move(name), HostTensorView{dtype, std::move(shape), bytes}, nullptr});
+    r.inputs.push_back(
+        InputBinding{std::move(name), HostTensorView{dtype, std::move(shape), bytes}, nullptr});
     return r;
   };
   const std::span<const uint8_t> bytes(x.data);
@@ -553,15 +580,18 @@ TEST_F(ReluAddTest, BadInputsAreInvalidArgumentNamingTheProblem) {
   cases.push_back({"dtype", one("x", DataType::kInt32, x.shape, bytes), {"'x'", "int32", "float"}});
   cases.push_back({"shape", one("x", DataType::kFloat, {2, 3, 5, 4}, bytes), {"'x'", "shape"}});
   cases.push_back({"rank", one("x", DataType::kFloat, {6, 4, 5}, bytes), {"'x'", "rank"}});
-  cases.push_back({"size", one("x", DataType::kFloat, x.shape, bytes.first(bytes.size() - 4)),
+  cases.push_back({"size",
+                   one("x", DataType::kFloat, x.shape, bytes.first(bytes.size() - 4)),
                    {"'x'", "bytes"}});
-  cases.push_back({"unknown input", HostRequest(*model_, data_.inputs), {"unknown input", "'nope'"}});
+  cases.push_back(
+      {"unknown input", HostRequest(*model_, data_.inputs), {"unknown input", "'nope'"}});
   cases.back().request.inputs.push_back(
       InputBinding{"nope", HostTensorView{DataType::kFloat, x.shape, bytes}, nullptr});
   cases.push_back({"missing input", RunRequest{}, {"'x'", "missing"}});
   cases.push_back({"bound twice", HostRequest(*model_, data_.inputs), {"'x'", "twice"}});
   cases.back().request.inputs.push_back(cases.back().request.inputs[0]);
-  cases.push_back({"unknown output", HostRequest(*model_, data_.inputs), {"unknown output", "'z'"}});
+  cases.push_back(
+      {"unknown output", HostRequest(*model_, data_.inputs), {"unknown output", "'z'"}});
   cases.back().request.output_locations["z"] = OutputLocation::kHost;
 
   for (const BadCase& c : cases) {
@@ -573,7 +603,8 @@ TEST_F(ReluAddTest, BadInputsAreInvalidArgumentNamingTheProblem) {
     }
   }
   // The session still runs a good request afterwards.
-  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult ok, session_->Run(HostRequest(*model_, data_.inputs)));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult ok,
+                               session_->Run(HostRequest(*model_, data_.inputs)));
   EXPECT_TRUE(testing::CompareTensors(ok.outputs[0].host, data_.expected[0], {1e-6, 0}).empty());
 }
 

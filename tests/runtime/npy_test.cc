@@ -6,6 +6,8 @@
 // 2.0 and 3.0 headers, Fortran order, big-endian) are read by ReadNpy, and
 // files written by WriteNpy are read back by numpy, which checks dtype, shape
 // and values. Plus round trips and malformed headers. Needs no GPU.
+#include "runtime/npy.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -20,7 +22,6 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "runtime/npy.h"
 
 namespace vkserve {
 namespace {
@@ -60,9 +61,11 @@ class NpyTest : public ::testing::Test {
   }
   // Runs `program` with `DIR` bound to the temp dir; fails the test on error.
   void Python(const std::string& program) {
-    WriteAll(dir_ / "prog.py", "import numpy as np, os\nDIR = " + Quote(dir_.string()) + "\n" + program);
-    const std::string cmd = Env("VKSERVE_PYTHON", "/usr/bin/python3") + " '" + (dir_ / "prog.py").string() +
-                            "' > '" + (dir_ / "log.txt").string() + "' 2>&1";
+    WriteAll(dir_ / "prog.py",
+             "import numpy as np, os\nDIR = " + Quote(dir_.string()) + "\n" + program);
+    const std::string cmd = Env("VKSERVE_PYTHON", "/usr/bin/python3") + " '" +
+                            (dir_ / "prog.py").string() + "' > '" + (dir_ / "log.txt").string() +
+                            "' 2>&1";
     ASSERT_EQ(std::system(cmd.c_str()), 0) << ReadAll(dir_ / "log.txt");
   }
   static std::string Quote(const std::string& s) { return "'" + s + "'"; }
@@ -210,7 +213,8 @@ TEST_F(NpyTest, NumpyReadsWhatWeWrite) {
       {"i8", i8},
       {"u64", u64},
   };
-  for (const Case& c : cases) ASSERT_TRUE(WriteNpy(c.tensor, Path(std::string(c.name) + ".npy")).ok()) << c.name;
+  for (const Case& c : cases)
+    ASSERT_TRUE(WriteNpy(c.tensor, Path(std::string(c.name) + ".npy")).ok()) << c.name;
   ASSERT_NO_FATAL_FAILURE(Python(R"(
 def load(name):
     with open(os.path.join(DIR, name + '.npy'), 'rb') as f:
@@ -237,14 +241,16 @@ same('u64', np.array(2 ** 64 - 1, dtype='<u8'))
 
 TEST_F(NpyTest, RoundTrip) {
   std::mt19937 rng(5);
-  for (DataType type : {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kInt64, DataType::kInt32,
-                        DataType::kInt16, DataType::kInt8, DataType::kUint8, DataType::kUint16, DataType::kUint32,
-                        DataType::kUint64, DataType::kBool, DataType::kComplex64, DataType::kComplex128}) {
+  for (DataType type :
+       {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kInt64, DataType::kInt32,
+        DataType::kInt16, DataType::kInt8, DataType::kUint8, DataType::kUint16, DataType::kUint32,
+        DataType::kUint64, DataType::kBool, DataType::kComplex64, DataType::kComplex128}) {
     HostTensor t;
     t.dtype = type;
     t.shape = {static_cast<int64_t>(1 + rng() % 4), static_cast<int64_t>(rng() % 5), 3};
     t.data.resize(static_cast<size_t>(t.num_elements()) * DataTypeSize(type));
-    for (uint8_t& byte : t.data) byte = static_cast<uint8_t>(type == DataType::kBool ? rng() % 2 : rng() % 256);
+    for (uint8_t& byte : t.data)
+      byte = static_cast<uint8_t>(type == DataType::kBool ? rng() % 2 : rng() % 256);
     absl::StatusOr<std::string> bytes = SerializeNpy(t);
     ASSERT_TRUE(bytes.ok()) << bytes.status();
     absl::StatusOr<HostTensor> back = ParseNpy(*bytes);
@@ -296,11 +302,15 @@ TEST(NpyParseTest, MalformedHeaders) {
       {header("{'descr': '<f4', 'shape': (1,)}", four), "no 'fortran_order'"},
       {header("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", four), "needs 8"},
       {header("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }", four), "dimension"},
-      {header("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }", four), "dimension"},
-      {header("{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776, 2048), }", four), "too large"},
+      {header("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }", four),
+       "dimension"},
+      {header("{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776, 2048), }", four),
+       "too large"},
       {header("{'descr': '<f4', 'fortran_order': Maybe, 'shape': (1,), }", four), "True or False"},
-      {header("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'extra': 1}", four), "unexpected key"},
-      {header("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (1,)}", four), "twice"},
+      {header("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'extra': 1}", four),
+       "unexpected key"},
+      {header("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (1,)}", four),
+       "twice"},
       {header("{'descr': '<f4, 'fortran_order': False, 'shape': (1,)}", four), "bad npy header"},
       {header("{'descr': '<f4', 'fortran_order': False, 'shape': (1,)} junk", four), "trailing"},
       {header("{'descr': '<f4', 'fortran_order': False, 'shape': (1,", four), "bad npy header"},
@@ -318,7 +328,8 @@ TEST(NpyParseTest, MalformedHeaders) {
 }
 
 TEST(NpyParseTest, MutationsNeverCrash) {
-  absl::StatusOr<std::string> seed = SerializeNpy(HostTensor::FromFloats({1, 2, 3, 4, 5, 6}, {2, 3}));
+  absl::StatusOr<std::string> seed =
+      SerializeNpy(HostTensor::FromFloats({1, 2, 3, 4, 5, 6}, {2, 3}));
   ASSERT_TRUE(seed.ok());
   std::mt19937 rng(11);
   for (int iter = 0; iter < 20000; ++iter) {

@@ -81,13 +81,14 @@ void NoteType(const onnx::TypeProto& type, std::set<std::string>& reasons) {
 }
 
 bool IsSequenceOrOptionalOp(const std::string& op) {
-  return op.starts_with("Sequence") || op.starts_with("Optional") ||
-         op == "SplitToSequence" || op == "ConcatFromSequence";
+  return op.starts_with("Sequence") || op.starts_with("Optional") || op == "SplitToSequence" ||
+         op == "ConcatFromSequence";
 }
 
 bool IsRandomOp(const std::string& op) {
-  static const std::set<std::string> ops = {"RandomNormal", "RandomNormalLike", "RandomUniform",
-                                            "RandomUniformLike", "Multinomial", "Bernoulli"};
+  static const std::set<std::string> ops = {"RandomNormal",  "RandomNormalLike",
+                                            "RandomUniform", "RandomUniformLike",
+                                            "Multinomial",   "Bernoulli"};
   return ops.contains(op);
 }
 
@@ -260,8 +261,10 @@ class OnnxConformanceTest : public GpuTest {
     }
     const std::string name = dir.filename().string();
     if (outcome.kind == Outcome::Kind::kFailed && OnnxRuntimeDeviations().contains(name)) {
-      outcome.reason = "onnxruntime deviates from the ONNX reference here and vkserve follows "
-                       "onnxruntime (" + OnnxRuntimeDeviations().at(name) + "): " + outcome.reason;
+      outcome.reason =
+          "onnxruntime deviates from the ONNX reference here and vkserve follows "
+          "onnxruntime (" +
+          OnnxRuntimeDeviations().at(name) + "): " + outcome.reason;
     }
     return outcome;
   }
@@ -335,8 +338,8 @@ TEST_F(OnnxConformanceTest, NodeSuitePassesAtLeastTheFloor) {
   for (const std::string& e : excluded) summary << "  " << e << "\n";
   std::cout << summary.str();
   const char* binary_dir = std::getenv("VKSERVE_BINARY_DIR");
-  const fs::path out = fs::path(binary_dir != nullptr ? binary_dir : ".") /
-                       "onnx_conformance_summary.txt";
+  const fs::path out =
+      fs::path(binary_dir != nullptr ? binary_dir : ".") / "onnx_conformance_summary.txt";
   std::ofstream(out) << summary.str();
   EXPECT_GT(total, 0u) << "no cases under " << root;
   if (!filtered && !sampled) {

@@ -15,6 +15,8 @@
 //    and random inputs, which must only ever produce a Status (run under
 //    -DVKSERVE_SANITIZE=ON to check for UB too).
 // Needs no GPU.
+#include "runtime/onnx_loader.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -32,7 +34,6 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_split.h"
 #include "runtime/npy.h"
-#include "runtime/onnx_loader.h"
 
 namespace vkserve {
 namespace {
@@ -58,12 +59,14 @@ std::string ReadAll(const fs::path& path) {
 class LoaderCases : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new fs::path(fs::temp_directory_path() / ("vkserve_loader_test_" + std::to_string(getpid())));
+    dir_ = new fs::path(fs::temp_directory_path() /
+                        ("vkserve_loader_test_" + std::to_string(getpid())));
     fs::remove_all(*dir_);
     fs::create_directories(*dir_);
     const std::string cmd = Env("VKSERVE_PYTHON", "/usr/bin/python3") + " '" + SourceDir() +
-                            "/tests/runtime/make_loader_cases.py' '" + dir_->string() + "' '" + SharedDir() +
-                            "/onnx-node-tests' > '" + dir_->string() + "/log.txt' 2>&1";
+                            "/tests/runtime/make_loader_cases.py' '" + dir_->string() + "' '" +
+                            SharedDir() + "/onnx-node-tests' > '" + dir_->string() +
+                            "/log.txt' 2>&1";
     ok_ = std::system(cmd.c_str()) == 0;
   }
   static void TearDownTestSuite() {
@@ -127,23 +130,55 @@ struct ModelFact {
 // initializers, graph.output, len(graph.node), len(graph.initializer), and
 // numpy_helper.to_array(graph.initializer[0]).astype(float64).sum().
 const ModelFact kModels[] = {
-    {"squeezenet1_1.onnx", 7, 13, "pytorch",
+    {"squeezenet1_1.onnx",
+     7,
+     13,
+     "pytorch",
      {{"input", DataType::kFloat, {{-1, "N"}, {3, ""}, {224, ""}, {224, ""}}}},
      {{"logits", DataType::kFloat, {{-1, "N"}, {1000, ""}}}},
-     83, 34, "Identity_0", "features.0.weight", {64, 3, 3, 3}, -1.9712549721007235},
-    {"mobilenet_v2.onnx", 10, 18, "pytorch",
+     83,
+     34,
+     "Identity_0",
+     "features.0.weight",
+     {64, 3, 3, 3},
+     -1.9712549721007235},
+    {"mobilenet_v2.onnx",
+     10,
+     18,
+     "pytorch",
      {{"input", DataType::kFloat, {{1, ""}, {3, ""}, {224, ""}, {224, ""}}}},
      {{"logits", DataType::kFloat, {{1, ""}, {1000, ""}}}},
-     100, 57, "node_Conv_810", "features.0.0.weight", {32, 3, 3, 3}, 2.3009163504757453},
-    {"bert_tiny.onnx", 8, 17, "pytorch",
+     100,
+     57,
+     "node_Conv_810",
+     "features.0.0.weight",
+     {32, 3, 3, 3},
+     2.3009163504757453},
+    {"bert_tiny.onnx",
+     8,
+     17,
+     "pytorch",
      {{"input_ids", DataType::kInt64, {{-1, "N"}, {-1, "S"}}},
       {"attention_mask", DataType::kInt64, {{-1, "N"}, {-1, "S"}}}},
      {{"last_hidden_state", DataType::kFloat, {{-1, "N"}, {-1, "S"}, {128, ""}}}},
-     299, 18, "Identity_93", "m.embeddings.word_embeddings.weight", {1000, 128}, -8.898819611696958},
-    {"gpt2_tiny.onnx", 10, 18, "pytorch",
+     299,
+     18,
+     "Identity_93",
+     "m.embeddings.word_embeddings.weight",
+     {1000, 128},
+     -8.898819611696958},
+    {"gpt2_tiny.onnx",
+     10,
+     18,
+     "pytorch",
      {{"input_ids", DataType::kInt64, {{1, ""}, {16, ""}}}},
      {{"logits", DataType::kFloat, {{1, ""}, {16, ""}, {1000, ""}}}},
-     94, 32, "node_view", "m.transformer.wpe.weight", {128, 128}, -1.5312927329127888},
+     94,
+     32,
+     "node_view",
+     "m.transformer.wpe.weight",
+     {128, 128},
+     -1.5312927329127888},
 };
 
 void ExpectValues(const std::vector<ValueInfo>& got, const std::vector<ValueFact>& want) {
@@ -234,7 +269,8 @@ TEST(OnnxLoaderTest, DirectoryIsInvalidArgument) {
 TEST(OnnxLoaderTest, EmptyAndGarbageBytes) {
   absl::StatusOr<Graph> g = LoadOnnxModelFromBytes("", "", "empty.onnx");
   EXPECT_TRUE(absl::IsInvalidArgument(g.status())) << g.status();
-  EXPECT_THAT(std::string(g.status().message()), AllOf(HasSubstr("empty.onnx"), HasSubstr("no graph")));
+  EXPECT_THAT(std::string(g.status().message()),
+              AllOf(HasSubstr("empty.onnx"), HasSubstr("no graph")));
   g = LoadOnnxModelFromBytes("\xff\xff\xff\xff garbage", "", "junk.onnx");
   EXPECT_TRUE(absl::IsInvalidArgument(g.status())) << g.status();
   EXPECT_THAT(std::string(g.status().message()), HasSubstr("junk.onnx"));
@@ -366,7 +402,8 @@ TEST_F(LoaderCases, SubgraphsAreLoadedAndOuterCapturesOrderNodes) {
   no_subgraphs.load_subgraphs = false;
   absl::StatusOr<Graph> refused = LoadOnnxModel(Case("if_capture.onnx"), no_subgraphs);
   EXPECT_TRUE(absl::IsUnimplemented(refused.status())) << refused.status();
-  EXPECT_THAT(std::string(refused.status().message()), AllOf(HasSubstr("'if'"), HasSubstr("_branch'")));
+  EXPECT_THAT(std::string(refused.status().message()),
+              AllOf(HasSubstr("'if'"), HasSubstr("_branch'")));
 }
 
 TEST_F(LoaderCases, NestedSubgraphCapturesOrderTheMainGraph) {
@@ -385,10 +422,12 @@ TEST_F(LoaderCases, ExternalData) {
   absl::StatusOr<Graph> g = LoadOnnxModel(Case("ext/model.onnx"));
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_EQ(g->initializers.at("A").data, HostTensor::FromFloats({0, 1, 2, 3, 4, 5}, {2, 3}).data);
-  EXPECT_EQ(g->initializers.at("B").data, HostTensor::FromFloats(std::vector<float>(6, -1.5f), {2, 3}).data);
+  EXPECT_EQ(g->initializers.at("B").data,
+            HostTensor::FromFloats(std::vector<float>(6, -1.5f), {2, 3}).data);
   absl::StatusOr<Graph> offset = LoadOnnxModel(Case("ext_offset_ok/model.onnx"));
   ASSERT_TRUE(offset.ok()) << offset.status();
-  EXPECT_EQ(offset->initializers.at("W").data, HostTensor::FromFloats({0, 1, 2, 3, 4, 5}, {2, 3}).data);
+  EXPECT_EQ(offset->initializers.at("W").data,
+            HostTensor::FromFloats({0, 1, 2, 3, 4, 5}, {2, 3}).data);
 
   const std::string bytes = ReadAll(Case("ext/model.onnx"));
   absl::StatusOr<Graph> from_bytes = LoadOnnxModelFromBytes(bytes, Case("ext"), "bytes.onnx");
@@ -396,7 +435,8 @@ TEST_F(LoaderCases, ExternalData) {
   EXPECT_EQ(from_bytes->initializers.at("A").data, g->initializers.at("A").data);
   absl::StatusOr<Graph> no_dir = LoadOnnxModelFromBytes(bytes, "", "bytes.onnx");
   EXPECT_TRUE(absl::IsInvalidArgument(no_dir.status())) << no_dir.status();
-  EXPECT_THAT(std::string(no_dir.status().message()), AllOf(HasSubstr("bytes.onnx"), HasSubstr("'A'")));
+  EXPECT_THAT(std::string(no_dir.status().message()),
+              AllOf(HasSubstr("bytes.onnx"), HasSubstr("'A'")));
   OnnxLoadOptions refuse;
   refuse.allow_external_data = false;
   EXPECT_TRUE(absl::IsInvalidArgument(LoadOnnxModel(Case("ext/model.onnx"), refuse).status()));
@@ -413,24 +453,38 @@ struct BadCase {
 const BadCase kBadCases[] = {
     {"cycle.onnx", absl::StatusCode::kInvalidArgument, {"cycle", "'n1'", "'n2'", "'t1'"}},
     {"dangling.onnx", absl::StatusCode::kInvalidArgument, {"'reader'", "'nowhere'"}},
-    {"missing_opset.onnx", absl::StatusCode::kInvalidArgument, {"'foo'", "com.example", "opset_import"}},
+    {"missing_opset.onnx",
+     absl::StatusCode::kInvalidArgument,
+     {"'foo'", "com.example", "opset_import"}},
     {"duplicate_output.onnx", absl::StatusCode::kInvalidArgument, {"'Y'", "more than once"}},
     {"duplicate_initializer.onnx", absl::StatusCode::kInvalidArgument, {"'W'", "twice"}},
     {"output_not_produced.onnx", absl::StatusCode::kInvalidArgument, {"'Y'", "never produced"}},
     {"subgraph_dangling.onnx", absl::StatusCode::kInvalidArgument, {"then_g", "'g'", "'ghost'"}},
-    {"bad_raw.onnx", absl::StatusCode::kInvalidArgument, {"'W'", "20 bytes of raw_data", "needs 24"}},
-    {"bad_typed.onnx", absl::StatusCode::kInvalidArgument, {"'W'", "5 values in float_data", "needs 6"}},
+    {"bad_raw.onnx",
+     absl::StatusCode::kInvalidArgument,
+     {"'W'", "20 bytes of raw_data", "needs 24"}},
+    {"bad_typed.onnx",
+     absl::StatusCode::kInvalidArgument,
+     {"'W'", "5 values in float_data", "needs 6"}},
     {"huge.onnx", absl::StatusCode::kInvalidArgument, {"'W'", "larger than"}},
     {"huge_no_data.onnx", absl::StatusCode::kInvalidArgument, {"'W'", "0 values in float_data"}},
     {"negative_dim.onnx", absl::StatusCode::kInvalidArgument, {"'W'", "negative dimension -3"}},
     {"string_tensor.onnx", absl::StatusCode::kUnimplemented, {"'W'", "string"}},
     {"unknown_type_initializer.onnx", absl::StatusCode::kUnimplemented, {"'W'", "element type 99"}},
     {"unknown_type_input.onnx", absl::StatusCode::kUnimplemented, {"'X'", "element type 42"}},
-    {"sparse_attribute.onnx", absl::StatusCode::kUnimplemented, {"'sparse_user'", "'sp'", "SPARSE_TENSOR"}},
-    {"ext_escape/model.onnx", absl::StatusCode::kInvalidArgument, {"'W'", "../outside.bin", "leaves"}},
-    {"ext_absolute/model.onnx", absl::StatusCode::kInvalidArgument, {"'W'", "outside.bin", "relative"}},
+    {"sparse_attribute.onnx",
+     absl::StatusCode::kUnimplemented,
+     {"'sparse_user'", "'sp'", "SPARSE_TENSOR"}},
+    {"ext_escape/model.onnx",
+     absl::StatusCode::kInvalidArgument,
+     {"'W'", "../outside.bin", "leaves"}},
+    {"ext_absolute/model.onnx",
+     absl::StatusCode::kInvalidArgument,
+     {"'W'", "outside.bin", "relative"}},
     {"ext_missing/model.onnx", absl::StatusCode::kNotFound, {"'W'", "nothere.bin"}},
-    {"ext_out_of_bounds/model.onnx", absl::StatusCode::kInvalidArgument, {"'W'", "data.bin", "24 bytes"}},
+    {"ext_out_of_bounds/model.onnx",
+     absl::StatusCode::kInvalidArgument,
+     {"'W'", "data.bin", "24 bytes"}},
     {"ext_bad_length/model.onnx", absl::StatusCode::kInvalidArgument, {"'W'", "length 20"}},
     {"ext_bad_offset/model.onnx", absl::StatusCode::kInvalidArgument, {"'W'", "offset '-4'"}},
     {"ext_symlink/model.onnx", absl::StatusCode::kInvalidArgument, {"'W'", "link.bin", "outside"}},
@@ -479,13 +533,15 @@ void LoadMustNotCrash(const std::string& bytes, int* ok_count) {
     ++*ok_count;
     ExpectTopologicallySorted(*g);
     for (const auto& [name, t] : g->initializers) {
-      ASSERT_EQ(t.byte_size(), static_cast<size_t>(t.num_elements()) * DataTypeSize(t.dtype)) << name;
+      ASSERT_EQ(t.byte_size(), static_cast<size_t>(t.num_elements()) * DataTypeSize(t.dtype))
+          << name;
     }
     return;
   }
   EXPECT_FALSE(g.status().message().empty());
   const absl::StatusCode code = g.status().code();
-  EXPECT_TRUE(code == absl::StatusCode::kInvalidArgument || code == absl::StatusCode::kUnimplemented)
+  EXPECT_TRUE(code == absl::StatusCode::kInvalidArgument ||
+              code == absl::StatusCode::kUnimplemented)
       << g.status();
 }
 
@@ -497,7 +553,8 @@ TEST_F(LoaderCases, StructureAwareMutationsFailCleanly) {
     SCOPED_TRACE(entry.path().string());
     ++files;
     LoadMustNotCrash(ReadAll(entry.path()), &ok_count);
-    absl::StatusOr<Graph> g = LoadOnnxModel(entry.path().string());  // external data may point anywhere
+    absl::StatusOr<Graph> g =
+        LoadOnnxModel(entry.path().string());  // external data may point anywhere
     if (!g.ok()) {
       EXPECT_THAT(std::string(g.status().message()), HasSubstr(entry.path().string()));
       EXPECT_NE(g.status().code(), absl::StatusCode::kInternal) << g.status();
@@ -520,8 +577,8 @@ TEST_F(LoaderCases, EveryTruncationOfASmallModelFailsCleanly) {
 
 TEST_F(LoaderCases, RandomMutationsNeverCrash) {
   std::mt19937 rng(20260611);
-  std::vector<std::string> seeds = {ReadAll(Case("fuzz_seed.onnx")), ReadAll(Case("attributes.onnx")),
-                                    ReadAll(Case("typed.onnx"))};
+  std::vector<std::string> seeds = {ReadAll(Case("fuzz_seed.onnx")),
+                                    ReadAll(Case("attributes.onnx")), ReadAll(Case("typed.onnx"))};
   int ok_count = 0;
   for (int iter = 0; iter < 6000; ++iter) {
     std::string m = seeds[iter % seeds.size()];
@@ -529,11 +586,21 @@ TEST_F(LoaderCases, RandomMutationsNeverCrash) {
     for (int e = 0; e < edits && !m.empty(); ++e) {
       const size_t at = rng() % m.size();
       switch (rng() % 6) {
-        case 0: m[at] = static_cast<char>(m[at] ^ (1 << (rng() % 8))); break;
-        case 1: m[at] = static_cast<char>(rng() % 256); break;
-        case 2: m[at] = static_cast<char>(rng() % 2 ? 0xff : 0x7f); break;
-        case 3: m.erase(at, 1 + rng() % 8); break;
-        case 4: m.insert(at, std::string(1 + rng() % 4, static_cast<char>(rng() % 256))); break;
+        case 0:
+          m[at] = static_cast<char>(m[at] ^ (1 << (rng() % 8)));
+          break;
+        case 1:
+          m[at] = static_cast<char>(rng() % 256);
+          break;
+        case 2:
+          m[at] = static_cast<char>(rng() % 2 ? 0xff : 0x7f);
+          break;
+        case 3:
+          m.erase(at, 1 + rng() % 8);
+          break;
+        case 4:
+          m.insert(at, std::string(1 + rng() % 4, static_cast<char>(rng() % 256)));
+          break;
         case 5: {  // duplicate a slice (repeats fields, nests messages oddly)
           const size_t len = std::min<size_t>(1 + rng() % 32, m.size() - at);
           m.insert(rng() % m.size(), m.substr(at, len));

@@ -14,6 +14,8 @@
 // inputs rewired into a cycle — and every load must end in a clear Status
 // (never a crash or a hang), allocating at most a small multiple of the
 // file's size while it runs (a counting operator new below measures it).
+#include "runtime/ort_loader.h"
+
 #include <gmock/gmock.h>
 #include <malloc.h>
 #include <unistd.h>
@@ -33,7 +35,6 @@
 #include "runtime/model_file.h"
 #include "runtime/onnx_loader.h"
 #include "runtime/ort_format_generated.h"
-#include "runtime/ort_loader.h"
 
 // Live heap bytes and their peak, for the allocation bound.
 namespace {
@@ -104,10 +105,11 @@ const Cases& GetCases() {
                                          Quote(c->dir.string())};
     for (const char* m : kModels) {
       for (const char* level : kLevels) {
-        commands.push_back(Env("NODE", "node") + " " + Quote(src + "/tests/reference/ort_run.js") + " " +
-                           Quote((c->dir / (std::string(m) + ".onnx")).string()) + " --convert-ort " +
-                           Quote((c->dir / (std::string(m) + "_" + level + ".ort")).string()) + " --level " +
-                           level);
+        commands.push_back(Env("NODE", "node") + " " + Quote(src + "/tests/reference/ort_run.js") +
+                           " " + Quote((c->dir / (std::string(m) + ".onnx")).string()) +
+                           " --convert-ort " +
+                           Quote((c->dir / (std::string(m) + "_" + level + ".ort")).string()) +
+                           " --level " + level);
       }
     }
     for (const std::string& command : commands) {
@@ -172,9 +174,11 @@ TEST_P(OrtLoaderTest, SameInterfaceAsTheOnnxItCameFrom) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, OrtLoaderTest,
-                         ::testing::Combine(::testing::ValuesIn(kModels), ::testing::ValuesIn(kLevels)),
+                         ::testing::Combine(::testing::ValuesIn(kModels),
+                                            ::testing::ValuesIn(kLevels)),
                          [](const auto& info) {
-                           return std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param);
+                           return std::string(std::get<0>(info.param)) + "_" +
+                                  std::get<1>(info.param);
                          });
 
 TEST(OrtLoaderContentTest, AttributesAndInitializersAsStored) {
@@ -277,8 +281,9 @@ void ExpectContained(const std::string& bytes, const std::string& what) {
   const int64_t bound = 8 * static_cast<int64_t>(bytes.size()) + (int64_t{2} << 20);
   EXPECT_LE(r.peak_bytes, bound) << what;
   if (r.status.ok()) return;
-  EXPECT_THAT(r.status.code(), ::testing::AnyOf(absl::StatusCode::kInvalidArgument, absl::StatusCode::kUnimplemented,
-                                               absl::StatusCode::kResourceExhausted))
+  EXPECT_THAT(r.status.code(),
+              ::testing::AnyOf(absl::StatusCode::kInvalidArgument, absl::StatusCode::kUnimplemented,
+                               absl::StatusCode::kResourceExhausted))
       << what << ": " << r.status;
   EXPECT_THAT(std::string(r.status.message()), HasSubstr("corrupt.ort: ")) << what;
 }
@@ -305,7 +310,8 @@ TEST_P(OrtCorruptionTest, TruncatedAnywhere) {
 TEST_P(OrtCorruptionTest, RandomBitFlipsAndHugeWords) {
   std::mt19937 rng(2026);
   std::uniform_int_distribution<size_t> pos(0, bytes_.size() - 1);
-  const uint32_t huge[] = {0x7fffffffu, 0xfffffff0u, 0x80000000u, static_cast<uint32_t>(bytes_.size()),
+  const uint32_t huge[] = {0x7fffffffu, 0xfffffff0u, 0x80000000u,
+                           static_cast<uint32_t>(bytes_.size()),
                            static_cast<uint32_t>(bytes_.size()) - 4};
   for (int i = 0; i < 600; ++i) {
     std::string damaged = bytes_;
@@ -340,7 +346,8 @@ TEST_P(OrtCorruptionTest, HugeVectorLengthsAndOutsideOffsets) {
       std::string damaged = bytes_;
       PutU32(&damaged, at, v);
       const LoadOutcome r = LoadCounted(damaged);
-      EXPECT_TRUE(absl::IsInvalidArgument(r.status)) << "length " << v << " at " << at << ": " << r.status;
+      EXPECT_TRUE(absl::IsInvalidArgument(r.status))
+          << "length " << v << " at " << at << ": " << r.status;
     }
   }
   // The root offset and the first element offset of the node vector, pointed
@@ -383,9 +390,11 @@ TEST_P(OrtCorruptionTest, SharedTablesAreRefused) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, OrtCorruptionTest,
-                         ::testing::Combine(::testing::ValuesIn(kModels), ::testing::ValuesIn(kLevels)),
+                         ::testing::Combine(::testing::ValuesIn(kModels),
+                                            ::testing::ValuesIn(kLevels)),
                          [](const auto& info) {
-                           return std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param);
+                           return std::string(std::get<0>(info.param)) + "_" +
+                                  std::get<1>(info.param);
                          });
 
 // The chain's value names all have the same length; rewiring one node's input

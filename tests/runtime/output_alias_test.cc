@@ -8,10 +8,10 @@
 // Concat runs its kernel. When the aliased keys are themselves an output
 // too, they claim the buffer and the alias is copied. Results against a
 // host computation of the same graph.
+#include <gtest/gtest.h>
+
 #include <cstring>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "runtime/graph.h"
 #include "runtime/model.h"
@@ -23,8 +23,8 @@
 namespace vkserve {
 namespace {
 
-using testing::GpuTest;
 using testing::FloatType;
+using testing::GpuTest;
 using testing::MakeNode;
 
 // past [1, 2, p, 4], x [1, 3, 2, 4]: k = Transpose(x) [1, 2, 3, 4];
@@ -33,8 +33,10 @@ using testing::MakeNode;
 Graph DecoderStepGraph(bool k_is_output) {
   Graph g;
   g.opset_imports[""] = 13;
-  g.inputs.push_back({"past", FloatType({Dim{1, "", ""}, Dim{2, "", ""}, Dim{-1, "p", ""}, Dim{4, "", ""}})});
-  g.inputs.push_back({"x", FloatType({Dim{1, "", ""}, Dim{3, "", ""}, Dim{2, "", ""}, Dim{4, "", ""}})});
+  g.inputs.push_back(
+      {"past", FloatType({Dim{1, "", ""}, Dim{2, "", ""}, Dim{-1, "p", ""}, Dim{4, "", ""}})});
+  g.inputs.push_back(
+      {"x", FloatType({Dim{1, "", ""}, Dim{3, "", ""}, Dim{2, "", ""}, Dim{4, "", ""}})});
   if (k_is_output) g.outputs.push_back({"k", FloatType({})});
   g.outputs.push_back({"present", FloatType({})});
   g.outputs.push_back({"y", FloatType({})});
@@ -64,7 +66,8 @@ class OutputAliasTest : public GpuTest, public ::testing::WithParamInterface<boo
 
 TEST_P(OutputAliasTest, AliasedOutputsNeedNoCopyAndMatchTheHost) {
   const bool k_is_output = GetParam();
-  VKSERVE_ASSERT_OK_AND_ASSIGN(std::shared_ptr<Model> model, Model::FromGraph(DecoderStepGraph(k_is_output), gpu()));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(std::shared_ptr<Model> model,
+                               Model::FromGraph(DecoderStepGraph(k_is_output), gpu()));
   VKSERVE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Create(model));
   std::vector<float> x(24);
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) - 7.5f;
@@ -85,7 +88,8 @@ TEST_P(OutputAliasTest, AliasedOutputsNeedNoCopyAndMatchTheHost) {
     for (int h = 0; h < 2; ++h) {
       for (int64_t t = 0; t < p + 3; ++t) {
         for (int d = 0; d < 4; ++d) {
-          want_present.push_back(t < p ? past[(h * p + t) * 4 + d] : want_k[(h * 3 + (t - p)) * 4 + d]);
+          want_present.push_back(t < p ? past[(h * p + t) * 4 + d]
+                                       : want_k[(h * 3 + (t - p)) * 4 + d]);
         }
       }
     }

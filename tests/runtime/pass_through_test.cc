@@ -8,10 +8,10 @@
 // absorbed by the first reader, for inspect.
 #include "runtime/pass_through.h"
 
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "runtime/graph.h"
 #include "runtime/op_registry.h"
@@ -76,7 +76,7 @@ TEST(PassThroughTest, ChainsGoAndReadersReadTheSource) {
 
 TEST(PassThroughTest, GraphOutputsAndRealConcatsStay) {
   Graph g = CacheGraph();
-  g.outputs.push_back({"kc", {}});         // the Concat's output is a graph output now
+  g.outputs.push_back({"kc", {}});  // the Concat's output is a graph output now
   g.nodes[4].inputs = {"kc"};
   g.nodes.push_back(ConcatNode("two", {"k", "ki"}, "both"));  // two inputs: a real Concat
   g.outputs.push_back({"both", {}});

@@ -71,13 +71,14 @@ struct Cases {
 const Cases& GetCases() {
   static const Cases* cases = [] {
     auto* c = new Cases;
-    c->dir = fs::temp_directory_path() / ("vkserve_sequence_length_test_" + std::to_string(getpid()));
+    c->dir =
+        fs::temp_directory_path() / ("vkserve_sequence_length_test_" + std::to_string(getpid()));
     fs::remove_all(c->dir);
     fs::create_directories(c->dir);
     const std::vector<std::string> commands = {
         Env("VKSERVE_PYTHON", "/usr/bin/python3") + " " +
-            Quote(SourceDir() + "/tests/runtime/sequence_length_cases.py") + " " + Quote(ModelsDir()) + " " +
-            Quote(c->dir.string()),
+            Quote(SourceDir() + "/tests/runtime/sequence_length_cases.py") + " " +
+            Quote(ModelsDir()) + " " + Quote(c->dir.string()),
         Env("NODE", "node") + " " + Quote(SourceDir() + "/tests/reference/ort_batch.js") + " " +
             Quote(c->dir.string()) + " >/dev/null"};
     for (const std::string& command : commands) {
@@ -167,11 +168,12 @@ class SequenceLengthTest : public GpuTest, public ::testing::WithParamInterface<
 
   // Output `o` of the first run at length `s` against onnxruntime, within
   // the precision's bound.
-  void ExpectMatches(int64_t s, const RunOutput& got, const HostTensor& want32, const HostTensor* want16) {
+  void ExpectMatches(int64_t s, const RunOutput& got, const HostTensor& want32,
+                     const HostTensor* want16) {
     testing::Tolerance tol = ModelTolerance(want32);
     const double diff32 = testing::MaxAbsDiff(got.host, want32);
-    std::cout << ParamName(GetParam()) << " S=" << s << " output '" << got.name << "': max |diff| " << diff32
-              << " of max|want| " << testing::MaxAbsFinite(want32);
+    std::cout << ParamName(GetParam()) << " S=" << s << " output '" << got.name << "': max |diff| "
+              << diff32 << " of max|want| " << testing::MaxAbsFinite(want32);
     if (want16 != nullptr) {
       const double e16 = testing::MaxAbsDiff(*want16, want32);
       std::cout << ", fp16 reference's own " << e16 << ", vs the fp16 reference "
@@ -188,20 +190,26 @@ class SequenceLengthTest : public GpuTest, public ::testing::WithParamInterface<
 
 TEST_P(SequenceLengthTest, MatchesOnnxRuntimeAtEachLengthAndReplays) {
   const SequenceParam& p = GetParam();
-  ASSERT_TRUE(fs::exists(ModelsDir() + "/bert_tiny.onnx")) << "missing model bert_tiny in " << ModelsDir();
-  ASSERT_TRUE(fs::exists(ModelsDir() + "/gpt2_tiny.onnx")) << "missing model gpt2_tiny in " << ModelsDir();
+  ASSERT_TRUE(fs::exists(ModelsDir() + "/bert_tiny.onnx"))
+      << "missing model bert_tiny in " << ModelsDir();
+  ASSERT_TRUE(fs::exists(ModelsDir() + "/gpt2_tiny.onnx"))
+      << "missing model gpt2_tiny in " << ModelsDir();
   ASSERT_TRUE(GetCases().error.empty()) << GetCases().error;
   ModelOptions options;
   options.precision = p.precision;
-  VKSERVE_ASSERT_OK_AND_ASSIGN(const std::shared_ptr<Model> model, Model::Load(ModelPath(), gpu(), options));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const std::shared_ptr<Model> model,
+                               Model::Load(ModelPath(), gpu(), options));
   // The dynamic shapes keep the attention, the GELU and the residuals
   // fusable (into the GEMMs' epilogues).
   const std::vector<Node>& nodes = model->graph().nodes;
-  EXPECT_TRUE(std::any_of(nodes.begin(), nodes.end(), [](const Node& n) { return n.op_type == "Attention"; }))
+  EXPECT_TRUE(std::any_of(nodes.begin(), nodes.end(),
+                          [](const Node& n) { return n.op_type == "Attention"; }))
       << p.model << ": no attention fused";
   const bool bert = std::string(p.model) == "bert_tiny";
-  for (const char* fused : {bert ? "MatMul+Add+Gelu" : "Gemm+Gelu", bert ? "MatMul+Add+Add" : "Gemm+Add"}) {
-    EXPECT_TRUE(std::any_of(nodes.begin(), nodes.end(), [&](const Node& n) { return FusedOpName(n) == fused; }))
+  for (const char* fused :
+       {bert ? "MatMul+Add+Gelu" : "Gemm+Gelu", bert ? "MatMul+Add+Add" : "Gemm+Add"}) {
+    EXPECT_TRUE(std::any_of(nodes.begin(), nodes.end(),
+                            [&](const Node& n) { return FusedOpName(n) == fused; }))
         << p.model << ": no node fused as " << fused;
   }
   VKSERVE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Create(model));
@@ -214,7 +222,8 @@ TEST_P(SequenceLengthTest, MatchesOnnxRuntimeAtEachLengthAndReplays) {
     SCOPED_TRACE("S = " + std::to_string(s));
     if (!data.contains(s)) {
       VKSERVE_ASSERT_OK_AND_ASSIGN(data[s], ReadCase(CaseName(p.model, s), num_outputs));
-      VKSERVE_ASSERT_OK_AND_ASSIGN(fp16_data[s], ReadCase(CaseName(p.model, s) + "_fp16ref", num_outputs));
+      VKSERVE_ASSERT_OK_AND_ASSIGN(fp16_data[s],
+                                   ReadCase(CaseName(p.model, s) + "_fp16ref", num_outputs));
     }
     const RunRequest request = testing::HostRequest(*model, data[s].inputs);
     VKSERVE_ASSERT_OK_AND_ASSIGN(RunResult result, session->Run(request));

@@ -50,7 +50,8 @@ class SyncSplitTest : public GpuTest {
  protected:
   void SetUp() override {
     GpuTest::SetUp();
-    auto model = Model::FromGraph(NonZeroGraph(), {device_.get(), allocator_.get(), pipelines_.get()});
+    auto model =
+        Model::FromGraph(NonZeroGraph(), {device_.get(), allocator_.get(), pipelines_.get()});
     ASSERT_TRUE(model.ok()) << model.status();
     model_ = *model;
     auto session = Session::Create(model_);
@@ -64,7 +65,8 @@ class SyncSplitTest : public GpuTest {
     GpuTest::TearDown();
   }
 
-  absl::StatusOr<RunResult> Run(std::vector<float> values, OutputLocation where = OutputLocation::kHost) {
+  absl::StatusOr<RunResult> Run(std::vector<float> values,
+                                OutputLocation where = OutputLocation::kHost) {
     x_ = HostTensor::FromFloats(values, {static_cast<int64_t>(values.size())});
     RunRequest r;
     r.inputs.push_back(InputBinding{"x", HostTensorView{x_.dtype, x_.shape, x_.data}, nullptr});
@@ -103,7 +105,8 @@ TEST_F(SyncSplitTest, ReadsBackOnlyTheCountAndReplaysPerCount) {
 }
 
 TEST_F(SyncSplitTest, OtherInputShapesAndDeviceOutputs) {
-  VKSERVE_ASSERT_OK_AND_ASSIGN(RunResult a, Run({0, 0, 9, 0, 0, 0, 0, 0, 0, 1}, OutputLocation::kDevice));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(RunResult a,
+                               Run({0, 0, 9, 0, 0, 0, 0, 0, 0, 1}, OutputLocation::kDevice));
   ASSERT_NE(a.outputs[0].device, nullptr);
   VKSERVE_ASSERT_OK_AND_ASSIGN(HostTensor y, a.outputs[0].device->Read());
   EXPECT_EQ(y.shape, (std::vector<int64_t>{1, 2}));
@@ -114,7 +117,8 @@ TEST_F(SyncSplitTest, BindingsAreCheckedAgainstTheWholeModel) {
   const HostTensor x = HostTensor::FromInts({1, 2}, {2});
   RunRequest r;
   r.inputs.push_back(InputBinding{"x", HostTensorView{x.dtype, x.shape, x.data}, nullptr});
-  EXPECT_EQ(session_->Run(r).status().code(), absl::StatusCode::kInvalidArgument);  // int64 for float
+  EXPECT_EQ(session_->Run(r).status().code(),
+            absl::StatusCode::kInvalidArgument);  // int64 for float
   RunRequest unknown;
   const HostTensor f = HostTensor::FromFloats({1}, {1});
   unknown.inputs.push_back(InputBinding{"x", HostTensorView{f.dtype, f.shape, f.data}, nullptr});
@@ -149,8 +153,9 @@ TEST_F(SyncSplitTest, ConstantInputsFoldWithoutASyncPoint) {
   TensorType out;
   out.dtype = DataType::kFloat;
   g.outputs.push_back({"x_out", out});
-  VKSERVE_ASSERT_OK_AND_ASSIGN(std::shared_ptr<Model> model,
-                               Model::FromGraph(std::move(g), {device_.get(), allocator_.get(), pipelines_.get()}));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(
+      std::shared_ptr<Model> model,
+      Model::FromGraph(std::move(g), {device_.get(), allocator_.get(), pipelines_.get()}));
   EXPECT_EQ(model->sync_split(), nullptr);
   VKSERVE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Create(model));
   const HostTensor x = HostTensor::FromFloats({1, 2, 3}, {3});

@@ -6,10 +6,10 @@
 // reads, as the TorchScript exporter leaves GPT-2's Q/K/V Split once the
 // fused attention reads its input whole. With one output read for its
 // bytes too (by a Relu), the Split runs. Outputs against the host.
+#include <gtest/gtest.h>
+
 #include <cstring>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "runtime/graph.h"
 #include "runtime/model.h"
@@ -22,8 +22,8 @@ namespace vkserve {
 namespace {
 
 using testing::Floats;
-using testing::GpuTest;
 using testing::FloatType;
+using testing::GpuTest;
 using testing::MakeNode;
 
 // x [2, 3, 6] -> Split(axis 2) -> a, b, c [2, 3, 2]; s = Shape(a);
@@ -58,7 +58,8 @@ class UnreadNodesTest : public GpuTest, public ::testing::WithParamInterface<boo
 
 TEST_P(UnreadNodesTest, ShapeOnlyReadsDispatchNothing) {
   const bool b_read = GetParam();
-  VKSERVE_ASSERT_OK_AND_ASSIGN(std::shared_ptr<Model> model, Model::FromGraph(SplitGraph(b_read), gpu()));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(std::shared_ptr<Model> model,
+                               Model::FromGraph(SplitGraph(b_read), gpu()));
   VKSERVE_ASSERT_OK_AND_ASSIGN(std::shared_ptr<const Plan> plan, model->GetPlan({{2, 3, 6}}, {}));
   EXPECT_EQ(plan->unread_nodes, b_read ? 0 : 1);
   EXPECT_EQ(plan->kernel_nodes, b_read ? 3 : 1);  // Split, Relu, Relu / Relu

@@ -67,8 +67,10 @@ class ValueInputTest : public GpuTest {
     axes_ = HostTensor::FromInts({axis}, {1});
     RunRequest r;
     r.inputs.push_back(InputBinding{"x", HostTensorView{x_.dtype, x_.shape, x_.data}, nullptr});
-    r.inputs.push_back(InputBinding{"shape", HostTensorView{shape_.dtype, shape_.shape, shape_.data}, nullptr});
-    r.inputs.push_back(InputBinding{"axes", HostTensorView{axes_.dtype, axes_.shape, axes_.data}, nullptr});
+    r.inputs.push_back(
+        InputBinding{"shape", HostTensorView{shape_.dtype, shape_.shape, shape_.data}, nullptr});
+    r.inputs.push_back(
+        InputBinding{"axes", HostTensorView{axes_.dtype, axes_.shape, axes_.data}, nullptr});
     return session.Run(r);
   }
 
@@ -102,7 +104,8 @@ TEST_F(ValueInputTest, ValuesFromEachRequestSelectThePlan) {
 
   // The signature names the values; planning without them is refused.
   const std::vector<std::vector<int64_t>> shapes = {{12}, {2}, {1}};
-  InputValues values = {nullptr, std::make_shared<const HostTensor>(HostTensor::FromInts({6, 2}, {2})),
+  InputValues values = {nullptr,
+                        std::make_shared<const HostTensor>(HostTensor::FromInts({6, 2}, {2})),
                         std::make_shared<const HostTensor>(HostTensor::FromInts({0}, {1}))};
   VKSERVE_ASSERT_OK_AND_ASSIGN(std::shared_ptr<const Plan> plan, model->GetPlan(shapes, values));
   EXPECT_NE(plan->signature.find("shape=[2]{6,2}"), std::string::npos) << plan->signature;

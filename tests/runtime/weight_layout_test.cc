@@ -41,7 +41,8 @@ float At(const HostTensor& t, int64_t i) {
 
 TEST(TransposeUnalignedMatMulWeightsTest, TransposesOnlyUnalignedPlainMatMulWeights) {
   Graph g;
-  for (const char* w : {"lm_head", "aligned", "short_k", "shared", "as_a", "output", "input", "trans"}) {
+  for (const char* w :
+       {"lm_head", "aligned", "short_k", "shared", "as_a", "output", "input", "trans"}) {
     g.initializers[w] = Counting(16, 13);
   }
   g.initializers["aligned"] = Counting(16, 24);
@@ -51,10 +52,10 @@ TEST(TransposeUnalignedMatMulWeightsTest, TransposesOnlyUnalignedPlainMatMulWeig
   g.nodes.push_back(Op("MatMul", {"x", "short_k"}));  // K not a multiple of 8
   g.nodes.push_back(Op("MatMul", {"x", "shared"}));   // also read by a Gather
   g.nodes.push_back(Op("Gather", {"shared", "ids"}));
-  g.nodes.push_back(Op("MatMul", {"as_a", "x"}));     // A, not B
-  g.nodes.push_back(Op("MatMul", {"x", "output"}));   // a graph output
-  g.nodes.push_back(Op("MatMul", {"x", "input"}));    // a graph input may replace it
-  Node trans = Op("MatMul", {"x", "trans"});          // already read transposed
+  g.nodes.push_back(Op("MatMul", {"as_a", "x"}));    // A, not B
+  g.nodes.push_back(Op("MatMul", {"x", "output"}));  // a graph output
+  g.nodes.push_back(Op("MatMul", {"x", "input"}));   // a graph input may replace it
+  Node trans = Op("MatMul", {"x", "trans"});         // already read transposed
   trans.attributes[kMatMulTransBAttr].type = Attribute::Type::kInt;
   trans.attributes[kMatMulTransBAttr].i = 1;
   g.nodes.push_back(trans);

@@ -76,9 +76,9 @@ TEST(AuthorizationTest, EveryRpcOfTheServiceHasARole) {
   }
   EXPECT_EQ(RequiredRole("ModelInfer"), kRoleInference);
   EXPECT_EQ(RequiredRole("ModelStreamInfer"), kRoleInference);
-  for (const char* admin : {"RepositoryModelLoad", "RepositoryModelUnload", "SystemSharedMemoryRegister",
-                            "SystemSharedMemoryUnregister", "SystemSharedMemoryStatus", "TraceSetting",
-                            "LogSettings"}) {
+  for (const char* admin : {"RepositoryModelLoad", "RepositoryModelUnload",
+                            "SystemSharedMemoryRegister", "SystemSharedMemoryUnregister",
+                            "SystemSharedMemoryStatus", "TraceSetting", "LogSettings"}) {
     EXPECT_EQ(RequiredRole(admin), kRoleAdmin) << admin;
   }
   EXPECT_EQ(RequiredRole("NoSuchRpc"), 0u);
@@ -145,7 +145,8 @@ TEST(AuthorizationTest, SharedMemoryKeysMustStartWithThePrefix) {
   auto a = Authorizer::Create(Settings());
   ASSERT_TRUE(a.ok());
   EXPECT_TRUE((*a)->CheckSharedMemoryKey("/vkserve_input0").ok());
-  for (const char* key : {"/etc", "/vkserve_", "vkserve_x", "/vkserve_x/y", "/vkserve_/../x", "", "/"}) {
+  for (const char* key :
+       {"/etc", "/vkserve_", "vkserve_x", "/vkserve_x/y", "/vkserve_/../x", "", "/"}) {
     const absl::Status s = (*a)->CheckSharedMemoryKey(key);
     EXPECT_EQ(s.code(), absl::StatusCode::kPermissionDenied) << key;
     EXPECT_TRUE(absl::StrContains(s.message(), "/vkserve_")) << s;
@@ -173,7 +174,8 @@ TEST(AuthorizationTest, TokenFilesAreHashed) {
   auto a = Authorizer::Create(s);
   ASSERT_TRUE(a.ok()) << a.status();
   EXPECT_EQ(Code(**a, "ModelInfer", Token("Bearer file-token-abcdef0123")), absl::StatusCode::kOk);
-  EXPECT_EQ(Code(**a, "ModelInfer", Token("Bearer file-token-abcdef012")), absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(Code(**a, "ModelInfer", Token("Bearer file-token-abcdef012")),
+            absl::StatusCode::kUnauthenticated);
   s.auth_grants[0].token_file = short_token.path();
   const auto refused = Authorizer::Create(s);
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
@@ -190,7 +192,8 @@ TEST(TlsMaterialTest, FilesThatAreNotPemAreRefused) {
   s.tls_private_key_path = garbage.path();
   const auto material = LoadTlsMaterial(s);
   EXPECT_EQ(material.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(absl::StrContains(material.status().message(), "no PEM certificate")) << material.status();
+  EXPECT_TRUE(absl::StrContains(material.status().message(), "no PEM certificate"))
+      << material.status();
   s.tls_certificate_path = garbage.path() + ".absent";
   EXPECT_TRUE(absl::StrContains(LoadTlsMaterial(s).status().message(), "cannot be read"));
 }

@@ -25,11 +25,13 @@ TEST(ControlWorkerTest, FullQueueIsResourceExhaustedAndShutdownRunsWhatWaits) {
   absl::Notification started, release;
   std::atomic<int> ran{0};
   ControlWorker worker(3);
-  ASSERT_TRUE(worker.Post([&] {
-    started.Notify();
-    release.WaitForNotification();
-    ++ran;
-  }).ok());
+  ASSERT_TRUE(worker
+                  .Post([&] {
+                    started.Notify();
+                    release.WaitForNotification();
+                    ++ran;
+                  })
+                  .ok());
   started.WaitForNotification();  // the first job runs; the queue is empty
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(worker.Post([&] { ++ran; }).ok());
   absl::Status full = worker.Post([&] { ran += 100; });

@@ -46,8 +46,8 @@ struct Client {
   int64_t batch = 1;
   int64_t size = 6;  // H = W
   std::vector<uint8_t> input;
-  bool use_sink = false;    // outputs straight into `sunk`
-  bool use_reader = false;  // input read, not viewed
+  bool use_sink = false;                       // outputs straight into `sunk`
+  bool use_reader = false;                     // input read, not viewed
   std::shared_ptr<DeviceTensor> device_input;  // bound instead of the bytes
   bool resident_y = false;                     // output y stays on the GPU
   std::vector<std::vector<uint8_t>> sunk{2};
@@ -62,7 +62,8 @@ class DynamicBatcherTest : public GpuTest {
  protected:
   void SetUp() override {
     GpuTest::SetUp();
-    auto model = Model::FromGraph(ConvReluGraph(), {device_.get(), allocator_.get(), pipelines_.get()});
+    auto model =
+        Model::FromGraph(ConvReluGraph(), {device_.get(), allocator_.get(), pipelines_.get()});
     ASSERT_TRUE(model.ok()) << model.status();
     model_ = *model;
     settings_.name = "convnet";
@@ -81,7 +82,9 @@ class DynamicBatcherTest : public GpuTest {
                                         static_cast<unsigned>(seed));
   }
 
-  static std::vector<int64_t> Shape(const Client& c) { return {c.batch, kChannels, c.size, c.size}; }
+  static std::vector<int64_t> Shape(const Client& c) {
+    return {c.batch, kChannels, c.size, c.size};
+  }
 
   static SchedulerRequest Request(Client& c) {
     SchedulerRequest r;
@@ -167,7 +170,8 @@ class DynamicBatcherTest : public GpuTest {
   // the GPU; while it runs b[0] comes and, 3 ms later (the delay three times
   // over at 1 ms), b[1] and b[2]. Every request has been answered on return;
   // `b1_submitted` is when b[0] came.
-  absl::Duration HoldScenario(absl::Duration delay, Client& a, Client (&b)[3], absl::Time* b1_submitted) {
+  absl::Duration HoldScenario(absl::Duration delay, Client& a, Client (&b)[3],
+                              absl::Time* b1_submitted) {
     settings_.sessions = 2;
     settings_.preferred_batch_sizes = {4};
     settings_.max_queue_delay = delay;
@@ -182,14 +186,15 @@ class DynamicBatcherTest : public GpuTest {
     // `gpu_time` (may be null): where the run's GPU time goes.
     auto submit = [&](Client& c, SchedulerRequest request, std::promise<void>& answered,
                       absl::Duration* gpu_time = nullptr) {
-      (*batcher)->Submit(std::move(request),
-                         [&c, &answered, gpu_time](absl::StatusOr<RunResult> result, const ExecutionInfo& info) {
-                           if (result.ok() && gpu_time != nullptr) {
-                             *gpu_time = absl::Nanoseconds(static_cast<int64_t>(result->timing.gpu_ns));
-                           }
-                           Record(c)(std::move(result), info);
-                           answered.set_value();
-                         });
+      (*batcher)->Submit(
+          std::move(request),
+          [&c, &answered, gpu_time](absl::StatusOr<RunResult> result, const ExecutionInfo& info) {
+            if (result.ok() && gpu_time != nullptr) {
+              *gpu_time = absl::Nanoseconds(static_cast<int64_t>(result->timing.gpu_ns));
+            }
+            Record(c)(std::move(result), info);
+            answered.set_value();
+          });
     };
     absl::Duration gpu = absl::InfiniteDuration();
     Client taught[3];
@@ -205,9 +210,9 @@ class DynamicBatcherTest : public GpuTest {
       }
       gpu = std::min(gpu, run_gpu);
     }
-    std::printf("lone run of [1, %lld, %lld, %lld]: %s of GPU work\n", static_cast<long long>(kChannels),
-                static_cast<long long>(kLarge), static_cast<long long>(kLarge),
-                absl::FormatDuration(gpu).c_str());
+    std::printf("lone run of [1, %lld, %lld, %lld]: %s of GPU work\n",
+                static_cast<long long>(kChannels), static_cast<long long>(kLarge),
+                static_cast<long long>(kLarge), absl::FormatDuration(gpu).c_str());
     a.size = kLarge;
     a.use_reader = true;
     Fill(a, 70);
@@ -307,9 +312,9 @@ TEST_F(DynamicBatcherTest, ResidentInputsAreGatheredAndResidentOutputsSliced) {
     c->batch = 1 + i % 2;
     Fill(*c, 100 + i);
     if (i % 3 != 2) {  // resident input (others: host bytes of the same input)
-      VKSERVE_ASSERT_OK_AND_ASSIGN(gpu::Buffer buffer,
-                                   allocator_->Allocate(c->input.size(), gpu::MemoryUsage::kDeviceLocal,
-                                                        gpu::MemoryKind::kResident));
+      VKSERVE_ASSERT_OK_AND_ASSIGN(
+          gpu::Buffer buffer, allocator_->Allocate(c->input.size(), gpu::MemoryUsage::kDeviceLocal,
+                                                   gpu::MemoryKind::kResident));
       VKSERVE_ASSERT_OK(gpu::Upload(*allocator_, buffer, 0, c->input));
       c->device_input = std::make_shared<DeviceTensor>("x", DataType::kFloat, Shape(*c),
                                                        std::move(buffer), model_->gpu());
@@ -482,7 +487,7 @@ TEST_F(DynamicBatcherTest, LoneRequestsStopWaitingUntilRequestsMeetAgain) {
     }
     batcher->Submit(std::move(request),
                     [&, i](absl::StatusOr<RunResult> result, const ExecutionInfo& info) {
-                      Record(*clients[i])(std::move(result), info);
+                      Record (*clients[i])(std::move(result), info);
                       done[i].set_value();
                     });
   }
@@ -515,7 +520,8 @@ TEST_F(DynamicBatcherTest, ABatchKeepsGrowingWhileAnotherHoldsTheGpu) {
   }
   // The hold ends with a's run: b's batch started about when a was answered,
   // not after (slack: half of a's GPU time).
-  const absl::Time b_started = b1_submitted + absl::Nanoseconds(static_cast<int64_t>(b[0].info.queue_ns));
+  const absl::Time b_started =
+      b1_submitted + absl::Nanoseconds(static_cast<int64_t>(b[0].info.queue_ns));
   EXPECT_LE(b_started - a.answered, gpu / 2) << "b's batch waited past a's end";
 }
 
@@ -532,7 +538,7 @@ TEST_F(DynamicBatcherTest, WithNoDelayNothingWaitsForTheGpu) {
 }
 
 TEST_F(DynamicBatcherTest, UnplannedSizeRunsPaddedWhileItIsPlanned) {
-  settings_.preferred_batch_sizes = {4};  // planned at creation, at H = W = 1
+  settings_.preferred_batch_sizes = {4};          // planned at creation, at H = W = 1
   settings_.max_queue_delay = absl::Seconds(10);  // Drain() sends the batch
   const std::vector<std::vector<int64_t>> three = {{3, kChannels, 1, 1}};
   // A batcher's destructor drops the plans it has not started, so each is

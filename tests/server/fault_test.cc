@@ -64,7 +64,9 @@ class FaultTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
   }
 
-  std::unique_ptr<GRPCInferenceService::Stub> Stub() { return GRPCInferenceService::NewStub(channel_); }
+  std::unique_ptr<GRPCInferenceService::Stub> Stub() {
+    return GRPCInferenceService::NewStub(channel_);
+  }
   static std::unique_ptr<grpc::ClientContext> Context() {
     auto ctx = std::make_unique<grpc::ClientContext>();
     ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
@@ -79,7 +81,8 @@ class FaultTest : public ::testing::Test {
     if (!s.ok()) return s;
     std::vector<float> want(x);
     for (float& v : want) v += 1;
-    if (resp.raw_output_contents_size() != 1 || BytesToFloats(resp.raw_output_contents(0)) != want) {
+    if (resp.raw_output_contents_size() != 1 ||
+        BytesToFloats(resp.raw_output_contents(0)) != want) {
       return grpc::Status(grpc::StatusCode::DATA_LOSS, "wrong output");
     }
     return s;

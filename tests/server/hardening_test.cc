@@ -70,7 +70,9 @@ class HardeningTest : public ::testing::Test {
     delete dir_;
   }
 
-  std::unique_ptr<GRPCInferenceService::Stub> Stub() { return GRPCInferenceService::NewStub(*channel_); }
+  std::unique_ptr<GRPCInferenceService::Stub> Stub() {
+    return GRPCInferenceService::NewStub(*channel_);
+  }
 
   static std::unique_ptr<grpc::ClientContext> Context() {
     auto ctx = std::make_unique<grpc::ClientContext>();
@@ -82,7 +84,8 @@ class HardeningTest : public ::testing::Test {
     return Stub()->ModelInfer(Context().get(), req, resp);
   }
 
-  static void ExpectError(const grpc::Status& status, grpc::StatusCode code, const std::string& text) {
+  static void ExpectError(const grpc::Status& status, grpc::StatusCode code,
+                          const std::string& text) {
     EXPECT_EQ(status.error_code(), code) << status.error_message();
     EXPECT_THAT(status.error_message(), HasSubstr(text));
   }
@@ -300,7 +303,8 @@ TEST_F(HardeningTest, FailedLoadLeavesTheModelUnavailableAndTheServerReady) {
     EXPECT_THAT(s.error_message(), HasSubstr("corrupt"));
     EXPECT_TRUE(server_ready());
     EXPECT_EQ(health(""), grpc::health::v1::HealthCheckResponse::SERVING);
-    EXPECT_EQ(health("inference.GRPCInferenceService"), grpc::health::v1::HealthCheckResponse::SERVING);
+    EXPECT_EQ(health("inference.GRPCInferenceService"),
+              grpc::health::v1::HealthCheckResponse::SERVING);
     EXPECT_FALSE(model_ready("corrupt"));
     EXPECT_TRUE(model_ready("addone"));
     ExpectStillServing();
@@ -355,7 +359,8 @@ TEST_F(HardeningTest, HugeStringsInInferRequestsGetTheRealErrorWithAShortMessage
     r.set_model_version(std::string(1 << 20, '9'));
     ExpectShortError(Infer(r, &resp), Code::INVALID_ARGUMENT, "model version");
   }
-  ExpectShortError(Infer(RawRequest("addone", huge, {1, 4}, x), &resp), Code::INVALID_ARGUMENT, "input name");
+  ExpectShortError(Infer(RawRequest("addone", huge, {1, 4}, x), &resp), Code::INVALID_ARGUMENT,
+                   "input name");
   {
     ModelInferRequest r = RawRequest("addone", "x", {1, 4}, x);
     r.add_outputs()->set_name(huge);
@@ -393,7 +398,8 @@ TEST_F(HardeningTest, HugeNamesInRegionAndModelRpcsGetTheRealErrorWithAShortMess
 
   {
     ShmObject obj("huge", 64);
-    ExpectShortError(RegisterRegion(huge, obj.key, 64), Code::INVALID_ARGUMENT, "region registered");
+    ExpectShortError(RegisterRegion(huge, obj.key, 64), Code::INVALID_ARGUMENT,
+                     "region registered");
     SystemSharedMemoryStatusRequest sreq;
     sreq.set_name(huge);
     SystemSharedMemoryStatusResponse sr;
@@ -402,8 +408,8 @@ TEST_F(HardeningTest, HugeNamesInRegionAndModelRpcsGetTheRealErrorWithAShortMess
     SystemSharedMemoryUnregisterRequest ureq;
     ureq.set_name(huge);
     SystemSharedMemoryUnregisterResponse ur;
-    ExpectShortError(stub->SystemSharedMemoryUnregister(Context().get(), ureq, &ur), Code::NOT_FOUND,
-                     "unregister");
+    ExpectShortError(stub->SystemSharedMemoryUnregister(Context().get(), ureq, &ur),
+                     Code::NOT_FOUND, "unregister");
   }
   {
     ModelMetadataRequest req;
@@ -417,22 +423,26 @@ TEST_F(HardeningTest, HugeNamesInRegionAndModelRpcsGetTheRealErrorWithAShortMess
     ModelStatisticsRequest sreq;
     sreq.set_name(huge);
     ModelStatisticsResponse sr;
-    ExpectShortError(stub->ModelStatistics(Context().get(), sreq, &sr), Code::NOT_FOUND, "statistics");
+    ExpectShortError(stub->ModelStatistics(Context().get(), sreq, &sr), Code::NOT_FOUND,
+                     "statistics");
     ModelReadyRequest rreq;
     rreq.set_name("addone");
     rreq.set_version(std::string(1 << 20, 'v'));
     ModelReadyResponse rr;
-    ExpectShortError(stub->ModelReady(Context().get(), rreq, &rr), Code::INVALID_ARGUMENT, "ready version");
+    ExpectShortError(stub->ModelReady(Context().get(), rreq, &rr), Code::INVALID_ARGUMENT,
+                     "ready version");
   }
   {
     RepositoryModelLoadRequest lreq;
     lreq.set_model_name(huge);
     RepositoryModelLoadResponse lr;
-    ExpectShortError(stub->RepositoryModelLoad(Context().get(), lreq, &lr), Code::INVALID_ARGUMENT, "load");
+    ExpectShortError(stub->RepositoryModelLoad(Context().get(), lreq, &lr), Code::INVALID_ARGUMENT,
+                     "load");
     RepositoryModelUnloadRequest ureq;
     ureq.set_model_name(huge);
     RepositoryModelUnloadResponse ur;
-    ExpectShortError(stub->RepositoryModelUnload(Context().get(), ureq, &ur), Code::NOT_FOUND, "unload");
+    ExpectShortError(stub->RepositoryModelUnload(Context().get(), ureq, &ur), Code::NOT_FOUND,
+                     "unload");
     RepositoryIndexRequest ireq;
     ireq.set_repository_name(huge);
     RepositoryIndexResponse ir;
@@ -458,14 +468,17 @@ TEST_F(HardeningTest, HugeStringsInHealthSettingsAndStreamsGetTheRealErrorWithAS
     TraceSettingRequest treq;
     treq.set_model_name(huge);
     TraceSettingResponse tr;
-    ExpectShortError(stub->TraceSetting(Context().get(), treq, &tr), Code::INVALID_ARGUMENT, "trace model");
+    ExpectShortError(stub->TraceSetting(Context().get(), treq, &tr), Code::INVALID_ARGUMENT,
+                     "trace model");
     TraceSettingRequest kreq;
     (*kreq.mutable_settings())[huge].add_value("1");
-    ExpectShortError(stub->TraceSetting(Context().get(), kreq, &tr), Code::INVALID_ARGUMENT, "trace key");
+    ExpectShortError(stub->TraceSetting(Context().get(), kreq, &tr), Code::INVALID_ARGUMENT,
+                     "trace key");
     LogSettingsRequest lreq;
     (*lreq.mutable_settings())["log_format"].set_string_param(huge);
     LogSettingsResponse lr;
-    ExpectShortError(stub->LogSettings(Context().get(), lreq, &lr), Code::INVALID_ARGUMENT, "log format");
+    ExpectShortError(stub->LogSettings(Context().get(), lreq, &lr), Code::INVALID_ARGUMENT,
+                     "log format");
   }
   {
     grpc::ClientContext ctx;
@@ -521,7 +534,8 @@ TEST_F(HardeningTest, ClientsAreNotToldServerPaths) {
   ASSERT_TRUE(Infer(traced, &resp).ok());
   const std::string name = resp.parameters().at(kTracePathParam).string_param();
   EXPECT_THAT(name, Not(HasSubstr("/")));
-  EXPECT_TRUE(std::filesystem::is_regular_file(std::filesystem::path(dir) / "traces" / name)) << name;
+  EXPECT_TRUE(std::filesystem::is_regular_file(std::filesystem::path(dir) / "traces" / name))
+      << name;
 
   TraceSettingResponse tr;
   ASSERT_TRUE(stub->TraceSetting(Context().get(), {}, &tr).ok());

@@ -38,15 +38,15 @@ TEST(HttpRequestHeadTest, ParsesWhatScrapersSend) {
 TEST(HttpRequestHeadTest, RefusesMalformedHeads) {
   for (const std::string& bad : {
            std::string("GET /metrics HTTP/1.1\r\n"),           // no blank line
-           std::string("\r\n\r\n"),                             // no request line
-           std::string("GET /metrics\r\n\r\n"),                 // HTTP/0.9
-           std::string("GET /metrics HTTP/2\r\n\r\n"),          // not 1.x
-           std::string("GET  /metrics HTTP/1.1\r\n\r\n"),       // two spaces
-           std::string("GET /metrics HTTP/1.1 \r\n\r\n"),       // trailing space
-           std::string("G(T /metrics HTTP/1.1\r\n\r\n"),        // not a token
-           std::string("G\0T /metrics HTTP/1.1\r\n\r\n", 25),   // NUL in the method
-           std::string("GET /a\tb HTTP/1.1\r\n\r\n"),           // control in the target
-           std::string("GET /m\x80 HTTP/1.1\r\n\r\n"),          // non-ASCII target
+           std::string("\r\n\r\n"),                            // no request line
+           std::string("GET /metrics\r\n\r\n"),                // HTTP/0.9
+           std::string("GET /metrics HTTP/2\r\n\r\n"),         // not 1.x
+           std::string("GET  /metrics HTTP/1.1\r\n\r\n"),      // two spaces
+           std::string("GET /metrics HTTP/1.1 \r\n\r\n"),      // trailing space
+           std::string("G(T /metrics HTTP/1.1\r\n\r\n"),       // not a token
+           std::string("G\0T /metrics HTTP/1.1\r\n\r\n", 25),  // NUL in the method
+           std::string("GET /a\tb HTTP/1.1\r\n\r\n"),          // control in the target
+           std::string("GET /m\x80 HTTP/1.1\r\n\r\n"),         // non-ASCII target
            std::string("GET /metrics HTTP/1.1\r\nno colon\r\n\r\n"),
            std::string("GET /metrics HTTP/1.1\r\n: empty name\r\n\r\n"),
            std::string("GET /metrics HTTP/1.1\r\nA: b\r\n folded\r\n\r\n"),  // obs-fold

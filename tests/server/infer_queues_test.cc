@@ -25,7 +25,8 @@ using testing::BytesToFloats;
 using testing::RawRequest;
 
 std::unique_ptr<Server> StartServer(const std::string& repo, int infer_threads) {
-  testing::WriteFile(std::filesystem::path(repo) / "addone/1/model.onnx", testing::AddOneModelBytes());
+  testing::WriteFile(std::filesystem::path(repo) / "addone/1/model.onnx",
+                     testing::AddOneModelBytes());
   ServerSettings settings = testing::TestServerSettings(repo);
   settings.grpc_infer_threads = infer_threads;
   settings.exit_timeout = absl::Seconds(10);
@@ -36,14 +37,15 @@ std::unique_ptr<Server> StartServer(const std::string& repo, int infer_threads) 
 
 // Sends addone requests whose inputs name the client and the request;
 // checks each answer. Returns the first non-OK status, or OK after `n`.
-grpc::Status SendChecked(GRPCInferenceService::Stub& stub, int client, int n, std::atomic<int>* good) {
+grpc::Status SendChecked(GRPCInferenceService::Stub& stub, int client, int n,
+                         std::atomic<int>* good) {
   for (int i = 0; i < n; ++i) {
     const float base = static_cast<float>(client * 1000 + i * 4);
     grpc::ClientContext ctx;
     ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
     ModelInferResponse resp;
-    grpc::Status s = stub.ModelInfer(&ctx, RawRequest("addone", "x", {1, 4}, {base, base + 1, base + 2, base + 3}),
-                                     &resp);
+    grpc::Status s = stub.ModelInfer(
+        &ctx, RawRequest("addone", "x", {1, 4}, {base, base + 1, base + 2, base + 3}), &resp);
     if (!s.ok()) return s;
     EXPECT_EQ(BytesToFloats(resp.raw_output_contents(0)),
               (std::vector<float>{base + 1, base + 2, base + 3, base + 4}))

@@ -5,6 +5,8 @@
 // exposition text for known observations, series lifetime across unload and
 // reload, the HTTP endpoint, trace selection/assembly/pruning, and JSON log
 // lines. (test_prometheus.py checks the same against a real Prometheus.)
+#include "server/metrics.h"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -19,7 +21,6 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "server/logging.h"
-#include "server/metrics.h"
 #include "server/request_tracer.h"
 #include "spdlog/spdlog.h"
 
@@ -41,7 +42,7 @@ double Value(const std::string& text, const std::string& series) {
 
 RunTiming Timing() {
   RunTiming t;
-  t.upload_ns = 20'000;     // 20 µs
+  t.upload_ns = 20'000;  // 20 µs
   t.record_ns = 0;
   t.submit_ns = 40'000;
   t.gpu_ns = 300'000;
@@ -56,7 +57,8 @@ RunTiming Timing() {
 TEST(MetricsTest, RecordsExactFiguresPerModelVersion) {
   Metrics metrics("9.9.9", "Test GPU", nullptr);
   auto m = metrics.ForModel("net", 3, {"GPU-a", "GPU-b"});
-  m->RecordSuccess(/*request_ns=*/600'000, /*queue_ns=*/30'000, Timing(), /*batch_size=*/4, "GPU-a");
+  m->RecordSuccess(/*request_ns=*/600'000, /*queue_ns=*/30'000, Timing(), /*batch_size=*/4,
+                   "GPU-a");
   m->RecordSuccess(600'000, 30'000, Timing(), 4, "GPU-b");
   m->RecordSuccess(600'000, 30'000, Timing(), 4, "GPU-b");
   m->RecordCrossDeviceCopies("GPU-b", /*copies=*/2, /*bytes=*/96);
@@ -67,20 +69,27 @@ TEST(MetricsTest, RecordsExactFiguresPerModelVersion) {
   m->RecordFailure(RequestOutcome::kQueueFull);
   const std::string text = metrics.Render();
   const std::string labels = "model=\"net\",version=\"3\"";
-  EXPECT_EQ(Value(text, "vkserve_requests_total{model=\"net\",outcome=\"success\",version=\"3\"}"), 3);
-  EXPECT_EQ(Value(text, "vkserve_requests_total{model=\"net\",outcome=\"queue_full\",version=\"3\"}"), 1);
-  EXPECT_EQ(Value(text, "vkserve_requests_total{model=\"net\",outcome=\"timeout\",version=\"3\"}"), 0);
+  EXPECT_EQ(Value(text, "vkserve_requests_total{model=\"net\",outcome=\"success\",version=\"3\"}"),
+            3);
+  EXPECT_EQ(
+      Value(text, "vkserve_requests_total{model=\"net\",outcome=\"queue_full\",version=\"3\"}"), 1);
+  EXPECT_EQ(Value(text, "vkserve_requests_total{model=\"net\",outcome=\"timeout\",version=\"3\"}"),
+            0);
   EXPECT_EQ(Value(text, "vkserve_inferences_total{" + labels + "}"), 12);
   EXPECT_EQ(Value(text, "vkserve_executions_total{" + labels + "}"), 2);
   EXPECT_EQ(Value(text, "vkserve_batch_padding_rows_total{" + labels + "}"), 2);
-  EXPECT_EQ(Value(text, "vkserve_transferred_bytes_total{direction=\"host_to_gpu\"," + labels + "}"), 6144);
-  EXPECT_EQ(Value(text, "vkserve_transferred_bytes_total{direction=\"gpu_to_host\"," + labels + "}"), 80);
+  EXPECT_EQ(
+      Value(text, "vkserve_transferred_bytes_total{direction=\"host_to_gpu\"," + labels + "}"),
+      6144);
+  EXPECT_EQ(
+      Value(text, "vkserve_transferred_bytes_total{direction=\"gpu_to_host\"," + labels + "}"), 80);
   EXPECT_EQ(Value(text, "vkserve_runs_total{command_buffer=\"replayed\"," + labels + "}"), 2);
   EXPECT_EQ(Value(text, "vkserve_runs_total{command_buffer=\"recorded\"," + labels + "}"), 0);
   EXPECT_EQ(Value(text, "vkserve_request_duration_seconds_count{" + labels + "}"), 3);
   EXPECT_NEAR(Value(text, "vkserve_request_duration_seconds_sum{" + labels + "}"), 1.8e-3, 1e-12);
   // 600 µs lands above the 500 µs bucket and within 1 ms.
-  EXPECT_EQ(Value(text, "vkserve_request_duration_seconds_bucket{" + labels + ",le=\"0.0005\"}"), 0);
+  EXPECT_EQ(Value(text, "vkserve_request_duration_seconds_bucket{" + labels + ",le=\"0.0005\"}"),
+            0);
   EXPECT_EQ(Value(text, "vkserve_request_duration_seconds_bucket{" + labels + ",le=\"0.001\"}"), 3);
   EXPECT_EQ(Value(text, "vkserve_request_duration_seconds_bucket{" + labels + ",le=\"1e-05\"}"), 0);
   EXPECT_EQ(Value(text, "vkserve_request_duration_seconds_bucket{" + labels + ",le=\"10\"}"), 3);
@@ -125,14 +134,17 @@ TEST(MetricsTest, SeriesLiveAsLongAsTheModelVersion) {
   EXPECT_NE(a, other);
   a->RecordFailure(RequestOutcome::kInternal);
   a.reset();
-  EXPECT_TRUE(absl::StrContains(metrics.Render(), "model=\"net\",outcome=\"internal\",version=\"1\"} 1"));
+  EXPECT_TRUE(
+      absl::StrContains(metrics.Render(), "model=\"net\",outcome=\"internal\",version=\"1\"} 1"));
   b.reset();  // unloaded: its series leave the exposition
   const std::string text = metrics.Render();
   EXPECT_FALSE(absl::StrContains(text, "version=\"1\""));
   EXPECT_TRUE(absl::StrContains(text, "version=\"2\""));
   // Reloaded: fresh series, counted from 0.
   auto again = metrics.ForModel("net", 1);
-  EXPECT_EQ(Value(metrics.Render(), "vkserve_requests_total{model=\"net\",outcome=\"internal\",version=\"1\"}"), 0);
+  EXPECT_EQ(Value(metrics.Render(),
+                  "vkserve_requests_total{model=\"net\",outcome=\"internal\",version=\"1\"}"),
+            0);
 }
 
 TEST(MetricsTest, PerGpuSeriesExistFromLoadAndFollowAReload) {
@@ -190,10 +202,16 @@ TEST(MetricsTest, GaugesAreSampledAtScrape) {
   EXPECT_EQ(Value(text, "vkserve_resident_output_bytes" + labels + "}"), 1200);
   EXPECT_EQ(Value(text, "vkserve_model_nodes" + labels + ",device=\"gpu\"}"), 17);
   EXPECT_EQ(Value(text, "vkserve_model_nodes" + labels + ",device=\"cpu\"}"), 0);
-  EXPECT_EQ(Value(text, "vkserve_gpu_memory_bytes{device=\"Test GPU\",gpu=\"GPU-a\",kind=\"weights\"}"), 4096);
-  EXPECT_EQ(Value(text, "vkserve_gpu_memory_bytes{device=\"Test GPU\",gpu=\"GPU-a\",kind=\"resident_outputs\"}"),
+  EXPECT_EQ(
+      Value(text, "vkserve_gpu_memory_bytes{device=\"Test GPU\",gpu=\"GPU-a\",kind=\"weights\"}"),
+      4096);
+  EXPECT_EQ(
+      Value(
+          text,
+          "vkserve_gpu_memory_bytes{device=\"Test GPU\",gpu=\"GPU-a\",kind=\"resident_outputs\"}"),
+      0);
+  EXPECT_EQ(Value(text, "vkserve_cache_bytes{device=\"Test GPU\",gpu=\"GPU-a\",memory=\"device\"}"),
             0);
-  EXPECT_EQ(Value(text, "vkserve_cache_bytes{device=\"Test GPU\",gpu=\"GPU-a\",memory=\"device\"}"), 0);
   // Sessions and busy sessions per GPU.
   EXPECT_EQ(Value(text, "vkserve_gpu_sessions" + labels + ",gpu=\"GPU-a\"}"), 1);
   EXPECT_EQ(Value(text, "vkserve_gpu_sessions_busy" + labels + ",gpu=\"GPU-a\"}"), 1);
@@ -336,7 +354,7 @@ TEST(LoggingTest, JsonQuoteKeepsEveryLineParseable) {
   EXPECT_EQ(JsonQuote("plain"), "\"plain\"");
   EXPECT_EQ(JsonQuote("a\"b\\c\nd\te\x01"), "\"a\\\"b\\\\c\\nd\\te\\u0001\"");
   EXPECT_EQ(JsonQuote("gr\xC3\xBC\xC3\x9F"), "\"gr\xC3\xBC\xC3\x9F\"");  // valid UTF-8 stays
-  EXPECT_EQ(JsonQuote("bad\xFF\xC3"), "\"bad\\ufffd\\ufffd\"");        // invalid bytes do not
+  EXPECT_EQ(JsonQuote("bad\xFF\xC3"), "\"bad\\ufffd\\ufffd\"");          // invalid bytes do not
   EXPECT_EQ(JsonQuote("\xED\xA0\x80"), "\"\\ufffd\\ufffd\\ufffd\"");     // a surrogate is invalid
 }
 
@@ -370,7 +388,8 @@ TEST(LoggingTest, JsonLinesCarryTheRequestId) {
   fs::remove(file);
   EXPECT_TRUE(absl::StartsWith(first, "{\"time\":\"")) << first;
   EXPECT_TRUE(absl::StrContains(first, "+00:00\",\"level\":\"info\",\"thread\":")) << first;
-  EXPECT_TRUE(absl::EndsWith(first, ",\"request_id\":\"req-\\\"7\\\"\",\"msg\":\"ran net\"}")) << first;
+  EXPECT_TRUE(absl::EndsWith(first, ",\"request_id\":\"req-\\\"7\\\"\",\"msg\":\"ran net\"}"))
+      << first;
   EXPECT_TRUE(absl::StrContains(second, "\"level\":\"warning\""));
   EXPECT_FALSE(absl::StrContains(second, "request_id")) << second;
 }

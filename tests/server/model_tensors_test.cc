@@ -21,7 +21,9 @@ namespace {
 
 using ::testing::ElementsAre;
 
-std::string ExampleModelDir() { return std::string(DefaultServerConfigDir()) + "/repository/tinynet"; }
+std::string ExampleModelDir() {
+  return std::string(DefaultServerConfigDir()) + "/repository/tinynet";
+}
 
 TEST(ModelTensorsTest, DataTypeConversions) {
   for (int i = 1; i <= 14; ++i) {
@@ -36,8 +38,10 @@ TEST(ModelTensorsTest, DataTypeConversions) {
 }
 
 TEST(ModelTensorsTest, ValueInfoToModelTensor) {
-  ValueInfo info{"image", TensorType{DataType::kFloat, true,
-                                     {Dim{-1, "N", "DATA_BATCH"}, Dim{3, "", ""}, Dim{-1, "", ""}}}};
+  ValueInfo info{
+      "image",
+      TensorType{
+          DataType::kFloat, true, {Dim{-1, "N", "DATA_BATCH"}, Dim{3, "", ""}, Dim{-1, "", ""}}}};
   ModelTensor t = ToModelTensor(info);
   EXPECT_EQ(t.name, "image");
   EXPECT_EQ(t.data_type, inference::TYPE_FP32);
@@ -64,7 +68,8 @@ TEST(ModelTensorsTest, ValueInfoToModelTensor) {
 TEST(ModelTensorsTest, ExampleConfigMatchesExampleModel) {
   absl::StatusOr<Graph> graph = LoadOnnxModel(ExampleModelDir() + "/1/model.onnx");
   ASSERT_TRUE(graph.ok()) << graph.status();
-  absl::StatusOr<ParsedModelConfig> parsed = LoadModelConfig(ExampleModelDir() + "/config.pbtxt", "tinynet");
+  absl::StatusOr<ParsedModelConfig> parsed =
+      LoadModelConfig(ExampleModelDir() + "/config.pbtxt", "tinynet");
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_TRUE(parsed->from_file);
   absl::StatusOr<ModelSettings> s =

@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "gmock/gmock.h"
+#include "gpu/instance.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
-#include "gpu/instance.h"
 #include "proto/grpc_service.grpc.pb.h"
 #include "server/server.h"
 #include "tests/server/server_test_util.h"
@@ -38,9 +38,10 @@ using testing::BytesToFloats;
 using testing::RawRequest;
 
 // Sessions: one in a group on GPU 0, one in a group on the server's device.
-constexpr char kTwoGroups[] = "max_batch_size: 8\n"
-                              "instance_group { count: 1 gpus: [0] }\n"
-                              "instance_group { count: 1 }\n";
+constexpr char kTwoGroups[] =
+    "max_batch_size: 8\n"
+    "instance_group { count: 1 gpus: [0] }\n"
+    "instance_group { count: 1 }\n";
 
 // Values of the series of `family` with label gpu="...", by that label,
 // where the series' text also contains `filter`.
@@ -82,7 +83,9 @@ class MultiGpuServerTest : public ::testing::Test {
     server_ = *std::move(server);
     channel_ = testing::UnlimitedChannel(server_->address());
   }
-  std::unique_ptr<GRPCInferenceService::Stub> Stub() { return GRPCInferenceService::NewStub(channel_); }
+  std::unique_ptr<GRPCInferenceService::Stub> Stub() {
+    return GRPCInferenceService::NewStub(channel_);
+  }
   static std::unique_ptr<grpc::ClientContext> Context() {
     auto ctx = std::make_unique<grpc::ClientContext>();
     ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
@@ -113,7 +116,8 @@ class MultiGpuServerTest : public ::testing::Test {
     std::vector<std::thread> threads;
     for (int c = 0; c < clients; ++c) {
       threads.emplace_back([&, c] {
-        for (int i = 0; i < each; ++i) right += AddOne(model, 1 + (c + i) % 3, static_cast<float>(100 * c + i)).ok();
+        for (int i = 0; i < each; ++i)
+          right += AddOne(model, 1 + (c + i) % 3, static_cast<float>(100 * c + i)).ok();
       });
     }
     for (std::thread& t : threads) t.join();
@@ -134,7 +138,8 @@ TEST_F(MultiGpuServerTest, SelectorsOfOneDeviceShareItAndAMissingGpuIsNamed) {
   const std::string uuid = (*best)->uuid();
   AddModel("pool", kTwoGroups);
   AddModel("batched", std::string(kTwoGroups) + "dynamic_batching { }\n");
-  AddModel("by_uuid", "max_batch_size: 8\ninstance_group { count: 2 }\nvkserve { device: \"" + uuid + "\" }\n");
+  AddModel("by_uuid", "max_batch_size: 8\ninstance_group { count: 2 }\nvkserve { device: \"" +
+                          uuid + "\" }\n");
   AddModel("missing", "max_batch_size: 8\ninstance_group { count: 1 gpus: [0, 9] }\n");
   Start(/*device_per_selector=*/false, {"pool", "batched", "by_uuid"});
   for (const char* model : {"pool", "batched", "by_uuid"}) {
@@ -144,7 +149,8 @@ TEST_F(MultiGpuServerTest, SelectorsOfOneDeviceShareItAndAMissingGpuIsNamed) {
   // Both groups' sessions on the one device, labelled with its UUID.
   for (const char* model : {"pool", "batched", "by_uuid"}) {
     const std::string of = absl::StrCat("model=\"", model, "\"");
-    EXPECT_EQ(ByGpu(text, "vkserve_gpu_sessions", of), (std::map<std::string, double>{{uuid, 2}})) << model;
+    EXPECT_EQ(ByGpu(text, "vkserve_gpu_sessions", of), (std::map<std::string, double>{{uuid, 2}}))
+        << model;
     EXPECT_EQ(ByGpu(text, "vkserve_phase_duration_seconds_count", of + ",phase=\"gpu\""),
               (std::map<std::string, double>{{uuid, 12}}))
         << model;
@@ -158,7 +164,8 @@ TEST_F(MultiGpuServerTest, SelectorsOfOneDeviceShareItAndAMissingGpuIsNamed) {
 
 TEST_F(MultiGpuServerTest, RequestsSpreadOverTwoGpusOfOneDevice) {
   AddModel("pool", kTwoGroups);
-  AddModel("batched", std::string(kTwoGroups) + "dynamic_batching { max_queue_delay_microseconds: 200 }\n");
+  AddModel("batched",
+           std::string(kTwoGroups) + "dynamic_batching { max_queue_delay_microseconds: 200 }\n");
   Start(/*device_per_selector=*/true, {"pool", "batched"});
   for (const char* model : {"pool", "batched"}) {
     EXPECT_EQ(Burst(model, 12, 8), 96) << model;

@@ -37,13 +37,15 @@ constexpr int64_t kSize = 8;
 // so an output can be fed back as an input.
 Graph ConvGraph() {
   testing::ConvGraphSpec spec;
-  spec.input_shape = {Dim{-1, "N", ""}, Dim{kChannels, "", ""}, Dim{kSize, "", ""}, Dim{kSize, "", ""}};
+  spec.input_shape = {Dim{-1, "N", ""}, Dim{kChannels, "", ""}, Dim{kSize, "", ""},
+                      Dim{kSize, "", ""}};
   spec.weight_seed = 11;
   return testing::ConvGraph(spec);
 }
 
 std::vector<uint8_t> RandomInput(int seed) {
-  return testing::RandomFloatBytes(static_cast<size_t>(kChannels * kSize * kSize), static_cast<unsigned>(seed));
+  return testing::RandomFloatBytes(static_cast<size_t>(kChannels * kSize * kSize),
+                                   static_cast<unsigned>(seed));
 }
 
 void ExpectSameFloats(std::span<const uint8_t> got, std::span<const uint8_t> want) {
@@ -80,7 +82,8 @@ class MultiGpuTest : public GpuTest {
     VKSERVE_ASSERT_OK_AND_ASSIGN(pipelines2_, gpu::PipelineCache::Create(*device2_));
     VKSERVE_ASSERT_OK_AND_ASSIGN(models_[0], Model::FromGraph(ConvGraph(), context()));
     VKSERVE_ASSERT_OK_AND_ASSIGN(
-        models_[1], Model::FromGraph(ConvGraph(), {device2_.get(), allocator2_.get(), pipelines2_.get()}));
+        models_[1],
+        Model::FromGraph(ConvGraph(), {device2_.get(), allocator2_.get(), pipelines2_.get()}));
     ASSERT_NE(models_[0]->gpu().device, models_[1]->gpu().device);
     settings_.name = "conv";
     settings_.max_batch_size = 4;
@@ -130,8 +133,10 @@ class MultiGpuTest : public GpuTest {
           call.running = true;
         }
         MutexLock lock(&hold_mutex_);
-        hold_mutex_.Await(Condition(+[](bool* hold) { return !*hold; }, &hold_));
-        if (to.size() != call.input.size()) return absl::InternalError("reader given the wrong size");
+        hold_mutex_.Await(Condition(
+            +[](bool* hold) { return !*hold; }, &hold_));
+        if (to.size() != call.input.size())
+          return absl::InternalError("reader given the wrong size");
         std::memcpy(to.data(), call.input.data(), to.size());
         return absl::OkStatus();
       };
@@ -139,14 +144,15 @@ class MultiGpuTest : public GpuTest {
     request.run.inputs.push_back(std::move(b));
     if (call.resident_output) request.run.output_locations["y"] = OutputLocation::kDevice;
     request.batch_size = 1;
-    scheduler.Submit(std::move(request), [&call](absl::StatusOr<RunResult> r, const ExecutionInfo& info) {
-      {
-        MutexLock lock(&call.mutex);
-        call.result = std::move(r);
-        call.info = info;
-        call.answered = true;
-      }
-    });
+    scheduler.Submit(std::move(request),
+                     [&call](absl::StatusOr<RunResult> r, const ExecutionInfo& info) {
+                       {
+                         MutexLock lock(&call.mutex);
+                         call.result = std::move(r);
+                         call.info = info;
+                         call.answered = true;
+                       }
+                     });
   }
   static void AwaitAnswer(Call& call) {
     MutexLock lock(&call.mutex);
@@ -264,7 +270,8 @@ TEST_F(MultiGpuTest, ResidentInputFromAnotherGpuIsCopiedThroughTheHost) {
   SessionPoolOptions options;
   VKSERVE_ASSERT_OK_AND_ASSIGN(auto on_first, SessionPool::Create(Replicas(1, 0), options));
   VKSERVE_ASSERT_OK_AND_ASSIGN(auto on_second, SessionPool::Create(Replicas(0, 1), options));
-  VKSERVE_ASSERT_OK_AND_ASSIGN(auto batcher_on_second, DynamicBatcher::Create(Replicas(0, 1), settings_));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto batcher_on_second,
+                               DynamicBatcher::Create(Replicas(0, 1), settings_));
 
   // Produce y on the first GPU, kept there.
   Call produce;
@@ -289,7 +296,8 @@ TEST_F(MultiGpuTest, ResidentInputFromAnotherGpuIsCopiedThroughTheHost) {
     Scheduler* scheduler;
     uint64_t copies;
   };
-  for (const Case& c : {Case{on_second.get(), 1}, Case{batcher_on_second.get(), 1}, Case{on_first.get(), 0}}) {
+  for (const Case& c :
+       {Case{on_second.get(), 1}, Case{batcher_on_second.get(), 1}, Case{on_first.get(), 0}}) {
     Call feed;
     feed.device_input = resident;
     Submit(*c.scheduler, feed);
@@ -315,7 +323,8 @@ TEST_F(MultiGpuTest, ResidentInputFromAnotherGpuIsCopiedThroughTheHost) {
     AwaitAnswer(late);
     MutexLock lock(&late.mutex);
     EXPECT_EQ(late.result.status().code(), absl::StatusCode::kFailedPrecondition);
-    EXPECT_NE(late.result.status().message().find("input 'x'"), std::string::npos) << late.result.status();
+    EXPECT_NE(late.result.status().message().find("input 'x'"), std::string::npos)
+        << late.result.status();
     EXPECT_EQ(late.info.gpu, -1);
   }
 }

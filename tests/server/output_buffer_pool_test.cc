@@ -56,7 +56,8 @@ TEST(OutputBufferPoolTest, TheSmallestBufferThatFitsIsChosen) {
 
 TEST(OutputBufferPoolTest, TheBudgetDropsTheOldestBuffers) {
   OutputBufferPool pool(5 * kMiB);
-  std::string first = pool.Take(2 * kMiB), second = pool.Take(2 * kMiB), third = pool.Take(2 * kMiB);
+  std::string first = pool.Take(2 * kMiB), second = pool.Take(2 * kMiB),
+              third = pool.Take(2 * kMiB);
   const char* third_memory = third.data();
   pool.Give(std::move(first));
   pool.Give(std::move(second));

@@ -83,17 +83,17 @@ TEST(TraceSettingsTest, RefusesWhatItCannotHonourAndChangesNothing) {
     std::vector<std::string> values;
     std::string message;
   };
-  for (const Bad& bad : std::vector<Bad>{
-           {"trace_level", {"TENSORS"}, "TENSORS is not supported"},
-           {"trace_level", {"LOUD"}, "unknown level 'LOUD'"},
-           {"trace_level", {"OFF", "TIMESTAMPS"}, "cannot be combined"},
-           {"trace_rate", {"0"}, "not an integer >= 1"},
-           {"trace_rate", {"x"}, "not an integer >= 1"},
-           {"trace_rate", {"1", "2"}, "takes one value"},
-           {"trace_count", {"-2"}, "not an integer >= -1"},
-           {"trace_file", {"/etc/passwd"}, "a client cannot choose"},
-           {"log_frequency", {"100"}, "fixed at 1"},
-           {"trace_mode", {"triton"}, "unknown trace setting"}}) {
+  for (const Bad& bad :
+       std::vector<Bad>{{"trace_level", {"TENSORS"}, "TENSORS is not supported"},
+                        {"trace_level", {"LOUD"}, "unknown level 'LOUD'"},
+                        {"trace_level", {"OFF", "TIMESTAMPS"}, "cannot be combined"},
+                        {"trace_rate", {"0"}, "not an integer >= 1"},
+                        {"trace_rate", {"x"}, "not an integer >= 1"},
+                        {"trace_rate", {"1", "2"}, "takes one value"},
+                        {"trace_count", {"-2"}, "not an integer >= -1"},
+                        {"trace_file", {"/etc/passwd"}, "a client cannot choose"},
+                        {"log_frequency", {"100"}, "fixed at 1"},
+                        {"trace_mode", {"triton"}, "unknown trace setting"}}) {
     TraceSettingRequest req;
     // A valid setting beside the bad one must not apply either.
     if (bad.key == "trace_count") {
@@ -172,7 +172,8 @@ TEST(LogSettingsTest, RefusesWhatItCannotHonourAndChangesNothing) {
     std::string message;
   };
   std::vector<Bad> cases(6);
-  (*cases[0].request.mutable_settings())["log_warnings"].set_bool_param(false);  // info on, warnings off
+  (*cases[0].request.mutable_settings())["log_warnings"].set_bool_param(
+      false);  // info on, warnings off
   cases[0].message = "log_info needs log_warnings";
   (*cases[1].request.mutable_settings())["log_info"].set_uint32_param(1);
   cases[1].message = "must be a bool_param";

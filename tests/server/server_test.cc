@@ -4,6 +4,8 @@
 // End-to-end tests of the daemon: a Server on an ephemeral loopback port
 // serving a temporary repository (the example tinynet plus generated
 // models), driven by a C++ gRPC client through every RPC.
+#include "server/server.h"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -20,7 +22,6 @@
 #include "proto/grpc_service.grpc.pb.h"
 #include "proto/health.grpc.pb.h"
 #include "server/infer_request.h"
-#include "server/server.h"
 #include "tests/server/server_test_util.h"
 #include "tests/testing/temp_dir.h"
 
@@ -47,8 +48,7 @@ class ServerTest : public ::testing::Test {
     const std::string addone = testing::AddOneModelBytes();
     testing::WriteFile(fs::path(*repo_) / "addone/1/model.onnx", addone);
     testing::WriteFile(fs::path(*repo_) / "addone/2/model.onnx", addone);
-    testing::WriteFile(fs::path(*repo_) / "addone/config.pbtxt",
-                       "version_policy { all {} }\n");
+    testing::WriteFile(fs::path(*repo_) / "addone/config.pbtxt", "version_policy { all {} }\n");
     testing::WriteFile(fs::path(*repo_) / "gpuout/1/model.onnx", addone);
     testing::WriteFile(fs::path(*repo_) / "gpuout/config.pbtxt",
                        "vkserve { output { name: \"y\" location: GPU } }\n");
@@ -75,7 +75,9 @@ class ServerTest : public ::testing::Test {
     delete repo_;
   }
 
-  std::unique_ptr<GRPCInferenceService::Stub> Stub() { return GRPCInferenceService::NewStub(*channel_); }
+  std::unique_ptr<GRPCInferenceService::Stub> Stub() {
+    return GRPCInferenceService::NewStub(*channel_);
+  }
 
   grpc::Status Infer(const ModelInferRequest& req, ModelInferResponse* resp) {
     grpc::ClientContext ctx;
@@ -84,7 +86,8 @@ class ServerTest : public ::testing::Test {
   }
 
   // Expects `status` to be `code` with a message containing `text`.
-  static void ExpectError(const grpc::Status& status, grpc::StatusCode code, const std::string& text) {
+  static void ExpectError(const grpc::Status& status, grpc::StatusCode code,
+                          const std::string& text) {
     EXPECT_EQ(status.error_code(), code) << status.error_message();
     EXPECT_THAT(status.error_message(), HasSubstr(text));
   }
@@ -253,7 +256,8 @@ TEST_F(ServerTest, LargeOutputsReuseResponseBuffers) {
   for (int i = 0; i < 4; ++i) {
     const int64_t rows = i % 2 == 0 ? 90000 : 70000;  // 1.44 MB, then 1.12 MB
     std::vector<float> x(static_cast<size_t>(rows * 4));
-    for (size_t j = 0; j < x.size(); ++j) x[j] = static_cast<float>(i * 1000 + static_cast<int>(j % 997));
+    for (size_t j = 0; j < x.size(); ++j)
+      x[j] = static_cast<float>(i * 1000 + static_cast<int>(j % 997));
     ModelInferResponse resp;
     grpc::Status s = Infer(RawRequest("addone", "x", {rows, 4}, x), &resp);
     ASSERT_TRUE(s.ok()) << s.error_message();
@@ -407,9 +411,11 @@ TEST_F(ServerTest, GpuResidentChainingMatchesHostPath) {
   // Host path: two round trips.
   ModelInferResponse h1, h2;
   ASSERT_TRUE(Infer(RawRequest("addone", "x", {2, 4}, x), &h1).ok());
-  ASSERT_TRUE(Infer(RawRequest("addone", "x", {2, 4}, BytesToFloats(h1.raw_output_contents(0))), &h2).ok());
+  ASSERT_TRUE(
+      Infer(RawRequest("addone", "x", {2, 4}, BytesToFloats(h1.raw_output_contents(0))), &h2).ok());
   EXPECT_EQ(resp2.raw_output_contents(0), h2.raw_output_contents(0));
-  EXPECT_EQ(BytesToFloats(resp2.raw_output_contents(0)), (std::vector<float>{3, 4, 5, 6, 7, 8, 9, 10}));
+  EXPECT_EQ(BytesToFloats(resp2.raw_output_contents(0)),
+            (std::vector<float>{3, 4, 5, 6, 7, 8, 9, 10}));
 
   // Read the handle, then read-and-release, then it is gone.
   ModelInferResponse read;
@@ -535,8 +541,8 @@ TEST_F(ServerTest, StreamInferAnswersEveryRequest) {
   grpc::ClientContext ctx;
   auto stream = Stub()->ModelStreamInfer(&ctx);
   for (int i = 0; i < 8; ++i) {
-    ModelInferRequest r = RawRequest(i == 3 ? "nosuch" : "addone", "x", {1, 4},
-                                     {float(i), 0, 0, 0});
+    ModelInferRequest r =
+        RawRequest(i == 3 ? "nosuch" : "addone", "x", {1, 4}, {float(i), 0, 0, 0});
     r.set_id("s" + std::to_string(i));
     ASSERT_TRUE(stream->Write(r));
   }
@@ -569,10 +575,13 @@ TEST_F(ServerTest, QueueFullTimeoutAndCancel) {
     threads.emplace_back([&] {
       ModelInferResponse resp;
       grpc::Status s = Infer(RawRequest("queue1", "x", {128 * 1024, 4}, big), &resp);
-      if (s.ok()) ++ok;
+      if (s.ok())
+        ++ok;
       else if (s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED &&
-               s.error_message().find("queue") != std::string::npos) ++full;
-      else ++other;
+               s.error_message().find("queue") != std::string::npos)
+        ++full;
+      else
+        ++other;
     });
   }
   for (auto& t : threads) t.join();
@@ -607,7 +616,8 @@ TEST_F(ServerTest, QueueFullTimeoutAndCancel) {
     grpc::ClientContext ctx;
     ModelInferResponse cresp;
     std::thread canceller([&ctx] { ctx.TryCancel(); });
-    grpc::Status s = Stub()->ModelInfer(&ctx, RawRequest("addone", "x", {1, 4}, {1, 2, 3, 4}), &cresp);
+    grpc::Status s =
+        Stub()->ModelInfer(&ctx, RawRequest("addone", "x", {1, 4}, {1, 2, 3, 4}), &cresp);
     canceller.join();
     EXPECT_TRUE(s.ok() || s.error_code() == grpc::StatusCode::CANCELLED) << s.error_message();
   }
@@ -639,8 +649,10 @@ TEST_F(ServerTest, RepositoryIndexLoadAndUnloadUnderTraffic) {
         ModelInferResponse resp;
         grpc::Status s = Infer(RawRequest("churn", "x", {1, 4}, {1, 2, 3, 4}), &resp);
         if (s.ok()) {
-          if (BytesToFloats(resp.raw_output_contents(0)) == std::vector<float>{2, 3, 4, 5}) ++ok;
-          else ++wrong;
+          if (BytesToFloats(resp.raw_output_contents(0)) == std::vector<float>{2, 3, 4, 5})
+            ++ok;
+          else
+            ++wrong;
         } else if (s.error_code() == grpc::StatusCode::NOT_FOUND ||
                    s.error_code() == grpc::StatusCode::UNAVAILABLE) {
           ++refused;

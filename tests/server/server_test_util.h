@@ -7,6 +7,8 @@
 #ifndef VKSERVE_TESTS_SERVER_SERVER_TEST_UTIL_H_
 #define VKSERVE_TESTS_SERVER_SERVER_TEST_UTIL_H_
 
+#include <grpcpp/grpcpp.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -14,8 +16,6 @@
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <grpcpp/grpcpp.h>
 
 #include "config/server_config.h"
 #include "onnx/onnx_pb.h"

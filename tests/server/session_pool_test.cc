@@ -96,7 +96,8 @@ TEST_F(SessionPoolTest, FullQueueTimeoutAndCancel) {
   pool->Submit(Request(), absl::InfiniteFuture(), nullptr, record);
   absl::SleepFor(absl::Milliseconds(20));
   pool->Submit(Request(), absl::Now() + absl::Microseconds(1), nullptr, record);
-  pool->Submit(Request(), absl::InfiniteFuture(), [&] { return cancel.load(); }, record);
+  pool->Submit(
+      Request(), absl::InfiniteFuture(), [&] { return cancel.load(); }, record);
   cancel = true;
   pool->Submit(Request(), absl::InfiniteFuture(), nullptr, record);
   absl::StatusCode full = absl::StatusCode::kOk;
@@ -153,15 +154,16 @@ TEST_F(SessionPoolTest, InlineRunAnswersOnTheCallersThread) {
   std::thread::id ran_on;
   std::atomic<bool> answered{false};
   std::vector<uint8_t> by_worker;
-  pool->Submit(Request(), absl::InfiniteFuture(), nullptr,
-               [&](absl::StatusOr<RunResult> r, uint64_t) {
-                 ASSERT_TRUE(r.ok()) << r.status();
-                 ran_on = std::this_thread::get_id();
-                 const auto& data = r->outputs.at(0).host.data;
-                 by_worker.assign(data.begin(), data.end());
-                 answered = true;
-               },
-               /*may_run_inline=*/true);
+  pool->Submit(
+      Request(), absl::InfiniteFuture(), nullptr,
+      [&](absl::StatusOr<RunResult> r, uint64_t) {
+        ASSERT_TRUE(r.ok()) << r.status();
+        ran_on = std::this_thread::get_id();
+        const auto& data = r->outputs.at(0).host.data;
+        by_worker.assign(data.begin(), data.end());
+        answered = true;
+      },
+      /*may_run_inline=*/true);
   while (!answered.load()) absl::SleepFor(absl::Milliseconds(1));
   EXPECT_NE(ran_on, std::this_thread::get_id());
   EXPECT_EQ(pool->inline_runs(), 0u);
@@ -170,16 +172,17 @@ TEST_F(SessionPoolTest, InlineRunAnswersOnTheCallersThread) {
   // the answer is the one a worker gives.
   answered = false;
   std::vector<uint8_t> inline_bytes;
-  pool->Submit(Request(), absl::InfiniteFuture(), nullptr,
-               [&](absl::StatusOr<RunResult> r, uint64_t queue_ns) {
-                 ASSERT_TRUE(r.ok()) << r.status();
-                 ran_on = std::this_thread::get_id();
-                 const auto& data = r->outputs.at(0).host.data;
-                 inline_bytes.assign(data.begin(), data.end());
-                 EXPECT_LT(queue_ns, uint64_t{1'000'000'000});
-                 answered = true;
-               },
-               /*may_run_inline=*/true);
+  pool->Submit(
+      Request(), absl::InfiniteFuture(), nullptr,
+      [&](absl::StatusOr<RunResult> r, uint64_t queue_ns) {
+        ASSERT_TRUE(r.ok()) << r.status();
+        ran_on = std::this_thread::get_id();
+        const auto& data = r->outputs.at(0).host.data;
+        inline_bytes.assign(data.begin(), data.end());
+        EXPECT_LT(queue_ns, uint64_t{1'000'000'000});
+        answered = true;
+      },
+      /*may_run_inline=*/true);
   EXPECT_TRUE(answered.load());  // before Submit returned
   EXPECT_EQ(ran_on, std::this_thread::get_id());
   EXPECT_EQ(pool->inline_runs(), 1u);
@@ -198,8 +201,9 @@ TEST_F(SessionPoolTest, InlineRunAnswersOnTheCallersThread) {
   EXPECT_EQ(pool->inline_runs(), 1u);
   // A draining pool refuses an inline-allowed request like any other.
   absl::Status refused;
-  pool->Submit(Request(), absl::InfiniteFuture(), nullptr,
-               [&](absl::StatusOr<RunResult> r, uint64_t) { refused = r.status(); }, true);
+  pool->Submit(
+      Request(), absl::InfiniteFuture(), nullptr,
+      [&](absl::StatusOr<RunResult> r, uint64_t) { refused = r.status(); }, true);
   EXPECT_EQ(refused.code(), absl::StatusCode::kUnavailable);
 }
 
@@ -212,10 +216,12 @@ TEST_F(SessionPoolTest, InlineRunChecksDeadlineAndCancellation) {
   VKSERVE_ASSERT_OK_AND_ASSIGN(auto pool, SessionPool::Create(model, options));
   WarmUp(*pool, [&] { return Request(); });
   absl::Status expired, cancelled;
-  pool->Submit(Request(), absl::Now() - absl::Milliseconds(1), nullptr,
-               [&](absl::StatusOr<RunResult> r, uint64_t) { expired = r.status(); }, true);
-  pool->Submit(Request(), absl::InfiniteFuture(), [] { return true; },
-               [&](absl::StatusOr<RunResult> r, uint64_t) { cancelled = r.status(); }, true);
+  pool->Submit(
+      Request(), absl::Now() - absl::Milliseconds(1), nullptr,
+      [&](absl::StatusOr<RunResult> r, uint64_t) { expired = r.status(); }, true);
+  pool->Submit(
+      Request(), absl::InfiniteFuture(), [] { return true; },
+      [&](absl::StatusOr<RunResult> r, uint64_t) { cancelled = r.status(); }, true);
   // Both answered before Submit returned, without running.
   EXPECT_EQ(expired.code(), absl::StatusCode::kDeadlineExceeded);
   EXPECT_EQ(cancelled.code(), absl::StatusCode::kCancelled);
@@ -285,8 +291,9 @@ TEST_F(SessionPoolTest, NoInlineRunsForLongRunsAndDrainWaitsForOne) {
   VKSERVE_ASSERT_OK_AND_ASSIGN(auto pool, SessionPool::Create(model, options));
   WarmUp(*pool, [&] { return Request(); });
   std::atomic<bool> answered{false};
-  pool->Submit(Request(), absl::InfiniteFuture(), nullptr,
-               [&](absl::StatusOr<RunResult>, uint64_t) { answered = true; }, true);
+  pool->Submit(
+      Request(), absl::InfiniteFuture(), nullptr,
+      [&](absl::StatusOr<RunResult>, uint64_t) { answered = true; }, true);
   pool->Drain();
   EXPECT_TRUE(answered.load());
   EXPECT_EQ(pool->inline_runs(), 0u);
@@ -299,14 +306,15 @@ TEST_F(SessionPoolTest, NoInlineRunsForLongRunsAndDrainWaitsForOne) {
   answered = false;
   std::atomic<bool> answering{false};
   std::thread caller([&] {
-    fast->Submit(Request(), absl::InfiniteFuture(), nullptr,
-                 [&](absl::StatusOr<RunResult> r, uint64_t) {
-                   EXPECT_TRUE(r.ok()) << r.status();
-                   answering = true;
-                   absl::SleepFor(absl::Milliseconds(20));  // a slow answer
-                   answered = true;
-                 },
-                 true);
+    fast->Submit(
+        Request(), absl::InfiniteFuture(), nullptr,
+        [&](absl::StatusOr<RunResult> r, uint64_t) {
+          EXPECT_TRUE(r.ok()) << r.status();
+          answering = true;
+          absl::SleepFor(absl::Milliseconds(20));  // a slow answer
+          answered = true;
+        },
+        true);
   });
   while (!answering.load()) absl::SleepFor(absl::Microseconds(100));
   fast->Drain();
@@ -322,11 +330,12 @@ TEST_F(SessionPoolTest, ResidentRegistryHandlesLimitsAndExpiry) {
   limits.idle_expiry = absl::Seconds(60);
   ResidentRegistry registry(limits);
   auto make = [&](uint64_t bytes) {
-    auto buffer = allocator_->Allocate(bytes, gpu::MemoryUsage::kDeviceLocal, gpu::MemoryKind::kResident);
+    auto buffer =
+        allocator_->Allocate(bytes, gpu::MemoryUsage::kDeviceLocal, gpu::MemoryKind::kResident);
     EXPECT_TRUE(buffer.ok());
-    return std::make_shared<DeviceTensor>("t", DataType::kUint8,
-                                          std::vector<int64_t>{static_cast<int64_t>(bytes)},
-                                          std::move(buffer).value(), GpuContext{.allocator = allocator_.get()});
+    return std::make_shared<DeviceTensor>(
+        "t", DataType::kUint8, std::vector<int64_t>{static_cast<int64_t>(bytes)},
+        std::move(buffer).value(), GpuContext{.allocator = allocator_.get()});
   };
   VKSERVE_ASSERT_OK_AND_ASSIGN(std::string a, registry.Add(make(100), "m"));
   VKSERVE_ASSERT_OK_AND_ASSIGN(std::string b, registry.Add(make(100), "m"));

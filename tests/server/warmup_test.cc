@@ -20,9 +20,9 @@ namespace vkserve {
 namespace {
 
 namespace fs = std::filesystem;
-using ::testing::HasSubstr;
 using testing::BytesToFloats;
 using testing::FloatBytes;
+using ::testing::HasSubstr;
 using testing::RawRequest;
 
 // x float[N,S] -> x + 1 with `config`.
@@ -50,10 +50,11 @@ class WarmupTest : public ::testing::Test {
                   "input_data_file: \"x16.bin\" } } }\n");
     testing::WriteFile(repo_ / "batched/warmup/x16.bin", FloatBytes(std::vector<float>(16, 0.5f)));
     // The session pool, two sessions, random data run twice.
-    WriteSeqModel(repo_ / "pooled",
-                  "max_batch_size: 8\ninstance_group { count: 2 kind: KIND_GPU }\n"
-                  "model_warmup { name: \"s5\" batch_size: 1 count: 2 "
-                  "inputs { key: \"x\" value { data_type: TYPE_FP32 dims: [5] random_data: true } } }\n");
+    WriteSeqModel(
+        repo_ / "pooled",
+        "max_batch_size: 8\ninstance_group { count: 2 kind: KIND_GPU }\n"
+        "model_warmup { name: \"s5\" batch_size: 1 count: 2 "
+        "inputs { key: \"x\" value { data_type: TYPE_FP32 dims: [5] random_data: true } } }\n");
     WriteSeqModel(repo_ / "nofile", Sample("dims: [16] input_data_file: \"missing.bin\""));
     WriteSeqModel(repo_ / "badsize", Sample("dims: [16] input_data_file: \"x.bin\""));
     testing::WriteFile(repo_ / "badsize/warmup/x.bin", FloatBytes({1, 2, 3}));
@@ -117,7 +118,8 @@ TEST_F(WarmupTest, PoolRunsTheSampleBeforeServing) {
 TEST_F(WarmupTest, ASampleThatCannotBeMadeFailsTheLoadAndNamesIt) {
   absl::Status missing = server_->models().Load("nofile");
   EXPECT_EQ(missing.code(), absl::StatusCode::kInvalidArgument) << missing;
-  EXPECT_THAT(missing.message(), HasSubstr("model_warmup 'w', input 'x': cannot read 'missing.bin'"));
+  EXPECT_THAT(missing.message(),
+              HasSubstr("model_warmup 'w', input 'x': cannot read 'missing.bin'"));
   absl::Status size = server_->models().Load("badsize");
   EXPECT_EQ(size.code(), absl::StatusCode::kInvalidArgument) << size;
   EXPECT_THAT(size.message(),

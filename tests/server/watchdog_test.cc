@@ -41,8 +41,8 @@ const absl::Time kT0 = absl::FromUnixSeconds(1000);
 TEST(ProgressWatchdogTest, IdleAndFinishingQueuesAreHealthy) {
   ProgressWatchdog w(absl::Seconds(2));
   EXPECT_TRUE(w.Healthy({{0, 5}}, kT0));
-  EXPECT_TRUE(w.Healthy({{0, 5}}, kT0 + absl::Seconds(10)));  // idle for long: fine
-  EXPECT_TRUE(w.Healthy({{3, 5}}, kT0 + absl::Seconds(11)));  // work arrived
+  EXPECT_TRUE(w.Healthy({{0, 5}}, kT0 + absl::Seconds(10)));    // idle for long: fine
+  EXPECT_TRUE(w.Healthy({{3, 5}}, kT0 + absl::Seconds(11)));    // work arrived
   EXPECT_TRUE(w.Healthy({{3, 6}}, kT0 + absl::Seconds(12.5)));  // and some finished
   EXPECT_TRUE(w.Healthy({{3, 7}}, kT0 + absl::Seconds(14)));
   EXPECT_TRUE(w.reason().empty());
@@ -93,7 +93,8 @@ class FakeServiceManager {
       pollfd p{fd_, POLLIN, 0};
       if (poll(&p, 1, 50) <= 0) continue;
       const ssize_t n = recv(fd_, buffer, sizeof(buffer), 0);
-      if (n > 0 && std::string(buffer, static_cast<size_t>(n)).find("WATCHDOG=1") != std::string::npos) {
+      if (n > 0 &&
+          std::string(buffer, static_cast<size_t>(n)).find("WATCHDOG=1") != std::string::npos) {
         ++pings_;
       }
     }
@@ -142,8 +143,9 @@ TEST(WatchdogTest, PingsStopWhileTheGpuQueueIsWedged) {
     const std::vector<float> x = {1, 2, 3, 4};
     ModelInferResponse resp;
     grpc::Status s = stub->ModelInfer(&ctx, testing::RawRequest("addone", "x", {1, 4}, x), &resp);
-    if (s.ok() && (resp.raw_output_contents_size() != 1 ||
-                   testing::BytesToFloats(resp.raw_output_contents(0)) != std::vector<float>{2, 3, 4, 5})) {
+    if (s.ok() &&
+        (resp.raw_output_contents_size() != 1 ||
+         testing::BytesToFloats(resp.raw_output_contents(0)) != std::vector<float>{2, 3, 4, 5})) {
       return grpc::Status(grpc::StatusCode::DATA_LOSS, "wrong output");
     }
     return s;

@@ -19,27 +19,27 @@
 #include "gpu/allocator.h"
 #include "gpu/command_buffer.h"
 #include "gpu/device.h"
+#include "gpu/fault_injector.h"
 #include "gpu/instance.h"
 #include "gpu/pipeline.h"
 #include "gpu/queue.h"
-#include "gpu/fault_injector.h"
 #include "gpu/status_macros.h"
 #include "runtime/gpu_context.h"
 
 namespace vkserve::testing {
 
 // Fails the enclosing test with the status message unless it is OK.
-#define VKSERVE_ASSERT_OK(expr)                                   \
-  do {                                                            \
-    const ::absl::Status vkserve_s_ = (expr);                     \
-    ASSERT_TRUE(vkserve_s_.ok()) << #expr << ": " << vkserve_s_;  \
+#define VKSERVE_ASSERT_OK(expr)                                  \
+  do {                                                           \
+    const ::absl::Status vkserve_s_ = (expr);                    \
+    ASSERT_TRUE(vkserve_s_.ok()) << #expr << ": " << vkserve_s_; \
   } while (0)
 
-#define VKSERVE_ASSERT_OK_AND_ASSIGN(lhs, rexpr)                                  \
+#define VKSERVE_ASSERT_OK_AND_ASSIGN(lhs, rexpr) \
   VKSERVE_ASSERT_OK_AND_ASSIGN_IMPL_(VKSERVE_CONCAT_(vkserve_sor_, __LINE__), lhs, rexpr)
-#define VKSERVE_ASSERT_OK_AND_ASSIGN_IMPL_(sor, lhs, rexpr)  \
-  auto sor = (rexpr);                                        \
-  ASSERT_TRUE(sor.ok()) << #rexpr << ": " << sor.status();   \
+#define VKSERVE_ASSERT_OK_AND_ASSIGN_IMPL_(sor, lhs, rexpr) \
+  auto sor = (rexpr);                                       \
+  ASSERT_TRUE(sor.ok()) << #rexpr << ": " << sor.status();  \
   lhs = std::move(sor).value()
 
 class GpuTest : public ::testing::Test {

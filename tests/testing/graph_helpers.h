@@ -18,8 +18,8 @@
 namespace vkserve::testing {
 
 // A node of the default domain at `opset` with one output.
-inline Node MakeNode(const char* name, const char* op, std::vector<std::string> inputs, std::string output,
-                     int64_t opset = 13) {
+inline Node MakeNode(const char* name, const char* op, std::vector<std::string> inputs,
+                     std::string output, int64_t opset = 13) {
   Node n;
   n.name = name;
   n.op_type = op;

@@ -87,23 +87,36 @@ std::string TensorTypeString(const HostTensor& t) {
 
 double ElementAsDouble(const HostTensor& t, int64_t i) {
   switch (t.dtype) {
-    case DataType::kFloat: return Load<float>(t, i);
-    case DataType::kDouble: return Load<double>(t, i);
-    case DataType::kFloat16: return HalfToDouble(Load<uint16_t>(t, i));
+    case DataType::kFloat:
+      return Load<float>(t, i);
+    case DataType::kDouble:
+      return Load<double>(t, i);
+    case DataType::kFloat16:
+      return HalfToDouble(Load<uint16_t>(t, i));
     case DataType::kBFloat16:
       return std::bit_cast<float>(static_cast<uint32_t>(Load<uint16_t>(t, i)) << 16);
     case DataType::kInt8:
-    case DataType::kInt2: return Load<int8_t>(t, i);
+    case DataType::kInt2:
+      return Load<int8_t>(t, i);
     case DataType::kUint8:
-    case DataType::kUint2: return Load<uint8_t>(t, i);
-    case DataType::kInt16: return Load<int16_t>(t, i);
-    case DataType::kUint16: return Load<uint16_t>(t, i);
-    case DataType::kInt32: return Load<int32_t>(t, i);
-    case DataType::kUint32: return Load<uint32_t>(t, i);
-    case DataType::kInt64: return static_cast<double>(Load<int64_t>(t, i));
-    case DataType::kUint64: return static_cast<double>(Load<uint64_t>(t, i));
-    case DataType::kBool: return Load<uint8_t>(t, i) != 0 ? 1 : 0;
-    default: return std::numeric_limits<double>::quiet_NaN();
+    case DataType::kUint2:
+      return Load<uint8_t>(t, i);
+    case DataType::kInt16:
+      return Load<int16_t>(t, i);
+    case DataType::kUint16:
+      return Load<uint16_t>(t, i);
+    case DataType::kInt32:
+      return Load<int32_t>(t, i);
+    case DataType::kUint32:
+      return Load<uint32_t>(t, i);
+    case DataType::kInt64:
+      return static_cast<double>(Load<int64_t>(t, i));
+    case DataType::kUint64:
+      return static_cast<double>(Load<uint64_t>(t, i));
+    case DataType::kBool:
+      return Load<uint8_t>(t, i) != 0 ? 1 : 0;
+    default:
+      return std::numeric_limits<double>::quiet_NaN();
   }
 }
 
@@ -157,7 +170,8 @@ std::string CompareTensors(const HostTensor& got, const HostTensor& want, Tolera
       const double err = std::abs(g - w);
       max_abs_error = std::max(max_abs_error, err);
       const double allowed = tol.atol + tol.rtol * std::abs(w);
-      if (err > allowed) ratio = allowed > 0 ? err / allowed : std::numeric_limits<double>::infinity();
+      if (err > allowed)
+        ratio = allowed > 0 ? err / allowed : std::numeric_limits<double>::infinity();
     }
     if (ratio > 0) {
       ++mismatches;
@@ -200,8 +214,8 @@ std::string CompareBitwise(const HostTensor& got, const HostTensor& want) {
   if (differing == 0) return "";
   return std::to_string(differing) + " of " + std::to_string(want.num_elements()) +
          " elements of " + TensorTypeString(want) + " differ bitwise; first at " +
-         IndexString(want.shape, first) + ": " + ValueString(ElementAsDouble(got, first)) +
-         " vs " + ValueString(ElementAsDouble(want, first));
+         IndexString(want.shape, first) + ": " + ValueString(ElementAsDouble(got, first)) + " vs " +
+         ValueString(ElementAsDouble(want, first));
 }
 
 }  // namespace vkserve::testing
