@@ -50,9 +50,8 @@ uint64_t AttentionScoresBytes(const FlashAttentionProblem& problem);
 // offset alignment).
 bool UnfusedAttentionFits(const FlashAttentionProblem& problem, const gpu::DeviceInfo& device);
 
-// The rule, for a problem both paths serve. Source: the H100 run of
-// benchmarks/results/2026-11-24-attention-h100-run2.md (12 heads, head size
-// 64, fp32, GPU ms, fused vs unfused): s128 b1 0.0325 vs 0.039; s128 b8
+// The rule, for a problem both paths serve. Source: attention_bench.py on
+// the H100 (12 heads, head size 64, fp32, GPU ms, fused vs unfused): s128 b1 0.0325 vs 0.039; s128 b8
 // 0.205 vs 0.120; s512 b1 0.322 vs 0.117; s512 b8 2.059 vs 0.730; s2048 b1
 // 4.167 vs 0.955; s2048 b1 causal 2.332 vs 1.191. The fused kernel runs at
 // 1.5-3 TFLOP/s, the GEMM engine's batched products at 7-14 but with a fixed
@@ -65,8 +64,7 @@ bool UnfusedAttentionFits(const FlashAttentionProblem& problem, const gpu::Devic
 // At FP16 precision (`fp16`), the tensor-core kernel runs wherever the
 // device has it natively, a variant fits and there are at least
 // kCoopmatAttentionMinQueries queries: it beat both others at every
-// measured shape, s128 b1 to s2048 (benchmarks/results/
-// 2026-11-25-session11-h100.md). Its 16-row fragments would mostly idle on
+// measured shape, s128 b1 to s2048 on the H100. Its 16-row fragments would mostly idle on
 // decoding steps, which were not measured, so those keep the rule above.
 AttentionKernel ChooseAttentionKernel(const FlashAttentionProblem& problem,
                                       const gpu::DeviceInfo& device, bool fp16 = false);

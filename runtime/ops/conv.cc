@@ -249,7 +249,7 @@ uint64_t Im2colScratchLimit(const gpu::DeviceInfo& info) {
 
 // The fewest output channels per group for which the copy pays: each
 // element of the matrix is then read for at least this many outputs. On the
-// H200 at b32 (results/2026-12-02-session22-h200.md, call 4) every 3x3 of
+// H200 at b32 every 3x3 of
 // ResNet-50 with 128 or more got 7-10 % faster, while the two with 64 (the
 // 7x7 stem, the 3x3 64 -> 64) got 45-60 % slower: their product is as
 // bound by the matrix's bytes as the gather was, and the copy adds a write
@@ -261,7 +261,7 @@ constexpr int64_t kIm2colCopyMinOutputs = 128;
 // engine runs on tensor cores, real or emulated. Their implicit im2col loader
 // gathers each element through the window; on the H200 a 3x3 64-channel
 // convolution at b32 took 197 µs that way and 72 µs as the same product read
-// from a plain matrix (results/2026-11-29-session21-h200.md).
+// from a plain matrix.
 bool CopiesIm2col(const KernelContext& ctx, const ConvShape& s, const Window2D& g,
                   const GemmProblem& implicit) {
   if (s.dtype != DataType::kFloat16 || (g.kernel_h == 1 && g.kernel_w == 1)) return false;

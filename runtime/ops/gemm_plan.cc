@@ -27,20 +27,18 @@ constexpr GemmTile kGemmTiles[] = {
     // 2.7) in 8-deep steps: on the H200, 3-11 % faster than 128x64 where the
     // output fills the GPU (4096^3, GPT-2's 1024 x 50257 x 768 logits), slower
     // wherever it does not (the occupancy term keeps it off those), with
-    // split-K (2-2.3x slower on BERT's shapes) and on every Conv swept
-    // (results/2026-11-29-session17-h200.md, call 2).
+    // split-K (2-2.3x slower on BERT's shapes) and on every Conv swept.
     {"128x128", 128, 128, 8, 8, 8, 1.08, 0, 0, /*max_splits=*/1},
 };
 
 // Tensor-core tiles; each is built per matrix shape in
 // VKSERVE_GEMM_COOPMAT_TILES (shaders/CMakeLists.txt). The wave model's
-// figures were fitted on the H100 (benchmarks/results/
-// 2026-11-25-session10-h100.md, call 4: every tile and split of 1, 2 and 4
+// figures were fitted on the H100 (every tile and split of 1, 2 and 4
 // pinned on six square and BERT shapes, FP16 with fp16 weights; median
 // error 6 %; benchmarks/ops/fit_coopmat_cost.py refits them from a sweep).
 // `resident` follows each variant's register count there (255,
 // 160, 244, 248 and 110 registers); 64x64s1 was not swept and is rated from
-// its 2048^3 time against 64x64's (run 3). `speed` serves devices that do
+// its 2048^3 time against 64x64's. `speed` serves devices that do
 // not report their SMs.
 constexpr CoopmatTile kCoopmatTiles[] = {
     {"128x128", 128, 128, 32, 2, 4, 2, {16, 16, 16}, 1.0, 1, 1.212, 1.377},
@@ -205,7 +203,7 @@ std::optional<GemmPlan> ChooseCoopmat(const GemmShape& s, const gpu::DeviceInfo&
   const Calibration& c = CalibrationFor(s.b_kind, info, /*coopmat=*/true);
   // The wave model was fitted with a matrix B; Conv's im2col loaders keep
   // the speed-rated model, whose choices matched or beat every pinned plan
-  // on the ResNet-50 / MobileNet-V2 shapes swept (session 10, call 7).
+  // on the ResNet-50 / MobileNet-V2 shapes swept.
   const bool wave_model = info.compute_units > 0 && s.b_kind == GemmOperandKind::kMatrix;
   const CoopmatTile* best = nullptr;
   int64_t best_splits = 1;

@@ -330,7 +330,7 @@ F8 load_x8_pixels(uint k, uint col, uint k_end) {
 // Taps k .. k+7 of this thread's column. k is decomposed into (channel, ky,
 // kx) once and then stepped in tap order, not divided per tap: this loader,
 // not the tensor cores, bounds the convolutions (on the H200 a 3x3 ran 3x
-// faster with its loads ablated, results/2026-11-29-session21-h200.md).
+// faster with its loads ablated).
 F8 load_x8_taps(uint k, uint k_end) {
   float v[8];
   uint ci = k / KHW;
