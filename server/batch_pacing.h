@@ -9,11 +9,10 @@
 // oldest request has waited max_queue_delay (or a preferred size formed).
 // With two sessions on one GPU that sends a half-formed batch while the
 // other batch still holds the GPU, where it only queues behind it, and the
-// requests arriving meanwhile form yet another small batch. On the H200,
+// requests arriving meanwhile form yet another small batch. On an H200,
 // resnet50 at 64 clients ran 19.1 inferences per execution for a largest
 // preferred size of 32, 9.07 ms of GPU time each with two sharing the GPU,
-// where one batch of 32 alone took 11.16 ms
-// (results/2026-12-02-session22-h200/call3).
+// where one batch of 32 alone took 11.16 ms.
 //
 // So a batch below the largest preferred size waits until it can just reach
 // the GPU as the running batches' GPU work ends: `SendBy` is the latest

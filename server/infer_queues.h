@@ -6,12 +6,12 @@
 // callback API (grpc_service.h: InferenceServiceBase marks ModelInfer alone
 // as async).
 //
-// Why not the callback API for this one RPC: on the H200 machine an empty
+// Why not the callback API for this one RPC: on an H200 machine an empty
 // call answered by gRPC 1.51's callback threads took 278-420 us at p50 when
 // the server idles 0.7-2 ms between calls (a model's run), against 210-283
 // us for one thread blocking on its own completion queue, and several
 // threads sharing one queue were in between (benchmarks/server/
-// grpc_floor.cc, results/2026-12-02-session22-h200.md). With one thread per
+// grpc_floor.cc measures it). With one thread per
 // queue the thread that gRPC wakes for a call's bytes is the one that takes
 // its event: no hand-off between threads before the request is read.
 //
