@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// GPU faults injected into a real model (squeezenet1_1 from
-// $VKSERVE_SHARED_DIR/models): every allocation a load and a run make is
+// GPU faults injected into a real model (squeezenet1_1, a model fixture in
+// tests/data/models): every allocation a load and a run make is
 // failed in turn, and the device is lost mid-run. Each fault must surface as
 // a Status of the right code naming the model or the bytes asked, leak no GPU
 // memory, and leave the model able to run again with the same outputs.
-#include <cstdlib>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -19,6 +18,7 @@
 #include "runtime/model.h"
 #include "runtime/session.h"
 #include "tests/testing/gpu_fixture.h"
+#include "tests/testing/test_data.h"
 
 namespace vkserve {
 namespace {
@@ -26,18 +26,12 @@ namespace {
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 
-std::string ModelPath() {
-  const char* shared = std::getenv("VKSERVE_SHARED_DIR");
-  const char* source = std::getenv("VKSERVE_SOURCE_DIR");
-  const std::string dir =
-      shared != nullptr ? shared : std::string(source ? source : ".") + "/../shared";
-  return dir + "/models/squeezenet1_1.onnx";
-}
+std::string ModelPath() { return testing::ModelsDir() + "/squeezenet1_1.onnx"; }
 
 class FaultInjectionTest : public testing::GpuTest {
  protected:
   void SetUp() override {
-    if (!std::filesystem::exists(ModelPath())) GTEST_SKIP() << "no " << ModelPath();
+    ASSERT_TRUE(std::filesystem::exists(ModelPath())) << "missing model fixture " << ModelPath();
     faults_ = std::make_shared<gpu::FaultInjector>();
     SetUpGpu(/*push_descriptors=*/true, {}, faults_);
     std::mt19937 rng(7);

@@ -5,6 +5,9 @@
 
 Usage: make_loader_cases.py OUTDIR [CONFORMANCE_DIR]
 
+CONFORMANCE_DIR defaults to the ONNX node cases in tests/data/onnx-node-tests;
+the script fails when that folder is missing.
+
 Everything here is made with the upstream onnx Python package and numpy (the
 independent side of the tests); the C++ tests load the results with vkserve's
 loaders and compare. Well-formed models go through onnx.checker first, so a
@@ -20,7 +23,10 @@ from google.protobuf.descriptor import FieldDescriptor as FD
 from onnx import TensorProto, helper, numpy_helper
 
 OUT = sys.argv[1]
-CONFORMANCE = sys.argv[2] if len(sys.argv) > 2 else '/work/shared/onnx-node-tests'
+CONFORMANCE = (sys.argv[2] if len(sys.argv) > 2 else os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), '..', 'data', 'onnx-node-tests'))
+if not os.path.isdir(CONFORMANCE):
+    sys.exit('make_loader_cases.py: missing the ONNX node cases at %s' % CONFORMANCE)
 
 
 def path(*parts):
@@ -355,28 +361,29 @@ def add_pb(case, pb):
     return True
 
 
-if os.path.isdir(CONFORMANCE):
-    for case in PREFERRED:
-        data = os.path.join(CONFORMANCE, case, 'test_data_set_0')
-        if os.path.isdir(data):
-            for pb in sorted(os.listdir(data)):
-                if pb.endswith('.pb'):
-                    add_pb(case, pb)
-    for case in sorted(os.listdir(CONFORMANCE)):
-        data = os.path.join(CONFORMANCE, case, 'test_data_set_0')
-        if len(lines) >= 40 or not os.path.isdir(data):
-            continue
+for case in PREFERRED:
+    data = os.path.join(CONFORMANCE, case, 'test_data_set_0')
+    if os.path.isdir(data):
         for pb in sorted(os.listdir(data)):
             if pb.endswith('.pb'):
-                before = set(seen_types)
-                t = TensorProto()
-                with open(os.path.join(data, pb), 'rb') as f:
-                    try:
-                        t.ParseFromString(f.read())
-                    except Exception:
-                        continue
-                if t.data_type not in before:
-                    add_pb(case, pb)
+                add_pb(case, pb)
+for case in sorted(os.listdir(CONFORMANCE)):
+    data = os.path.join(CONFORMANCE, case, 'test_data_set_0')
+    if len(lines) >= 40 or not os.path.isdir(data):
+        continue
+    for pb in sorted(os.listdir(data)):
+        if pb.endswith('.pb'):
+            before = set(seen_types)
+            t = TensorProto()
+            with open(os.path.join(data, pb), 'rb') as f:
+                try:
+                    t.ParseFromString(f.read())
+                except Exception:
+                    continue
+            if t.data_type not in before:
+                add_pb(case, pb)
+if not lines:
+    sys.exit('make_loader_cases.py: no TensorProto files under %s' % CONFORMANCE)
 with open(path('pb_list.txt'), 'w') as f:
     f.writelines(lines)
 print('wrote cases to', OUT)

@@ -2,8 +2,7 @@
 // Copyright 2026 The vkserve Authors.
 //
 // Whole models against onnxruntime: squeezenet1_1, mobilenet_v2, bert_tiny
-// and gpt2_tiny from $VKSERVE_SHARED_DIR/models (default
-// ${VKSERVE_SOURCE_DIR}/../shared) must load, run only on the GPU and match
+// and gpt2_tiny, the model fixtures in tests/data/models, must load, run only on the GPU and match
 // onnxruntime-node on a fixed random input. Each also runs as the ONNX
 // Runtime `.ort` files onnxruntime-node writes for it at graph optimization
 // levels basic, extended and all (CPU-provider fusions: FusedConv,
@@ -54,7 +53,7 @@ using testing::Quote;
 using testing::ReadCaseIn;
 using testing::SourceDir;
 
-// Where model `name` lives: the shared models, or the generated convnet.
+// Where model `name` lives: the model fixtures, or the generated convnet.
 std::string OnnxPath(const fs::path& cases_dir, const std::string& name) {
   return name == "convnet" ? (cases_dir / "convnet" / "model.onnx").string()
                            : ModelsDir() + "/" + name + ".onnx";
@@ -77,7 +76,7 @@ const Cases& GetCases() {
     std::vector<std::string> commands;
     for (const char* m : {"squeezenet1_1", "mobilenet_v2", "bert_tiny", "gpt2_tiny"}) {
       const std::string path = ModelsDir() + "/" + m + ".onnx";
-      if (!fs::exists(path)) continue;  // the test of that model says so
+      if (!fs::exists(path)) continue;  // the test of that model fails naming the path
       commands.push_back(python + " " + Quote(script) + " model " + m + " " + Quote(path) + " " +
                          Quote(c->dir.string()));
     }
@@ -132,7 +131,6 @@ absl::StatusOr<CaseData> ReadCase(const std::string& name, size_t num_outputs) {
 
 struct ModelParam {
   const char* name;
-  bool required;                    // false: UNIMPLEMENTED at load or plan skips
   const char* ort_level = nullptr;  // the .ort twin at this optimization level; null: the .onnx
 };
 
@@ -148,7 +146,8 @@ class ModelTest : public GpuTest, public ::testing::WithParamInterface<ModelPara
 TEST_P(ModelTest, MatchesOnnxRuntimeAndReplays) {
   const ModelParam& p = GetParam();
   ASSERT_TRUE(GetCases().error.empty()) << GetCases().error;
-  ASSERT_TRUE(fs::exists(OnnxPath(GetCases().dir, p.name))) << "missing model " << p.name;
+  ASSERT_TRUE(fs::exists(OnnxPath(GetCases().dir, p.name)))
+      << "missing model " << OnnxPath(GetCases().dir, p.name);
   const std::string path =
       p.ort_level == nullptr
           ? OnnxPath(GetCases().dir, p.name)
@@ -157,9 +156,6 @@ TEST_P(ModelTest, MatchesOnnxRuntimeAndReplays) {
                                 << p.ort_level;
 
   auto loaded = Model::Load(path, gpu());
-  if (!p.required && absl::IsUnimplemented(loaded.status())) {
-    GTEST_SKIP() << "vkserve does not run " << p.name << " yet: " << loaded.status();
-  }
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   const std::shared_ptr<Model> model = *loaded;
   VKSERVE_ASSERT_OK_AND_ASSIGN(const CaseData data, ReadCase(p.name, model->outputs().size()));
@@ -168,9 +164,6 @@ TEST_P(ModelTest, MatchesOnnxRuntimeAndReplays) {
   std::vector<std::vector<int64_t>> shapes;
   for (const HostTensor& t : data.inputs) shapes.push_back(t.shape);
   auto report = model->Inspect(&shapes);
-  if (!p.required && absl::IsUnimplemented(report.status())) {
-    GTEST_SKIP() << "vkserve cannot plan " << p.name << " yet: " << report.status();
-  }
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(report->cpu_nodes, 0);
   EXPECT_GT(report->gpu_nodes, 0);
@@ -227,9 +220,9 @@ std::vector<ModelParam> AllModelParams() {
   int index = 0;
   for (const char* m : {"squeezenet1_1", "mobilenet_v2", "bert_tiny", "gpt2_tiny", "convnet"}) {
     const int form = index++ % 4;  // 0: .onnx, 1-3: the twin at levels[form - 1]
-    if (!sample || form == 0) params.push_back({m, true});
+    if (!sample || form == 0) params.push_back({m});
     for (int l = 0; l < 3; ++l) {
-      if (!sample || form == l + 1) params.push_back({m, true, levels[l]});
+      if (!sample || form == l + 1) params.push_back({m, levels[l]});
     }
   }
   return params;
@@ -267,7 +260,7 @@ class LargeBatchTest : public GpuTest {
 TEST_F(LargeBatchTest, BertTinyWithInt64IndicesOnTheGpuMatchesOnnxRuntime) {
   ASSERT_TRUE(GetCases().error.empty()) << GetCases().error;
   const std::string path = ModelsDir() + "/bert_tiny.onnx";
-  ASSERT_TRUE(fs::exists(path)) << "missing model bert_tiny";
+  ASSERT_TRUE(fs::exists(path)) << "missing model fixture " << path;
   ModelOptions options;
   options.max_fold_elements = 1024;
   VKSERVE_ASSERT_OK_AND_ASSIGN(const std::shared_ptr<Model> model,
@@ -290,7 +283,7 @@ TEST_F(LargeBatchTest, BertTinyWithInt64IndicesOnTheGpuMatchesOnnxRuntime) {
 // binds at most 128 MiB, and the plan says so instead of refusing int64.
 TEST_F(LargeBatchTest, BertTinyAtN520S128) {
   const std::string path = ModelsDir() + "/bert_tiny.onnx";
-  ASSERT_TRUE(fs::exists(path)) << "missing model bert_tiny";
+  ASSERT_TRUE(fs::exists(path)) << "missing model fixture " << path;
   VKSERVE_ASSERT_OK_AND_ASSIGN(const std::shared_ptr<Model> model, Model::Load(path, gpu()));
   const std::vector<std::vector<int64_t>> shapes = {{520, 128}, {520, 128}};
   const auto plan = model->GetPlan(shapes);

@@ -1,24 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// The whole ONNX backend node conformance suite (onnx v1.22.0 data under
-// $VKSERVE_SHARED_DIR/onnx-node-tests, default ${VKSERVE_SOURCE_DIR}/../shared,
-// 1,765 cases). Every case runs on the GPU, its graph inputs fed as request
-// inputs exactly as the ONNX runner feeds them (inputs that set shapes or
-// bounds are not turned into initializers), and must match the ONNX reference
-// output with the ONNX runner's tolerance (rtol 1e-3, atol 1e-7; shape and
-// dtype exact). A case is excluded only when it needs what vkserve does not
-// aim to serve (ExclusionReason: sequence/optional/map or string values,
-// ai.onnx.ml, training ops, random-number ops, float8/int4/float4 types,
-// image decoding); everything else, including an op or dtype vkserve does not
-// implement yet, passes or fails. The test asserts a floor on the passed count
-// (kPassedFloor: raise it as coverage grows, so a regression fails CI) and
-// prints one summary line, then every failed and excluded case with its reason;
-// the same text goes to ${VKSERVE_BINARY_DIR}/onnx_conformance_summary.txt.
+// The whole ONNX backend node conformance suite (onnx v1.22.0 data in
+// tests/data/onnx-node-tests, 1,765 cases; missing data fails the test). Every case runs on the
+// GPU, its graph inputs fed as request inputs exactly as the ONNX runner feeds them (inputs that
+// set shapes or bounds are not turned into initializers), and must match the ONNX reference output
+// with the ONNX runner's tolerance (rtol 1e-3, atol 1e-7; shape and dtype exact). A case is
+// excluded only when it needs what vkserve does not aim to serve (ExclusionReason:
+// sequence/optional/map or string values, ai.onnx.ml, training ops, random-number ops,
+// float8/int4/float4 types, image decoding); everything else, including an op or dtype vkserve does
+// not implement yet, passes or fails. The test asserts a floor on the passed count (kPassedFloor:
+// raise it as coverage grows, so a regression fails CI) and prints one summary line, then every
+// failed and excluded case with its reason; the same text goes to
+// ${VKSERVE_BINARY_DIR}/onnx_conformance_summary.txt.
 //
 // VKSERVE_CONFORMANCE_FILTER=REGEX limits the cases (by directory name), and
-// VKSERVE_MODEL_SAMPLE (scripts/sanitize.sh's ASan stage, where the suite took
-// 190 s of a cold CI) runs every other case in name order; the floor applies
+// VKSERVE_MODEL_SAMPLE (scripts/sanitize.sh's ASan stage, where the whole
+// suite is slow) runs every other case in name order; the floor applies
 // only to the whole suite.
 #include <algorithm>
 #include <cstdlib>
@@ -40,6 +38,7 @@
 #include "runtime/session.h"
 #include "tests/testing/gpu_fixture.h"
 #include "tests/testing/tensor_compare.h"
+#include "tests/testing/test_data.h"
 
 namespace vkserve {
 namespace {
@@ -47,12 +46,12 @@ namespace {
 namespace fs = std::filesystem;
 using testing::GpuTest;
 
-// The passed count this suite must not fall below (measured 2026-11-28 on
-// lavapipe; raise it with every op that adds passes).
+// The passed count this suite must not fall below on lavapipe; raise it with
+// every op that adds passes.
 constexpr int kPassedFloor = 1540;
 
-// The reasons a case may be excluded, and only these (issue 13): vkserve does
-// not aim to serve these value kinds, domains or ops.
+// The reasons a case may be excluded, and only these: vkserve does not aim to
+// serve these value kinds, domains or ops.
 constexpr const char* kSequenceOptionalMap = "sequence/optional/map values";
 constexpr const char* kStringValues = "string values";
 constexpr const char* kOnnxMl = "ai.onnx.ml";
@@ -157,12 +156,6 @@ const std::map<std::string, std::string>& OnnxRuntimeDeviations() {
       {"test_maxunpool_export_with_output_shape", "onnx/onnx#2398"},
   };
   return cases;
-}
-
-std::string SharedDir() {
-  if (const char* d = std::getenv("VKSERVE_SHARED_DIR")) return d;
-  if (const char* s = std::getenv("VKSERVE_SOURCE_DIR")) return std::string(s) + "/../shared";
-  return "../shared";
 }
 
 std::string ReadFile(const fs::path& path) {
@@ -283,8 +276,8 @@ std::vector<fs::path> CaseDirs(const fs::path& root, const std::regex& filter) {
 }
 
 TEST_F(OnnxConformanceTest, NodeSuitePassesAtLeastTheFloor) {
-  const fs::path root = fs::path(SharedDir()) / "onnx-node-tests";
-  if (!fs::is_directory(root)) GTEST_SKIP() << "no ONNX node tests at " << root;
+  const fs::path root = testing::OnnxNodeTestsDir();
+  ASSERT_TRUE(fs::is_directory(root)) << "missing the ONNX node cases at " << root;
   const char* filter_env = std::getenv("VKSERVE_CONFORMANCE_FILTER");
   const bool filtered = filter_env != nullptr && *filter_env != '\0';
   std::vector<fs::path> dirs = CaseDirs(root, std::regex(filtered ? filter_env : ""));
@@ -322,10 +315,10 @@ TEST_F(OnnxConformanceTest, NodeSuitePassesAtLeastTheFloor) {
   const size_t total = dirs.size();
   const size_t ran = total - excluded.size();
   std::ostringstream summary;
-  summary << "ONNX conformance: " << total << " cases, " << passed << " passed ("
-          << (total == 0 ? 0 : 100 * passed / total) << "% of all, "
-          << (ran == 0 ? 0 : 100 * passed / ran) << "% of those run), " << failed.size()
-          << " failed, " << excluded.size() << " excluded (";
+  summary << "ONNX conformance: " << total << " cases under " << root.string() << ", " << ran
+          << " ran, " << passed << " passed (" << (total == 0 ? 0 : 100 * passed / total)
+          << "% of all, " << (ran == 0 ? 0 : 100 * passed / ran) << "% of those run), "
+          << failed.size() << " failed, " << excluded.size() << " excluded (";
   bool first = true;
   for (const auto& [why, count] : excluded_by_reason) {
     summary << (first ? "" : "; ") << why << ": " << count;

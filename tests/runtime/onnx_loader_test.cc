@@ -2,15 +2,16 @@
 // Copyright 2026 The vkserve Authors.
 //
 // The ONNX loader against independent facts:
-//  - the four shared models (squeezenet1_1, mobilenet_v2, bert_tiny,
-//    gpt2_tiny): inputs, outputs, node/initializer counts, opsets and a
+//  - the four model fixtures in tests/data/models (squeezenet1_1,
+//    mobilenet_v2, bert_tiny, gpt2_tiny): inputs, outputs, node/initializer counts, opsets and a
 //    weight, as reported by Debian's python3-onnx (hard-coded below);
 //  - small models written at test time by tests/runtime/make_loader_cases.py
 //    with the onnx Python package: external data, anonymous and unsorted
 //    nodes, subgraphs, every attribute kind and element type (compared with
 //    numpy's bytes), and malformed models that must fail with a Status naming
 //    the file and the item;
-//  - conformance TensorProto .pb files, compared with numpy_helper.to_array;
+//  - the ONNX node cases' TensorProto .pb files (tests/data/onnx-node-tests),
+//    compared with numpy_helper.to_array;
 //  - thousands of truncated, mutated (bytes, and fields via make_loader_cases.py)
 //    and random inputs, which must only ever produce a Status (run under
 //    -DVKSERVE_SANITIZE=ON to check for UB too).
@@ -34,6 +35,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_split.h"
 #include "runtime/npy.h"
+#include "tests/testing/test_data.h"
 
 namespace vkserve {
 namespace {
@@ -47,8 +49,9 @@ std::string Env(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
   return v != nullptr && *v != '\0' ? v : fallback;
 }
-std::string SourceDir() { return Env("VKSERVE_SOURCE_DIR", "."); }
-std::string SharedDir() { return Env("VKSERVE_SHARED_DIR", SourceDir() + "/../shared"); }
+using testing::ModelsDir;
+using testing::OnnxNodeTestsDir;
+using testing::SourceDir;
 
 std::string ReadAll(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -65,8 +68,7 @@ class LoaderCases : public ::testing::Test {
     fs::create_directories(*dir_);
     const std::string cmd = Env("VKSERVE_PYTHON", "/usr/bin/python3") + " '" + SourceDir() +
                             "/tests/runtime/make_loader_cases.py' '" + dir_->string() + "' '" +
-                            SharedDir() + "/onnx-node-tests' > '" + dir_->string() +
-                            "/log.txt' 2>&1";
+                            OnnxNodeTestsDir() + "' > '" + dir_->string() + "/log.txt' 2>&1";
     ok_ = std::system(cmd.c_str()) == 0;
   }
   static void TearDownTestSuite() {
@@ -100,7 +102,7 @@ void ExpectTopologicallySorted(const Graph& g, std::set<std::string> defined = {
   }
 }
 
-// ---- the shared models ----------------------------------------------------------
+// ---- the model fixtures ---------------------------------------------------------
 
 struct DimFact {
   int64_t value;      // -1: symbolic
@@ -196,12 +198,12 @@ void ExpectValues(const std::vector<ValueInfo>& got, const std::vector<ValueFact
   }
 }
 
-class SharedModelTest : public ::testing::TestWithParam<ModelFact> {};
+class ModelFixtureTest : public ::testing::TestWithParam<ModelFact> {};
 
-TEST_P(SharedModelTest, MatchesPythonOnnx) {
+TEST_P(ModelFixtureTest, MatchesPythonOnnx) {
   const ModelFact& fact = GetParam();
-  const std::string path = SharedDir() + "/models/" + fact.file;
-  if (!fs::exists(path)) GTEST_SKIP() << path << " is missing";
+  const std::string path = ModelsDir() + "/" + fact.file;
+  ASSERT_TRUE(fs::exists(path)) << "missing model fixture " << path;
   absl::StatusOr<Graph> g = LoadOnnxModel(path);
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_EQ(g->ir_version, fact.ir_version);
@@ -229,15 +231,15 @@ TEST_P(SharedModelTest, MatchesPythonOnnx) {
   EXPECT_NEAR(sum, fact.first_initializer_sum, 1e-9 * w->second.num_elements());
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, SharedModelTest, ::testing::ValuesIn(kModels),
+INSTANTIATE_TEST_SUITE_P(Models, ModelFixtureTest, ::testing::ValuesIn(kModels),
                          [](const auto& info) {
                            const std::string file = info.param.file;
                            return file.substr(0, file.find('.'));
                          });
 
 TEST(OnnxLoaderTest, BertConstantAttributeTensor) {
-  const std::string path = SharedDir() + "/models/bert_tiny.onnx";
-  if (!fs::exists(path)) GTEST_SKIP() << path << " is missing";
+  const std::string path = ModelsDir() + "/bert_tiny.onnx";
+  ASSERT_TRUE(fs::exists(path)) << "missing model fixture " << path;
   absl::StatusOr<Graph> g = LoadOnnxModel(path);
   ASSERT_TRUE(g.ok()) << g.status();
   // python: the node '/m/embeddings/Constant' has attribute value = int64 scalar 0.
@@ -505,7 +507,7 @@ TEST_F(LoaderCases, MalformedModelsFailNamingFileAndItem) {
 
 TEST_F(LoaderCases, ConformanceTensorProtosMatchNumpyHelper) {
   const std::string list = ReadAll(Case("pb_list.txt"));
-  if (list.empty()) GTEST_SKIP() << "no conformance data under " << SharedDir();
+  ASSERT_FALSE(list.empty()) << "no TensorProto files under " << OnnxNodeTestsDir();
   int checked = 0;
   for (absl::string_view line : absl::StrSplit(list, '\n', absl::SkipEmpty())) {
     std::vector<std::string> parts = absl::StrSplit(line, '\t');
@@ -629,8 +631,8 @@ TEST_F(LoaderCases, RandomGarbageNeverCrashes) {
 }
 
 TEST(OnnxLoaderTest, MutatedRealModelNeverCrashes) {
-  const std::string path = SharedDir() + "/models/gpt2_tiny.onnx";
-  if (!fs::exists(path)) GTEST_SKIP() << path << " is missing";
+  const std::string path = ModelsDir() + "/gpt2_tiny.onnx";
+  ASSERT_TRUE(fs::exists(path)) << "missing model fixture " << path;
   const std::string seed = ReadAll(path);
   std::mt19937 rng(99);
   int ok_count = 0;
@@ -647,7 +649,7 @@ TEST(OnnxLoaderTest, MutatedRealModelNeverCrashes) {
 
 TEST_F(LoaderCases, MutatedTensorProtosNeverCrash) {
   const std::string list = ReadAll(Case("pb_list.txt"));
-  if (list.empty()) GTEST_SKIP() << "no conformance data";
+  ASSERT_FALSE(list.empty()) << "no TensorProto files under " << OnnxNodeTestsDir();
   std::vector<std::string> seeds;
   for (absl::string_view line : absl::StrSplit(list, '\n', absl::SkipEmpty())) {
     seeds.push_back(ReadAll(std::string(*absl::StrSplit(line, '\t').begin())));

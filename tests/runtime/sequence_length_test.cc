@@ -24,8 +24,8 @@
 // engine's fp16 cases demand of a single product.
 //
 // The cases and references are made once per binary into a temporary
-// directory (python and node); a missing shared model or a conversion that
-// breaks fails every test here.
+// directory (python and node); a missing model fixture (tests/data/models)
+// or a conversion that breaks fails every test here.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -190,10 +190,10 @@ class SequenceLengthTest : public GpuTest, public ::testing::WithParamInterface<
 
 TEST_P(SequenceLengthTest, MatchesOnnxRuntimeAtEachLengthAndReplays) {
   const SequenceParam& p = GetParam();
-  ASSERT_TRUE(fs::exists(ModelsDir() + "/bert_tiny.onnx"))
-      << "missing model bert_tiny in " << ModelsDir();
-  ASSERT_TRUE(fs::exists(ModelsDir() + "/gpt2_tiny.onnx"))
-      << "missing model gpt2_tiny in " << ModelsDir();
+  for (const char* m : {"bert_tiny", "gpt2_tiny"}) {
+    const std::string path = ModelsDir() + "/" + m + ".onnx";
+    ASSERT_TRUE(fs::exists(path)) << "missing model fixture " << path;
+  }
   ASSERT_TRUE(GetCases().error.empty()) << GetCases().error;
   ModelOptions options;
   options.precision = p.precision;

@@ -3,9 +3,9 @@
 # Copyright 2026 The vkserve Authors.
 """ONNX Runtime `.ort` models served exactly like their `.onnx` twins (run by CTest).
 
-The shared models (squeezenet1_1, mobilenet_v2, bert_tiny, gpt2_tiny) are
-converted by onnxruntime-node at graph optimization levels basic, extended
-and all — the CPU-optimized files whose contrib and NCHWc nodes ONNX
+The model fixtures in tests/data/models (squeezenet1_1, mobilenet_v2,
+bert_tiny, gpt2_tiny) are converted by onnxruntime-node at graph
+optimization levels basic, extended and all — the CPU-optimized files whose contrib and NCHWc nodes ONNX
 Runtime's own GPU paths run on the CPU — and served from one repository
 (`<model>/1/model.onnx`, `<model>_ort_<level>/1/model.ort`) by `vkserve
 serve` over gRPC. Each `.ort` model must answer the same request with the
@@ -16,8 +16,8 @@ Prometheus gauge vkserve_model_nodes{device="cpu"} must be 0 for every
 model while the gpu count is positive.
 
 Usage: test_ort_serving.py [-v]
-Environment: as test_python_client.py; VKSERVE_SHARED_DIR (default ../shared
-beside the source tree), NODE. Exits 77 (skipped) without grpc/numpy.
+Environment: as test_python_client.py; NODE. Exits 77 (skipped) without
+grpc/numpy; fails naming the path when a model fixture is missing.
 """
 import os
 import re
@@ -36,7 +36,7 @@ import numpy as np  # noqa: E402
 
 MODELS = ["squeezenet1_1", "mobilenet_v2", "bert_tiny", "gpt2_tiny"]
 LEVELS = ["basic", "extended", "all"]
-SHARED = os.environ.get("VKSERVE_SHARED_DIR", os.path.join(os.path.dirname(ROOT), "shared"))
+MODELS_DIR = os.path.join(ROOT, "tests", "data", "models")
 TOLERANCE = 1e-5  # of max|onnx output|
 
 NP_TYPES = {"FP32": np.float32, "INT64": np.int64, "INT32": np.int32}
@@ -46,7 +46,9 @@ def build_repository(repo):
     """Copies each .onnx into the repository and converts it to .ort at every level."""
     converted = {}
     for m in MODELS:
-        src = os.path.join(SHARED, "models", m + ".onnx")
+        src = os.path.join(MODELS_DIR, m + ".onnx")
+        if not os.path.isfile(src):
+            raise FileNotFoundError(f"missing model fixture {src}")
         os.makedirs(os.path.join(repo, m, "1"))
         shutil.copy(src, os.path.join(repo, m, "1", "model.onnx"))
         for level in LEVELS:
@@ -61,7 +63,7 @@ def build_repository(repo):
 
 def request_for(pb, metadata, model_name, seed):
     """Fixed random inputs: floats standard normal, integer ids in [0, 100)
-    (every shared model's vocabulary is larger), '*mask*' inputs ones;
+    (every model fixture's vocabulary is larger), '*mask*' inputs ones;
     symbolic dimensions 1 for the batch, 16 elsewhere."""
     rng = np.random.default_rng(seed)
     req = pb.ModelInferRequest(model_name=model_name)

@@ -18,12 +18,6 @@ std::string Env(const char* name, const std::string& fallback) {
   return v != nullptr ? v : fallback;
 }
 
-std::string SourceDir() { return Env("VKSERVE_SOURCE_DIR", "."); }
-
-std::string ModelsDir() {
-  return Env("VKSERVE_SHARED_DIR", SourceDir() + "/../shared") + "/models";
-}
-
 std::string Quote(const std::string& s) { return "'" + s + "'"; }
 
 std::string ReadFile(const fs::path& path) {

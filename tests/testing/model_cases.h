@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Whole-model reference cases for the model tests: where the shared models
-// and the test scripts are, the case directories that tests/runtime/
-// model_test_cases.py and its kin write (DIR/<name>/{model.onnx,
+// Whole-model reference cases for the model tests: the case directories that
+// tests/runtime/model_test_cases.py and its kin write (DIR/<name>/{model.onnx,
 // inputs/<i>.npy, expected/<o>.npy} with expected/ from tests/reference/
 // ort_batch.js), requests built from them, and the whole-network tolerance.
+// The model fixtures' folder is test_data.h's ModelsDir().
 // Stateless; thread-safe.
 #ifndef VKSERVE_TESTS_TESTING_MODEL_CASES_H_
 #define VKSERVE_TESTS_TESTING_MODEL_CASES_H_
@@ -20,16 +20,12 @@
 #include "runtime/model.h"
 #include "runtime/session.h"
 #include "tests/testing/tensor_compare.h"
+#include "tests/testing/test_data.h"
 
 namespace vkserve::testing {
 
 // $name, or `fallback` when unset.
 std::string Env(const char* name, const std::string& fallback);
-
-// $VKSERVE_SOURCE_DIR (default "."), and the shared models:
-// $VKSERVE_SHARED_DIR/models (default SourceDir()/../shared/models).
-std::string SourceDir();
-std::string ModelsDir();
 
 // `s` in single quotes, for the test's own shell commands (paths).
 std::string Quote(const std::string& s);
