@@ -76,8 +76,8 @@ struct Golden {
 constexpr Golden kH100Choices[] = {
     {1024, 1024, 1024, 1, false, Kind::kMatrix, "ops/gemm_128x64", 4, 256},
     {2048, 2048, 2048, 1, false, Kind::kMatrix, "ops/gemm_128x64", 1, 2048},
-    // 128x128 where the output fills the GPU (H200, session 17: 3 % and 11 %
-    // faster than 128x64 on these two).
+    // 128x128 where the output fills the GPU (3 % and 11 % faster than
+    // 128x64 on these two on an H200).
     {4096, 4096, 4096, 1, false, Kind::kMatrix, "ops/gemm_128x128", 1, 4096},
     {1024, 50257, 768, 1, false, Kind::kMatrix, "ops/gemm_128x128", 1, 768},
     {128, 768, 768, 1, false, Kind::kMatrix, "ops/gemm_32x64", 8, 96},
@@ -203,10 +203,10 @@ gpu::DeviceInfo WithCoopmat(std::vector<gpu::DeviceInfo::MatrixShape> shapes) {
   return info;
 }
 
-// The wave model's picks on the shapes it was fitted to (FP16, fp16
-// weights; benchmarks/results/2026-11-25-session10-h100.md, call 4), with
-// each pick's measured time against the fastest plan of the sweep. The
-// previous model took 1.3-2.7x the fastest time on all six.
+// The wave model's picks on the shapes it was fitted to (FP16, fp16 weights,
+// an H100's 132 SMs), with each pick's time on an H100 against the fastest
+// plan of a sweep of every tile and split. A speed-rated model without the
+// wave count took 1.3-2.7x the fastest time on all six.
 TEST(GemmPlanTest, KeepsTheH100CoopmatPicks) {
   struct Pick {
     int64_t m, n, k;

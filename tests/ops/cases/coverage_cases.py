@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The vkserve Authors.
 #
-# The last of issue 13's node-suite gaps, against onnxruntime on shapes
-# beyond the suite's: MaxUnpool (with and without output_shape, indices from
+# Ops and types the ONNX node suite covers thinly, against onnxruntime on
+# shapes beyond the suite's: MaxUnpool (with and without output_shape, indices from
 # a MaxPool and given directly, batch > 1, 1-D and 3-D), 3-D ConvTranspose
 # (groups, strides, pads, dilations, output_padding, bias), Resize with
 # antialias (linear and cubic, scales and sizes, exclude_outside,

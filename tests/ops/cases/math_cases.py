@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The vkserve Authors.
 #
-# The math op families of issue 13 against onnxruntime: the unary math ops and
+# The ONNX math op families against onnxruntime: the unary math ops and
 # parameterized activations (each on its own domain), CastLike, every Reduce*
 # (attribute axes, axes as an initializer, keepdims, noop_with_empty_axes),
 # LogSoftmax and Hardmax, the variadic Min/Max/Sum/Mean with broadcasting, Mod
