@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The vkserve Authors.
-"""Exports the models people serve and checks vkserve against ONNX Runtime (issue 13).
+"""Exports the models people serve and checks vkserve against ONNX Runtime.
 
 For the GPU machine: exports torchvision classification and segmentation models and
 transformers models (BERT, GPT-2, RoBERTa, DistilBERT, T5 encoder, ViT, CLIP vision,

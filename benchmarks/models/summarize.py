@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Builds the results table of run_on_device.sh from its logs (vkserve.log, peers.jsonl)."""
+"""Builds the results table of run.sh from its logs (vkserve.log, peers.jsonl)."""
 import json, re, sys, pathlib
 
 out = pathlib.Path(sys.argv[1])

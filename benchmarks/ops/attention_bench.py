@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The vkserve Authors.
 #
-# Attention benchmark (issue 14): 12 heads of 64 at sequence lengths 128, 512
+# Attention benchmark: 12 heads of 64 at sequence lengths 128, 512
 # and 2048, each as a one-node model run by `vkserve infer --repeat N
 # --profile`:
 #   chosen   the ONNX Attention op (opset 23), [B, 12, S, 64] Q/K/V, running
@@ -18,12 +18,11 @@
 #            engine and the Softmax op: the earlier runs' "unfused")
 # and, with --peers, PyTorch's scaled_dot_product_attention on the same shapes
 # in fp32 and fp16 (CUDA graph of 20 launches, after a 0.5 s warmup). Prints
-# GPU ms (the node's GPU events, from the profile; before 2026-11-25's
-# session 11 this also counted the copy of the output to host memory, over
-# PCIe on the H100, and before 2026-11-29's session 20 at FP16 the casts of
-# the fp32 inputs and output to and from fp16) and TFLOP/s counting
+# GPU ms (the node's GPU events, from the profile: not the copy of the
+# output to host memory, nor at FP16 the casts of the fp32 inputs and output
+# to and from fp16) and TFLOP/s counting
 # 4 * B * heads * S^2 * 64 FLOP (causal cases count the full square too).
-# The issue's target: fused FP16 >= 40% of the H100's dense fp16 rate.
+# The target: fused FP16 >= 40% of the GPU's dense fp16 rate.
 #
 # "chosen" should be within noise of the fastest pinned kernel.
 #
@@ -131,8 +130,8 @@ def run_vkserve(args):
             # inputs in and the output out (op_type ""), nor, at FP16, the
             # casts of the fp32 inputs and output it inserts (nodes named
             # _vkserve_fp16/..., runtime/fp16_activations.h): SDPA's fp16
-            # timing starts from fp16 tensors. Until 2026-11-29 (session 20)
-            # those casts were counted: about 25 us of s128 b8's 46.
+            # timing starts from fp16 tensors (the casts are about 25 us of
+            # s128 b8's 46 on an H200).
             us = sum(e["dur"] for e in events
                      if e.get("cat") == "gpu" and e["args"].get("op_type")
                      and not e["name"].startswith("_vkserve_fp16/"))

@@ -4,9 +4,10 @@
 # Fits the tensor-core cost model's wave figures (kCoopmatTiles' step_us and
 # wave_us, kCoopmatSplitUs, kCoopmatPartialUsPerMillion in
 # runtime/ops/gemm_plan.cc) to a sweep log: gemm_bench.py output with each
-# block headed "-- cm<tile>/<splits>" (e.g.
-# benchmarks/results/2026-11-25-session10-h100/call4/run.sh and its
-# sweep.log). The model, as WaveCost computes it:
+# block headed "-- cm<tile>/<splits>", as `gemm_bench.py --plan
+# cm<tile>/<splits>` prints for each tile with 1, 2 and 4 K splits pinned on
+# square and BERT shapes at FP16 with fp16 weights. The model, as WaveCost
+# computes it:
 #
 #   waves = ceil(workgroups / (SMs * resident))
 #   time  = waves * (K steps * step_us + wave_us)

@@ -3,8 +3,8 @@
 #
 # The cuBLAS peers of gemm_bench.py: PyTorch matmul on the same SHAPES in
 # fp32 (TF32 off), TF32 and fp16, each warmed up for half a second and then timed
-# with CUDA events over a CUDA graph of 20 launches. Run it in the same
-# device call as gemm_bench.py so both see one machine state.
+# with CUDA events over a CUDA graph of 20 launches. Run it on the same GPU
+# right after gemm_bench.py so both see one machine state.
 #
 # Usage: python3 benchmarks/ops/gemm_peers.py [NAME_REGEX]
 import re

@@ -89,7 +89,7 @@ def main():
     parser.add_argument("--float16", action="store_true")
     parser.add_argument("--precision", default="", choices=["", "FP32", "FP16"])
     # Each run is a new process after a pause: the clocks need seconds at
-    # this load (session 21's first runs after a pause measured 2x slower).
+    # this load (a first run after a pause can measure 2x slower).
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--out", default="/tmp/vkserve_resnet_convs")

@@ -5,7 +5,7 @@
 
 Usage: convert_ort.py MODEL.onnx [LEVEL...]   -> MODEL_<level>.ort beside it
 
-Uses ONNX Runtime's Python package (the GPU machine's python3 has it), as its
+Uses ONNX Runtime's Python package (where the GPU's python3 has it), as its
 own converter does: a CPU-provider session whose optimized_model_filepath ends
 in .ort, so the file carries the CPU provider's fusions (FusedConv,
 QuickGelu, NCHWc blocking, Attention, ...). Prints one JSON line per file.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The vkserve Authors.
-"""Summarizes run_on_device.sh's output folder into a Markdown table (stdout).
+"""Summarizes run.sh's output folder into a Markdown table (stdout).
 
 One row per file: the .onnx and its .ort twins. vkserve's median GPU and
 total ms per inference (after warm-up; the better of two passes, both

@@ -23,12 +23,12 @@
 // sleep for the model's run, and waking them costs more than the call).
 // With --clients N it then also runs N client threads, each on its own
 // connection, calling back to back for --seconds (2) and reports calls/s:
-// the throughput side of the same choice (issue 12 asks for 20,000 req/s
-// at 64 clients on 16 cores).
+// the throughput side of the same choice (the serving target is 20,000
+// req/s at 64 clients on 16 cores).
 // With --client poll the client finishes each call by polling a completion
 // queue without sleeping (live_calls.h's FinishPolling): what waking the
 // client's thread costs, by its absence.
-// Issue 12's overhead target (p50 round trip minus the server's request
+// The overhead target (p50 round trip minus the server's request
 // time, 100 us) reads against these figures: if the callback API's floor at
 // the cadence is above it and another API's is not, that API is the lever.
 //

@@ -6,7 +6,7 @@
 # CLIENTS clients — good requests checked for their values, large batches,
 # ten kinds of bad requests, a model reloaded every 5 s, and optionally a
 # heavy model — sampling the server's RSS and GPU memory. Works here
-# (lavapipe) and in a device bundle (bin/ beside it).
+# (lavapipe) and on a GPU machine.
 #
 #   benchmarks/server/soak.sh OUT_DIR [SECONDS=600] [CLIENTS=64]
 #   VKSERVE=build/vkserve VKSERVE_SOAK=build/benchmarks/vkserve_soak (defaults)

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Dynamic batching on the GPU machine (issue 12's targets), one call:
-#  - resnet50 (exported there by peers.py, random weights, batch dimension
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The vkserve Authors.
+#
+# Dynamic batching against requests run alone, in one run:
+#  - resnet50 (exported by the peers script, random weights, batch dimension
 #    symbolic), batch-1 requests, served twice from one repository:
-#      resnet50_pool   : no dynamic_batching: every request runs alone (as before batching)
+#      resnet50_pool   : no dynamic_batching: every request runs alone 
 #      resnet50_batch  : dynamic_batching { preferred_batch_size: [8, 16, 32]
 #                                           max_queue_delay_microseconds: 500 }
 #    at 1, 16 and 64 clients; plus resnet50_pool at batch 32 and 1 client
@@ -16,26 +19,20 @@
 # percentiles, the server's phase split and the batch-size distribution
 # from /metrics for every row.
 #
-# The bundle (from the repository root; .bundle* is git-ignored):
-#   cmake --build build --target vkserve vkserve_load
-#   ../shared/device/bundle .bundle-batching build/vkserve build/benchmarks/vkserve_load
-#   cp benchmarks/server/run_batching_on_device.sh benchmarks/device_common.sh \
-#     ../shared/device/peers.py .bundle-batching/
-#   cp config/examples/repository/tinynet/1/model.onnx .bundle-batching/tinynet.onnx
-# Device call: kind nvidia-h100-x1, carry [".bundle-batching"], command
-#   bash .bundle-batching/run_batching_on_device.sh
-# Writes $OUT/batching.md (the targets, checked), load.log (every run in
+# Writes OUT/batching.md (the targets, checked), load.log (every run in
 # full), metrics.txt, serve.log, environment.txt.
 #
-# Dry run without a GPU (lavapipe): BIG_MODEL_ONNX=<a small model> skips the
-# export, e.g.
-#   OUT=/tmp/batching_dry BIG_MODEL_ONNX=.bundle-batching/tinynet.onnx SECONDS_PER_RUN=2 \
-#     CLIENTS="1 4" GRPC_PORT=18001 METRICS_PORT=18002 bash .bundle-batching/run_batching_on_device.sh
+# Without a GPU (lavapipe): BIG_MODEL_ONNX=<a small model> stands in for
+# resnet50 and no peers script is needed, e.g.
+#   BIG_MODEL_ONNX=config/examples/repository/tinynet/1/model.onnx SECONDS_PER_RUN=2 \
+#     CLIENTS="1 4" GRPC_PORT=18001 METRICS_PORT=18002 \
+#     benchmarks/server/run_batching.sh --vkserve build/vkserve --out /tmp/batching
 set -uo pipefail
+USAGE="benchmarks/server/run_batching.sh --vkserve BIN --out DIR --peers PY [--load BIN]"
 B=$(cd "$(dirname "$0")" && pwd)
-for d in "$B" "$B/.." "$B/../benchmarks"; do [ -f "$d/device_common.sh" ] && break; done
-source "$d/device_common.sh" || exit 1  # beside a bundled script, or the repository's
-OUT=${OUT:-/tmp/out}
+source "$B/../common.sh" || exit 1
+parse_args "$@" || exit 2
+[ -n "${BIG_MODEL_ONNX:-}" ] || need_peers "exporting resnet50"
 REPO=${REPO:-/tmp/batching_repo}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-8}
 WARMUP=${WARMUP:-2}
@@ -49,13 +46,9 @@ PRECISION=${PRECISION:-FP32}
 # a batch forms while the previous one runs, as Triton's dynamic batcher
 # does with one instance: fewer, fuller batches, none sharing the GPU.
 INSTANCES=${INSTANCES:-2}
-# VKSERVE: the server binary (default: the bundle's), to compare builds.
-VKSERVE=${VKSERVE:-$B/bin/vkserve}
 mkdir -p "$OUT"
 rm -rf "$REPO"
 mkdir -p "$REPO"
-device_env "$B/env.sh"
-LOAD="$B/bin/vkserve_load"
 LOW=$(echo $CLIENTS | awk '{print $1}')
 HIGH=$(echo $CLIENTS | awk '{print $NF}')
 
@@ -84,7 +77,7 @@ dynamic_batching {
   default_queue_policy { max_queue_size: 256 }
 }
 CFG
-tinynet_repository "$REPO" "$B/tinynet.onnx"
+tinynet_repository "$REPO" "$TINYNET"
 
 cat > "$OUT/server.pbtxt" <<CFG
 grpc { port: $GRPC_PORT }
@@ -142,7 +135,7 @@ for (m, b, c), r in rows.items():
           f"{f(r,'grpc_overhead_mean_us'):.1f} | {dist.get((m, b, c), '')} |")
 def get(m, b, c):
     return rows.get((m, b, c), {})
-print("\n## Targets (issue 12)\n")
+print("\n## Targets\n")
 def check(name, ok, detail):
     print(f"- {'PASS' if ok else 'FAIL'}: {name}: {detail}")
 hb, hp = get("resnet50_batch", 1, high), get("resnet50_pool", 1, high)
@@ -167,7 +160,7 @@ for m in ("tinynet_pool", "tinynet_batch"):
         # The server's request time is known as a mean (its histogram's
         # buckets are too coarse for a p50 at this scale): the check takes
         # client mean - server mean over the same requests, and shows the
-        # issue's client p50 - server mean beside it.
+        # target's client p50 - server mean beside it.
         check(f"{m} gRPC overhead at {low} client <= 100 µs", f(one, "grpc_overhead_mean_us") <= 100,
               f"client mean {f(one,'avg_ms')*1e3:.1f} µs - server mean request {f(one,'server_request_ms')*1e3:.1f} µs "
               f"= {f(one,'grpc_overhead_mean_us'):.1f} µs (client p50 {f(one,'p50_ms')*1e3:.1f} µs: "

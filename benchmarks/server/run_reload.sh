@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Reload under load on the GPU machine (issue 15): does `systemctl reload`
+# Copyright 2026 The vkserve Authors.
+#
+# Reload under load: does `systemctl reload`
 # (SIGHUP) slow or fail requests?
-#  - two copies of resnet50 (exported there by peers.py, random weights,
+#  - two copies of resnet50 (exported by the peers script, random weights,
 #    batch dimension symbolic), `steady` (never changed) and `swapped`, two
 #    sessions each, in one repository;
 #  - run A: vkserve_load on steady (CLIENTS clients, batch 1) for
@@ -16,26 +18,19 @@
 #    of A (the reload competes for the GPU while it loads and warms: this
 #    says by how much).
 #
-# The bundle (from the repository root; .bundle* is git-ignored):
-#   cmake --build build --target vkserve vkserve_load
-#   ../shared/device/bundle .bundle-reload build/vkserve build/benchmarks/vkserve_load
-#   cp benchmarks/server/run_reload_on_device.sh benchmarks/device_common.sh \
-#     ../shared/device/peers.py .bundle-reload/
-#   cp config/examples/repository/tinynet/1/model.onnx .bundle-reload/tinynet.onnx
-# Device call: kind nvidia-h100-x1, carry [".bundle-reload"], command
-#   bash .bundle-reload/run_reload_on_device.sh
-# Writes $OUT/reload.md (the table and the targets, checked), load.log
+# Writes OUT/reload.md (the table and the targets, checked), load.log
 # (every run in full), serve.log, environment.txt.
 #
-# Dry run without a GPU (lavapipe): BIG_MODEL_ONNX=<a small model> skips the
-# export, e.g.
-#   OUT=/tmp/reload_dry BIG_MODEL_ONNX=.bundle-reload/tinynet.onnx SECONDS_PER_RUN=6 \
-#     CLIENTS=4 GRPC_PORT=18101 METRICS_PORT=18102 bash .bundle-reload/run_reload_on_device.sh
+# Without a GPU (lavapipe): BIG_MODEL_ONNX=<a small model>, e.g.
+#   BIG_MODEL_ONNX=config/examples/repository/tinynet/1/model.onnx SECONDS_PER_RUN=6 \
+#     CLIENTS=4 GRPC_PORT=18101 METRICS_PORT=18102 \
+#     benchmarks/server/run_reload.sh --vkserve build/vkserve --out /tmp/reload
 set -uo pipefail
+USAGE="benchmarks/server/run_reload.sh --vkserve BIN --out DIR --peers PY [--load BIN]"
 B=$(cd "$(dirname "$0")" && pwd)
-for d in "$B" "$B/.." "$B/../benchmarks"; do [ -f "$d/device_common.sh" ] && break; done
-source "$d/device_common.sh" || exit 1  # beside a bundled script, or the repository's
-OUT=${OUT:-/tmp/out}
+source "$B/../common.sh" || exit 1
+parse_args "$@" || exit 2
+[ -n "${BIG_MODEL_ONNX:-}" ] || need_peers "exporting resnet50"
 REPO=${REPO:-/tmp/reload_repo}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-15}
 WARMUP=${WARMUP:-2}
@@ -45,11 +40,6 @@ METRICS_PORT=${METRICS_PORT:-8002}
 BIG_MODEL_ONNX=${BIG_MODEL_ONNX:-}
 mkdir -p "$OUT"
 rm -rf "$REPO"
-device_env "$B/env.sh"
-LOAD="$B/bin/vkserve_load"
-[ -x "$LOAD" ] || LOAD="$B/vkserve_load"
-VKSERVE="$B/bin/vkserve"
-[ -x "$VKSERVE" ] || VKSERVE="$B/vkserve"
 
 describe_machine "$VKSERVE" > "$OUT/environment.txt" 2>&1
 

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Instance groups across GPUs (issue 16) on a machine with 2 or 4 GPUs, one
-# call. NOT RUN YET: no multi-GPU machine was lent when it was written; it
-# was dry-run on lavapipe with one "GPU" only (below).
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The vkserve Authors.
 #
-#  - resnet50 (exported there by peers.py, random weights, batch dimension
+# Instance groups across GPUs on a machine with 2 or 4 GPUs, in one run. It
+# has run on lavapipe with one "GPU" only (below); no multi-GPU record yet.
+#
+#  - resnet50 (exported by the peers script, random weights, batch dimension
 #    symbolic), batch-1 requests, dynamic batching
 #      dynamic_batching { preferred_batch_size: [8, 16, 32]
 #                         max_queue_delay_microseconds: 500 }
@@ -13,7 +15,7 @@
 #    (vkserve_load, closed loop). The Vulkan indices of the GPUs are read
 #    from `vkserve devices` (its discrete devices, in its order), since a
 #    CPU device (lavapipe) may be listed among them.
-#  - PyTorch (peers.py time, eager and CUDA graph, fp32) at batch 32 on each
+#  - PyTorch (the peers script's time, eager and CUDA graph, fp32) at batch 32 on each
 #    GPU alone, then on all GPUs at once (one process per GPU): the per-GPU
 #    reference throughput in the same machine state.
 #  - The target: resnet50 throughput scales >= 1.8x from 1 to 2 GPUs (at
@@ -22,26 +24,19 @@
 #    label) and the cross-device copies (none expected: inputs come from the
 #    host).
 #
-# The bundle (from the repository root; .bundle* is git-ignored):
-#   cmake --build build --target vkserve vkserve_load
-#   ../shared/device/bundle .bundle-multigpu build/vkserve build/benchmarks/vkserve_load
-#   cp benchmarks/server/run_multigpu_on_device.sh benchmarks/device_common.sh \
-#     ../shared/device/peers.py .bundle-multigpu/
-# Device call: kind nvidia-h200-x2 (or nvidia-h200-x4), carry
-#   [".bundle-multigpu"], command
-#   bash .bundle-multigpu/run_multigpu_on_device.sh
-# Writes $OUT/multigpu.md (table and target), load.log (every run in
+# Writes OUT/multigpu.md (table and target), load.log (every run in
 # full), pytorch.jsonl, metrics.txt, serve.log, environment.txt.
 #
-# Dry run without a GPU (lavapipe, one device, so 1 GPU only):
-#   OUT=/tmp/mg_dry BIG_MODEL_ONNX=config/examples/repository/tinynet/1/model.onnx \
-#     SECONDS_PER_RUN=2 WARMUP=1 CLIENTS="4 8" MAX_GPUS=1 GRPC_PORT=18101 METRICS_PORT=18102 \
-#     bash .bundle-multigpu/run_multigpu_on_device.sh
+# Without a GPU (lavapipe, one device, so 1 GPU only):
+#   BIG_MODEL_ONNX=config/examples/repository/tinynet/1/model.onnx SECONDS_PER_RUN=2 WARMUP=1 \
+#     CLIENTS="4 8" MAX_GPUS=1 GRPC_PORT=18101 METRICS_PORT=18102 \
+#     benchmarks/server/run_multigpu.sh --vkserve build/vkserve --out /tmp/multigpu
 set -uo pipefail
+USAGE="benchmarks/server/run_multigpu.sh --vkserve BIN --out DIR --peers PY [--load BIN]"
 B=$(cd "$(dirname "$0")" && pwd)
-for d in "$B" "$B/.." "$B/../benchmarks"; do [ -f "$d/device_common.sh" ] && break; done
-source "$d/device_common.sh" || exit 1  # beside a bundled script, or the repository's
-OUT=${OUT:-/tmp/out}
+source "$B/../common.sh" || exit 1
+parse_args "$@" || exit 2
+[ -n "${BIG_MODEL_ONNX:-}" ] || need_peers "exporting resnet50"
 REPO=${REPO:-/tmp/multigpu_repo}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-10}
 WARMUP=${WARMUP:-3}
@@ -53,9 +48,6 @@ BIG_MODEL_ONNX=${BIG_MODEL_ONNX:-}
 mkdir -p "$OUT"
 rm -rf "$REPO"
 mkdir -p "$REPO"
-device_env "$B/env.sh"
-VKSERVE="$B/bin/vkserve"
-LOAD="$B/bin/vkserve_load"
 
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -103,11 +95,11 @@ done
 : > "$OUT/pytorch.jsonl"
 if [ -z "$BIG_MODEL_ONNX" ]; then
   for i in $(seq 0 $((NGPU - 1))); do
-    CUDA_VISIBLE_DEVICES=$i python3 "$B/peers.py" time resnet50 --batch 32 --dtype fp32 2>> "$OUT/pytorch.log" |
+    CUDA_VISIBLE_DEVICES=$i python3 "$PEERS" time resnet50 --batch 32 --dtype fp32 2>> "$OUT/pytorch.log" |
       sed "s/^{/{\"gpu\": $i, \"concurrent\": false, /" >> "$OUT/pytorch.jsonl"
   done
   for i in $(seq 0 $((NGPU - 1))); do
-    CUDA_VISIBLE_DEVICES=$i python3 "$B/peers.py" time resnet50 --batch 32 --dtype fp32 2>> "$OUT/pytorch.log" |
+    CUDA_VISIBLE_DEVICES=$i python3 "$PEERS" time resnet50 --batch 32 --dtype fp32 2>> "$OUT/pytorch.log" |
       sed "s/^{/{\"gpu\": $i, \"concurrent\": true, /" >> "$OUT/pytorch.jsonl" &
   done
   wait
@@ -199,7 +191,7 @@ if torch:
         print(f"| {t['gpu']} | {t['concurrent']} | {t['peer']} | {t['median_ms']:.3f} | "
               f"{32 * 1000 / t['median_ms']:.0f} |")
 
-print("\n## Target (issue 16)\n")
+print("\n## Target\n")
 for c in clients:
     one, two = rows.get((1, int(c))), rows.get((2, int(c)))
     if one and two:

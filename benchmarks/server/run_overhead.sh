@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# The per-request gRPC overhead of ModelInfer (issue 12's "gRPC overhead"
-# target: for tinynet, client p50 minus the server's request time <= 100 us
-# at 1 client and >= 20,000 req/s at 64 clients), measured REPEATS times per
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The vkserve Authors.
+#
+# The per-request gRPC overhead of ModelInfer (for tinynet, client p50 minus
+# the server's request time; the target is <= 100 us at 1 client and
+# >= 20,000 req/s at 64 clients), measured REPEATS times per
 # row so that the table shows medians, not one noisy run:
 #   tinynet_pool  (no dynamic_batching, two sessions)  at each of $CLIENTS
 #   tinynet_batch (dynamic_batching, no delay)         at each of $CLIENTS
@@ -16,27 +19,17 @@
 # (rows "MODEL/poll"): the client finishes each call by polling instead of
 # sleeping, so its own wake-up drops out of the overhead.
 #
-# On the GPU machine (the bundle, from the repository root; .bundle* is
-# git-ignored):
-#   cmake --build build --target vkserve vkserve_load
-#   ../shared/device/bundle .bundle-overhead build/vkserve build/benchmarks/vkserve_load
-#   cp benchmarks/server/run_overhead_on_device.sh benchmarks/device_common.sh .bundle-overhead/
-#   cp config/examples/repository/tinynet/1/model.onnx .bundle-overhead/tinynet.onnx
-# Device call: kind nvidia-h100-x1, carry [".bundle-overhead"], command
-#   bash .bundle-overhead/run_overhead_on_device.sh
 # About 3 minutes with the defaults (2 models x 3 client counts x 3 runs x
-# (1 s warm-up + 6 s window + the floor)).
-#
-# Here (lavapipe), without a bundle: the build's binaries and the example
-# model are found from the repository, e.g.
-#   OUT=/tmp/overhead GRPC_PORT=18701 METRICS_PORT=18702 SECONDS_PER_RUN=4 \
-#     bash benchmarks/server/run_overhead_on_device.sh
-# Writes $OUT/overhead.md (medians, and every run), load.log, serve.log.
+# (1 s warm-up + 6 s window + the floor)). It needs no peers script, so it
+# also runs on lavapipe, e.g.
+#   GRPC_PORT=18701 METRICS_PORT=18702 SECONDS_PER_RUN=4 \
+#     benchmarks/server/run_overhead.sh --vkserve build/vkserve --out /tmp/overhead
+# Writes OUT/overhead.md (medians, and every run), load.log, serve.log.
 set -uo pipefail
+USAGE="benchmarks/server/run_overhead.sh --vkserve BIN --out DIR [--load BIN] [--tinynet ONNX]"
 B=$(cd "$(dirname "$0")" && pwd)
-for d in "$B" "$B/.." "$B/../benchmarks"; do [ -f "$d/device_common.sh" ] && break; done
-source "$d/device_common.sh" || exit 1
-OUT=${OUT:-/tmp/out}
+source "$B/../common.sh" || exit 1
+parse_args "$@" || exit 2
 REPO=${REPO:-/tmp/overhead_repo}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-6}
 WARMUP=${WARMUP:-1}
@@ -50,18 +43,9 @@ METRICS_PORT=${METRICS_PORT:-8002}
 mkdir -p "$OUT"
 rm -rf "$REPO"
 mkdir -p "$REPO"
-device_env "$B/env.sh" 2>/dev/null
-# The bundle's binaries, else the repository's build.
-ROOT=$(cd "$B/../.." && pwd)
-VKSERVE=${VKSERVE:-$B/bin/vkserve}
-LOAD=${LOAD:-$B/bin/vkserve_load}
-ONNX=${ONNX:-$B/tinynet.onnx}
-[ -x "$VKSERVE" ] || VKSERVE=$ROOT/build/vkserve
-[ -x "$LOAD" ] || LOAD=$ROOT/build/benchmarks/vkserve_load
-[ -f "$ONNX" ] || ONNX=$ROOT/config/examples/repository/tinynet/1/model.onnx
 
 describe_machine "$VKSERVE" > "$OUT/environment.txt" 2>&1
-tinynet_repository "$REPO" "$ONNX"
+tinynet_repository "$REPO" "$TINYNET"
 cat > "$OUT/server.pbtxt" <<CFG
 grpc { port: $GRPC_PORT ${INFER_THREADS:+infer_threads: $INFER_THREADS} }
 metrics { port: $METRICS_PORT }

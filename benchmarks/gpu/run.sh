@@ -1,23 +1,22 @@
 #!/usr/bin/env bash
-# Copy bandwidth and fp32 FMA throughput on the GPU machine: vkserve_gpu_bench
-# (Vulkan, GPU timestamps) and PyTorch's device-to-device copy
-# (torch_copy.py, CUDA events), measured in the same call so both share one
-# machine state. Run from the bundle directory's parent:
-#   bash .bundle-gpu/run_on_device.sh
-# The bundle holds bin/vkserve_gpu_bench, bin/vkserve, env.sh (from
-# ../shared/device/bundle), torch_copy.py and this script. Writes to $OUT:
-# environment.txt, vk_bench.json (Google Benchmark JSON), vk_bench.log,
-# torch_copy.jsonl, torch_copy.err and gpu_bench.md (the summary table).
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The vkserve Authors.
+#
+# Copy bandwidth and fp32 FMA throughput: vkserve_gpu_bench (Vulkan, GPU
+# timestamps) and PyTorch's device-to-device copy (torch_copy.py, CUDA
+# events, when torch is installed), one after the other so both share one
+# machine state. Writes to OUT: environment.txt, vk_bench.json (Google
+# Benchmark JSON), vk_bench.log, torch_copy.jsonl, torch_copy.err and
+# gpu_bench.md (the summary table).
 # Environment: BENCH_ARGS (extra vkserve_gpu_bench flags, e.g.
-# --benchmark_min_time=0.01 --sizes_mib=1,16), TORCH_ARGS (extra torch_copy.py
-# flags), VKSERVE_DEVICE (device selector).
+# --benchmark_min_time=0.01 --sizes_mib=1,16), TORCH_ARGS (extra
+# torch_copy.py flags), VKSERVE_DEVICE (device selector).
 set -uo pipefail
+USAGE="benchmarks/gpu/run.sh --vkserve BIN --out DIR [--bench vkserve_gpu_bench]"
 B=$(cd "$(dirname "$0")" && pwd)
-for d in "$B" "$B/.." "$B/../benchmarks"; do [ -f "$d/device_common.sh" ] && break; done
-source "$d/device_common.sh" || exit 1  # beside a bundled script, or the repository's
-OUT=${OUT:-/tmp/gpu_bench_out}
+source "$B/../common.sh" || exit 1
+parse_args "$@" || exit 2
 mkdir -p "$OUT"
-device_env "$B/env.sh"
 BENCH_ARGS=${BENCH_ARGS:-}
 TORCH_ARGS=${TORCH_ARGS:-}
 PY=$(command -v python3 || true)
@@ -34,13 +33,13 @@ gpu_state() {
   nvidia-smi --query-gpu=name,driver_version --format=csv 2>&1 || echo "nvidia-smi: not available"
   echo "gpu state before (sm MHz, mem MHz, temp, power, pstate): $(gpu_state)"
   echo "\$ vkserve devices"
-  "$B/bin/vkserve" devices 2>&1 | head -40
+  "$VKSERVE" devices 2>&1 | head -40
 } > "$OUT/environment.txt" 2>&1
 cat "$OUT/environment.txt"
 
 echo "== vkserve_gpu_bench $BENCH_ARGS"
 # shellcheck disable=SC2086
-"$B/bin/vkserve_gpu_bench" --benchmark_out="$OUT/vk_bench.json" --benchmark_out_format=json \
+"$BENCH" --benchmark_out="$OUT/vk_bench.json" --benchmark_out_format=json \
   --benchmark_counters_tabular=false $BENCH_ARGS 2>&1 | tee "$OUT/vk_bench.log"
 vk_rc=${PIPESTATUS[0]}
 echo "vkserve_gpu_bench exit status: $vk_rc" | tee -a "$OUT/vk_bench.log"
