@@ -126,6 +126,8 @@ class RewriteRegistry {
   // The rewrite for `node`, or null when it has none (then it runs as is).
   const Rewrite* Find(const Node& node) const;
 
+  const std::vector<RewriteRegistration>& registrations() const { return registrations_; }
+
  private:
   std::vector<RewriteRegistration> registrations_;
 };
