@@ -41,16 +41,46 @@ Node& AddTranspose(RewriteContext& ctx, const std::string& in, const std::string
 }
 
 // Channels ReorderInput pads its input to, when the declared shape says it
-// needs padding at all; -1 when it does not (or nothing is known).
+// needs padding at all; -1 when it does not, 0 when the declared shape does
+// not tell (then the padding is computed from the shape when planning).
 absl::StatusOr<int64_t> PaddedInputChannels(RewriteContext& ctx, bool channels_last) {
   const TensorType* type = ctx.declared_type(ctx.input(0));
-  if (type == nullptr || !type->has_shape || type->shape.size() != 4) return -1;
-  const Dim& c = type->shape[channels_last ? 3 : 1];
+  if (type == nullptr || !type->has_shape || type->shape.size() != 4 ||
+      !type->shape[channels_last ? 3 : 1].is_fixed()) {
+    return 0;
+  }
+  const int64_t c = type->shape[channels_last ? 3 : 1].value;
   // MLAS's block sizes are 8 and 16: a multiple of 16 is never padded.
-  if (!c.is_fixed() || c.value % 16 == 0) return -1;
+  if (c % 16 == 0) return -1;
   ASSIGN_OR_RETURN(int64_t block, NchwcBlockSize(ctx));
-  const int64_t padded = (c.value + block - 1) / block * block;
-  return padded == c.value ? -1 : padded;
+  const int64_t padded = (c + block - 1) / block * block;
+  return padded == c ? -1 : padded;
+}
+
+// The Pad input that zero-pads the channels (axis 1) of the NCHW value `x`
+// up to a multiple of `block`: (block - C % block) % block at the end,
+// computed from x's shape, which planning folds on the host. Values inside
+// an .ort file often carry no declared shape.
+absl::StatusOr<std::string> ComputedChannelPads(RewriteContext& ctx, const std::string& x) {
+  ASSIGN_OR_RETURN(int64_t block, NchwcBlockSize(ctx));
+  const std::string channels = ctx.NewValueName("channels");
+  Node& shape = ctx.AddNode("Shape", {x}, {channels}, /*opset=*/15);
+  shape.attributes["start"] = IntAttribute(1);
+  shape.attributes["end"] = IntAttribute(2);
+  const std::string b = ctx.AddInitializer("block", HostTensor::FromInts({block}, {1}));
+  const std::string rem = ctx.NewValueName("channel_rem");
+  ctx.AddNode("Mod", {channels, b}, {rem}, 13);
+  const std::string short_by = ctx.NewValueName("channels_short");
+  ctx.AddNode("Sub", {b, rem}, {short_by}, 14);
+  const std::string extra = ctx.NewValueName("channels_extra");
+  ctx.AddNode("Mod", {short_by, b}, {extra}, 13);
+  const std::string head =
+      ctx.AddInitializer("pads_head", HostTensor::FromInts({0, 0, 0, 0, 0}, {5}));
+  const std::string tail = ctx.AddInitializer("pads_tail", HostTensor::FromInts({0, 0}, {2}));
+  const std::string pads = ctx.NewValueName("channel_pads");
+  Node& concat = ctx.AddNode("Concat", {head, extra, tail}, {pads}, 13);
+  concat.attributes["axis"] = IntAttribute(0);
+  return pads;
 }
 
 class ReorderInputRewrite : public Rewrite {
@@ -69,6 +99,9 @@ class ReorderInputRewrite : public Rewrite {
       const int64_t c = ctx.declared_type(ctx.input(0))->shape[channels_last ? 3 : 1].value;
       std::string pads = ctx.AddInitializer(
           "channel_pads", HostTensor::FromInts({0, 0, 0, 0, 0, padded - c, 0, 0}, {8}));
+      ctx.AddNode("Pad", {nchw, pads}, {y}, 13);
+    } else if (padded == 0) {
+      ASSIGN_OR_RETURN(std::string pads, ComputedChannelPads(ctx, nchw));
       ctx.AddNode("Pad", {nchw, pads}, {y}, 13);
     } else if (!channels_last) {
       ctx.AddNode("Identity", {nchw}, {y}, 16);
