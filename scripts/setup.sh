@@ -9,7 +9,7 @@ PACKAGES=(
   libgrpc++-dev protobuf-compiler protobuf-compiler-grpc libprotobuf-dev
   flatbuffers-compiler libflatbuffers-dev
   libvulkan-dev vulkan-tools glslc mesa-vulkan-drivers vulkan-validationlayers
-  libabsl-dev libboost-dev libspdlog-dev libfmt-dev prometheus-cpp-dev
+  libabsl-dev libboost-dev libspdlog-dev libfmt-dev prometheus-cpp-dev libcli11-dev
   libonnx-dev libsystemd-dev libssl-dev openssl
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev lld

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// `vkserve client --url HOST:PORT --model NAME [--version V]
+// `vkserve client [--url HOST:PORT] --model NAME [--version V]
 //   [--input NAME=FILE.npy]... [--output-dir DIR]`
-// Sends the .npy tensors to a running server with ModelInfer (raw contents)
-// and prints each output's name, datatype and shape; with --output-dir it
-// also writes DIR/<output>.npy.
+// Sends the .npy tensors to a running server (default 127.0.0.1:8001, the
+// default config's address) with ModelInfer (raw contents) and prints each
+// output's name, datatype and shape; with --output-dir it also writes each
+// output to DIR (file names: output_files.h).
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -22,17 +24,10 @@
 #include "runtime/npy.h"
 #include "server/command.h"
 #include "server/infer_request.h"
-#include "server/model_flags.h"
+#include "server/output_files.h"
 
 namespace vkserve {
 namespace {
-
-int ClientUsage() {
-  std::fprintf(stderr,
-               "usage: vkserve client --url HOST:PORT --model NAME [--version V] "
-               "[--input NAME=FILE.npy]... [--output-dir DIR]\n");
-  return 2;
-}
 
 int ClientError(const absl::Status& status, int code) {
   std::fprintf(stderr, "vkserve client: %s\n", std::string(status.message()).c_str());
@@ -40,38 +35,12 @@ int ClientError(const absl::Status& status, int code) {
 }
 
 struct ClientOptions {
-  std::string url = "127.0.0.1:8001";
+  std::string url = "127.0.0.1:8001";  // the default config's address
   std::string model;
   std::string version;
   std::string output_dir;
   std::vector<std::pair<std::string, std::string>> inputs;  // name, .npy path
 };
-
-// The flags; INVALID_ARGUMENT for anything else (the caller prints usage).
-absl::StatusOr<ClientOptions> ParseClientArgs(const std::vector<std::string>& args) {
-  ClientOptions o;
-  for (size_t i = 0; i < args.size(); i += 2) {
-    if (i + 1 >= args.size()) return absl::InvalidArgumentError("a flag without a value");
-    const std::string& flag = args[i];
-    const std::string& value = args[i + 1];
-    if (flag == "--url") {
-      o.url = value;
-    } else if (flag == "--model") {
-      o.model = value;
-    } else if (flag == "--version") {
-      o.version = value;
-    } else if (flag == "--output-dir") {
-      o.output_dir = value;
-    } else if (flag == "--input") {
-      ASSIGN_OR_RETURN(auto name_and_path, SplitAssignment(value));
-      o.inputs.push_back(std::move(name_and_path));
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat("unknown flag ", Quoted(flag)));
-    }
-  }
-  if (o.model.empty()) return absl::InvalidArgumentError("--model is required");
-  return o;
-}
 
 // The request: each input's .npy file as raw contents.
 absl::StatusOr<inference::ModelInferRequest> BuildRequest(const ClientOptions& o) {
@@ -91,18 +60,10 @@ absl::StatusOr<inference::ModelInferRequest> BuildRequest(const ClientOptions& o
   return request;
 }
 
-// Writes output `i` of `response` to DIR/<name>.npy and returns that path.
-// The name comes from the server: one that is not a plain file name (a
-// path, ".", "..") is refused rather than written outside DIR.
+// Writes output `i` of `response` to `dir`/`file` and returns that path.
 absl::StatusOr<std::string> SaveOutput(const inference::ModelInferResponse& response, int i,
-                                       const std::string& dir) {
+                                       const std::string& dir, const std::string& file) {
   const auto& out = response.outputs(i);
-  const std::string& name = out.name();
-  if (name.empty() || name == "." || name == ".." ||
-      name.find_first_of("/\\") != std::string::npos || name.find('\0') != std::string::npos) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("output name ", Quoted(name), " is not a file name; not written"));
-  }
   HostTensor t;
   t.dtype = ParseKServeDataType(out.datatype());
   t.shape.assign(out.shape().begin(), out.shape().end());
@@ -113,33 +74,36 @@ absl::StatusOr<std::string> SaveOutput(const inference::ModelInferResponse& resp
   if (error) {
     return absl::InternalError(absl::StrCat("cannot create ", Quoted(dir), ": ", error.message()));
   }
-  std::string path = (std::filesystem::path(dir) / (name + ".npy")).string();
+  std::string path = (std::filesystem::path(dir) / file).string();
   RETURN_IF_ERROR(WriteNpy(t, path));
   return path;
 }
 
-}  // namespace
-
-int RunClientCommand(const std::vector<std::string>& args) {
-  absl::StatusOr<ClientOptions> options = ParseClientArgs(args);
-  if (!options.ok()) {
-    ClientError(options.status(), 2);
-    return ClientUsage();
-  }
-  absl::StatusOr<inference::ModelInferRequest> request = BuildRequest(*options);
-  if (!request.ok()) return ClientError(request.status(), 1);
+int Query(const ClientOptions& options) {
+  absl::StatusOr<inference::ModelInferRequest> request = BuildRequest(options);
+  if (!request.ok()) return ClientError(request.status(), kExitFailure);
 
   grpc::ChannelArguments channel_args;
   channel_args.SetMaxReceiveMessageSize(-1);
   channel_args.SetMaxSendMessageSize(-1);
   auto stub = inference::GRPCInferenceService::NewStub(
-      grpc::CreateCustomChannel(options->url, grpc::InsecureChannelCredentials(), channel_args));
+      grpc::CreateCustomChannel(options.url, grpc::InsecureChannelCredentials(), channel_args));
   grpc::ClientContext context;
   inference::ModelInferResponse response;
   grpc::Status status = stub->ModelInfer(&context, *request, &response);
   if (!status.ok()) {
-    std::fprintf(stderr, "vkserve client: %s\n", status.error_message().c_str());
-    return 1;
+    std::fprintf(stderr, "vkserve client: %s: %s\n", options.url.c_str(),
+                 status.error_message().c_str());
+    return kExitFailure;
+  }
+  // Every file name first (output_files.h): a refused one writes nothing.
+  std::vector<std::string> files;
+  if (!options.output_dir.empty()) {
+    std::vector<std::string> names;
+    for (const auto& out : response.outputs()) names.push_back(out.name());
+    absl::StatusOr<std::vector<std::string>> checked = OutputFileNames(names);
+    if (!checked.ok()) return ClientError(checked.status(), kExitFailure);
+    files = *std::move(checked);
   }
   for (int i = 0; i < response.outputs_size(); ++i) {
     const auto& out = response.outputs(i);
@@ -149,12 +113,43 @@ int RunClientCommand(const std::vector<std::string>& args) {
       std::printf("  GPU handle %s\n", Escaped(it->second.string_param()).c_str());
       continue;
     }
-    if (options->output_dir.empty() || i >= response.raw_output_contents_size()) continue;
-    absl::StatusOr<std::string> path = SaveOutput(response, i, options->output_dir);
-    if (!path.ok()) return ClientError(path.status(), 1);
+    if (options.output_dir.empty() || i >= response.raw_output_contents_size()) continue;
+    absl::StatusOr<std::string> path = SaveOutput(response, i, options.output_dir, files[i]);
+    if (!path.ok()) return ClientError(path.status(), kExitFailure);
     std::printf("  wrote %s\n", path->c_str());
   }
   return 0;
+}
+
+}  // namespace
+
+CommandRunner AddClientCommand(CLI::App& command) {
+  auto options = std::make_shared<ClientOptions>();
+  command.add_option("--url", options->url, "the server's gRPC address")
+      ->type_name("HOST:PORT")
+      ->capture_default_str();
+  command.add_option("--model", options->model, "the model to run")->type_name("NAME")->required();
+  command
+      .add_option("--version", options->version,
+                  "the model version (default: the server's "
+                  "choice, the latest)")
+      ->type_name("V");
+  command.add_option("--input", "send this .npy file as the named input; repeatable")
+      ->type_name("NAME=FILE.npy")
+      ->check(NameEqualsValue())
+      ->each([inputs = &options->inputs](const std::string& text) {
+        const size_t eq = text.find('=');
+        inputs->emplace_back(text.substr(0, eq), text.substr(eq + 1));
+      })
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
+  command
+      .add_option("--output-dir", options->output_dir,
+                  "also write each output to DIR/<name>.npy (names as docs/cli.md says)")
+      ->type_name("DIR");
+  command.footer(
+      "example: vkserve client --model resnet50 --input data=image.npy --output-dir out");
+  return [options] { return Query(*options); };
 }
 
 }  // namespace vkserve

@@ -6,7 +6,8 @@
 //   [--device SEL] [--outputs-on-gpu] [--precision FP32|FP16 [--compare]]
 //   [--pipeline-statistics] [--readback view|buffers|whole] [--time-each-dispatch]`
 // Runs a model once or N times (random inputs for those not given), writes
-// each output to DIR/<name>.npy, and prints the median timing split.
+// each output to DIR (file names: output_files.h), and prints the median
+// timing split.
 // --compare (with --precision FP16) also runs the model at FP32 on the same
 // inputs and prints each float output's max and mean absolute error and its
 // max error relative to the FP32 output's largest magnitude.
@@ -29,9 +30,9 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <random>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "gpu/status_macros.h"
 #include "runtime/npy.h"
@@ -39,20 +40,10 @@
 #include "runtime/session.h"
 #include "server/command.h"
 #include "server/model_flags.h"
+#include "server/output_files.h"
 
 namespace vkserve {
 namespace {
-
-// Output file name: every character outside [A-Za-z0-9._-] becomes '_'.
-std::string SanitizeName(const std::string& name) {
-  std::string out = name;
-  for (char& c : out) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '.' || c == '_' || c == '-';
-    if (!ok) c = '_';
-  }
-  return out;
-}
 
 absl::StatusOr<HostTensor> RandomInput(const ValueInfo& info, std::mt19937& rng) {
   HostTensor t;
@@ -121,12 +112,12 @@ void PrintComparison(const RunResult& run, const RunResult& reference) {
   }
 }
 
-int Fail(const absl::Status& status) {
+int InferFailed(const absl::Status& status) {
   std::fprintf(stderr, "vkserve infer: %s\n", status.ToString().c_str());
-  return 1;
+  return kExitFailure;
 }
 
-// The command's own flags (the model flags are ParseModelFlags').
+// The command's own flags (the model flags are model_flags.h's).
 struct InferFlags {
   std::map<std::string, std::string> input_files;  // input name -> .npy path
   std::string output_dir, profile_path;
@@ -137,53 +128,6 @@ struct InferFlags {
   enum class Readback { kView, kBuffers, kWhole } readback = Readback::kView;
   bool time_each_dispatch = false;
 };
-
-absl::StatusOr<InferFlags> ParseInferFlags(const std::vector<std::string>& rest) {
-  InferFlags f;
-  for (size_t i = 0; i < rest.size(); ++i) {
-    const std::string& a = rest[i];
-    if (a == "--input") {
-      auto kv = SplitAssignment(rest[++i]);
-      if (!kv.ok()) return kv.status();
-      f.input_files[kv->first] = kv->second;
-    } else if (a == "--output-dir") {
-      f.output_dir = rest[++i];
-    } else if (a == "--repeat") {
-      if (!absl::SimpleAtoi(rest[++i], &f.repeat) || f.repeat < 1) {
-        return absl::InvalidArgumentError("--repeat needs a positive count");
-      }
-    } else if (a == "--warmup") {
-      if (!absl::SimpleAtod(rest[++i], &f.warmup_seconds) || !(f.warmup_seconds >= 0) ||
-          f.warmup_seconds > 600) {
-        return absl::InvalidArgumentError("--warmup needs seconds between 0 and 600");
-      }
-    } else if (a == "--profile") {
-      f.profile_path = rest[++i];
-    } else if (a == "--outputs-on-gpu") {
-      f.outputs_on_gpu = true;
-    } else if (a == "--compare") {
-      f.compare = true;
-    } else if (a == "--time-each-dispatch") {
-      f.time_each_dispatch = true;
-    } else if (a == "--readback") {
-      const std::string& mode = rest[++i];
-      if (mode == "view") {
-        f.readback = InferFlags::Readback::kView;
-      } else if (mode == "buffers") {
-        f.readback = InferFlags::Readback::kBuffers;
-      } else if (mode == "whole") {
-        f.readback = InferFlags::Readback::kWhole;
-      } else {
-        return absl::InvalidArgumentError("--readback takes view, buffers or whole");
-      }
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat("unknown flag ", a));
-    }
-  }
-  if (f.compare && f.outputs_on_gpu)
-    return absl::InvalidArgumentError("--compare needs host outputs");
-  return f;
-}
 
 // One tensor per model input: read from its file where given, random (fixed
 // seed) otherwise. Naming an input the model lacks is an error.
@@ -299,19 +243,21 @@ absl::StatusOr<RunResult> TimedRuns(Session& session, RunRequest& request, const
   return last;
 }
 
-// Writes each output (read back from the GPU where it stayed there) to
-// DIR/<name>.npy.
+// Writes each output (read back from the GPU where it stayed there) to its
+// file in `dir` (output_files.h).
 absl::Status WriteOutputs(RunResult& run, const std::string& dir) {
+  std::vector<std::string> names;
+  for (const RunOutput& out : run.outputs) names.push_back(out.name);
+  ASSIGN_OR_RETURN(std::vector<std::string> files, OutputFileNames(names));
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  for (RunOutput& out : run.outputs) {
+  for (size_t i = 0; i < run.outputs.size(); ++i) {
+    RunOutput& out = run.outputs[i];
     HostTensor host = out.host;
     if (out.device != nullptr) {
       ASSIGN_OR_RETURN(host, out.device->Read(/*release=*/true));
     }
-    const std::string path =
-        (std::filesystem::path(dir) / (SanitizeName(out.name) + ".npy")).string();
-    RETURN_IF_ERROR(WriteNpy(host, path));
+    RETURN_IF_ERROR(WriteNpy(host, (std::filesystem::path(dir) / files[i]).string()));
   }
   return absl::OkStatus();
 }
@@ -329,7 +275,7 @@ absl::Status CompareWithFp32(const ModelFlags& flags, GpuRuntime& runtime,
 }
 
 absl::Status Infer(const ModelFlags& model_flags, const InferFlags& flags) {
-  ASSIGN_OR_RETURN(auto runtime, GpuRuntime::Create(model_flags.gpu));
+  ASSIGN_OR_RETURN(auto runtime, GpuRuntime::Create(RuntimeOptions(model_flags)));
   ASSIGN_OR_RETURN(auto model,
                    Model::Load(model_flags.model_path, runtime->context(), model_flags.model));
   SessionOptions session_options;
@@ -356,23 +302,75 @@ absl::Status Infer(const ModelFlags& model_flags, const InferFlags& flags) {
 
 }  // namespace
 
-int RunInferCommand(const std::vector<std::string>& args) {
-  auto model_flags =
-      ParseModelFlags(args, {"--input", "--output-dir", "--repeat", "--warmup", "--profile"});
-  if (!model_flags.ok()) {
-    std::fprintf(stderr,
-                 "vkserve infer: %s\nusage: vkserve infer MODEL [--input NAME=FILE.npy]... "
-                 "[--output-dir DIR] [--dim NAME=VALUE]... [--repeat N] [--warmup SECONDS] "
-                 "[--profile FILE.json] "
-                 "[--device SEL] [--outputs-on-gpu] [--precision FP32|FP16 [--compare]] "
-                 "[--pipeline-statistics] [--readback view|buffers|whole] [--time-each-dispatch]\n",
-                 std::string(model_flags.status().message()).c_str());
-    return 2;
-  }
-  absl::StatusOr<InferFlags> flags = ParseInferFlags(model_flags->rest);
-  if (!flags.ok()) return Fail(flags.status());
-  absl::Status s = Infer(*model_flags, *flags);
-  return s.ok() ? 0 : Fail(s);
+CommandRunner AddInferCommand(CLI::App& command) {
+  struct Flags {
+    ModelFlags model;
+    InferFlags infer;
+  };
+  auto flags = std::make_shared<Flags>();
+  InferFlags& f = flags->infer;
+  AddModelFlags(command, flags->model);
+  command
+      .add_option("--input",
+                  "read this input from a .npy file (inputs not given are random, with a "
+                  "fixed seed); repeatable")
+      ->type_name("NAME=FILE.npy")
+      ->check(NameEqualsValue())
+      ->each([&f](const std::string& text) {
+        const size_t eq = text.find('=');
+        f.input_files[text.substr(0, eq)] = text.substr(eq + 1);
+      })
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
+  command
+      .add_option("--output-dir", f.output_dir,
+                  "write each output of the last run to DIR/<name>.npy (names as "
+                  "docs/cli.md says)")
+      ->type_name("DIR");
+  command.add_option("--repeat", f.repeat, "timed runs; the medians are printed")
+      ->type_name("N")
+      ->check(NumberBetween(1, 1e9, /*whole=*/true))
+      ->capture_default_str();
+  command
+      .add_option("--warmup", f.warmup_seconds,
+                  "run untimed for this long first: GPU clocks ramp up only under load")
+      ->type_name("SECONDS")
+      ->check(NumberBetween(0, 600, /*whole=*/false));
+  command
+      .add_option("--profile", f.profile_path,
+                  "write the last run's dispatches as a Chrome trace (chrome://tracing, "
+                  "Perfetto)")
+      ->type_name("FILE.json");
+  CLI::Option* on_gpu =
+      command.add_flag("--outputs-on-gpu", f.outputs_on_gpu,
+                       "keep outputs on the GPU (nothing read back in the timed runs)");
+  command
+      .add_flag("--compare", f.compare,
+                "also run at FP32 on the same inputs and print each float output's error "
+                "against it (with --precision FP16)")
+      ->excludes(on_gpu);
+  command
+      .add_option_function<std::string>(
+          "--readback",
+          [&f](const std::string& mode) {
+            f.readback = mode == "buffers" ? InferFlags::Readback::kBuffers
+                         : mode == "whole" ? InferFlags::Readback::kWhole
+                                           : InferFlags::Readback::kView;
+          },
+          "how large outputs reach the host: view (the staging memory itself), buffers "
+          "(copied as staged into buffers kept across runs, as the server does) or whole "
+          "(copied after the wait); default view")
+      ->type_name("MODE")
+      ->check(CLI::IsMember({"view", "buffers", "whole"}).description(""));
+  command.add_flag("--time-each-dispatch", f.time_each_dispatch,
+                   "put timestamps around every dispatch of every run");
+  command.footer(
+      "example: vkserve infer model.onnx --input image=image.npy --output-dir out "
+      "--warmup 2 --repeat 50");
+  return [flags] {
+    absl::Status s = Infer(flags->model, flags->infer);
+    return s.ok() ? 0 : InferFailed(s);
+  };
 }
 
 }  // namespace vkserve

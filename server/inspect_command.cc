@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// `vkserve inspect MODEL [--json] [--dim NAME=VALUE]... [--device SEL]`:
-// loads and plans a model and shows its inputs and outputs, op counts, where
+// `vkserve inspect MODEL [--json] [model flags: model_flags.h]`: loads and
+// plans a model and shows its inputs and outputs, op counts, where
 // every node runs, and the planned activation arena against the sum of all
 // tensor sizes.
 #include <cstdio>
+#include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -171,47 +172,42 @@ void PrintJson(const std::string& path, const ModelReport& r) {
   std::printf("%s\n", w.str().c_str());
 }
 
-}  // namespace
-
-int RunInspectCommand(const std::vector<std::string>& args) {
-  auto flags = ParseModelFlags(args);
-  if (!flags.ok()) {
-    std::fprintf(stderr,
-                 "vkserve inspect: %s\nusage: vkserve inspect MODEL [--json] "
-                 "[--dim NAME=VALUE]... [--device SEL]\n",
-                 std::string(flags.status().message()).c_str());
-    return 2;
-  }
-  bool json = false;
-  for (const std::string& a : flags->rest) {
-    if (a == "--json") {
-      json = true;
-    } else {
-      std::fprintf(stderr, "vkserve inspect: unknown flag %s\n", a.c_str());
-      return 2;
-    }
-  }
-  auto runtime = GpuRuntime::Create(flags->gpu);
+int Inspect(const ModelFlags& flags, bool json) {
+  auto runtime = GpuRuntime::Create(RuntimeOptions(flags));
   if (!runtime.ok()) {
     std::fprintf(stderr, "vkserve: %s\n", runtime.status().ToString().c_str());
-    return 1;
+    return kExitFailure;
   }
-  auto model = Model::Load(flags->model_path, (*runtime)->context(), flags->model);
+  auto model = Model::Load(flags.model_path, (*runtime)->context(), flags.model);
   if (!model.ok()) {
-    std::fprintf(stderr, "vkserve: cannot load %s: %s\n", flags->model_path.c_str(),
+    std::fprintf(stderr, "vkserve: cannot load %s: %s\n", flags.model_path.c_str(),
                  model.status().ToString().c_str());
-    return 1;
+    return kExitFailure;
   }
   auto report = (*model)->Inspect();
   if (!report.ok()) {
     std::fprintf(stderr, "vkserve: %s\n", report.status().ToString().c_str());
-    return 1;
+    return kExitFailure;
   }
   if (json)
-    PrintJson(flags->model_path, *report);
+    PrintJson(flags.model_path, *report);
   else
-    PrintText(flags->model_path, *report);
+    PrintText(flags.model_path, *report);
   return 0;
+}
+
+}  // namespace
+
+CommandRunner AddInspectCommand(CLI::App& command) {
+  struct Flags {
+    ModelFlags model;
+    bool json = false;
+  };
+  auto flags = std::make_shared<Flags>();
+  AddModelFlags(command, flags->model);
+  command.add_flag("--json", flags->json, "print the report as one JSON document");
+  command.footer("example: vkserve inspect model.onnx --dim N=1 --json");
+  return [flags] { return Inspect(flags->model, flags->json); };
 }
 
 }  // namespace vkserve

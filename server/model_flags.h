@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Flags shared by the model commands (`inspect`, `infer`): the model path,
-// `--device`, `--dim NAME=VALUE` free-dimension overrides,
-// `--pipeline-cache` and `--pipeline-statistics` (log each pipeline's
-// registers, spills and shared memory as the driver reports them).
-// ParseModelFlags consumes those and leaves the rest.
+// Flags shared by the model commands (`inspect`, `infer`): the MODEL path,
+// `--device`, `--dim NAME=VALUE` free-dimension overrides, `--precision`,
+// `--no-fusion`, `--no-attention-fusion`, `--pipeline-cache` and
+// `--pipeline-statistics` (log each pipeline's registers, spills and shared
+// memory as the driver reports them). Not thread-safe: filled in while the
+// command line is parsed.
 #ifndef VKSERVE_SERVER_MODEL_FLAGS_H_
 #define VKSERVE_SERVER_MODEL_FLAGS_H_
 
-#include <memory>
-#include <set>
+#include <optional>
 #include <string>
-#include <vector>
+#include <utility>
 
+#include "CLI/CLI.hpp"
 #include "absl/status/statusor.h"
 #include "runtime/gpu_runtime.h"
 #include "runtime/model.h"
@@ -22,18 +23,21 @@ namespace vkserve {
 
 struct ModelFlags {
   std::string model_path;
-  GpuRuntimeOptions gpu;
+  GpuRuntimeOptions gpu;  // all but the pipeline cache: RuntimeOptions()
   ModelOptions model;
-  std::vector<std::string> rest;  // flags the command parses itself
+  std::optional<std::string> pipeline_cache;  // --pipeline-cache, when given
 };
 
-// INVALID_ARGUMENT for a malformed --dim or a missing model path.
-// `value_flags` are the command's own flags that take a value; they and
-// their values go to ModelFlags::rest in order.
-absl::StatusOr<ModelFlags> ParseModelFlags(const std::vector<std::string>& args,
-                                           const std::set<std::string>& value_flags = {});
+// Declares the model flags on `command`; parsing fills `flags`, which must
+// outlive the parse.
+void AddModelFlags(CLI::App& command, ModelFlags& flags);
 
-// "NAME=VALUE" -> (NAME, VALUE).
+// The runtime options the flags choose. Without --pipeline-cache: the
+// default cache file (DefaultPipelineCachePath, which creates its
+// directory, so only a command that runs a model asks for it).
+GpuRuntimeOptions RuntimeOptions(const ModelFlags& flags);
+
+// "NAME=VALUE" -> (NAME, VALUE); INVALID_ARGUMENT without '=' or NAME.
 absl::StatusOr<std::pair<std::string, std::string>> SplitAssignment(const std::string& arg);
 
 }  // namespace vkserve

@@ -20,8 +20,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <memory>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "boost/asio/io_context.hpp"
 #include "boost/asio/signal_set.hpp"
@@ -36,22 +36,6 @@
 namespace vkserve {
 namespace {
 
-int ServeUsage() {
-  std::fprintf(stderr,
-               "usage: vkserve serve [--config FILE] [--model-repository DIR] [--grpc-port N] "
-               "[--metrics-port N] [--device SEL] [--instance N] [--check-config]\n"
-               "  --device SEL    the GPU: index or name substring (overrides gpu.device)\n"
-               "  --instance N    one of several processes, one per GPU: device N (unless\n"
-               "                  --device), the config's ports + 10*N (unless given) and\n"
-               "                  the pipeline cache in DIR/N/ of gpu.pipeline_cache_path\n"
-               "  --check-config  validate the config file and exit (0 when valid)\n");
-  return 2;
-}
-
-bool ParsePort(const std::string& text, int* port) {
-  return absl::SimpleAtoi(text, port) && *port >= 0 && *port <= 65535;
-}
-
 // The command line's choices, applied over the config file at start and at
 // every reload.
 struct ServeFlags {
@@ -59,44 +43,6 @@ struct ServeFlags {
   int grpc_port = -1, metrics_port = -1, instance = -1;
   bool check_only = false;
 };
-
-// 0: parsed; else the exit code.
-int ParseFlags(const std::vector<std::string>& args, ServeFlags* f) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&](std::string* out) {
-      if (i + 1 >= args.size()) return false;
-      *out = args[++i];
-      return true;
-    };
-    std::string v;
-    if (a == "-h" || a == "--help") {
-      ServeUsage();
-      return -1;
-    } else if (a == "--check-config") {
-      f->check_only = true;
-    } else if (a == "--config") {
-      if (!value(&f->config_path)) return ServeUsage();
-    } else if (a == "--model-repository") {
-      if (!value(&f->repository)) return ServeUsage();
-    } else if (a == "--device") {
-      if (!value(&f->device)) return ServeUsage();
-    } else if (a == "--grpc-port") {
-      if (!value(&v) || !ParsePort(v, &f->grpc_port)) return ServeUsage();
-    } else if (a == "--metrics-port") {
-      if (!value(&v) || !ParsePort(v, &f->metrics_port)) return ServeUsage();
-    } else if (a == "--instance") {
-      if (!value(&v) || !absl::SimpleAtoi(v, &f->instance) || f->instance < 0 ||
-          f->instance > 999) {
-        return ServeUsage();
-      }
-    } else {
-      std::fprintf(stderr, "vkserve serve: unknown argument '%s'\n", a.c_str());
-      return ServeUsage();
-    }
-  }
-  return 0;
-}
 
 absl::StatusOr<ServerSettings> ReadSettings(const ServeFlags& f) {
   auto settings = f.config_path.empty() ? DefaultServerConfig() : LoadServerConfig(f.config_path);
@@ -168,15 +114,11 @@ int WaitForStop(boost::asio::io_context& io, boost::asio::signal_set& signals, R
   return sig;
 }
 
-}  // namespace
-
-int RunServeCommand(const std::vector<std::string>& args) {
-  ServeFlags flags;
-  if (int code = ParseFlags(args, &flags); code != 0) return code < 0 ? 0 : code;
+int Serve(const ServeFlags& flags) {
   auto settings = ReadSettings(flags);
   if (!settings.ok()) {
     std::fprintf(stderr, "vkserve serve: %s\n", std::string(settings.status().message()).c_str());
-    return 1;
+    return kExitFailure;
   }
   if (flags.check_only) {
     std::printf("config OK: %s (repository %s)\n", settings->source.c_str(),
@@ -200,7 +142,7 @@ int RunServeCommand(const std::vector<std::string>& args) {
   auto server = Server::Start(*settings, hooks);
   if (!server.ok()) {
     spdlog::error("start-up failed: {}", server.status().ToString());
-    return 1;
+    return kExitFailure;
   }
   PrintAddresses(**server, *settings);
   ServiceMonitor monitor(server->get(), &notifier);
@@ -217,6 +159,45 @@ int RunServeCommand(const std::vector<std::string>& args) {
   monitor.Stop();
   server->reset();
   return 0;
+}
+
+}  // namespace
+
+CommandRunner AddServeCommand(CLI::App& command) {
+  auto flags = std::make_shared<ServeFlags>();
+  command
+      .add_option("--config", flags->config_path,
+                  "the server config (text protobuf; docs/configuration.md); default: the "
+                  "built-in one, serving the example repository")
+      ->type_name("FILE");
+  command
+      .add_option("--model-repository", flags->repository,
+                  "the model repository (overrides the config's)")
+      ->type_name("DIR");
+  command.add_option("--grpc-port", flags->grpc_port, "the gRPC port (overrides the config's)")
+      ->type_name("N")
+      ->check(NumberBetween(0, 65535, /*whole=*/true));
+  command
+      .add_option("--metrics-port", flags->metrics_port,
+                  "the metrics port; 0: no metrics endpoint (overrides the config's)")
+      ->type_name("N")
+      ->check(NumberBetween(0, 65535, /*whole=*/true));
+  command
+      .add_option("--device", flags->device,
+                  "the GPU: an index, a name substring or a UUID, as 'vkserve devices' lists "
+                  "them (overrides gpu.device)")
+      ->type_name("SEL");
+  command
+      .add_option("--instance", flags->instance,
+                  "one of several processes, one per GPU: device N (unless --device), the "
+                  "config's ports + 10*N (unless given) and the pipeline cache in DIR/N/ of "
+                  "gpu.pipeline_cache_path")
+      ->type_name("N")
+      ->check(NumberBetween(0, 999, /*whole=*/true));
+  command.add_flag("--check-config", flags->check_only,
+                   "validate the config and exit (0 when valid)");
+  command.footer("example: vkserve serve --config /etc/vkserve/server.pbtxt");
+  return [flags] { return Serve(*flags); };
 }
 
 }  // namespace vkserve
