@@ -174,12 +174,14 @@ CommandRunner AddServeCommand(CLI::App& command) {
       .add_option("--model-repository", flags->repository,
                   "the model repository (overrides the config's)")
       ->type_name("DIR");
-  command.add_option("--grpc-port", flags->grpc_port, "the gRPC port (overrides the config's)")
+  command
+      .add_option("--grpc-port", flags->grpc_port,
+                  "the gRPC port; 0: a free one (overrides the config's)")
       ->type_name("N")
       ->check(NumberBetween(0, 65535, /*whole=*/true));
   command
       .add_option("--metrics-port", flags->metrics_port,
-                  "the metrics port; 0: no metrics endpoint (overrides the config's)")
+                  "the metrics port; 0: a free one (overrides the config's)")
       ->type_name("N")
       ->check(NumberBetween(0, 65535, /*whole=*/true));
   command

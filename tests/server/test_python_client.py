@@ -202,29 +202,75 @@ class ServeTest(Base):
         self.assertEqual(wrong.returncode, 1)
         self.assertIn("nosuch", wrong.stderr)
 
-    def test_client_command_writes_no_file_outside_its_directory(self):
-        """An output name from the server is a file name, never a path."""
+    def fake_server(self, output_names, address="127.0.0.1:0"):
+        """A gRPC server answering ModelInfer with one FP32 output per name
+        (its value the output's index); returns (server, port, requests)."""
         pb, pb_grpc = self.pb, self.pb_grpc
+        requests = []
 
-        class Hostile(pb_grpc.GRPCInferenceServiceServicer):
+        class Fake(pb_grpc.GRPCInferenceServiceServicer):
             def ModelInfer(self, request, context):
+                requests.append(request)
                 resp = pb.ModelInferResponse(model_name=request.model_name)
-                resp.outputs.add(name="../escaped", datatype="FP32", shape=[1])
-                resp.raw_output_contents.append(np.float32(1).tobytes())
+                for i, name in enumerate(output_names):
+                    resp.outputs.add(name=name, datatype="FP32", shape=[1])
+                    resp.raw_output_contents.append(np.float32(i).tobytes())
                 return resp
 
         server = grpc.server(concurrent.futures.ThreadPoolExecutor(2))
-        pb_grpc.add_GRPCInferenceServiceServicer_to_server(Hostile(), server)
-        port = server.add_insecure_port("127.0.0.1:0")
+        pb_grpc.add_GRPCInferenceServiceServicer_to_server(Fake(), server)
+        port = server.add_insecure_port(address)
         server.start()
+        return server, port, requests
+
+    def run_client_against(self, output_names, *args):
+        server, port, _ = self.fake_server(output_names)
         try:
-            out = os.path.join(self.tmp, "hostile", "out")
-            run = run_client("--url", f"127.0.0.1:{port}", "--model", "m", "--output-dir", out)
+            return run_client("--url", f"127.0.0.1:{port}", "--model", "m", *args)
         finally:
             server.stop(None)
-        self.assertEqual(run.returncode, 1, run.stdout)
-        self.assertIn("is not a file name", run.stderr)
-        self.assertFalse(os.path.exists(os.path.join(self.tmp, "hostile", "escaped.npy")))
+
+    def test_client_output_names_follow_the_output_file_rule(self):
+        """As `vkserve infer --output-dir` (server/output_files.h): characters
+        outside [A-Za-z0-9._-] become '_', so a server's output name never
+        reaches outside the directory."""
+        out = os.path.join(self.tmp, "names", "out")
+        run = self.run_client_against(["../escaped", "a/b:0", "plain"], "--output-dir", out)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual(sorted(os.listdir(out)), [".._escaped.npy", "a_b_0.npy", "plain.npy"])
+        self.assertEqual(np.load(os.path.join(out, "a_b_0.npy")).tolist(), [1.0])
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "names", "escaped.npy")))
+
+    def test_client_refuses_output_names_that_are_no_file_names(self):
+        """Names that are empty or only dots, and two outputs for one file,
+        are refused with nothing written."""
+        cases = [(["fine", ".."], "output name '..' is not a file name; nothing written"),
+                 (["fine", ""], "output name '' is not a file name; nothing written"),
+                 (["a/b", "a:b"], "outputs 'a/b' and 'a:b' would both be written to a_b.npy")]
+        for i, (names, message) in enumerate(cases):
+            with self.subTest(names=names):
+                out = os.path.join(self.tmp, f"refused{i}", "out")
+                run = self.run_client_against(names, "--output-dir", out)
+                self.assertEqual(run.returncode, 1, run.stdout)
+                self.assertIn(message, run.stderr)
+                self.assertFalse(os.path.exists(out) and os.listdir(out))
+
+    def test_client_defaults_to_127_0_0_1_8001(self):
+        if port_taken(8001):
+            # Another server holds the port: the client still goes there,
+            # and its answer (or error) names the address.
+            run = run_client("--model", "no-such-model-here")
+            self.assertIn("127.0.0.1:8001", run.stderr)
+            return
+        server, port, requests = self.fake_server(["y"], address="127.0.0.1:8001")
+        self.assertEqual(port, 8001)
+        try:
+            run = run_client("--model", "m")
+        finally:
+            server.stop(None)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertIn("y: FP32[1]", run.stdout)
+        self.assertEqual([r.model_name for r in requests], ["m"])
 
     def test_health(self):
         self.assertTrue(self.stub.ServerLive(self.pb.ServerLiveRequest()).live)
