@@ -134,8 +134,8 @@ int RunCommandLine(const std::vector<std::string>& args) {
   app.footer(
       "Run 'vkserve COMMAND --help' for a command's flags. With no command, vkserve serves the\n"
       "built-in default config, as 'vkserve serve' does.");
-  // As before CLI11: a flag given twice keeps its last value (scripts
-  // append overrides); flags that collect values (--input, --dim) keep all.
+  // A flag given twice keeps its last value (scripts append overrides to a
+  // fixed command line); flags that collect values (--input, --dim) keep all.
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.require_subcommand(0, 1);
   std::vector<std::pair<const CLI::App*, CommandRunner>> runners;
