@@ -3,7 +3,8 @@
 # Copyright 2026 The vkserve Authors.
 """Exports the models people serve and checks vkserve against ONNX Runtime.
 
-For the GPU machine: exports torchvision classification and segmentation models and
+For a GPU machine: exports torchvision classification, segmentation, video (r3d_18) and
+detection (SSDlite, Faster R-CNN: one image's boxes, scores and labels) models and
 transformers models (BERT, GPT-2, RoBERTa, DistilBERT, T5 encoder, ViT, CLIP vision,
 Whisper encoder, a Llama-style decoder; random weights built from their configs, no
 download) with both torch.onnx exporters (TorchScript: dynamo=False; dynamo=True) at
@@ -65,6 +66,9 @@ MODELS = {
     "fcn_resnet50": ("torchvision-seg", ("image", 3, 224, 224)),
     "deeplabv3_mobilenet_v3_large": ("torchvision-seg", ("image", 3, 224, 224)),
     "lraspp_mobilenet_v3_large": ("torchvision-seg", ("image", 3, 224, 224)),
+    "r3d_18": ("torchvision-video", ("video", 3, 16, 112, 112)),
+    "ssdlite320_mobilenet_v3_large": ("torchvision-det", ("image", 3, 320, 320)),
+    "fasterrcnn_mobilenet_v3_large_320_fpn": ("torchvision-det", ("image", 3, 320, 320)),
     "bert": ("transformers", ("tokens", 1000)),
     "gpt2": ("transformers", ("tokens", 1000)),
     "roberta": ("transformers", ("tokens", 1000)),
@@ -104,7 +108,9 @@ def make_inputs(spec, names, seed=0):
     """Deterministic inputs for a model's graph inputs `names` (in order)."""
     rng = np.random.default_rng(seed)
     kind = spec[0]
-    if kind == "image":
+    if kind == "image" and spec[2] == 320:  # detection: an image in [0, 1]
+        arrays = [rng.random((1,) + tuple(spec[1:]), dtype=np.float32)]
+    elif kind in ("image", "video"):
         arrays = [rng.standard_normal((1,) + tuple(spec[1:])).astype(np.float32)]
     elif kind == "audio":
         arrays = [rng.standard_normal((1, spec[1], spec[2])).astype(np.float32)]
@@ -281,6 +287,26 @@ def build_model(name):
                 return y.last_hidden_state
             return y
 
+    if family == "torchvision-det":
+        import torchvision
+        m = torchvision.models.detection.__dict__[name](weights=None, weights_backbone=None)
+
+        class OneImage(torch.nn.Module):
+            """The detector on the batch's first image, as a tuple of its detections."""
+
+            def __init__(self, detector):
+                super().__init__()
+                self.detector = detector
+
+            def forward(self, x):
+                y = self.detector([x[0]])[0]
+                return y["boxes"], y["scores"], y["labels"]
+
+        return OneImage(m.eval()), (torch.rand(1, *spec[1:]),), ["images"]
+    if family == "torchvision-video":
+        import torchvision
+        m = Outputs(torchvision.models.video.__dict__[name](weights=None).eval(), "plain")
+        return m, (torch.randn(1, *spec[1:]),), ["clip"]
     if family.startswith("torchvision"):
         import torchvision
         ctor = (torchvision.models.segmentation.__dict__[name] if family == "torchvision-seg"
@@ -341,7 +367,8 @@ def export_one(job, path, cache):
     # training mode would give later dynamo exports training-mode Dropout and
     # stochastic depth (RandomUniformLike), which no server is asked to run.
     m.eval()
-    kwargs = dict(input_names=names, output_names=["output"], opset_version=job["opset"])
+    outputs = ["boxes", "scores", "labels"] if MODELS[job["model"]][0] == "torchvision-det" else ["output"]
+    kwargs = dict(input_names=names, output_names=outputs, opset_version=job["opset"])
     with torch.no_grad():
         if job["exporter"] == "dynamo":
             try:
