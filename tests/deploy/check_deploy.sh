@@ -6,7 +6,7 @@
 # every metric it names a family of docs/observability.md), the example server
 # configs (vkserve parses them, when the binary is there), the KServe
 # config in the KServe ConfigMap, the systemd units (systemd-analyze verify)
-# and the sysusers.d file. Exits 77 (skipped) without promtool.
+# and the sysusers.d file. Fails without promtool.
 # Usage: tests/deploy/check_deploy.sh [REPO_ROOT] [VKSERVE_BINARY]
 set -euo pipefail
 ROOT=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -16,7 +16,7 @@ cd "$ROOT"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 if ! command -v promtool >/dev/null; then
-  echo "skipped: promtool (Debian's prometheus package) is not installed"; exit 77
+  echo "promtool (Debian's prometheus package) is missing; scripts/setup.sh installs it" >&2; exit 1
 fi
 promtool check config deploy/prometheus/prometheus.yml
 promtool check rules deploy/prometheus/vkserve-rules.yml

@@ -15,7 +15,7 @@
    annotations on the metrics port and /metrics; GPU requested and limited
    alike; the model repository from a storageUri at the config's /mnt/models;
    terminationGracePeriodSeconds >= preStop sleep + exit_timeout_seconds + 5.
-Exits 77 (skipped) without python3-yaml or python3-jsonschema.
+Fails without python3-yaml or python3-jsonschema.
 Usage: check_kserve.py [REPO_ROOT]
 """
 import copy
@@ -28,8 +28,8 @@ try:
     import jsonschema
     import yaml
 except ImportError as e:  # pragma: no cover
-    print(f"skipped: {e} (scripts/setup.sh installs python3-yaml and python3-jsonschema)")
-    sys.exit(77)
+    print(f"{e} (scripts/setup.sh installs python3-yaml and python3-jsonschema)", file=sys.stderr)
+    sys.exit(1)
 
 ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 KSERVE = os.path.join(ROOT, "deploy/kserve")

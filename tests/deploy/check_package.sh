@@ -6,14 +6,14 @@
 # chrootless, as DPKG_ROOT allows) and checks the layout, the conffile, the
 # vkserve user and groups, the service enabled (not started), that the
 # installed binary accepts the installed configs, then purges it.
-# Exits 77 (skipped) only when a Debian tool it needs is missing.
+# Fails when a Debian tool it needs is missing.
 # Usage: tests/deploy/check_package.sh [REPO_ROOT] [BUILD_DIR]
 set -euo pipefail
 ROOT=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${2:-$ROOT/build}
 fail() { echo "FAIL: $*" >&2; exit 1; }
 for tool in cpack dpkg-deb dpkg lintian systemd-sysusers deb-systemd-helper; do
-  command -v "$tool" >/dev/null || { echo "skipped: $tool is not installed (scripts/setup.sh installs it)"; exit 77; }
+  command -v "$tool" >/dev/null || { echo "$tool is missing (scripts/setup.sh installs it)" >&2; exit 1; }
 done
 [ -x "$BUILD/vkserve" ] || fail "$BUILD/vkserve is not built"
 grep -q '"/etc/vkserve"' "$BUILD/cmake_install.cmake" ||

@@ -130,5 +130,5 @@ class InferPrecisionTest(unittest.TestCase):
 if __name__ == "__main__":
     if not os.path.exists(VKSERVE):
         print(f"{VKSERVE} is not built", file=sys.stderr)
-        sys.exit(77)
+        sys.exit(1)
     unittest.main()

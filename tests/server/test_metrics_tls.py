@@ -22,7 +22,7 @@ test time with the openssl command (test_security.py's helpers). Four
   AclTlsMetricsTest: allowed_networks without loopback: a loopback client is
     disconnected.
 
-Exits 77 (CTest: skipped) without grpc/numpy or the openssl command.
+Fails without grpc/numpy or the openssl command.
 """
 import http.client
 import os

@@ -16,7 +16,7 @@ Prometheus gauge vkserve_model_nodes{device="cpu"} must be 0 for every
 model while the gpu count is positive.
 
 Usage: test_ort_serving.py [-v]
-Environment: as test_python_client.py; NODE. Exits 77 (skipped) without
+Environment: as test_python_client.py; NODE. Fails without
 grpc/numpy; fails naming the path when a model fixture is missing.
 """
 import os
@@ -29,7 +29,7 @@ import unittest
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_python_client import ROOT, ServerProcess, free_port, generate_stubs  # noqa: E402  (exits 77 without grpc)
+from test_python_client import ROOT, ServerProcess, free_port, generate_stubs  # noqa: E402  (fails without grpc)
 
 import grpc  # noqa: E402
 import numpy as np  # noqa: E402

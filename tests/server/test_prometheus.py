@@ -19,7 +19,7 @@ Chrome trace, and that every log line is JSON carrying the request ids.
 
 Environment: VKSERVE_BINARY_DIR, VKSERVE_PROTOC, VKSERVE_GRPC_PYTHON_PLUGIN as
 for test_python_client.py; VKSERVE_LOAD_SECONDS (default 12).
-Exits 77 (CTest: skipped) without grpc/numpy or Debian's prometheus.
+Fails without grpc/numpy or Debian's prometheus.
 """
 import concurrent.futures
 import json
@@ -35,7 +35,7 @@ import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_python_client import ROOT, ServerProcess, free_port, generate_stubs  # noqa: E402  (exits 77 without grpc)
+from test_python_client import ROOT, ServerProcess, free_port, generate_stubs  # noqa: E402  (fails without grpc)
 
 import grpc  # noqa: E402
 import numpy as np  # noqa: E402
@@ -43,8 +43,9 @@ import numpy as np  # noqa: E402
 PROMETHEUS = shutil.which("prometheus")
 PROMTOOL = shutil.which("promtool")
 if PROMETHEUS is None or PROMTOOL is None:
-    print("skipped: Debian's prometheus package (prometheus, promtool) is not installed")
-    sys.exit(77)
+    print("Debian's prometheus package (prometheus, promtool) is missing (scripts/setup.sh installs it)",
+          file=sys.stderr)
+    sys.exit(1)
 
 MODEL = "tinynet"
 LOAD_SECONDS = float(os.environ.get("VKSERVE_LOAD_SECONDS", "12"))

@@ -26,7 +26,7 @@ EC P-256, valid one day). Two `vkserve serve` processes on loopback:
       handshake; a certificate no grant names is UNAUTHENTICATED; identities
       by SAN (URI) and by CN get their roles.
 
-Environment as for test_python_client.py. Exits 77 (CTest: skipped) without
+Environment as for test_python_client.py. Fails without
 grpc/numpy or the openssl command.
 """
 import hashlib
@@ -45,15 +45,15 @@ import unittest
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_python_client import ROOT, ServerProcess, free_port, generate_stubs  # noqa: E402  (exits 77 without grpc)
+from test_python_client import ROOT, ServerProcess, free_port, generate_stubs  # noqa: E402  (fails without grpc)
 
 import grpc  # noqa: E402
 import numpy as np  # noqa: E402
 
 OPENSSL = shutil.which("openssl")
 if OPENSSL is None:
-    print("skipped: the openssl command (Debian package openssl) is not installed")
-    sys.exit(77)
+    print("the openssl command is missing (scripts/setup.sh installs it)", file=sys.stderr)
+    sys.exit(1)
 
 INFERENCE_TOKEN = "inference-token-0123456789abcdef"
 ADMIN_TOKEN = "admin-token-fedcba9876543210"

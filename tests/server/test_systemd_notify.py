@@ -25,7 +25,7 @@ with WatchdogSec=1, and reads what vkserve sends. In order:
 injects the wedge in-process.)
 
 Usage: test_systemd_notify.py [-v]
-Environment: as test_python_client.py. Exits 77 (CTest: skipped) without grpc/numpy/onnx.
+Environment: as test_python_client.py. Fails without grpc/numpy/onnx.
 """
 import os
 import shutil
@@ -41,8 +41,8 @@ import unittest
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_python_client import ROOT, free_port, generate_stubs  # noqa: E402  (exits 77 without grpc)
-from test_dynamic_batching import TINYNET, Reference  # noqa: E402  (exits 77 without onnx)
+from test_python_client import ROOT, free_port, generate_stubs  # noqa: E402  (fails without grpc)
+from test_dynamic_batching import TINYNET, Reference  # noqa: E402  (fails without onnx)
 
 import grpc  # noqa: E402
 import numpy as np  # noqa: E402
