@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Conv (opsets 1-27), fp32 and fp16 (fp32 sums), 1-D and 2-D, with groups, strides, dilations,
-// pads / auto_pad and an optional bias, plus the fused epilogue a fusion pass
-// records on the node (activation, residual add), applied in the store.
-// Two GPU paths:
+// Conv (opsets 1-27), fp32 and fp16 (fp32 sums), 1-D, 2-D and 3-D, with groups, strides,
+// dilations, pads / auto_pad and an optional bias, plus the fused epilogue a
+// fusion pass records on the node (activation, residual add), applied in the
+// store. 3-D windows run as conv3d.h says; 1-D and 2-D ones take two GPU paths:
 //   - conv_direct: one input channel per group (depthwise): each invocation
 //     computes up to 4 outputs of a row with the filter and the input row
 //     segment in registers (fp32, or fp16 storage with fp32 sums);
@@ -25,6 +25,7 @@
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
 #include "runtime/ops/composite_kernel.h"
+#include "runtime/ops/conv3d.h"
 #include "runtime/ops/conv_geometry.h"
 #include "runtime/ops/gemm_engine.h"
 #include "runtime/ops/im2col_copy.h"
@@ -54,9 +55,9 @@ absl::StatusOr<ConvShape> ResolveConv(const Node& node, const TensorDesc& x, con
                                                    ShapeString(w.shape),
                                                    " must have the same rank, at least 3"));
   }
-  if (x.shape.size() > 4) {
+  if (x.shape.size() > 5) {
     return absl::UnimplementedError(
-        absl::StrCat("only 1-D and 2-D Conv are supported; X is ", ShapeString(x.shape)));
+        absl::StrCat("only 1-D, 2-D and 3-D Conv are supported; X is ", ShapeString(x.shape)));
   }
   ConvShape s;
   s.dtype = x.dtype;
@@ -234,18 +235,9 @@ std::unique_ptr<Kernel> CopyThenProduct(KernelContext& ctx, const char* copy_nam
   return std::make_unique<CompositeKernel>(std::move(steps), described);
 }
 
-// The largest im2col matrix written out: the copy trades this much scratch
-// for the gather. It must also fit one binding and one allocation, and
-// take at most a sixteenth of the largest device-local heap, so that a
-// smaller GPU keeps the implicit loader rather than run out of memory.
-constexpr uint64_t kMaxIm2colBytes = uint64_t{512} << 20;
-
-uint64_t Im2colScratchLimit(const gpu::DeviceInfo& info) {
-  uint64_t limit = std::min(
-      {kMaxIm2colBytes, info.max_storage_buffer_range, info.largest_device_local_heap() / 16});
-  if (info.max_allocation_size > 0) limit = std::min(limit, info.max_allocation_size);
-  return limit;
-}
+// The largest im2col matrix written out (Im2colScratchLimit, conv3d.h): the
+// copy trades this much scratch for the gather; a smaller GPU keeps the
+// implicit loader rather than run out of memory.
 
 // The fewest output channels per group for which the copy pays: each
 // element of the matrix is then read for at least this many outputs. On the
@@ -347,6 +339,11 @@ class ConvOp : public Op {
     ASSIGN_OR_RETURN(Epilogue e, GetEpilogue(node));
     const int bias_input = ctx.input(2) != nullptr ? 2 : -1;
     const int residual_input = e.residual != Epilogue::Residual::kNone ? e.residual_input : -1;
+    if (s.window.rank() == 3) {
+      return CreateConv3dKernel(ctx,
+                                {s.dtype, s.batch, s.c_in, s.c_out, s.group, s.cin_g, s.cout_g},
+                                s.window, e, bias_input);
+    }
     const Window2D g = As2D(s.window);
     if (s.cin_g == 1) return CreateDirectKernel(ctx, s, g, e, bias_input, residual_input);
     if (IsStridedPointwise(g)) return CreateStridedPointwiseKernel(ctx, s, g, e, bias_input);
