@@ -20,7 +20,8 @@ constexpr OperatorNote kOperatorNotes[] = {
     {"", "Compress", 0, "single-workgroup scan, meant for index-sized inputs"},
     {"", "Constant", 0, "always folded when planned; never runs"},
     {"", "Conv", 0,
-     "implicit im2col on the GEMM engine; float16 natively (fp32 sums), depthwise too"},
+     "1-D to 3-D on the GEMM engine (1-D/2-D: implicit im2col; 3-D: im2col matrix, chunked, then a "
+     "plain product); float16 natively (fp32 sums), depthwise too"},
     {"", "ConvTranspose", 0, "1-D to 3-D"},
     {"", "CumProd", 0, "float64 through float32"},
     {"", "CumSum", 0,
