@@ -45,7 +45,8 @@ absl::StatusOr<FusedActivation> MlasActivationOf(const Node& node) {
   const std::string& name = attr->s;
   // How many activation_params each MLAS activation takes.
   size_t param_count = 0;
-  if (name == "Relu" || name == "Tanh" || name == "Sigmoid" || name == "Silu") {
+  if (name == "Relu" || name == "Tanh" || name == "Sigmoid" || name == "Silu" ||
+      name == "HardSwish") {
     param_count = 0;
   } else if (name == "LeakyRelu") {
     param_count = 1;
@@ -118,6 +119,8 @@ void AddActivationNodes(RewriteContext& ctx, const FusedActivation& a, const std
     Node& n = ctx.AddNode("Clip", {input}, {output}, 6);
     n.attributes["min"] = FloatAttribute(a.alpha);
     n.attributes["max"] = FloatAttribute(a.beta);
+  } else if (a.op == "HardSwish") {  // MLAS: x * clamp(x / 6 + 0.5, 0, 1), as ONNX HardSwish
+    ctx.AddNode("HardSwish", {input}, {output}, 14);
   } else if (a.op == "Silu") {
     std::string sig = ctx.NewValueName("silu_sigmoid");
     ctx.AddNode("Sigmoid", {input}, {sig}, 13);

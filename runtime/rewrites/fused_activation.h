@@ -11,7 +11,9 @@
 // ORT stores the activation in two dialects:
 //  - MLAS (FusedConv, nchwc Conv): `activation` (string) and
 //    `activation_params` (floats: LeakyRelu alpha; Clip min, max;
-//    HardSigmoid alpha, beta), see contrib_ops/cpu/fused_activation.cc.
+//    HardSigmoid alpha, beta; none for HardSwish, which ORT fuses from
+//    x * HardSigmoid(x) with alpha 1/6 and beta 0.5), see
+//    contrib_ops/cpu/fused_activation.cc.
 //  - Element-wise functor (FusedGemm): `activation` and per-parameter
 //    attributes `activation_alpha`, `activation_beta`, `activation_gamma`,
 //    each defaulting to the plain op's own default.
@@ -28,7 +30,7 @@
 namespace vkserve {
 
 // An activation as the plain op that computes it: Relu, Tanh, Sigmoid, Silu,
-// LeakyRelu, Clip, HardSigmoid, ScaledTanh or ThresholdedRelu; `op` empty
+// LeakyRelu, Clip, HardSigmoid, HardSwish, ScaledTanh or ThresholdedRelu; `op` empty
 // means none (identity).
 struct FusedActivation {
   std::string op;
