@@ -173,9 +173,10 @@ class Builder {
     if (g.has_client_identity()) {
       if (g.client_identity().empty())
         return source_.Error(path("client_identity"), "must not be empty");
-      if (s.tls_client_ca_path.empty()) {
+      if (s.tls_client_ca_path.empty() && s.http_tls.client_ca_path.empty()) {
         return source_.Error(path("client_identity"),
-                             "needs client certificates: set grpc.tls.client_ca");
+                             "needs client certificates: set grpc.tls.client_ca (or "
+                             "http.tls.client_ca)");
       }
       out->client_identity = g.client_identity();
     }
@@ -238,6 +239,26 @@ class Builder {
     return absl::OkStatus();
   }
 
+  absl::Status Http(const config::HttpSettings& h, ServerSettings* s) {
+    RETURN_IF_ERROR(
+        Address({{"http"}, {"address"}}, h.has_address(), h.address(), &s->http_address));
+    RETURN_IF_ERROR(Port({{"http"}, {"port"}}, h.has_port(), h.port(), &s->http_port));
+    RETURN_IF_ERROR(Tls("http", h.tls(), &s->http_tls));
+    int64_t value = s->http_max_connections;
+    RETURN_IF_ERROR(Range({{"http"}, {"max_connections"}}, h.has_max_connections(),
+                          h.max_connections(), 1, 4096, &value));
+    s->http_max_connections = static_cast<int>(value);
+    value = s->http_request_timeout_ms;
+    RETURN_IF_ERROR(Range({{"http"}, {"request_timeout_ms"}}, h.has_request_timeout_ms(),
+                          h.request_timeout_ms(), 100, 600000, &value));
+    s->http_request_timeout_ms = static_cast<int>(value);
+    if (s->http_port > 0 && s->http_port == s->grpc_port) {
+      return source_.Error({{"http"}, {"port"}},
+                           absl::StrCat("port ", s->http_port, " is also grpc.port"));
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status Build(const ServerConfig& c, ServerSettings* s) {
     RETURN_IF_ERROR(Endpoints(c, s));
     RETURN_IF_ERROR(Repository(c, s));
@@ -267,6 +288,7 @@ class Builder {
     s->tls_certificate_path = grpc_tls.certificate_path;
     s->tls_private_key_path = grpc_tls.private_key_path;
     s->tls_client_ca_path = grpc_tls.client_ca_path;
+    RETURN_IF_ERROR(Http(c.http(), s));
     RETURN_IF_ERROR(Auth(c.auth(), s));
     const auto& m = c.metrics();
     if (m.has_enabled()) s->metrics_enabled = m.enabled();
@@ -278,6 +300,10 @@ class Builder {
     if (s->metrics_enabled && s->metrics_port != 0 && s->metrics_port == s->grpc_port) {
       return source_.Error({{"metrics"}, {"port"}},
                            absl::StrCat("port ", s->metrics_port, " is also grpc.port"));
+    }
+    if (s->metrics_enabled && s->metrics_port != 0 && s->metrics_port == s->http_port) {
+      return source_.Error({{"metrics"}, {"port"}},
+                           absl::StrCat("port ", s->metrics_port, " is also http.port"));
     }
     return absl::OkStatus();
   }
@@ -456,6 +482,10 @@ std::string ServerSettings::GrpcListenAddress() const {
 
 std::string ServerSettings::MetricsListenAddress() const {
   return ListenAddress(metrics_address, metrics_port);
+}
+
+std::string ServerSettings::HttpListenAddress() const {
+  return ListenAddress(http_address, http_port);
 }
 
 bool ServerSettings::GrpcIsLoopback() const {

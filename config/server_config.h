@@ -73,6 +73,14 @@ struct ServerSettings {
     return {tls_certificate_path, tls_private_key_path, tls_client_ca_path};
   }
 
+  // KServe v2 over HTTP/REST (server/http/); off while http_port < 0.
+  std::string http_address = "127.0.0.1";
+  int http_port = -1;  // 0: the system picks a free port
+  TlsFiles http_tls;
+  int http_max_connections = 64;
+  int http_request_timeout_ms = 30000;
+  bool http_enabled() const { return http_port >= 0; }
+
   // Prometheus text exposition at http://<address>:<port>/metrics (https://
   // with metrics_tls).
   bool metrics_enabled = true;
@@ -134,6 +142,8 @@ struct ServerSettings {
   std::string GrpcListenAddress() const;
   // Same for the metrics endpoint.
   std::string MetricsListenAddress() const;
+  // Same for the HTTP front end.
+  std::string HttpListenAddress() const;
   // Whether grpc_address is a loopback address (127.0.0.0/8, ::1, localhost).
   bool GrpcIsLoopback() const;
 };

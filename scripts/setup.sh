@@ -10,7 +10,7 @@ PACKAGES=(
   flatbuffers-compiler libflatbuffers-dev
   libvulkan-dev vulkan-tools glslc mesa-vulkan-drivers vulkan-validationlayers
   libabsl-dev libboost-dev libspdlog-dev libfmt-dev prometheus-cpp-dev libcli11-dev
-  libonnx-dev libsystemd-dev libssl-dev openssl
+  libonnx-dev libsystemd-dev libssl-dev openssl nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev lld
   python3-grpcio python3-numpy python3-onnx python3-protobuf

@@ -28,17 +28,16 @@ void SetDuration(inference::StatisticDuration* d, uint64_t count, uint64_t ns) {
 
 InferenceService::~InferenceService() { control_.Shutdown(); }
 
-grpc::ServerUnaryReactor* InferenceService::RunAside(grpc::CallbackServerContext* c,
-                                                     std::function<absl::Status()> work) {
-  grpc::ServerUnaryReactor* reactor = c->DefaultReactor();
-  absl::Status queued = control_.Post([this, reactor, work = std::move(work)] {
+void InferenceService::RunAside(std::function<absl::Status()> work,
+                                std::function<void(absl::Status)> done) {
+  auto shared_done = std::make_shared<std::function<void(absl::Status)>>(std::move(done));
+  absl::Status queued = control_.Post([this, shared_done, work = std::move(work)] {
     // A call queued when shutdown began must not load a model again.
     absl::Status s =
         ctx_->accepting.load() ? work() : absl::UnavailableError("the server is shutting down");
-    reactor->Finish(ToGrpcStatus(s));
+    (*shared_done)(std::move(s));
   });
-  if (!queued.ok()) reactor->Finish(ToGrpcStatus(queued));
-  return reactor;
+  if (!queued.ok()) (*shared_done)(std::move(queued));
 }
 
 grpc::ServerUnaryReactor* InferenceService::ServerLive(grpc::CallbackServerContext* c,
@@ -55,18 +54,23 @@ grpc::ServerUnaryReactor* InferenceService::ServerReady(grpc::CallbackServerCont
   return Done(c, absl::OkStatus());
 }
 
+absl::Status InferenceService::DoModelReady(const inference::ModelReadyRequest& req,
+                                            inference::ModelReadyResponse* resp) {
+  auto model = ctx_->models->Get(req.name(), req.version());
+  if (!model.ok() && absl::IsInvalidArgument(model.status())) return model.status();
+  resp->set_ready(model.ok() && ctx_->accepting.load());
+  return absl::OkStatus();
+}
+
 grpc::ServerUnaryReactor* InferenceService::ModelReady(grpc::CallbackServerContext* c,
                                                        const inference::ModelReadyRequest* req,
                                                        inference::ModelReadyResponse* resp) {
-  auto model = ctx_->models->Get(req->name(), req->version());
-  if (!model.ok() && absl::IsInvalidArgument(model.status())) return Done(c, model.status());
-  resp->set_ready(model.ok() && ctx_->accepting.load());
-  return Done(c, absl::OkStatus());
+  return Done(c, DoModelReady(*req, resp));
 }
 
-grpc::ServerUnaryReactor* InferenceService::ServerMetadata(
-    grpc::CallbackServerContext* c, const inference::ServerMetadataRequest*,
-    inference::ServerMetadataResponse* resp) {
+absl::Status InferenceService::DoServerMetadata(const inference::ServerMetadataRequest& req,
+                                                inference::ServerMetadataResponse* resp) {
+  (void)req;
   resp->set_name(kServerName);
   resp->set_version(kServerVersion);
   for (const char* e : {"model_repository", "model_configuration", "statistics", "parameters",
@@ -74,17 +78,22 @@ grpc::ServerUnaryReactor* InferenceService::ServerMetadata(
     resp->add_extensions(e);
   }
   if (ctx_->shared_memory->enabled()) resp->add_extensions("system_shared_memory");
-  return Done(c, absl::OkStatus());
+  return absl::OkStatus();
 }
 
-grpc::ServerUnaryReactor* InferenceService::ModelMetadata(
-    grpc::CallbackServerContext* c, const inference::ModelMetadataRequest* req,
-    inference::ModelMetadataResponse* resp) {
-  auto model = ctx_->models->Get(req->name(), req->version());
-  if (!model.ok()) return Done(c, model.status());
+grpc::ServerUnaryReactor* InferenceService::ServerMetadata(
+    grpc::CallbackServerContext* c, const inference::ServerMetadataRequest* req,
+    inference::ServerMetadataResponse* resp) {
+  return Done(c, DoServerMetadata(*req, resp));
+}
+
+absl::Status InferenceService::DoModelMetadata(const inference::ModelMetadataRequest& req,
+                                               inference::ModelMetadataResponse* resp) {
+  auto model = ctx_->models->Get(req.name(), req.version());
+  if (!model.ok()) return model.status();
   const ModelSettings& settings = (*model)->settings();
   resp->set_name((*model)->name());
-  for (int64_t v : ctx_->models->Versions(req->name())) resp->add_versions(absl::StrCat(v));
+  for (int64_t v : ctx_->models->Versions(req.name())) resp->add_versions(absl::StrCat(v));
   // The format of the file loaded, whatever the config says: an .ort file
   // is reported as such.
   resp->set_platform(std::string((*model)->model().graph().format == "ort" ? kReportedOrtPlatform
@@ -101,30 +110,40 @@ grpc::ServerUnaryReactor* InferenceService::ModelMetadata(
     t->set_datatype(std::string(KServeDataType(out.data_type())));
     for (int64_t d : MetadataShape(settings, out.dims())) t->add_shape(d);
   }
-  return Done(c, absl::OkStatus());
+  return absl::OkStatus();
+}
+
+grpc::ServerUnaryReactor* InferenceService::ModelMetadata(
+    grpc::CallbackServerContext* c, const inference::ModelMetadataRequest* req,
+    inference::ModelMetadataResponse* resp) {
+  return Done(c, DoModelMetadata(*req, resp));
+}
+
+absl::Status InferenceService::DoModelConfig(const inference::ModelConfigRequest& req,
+                                             inference::ModelConfigResponse* resp) {
+  auto model = ctx_->models->Get(req.name(), req.version());
+  if (!model.ok()) return model.status();
+  *resp->mutable_config() = (*model)->settings().config;
+  return absl::OkStatus();
 }
 
 grpc::ServerUnaryReactor* InferenceService::ModelConfig(grpc::CallbackServerContext* c,
                                                         const inference::ModelConfigRequest* req,
                                                         inference::ModelConfigResponse* resp) {
-  auto model = ctx_->models->Get(req->name(), req->version());
-  if (!model.ok()) return Done(c, model.status());
-  *resp->mutable_config() = (*model)->settings().config;
-  return Done(c, absl::OkStatus());
+  return Done(c, DoModelConfig(*req, resp));
 }
 
-grpc::ServerUnaryReactor* InferenceService::ModelStatistics(
-    grpc::CallbackServerContext* c, const inference::ModelStatisticsRequest* req,
-    inference::ModelStatisticsResponse* resp) {
+absl::Status InferenceService::DoModelStatistics(const inference::ModelStatisticsRequest& req,
+                                                 inference::ModelStatisticsResponse* resp) {
   std::vector<std::shared_ptr<ServedModel>> models;
-  if (!req->version().empty()) {
-    auto model = ctx_->models->Get(req->name(), req->version());
-    if (!model.ok()) return Done(c, model.status());
+  if (!req.version().empty()) {
+    auto model = ctx_->models->Get(req.name(), req.version());
+    if (!model.ok()) return model.status();
     models.push_back(*model);
   } else {
-    models = ctx_->models->List(req->name());
-    if (!req->name().empty() && models.empty()) {
-      return Done(c, ctx_->models->Get(req->name(), "").status());
+    models = ctx_->models->List(req.name());
+    if (!req.name().empty() && models.empty()) {
+      return ctx_->models->Get(req.name(), "").status();
     }
   }
   for (const auto& m : models) {
@@ -152,65 +171,89 @@ grpc::ServerUnaryReactor* InferenceService::ModelStatistics(
       SetDuration(bs->mutable_compute_output(), b.count, b.compute_output_ns);
     }
   }
-  return Done(c, absl::OkStatus());
+  return absl::OkStatus();
 }
 
-grpc::ServerUnaryReactor* InferenceService::RepositoryIndex(
-    grpc::CallbackServerContext* c, const inference::RepositoryIndexRequest* req,
-    inference::RepositoryIndexResponse* resp) {
-  if (!req->repository_name().empty()) {
-    return Done(c, absl::NotFoundError(
-                       absl::StrCat("unknown repository ", Quoted(req->repository_name()),
-                                    " (this server has one; leave repository_name empty)")));
+grpc::ServerUnaryReactor* InferenceService::ModelStatistics(
+    grpc::CallbackServerContext* c, const inference::ModelStatisticsRequest* req,
+    inference::ModelStatisticsResponse* resp) {
+  return Done(c, DoModelStatistics(*req, resp));
+}
+
+absl::Status InferenceService::DoRepositoryIndex(const inference::RepositoryIndexRequest& req,
+                                                 inference::RepositoryIndexResponse* resp) {
+  if (!req.repository_name().empty()) {
+    return absl::NotFoundError(absl::StrCat("unknown repository ", Quoted(req.repository_name()),
+                                            " (this server has one; leave repository_name empty)"));
   }
-  for (const ModelIndexEntry& e : ctx_->models->Index(req->ready())) {
+  for (const ModelIndexEntry& e : ctx_->models->Index(req.ready())) {
     auto* m = resp->add_models();
     m->set_name(e.name);
     m->set_version(e.version);
     m->set_state(e.state);
     m->set_reason(e.reason);
   }
-  return Done(c, absl::OkStatus());
+  return absl::OkStatus();
+}
+
+grpc::ServerUnaryReactor* InferenceService::RepositoryIndex(
+    grpc::CallbackServerContext* c, const inference::RepositoryIndexRequest* req,
+    inference::RepositoryIndexResponse* resp) {
+  return Done(c, DoRepositoryIndex(*req, resp));
+}
+
+void InferenceService::DoRepositoryModelLoad(const inference::RepositoryModelLoadRequest& req,
+                                             std::function<void(absl::Status)> done) {
+  if (ctx_->settings.model_control != ModelControlMode::kExplicit) {
+    return done(absl::FailedPreconditionError(
+        "model control mode is NONE; set repository { model_control: EXPLICIT } to load models"));
+  }
+  if (!req.repository_name().empty()) {
+    return done(
+        absl::NotFoundError(absl::StrCat("unknown repository ", Quoted(req.repository_name()))));
+  }
+  if (!req.parameters().empty()) {
+    return done(absl::InvalidArgumentError("RepositoryModelLoad parameters are not supported"));
+  }
+  std::string name = req.model_name();
+  RunAside([this, name] { return ctx_->models->Load(name); }, std::move(done));
+}
+
+void InferenceService::DoRepositoryModelUnload(const inference::RepositoryModelUnloadRequest& req,
+                                               std::function<void(absl::Status)> done) {
+  if (ctx_->settings.model_control != ModelControlMode::kExplicit) {
+    return done(absl::FailedPreconditionError(
+        "model control mode is NONE; set repository { model_control: EXPLICIT } to unload models"));
+  }
+  if (!req.repository_name().empty()) {
+    return done(
+        absl::NotFoundError(absl::StrCat("unknown repository ", Quoted(req.repository_name()))));
+  }
+  std::string name = req.model_name();
+  RunAside([this, name] { return ctx_->models->Unload(name); }, std::move(done));
 }
 
 grpc::ServerUnaryReactor* InferenceService::RepositoryModelLoad(
     grpc::CallbackServerContext* c, const inference::RepositoryModelLoadRequest* req,
     inference::RepositoryModelLoadResponse*) {
-  if (ctx_->settings.model_control != ModelControlMode::kExplicit) {
-    return Done(c, absl::FailedPreconditionError("model control mode is NONE; set repository { "
-                                                 "model_control: EXPLICIT } to load models"));
-  }
-  if (!req->repository_name().empty()) {
-    return Done(c, absl::NotFoundError(
-                       absl::StrCat("unknown repository ", Quoted(req->repository_name()))));
-  }
-  if (!req->parameters().empty()) {
-    return Done(c, absl::InvalidArgumentError("RepositoryModelLoad parameters are not supported"));
-  }
-  std::string name = req->model_name();
-  return RunAside(c, [this, name] { return ctx_->models->Load(name); });
+  grpc::ServerUnaryReactor* reactor = c->DefaultReactor();
+  DoRepositoryModelLoad(*req, [reactor](absl::Status s) { reactor->Finish(ToGrpcStatus(s)); });
+  return reactor;
 }
 
 grpc::ServerUnaryReactor* InferenceService::RepositoryModelUnload(
     grpc::CallbackServerContext* c, const inference::RepositoryModelUnloadRequest* req,
     inference::RepositoryModelUnloadResponse*) {
-  if (ctx_->settings.model_control != ModelControlMode::kExplicit) {
-    return Done(c, absl::FailedPreconditionError("model control mode is NONE; set repository { "
-                                                 "model_control: EXPLICIT } to unload models"));
-  }
-  if (!req->repository_name().empty()) {
-    return Done(c, absl::NotFoundError(
-                       absl::StrCat("unknown repository ", Quoted(req->repository_name()))));
-  }
-  std::string name = req->model_name();
-  return RunAside(c, [this, name] { return ctx_->models->Unload(name); });
+  grpc::ServerUnaryReactor* reactor = c->DefaultReactor();
+  DoRepositoryModelUnload(*req, [reactor](absl::Status s) { reactor->Finish(ToGrpcStatus(s)); });
+  return reactor;
 }
 
-grpc::ServerUnaryReactor* InferenceService::SystemSharedMemoryStatus(
-    grpc::CallbackServerContext* c, const inference::SystemSharedMemoryStatusRequest* req,
+absl::Status InferenceService::DoSystemSharedMemoryStatus(
+    const inference::SystemSharedMemoryStatusRequest& req,
     inference::SystemSharedMemoryStatusResponse* resp) {
-  auto regions = ctx_->shared_memory->Status(req->name());
-  if (!regions.ok()) return Done(c, regions.status());
+  auto regions = ctx_->shared_memory->Status(req.name());
+  if (!regions.ok()) return regions.status();
   for (const SharedMemoryRegionInfo& r : *regions) {
     auto& out = (*resp->mutable_regions())[r.name];
     out.set_name(r.name);
@@ -218,24 +261,44 @@ grpc::ServerUnaryReactor* InferenceService::SystemSharedMemoryStatus(
     out.set_offset(r.offset);
     out.set_byte_size(r.byte_size);
   }
-  return Done(c, absl::OkStatus());
+  return absl::OkStatus();
+}
+
+grpc::ServerUnaryReactor* InferenceService::SystemSharedMemoryStatus(
+    grpc::CallbackServerContext* c, const inference::SystemSharedMemoryStatusRequest* req,
+    inference::SystemSharedMemoryStatusResponse* resp) {
+  return Done(c, DoSystemSharedMemoryStatus(*req, resp));
+}
+
+absl::Status InferenceService::DoSystemSharedMemoryRegister(
+    const inference::SystemSharedMemoryRegisterRequest& req,
+    inference::SystemSharedMemoryRegisterResponse* resp) {
+  (void)resp;
+  absl::Status s =
+      ctx_->shared_memory->Register(req.name(), req.key(), req.offset(), req.byte_size());
+  if (s.ok())
+    spdlog::info("shared-memory region {} registered ({} bytes)", Quoted(req.name()),
+                 req.byte_size());
+  return s;
 }
 
 grpc::ServerUnaryReactor* InferenceService::SystemSharedMemoryRegister(
     grpc::CallbackServerContext* c, const inference::SystemSharedMemoryRegisterRequest* req,
-    inference::SystemSharedMemoryRegisterResponse*) {
-  absl::Status s =
-      ctx_->shared_memory->Register(req->name(), req->key(), req->offset(), req->byte_size());
-  if (s.ok())
-    spdlog::info("shared-memory region {} registered ({} bytes)", Quoted(req->name()),
-                 req->byte_size());
-  return Done(c, s);
+    inference::SystemSharedMemoryRegisterResponse* resp) {
+  return Done(c, DoSystemSharedMemoryRegister(*req, resp));
+}
+
+absl::Status InferenceService::DoSystemSharedMemoryUnregister(
+    const inference::SystemSharedMemoryUnregisterRequest& req,
+    inference::SystemSharedMemoryUnregisterResponse* resp) {
+  (void)resp;
+  return ctx_->shared_memory->Unregister(req.name());
 }
 
 grpc::ServerUnaryReactor* InferenceService::SystemSharedMemoryUnregister(
     grpc::CallbackServerContext* c, const inference::SystemSharedMemoryUnregisterRequest* req,
-    inference::SystemSharedMemoryUnregisterResponse*) {
-  return Done(c, ctx_->shared_memory->Unregister(req->name()));
+    inference::SystemSharedMemoryUnregisterResponse* resp) {
+  return Done(c, DoSystemSharedMemoryUnregister(*req, resp));
 }
 
 grpc::ServerUnaryReactor* HealthService::Check(grpc::CallbackServerContext* c,

@@ -12,6 +12,7 @@
 // builds the response and finishes the call.
 //
 //   grpc_service.cc     health, metadata, config, statistics, repository,
+//                       (each a transport-free Do* method the HTTP front end shares),
 //                       shared-memory, trace and log settings RPCs
 //   grpc_infer.cc       ModelStreamInfer and the shared Infer()
 //
@@ -103,6 +104,35 @@ class InferenceService final : public InferenceServiceBase {
              absl::Time deadline, std::function<bool()> cancelled,
              std::function<void(absl::Status)> done, bool may_run_inline = false);
 
+  // The RPCs without their transport: the gRPC methods below and the HTTP
+  // front end (server/http/) both answer through these, so both give the
+  // same answers, limits and messages. Authorization is the caller's.
+  absl::Status DoModelReady(const inference::ModelReadyRequest& req,
+                            inference::ModelReadyResponse* resp);
+  absl::Status DoServerMetadata(const inference::ServerMetadataRequest& req,
+                                inference::ServerMetadataResponse* resp);
+  absl::Status DoModelMetadata(const inference::ModelMetadataRequest& req,
+                               inference::ModelMetadataResponse* resp);
+  absl::Status DoModelConfig(const inference::ModelConfigRequest& req,
+                             inference::ModelConfigResponse* resp);
+  absl::Status DoModelStatistics(const inference::ModelStatisticsRequest& req,
+                                 inference::ModelStatisticsResponse* resp);
+  absl::Status DoRepositoryIndex(const inference::RepositoryIndexRequest& req,
+                                 inference::RepositoryIndexResponse* resp);
+  // `done` is called once, maybe on the control worker's thread.
+  void DoRepositoryModelLoad(const inference::RepositoryModelLoadRequest& req,
+                             std::function<void(absl::Status)> done);
+  void DoRepositoryModelUnload(const inference::RepositoryModelUnloadRequest& req,
+                               std::function<void(absl::Status)> done);
+  absl::Status DoSystemSharedMemoryStatus(const inference::SystemSharedMemoryStatusRequest& req,
+                                          inference::SystemSharedMemoryStatusResponse* resp);
+  absl::Status DoSystemSharedMemoryRegister(const inference::SystemSharedMemoryRegisterRequest& req,
+                                            inference::SystemSharedMemoryRegisterResponse* resp);
+  absl::Status DoSystemSharedMemoryUnregister(
+      const inference::SystemSharedMemoryUnregisterRequest& req,
+      inference::SystemSharedMemoryUnregisterResponse* resp);
+  bool ready() const { return ctx_->Ready(); }
+
   grpc::ServerUnaryReactor* ServerLive(grpc::CallbackServerContext* c,
                                        const inference::ServerLiveRequest* req,
                                        inference::ServerLiveResponse* resp) override;
@@ -152,11 +182,10 @@ class InferenceService final : public InferenceServiceBase {
                                         inference::LogSettingsResponse* resp) override;
 
  private:
-  // Runs `work` on the control worker and finishes the call with its status
-  // (model load/unload may take long; gRPC threads must not block). A full
-  // queue is RESOURCE_EXHAUSTED; once shutdown begins, UNAVAILABLE.
-  grpc::ServerUnaryReactor* RunAside(grpc::CallbackServerContext* c,
-                                     std::function<absl::Status()> work);
+  // Runs `work` on the control worker and calls `done` with its status
+  // (model load/unload may take long; front-end threads must not block). A
+  // full queue is RESOURCE_EXHAUSTED; once shutdown begins, UNAVAILABLE.
+  void RunAside(std::function<absl::Status()> work, std::function<void(absl::Status)> done);
 
   // Takes one of the inline slots (MaxInlineRuns); false when all are taken.
   bool TakeInlineSlot();

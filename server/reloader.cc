@@ -55,6 +55,11 @@ std::vector<std::string> Reloader::RestartOnlyChanges(const ServerSettings& a,
             a.metrics_allowed_networks == b.metrics_allowed_networks,
         "metrics endpoint");
   check(SameTls(a.metrics_tls, b.metrics_tls), "metrics.tls files");
+  check(a.http_address == b.http_address && a.http_port == b.http_port &&
+            a.http_max_connections == b.http_max_connections &&
+            a.http_request_timeout_ms == b.http_request_timeout_ms,
+        "http address/port/limits");
+  check(SameTls(a.http_tls, b.http_tls), "http.tls files");
   check(a.repository_path == b.repository_path, "repository.path");
   check(a.model_control == b.model_control && a.startup_models == b.startup_models,
         "repository.model_control/startup_models");
@@ -82,6 +87,12 @@ void Reloader::ReloadTls() {
   if (running_.tls_enabled()) {
     if (absl::Status s = server_->ReloadTls(); !s.ok()) {
       spdlog::error("TLS reload failed, the previous certificate stays in use: {}",
+                    std::string(s.message()));
+    }
+  }
+  if (running_.http_enabled() && running_.http_tls.enabled()) {
+    if (absl::Status s = server_->ReloadHttpTls(); !s.ok()) {
+      spdlog::error("HTTP TLS reload failed, the previous certificate stays in use: {}",
                     std::string(s.message()));
     }
   }

@@ -2,7 +2,8 @@
 // Copyright 2026 The vkserve Authors.
 //
 // `vkserve serve [--config FILE] [--model-repository DIR] [--grpc-port N]
-//   [--metrics-port N] [--device SEL] [--instance N] [--check-config]`, and plain `vkserve`:
+//   [--metrics-port N] [--http-port N] [--device SEL] [--instance N] [--check-config]`, and plain
+//   `vkserve`:
 // serve on the built-in default config. `--instance N` is for one process per
 // GPU (the vkserve@.service template): device selector N, both ports
 // shifted by 10·N and the pipeline cache file in a subdirectory N. SIGTERM, SIGINT and SIGHUP are
@@ -40,7 +41,7 @@ namespace {
 // every reload.
 struct ServeFlags {
   std::string config_path, repository, device;
-  int grpc_port = -1, metrics_port = -1, instance = -1;
+  int grpc_port = -1, metrics_port = -1, http_port = -1, instance = -1;
   bool check_only = false;
 };
 
@@ -53,6 +54,7 @@ absl::StatusOr<ServerSettings> ReadSettings(const ServeFlags& f) {
     settings->device = absl::StrCat(f.instance);
     if (settings->grpc_port != 0) settings->grpc_port += 10 * f.instance;
     if (settings->metrics_port != 0) settings->metrics_port += 10 * f.instance;
+    if (settings->http_port > 0) settings->http_port += 10 * f.instance;
     // Each instance its own pipeline cache file: <dir>/<N>/<file> (the
     // template unit's CacheDirectory=vkserve/%i).
     if (settings->pipeline_cache_path && !settings->pipeline_cache_path->empty()) {
@@ -64,7 +66,9 @@ absl::StatusOr<ServerSettings> ReadSettings(const ServeFlags& f) {
   if (!f.device.empty()) settings->device = f.device;
   if (f.grpc_port >= 0) settings->grpc_port = f.grpc_port;
   if (f.metrics_port >= 0) settings->metrics_port = f.metrics_port;
-  if (settings->grpc_port > 65535 || settings->metrics_port > 65535) {
+  if (f.http_port >= 0) settings->http_port = f.http_port;
+  if (settings->grpc_port > 65535 || settings->metrics_port > 65535 ||
+      settings->http_port > 65535) {
     return absl::InvalidArgumentError(
         absl::StrCat("--instance ", f.instance, " puts a port beyond 65535"));
   }
@@ -87,6 +91,10 @@ void OnReload(Reloader& reloader, ServiceMonitor& monitor, SystemdNotifier& noti
 // Where clients find the server, on stdout (scripts read it there).
 void PrintAddresses(const Server& server, const ServerSettings& settings) {
   std::printf("vkserve listening on %s\n", server.address().c_str());
+  if (server.http_port() != 0) {
+    std::printf("KServe v2 HTTP at %s://%s/v2\n", settings.http_tls.enabled() ? "https" : "http",
+                server.http_address().c_str());
+  }
   if (server.metrics_port() != 0) {
     std::printf("metrics at %s://%s/metrics\n", settings.metrics_tls.enabled() ? "https" : "http",
                 server.metrics_address().c_str());
@@ -182,6 +190,12 @@ CommandRunner AddServeCommand(CLI::App& command) {
   command
       .add_option("--metrics-port", flags->metrics_port,
                   "the metrics port; 0: a free one (overrides the config's)")
+      ->type_name("N")
+      ->check(NumberBetween(0, 65535, /*whole=*/true));
+  command
+      .add_option("--http-port", flags->http_port,
+                  "serve the KServe v2 REST API on this port (off unless set here or in the "
+                  "config's http block); 0: a free one")
       ->type_name("N")
       ->check(NumberBetween(0, 65535, /*whole=*/true));
   command

@@ -11,6 +11,7 @@
 #include "gpu/status_macros.h"
 #include "runtime/cache_budget.h"
 #include "runtime/host_heap.h"
+#include "server/http/http_front_end.h"
 #include "spdlog/spdlog.h"
 
 namespace vkserve {
@@ -96,6 +97,12 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
     return absl::UnavailableError(absl::StrCat("cannot listen on ", settings.GrpcListenAddress()));
   }
   server->infer_queues_->Start();
+  if (settings.http_enabled()) {
+    ASSIGN_OR_RETURN(server->http_, HttpFrontEnd::Start(settings, server->inference_.get(),
+                                                        server->authorizer_.get()));
+    spdlog::info("KServe v2 HTTP{} at {}", settings.http_tls.enabled() ? "S" : "",
+                 server->http_->address());
+  }
   if (metrics_tls) {
     ASSIGN_OR_RETURN(server->metrics_tls_, TlsMetricsEndpoint::Start(TlsMetricsOptionsOf(settings),
                                                                      [m = server->metrics_.get()] {
@@ -154,6 +161,17 @@ absl::Status Server::ReloadMetricsTls() {
     return absl::FailedPreconditionError("metrics TLS is not configured");
   RETURN_IF_ERROR(metrics_tls_->Reload());
   spdlog::info("metrics TLS reloaded: {}", metrics_tls_->summary());
+  return absl::OkStatus();
+}
+
+int Server::http_port() const { return http_ != nullptr ? http_->port() : 0; }
+
+std::string Server::http_address() const { return http_ != nullptr ? http_->address() : ""; }
+
+absl::Status Server::ReloadHttpTls() {
+  if (http_ == nullptr) return absl::FailedPreconditionError("HTTP is not configured");
+  RETURN_IF_ERROR(http_->ReloadTls());
+  spdlog::info("HTTP TLS reloaded");
   return absl::OkStatus();
 }
 
@@ -231,6 +249,9 @@ void Server::Shutdown() {
   // Requests waiting for a batch to fill run now rather than after their
   // delay, and every accepted request is answered before gRPC waits on them.
   if (models_ != nullptr) models_->DrainAll();
+  // HTTP requests in flight are answered (up to exit_timeout); new ones were
+  // refused since `accepting` went false.
+  if (http_ != nullptr) http_->Stop(context_.settings.exit_timeout);
   if (grpc_ != nullptr) {
     spdlog::info("shutting down: finishing in-flight requests (up to {})",
                  absl::FormatDuration(context_.settings.exit_timeout));

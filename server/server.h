@@ -4,7 +4,8 @@
 // Server: the running daemon. Owns the GPUs (device_set.h), the loaded models, the
 // GPU-resident output registry (idle handles expired by an Asio timer),
 // the shared-memory regions, the Prometheus metrics and their endpoint, the
-// request tracer and the gRPC server with its two services: the inference
+// request tracer, the KServe v2 HTTP front end (server/http/, on the same
+// request path) and the gRPC server with its two services: the inference
 // service behind the authorizing wrapper (authorization.h), its ModelInfer
 // served by InferQueues (infer_queues.h), and, with grpc.tls configured,
 // TLS credentials reloadable by ReloadTls().
@@ -47,6 +48,8 @@
 
 namespace vkserve {
 
+class HttpFrontEnd;  // server/http/http_front_end.h
+
 // Observers and test seams; production servers may leave them empty.
 struct ServerHooks {
   // Called before each start-up model's load (systemd STATUS= lines).
@@ -78,6 +81,11 @@ class Server {
   std::string address() const;
   // The same for the metrics endpoint.
   std::string metrics_address() const;
+  // The KServe v2 HTTP front end's port and address; 0 and "" when off.
+  int http_port() const;
+  std::string http_address() const;
+  // The same as ReloadTls for http.tls.
+  absl::Status ReloadHttpTls();
 
   // Re-reads the TLS files (SIGHUP). OK: new connections get the new
   // certificate within about a second. Else the old one stays and the error
@@ -130,6 +138,7 @@ class Server {
   std::unique_ptr<InferenceServiceBase> authorizing_;  // wraps inference_
   std::unique_ptr<TlsCredentials> tls_;                // null without TLS
   std::unique_ptr<grpc::Server> grpc_;
+  std::unique_ptr<HttpFrontEnd> http_;  // with http.port; calls inference_
   // ModelInfer's completion queues: declared after grpc_, so destroyed
   // (stopped) before it.
   std::unique_ptr<InferQueues> infer_queues_;
