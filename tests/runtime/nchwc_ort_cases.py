@@ -68,13 +68,15 @@ class _Graph:
         return self.op("BatchNormalization",
                        [x] + [self.init(a, "bn") for a in (scale, bias, mean, var)])
 
-    def write(self, out, y, x_shape, nchwc_ops):
-        """OUT/<name>: the model with y as its output "y" and a random input x."""
+    def write(self, out, y, x_shape, nchwc_ops, batch_dim=False):
+        """OUT/<name>: the model with y as its output "y" and a random input x of x_shape,
+        declared with a symbolic batch dimension "N" when batch_dim is set."""
         assert y == self.nodes[-1].output[0], "the output must be the last node's"
         self.nodes[-1].output[0] = "y"
         graph = helper.make_graph(
             self.nodes, self.name,
-            [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x_shape))],
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                           ["N" if batch_dim else x_shape[0]] + list(x_shape[1:]))],
             [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], self.inits)
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
         model.ir_version = 8
@@ -116,15 +118,16 @@ def depthwise(out, c, strides, dilations):
 
 
 def channel_shuffle(out, c):
-    """ShuffleNet's channel shuffle (Reshape, Transpose, Reshape to a Shape: a value with no
-    declared channel count) before a depthwise Conv of c channels and a pointwise one."""
+    """ShuffleNet's channel shuffle (Reshape, Transpose, Reshape to the Shape of an input with a
+    free batch dimension: a value whose shape ORT cannot declare) before a depthwise Conv of c
+    channels and a pointwise one."""
     g = _Graph(f"channel_shuffle_c{c}")
     split = g.init(np.array([0, 2, c // 2, 9, 9], np.int64), "split")
     t = g.op("Transpose", [g.op("Reshape", ["x", split])], perm=[0, 2, 1, 3, 4])
     shuffled = g.op("Reshape", [t, g.op("Shape", ["x"])])
     y = g.conv(shuffled, c, c, group=c)
     y = g.op("Relu", [g.conv(g.batchnorm(y, c), c, 32, kernel=(1, 1), bias=False)])
-    g.write(out, y, (1, c, 9, 9), {"ReorderInput", "Conv", "ReorderOutput"})
+    g.write(out, y, (2, c, 9, 9), {"ReorderInput", "Conv", "ReorderOutput"}, batch_dim=True)
 
 
 def padded_pointwise(out):
