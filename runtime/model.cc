@@ -29,6 +29,7 @@
 #include "runtime/reshape_sinking.h"
 #include "runtime/rewrite.h"
 #include "runtime/silu_fusion.h"
+#include "runtime/sync_control_flow.h"
 #include "runtime/sync_split.h"
 #include "runtime/transpose_folding.h"
 #include "runtime/weight_layout.h"
@@ -278,7 +279,13 @@ absl::Status Model::Prepare() {
   RETURN_IF_ERROR(ApplyRewrites(&graph_).status());
   RETURN_IF_ERROR(FindOps(graph_, ops_));
   if (options_.fuse && LiftConstantNodes(&graph_) > 0) RETURN_IF_ERROR(FindOps(graph_, ops_));
-  // A node whose output shapes depend on data: two models around it.
+  // An If or Loop holding such a node, its condition or trip count known
+  // now: resolved in the graph, so the cut can be made inside.
+  ASSIGN_OR_RETURN(const int resolved,
+                   ResolveControlFlowAtLoad(&graph_, ops_, options_.max_fold_elements));
+  if (resolved > 0) RETURN_IF_ERROR(FindOps(graph_, ops_));
+  // A node whose output shapes depend on data, or an If or Loop holding one
+  // that resolves only when a run has read counts back: models around it.
   if (const int sync_node = FindSyncNode(graph_, ops_); sync_node >= 0)
     return PrepareSplit(sync_node);
   // Attention and epilogue fusion see the main graph's consumers only; a value a
@@ -312,8 +319,14 @@ bool Model::has_value_inputs() const {
 std::vector<std::vector<int64_t>> Model::DefaultInputShapes() const {
   std::vector<std::vector<int64_t>> shapes;
   for (const ValueInfo& in : inputs_) {
+    auto hint = options_.default_input_shapes.find(in.name);
+    const bool hinted =
+        hint != options_.default_input_shapes.end() && hint->second.size() == in.type.shape.size();
     std::vector<int64_t> s;
-    for (const Dim& d : in.type.shape) s.push_back(d.is_fixed() ? d.value : 1);
+    for (size_t k = 0; k < in.type.shape.size(); ++k) {
+      const Dim& d = in.type.shape[k];
+      s.push_back(d.is_fixed() ? d.value : hinted ? hint->second[k] : 1);
+    }
     shapes.push_back(std::move(s));
   }
   return shapes;
@@ -332,10 +345,15 @@ absl::Status Model::PrepareSplit(int sync_node) {
   }
   for (size_t k = 0; k < split->suffix_inputs.size(); ++k) {
     const SyncSplit::Source& from = split->suffix_inputs[k];
-    if (!from.from_prefix && split->suffix->is_value_input(k)) value_inputs_[from.index] = true;
+    if (!from.from_prefix && split->suffix != nullptr && split->suffix->is_value_input(k))
+      value_inputs_[from.index] = true;
   }
-  weight_bytes_ = split->prefix->weight_bytes() + split->suffix->weight_bytes();
-  fused_nodes_ = split->prefix->fused_nodes() + split->suffix->fused_nodes();
+  weight_bytes_ = split->prefix->weight_bytes();
+  fused_nodes_ = split->prefix->fused_nodes();
+  if (split->suffix != nullptr) {
+    weight_bytes_ += split->suffix->weight_bytes();
+    fused_nodes_ += split->suffix->fused_nodes();
+  }
   split_ = std::move(split);
   return absl::OkStatus();
 }
@@ -477,10 +495,20 @@ absl::StatusOr<ModelReport> Model::InspectSplit(
                                 ? plan->values[plan->output_values[from.index]].desc.shape
                                 : input_shapes[from.index]);
   }
-  report.sync_points.push_back(absl::StrCat(split.op_type, " '", split.node_name,
-                                            "': the run reads back its output count, then runs the "
-                                            "rest planned (and recorded) for that shape"));
-  absl::StatusOr<ModelReport> rest = split.suffix->Inspect(&suffix_shapes);
+  if (split.kind == SyncSplit::Kind::kControl) {
+    report.sync_points.push_back(absl::StrCat(
+        split.op_type, " '", split.node_name,
+        "': holds a sync point in its subgraph; the run reads back its condition or trip count "
+        "(known when the part before it is planned), then runs the rest with the node resolved "
+        "for it (a variant made on first use)"));
+  } else {
+    report.sync_points.push_back(absl::StrCat(split.op_type, " '", split.node_name,
+                                              "': the run reads back its output count, then runs "
+                                              "the rest planned (and recorded) for that shape"));
+  }
+  absl::StatusOr<ModelReport> rest =
+      split.suffix != nullptr ? split.suffix->Inspect(&suffix_shapes)
+                              : absl::StatusOr<ModelReport>(absl::UnavailableError("made per run"));
   if (rest.ok()) {
     for (NodeReport& n : rest->nodes) report.nodes.push_back(std::move(n));
     for (const auto& [op, count] : rest->op_counts) report.op_counts[op] += count;
@@ -489,7 +517,7 @@ absl::StatusOr<ModelReport> Model::InspectSplit(
     report.tensor_bytes_total += rest->tensor_bytes_total;
     for (std::string& s : rest->sync_points) report.sync_points.push_back(std::move(s));
     for (StoredNodeReport& n : rest->stored_nodes) report.stored_nodes.push_back(std::move(n));
-  } else {
+  } else if (split.suffix != nullptr) {
     report.sync_points.back() +=
         absl::StrCat(" (the rest, planned at the count's bound: ", rest.status().message(), ")");
   }

@@ -71,6 +71,11 @@ struct ModelOptions {
   // shapes fail at load. Off for a sync split's suffix (sync_split.h), whose
   // shapes the count sets.
   bool plan_at_load = true;
+  // The shapes DefaultInputShapes() gives the inputs of these names in place
+  // of 1 for each symbolic dimension (where the rank matches): the values
+  // crossing into a sync split's suffix or variant have no fixed shape, and
+  // its own cuts are planned at load at the shapes those values had.
+  std::map<std::string, std::vector<int64_t>> default_input_shapes;
 };
 
 // What `vkserve inspect` prints.
@@ -163,7 +168,8 @@ class Model {
   }
   bool has_value_inputs() const;
 
-  // Shapes with every symbolic dimension set to 1: the plan made at load.
+  // Shapes with every symbolic dimension set to 1 (or as
+  // ModelOptions::default_input_shapes gives it): the plan made at load.
   std::vector<std::vector<int64_t>> DefaultInputShapes() const;
 
   // Plans at `input_shapes` (default: DefaultInputShapes()) and reports.

@@ -333,8 +333,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const M
   auto session = std::unique_ptr<Session>(new Session(std::move(model)));
   session->impl_->options = options;
   if (const SyncSplit* split = session->model_->sync_split()) {
-    ASSIGN_OR_RETURN(session->prefix_, Session::Create(split->prefix, options));
-    ASSIGN_OR_RETURN(session->suffix_, Session::Create(split->suffix, options));
+    ASSIGN_OR_RETURN(session->split_, SplitSessions::Create(*split, options));
   }
   if (options.timestamps && session->model_->gpu().device->info().timestamp_valid_bits == 0) {
     session->impl_->options.timestamps = false;  // the device cannot time; gpu_ns stays 0
@@ -347,12 +346,12 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const M
 }
 
 size_t Session::recording_count() const {
-  if (prefix_ != nullptr) return prefix_->recording_count() + suffix_->recording_count();
+  if (split_ != nullptr) return split_->recording_count();
   return impl_->recordings;
 }
 
 size_t Session::cached_state_count() const {
-  if (prefix_ != nullptr) return prefix_->cached_state_count() + suffix_->cached_state_count();
+  if (split_ != nullptr) return split_->cached_state_count();
   return impl_->states->size();
 }
 
@@ -568,10 +567,10 @@ absl::StatusOr<SessionState*> Session::AcquireState(const std::shared_ptr<const 
 }
 
 absl::StatusOr<RunResult> Session::Run(const RunRequest& request) {
-  if (prefix_ != nullptr) {
+  if (split_ != nullptr) {
     // The whole model's binding checks (names, types, shapes), then its parts.
     RETURN_IF_ERROR(RunBindings::Bind(*model_, request).status());
-    return RunSplit(*model_->sync_split(), *prefix_, *suffix_, request);
+    return split_->Run(request);
   }
   absl::StatusOr<RunResult> result = RunOnce(request, nullptr);
   // The run's state and plan are idle now: within the budget again.
@@ -581,10 +580,9 @@ absl::StatusOr<RunResult> Session::Run(const RunRequest& request) {
 
 absl::StatusOr<RunResult> Session::Run(const RunRequest& request,
                                        const std::function<absl::Status(RunResult&)>& while_held) {
-  if (prefix_ != nullptr) {
+  if (split_ != nullptr) {
     RETURN_IF_ERROR(RunBindings::Bind(*model_, request).status());
-    ASSIGN_OR_RETURN(RunResult result,
-                     RunSplit(*model_->sync_split(), *prefix_, *suffix_, request));
+    ASSIGN_OR_RETURN(RunResult result, split_->Run(request));
     RETURN_IF_ERROR(while_held(result));
     return result;
   }

@@ -31,6 +31,7 @@
 namespace vkserve {
 
 struct SessionState;
+class SplitSessions;
 
 // Host bytes of one input, not owned: must stay valid during Run().
 struct HostTensorView {
@@ -213,9 +214,9 @@ class Session {
   absl::StatusOr<SessionState*> AcquireState(const std::shared_ptr<const Plan>& plan);
   std::shared_ptr<const Model> model_;
   std::unique_ptr<Impl> impl_;
-  // For a model with a sync point (Model::sync_split): sessions of its two
-  // parts, which Run() runs instead.
-  std::unique_ptr<Session> prefix_, suffix_;
+  // For a model with a sync point (Model::sync_split): sessions of its
+  // parts (sync_split.h), which Run() runs instead.
+  std::unique_ptr<SplitSessions> split_;
 };
 
 // Writes `events` as a Chrome trace JSON array (opens in Perfetto).

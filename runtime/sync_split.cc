@@ -2,6 +2,7 @@
 // Copyright 2026 The vkserve Authors.
 #include "runtime/sync_split.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <set>
@@ -10,7 +11,9 @@
 #include "absl/strings/str_cat.h"
 #include "gpu/status_macros.h"
 #include "runtime/model.h"
+#include "runtime/op_util.h"
 #include "runtime/session.h"
+#include "runtime/sync_control_flow.h"
 
 namespace vkserve {
 namespace {
@@ -38,8 +41,16 @@ std::set<std::string> ConstantValues(const Graph& graph) {
   return known;
 }
 
-// The nodes `sync_node` depends on, and itself (indices, ascending).
-std::vector<bool> PrefixNodes(const Graph& graph, int sync_node) {
+// What `node` reads: its inputs and what its subgraphs read from the graph.
+std::vector<std::string> NodeReads(const Node& node) {
+  std::vector<std::string> read = node.inputs;
+  for (const std::string& name : CapturedValues(node)) read.push_back(name);
+  return read;
+}
+
+// The nodes computing `roots` (values), and what they depend on (flags per
+// node).
+std::vector<bool> Ancestors(const Graph& graph, const std::vector<std::string>& roots) {
   std::map<std::string, int> producer;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     for (const std::string& out : graph.nodes[n].outputs) {
@@ -47,13 +58,16 @@ std::vector<bool> PrefixNodes(const Graph& graph, int sync_node) {
     }
   }
   std::vector<bool> in_prefix(graph.nodes.size(), false);
-  std::vector<int> stack = {sync_node};
+  std::vector<int> stack;
+  for (const std::string& v : roots) {
+    if (auto it = producer.find(v); it != producer.end()) stack.push_back(it->second);
+  }
   while (!stack.empty()) {
     const int n = stack.back();
     stack.pop_back();
     if (in_prefix[n]) continue;
     in_prefix[n] = true;
-    for (const std::string& in : graph.nodes[n].inputs) {
+    for (const std::string& in : NodeReads(graph.nodes[n])) {
       if (auto it = producer.find(in); it != producer.end()) stack.push_back(it->second);
     }
   }
@@ -73,7 +87,9 @@ Graph SubGraph(const Graph& graph, std::vector<Node> nodes, std::vector<ValueInf
   g.ort_format_version = graph.ort_format_version;
   g.value_info = graph.value_info;
   std::set<std::string> read;
-  for (const Node& node : nodes) read.insert(node.inputs.begin(), node.inputs.end());
+  for (const Node& node : nodes) {
+    for (const std::string& name : NodeReads(node)) read.insert(name);
+  }
   for (const ValueInfo& out : outputs) read.insert(out.name);
   for (const auto& [name, t] : graph.initializers) {
     if (read.contains(name)) g.initializers.emplace(name, t);
@@ -97,7 +113,7 @@ bool IsPrefixSyncNode(const Node& node) {
   return !node.outputs.empty() && node.outputs.back().ends_with(kCountSuffix);
 }
 
-// The graph cut after the sync node.
+// The graph cut after the sync node, or before the control-flow node.
 struct Cut {
   std::vector<Node> prefix;  // the sync node (with its count output) and what it depends on
   std::vector<Node> suffix;  // every other node
@@ -107,17 +123,14 @@ struct Cut {
 
 std::set<std::string> Reads(const std::vector<Node>& nodes) {
   std::set<std::string> read;
-  for (const Node& node : nodes) read.insert(node.inputs.begin(), node.inputs.end());
+  for (const Node& node : nodes) {
+    for (const std::string& name : NodeReads(node)) read.insert(name);
+  }
   return read;
 }
 
-absl::StatusOr<Cut> CutAfter(const Graph& graph, int sync_node, size_t count_index,
-                             const std::string& count_name) {
-  const Node& sync = graph.nodes[sync_node];
-  if (sync.outputs.size() > count_index) {
-    return absl::InvalidArgumentError(absl::StrCat(sync.Describe(), " has too many outputs"));
-  }
-  const std::vector<bool> in_prefix = PrefixNodes(graph, sync_node);
+// The cut of `graph` into the nodes `in_prefix` flags and the others.
+Cut CutBetween(const Graph& graph, const std::vector<bool>& in_prefix) {
   Cut cut;
   std::set<std::string> prefix_values;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
@@ -130,27 +143,41 @@ absl::StatusOr<Cut> CutAfter(const Graph& graph, int sync_node, size_t count_ind
       if (!out.empty()) prefix_values.insert(out);
     }
   }
-  for (Node& node : cut.prefix) {
-    if (node.name != sync.name) continue;
-    node.outputs.resize(count_index);  // omitted optional outputs stay omitted
-    node.outputs.push_back(count_name);
-  }
   std::set<std::string> seen;
   auto cross = [&](const std::string& name) {
     if (prefix_values.contains(name) && seen.insert(name).second) cut.crossing.push_back(name);
   };
   for (const Node& node : cut.suffix) {
-    for (const std::string& in : node.inputs) cross(in);
+    for (const std::string& in : NodeReads(node)) cross(in);
   }
   for (const ValueInfo& out : graph.outputs) cross(out.name);
   return cut;
 }
 
-// The prefix model (its model inputs in, the crossing values and the count
-// out) into `split`, and its plan at the default input shapes.
+absl::StatusOr<Cut> CutAfter(const Graph& graph, int sync_node, size_t count_index,
+                             const std::string& count_name) {
+  const Node& sync = graph.nodes[sync_node];
+  if (sync.outputs.size() > count_index) {
+    return absl::InvalidArgumentError(absl::StrCat(sync.Describe(), " has too many outputs"));
+  }
+  std::vector<std::string> roots(sync.outputs.begin(), sync.outputs.end());
+  std::vector<bool> in_prefix = Ancestors(graph, roots);
+  in_prefix[sync_node] = true;
+  Cut cut = CutBetween(graph, in_prefix);
+  for (Node& node : cut.prefix) {
+    if (node.name != sync.name) continue;
+    node.outputs.resize(count_index);  // omitted optional outputs stay omitted
+    node.outputs.push_back(count_name);
+  }
+  return cut;
+}
+
+// The prefix model (its model inputs in, the crossing values and `extra`
+// out: the count, or the control-flow node's host inputs) into `split`, and
+// its plan at the default input shapes.
 absl::StatusOr<std::shared_ptr<const Plan>> BuildPrefix(
-    const Graph& graph, const std::vector<ValueInfo>& inputs, const Node& sync, Cut& cut,
-    const std::string& count_name, const GpuContext& gpu, const ModelOptions& options,
+    const Graph& graph, const std::vector<ValueInfo>& inputs, const Node& at, Cut& cut,
+    const std::vector<std::string>& extra, const GpuContext& gpu, const ModelOptions& options,
     SyncSplit& split) {
   const std::set<std::string> reads = Reads(cut.prefix);
   std::vector<ValueInfo> prefix_in, prefix_out;
@@ -160,27 +187,28 @@ absl::StatusOr<std::shared_ptr<const Plan>> BuildPrefix(
     prefix_in.push_back(inputs[i]);
   }
   for (const std::string& name : cut.crossing) prefix_out.push_back(Untyped(name));
-  prefix_out.push_back(Untyped(count_name));
-  split.count_output = static_cast<int>(cut.crossing.size());
+  for (const std::string& name : extra) prefix_out.push_back(Untyped(name));
   ASSIGN_OR_RETURN(split.prefix,
                    Model::FromGraph(SubGraph(graph, std::move(cut.prefix), std::move(prefix_in),
                                              std::move(prefix_out)),
                                     gpu, options));
   if (split.prefix->has_value_inputs()) {
     return absl::UnimplementedError(
-        absl::StrCat(sync.Describe(),
-                     " has data-dependent output shapes and runs at a sync point; inputs that "
-                     "set shapes before it are not supported there yet"));
+        absl::StrCat(at.Describe(),
+                     split.kind == SyncSplit::Kind::kCount
+                         ? " has data-dependent output shapes and runs at a sync point"
+                         : " holds a node that runs at a sync point in its subgraph",
+                     "; inputs that set shapes before it are not supported there yet"));
   }
   return split.prefix->GetPlan(split.prefix->DefaultInputShapes());
 }
 
-// The suffix model into `split`: its model inputs, then the crossing values
-// with every dimension symbolic (`dynamic_axis` says which one the count
-// sets), planned per run.
-absl::Status BuildSuffix(const Graph& graph, const std::vector<ValueInfo>& inputs,
-                         const Op& sync_op, const Node& sync, Cut& cut, const Plan& prefix_plan,
-                         const GpuContext& gpu, const ModelOptions& options, SyncSplit& split) {
+// A suffix model's inputs (`split.suffix_inputs`, `split.dynamic_axis`):
+// the model inputs it reads, then the crossing values with every dimension
+// symbolic (`dynamic_axis` says which one the count sets).
+std::vector<ValueInfo> SuffixInputs(const Graph& graph, const std::vector<ValueInfo>& inputs,
+                                    const Op* sync_op, const Node& at, const Cut& cut,
+                                    const Plan& prefix_plan, SyncSplit& split) {
   std::set<std::string> reads = Reads(cut.suffix);
   for (const ValueInfo& out : graph.outputs) reads.insert(out.name);
   std::vector<ValueInfo> suffix_in;
@@ -192,9 +220,9 @@ absl::Status BuildSuffix(const Graph& graph, const std::vector<ValueInfo>& input
   for (size_t c = 0; c < cut.crossing.size(); ++c) {
     const PlannedValue& v = prefix_plan.values[prefix_plan.output_values[c]];
     int axis = -1;
-    for (size_t o = 0; o < sync.outputs.size(); ++o) {
-      if (sync.outputs[o] == cut.crossing[c]) {
-        axis = sync_op.DataDependentAxis(sync, o, v.desc.shape.size());
+    for (size_t o = 0; sync_op != nullptr && o < at.outputs.size(); ++o) {
+      if (at.outputs[o] == cut.crossing[c]) {
+        axis = sync_op->DataDependentAxis(at, o, v.desc.shape.size());
       }
     }
     split.dynamic_axis.push_back(axis);
@@ -202,27 +230,177 @@ absl::Status BuildSuffix(const Graph& graph, const std::vector<ValueInfo>& input
     in.name = cut.crossing[c];
     in.type.dtype = v.desc.dtype;
     in.type.has_shape = true;
-    in.type.shape.resize(v.desc.shape.size());  // every dim symbolic
+    in.type.shape.resize(v.desc.shape.size());      // every dim symbolic
+    split.crossing_shapes[in.name] = v.desc.shape;  // at the bound: planned at load there
     split.suffix_inputs.push_back({true, static_cast<int>(c)});
     suffix_in.push_back(std::move(in));
   }
-  split.dynamic_axis.push_back(-1);  // the count
-  ModelOptions suffix_options = options;
-  suffix_options.plan_at_load = false;  // plans need the count
-  ASSIGN_OR_RETURN(split.suffix, Model::FromGraph(SubGraph(graph, std::move(cut.suffix),
-                                                           std::move(suffix_in), graph.outputs),
-                                                  gpu, suffix_options));
+  while (split.dynamic_axis.size() < prefix_plan.output_values.size())
+    split.dynamic_axis.push_back(-1);  // the count, or the host inputs
+  return suffix_in;
+}
+
+// Refuses a suffix (or variant) that reads a crossing value on the host.
+absl::Status CheckNoHostReadAcross(const SyncSplit& split, const Model& suffix) {
   for (size_t k = 0; k < split.suffix_inputs.size(); ++k) {
-    if (split.suffix_inputs[k].from_prefix && split.suffix->is_value_input(k)) {
-      return absl::UnimplementedError(absl::StrCat("value '", split.suffix->inputs()[k].name,
-                                                   "' is read on the host to set shapes, but is "
-                                                   "computed on the GPU at ",
-                                                   sync.Describe(),
-                                                   "'s sync point; vkserve never reads tensor data "
-                                                   "back in the middle of a run beyond the count"));
+    if (split.suffix_inputs[k].from_prefix && suffix.is_value_input(k)) {
+      return absl::UnimplementedError(absl::StrCat(
+          "value '", suffix.inputs()[k].name,
+          "' is read on the host to set shapes, but is computed on the GPU before the sync point "
+          "of ",
+          split.op_type, " '", split.node_name,
+          "'; vkserve never reads tensor data back in the middle of a run beyond the count"));
     }
   }
   return absl::OkStatus();
+}
+
+ModelOptions SuffixOptions(const ModelOptions& options,
+                           const std::map<std::string, std::vector<int64_t>>& shapes) {
+  ModelOptions suffix_options = options;
+  suffix_options.plan_at_load = false;  // plans need the count
+  for (const auto& [name, shape] : shapes) suffix_options.default_input_shapes[name] = shape;
+  return suffix_options;
+}
+
+// A split after data-dependent node `sync_node`.
+absl::StatusOr<std::unique_ptr<SyncSplit>> SplitAfter(const Graph& graph,
+                                                      const std::vector<ValueInfo>& inputs,
+                                                      const Op& sync_op, int sync_node,
+                                                      const GpuContext& gpu,
+                                                      const ModelOptions& options) {
+  const Node& sync = graph.nodes[sync_node];
+  auto split = std::make_unique<SyncSplit>();
+  split->node_name = sync.name;
+  split->op_type = sync.op_type;
+  const std::string count_name = absl::StrCat(sync.name, std::string(kCountSuffix));
+  const size_t count_index = static_cast<size_t>(sync_op.sync_count_output());
+  ASSIGN_OR_RETURN(Cut cut, CutAfter(graph, sync_node, count_index, count_name));
+  split->count_output = static_cast<int>(cut.crossing.size());
+  ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan,
+                   BuildPrefix(graph, inputs, sync, cut, {count_name}, gpu, options, *split));
+  std::vector<ValueInfo> suffix_in =
+      SuffixInputs(graph, inputs, &sync_op, sync, cut, *plan, *split);
+  ASSIGN_OR_RETURN(
+      split->suffix,
+      Model::FromGraph(SubGraph(graph, std::move(cut.suffix), std::move(suffix_in), graph.outputs),
+                       gpu, SuffixOptions(options, split->crossing_shapes)));
+  RETURN_IF_ERROR(CheckNoHostReadAcross(*split, *split->suffix));
+  return split;
+}
+
+// A split before control-flow node `node_index`, whose subgraph holds a
+// data-dependent node.
+absl::StatusOr<std::unique_ptr<SyncSplit>> SplitBefore(const Graph& graph,
+                                                       const std::vector<ValueInfo>& inputs,
+                                                       const Op& op, int node_index,
+                                                       const GpuContext& gpu,
+                                                       const ModelOptions& options) {
+  const Node& node = graph.nodes[node_index];
+  const Node* inner = SyncNodeInside(node);
+  const std::string inner_name = inner != nullptr ? inner->Describe() : "a data-dependent node";
+  if ((node.op_type != "If" && node.op_type != "Loop") ||
+      !(node.domain.empty() || node.domain == "ai.onnx")) {
+    return absl::UnimplementedError(absl::StrCat(
+        inner_name, " in the subgraph of ", node.Describe(),
+        " has data-dependent output shapes, which need a sync point; vkserve cuts at sync points "
+        "inside If branches and Loop bodies only"));
+  }
+  auto split = std::make_unique<SyncSplit>();
+  split->kind = SyncSplit::Kind::kControl;
+  split->node_name = node.name;
+  split->op_type = node.op_type;
+  std::vector<std::string> decisions;
+  std::set<std::string> produced;
+  for (const Node& n : graph.nodes) produced.insert(n.outputs.begin(), n.outputs.end());
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    if (node.inputs[i].empty() || !op.IsHostInput(node, i)) continue;
+    if (!produced.contains(node.inputs[i]) && !graph.initializers.contains(node.inputs[i])) {
+      return absl::UnimplementedError(absl::StrCat(
+          node.Describe(), " holds ", inner_name,
+          ", which needs a sync point, in its subgraph: its host input '", node.inputs[i],
+          "' must be computable when the part before it is planned, not a model input"));
+    }
+    split->decision_inputs.push_back(static_cast<int>(i));
+    decisions.push_back(node.inputs[i]);
+  }
+  std::vector<bool> in_prefix = Ancestors(graph, decisions);
+  Cut cut = CutBetween(graph, in_prefix);
+  // A host input the rest reads only there crosses on the host alone: the
+  // variants hold it as a constant.
+  std::set<std::string> read_on_gpu;
+  for (const Node& n : cut.suffix) {
+    std::vector<std::string> reads = NodeReads(n);
+    if (n.name == node.name) {
+      for (int i : split->decision_inputs) reads[i].clear();
+    }
+    read_on_gpu.insert(reads.begin(), reads.end());
+  }
+  for (const ValueInfo& out : graph.outputs) read_on_gpu.insert(out.name);
+  std::erase_if(cut.crossing, [&](const std::string& v) {
+    return !read_on_gpu.contains(v) &&
+           std::find(decisions.begin(), decisions.end(), v) != decisions.end();
+  });
+  // The host inputs are prefix outputs: crossing ones where they are, the
+  // others after them.
+  std::vector<std::string> extra;
+  for (const std::string& d : decisions) {
+    auto it = std::find(cut.crossing.begin(), cut.crossing.end(), d);
+    if (it != cut.crossing.end()) {
+      split->decision_outputs.push_back(static_cast<int>(it - cut.crossing.begin()));
+      continue;
+    }
+    split->decision_outputs.push_back(static_cast<int>(cut.crossing.size() + extra.size()));
+    extra.push_back(d);
+  }
+  ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan,
+                   BuildPrefix(graph, inputs, node, cut, extra, gpu, options, *split));
+  for (size_t k = 0; k < decisions.size(); ++k) {
+    const PlannedValue& v = plan->values[plan->output_values[split->decision_outputs[k]]];
+    if (v.desc.value == nullptr || v.desc.num_elements() != 1) {
+      return absl::UnimplementedError(absl::StrCat(
+          node.Describe(), " holds ", inner_name,
+          ", which needs a sync point, in its subgraph; its host input '", decisions[k],
+          "' must be a scalar known when the part before it is planned (from constants, shapes "
+          "and counts read back at earlier sync points), not data computed on the GPU"));
+    }
+  }
+  std::vector<ValueInfo> suffix_in = SuffixInputs(graph, inputs, nullptr, node, cut, *plan, *split);
+  split->rest = SubGraph(graph, std::move(cut.suffix), std::move(suffix_in), graph.outputs);
+  split->gpu = std::make_shared<GpuContext>(gpu);
+  split->rest_options = std::make_shared<ModelOptions>(SuffixOptions(options, {}));
+  return split;
+}
+
+// The key of a variant: each host input's type, shape and bytes.
+std::string DecisionKey(const std::vector<HostTensor>& decisions) {
+  std::string key;
+  for (const HostTensor& t : decisions) {
+    absl::StrAppend(&key, static_cast<int>(t.dtype), ShapeString(t.shape), ":",
+                    std::string(reinterpret_cast<const char*>(t.data.data()), t.data.size()), "|");
+  }
+  return key;
+}
+
+// One run's timing and trace: `head`'s then `result`'s, added up.
+void AddPrefixRun(RunResult& head, RunResult& result) {
+  RunTiming& t = result.timing;
+  const RunTiming& h = head.timing;
+  for (TraceEvent& e : result.trace) e.start_ns += h.total_ns;
+  head.trace.insert(head.trace.end(), std::make_move_iterator(result.trace.begin()),
+                    std::make_move_iterator(result.trace.end()));
+  result.trace = std::move(head.trace);
+  t.upload_ns += h.upload_ns;
+  t.record_ns += h.record_ns;
+  t.submit_ns += h.submit_ns;
+  t.gpu_ns += h.gpu_ns;
+  t.wait_ns += h.wait_ns;
+  t.readback_ns += h.readback_ns;
+  t.total_ns += h.total_ns;
+  t.replayed = t.replayed && h.replayed;
+  t.bytes_uploaded += h.bytes_uploaded;
+  t.bytes_read_back += h.bytes_read_back;
+  t.sync_points += h.sync_points + 1;
 }
 
 }  // namespace
@@ -231,6 +409,8 @@ int FindSyncNode(const Graph& graph, const std::vector<const Op*>& ops) {
   std::set<std::string> known;
   bool computed = false;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    if (ReadsSubgraphs(graph.nodes[n]) && SyncNodeInside(graph.nodes[n]) != nullptr)
+      return static_cast<int>(n);
     if (ops[n]->sync_count_output() < 0 || IsPrefixSyncNode(graph.nodes[n])) continue;
     if (!computed) {
       known = ConstantValues(graph);
@@ -249,33 +429,72 @@ absl::StatusOr<std::unique_ptr<SyncSplit>> SplitAtSyncPoint(const Graph& graph,
                                                             const std::vector<const Op*>& ops,
                                                             int sync_node, const GpuContext& gpu,
                                                             const ModelOptions& options) {
-  const Node& sync = graph.nodes[sync_node];
-  for (const Node& node : graph.nodes) {
-    if (ReadsSubgraphs(node)) {
-      return absl::UnimplementedError(
-          absl::StrCat(sync.Describe(),
-                       " has data-dependent output shapes, which need a sync point; vkserve "
-                       "cannot cut a graph with control flow (",
-                       node.Describe(), ") there yet"));
-    }
-  }
-  auto split = std::make_unique<SyncSplit>();
-  split->node_name = sync.name;
-  split->op_type = sync.op_type;
-  const std::string count_name = absl::StrCat(sync.name, std::string(kCountSuffix));
-  const size_t count_index = static_cast<size_t>(ops[sync_node]->sync_count_output());
-  ASSIGN_OR_RETURN(Cut cut, CutAfter(graph, sync_node, count_index, count_name));
-  ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan,
-                   BuildPrefix(graph, inputs, sync, cut, count_name, gpu, options, *split));
-  RETURN_IF_ERROR(
-      BuildSuffix(graph, inputs, *ops[sync_node], sync, cut, *plan, gpu, options, *split));
-  return split;
+  if (ops[sync_node]->sync_count_output() >= 0)
+    return SplitAfter(graph, inputs, *ops[sync_node], sync_node, gpu, options);
+  return SplitBefore(graph, inputs, *ops[sync_node], sync_node, gpu, options);
 }
 
-absl::StatusOr<RunResult> RunSplit(const SyncSplit& split, Session& prefix, Session& suffix,
-                                   const RunRequest& request) {
+absl::StatusOr<std::shared_ptr<Model>> SyncSplit::Variant(
+    const std::vector<HostTensor>& decisions,
+    const std::map<std::string, std::vector<int64_t>>& input_shapes) const {
+  const std::string key = DecisionKey(decisions);
+  MutexLock lock(&mu_);
+  if (auto it = variants_.find(key); it != variants_.end()) return it->second;
+  if (variants_.size() >= kMaxControlVariants) {
+    return absl::UnimplementedError(absl::StrCat(
+        op_type, " '", node_name, "': more than ", kMaxControlVariants,
+        " distinct conditions or trip counts, each a variant of the rest of the model"));
+  }
+  Graph graph = rest;
+  auto node = std::find_if(graph.nodes.begin(), graph.nodes.end(),
+                           [&](const Node& n) { return n.name == node_name; });
+  if (node == graph.nodes.end() || decisions.size() != decision_inputs.size())
+    return absl::InternalError(absl::StrCat("sync point: ", op_type, " '", node_name, "' lost"));
+  for (size_t k = 0; k < decisions.size(); ++k) {
+    const std::string name = absl::StrCat(node_name, "/vkserve_decided_", decision_inputs[k]);
+    graph.initializers[name] = decisions[k];
+    node->inputs[decision_inputs[k]] = name;
+  }
+  ModelOptions options = *rest_options;
+  options.default_input_shapes = input_shapes;  // its cuts planned at load at this run's shapes
+  ASSIGN_OR_RETURN(std::shared_ptr<Model> variant,
+                   Model::FromGraph(std::move(graph), *gpu, options));
+  RETURN_IF_ERROR(CheckNoHostReadAcross(*this, *variant));
+  variants_.emplace(key, variant);
+  return variant;
+}
+
+SplitSessions::SplitSessions(const SyncSplit& split, const SessionOptions& options)
+    : split_(split), options_(std::make_unique<SessionOptions>(options)) {}
+
+SplitSessions::~SplitSessions() = default;
+
+absl::StatusOr<std::unique_ptr<SplitSessions>> SplitSessions::Create(
+    const SyncSplit& split, const SessionOptions& options) {
+  auto s = std::unique_ptr<SplitSessions>(new SplitSessions(split, options));
+  ASSIGN_OR_RETURN(s->prefix_, Session::Create(split.prefix, options));
+  if (split.suffix != nullptr) {
+    ASSIGN_OR_RETURN(s->suffix_, Session::Create(split.suffix, options));
+  }
+  return s;
+}
+
+size_t SplitSessions::recording_count() const {
+  size_t n = prefix_->recording_count() + (suffix_ != nullptr ? suffix_->recording_count() : 0);
+  for (const auto& [key, v] : variants_) n += v->recording_count();
+  return n;
+}
+
+size_t SplitSessions::cached_state_count() const {
+  size_t n =
+      prefix_->cached_state_count() + (suffix_ != nullptr ? suffix_->cached_state_count() : 0);
+  for (const auto& [key, v] : variants_) n += v->cached_state_count();
+  return n;
+}
+
+absl::StatusOr<RunResult> SplitSessions::Run(const RunRequest& request) {
+  const SyncSplit& split = split_;
   const Model& pre = *split.prefix;
-  const Model& post = *split.suffix;
   auto find = [&](const std::string& name) -> const InputBinding* {
     for (const InputBinding& b : request.inputs) {
       if (b.name == name) return &b;
@@ -292,25 +511,56 @@ absl::StatusOr<RunResult> RunSplit(const SyncSplit& split, Session& prefix, Sess
     }
     return absl::OkStatus();
   };
+  std::set<int> host_outputs;
+  if (split.kind == SyncSplit::Kind::kCount) host_outputs.insert(split.count_output);
+  host_outputs.insert(split.decision_outputs.begin(), split.decision_outputs.end());
 
   // 1. The prefix: every crossing value stays in its GPU output buffer,
-  // borrowed (so the prefix's recording replays); n comes back.
+  // borrowed (so the prefix's recording replays); n, or the control-flow
+  // node's host inputs, come back.
   RunRequest first;
   first.profile = request.profile;
   for (const ValueInfo& in : pre.inputs()) RETURN_IF_ERROR(add_input(first, in.name));
   for (size_t o = 0; o < pre.outputs().size(); ++o) {
-    first.output_locations[pre.outputs()[o].name] = static_cast<int>(o) == split.count_output
+    first.output_locations[pre.outputs()[o].name] = host_outputs.contains(static_cast<int>(o))
                                                         ? OutputLocation::kHost
                                                         : OutputLocation::kDeviceBorrowed;
   }
-  // 2. While the prefix holds its buffers: the suffix at the actual shapes.
+  // 2. While the prefix holds its buffers: the suffix at the actual shapes,
+  // or the variant for the host inputs.
   RunResult result;
   auto run_suffix = [&](RunResult& head) -> absl::Status {
-    const HostTensor& count = head.outputs[split.count_output].host;
     int64_t n = 0;
-    if (count.data.size() != sizeof(n))
-      return absl::InternalError("sync point: no count came back");
-    std::memcpy(&n, count.data.data(), sizeof(n));
+    Session* suffix = suffix_.get();
+    if (split.kind == SyncSplit::Kind::kCount) {
+      const HostTensor& count = head.outputs[split.count_output].host;
+      if (count.data.size() != sizeof(n))
+        return absl::InternalError("sync point: no count came back");
+      std::memcpy(&n, count.data.data(), sizeof(n));
+    } else {
+      std::vector<HostTensor> decisions;
+      for (int o : split.decision_outputs) decisions.push_back(head.outputs[o].host);
+      const std::string key = DecisionKey(decisions);
+      auto it = variants_.find(key);
+      if (it == variants_.end()) {
+        std::map<std::string, std::vector<int64_t>> shapes;
+        for (size_t k = 0; k < split.suffix_inputs.size() && k < split.rest.inputs.size(); ++k) {
+          const SyncSplit::Source& from = split.suffix_inputs[k];
+          const std::string& name = split.rest.inputs[k].name;
+          if (from.from_prefix) {
+            const RunOutput& o = head.outputs[from.index];
+            shapes[name] = o.device != nullptr ? o.device->shape() : o.host.shape;
+          } else if (const InputBinding* b = find(name)) {
+            shapes[name] = b->device != nullptr ? b->device->shape() : b->host.shape;
+          }
+        }
+        ASSIGN_OR_RETURN(std::shared_ptr<Model> variant, split.Variant(decisions, shapes));
+        ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::Create(variant, *options_));
+        it = variants_.emplace(key, std::move(session)).first;
+      }
+      suffix = it->second.get();
+    }
+    const Model& post = suffix->model();
     RunRequest second;
     second.output_locations = request.output_locations;
     second.profile = request.profile;
@@ -323,6 +573,15 @@ absl::StatusOr<RunResult> RunSplit(const SyncSplit& split, Session& prefix, Sess
         continue;
       }
       std::shared_ptr<DeviceTensor> t = head.outputs[from.index].device;
+      if (t == nullptr && host_outputs.contains(from.index)) {
+        // A host input of the control-flow node another node also reads.
+        const HostTensor& h = head.outputs[from.index].host;
+        InputBinding b;
+        b.name = post.inputs()[k].name;
+        b.host = HostTensorView{h.dtype, h.shape, std::span<const uint8_t>(h.data)};
+        second.inputs.push_back(std::move(b));
+        continue;
+      }
       if (t == nullptr)
         return absl::InternalError("sync point: a crossing value is not on the GPU");
       if (const int axis = split.dynamic_axis[from.index]; axis >= 0) {
@@ -339,32 +598,14 @@ absl::StatusOr<RunResult> RunSplit(const SyncSplit& split, Session& prefix, Sess
       b.device = std::move(t);
       second.inputs.push_back(std::move(b));
     }
-    ASSIGN_OR_RETURN(result, suffix.Run(second));
+    ASSIGN_OR_RETURN(result, suffix->Run(second));
     return absl::OkStatus();
   };
-  ASSIGN_OR_RETURN(RunResult head, prefix.Run(first, run_suffix));
+  ASSIGN_OR_RETURN(RunResult head, prefix_->Run(first, run_suffix));
   // The borrowed views die with `head`; none reached `result` (the suffix
   // copies what it outputs).
   for (RunOutput& out : head.outputs) out.device.reset();
-
-  // One run: the two parts' phases added up, the prefix's trace first.
-  RunTiming& t = result.timing;
-  const RunTiming& h = head.timing;
-  for (TraceEvent& e : result.trace) e.start_ns += h.total_ns;
-  head.trace.insert(head.trace.end(), std::make_move_iterator(result.trace.begin()),
-                    std::make_move_iterator(result.trace.end()));
-  result.trace = std::move(head.trace);
-  t.upload_ns += h.upload_ns;
-  t.record_ns += h.record_ns;
-  t.submit_ns += h.submit_ns;
-  t.gpu_ns += h.gpu_ns;
-  t.wait_ns += h.wait_ns;
-  t.readback_ns += h.readback_ns;
-  t.total_ns += h.total_ns;
-  t.replayed = t.replayed && h.replayed;
-  t.bytes_uploaded += h.bytes_uploaded;
-  t.bytes_read_back += h.bytes_read_back;
-  t.sync_points += h.sync_points + 1;
+  AddPrefixRun(head, result);
   return result;
 }
 
