@@ -2,7 +2,9 @@
 // Copyright 2026 The vkserve Authors.
 //
 // Whole models against onnxruntime: squeezenet1_1, mobilenet_v2, bert_tiny
-// and gpt2_tiny, the model fixtures in tests/data/models, must load, run only on the GPU and match
+// and gpt2_tiny, the model fixtures in tests/data/models (every one of them:
+// a fixture not listed here fails the test), the example repository's tinynet
+// and a generated convnet must load, run only on the GPU and match
 // onnxruntime-node on a fixed random input. Each also runs as the ONNX
 // Runtime `.ort` files onnxruntime-node writes for it at graph optimization
 // levels basic, extended and all (CPU-provider fusions: FusedConv,
@@ -53,10 +55,19 @@ using testing::Quote;
 using testing::ReadCaseIn;
 using testing::SourceDir;
 
-// Where model `name` lives: the model fixtures, or the generated convnet.
+// The model fixtures of tests/data/models.
+constexpr const char* kFixtures[] = {"squeezenet1_1", "mobilenet_v2", "bert_tiny", "gpt2_tiny"};
+// Every model the suite runs: the fixtures, the example repository's model
+// and the generated convnet.
+constexpr const char* kModels[] = {"squeezenet1_1", "mobilenet_v2", "bert_tiny",
+                                   "gpt2_tiny",     "tinynet",      "convnet"};
+
+// Where model `name` lives: the model fixtures, the example repository, or
+// the generated convnet.
 std::string OnnxPath(const fs::path& cases_dir, const std::string& name) {
-  return name == "convnet" ? (cases_dir / "convnet" / "model.onnx").string()
-                           : ModelsDir() + "/" + name + ".onnx";
+  if (name == "convnet") return (cases_dir / "convnet" / "model.onnx").string();
+  if (name == "tinynet") return SourceDir() + "/config/examples/repository/tinynet/1/model.onnx";
+  return ModelsDir() + "/" + name + ".onnx";
 }
 
 // The generated cases, made once for the whole binary.
@@ -74,8 +85,9 @@ const Cases& GetCases() {
     const std::string python = Env("VKSERVE_PYTHON", "/usr/bin/python3");
     const std::string script = SourceDir() + "/tests/runtime/model_test_cases.py";
     std::vector<std::string> commands;
-    for (const char* m : {"squeezenet1_1", "mobilenet_v2", "bert_tiny", "gpt2_tiny"}) {
-      const std::string path = ModelsDir() + "/" + m + ".onnx";
+    for (const char* m : kModels) {
+      if (std::string(m) == "convnet") continue;  // generated below
+      const std::string path = OnnxPath(c->dir, m);
       if (!fs::exists(path)) continue;  // the test of that model fails naming the path
       commands.push_back(python + " " + Quote(script) + " model " + m + " " + Quote(path) + " " +
                          Quote(c->dir.string()));
@@ -91,7 +103,7 @@ const Cases& GetCases() {
     // The .ort twins; a model whose conversion fails has no file, and its
     // test says so.
     std::vector<std::string> conversions;
-    for (const char* m : {"squeezenet1_1", "mobilenet_v2", "bert_tiny", "gpt2_tiny", "convnet"}) {
+    for (const char* m : kModels) {
       const std::string path = OnnxPath(c->dir, m);
       if (!fs::exists(path) && std::string(m) != "convnet") continue;
       for (const char* level : {"basic", "extended", "all"}) {
@@ -218,7 +230,7 @@ std::vector<ModelParam> AllModelParams() {
   const char* const levels[] = {"basic", "extended", "all"};
   std::vector<ModelParam> params;
   int index = 0;
-  for (const char* m : {"squeezenet1_1", "mobilenet_v2", "bert_tiny", "gpt2_tiny", "convnet"}) {
+  for (const char* m : kModels) {
     const int form = index++ % 4;  // 0: .onnx, 1-3: the twin at levels[form - 1]
     if (!sample || form == 0) params.push_back({m});
     for (int l = 0; l < 3; ++l) {
@@ -226,6 +238,22 @@ std::vector<ModelParam> AllModelParams() {
     }
   }
   return params;
+}
+
+// The corpus covers every model fixture: one added to tests/data/models
+// without joining kFixtures fails here.
+TEST(ModelCorpusTest, EveryModelFixtureIsInTheCorpus) {
+  ASSERT_TRUE(fs::is_directory(ModelsDir())) << "missing " << ModelsDir();
+  std::vector<std::string> found;
+  for (const fs::directory_entry& e : fs::directory_iterator(ModelsDir())) {
+    if (e.path().extension() == ".onnx") found.push_back(e.path().stem().string());
+  }
+  for (const std::string& f : found) {
+    EXPECT_THAT(kFixtures, ::testing::Contains(f)) << "fixture " << f << " is not in the corpus";
+  }
+  for (const char* f : kFixtures) {
+    EXPECT_THAT(found, ::testing::Contains(std::string(f))) << "missing model fixture " << f;
+  }
 }
 
 // bert_tiny beyond host folding's limit: its attention-mask indices
