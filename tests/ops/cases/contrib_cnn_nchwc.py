@@ -6,7 +6,9 @@
 # here (MLAS's OIHWBo and OIHWBiBo layouts, output channels zero-padded to the
 # block size) and run by onnxruntime as the reference. The block size must be
 # the one of the onnxruntime that computes the references: MLAS uses 16 on
-# x86 with AVX-512F and 8 on other x86 machines.
+# x86 with AVX-512F and 8 on other x86 machines. The contrib_nchwc_block<N>_
+# cases are written at the other block size, with channel counts no multiple
+# of it, and compared with the plain ONNX model they stand for.
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
@@ -227,6 +229,151 @@ def _batchnorm_as_conv():
     return g.case("contrib_nchwc_batchnorm_as_conv", g.op("ReorderOutput", [bn], channels=20))
 
 
+# The other MLAS block size than this host's: files ONNX Runtime writes on a
+# host of that size, which this host's onnxruntime would misread, so the
+# reference is the plain ONNX model the nchwc one stands for
+# ("reference_model"). Channel counts are no multiple of either block size.
+FOREIGN_B = 8 if B == 16 else 16
+
+
+class _Dual:
+    """One nchwc model at block size FOREIGN_B and the plain model it stands for, built side by
+    side from the same weights."""
+
+    def __init__(self, x_shape):
+        self.b = FOREIGN_B
+        self.g, self.plain_nodes, self.plain_inits = _Graph(), [], []
+        self.x = self.g.input(x_shape)
+
+    def pad(self, n):
+        return (n + self.b - 1) // self.b * self.b
+
+    def plain_init(self, array, hint):
+        name = self.g.name(hint)
+        self.plain_inits.append(numpy_helper.from_array(np.asarray(array), name))
+        return name
+
+    def plain(self, op_type, inputs, **attrs):
+        out = self.g.name("p_" + op_type.lower())
+        self.plain_nodes.append(helper.make_node(op_type, inputs, [out], **attrs))
+        return out
+
+    def block(self, w, mp, ip=None):
+        """[M, I, KH, KW] zero-padded to [mp, ip or I, ...] and laid out as OIHWBo (ip None) or
+        OIHWBiBo, in the shape [mp, ip or I, KH, KW]."""
+        b = self.b
+        m, i, kh, kw = w.shape
+        wp = np.zeros((mp, ip or i, kh, kw), np.float32)
+        wp[:m, :i] = w
+        if ip is None:
+            blocked = wp.reshape(mp // b, b, i, kh, kw).transpose(0, 2, 3, 4, 1)
+        else:
+            blocked = wp.reshape(mp // b, b, ip // b, b, kh, kw).transpose(0, 2, 4, 5, 3, 1)
+        return np.ascontiguousarray(blocked).reshape(wp.shape)
+
+    def conv(self, xs, c, m, kernel, kind, activation=None, params=(), **attrs):
+        """kind: "plain_input" (group 1 on NCHW, c < block), "depthwise" (c == m) or "blocked"
+        (group 1 on a blocked input of pad(c) channels). xs: (nchwc value, plain value)."""
+        w = _smooth(m, 1 if kind == "depthwise" else c, *kernel)
+        w = (w / np.sqrt(w.shape[1] * np.prod(kernel))).astype(np.float32)
+        bias = _rand(m)
+        mp = self.pad(m)
+        if kind == "blocked":
+            blocked = self.block(w, mp, self.pad(c))
+        else:
+            blocked = self.block(w, mp)
+        nattrs = dict(attrs)
+        if kind == "depthwise":
+            nattrs["group"] = mp
+        if activation is not None:
+            nattrs["activation"] = activation
+            if params:
+                nattrs["activation_params"] = list(params)
+        yn = self.g.op("Conv", [xs[0], self.g.init(blocked), self.g.init(np.pad(bias, (0, mp - m)),
+                                                                          "b")], **nattrs)
+        pattrs = dict(attrs)
+        if kind == "depthwise":
+            pattrs["group"] = m
+        yp = self.plain("Conv", [xs[1], self.plain_init(w, "pw"), self.plain_init(bias, "pb")],
+                        **pattrs)
+        if activation == "Clip":
+            yp = self.plain("Clip", [yp, self.plain_init(np.float32(params[0]), "lo"),
+                                     self.plain_init(np.float32(params[1]), "hi")])
+        elif activation == "HardSigmoid":
+            yp = self.plain("HardSigmoid", [yp], alpha=params[0], beta=params[1])
+        elif activation == "LeakyRelu":
+            yp = self.plain("LeakyRelu", [yp], alpha=params[0])
+        elif activation is not None:
+            yp = self.plain(activation, [yp])
+        return yn, yp
+
+    def same(self, op_type, xs, **attrs):
+        """The nchwc op and the ONNX op of the same name and attributes."""
+        return self.g.op(op_type, [xs[0]], **attrs), self.plain(op_type, [xs[1]], **attrs)
+
+    def reorder_input(self, xs, channels_last=0):
+        yp = self.plain("Transpose", [xs[1]], perm=[0, 3, 1, 2]) if channels_last else xs[1]
+        return self.g.op("ReorderInput", [xs[0]], channels_last=channels_last), yp
+
+    def reorder_output(self, xs, channels, channels_last=0):
+        yp = self.plain("Transpose", [xs[1]], perm=[0, 2, 3, 1]) if channels_last else xs[1]
+        yp = self.plain("Identity", [yp])
+        return self.g.op("ReorderOutput", [xs[0]], channels=channels,
+                         channels_last=channels_last), yp
+
+    def case(self, name, ys):
+        case = self.g.case(f"contrib_nchwc_block{self.b}_{name}", ys[0])
+        self.plain_nodes[-1].output[0] = "Y"
+        graph = helper.make_graph(self.plain_nodes, "plain", list(self.g.inputs),
+                                  [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)],
+                                  initializer=self.plain_inits)
+        ref = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        ref.ir_version = 8
+        case["reference_model"] = ref
+        return case
+
+
+def _foreign_first_conv():
+    # Plain input of 3 channels, 20 outputs padded, a depthwise Conv over the padded channels.
+    d = _Dual((1, 3, 11, 9))
+    y = d.conv((d.x, d.x), 3, 20, (3, 3), "plain_input", "Relu", pads=[1, 1, 1, 1],
+               strides=[2, 1])
+    y = d.conv(y, 20, 20, (3, 3), "depthwise", "HardSigmoid", (0.2, 0.5), pads=[1, 1, 1, 1])
+    return d.case("first_conv_depthwise_c20", d.reorder_output(y, 20))
+
+
+def _foreign_pointwise_pools():
+    # ReorderInput padding 20 channels, depthwise, a pointwise Conv whose weights pad both
+    # their input (20) and output (116) channels, pools, ReorderOutput dropping the padding.
+    d = _Dual((2, 20, 9, 9))
+    y = d.reorder_input((d.x, d.x))
+    y = d.conv(y, 20, 20, (3, 3), "depthwise", "Clip", (0.0, 6.0), pads=[1, 1, 1, 1])
+    y = d.conv(y, 20, 116, (1, 1), "blocked", "LeakyRelu", (0.1,))
+    y = d.same("MaxPool", y, kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    y = d.same("GlobalAveragePool", y)
+    return d.case("pointwise_pools_c20_c116", d.reorder_output(y, 116))
+
+
+def _foreign_channels_last():
+    # NHWC in and out around a depthwise Conv of 12 channels: both block sizes pad 12 to 16,
+    # so only the weights (zero padding filters) tell the block size.
+    d = _Dual((1, 7, 9, 12))
+    y = d.reorder_input((d.x, d.x), channels_last=1)
+    y = d.conv(y, 12, 12, (3, 3), "depthwise", "Relu", pads=[1, 1, 1, 1])
+    return d.case("channels_last_c12", d.reorder_output(y, 12, channels_last=1))
+
+
+def _foreign_upsample():
+    d = _Dual((1, 20, 5, 4))
+    y = d.reorder_input((d.x, d.x))
+    y = d.conv(y, 20, 20, (3, 3), "depthwise", pads=[1, 1, 1, 1])
+    yn = d.g.op("Upsample", [y[0]], scales=[1, 1, 2, 3])
+    scales = d.plain_init(np.array([1, 1, 2, 3], np.float32), "scales")
+    yp = d.plain("Resize", [y[1], "", scales], mode="nearest",
+                 coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+    return d.case("upsample_c20", d.reorder_output((yn, yp), 20))
+
+
 def nchwc_cases():
     yield _first_conv()
     yield _conv_chain()
@@ -239,3 +386,8 @@ def nchwc_cases():
     yield _upsample_linear("asymmetric")
     yield _plain_ops_between()
     yield _batchnorm_as_conv()
+    # Last, so that the cases above keep their random draws.
+    yield _foreign_first_conv()
+    yield _foreign_pointwise_pools()
+    yield _foreign_channels_last()
+    yield _foreign_upsample()
