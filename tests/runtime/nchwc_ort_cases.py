@@ -177,6 +177,57 @@ def squeeze_excite(out, c):
     g.write(out, y, (1, 3, 9, 9), {"Conv", "ReorderOutput"})
 
 
+def shuffle_unit(out, c):
+    """A ShuffleNetV2 unit of c channels: Split on channels, a pointwise-depthwise-pointwise
+    branch, Concat, channel shuffle, then a depthwise Conv."""
+    g = _Graph(f"shuffle_unit_c{c}")
+    x = g.op("Relu", [g.conv("x", 3, c, strides=[2, 2])])
+    h = c // 2
+    a, b = g.value("half"), g.value("half")
+    g.nodes.append(helper.make_node("Split", [x, g.init(np.array([h, h], np.int64), "split")],
+                                    [a, b], axis=1))
+    b = g.op("Relu", [g.conv(b, h, h, kernel=(1, 1))])
+    b = g.op("Relu", [g.conv(g.conv(b, h, h, group=h), h, h, kernel=(1, 1))])
+    cat = g.op("Concat", [a, b], axis=1)
+    grouped = g.op("Reshape", [cat, g.init(np.array([0, 2, h, 8, 8], np.int64), "shape")])
+    t = g.op("Transpose", [grouped], perm=[0, 2, 1, 3, 4])
+    y = g.op("Reshape", [t, g.init(np.array([0, c, 8, 8], np.int64), "shape")])
+    y = g.conv(y, c, c, group=c)
+    g.write(out, y, (1, 3, 16, 16), {"Conv", "ReorderOutput"})
+
+
+def mobilenet_v3_block(out, cin, cexp, cout):
+    """A MobileNetV3 block: HardSwish (x * HardSigmoid(x)) after the expansion and the 5x5
+    depthwise Conv of cexp channels, squeeze-and-excitation with HardSigmoid, projection."""
+    g = _Graph(f"mobilenet_v3_block_c{cin}_c{cexp}_c{cout}")
+
+    def hard_swish(v):
+        return g.op("Mul", [v, g.op("HardSigmoid", [v], alpha=1.0 / 6, beta=0.5)])
+
+    x = hard_swish(g.conv("x", 3, cin))
+    e = hard_swish(g.conv(x, cin, cexp, kernel=(1, 1)))
+    d = hard_swish(g.conv(e, cexp, cexp, kernel=(5, 5), group=cexp, strides=[2, 2]))
+    s = g.op("Relu", [g.conv(g.op("GlobalAveragePool", [d]), cexp, 16, kernel=(1, 1))])
+    s = g.op("HardSigmoid", [g.conv(s, 16, cexp, kernel=(1, 1))], alpha=1.0 / 6, beta=0.5)
+    y = g.conv(g.op("Mul", [d, s]), cexp, cout, kernel=(1, 1))
+    g.write(out, y, (1, 3, 16, 16), {"Conv", "ReorderOutput"})
+
+
+def inception(out):
+    """An Inception block: branches of 24, 40 and 16 channels (a 3x3 MaxPool branch)
+    concatenated to 80, a ceil-mode MaxPool, a 1x1 Conv to 112."""
+    g = _Graph("inception_c24_c40_c16")
+    x = g.op("Relu", [g.conv("x", 3, 48)])
+    b1 = g.op("Relu", [g.conv(x, 48, 24, kernel=(1, 1))])
+    b2 = g.op("Relu", [g.conv(g.op("Relu", [g.conv(x, 48, 20, kernel=(1, 1))]), 20, 40)])
+    pooled = g.op("MaxPool", [x], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    b3 = g.op("Relu", [g.conv(pooled, 48, 16, kernel=(1, 1))])
+    y = g.op("Concat", [b1, b2, b3], axis=1)
+    y = g.op("MaxPool", [y], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)
+    y = g.conv(y, 80, 112, kernel=(1, 1))
+    g.write(out, y, (1, 3, 15, 15), {"Conv", "ReorderOutput"})
+
+
 def residual_add(out, c):
     """Conv + Conv -> Add -> Relu on padded values (NchwcConvSumFusion: the Sum input)."""
     g = _Graph(f"residual_add_c{c}")
@@ -267,6 +318,9 @@ def main(argv):
     activations(out)
     hard_swish_and_silu(out, 20)
     squeeze_excite(out, 116)
+    shuffle_unit(out, 116)
+    mobilenet_v3_block(out, 80, 200, 80)
+    inception(out)
     residual_add(out, 20)
     residual_add(out, 116)
     concat(out)
