@@ -350,7 +350,7 @@ class HttpFrontEnd::Routes {
       absl::Status s = service_->DoSystemSharedMemoryStatus(req, &resp);
       if (!s.ok()) return done(ErrorOf(s));
       json regions = json::array();
-      for (auto& [name, r] : ProtoToJson(resp)["regions"].items()) regions.push_back(r);
+      for (const auto& [name, r] : resp.regions()) regions.push_back(ProtoToJson(r));
       return done(JsonResponse(regions));
     }
     if (action == "unregister") {
