@@ -24,6 +24,7 @@ import os
 import re
 import shutil
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -32,17 +33,27 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_python_client import ROOT, ServerProcess, free_port, generate_stubs  # noqa: E402
+# Helpers only (no TestCase: unittest would run those tests here too).
+from test_security import ADMIN_URI, CLIENT_EXT, SERVER_EXT, make_ca, make_cert  # noqa: E402
 
 import numpy as np  # noqa: E402
 import grpc  # noqa: E402
 
 
-def server_config(tmp, grpc_port, http_port, extra=""):
+# A map field of the model config (ModelConfig.parameters): the HTTP config
+# endpoint writes it as Triton does, {"key": {"string_value": ...}}.
+CONFIG_PARAMETERS = {"origin": "test_http", "note": "maps as objects"}
+
+
+def server_config(tmp, grpc_port, http_port, extra="", http_extra=""):
     repo = os.path.join(tmp, "repository")
     if not os.path.isdir(repo):
         shutil.copytree(os.path.join(ROOT, "config/examples/repository"), repo)
+        with open(os.path.join(repo, "tinynet/config.pbtxt"), "a") as f:
+            for k, v in CONFIG_PARAMETERS.items():
+                f.write(f'parameters {{ key: "{k}" value {{ string_value: "{v}" }} }}\n')
     return (f'grpc {{ port: {grpc_port} }}\nmetrics {{ enabled: false }}\n'
-            f'http {{ port: {http_port} max_connections: 4 request_timeout_ms: 1500 }}\n'
+            f'http {{ port: {http_port} max_connections: 4 request_timeout_ms: 1500 {http_extra} }}\n'
             f'repository {{ path: "{repo}" model_control: EXPLICIT }}\n'
             'gpu { pipeline_cache_path: "" }\nlimits { allow_shared_memory: true max_message_bytes: 1048576 }\n'
             + extra)
@@ -50,15 +61,23 @@ def server_config(tmp, grpc_port, http_port, extra=""):
 
 class HttpBase(unittest.TestCase):
     EXTRA = ""
+    HTTP_EXTRA = ""  # more of the http block
+    ssl_context = None  # HTTPS: the client's context
+
+    @classmethod
+    def prepare(cls):
+        """Runs before the server starts, in cls.tmp (certificates)."""
 
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="vkserve_http_")
         cls.pb, cls.pb_grpc, _, _ = generate_stubs(cls.tmp)
+        cls.prepare()
         cls.http_port = free_port()
         grpc_port = free_port()
         cls.server = ServerProcess(cls.tmp, port=grpc_port,
-                                   config=server_config(cls.tmp, grpc_port, cls.http_port, cls.EXTRA),
+                                   config=server_config(cls.tmp, grpc_port, cls.http_port, cls.EXTRA,
+                                                        cls.HTTP_EXTRA),
                                    log_path=os.path.join(cls.tmp, "server.log"))
         cls.channel = grpc.insecure_channel(cls.server.address)
         cls.stub = cls.pb_grpc.GRPCInferenceServiceStub(cls.channel)
@@ -87,8 +106,12 @@ class HttpBase(unittest.TestCase):
         assert code == 0, f"vkserve exited {code}: {log[-3000:]}"
 
     @classmethod
-    def request(cls, method, path, body=None, headers=None):
-        c = http.client.HTTPConnection("127.0.0.1", cls.http_port, timeout=30)
+    def request(cls, method, path, body=None, headers=None, context=None):
+        context = context or cls.ssl_context
+        if context is not None:
+            c = http.client.HTTPSConnection("localhost", cls.http_port, timeout=30, context=context)
+        else:
+            c = http.client.HTTPConnection("127.0.0.1", cls.http_port, timeout=30)
         try:
             c.request(method, path, body=body, headers=headers or {})
             r = c.getresponse()
@@ -149,7 +172,14 @@ class HttpTest(HttpBase):
                          [(i.name, i.datatype, list(i.shape)) for i in gm.inputs])
         status, body, _ = self.request("GET", "/v2/models/tinynet/config")
         self.assertEqual(status, 200)
-        self.assertEqual(json.loads(body)["name"], "tinynet")
+        config = json.loads(body)
+        self.assertEqual(config["name"], "tinynet")
+        # Map fields as objects, the same entries as gRPC's.
+        gc = self.stub.ModelConfig(self.pb.ModelConfigRequest(name="tinynet")).config
+        self.assertEqual(config["parameters"],
+                         {k: {"string_value": v.string_value} for k, v in gc.parameters.items()})
+        self.assertEqual(config["parameters"],
+                         {k: {"string_value": v} for k, v in CONFIG_PARAMETERS.items()})
         self.assert_error(*self.request("GET", "/v2/models/nope")[:2], 404, "unknown model")
         g_err = None
         try:
@@ -351,6 +381,90 @@ class AuthHttpTest(HttpBase):
         admin = {"Authorization": f"Bearer {ADMIN}"}
         self.assertEqual(self.request("GET", "/v2/systemsharedmemory/status", headers=admin)[0], 200)
         self.assertNotIn(TOKEN, self.server.output())
+
+
+class HttpsTest(HttpBase):
+    """http.tls with client_ca: HTTPS (curl --cacert, Python's ssl) and the
+    client certificate's identity as the caller (mutual TLS grants)."""
+    ssl_context = None
+
+    @classmethod
+    def prepare(cls):
+        d = cls.tmp
+        cls.ca = make_ca(d, "ca")
+        cls.cert = make_cert(d, "server", cls.ca, SERVER_EXT)
+        client_ca = make_ca(d, "client-ca")
+        cls.admin = make_cert(d, "admin", client_ca, CLIENT_EXT + f"subjectAltName=URI:{ADMIN_URI}\n")
+        cls.app = make_cert(d, "app", client_ca, CLIENT_EXT, cn="inference-client")
+        cls.foreign_ca = make_ca(d, "foreign-ca")
+        cls.foreign = make_cert(d, "foreign", cls.foreign_ca, CLIENT_EXT)
+        cls.HTTP_EXTRA = (f'tls {{ certificate: "{cls.cert[0]}" private_key: "{cls.cert[1]}" '
+                          f'client_ca: "{client_ca[0]}" }}')
+        cls.EXTRA = ("auth {\n"
+                     f'  grant {{ name: "ops" client_identity: "{ADMIN_URI}" roles: [INFERENCE, ADMIN] }}\n'
+                     '  grant { name: "app" client_identity: "inference-client" roles: INFERENCE }\n'
+                     "}\n")
+        cls.ssl_context = cls.context(cls.app)
+
+    @classmethod
+    def context(cls, client=None):
+        ctx = ssl.create_default_context(cafile=cls.ca[0])
+        if client is not None:
+            ctx.load_cert_chain(client[0], client[1])
+        return ctx
+
+    def curl(self, path, client, *args):
+        r = subprocess.run(["curl", "-sS", "--max-time", "30", "--cacert", self.ca[0],
+                            "--cert", client[0], "--key", client[1], *args,
+                            f"https://localhost:{self.http_port}{path}"],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return r.stdout
+
+    def test_curl_https_with_client_certificates(self):
+        self.assertIn('"name":"vkserve"', self.curl("/v2", self.app).replace(" ", ""))
+        x = image(3)
+        body = json.dumps({"inputs": [{"name": "image", "shape": list(x.shape), "datatype": "FP32",
+                                       "data": x.flatten().tolist()}]})
+        out = json.loads(self.curl("/v2/models/tinynet/infer", self.app, "-H",
+                                   "Content-Type: application/json", "--data-binary", body))
+        self.assertEqual(out["model_name"], "tinynet")
+        self.assertEqual(out["outputs"][0]["shape"], [1, 10])
+        # The identity's roles: INFERENCE only for app, ADMIN for ops.
+        status = self.curl("/v2/systemsharedmemory/status", self.app, "-o", "/dev/null",
+                           "-w", "%{http_code}")
+        self.assertEqual(status, "403")
+        status = self.curl("/v2/systemsharedmemory/status", self.admin, "-o", "/dev/null",
+                           "-w", "%{http_code}")
+        self.assertEqual(status, "200")
+
+    def test_identities_and_roles(self):
+        self.assertEqual(self.request("GET", "/v2/models/tinynet")[0], 200)
+        status, body, _ = self.request("GET", "/v2/systemsharedmemory/status")
+        self.assertEqual(status, 403, body)
+        self.assertIn("error", json.loads(body))
+        admin = self.context(self.admin)
+        self.assertEqual(self.request("GET", "/v2/systemsharedmemory/status", context=admin)[0], 200)
+
+    def test_refused_without_a_trusted_client_certificate(self):
+        for ctx in (self.context(), self.context(self.foreign), self.context(self.cert)):
+            with self.assertRaises((OSError, http.client.HTTPException)):
+                self.request("GET", "/v2/health/ready", context=ctx)
+        # Plain HTTP to the HTTPS port: no answer but a closed connection.
+        with self.assertRaises((OSError, http.client.HTTPException)):
+            c = http.client.HTTPConnection("127.0.0.1", self.http_port, timeout=10)
+            try:
+                c.request("GET", "/v2/health/ready")
+                c.getresponse().read()
+            finally:
+                c.close()
+        # A client trusting another CA refuses the server.
+        other = ssl.create_default_context(cafile=self.foreign_ca[0])
+        other.load_cert_chain(*self.app)
+        with self.assertRaises((OSError, http.client.HTTPException)):
+            self.request("GET", "/v2/health/ready", context=other)
+        self.assertEqual(self.request("GET", "/v2/health/ready")[0], 200)
+        self.assertIn("HTTP TLS (client certificates required)", self.server.output())
 
 
 if __name__ == "__main__":
