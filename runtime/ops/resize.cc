@@ -293,8 +293,11 @@ std::vector<Tap> AxisTaps(const ResizePlan& plan, size_t d, int taps) {
   result.reserve(out * taps);
   auto clamp = [in](int64_t i) { return static_cast<int32_t>(std::clamp<int64_t>(i, 0, in - 1)); };
   for (int64_t o = 0; o < out; ++o) {
+    // An axis of scale 1 maps each coordinate to itself in every mode, as
+    // ONNX Runtime does (so tf_half_pixel_for_nn's + 0.5 and a crop box's
+    // roi leave an unscaled axis alone).
     float x = static_cast<float>(o);
-    if (a.mode == ResizeMode::kNearest || scale != 1.0f) {
+    if (scale != 1.0f) {
       x = OriginalCoordinate(a.coord, x, scale, static_cast<float>(out), static_cast<float>(in),
                              plan.roi_start[d], plan.roi_end[d]);
     }
