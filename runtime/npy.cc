@@ -43,7 +43,12 @@ constexpr Descr kDescrs[] = {
     {"|b1", DataType::kBool},
     {"<c8", DataType::kComplex64},
     {"<c16", DataType::kComplex128},
+    // NumPy has no bfloat16: raw 16-bit words as a 2-byte void, which is how
+    // numpy.save writes ml_dtypes' bfloat16 ('<V2') and plain void ('|V2').
+    {"<V2", DataType::kBFloat16},
     // Aliases accepted on read.
+    {"|V2", DataType::kBFloat16},
+    {"=V2", DataType::kBFloat16},
     {"<i1", DataType::kInt8},
     {"<u1", DataType::kUint8},
     {"<b1", DataType::kBool},

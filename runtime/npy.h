@@ -5,7 +5,9 @@
 // NAME=FILE.npy` and its outputs. Reads format versions 1.0, 2.0 and 3.0;
 // little-endian (or byte-order-free) dtypes only: '<f2' '<f4' '<f8' '|i1'
 // '<i2' '<i4' '<i8' '|u1' '<u2' '<u4' '<u8' '|b1' '<c8' '<c16' ('<i1', '<u1'
-// and '<b1' are accepted as aliases). C order only: fortran_order True is
+// and '<b1' are accepted as aliases), and bfloat16, which NumPy lacks, as
+// raw little-endian 16-bit words in a 2-byte void, '<V2' (also read: '|V2',
+// '=V2'; ml_dtypes' bfloat16 saves as '<V2'). C order only: fortran_order True is
 // UNIMPLEMENTED, as are big-endian and other dtypes. Files are untrusted: a
 // malformed header or a data size that does not match the shape is an
 // INVALID_ARGUMENT Status naming the file; a missing file is NOT_FOUND.
@@ -31,7 +33,7 @@ absl::StatusOr<HostTensor> ParseNpy(std::string_view bytes, const std::string& n
 
 // Writes `tensor` to `path` (replacing it). INVALID_ARGUMENT when the
 // tensor's data size does not match its shape, UNIMPLEMENTED for dtypes
-// NumPy has no little-endian form of (bfloat16, string).
+// NumPy has no little-endian form of (string). bfloat16 is written as '<V2'.
 absl::Status WriteNpy(const HostTensor& tensor, const std::string& path);
 
 // The bytes WriteNpy would write.

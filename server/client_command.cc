@@ -9,7 +9,9 @@
 // output to DIR (file names: output_files.h).
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -42,14 +44,44 @@ struct ClientOptions {
   std::vector<std::pair<std::string, std::string>> inputs;  // name, .npy path
 };
 
-// The request: each input's .npy file as raw contents.
-absl::StatusOr<inference::ModelInferRequest> BuildRequest(const ClientOptions& o) {
+// The datatype of each input of the model, from ModelMetadata.
+absl::StatusOr<std::map<std::string, std::string>> InputDatatypes(
+    inference::GRPCInferenceService::Stub& stub, const ClientOptions& o) {
+  inference::ModelMetadataRequest request;
+  request.set_name(o.model);
+  request.set_version(o.version);
+  inference::ModelMetadataResponse response;
+  grpc::ClientContext context;
+  grpc::Status status = stub.ModelMetadata(&context, request, &response);
+  if (!status.ok()) {
+    return absl::UnavailableError(
+        absl::StrCat(o.url, ": model metadata: ", status.error_message()));
+  }
+  std::map<std::string, std::string> types;
+  for (const auto& in : response.inputs()) types[in.name()] = in.datatype();
+  return types;
+}
+
+// The request: each input's .npy file as raw contents. NumPy has no bfloat16:
+// a '<u2' file holds its raw words when the model's input is BF16 (asked of
+// the server only when some file is '<u2'); '<V2' files are BF16.
+absl::StatusOr<inference::ModelInferRequest> BuildRequest(
+    const ClientOptions& o, inference::GRPCInferenceService::Stub& stub) {
   inference::ModelInferRequest request;
   request.set_model_name(o.model);
   request.set_model_version(o.version);
   request.set_id("vkserve-client");
+  std::optional<std::map<std::string, std::string>> model_types;
   for (const auto& [name, path] : o.inputs) {
     ASSIGN_OR_RETURN(HostTensor tensor, ReadNpy(path));
+    if (tensor.dtype == DataType::kUint16) {
+      if (!model_types) {
+        ASSIGN_OR_RETURN(model_types, InputDatatypes(stub, o));
+      }
+      if (auto it = model_types->find(name); it != model_types->end() && it->second == "BF16") {
+        tensor.dtype = DataType::kBFloat16;
+      }
+    }
     auto* in = request.add_inputs();
     in->set_name(name);
     in->set_datatype(std::string(DataTypeKServeName(tensor.dtype)));
@@ -80,14 +112,13 @@ absl::StatusOr<std::string> SaveOutput(const inference::ModelInferResponse& resp
 }
 
 int Query(const ClientOptions& options) {
-  absl::StatusOr<inference::ModelInferRequest> request = BuildRequest(options);
-  if (!request.ok()) return ClientError(request.status(), kExitFailure);
-
   grpc::ChannelArguments channel_args;
   channel_args.SetMaxReceiveMessageSize(-1);
   channel_args.SetMaxSendMessageSize(-1);
   auto stub = inference::GRPCInferenceService::NewStub(
       grpc::CreateCustomChannel(options.url, grpc::InsecureChannelCredentials(), channel_args));
+  absl::StatusOr<inference::ModelInferRequest> request = BuildRequest(options, *stub);
+  if (!request.ok()) return ClientError(request.status(), kExitFailure);
   grpc::ClientContext context;
   inference::ModelInferResponse response;
   grpc::Status status = stub->ModelInfer(&context, *request, &response);

@@ -24,6 +24,7 @@
 // time only their phases).
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -55,6 +56,15 @@ absl::StatusOr<HostTensor> RandomInput(const ValueInfo& info, std::mt19937& rng)
     std::vector<float> v(n);
     for (float& f : v) f = dist(rng);
     return HostTensor::FromFloats(v, t.shape);
+  }
+  if (t.dtype == DataType::kBFloat16) {  // the high half of a float in [-1, 1)
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    t.data.resize(n * 2);
+    for (int64_t i = 0; i < n; ++i) {
+      const uint16_t b = static_cast<uint16_t>(std::bit_cast<uint32_t>(dist(rng)) >> 16);
+      std::memcpy(t.data.data() + 2 * i, &b, 2);
+    }
+    return t;
   }
   if (t.dtype == DataType::kInt64 || t.dtype == DataType::kInt32) {
     std::vector<int64_t> v(n);
@@ -142,6 +152,10 @@ absl::StatusOr<std::vector<HostTensor>> ModelInputs(const Model& model,
       return absl::Status(
           t.status().code(),
           absl::StrCat("input '", in.name, "': ", std::string(t.status().message())));
+    }
+    // NumPy has no bfloat16: a '<u2' file holds its raw 16-bit words.
+    if (in.type.dtype == DataType::kBFloat16 && t->dtype == DataType::kUint16) {
+      t->dtype = DataType::kBFloat16;
     }
     tensors.push_back(std::move(t).value());
     if (it != files.end()) files.erase(it);
