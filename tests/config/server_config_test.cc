@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/config/temp_dir.h"
@@ -279,6 +280,9 @@ TEST(ServerConfigTest, TlsAuthAndSharedMemoryPrefix) {
   dir.Write("etc/tls/metrics.crt", "x");
   dir.Write("etc/app.token", "x");
   const std::string digest(64, 'a');
+  // Built outside the raw strings: spaces inside a quoted value matter.
+  const std::string ops_grant = absl::StrCat("grant { name: \"ops\" token_sha256: \"", digest,
+                                             "\" roles: [ INFERENCE, ADMIN ] }\n");
   std::string path =
       dir.Write("etc/server.pbtxt",
                 R"pb(
@@ -297,12 +301,11 @@ TEST(ServerConfigTest, TlsAuthAndSharedMemoryPrefix) {
                         tls { certificate: "tls/metrics.crt" private_key: "tls/server.key" }
                       }
                       limits { allow_shared_memory: true shared_memory_key_prefix: "/team-a." }
-                      auth { grant { name: "ops" token_sha256: ")pb" +
-                    digest + R"pb(                                  " roles: [INFERENCE, ADMIN] }
-      grant { token_file: "app.token" roles: INFERENCE }
-      grant { client_identity: "spiffe://example/ci" roles: ADMIN }
-    }
-      )pb");
+                )pb" +
+                    std::string("auth {\n") + ops_grant + R"pb(
+                                 grant { token_file: "app.token" roles: INFERENCE }
+                                 grant { client_identity: "spiffe://example/ci" roles: ADMIN }
+                               })pb");
   absl::StatusOr<ServerSettings> s = LoadServerConfig(path);
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_TRUE(s->tls_enabled());
@@ -359,7 +362,8 @@ TEST(ServerConfigTest, TlsAndAuthErrors) {
             ":1:8: auth.grant[0]: set exactly one of token_sha256, token_file and client_identity");
   EXPECT_EQ(
       ErrorIn(dir, "auth { grant { client_identity: \"x\" roles: ADMIN } }"),
-      ":1:16: auth.grant[0].client_identity: needs client certificates: set grpc.tls.client_ca");
+      ":1:16: auth.grant[0].client_identity: needs client certificates: set grpc.tls.client_ca "
+      "(or http.tls.client_ca)");
   EXPECT_EQ(ErrorIn(dir, "auth { grant { token_file: \"a.pem\" } }"),
             ":1:8: auth.grant[0]: grants no roles");
   EXPECT_EQ(ErrorIn(dir, "auth { grant { token_file: \"a.pem\" roles: ROLE_UNSPECIFIED } }"),
