@@ -102,15 +102,16 @@ class HttpFrontEnd::Routes {
       : service_(service), authorizer_(authorizer) {}
 
   void Handle(HttpRequest&& request, HttpResponder respond) {
-    in_flight_.fetch_add(1);
-    auto done = [this, respond = std::move(respond)](HttpResponse response) {
+    in_flight_->fetch_add(1);
+    // The count is shared: an answer may come after the front end is gone.
+    auto done = [in_flight = in_flight_, respond = std::move(respond)](HttpResponse response) {
       respond(std::move(response));
-      in_flight_.fetch_sub(1);
+      in_flight->fetch_sub(1);
     };
     Route(std::move(request), std::move(done));
   }
 
-  int in_flight() const { return in_flight_.load(); }
+  int in_flight() const { return in_flight_->load(); }
 
  private:
   using Done = std::function<void(HttpResponse)>;
@@ -258,12 +259,14 @@ class HttpFrontEnd::Routes {
         *std::move(decoded), inference::ModelInferResponse());
     service_->Infer(
         &call->first.request, &call->second, absl::InfiniteFuture(), [] { return false; },
-        [this, call, done](absl::Status status) {
+        // Not `this`: the answer may come after the front end has stopped
+        // (the service outlives every run it started).
+        [service = service_, call, done](absl::Status status) {
           if (!status.ok()) return done(ErrorOf(status));
           absl::StatusOr<EncodedInferResponse> encoded =
               EncodeInferResponse(call->second, call->first);
-          if (service_->output_buffers() != nullptr) {
-            RecycleOutputBuffers(&call->second, service_->output_buffers().get());
+          if (service->output_buffers() != nullptr) {
+            RecycleOutputBuffers(&call->second, service->output_buffers().get());
           }
           if (!encoded.ok()) return done(ErrorOf(encoded.status()));
           HttpResponse response{http::status::ok, 11};
@@ -408,7 +411,7 @@ class HttpFrontEnd::Routes {
 
   InferenceService* const service_;
   const Authorizer* const authorizer_;
-  std::atomic<int> in_flight_{0};
+  const std::shared_ptr<std::atomic<int>> in_flight_ = std::make_shared<std::atomic<int>>(0);
 };
 
 HttpFrontEnd::HttpFrontEnd(const ServerSettings& settings, InferenceService* service,

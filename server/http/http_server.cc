@@ -10,6 +10,7 @@
 #include <chrono>
 #include <optional>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -181,17 +182,49 @@ HttpResponse HttpErrorResponse(unsigned status, const std::string& message, bool
 
 // The connection slots, shared with the connections: a connection may end
 // (and release its slot) while the server stops.
+//
+// It also holds the connections whose handler has not answered yet. A
+// responder names its connection by number and posts the answer to the
+// connection's strand under `mutex`, so that no answer is posted once Stop
+// has begun (`stopped` is set under the same mutex); Stop then drops the
+// held connections while the io_context still exists. An answer that comes
+// later (after exit_timeout) finds nothing and is dropped, and no connection
+// outlives the event loop its socket belongs to.
 struct Slots {
   std::atomic<int> active{0};
   std::atomic<int> refusing{0};
   std::atomic<bool> stopped{false};
   Mutex mutex;
   std::function<void()> on_release ABSL_GUARDED_BY(mutex);  // re-arms accepting; cleared at Stop
+  uint64_t next_answer ABSL_GUARDED_BY(mutex) = 0;
+  std::unordered_map<uint64_t, std::shared_ptr<void>> awaiting ABSL_GUARDED_BY(mutex);
 
   void Release(bool refused) {
     (refused ? refusing : active).fetch_sub(1);
     MutexLock lock(&mutex);
     if (on_release) on_release();
+  }
+  // Holds `connection` until its answer comes; 0 once stopped.
+  uint64_t Await(std::shared_ptr<void> connection) {
+    MutexLock lock(&mutex);
+    if (stopped.load()) return 0;
+    const uint64_t id = ++next_answer;
+    awaiting.emplace(id, std::move(connection));
+    return id;
+  }
+  // Runs `post` with the connection awaiting answer `id`, unless stopped.
+  template <class Post>
+  void Answer(uint64_t id, Post&& post) {
+    std::shared_ptr<void> connection;
+    {
+      MutexLock lock(&mutex);
+      if (stopped.load()) return;
+      auto it = awaiting.find(id);
+      if (it == awaiting.end()) return;
+      connection = std::move(it->second);
+      awaiting.erase(it);
+      post(connection);  // under the mutex: the io_context is still running
+    }
   }
 };
 
@@ -348,10 +381,14 @@ class Connection : public std::enable_shared_from_this<Connection<Stream>> {
     keep_alive_ = options().keep_alive && request.message.keep_alive();
     parser_.reset();
     Lowest().expires_never();
-    server_->Handle(std::move(request), [self = this->shared_from_this()](HttpResponse response) {
-      if (self->slots_->stopped.load()) return;
-      asio::post(self->stream_.get_executor(),
-                 [self, r = std::move(response)]() mutable { self->Write(std::move(r)); });
+    const uint64_t id = slots_->Await(this->shared_from_this());
+    if (id == 0) return Close();
+    server_->Handle(std::move(request), [slots = slots_, id](HttpResponse response) {
+      slots->Answer(id, [&response](const std::shared_ptr<void>& held) {
+        auto self = std::static_pointer_cast<Connection>(held);
+        asio::post(self->stream_.get_executor(),
+                   [self, r = std::move(response)]() mutable { self->Write(std::move(r)); });
+      });
     });
   }
 
@@ -525,14 +562,18 @@ absl::Status HttpServer::Impl::ReloadTls(const HttpTlsMaterial& tls) {
 }
 
 void HttpServer::Impl::Stop() {
-  if (slots_->stopped.exchange(true)) return;
+  std::unordered_map<uint64_t, std::shared_ptr<void>> awaiting;
   {
     MutexLock lock(&slots_->mutex);
+    if (slots_->stopped.exchange(true)) return;
     slots_->on_release = nullptr;
+    awaiting.swap(slots_->awaiting);
   }
   io_.stop();
   for (std::thread& t : threads_) t.join();
   threads_.clear();
+  // Unanswered connections end here, while their io_context exists.
+  awaiting.clear();
   error_code ignored;
   acceptor_.close(ignored);
   port_.store(0);
