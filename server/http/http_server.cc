@@ -142,7 +142,6 @@ std::vector<std::string> PeerIdentities(SSL* ssl) {
       out.push_back(AsnText(n->d.ia5));
     } else if (n->type == GEN_IPADD) {
       const ASN1_OCTET_STRING* ip = n->d.iPAddress;
-      error_code ec;
       if (ip->length == 4) {
         asio::ip::address_v4::bytes_type b;
         std::copy_n(ip->data, 4, b.begin());
