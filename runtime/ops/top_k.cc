@@ -3,8 +3,9 @@
 //
 // TopK (opsets 10-27): the k (input 1, host-known) largest (or, largest = 0,
 // smallest) values along `axis` and their int64 indices, sorted, equal
-// values in index order (shaders/ops/top_k.comp). `sorted` = 0 allows any
-// order; vkserve returns them sorted all the same. fp32, and 32- and 64-bit
+// values in index order (shaders/ops/top_k.comp: one invocation per element
+// finds its rank). `sorted` = 0 allows any order; vkserve returns them
+// sorted all the same. fp32, and 32- and 64-bit
 // integers, signed or not, compared exactly (ops/top_k_int, no shaderInt64
 // needed); 8- and 16-bit integers, float16 and bfloat16 through fp32, which
 // holds them exactly.
@@ -19,6 +20,9 @@ namespace vkserve {
 namespace {
 
 constexpr uint32_t kTopKLocal = 64;
+// llvmpipe ends an invocation's loops after this many iterations in all; the
+// shader loops `axis` times per invocation.
+constexpr int64_t kTopKLlvmpipeLoopLimit = 65535;
 
 // The integer types ops/top_k_int compares: 0 for others.
 uint32_t IntBytes(DataType t) {
@@ -101,6 +105,11 @@ class TopKOp : public Op {
       return absl::UnimplementedError("TopK: tensor too large");
     const uint64_t rows = static_cast<uint64_t>(r.outer * r.inner);
     if (rows == 0 || r.k == 0) return MakeEmptyKernel();
+    if (r.axis > kTopKLlvmpipeLoopLimit && ctx.device().info().driver_name == "llvmpipe") {
+      return absl::UnimplementedError(absl::StrCat(
+          "TopK over an axis of ", r.axis, " elements: llvmpipe ends a shader's loops after ",
+          kTopKLlvmpipeLoopLimit, " iterations"));
+    }
     const bool indices = ctx.num_outputs() > 1 && ctx.output(1).dtype != DataType::kUndefined;
     const uint32_t scratch =
         indices ? 0 : ctx.RequestScratch(static_cast<uint64_t>(rows * r.k) * 8);
@@ -119,7 +128,7 @@ class TopKOp : public Op {
     step.bindings = {
         BufferRef::Input(0), BufferRef::Output(0),
         indices ? BufferRef::Output(1) : BufferRef::Scratch(scratch, gpu::Access::kWrite)};
-    step.groups = GroupsFor(rows, kTopKLocal, ctx.device());
+    step.groups = GroupsFor(rows * static_cast<uint64_t>(r.axis), kTopKLocal, ctx.device());
     return MakeDispatchKernel(std::move(step));
   }
 };

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // TopK (fp32 values, int64 indices) along one axis of a tensor seen as
-// [outer, axis, inner]: one invocation per row picks, k times, the element
-// that comes next in the order "larger value first (smaller, without
+// [outer, axis, inner], in the order "larger value first (smaller, without
 // LARGEST), then smaller index" — so equal values keep their index order, as
-// onnxruntime and the ONNX reference. O(k * axis) per row. Outputs are
-// [outer, k, inner]; rows numbered as in op_util.h GroupsFor.
+// onnxruntime and the ONNX reference. One invocation per input element counts
+// the elements that come before it (its rank, stopping once it reaches k) and,
+// when the rank is below k, writes the element at that output position: ranks
+// are distinct, so each of the k outputs is written exactly once. A loop of
+// `axis` iterations per invocation, not k * axis: llvmpipe (lavapipe) ends an
+// invocation's loops after 65,535 iterations in all, so the op refuses an
+// axis longer than that there (runtime/ops/top_k.cc). Outputs are
+// [outer, k, inner]; invocations numbered as in op_util.h GroupsFor.
 // The ops/top_k_int variant (VKSERVE_INT) takes 4- or 8-byte integers
 // (ELEM_BYTES), signed or not: each is widened to 64 bits held as two 32-bit
 // words and compared as a key whose sign bit is flipped when SIGNED, so no
@@ -58,42 +63,35 @@ void Store(uint o, uvec2 v) {
   }
 }
 bool Greater(uvec2 a, uvec2 b) { return a.y != b.y ? a.y > b.y : a.x > b.x; }
+bool Same(uvec2 a, uvec2 b) { return a == b; }
 #else
 float Load(uint i) { return x[i]; }
 void Store(uint o, float v) { values[o] = v; }
-bool Greater(float a, float b) { return a > b; }
+// NaN counts as larger than every number and equal to NaN, so that the
+// order is total and the ranks distinct.
+bool Greater(float a, float b) { return isnan(a) ? !isnan(b) : a > b; }
+bool Same(float a, float b) { return a == b || (isnan(a) && isnan(b)); }
 #endif
 
 // Whether (v, i) comes before (w, j).
 bool Before(VALUE v, uint i, VALUE w, uint j) {
-  if (v != w) return LARGEST ? Greater(v, w) : Greater(w, v);
+  if (!Same(v, w)) return LARGEST ? Greater(v, w) : Greater(w, v);
   return i < j;
 }
 
 void main() {
-  const uint row = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-  if (row >= p.rows) return;
+  const uint id = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  if (id >= p.rows * p.axis) return;
+  const uint row = id / p.axis, j = id % p.axis;
   const uint o = row / p.inner, in_row = row % p.inner;
   const uint base = o * p.axis * p.inner + in_row;
-  const uint out_base = o * p.k * p.inner + in_row;
-  VALUE prev_v = VALUE(0);
-  uint prev_i = 0xFFFFFFFFu;
-  for (uint t = 0; t < p.k; ++t) {
-    bool found = false;
-    VALUE best_v = VALUE(0);
-    uint best_i = 0;
-    for (uint j = 0; j < p.axis; ++j) {
-      const VALUE v = Load(base + j * p.inner);
-      const bool after_prev = prev_i == 0xFFFFFFFFu || Before(prev_v, prev_i, v, j);
-      if (after_prev && (!found || Before(v, j, best_v, best_i))) {
-        found = true;
-        best_v = v;
-        best_i = j;
-      }
-    }
-    Store(out_base + t * p.inner, best_v);
-    indices[out_base + t * p.inner] = uvec2(best_i, 0u);
-    prev_v = best_v;
-    prev_i = best_i;
+  const VALUE v = Load(base + j * p.inner);
+  uint rank = 0;
+  for (uint m = 0; m < p.axis && rank < p.k; ++m) {
+    if (m != j && Before(Load(base + m * p.inner), m, v, j)) ++rank;
   }
+  if (rank >= p.k) return;
+  const uint dst = o * p.k * p.inner + in_row + rank * p.inner;
+  Store(dst, v);
+  indices[dst] = uvec2(j, 0u);
 }
