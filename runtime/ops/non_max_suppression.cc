@@ -15,11 +15,26 @@
 #include "runtime/op_registry.h"
 #include "runtime/op_util.h"
 #include "runtime/ops/dispatch_kernel.h"
+#include "runtime/ops/host_fold.h"
 
 namespace vkserve {
 namespace {
 
 constexpr uint32_t kNonMaxSuppressionLocal = 64;  // shaders/ops/non_max_suppression.comp LOCAL
+// llvmpipe (lavapipe) ends an invocation's loops after 65,535 iterations in
+// all, so a shader that loops longer gives a wrong answer there. The kernel is
+// refused there when its count below passes half of that (a margin: the count
+// is this code's model of the shader's loops, not llvmpipe's).
+constexpr uint64_t kNmsLlvmpipeLoopBudget = 65535 / 2;
+
+// The most loop iterations one invocation of the shader may run, each loop
+// counted one more than its trips: the pairs it handles, each a pass over
+// the boxes and, per pick, two more; then invocation 0 writes every pick.
+uint64_t WorstCaseLoopIterations(uint64_t pairs, uint64_t n, uint64_t picks) {
+  const uint64_t per_invocation = (pairs + kNonMaxSuppressionLocal - 1) / kNonMaxSuppressionLocal;
+  const uint64_t per_pair = (n + 1) + (picks + 1) + picks * 2 * (n + 1);
+  return per_invocation * (per_pair + 1) + (pairs + 1) + pairs * (picks + 1);
+}
 
 struct NonMaxSuppressionDims {
   int64_t batches = 0, classes = 0, boxes = 0;
@@ -82,6 +97,26 @@ class NonMaxSuppressionOp : public Op {
     const uint64_t slots = static_cast<uint64_t>(b * c * n);
     if (slots * 6 >= (uint64_t{1} << 31))
       return absl::UnimplementedError("NonMaxSuppression: too many boxes");
+    if (ctx.device().info().driver_name == "llvmpipe") {
+      // max_output_boxes_per_class bounds the picks where it is a constant.
+      uint64_t picks = static_cast<uint64_t>(n);
+      const TensorDesc* max_out = ctx.num_inputs() > 2 ? ctx.input(2) : nullptr;
+      if (max_out == nullptr || max_out->dtype == DataType::kUndefined) {
+        picks = 0;
+      } else if (max_out->value != nullptr && max_out->value->num_elements() == 1) {
+        picks = static_cast<uint64_t>(
+            std::clamp<int64_t>(ElementAsInt(*max_out->value, 0), 0, static_cast<int64_t>(n)));
+      }
+      const uint64_t iterations =
+          WorstCaseLoopIterations(static_cast<uint64_t>(b * c), static_cast<uint64_t>(n), picks);
+      if (iterations > kNmsLlvmpipeLoopBudget) {
+        return absl::UnimplementedError(absl::StrCat(
+            "NonMaxSuppression of ", b * c, " batch-class pairs of ", n,
+            " boxes: its shader may loop ", iterations,
+            " times in one invocation, more than vkserve runs on llvmpipe, which ends a shader's "
+            "loops after 65535"));
+      }
+    }
     auto given = [&](size_t i) {
       const TensorDesc* t = i < ctx.num_inputs() ? ctx.input(i) : nullptr;
       return t != nullptr && t->dtype != DataType::kUndefined ? 1u : 0u;

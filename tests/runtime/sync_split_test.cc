@@ -6,8 +6,11 @@
 // sync_points), the suffix is planned and recorded per count and replayed
 // when a count comes again, a count of zero gives an empty output, device
 // outputs work, Inspect names the sync point and the model has no single
-// plan.
+// plan. NonMaxSuppression selecting more boxes than llvmpipe's loop limit
+// lets its shader scan is refused there, not cut short.
+#include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -164,6 +167,61 @@ TEST_F(SyncSplitTest, ConstantInputsFoldWithoutASyncPoint) {
   VKSERVE_ASSERT_OK_AND_ASSIGN(RunResult result, session->Run(r));
   EXPECT_EQ(result.timing.sync_points, 0);
   EXPECT_EQ(Floats(result.outputs[0].host), (std::vector<float>{2, 4}));
+}
+
+// 300 disjoint boxes, every one selected: the shader scans the boxes twice
+// per pick, 180,000 loop iterations in one invocation, past the 65,535 after
+// which llvmpipe ends its loops (it returned one box). Refused there; all 300
+// picked elsewhere.
+TEST_F(SyncSplitTest, NonMaxSuppressionPastLlvmpipesLoopLimit) {
+  constexpr int64_t kBoxes = 300;
+  Graph g;
+  g.opset_imports[""] = 11;
+  TensorType boxes_type;
+  boxes_type.dtype = DataType::kFloat;
+  boxes_type.has_shape = true;
+  boxes_type.shape = {Dim{1, "", ""}, Dim{-1, "n", ""}, Dim{4, "", ""}};
+  g.inputs.push_back({"boxes", boxes_type});
+  TensorType scores_type = boxes_type;
+  scores_type.shape = {Dim{1, "", ""}, Dim{1, "", ""}, Dim{-1, "n", ""}};
+  g.inputs.push_back({"scores", scores_type});
+  TensorType out;
+  out.dtype = DataType::kInt64;
+  g.outputs.push_back({"sel", out});
+  g.nodes.push_back(
+      testing::MakeNode("nms", "NonMaxSuppression", {"boxes", "scores", "max_out", "iou"}, "sel"));
+  g.initializers["max_out"] = HostTensor::FromInts({std::numeric_limits<int64_t>::max()}, {1});
+  g.initializers["iou"] = HostTensor::FromFloats({0.5f}, {1});
+  std::vector<float> box_values, score_values;
+  for (int64_t i = 0; i < kBoxes; ++i) {
+    box_values.insert(box_values.end(), {2.0f * i, 0.0f, 2.0f * i + 1, 1.0f});
+    score_values.push_back(static_cast<float>(kBoxes - i) / kBoxes);
+  }
+  const HostTensor boxes = HostTensor::FromFloats(box_values, {1, kBoxes, 4});
+  const HostTensor scores = HostTensor::FromFloats(score_values, {1, 1, kBoxes});
+  const bool llvmpipe = device_->info().driver_name == "llvmpipe";
+  auto model = Model::FromGraph(std::move(g), {device_.get(), allocator_.get(), pipelines_.get()});
+  absl::StatusOr<RunResult> result = absl::UnknownError("not run");
+  if (!model.ok()) {
+    result = model.status();
+  } else {
+    VKSERVE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Create(*model));
+    RunRequest r;
+    r.inputs.push_back(
+        InputBinding{"boxes", HostTensorView{boxes.dtype, boxes.shape, boxes.data}, nullptr});
+    r.inputs.push_back(
+        InputBinding{"scores", HostTensorView{scores.dtype, scores.shape, scores.data}, nullptr});
+    result = session->Run(r);
+  }
+  if (llvmpipe) {
+    EXPECT_EQ(result.status().code(), absl::StatusCode::kUnimplemented) << result.status();
+    EXPECT_NE(result.status().message().find("llvmpipe"), std::string::npos) << result.status();
+    return;
+  }
+  ASSERT_TRUE(result.ok()) << result.status();
+  const HostTensor& sel = result->outputs[0].host;
+  ASSERT_EQ(sel.shape, (std::vector<int64_t>{kBoxes, 3}));
+  for (int64_t i = 0; i < kBoxes; ++i) EXPECT_EQ(sel.GetInt(i * 3 + 2), i);
 }
 
 }  // namespace
