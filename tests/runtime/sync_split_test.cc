@@ -6,8 +6,8 @@
 // sync_points), the suffix is planned and recorded per count and replayed
 // when a count comes again, a count of zero gives an empty output, device
 // outputs work, Inspect names the sync point and the model has no single
-// plan. NonMaxSuppression selecting more boxes than llvmpipe's loop limit
-// lets its shader scan is refused there, not cut short.
+// plan. NonZero and NonMaxSuppression whose shaders would loop past
+// llvmpipe's limit are refused there, not cut short.
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -167,6 +167,25 @@ TEST_F(SyncSplitTest, ConstantInputsFoldWithoutASyncPoint) {
   VKSERVE_ASSERT_OK_AND_ASSIGN(RunResult result, session->Run(r));
   EXPECT_EQ(result.timing.sync_points, 0);
   EXPECT_EQ(Floats(result.outputs[0].host), (std::vector<float>{2, 4}));
+}
+
+// 3,000,000 elements: each of NonZero's 128 invocations counts and then
+// writes 23,438, past the 65,535 loop iterations after which llvmpipe ends
+// its loops (the coordinates after the first few thousand were zeros).
+// Refused there; exact elsewhere.
+TEST_F(SyncSplitTest, NonZeroPastLlvmpipesLoopLimit) {
+  std::vector<float> values(3000000, 1.0f);
+  values[1] = 0.0f;
+  absl::StatusOr<RunResult> result = Run(values);
+  if (device_->info().driver_name == "llvmpipe") {
+    EXPECT_EQ(result.status().code(), absl::StatusCode::kUnimplemented) << result.status();
+    EXPECT_NE(result.status().message().find("llvmpipe"), std::string::npos) << result.status();
+    return;
+  }
+  ASSERT_TRUE(result.ok()) << result.status();
+  const std::vector<float> y = Floats(result->outputs[0].host);
+  ASSERT_EQ(y.size(), values.size() - 1);
+  for (size_t i = 1; i < y.size(); ++i) ASSERT_EQ(y[i], 2.0f * (i + 1)) << i;
 }
 
 // 300 disjoint boxes, every one selected: the shader scans the boxes twice
