@@ -18,6 +18,18 @@ namespace vkserve {
 namespace {
 
 constexpr uint32_t kUniqueLocal = 64;  // shaders/ops/unique.comp LOCAL
+// llvmpipe (lavapipe) ends an invocation's loops after 65,535 iterations in
+// all, so a longer scan gives a short answer there: refused past half of it.
+constexpr uint64_t kUniqueLlvmpipeLoopBudget = 65535 / 2;
+
+// An upper bound on the loop iterations of one invocation of unique.comp:
+// three passes over its rows, each comparing against every row (a comparison
+// walks outer * inner elements), then copying its rows out.
+uint64_t WorstCaseLoopIterations(uint64_t outer, uint64_t rows, uint64_t inner) {
+  const uint64_t mine = (rows + kUniqueLocal - 1) / kUniqueLocal;
+  const uint64_t compare = outer * inner + 1;
+  return mine * (3 * (rows + 1) * compare + outer * inner + 3);
+}
 constexpr int kCountOutput = 4;
 
 struct UniqueGeometry {
@@ -85,6 +97,17 @@ class UniqueOp : public Op {
     ASSIGN_OR_RETURN(const UniqueGeometry g, UniqueGeometryOf(ctx.node(), x));
     if (x.num_elements() >= (int64_t{1} << 30))
       return absl::UnimplementedError("Unique: tensor too large");
+    if (ctx.device().info().driver_name == "llvmpipe") {
+      const uint64_t iterations =
+          WorstCaseLoopIterations(static_cast<uint64_t>(g.outer), static_cast<uint64_t>(g.rows),
+                                  static_cast<uint64_t>(g.inner));
+      if (iterations > kUniqueLlvmpipeLoopBudget) {
+        return absl::UnimplementedError(absl::StrCat(
+            "Unique of ", g.rows, " rows: its shader may loop ", iterations,
+            " times in one invocation, more than vkserve runs on llvmpipe, which ends a shader's "
+            "loops after 65535"));
+      }
+    }
     DispatchStep step;
     step.push.U32(static_cast<uint32_t>(g.outer))
         .U32(static_cast<uint32_t>(g.rows))

@@ -6,7 +6,7 @@
 // sync_points), the suffix is planned and recorded per count and replayed
 // when a count comes again, a count of zero gives an empty output, device
 // outputs work, Inspect names the sync point and the model has no single
-// plan. NonZero and NonMaxSuppression whose shaders would loop past
+// plan. NonZero, NonMaxSuppression and Unique whose shaders would loop past
 // llvmpipe's limit are refused there, not cut short.
 #include <cstdint>
 #include <cstring>
@@ -241,6 +241,48 @@ TEST_F(SyncSplitTest, NonMaxSuppressionPastLlvmpipesLoopLimit) {
   const HostTensor& sel = result->outputs[0].host;
   ASSERT_EQ(sel.shape, (std::vector<int64_t>{kBoxes, 3}));
   for (int64_t i = 0; i < kBoxes; ++i) EXPECT_EQ(sel.GetInt(i * 3 + 2), i);
+}
+
+// 2,000 distinct values: each invocation compares its 32 rows against every
+// row three times, past llvmpipe's loop limit (it returned 64 values).
+// Refused there; every value, sorted, elsewhere.
+TEST_F(SyncSplitTest, UniquePastLlvmpipesLoopLimit) {
+  constexpr int64_t kValues = 2000;
+  Graph g;
+  g.opset_imports[""] = 11;
+  TensorType x_type;
+  x_type.dtype = DataType::kFloat;
+  x_type.has_shape = true;
+  x_type.shape = {Dim{-1, "n", ""}};
+  g.inputs.push_back({"x", x_type});
+  TensorType out;
+  out.dtype = DataType::kFloat;
+  g.outputs.push_back({"y", out});
+  g.nodes.push_back(testing::MakeNode("unique", "Unique", {"x"}, "y"));
+  std::vector<float> values;
+  for (int64_t i = 0; i < kValues; ++i) values.push_back(static_cast<float>(kValues - i));
+  const HostTensor x = HostTensor::FromFloats(values, {kValues});
+  const bool llvmpipe = device_->info().driver_name == "llvmpipe";
+  auto model = Model::FromGraph(std::move(g), {device_.get(), allocator_.get(), pipelines_.get()});
+  absl::StatusOr<RunResult> result = absl::UnknownError("not run");
+  if (!model.ok()) {
+    result = model.status();
+  } else {
+    VKSERVE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Create(*model));
+    RunRequest r;
+    r.inputs.push_back(InputBinding{"x", HostTensorView{x.dtype, x.shape, x.data}, nullptr});
+    result = session->Run(r);
+  }
+  if (llvmpipe) {
+    EXPECT_EQ(result.status().code(), absl::StatusCode::kUnimplemented) << result.status();
+    EXPECT_NE(result.status().message().find("llvmpipe"), std::string::npos) << result.status();
+    return;
+  }
+  ASSERT_TRUE(result.ok()) << result.status();
+  const HostTensor& y = result->outputs[0].host;
+  ASSERT_EQ(y.shape, (std::vector<int64_t>{kValues}));
+  std::vector<float> sorted(values.rbegin(), values.rend());
+  EXPECT_EQ(Floats(y), sorted);
 }
 
 }  // namespace
