@@ -6,7 +6,10 @@
 // iou_threshold; int64 rows [batch, class, box]. The row count depends on
 // the data, so the node runs at a sync point (runtime/sync_split.h), its
 // output at the bound of every box of every class selected and the count
-// as output 1 (shaders/ops/non_max_suppression.comp). The three scalar
+// as output 1. shaders/ops/non_max_suppression.comp ranks the boxes, builds
+// overlap bit masks and keeps boxes greedily in passes whose loops are all
+// bounded (llvmpipe ends longer ones), refusing inputs past those bounds
+// (98,304 boxes, 1 GiB of masks). The three scalar
 // inputs are read on the GPU, so they may come from a request or be
 // computed: none of them shapes the plan.
 #include <algorithm>
@@ -20,21 +23,21 @@
 namespace vkserve {
 namespace {
 
-constexpr uint32_t kNonMaxSuppressionLocal = 64;  // shaders/ops/non_max_suppression.comp LOCAL
-// llvmpipe (lavapipe) ends an invocation's loops after 65,535 iterations in
-// all, so a shader that loops longer gives a wrong answer there. The kernel is
-// refused there when its count below passes half of that (a margin: the count
-// is this code's model of the shader's loops, not llvmpipe's).
-constexpr uint64_t kNmsLlvmpipeLoopBudget = 65535 / 2;
-
-// The most loop iterations one invocation of the shader may run, each loop
-// counted one more than its trips: the pairs it handles, each a pass over
-// the boxes and, per pick, two more; then invocation 0 writes every pick.
-uint64_t WorstCaseLoopIterations(uint64_t pairs, uint64_t n, uint64_t picks) {
-  const uint64_t per_invocation = (pairs + kNonMaxSuppressionLocal - 1) / kNonMaxSuppressionLocal;
-  const uint64_t per_pair = (n + 1) + (picks + 1) + picks * 2 * (n + 1);
-  return per_invocation * (per_pair + 1) + (pairs + 1) + pairs * (picks + 1);
-}
+// shaders/ops/non_max_suppression.comp's passes (its PASS constant) and the
+// bounds its loops rely on.
+enum NmsPass : uint32_t { kInit, kRank, kOrder, kMask, kKeep, kOffsets, kWrite };
+constexpr uint32_t kNmsLocal = 64;       // workgroup size of the per-element passes
+constexpr uint32_t kNmsKeepLocal = 256;  // KEEP: one workgroup per (batch, class)
+constexpr uint32_t kNmsScan = 256;       // OFFSETS: its single workgroup (SCAN)
+constexpr uint64_t kNmsTile = 2048;      // RANK: boxes per invocation (TILE)
+constexpr uint64_t kNmsMaxWords = 3072;  // KEEP: mask words per row (MAX_WORDS)
+constexpr uint64_t kNmsMaxPairs = kNmsScan * 8192;
+// KEEP loops about rows * (2 + words / kNmsKeepLocal) times per invocation and
+// dispatch; rows is chosen to keep that under this, far below the 65,535
+// iterations after which llvmpipe (lavapipe) ends an invocation's loops.
+constexpr uint64_t kNmsKeepBudget = 8192;
+// The overlap masks take pairs * n * ceil(n / 32) words.
+constexpr uint64_t kNmsMaxMaskBytes = uint64_t{1} << 30;
 
 struct NonMaxSuppressionDims {
   int64_t batches = 0, classes = 0, boxes = 0;
@@ -94,63 +97,89 @@ class NonMaxSuppressionOp : public Op {
     const TensorDesc& boxes = *ctx.input(0);
     const TensorDesc& scores = *ctx.input(1);
     const int64_t b = boxes.shape[0], n = boxes.shape[1], c = scores.shape[1];
-    const uint64_t slots = static_cast<uint64_t>(b * c * n);
-    if (slots * 6 >= (uint64_t{1} << 31))
-      return absl::UnimplementedError("NonMaxSuppression: too many boxes");
-    if (ctx.device().info().driver_name == "llvmpipe") {
-      // max_output_boxes_per_class bounds the picks where it is a constant.
-      uint64_t picks = static_cast<uint64_t>(n);
-      const TensorDesc* max_out = ctx.num_inputs() > 2 ? ctx.input(2) : nullptr;
-      if (max_out == nullptr || max_out->dtype == DataType::kUndefined) {
-        picks = 0;
-      } else if (max_out->value != nullptr && max_out->value->num_elements() == 1) {
-        picks = static_cast<uint64_t>(
-            std::clamp<int64_t>(ElementAsInt(*max_out->value, 0), 0, static_cast<int64_t>(n)));
-      }
-      const uint64_t iterations =
-          WorstCaseLoopIterations(static_cast<uint64_t>(b * c), static_cast<uint64_t>(n), picks);
-      if (iterations > kNmsLlvmpipeLoopBudget) {
-        return absl::UnimplementedError(absl::StrCat(
-            "NonMaxSuppression of ", b * c, " batch-class pairs of ", n,
-            " boxes: its shader may loop ", iterations,
-            " times in one invocation, more than vkserve runs on llvmpipe, which ends a shader's "
-            "loops after 65535"));
-      }
+    const uint64_t pairs = static_cast<uint64_t>(b * c);
+    const uint64_t slots = pairs * static_cast<uint64_t>(n);
+    const uint64_t words = (static_cast<uint64_t>(n) + 31) / 32;
+    const uint64_t tiles =
+        std::max<uint64_t>(1, (static_cast<uint64_t>(n) + kNmsTile - 1) / kNmsTile);
+    const uint64_t mask_bytes = slots * words * 4;
+    const uint64_t range = ctx.device().info().max_storage_buffer_range;
+    const uint64_t buffer_limit = range != 0 ? std::min(kNmsMaxMaskBytes, range) : kNmsMaxMaskBytes;
+    if (slots * 6 >= (uint64_t{1} << 31) || slots * tiles >= (uint64_t{1} << 31) ||
+        slots * 16 > buffer_limit || words > kNmsMaxWords || pairs > kNmsMaxPairs ||
+        mask_bytes > buffer_limit) {
+      return absl::UnimplementedError(
+          absl::StrCat("NonMaxSuppression of ", b, " batches x ", c, " classes x ", n,
+                       " boxes: past what vkserve runs (at most ", kNmsMaxWords * 32, " boxes, ",
+                       kNmsMaxPairs, " batch-class pairs and ", buffer_limit,
+                       " bytes of overlap masks, pairs * boxes^2 / 8)"));
     }
     auto given = [&](size_t i) {
       const TensorDesc* t = i < ctx.num_inputs() ? ctx.input(i) : nullptr;
       return t != nullptr && t->dtype != DataType::kUndefined ? 1u : 0u;
     };
-    DispatchStep step;
-    step.push.U32(static_cast<uint32_t>(b))
-        .U32(static_cast<uint32_t>(c))
-        .U32(static_cast<uint32_t>(n))
-        .U32(static_cast<uint32_t>(ctx.node().GetInt("center_point_box", 0)))
-        .U32(given(2))
-        .U32(given(3))
-        .U32(given(4));
-    const uint32_t removed = ctx.RequestScratch(4 * std::max<uint64_t>(1, slots));
-    const uint32_t picks = ctx.RequestScratch(4 * std::max<uint64_t>(1, slots));
-    const uint32_t picked =
-        ctx.RequestScratch(4 * std::max<uint64_t>(1, static_cast<uint64_t>(b * c)));
-    ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/non_max_suppression", 10, step.push.size(),
-                                                    {kNonMaxSuppressionLocal, 1, 1}));
+    const uint64_t keep_rows =
+        std::max<uint64_t>(1, kNmsKeepBudget / (2 + (words + kNmsKeepLocal - 1) / kNmsKeepLocal));
+    auto push = [&](uint64_t row0) {
+      PushConstants push;
+      push.U32(static_cast<uint32_t>(b))
+          .U32(static_cast<uint32_t>(c))
+          .U32(static_cast<uint32_t>(n))
+          .U32(static_cast<uint32_t>(ctx.node().GetInt("center_point_box", 0)))
+          .U32(given(2))
+          .U32(given(3))
+          .U32(given(4))
+          .U32(static_cast<uint32_t>(words))
+          .U32(static_cast<uint32_t>(tiles))
+          .U32(static_cast<uint32_t>(row0))
+          .U32(static_cast<uint32_t>(keep_rows));
+      return push;
+    };
+    auto scratch = [&](uint64_t bytes) {
+      return BufferRef::Scratch(ctx.RequestScratch(std::max<uint64_t>(4, bytes)),
+                                gpu::Access::kReadWrite);
+    };
     // Omitted scalars bind the boxes in their place, unread.
     auto scalar = [&](size_t i) {
       return BufferRef::Input(given(i) ? static_cast<uint32_t>(i) : 0);
     };
-    step.bindings = {BufferRef::Input(0),
-                     BufferRef::Input(1),
-                     scalar(2),
-                     scalar(3),
-                     scalar(4),
-                     BufferRef::Scratch(removed, gpu::Access::kReadWrite),
-                     BufferRef::Scratch(picks, gpu::Access::kReadWrite),
-                     BufferRef::Scratch(picked, gpu::Access::kReadWrite),
-                     BufferRef::Output(0),
-                     BufferRef::Output(1)};
-    step.groups = {1, 1, 1};
-    return MakeDispatchKernel(std::move(step));
+    const std::vector<BufferRef> bindings = {
+        BufferRef::Input(0),        BufferRef::Input(1), scalar(2), scalar(3), scalar(4),
+        scratch(slots * 4),          // rank
+        scratch(slots * 16),         // sorted corners
+        scratch(slots * 4),          // order
+        scratch(pairs * 16),         // state
+        scratch(mask_bytes),         // mask
+        scratch(pairs * words * 4),  // removed
+        scratch(slots * 4),          // picks
+        BufferRef::Output(0),       BufferRef::Output(1)};
+    std::vector<DispatchStep> steps;
+    auto add = [&](NmsPass pass, uint32_t local, std::array<uint32_t, 3> groups,
+                   uint64_t row0) -> absl::Status {
+      DispatchStep step;
+      step.push = push(row0);
+      ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/non_max_suppression", bindings.size(),
+                                                      step.push.size(), {local, 1, 1}, {pass}));
+      step.bindings = bindings;
+      step.groups = groups;
+      steps.push_back(std::move(step));
+      return absl::OkStatus();
+    };
+    auto per = [&](uint64_t invocations) {
+      return GroupsFor(std::max<uint64_t>(1, invocations), kNmsLocal, ctx.device());
+    };
+    RETURN_IF_ERROR(add(kInit, kNmsLocal, per(std::max(slots, pairs * 4)), 0));
+    RETURN_IF_ERROR(add(kRank, kNmsLocal, per(slots * tiles), 0));
+    RETURN_IF_ERROR(add(kOrder, kNmsLocal, per(slots), 0));
+    RETURN_IF_ERROR(add(kMask, kNmsLocal, per(slots * words), 0));
+    const std::array<uint32_t, 3> keep_groups =
+        GroupsFor(std::max<uint64_t>(1, pairs) * kNmsKeepLocal, kNmsKeepLocal, ctx.device());
+    for (uint64_t row0 = 0; row0 < static_cast<uint64_t>(n); row0 += keep_rows) {
+      RETURN_IF_ERROR(add(kKeep, kNmsKeepLocal, keep_groups, row0));
+    }
+    RETURN_IF_ERROR(add(kOffsets, kNmsScan, {1, 1, 1}, 0));
+    RETURN_IF_ERROR(add(kWrite, kNmsLocal, per(slots), 0));
+    return std::make_unique<DispatchKernel>(std::move(steps));
   }
 };
 
