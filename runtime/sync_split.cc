@@ -129,15 +129,105 @@ std::set<std::string> Reads(const std::vector<Node>& nodes) {
   return read;
 }
 
-// The cut of `graph` into the nodes `in_prefix` flags and the others.
-Cut CutBetween(const Graph& graph, const std::vector<bool>& in_prefix) {
-  Cut cut;
-  std::set<std::string> prefix_values;
+// The most elements of an initializer shape arithmetic reads (an index, an
+// axis, a scale), so that no weight is copied into the suffix.
+constexpr int64_t kShapeArithmeticConstants = 64;
+
+// The ops shape arithmetic is made of: from shapes (Shape, Size) and
+// constants, what they compute folds on the host when a plan is made.
+bool IsShapeArithmetic(const Node& node) {
+  static const std::set<std::string_view> kOps = {
+      "Shape",   "Size",   "Constant", "Identity", "Cast",       "Gather",      "Unsqueeze",
+      "Squeeze", "Concat", "Slice",    "Reshape",  "Add",        "Sub",         "Mul",
+      "Div",     "Mod",    "Min",      "Max",      "Neg",        "Abs",         "Floor",
+      "Ceil",    "Sqrt",   "Equal",    "Less",     "Greater",    "LessOrEqual", "GreaterOrEqual",
+      "Not",     "And",    "Or",       "Where",    "ReduceProd", "ReduceMin",   "ReduceMax"};
+  return (node.domain.empty() || node.domain == "ai.onnx") && !ReadsSubgraphs(node) &&
+         kOps.contains(node.op_type);
+}
+
+// The prefix nodes the suffix computes again: those computing, from shapes
+// and constants alone, a value the suffix reads (a Reshape's shape from the
+// Shape of a prefix value, as torchvision's RPN computes it). Crossing the
+// cut, such a value would reach the suffix as GPU data, which it could not
+// read on the host to set shapes; computed again there, it folds on the host
+// when the suffix is planned, from the shapes of the values crossing.
+// `ignored` names reads that do not count (the host inputs of the
+// control-flow node a variant replaces by constants).
+std::vector<bool> ShapeNodesToRepeat(const Graph& graph, const std::vector<bool>& in_prefix,
+                                     const std::set<std::pair<std::string, size_t>>& ignored) {
+  std::map<std::string, int> producer;
+  std::vector<bool> from_shapes(graph.nodes.size(), false);
+  std::set<std::string> shape_values, constants;  // from shapes; Constant nodes'
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
-    if (!in_prefix[n]) {
-      cut.suffix.push_back(graph.nodes[n]);
-      continue;
+    const Node& node = graph.nodes[n];
+    if (!IsShapeArithmetic(node)) continue;
+    bool ok = node.op_type == "Shape" || node.op_type == "Size";
+    if (node.op_type == "Constant") {  // small ones: value_ints, or value of few elements
+      auto value = node.attributes.find("value");
+      ok = value == node.attributes.end() ||
+           value->second.t.num_elements() <= kShapeArithmeticConstants;
+      if (ok) constants.insert(node.outputs.begin(), node.outputs.end());
+    } else if (!ok) {  // over a shape, with small constants
+      bool over_shape = false;
+      ok = true;
+      for (const std::string& in : node.inputs) {
+        over_shape = over_shape || shape_values.contains(in);
+        auto init = graph.initializers.find(in);
+        const bool small = init != graph.initializers.end() &&
+                           init->second.num_elements() <= kShapeArithmeticConstants;
+        ok = ok && (in.empty() || small || constants.contains(in) || shape_values.contains(in));
+      }
+      ok = ok && over_shape;
     }
+    if (!ok) continue;
+    from_shapes[n] = true;
+    for (const std::string& out : node.outputs) {
+      if (out.empty()) continue;
+      if (node.op_type != "Constant") shape_values.insert(out);
+      producer[out] = static_cast<int>(n);
+    }
+  }
+  std::vector<bool> repeat(graph.nodes.size(), false);
+  std::vector<int> stack;
+  auto want = [&](const std::string& value) {
+    auto it = producer.find(value);
+    if (it != producer.end() && in_prefix[it->second]) stack.push_back(it->second);
+  };
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    if (in_prefix[n]) continue;
+    const Node& node = graph.nodes[n];
+    std::vector<std::string> reads = NodeReads(node);
+    for (size_t i = 0; i < reads.size(); ++i) {
+      if (!ignored.contains({node.name, i})) want(reads[i]);
+    }
+  }
+  for (const ValueInfo& out : graph.outputs) want(out.name);
+  while (!stack.empty()) {
+    const int n = stack.back();
+    stack.pop_back();
+    if (repeat[n]) continue;
+    repeat[n] = true;
+    const Node& node = graph.nodes[n];
+    if (node.op_type == "Shape" || node.op_type == "Size") continue;  // its input crosses
+    for (const std::string& in : node.inputs) want(in);
+  }
+  return repeat;
+}
+
+// The cut of `graph` into the nodes `in_prefix` flags and the others (with
+// the shape arithmetic the others read, ShapeNodesToRepeat).
+Cut CutBetween(const Graph& graph, const std::vector<bool>& in_prefix,
+               const std::set<std::pair<std::string, size_t>>& ignored = {}) {
+  Cut cut;
+  const std::vector<bool> repeat = ShapeNodesToRepeat(graph, in_prefix, ignored);
+  std::set<std::string> prefix_values, suffix_values;
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    if (!in_prefix[n] || repeat[n]) {
+      cut.suffix.push_back(graph.nodes[n]);
+      for (const std::string& out : graph.nodes[n].outputs) suffix_values.insert(out);
+    }
+    if (!in_prefix[n]) continue;
     cut.prefix.push_back(graph.nodes[n]);
     for (const std::string& out : graph.nodes[n].outputs) {
       if (!out.empty()) prefix_values.insert(out);
@@ -145,7 +235,8 @@ Cut CutBetween(const Graph& graph, const std::vector<bool>& in_prefix) {
   }
   std::set<std::string> seen;
   auto cross = [&](const std::string& name) {
-    if (prefix_values.contains(name) && seen.insert(name).second) cut.crossing.push_back(name);
+    if (prefix_values.contains(name) && !suffix_values.contains(name) && seen.insert(name).second)
+      cut.crossing.push_back(name);
   };
   for (const Node& node : cut.suffix) {
     for (const std::string& in : NodeReads(node)) cross(in);
@@ -325,7 +416,9 @@ absl::StatusOr<std::unique_ptr<SyncSplit>> SplitBefore(const Graph& graph,
     decisions.push_back(node.inputs[i]);
   }
   std::vector<bool> in_prefix = Ancestors(graph, decisions);
-  Cut cut = CutBetween(graph, in_prefix);
+  std::set<std::pair<std::string, size_t>> host_reads;
+  for (int i : split->decision_inputs) host_reads.insert({node.name, static_cast<size_t>(i)});
+  Cut cut = CutBetween(graph, in_prefix, host_reads);
   // A host input the rest reads only there crosses on the host alone: the
   // variants hold it as a constant.
   std::set<std::string> read_on_gpu;

@@ -16,7 +16,10 @@
 // (a device output of the prefix bound as a device input of the suffix,
 // without a copy), every node runs on the GPU, and the suffix's plans and
 // recordings are cached per shape like any model's, so runs with the same n
-// replay. The suffix is itself split again at a later such node.
+// replay. The suffix is itself split again at a later such node. Shape
+// arithmetic the suffix reads (a Reshape's shape from Shape, Gather and Mul
+// over a prefix value) is computed again in the suffix rather than crossing:
+// there it folds on the host from the crossing values' shapes.
 //
 // Before an If or Loop (kControl) the prefix computes what its condition and
 // trip count need, which must fold on the host when the prefix is planned
