@@ -76,7 +76,8 @@ case "$kind" in
       server_control_worker_test server_authorization_test server_model_tensors_test
       server_runtime_settings_test server_http_request_head_test server_grpc_test
       server_hardening_test server_fault_test server_watchdog_test server_multi_gpu_test
-      server_multi_gpu_server_test server_warmup_test server_infer_queues_test server_batch_pacing_test"
+      server_multi_gpu_server_test server_warmup_test server_infer_queues_test server_batch_pacing_test
+      server_output_files_test server_http_server_test"
     ;;
   *) echo "usage: scripts/sanitize.sh asan|tsan" >&2; exit 2 ;;
 esac
