@@ -51,15 +51,13 @@ uint64_t AttentionScoresBytes(const FlashAttentionProblem& problem);
 bool UnfusedAttentionFits(const FlashAttentionProblem& problem, const gpu::DeviceInfo& device);
 
 // The rule, for a problem both paths serve. Source: attention_bench.py on
-// the H100 (12 heads, head size 64, fp32, GPU ms, fused vs unfused): s128 b1 0.0325 vs 0.039; s128 b8
-// 0.205 vs 0.120; s512 b1 0.322 vs 0.117; s512 b8 2.059 vs 0.730; s2048 b1
-// 4.167 vs 0.955; s2048 b1 causal 2.332 vs 1.191. The fused kernel runs at
-// 1.5-3 TFLOP/s, the GEMM engine's batched products at 7-14 but with a fixed
-// cost of three dispatches and the scores' round trip (about 0.02-0.03 ms).
-// Equal at F / 2e12 = 0.025e-3 + F / 1e13, F = 4 * B * H * Sq * Sk * E of
-// about 60 MFLOP: so the fused kernel runs while the work it does (half
-// under a causal mask, which it skips tiles of) is at most
-// kFusedAttentionMaxFlop, e.g. s128 b1 (50 MFLOP) and single-token decoding
+// the H100 (12 heads, head size 64, fp32, GPU ms, fused vs unfused): s128 b1 0.0325 vs 0.039; s128
+// b8 0.205 vs 0.120; s512 b1 0.322 vs 0.117; s512 b8 2.059 vs 0.730; s2048 b1 4.167 vs 0.955; s2048
+// b1 causal 2.332 vs 1.191. The fused kernel runs at 1.5-3 TFLOP/s, the GEMM engine's batched
+// products at 7-14 but with a fixed cost of three dispatches and the scores' round trip (about
+// 0.02-0.03 ms). Equal at F / 2e12 = 0.025e-3 + F / 1e13, F = 4 * B * H * Sq * Sk * E of about 60
+// MFLOP: so the fused kernel runs while the work it does (half under a causal mask, which it skips
+// tiles of) is at most kFusedAttentionMaxFlop, e.g. s128 b1 (50 MFLOP) and single-token decoding
 // steps, and the GEMM engine runs the rest, unless its scores do not fit.
 // At FP16 precision (`fp16`), the tensor-core kernel runs wherever the
 // device has it natively, a variant fits and there are at least
