@@ -18,7 +18,8 @@
 # Optional case keys: "expected" (one array per output: the case's own
 # reference, e.g. fp64 math, written as expected/<i>.npy and left alone by
 # ort_batch.js), "precision" ("FP32" or "FP16": ModelOptions::precision),
-# "requires" ("cooperative_matrix": skipped on devices without) and
+# "requires" ("cooperative_matrix": on a device without, the pinned tile runs
+# in its scalar emulation where that fits, else its refusal is checked) and
 # "min_max_error" (the output must differ from the reference by at least
 # this much somewhere: proof that reduced precision was applied) and
 # "fused_op" (the loaded graph must hold a node of this inspect name, e.g.

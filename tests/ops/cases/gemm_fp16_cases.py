@@ -14,8 +14,8 @@
 # tensor-core kernels (VK_NV_cooperative_matrix). On a device without
 # cooperative matrices a pinned "cm" plan runs the kernel's scalar emulation
 # (same loaders, shared layouts and epilogue): the tiles whose shared memory
-# fits lavapipe's 32 KiB run there too, the others only where the device has
-# fp16 cooperative matrices (run them on the H100).
+# fits lavapipe's 32 KiB run there too; elsewhere the others are refused with
+# an error naming the tile, which the case checks (they run on the H100).
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
