@@ -36,3 +36,11 @@ def make_model(nodes, inputs, outputs, opset, inits=None):
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = 8
     return model
+
+
+def make_branch(name, nodes, outputs, inits=None):
+    """A subgraph without inputs (an If's branch) of `nodes`, with (name,
+    element type) outputs and `inits` as its initializers."""
+    return helper.make_graph(
+        nodes, name, [], [helper.make_tensor_value_info(n, t, None) for n, t in outputs],
+        initializer=[numpy_helper.from_array(np.asarray(v), n) for n, v in (inits or {}).items()])

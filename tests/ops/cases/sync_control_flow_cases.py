@@ -11,28 +11,17 @@
 # Gather); against onnxruntime.
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
-from onnx_case import ELEM_TYPE
+from onnx_case import make_branch, make_model
 
 _RNG = np.random.default_rng(20261206)
 _OPSET = 13
 
 
 def _model(nodes, inputs, outputs, inits=None):
-    graph = helper.make_graph(
-        nodes, "g",
-        [helper.make_tensor_value_info(n, ELEM_TYPE[a.dtype], list(a.shape)) for n, a in inputs.items()],
-        [helper.make_tensor_value_info(n, t, None) for n, t in outputs],
-        initializer=[numpy_helper.from_array(np.asarray(v), n) for n, v in (inits or {}).items()])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", _OPSET)])
-    model.ir_version = 8
-    return model
+    return make_model(nodes, inputs, outputs, _OPSET, inits)
 
 
-def _branch(name, nodes, outputs, inits=None):
-    """A subgraph without inputs (If's branches) of `nodes` and (name, type) outputs."""
-    return helper.make_graph(
-        nodes, name, [], [helper.make_tensor_value_info(n, t, None) for n, t in outputs],
-        initializer=[numpy_helper.from_array(np.asarray(v), n) for n, v in (inits or {}).items()])
+_branch = make_branch
 
 
 def _const(name, value):

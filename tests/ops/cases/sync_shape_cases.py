@@ -9,25 +9,17 @@
 # "if boxes.numel() == 0"); against onnxruntime.
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
-from onnx_case import ELEM_TYPE
+from onnx_case import make_branch, make_model
 
 _RNG = np.random.default_rng(20261207)
 _OPSET = 13
 
 
 def _model(nodes, inputs, outputs, inits=None):
-    graph = helper.make_graph(
-        nodes, "g",
-        [helper.make_tensor_value_info(n, ELEM_TYPE[a.dtype], list(a.shape)) for n, a in inputs.items()],
-        [helper.make_tensor_value_info(n, t, None) for n, t in outputs],
-        initializer=[numpy_helper.from_array(np.asarray(v), n) for n, v in (inits or {}).items()])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", _OPSET)])
-    model.ir_version = 8
-    return model
+    return make_model(nodes, inputs, outputs, _OPSET, inits)
 
 
-def _branch(name, nodes, outputs):
-    return helper.make_graph(nodes, name, [], [helper.make_tensor_value_info(n, t, None) for n, t in outputs])
+_branch = make_branch
 
 
 _INITS = {"i0": np.array(0, np.int64), "i1": np.array(1, np.int64), "ax0": np.array([0], np.int64),
