@@ -5,7 +5,7 @@
 // name, protocol data type and declared shape. It is config/'s own picture
 // of a model file's tensors, so that config/ checks and derives configs
 // without depending on runtime/ (which owns the model loaders). server/
-// builds these from the loaded model (server/model_tensors.h); tests build
+// builds these from the loaded model (server/scheduling/model_tensors.h); tests build
 // them by hand.
 //
 // Plain data and stateless functions; thread-safe.

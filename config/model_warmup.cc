@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/quote.h"
-#include "gpu/status_macros.h"
+#include "base/status_macros.h"
 
 namespace vkserve {
 namespace {

@@ -7,7 +7,7 @@
 // CheckWarmupText on the text alone (sizes, data choice, file names),
 // CheckWarmupInputs against the model's inputs. The bytes themselves (zeros,
 // random values, a file under <model directory>/warmup/) are made by the
-// server (server/warmup_runs.h).
+// server (server/scheduling/warmup_runs.h).
 //
 // Stateless functions over plain data; thread-safe.
 #ifndef VKSERVE_CONFIG_MODEL_WARMUP_H_

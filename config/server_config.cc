@@ -14,10 +14,10 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "config/config_source.h"
 #include "config/default_server_config.h"  // generated: the embedded example
 #include "config/model_repository.h"
-#include "gpu/status_macros.h"
 #include "proto/server_config.pb.h"
 
 namespace vkserve {

@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "gpu/status_macros.h"
+#include "base/status_macros.h"
 #include "gpu/vk_status.h"
 #include "spdlog/spdlog.h"
 

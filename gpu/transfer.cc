@@ -5,9 +5,9 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "gpu/command_buffer.h"
 #include "gpu/queue.h"
-#include "gpu/status_macros.h"
 
 namespace vkserve::gpu {
 namespace {

@@ -15,7 +15,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
-#include "gpu/status_macros.h"
+#include "base/status_macros.h"
 
 namespace vkserve::gpu {
 

@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gpu/transfer.h"
-#include "runtime/op_util.h"
+#include "runtime/op/op_util.h"
 
 namespace vkserve {
 

@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "base/status_macros.h"
 #include "gpu/queue.h"
-#include "gpu/status_macros.h"
 #include "spdlog/spdlog.h"
 
 namespace vkserve {

@@ -10,29 +10,29 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gpu/transfer.h"
-#include "runtime/attention_fusion.h"
-#include "runtime/attention_layout.h"
-#include "runtime/common_subexpressions.h"
-#include "runtime/fp16_activations.h"
-#include "runtime/fp16_weights.h"
-#include "runtime/fusion.h"
-#include "runtime/gelu_fusion.h"
-#include "runtime/graph_uses.h"
-#include "runtime/model_file.h"
-#include "runtime/norm_fusion.h"
-#include "runtime/op_registry.h"
-#include "runtime/op_util.h"
-#include "runtime/pass_through.h"
-#include "runtime/plan_cache.h"
-#include "runtime/planner.h"
-#include "runtime/qkv_packing.h"
-#include "runtime/reshape_sinking.h"
-#include "runtime/rewrite.h"
-#include "runtime/silu_fusion.h"
-#include "runtime/sync_control_flow.h"
+#include "runtime/loaders/model_file.h"
+#include "runtime/op/graph_uses.h"
+#include "runtime/op/op_registry.h"
+#include "runtime/op/op_util.h"
+#include "runtime/op/rewrite.h"
+#include "runtime/passes/attention_fusion.h"
+#include "runtime/passes/attention_layout.h"
+#include "runtime/passes/common_subexpressions.h"
+#include "runtime/passes/fp16_weights.h"
+#include "runtime/passes/fusion.h"
+#include "runtime/passes/gelu_fusion.h"
+#include "runtime/passes/norm_fusion.h"
+#include "runtime/passes/pass_through.h"
+#include "runtime/passes/qkv_packing.h"
+#include "runtime/passes/reshape_sinking.h"
+#include "runtime/passes/silu_fusion.h"
+#include "runtime/passes/sync_control_flow.h"
+#include "runtime/passes/transpose_folding.h"
+#include "runtime/passes/weight_layout.h"
+#include "runtime/plan/fp16_activations.h"
+#include "runtime/plan/plan_cache.h"
+#include "runtime/plan/planner.h"
 #include "runtime/sync_split.h"
-#include "runtime/transpose_folding.h"
-#include "runtime/weight_layout.h"
 
 namespace vkserve {
 namespace {
@@ -409,10 +409,22 @@ absl::StatusOr<std::shared_ptr<const Plan>> Model::GetPlan(
                     std::string(reinterpret_cast<const char*>(v->data.data()), v->data.size()));
   }
   return plans_->GetOrBuild(key,
-                            [&] { return BuildPlan(*this, ops_, input_shapes, input_values); });
+                            [&] { return BuildPlan(plan_inputs(), input_shapes, input_values); });
 }
 
 size_t Model::cached_plan_count() const { return plans_->size(); }
+
+PlanInputs Model::plan_inputs() const {
+  return PlanInputs{graph_,
+                    ops_,
+                    inputs_,
+                    outputs_,
+                    weights_,
+                    gpu_,
+                    options_.max_fold_elements,
+                    fp16_activations_,
+                    halved_};
+}
 
 const gpu::Buffer* Model::weight(const std::string& name) const {
   auto it = weights_.find(name);

@@ -24,14 +24,15 @@
 #include "absl/status/statusor.h"
 #include "base/mutex.h"
 #include "gpu/allocator.h"
+#include "gpu/cache_budget.h"
 #include "gpu/device.h"
+#include "gpu/gpu_context.h"
 #include "gpu/pipeline.h"
-#include "runtime/activation.h"
-#include "runtime/cache_budget.h"
-#include "runtime/gpu_context.h"
-#include "runtime/graph.h"
-#include "runtime/node_provenance.h"
-#include "runtime/plan.h"
+#include "runtime/ir/graph.h"
+#include "runtime/op/activation.h"
+#include "runtime/plan/plan.h"
+#include "runtime/plan/planner.h"
+#include "runtime/report/node_provenance.h"
 
 namespace vkserve {
 
@@ -46,7 +47,7 @@ struct ModelOptions {
   std::map<std::string, int64_t> dim_overrides_by_denotation;
   // Fuse activations and residual adds into Conv/Gemm/MatMul, and (with
   // fuse_attention) the exporters' attention into one Attention node
-  // (runtime/attention_fusion.h).
+  // (runtime/passes/attention_fusion.h).
   bool fuse = true;
   bool fuse_attention = true;
   // kFp16: weights and activations are stored in fp16 wherever the ops
@@ -136,11 +137,11 @@ class Model {
   const GpuContext& gpu() const { return gpu_; }
   const ModelOptions& options() const { return options_; }
   int fused_nodes() const { return fused_nodes_; }
-  // Initializers stored in fp16 at FP16 precision (runtime/fp16_weights.h
-  // and runtime/fp16_activations.h).
+  // Initializers stored in fp16 at FP16 precision (runtime/passes/fp16_weights.h
+  // and runtime/plan/fp16_activations.h).
   int fp16_weights() const { return fp16_weights_ + static_cast<int>(halved_.size()); }
   // Whether plans keep activations in fp16 (FP16 precision, no control flow;
-  // runtime/fp16_activations.h), and the initializers it stored in fp16.
+  // runtime/plan/fp16_activations.h), and the initializers it stored in fp16.
   bool fp16_activations() const { return fp16_activations_; }
   const std::set<std::string>& halved_initializers() const { return halved_; }
 
@@ -183,6 +184,8 @@ class Model {
 
   // GPU copy of an initializer, or nullptr if no kernel reads it on the GPU.
   const gpu::Buffer* weight(const std::string& name) const;
+  // What the planner reads of this model (plan/planner.h).
+  PlanInputs plan_inputs() const;
   uint64_t weight_bytes() const { return weight_bytes_; }
 
   // The budget this model's plans and its sessions' states are charged to,

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "gpu/status_macros.h"
-#include "runtime/op_util.h"
+#include "base/status_macros.h"
+#include "runtime/op/op_util.h"
 
 namespace vkserve {
 namespace {

@@ -21,7 +21,7 @@
 #include "absl/status/statusor.h"
 #include "gpu/buffer.h"
 #include "runtime/model.h"
-#include "runtime/plan.h"
+#include "runtime/plan/plan.h"
 #include "runtime/session.h"
 
 namespace vkserve {

@@ -14,12 +14,12 @@
 #include "gpu/command_buffer.h"
 #include "gpu/device.h"
 #include "gpu/queue.h"
-#include "runtime/chunked_readback.h"
-#include "runtime/fusion.h"
-#include "runtime/op_util.h"
-#include "runtime/planner.h"
+#include "runtime/exec/chunked_readback.h"
+#include "runtime/exec/session_state.h"
+#include "runtime/op/op_util.h"
+#include "runtime/passes/fusion.h"
+#include "runtime/plan/planner.h"
 #include "runtime/run_bindings.h"
-#include "runtime/session_state.h"
 #include "runtime/sync_split.h"
 
 namespace vkserve {

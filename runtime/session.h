@@ -6,7 +6,7 @@
 // — one per input-shape signature (and set of bound device buffers), replayed
 // for every later run that matches (vkserve's graph capture). These
 // per-signature states are charged to the model's CacheBudget, which frees
-// the least recently used idle ones beyond it (runtime/session_state.h). A
+// the least recently used idle ones beyond it (runtime/exec/session_state.h). A
 // model serves many sessions; a session runs one request at a time.
 //
 // Thread-compatible: a Session must not be used by two threads at once (the
@@ -25,7 +25,7 @@
 
 #include "absl/status/statusor.h"
 #include "runtime/device_tensor.h"
-#include "runtime/graph.h"
+#include "runtime/ir/graph.h"
 #include "runtime/model.h"
 
 namespace vkserve {
@@ -90,7 +90,7 @@ struct RunRequest {
   // of copying host.data (left empty), and fails with the reader's error.
   // For bytes that must not be mapped, such as a client's shared-memory
   // object, which the client can shrink under a mapping
-  // (server/shared_memory.h).
+  // (server/models/shared_memory.h).
   std::map<std::string, HostInputReader> host_input_readers;
 };
 

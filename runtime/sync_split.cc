@@ -9,11 +9,11 @@
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
-#include "gpu/status_macros.h"
+#include "base/status_macros.h"
 #include "runtime/model.h"
-#include "runtime/op_util.h"
+#include "runtime/op/op_util.h"
+#include "runtime/passes/sync_control_flow.h"
 #include "runtime/session.h"
-#include "runtime/sync_control_flow.h"
 
 namespace vkserve {
 namespace {

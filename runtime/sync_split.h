@@ -5,7 +5,7 @@
 // output shapes depend on data (Op::sync_count_output: NonZero, Compress,
 // NonMaxSuppression, Unique) and whose inputs are not all known at load
 // (those fold) — or before the first If or Loop whose subgraph holds such a
-// node (runtime/sync_control_flow.h) and whose condition or trip count is
+// node (runtime/passes/sync_control_flow.h) and whose condition or trip count is
 // not known at load.
 //
 // The prefix model computes what that node needs and the node itself, its
@@ -43,8 +43,8 @@
 
 #include "absl/status/statusor.h"
 #include "base/mutex.h"
-#include "runtime/graph.h"
-#include "runtime/op.h"
+#include "runtime/ir/graph.h"
+#include "runtime/op/op.h"
 
 namespace vkserve {
 

@@ -33,7 +33,7 @@ SRC=$(pwd)
 # checkouts anyway (CI builds a fresh clone).
 export CCACHE_NOHASHDIR=1 CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$SRC")}
 # -O1 and line tables only: what a sanitizer report needs (symbolized frames
-# with lines), at about half the compile time of -O2 -g (server/server.cc
+# with lines), at about half the compile time of -O2 -g (server/daemon/server.cc
 # under ASan + UBSan with GCC: 99 s at -O2 -g, 57 s at -O1 -g1; clang -O1
 # -gline-tables-only 45 s). CI builds three trees cold (ASan and fuzzing, TSan, Release).
 case "$kind" in

@@ -17,8 +17,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "runtime/op_registry.h"
-#include "runtime/rewrite.h"
+#include "runtime/op/op_registry.h"
+#include "runtime/op/rewrite.h"
 #include "tools/operator_notes.h"
 
 namespace vkserve::tools {

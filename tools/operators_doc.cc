@@ -23,7 +23,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "gpu/status_macros.h"
+#include "base/status_macros.h"
 #include "tools/operator_catalog.h"
 #include "tools/operator_notes.h"
 

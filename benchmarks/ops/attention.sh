@@ -5,7 +5,7 @@
 # Fused attention in one run: the SM clock before and after; the attention
 # op cases (fused kernel, exporter patterns, contrib ops, both pinned kernels
 # of attention_pick); attention_bench.py at FP32 and FP16 (the Attention op
-# with the kernel runtime/ops/attention_choice.h picks, beside it pinned to
+# with the kernel runtime/kernels/attention/attention_choice.h picks, beside it pinned to
 # the fused kernel and to the GEMM lowering, and the MatMul/Softmax/MatMul
 # graph unfused, s128/s512/s2048, 12 heads of 64); and torch's
 # scaled_dot_product_attention on the same shapes (attention_bench.py

@@ -5,12 +5,12 @@
 # and 2048, each as a one-node model run by `vkserve infer --repeat N
 # --profile`:
 #   chosen   the ONNX Attention op (opset 23), [B, 12, S, 64] Q/K/V, running
-#            the kernel runtime/ops/attention_choice.h picks at the shape
+#            the kernel runtime/kernels/attention/attention_choice.h picks at the shape
 #            (the "kernel" column: what `vkserve inspect --json` reports)
-#   fused    the same pinned to the fused kernel (runtime/ops/flash_attention.h)
+#   fused    the same pinned to the fused kernel (runtime/kernels/attention/flash_attention.h)
 #            with vkserve_attention_kernel=fused
-#   unfused  pinned to the GEMM lowering (runtime/ops/attention_lowering.h)
-#   coopmat  pinned to the tensor-core kernel (runtime/ops/flash_attention_cm.h;
+#   unfused  pinned to the GEMM lowering (runtime/kernels/attention/attention_lowering.h)
+#   coopmat  pinned to the tensor-core kernel (runtime/kernels/attention/flash_attention_cm.h;
 #            fp16 products, so compare it at FP16; where the device has no
 #            cooperative matrices this is its slow scalar emulation)
 #   graph    MatMul(Q, K') -> Mul(scale) -> Softmax -> MatMul(., V), as the
@@ -129,7 +129,7 @@ def run_vkserve(args):
             # The node's own GPU events: not the session's copies of the
             # inputs in and the output out (op_type ""), nor, at FP16, the
             # casts of the fp32 inputs and output it inserts (nodes named
-            # _vkserve_fp16/..., runtime/fp16_activations.h): SDPA's fp16
+            # _vkserve_fp16/..., runtime/plan/fp16_activations.h): SDPA's fp16
             # timing starts from fp16 tensors (the casts are about 25 us of
             # s128 b8's 46 on an H200).
             us = sum(e["dur"] for e in events

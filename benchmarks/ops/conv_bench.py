@@ -9,7 +9,7 @@
 # Usage: python3 benchmarks/ops/conv_bench.py VKSERVE [NAME_REGEX] [--warmup S]
 #        [--precision FP32|FP16] [--out DIR] [--plan SPEC]
 # --plan pins the GEMM engine's kernel ("cm64x64/2", "64x64": the
-# vkserve_gemm_plan attribute, runtime/ops/gemm_plan.h) to sweep tiles.
+# vkserve_gemm_plan attribute, runtime/kernels/gemm/gemm_plan.h) to sweep tiles.
 import argparse
 import os
 import re

@@ -3,7 +3,7 @@
 #
 # Fits the tensor-core cost model's wave figures (kCoopmatTiles' step_us and
 # wave_us, kCoopmatSplitUs, kCoopmatPartialUsPerMillion in
-# runtime/ops/gemm_plan.cc) to a sweep log: gemm_bench.py output with each
+# runtime/kernels/gemm/gemm_plan.cc) to a sweep log: gemm_bench.py output with each
 # block headed "-- cm<tile>/<splits>", as `gemm_bench.py --plan
 # cm<tile>/<splits>` prints for each tile with 1, 2 and 4 K splits pinned on
 # square and BERT shapes at FP16 with fp16 weights. The model, as WaveCost

@@ -8,7 +8,7 @@
 # conv_bench.py at FP32 for this build and for a baseline build (--baseline)
 # and at FP16; a sweep of every tensor-core tile pinned on the square, BERT
 # b8 and attention shapes (to calibrate the coopmat speeds in
-# runtime/ops/gemm_plan.cc); and the cuBLAS peers of the same shapes
+# runtime/kernels/gemm/gemm_plan.cc); and the cuBLAS peers of the same shapes
 # (gemm_peers.py, PyTorch). CASES is tests/ops/run_cases.sh's output.
 # Everything printed also goes to OUT/gemm.log.
 set -uo pipefail

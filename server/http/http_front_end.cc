@@ -14,9 +14,9 @@
 #include "base/quote.h"
 #include "boost/beast/http.hpp"
 #include "nlohmann/json.hpp"
+#include "server/grpc/infer_request.h"
 #include "server/http/kserve_json.h"
-#include "server/infer_request.h"
-#include "server/tls_credentials.h"
+#include "server/tls/tls_credentials.h"
 #include "spdlog/spdlog.h"
 
 namespace vkserve {

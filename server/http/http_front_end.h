@@ -29,8 +29,8 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "config/server_config.h"
-#include "server/authorization.h"
-#include "server/grpc_service.h"
+#include "server/grpc/authorization.h"
+#include "server/grpc/grpc_service.h"
 #include "server/http/http_server.h"
 
 namespace vkserve {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Pointwise activations shared by unary ops and fused Conv/Gemm/MatMul
-// epilogues. Codes match runtime/activation.h.
+// epilogues. Codes match runtime/op/activation.h.
 #ifndef VKSERVE_ACTIVATION_GLSL_
 #define VKSERVE_ACTIVATION_GLSL_
 

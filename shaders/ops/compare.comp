@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Ops with a bool output (runtime/ops/comparison_op.h): out[i] = a[i] OP b[i]
+// Ops with a bool output (runtime/ops/logical/comparison_op.h): out[i] = a[i] OP b[i]
 // with numpy broadcasting, or a unary predicate of a[i]. a and b are read
 // through element strides over the output's (merged) dims, 0 where
 // broadcast. Elements are ELEM_BYTES (1, 2, 4 or 8) wide: integers compare

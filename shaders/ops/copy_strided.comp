@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// One strided copy (runtime/ops/strided_copy.h): for every index of `shape`,
+// One strided copy (runtime/kernels/strided_copy.h): for every index of `shape`,
 //   dst[dst_base + sum(i_k * dst_stride[k])] = src[src_base + sum(i_k * src_stride[k])]
 // in units of UNIT_BYTES (1, 2, 4, 8 or 16). Bits are moved, never converted,
 // so one shader serves every dtype. Units below 4 bytes are addressed through

@@ -4,7 +4,7 @@
 // out[outer][j][inner] = data[outer][indices[j]][inner].
 // Negative indices count from the end. Out-of-range indices are an error in
 // ONNX; vkserve never reads data back mid-run, so they are clamped to
-// [0, axis_dim - 1] instead (documented in runtime/ops/gather.cc).
+// [0, axis_dim - 1] instead (documented in runtime/ops/indexing/gather.cc).
 #version 450
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;

@@ -3,7 +3,7 @@
 // position c of the output (indices' shape); data is read through its own
 // strides. ELEM_BYTES 1, 2, 4 or 8; int32 or int64 indices (INDEX_64).
 // Negative indices count from the end; out-of-range ones are clamped (see
-// runtime/ops/gather_elements.cc). Elements narrower than a word are
+// runtime/ops/indexing/gather_elements.cc). Elements narrower than a word are
 // gathered four or two per invocation, so every output word has one writer.
 #version 450
 
@@ -15,7 +15,7 @@ layout(binding = 0) readonly buffer Data { uint data[]; };
 layout(binding = 1) readonly buffer Indices { uint indices[]; };
 layout(binding = 2) buffer Out { uint dst[]; };
 
-#define MAX_RANK 8  // kMaxRank in runtime/ops/gather_elements.cc
+#define MAX_RANK 8  // kMaxRank in runtime/ops/indexing/gather_elements.cc
 
 layout(push_constant) uniform Params {
   uint count;  // output elements

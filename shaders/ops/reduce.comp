@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Reduce* ops over any set of axes, fp32. The input is seen through
 // strides as [kept..., reduced...] (up to 3 kept and 6 reduced dims after
-// merging). OP (runtime/ops/reduce_op.h ReduceOp::Kind): 0 mean, 1 sum, 2 max,
+// merging). OP (runtime/ops/reduction/reduce_op.h ReduceOp::Kind): 0 mean, 1 sum, 2 max,
 // 3 min, 4 prod, 5 L1, 6 L2, 7 log-sum, 8 log-sum-exp (a max pass first, so
 // exp never overflows), 9 sum of squares.
 // PER_THREAD false: one workgroup per output element sums its reduced

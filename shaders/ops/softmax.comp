@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Softmax, LogSoftmax and Hardmax (fp32, MODE 0/1/2 as
-// runtime/ops/softmax_op.h SoftmaxOp::Kind) along one axis of a tensor seen
+// runtime/ops/math/softmax_op.h SoftmaxOp::Kind) along one axis of a tensor seen
 // as [outer, axis, inner]:
 // row (o, i) holds the `axis` elements at o * axis * inner + k * inner + i.
 // Numerically stable: an online pass keeps the running max m and the sum of

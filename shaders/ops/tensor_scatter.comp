@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// TensorScatter (runtime/ops/tensor_scatter.cc): present = past with each
+// TensorScatter (runtime/ops/indexing/tensor_scatter.cc): present = past with each
 // batch's update rows written along the sequence axis from its write index.
 // One pass over the output rather than copy-then-scatter: every element asks
 // which update row, if any, lands on it (s = l - w, modulo the cache length

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// TfIdfVectorizer (runtime/ops/tfidf_vectorizer.cc): one invocation per
+// TfIdfVectorizer (runtime/ops/text/tfidf_vectorizer.cc): one invocation per
 // (row, output slot) counts, in its row of `len` integer tokens, the pool
 // n-grams mapped to that slot — a unigram once per position, a longer
 // n-gram once per start and skip s in [0, max_skip] (tokens s + 1 apart)

@@ -8,7 +8,7 @@
 // are distinct, so each of the k outputs is written exactly once. A loop of
 // `axis` iterations per invocation, not k * axis: llvmpipe (lavapipe) ends an
 // invocation's loops after 65,535 iterations in all, so the op refuses an
-// axis longer than that there (runtime/ops/top_k.cc). Outputs are
+// axis longer than that there (runtime/ops/math/top_k.cc). Outputs are
 // [outer, k, inner]; invocations numbered as in op_util.h GroupsFor.
 // The ops/top_k_int variant (VKSERVE_INT) takes 4- or 8-byte integers
 // (ELEM_BYTES), signed or not: each is widened to 64 bits held as two 32-bit

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Tiled transpose: the fast path of a strided copy (runtime/ops/strided_copy.h)
+// Tiled transpose: the fast path of a strided copy (runtime/kernels/strided_copy.h)
 // whose source is contiguous along dim P while the destination is contiguous
 // along the last dim Q. A workgroup of 32 x 8 invocations moves a 32 x 32
 // tile through shared memory, so both the reads (along P) and the writes

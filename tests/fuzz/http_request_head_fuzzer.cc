@@ -2,7 +2,7 @@
 // Copyright 2026 The vkserve Authors.
 //
 // libFuzzer target: arbitrary bytes as the request head an HTTPS metrics
-// client sends (server/http_request_head.h). Every input parses or is
+// client sends (server/daemon/http_request_head.h). Every input parses or is
 // refused with INVALID_ARGUMENT; what parses satisfies the documented
 // shape.
 #include <cstddef>
@@ -10,7 +10,7 @@
 #include <cstdlib>
 
 #include "absl/strings/string_view.h"
-#include "server/http_request_head.h"
+#include "server/daemon/http_request_head.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const absl::string_view head(reinterpret_cast<const char*>(data), size);

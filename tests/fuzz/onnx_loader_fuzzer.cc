@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "runtime/onnx_loader.h"
+#include "runtime/loaders/onnx_loader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   vkserve::OnnxLoadOptions options;

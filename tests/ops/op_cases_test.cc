@@ -24,9 +24,9 @@
 
 #include "absl/status/statusor.h"
 #include "gmock/gmock.h"
-#include "runtime/fusion.h"
+#include "runtime/loaders/npy.h"
 #include "runtime/model.h"
-#include "runtime/npy.h"
+#include "runtime/passes/fusion.h"
 #include "runtime/session.h"
 #include "tests/testing/gpu_fixture.h"
 #include "tests/testing/tensor_compare.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// The fused Attention's kernel choice (runtime/ops/attention_choice.h), no
+// The fused Attention's kernel choice (runtime/kernels/attention/attention_choice.h), no
 // GPU needed: at the shapes of the H100 measurements it was made from (12
 // heads, head size 64), the fused kernel only where it was faster (s128 b1),
 // the GEMM lowering at the rest; decoding steps stay fused; scores past the
@@ -11,11 +11,11 @@
 // the tensor-core kernel runs at every shape (on an H100 it was 1.6-2.7x
 // faster than the GEMM lowering at s128-s2048), with the variant its head
 // size and shared memory allow.
-#include "runtime/ops/attention_choice.h"
+#include "runtime/kernels/attention/attention_choice.h"
 
 #include <gtest/gtest.h>
 
-#include "runtime/ops/flash_attention_cm.h"
+#include "runtime/kernels/attention/flash_attention_cm.h"
 #include "shaders/shader_registry.h"
 
 namespace vkserve {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// The Attention op's kernel choice in planning (runtime/ops/attention_choice.h)
+// The Attention op's kernel choice in planning (runtime/kernels/attention/attention_choice.h)
 // on this device, one model with a symbolic sequence length: a short
 // sequence plans the fused kernel; a long one the GEMM lowering, unless its
 // scores would pass the 256 MiB budget or the device's storage-buffer range
@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/kernels/attention/attention_choice.h"
 #include "runtime/model.h"
-#include "runtime/ops/attention_choice.h"
 #include "tests/testing/gpu_fixture.h"
 
 namespace vkserve {

@@ -2,12 +2,12 @@
 // Copyright 2026 The vkserve Authors.
 //
 // The memory budget of cached plans and per-signature session state
-// (runtime/cache_budget.h): a model run at many distinct batch sizes keeps
+// (gpu/cache_budget.h): a model run at many distinct batch sizes keeps
 // its cached bytes within the budget by evicting least recently used
 // entries, still computes what a fresh model computes, never frees a plan a
 // caller holds or the state of a run in flight, and gives the memory back
 // (process RSS on lavapipe, whose device memory is host memory).
-#include "runtime/cache_budget.h"
+#include "gpu/cache_budget.h"
 
 #include <gmock/gmock.h>
 #include <unistd.h>
@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "absl/base/config.h"
-#include "runtime/host_heap.h"
+#include "base/host_heap.h"
 #include "runtime/model.h"
 #include "runtime/session.h"
 #include "tests/testing/gpu_fixture.h"

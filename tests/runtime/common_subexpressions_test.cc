@@ -1,22 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// runtime/common_subexpressions.h on graphs built here: a node repeating an
+// runtime/passes/common_subexpressions.h on graphs built here: a node repeating an
 // earlier one (same op and attributes, inputs of the same name or small
 // initializers of equal content) goes and its readers read the earlier
 // node's output, through chains; different attributes, large initializers
 // of equal content, impure ops, graph outputs and graphs with subgraphs
 // keep their nodes. The end-to-end check is runtime_model_test: bert_tiny,
 // whose per-layer mask Where nodes merge, still matches onnxruntime.
-#include "runtime/common_subexpressions.h"
+#include "runtime/passes/common_subexpressions.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "runtime/graph.h"
-#include "runtime/op.h"
+#include "runtime/ir/graph.h"
+#include "runtime/op/op.h"
 #include "tests/testing/graph_helpers.h"
 
 namespace vkserve {

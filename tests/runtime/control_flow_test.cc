@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Control flow resolved at plan time (runtime/ops/if.cc, loop.cc, scan.cc):
+// Control flow resolved at plan time (runtime/ops/controlflow/if.cc, loop.cc, scan.cc):
 // an If whose condition is a model input takes the branch each request's
 // condition picks (one plan per value, branch initializers and captured
 // outer values included); an If whose condition is computed from tensor

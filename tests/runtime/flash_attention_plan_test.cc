@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// The fused attention kernel's tiling (runtime/ops/flash_attention.h), no
+// The fused attention kernel's tiling (runtime/kernels/attention/flash_attention.h), no
 // GPU needed: on the smallest shared memory Vulkan allows, lavapipe's and an
 // H100's, every head size up to the maximum gets a tiling whose shared
 // arrays fit and whose workgroup is within the invocation limit; the H100
@@ -10,7 +10,7 @@
 // limits are refused.
 #include <gtest/gtest.h>
 
-#include "runtime/ops/flash_attention.h"
+#include "runtime/kernels/attention/flash_attention.h"
 
 namespace vkserve {
 namespace {

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// FP16 activations (runtime/fp16_activations.h): which initializers are
+// FP16 activations (runtime/plan/fp16_activations.h): which initializers are
 // stored in fp16 and how (saturating), where plans convert activations (an
 // op without an fp16 form gets an fp32 copy, once per value; the graph output
 // keeps its type), and that a masked softmax built the way BERT's exporters
 // write it (0 * mask, with mask = -3.4e38) stays finite and within fp16's
 // rounding of the FP32 run. bert_tiny and gpt2_tiny at FP16 are
 // runtime_sequence_length_test's.
-#include "runtime/fp16_activations.h"
+#include "runtime/plan/fp16_activations.h"
 
 #include <gtest/gtest.h>
 
@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "runtime/model.h"
-#include "runtime/op_registry.h"
+#include "runtime/op/op_registry.h"
 #include "runtime/session.h"
 #include "tests/testing/gpu_fixture.h"
 #include "tests/testing/model_cases.h"

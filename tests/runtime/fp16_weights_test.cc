@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// FP16 precision's weight storage (runtime/fp16_weights.h): the float -> half
+// FP16 precision's weight storage (runtime/passes/fp16_weights.h): the float -> half
 // conversion against the nearest half found by search, and which initializers the
 // load-time pass converts.
-#include "runtime/fp16_weights.h"
+#include "runtime/passes/fp16_weights.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "runtime/activation.h"
-#include "runtime/op_registry.h"
+#include "runtime/op/activation.h"
+#include "runtime/op/op_registry.h"
 
 namespace vkserve {
 namespace {

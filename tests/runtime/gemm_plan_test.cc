@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// The GEMM engine's planning (runtime/ops/gemm_plan.h), no GPU needed: every
+// The GEMM engine's planning (runtime/kernels/gemm/gemm_plan.h), no GPU needed: every
 // kernel the tile table offers is built and embedded; the cost model still
 // picks, on an H100's limits, the kernels and K splits that the separate
 // Conv and MatMul models picked before the engine unified them (the table
 // below is their output, recorded from that code on BERT, GPT-2, attention,
 // classifier-head, ResNet-50 and MobileNet/EfficientNet shapes); pinned plans
 // parse, and malformed or unbuildable ones are refused with a clear status.
-#include "runtime/ops/gemm_plan.h"
+#include "runtime/kernels/gemm/gemm_plan.h"
 
 #include <gtest/gtest.h>
 

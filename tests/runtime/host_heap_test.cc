@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// HeapTrimmer (runtime/host_heap.h): memory freed into malloc's arenas but
+// HeapTrimmer (base/host_heap.h): memory freed into malloc's arenas but
 // still resident is handed back once it exceeds the slack, and a quiet heap
 // is left alone. Read from the process's own /proc/self/statm.
-#include "runtime/host_heap.h"
+#include "base/host_heap.h"
 
 #include <gtest/gtest.h>
 

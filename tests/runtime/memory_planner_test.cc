@@ -3,7 +3,7 @@
 //
 // Memory planner: tensors alive at the same time never share bytes; tensors
 // that are not reuse them; the arena is never larger than the sum.
-#include "runtime/memory_planner.h"
+#include "runtime/plan/memory_planner.h"
 
 #include <gtest/gtest.h>
 

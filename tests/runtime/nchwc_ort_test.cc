@@ -29,9 +29,9 @@
 #include <vector>
 
 #include "absl/strings/str_join.h"
+#include "runtime/loaders/ort_loader.h"
+#include "runtime/lowering/nchwc/nchwc_layout.h"
 #include "runtime/model.h"
-#include "runtime/ort_loader.h"
-#include "runtime/rewrites/nchwc_layout.h"
 #include "runtime/session.h"
 #include "tests/testing/gpu_fixture.h"
 #include "tests/testing/model_cases.h"

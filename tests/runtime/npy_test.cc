@@ -6,7 +6,7 @@
 // 2.0 and 3.0 headers, Fortran order, big-endian) are read by ReadNpy, and
 // files written by WriteNpy are read back by numpy, which checks dtype, shape
 // and values. Plus round trips and malformed headers. Needs no GPU.
-#include "runtime/npy.h"
+#include "runtime/loaders/npy.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -37,8 +37,8 @@
 #include <vector>
 
 #include "onnx/onnx_pb.h"
+#include "runtime/loaders/onnx_loader.h"
 #include "runtime/model.h"
-#include "runtime/onnx_loader.h"
 #include "runtime/session.h"
 #include "tests/testing/gpu_fixture.h"
 #include "tests/testing/tensor_compare.h"

@@ -16,7 +16,7 @@
 //    and random inputs, which must only ever produce a Status (run under
 //    -DVKSERVE_SANITIZE=ON to check for UB too).
 // Needs no GPU.
-#include "runtime/onnx_loader.h"
+#include "runtime/loaders/onnx_loader.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -34,7 +34,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_split.h"
-#include "runtime/npy.h"
+#include "runtime/loaders/npy.h"
 #include "tests/testing/test_data.h"
 
 namespace vkserve {

@@ -14,7 +14,7 @@
 // inputs rewired into a cycle — and every load must end in a clear Status
 // (never a crash or a hang), allocating at most a small multiple of the
 // file's size while it runs (a counting operator new below measures it).
-#include "runtime/ort_loader.h"
+#include "runtime/loaders/ort_loader.h"
 
 #include <gmock/gmock.h>
 #include <malloc.h>
@@ -32,9 +32,9 @@
 #include <string>
 #include <vector>
 
-#include "runtime/model_file.h"
-#include "runtime/onnx_loader.h"
-#include "runtime/ort_format_generated.h"
+#include "runtime/loaders/model_file.h"
+#include "runtime/loaders/onnx_loader.h"
+#include "runtime/loaders/ort_format_generated.h"
 
 // Live heap bytes and their peak, for the allocation bound.
 namespace {

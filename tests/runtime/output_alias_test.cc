@@ -13,9 +13,9 @@
 #include <cstring>
 #include <vector>
 
-#include "runtime/graph.h"
+#include "runtime/ir/graph.h"
 #include "runtime/model.h"
-#include "runtime/plan.h"
+#include "runtime/plan/plan.h"
 #include "runtime/session.h"
 #include "tests/testing/gpu_fixture.h"
 #include "tests/testing/graph_helpers.h"

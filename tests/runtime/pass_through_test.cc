@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// runtime/pass_through.h on graphs built here: Identity and one-input
+// runtime/passes/pass_through.h on graphs built here: Identity and one-input
 // Concat nodes go, their readers read the source (through chains), a node
 // whose output is a graph output stays, so do a Concat of two inputs and
 // every node of a graph with a subgraph; removed nodes are recorded as
 // absorbed by the first reader, for inspect.
-#include "runtime/pass_through.h"
+#include "runtime/passes/pass_through.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "runtime/graph.h"
-#include "runtime/op_registry.h"
+#include "runtime/ir/graph.h"
+#include "runtime/op/op_registry.h"
 #include "tests/testing/graph_helpers.h"
 
 namespace vkserve {

@@ -27,7 +27,7 @@ end, never a row of zeros); gpt2_tiny_dyn runs 2 rows (causal, no mask).
 
 The fp16 reference: vkserve's FP16 precision (ModelOptions::precision) stores
 weights and activations in fp16 and computes in fp32 inside each kernel
-(runtime/fp16_activations.h). <m>_fp16ref does about that in onnxruntime's
+(runtime/plan/fp16_activations.h). <m>_fp16ref does about that in onnxruntime's
 fp32 arithmetic: MatMul/Gemm weights rounded here with numpy, and every float
 value a node writes (the outputs too) through Cast(to fp16) -> Cast(to fp32).
 Its distance from the fp32 outputs is the model's own fp16 error at these

@@ -39,8 +39,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/fusion.h"
 #include "runtime/model.h"
+#include "runtime/passes/fusion.h"
 #include "runtime/session.h"
 #include "tests/testing/gpu_fixture.h"
 #include "tests/testing/model_cases.h"

@@ -5,14 +5,14 @@
 // weight_layout.h): which initializers it transposes, their bytes after, and
 // the transpose flag on their readers. (tests/ops/cases/weight_layout_cases.py
 // runs such models against onnxruntime.)
-#include "runtime/weight_layout.h"
+#include "runtime/passes/weight_layout.h"
 
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "runtime/ops/mat_mul.h"
+#include "runtime/ops/math/mat_mul.h"
 
 namespace vkserve {
 namespace {

@@ -5,7 +5,7 @@
 // descriptor, token and identity grants, the status codes, shared-memory
 // keys, token files; and TlsMaterial refusing files that are not PEM.
 // (test_security.py checks the same end to end over TLS.)
-#include "server/authorization.h"
+#include "server/grpc/authorization.h"
 
 #include <openssl/sha.h>
 
@@ -17,7 +17,7 @@
 #include "absl/strings/match.h"
 #include "google/protobuf/descriptor.h"
 #include "gtest/gtest.h"
-#include "server/tls_credentials.h"
+#include "server/tls/tls_credentials.h"
 
 namespace vkserve {
 namespace {

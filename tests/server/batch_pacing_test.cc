@@ -6,7 +6,7 @@
 // the batch's lead and a margin; estimates follow the closest learned size,
 // move by moving averages, and stay within kMaxSizes sizes; of equally
 // loaded GPUs a batch goes to the one whose work ends first.
-#include "server/batch_pacing.h"
+#include "server/scheduling/batch_pacing.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // Copyright 2026 The vkserve Authors.
 //
 // ControlWorker without a server: order, the queue bound, shutdown.
-#include "server/control_worker.h"
+#include "server/grpc/control_worker.h"
 
 #include <atomic>
 #include <vector>

@@ -13,7 +13,7 @@
 // runs padded to a planned size while its own is planned in the background;
 // a batch keeps growing while another batch's GPU work holds the GPU
 // (unless the delay is 0).
-#include "server/dynamic_batcher.h"
+#include "server/scheduling/dynamic_batcher.h"
 
 #include <atomic>
 #include <cmath>

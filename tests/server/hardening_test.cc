@@ -24,8 +24,8 @@
 #include "gtest/gtest.h"
 #include "proto/grpc_service.grpc.pb.h"
 #include "proto/health.grpc.pb.h"
-#include "server/infer_request.h"
-#include "server/server.h"
+#include "server/daemon/server.h"
+#include "server/grpc/infer_request.h"
 #include "tests/server/server_test_util.h"
 #include "tests/testing/temp_dir.h"
 

@@ -4,7 +4,7 @@
 // ParseHttpRequestHead on the heads real clients send (Prometheus, curl,
 // Python's http.client) and on malformed ones (RFC 9112's request-line and
 // field-line grammar).
-#include "server/http_request_head.h"
+#include "server/daemon/http_request_head.h"
 
 #include <string>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// ModelInfer on the async API (server/infer_queues.h) through real gRPC
+// ModelInfer on the async API (server/grpc/infer_queues.h) through real gRPC
 // clients: one queue thread serving many clients, and a shutdown while
 // calls are in flight (every client answered, nothing run after Stop).
 #include <atomic>
@@ -12,7 +12,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "proto/grpc_service.grpc.pb.h"
-#include "server/server.h"
+#include "server/daemon/server.h"
 #include "tests/server/server_test_util.h"
 #include "tests/testing/temp_dir.h"
 

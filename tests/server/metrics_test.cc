@@ -5,7 +5,7 @@
 // exposition text for known observations, series lifetime across unload and
 // reload, the HTTP endpoint, trace selection/assembly/pruning, and JSON log
 // lines. (test_prometheus.py checks the same against a real Prometheus.)
-#include "server/metrics.h"
+#include "server/observability/metrics.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -20,8 +20,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "server/logging.h"
-#include "server/request_tracer.h"
+#include "server/observability/logging.h"
+#include "server/observability/request_tracer.h"
 #include "spdlog/spdlog.h"
 
 namespace vkserve {

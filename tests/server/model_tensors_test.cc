@@ -5,7 +5,7 @@
 // both ways, ValueInfo to ModelTensor — and, through them, the example
 // model's config.pbtxt checked against its model file as the server loads
 // them (config/'s own tests build tensors by hand). No GPU.
-#include "server/model_tensors.h"
+#include "server/scheduling/model_tensors.h"
 
 #include <string>
 
@@ -13,7 +13,7 @@
 #include "config/server_config.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "runtime/onnx_loader.h"
+#include "runtime/loaders/onnx_loader.h"
 #include "tests/testing/tinynet_example.h"
 
 namespace vkserve {

@@ -20,9 +20,9 @@
 #include <cstring>
 
 #include "base/mutex.h"
-#include "server/dynamic_batcher.h"
-#include "server/gpu_load.h"
-#include "server/session_pool.h"
+#include "server/scheduling/dynamic_batcher.h"
+#include "server/scheduling/gpu_load.h"
+#include "server/scheduling/session_pool.h"
 #include "tests/testing/conv_model.h"
 #include "tests/testing/gpu_fixture.h"
 

@@ -5,7 +5,7 @@
 // not a copy), the smallest that fits is chosen, the budget bounds what is
 // kept (oldest dropped first), small buffers are not pooled, and concurrent
 // takers and givers keep the books straight.
-#include "server/output_buffer_pool.h"
+#include "server/grpc/output_buffer_pool.h"
 
 #include <gtest/gtest.h>
 

@@ -2,8 +2,8 @@
 // Copyright 2026 The vkserve Authors.
 //
 // The output-name rule `vkserve infer` and `vkserve client` share
-// (server/output_files.h).
-#include "server/output_files.h"
+// (cli/output_files.h).
+#include "cli/output_files.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -5,7 +5,7 @@
 // setting names onto RequestTracer sampling and LogControl, all-or-nothing
 // validation, and resets to the configured values. test_prometheus.py drives
 // the same RPCs over gRPC against a running server.
-#include "server/runtime_settings.h"
+#include "server/grpc/runtime_settings.h"
 
 #include <string>
 

@@ -4,7 +4,7 @@
 // End-to-end tests of the daemon: a Server on an ephemeral loopback port
 // serving a temporary repository (the example tinynet plus generated
 // models), driven by a C++ gRPC client through every RPC.
-#include "server/server.h"
+#include "server/daemon/server.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -21,7 +21,7 @@
 #include "gtest/gtest.h"
 #include "proto/grpc_service.grpc.pb.h"
 #include "proto/health.grpc.pb.h"
-#include "server/infer_request.h"
+#include "server/grpc/infer_request.h"
 #include "tests/server/server_test_util.h"
 #include "tests/testing/temp_dir.h"
 
@@ -238,7 +238,7 @@ TEST_F(ServerTest, TinynetInferAndStatistics) {
 }
 
 // Outputs of 1 MiB and more are read back into buffers that earlier
-// responses carried (server/output_buffer_pool.h): after the first request,
+// responses carried (server/grpc/output_buffer_pool.h): after the first request,
 // each one reuses the buffer the previous response gave back, shrinking and
 // growing within it, and every answer is still exactly x + 1 (stale bytes of
 // an earlier, larger answer never show).

@@ -6,13 +6,13 @@
 // waits for in-flight work; inline runs (may_run_inline) only when they
 // would start at once, with the same checks, and Drain() waits for them.
 // ResidentRegistry: handles, limits and expiry.
-#include "server/session_pool.h"
+#include "server/scheduling/session_pool.h"
 
 #include <atomic>
 #include <cstring>
 #include <thread>
 
-#include "server/resident_registry.h"
+#include "server/models/resident_registry.h"
 #include "tests/testing/conv_model.h"
 #include "tests/testing/gpu_fixture.h"
 
@@ -239,7 +239,7 @@ TEST_F(SessionPoolTest, InlineNeverOvertakesTheQueue) {
   VKSERVE_ASSERT_OK_AND_ASSIGN(auto pool, SessionPool::Create(model, options));
   WarmUp(*pool, [&] { return Request(); });
   // The order in which requests reach the session: a run reads its input
-  // through the request's reader (server/shared_memory.h's kind).
+  // through the request's reader (server/models/shared_memory.h's kind).
   Mutex mu;
   std::vector<int> order;
   std::atomic<bool> holding{false};

@@ -231,7 +231,7 @@ class ServeTest(Base):
             server.stop(None)
 
     def test_client_output_names_follow_the_output_file_rule(self):
-        """As `vkserve infer --output-dir` (server/output_files.h): characters
+        """As `vkserve infer --output-dir` (cli/output_files.h): characters
         outside [A-Za-z0-9._-] become '_', so a server's output name never
         reaches outside the directory."""
         out = os.path.join(self.tmp, "names", "out")

@@ -12,7 +12,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "proto/grpc_service.grpc.pb.h"
-#include "server/server.h"
+#include "server/daemon/server.h"
 #include "tests/server/server_test_util.h"
 #include "tests/testing/temp_dir.h"
 

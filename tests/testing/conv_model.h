@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/graph.h"
+#include "runtime/ir/graph.h"
 #include "runtime/session.h"
 
 namespace vkserve::testing {

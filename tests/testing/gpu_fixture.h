@@ -16,15 +16,15 @@
 #include <memory>
 #include <string>
 
+#include "base/status_macros.h"
 #include "gpu/allocator.h"
 #include "gpu/command_buffer.h"
 #include "gpu/device.h"
 #include "gpu/fault_injector.h"
+#include "gpu/gpu_context.h"
 #include "gpu/instance.h"
 #include "gpu/pipeline.h"
 #include "gpu/queue.h"
-#include "gpu/status_macros.h"
-#include "runtime/gpu_context.h"
 
 namespace vkserve::testing {
 

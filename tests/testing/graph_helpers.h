@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/graph.h"
+#include "runtime/ir/graph.h"
 
 namespace vkserve::testing {
 

@@ -7,7 +7,7 @@
 #include <iterator>
 #include <utility>
 
-#include "runtime/npy.h"
+#include "runtime/loaders/npy.h"
 
 namespace vkserve::testing {
 

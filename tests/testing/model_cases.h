@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "runtime/graph.h"
+#include "runtime/ir/graph.h"
 #include "runtime/model.h"
 #include "runtime/session.h"
 #include "tests/testing/tensor_compare.h"

@@ -11,7 +11,7 @@
 #include <limits>
 #include <sstream>
 
-#include "runtime/data_type.h"
+#include "runtime/ir/data_type.h"
 
 namespace vkserve::testing {
 namespace {

@@ -2,7 +2,7 @@
 # Copyright 2026 The vkserve Authors.
 #
 # Attention between the exporters' head-splitting and head-merging
-# Transposes (runtime/attention_layout.h), against onnxruntime running the
+# Transposes (runtime/passes/attention_layout.h), against onnxruntime running the
 # unfused graph: projections [B, S, H*E] -> Reshape [B, S, H, E] ->
 # Transpose(0, 2, 1, 3) for Q and V (K as Transpose(0, 2, 3, 1), its
 # transposed form), the scores scaled, masked and soft-maxed, and the result
@@ -10,9 +10,9 @@
 # the kernel must read and write the 3-D layout itself ("absent_op":
 # Transpose), with and without a key-padding mask, cross attention
 # (S != T), head sizes 32/64/80, and the dynamo exporter's packed form
-# (K' through runtime/transpose_folding.h, the output merged to
+# (K' through runtime/passes/transpose_folding.h, the output merged to
 # [B*S, H*E]), and BERT's Q/K/V projections of one input (packed into one
-# GEMM, runtime/qkv_packing.h; cross attention's are not); a head-merging
+# GEMM, runtime/passes/qkv_packing.h; cross attention's are not); a head-merging
 # Transpose with a second reader must stay, and the result still match.
 import numpy as np
 from onnx import TensorProto, helper
@@ -67,7 +67,7 @@ def _case(name, b, s, t, h, e, mask=True, leak_output=False):
 def _dynamo_case(b=2, s=9, h=2, e=32):
     """The dynamo exporter's form (GPT-2): Q, K and V split from one packed
     [B, S, 3*H*E] projection, K' written as Reshape [B*H, S, E] ->
-    Transpose(0, 2, 1) -> Reshape [B, H, E, S] (runtime/transpose_folding.h),
+    Transpose(0, 2, 1) -> Reshape [B, H, E, S] (runtime/passes/transpose_folding.h),
     both operands scaled by sqrt(scale), the NaN guard after the softmax, and
     the output merged straight to [B*S, H*E]."""
     qkv = _RNG.standard_normal((b, s, 3 * h * e)).astype(np.float32)
@@ -104,7 +104,7 @@ def _dynamo_case(b=2, s=9, h=2, e=32):
 
 def _projection_case(name, bias=True, cross=False, b=2, s=7, h=3, e=32):
     """BERT's self-attention from its input: Q, K, V as X W (+ b) of one X
-    (runtime/qkv_packing.h packs the three into one GEMM) or, for cross
+    (runtime/passes/qkv_packing.h packs the three into one GEMM) or, for cross
     attention, K and V from another X (not packed)."""
     emb = h * e
     x = _RNG.standard_normal((b, s, emb)).astype(np.float32)
@@ -152,7 +152,7 @@ def _torchscript_case(b=2, s=9, h=2, e=32):
     Q, K, V split from one packed projection, each head-splitting Reshape's
     shape computed from Shape nodes reading the Split's outputs, K and V
     passed through one-input Concats (the empty key/value cache,
-    runtime/pass_through.h), K' as Transpose(0, 1, 3, 2), both operands
+    runtime/passes/pass_through.h), K' as Transpose(0, 1, 3, 2), both operands
     scaled by sqrt(scale), a causal mask added, the NaN guard, and the
     merged output's Reshape shape again from Shape nodes reading the merging
     Transpose. The Transposes must go (the merging one stays for its Shape

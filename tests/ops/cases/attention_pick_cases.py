@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The vkserve Authors.
 #
-# The fused Attention node's three kernels (runtime/ops/attention_choice.h):
+# The fused Attention node's three kernels (runtime/kernels/attention/attention_choice.h):
 # each problem pinned with the node attribute vkserve_attention_kernel to the
 # fused flash-attention kernel, to the unfused GEMM lowering
-# (runtime/ops/attention_lowering.h) and to the tensor-core kernel
-# (runtime/ops/flash_attention_cm.h; its scalar emulation where the device has
+# (runtime/kernels/attention/attention_lowering.h) and to the tensor-core kernel
+# (runtime/kernels/attention/flash_attention_cm.h; its scalar emulation where the device has
 # no cooperative matrices), against onnxruntime running the same
 # graph without the attribute ("reference_model"). Every mask kind the fused
 # op takes (none, additive float key padding, bool key padding, causal, causal
@@ -88,7 +88,7 @@ def _attention(name, b, hq, hkv, s, t, e, mask, three_d, past=0, scale=None, **k
 
 def _empty_rows_zero():
     """The exporters' NaN guard, fused as the empty-rows-zero mode
-    (runtime/attention_fusion.h): query 3 of batch 0 sees no key and gets 0
+    (runtime/passes/attention_fusion.h): query 3 of batch 0 sees no key and gets 0
     on both paths. The pin goes on the Softmax; the fusion moves it."""
     b, n, s, e = 2, 2, 9, 32
     keep = _RNG.random((b, 1, s, s)) < 0.7
@@ -118,7 +118,7 @@ def _empty_rows_zero():
 
 
 def _packed():
-    """Packed Q/K/V (runtime/qkv_packing.h): the Split of one [B, S, Q|K|V]
+    """Packed Q/K/V (runtime/passes/qkv_packing.h): the Split of one [B, S, Q|K|V]
     tensor goes and the Attention reads it in place; the unfused path binds
     each operand at its offset (64 and 96 floats: 256 and 384 bytes)."""
     b, s, hq, hkv, e = 2, 11, 2, 1, 32

@@ -2,7 +2,7 @@
 # Copyright 2026 The vkserve Authors.
 #
 # ONNX Runtime's com.microsoft attention contrib ops, which vkserve rewrites
-# into plain ops (runtime/rewrites/attention.cc, multi_head_attention.cc,
+# into plain ops (runtime/lowering/contrib/attention.cc, multi_head_attention.cc,
 # embed_layer_normalization.cc) plus its AttentionMask op:
 #   - Attention: batch 1-3, odd and even sequence lengths (1 included), 1 to
 #     12 heads (onnxruntime's CPU kernel crashes without a bias, so every

@@ -5,7 +5,7 @@
 # for CUDA and ROCm: onnxruntime-node cannot run them, so each case carries a
 # "reference_model" (see gen_cases.py) of standard ONNX ops that onnxruntime
 # runs instead, written here from the ops' semantics and not from vkserve's
-# rewrites (runtime/rewrites/bias_add.cc, bias_softmax.cc):
+# rewrites (runtime/lowering/contrib/bias_add.cc, bias_softmax.cc):
 #
 #   BiasAdd: Y = X + bias + skip, X and skip [N, S, C], bias [C]. Reference:
 #     one Sum of the three.

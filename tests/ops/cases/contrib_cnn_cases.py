@@ -2,7 +2,7 @@
 # Copyright 2026 The vkserve Authors.
 #
 # ONNX Runtime's CNN-side contrib ops, which vkserve rewrites at load time
-# into plain ONNX ops (runtime/rewrites/): com.microsoft FusedConv, FusedGemm
+# into plain ONNX ops (runtime/lowering/): com.microsoft FusedConv, FusedGemm
 # and NhwcMaxPool, and the com.microsoft.nchwc blocked-layout ops. The
 # nchwc cases lay their weights out in ORT's blocked formats here, with the
 # block size of the machine's MLAS (16 with AVX-512, 8 otherwise), so that

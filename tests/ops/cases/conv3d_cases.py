@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The vkserve Authors.
 #
-# 3-D Conv (NCDHW) on the GEMM engine (runtime/ops/conv3d.h): single-node
+# 3-D Conv (NCDHW) on the GEMM engine (runtime/ops/nn/conv3d.h): single-node
 # models over odd sizes, strides, pads (explicit and every auto_pad),
 # dilations, groups and depthwise, with and without bias, 1x1x1 windows
 # (X read as it is, and strided), fused epilogues, and the chunked im2col

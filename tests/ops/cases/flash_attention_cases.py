@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The vkserve Authors.
 #
-# The fused attention kernel (runtime/ops/flash_attention.h) through the ONNX
+# The fused attention kernel (runtime/kernels/attention/flash_attention.h) through the ONNX
 # Attention op (opset 23), against onnxruntime: head sizes 32, 64, 80 and 128
 # at query lengths 1 (against 9 keys, as in decoding), 7, 13 and 127 (odd ones straddle the key tiles and the
 # workgroup's rows), each with one of the masks serving models use: none,
@@ -22,7 +22,7 @@ _RNG = np.random.default_rng(20261124)
 
 def _case(name, make_node, inputs, outputs):
     """The node pinned to the fused kernel (vkserve_attention_kernel: the
-    larger cases would take the unfused path, runtime/ops/attention_choice.h);
+    larger cases would take the unfused path, runtime/kernels/attention/attention_choice.h);
     onnxruntime runs it without the pin."""
     elem = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.bool_): TensorProto.BOOL}
 
@@ -90,7 +90,7 @@ def tiling_cases():
     yield _attention("tile_past_causal_pad_bool_s7", 2, 2, 2, 7, 7, 80, "causal_pad_bool", True, past=65)
 
 
-# The exporters' unfused attention, which runtime/attention_fusion.h rewrites
+# The exporters' unfused attention, which runtime/passes/attention_fusion.h rewrites
 # into one Attention node: MatMul(Q, Kt) -> Div/Mul scale -> Add mask or
 # Where(bool, ., very negative) -> Softmax -> MatMul(., V).
 def _unfused(name, q_shape, kv_shape, kt_style, scale_op, mask, mask_shape=None, fused=True):

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The vkserve Authors.
 #
-# GELU written out in elementary ops (runtime/gelu_fusion.h) and Reshapes
-# between a GEMM and its epilogue (runtime/reshape_sinking.h), against
+# GELU written out in elementary ops (runtime/passes/gelu_fusion.h) and Reshapes
+# between a GEMM and its epilogue (runtime/passes/reshape_sinking.h), against
 # onnxruntime running the same graphs unfused. Each case demands the node
 # the fusions must leave ("fused_op"): the exact and tanh forms in the
 # exporters' operand orders, after MatMul(+bias) and Gemm, standalone, and

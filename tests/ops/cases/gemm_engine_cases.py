@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The vkserve Authors.
 #
-# The GEMM engine (runtime/ops/gemm_engine.h): every kernel its cost model can
+# The GEMM engine (runtime/kernels/gemm/gemm_engine.h): every kernel its cost model can
 # pick — each tile variant with a strided-matrix B (MatMul, Gemm) and with the
 # im2col / pointwise B (Conv), gemv with both B layouts — each with and
 # without split-K, at odd sizes (1, 3, 7, 13, 127, 1000) that leave partial
@@ -20,7 +20,7 @@ _RNG = np.random.default_rng(20261124)
 _OPSET = 20
 _PLAN_ATTR = "vkserve_gemm_plan"
 
-# Must match kGemmTiles in runtime/ops/gemm_plan.cc.
+# Must match kGemmTiles in runtime/kernels/gemm/gemm_plan.cc.
 MATRIX_TILES = ["128x64", "64x128", "64x64", "32x64", "64x32", "32x32", "16x64", "128x128"]
 IM2COL_TILES = ["128x64", "64x64", "32x64", "64x32", "16x64"]
 

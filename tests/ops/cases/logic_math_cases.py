@@ -63,7 +63,7 @@ def _erf_cases():
     yield _case("erf_gelu", nodes, {"X": x}, [("Y", TensorProto.FLOAT)], 13,
                 {"sqrt2": np.array(1.4142135, np.float32), "one": np.array(1.0, np.float32),
                  "half": np.array(0.5, np.float32)}, atol=1e-6, rtol=1e-5)
-    # Erf fused into a producer's epilogue (runtime/fusion.cc): Conv (im2col
+    # Erf fused into a producer's epilogue (runtime/passes/fusion.cc): Conv (im2col
     # GEMM, 1x1, depthwise), Conv -> Erf -> residual Add, Gemm, MatMul -> bias
     # Add -> Erf (the BERT intermediate layer's shape).
     def conv(name, x_shape, w_shape, group=1, residual=False, **attrs):

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The vkserve Authors.
 #
-# x * Sigmoid(x) (runtime/silu_fusion.h), as torch.nn.SiLU exports before
+# x * Sigmoid(x) (runtime/passes/silu_fusion.h), as torch.nn.SiLU exports before
 # opset 24, against onnxruntime running the same graphs unfused. Each case
 # demands the node the fusions must leave ("fused_op"): after a Conv with
 # bias (EfficientNet's blocks, FP32 and FP16) and a MatMul, in both operand

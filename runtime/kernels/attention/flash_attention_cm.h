@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// The fused attention on tensor cores (shaders/attention/flash_attention_cm.glsl):
+// the flash-attention problem of runtime/kernels/attention/flash_attention.h with S = Q K'
+// and O += P V as fp16 x fp16 -> fp32 cooperative-matrix products, the online
+// softmax in fp32. It rounds Q, K, V and P to fp16, so only FP16 precision
+// and float16 tensors run it (ChooseAttentionKernel,
+// runtime/kernels/attention/attention_choice.h). Its tensors are fp32, or all fp16 (Q, K,
+// V, an additive mask and Y: the "_f16" variants). Pure planning code;
+// thread-safe.
+#ifndef VKSERVE_RUNTIME_KERNELS_ATTENTION_FLASH_ATTENTION_CM_H_
+#define VKSERVE_RUNTIME_KERNELS_ATTENTION_FLASH_ATTENTION_CM_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "gpu/device_info.h"
+#include "runtime/kernels/attention/flash_attention.h"
+#include "runtime/kernels/dispatch_kernel.h"
+
+namespace vkserve {
+
+// One compiled variant: the head padded to `head` (a multiple of 16), `warps`
+// 32-wide subgroups of 16 query rows each, `keys` keys per shared tile.
+struct CoopmatAttentionTile {
+  uint32_t head, warps, keys;
+  uint32_t threads() const { return 32 * warps; }
+  uint32_t rows() const { return 16 * warps; }
+  // Mirrors the shader's shared arrays: the Q, K and V tiles (fp16 rows
+  // padded by 8 halves) and each subgroup's region (its fp32 scores, or P
+  // and a staged 16 x 16 block of O).
+  uint32_t shared_bytes() const;
+  // `half_io`: the variant for fp16 tensors.
+  std::string shader(bool emulated, bool half_io) const;
+};
+
+// True when `device` runs the tensor-core kernel itself: cooperative
+// matrices enabled, 32-wide subgroups and the 16x16x16 fp16/fp32 shape.
+bool CoopmatAttentionNative(const gpu::DeviceInfo& device);
+
+// The variant for `problem` on `device`, or nullopt when none serves it
+// (FlashAttentionIndexable fails, or no variant fits the device's shared
+// memory and workgroup limits). `emulated` plans the scalar emulation, which
+// any device runs (tests pin it); otherwise the device must be native.
+std::optional<CoopmatAttentionTile> PlanCoopmatAttention(const FlashAttentionProblem& problem,
+                                                         const gpu::DeviceInfo& device,
+                                                         bool emulated);
+
+// The dispatch for `problem` (which PlanCoopmatAttention accepted), with the
+// bindings of FlashAttentionStep; `half_io`: its tensors are fp16.
+absl::StatusOr<DispatchStep> CoopmatAttentionStep(KernelContext& ctx,
+                                                  const FlashAttentionProblem& problem,
+                                                  const CoopmatAttentionTile& tile, bool emulated,
+                                                  bool half_io, uint32_t mask_input,
+                                                  std::array<uint32_t, 3> qkv_inputs = {0, 1, 2});
+
+}  // namespace vkserve
+
+#endif  // VKSERVE_RUNTIME_KERNELS_ATTENTION_FLASH_ATTENTION_CM_H_

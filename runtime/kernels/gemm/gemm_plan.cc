@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+#include "runtime/kernels/gemm/gemm_plan.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/op/op_util.h"
+
+namespace vkserve {
+namespace {
+
+// The 64 x 128 and 32 x 32 tiles never won a Conv in the cost model, so no
+// im2col variant of them is built.
+constexpr GemmTile kGemmTiles[] = {
+    {"128x64", 128, 64, 16, 8, 4, 1.0, 1.0, 0.9},
+    {"64x128", 64, 128, 16, 4, 8, 1.0, 0, 0},
+    {"64x64", 64, 64, 16, 4, 4, 0.91, 0.9, 1.0},
+    {"32x64", 32, 64, 16, 4, 4, 0.95, 0.75, 0.85},
+    {"64x32", 64, 32, 16, 4, 4, 0.92, 0.85, 0.9},
+    {"32x32", 32, 32, 16, 4, 4, 0.8, 0, 0},
+    {"16x64", 16, 64, 16, 4, 4, 0.75, 0.5, 0.6},
+    // 8 x 8 outputs per thread (4 FMAs per shared-memory load, against 128x64's
+    // 2.7) in 8-deep steps: on the H200, 3-11 % faster than 128x64 where the
+    // output fills the GPU (4096^3, GPT-2's 1024 x 50257 x 768 logits), slower
+    // wherever it does not (the occupancy term keeps it off those), with
+    // split-K (2-2.3x slower on BERT's shapes) and on every Conv swept.
+    {"128x128", 128, 128, 8, 8, 8, 1.08, 0, 0, /*max_splits=*/1},
+};
+
+// Tensor-core tiles; each is built per matrix shape in
+// VKSERVE_GEMM_COOPMAT_TILES (shaders/CMakeLists.txt). The wave model's
+// figures were fitted on the H100 (every tile and split of 1, 2 and 4
+// pinned on six square and BERT shapes, FP16 with fp16 weights; median
+// error 6 %; benchmarks/ops/fit_coopmat_cost.py refits them from a sweep).
+// `resident` follows each variant's register count there (255,
+// 160, 244, 248 and 110 registers); 64x64s1 was not swept and is rated from
+// its 2048^3 time against 64x64's. `speed` serves devices that do
+// not report their SMs.
+constexpr CoopmatTile kCoopmatTiles[] = {
+    {"128x128", 128, 128, 32, 2, 4, 2, {16, 16, 16}, 1.0, 1, 1.212, 1.377},
+    {"128x128w4", 128, 128, 32, 2, 2, 2, {16, 16, 16}, 1.05, 2, 1.540, 9.690},
+    {"128x256", 128, 256, 32, 2, 4, 1, {16, 16, 16}, 1.1, 1, 1.948, 4.953},
+    {"256x128", 256, 128, 32, 4, 2, 1, {16, 16, 16}, 1.1, 1, 2.110, 5.131},
+    {"64x64", 64, 64, 32, 2, 2, 2, {16, 16, 16}, 0.8, 4, 0.985, 3.559},
+    {"64x64s1", 64, 64, 32, 2, 2, 1, {16, 16, 16}, 0.75, 4, 1.140, 3.559},
+};
+// The wave model's split-K price: the reduction dispatch, and per million
+// partial sums written and read back (the same fit).
+constexpr double kCoopmatSplitUs = 3.138;
+constexpr double kCoopmatPartialUsPerMillion = 2.659;
+// Each doubling of the splits must save this share of the time: the fit's
+// errors are of that order, and a near tie is better kept in one pass (on
+// BERT b8's FFN2, 128x128w4/4 and 64x64/2 tie in the model but measure
+// 77 and 59 us).
+constexpr double kCoopmatSplitMargin = 0.03;
+
+// The order the cost model visits tiles in per B loader: on a cost within
+// 0.1% the earlier tile wins (each loader's order is part of its
+// calibration).
+constexpr size_t kMatrixOrder[] = {0, 1, 2, 3, 4, 5, 6, 7};
+constexpr size_t kIm2colOrder[] = {0, 2, 4, 3, 6};
+
+constexpr int64_t kGemvChunkStep = 64;
+
+// The cost model's constants for one B loader on one kind of device, in
+// microseconds. A plan costs
+//
+//   (padded FLOPs + partial_flops * partial sums) / (flops_per_us * s * b^p)
+//     + dispatch_us * dispatches + partial_us * (splits + partial_extra) * outputs
+//
+// where b = min(1, invocations / target) is how busy the dispatch keeps the
+// device, p = occupancy_power, and s is the tile's speed, or speed^b when
+// speed_needs_busy (below a full device the GPU is latency-bound and the
+// tile's efficiency matters less). Splitting K (powers of two) fills the
+// device when there are few output tiles, at the price of the reduction
+// pass. The matrix loader was fitted to H100 sweeps over BERT, GPT-2 and
+// classifier shapes, the im2col loaders to ResNet / MobileNet /
+// EfficientNet convolutions (~20 TFLOP/s for good tiles, ~5 us per
+// dispatch, ~2.5 TB/s); a CPU device (lavapipe) fills with few invocations
+// but still gets split-K when a dispatch would run on a few cores.
+struct Calibration {
+  double target;
+  double flops_per_us;
+  double occupancy_power;
+  bool speed_needs_busy;
+  double dispatch_us;
+  double partial_flops;
+  double partial_us;
+  double partial_extra;
+  int64_t min_chunk;  // smallest K per split; 0: the tile's BK
+};
+
+const Calibration& CalibrationFor(GemmOperandKind kind, const gpu::DeviceInfo& info,
+                                  bool coopmat = false) {
+  static constexpr Calibration kMatrixGpu{98304, 1, 0.5, false, 0, 16, 0, 0, 96};
+  static constexpr Calibration kMatrixCpu{4096, 1, 0.5, false, 0, 16, 0, 0, 96};
+  // Tensor cores on a device that does not report its SMs, and Conv's
+  // im2col loaders (else the wave model, WaveCost): the matrix loader's form
+  // (padded work over occupancy) choosing between the coopmat tiles by
+  // their speeds.
+  static constexpr Calibration kCoopmatGpu{98304, 1, 0.5, false, 0, 16, 0, 0, 64};
+  if (coopmat) return kCoopmatGpu;
+  static constexpr Calibration kIm2colGpu{40960, 2e7, 1, true, 5, 0, 4 / 2.5e6, 1, 0};
+  static constexpr Calibration kIm2colCpu{4096, 5e4, 1, true, 20, 0, 4 / 2e4, 1, 0};
+  const bool cpu = info.type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  if (kind == GemmOperandKind::kMatrix) return cpu ? kMatrixCpu : kMatrixGpu;
+  return cpu ? kIm2colCpu : kIm2colGpu;
+}
+
+bool Fits(const GemmTile& t, const gpu::DeviceInfo& info) {
+  return t.threads() <= info.max_workgroup_invocations &&
+         t.threads() <= info.max_workgroup_size[0] && t.shared_bytes() <= info.max_shared_memory;
+}
+
+// Fills k_chunk (a multiple of `step`) and the splits that chunk gives.
+void SetChunk(int64_t k, int64_t splits, int64_t step, GemmPlan* plan) {
+  if (k == 0) {
+    plan->k_chunk = static_cast<uint32_t>(step);
+    plan->splits = 1;
+    return;
+  }
+  const int64_t chunk = CeilDiv(CeilDiv(k, splits), step) * step;
+  plan->k_chunk = static_cast<uint32_t>(chunk);
+  plan->splits = static_cast<uint32_t>(CeilDiv(k, chunk));
+}
+
+// Bandwidth-bound: split K only when far too few workgroups stream B.
+GemmPlan ChooseGemv(const GemmShape& s, const gpu::DeviceInfo& info) {
+  const std::array<uint32_t, 3> local = GemvLocal(s.b_trans);
+  const int64_t cols = s.b_trans ? local[1] : local[0] * 4;
+  const double threads = static_cast<double>(CeilDiv(s.n, cols) * s.batch) * local[0] * local[1];
+  const double target = CalibrationFor(GemmOperandKind::kMatrix, info).target;
+  int64_t splits = 1;
+  while (splits < kGemmMaxSplits && s.k / (splits * 2) >= 256 && threads * splits < target / 2) {
+    splits *= 2;
+  }
+  GemmPlan plan;
+  SetChunk(s.k, splits, kGemvChunkStep, &plan);
+  return plan;
+}
+
+// What the cost model needs of a tile.
+struct Candidate {
+  uint32_t bm, bn, bk, threads;
+  double speed;
+};
+
+double Cost(const GemmShape& s, const Candidate& t, int64_t splits, const Calibration& c) {
+  const int64_t tiles = CeilDiv(s.m, t.bm) * CeilDiv(s.n, t.bn) * s.batch;
+  const double padded = 2.0 * static_cast<double>(CeilDiv(s.m, t.bm) * t.bm) *
+                        static_cast<double>(CeilDiv(s.n, t.bn) * t.bn) *
+                        static_cast<double>(std::max<int64_t>(s.k, 1)) * s.batch;
+  const double outputs = static_cast<double>(s.m * s.n * s.batch);
+  const double busy = std::min(1.0, static_cast<double>(tiles * splits * t.threads) / c.target);
+  const double tile_speed = t.speed;
+  const double speed = c.speed_needs_busy ? std::pow(tile_speed, busy) : tile_speed;
+  const double partials = splits > 1 ? outputs * splits : 0;
+  double cost = (padded + c.partial_flops * partials) /
+                    (c.flops_per_us * speed * std::pow(busy, c.occupancy_power)) +
+                c.dispatch_us;
+  if (splits > 1) cost += c.dispatch_us + c.partial_us * (splits + c.partial_extra) * outputs;
+  return cost;
+}
+
+bool CoopmatFits(const CoopmatTile& t, const gpu::DeviceInfo& info) {
+  return t.threads() <= info.max_workgroup_invocations &&
+         t.threads() <= info.max_workgroup_size[0] && t.shared_bytes() <= info.max_shared_memory;
+}
+
+// The device's shape for `t`, when it reports it and runs `t` at all.
+bool CoopmatUsable(const CoopmatTile& t, const gpu::DeviceInfo& info) {
+  if (!info.cooperative_matrix_enabled || info.subgroup_size != 32 || !CoopmatFits(t, info)) {
+    return false;
+  }
+  return std::any_of(info.coopmat_f16_f32_shapes.begin(), info.coopmat_f16_f32_shapes.end(),
+                     [&](const gpu::DeviceInfo::MatrixShape& m) {
+                       return m.m == t.shape.m && m.n == t.shape.n && m.k == t.shape.k;
+                     });
+}
+
+// A tensor-core plan's time on a device with `units` SMs: whole waves of
+// resident workgroups, each paying its K steps and a fixed part, plus the
+// split-K reduction. Waves, not FLOPs: a 1024 x 768 output in 128 x 256
+// tiles is 24 workgroups on 132 SMs, and splitting K fills the rest.
+double WaveCost(const GemmShape& s, const CoopmatTile& t, int64_t splits, uint32_t units) {
+  const int64_t workgroups = CeilDiv(s.m, t.bm) * CeilDiv(s.n, t.bn) * s.batch * splits;
+  const int64_t waves = CeilDiv(workgroups, static_cast<int64_t>(units) * t.resident);
+  const int64_t steps = CeilDiv(CeilDiv(std::max<int64_t>(s.k, 1), splits), t.bk);
+  double cost = static_cast<double>(waves) * (static_cast<double>(steps) * t.step_us + t.wave_us);
+  if (splits > 1) {
+    const double partials = static_cast<double>(s.m * s.n * s.batch * splits);
+    cost += kCoopmatSplitUs + kCoopmatPartialUsPerMillion * partials / 1e6;
+  }
+  return cost * (1 + kCoopmatSplitMargin * std::log2(static_cast<double>(splits)));
+}
+
+// The cheapest tensor-core tile and split, or nullopt when the device has none.
+std::optional<GemmPlan> ChooseCoopmat(const GemmShape& s, const gpu::DeviceInfo& info) {
+  const Calibration& c = CalibrationFor(s.b_kind, info, /*coopmat=*/true);
+  // The wave model was fitted with a matrix B; Conv's im2col loaders keep
+  // the speed-rated model, whose choices matched or beat every pinned plan
+  // on the ResNet-50 / MobileNet-V2 shapes swept.
+  const bool wave_model = info.compute_units > 0 && s.b_kind == GemmOperandKind::kMatrix;
+  const CoopmatTile* best = nullptr;
+  int64_t best_splits = 1;
+  double best_cost = 0;
+  for (const CoopmatTile& t : kCoopmatTiles) {
+    if (!CoopmatUsable(t, info)) continue;
+    const Candidate candidate{t.bm, t.bn, t.bk, t.threads(), t.speed};
+    for (int64_t splits = 1; splits <= kGemmMaxSplits; splits *= 2) {
+      if (splits > 1 && s.k / splits < c.min_chunk) break;
+      const double cost =
+          wave_model ? WaveCost(s, t, splits, info.compute_units) : Cost(s, candidate, splits, c);
+      if (best == nullptr || cost < best_cost * 0.999) {
+        best = &t;
+        best_cost = cost;
+        best_splits = splits;
+      }
+    }
+  }
+  if (best == nullptr) return std::nullopt;
+  GemmPlan plan;
+  plan.coopmat = best;
+  SetChunk(s.k, best_splits, best->bk, &plan);
+  return plan;
+}
+
+}  // namespace
+
+double GemmTile::speed(GemmOperandKind kind) const {
+  switch (kind) {
+    case GemmOperandKind::kMatrix:
+      return speed_matrix;
+    case GemmOperandKind::kIm2col:
+      return speed_im2col;
+    case GemmOperandKind::kPointwise:
+      return speed_pointwise;
+  }
+  return 0;
+}
+
+std::span<const GemmTile> GemmTiles() { return kGemmTiles; }
+std::span<const CoopmatTile> CoopmatTiles() { return kCoopmatTiles; }
+
+std::string GemmPlan::shader(GemmOperandKind b_kind, bool f16_io, bool b_f16) const {
+  const char* io = f16_io ? "_f16" : (b_f16 ? "_b16" : "");
+  if (gemv()) return absl::StrCat("ops/gemv", io);
+  const char* loader = b_kind == GemmOperandKind::kMatrix ? "" : "_im2col";
+  if (coopmat != nullptr) {
+    return absl::StrCat("ops/gemm_cm_", coopmat->name, "_", coopmat->shape.m, "x", coopmat->shape.n,
+                        "x", coopmat->shape.k, loader, io, emulated ? "_emu" : "");
+  }
+  return absl::StrCat("ops/gemm_", tile->name, loader, io);
+}
+
+std::array<uint32_t, 3> GemvLocal(bool b_trans) {
+  // B_TRANS: LX invocations over K for each of LY columns; otherwise LX x 4
+  // columns with LY invocations over K.
+  return b_trans ? std::array<uint32_t, 3>{32, 4, 1} : std::array<uint32_t, 3>{16, 16, 1};
+}
+
+absl::StatusOr<GemmPlan> ChooseGemmPlan(const GemmShape& s, const gpu::DeviceInfo& info) {
+  if (s.b_kind == GemmOperandKind::kMatrix && s.m <= kGemvMaxM) return ChooseGemv(s, info);
+  // fp16 tensors take the tensor cores at either precision: their products
+  // are exact in fp32 and the sums are fp32 on both paths.
+  if (s.fp16 || s.f16_io) {
+    if (std::optional<GemmPlan> plan = ChooseCoopmat(s, info)) return *plan;
+  }
+  const Calibration& c = CalibrationFor(s.b_kind, info);
+  const GemmTile* best = nullptr;
+  int64_t best_splits = 1;
+  double best_cost = 0;
+  const std::span<const size_t> order = s.b_kind == GemmOperandKind::kMatrix
+                                            ? std::span<const size_t>(kMatrixOrder)
+                                            : std::span<const size_t>(kIm2colOrder);
+  for (size_t index : order) {
+    const GemmTile& t = kGemmTiles[index];
+    if (t.speed(s.b_kind) <= 0 || !Fits(t, info)) continue;
+    const int64_t min_chunk = c.min_chunk > 0 ? c.min_chunk : t.bk;
+    const Candidate candidate{t.bm, t.bn, t.bk, t.threads(), t.speed(s.b_kind)};
+    for (int64_t splits = 1; splits <= t.max_splits; splits *= 2) {
+      if (splits > 1 && s.k / splits < min_chunk) break;
+      const double cost = Cost(s, candidate, splits, c);
+      if (best == nullptr || cost < best_cost * 0.999) {
+        best = &t;
+        best_cost = cost;
+        best_splits = splits;
+      }
+    }
+  }
+  if (best == nullptr) {
+    return absl::UnimplementedError("no GEMM tile fits this device's workgroup limits");
+  }
+  GemmPlan plan;
+  plan.tile = best;
+  SetChunk(s.k, best_splits, best->bk, &plan);
+  return plan;
+}
+
+absl::StatusOr<GemmPlan> ParseGemmPlan(std::string_view spec, const GemmShape& s,
+                                       const gpu::DeviceInfo& info) {
+  // A bounded, printable prefix of the (untrusted) spec for messages.
+  std::string shown(spec.substr(0, 32));
+  for (char& ch : shown) {
+    if (ch < 0x20 || ch > 0x7e) ch = '?';
+  }
+  std::string_view kernel = spec;
+  int64_t splits = 1;
+  if (const size_t slash = spec.find('/'); slash != std::string_view::npos) {
+    kernel = spec.substr(0, slash);
+    const std::string_view count = spec.substr(slash + 1);
+    const auto [end, ec] = std::from_chars(count.data(), count.data() + count.size(), splits);
+    if (ec != std::errc() || end != count.data() + count.size() || splits < 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(kGemmPlanAttr, " '", shown, "' has a bad split count"));
+    }
+  }
+  splits = std::min(splits, kGemmMaxSplits);
+  GemmPlan plan;
+  if (kernel == "gemv") {
+    if (s.b_kind != GemmOperandKind::kMatrix) {
+      return absl::UnimplementedError(absl::StrCat(kGemmPlanAttr, " 'gemv' needs a matrix B"));
+    }
+    SetChunk(s.k, splits, kGemvChunkStep, &plan);
+    return plan;
+  }
+  if (kernel.substr(0, 2) == "cm") {
+    for (const CoopmatTile& t : kCoopmatTiles) {
+      if (kernel.substr(2) != t.name) continue;
+      if (!CoopmatUsable(t, info)) {
+        // Emulated only where the device has no tensor cores at all (a
+        // device that has them but not this shape gets no plan).
+        if (info.cooperative_matrix_enabled || !CoopmatFits(t, info)) continue;
+        plan.emulated = true;
+      }
+      plan.coopmat = &t;
+      SetChunk(s.k, splits, t.bk, &plan);
+      return plan;
+    }
+    return absl::UnimplementedError(
+        absl::StrCat(kGemmPlanAttr, " '", shown, "': this device has no such tensor-core tile"));
+  }
+  for (const GemmTile& t : kGemmTiles) {
+    if (kernel != t.name) continue;
+    if (t.speed(s.b_kind) <= 0 || !Fits(t, info)) {
+      return absl::UnimplementedError(absl::StrCat(kGemmPlanAttr, " tile ", t.name,
+                                                   " is not built for this operand or does not "
+                                                   "fit the device"));
+    }
+    plan.tile = &t;
+    SetChunk(s.k, splits, t.bk, &plan);
+    return plan;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(kGemmPlanAttr, " '", shown, "' names no GEMM kernel"));
+}
+
+}  // namespace vkserve

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// GemmPlan: how the GEMM engine (gemm_engine.h) runs one normalized problem —
+// which kernel (a tile variant of shaders/gemm/gemm_tile.glsl, or gemv for
+// skinny M) and how many ways K is split. Holds the engine's one tile table
+// (mirroring VKSERVE_GEMM_TILES in shaders/CMakeLists.txt) and its one cost
+// model, and parses the `vkserve_gemm_plan` node attribute that pins a plan
+// (tests reach every variant with it; benchmarks sweep tiles with it).
+// Pure functions over constant tables; thread-safe.
+#ifndef VKSERVE_RUNTIME_KERNELS_GEMM_GEMM_PLAN_H_
+#define VKSERVE_RUNTIME_KERNELS_GEMM_GEMM_PLAN_H_
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "gpu/device_info.h"
+
+namespace vkserve {
+
+// How the kernel reads operand B (A is always a strided matrix).
+enum class GemmOperandKind {
+  kMatrix,     // strided [K, N] or [N, K]
+  kIm2col,     // Conv's implicit im2col view of an NCHW batch
+  kPointwise,  // the same for a 1x1, stride-1, unpadded Conv: X itself
+};
+
+// One tile variant: BM x BN outputs per workgroup, BK per K step, TM x TN
+// outputs per thread. `speed_*` is its relative throughput per padded FLOP
+// on a full device for each B loader, measured on an H100 (0: not built for
+// that loader). An 8 x 8 register tile (128 x 128) measured 10-20x slower on
+// the H100's Vulkan driver, so none is built.
+// The most K splits any plan uses.
+inline constexpr int64_t kGemmMaxSplits = 16;
+
+struct GemmTile {
+  const char* name;  // "<BM>x<BN>"
+  uint32_t bm, bn, bk, tm, tn;
+  double speed_matrix, speed_im2col, speed_pointwise;
+  int64_t max_splits = kGemmMaxSplits;  // the most K splits the cost model tries
+  uint32_t threads() const { return (bm / tm) * (bn / tn); }
+  // Two stages of A and B tiles, rows padded by one vec4.
+  uint32_t shared_bytes() const { return 2 * bk * ((bm / 4 + 1) + (bn / 4 + 1)) * 16; }
+  double speed(GemmOperandKind kind) const;
+};
+
+// The tile table.
+std::span<const GemmTile> GemmTiles();
+
+// A tensor-core variant (shaders/gemm/gemm_coopmat.glsl, VK_NV_cooperative_
+// matrix): BM x BN outputs per workgroup of warps_m x warps_n 32-wide
+// subgroups, BK per step through `stages` shared stages, computed as `shape`
+// fp16 x fp16 -> fp32 matrices. Only offered where the device reports
+// `shape` and 32-wide subgroups; a pinned plan runs its scalar emulation
+// elsewhere (GemmPlan::emulated).
+struct CoopmatTile {
+  const char* name;  // "<BM>x<BN>", "w<subgroups>" / "s1" for other warp / stage counts
+  uint32_t bm, bn, bk, warps_m, warps_n, stages;
+  gpu::DeviceInfo::MatrixShape shape;
+  double speed;  // relative throughput per padded FLOP (devices that do not report their SMs)
+  // The wave model (devices that report their SMs): workgroups resident
+  // per SM, and the microseconds a wave of them takes per K step and once.
+  uint32_t resident;
+  double step_us, wave_us;
+  uint32_t threads() const { return warps_m * warps_n * 32; }
+  // fp16 stages of A and B (rows padded by 8 halves, sized for either
+  // orientation) and an fp32 staging block per subgroup.
+  uint32_t shared_bytes() const {
+    const auto stage = [&](uint32_t mn) { return std::max(mn * (bk + 8), bk * (mn + 8)); };
+    return stages * (stage(bm) + stage(bn)) * 2 + warps_m * warps_n * shape.m * shape.n * 4;
+  }
+};
+std::span<const CoopmatTile> CoopmatTiles();
+
+// The shape a plan is chosen for (after the engine's normalization).
+struct GemmShape {
+  int64_t m = 0, n = 0, k = 0;
+  int64_t batch = 1;  // product of the batch dims (Conv: groups)
+  bool b_trans = false;
+  GemmOperandKind b_kind = GemmOperandKind::kMatrix;
+  bool fp16 = false;    // Precision::kFp16: tensor-core kernels allowed
+  bool f16_io = false;  // fp16 tensors (the "_f16" variants; tensor cores allowed too)
+  bool b_f16 = false;   // fp32 tensors but an fp16 B (matrix B only; "_b16" variants)
+};
+
+struct GemmPlan {
+  const GemmTile* tile = nullptr;        // the scalar core, or
+  const CoopmatTile* coopmat = nullptr;  // the tensor-core one; both null: gemv
+  uint32_t splits = 1;                   // K splits actually used
+  uint32_t k_chunk = 0;                  // K per split (a multiple of the kernel's K step)
+  bool emulated = false;                 // coopmat's scalar emulation ("_emu"; pinned only)
+  bool gemv() const { return tile == nullptr && coopmat == nullptr; }
+  // The embedded shader: "ops/gemv", "ops/gemm_<BM>x<BN>",
+  // "ops/gemm_cm_<name>_<M>x<N>x<K>", each tile with "_im2col" for that
+  // B loader; with f16_io the fp16-tensor variant ("_f16"); a coopmat tile
+  // with "_emu" when emulated; with b_f16 (fp32 tensors, fp16 matrix B)
+  // the "_b16" variant.
+  std::string shader(GemmOperandKind b_kind, bool f16_io = false, bool b_f16 = false) const;
+};
+
+// gemv.comp: rows of op(A) per workgroup, the largest M it is chosen for,
+// and its workgroup shape per B layout.
+inline constexpr int64_t kGemvRows = 4;
+inline constexpr int64_t kGemvMaxM = 8;
+std::array<uint32_t, 3> GemvLocal(bool b_trans);
+
+// The plan minimizing the cost model for `shape` among the kernels that fit
+// the device's workgroup and shared-memory limits: with shape.fp16 a
+// tensor-core tile when the device offers one (gemv still for M <= 8),
+// else the scalar tiles; fp16 tensors (f16_io) likewise at either
+// precision. UNIMPLEMENTED when none fits.
+absl::StatusOr<GemmPlan> ChooseGemmPlan(const GemmShape& shape, const gpu::DeviceInfo& info);
+
+// The node attribute pinning a plan: "gemv", "<BM>x<BN>", "cm<name>"
+// (tensor cores where the device has them, else their scalar emulation,
+// which only tests use: it is correct but slow), optionally
+// followed by "/<splits>" ("64x64/4"). Not "_vkserve_"-prefixed (a name the
+// loader reserves for internal attributes): a model may set it, so it is
+// untrusted like the rest of the model.
+inline constexpr char kGemmPlanAttr[] = "vkserve_gemm_plan";
+
+// The plan `spec` names for `shape`. INVALID_ARGUMENT for a malformed spec,
+// UNIMPLEMENTED for a kernel not built for this operand kind or not fitting
+// the device. Splits are capped at 16 and at what K allows.
+absl::StatusOr<GemmPlan> ParseGemmPlan(std::string_view spec, const GemmShape& shape,
+                                       const gpu::DeviceInfo& info);
+
+}  // namespace vkserve
+
+#endif  // VKSERVE_RUNTIME_KERNELS_GEMM_GEMM_PLAN_H_

@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Swish (opsets 24-27), fp32 and fp16: an activation with attribute alpha (default 1.0;
+// runtime/ops/unary/unary_op.h); the formula is in shaders/common/activation.glsl
+// and runtime/op/activation.cc.
+#include "runtime/op/op_registry.h"
+#include "runtime/ops/unary/unary_op.h"
+
+namespace vkserve {
+
+VKSERVE_REGISTER_OP("", "Swish", 24, 27, AlphaActivationOp<Activation::kSwish>);
+
+}  // namespace vkserve

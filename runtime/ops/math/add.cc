@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Add (opsets 7-27) with numpy broadcasting (runtime/ops/math/binary_op.h).
+#include "runtime/kernels/via_float32.h"
+#include "runtime/op/op_registry.h"
+#include "runtime/ops/math/binary_op.h"
+
+namespace vkserve {
+namespace {
+
+class AddOp : public BinaryOp {
+ public:
+  AddOp() : BinaryOp(Kind::kAdd) {}
+  bool IsElementwiseAdd(const Node& /*node*/) const override { return true; }
+};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "Add", 7, 27, Float64ViaFloat32<AddOp>);
+
+}  // namespace vkserve

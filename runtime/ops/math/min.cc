@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Min (opsets 8-27): the elementwise minimum of one or more inputs with numpy
+// broadcasting (runtime/ops/math/binary_op.h).
+#include "runtime/kernels/via_float32.h"
+#include "runtime/op/op_registry.h"
+#include "runtime/ops/math/binary_op.h"
+
+namespace vkserve {
+namespace {
+
+class MinOp : public BinaryOp {
+ public:
+  MinOp() : BinaryOp(Kind::kMin, Arity::kVariadic) {}
+};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "Min", 8, 27, Float64ViaFloat32<MinOp>);
+
+}  // namespace vkserve

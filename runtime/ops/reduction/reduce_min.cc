@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// ReduceMin (opsets 1-27): the minimum over the axes (runtime/ops/reduction/reduce_op.h);
+// axes is input 1 from opset 18.
+#include "runtime/kernels/via_float32.h"
+#include "runtime/op/op_registry.h"
+#include "runtime/ops/reduction/reduce_op.h"
+
+namespace vkserve {
+
+using ReduceMinOp = ReduceKindOp<ReduceOp::Kind::kMin, 18>;
+
+VKSERVE_REGISTER_OP("", "ReduceMin", 1, 27, ExactViaFloat32<Float64ViaFloat32<ReduceMinOp>>);
+
+}  // namespace vkserve

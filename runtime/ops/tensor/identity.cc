@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// Identity (opsets 1-27): output 0 is input 0's bytes — an alias, no
+// dispatch; folded when the input is known.
+#include "runtime/op/op_registry.h"
+#include "runtime/op/op_util.h"
+
+namespace vkserve {
+namespace {
+
+class IdentityOp : public Op {
+ public:
+  Execution execution() const override { return Execution::kAlias; }
+  bool PassesThrough(const Node& /*node*/) const override { return true; }
+  absl::Status Infer(InferContext& ctx) const override {
+    ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
+    ctx.outputs[0] = *x;  // dtype, shape, and the value when known
+    return absl::OkStatus();
+  }
+};
+
+}  // namespace
+
+VKSERVE_REGISTER_OP("", "Identity", 1, 27, IdentityOp);
+
+}  // namespace vkserve

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+#include "server/scheduling/cross_device_inputs.h"
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+
+namespace vkserve {
+
+absl::Status LocalizeInputs(const gpu::Device* device, RunRequest* run, CrossDeviceCopies* copies) {
+  for (InputBinding& b : run->inputs) {
+    if (b.device == nullptr || b.device->device() == device) continue;
+    absl::StatusOr<HostTensor> host = b.device->Read();
+    if (!host.ok()) {
+      return absl::Status(
+          host.status().code(),
+          absl::StrCat("input '", b.name,
+                       "': copying it from the GPU that holds it: ", host.status().message()));
+    }
+    ++copies->copies;
+    copies->bytes += host->byte_size();
+    const HostTensor& held = copies->held.emplace_back(*std::move(host));
+    b.host = HostTensorView{held.dtype, held.shape, held.data};
+    b.device = nullptr;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace vkserve

@@ -1,0 +1,580 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+#include "server/scheduling/dynamic_batcher.h"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "base/status_macros.h"
+#include "base/unshared_status.h"
+#include "boost/asio/post.hpp"
+#include "server/scheduling/batch_assembly.h"
+#include "server/scheduling/warmup_runs.h"
+#include "spdlog/spdlog.h"
+
+namespace vkserve {
+namespace {
+
+// How often waiting requests are checked for cancellation: the client's
+// flag is polled, it does not wake the batcher.
+constexpr absl::Duration kCancelPoll = absl::Milliseconds(5);
+
+// Lone requests (dynamic_batcher.h): after this many batches in a row that
+// waited out the delay alone, lone requests stop waiting; one in
+// kProbeEvery still waits.
+constexpr int kFruitlessWaits = 8;
+constexpr uint64_t kProbeEvery = 16;
+
+// Batch sizes planned ahead at once (PlanAhead).
+constexpr size_t kMaxPlansAhead = 4;
+
+uint64_t Nanos(absl::Duration d) {
+  return static_cast<uint64_t>(std::max<int64_t>(absl::ToInt64Nanoseconds(d), 0));
+}
+
+std::vector<int> SortedUnique(std::vector<int> sizes) {
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
+
+// Only what PriorityIndex reads, so the batcher keeps no copy of the config.
+ModelSettings PrioritySettings(const ModelSettings& settings) {
+  ModelSettings s;
+  s.priority_levels = settings.priority_levels;
+  s.default_priority_level = settings.default_priority_level;
+  return s;
+}
+
+}  // namespace
+
+DynamicBatcher::DynamicBatcher(std::shared_ptr<const Model> model, const ModelSettings& settings,
+                               std::vector<int> sessions_by_gpu)
+    : model_(std::move(model)),
+      name_(settings.name),
+      max_batch_size_(settings.max_batch_size),
+      preferred_(SortedUnique(settings.preferred_batch_sizes)),
+      max_delay_(settings.max_queue_delay),
+      priority_settings_(PrioritySettings(settings)),
+      levels_(LevelPolicies(settings)),
+      queues_(levels_.size()),
+      idle_(sessions_by_gpu.size()),
+      load_(sessions_by_gpu),
+      pacing_(static_cast<int>(sessions_by_gpu.size())),
+      busy_by_gpu_(sessions_by_gpu.size(), 0) {}
+
+absl::StatusOr<std::unique_ptr<DynamicBatcher>> DynamicBatcher::Create(
+    std::shared_ptr<const Model> model, const ModelSettings& settings,
+    const SessionOptions& session_options) {
+  if (settings.max_batch_size < 1) {
+    return absl::InvalidArgumentError("dynamic batching needs max_batch_size > 0");
+  }
+  return Create({ModelReplica{std::move(model), std::max(1, settings.sessions)}}, settings,
+                session_options);
+}
+
+absl::StatusOr<std::unique_ptr<DynamicBatcher>> DynamicBatcher::Create(
+    std::vector<ModelReplica> replicas, const ModelSettings& settings,
+    const SessionOptions& session_options, std::shared_ptr<const WarmupRuns> warmup) {
+  if (settings.max_batch_size < 1) {
+    return absl::InvalidArgumentError("dynamic batching needs max_batch_size > 0");
+  }
+  if (replicas.empty()) return absl::InvalidArgumentError("a batcher needs at least one GPU");
+  std::vector<int> sessions_by_gpu;
+  for (const ModelReplica& r : replicas) {
+    if (r.sessions < 1)
+      return absl::InvalidArgumentError("a batcher needs at least one session per GPU");
+    sessions_by_gpu.push_back(r.sessions);
+  }
+  auto batcher = std::unique_ptr<DynamicBatcher>(
+      new DynamicBatcher(replicas.front().model, settings, sessions_by_gpu));
+  ASSIGN_OR_RETURN(std::shared_ptr<const WarmupRuns> targets,
+                   batcher->PaddingTargets(*replicas.front().model, warmup.get()));
+  for (size_t g = 0; g < replicas.size(); ++g) {
+    for (int i = 0; i < replicas[g].sessions; ++i) {
+      ASSIGN_OR_RETURN(auto session, Session::Create(replicas[g].model, session_options));
+      if (warmup != nullptr) RETURN_IF_ERROR(warmup->RunOn(*session));
+      RETURN_IF_ERROR(targets->RunOn(*session));
+      batcher->idle_[g].push_back(session.get());
+      batcher->sessions_.push_back(std::move(session));
+    }
+  }
+  // Two runners per session: one runs the session's next batch while the
+  // other answers its last (Run).
+  batcher->runners_.emplace(2 * batcher->sessions_.size());
+  batcher->work_.emplace(boost::asio::make_work_guard(batcher->io_));
+  batcher->io_thread_ = std::thread([b = batcher.get()] { b->io_.run(); });
+  return batcher;
+}
+
+absl::StatusOr<std::shared_ptr<const WarmupRuns>> DynamicBatcher::PaddingTargets(
+    const Model& model, const WarmupRuns* warmup) const {
+  // Samples differing only in batch size plan once.
+  std::set<std::vector<std::vector<int64_t>>> bases;
+  if (warmup != nullptr && !warmup->empty()) {
+    for (std::vector<std::vector<int64_t>> shapes : warmup->Shapes()) {
+      for (std::vector<int64_t>& s : shapes) {
+        if (!s.empty()) s[0] = 0;
+      }
+      bases.insert(std::move(shapes));
+    }
+  } else {
+    bases.insert(model.DefaultInputShapes());
+  }
+  // The largest batch the batcher forms is always planned, so any smaller
+  // one can be padded to a planned size.
+  const std::vector<int> sizes =
+      preferred_.empty() ? std::vector<int>{static_cast<int>(max_batch_size_)} : preferred_;
+  std::vector<std::vector<std::vector<int64_t>>> shapes;
+  std::vector<std::string> labels;
+  for (const std::vector<std::vector<int64_t>>& base : bases) {
+    for (int size : sizes) {
+      std::vector<std::vector<int64_t>> at = base;
+      for (size_t i = 0; i < at.size(); ++i) {
+        if (at[i].empty()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "input '", model.inputs()[i].name, "' has no batch dimension to batch along"));
+        }
+        at[i][0] = size;
+      }
+      shapes.push_back(std::move(at));
+      labels.push_back(absl::StrCat("warming up preferred batch size ", size));
+    }
+  }
+  return WarmupRuns::Zeros(model, shapes, labels);
+}
+
+DynamicBatcher::~DynamicBatcher() {
+  Drain();
+  // Every request is answered; runners may still hand their session back.
+  if (runners_) runners_->join();
+  planner_.stop();  // plans not started yet are not needed any more
+  planner_.join();
+  work_.reset();
+  io_.stop();  // drops the timer's wait
+  if (io_thread_.joinable()) io_thread_.join();
+}
+
+void DynamicBatcher::Submit(SchedulerRequest request, Callback done) {
+  Pending p;
+  p.submitted = absl::Now();
+  p.key = BatchKey(request);
+  p.level = PriorityIndex(priority_settings_, request.priority);
+  p.deadline = QueueDeadline(levels_[static_cast<size_t>(p.level)], p.submitted, request);
+  p.request = std::move(request);
+  p.done = std::move(done);
+  {
+    MutexLock lock(&mutex_);
+    if (!draining_) {
+      ++outstanding_;
+      boost::asio::post(io_, [this, p = std::move(p)]() mutable { Enqueue(std::move(p)); });
+      return;
+    }
+  }
+  p.done(absl::UnavailableError("the model is being unloaded"), ExecutionInfo{});
+}
+
+void DynamicBatcher::Enqueue(Pending pending) {
+  const QueuePolicy& policy = levels_[static_cast<size_t>(pending.level)];
+  std::deque<Pending>& queue = queues_[static_cast<size_t>(pending.level)];
+  if (policy.max_queue_size > 0 && static_cast<int64_t>(queue.size()) >= policy.max_queue_size) {
+    std::string level =
+        levels_.size() > 1 ? absl::StrCat(" at priority level ", pending.level + 1) : "";
+    Answer(pending,
+           absl::ResourceExhaustedError(absl::StrCat("the queue of model '", name_, "' is full (",
+                                                     policy.max_queue_size, " requests waiting",
+                                                     level, ")")),
+           ExecutionInfo{});
+    return;
+  }
+  if (skipping_waits_) pending.skip_wait = ++lone_arrivals_ % kProbeEvery != 0;
+  queue.push_back(std::move(pending));
+  {
+    MutexLock lock(&mutex_);
+    ++queued_;
+  }
+  Schedule();
+}
+
+void DynamicBatcher::Schedule() {
+  const absl::Time now = absl::Now();
+  absl::Time wake = Sweep(now);
+  for (;;) {
+    absl::Time send_by;
+    const int gpu = pacing_.Soonest(load_.LeastBusy(), BatchLimit(), &send_by);
+    if (gpu < 0) break;
+    absl::Time form_wake = absl::InfiniteFuture();
+    std::vector<Pending> members = Form(now, send_by, &form_wake);
+    if (members.empty()) {
+      wake = std::min(wake, form_wake);
+      break;
+    }
+    std::vector<Session*>& idle = idle_[static_cast<size_t>(gpu)];
+    Session* session = idle.back();
+    idle.pop_back();
+    load_.Take(gpu);
+    Dispatch(std::move(members), session, gpu);
+  }
+  bool waiting = false;
+  for (const auto& q : queues_) waiting = waiting || !q.empty();
+  if (waiting) wake = std::min(wake, now + kCancelPoll);
+  Arm(now, wake);
+}
+
+absl::Time DynamicBatcher::Sweep(absl::Time now) {
+  absl::Time earliest = absl::InfiniteFuture();
+  std::vector<Pending> expired;
+  for (auto& queue : queues_) {
+    for (auto it = queue.begin(); it != queue.end();) {
+      if (it->deadline <= now || (it->request.cancelled && it->request.cancelled())) {
+        expired.push_back(std::move(*it));
+        it = queue.erase(it);
+      } else {
+        earliest = std::min(earliest, it->deadline);
+        ++it;
+      }
+    }
+  }
+  if (expired.empty()) return earliest;
+  {
+    MutexLock lock(&mutex_);
+    queued_ -= expired.size();
+  }
+  for (Pending& p : expired) {
+    ExecutionInfo info;
+    info.queue_ns = Nanos(now - p.submitted);
+    const bool cancelled = p.request.cancelled && p.request.cancelled();
+    Answer(p,
+           cancelled ? absl::CancelledError("the request was cancelled before it ran")
+                     : absl::DeadlineExceededError("the request timed out waiting for its batch"),
+           info);
+  }
+  return earliest;
+}
+
+std::vector<DynamicBatcher::Pending> DynamicBatcher::Form(absl::Time now, absl::Time send_by,
+                                                          absl::Time* wake) {
+  // The head: the oldest request of the highest non-empty level.
+  size_t head_level = 0;
+  while (head_level < queues_.size() && queues_[head_level].empty()) ++head_level;
+  if (head_level == queues_.size()) return {};
+  std::vector<std::pair<size_t, size_t>> picks = {{head_level, 0}};
+  const Pending& head = queues_[head_level].front();
+  const int64_t limit = BatchLimit();
+  int64_t total = head.request.batch_size;
+  absl::Time oldest = head.submitted;
+  size_t best = std::binary_search(preferred_.begin(), preferred_.end(), total) ? 1 : 0;
+  bool full = !head.key || total >= limit;
+  for (size_t l = head_level; l < queues_.size() && !full; ++l) {
+    const std::deque<Pending>& queue = queues_[l];
+    for (size_t i = l == head_level ? 1 : 0; i < queue.size() && !full; ++i) {
+      const Pending& p = queue[i];
+      if (!p.key || *p.key != *head.key) continue;  // forms its own batch
+      if (total + p.request.batch_size > limit) {
+        full = true;
+        break;
+      }
+      picks.emplace_back(l, i);
+      total += p.request.batch_size;
+      oldest = std::min(oldest, p.submitted);
+      if (std::binary_search(preferred_.begin(), preferred_.end(), total)) best = picks.size();
+      full = total >= limit;
+    }
+  }
+  // Another batch still holds the GPU: leaving now would only queue behind
+  // it there, so this one keeps growing (batch_pacing.h). A delay of 0 asks
+  // for no waiting at all.
+  if (!full && !flushing_ && max_delay_ > absl::ZeroDuration() && now < send_by) {
+    *wake = send_by;
+    return {};
+  }
+  const bool waited_out = now - oldest >= max_delay_;
+  const bool send_all = flushing_ || full || max_delay_ <= absl::ZeroDuration() || waited_out ||
+                        (picks.size() == 1 && head.skip_wait);
+  if (!send_all) {
+    if (best == 0) {
+      *wake = oldest + max_delay_;
+      return {};
+    }
+    picks.resize(best);
+  }
+  NoteFormed(picks.size(), waited_out);
+  std::vector<Pending> members;
+  for (auto [l, i] : picks) members.push_back(std::move(queues_[l][i]));
+  // Erase back to front so earlier indices stay valid.
+  std::sort(picks.begin(), picks.end());
+  for (auto it = picks.rbegin(); it != picks.rend(); ++it) {
+    queues_[it->first].erase(queues_[it->first].begin() + static_cast<std::ptrdiff_t>(it->second));
+  }
+  return members;
+}
+
+void DynamicBatcher::NoteFormed(size_t requests, bool waited_out) {
+  if (requests >= 2) {
+    fruitless_waits_ = 0;
+    skipping_waits_ = false;
+  } else if (waited_out && ++fruitless_waits_ >= kFruitlessWaits) {
+    skipping_waits_ = true;
+  }
+}
+
+void DynamicBatcher::Arm(absl::Time now, absl::Time wake) {
+  // A timer still set for an earlier time stays: when it fires, Schedule()
+  // plans again. So at a high request rate the timer is not reset for every
+  // request. With nothing to wait for, a set timer fires once, harmlessly.
+  if (wake == absl::InfiniteFuture()) return;
+  if (armed_for_ > now && armed_for_ <= wake) return;
+  armed_for_ = wake;
+  timer_.expires_after(std::chrono::nanoseconds(Nanos(wake - now)));
+  timer_.async_wait([this](const boost::system::error_code& error) {
+    if (error == boost::asio::error::operation_aborted) return;
+    armed_for_ = absl::InfiniteFuture();
+    Schedule();
+  });
+}
+
+void DynamicBatcher::Dispatch(std::vector<Pending> members, Session* session, int gpu) {
+  {
+    MutexLock lock(&mutex_);
+    queued_ -= members.size();
+    ++busy_;
+    ++busy_by_gpu_[static_cast<size_t>(gpu)];
+  }
+  const absl::Time now = absl::Now();
+  int64_t rows = 0;
+  for (const Pending& p : members) rows += p.request.batch_size;
+  pacing_.Started(gpu, session, rows, now);
+  boost::asio::post(*runners_, [this, formed = Formed{std::move(members), now}, session,
+                                gpu]() mutable { Run(std::move(formed), session, gpu); });
+}
+
+void DynamicBatcher::Run(Formed formed, Session* session, int gpu) {
+  const absl::Time start = absl::Now();
+  // Cancelled or timed out since the batch formed: answered, not run.
+  std::vector<Pending> members;
+  for (Pending& p : formed.members) {
+    ExecutionInfo info;
+    info.queue_ns = Nanos(start - p.submitted);
+    if (p.deadline <= start) {
+      Answer(p, absl::DeadlineExceededError("the request timed out waiting for its batch"), info);
+    } else if (p.request.cancelled && p.request.cancelled()) {
+      Answer(p, absl::CancelledError("the request was cancelled before it ran"), info);
+    } else if (absl::Status local =
+                   LocalizeInputs(session->model().gpu().device, &p.request.run, &p.copies);
+               !local.ok()) {
+      // An input on another GPU could not be copied here (released, or its
+      // read-back failed): this request fails, the batch runs without it.
+      Answer(p, std::move(local), info);
+    } else {
+      members.push_back(std::move(p));
+    }
+  }
+  ExecutionInfo run;
+  absl::Time returned = absl::InfinitePast();
+  std::vector<absl::StatusOr<RunResult>> results;
+  if (!members.empty()) results = RunBatch(members, session, &run, &returned);
+  const BatchPacing::Ended paced = Paced(formed.formed_at, returned, run, results);
+  // The results hold their own bytes and handles: the session takes its
+  // next batch while this thread answers (each answer builds and sends a
+  // response, which for a small model takes longer than the run).
+  {
+    MutexLock lock(&mutex_);
+    --busy_;
+    --busy_by_gpu_[static_cast<size_t>(gpu)];
+  }
+  boost::asio::post(io_, [this, session, gpu, paced] {
+    pacing_.Finished(gpu, session, paced);
+    idle_[static_cast<size_t>(gpu)].push_back(session);
+    load_.Give(gpu);
+    Schedule();
+  });
+  if (!members.empty()) {
+    absl::Time oldest = members.front().submitted;
+    for (const Pending& p : members) oldest = std::min(oldest, p.submitted);
+    for (size_t i = 0; i < members.size(); ++i) {
+      ExecutionInfo info;
+      info.queue_ns = Nanos(start - members[i].submitted);
+      info.execution_batch_size = run.execution_batch_size;
+      info.padding_rows = run.padding_rows;
+      info.requests = static_cast<int>(members.size());
+      info.reports_execution = i == 0 && results[i].ok();
+      info.forming_ns = Nanos(start - oldest);
+      info.gpu = gpu;
+      info.cross_device_copies = members[i].copies.copies;
+      info.cross_device_bytes = members[i].copies.bytes;
+      Answer(members[i], std::move(results[i]), info);
+    }
+  }
+}
+
+BatchPacing::Ended DynamicBatcher::Paced(absl::Time dispatched, absl::Time returned,
+                                         const ExecutionInfo& run,
+                                         const std::vector<absl::StatusOr<RunResult>>& results) {
+  BatchPacing::Ended ended;
+  for (const absl::StatusOr<RunResult>& r : results) {
+    // A run that recorded its commands (the first at a size on a session)
+    // or failed says little of what the next run of its size costs.
+    if (!r.ok() || !r->timing.replayed) continue;
+    const RunTiming& t = r->timing;
+    // Session::Run began total_ns before it returned; its GPU work started
+    // once the inputs were up and the commands submitted.
+    const absl::Time run_began = returned - absl::Nanoseconds(static_cast<int64_t>(t.total_ns));
+    ended.rows = run.execution_batch_size;
+    ended.lead =
+        run_began - dispatched + absl::Nanoseconds(static_cast<int64_t>(t.upload_ns + t.submit_ns));
+    ended.gpu = absl::Nanoseconds(static_cast<int64_t>(t.gpu_ns));
+    break;
+  }
+  return ended;
+}
+
+std::vector<absl::StatusOr<RunResult>> DynamicBatcher::RunBatch(std::vector<Pending>& members,
+                                                                Session* session,
+                                                                ExecutionInfo* info,
+                                                                absl::Time* returned) {
+  std::vector<const SchedulerRequest*> requests;
+  int64_t total = 0;
+  for (const Pending& p : members) {
+    requests.push_back(&p.request);
+    total += p.request.batch_size;
+  }
+  // Requests without a key run alone and are never padded.
+  const int64_t rows = members.front().key ? PaddedRows(session->model(), requests, total) : total;
+  if (members.size() == 1 && rows == total) {
+    // Alone: its own bindings and output sink, as the session pool runs it.
+    info->execution_batch_size = std::max<int64_t>(total, 1);
+    std::vector<absl::StatusOr<RunResult>> results;
+    results.push_back(session->Run(members[0].request.run));
+    *returned = absl::Now();
+    return results;
+  }
+  std::shared_ptr<const std::vector<uint8_t>> zeros =
+      rows > total ? Zeros(PaddingBytes(requests, rows)) : nullptr;
+  // Assembled on the session's GPU.
+  BatchRun batch(session->model(), std::move(requests), rows, std::move(zeros));
+  info->execution_batch_size = batch.batch_size();
+  info->padding_rows = batch.padding();
+  if (absl::Status gathered = batch.Prepare(); !gathered.ok()) {
+    std::vector<absl::StatusOr<RunResult>> failed;
+    for (size_t i = 0; i < members.size(); ++i) failed.push_back(UnsharedCopy(gathered));
+    return failed;
+  }
+  absl::StatusOr<RunResult> ran = session->Run(batch.run());
+  *returned = absl::Now();
+  return batch.Split(std::move(ran));
+}
+
+int64_t DynamicBatcher::PaddedRows(const Model& model,
+                                   const std::vector<const SchedulerRequest*>& requests,
+                                   int64_t total) {
+  if (!CanPad(requests)) return total;
+  // The batch's input shapes in the model's input order.
+  std::vector<std::vector<int64_t>> shapes;
+  for (const ValueInfo& input : model.inputs()) {
+    const InputBinding* bound = nullptr;
+    for (const InputBinding& b : requests.front()->run.inputs) {
+      if (b.name == input.name) bound = &b;
+    }
+    if (bound == nullptr || bound->host.shape.empty()) return total;  // the run reports it
+    shapes.push_back(bound->host.shape);
+    shapes.back()[0] = total;
+  }
+  if (model.HasPlan(shapes)) return total;
+  const int64_t limit = preferred_.empty() ? max_batch_size_ : preferred_.back();
+  for (int64_t rows = total + 1; rows <= limit; ++rows) {
+    for (auto& shape : shapes) shape[0] = rows;
+    if (model.HasPlan(shapes)) {
+      for (auto& shape : shapes) shape[0] = total;
+      PlanAhead(model, std::move(shapes));
+      return rows;
+    }
+  }
+  return total;  // nothing larger is planned: planned as it runs
+}
+
+void DynamicBatcher::PlanAhead(const Model& model, std::vector<std::vector<int64_t>> shapes) {
+  std::string key = absl::StrCat(reinterpret_cast<uintptr_t>(&model));
+  for (const auto& shape : shapes) absl::StrAppend(&key, "|", absl::StrJoin(shape, ","));
+  {
+    MutexLock lock(&mutex_);
+    // Bounded: a few sizes at a time; a size left out is asked for again by
+    // its next batch.
+    if (planning_.size() >= kMaxPlansAhead || !planning_.insert(key).second) return;
+  }
+  boost::asio::post(planner_, [this, &model, shapes = std::move(shapes), key = std::move(key)] {
+    // A failure is not kept: a batch of this size, run unpadded once no
+    // larger plan is left, reports it to its requests.
+    if (absl::StatusOr<std::shared_ptr<const Plan>> plan = model.GetPlan(shapes); !plan.ok()) {
+      spdlog::warn("model '{}': planning batch size {} ahead failed: {}", name_,
+                   shapes.front().front(), plan.status().ToString());
+    }
+    MutexLock lock(&mutex_);
+    planning_.erase(key);
+  });
+}
+
+std::shared_ptr<const std::vector<uint8_t>> DynamicBatcher::Zeros(uint64_t bytes) {
+  MutexLock lock(&mutex_);
+  // Grows to the largest padding asked for: at most max_batch_size rows
+  // of the model's largest input.
+  if (zeros_ == nullptr || zeros_->size() < bytes) {
+    zeros_ = std::make_shared<const std::vector<uint8_t>>(bytes, 0);
+  }
+  return zeros_;
+}
+
+void DynamicBatcher::Answer(Pending& pending, absl::StatusOr<RunResult> result,
+                            ExecutionInfo info) {
+  Callback done = std::move(pending.done);
+  done(std::move(result), info);
+  // Release the callback and the request (which may hold the last reference
+  // to this batcher's owner) before Drain() can see the request answered.
+  done = nullptr;
+  pending = Pending();
+  MutexLock lock(&mutex_);
+  --outstanding_;
+}
+
+bool DynamicBatcher::AwaitPlansAhead(absl::Duration timeout) const {
+  MutexLock lock(&mutex_);
+  return mutex_.AwaitWithTimeout(
+      Condition(
+          +[](const std::set<std::string>* planning) { return planning->empty(); }, &planning_),
+      timeout);
+}
+
+void DynamicBatcher::Drain() {
+  {
+    MutexLock lock(&mutex_);
+    draining_ = true;
+  }
+  // Batches still forming go now, without waiting for more requests. Set on
+  // the io thread, after the requests submitted before Drain() are queued.
+  boost::asio::post(io_, [this] {
+    flushing_ = true;
+    Schedule();
+  });
+  MutexLock lock(&mutex_);
+  mutex_.Await(Condition(
+      +[](uint64_t* outstanding) { return *outstanding == 0; }, &outstanding_));
+}
+
+SchedulerStats DynamicBatcher::stats() const {
+  SchedulerStats stats;
+  for (int g = 0; g < load_.gpus(); ++g) {
+    stats.sessions_by_gpu.push_back(static_cast<uint64_t>(load_.sessions(g)));  // constant
+  }
+  MutexLock lock(&mutex_);
+  stats.queued_now = queued_;
+  stats.busy_sessions = busy_;
+  stats.sessions = static_cast<uint64_t>(sessions_.size());
+  stats.busy_by_gpu = busy_by_gpu_;
+  return stats;
+}
+
+}  // namespace vkserve

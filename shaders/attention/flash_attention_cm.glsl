@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: Apache-2.0
+// Fused attention on tensor cores (VK_NV_cooperative_matrix): the FP16 form of
+// shaders/attention/flash_attention.comp (same bindings, push constants and
+// masks; runtime/kernels/attention/flash_attention_cm.h plans it). Q, K and V are read as
+// fp32 tensors, rounded to fp16 in shared memory, or with IO_F16 as fp16
+// tensors (then an additive mask and Y are fp16 too); S = Q K' and
+// O += P V are 16x16x16 fp16 products accumulated in fp32; the online
+// softmax, its statistics and O stay fp32.
+//
+// Compiled per (EP, WARPS, BC, IO_F16) by shaders/CMakeLists.txt: EP is the head size
+// padded to a multiple of 16 (columns past HEAD are zeros), WARPS 32-wide
+// subgroups each own 16 query rows of the workgroup's BR = 16 * WARPS, and
+// keys stream through shared memory BC at a time. Per key tile and subgroup:
+//   1. S (16 x BC) = Q K' on tensor cores, stored fp32 in the subgroup's region
+//   2. lanes 2r and 2r+1 own row r, half the columns each: mask, row max
+//      (one shuffle), p = exp(s - m) rounded to fp16 into the region
+//   3. O (16 x EP, fp32 accumulators) += P V on tensor cores
+// The row's reference maximum m moves only when a score passes it by more
+// than e^8, so O is rescaled (through shared memory) on few tiles. The next
+// tile's K and V are loaded into registers during steps 1-3.
+//
+// EMULATE: the same data movement with the matrix operations in scalar code
+// (a "subgroup" is 32 invocations, synchronized by workgroup barriers), so
+// lavapipe tests the layouts, masks and softmax; only a pinned plan runs it.
+#version 450
+
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_KHR_shader_subgroup_vote : require
+#extension GL_EXT_control_flow_attributes : require
+#if !EMULATE
+#extension GL_NV_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#endif
+#if IO_F16
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#define IO_T float16_t
+#define IO_T4 f16vec4
+#else
+#define IO_T float
+#define IO_T4 vec4
+#endif
+
+#if !defined(EP) || !defined(WARPS) || !defined(BC) || (EP % 16) != 0 || (BC % 16) != 0 || \
+    ((BC * EP / 8) % (32 * WARPS)) != 0
+#error "flash_attention_cm.glsl needs EP and BC multiples of 16 and whole loads per thread"
+#endif
+
+const uint THREADS = 32 * WARPS;
+const uint BR = 16 * WARPS;
+layout(local_size_x = THREADS) in;
+layout(constant_id = 3) const uint HEAD = 64;  // head size of Q, K and V (<= EP)
+layout(constant_id = 4) const uint MASK = 0;   // 0 none, 1 additive float, 2 bool
+layout(constant_id = 5) const bool CAUSAL = false;
+layout(constant_id = 6) const bool EMPTY_ZERO = false;  // a row that sees no key is 0, not NaN
+// Every offset and row stride of Q, K, V and HEAD are multiples of 4: 4-wide
+// loads (else scalar gathers).
+layout(constant_id = 7) const bool VEC4 = false;
+
+layout(binding = 0) readonly buffer QBuf { IO_T q[]; };
+layout(binding = 0) readonly buffer QBuf4 { IO_T4 q4[]; };
+layout(binding = 1) readonly buffer KBuf { IO_T k[]; };
+layout(binding = 1) readonly buffer KBuf4 { IO_T4 k4[]; };
+layout(binding = 2) readonly buffer VBuf { IO_T v[]; };
+layout(binding = 2) readonly buffer VBuf4 { IO_T4 v4[]; };
+layout(binding = 3) readonly buffer MaskF { IO_T mask_f[]; };
+layout(binding = 3) readonly buffer MaskB { uint mask_b[]; };  // bool bytes
+layout(binding = 4) writeonly buffer YBuf { IO_T y[]; };
+
+layout(push_constant) uniform Params {
+  uint hq, hkv, s, t;           // query heads, KV heads, query rows, keys
+  uint past;                    // causal offset: row i sees keys j <= i + past
+  uint q_sb, q_sh, q_ss;        // element strides of b, h, row
+  uint k_sb, k_sh, k_ss;
+  uint v_sb, v_sh, v_ss;
+  uint y_sb, y_sh, y_ss;
+  uint m_sb, m_sh, m_ss, m_st;  // mask strides over [B, Hq, S, T] (0 = broadcast)
+  uint mask_len;                // the mask's last dim (<= T; later keys are masked)
+  float scale;
+  uint q_off, k_off, v_off;     // element offsets of Q, K, V (packed Q/K/V share a buffer)
+} p;
+
+#define kNegInf uintBitsToFloat(0xFF800000u)
+
+// Shared memory, in 16-byte units. Tiles of fp16 rows, padded by one unit
+// so that a fragment's 8 row starts fall in distinct bank groups.
+const uint LD = EP + 8;         // halves per row of q_sh, k_sh, v_sh
+const uint SLD = BC + 4;        // floats per row of the scores
+const uint PLD = BC + 8;        // halves per row of P
+const uint OLD = 16 + 4;        // floats per row of a staged O block
+const uint S_UNITS = 16 * SLD / 4;
+const uint P_UNITS = 16 * PLD / 8;
+const uint O_UNITS = 16 * OLD / 4;
+const uint W_UNITS = S_UNITS > P_UNITS + O_UNITS ? S_UNITS : P_UNITS + O_UNITS;
+shared uvec4 q_sh[BR * LD / 8];   // the query tile, scaled
+shared uvec4 k_sh[BC * LD / 8];
+shared uvec4 v_sh[BC * LD / 8];
+// Per subgroup: the scores, later P (first P_UNITS) and a staged O block.
+shared uvec4 w_sh[WARPS * W_UNITS];
+
+const uint HALF = BC / 2;       // score columns per lane
+const uint KV_UNITS = BC * EP / 8 / THREADS;  // 8-half units per thread per tile
+const uint Q_UNITS = BR * EP / 8 / THREADS;
+
+// ---- Matrix operations (tensor cores, or their scalar emulation) ----
+// Operands live in the shared arrays: 0 q_sh, 1 k_sh, 2 v_sh, 3 w_sh; an
+// offset and a row stride in halves; B fragments column-major (K') or
+// row-major (V).
+#if EMULATE
+struct Frag { uint arr, off, ld; bool col; };
+struct Acc { float v[8]; };  // lane + 32 t is element (row, col) = divmod 16
+
+float half_at(uint arr, uint h) {
+  const uvec4 u = arr == 0u ? q_sh[h >> 3] : arr == 1u ? k_sh[h >> 3] : arr == 2u ? v_sh[h >> 3] : w_sh[h >> 3];
+  return unpackHalf2x16(u[(h >> 1) & 3u])[h & 1u];
+}
+float frag_at(Frag f, uint r, uint c) { return half_at(f.arr, f.off + (f.col ? c * f.ld + r : r * f.ld + c)); }
+Frag load_frag(uint arr, uint off, uint ld, bool col) { return Frag(arr, off, ld, col); }
+Acc acc_zero() {
+  Acc r;
+  [[unroll]] for (uint t = 0; t < 8u; ++t) r.v[t] = 0.0;
+  return r;
+}
+// Loops kept rolled: lavapipe compiles this in seconds.
+Acc mul_add(Frag a, Frag b, Acc c) {
+  const uint lane = gl_LocalInvocationID.x % 32u;
+  [[dont_unroll]] for (uint t = 0; t < 8u; ++t) {
+    const uint r = (lane + 32u * t) / 16u, col = (lane + 32u * t) % 16u;
+    [[dont_unroll]] for (uint kk = 0; kk < 16u; ++kk) c.v[t] += frag_at(a, r, kk) * frag_at(b, kk, col);
+  }
+  return c;
+}
+// Stores `c` as fp32 rows of `ld` floats from float `off` of w_sh, and
+// loads it back.
+void store_acc(Acc c, uint off, uint ld) {
+  const uint lane = gl_LocalInvocationID.x % 32u;
+  [[unroll]] for (uint t = 0; t < 8u; ++t) {
+    const uint e = lane + 32u * t, at = off + (e / 16u) * ld + e % 16u;
+    w_sh[at >> 2][at & 3u] = floatBitsToUint(c.v[t]);
+  }
+}
+Acc load_acc(uint off, uint ld) {
+  const uint lane = gl_LocalInvocationID.x % 32u;
+  Acc c;
+  [[unroll]] for (uint t = 0; t < 8u; ++t) {
+    const uint e = lane + 32u * t, at = off + (e / 16u) * ld + e % 16u;
+    c.v[t] = uintBitsToFloat(w_sh[at >> 2][at & 3u]);
+  }
+  return c;
+}
+void warp_sync() {
+  memoryBarrierShared();
+  barrier();
+}
+uint pack2(vec2 v) { return packHalf2x16(v); }
+#else
+#define Frag fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
+#define Acc fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>
+Frag load_frag(uint arr, uint off, uint ld, bool col) {
+  Frag f;
+  if (arr == 0u) {
+    coopMatLoadNV(f, q_sh, off / 8u, ld / 8u, false);
+  } else if (arr == 1u) {
+    coopMatLoadNV(f, k_sh, off / 8u, ld / 8u, true);
+  } else if (arr == 2u) {
+    coopMatLoadNV(f, v_sh, off / 8u, ld / 8u, false);
+  } else {
+    coopMatLoadNV(f, w_sh, off / 8u, ld / 8u, false);
+  }
+  return f;
+}
+Acc acc_zero() { return Acc(0.0); }
+Acc mul_add(Frag a, Frag b, Acc c) { return coopMatMulAddNV(a, b, c); }
+void store_acc(Acc c, uint off, uint ld) { coopMatStoreNV(c, w_sh, off / 4u, ld / 4u, false); }
+Acc load_acc(uint off, uint ld) {
+  Acc c;
+  coopMatLoadNV(c, w_sh, off / 4u, ld / 4u, false);
+  return c;
+}
+void warp_sync() {
+  subgroupMemoryBarrierShared();
+  subgroupBarrier();
+}
+uint pack2(vec2 v) { return packFloat2x16(f16vec2(v)); }
+#endif
+
+float w_float(uint at) { return uintBitsToFloat(w_sh[at >> 2][at & 3u]); }
+
+// ---- Global loads: 8 consecutive head elements of one row, as fp16 ----
+// Element c of the Q (which 0), K (1) or V (2) row at `at`, 0 past the head.
+float elem(uint which, uint at, uint c) {
+  if (c >= HEAD) return 0.0;
+  const uint i = at + c;
+  return float(which == 0u ? q[i] : which == 1u ? k[i] : v[i]);
+}
+vec4 elem4(uint which, uint at, uint c) {
+  if (VEC4) {
+    if (c >= HEAD) return vec4(0.0);
+    const uint i = (at + c) / 4u;
+    return vec4(which == 0u ? q4[i] : which == 1u ? k4[i] : v4[i]);
+  }
+  return vec4(elem(which, at, c), elem(which, at, c + 1u), elem(which, at, c + 2u), elem(which, at, c + 3u));
+}
+// 8 elements as loaded, and as stored into shared memory (fp16).
+struct F8 {
+  vec4 lo, hi;
+};
+F8 load_unit(uint which, uint at, uint c) { return F8(elem4(which, at, c), elem4(which, at, c + 4u)); }
+uvec4 pack8(F8 v, float mul) {
+  const vec4 lo = v.lo * mul, hi = v.hi * mul;
+  return uvec4(pack2(lo.xy), pack2(lo.zw), pack2(hi.xy), pack2(hi.zw));
+}
+
+// The next tile's keys and values as loaded: converted only when stored, so
+// that nothing waits for the loads before the tile in between is computed.
+// fp16 tensors keep their bytes (KvUnit is 8 halves as stored: half the
+// registers of 8 floats, and no conversion either way); fp32 ones are
+// rounded to fp16 at the store.
+#if IO_F16
+layout(binding = 1) readonly buffer KBuf2 { uvec2 k2[]; };
+layout(binding = 2) readonly buffer VBuf2 { uvec2 v2[]; };
+#define KvUnit uvec4
+KvUnit kv_zero() { return uvec4(0); }
+// 4 halves of the K (1) or V (2) row at `at` from column c (VEC4: all in or
+// all past the head).
+uvec2 kv_raw4(uint which, uint at, uint c) {
+  if (c >= HEAD) return uvec2(0);
+  const uint i = (at + c) / 4u;
+  return which == 1u ? k2[i] : v2[i];
+}
+KvUnit kv_load(uint which, uint at, uint c) {
+  if (VEC4) return uvec4(kv_raw4(which, at, c), kv_raw4(which, at, c + 4u));
+  return pack8(load_unit(which, at, c), 1.0);
+}
+uvec4 kv_pack(KvUnit v) { return v; }
+#else
+#define KvUnit F8
+KvUnit kv_zero() { return F8(vec4(0.0), vec4(0.0)); }
+KvUnit kv_load(uint which, uint at, uint c) { return load_unit(which, at, c); }
+uvec4 kv_pack(KvUnit v) { return pack8(v, 1.0); }
+#endif
+KvUnit k_st[KV_UNITS];
+KvUnit v_st[KV_UNITS];
+
+// Keys and values [j0, j0 + BC) into registers, zeros past T.
+void fetch_kv(uint k_at, uint v_at, uint j0) {
+  [[unroll]] for (uint u = 0; u < KV_UNITS; ++u) {
+    const uint x = gl_LocalInvocationID.x + THREADS * u;
+    const uint r = x / (EP / 8u), c = (x % (EP / 8u)) * 8u;
+    const bool in_t = j0 + r < p.t;
+    k_st[u] = in_t ? kv_load(1u, k_at + (j0 + r) * p.k_ss, c) : kv_zero();
+    v_st[u] = in_t ? kv_load(2u, v_at + (j0 + r) * p.v_ss, c) : kv_zero();
+  }
+}
+void store_kv() {
+  [[unroll]] for (uint u = 0; u < KV_UNITS; ++u) {
+    const uint x = gl_LocalInvocationID.x + THREADS * u;
+    const uint at = (x / (EP / 8u)) * LD + (x % (EP / 8u)) * 8u;
+    k_sh[at / 8u] = kv_pack(k_st[u]);
+    v_sh[at / 8u] = kv_pack(v_st[u]);
+  }
+}
+
+float mask_bias(uint b, uint h, uint i, uint j) {
+  if (MASK == 0u) return 0.0;
+  if (j >= p.mask_len) return kNegInf;
+  const uint at = b * p.m_sb + h * p.m_sh + i * p.m_ss + j * p.m_st;
+  if (MASK == 1u) return float(mask_f[at]);
+  return ((mask_b[at / 4u] >> (8u * (at % 4u))) & 0xFFu) != 0u ? 0.0 : kNegInf;
+}
+
+void main() {
+  const uint warp = gl_LocalInvocationID.x / 32u, lane = gl_LocalInvocationID.x % 32u;
+  const uint r = lane >> 1, half_ = lane & 1u;  // this lane's row and column half
+  const uint i0 = gl_WorkGroupID.x * BR;
+  const uint h = gl_WorkGroupID.y, b = gl_WorkGroupID.z;
+  const uint kvh = h / (p.hq / p.hkv);
+  const uint k_at = p.k_off + b * p.k_sb + kvh * p.k_sh, v_at = p.v_off + b * p.v_sb + kvh * p.v_sh;
+  const uint row = i0 + warp * 16u + r;  // this lane's query row
+  const uint w0 = warp * W_UNITS * 4u;   // this subgroup's region, in floats
+
+  // The query tile, scaled and rounded to fp16 (zeros past S).
+  const uint q_at = p.q_off + b * p.q_sb + h * p.q_sh;
+  [[unroll]] for (uint u = 0; u < Q_UNITS; ++u) {
+    const uint x = gl_LocalInvocationID.x + THREADS * u;
+    const uint qr = x / (EP / 8u), c = (x % (EP / 8u)) * 8u;
+    q_sh[(qr * LD + c) / 8u] = i0 + qr < p.s ? pack8(load_unit(0u, q_at + (i0 + qr) * p.q_ss, c), p.scale) : uvec4(0);
+  }
+
+  Acc o[EP / 16u];  // this subgroup's 16 x EP block of O, 16 columns each
+  [[unroll]] for (uint f = 0; f < EP / 16u; ++f) o[f] = acc_zero();
+  // The row's reference maximum: p = exp(s - m). It moves only when a score
+  // passes it by more than kGrowth (or the row saw nothing yet), so most
+  // tiles add P V straight into O; the rest rescale O through shared memory.
+  // p then stays below e^kGrowth, well inside fp16.
+  const float kGrowth = 8.0;
+  float m = kNegInf, l = 0.0;
+  const uint o_at = w0 + P_UNITS * 4u;  // the staging block
+  // Uniform over the workgroup: under the causal mask, keys past the tile's
+  // last row + past are never loaded.
+  uint t_end = p.t;
+  if (CAUSAL) t_end = min(p.t, min(p.s, i0 + BR) + p.past);
+  fetch_kv(k_at, v_at, 0u);
+  Frag fq[EP / 16u];  // this subgroup's rows of Q, loaded once
+  for (uint j0 = 0; j0 < t_end; j0 += BC) {
+    barrier();  // the previous tile's K and V are consumed (and Q is stored)
+    store_kv();
+    barrier();
+    if (j0 == 0u) {
+      [[unroll]] for (uint kk = 0; kk < EP / 16u; ++kk) fq[kk] = load_frag(0u, warp * 16u * LD + kk * 16u, LD, false);
+    }
+    if (j0 + BC < t_end) fetch_kv(k_at, v_at, j0 + BC);  // in flight during this tile
+
+    // 1. S = Q K' into the region, 16 keys at a time.
+    [[unroll]] for (uint n = 0; n < BC / 16u; ++n) {
+      Acc acc = acc_zero();
+      [[unroll]] for (uint kk = 0; kk < EP / 16u; ++kk) {
+        const Frag fk = load_frag(1u, n * 16u * LD + kk * 16u, LD, true);
+        acc = mul_add(fq[kk], fk, acc);
+      }
+      store_acc(acc, w0 + n * 16u, SLD);
+    }
+    warp_sync();
+
+    // 2. The online softmax over this lane's half of row r.
+    float sc[HALF];
+    float mx = kNegInf;
+    [[unroll]] for (uint t = 0; t < HALF; ++t) {
+      const uint col = half_ * HALF + t, j = j0 + col;
+      float val = kNegInf;
+      if (row < p.s && j < p.t && !(CAUSAL && j > row + p.past)) {
+        val = w_float(w0 + r * SLD + col) + mask_bias(b, h, row, j);
+      }
+      sc[t] = val;
+      mx = max(mx, val);
+    }
+    mx = max(mx, subgroupShuffleXor(mx, 1u));
+    // A row that saw nothing has O = 0 and l = 0: it takes the tile's
+    // maximum as it is (exp(-inf - -inf) would be NaN).
+    float correction = 1.0;
+    if (m == kNegInf) {
+      m = mx;
+    } else if (mx > m + kGrowth) {
+      correction = exp(m - mx);
+      m = mx;
+    }
+    l *= correction;
+#if EMULATE
+    const bool rescale = true;  // the emulated subgroup spans several real ones
+#else
+    const bool rescale = subgroupAny(correction != 1.0);
+#endif
+    warp_sync();  // every lane has read its scores: P may overwrite them
+    if (rescale) {
+      [[unroll]] for (uint f = 0; f < EP / 16u; ++f) {
+        store_acc(o[f], o_at, OLD);
+        warp_sync();
+        [[unroll]] for (uint c = 0; c < 8u; ++c) {
+          const uint at = o_at + r * OLD + half_ * 8u + c;
+          w_sh[at >> 2][at & 3u] = floatBitsToUint(w_float(at) * correction);
+        }
+        warp_sync();
+        o[f] = load_acc(o_at, OLD);
+        warp_sync();
+      }
+    }
+    float sum = 0.0;
+    [[unroll]] for (uint t = 0; t < HALF; t += 8u) {
+      vec4 lo, hi;
+      [[unroll]] for (uint e = 0; e < 4u; ++e) {
+        lo[e] = m == kNegInf ? 0.0 : exp(sc[t + e] - m);
+        hi[e] = m == kNegInf ? 0.0 : exp(sc[t + 4u + e] - m);
+      }
+      const uvec4 packed = uvec4(pack2(lo.xy), pack2(lo.zw), pack2(hi.xy), pack2(hi.zw));
+      // The row sum counts p as P V sees it: rounded to fp16.
+      [[unroll]] for (uint e = 0; e < 4u; ++e) {
+        sum += unpackHalf2x16(packed[e]).x + unpackHalf2x16(packed[e]).y;
+      }
+      w_sh[(w0 / 4u) + (r * PLD + half_ * HALF + t) / 8u] = packed;
+    }
+    l += sum;
+    warp_sync();
+
+    // 3. O += P V.
+    [[unroll]] for (uint kk = 0; kk < BC / 16u; ++kk) {
+      const Frag fp = load_frag(3u, w0 * 2u + kk * 16u, PLD, false);
+      [[unroll]] for (uint f = 0; f < EP / 16u; ++f) {
+        o[f] = mul_add(fp, load_frag(2u, kk * 16u * LD + f * 16u, LD, false), o[f]);
+      }
+    }
+    warp_sync();  // P is consumed before the next tile's scores overwrite it
+  }
+
+  // Y = O / l, l summed over both halves of the row, each block of O
+  // through the staging block.
+  const float total = l + subgroupShuffleXor(l, 1u);
+  const float inv = EMPTY_ZERO && total == 0.0 ? 0.0 : 1.0 / total;
+  const uint y_at = b * p.y_sb + h * p.y_sh + row * p.y_ss;
+  [[unroll]] for (uint f = 0; f < EP / 16u; ++f) {
+    store_acc(o[f], o_at, OLD);
+    warp_sync();
+    [[unroll]] for (uint c = 0; c < 8u; ++c) {
+      const uint col = f * 16u + half_ * 8u + c;
+      if (row < p.s && col < HEAD) y[y_at + col] = IO_T(w_float(o_at + r * OLD + half_ * 8u + c) * inv);
+    }
+    warp_sync();
+  }
+}
