@@ -29,6 +29,10 @@
 //                     the client's wake-up drops out of the round trip, so
 //                     what is left of the overhead is the server's and the
 //                     transport's)
+//       [--http HOST:PORT]  (the clients send the same requests over KServe
+//                     v2 HTTP/REST with binary tensors instead, one
+//                     keep-alive connection each; --url still serves the
+//                     model's metadata)
 //
 // Input shapes come from ModelMetadata (-1 dimensions take --batch, then 1).
 // Clients share K gRPC connections (default: one per 8 clients), so that
@@ -54,6 +58,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "benchmarks/server/http_calls.h"
 #include "benchmarks/server/live_calls.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/grpc_service.grpc.pb.h"
@@ -83,13 +88,14 @@ struct Options {
   bool trace = false;  // finish with one request traced by the server
   bool live = false;   // the load is ServerLive calls, not ModelInfer
   bool poll = false;   // calls finish by polling, never sleeping (FinishPolling)
+  std::string http;    // HOST:PORT: requests over HTTP/REST instead of gRPC
 };
 
 int Usage() {
   std::fprintf(stderr,
                "usage: vkserve_load --url HOST:PORT --model NAME [--batch N] [--concurrency C] "
                "[--seconds S] [--warmup S] [--channels K] [--metrics http://HOST:PORT/metrics] "
-               "[--trace] [--live] [--poll]\n");
+               "[--trace] [--live] [--poll] [--http HOST:PORT]\n");
   return 2;
 }
 
@@ -256,6 +262,8 @@ ClientFigures RunClients(const Options& o,
                          const inference::ModelInferRequest& request,
                          const std::function<void()>& at_window_start) {
   std::vector<std::vector<double>> latencies(static_cast<size_t>(o.concurrency));
+  const vkserve_bench::HttpInferBody http_body =
+      o.http.empty() ? vkserve_bench::HttpInferBody() : vkserve_bench::EncodeHttpInfer(request);
   std::atomic<int> failures{0};
   const auto seconds = [](double s) {
     return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
@@ -268,17 +276,27 @@ ClientFigures RunClients(const Options& o,
     threads.emplace_back([&, c] {
       auto& stub = *stubs[static_cast<size_t>(c) % stubs.size()];
       grpc::CompletionQueue cq;  // --poll: this thread's calls only
+      std::unique_ptr<vkserve_bench::HttpInferClient> http;
+      if (!o.http.empty()) http = std::make_unique<vkserve_bench::HttpInferClient>(o.http);
       while (Clock::now() < stop) {
         grpc::ClientContext ctx;
         inference::ModelInferResponse resp;
         inference::ServerLiveResponse live;
+        std::string error;
         const auto t0 = Clock::now();
-        grpc::Status s = Call(stub, o, request, &ctx, &resp, &live, &cq);
+        const bool ok = http != nullptr ? http->Infer(http_body, &error) : [&] {
+          grpc::Status s = Call(stub, o, request, &ctx, &resp, &live, &cq);
+          error = s.error_message();
+          return s.ok();
+        }();
         const auto t1 = Clock::now();
-        if (!s.ok()) {
+        if (!ok) {
           if (failures.fetch_add(1) == 0)
-            std::fprintf(stderr, "%s: %s\n", o.live ? "ServerLive" : "ModelInfer",
-                         s.error_message().c_str());
+            std::fprintf(stderr, "%s: %s\n",
+                         http != nullptr ? "HTTP infer"
+                         : o.live        ? "ServerLive"
+                                         : "ModelInfer",
+                         error.c_str());
         } else if (t0 >= window_start && t1 <= stop) {
           latencies[static_cast<size_t>(c)].push_back(
               std::chrono::duration<double, std::milli>(t1 - t0).count());
@@ -413,6 +431,8 @@ bool ParseOptions(int argc, char** argv, Options* out) {
       if (!absl::SimpleAtod(v, &o.seconds) || o.seconds <= 0) return false;
     } else if (a == "--warmup") {
       if (!absl::SimpleAtod(v, &o.warmup) || o.warmup < 0) return false;
+    } else if (a == "--http") {
+      o.http = v;
     } else if (a == "--channels") {
       if (!absl::SimpleAtoi(v, &o.channels) || o.channels < 1) return false;
     } else {
@@ -464,6 +484,7 @@ std::string PrintClients(const Options& o, int channels, const ClientFigures& cl
                    " grpc_floor_p50_us=", floor_us);
   if (o.live) absl::StrAppend(&summary, " rpc=ServerLive");
   if (o.poll) absl::StrAppend(&summary, " client=polling");
+  absl::StrAppend(&summary, o.http.empty() ? " protocol=grpc" : " protocol=http");
   return summary;
 }
 
