@@ -18,7 +18,6 @@ Usage: test_bf16.py [-v]
 Environment: as test_python_client.py's.
 """
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -79,31 +78,18 @@ def sample_input():
     return to_bf16(x)
 
 
-class Bf16Test(unittest.TestCase):
+class Bf16Test(base.ServedTestCase):
+    PREFIX = "vkserve_bf16_"
+
     @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="vkserve_bf16_")
-        cls.pb, cls.pb_grpc, _, _ = base.generate_stubs(cls.tmp)
+    def server_config(cls, port):
         repo = os.path.join(cls.tmp, "repository")
         os.makedirs(os.path.join(repo, "bf16net", "1"))
         write_model(os.path.join(repo, "bf16net", "1", "model.onnx"))
         with open(os.path.join(repo, "bf16net", "config.pbtxt"), "w") as f:
             f.write(CONFIG)
-        port = base.free_port()
-        config = (f'grpc {{ port: {port} }}\nmetrics {{ enabled: false }}\n'
-                  f'repository {{ path: "{repo}" }}\ngpu {{ pipeline_cache_path: "" }}\n')
-        cls.server = base.ServerProcess(cls.tmp, port=port, config=config)
-        cls.channel = grpc.insecure_channel(cls.server.address)
-        cls.stub = cls.pb_grpc.GRPCInferenceServiceStub(cls.channel)
-        cls.server.wait_ready(cls.pb, cls.stub)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.channel.close()
-        code = cls.server.stop()
-        sys.path.remove(cls.tmp)
-        shutil.rmtree(cls.tmp, ignore_errors=True)
-        assert code == 0, f"vkserve exited {code}"
+        return (f'grpc {{ port: {port} }}\nmetrics {{ enabled: false }}\n'
+                f'repository {{ path: "{repo}" }}\ngpu {{ pipeline_cache_path: "" }}\n')
 
     def expected(self, x):
         xf = from_bf16(x).astype(np.float64)

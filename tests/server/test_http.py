@@ -27,12 +27,11 @@ import socket
 import ssl
 import subprocess
 import sys
-import tempfile
 import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_python_client import ROOT, ServerProcess, free_port, generate_stubs  # noqa: E402
+from test_python_client import ROOT, ServedTestCase, free_port  # noqa: E402
 # Helpers only (no TestCase: unittest would run those tests here too).
 from test_security import ADMIN_URI, CLIENT_EXT, SERVER_EXT, make_ca, make_cert  # noqa: E402
 
@@ -75,32 +74,20 @@ def server_config(tmp, grpc_port, http_port, extra="", http_extra=""):
             + extra)
 
 
-class HttpBase(unittest.TestCase):
+class HttpBase(ServedTestCase):
+    PREFIX = "vkserve_http_"
+    LOG_FILE = "server.log"
     EXTRA = ""
     HTTP_EXTRA = ""  # more of the http block
     ssl_context = None  # HTTPS: the client's context
 
     @classmethod
-    def prepare(cls):
-        """Runs before the server starts, in cls.tmp (certificates)."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="vkserve_http_")
-        cls.pb, cls.pb_grpc, _, _ = generate_stubs(cls.tmp)
-        cls.prepare()
+    def server_config(cls, port):
         cls.http_port = free_port()
-        grpc_port = free_port()
-        cls.server = ServerProcess(cls.tmp, port=grpc_port,
-                                   config=server_config(cls.tmp, grpc_port, cls.http_port, cls.EXTRA,
-                                                        cls.HTTP_EXTRA),
-                                   log_path=os.path.join(cls.tmp, "server.log"))
-        cls.channel = grpc.insecure_channel(cls.server.address)
-        cls.stub = cls.pb_grpc.GRPCInferenceServiceStub(cls.channel)
-        cls.wait_http()
+        return server_config(cls.tmp, port, cls.http_port, cls.EXTRA, cls.HTTP_EXTRA)
 
     @classmethod
-    def wait_http(cls):
+    def wait_ready(cls):
         end = time.time() + 120
         while time.time() < end:
             if cls.server.proc.poll() is not None:
@@ -112,14 +99,6 @@ class HttpBase(unittest.TestCase):
                 pass
             time.sleep(0.2)
         raise RuntimeError("the HTTP front end did not become ready")
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.channel.close()
-        code = cls.server.stop()
-        log = cls.server.output()
-        shutil.rmtree(cls.tmp, ignore_errors=True)
-        assert code == 0, f"vkserve exited {code}: {log[-3000:]}"
 
     @classmethod
     def request(cls, method, path, body=None, headers=None, context=None):

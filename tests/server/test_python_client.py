@@ -135,25 +135,55 @@ class ServerProcess:
                 self.log.close()
 
 
-class Base(unittest.TestCase):
+class ServedTestCase(unittest.TestCase):
+    """A `vkserve serve` subprocess shared by a test class, with its gRPC
+    stubs (cls.pb, cls.pb_grpc, cls.health_pb, cls.health_grpc, cls.stub).
+    Subclasses say what differs: server_config() (None: the example
+    repository on a free port), LOG_FILE (the server's stderr to that file in
+    cls.tmp), prepare() (before the server starts) and wait_ready(). The
+    class's tearDown fails unless the server exits 0 on SIGTERM: a sanitizer
+    report in it would not."""
+
+    PREFIX = "vkserve_py_"
+    LOG_FILE = None
+
+    @classmethod
+    def prepare(cls):
+        """Runs before the server starts, in cls.tmp (certificates, models)."""
+
+    @classmethod
+    def server_config(cls, port):
+        """The server's config text listening on gRPC `port`; None: the default."""
+        return None
+
+    @classmethod
+    def wait_ready(cls):
+        cls.server.wait_ready(cls.pb, cls.stub)
+
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="vkserve_py_")
+        cls.tmp = tempfile.mkdtemp(prefix=cls.PREFIX)
         cls.pb, cls.pb_grpc, cls.health_pb, cls.health_grpc = generate_stubs(cls.tmp)
-        cls.server = ServerProcess(cls.tmp)
+        cls.prepare()
+        port = free_port()
+        log = os.path.join(cls.tmp, cls.LOG_FILE) if cls.LOG_FILE else None
+        cls.server = ServerProcess(cls.tmp, port=port, config=cls.server_config(port), log_path=log)
         cls.channel = grpc.insecure_channel(cls.server.address)
         cls.stub = cls.pb_grpc.GRPCInferenceServiceStub(cls.channel)
-        cls.server.wait_ready(cls.pb, cls.stub)
+        cls.wait_ready()
 
     @classmethod
     def tearDownClass(cls):
         cls.channel.close()
         code = cls.server.stop()
-        sys.path.remove(cls.tmp)
+        log = cls.server.output()
+        if cls.tmp in sys.path:
+            sys.path.remove(cls.tmp)
         shutil.rmtree(cls.tmp, ignore_errors=True)
-        # A clean SIGTERM exits 0; a sanitizer report in the server would not.
-        assert code == 0, f"vkserve exited {code}"
+        assert code == 0, f"vkserve exited {code}: {log[-3000:]}"
 
+
+class Base(ServedTestCase):
     def infer_request(self, batch=1, seed=0, rid="py"):
         image = np.random.RandomState(seed).standard_normal((batch, 3, 16, 16)).astype(np.float32)
         req = self.pb.ModelInferRequest(model_name="tinynet", id=rid)
@@ -382,6 +412,7 @@ class DefaultConfigTest(unittest.TestCase):
 class ShutdownTest(Base):
     @classmethod
     def tearDownClass(cls):
+        # The test itself stopped the server and checked its exit.
         cls.channel.close()
         sys.path.remove(cls.tmp)
         shutil.rmtree(cls.tmp, ignore_errors=True)
