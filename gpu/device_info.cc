@@ -119,6 +119,7 @@ void QueryProperties(VkPhysicalDevice pd, DeviceInfo* info) {
   info->driver_version = props.properties.driverVersion;
   info->driver_name = driver.driverName;
   info->driver_info = driver.driverInfo;
+  if (info->driver_name == "llvmpipe") info->max_invocation_loop_iterations = 65535;
   std::memcpy(info->pipeline_cache_uuid.data(), props.properties.pipelineCacheUUID, VK_UUID_SIZE);
   std::memcpy(info->device_uuid.data(), id.deviceUUID, VK_UUID_SIZE);
   info->subgroup_size = subgroup.subgroupSize;

@@ -40,6 +40,11 @@ struct DeviceInfo {
   uint32_t driver_version = 0;
   std::string driver_name;  // e.g. "llvmpipe", "NVIDIA"
   std::string driver_info;  // e.g. "Mesa 22.3.6 (LLVM 15.0.6)", "580.159.04"
+  // Loop iterations one shader invocation may run in all before the driver
+  // ends its loops early and silently: 65,535 on llvmpipe (lavapipe), which
+  // gives a short answer instead of an error; no limit elsewhere. Kernels
+  // whose invocations may loop longer are refused (CheckInvocationLoops).
+  uint64_t max_invocation_loop_iterations = UINT64_MAX;
   std::array<uint8_t, VK_UUID_SIZE> pipeline_cache_uuid{};
   // VkPhysicalDeviceIDProperties::deviceUUID: stable across processes and
   // reboots for one GPU (on NVIDIA it is nvidia-smi's UUID). See uuid().

@@ -51,6 +51,17 @@ std::string ShapeString(const std::vector<int64_t>& shape) {
   return absl::StrCat("[", absl::StrJoin(shape, ","), "]");
 }
 
+absl::Status CheckInvocationLoops(const gpu::DeviceInfo& info, uint64_t iterations,
+                                  absl::string_view what, double share) {
+  const uint64_t limit = info.max_invocation_loop_iterations;
+  if (limit == UINT64_MAX || static_cast<double>(iterations) <= share * static_cast<double>(limit))
+    return absl::OkStatus();
+  return absl::UnimplementedError(
+      absl::StrCat(what, ": its shader may loop ", iterations,
+                   " times in one invocation, more than vkserve runs on ", info.driver_name,
+                   ", which ends a shader invocation's loops after ", limit, " iterations"));
+}
+
 absl::Status CheckAttributeType(const Node& node, const std::string& name, Attribute::Type type) {
   const Attribute* a = node.FindAttribute(name);
   if (a != nullptr && a->type != type) {

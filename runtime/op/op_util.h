@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "base/status_macros.h"
+#include "gpu/device_info.h"
 #include "runtime/op/op.h"
 
 namespace vkserve {
@@ -35,6 +37,14 @@ int64_t NumElements(const std::vector<int64_t>& shape);
 std::string ShapeString(const std::vector<int64_t>& shape);
 
 // OK when `node` has no attribute `name` or it has type `type`.
+// Refuses (UNIMPLEMENTED) a kernel whose busiest shader invocation may loop
+// `iterations` times in all where the device would end its loops early
+// (DeviceInfo::max_invocation_loop_iterations). `what` names the work, e.g.
+// "NonZero of 3000000 elements". `share`: the part of the limit an upper-bound
+// estimate may use, leaving a margin for loops it does not count.
+absl::Status CheckInvocationLoops(const gpu::DeviceInfo& info, uint64_t iterations,
+                                  absl::string_view what, double share = 1.0);
+
 absl::Status CheckAttributeType(const Node& node, const std::string& name, Attribute::Type type);
 
 // INVALID_ARGUMENT unless input i is present.

@@ -69,22 +69,14 @@ class NonZeroOp : public Op {
     const TensorDesc& x = *ctx.input(0);
     if (x.num_elements() >= (int64_t{1} << 31))
       return absl::UnimplementedError("NonZero: tensor too large");
-    if (ctx.device().info().driver_name == "llvmpipe") {
-      // llvmpipe ends an invocation's loops after 65,535 iterations in all;
-      // refused past half of that (a margin). The busiest invocation counts
-      // its chunk, sums the LOCAL offsets, and writes each coordinate of its
-      // chunk, each loop counted one more than its trips.
-      const uint64_t chunk =
-          (static_cast<uint64_t>(x.num_elements()) + kNonZeroLocal - 1) / kNonZeroLocal;
-      const uint64_t iterations =
-          2 * (chunk + 1) + (kNonZeroLocal + 1) + chunk * (x.shape.size() + 1);
-      if (iterations > 65535 / 2) {
-        return absl::UnimplementedError(absl::StrCat(
-            "NonZero of ", x.num_elements(), " elements: its shader may loop ", iterations,
-            " times in one invocation, more than vkserve runs on llvmpipe, which ends a shader's "
-            "loops after 65535"));
-      }
-    }
+    // The busiest invocation counts its chunk, sums the LOCAL offsets, and
+    // writes each coordinate of its chunk, each loop counted one more than
+    // its trips; half the device's limit leaves a margin.
+    const uint64_t chunk =
+        (static_cast<uint64_t>(x.num_elements()) + kNonZeroLocal - 1) / kNonZeroLocal;
+    RETURN_IF_ERROR(CheckInvocationLoops(
+        ctx.device().info(), 2 * (chunk + 1) + (kNonZeroLocal + 1) + chunk * (x.shape.size() + 1),
+        absl::StrCat("NonZero of ", x.num_elements(), " elements"), 0.5));
     DispatchStep step;
     step.push.U32(static_cast<uint32_t>(x.num_elements()))
         .U32(static_cast<uint32_t>(x.shape.size()));

@@ -18,10 +18,6 @@ namespace vkserve {
 namespace {
 
 constexpr uint32_t kUniqueLocal = 64;  // shaders/ops/unique.comp LOCAL
-// llvmpipe (lavapipe) ends an invocation's loops after 65,535 iterations in
-// all, so a longer scan gives a short answer there: refused past half of it.
-constexpr uint64_t kUniqueLlvmpipeLoopBudget = 65535 / 2;
-
 // An upper bound on the loop iterations of one invocation of unique.comp:
 // three passes over its rows, each comparing against every row (a comparison
 // walks outer * inner elements), then copying its rows out.
@@ -97,17 +93,13 @@ class UniqueOp : public Op {
     ASSIGN_OR_RETURN(const UniqueGeometry g, UniqueGeometryOf(ctx.node(), x));
     if (x.num_elements() >= (int64_t{1} << 30))
       return absl::UnimplementedError("Unique: tensor too large");
-    if (ctx.device().info().driver_name == "llvmpipe") {
-      const uint64_t iterations =
-          WorstCaseLoopIterations(static_cast<uint64_t>(g.outer), static_cast<uint64_t>(g.rows),
-                                  static_cast<uint64_t>(g.inner));
-      if (iterations > kUniqueLlvmpipeLoopBudget) {
-        return absl::UnimplementedError(absl::StrCat(
-            "Unique of ", g.rows, " rows: its shader may loop ", iterations,
-            " times in one invocation, more than vkserve runs on llvmpipe, which ends a shader's "
-            "loops after 65535"));
-      }
-    }
+    // A longer scan than the device runs would give a short answer:
+    // refused past half its limit (a margin for the estimate).
+    RETURN_IF_ERROR(CheckInvocationLoops(
+        ctx.device().info(),
+        WorstCaseLoopIterations(static_cast<uint64_t>(g.outer), static_cast<uint64_t>(g.rows),
+                                static_cast<uint64_t>(g.inner)),
+        absl::StrCat("Unique of ", g.rows, " rows"), 0.5));
     DispatchStep step;
     step.push.U32(static_cast<uint32_t>(g.outer))
         .U32(static_cast<uint32_t>(g.rows))

@@ -20,9 +20,6 @@ namespace vkserve {
 namespace {
 
 constexpr uint32_t kTopKLocal = 64;
-// llvmpipe ends an invocation's loops after this many iterations in all; the
-// shader loops `axis` times per invocation.
-constexpr int64_t kTopKLlvmpipeLoopLimit = 65535;
 
 // The integer types ops/top_k_int compares: 0 for others.
 uint32_t IntBytes(DataType t) {
@@ -105,11 +102,10 @@ class TopKOp : public Op {
       return absl::UnimplementedError("TopK: tensor too large");
     const uint64_t rows = static_cast<uint64_t>(r.outer * r.inner);
     if (rows == 0 || r.k == 0) return MakeEmptyKernel();
-    if (r.axis > kTopKLlvmpipeLoopLimit && ctx.device().info().driver_name == "llvmpipe") {
-      return absl::UnimplementedError(absl::StrCat(
-          "TopK over an axis of ", r.axis, " elements: llvmpipe ends a shader's loops after ",
-          kTopKLlvmpipeLoopLimit, " iterations"));
-    }
+    // Each invocation ranks one element against the whole axis.
+    RETURN_IF_ERROR(
+        CheckInvocationLoops(ctx.device().info(), static_cast<uint64_t>(r.axis),
+                             absl::StrCat("TopK over an axis of ", r.axis, " elements")));
     const bool indices = ctx.num_outputs() > 1 && ctx.output(1).dtype != DataType::kUndefined;
     const uint32_t scratch =
         indices ? 0 : ctx.RequestScratch(static_cast<uint64_t>(rows * r.k) * 8);
