@@ -90,7 +90,7 @@ struct ServerSettings {
   int metrics_request_timeout_ms = 2000;  // per request (HTTPS: handshake included)
   // IPv4 CIDR blocks ("10.0.0.0/8") that may connect; empty: everyone.
   std::vector<std::string> metrics_allowed_networks;
-  // metrics.tls: set, the endpoint serves HTTPS (server/daemon/tls_metrics_endpoint.h).
+  // metrics.tls: set, the endpoint serves HTTPS (server/http/metrics_endpoint.h).
   TlsFiles metrics_tls;
 
   // Model repository (absolute path).

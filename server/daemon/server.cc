@@ -12,6 +12,7 @@
 #include "base/status_macros.h"
 #include "gpu/cache_budget.h"
 #include "server/http/http_front_end.h"
+#include "server/http/metrics_endpoint.h"
 #include "spdlog/spdlog.h"
 
 namespace vkserve {
@@ -26,8 +27,9 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
   ASSIGN_OR_RETURN(server->authorizer_, Authorizer::Create(settings));
   ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials,
                    server->Credentials(settings));
-  const bool metrics_tls = settings.metrics_enabled && settings.metrics_tls.enabled();
-  if (metrics_tls) RETURN_IF_ERROR(LoadTlsMaterial(settings.metrics_tls, "metrics").status());
+  if (settings.metrics_enabled && settings.metrics_tls.enabled()) {
+    RETURN_IF_ERROR(LoadTlsMaterial(settings.metrics_tls, "metrics").status());
+  }
   DeviceSetOptions device_options;
   device_options.runtime.device = settings.device;
   device_options.runtime.pipeline_cache_path =
@@ -103,22 +105,17 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
     spdlog::info("KServe v2 HTTP{} at {}", settings.http_tls.enabled() ? "S" : "",
                  server->http_->address());
   }
-  if (metrics_tls) {
-    ASSIGN_OR_RETURN(server->metrics_tls_, TlsMetricsEndpoint::Start(TlsMetricsOptionsOf(settings),
-                                                                     [m = server->metrics_.get()] {
-                                                                       return m->Render();
-                                                                     }));
-    spdlog::info(
-        "metrics at https://{}/metrics{}: {}", server->metrics_address(),
-        settings.metrics_tls.client_ca_path.empty() ? "" : " (client certificates required)",
-        server->metrics_tls_->summary());
-  } else if (settings.metrics_enabled) {
-    MetricsEndpointOptions endpoint;
-    endpoint.max_connections = settings.metrics_max_connections;
-    endpoint.request_timeout_ms = settings.metrics_request_timeout_ms;
-    endpoint.allowed_networks = settings.metrics_allowed_networks;
-    RETURN_IF_ERROR(server->metrics_->Serve(settings.MetricsListenAddress(), endpoint));
-    spdlog::info("metrics at http://{}/metrics", server->metrics_address());
+  if (settings.metrics_enabled) {
+    ASSIGN_OR_RETURN(server->metrics_endpoint_,
+                     MetricsEndpoint::Start(settings, server->metrics_.get()));
+    if (server->metrics_endpoint_->tls()) {
+      spdlog::info(
+          "metrics at https://{}/metrics{}: {}", server->metrics_address(),
+          settings.metrics_tls.client_ca_path.empty() ? "" : " (client certificates required)",
+          server->metrics_endpoint_->summary());
+    } else {
+      spdlog::info("metrics at http://{}/metrics", server->metrics_address());
+    }
   }
   WarnIfExposed(settings);
   server->context_.accepting.store(true);
@@ -157,11 +154,15 @@ void Server::WarnIfExposed(const ServerSettings& settings) {
 }
 
 absl::Status Server::ReloadMetricsTls() {
-  if (metrics_tls_ == nullptr)
+  if (metrics_endpoint_ == nullptr)
     return absl::FailedPreconditionError("metrics TLS is not configured");
-  RETURN_IF_ERROR(metrics_tls_->Reload());
-  spdlog::info("metrics TLS reloaded: {}", metrics_tls_->summary());
+  RETURN_IF_ERROR(metrics_endpoint_->ReloadTls());
+  spdlog::info("metrics TLS reloaded: {}", metrics_endpoint_->summary());
   return absl::OkStatus();
+}
+
+int Server::metrics_port() const {
+  return metrics_endpoint_ != nullptr ? metrics_endpoint_->port() : 0;
 }
 
 int Server::http_port() const { return http_ != nullptr ? http_->port() : 0; }
@@ -264,8 +265,7 @@ void Server::Shutdown() {
   housekeeping_.stop();
   if (housekeeping_thread_.joinable()) housekeeping_thread_.join();
   // Last: the figures of a draining server are still scraped.
-  if (metrics_tls_ != nullptr) metrics_tls_->Stop();
-  if (metrics_ != nullptr) metrics_->StopServing();
+  if (metrics_endpoint_ != nullptr) metrics_endpoint_->Stop();
   spdlog::info("shut down");
 }
 

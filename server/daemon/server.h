@@ -33,7 +33,6 @@
 #include "config/server_config.h"
 #include "gpu/fault_injector.h"
 #include "grpcpp/grpcpp.h"
-#include "server/daemon/tls_metrics_endpoint.h"
 #include "server/grpc/authorization.h"
 #include "server/grpc/grpc_service.h"
 #include "server/grpc/infer_queues.h"
@@ -48,7 +47,8 @@
 
 namespace vkserve {
 
-class HttpFrontEnd;  // server/http/http_front_end.h
+class HttpFrontEnd;     // server/http/http_front_end.h
+class MetricsEndpoint;  // server/http/metrics_endpoint.h
 
 // Observers and test seams; production servers may leave them empty.
 struct ServerHooks {
@@ -76,7 +76,7 @@ class Server {
 
   int port() const { return port_; }
   // The metrics endpoint's port; 0 when metrics are disabled.
-  int metrics_port() const { return metrics_tls_ ? metrics_tls_->port() : metrics_->port(); }
+  int metrics_port() const;
   // "127.0.0.1:8001" with the real port.
   std::string address() const;
   // The same for the metrics endpoint.
@@ -121,7 +121,8 @@ class Server {
   std::unique_ptr<DeviceSet> devices_;
   // Declared before the models: a ModelMetrics must not outlive it.
   std::unique_ptr<Metrics> metrics_;
-  std::unique_ptr<TlsMetricsEndpoint> metrics_tls_;  // with metrics.tls; renders metrics_
+  // With metrics.enabled; renders metrics_. Declared after it: destroyed first.
+  std::unique_ptr<MetricsEndpoint> metrics_endpoint_;
   std::unique_ptr<RequestTracer> tracer_;
   std::unique_ptr<LogControl> log_;
   std::unique_ptr<ModelManager> models_;

@@ -318,6 +318,7 @@ class Connection : public std::enable_shared_from_this<Connection<Stream>> {
 
   void ReadHeader() {
     if (slots_->stopped.load()) return Close();
+    head_ = false;
     parser_.emplace();
     parser_->header_limit(options().max_header_bytes);
     parser_->body_limit(options().max_body_bytes);
@@ -378,6 +379,7 @@ class Connection : public std::enable_shared_from_this<Connection<Stream>> {
   void Dispatch() {
     HttpRequest request{parser_->release(), identities_};
     keep_alive_ = options().keep_alive && request.message.keep_alive();
+    head_ = request.message.method() == http::verb::head;
     parser_.reset();
     Lowest().expires_never();
     const uint64_t id = slots_->Await(this->shared_from_this());
@@ -403,6 +405,8 @@ class Connection : public std::enable_shared_from_this<Connection<Stream>> {
     response_.set(http::field::server, "vkserve");
     response_.keep_alive(keep_alive_);
     response_.prepare_payload();
+    // A HEAD answer: the GET answer's headers (Content-Length included), no body.
+    if (head_) response_.body().clear();
     Lowest().expires_after(server_->timeout());
     http::async_write(stream_, response_,
                       [self = this->shared_from_this()](const error_code& ec, size_t) {
@@ -444,6 +448,7 @@ class Connection : public std::enable_shared_from_this<Connection<Stream>> {
   HttpResponse response_;
   std::vector<std::string> identities_;
   bool keep_alive_ = true;
+  bool head_ = false;  // the request being answered is a HEAD
 };
 
 }  // namespace

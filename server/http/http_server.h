@@ -4,7 +4,8 @@
 // HttpServer: an HTTP/1.1 server on Boost.Beast and Boost.Asio, plain or
 // over TLS (asio::ssl on the system's OpenSSL 3), for untrusted clients. It
 // carries the KServe v2 REST front end (http_front_end.h) and the metrics
-// endpoint (metrics.h); what a request means is its handler's business.
+// endpoint (metrics_endpoint.h); what a request means is its handler's
+// business.
 //
 // Limits, all applied before the bytes they bound are read:
 //  - the request head (request line and headers) up to max_header_bytes:
@@ -23,7 +24,8 @@
 // A request that does not parse gets 400 and the connection closes. Keep-
 // alive is honoured unless disabled; pipelined requests are read one at a
 // time (the next only after the previous answer is written), so they are
-// answered in order.
+// answered in order. The answer to a HEAD request goes out as its handler
+// gives it, less the body (Content-Length stays the body's).
 //
 // Shape: one io_context run by `threads` threads; each connection on a
 // strand of its own; all I/O asynchronous, so a connection holds a slot,

@@ -7,14 +7,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <exception>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "base/host_heap.h"
 #include "prometheus/collectable.h"
 #include "prometheus/counter.h"
-#include "prometheus/exposer.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
@@ -426,7 +424,6 @@ Metrics::Metrics(const std::string& server_version, const std::string& device, G
 }
 
 Metrics::~Metrics() {
-  StopServing();
   MutexLock lock(&mutex_);
   // Every ModelMetrics must be gone: their series point into our families.
   for (const auto& [key, weak] : live_) {
@@ -437,50 +434,6 @@ Metrics::~Metrics() {
     }
   }
 }
-
-absl::Status Metrics::Serve(const std::string& address, const MetricsEndpointOptions& options) {
-  if (exposer_ != nullptr) return absl::FailedPreconditionError("metrics are already served");
-  const std::string timeout = absl::StrCat(std::max(options.request_timeout_ms, 1));
-  // civetweb options (prometheus-cpp passes them through). The accept queue
-  // (connection_queue) and the kernel backlog bound what waits for a worker;
-  // the request timeout bounds how long a slow client holds one.
-  std::vector<std::string> civetweb_options = {
-      "listening_ports",       address,
-      "num_threads",           absl::StrCat(std::max(options.max_connections, 1)),
-      "request_timeout_ms",    timeout,
-      "keep_alive_timeout_ms", timeout,
-      "enable_keep_alive",     "no",
-      "connection_queue",      "32",
-      "listen_backlog",        "64",
-      "max_request_size",      "8192",
-  };
-  if (!options.allowed_networks.empty()) {
-    std::string acl = "-0.0.0.0/0";
-    for (const std::string& network : options.allowed_networks)
-      absl::StrAppend(&acl, ",+", network);
-    civetweb_options.insert(civetweb_options.end(), {"access_control_list", acl});
-  }
-  // prometheus-cpp reports a failed bind by throwing; this is start-up, not
-  // the request path, and the exception ends here as a Status.
-  try {
-    exposer_ = std::make_unique<prometheus::Exposer>(std::move(civetweb_options));
-  } catch (const std::exception& e) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot serve metrics on ", address, ": ", e.what()));
-  }
-  exposer_->RegisterCollectable(registry_);
-  exposer_->RegisterCollectable(gauges_);
-  const std::vector<int> ports = exposer_->GetListeningPorts();
-  port_ = ports.empty() ? 0 : ports.front();
-  return absl::OkStatus();
-}
-
-void Metrics::StopServing() {
-  exposer_.reset();
-  port_ = 0;
-}
-
-int Metrics::port() const { return port_; }
 
 std::shared_ptr<ModelMetrics> Metrics::ForModel(const std::string& model, int64_t version,
                                                 const std::vector<std::string>& gpus) {

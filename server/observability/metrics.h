@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Metrics: vkserve's Prometheus metrics and the HTTP endpoint serving them.
-// Every family is defined in metrics.cc; docs/observability.md lists them.
+// Metrics: vkserve's Prometheus metrics, rendered in the text format for the
+// scrape endpoint (server/http/metrics_endpoint.h). Every family is defined
+// in metrics.cc; docs/observability.md lists them.
 //
 // Two kinds of figures:
 //  - Events (histograms, counters) are recorded as requests finish, through
@@ -34,7 +35,6 @@
 
 namespace prometheus {
 class Counter;
-class Exposer;
 class Histogram;
 class Registry;
 template <typename T>
@@ -171,18 +171,6 @@ class ModelMetrics {
   prometheus::Counter* sync_points_ = nullptr;
 };
 
-// How the HTTP endpoint treats connections. civetweb serves one
-// connection per worker thread, so without timeouts a few idle or
-// byte-at-a-time clients would hold every worker and block scrapes.
-struct MetricsEndpointOptions {
-  int max_connections = 8;        // worker threads (connections served at once)
-  int request_timeout_ms = 2000;  // a request's whole reading time; idle keep-alive
-  // IPv4 CIDR blocks ("10.0.0.0/8") that may connect; empty: everyone.
-  // civetweb closes other connections as it accepts them, before they take
-  // a worker.
-  std::vector<std::string> allowed_networks;
-};
-
 class Metrics {
  public:
   // `server_version` and `device` label vkserve_build_info. `sampler` (may
@@ -192,16 +180,6 @@ class Metrics {
   Metrics(const Metrics&) = delete;
   Metrics& operator=(const Metrics&) = delete;
 
-  // Starts serving GET /metrics on `address` ("127.0.0.1:8002"; port 0 picks
-  // a free one, see port()). UNAVAILABLE naming the address when it cannot
-  // listen. Call at most once. Keep-alive is off: a connection carries one
-  // scrape, so an idle connection never holds a worker past the timeout.
-  absl::Status Serve(const std::string& address, const MetricsEndpointOptions& options = {});
-  // Stops serving (idempotent); the figures stay readable through Render().
-  void StopServing();
-  // The listening port, 0 when not serving.
-  int port() const;
-
   // The event metrics of `model` version `version`, shared by every caller
   // asking for the same version while one is alive. `gpus`: the UUIDs of
   // the GPUs it runs on, whose per-GPU series (label `gpu`) exist from now
@@ -209,7 +187,9 @@ class Metrics {
   std::shared_ptr<ModelMetrics> ForModel(const std::string& model, int64_t version,
                                          const std::vector<std::string>& gpus = {});
 
-  // Everything in the Prometheus text format, as a scrape returns it.
+  // Everything in the Prometheus text format (prometheus-cpp's
+  // TextSerializer), as a scrape returns it after the endpoint's own
+  // families. Thread-safe; samples the gauges.
   std::string Render() const;
 
  private:
@@ -229,8 +209,6 @@ class Metrics {
   std::shared_ptr<prometheus::Registry> registry_;
   std::shared_ptr<SampledGauges> gauges_;
   std::unique_ptr<Families> families_;
-  std::unique_ptr<prometheus::Exposer> exposer_;
-  int port_ = 0;
 
   Mutex mutex_;  // guards the families' Add/Remove and live_
   std::map<ModelKey, std::weak_ptr<ModelMetrics>> live_ ABSL_GUARDED_BY(mutex_);

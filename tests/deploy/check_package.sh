@@ -33,6 +33,10 @@ depends=$(field Depends)
 for lib in libvulkan1 libgrpc++1 libprotobuf libabsl libsystemd0 libssl3 libstdc++6 systemd init-system-helpers; do
   [[ "$depends" == *"$lib"* ]] || fail "Depends lacks $lib: $depends"
 done
+# /metrics is served by vkserve's own HTTP server: no civetweb at run time.
+for lib in libcivetweb libprometheus-cpp-pull; do
+  [[ "$depends" != *"$lib"* ]] || fail "Depends has $lib: $depends"
+done
 for member in conffiles postinst prerm postrm md5sums; do
   grep -q " $member" "$tmp/info" || fail "control archive lacks $member"
 done

@@ -25,7 +25,7 @@ elif ! grep -q '^VKSERVE_FUZZ:BOOL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null; then
   echo "run_fuzzers.sh: $BUILD is not a tree configured with -DVKSERVE_FUZZ=ON" >&2
   exit 2
 fi
-TARGETS="ort_loader_fuzzer onnx_loader_fuzzer config_fuzzer infer_request_fuzzer http_request_head_fuzzer
+TARGETS="ort_loader_fuzzer onnx_loader_fuzzer config_fuzzer infer_request_fuzzer
   http_infer_request_fuzzer"
 cmake --build "$BUILD" -j"$(nproc)" --target $TARGETS
 # The request fuzzer opens a GPU (lavapipe): its driver's lifetime

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// HttpServer (server/http/http_server.h) at shutdown: answers that come
-// after Stop, or after the server is gone, are dropped without touching the
-// connection's event loop (ASan and TSan run this test), and answers racing
-// with Stop from other threads.
+// HttpServer (server/http/http_server.h): a HEAD answer carries no body;
+// and at shutdown, answers that come after Stop, or after the server is
+// gone, are dropped without touching the connection's event loop (ASan and
+// TSan run this test), and answers racing with Stop from other threads.
 #include "server/http/http_server.h"
 
 #include <arpa/inet.h>
@@ -77,6 +77,43 @@ HttpResponse Ok() {
   HttpResponse response{http::status::ok, 11};
   response.body() = "{}";
   return response;
+}
+
+TEST(HttpServerTest, HeadIsAnsweredWithoutTheBody) {
+  HttpServerOptions options;
+  options.port = 0;
+  auto server = HttpServer::Start(options, nullptr, [](HttpRequest&&, HttpResponder respond) {
+    HttpResponse response{http::status::ok, 11};
+    response.body() = "0123456789";
+    respond(std::move(response));
+  });
+  ASSERT_TRUE(server.ok()) << server.status();
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>((*server)->port()));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  // HEAD, then GET on the same connection: the second answer must follow
+  // the first one's headers directly.
+  const std::string requests =
+      "HEAD /x HTTP/1.1\r\nHost: x\r\n\r\nGET /x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  ASSERT_EQ(send(fd, requests.data(), requests.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(requests.size()));
+  std::string answer;
+  char buf[4096];
+  for (ssize_t n; (n = recv(fd, buf, sizeof(buf), 0)) > 0;)
+    answer.append(buf, static_cast<size_t>(n));
+  close(fd);
+  const size_t first_end = answer.find("\r\n\r\n");
+  ASSERT_NE(first_end, std::string::npos) << answer;
+  const std::string first = answer.substr(0, first_end);
+  EXPECT_EQ(first.substr(0, first.find("\r\n")), "HTTP/1.1 200 OK");
+  EXPECT_NE(first.find("\r\nContent-Length: 10"), std::string::npos) << first;
+  const std::string rest = answer.substr(first_end + 4);
+  EXPECT_EQ(rest.substr(0, rest.find("\r\n")), "HTTP/1.1 200 OK") << answer;
+  EXPECT_EQ(rest.substr(rest.size() - 10), "0123456789") << answer;
 }
 
 TEST(HttpServerTest, AnswerAfterTheServerIsGoneIsDropped) {

@@ -3,13 +3,11 @@
 //
 // Metrics, RequestTracer and the log formatting, without a GPU: the exact
 // exposition text for known observations, series lifetime across unload and
-// reload, the HTTP endpoint, trace selection/assembly/pruning, and JSON log
-// lines. (test_prometheus.py checks the same against a real Prometheus.)
+// reload, trace selection/assembly/pruning, and JSON log lines.
+// (metrics_endpoint_test.cc serves the text over HTTP; test_prometheus.py
+// checks it against a real Prometheus.)
 #include "server/observability/metrics.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -231,50 +229,6 @@ TEST(MetricsTest, OutcomeFollowsTheStatusCode) {
   EXPECT_EQ(OutcomeOf(absl::UnavailableError("x")), RequestOutcome::kUnavailable);
   EXPECT_EQ(OutcomeOf(absl::InternalError("x")), RequestOutcome::kInternal);
   EXPECT_EQ(OutcomeOf(absl::UnknownError("x")), RequestOutcome::kInternal);
-}
-
-// A minimal HTTP/1.0 GET over loopback; returns the whole response.
-std::string HttpGet(int port, const std::string& path) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    close(fd);
-    return "";
-  }
-  const std::string request = absl::StrCat("GET ", path, " HTTP/1.0\r\nHost: localhost\r\n\r\n");
-  if (write(fd, request.data(), request.size()) != static_cast<ssize_t>(request.size())) {
-    close(fd);
-    return "";
-  }
-  std::string response;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof(buf))) > 0) response.append(buf, static_cast<size_t>(n));
-  close(fd);
-  return response;
-}
-
-TEST(MetricsTest, ServesTheTextFormatOverHttp) {
-  Metrics metrics("1", "gpu", nullptr);
-  auto m = metrics.ForModel("net", 1);
-  m->RecordFailure(RequestOutcome::kCancelled);
-  ASSERT_TRUE(metrics.Serve("127.0.0.1:0").ok());
-  ASSERT_GT(metrics.port(), 0);
-  const std::string response = HttpGet(metrics.port(), "/metrics");
-  EXPECT_TRUE(absl::StartsWith(response, "HTTP/1.1 200")) << response.substr(0, 100);
-  EXPECT_TRUE(absl::StrContains(response, "text/plain"));
-  EXPECT_TRUE(absl::StrContains(response, "outcome=\"cancelled\",version=\"1\"} 1"));
-
-  // A second endpoint on the same port cannot listen: a Status, not a throw.
-  Metrics clash("1", "gpu", nullptr);
-  absl::Status s = clash.Serve(absl::StrCat("127.0.0.1:", metrics.port()));
-  EXPECT_EQ(s.code(), absl::StatusCode::kUnavailable);
-  EXPECT_TRUE(absl::StrContains(s.message(), absl::StrCat("127.0.0.1:", metrics.port()))) << s;
-  metrics.StopServing();
-  EXPECT_EQ(metrics.port(), 0);
 }
 
 class TracerTest : public ::testing::Test {

@@ -10,7 +10,7 @@ test time with the openssl command (test_security.py's helpers). Four
   TlsMetricsTest: metrics.tls without client_ca, allowed_networks including
     loopback. The scrape over HTTPS carries the metric families
     docs/observability.md lists, and the same families, help texts and
-    series as a fourth server's plain-HTTP (civetweb) scrape; plaintext HTTP and clients trusting another
+    series as a fourth server's plain-HTTP scrape; plaintext HTTP and clients trusting another
     CA fail; other paths, methods, oversized and malformed requests get
     404/405/431/400; SIGHUP with a mismatched key is refused (old certificate
     stays), with a new pair serves the new certificate (new serial); idle,
@@ -141,8 +141,8 @@ class TlsMetricsTest(MetricsTlsBase):
     @classmethod
     def setUpClass(cls):
         cls.start("vkserve_mtls_metrics_", tls_metrics)
-        # The same repository served with plain-HTTP metrics (civetweb), to
-        # compare the content with.
+        # The same repository served with plain-HTTP metrics, to compare the
+        # content with.
         cls.plain_tmp = tempfile.mkdtemp(prefix="vkserve_mtls_metrics_plain_")
         cls.plain = MetricsServer(cls.plain_tmp, "")
         cls.plain.wait_metrics()

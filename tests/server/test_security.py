@@ -223,7 +223,7 @@ class TokenServerTest(SecurityBase):
                      f'  grant {{ name: "app" token_file: "{token_file}" roles: INFERENCE }}\n'
                      '}\n'),
         }
-        # Loopback is in the allowed networks (a two-entry civetweb ACL).
+        # Loopback is in the allowed networks (one of two blocks).
         cls.server = SecureServer(cls.tmp, config,
                                   metrics='allowed_networks: ["192.168.0.0/16", "127.0.0.0/8"]')
         cls.channel = tls_channel(cls.server.port, cls.ca[0])
