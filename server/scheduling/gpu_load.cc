@@ -3,8 +3,28 @@
 #include "server/scheduling/gpu_load.h"
 
 #include <cstdlib>
+#include <string>
+
+#include "absl/strings/str_cat.h"
 
 namespace vkserve {
+
+absl::StatusOr<std::vector<int>> SessionsByGpu(const std::vector<ModelReplica>& replicas,
+                                               std::string_view scheduler) {
+  if (replicas.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(std::string(scheduler), " needs at least one GPU"));
+  }
+  std::vector<int> sessions;
+  for (const ModelReplica& r : replicas) {
+    if (r.sessions < 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(std::string(scheduler), " needs at least one session per GPU"));
+    }
+    sessions.push_back(r.sessions);
+  }
+  return sessions;
+}
 
 GpuLoad::GpuLoad(std::vector<int> sessions)
     : sessions_(std::move(sessions)), busy_(sessions_.size(), 0) {}

@@ -17,9 +17,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "runtime/model.h"
+#include "runtime/session.h"
 
 namespace vkserve {
 
@@ -28,6 +31,38 @@ struct ModelReplica {
   std::shared_ptr<const Model> model;
   int sessions = 1;
 };
+
+// Sessions per GPU of `replicas`; INVALID_ARGUMENT without a replica or
+// with a replica of no session. `scheduler` names it in the message ("a
+// pool").
+absl::StatusOr<std::vector<int>> SessionsByGpu(const std::vector<ModelReplica>& replicas,
+                                               std::string_view scheduler);
+
+// Every replica's sessions on its GPU, in replica order.
+struct ReplicaSessions {
+  std::vector<std::unique_ptr<Session>> sessions;
+  std::vector<int> gpu_of;  // per session: its replica's index
+};
+// Creates them, each run through `warmup` (a callable taking Session&,
+// returning absl::Status) before the next is created: the first failure
+// fails the whole.
+template <typename Warmup>
+absl::StatusOr<ReplicaSessions> CreateSessions(const std::vector<ModelReplica>& replicas,
+                                               const SessionOptions& options,
+                                               const Warmup& warmup) {
+  ReplicaSessions made;
+  for (size_t g = 0; g < replicas.size(); ++g) {
+    for (int i = 0; i < replicas[g].sessions; ++i) {
+      absl::StatusOr<std::unique_ptr<Session>> session =
+          Session::Create(replicas[g].model, options);
+      if (!session.ok()) return session.status();
+      if (absl::Status warm = warmup(**session); !warm.ok()) return warm;
+      made.sessions.push_back(*std::move(session));
+      made.gpu_of.push_back(static_cast<int>(g));
+    }
+  }
+  return made;
+}
 
 class GpuLoad {
  public:
