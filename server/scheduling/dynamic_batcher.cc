@@ -20,10 +20,6 @@
 namespace vkserve {
 namespace {
 
-// How often waiting requests are checked for cancellation: the client's
-// flag is polled, it does not wake the batcher.
-constexpr absl::Duration kCancelPoll = absl::Milliseconds(5);
-
 // Lone requests (dynamic_batcher.h): after this many batches in a row that
 // waited out the delay alone, lone requests stop waiting; one in
 // kProbeEvery still waits.
@@ -33,36 +29,24 @@ constexpr uint64_t kProbeEvery = 16;
 // Batch sizes planned ahead at once (PlanAhead).
 constexpr size_t kMaxPlansAhead = 4;
 
-uint64_t Nanos(absl::Duration d) {
-  return static_cast<uint64_t>(std::max<int64_t>(absl::ToInt64Nanoseconds(d), 0));
-}
-
 std::vector<int> SortedUnique(std::vector<int> sizes) {
   std::sort(sizes.begin(), sizes.end());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   return sizes;
 }
 
-// Only what PriorityIndex reads, so the batcher keeps no copy of the config.
-ModelSettings PrioritySettings(const ModelSettings& settings) {
-  ModelSettings s;
-  s.priority_levels = settings.priority_levels;
-  s.default_priority_level = settings.default_priority_level;
-  return s;
-}
-
 }  // namespace
 
 DynamicBatcher::DynamicBatcher(std::shared_ptr<const Model> model, const ModelSettings& settings,
-                               std::vector<int> sessions_by_gpu)
+                               std::vector<int> sessions_by_gpu, absl::Duration inline_max_run)
     : model_(std::move(model)),
       name_(settings.name),
       max_batch_size_(settings.max_batch_size),
       preferred_(SortedUnique(settings.preferred_batch_sizes)),
       max_delay_(settings.max_queue_delay),
-      priority_settings_(PrioritySettings(settings)),
-      levels_(LevelPolicies(settings)),
-      queues_(levels_.size()),
+      batching_(settings.max_batch_size > 0),
+      inline_max_run_(inline_max_run),
+      queue_(settings, batching_ ? "its batch" : "a session"),
       idle_(sessions_by_gpu.size()),
       load_(sessions_by_gpu),
       pacing_(static_cast<int>(sessions_by_gpu.size())),
@@ -84,26 +68,44 @@ absl::StatusOr<std::unique_ptr<DynamicBatcher>> DynamicBatcher::Create(
   if (settings.max_batch_size < 1) {
     return absl::InvalidArgumentError("dynamic batching needs max_batch_size > 0");
   }
-  if (replicas.empty()) return absl::InvalidArgumentError("a batcher needs at least one GPU");
-  std::vector<int> sessions_by_gpu;
-  for (const ModelReplica& r : replicas) {
-    if (r.sessions < 1)
-      return absl::InvalidArgumentError("a batcher needs at least one session per GPU");
-    sessions_by_gpu.push_back(r.sessions);
-  }
+  return Build(std::move(replicas), settings, session_options, std::move(warmup),
+               absl::ZeroDuration(), "a batcher");
+}
+
+absl::StatusOr<std::unique_ptr<DynamicBatcher>> DynamicBatcher::CreateUnbatched(
+    std::vector<ModelReplica> replicas, ModelSettings settings,
+    const SessionOptions& session_options, std::shared_ptr<const WarmupRuns> warmup,
+    absl::Duration inline_max_run) {
+  settings.max_batch_size = 0;
+  settings.preferred_batch_sizes.clear();
+  settings.max_queue_delay = absl::ZeroDuration();
+  return Build(std::move(replicas), settings, session_options, std::move(warmup), inline_max_run,
+               "a pool");
+}
+
+absl::StatusOr<std::unique_ptr<DynamicBatcher>> DynamicBatcher::Build(
+    std::vector<ModelReplica> replicas, const ModelSettings& settings,
+    const SessionOptions& session_options, std::shared_ptr<const WarmupRuns> warmup,
+    absl::Duration inline_max_run, std::string_view scheduler) {
+  ASSIGN_OR_RETURN(std::vector<int> sessions_by_gpu, SessionsByGpu(replicas, scheduler));
   auto batcher = std::unique_ptr<DynamicBatcher>(
-      new DynamicBatcher(replicas.front().model, settings, sessions_by_gpu));
-  ASSIGN_OR_RETURN(std::shared_ptr<const WarmupRuns> targets,
-                   batcher->PaddingTargets(*replicas.front().model, warmup.get()));
-  for (size_t g = 0; g < replicas.size(); ++g) {
-    for (int i = 0; i < replicas[g].sessions; ++i) {
-      ASSIGN_OR_RETURN(auto session, Session::Create(replicas[g].model, session_options));
-      if (warmup != nullptr) RETURN_IF_ERROR(warmup->RunOn(*session));
-      RETURN_IF_ERROR(targets->RunOn(*session));
-      batcher->idle_[g].push_back(session.get());
-      batcher->sessions_.push_back(std::move(session));
+      new DynamicBatcher(replicas.front().model, settings, sessions_by_gpu, inline_max_run));
+  std::shared_ptr<const WarmupRuns> targets;
+  if (batcher->batching_) {
+    ASSIGN_OR_RETURN(targets, batcher->PaddingTargets(*replicas.front().model, warmup.get()));
+  }
+  ASSIGN_OR_RETURN(ReplicaSessions made,
+                   CreateSessions(replicas, session_options, [&](Session& session) {
+                     if (warmup != nullptr) RETURN_IF_ERROR(warmup->RunOn(session));
+                     return targets == nullptr ? absl::OkStatus() : targets->RunOn(session);
+                   }));
+  {
+    MutexLock lock(&batcher->mutex_);
+    for (size_t i = 0; i < made.sessions.size(); ++i) {
+      batcher->idle_[static_cast<size_t>(made.gpu_of[i])].push_back(made.sessions[i].get());
     }
   }
+  batcher->sessions_ = std::move(made.sessions);
   // Two runners per session: one runs the session's next batch while the
   // other answers its last (Run).
   batcher->runners_.emplace(2 * batcher->sessions_.size());
@@ -161,119 +163,102 @@ DynamicBatcher::~DynamicBatcher() {
 }
 
 void DynamicBatcher::Submit(SchedulerRequest request, Callback done) {
-  Pending p;
-  p.submitted = absl::Now();
-  p.key = BatchKey(request);
-  p.level = PriorityIndex(priority_settings_, request.priority);
-  p.deadline = QueueDeadline(levels_[static_cast<size_t>(p.level)], p.submitted, request);
-  p.request = std::move(request);
-  p.done = std::move(done);
-  {
-    MutexLock lock(&mutex_);
-    if (!draining_) {
-      ++outstanding_;
-      boost::asio::post(io_, [this, p = std::move(p)]() mutable { Enqueue(std::move(p)); });
-      return;
-    }
-  }
-  p.done(absl::UnavailableError("the model is being unloaded"), ExecutionInfo{});
+  const bool may_run_inline = request.may_run_inline;
+  Enqueue(queue_.Prepare(std::move(request), std::move(done), absl::Now()), may_run_inline);
 }
 
-void DynamicBatcher::Enqueue(Pending pending) {
-  const QueuePolicy& policy = levels_[static_cast<size_t>(pending.level)];
-  std::deque<Pending>& queue = queues_[static_cast<size_t>(pending.level)];
-  if (policy.max_queue_size > 0 && static_cast<int64_t>(queue.size()) >= policy.max_queue_size) {
-    std::string level =
-        levels_.size() > 1 ? absl::StrCat(" at priority level ", pending.level + 1) : "";
-    Answer(pending,
-           absl::ResourceExhaustedError(absl::StrCat("the queue of model '", name_, "' is full (",
-                                                     policy.max_queue_size, " requests waiting",
-                                                     level, ")")),
-           ExecutionInfo{});
-    return;
-  }
-  if (skipping_waits_) pending.skip_wait = ++lone_arrivals_ % kProbeEvery != 0;
-  queue.push_back(std::move(pending));
+void DynamicBatcher::Enqueue(QueuedRequest item, bool may_run_inline) {
+  if (batching_) item.key = BatchKey(item.request);
+  if (may_run_inline && RunInline(item)) return;
+  if (!queue_.Accept(item)) return;
+  // Queued on the io thread, so each arrival is scheduled before the next
+  // is queued (a lone request goes before a later one can join it).
+  boost::asio::post(io_, [this, item = std::move(item)]() mutable {
+    if (skipping_waits_) item.skip_wait = ++lone_arrivals_ % kProbeEvery != 0;
+    if (queue_.Queue(std::move(item))) Schedule();
+  });
+}
+
+bool DynamicBatcher::RunInline(QueuedRequest& item) {
+  // A few timed runs first: a model's first runs (pipeline creation,
+  // first-use allocations) say nothing about its steady cost. Only an idle
+  // scheduler (no run, nothing queued: RequestQueue::Admit): under load the
+  // runners keep the sessions busy and the caller's thread (a gRPC poller)
+  // is worth more reading other requests; measured on lavapipe, 8 clients
+  // ran no faster with inline runs taken whenever a session was idle.
+  // Answers being written by runners do not count: their sessions are free.
+  constexpr uint64_t kTimedRunsBeforeInline = 4;
+  Formed formed;
+  Session* session = nullptr;
+  int gpu = -1;
   {
     MutexLock lock(&mutex_);
-    ++queued_;
+    if (batching_ || busy_ > 0 || timed_runs_ < kTimedRunsBeforeInline ||
+        mean_run_ >= inline_max_run_ ||
+        !queue_.Admit([&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return (gpu = load_.Pick()) >= 0; })) {
+      return false;
+    }
+    ++inline_runs_;
+    std::vector<QueuedRequest> members;
+    members.push_back(std::move(item));
+    formed = TakeSessionLocked(std::move(members), gpu, &session);
   }
-  Schedule();
+  // The session is this thread's until Run gives it back, as a runner's
+  // would be.
+  Run(std::move(formed), session, gpu);
+  return true;
 }
 
 void DynamicBatcher::Schedule() {
   const absl::Time now = absl::Now();
-  absl::Time wake = Sweep(now);
-  for (;;) {
-    absl::Time send_by;
-    const int gpu = pacing_.Soonest(load_.LeastBusy(), BatchLimit(), &send_by);
-    if (gpu < 0) break;
-    absl::Time form_wake = absl::InfiniteFuture();
-    std::vector<Pending> members = Form(now, send_by, &form_wake);
-    if (members.empty()) {
-      wake = std::min(wake, form_wake);
-      break;
+  absl::Time wake = queue_.Sweep(now);
+  {
+    MutexLock lock(&mutex_);
+    for (;;) {
+      absl::Time send_by;
+      const int gpu = pacing_.Soonest(load_.LeastBusy(), BatchLimit(), &send_by);
+      if (gpu < 0) break;
+      absl::Time form_wake = absl::InfiniteFuture();
+      std::vector<QueuedRequest> members = Form(now, send_by, &form_wake);
+      if (members.empty()) {
+        wake = std::min(wake, form_wake);
+        break;
+      }
+      Session* session = nullptr;
+      Formed formed = TakeSessionLocked(std::move(members), gpu, &session);
+      boost::asio::post(*runners_, [this, formed = std::move(formed), session, gpu]() mutable {
+        Run(std::move(formed), session, gpu);
+      });
     }
-    std::vector<Session*>& idle = idle_[static_cast<size_t>(gpu)];
-    Session* session = idle.back();
-    idle.pop_back();
-    load_.Take(gpu);
-    Dispatch(std::move(members), session, gpu);
   }
-  bool waiting = false;
-  for (const auto& q : queues_) waiting = waiting || !q.empty();
-  if (waiting) wake = std::min(wake, now + kCancelPoll);
+  if (queue_.queued() > 0) wake = std::min(wake, now + kCancelPoll);
   Arm(now, wake);
 }
 
-absl::Time DynamicBatcher::Sweep(absl::Time now) {
-  absl::Time earliest = absl::InfiniteFuture();
-  std::vector<Pending> expired;
-  for (auto& queue : queues_) {
-    for (auto it = queue.begin(); it != queue.end();) {
-      if (it->deadline <= now || (it->request.cancelled && it->request.cancelled())) {
-        expired.push_back(std::move(*it));
-        it = queue.erase(it);
-      } else {
-        earliest = std::min(earliest, it->deadline);
-        ++it;
-      }
-    }
-  }
-  if (expired.empty()) return earliest;
-  {
-    MutexLock lock(&mutex_);
-    queued_ -= expired.size();
-  }
-  for (Pending& p : expired) {
-    ExecutionInfo info;
-    info.queue_ns = Nanos(now - p.submitted);
-    const bool cancelled = p.request.cancelled && p.request.cancelled();
-    Answer(p,
-           cancelled ? absl::CancelledError("the request was cancelled before it ran")
-                     : absl::DeadlineExceededError("the request timed out waiting for its batch"),
-           info);
-  }
-  return earliest;
+std::vector<QueuedRequest> DynamicBatcher::Form(absl::Time now, absl::Time send_by,
+                                                absl::Time* wake) {
+  return queue_.Take(
+      [&](const RequestQueue::Levels& queues) { return Choose(queues, now, send_by, wake); });
 }
 
-std::vector<DynamicBatcher::Pending> DynamicBatcher::Form(absl::Time now, absl::Time send_by,
-                                                          absl::Time* wake) {
+std::vector<RequestQueue::Pick> DynamicBatcher::Choose(const RequestQueue::Levels& queues_,
+                                                       absl::Time now, absl::Time send_by,
+                                                       absl::Time* wake) {
   // The head: the oldest request of the highest non-empty level.
   size_t head_level = 0;
   while (head_level < queues_.size() && queues_[head_level].empty()) ++head_level;
   if (head_level == queues_.size()) return {};
-  std::vector<std::pair<size_t, size_t>> picks = {{head_level, 0}};
-  const Pending& head = queues_[head_level].front();
+  std::vector<RequestQueue::Pick> picks = {{head_level, 0}};
+  const QueuedRequest& head = queues_[head_level].front();
   const int64_t limit = BatchLimit();
   int64_t total = head.request.batch_size;
   absl::Time oldest = head.submitted;
   size_t best = std::binary_search(preferred_.begin(), preferred_.end(), total) ? 1 : 0;
   bool full = !head.key || total >= limit;
   for (size_t l = head_level; l < queues_.size() && !full; ++l) {
-    const std::deque<Pending>& queue = queues_[l];
+    const std::deque<QueuedRequest>& queue = queues_[l];
     for (size_t i = l == head_level ? 1 : 0; i < queue.size() && !full; ++i) {
-      const Pending& p = queue[i];
+      const QueuedRequest& p = queue[i];
       if (!p.key || *p.key != *head.key) continue;  // forms its own batch
       if (total + p.request.batch_size > limit) {
         full = true;
@@ -304,14 +289,7 @@ std::vector<DynamicBatcher::Pending> DynamicBatcher::Form(absl::Time now, absl::
     picks.resize(best);
   }
   NoteFormed(picks.size(), waited_out);
-  std::vector<Pending> members;
-  for (auto [l, i] : picks) members.push_back(std::move(queues_[l][i]));
-  // Erase back to front so earlier indices stay valid.
-  std::sort(picks.begin(), picks.end());
-  for (auto it = picks.rbegin(); it != picks.rend(); ++it) {
-    queues_[it->first].erase(queues_[it->first].begin() + static_cast<std::ptrdiff_t>(it->second));
-  }
-  return members;
+  return picks;
 }
 
 void DynamicBatcher::NoteFormed(size_t requests, bool waited_out) {
@@ -330,7 +308,7 @@ void DynamicBatcher::Arm(absl::Time now, absl::Time wake) {
   if (wake == absl::InfiniteFuture()) return;
   if (armed_for_ > now && armed_for_ <= wake) return;
   armed_for_ = wake;
-  timer_.expires_after(std::chrono::nanoseconds(Nanos(wake - now)));
+  timer_.expires_after(std::chrono::nanoseconds(NanosBetween(now, wake)));
   timer_.async_wait([this](const boost::system::error_code& error) {
     if (error == boost::asio::error::operation_aborted) return;
     armed_for_ = absl::InfiniteFuture();
@@ -338,38 +316,36 @@ void DynamicBatcher::Arm(absl::Time now, absl::Time wake) {
   });
 }
 
-void DynamicBatcher::Dispatch(std::vector<Pending> members, Session* session, int gpu) {
-  {
-    MutexLock lock(&mutex_);
-    queued_ -= members.size();
-    ++busy_;
-    ++busy_by_gpu_[static_cast<size_t>(gpu)];
-  }
+DynamicBatcher::Formed DynamicBatcher::TakeSessionLocked(std::vector<QueuedRequest> members,
+                                                         int gpu, Session** session) {
+  std::vector<Session*>& idle = idle_[static_cast<size_t>(gpu)];
+  *session = idle.back();
+  idle.pop_back();
+  load_.Take(gpu);
+  ++busy_;
+  ++busy_by_gpu_[static_cast<size_t>(gpu)];
   const absl::Time now = absl::Now();
   int64_t rows = 0;
-  for (const Pending& p : members) rows += p.request.batch_size;
-  pacing_.Started(gpu, session, rows, now);
-  boost::asio::post(*runners_, [this, formed = Formed{std::move(members), now}, session,
-                                gpu]() mutable { Run(std::move(formed), session, gpu); });
+  for (const QueuedRequest& p : members) rows += p.request.batch_size;
+  pacing_.Started(gpu, *session, rows, now);
+  return Formed{std::move(members), now};
 }
 
 void DynamicBatcher::Run(Formed formed, Session* session, int gpu) {
   const absl::Time start = absl::Now();
   // Cancelled or timed out since the batch formed: answered, not run.
-  std::vector<Pending> members;
-  for (Pending& p : formed.members) {
+  std::vector<QueuedRequest> members;
+  for (QueuedRequest& p : formed.members) {
     ExecutionInfo info;
-    info.queue_ns = Nanos(start - p.submitted);
-    if (p.deadline <= start) {
-      Answer(p, absl::DeadlineExceededError("the request timed out waiting for its batch"), info);
-    } else if (p.request.cancelled && p.request.cancelled()) {
-      Answer(p, absl::CancelledError("the request was cancelled before it ran"), info);
+    info.queue_ns = NanosBetween(p.submitted, start);
+    if (absl::Status not_now = queue_.CheckAtRun(p, start); !not_now.ok()) {
+      queue_.Answer(p, std::move(not_now), info);
     } else if (absl::Status local =
                    LocalizeInputs(session->model().gpu().device, &p.request.run, &p.copies);
                !local.ok()) {
       // An input on another GPU could not be copied here (released, or its
       // read-back failed): this request fails, the batch runs without it.
-      Answer(p, std::move(local), info);
+      queue_.Answer(p, std::move(local), info);
     } else {
       members.push_back(std::move(p));
     }
@@ -377,6 +353,7 @@ void DynamicBatcher::Run(Formed formed, Session* session, int gpu) {
   ExecutionInfo run;
   absl::Time returned = absl::InfinitePast();
   std::vector<absl::StatusOr<RunResult>> results;
+  const absl::Time ran_from = absl::Now();
   if (!members.empty()) results = RunBatch(members, session, &run, &returned);
   const BatchPacing::Ended paced = Paced(formed.formed_at, returned, run, results);
   // The results hold their own bytes and handles: the session takes its
@@ -386,28 +363,32 @@ void DynamicBatcher::Run(Formed formed, Session* session, int gpu) {
     MutexLock lock(&mutex_);
     --busy_;
     --busy_by_gpu_[static_cast<size_t>(gpu)];
-  }
-  boost::asio::post(io_, [this, session, gpu, paced] {
     pacing_.Finished(gpu, session, paced);
     idle_[static_cast<size_t>(gpu)].push_back(session);
     load_.Give(gpu);
-    Schedule();
-  });
+    if (returned != absl::InfinitePast()) {
+      // About the mean of the last eight runs (RunInline's gate).
+      const absl::Duration ran = returned - ran_from;
+      mean_run_ = timed_runs_ == 0 ? ran : mean_run_ + (ran - mean_run_) / 8;
+      ++timed_runs_;
+    }
+  }
+  boost::asio::post(io_, [this] { Schedule(); });
   if (!members.empty()) {
     absl::Time oldest = members.front().submitted;
-    for (const Pending& p : members) oldest = std::min(oldest, p.submitted);
+    for (const QueuedRequest& p : members) oldest = std::min(oldest, p.submitted);
     for (size_t i = 0; i < members.size(); ++i) {
       ExecutionInfo info;
-      info.queue_ns = Nanos(start - members[i].submitted);
+      info.queue_ns = NanosBetween(members[i].submitted, start);
       info.execution_batch_size = run.execution_batch_size;
       info.padding_rows = run.padding_rows;
       info.requests = static_cast<int>(members.size());
       info.reports_execution = i == 0 && results[i].ok();
-      info.forming_ns = Nanos(start - oldest);
+      info.forming_ns = NanosBetween(oldest, start);
       info.gpu = gpu;
       info.cross_device_copies = members[i].copies.copies;
       info.cross_device_bytes = members[i].copies.bytes;
-      Answer(members[i], std::move(results[i]), info);
+      queue_.Answer(members[i], std::move(results[i]), info);
     }
   }
 }
@@ -433,13 +414,13 @@ BatchPacing::Ended DynamicBatcher::Paced(absl::Time dispatched, absl::Time retur
   return ended;
 }
 
-std::vector<absl::StatusOr<RunResult>> DynamicBatcher::RunBatch(std::vector<Pending>& members,
+std::vector<absl::StatusOr<RunResult>> DynamicBatcher::RunBatch(std::vector<QueuedRequest>& members,
                                                                 Session* session,
                                                                 ExecutionInfo* info,
                                                                 absl::Time* returned) {
   std::vector<const SchedulerRequest*> requests;
   int64_t total = 0;
-  for (const Pending& p : members) {
+  for (const QueuedRequest& p : members) {
     requests.push_back(&p.request);
     total += p.request.batch_size;
   }
@@ -528,18 +509,6 @@ std::shared_ptr<const std::vector<uint8_t>> DynamicBatcher::Zeros(uint64_t bytes
   return zeros_;
 }
 
-void DynamicBatcher::Answer(Pending& pending, absl::StatusOr<RunResult> result,
-                            ExecutionInfo info) {
-  Callback done = std::move(pending.done);
-  done(std::move(result), info);
-  // Release the callback and the request (which may hold the last reference
-  // to this batcher's owner) before Drain() can see the request answered.
-  done = nullptr;
-  pending = Pending();
-  MutexLock lock(&mutex_);
-  --outstanding_;
-}
-
 bool DynamicBatcher::AwaitPlansAhead(absl::Duration timeout) const {
   MutexLock lock(&mutex_);
   return mutex_.AwaitWithTimeout(
@@ -549,28 +518,27 @@ bool DynamicBatcher::AwaitPlansAhead(absl::Duration timeout) const {
 }
 
 void DynamicBatcher::Drain() {
-  {
-    MutexLock lock(&mutex_);
-    draining_ = true;
-  }
-  // Batches still forming go now, without waiting for more requests. Set on
-  // the io thread, after the requests submitted before Drain() are queued.
+  queue_.Close();
+  // Batches still forming go now, without waiting for more requests.
   boost::asio::post(io_, [this] {
     flushing_ = true;
     Schedule();
   });
+  queue_.AwaitAnswered();
+}
+
+uint64_t DynamicBatcher::inline_runs() const {
   MutexLock lock(&mutex_);
-  mutex_.Await(Condition(
-      +[](uint64_t* outstanding) { return *outstanding == 0; }, &outstanding_));
+  return inline_runs_;
 }
 
 SchedulerStats DynamicBatcher::stats() const {
   SchedulerStats stats;
-  for (int g = 0; g < load_.gpus(); ++g) {
-    stats.sessions_by_gpu.push_back(static_cast<uint64_t>(load_.sessions(g)));  // constant
-  }
   MutexLock lock(&mutex_);
-  stats.queued_now = queued_;
+  for (int g = 0; g < load_.gpus(); ++g) {
+    stats.sessions_by_gpu.push_back(static_cast<uint64_t>(load_.sessions(g)));
+  }
+  stats.queued_now = queue_.queued();
   stats.busy_sessions = busy_;
   stats.sessions = static_cast<uint64_t>(sessions_.size());
   stats.busy_by_gpu = busy_by_gpu_;

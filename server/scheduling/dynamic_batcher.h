@@ -32,8 +32,9 @@
 // forms from two or more requests, waiting resumes. max_queue_delay stays
 // the upper bound it is in Triton; this only sends earlier.
 //
-// Queue policy per priority level (queue_policy.h): max_queue_size (beyond
-// it RESOURCE_EXHAUSTED), default timeout and override. A request whose
+// The requests wait in a RequestQueue (request_queue.h), the session pool's
+// too: queue policy per priority level (max_queue_size, beyond it
+// RESOURCE_EXHAUSTED; default timeout and override), drain. A request whose
 // deadline passes or that is cancelled while its batch forms is answered
 // DEADLINE_EXCEEDED / CANCELLED, never runs, and leaves the others as they
 // were: it is checked when batches form and by the timer (every 5 ms while
@@ -58,20 +59,25 @@
 // assembled on that GPU. A GPU-resident input held by another GPU is copied
 // through the host first (cross_device_inputs.h).
 //
-// Threads: one Asio io_context thread owns the queues and forms batches;
-// one runner thread per session runs them (Session::Run blocks). Callbacks
-// run on either and must not block for long.
+// Batching off (CreateUnbatched, the SessionPool): every request runs
+// alone, and an idle scheduler may run a request on the caller's thread
+// (session_pool.h says when).
+//
+// Threads: one Asio io_context thread forms batches and arms the timer; two
+// runner threads per session run them (Session::Run blocks) and answer.
+// Callbacks run on any of these (or the submitting thread) and must not
+// block for long.
 //
 // Thread-safe.
 #ifndef VKSERVE_SERVER_SCHEDULING_DYNAMIC_BATCHER_H_
 #define VKSERVE_SERVER_SCHEDULING_DYNAMIC_BATCHER_H_
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -85,9 +91,8 @@
 #include "config/model_config.h"
 #include "runtime/session.h"
 #include "server/scheduling/batch_pacing.h"
-#include "server/scheduling/cross_device_inputs.h"
 #include "server/scheduling/gpu_load.h"
-#include "server/scheduling/queue_policy.h"
+#include "server/scheduling/request_queue.h"
 #include "server/scheduling/scheduler.h"
 
 namespace vkserve {
@@ -111,11 +116,26 @@ class DynamicBatcher final : public Scheduler {
       std::vector<ModelReplica> replicas, const ModelSettings& settings,
       const SessionOptions& session_options = {},
       std::shared_ptr<const WarmupRuns> warmup = nullptr);
+  // Batching off (session_pool.h): each request runs alone, in priority
+  // and arrival order, as soon as a session is free; settings' batching
+  // fields are ignored. Inline runs (SchedulerRequest::may_run_inline) are
+  // taken while the mean of recent runs is below `inline_max_run` (zero:
+  // never).
+  static absl::StatusOr<std::unique_ptr<DynamicBatcher>> CreateUnbatched(
+      std::vector<ModelReplica> replicas, ModelSettings settings,
+      const SessionOptions& session_options, std::shared_ptr<const WarmupRuns> warmup,
+      absl::Duration inline_max_run);
   ~DynamicBatcher() override;  // drains
 
   void Submit(SchedulerRequest request, Callback done) override;
+  // Submit for a request whose deadline is already decided (`item` from
+  // outside RequestQueue::Prepare, session_pool.h).
+  void Enqueue(QueuedRequest item, bool may_run_inline);
   void Drain() override;
   SchedulerStats stats() const override;
+  const Model& model() const { return *model_; }
+  // Requests run on their submitting thread so far.
+  uint64_t inline_runs() const;
 
   // Blocks until no batch size is being planned in the background
   // (PaddedRows' PlanAhead), or `timeout` passes; returns whether none is.
@@ -125,54 +145,55 @@ class DynamicBatcher final : public Scheduler {
   bool AwaitPlansAhead(absl::Duration timeout) const;
 
  private:
-  struct Pending {
-    SchedulerRequest request;
-    Callback done;
-    absl::Time submitted;
-    absl::Time deadline;
-    std::optional<std::string> key;  // nullopt: runs alone
-    int level = 0;
-    bool skip_wait = false;    // alone, it need not wait for company (above)
-    CrossDeviceCopies copies;  // its inputs brought from another GPU (Run)
-  };
   // A batch on its way to a session.
   struct Formed {
-    std::vector<Pending> members;
+    std::vector<QueuedRequest> members;
     absl::Time formed_at;
   };
   using Clock = std::chrono::steady_clock;
 
   DynamicBatcher(std::shared_ptr<const Model> model, const ModelSettings& settings,
-                 std::vector<int> sessions_by_gpu);
+                 std::vector<int> sessions_by_gpu, absl::Duration inline_max_run);
+  // Create and CreateUnbatched; `scheduler` names it in messages.
+  static absl::StatusOr<std::unique_ptr<DynamicBatcher>> Build(
+      std::vector<ModelReplica> replicas, const ModelSettings& settings,
+      const SessionOptions& session_options, std::shared_ptr<const WarmupRuns> warmup,
+      absl::Duration inline_max_run, std::string_view scheduler);
+  // Runs `item` on this thread when the inline rule (session_pool.h) allows;
+  // false leaves it untouched.
+  bool RunInline(QueuedRequest& item);
   // Zero runs at every batch size the batcher pads to, at the shapes the
   // warm-up samples use (else the model's defaults): what WarmUp plans.
   absl::StatusOr<std::shared_ptr<const WarmupRuns>> PaddingTargets(const Model& model,
                                                                    const WarmupRuns* warmup) const;
 
   // On the io thread:
-  void Enqueue(Pending pending);
   void Schedule();
-  // Answers and removes requests that timed out or were cancelled; returns
-  // the earliest deadline left.
-  absl::Time Sweep(absl::Time now);
   // The next batch to send now, or empty with `*wake` set to when to look
   // again (InfiniteFuture: when a request comes). Until `send_by` a batch
   // below the largest preferred size keeps growing (BatchPacing::SendBy).
-  std::vector<Pending> Form(absl::Time now, absl::Time send_by, absl::Time* wake);
+  std::vector<QueuedRequest> Form(absl::Time now, absl::Time send_by, absl::Time* wake)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Form's choice among `queues` (under the queue's lock).
+  std::vector<RequestQueue::Pick> Choose(const RequestQueue::Levels& queues, absl::Time now,
+                                         absl::Time send_by, absl::Time* wake);
   void Arm(absl::Time now, absl::Time wake);
   // As Triton: a batch grows up to the largest preferred size.
   int64_t BatchLimit() const { return preferred_.empty() ? max_batch_size_ : preferred_.back(); }
   // Learns from a batch about to be sent whether waiting pays (above).
   void NoteFormed(size_t requests, bool waited_out);
-  void Dispatch(std::vector<Pending> members, Session* session, int gpu);
+  // Takes an idle `*session` of `gpu` for `members`, counted busy.
+  Formed TakeSessionLocked(std::vector<QueuedRequest> members, int gpu, Session** session)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   // On a runner thread:
   void Run(Formed formed, Session* session, int gpu);
   // Runs `members` (not empty) as one batch on `session`: a result each.
   // `info` gets the run's batch size and padding, `returned` the time
   // Session::Run returned (before its result is split among the members).
-  std::vector<absl::StatusOr<RunResult>> RunBatch(std::vector<Pending>& members, Session* session,
-                                                  ExecutionInfo* info, absl::Time* returned);
+  std::vector<absl::StatusOr<RunResult>> RunBatch(std::vector<QueuedRequest>& members,
+                                                  Session* session, ExecutionInfo* info,
+                                                  absl::Time* returned);
   // What BatchPacing learns from a run dispatched at `dispatched` whose
   // Session::Run returned at `returned` (rows 0, nothing, when no result came
   // back or the run recorded its commands).
@@ -188,15 +209,15 @@ class DynamicBatcher final : public Scheduler {
   void PlanAhead(const Model& model, std::vector<std::vector<int64_t>> shapes);
   // A block of at least `bytes` zeros, shared by the batches padding with it.
   std::shared_ptr<const std::vector<uint8_t>> Zeros(uint64_t bytes);
-  void Answer(Pending& pending, absl::StatusOr<RunResult> result, ExecutionInfo info);
 
   const std::shared_ptr<const Model> model_;
   const std::string name_;
   const int64_t max_batch_size_;
   const std::vector<int> preferred_;  // ascending, unique
   const absl::Duration max_delay_;
-  const ModelSettings priority_settings_;  // priority levels only (PriorityIndex)
-  const std::vector<QueuePolicy> levels_;
+  const bool batching_;  // false: CreateUnbatched
+  const absl::Duration inline_max_run_;
+  RequestQueue queue_;
   std::vector<std::unique_ptr<Session>> sessions_;
 
   boost::asio::io_context io_;
@@ -207,21 +228,21 @@ class DynamicBatcher final : public Scheduler {
   std::thread io_thread_;
 
   // Owned by the io thread.
-  std::vector<std::deque<Pending>> queues_;  // per level, arrival order
-  std::vector<std::vector<Session*>> idle_;  // per GPU
-  GpuLoad load_;
-  BatchPacing pacing_;
   absl::Time armed_for_ = absl::InfiniteFuture();
   bool flushing_ = false;    // draining: batches go without waiting
   int fruitless_waits_ = 0;  // consecutive batches that waited out the delay alone
   bool skipping_waits_ = false;
   uint64_t lone_arrivals_ = 0;  // while skipping: picks the probes
 
-  // Shared with Submit, Drain and stats.
+  // Shared with the runners, inline runs and stats; taken before queue_'s.
   mutable Mutex mutex_;
-  bool draining_ ABSL_GUARDED_BY(mutex_) = false;
-  uint64_t outstanding_ ABSL_GUARDED_BY(mutex_) = 0;  // accepted, not yet answered
-  uint64_t queued_ ABSL_GUARDED_BY(mutex_) = 0;
+  std::vector<std::vector<Session*>> idle_ ABSL_GUARDED_BY(mutex_);  // per GPU
+  GpuLoad load_ ABSL_GUARDED_BY(mutex_);
+  BatchPacing pacing_ ABSL_GUARDED_BY(mutex_);
+  // Runs timed, their running mean, and inline runs (RunInline).
+  uint64_t timed_runs_ ABSL_GUARDED_BY(mutex_) = 0;
+  absl::Duration mean_run_ ABSL_GUARDED_BY(mutex_);
+  uint64_t inline_runs_ ABSL_GUARDED_BY(mutex_) = 0;
   uint64_t busy_ ABSL_GUARDED_BY(mutex_) = 0;
   std::vector<uint64_t> busy_by_gpu_ ABSL_GUARDED_BY(mutex_);
   std::set<std::string> planning_ ABSL_GUARDED_BY(mutex_);  // PlanAhead's, by model and shapes

@@ -9,6 +9,8 @@
 //    session, in arrival order;
 //  - DynamicBatcher (dynamic_batcher.h): requests that agree on every
 //    non-batch dimension run together as one batch.
+// The SessionPool is the DynamicBatcher with batching off; both keep their
+// requests in a RequestQueue (request_queue.h).
 //
 // Contract of every implementation: Submit() never blocks (beyond one short
 // run when the request allows it: SchedulerRequest::may_run_inline); `done`
