@@ -68,7 +68,10 @@ bool RequestQueue::Accept(QueuedRequest& item) {
   {
     MutexLock lock(&mutex_);
     ++outstanding_;  // answered below if refused, as every accepted request is
-    if (!closed_) return true;
+    if (!closed_) {
+      ++arriving_;  // until Queue: it counts as waiting, and nothing overtakes it
+      return true;
+    }
   }
   Answer(item, absl::UnavailableError("the model is being unloaded"), ExecutionInfo{});
   return false;
@@ -78,6 +81,7 @@ bool RequestQueue::Queue(QueuedRequest item) {
   const QueuePolicy& policy = policies_[static_cast<size_t>(item.level)];
   {
     MutexLock lock(&mutex_);
+    --arriving_;
     std::deque<QueuedRequest>& queue = queues_[static_cast<size_t>(item.level)];
     if (policy.max_queue_size <= 0 || static_cast<int64_t>(queue.size()) < policy.max_queue_size) {
       queue.push_back(std::move(item));
@@ -97,7 +101,7 @@ bool RequestQueue::Queue(QueuedRequest item) {
 
 bool RequestQueue::Admit(const std::function<bool()>& may_skip) {
   MutexLock lock(&mutex_);
-  if (closed_ || queued_ > 0 || !may_skip()) return false;
+  if (closed_ || queued_ + arriving_ > 0 || !may_skip()) return false;
   ++outstanding_;
   return true;
 }
@@ -187,7 +191,7 @@ bool RequestQueue::closed() const {
 
 size_t RequestQueue::queued() const {
   MutexLock lock(&mutex_);
-  return queued_;
+  return queued_ + arriving_;
 }
 
 }  // namespace vkserve

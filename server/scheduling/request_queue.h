@@ -82,7 +82,7 @@ class RequestQueue {
   bool Queue(QueuedRequest item);
   // Counts one request as accepted without queueing it, for a scheduler
   // that runs it at once on the caller's thread: only while the queue is
-  // open, nothing is queued (it overtakes none) and `may_skip` (called under
+  // open, nothing is queued or arriving (it overtakes none) and `may_skip` (called under
   // the queue's lock) agrees. False: nothing counted; Accept it instead. The
   // scheduler answers it through Answer.
   bool Admit(const std::function<bool()>& may_skip);
@@ -108,7 +108,7 @@ class RequestQueue {
   void AwaitAnswered() const;
 
   bool closed() const;
-  size_t queued() const;
+  size_t queued() const;  // queued or arriving
   int levels() const { return static_cast<int>(policies_.size()); }
 
  private:
@@ -126,6 +126,9 @@ class RequestQueue {
   mutable Mutex mutex_;
   Levels queues_ ABSL_GUARDED_BY(mutex_);
   size_t queued_ ABSL_GUARDED_BY(mutex_) = 0;
+  // Accepted and on their way to Queue (a scheduler queues on its own
+  // thread): waiting as much as the queued ones.
+  size_t arriving_ ABSL_GUARDED_BY(mutex_) = 0;
   bool closed_ ABSL_GUARDED_BY(mutex_) = false;
   uint64_t outstanding_ ABSL_GUARDED_BY(mutex_) = 0;  // accepted, not yet answered
 };
