@@ -10,12 +10,12 @@
 namespace vkserve {
 namespace {
 
-// Must match VKSERVE_FLASH_ATTENTION_CM_TILES in shaders/CMakeLists.txt.
-// Largest first per head: 4 subgroups with 64-key tiles where shared memory
-// allows (48 KiB holds them up to a head of 64), 32-key tiles for a head of
-// 128, and 2 subgroups for devices with less (lavapipe's 32 KiB).
+// From shaders/attention/flash_attention_cm_tiles.def, the table the shader
+// build makes its variants from (which says why the rows run in this order).
 constexpr CoopmatAttentionTile kTiles[] = {
-    {32, 4, 64}, {32, 2, 32}, {64, 4, 64}, {64, 2, 32}, {128, 4, 32}, {128, 2, 32},
+#define VKSERVE_FLASH_ATTENTION_CM_TILE(ep, warps, bc) {ep, warps, bc},
+#include "shaders/attention/flash_attention_cm_tiles.def"
+#undef VKSERVE_FLASH_ATTENTION_CM_TILE
 };
 
 bool Aligned4(const FlashAttentionProblem& p) {

@@ -3,8 +3,10 @@
 #include "runtime/kernels/gemm/gemm_plan.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
+#include <iterator>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -13,26 +15,20 @@
 namespace vkserve {
 namespace {
 
-// The 64 x 128 and 32 x 32 tiles never won a Conv in the cost model, so no
-// im2col variant of them is built.
+// The tiles come from shaders/gemm/gemm_tiles.def, the table the shader
+// build makes its variants from, so every tile offered here is built.
 constexpr GemmTile kGemmTiles[] = {
-    {"128x64", 128, 64, 16, 8, 4, 1.0, 1.0, 0.9},
-    {"64x128", 64, 128, 16, 4, 8, 1.0, 0, 0},
-    {"64x64", 64, 64, 16, 4, 4, 0.91, 0.9, 1.0},
-    {"32x64", 32, 64, 16, 4, 4, 0.95, 0.75, 0.85},
-    {"64x32", 64, 32, 16, 4, 4, 0.92, 0.85, 0.9},
-    {"32x32", 32, 32, 16, 4, 4, 0.8, 0, 0},
-    {"16x64", 16, 64, 16, 4, 4, 0.75, 0.5, 0.6},
-    // 8 x 8 outputs per thread (4 FMAs per shared-memory load, against 128x64's
-    // 2.7) in 8-deep steps: on the H200, 3-11 % faster than 128x64 where the
-    // output fills the GPU (4096^3, GPT-2's 1024 x 50257 x 768 logits), slower
-    // wherever it does not (the occupancy term keeps it off those), with
-    // split-K (2-2.3x slower on BERT's shapes) and on every Conv swept.
-    {"128x128", 128, 128, 8, 8, 8, 1.08, 0, 0, /*max_splits=*/1},
+// clang-format off
+#define VKSERVE_GEMM_TILE(bm, bn, bk, tm, tn, im2col, speed_matrix, speed_im2col, speed_pointwise, \
+                          max_splits)                                                              \
+  {#bm "x" #bn, bm, bn, bk, tm, tn, speed_matrix, speed_im2col, speed_pointwise, max_splits, im2col},
+// clang-format on
+#include "shaders/gemm/gemm_tiles.def"
+#undef VKSERVE_GEMM_TILE
 };
 
-// Tensor-core tiles; each is built per matrix shape in
-// VKSERVE_GEMM_COOPMAT_TILES (shaders/CMakeLists.txt). The wave model's
+// Tensor-core tiles, from shaders/gemm/gemm_coopmat_tiles.def (each is
+// built per matrix shape there). The wave model's
 // figures were fitted on the H100 (every tile and split of 1, 2 and 4
 // pinned on six square and BERT shapes, FP16 with fp16 weights; median
 // error 6 %; benchmarks/ops/fit_coopmat_cost.py refits them from a sweep).
@@ -41,13 +37,41 @@ constexpr GemmTile kGemmTiles[] = {
 // its 2048^3 time against 64x64's. `speed` serves devices that do
 // not report their SMs.
 constexpr CoopmatTile kCoopmatTiles[] = {
-    {"128x128", 128, 128, 32, 2, 4, 2, {16, 16, 16}, 1.0, 1, 1.212, 1.377},
-    {"128x128w4", 128, 128, 32, 2, 2, 2, {16, 16, 16}, 1.05, 2, 1.540, 9.690},
-    {"128x256", 128, 256, 32, 2, 4, 1, {16, 16, 16}, 1.1, 1, 1.948, 4.953},
-    {"256x128", 256, 128, 32, 4, 2, 1, {16, 16, 16}, 1.1, 1, 2.110, 5.131},
-    {"64x64", 64, 64, 32, 2, 2, 2, {16, 16, 16}, 0.8, 4, 0.985, 3.559},
-    {"64x64s1", 64, 64, 32, 2, 2, 1, {16, 16, 16}, 0.75, 4, 1.140, 3.559},
+// clang-format off
+#define VKSERVE_GEMM_COOPMAT_TILE(name, bm, bn, bk, warps_m, warps_n, stages, cm_m, cm_n, cm_k, \
+                                  speed, resident, step_us, wave_us)                            \
+  {name, bm, bn, bk, warps_m, warps_n, stages, {cm_m, cm_n, cm_k}, speed, resident, step_us,    \
+   wave_us},
+// clang-format on
+#include "shaders/gemm/gemm_coopmat_tiles.def"
+#undef VKSERVE_GEMM_COOPMAT_TILE
 };
+
+constexpr size_t CountIm2colTiles() {
+  size_t n = 0;
+  for (const GemmTile& t : kGemmTiles) n += t.im2col_order > 0 ? 1 : 0;
+  return n;
+}
+
+// The table's invariants, checked as it compiles: a tile has im2col and
+// pointwise speeds exactly when its im2col variant is built, those tiles
+// hold the places 1..n of the visiting order once each, and no tile splits
+// K past the cap.
+constexpr bool ValidGemmTiles() {
+  for (const GemmTile& t : kGemmTiles) {
+    const bool built = t.im2col_order > 0;
+    if (built != (t.speed_im2col > 0) || built != (t.speed_pointwise > 0)) return false;
+    if (t.max_splits < 1 || t.max_splits > kGemmMaxSplits) return false;
+  }
+  for (size_t place = 1; place <= CountIm2colTiles(); ++place) {
+    size_t holders = 0;
+    for (const GemmTile& t : kGemmTiles) holders += t.im2col_order == place ? 1 : 0;
+    if (holders != 1) return false;
+  }
+  return true;
+}
+static_assert(ValidGemmTiles(), "shaders/gemm/gemm_tiles.def: inconsistent IM2COL or speeds");
+
 // The wave model's split-K price: the reduction dispatch, and per million
 // partial sums written and read back (the same fit).
 constexpr double kCoopmatSplitUs = 3.138;
@@ -60,9 +84,20 @@ constexpr double kCoopmatSplitMargin = 0.03;
 
 // The order the cost model visits tiles in per B loader: on a cost within
 // 0.1% the earlier tile wins (each loader's order is part of its
-// calibration).
-constexpr size_t kMatrixOrder[] = {0, 1, 2, 3, 4, 5, 6, 7};
-constexpr size_t kIm2colOrder[] = {0, 2, 4, 3, 6};
+// calibration). The matrix loader takes the table's order, the im2col and
+// pointwise loaders the tiles' im2col_order.
+constexpr auto kMatrixOrder = [] {
+  std::array<size_t, std::size(kGemmTiles)> order{};
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  return order;
+}();
+constexpr auto kIm2colOrder = [] {
+  std::array<size_t, CountIm2colTiles()> order{};
+  for (size_t i = 0; i < std::size(kGemmTiles); ++i) {
+    if (kGemmTiles[i].im2col_order > 0) order[kGemmTiles[i].im2col_order - 1] = i;
+  }
+  return order;
+}();
 
 constexpr int64_t kGemvChunkStep = 64;
 

@@ -3,16 +3,17 @@
 //
 // GemmPlan: how the GEMM engine (gemm_engine.h) runs one normalized problem —
 // which kernel (a tile variant of shaders/gemm/gemm_tile.glsl, or gemv for
-// skinny M) and how many ways K is split. Holds the engine's one tile table
-// (mirroring VKSERVE_GEMM_TILES in shaders/CMakeLists.txt) and its one cost
-// model, and parses the `vkserve_gemm_plan` node attribute that pins a plan
-// (tests reach every variant with it; benchmarks sweep tiles with it).
-// Pure functions over constant tables; thread-safe.
+// skinny M) and how many ways K is split. Holds the engine's tile tables
+// (read from shaders/gemm/gemm_tiles.def and gemm_coopmat_tiles.def, which
+// the shader build makes its variants from) and its one cost model, and parses the
+// `vkserve_gemm_plan` node attribute that pins a plan (tests reach every variant with it;
+// benchmarks sweep tiles with it). Pure functions over constant tables; thread-safe.
 #ifndef VKSERVE_RUNTIME_KERNELS_GEMM_GEMM_PLAN_H_
 #define VKSERVE_RUNTIME_KERNELS_GEMM_GEMM_PLAN_H_
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -33,8 +34,7 @@ enum class GemmOperandKind {
 // One tile variant: BM x BN outputs per workgroup, BK per K step, TM x TN
 // outputs per thread. `speed_*` is its relative throughput per padded FLOP
 // on a full device for each B loader, measured on an H100 (0: not built for
-// that loader). An 8 x 8 register tile (128 x 128) measured 10-20x slower on
-// the H100's Vulkan driver, so none is built.
+// that loader).
 // The most K splits any plan uses.
 inline constexpr int64_t kGemmMaxSplits = 16;
 
@@ -43,6 +43,9 @@ struct GemmTile {
   uint32_t bm, bn, bk, tm, tn;
   double speed_matrix, speed_im2col, speed_pointwise;
   int64_t max_splits = kGemmMaxSplits;  // the most K splits the cost model tries
+  // Place in the im2col and pointwise loaders' visiting order, 1 first; 0
+  // when no im2col variant is built.
+  size_t im2col_order = 0;
   uint32_t threads() const { return (bm / tm) * (bn / tn); }
   // Two stages of A and B tiles, rows padded by one vec4.
   uint32_t shared_bytes() const { return 2 * bk * ((bm / 4 + 1) + (bn / 4 + 1)) * 16; }

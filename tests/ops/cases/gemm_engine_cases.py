@@ -13,6 +13,9 @@
 # The kernel is pinned with the node attribute vkserve_gemm_plan
 # ("<BM>x<BN>[/<splits>]" or "gemv[/<splits>]"); onnxruntime runs the same
 # graph without it ("reference_model") and provides the expected outputs.
+import pathlib
+import re
+
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
@@ -20,9 +23,23 @@ _RNG = np.random.default_rng(20261124)
 _OPSET = 20
 _PLAN_ATTR = "vkserve_gemm_plan"
 
-# Must match kGemmTiles in runtime/kernels/gemm/gemm_plan.cc.
-MATRIX_TILES = ["128x64", "64x128", "64x64", "32x64", "64x32", "32x32", "16x64", "128x128"]
-IM2COL_TILES = ["128x64", "64x64", "32x64", "64x32", "16x64"]
+
+def _tile_table():
+    """The scalar tiles of shaders/gemm/gemm_tiles.def: ("<BM>x<BN>", has im2col) per row."""
+    path = pathlib.Path(__file__).resolve().parents[3] / "shaders" / "gemm" / "gemm_tiles.def"
+    rows = re.findall(r"^VKSERVE_GEMM_TILE\(([^)]*)\)", path.read_text(), re.MULTILINE)
+    tiles = []
+    for row in rows:
+        fields = [f.strip() for f in row.split(",")]
+        tiles.append((f"{fields[0]}x{fields[1]}", int(fields[5]) > 0))
+    if not tiles:
+        raise ValueError(f"{path}: no VKSERVE_GEMM_TILE rows")
+    return tiles
+
+
+# Every tile the planner offers (its table is the same file).
+MATRIX_TILES = [name for name, _ in _tile_table()]
+IM2COL_TILES = [name for name, im2col in _tile_table() if im2col]
 
 
 def _rand(*shape, scale=1.0):
