@@ -2,8 +2,9 @@
 // Copyright 2026 The vkserve Authors.
 //
 // Activation: the pointwise functions that unary ops compute and that
-// Conv/Gemm/MatMul apply in their fused epilogue. The numeric codes are shared
-// with shaders/common/activation.glsl (spec constant ACTIVATION). Which op
+// Conv/Gemm/MatMul apply in their fused epilogue. The numeric codes come from
+// shaders/common/activation.def, which the shaders' ACT_<NAME> constants
+// (spec constant ACTIVATION) are generated from. Which op
 // computes which activation is the op's business (Op::EpilogueActivation,
 // runtime/ops/unary/unary_op.h); nothing here knows op types.
 //
@@ -14,6 +15,7 @@
 #ifndef VKSERVE_RUNTIME_OP_ACTIVATION_H_
 #define VKSERVE_RUNTIME_OP_ACTIVATION_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -22,52 +24,22 @@
 
 namespace vkserve {
 
+// The codes of shaders/common/activation.def, the table the shaders take
+// their ACT_<NAME> constants from.
 enum class Activation : uint32_t {
-  kNone = 0,
-  kRelu = 1,
-  kLeakyRelu = 2,  // alpha
-  kClip = 3,       // alpha = min, beta = max
-  kSigmoid = 4,
-  kHardSigmoid = 5,  // alpha, beta
-  kHardSwish = 6,
-  kTanh = 7,
-  kErf = 8,
-  kGelu = 9,        // x * (1 + erf(x / sqrt(2))) / 2
-  kGeluTanh = 10,   // x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) / 2
-  kQuickGelu = 11,  // x * sigmoid(alpha * x)
-  // The unary math ops.
-  kSqrt = 12,
-  kExp = 13,
-  kLog = 14,
-  kNeg = 15,
-  kAbs = 16,
-  kReciprocal = 17,
-  kFloor = 18,
-  kCeil = 19,
-  kRound = 20,  // half to even
-  kSign = 21,
-  kSin = 22,
-  kCos = 23,
-  kTan = 24,
-  kAsin = 25,
-  kAcos = 26,
-  kAtan = 27,
-  kSinh = 28,
-  kCosh = 29,
-  kAsinh = 30,
-  kAcosh = 31,
-  kAtanh = 32,
-  kElu = 33,   // alpha
-  kSelu = 34,  // alpha, beta = gamma
-  kCelu = 35,  // alpha
-  kSoftplus = 36,
-  kSoftsign = 37,
-  kThresholdedRelu = 38,  // alpha
-  kMish = 39,
-  kShrink = 40,  // alpha = lambd, beta = bias
-  kSwish = 41,   // x * sigmoid(alpha * x), as QuickGelu
+#define VKSERVE_ACTIVATION(name, cpp_name, code) cpp_name = code,
+#include "shaders/common/activation.def"
+#undef VKSERVE_ACTIVATION
 };
-inline constexpr Activation kLastActivation = Activation::kSwish;
+// The largest code (GetEpilogue refuses any above it).
+inline constexpr Activation kLastActivation = [] {
+  uint32_t last = 0;
+#define VKSERVE_ACTIVATION(name, cpp_name, code) \
+  last = std::max(last, static_cast<uint32_t>(Activation::cpp_name));
+#include "shaders/common/activation.def"
+#undef VKSERVE_ACTIVATION
+  return static_cast<Activation>(last);
+}();
 
 struct ActivationParams {
   Activation kind = Activation::kNone;

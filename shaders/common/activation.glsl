@@ -1,51 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Pointwise activations shared by unary ops and fused Conv/Gemm/MatMul
-// epilogues. Codes match runtime/op/activation.h.
+// epilogues. The ACT_<NAME> codes are generated from activation.def (as is
+// runtime/op/activation.h's enum).
 #ifndef VKSERVE_ACTIVATION_GLSL_
 #define VKSERVE_ACTIVATION_GLSL_
 
-#define ACT_NONE 0u
-#define ACT_RELU 1u
-#define ACT_LEAKY_RELU 2u
-#define ACT_CLIP 3u
-#define ACT_SIGMOID 4u
-#define ACT_HARD_SIGMOID 5u
-#define ACT_HARD_SWISH 6u
-#define ACT_TANH 7u
-#define ACT_ERF 8u
-#define ACT_GELU 9u
-#define ACT_GELU_TANH 10u
-#define ACT_QUICK_GELU 11u
-#define ACT_SQRT 12u
-#define ACT_EXP 13u
-#define ACT_LOG 14u
-#define ACT_NEG 15u
-#define ACT_ABS 16u
-#define ACT_RECIPROCAL 17u
-#define ACT_FLOOR 18u
-#define ACT_CEIL 19u
-#define ACT_ROUND 20u
-#define ACT_SIGN 21u
-#define ACT_SIN 22u
-#define ACT_COS 23u
-#define ACT_TAN 24u
-#define ACT_ASIN 25u
-#define ACT_ACOS 26u
-#define ACT_ATAN 27u
-#define ACT_SINH 28u
-#define ACT_COSH 29u
-#define ACT_ASINH 30u
-#define ACT_ACOSH 31u
-#define ACT_ATANH 32u
-#define ACT_ELU 33u
-#define ACT_SELU 34u
-#define ACT_CELU 35u
-#define ACT_SOFTPLUS 36u
-#define ACT_SOFTSIGN 37u
-#define ACT_THRESHOLDED_RELU 38u
-#define ACT_MISH 39u
-#define ACT_SHRINK 40u
-#define ACT_SWISH 41u
+#include "activation_codes.glsl"
 
 // erf(x) to about 1e-7 absolute (GLSL has none): a Taylor series near 0,
 // where 1 - erfc would lose the relative precision of small results, and
