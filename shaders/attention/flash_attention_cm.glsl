@@ -2,12 +2,13 @@
 // Fused attention on tensor cores (VK_NV_cooperative_matrix): the FP16 form of
 // shaders/attention/flash_attention.comp (same bindings, push constants and
 // masks; runtime/kernels/attention/flash_attention_cm.h plans it). Q, K and V are read as
-// fp32 tensors, rounded to fp16 in shared memory, or with IO_F16 as fp16
+// fp32 tensors, rounded to fp16 in shared memory, or with VKSERVE_F16 as fp16
 // tensors (then an additive mask and Y are fp16 too); S = Q K' and
 // O += P V are 16x16x16 fp16 products accumulated in fp32; the online
 // softmax, its statistics and O stay fp32.
 //
-// Compiled per (EP, WARPS, BC, IO_F16) by shaders/CMakeLists.txt: EP is the head size
+// Compiled per row of flash_attention_cm_tiles.def (EP, WARPS, BC) and with or without
+// VKSERVE_F16 by shaders/CMakeLists.txt: EP is the head size
 // padded to a multiple of 16 (columns past HEAD are zeros), WARPS 32-wide
 // subgroups each own 16 query rows of the workgroup's BR = 16 * WARPS, and
 // keys stream through shared memory BC at a time. Per key tile and subgroup:
@@ -28,12 +29,13 @@
 #extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_KHR_shader_subgroup_vote : require
 #extension GL_EXT_control_flow_attributes : require
+#include "precision.glsl"
 #if !EMULATE
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #endif
-#if IO_F16
+#if VKSERVE_F16
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #define IO_T float16_t
@@ -218,7 +220,7 @@ uvec4 pack8(F8 v, float mul) {
 // fp16 tensors keep their bytes (KvUnit is 8 halves as stored: half the
 // registers of 8 floats, and no conversion either way); fp32 ones are
 // rounded to fp16 at the store.
-#if IO_F16
+#if VKSERVE_F16
 layout(binding = 1) readonly buffer KBuf2 { uvec2 k2[]; };
 layout(binding = 2) readonly buffer VBuf2 { uvec2 v2[]; };
 #define KvUnit uvec4

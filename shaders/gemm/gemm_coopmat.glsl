@@ -86,8 +86,8 @@ shared float c_stage[WARPS_M * WARPS_N * CM_M * CM_N];
 // the current step's matrix work: an operand stored in fp16 (RAW) keeps its
 // 16 bytes as they are (no conversion, half the registers); an fp32 one
 // keeps two vec4 and is packed to fp16 at the shared store.
-#define A_RAW IO_F16
-#define B_RAW ((IO_F16 || B_F16) && !B_IM2COL)
+#define A_RAW VKSERVE_F16
+#define B_RAW ((VKSERVE_F16 || VKSERVE_B16) && !B_IM2COL)
 struct F8 {
   vec4 lo;
   vec4 hi;
@@ -99,7 +99,7 @@ F8 a_st[A_UNITS];
 #endif
 // fp16 im2col units are packed as they are loaded (the pointwise rows are
 // raw bytes already).
-#define B_PACKED (B_RAW || (IO_F16 && B_IM2COL))
+#define B_PACKED (B_RAW || (VKSERVE_F16 && B_IM2COL))
 #if B_PACKED
 uvec4 b_st[B_UNITS];
 #else

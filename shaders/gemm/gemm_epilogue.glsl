@@ -6,7 +6,7 @@
 //   [v += residual]
 //
 // C broadcasts through its strides (a bias is C with c_stride_n = 0 or 1);
-// the residual has Y's layout. Stores convert to Y's type (the F16_IO
+// the residual has Y's layout. Stores convert to Y's type (the VKSERVE_F16
 // variants' cast); split-K partial sums stay fp32. Needs gemm_interface.glsl.
 #ifndef VKSERVE_GEMM_EPILOGUE_GLSL_
 #define VKSERVE_GEMM_EPILOGUE_GLSL_

@@ -21,6 +21,7 @@
 #extension GL_EXT_control_flow_attributes : enable
 
 #include "activation.glsl"
+#include "precision.glsl"
 
 layout(constant_id = 3) const bool A_TRANS = false;
 layout(constant_id = 4) const bool B_TRANS = false;
@@ -52,11 +53,11 @@ layout(constant_id = 21) const bool VEC8_B = false;
 // v rounded to the nearest fp16 value (ties to even), kept in fp32. Done on
 // the bits: a packHalf2x16 / unpackHalf2x16 round trip may be folded away
 // by a driver's compiler (the H100's is). Subnormals round to multiples of
-// 2^-24; beyond fp16's range the result is +-inf. In the F16_IO variants
+// 2^-24; beyond fp16's range the result is +-inf. In the VKSERVE_F16 variants
 // every operand is stored in fp16 and so already exact: rounding again
 // would change nothing and cost ALU work per element (the likely reason the
 // fp16 GEMV took twice the fp32 one's time on the H200; not yet re-timed).
-#if defined(F16_IO) && F16_IO
+#if VKSERVE_F16
 const bool ROUND_OPERANDS = false;
 #else
 const bool ROUND_OPERANDS = ROUND_F16;
@@ -74,30 +75,27 @@ vec4 round_f16(vec4 v) {
   return ROUND_OPERANDS ? vec4(round_f16(v.x), round_f16(v.y), round_f16(v.z), round_f16(v.w)) : v;
 }
 
-// The tensors' element type: fp32, or fp16 in the F16_IO variants (models
+// The tensors' element type: fp32, or fp16 in the VKSERVE_F16 variants (models
 // stored in float16; the arithmetic stays fp32). Split-K partial sums are
 // fp32 either way.
-#if defined(F16_IO) && F16_IO
+#if VKSERVE_F16
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #define IO_T float16_t
 #define IO_T4 f16vec4
-#define IO_F16 1
 #else
 #define IO_T float
 #define IO_T4 vec4
-#define IO_F16 0
 #endif
 
-// B_F16 (the "_b16" variants, fp32 tensors only): B alone is stored in fp16,
+// VKSERVE_B16 (the "_b16" variants, fp32 tensors only): B alone is stored in fp16,
 // as FP16 precision stores weights (runtime/passes/fp16_weights.h).
-#if defined(B_F16) && B_F16
+#if VKSERVE_B16
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #define B_T float16_t
 #define B_T4 f16vec4
 #else
-#define B_F16 0
 #define B_T IO_T
 #define B_T4 IO_T4
 #endif

@@ -71,11 +71,11 @@ vec4 load_bn4_raw(uint k, uint col) {
 
 vec4 load_a4(uint row, uint k, uint k_end) { return r4(load_a4_raw(row, k, k_end)); }
 float load_a(uint row, uint k) { return r1(load_a_raw(row, k)); }
-// An fp16 B (B_F16) needs no rounding.
+// An fp16 B (VKSERVE_B16) needs no rounding.
 vec4 load_bt4(uint col, uint k, uint k_end) {
-  return B_F16 != 0 ? load_bt4_raw(col, k, k_end) : r4(load_bt4_raw(col, k, k_end));
+  return VKSERVE_B16 != 0 ? load_bt4_raw(col, k, k_end) : r4(load_bt4_raw(col, k, k_end));
 }
-vec4 load_bn4(uint k, uint col) { return B_F16 != 0 ? load_bn4_raw(k, col) : r4(load_bn4_raw(k, col)); }
+vec4 load_bn4(uint k, uint col) { return VKSERVE_B16 != 0 ? load_bn4_raw(k, col) : r4(load_bn4_raw(k, col)); }
 
 // Sums red[ty * LX + 0 .. LX) into red[ty * LX] (over x), or
 // red[0 .. LY) * LX + tx into red[tx] (over y).

@@ -4,12 +4,13 @@
 // row, with the KH x KW filter and the input row segment held in registers,
 // and the fused epilogue (bias, residual add before or after the activation)
 // applied in the store. Every tensor is fp32, or fp16 in the "_f16" variant
-// (CD_F16), whose sums and epilogue stay in fp32: under FP16 precision a
+// (VKSERVE_F16), whose sums and epilogue stay in fp32: under FP16 precision a
 // depthwise conv then reads and writes its neighbours' fp16 tensors directly
 // instead of converting them on both sides.
 #version 450
 #extension GL_EXT_control_flow_attributes : enable
-#if defined(CD_F16) && CD_F16
+#include "precision.glsl"
+#if VKSERVE_F16
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #define CD_T float16_t

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // GlobalAveragePool / GlobalMaxPool (fp32, or fp16 tensors in the "_f16"
-// variant, GP_F16, summed in fp32): one workgroup per (batch, channel) row
+// variant, VKSERVE_F16, summed in fp32): one workgroup per (batch, channel) row
 // reduces its `hw` contiguous elements with strided loads and a
 // shared-memory tree (no assumption on the subgroup size). Rows are numbered
 // across gl_WorkGroupID.x and .y (op_util.h GroupsFor with local size 1).
 #version 450
-#if defined(GP_F16) && GP_F16
+#include "precision.glsl"
+#if VKSERVE_F16
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #define GP_T float16_t

@@ -4,7 +4,7 @@
 // reductions only, for devices without subgroup arithmetic and for rows
 // handled by fewer threads than a subgroup). The including file defines
 // LN_SUBGROUP as 1 or 0. X, Scale, B and Y are fp32, or fp16 in the "_f16"
-// variants (LN_F16, shaders/CMakeLists.txt), whose arithmetic stays fp32;
+// variants (VKSERVE_F16, precision.glsl), whose arithmetic stays fp32;
 // Mean and InvStdDev are fp32 either way.
 //
 // X is a set of `rows` rows of `size` contiguous elements. Each row is
@@ -36,7 +36,9 @@
 // param[(e / inner) % period] — the trailing-dims and per-block broadcasts
 // of a parameter that is not a constant (constants are expanded on the host).
 
-#if defined(LN_F16) && LN_F16
+#include "precision.glsl"
+
+#if VKSERVE_F16
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #define LN_T float16_t

@@ -6,10 +6,11 @@
 // the input (count_include_pad = 0) or inside the padded input
 // (count_include_pad = 1; taps past the end padding, which ceil_mode can add,
 // never count), as ONNX Runtime does. X and Y are fp32, or fp16 in the
-// "_f16" variant (P_F16; the sums and powers in fp32).
+// "_f16" variant (VKSERVE_F16; the sums and powers in fp32).
 #version 450
 #extension GL_EXT_control_flow_attributes : enable
-#if defined(P_F16) && P_F16
+#include "precision.glsl"
+#if VKSERVE_F16
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #define P_T float16_t

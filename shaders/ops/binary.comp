@@ -12,12 +12,13 @@
 //   5 the same with a and b swapped.
 // Element index as in op_util.h GroupsFor.
 #version 450
+#include "precision.glsl"
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const uint OP = 0;
 layout(constant_id = 4) const uint MODE = 0;
 
-#ifdef VKSERVE_F16
+#if VKSERVE_F16
 // The ops/binary_f16 variant (shaders/CMakeLists.txt): fp16 tensors, two per
 // 32-bit word, computed in fp32; an invocation writes one whole output word.
 layout(binding = 0) readonly buffer A { uint a[]; };
@@ -93,7 +94,7 @@ uvec2 Operands(uint i) {
 
 void main() {
   const uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-#ifdef VKSERVE_F16
+#if VKSERVE_F16
   if (2u * i >= p.n) return;
   vec2 r = vec2(0.0);
   for (uint k = 0; k < 2u; ++k) {

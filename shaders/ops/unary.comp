@@ -4,12 +4,13 @@
 // picks f (codes in
 // activation.glsl). Four elements per invocation, vec4 loads when aligned.
 #version 450
+#include "precision.glsl"
 #include "activation.glsl"
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const uint ACTIVATION = 1;
 
-#ifdef VKSERVE_F16
+#if VKSERVE_F16
 // The ops/unary_f16 variant (shaders/CMakeLists.txt): fp16 tensors, two per
 // 32-bit word, computed in fp32; an invocation writes two whole words.
 layout(binding = 0) readonly buffer XH { uint xh[]; };
@@ -30,7 +31,7 @@ layout(push_constant) uniform Params {
 void main() {
   const uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   const uint base = 4 * i;
-#ifdef VKSERVE_F16
+#if VKSERVE_F16
   for (uint w = 0; w < 2u; ++w) {
     const uint e = base + 2u * w;
     if (e >= p.n) return;
