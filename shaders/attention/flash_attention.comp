@@ -55,18 +55,7 @@ layout(binding = 3) readonly buffer MaskF { float mask_f[]; };
 layout(binding = 3) readonly buffer MaskB { uint mask_b[]; };  // bool bytes
 layout(binding = 4) writeonly buffer YBuf { float y[]; };
 
-layout(push_constant) uniform Params {
-  uint hq, hkv, s, t;           // query heads, KV heads, query rows, keys
-  uint past;                    // causal offset: row i sees keys j <= i + past
-  uint q_sb, q_sh, q_ss;        // element strides of b, h, row
-  uint k_sb, k_sh, k_ss;
-  uint v_sb, v_sh, v_ss;
-  uint y_sb, y_sh, y_ss;
-  uint m_sb, m_sh, m_ss, m_st;  // mask strides over [B, Hq, S, T] (0 = broadcast)
-  uint mask_len;                // the mask's last dim (<= T; later keys are masked)
-  float scale;
-  uint q_off, k_off, v_off;     // element offsets of Q, K, V (packed Q/K/V share a buffer)
-} p;
+#include "flash_attention_params.glsl"
 
 #define kNegInf uintBitsToFloat(0xFF800000u)
 

@@ -44,23 +44,7 @@ layout(push_constant) uniform Params {
 
 shared float partial[gl_WorkGroupSize.x];
 
-uint KeptOffset(uint o) {
-  uint off = 0;
-  for (int d = int(p.kept_rank) - 1; d >= 0; --d) {
-    off += (o % p.kept_dims[d]) * p.kept_strides[d];
-    o /= p.kept_dims[d];
-  }
-  return off;
-}
-
-uint ReducedOffset(uint r) {
-  uint off = 0;
-  for (int d = int(p.reduced_rank) - 1; d >= 0; --d) {
-    off += (r % p.reduced_dims[d]) * p.reduced_strides[d];
-    r /= p.reduced_dims[d];
-  }
-  return off;
-}
+#include "strided_offsets.glsl"
 
 // The combining step of a pass: max for the max pass (`max_pass`), else
 // OP's own.
