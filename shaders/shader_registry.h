@@ -2,9 +2,10 @@
 // Copyright 2026 The vkserve Authors.
 //
 // The SPIR-V of every compute shader, compiled by glslc at build time and
-// embedded in the binary. A shader's name is its path without ".comp" under
-// shaders/ ("gpu/fill_pattern") or runtime/ ("ops/relu"). Immutable;
-// thread-safe.
+// embedded in the binary. An op kernel is named "ops/" and its file name
+// without ".comp", whichever folder of shaders/ holds it ("ops/relu"), a
+// generated variant by its base name and suffix ("ops/gemm_64x64_f16"), a
+// device self-test "gpu/<file>" (docs/shaders.md). Immutable; thread-safe.
 #ifndef VKSERVE_SHADERS_SHADER_REGISTRY_H_
 #define VKSERVE_SHADERS_SHADER_REGISTRY_H_
 

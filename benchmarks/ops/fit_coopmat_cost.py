@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The vkserve Authors.
 #
-# Fits the tensor-core cost model's wave figures (kCoopmatTiles' step_us and
-# wave_us, kCoopmatSplitUs, kCoopmatPartialUsPerMillion in
-# runtime/kernels/gemm/gemm_plan.cc) to a sweep log: gemm_bench.py output with each
+# Fits the tensor-core cost model's wave figures (each tile's step_us and
+# wave_us in shaders/gemm/gemm_coopmat_tiles.def; kCoopmatSplitUs and
+# kCoopmatPartialUsPerMillion in runtime/kernels/gemm/gemm_plan.cc) to a sweep log: gemm_bench.py output with each
 # block headed "-- cm<tile>/<splits>", as `gemm_bench.py --plan
 # cm<tile>/<splits>` prints for each tile with 1, 2 and 4 K splits pinned on
 # square and BERT shapes at FP16 with fp16 weights. The model, as WaveCost
