@@ -15,20 +15,9 @@
 #include "runtime/op/op_registry.h"
 #include "runtime/op/op_util.h"
 #include "runtime/op/rewrite.h"
-#include "runtime/passes/attention_fusion.h"
-#include "runtime/passes/attention_layout.h"
-#include "runtime/passes/common_subexpressions.h"
-#include "runtime/passes/fp16_weights.h"
 #include "runtime/passes/fusion.h"
-#include "runtime/passes/gelu_fusion.h"
-#include "runtime/passes/norm_fusion.h"
-#include "runtime/passes/pass_through.h"
-#include "runtime/passes/qkv_packing.h"
-#include "runtime/passes/reshape_sinking.h"
-#include "runtime/passes/silu_fusion.h"
-#include "runtime/passes/sync_control_flow.h"
-#include "runtime/passes/transpose_folding.h"
-#include "runtime/passes/weight_layout.h"
+#include "runtime/passes/load_passes.h"
+#include "runtime/passes/pass.h"
 #include "runtime/plan/fp16_activations.h"
 #include "runtime/plan/plan_cache.h"
 #include "runtime/plan/planner.h"
@@ -178,44 +167,6 @@ absl::Status ApplyDimOverrides(const ModelOptions& options, std::vector<ValueInf
   return absl::OkStatus();
 }
 
-// Every node matched to its GPU op, attributes validated.
-absl::Status FindOps(const Graph& graph, std::vector<const Op*>& ops) {
-  ops.clear();
-  for (const Node& node : graph.nodes) {
-    ASSIGN_OR_RETURN(const Op* op, OpRegistry::Global().Find(node));
-    absl::Status valid = op->Validate(node);
-    if (!valid.ok()) return AnnotateNodeError(node, valid);
-    ops.push_back(op);
-  }
-  return absl::OkStatus();
-}
-
-// The graph rewrites that fuse (pass-through nodes dropped first; attention,
-// GELU, SiLU, normalizations, reshapes sunk, GEMM epilogues; then repeated
-// computations merged), each followed by a new op match when it changed the
-// graph. Returns the nodes fused into GEMM epilogues.
-absl::StatusOr<int> FuseGraph(const ModelOptions& options, const std::vector<ValueInfo>& inputs,
-                              Graph& graph, std::vector<const Op*>& ops) {
-  const auto rematch = [&](absl::StatusOr<int> changed) -> absl::StatusOr<int> {
-    if (changed.ok() && *changed > 0) RETURN_IF_ERROR(FindOps(graph, ops));
-    return changed;
-  };
-  RETURN_IF_ERROR(rematch(DropPassThroughNodes(&graph, ops)).status());
-  if (options.fuse_attention) {
-    RETURN_IF_ERROR(rematch(FoldFlattenedTransposes(&graph, ops, inputs)).status());
-    RETURN_IF_ERROR(rematch(FuseAttention(&graph, ops, inputs)).status());
-    RETURN_IF_ERROR(rematch(AbsorbAttentionHeadTransposes(&graph, ops, inputs)).status());
-    RETURN_IF_ERROR(rematch(PackQkv(&graph, ops, inputs)).status());
-  }
-  RETURN_IF_ERROR(rematch(FuseGelu(&graph)).status());
-  RETURN_IF_ERROR(rematch(FuseSilu(&graph)).status());
-  RETURN_IF_ERROR(rematch(FuseNormalizations(&graph, ops, inputs)).status());
-  RETURN_IF_ERROR(rematch(SinkReshapes(&graph, ops, inputs)).status());
-  ASSIGN_OR_RETURN(const int epilogues, rematch(FuseEpilogues(&graph, ops, inputs)));
-  RETURN_IF_ERROR(rematch(EliminateCommonSubexpressions(&graph, ops)).status());
-  return epilogues;
-}
-
 // Every initializer a kernel may read on the GPU (or a graph output),
 // uploaded into its own weight buffer.
 absl::Status UploadWeights(const Graph& graph, const std::vector<const Op*>& ops,
@@ -270,40 +221,31 @@ std::vector<bool> FindValueInputs(const Graph& graph, std::vector<const Op*>& op
 }  // namespace
 
 absl::Status Model::Prepare() {
+  std::unique_ptr<PassPipeline> passes = MakeLoadPipeline(LoadPassOptions{
+      .fuse = options_.fuse,
+      .fuse_attention = options_.fuse_attention,
+      .fp16 = options_.precision == Precision::kFp16,
+      .max_fold_elements = options_.max_fold_elements,
+      .halved = &halved_,
+  });
+  RETURN_IF_ERROR(passes->Disable(options_.disabled_passes));
   inputs_ = graph_.inputs;
   outputs_ = graph_.outputs;
   RETURN_IF_ERROR(ApplyDimOverrides(options_, inputs_));
-  // Contrib and blocked-layout nodes become plain ops first, so they fuse
-  // and run like any other.
   stored_nodes_ = SnapshotStoredNodes(graph_);
-  RETURN_IF_ERROR(ApplyRewrites(&graph_).status());
-  RETURN_IF_ERROR(FindOps(graph_, ops_));
-  if (options_.fuse && LiftConstantNodes(&graph_) > 0) RETURN_IF_ERROR(FindOps(graph_, ops_));
-  // An If or Loop holding such a node, its condition or trip count known
-  // now: resolved in the graph, so the cut can be made inside.
-  ASSIGN_OR_RETURN(const int resolved,
-                   ResolveControlFlowAtLoad(&graph_, ops_, options_.max_fold_elements));
-  if (resolved > 0) RETURN_IF_ERROR(FindOps(graph_, ops_));
+  PassContext context(&graph_, &ops_, &inputs_);
+  RETURN_IF_ERROR(passes->Run(context, PassLevel::kLowering, PassLevel::kLowering));
+  pass_records_ = passes->records();
   // A node whose output shapes depend on data, or an If or Loop holding one
-  // that resolves only when a run has read counts back: models around it.
+  // that resolves only when a run has read counts back: models around it,
+  // each running the other levels itself.
   if (const int sync_node = FindSyncNode(graph_, ops_); sync_node >= 0)
     return PrepareSplit(sync_node);
-  // Attention and epilogue fusion see the main graph's consumers only; a value a
-  // control-flow subgraph reads could be fused away under it.
-  if (options_.fuse && !HasSubgraphs(graph_)) {
-    ASSIGN_OR_RETURN(fused_nodes_, FuseGraph(options_, inputs_, graph_, ops_));
-  }
-  TransposeUnalignedMatMulWeights(&graph_);
-  // FP16 precision applies to the ops computing on the GEMM engine.
-  if (options_.precision == Precision::kFp16) {
-    for (size_t n = 0; n < graph_.nodes.size(); ++n) {
-      if (ops_[n]->ComputesOnGemmEngine(graph_.nodes[n]))
-        SetPrecision(Precision::kFp16, &graph_.nodes[n]);
-    }
-    fp16_weights_ = StoreWeightsInFp16(&graph_, ops_);
-    fp16_activations_ = !HasSubgraphs(graph_);
-    if (fp16_activations_) halved_ = HalveInitializers(&graph_, ops_);
-  }
+  RETURN_IF_ERROR(passes->Run(context, PassLevel::kFusion, PassLevel::kPrecision));
+  pass_records_ = passes->records();
+  fused_nodes_ = passes->changes(kEpilogueFusionPass);
+  fp16_weights_ = passes->changes(kFp16WeightsPass);
+  fp16_activations_ = passes->ran(kFp16ActivationsPass);
   RETURN_IF_ERROR(UploadWeights(graph_, ops_, outputs_, gpu_, weights_, weight_bytes_));
   value_inputs_ = FindValueInputs(graph_, ops_, inputs_, options_.max_fold_elements);
   // Plan once at load so unsupported types and shapes fail here, not on the
@@ -451,6 +393,7 @@ absl::StatusOr<ModelReport> Model::Inspect(
   report.format = graph_.format;
   report.ort_format_version = graph_.ort_format_version;
   report.stored_nodes = TraceStoredNodes(stored_nodes_, *plan);
+  report.passes = pass_records_;
   for (const PlannedNode& n : plan->nodes) {
     NodeReport r;
     r.name = n.node->name;
@@ -500,6 +443,17 @@ absl::StatusOr<ModelReport> Model::InspectSplit(
   std::vector<std::vector<int64_t>> prefix_shapes;
   for (int i : split.prefix_inputs) prefix_shapes.push_back(input_shapes[i]);
   ASSIGN_OR_RETURN(ModelReport report, split.prefix->Inspect(&prefix_shapes));
+  // This model's passes, then each part's.
+  std::vector<PassRecord> passes = pass_records_;
+  for (PassRecord& r : report.passes) r.part = "before the sync point";
+  passes.insert(passes.end(), report.passes.begin(), report.passes.end());
+  if (split.suffix != nullptr) {
+    for (PassRecord r : split.suffix->pass_records()) {
+      r.part = "after the sync point";
+      passes.push_back(std::move(r));
+    }
+  }
+  report.passes = std::move(passes);
   ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan, split.prefix->GetPlan(prefix_shapes));
   std::vector<std::vector<int64_t>> suffix_shapes;
   for (const SyncSplit::Source& from : split.suffix_inputs) {

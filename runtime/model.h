@@ -30,6 +30,7 @@
 #include "gpu/pipeline.h"
 #include "runtime/ir/graph.h"
 #include "runtime/op/activation.h"
+#include "runtime/passes/pipeline.h"
 #include "runtime/plan/plan.h"
 #include "runtime/plan/planner.h"
 #include "runtime/report/node_provenance.h"
@@ -77,6 +78,10 @@ struct ModelOptions {
   // crossing into a sync split's suffix or variant have no fixed shape, and
   // its own cuts are planned at load at the shapes those values had.
   std::map<std::string, std::vector<int64_t>> default_input_shapes;
+  // Load-time graph passes not to run, by name (runtime/passes/load_passes.h
+  // lists them; `vkserve inspect` shows each): for diagnosis. A name no
+  // pass has fails the load with INVALID_ARGUMENT listing the names.
+  std::set<std::string> disabled_passes;
 };
 
 // What `vkserve inspect` prints.
@@ -116,6 +121,8 @@ struct ModelReport {
   std::string ort_format_version;  // for "ort"
   // Every node as the file stored it, and what runs for it on the GPU.
   std::vector<StoredNodeReport> stored_nodes;
+  // The graph passes the load ran, in order: what each did and its time.
+  std::vector<PassRecord> passes;
 };
 
 class Model {
@@ -144,6 +151,8 @@ class Model {
   // runtime/plan/fp16_activations.h), and the initializers it stored in fp16.
   bool fp16_activations() const { return fp16_activations_; }
   const std::set<std::string>& halved_initializers() const { return halved_; }
+  // The load's graph passes, in order (a sync split's parts have their own).
+  const std::vector<PassRecord>& pass_records() const { return pass_records_; }
 
   // The plan for these input shapes (in inputs() order), built on first use
   // and cached until the budget evicts it (never while the caller holds it).
@@ -214,6 +223,7 @@ class Model {
   int fp16_weights_ = 0;
   bool fp16_activations_ = false;
   std::set<std::string> halved_;
+  std::vector<PassRecord> pass_records_;
   std::shared_ptr<CacheBudget> budget_;
   std::vector<bool> value_inputs_;  // per input, see is_value_input
   std::shared_ptr<const SyncSplit> split_;

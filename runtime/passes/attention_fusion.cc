@@ -331,15 +331,12 @@ void WriteAttention(const Matcher::Match& m, const std::string& k, size_t rank, 
 
 }  // namespace
 
-absl::StatusOr<int> FuseAttention(Graph* graph, const std::vector<const Op*>& ops,
-                                  const std::vector<ValueInfo>& inputs) {
-  auto shapes1 = InferShapes(*graph, ops, inputs, ShapesWithFreeDims(inputs, 1));
-  auto shapes3 = InferShapes(*graph, ops, inputs, ShapesWithFreeDims(inputs, 3));
-  if (!shapes1.ok() || !shapes3.ok()) return 0;  // planning will report the error
+absl::StatusOr<int> FuseAttention(Graph* graph, const ValueShapes& shapes1,
+                                  const ValueShapes& shapes3) {
   std::vector<Node>& nodes = graph->nodes;
   const GraphUses uses(*graph);
 
-  Matcher matcher(*graph, uses, *shapes1, *shapes3);
+  Matcher matcher(*graph, uses, shapes1, shapes3);
   std::vector<bool> removed(nodes.size(), false);
   int fused = 0;
   for (size_t n = 0; n < nodes.size(); ++n) {
@@ -352,7 +349,7 @@ absl::StatusOr<int> FuseAttention(Graph* graph, const std::vector<const Op*>& op
     bool taken = false;
     for (size_t p : parts) taken = taken || removed[p];
     if (taken) continue;
-    const size_t rank = shapes1->at(m->q).shape.size();
+    const size_t rank = shapes1.at(m->q).shape.size();
     // Before KFromKt, which may turn the first MatMul into K's Transpose.
     for (size_t p : parts) AbsorbInto(nodes[p], &nodes[m->mm2]);
     const std::string k = KFromKt(nodes, uses, *m, rank, &removed);

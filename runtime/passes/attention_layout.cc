@@ -186,12 +186,10 @@ void KeepAsShapeView(const std::string& merged, const int64_t split_heads[2], No
 }  // namespace
 
 absl::StatusOr<int> AbsorbAttentionHeadTransposes(Graph* graph, const std::vector<const Op*>& ops,
-                                                  const std::vector<ValueInfo>& inputs) {
-  auto shapes1 = InferShapes(*graph, ops, inputs, ShapesWithFreeDims(inputs, 1));
-  auto shapes3 = InferShapes(*graph, ops, inputs, ShapesWithFreeDims(inputs, 3));
-  if (!shapes1.ok() || !shapes3.ok()) return 0;  // planning will report the error
+                                                  const ValueShapes& shapes1,
+                                                  const ValueShapes& shapes3) {
   const GraphUses uses(*graph);
-  const LayoutMatcher matcher(*graph, ops, uses, *shapes1, *shapes3);
+  const LayoutMatcher matcher(*graph, ops, uses, shapes1, shapes3);
   std::vector<bool> removed(graph->nodes.size(), false);
   int absorbed = 0;
   for (size_t a = 0; a < graph->nodes.size(); ++a) {

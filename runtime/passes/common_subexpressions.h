@@ -28,6 +28,10 @@ namespace vkserve {
 
 class Op;
 
+// Main graph only, and only when it holds no control-flow subgraph (scope
+// kMainGraphWithoutSubgraphs, load_passes.h): it reads every node's inputs
+// across the graph, and a subgraph may read any value of the graph by name.
+//
 // Rewrites `graph` in place; `ops` holds each node's op (the caller matches
 // them again when nodes were removed). Returns how many nodes it removed.
 int EliminateCommonSubexpressions(Graph* graph, const std::vector<const Op*>& ops);

@@ -37,14 +37,13 @@ class EpilogueFusion {
   // `shapes1` and `shapes3`: every value's shape with free dimensions 1 and
   // 3 (a residual must match at both, so a broadcast that happens to
   // coincide at size 1 is never fused).
-  EpilogueFusion(Graph* graph, const std::vector<const Op*>& ops,
-                 std::map<std::string, TensorDesc> shapes1,
-                 std::map<std::string, TensorDesc> shapes3)
+  EpilogueFusion(Graph* graph, const std::vector<const Op*>& ops, const ValueShapes& shapes1,
+                 const ValueShapes& shapes3)
       : graph_(*graph),
         nodes_(graph->nodes),
         ops_(ops),
-        s1_(std::move(shapes1)),
-        s3_(std::move(shapes3)),
+        s1_(shapes1),
+        s3_(shapes3),
         removed_(nodes_.size(), false) {
     for (size_t n = 0; n < nodes_.size(); ++n) {
       for (const std::string& in : nodes_[n].inputs) {
@@ -188,8 +187,8 @@ class EpilogueFusion {
   Graph& graph_;
   std::vector<Node>& nodes_;
   const std::vector<const Op*>& ops_;
-  const std::map<std::string, TensorDesc> s1_;
-  const std::map<std::string, TensorDesc> s3_;
+  const ValueShapes& s1_;
+  const ValueShapes& s3_;
   std::map<std::string, std::vector<size_t>> consumers_;
   std::map<std::string, size_t> producer_of_;
   std::set<std::string> graph_outputs_;
@@ -200,11 +199,8 @@ class EpilogueFusion {
 }  // namespace
 
 absl::StatusOr<int> FuseEpilogues(Graph* graph, const std::vector<const Op*>& ops,
-                                  const std::vector<ValueInfo>& inputs) {
-  auto shapes1 = InferShapes(*graph, ops, inputs, ShapesWithFreeDims(inputs, 1));
-  auto shapes3 = InferShapes(*graph, ops, inputs, ShapesWithFreeDims(inputs, 3));
-  if (!shapes1.ok() || !shapes3.ok()) return 0;  // planning will report the error
-  return EpilogueFusion(graph, ops, *std::move(shapes1), *std::move(shapes3)).Run();
+                                  const ValueShapes& shapes1, const ValueShapes& shapes3) {
+  return EpilogueFusion(graph, ops, shapes1, shapes3).Run();
 }
 
 int LiftConstantNodes(Graph* graph) {

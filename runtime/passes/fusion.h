@@ -20,16 +20,23 @@
 #include "absl/status/statusor.h"
 #include "runtime/ir/graph.h"
 #include "runtime/op/op.h"
+#include "runtime/passes/pass.h"
 
 namespace vkserve {
 
-// Rewrites `graph` in place; `ops` are the ops of its nodes, in order.
-// Returns how many nodes were merged away. A residual Add is fused only when
-// both operands have the same shape for every batch size (checked by shape
-// inference at two signatures) and the residual is computed before the
-// producer runs.
+// Main graph only, and only when it holds no control-flow subgraph (scope
+// kMainGraphWithoutSubgraphs, load_passes.h): it reads inferred shapes and
+// consumers across the graph, and a subgraph may read any value of the graph by
+// name.
+//
+// Rewrites `graph` in place; `ops` are the ops of its nodes, in order, and
+// `shapes1` (`shapes3`) its values' shapes with the free input dimensions at 1
+// (3): PassContext::ShapesAt. Returns how many nodes were merged away. A
+// residual Add is fused only when both operands have the same shape for every
+// batch size (checked by shape inference at two signatures) and the residual is
+// computed before the producer runs.
 absl::StatusOr<int> FuseEpilogues(Graph* graph, const std::vector<const Op*>& ops,
-                                  const std::vector<ValueInfo>& inputs);
+                                  const ValueShapes& shapes1, const ValueShapes& shapes3);
 
 // The inputs' declared shapes with every free dimension set to `value`: the
 // fusion passes infer shapes at two such signatures to tell what varies

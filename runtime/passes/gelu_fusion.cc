@@ -9,6 +9,7 @@
 
 #include "runtime/lowering/rewrite_attributes.h"
 #include "runtime/op/graph_uses.h"
+#include "runtime/passes/absorb_matches.h"
 #include "runtime/passes/fusion.h"
 
 namespace vkserve {
@@ -223,24 +224,9 @@ void WriteGelu(const GeluMatcher::Match& m, Node* node) {
 int FuseGelu(Graph* graph) {
   const GraphUses uses(*graph);
   const GeluMatcher matcher(*graph, uses);
-  std::vector<bool> removed(graph->nodes.size(), false);
-  int fused = 0;
-  for (size_t n = 0; n < graph->nodes.size(); ++n) {
-    std::optional<GeluMatcher::Match> m = matcher.At(n);
-    if (!m) continue;
-    bool taken = removed[m->last];
-    for (size_t p : m->parts) taken = taken || removed[p];
-    if (taken) continue;
-    for (size_t p : m->parts) {
-      removed[p] = true;
-      AbsorbInto(graph->nodes[p], &graph->nodes[m->last]);
-    }
-    WriteGelu(*m, &graph->nodes[m->last]);
-    ++fused;
-  }
-  if (fused == 0) return 0;
-  EraseNodes(removed, &graph->nodes);
-  return fused;
+  return AbsorbMatches(
+      graph, [&](size_t n) { return matcher.At(n); },
+      [&](const GeluMatcher::Match& m) { WriteGelu(m, &graph->nodes[m.last]); });
 }
 
 }  // namespace vkserve

@@ -21,6 +21,10 @@
 
 namespace vkserve {
 
+// Safe in control-flow subgraphs (scope kEveryGraph, load_passes.h): it matches
+// chains within one graph, and the pipeline lists the values a nested body
+// reads as outputs, which no chain absorbs.
+//
 // Rewrites `graph` in place. Returns how many GELUs were fused.
 int FuseGelu(Graph* graph);
 

@@ -9,6 +9,7 @@
 #include "runtime/lowering/rewrite_attributes.h"
 #include "runtime/op/graph_uses.h"
 #include "runtime/ops/nn/layer_normalization.h"
+#include "runtime/passes/absorb_matches.h"
 #include "runtime/passes/fusion.h"
 #include "runtime/plan/planner.h"
 
@@ -240,31 +241,13 @@ void WriteLayerNorm(Graph* graph, const NormMatcher::Match& m) {
 
 }  // namespace
 
-absl::StatusOr<int> FuseNormalizations(Graph* graph, const std::vector<const Op*>& ops,
-                                       const std::vector<ValueInfo>& inputs) {
-  auto shapes1 = InferShapes(*graph, ops, inputs, ShapesWithFreeDims(inputs, 1));
-  auto shapes3 = InferShapes(*graph, ops, inputs, ShapesWithFreeDims(inputs, 3));
-  if (!shapes1.ok() || !shapes3.ok()) return 0;  // planning will report the error
+absl::StatusOr<int> FuseNormalizations(Graph* graph, const ValueShapes& shapes1,
+                                       const ValueShapes& shapes3) {
   const GraphUses uses(*graph);
-  const NormMatcher matcher(*graph, uses, *shapes1, *shapes3);
-  std::vector<bool> removed(graph->nodes.size(), false);
-  int fused = 0;
-  for (size_t n = 0; n < graph->nodes.size(); ++n) {
-    std::optional<NormMatcher::Match> m = matcher.At(n);
-    if (!m) continue;
-    bool taken = removed[m->last];
-    for (size_t p : m->parts) taken = taken || removed[p];
-    if (taken) continue;
-    for (size_t p : m->parts) {
-      removed[p] = true;
-      AbsorbInto(graph->nodes[p], &graph->nodes[m->last]);
-    }
-    WriteLayerNorm(graph, *m);
-    ++fused;
-  }
-  if (fused == 0) return 0;
-  EraseNodes(removed, &graph->nodes);
-  return fused;
+  const NormMatcher matcher(*graph, uses, shapes1, shapes3);
+  return AbsorbMatches(
+      graph, [&](size_t n) { return matcher.At(n); },
+      [&](const NormMatcher::Match& m) { WriteLayerNorm(graph, m); });
 }
 
 }  // namespace vkserve

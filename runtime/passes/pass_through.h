@@ -24,8 +24,12 @@
 
 namespace vkserve {
 
-// Rewrites `graph` in place (`ops[n]`: node n's op). Returns how many nodes
-// it removed.
+// Main graph only, and only when it holds no control-flow subgraph (scope
+// kMainGraphWithoutSubgraphs, load_passes.h): it reads every reader across the
+// graph, and a subgraph may read any value of the graph by name.
+//
+// Rewrites `graph` in place (`ops[n]`: node n's op). Returns how many nodes it
+// removed.
 int DropPassThroughNodes(Graph* graph, const std::vector<const Op*>& ops);
 
 }  // namespace vkserve

@@ -224,11 +224,9 @@ class Packer {
 }  // namespace
 
 absl::StatusOr<int> PackQkv(Graph* graph, const std::vector<const Op*>& ops,
-                            const std::vector<ValueInfo>& inputs) {
-  auto shapes1 = InferShapes(*graph, ops, inputs, ShapesWithFreeDims(inputs, 1));
-  if (!shapes1.ok()) return 0;  // planning will report the error
+                            const ValueShapes& shapes1) {
   const GraphUses uses(*graph);
-  Packer packer(graph, ops, uses, *shapes1);
+  Packer packer(graph, ops, uses, shapes1);
   std::vector<bool> removed(graph->nodes.size(), false);
   int packed = 0;
   for (size_t a = 0; a < graph->nodes.size(); ++a) {

@@ -128,12 +128,9 @@ std::string FreshName(const Graph& graph, const GraphUses& uses, const std::stri
 }  // namespace
 
 absl::StatusOr<int> SinkReshapes(Graph* graph, const std::vector<const Op*>& ops,
-                                 const std::vector<ValueInfo>& inputs) {
-  auto shapes1 = InferShapes(*graph, ops, inputs, ShapesWithFreeDims(inputs, 1));
-  auto shapes3 = InferShapes(*graph, ops, inputs, ShapesWithFreeDims(inputs, 3));
-  if (!shapes1.ok() || !shapes3.ok()) return 0;  // planning will report the error
+                                 const ValueShapes& shapes1, const ValueShapes& shapes3) {
   const GraphUses uses(*graph);
-  const Planner planner(*graph, ops, uses, *shapes1, *shapes3);
+  const Planner planner(*graph, ops, uses, shapes1, shapes3);
   // Each node's place in the new order; moved and new nodes go between.
   std::vector<double> order;
   for (size_t n = 0; n < graph->nodes.size(); ++n) order.push_back(static_cast<double>(n));

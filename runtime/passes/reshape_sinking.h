@@ -24,13 +24,20 @@
 #include "absl/status/statusor.h"
 #include "runtime/ir/graph.h"
 #include "runtime/op/op.h"
+#include "runtime/passes/pass.h"
 
 namespace vkserve {
 
-// Rewrites `graph` in place; `ops` are the ops of its nodes, in order.
-// Returns how many Reshapes moved (the caller re-finds ops).
+// Main graph only, and only when it holds no control-flow subgraph (scope
+// kMainGraphWithoutSubgraphs, load_passes.h): it reads inferred shapes and uses
+// across the graph, and a subgraph may read any value of the graph by name.
+//
+// Rewrites `graph` in place; `ops` are the ops of its nodes, in order, and
+// `shapes1` (`shapes3`) its values' shapes with the free input dimensions at 1
+// (3): PassContext::ShapesAt. Returns how many Reshapes moved (the caller
+// re-finds ops).
 absl::StatusOr<int> SinkReshapes(Graph* graph, const std::vector<const Op*>& ops,
-                                 const std::vector<ValueInfo>& inputs);
+                                 const ValueShapes& shapes1, const ValueShapes& shapes3);
 
 }  // namespace vkserve
 

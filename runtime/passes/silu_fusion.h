@@ -17,6 +17,10 @@
 
 namespace vkserve {
 
+// Safe in control-flow subgraphs (scope kEveryGraph, load_passes.h): it matches
+// chains within one graph, and the pipeline lists the values a nested body
+// reads as outputs, which no chain absorbs.
+//
 // Rewrites `graph` in place. Returns how many pairs were fused.
 int FuseSilu(Graph* graph);
 

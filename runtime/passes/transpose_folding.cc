@@ -67,16 +67,13 @@ std::optional<Chain> ChainAt(const Graph& graph, const GraphUses& uses, const Sh
 
 }  // namespace
 
-absl::StatusOr<int> FoldFlattenedTransposes(Graph* graph, const std::vector<const Op*>& ops,
-                                            const std::vector<ValueInfo>& inputs) {
-  auto shapes1 = InferShapes(*graph, ops, inputs, ShapesWithFreeDims(inputs, 1));
-  auto shapes3 = InferShapes(*graph, ops, inputs, ShapesWithFreeDims(inputs, 3));
-  if (!shapes1.ok() || !shapes3.ok()) return 0;  // planning will report the error
+absl::StatusOr<int> FoldFlattenedTransposes(Graph* graph, const ValueShapes& shapes1,
+                                            const ValueShapes& shapes3) {
   const GraphUses uses(*graph);
   std::vector<bool> removed(graph->nodes.size(), false);
   int folded = 0;
   for (size_t t = 0; t < graph->nodes.size(); ++t) {
-    std::optional<Chain> c = ChainAt(*graph, uses, *shapes1, *shapes3, t);
+    std::optional<Chain> c = ChainAt(*graph, uses, shapes1, shapes3, t);
     if (!c || removed[c->flatten] || removed[c->transpose] || removed[c->unflatten]) continue;
     // The last Reshape becomes the Transpose (its name and output kept).
     Node& out = graph->nodes[c->unflatten];

@@ -18,13 +18,19 @@
 #include "absl/status/statusor.h"
 #include "runtime/ir/graph.h"
 #include "runtime/op/op.h"
+#include "runtime/passes/pass.h"
 
 namespace vkserve {
 
-// Rewrites `graph` in place; `ops` are the ops of its nodes, in order.
-// Returns how many chains were folded (the caller re-finds ops).
-absl::StatusOr<int> FoldFlattenedTransposes(Graph* graph, const std::vector<const Op*>& ops,
-                                            const std::vector<ValueInfo>& inputs);
+// Main graph only, and only when it holds no control-flow subgraph (scope
+// kMainGraphWithoutSubgraphs, load_passes.h): it reads inferred shapes and uses
+// across the graph, and a subgraph may read any value of the graph by name.
+//
+// Rewrites `graph` in place; `shapes1` and `shapes3` are its values' shapes
+// with the free input dimensions at 1 and 3 (PassContext::ShapesAt). Returns
+// how many chains were folded (the caller re-finds ops).
+absl::StatusOr<int> FoldFlattenedTransposes(Graph* graph, const ValueShapes& shapes1,
+                                            const ValueShapes& shapes3);
 
 }  // namespace vkserve
 
