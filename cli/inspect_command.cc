@@ -3,11 +3,13 @@
 //
 // `vkserve inspect MODEL [--json] [model flags: model_flags.h]`: loads and
 // plans a model and shows its inputs and outputs, op counts, where
-// every node runs, and the planned activation arena against the sum of all
-// tensor sizes.
+// every node runs, the planned activation arena against the sum of all
+// tensor sizes, and the graph passes the load ran: what each changed and
+// its time.
 #include <cstdio>
 #include <memory>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -35,6 +37,32 @@ std::string StoredOpString(const StoredNode& n) {
   std::string s = absl::StrCat(n.op_type, " (", n.domain);
   if (n.since_version > 0) absl::StrAppend(&s, ", since_version ", n.since_version);
   return absl::StrCat(s, ")");
+}
+
+// What one pass changed: its own count, and the main graph's node count
+// when that moved.
+std::string PassChanges(const PassRecord& p) {
+  if (p.state != PassRecord::State::kRan) return "";
+  std::string s = absl::StrCat(p.changes, " change", p.changes == 1 ? "" : "s");
+  if (p.nodes_after != p.nodes_before)
+    absl::StrAppend(&s, ", nodes ", p.nodes_before, " -> ", p.nodes_after);
+  if (p.subgraphs_changed > 0) absl::StrAppend(&s, ", in ", p.subgraphs_changed, " subgraph(s)");
+  if (p.shape_inferences > 0) absl::StrAppend(&s, "; shapes inferred ", p.shape_inferences, "x");
+  return s;
+}
+
+void PrintPasses(const ModelReport& r) {
+  std::printf("\ngraph passes at load, in order:\n");
+  for (const PassRecord& p : r.passes) {
+    const std::string time = p.state == PassRecord::State::kRan
+                                 ? absl::StrFormat("%.3f ms", p.seconds * 1e3)
+                                 : std::string();
+    const std::string name = p.part.empty() ? p.name : absl::StrCat(p.name, " (", p.part, ")");
+    const std::string line =
+        absl::StrFormat("  %-28s %-10s %-10s %-12s %s", name, PassLevelName(p.level),
+                        PassStateName(p.state), time, PassChanges(p));
+    std::printf("%s\n", std::string(absl::StripTrailingAsciiWhitespace(line)).c_str());
+  }
 }
 
 void PrintText(const std::string& path, const ModelReport& r) {
@@ -76,6 +104,7 @@ void PrintText(const std::string& path, const ModelReport& r) {
       absl::StrCat(r.plan_cost.host_bytes).c_str(),
       absl::StrCat(r.cache_limits.device_bytes).c_str(),
       absl::StrCat(r.cache_limits.host_bytes).c_str());
+  PrintPasses(r);
 }
 
 void WriteValues(const char* key, const std::vector<ValueInfo>& values, JsonWriter& w) {
@@ -146,6 +175,27 @@ void WriteNodes(const ModelReport& r, JsonWriter& w) {
   w.EndArray();
 }
 
+void WritePasses(const ModelReport& r, JsonWriter& w) {
+  w.Key("passes").BeginArray();
+  for (const PassRecord& p : r.passes) {
+    w.BeginObject();
+    w.Key("name").String(p.name);
+    if (!p.part.empty()) w.Key("part").String(p.part);
+    w.Key("level").String(std::string(PassLevelName(p.level)));
+    w.Key("state").String(std::string(PassStateName(p.state)));
+    if (p.state == PassRecord::State::kRan) {
+      w.Key("seconds").Double(p.seconds);
+      w.Key("changes").Int(p.changes);
+      w.Key("nodes_before").Int(static_cast<int64_t>(p.nodes_before));
+      w.Key("nodes_after").Int(static_cast<int64_t>(p.nodes_after));
+      w.Key("subgraphs_changed").Int(p.subgraphs_changed);
+      w.Key("shape_inferences").Int(p.shape_inferences);
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
 void PrintJson(const std::string& path, const ModelReport& r) {
   JsonWriter w;
   w.BeginObject();
@@ -168,6 +218,7 @@ void PrintJson(const std::string& path, const ModelReport& r) {
   w.Key("weight_bytes").Int(static_cast<int64_t>(r.weight_bytes));
   WritePlanCache(r, w);
   WriteNodes(r, w);
+  WritePasses(r, w);
   w.EndObject();
   std::printf("%s\n", w.str().c_str());
 }

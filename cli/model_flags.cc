@@ -3,6 +3,8 @@
 #include "cli/model_flags.h"
 
 #include <map>
+#include <string>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -83,6 +85,17 @@ void AddModelFlags(CLI::App& command, ModelFlags& flags) {
   command.add_flag_callback(
       "--no-attention-fusion", [&flags] { flags.model.fuse_attention = false; },
       "keep exporters' attention subgraphs as their separate nodes");
+  command
+      .add_option_function<std::vector<std::string>>(
+          "--disable-pass",
+          [&flags](const std::vector<std::string>& names) {
+            flags.model.disabled_passes.insert(names.begin(), names.end());
+          },
+          "skip the load-time graph pass of this name (as 'vkserve inspect' lists them), "
+          "for diagnosis; repeatable")
+      ->type_name("NAME")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
   command
       .add_option_function<std::string>(
           "--pipeline-cache", [&flags](const std::string& path) { flags.pipeline_cache = path; },
