@@ -37,10 +37,6 @@
 // Input shapes come from ModelMetadata (-1 dimensions take --batch, then 1).
 // Clients share K gRPC connections (default: one per 8 clients), so that
 // one HTTP/2 connection does not cap what many clients can send.
-#include <arpa/inet.h>
-#include <netdb.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -60,12 +56,15 @@
 #include "absl/strings/str_split.h"
 #include "benchmarks/server/http_calls.h"
 #include "benchmarks/server/live_calls.h"
+#include "benchmarks/server/metrics_scrape.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/grpc_service.grpc.pb.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using vkserve::bench::HttpGet;
+using vkserve::bench::SumSamples;
 using vkserve_bench::Percentile;
 using vkserve_bench::TimeServerLive;
 
@@ -97,53 +96,6 @@ int Usage() {
                "[--seconds S] [--warmup S] [--channels K] [--metrics http://HOST:PORT/metrics] "
                "[--trace] [--live] [--poll] [--http HOST:PORT]\n");
   return 2;
-}
-
-// GET http://host:port/path over a plain socket (the metrics endpoint
-// speaks HTTP/1.1 and closes after an HTTP/1.0 request).
-std::string HttpGet(const std::string& url) {
-  std::string rest = url.rfind("http://", 0) == 0 ? url.substr(7) : url;
-  const size_t slash = rest.find('/');
-  const std::string hostport = rest.substr(0, slash);
-  const std::string path = slash == std::string::npos ? "/" : rest.substr(slash);
-  const size_t colon = hostport.rfind(':');
-  const std::string host = hostport.substr(0, colon);
-  const std::string port = colon == std::string::npos ? "80" : hostport.substr(colon + 1);
-  addrinfo hints{}, *res = nullptr;
-  hints.ai_socktype = SOCK_STREAM;
-  if (getaddrinfo(host.c_str(), port.c_str(), &hints, &res) != 0) return "";
-  const int fd = socket(res->ai_family, res->ai_socktype, res->ai_protocol);
-  std::string out;
-  if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) == 0) {
-    const std::string req = absl::StrCat("GET ", path, " HTTP/1.0\r\nHost: ", hostport, "\r\n\r\n");
-    if (write(fd, req.data(), req.size()) == static_cast<ssize_t>(req.size())) {
-      char buf[65536];
-      ssize_t n;
-      while ((n = read(fd, buf, sizeof(buf))) > 0) out.append(buf, static_cast<size_t>(n));
-    }
-  }
-  if (fd >= 0) close(fd);
-  freeaddrinfo(res);
-  return out;
-}
-
-// Sums every sample of `name` whose labels contain all of `labels`.
-double Sample(const std::string& text, const std::string& name,
-              const std::vector<std::string>& labels) {
-  double total = 0;
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    if (line.empty() || line[0] == '#') continue;
-    if (line.substr(0, name.size()) != name) continue;
-    if (line.size() <= name.size() || (line[name.size()] != '{' && line[name.size()] != ' '))
-      continue;
-    bool all = true;
-    for (const std::string& l : labels) all = all && line.find(l) != absl::string_view::npos;
-    if (!all) continue;
-    double v = 0;
-    const size_t space = line.rfind(' ');
-    if (absl::SimpleAtod(line.substr(space + 1), &v)) total += v;
-  }
-  return total;
 }
 
 // p50 microseconds of `calls` empty ServerLive calls on `stub`, each after
@@ -326,7 +278,7 @@ double PrintServer(const Options& o, const std::string& before, const std::strin
   const std::string model_label = absl::StrCat("model=\"", o.model, "\"");
   auto delta = [&](const std::string& name, std::vector<std::string> labels) {
     labels.push_back(model_label);
-    return Sample(after, name, labels) - Sample(before, name, labels);
+    return SumSamples(after, name, labels) - SumSamples(before, name, labels);
   };
   const double n = delta("vkserve_request_duration_seconds_count", {});
   if (n <= 0) {
@@ -373,7 +325,7 @@ double PrintServer(const Options& o, const std::string& before, const std::strin
       executions > 0
           ? delta("vkserve_transferred_bytes_total", {"direction=\"gpu_to_host\""}) / executions
           : 0.0,
-      Sample(after, "vkserve_model_nodes", {model_label, "device=\"cpu\""}));
+      SumSamples(after, "vkserve_model_nodes", {model_label, "device=\"cpu\""}));
   // The histogram's cumulative buckets, as counts per range.
   std::printf("batch sizes (executions per vkserve_batch_size bucket):");
   double below = 0;
