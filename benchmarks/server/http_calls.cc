@@ -63,14 +63,18 @@ bool HttpInferClient::Infer(const HttpInferBody& infer, std::string* error) {
       return false;
     }
     c->stream.socket().set_option(asio::ip::tcp::no_delay(true));
+    // Beast reads no more than the buffer's free capacity per call (512
+    // bytes at first): room for a whole classifier's answer in one read.
+    c->buffer.reserve(size_t{64} << 10);
     connection_ = std::move(c);
   }
-  http::request<http::string_body> req{http::verb::post, infer.target, 11};
+  // The body is sent from the caller's bytes, not copied per call.
+  http::request<http::span_body<const char>> req{http::verb::post, infer.target, 11};
   req.set(http::field::host, host_);
   req.set(http::field::content_type, "application/octet-stream");
   req.set("Inference-Header-Content-Length", std::to_string(infer.json_length));
   req.keep_alive(true);
-  req.body() = infer.body;
+  req.body() = {infer.body.data(), infer.body.size()};
   req.prepare_payload();
   http::response<http::string_body> res;
   http::write(connection_->stream, req, ec);
