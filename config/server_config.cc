@@ -66,20 +66,30 @@ bool IsShmPrefix(std::string_view prefix) {
 }
 
 // "a.b.c.d" or "a.b.c.d/n" (n in 0..32), as "a.b.c.d/n"; nullopt otherwise.
-std::optional<std::string> Ipv4Network(const std::string& text) {
+// "ADDRESS" or "ADDRESS/BITS", IPv4 or IPv6, as "ADDRESS/BITS"; nullopt when
+// malformed.
+std::optional<std::string> IpNetwork(const std::string& text) {
   const size_t slash = text.find('/');
   const std::string address = text.substr(0, slash);
   in_addr v4{};
-  if (inet_pton(AF_INET, address.c_str(), &v4) != 1) return std::nullopt;
-  int bits = 32;
+  in6_addr v6{};
+  int max_bits = 0;
+  if (inet_pton(AF_INET, address.c_str(), &v4) == 1) {
+    max_bits = 32;
+  } else if (inet_pton(AF_INET6, address.c_str(), &v6) == 1) {
+    max_bits = 128;
+  } else {
+    return std::nullopt;
+  }
+  int bits = max_bits;
   if (slash != std::string::npos) {
     const std::string length = text.substr(slash + 1);
-    if (length.empty() || length.size() > 2 ||
+    if (length.empty() || length.size() > 3 ||
         length.find_first_not_of("0123456789") != std::string::npos) {
       return std::nullopt;
     }
     bits = std::stoi(length);
-    if (bits > 32) return std::nullopt;
+    if (bits > max_bits) return std::nullopt;
   }
   return absl::StrCat(address, "/", bits);
 }
@@ -212,19 +222,13 @@ class Builder {
   }
 
   absl::Status MetricsLimits(const config::MetricsSettings& m, ServerSettings* s) {
-    if (s->metrics_enabled && s->metrics_address.find(':') != std::string::npos) {
-      return source_.Error({{"metrics"}, {"address"}},
-                           "must be an IPv4 address or \"localhost\": Debian 12's civetweb, which "
-                           "serves plain-HTTP metrics, is built without IPv6 (metrics.tls keeps "
-                           "the same rule)");
-    }
     for (int i = 0; i < m.allowed_networks_size(); ++i) {
-      std::optional<std::string> network = Ipv4Network(m.allowed_networks(i));
+      std::optional<std::string> network = IpNetwork(m.allowed_networks(i));
       if (!network.has_value()) {
-        return source_.Error(
-            {{"metrics"}, {"allowed_networks", i}},
-            absl::StrCat("\"", m.allowed_networks(i),
-                         "\" is not an IPv4 address or CIDR block (\"10.0.0.0/8\")"));
+        return source_.Error({{"metrics"}, {"allowed_networks", i}},
+                             absl::StrCat("\"", m.allowed_networks(i),
+                                          "\" is not an IPv4 or IPv6 address or CIDR block "
+                                          "(\"10.0.0.0/8\", \"fd00::/8\")"));
       }
       s->metrics_allowed_networks.push_back(*network);
     }

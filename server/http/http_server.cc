@@ -45,43 +45,51 @@ using boost::system::error_code;
 constexpr int kListenBacklog = 128;
 constexpr auto kAcceptRetry = std::chrono::milliseconds(100);
 
-struct Ipv4Block {
-  uint32_t network = 0;
-  uint32_t mask = 0;
+// An allowed network, IPv4 ones as IPv4-mapped IPv6 (::ffff:a.b.c.d/96+n),
+// so that a v4 client of a dual-stack socket matches them as well.
+struct NetworkBlock {
+  asio::ip::address_v6::bytes_type network{};
+  int bits = 0;
 };
 
-absl::StatusOr<std::vector<Ipv4Block>> ParseBlocks(const std::string& name,
-                                                   const std::vector<std::string>& networks) {
-  std::vector<Ipv4Block> blocks;
+bool InBlock(const asio::ip::address_v6::bytes_type& address, const NetworkBlock& block) {
+  for (int i = 0; i < 16 && i * 8 < block.bits; ++i) {
+    const int bits = std::min(8, block.bits - i * 8);
+    const uint8_t mask = static_cast<uint8_t>(0xff00u >> bits);
+    if ((address[i] & mask) != (block.network[i] & mask)) return false;
+  }
+  return true;
+}
+
+asio::ip::address_v6 AsV6(const asio::ip::address& address) {
+  return address.is_v4() ? asio::ip::make_address_v6(asio::ip::v4_mapped, address.to_v4())
+                         : address.to_v6();
+}
+
+absl::StatusOr<std::vector<NetworkBlock>> ParseBlocks(const std::string& name,
+                                                      const std::vector<std::string>& networks) {
+  std::vector<NetworkBlock> blocks;
   for (const std::string& text : networks) {
     const std::vector<std::string> parts = absl::StrSplit(text, '/');
     error_code ec;
-    const asio::ip::address_v4 address = asio::ip::make_address_v4(parts[0], ec);
-    int bits = 32;
+    const asio::ip::address address = asio::ip::make_address(parts[0], ec);
+    const int max_bits = !ec && address.is_v4() ? 32 : 128;
+    int bits = max_bits;
     if (ec || parts.size() > 2 || (parts.size() == 2 && !absl::SimpleAtoi(parts[1], &bits)) ||
-        bits < 0 || bits > 32) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(name, ".allowed_networks: \"", text, "\" is not an IPv4 CIDR block"));
+        bits < 0 || bits > max_bits) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          name, ".allowed_networks: \"", text, "\" is not an IPv4 or IPv6 CIDR block"));
     }
-    const uint32_t mask = bits == 0 ? 0 : ~uint32_t{0} << (32 - bits);
-    blocks.push_back({address.to_uint() & mask, mask});
+    blocks.push_back({AsV6(address).to_bytes(), bits + (128 - max_bits)});
   }
   return blocks;
 }
 
-bool Allowed(const std::vector<Ipv4Block>& blocks, const asio::ip::address& peer) {
+bool Allowed(const std::vector<NetworkBlock>& blocks, const asio::ip::address& peer) {
   if (blocks.empty()) return true;
-  asio::ip::address_v4 v4;
-  if (peer.is_v4()) {
-    v4 = peer.to_v4();
-  } else if (peer.is_v6() && peer.to_v6().is_v4_mapped()) {
-    v4 = asio::ip::make_address_v4(asio::ip::v4_mapped, peer.to_v6());
-  } else {
-    return false;
-  }
-  const uint32_t bits = v4.to_uint();
+  const asio::ip::address_v6::bytes_type bytes = AsV6(peer).to_bytes();
   return std::any_of(blocks.begin(), blocks.end(),
-                     [bits](const Ipv4Block& b) { return (bits & b.mask) == b.network; });
+                     [&bytes](const NetworkBlock& b) { return InBlock(bytes, b); });
 }
 
 // An SSL context serving `material`. Session resumption is off: every
@@ -262,7 +270,7 @@ class HttpServer::Impl final {
 
   const HttpServerOptions options_;
   const HttpHandler handler_;
-  std::vector<Ipv4Block> allowed_;
+  std::vector<NetworkBlock> allowed_;
   bool tls_ = false;
   asio::io_context io_;
   asio::strand<asio::io_context::executor_type> accept_strand_;

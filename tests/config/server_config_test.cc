@@ -297,7 +297,7 @@ TEST(ServerConfigTest, TlsAuthAndSharedMemoryPrefix) {
                       metrics {
                         max_connections: 16
                         request_timeout_ms: 500
-                        allowed_networks: [ "10.0.0.0/8", "192.168.1.7" ]
+                        allowed_networks: [ "10.0.0.0/8", "192.168.1.7", "fd00::/8", "::1" ]
                         tls { certificate: "tls/metrics.crt" private_key: "tls/server.key" }
                       }
                       limits { allow_shared_memory: true shared_memory_key_prefix: "/team-a." }
@@ -315,7 +315,8 @@ TEST(ServerConfigTest, TlsAuthAndSharedMemoryPrefix) {
   EXPECT_EQ(s->tls_client_ca_path, dir.Path("etc/tls/clients.crt"));
   EXPECT_EQ(s->metrics_max_connections, 16);
   EXPECT_EQ(s->metrics_request_timeout_ms, 500);
-  EXPECT_THAT(s->metrics_allowed_networks, ::testing::ElementsAre("10.0.0.0/8", "192.168.1.7/32"));
+  EXPECT_THAT(s->metrics_allowed_networks,
+              ::testing::ElementsAre("10.0.0.0/8", "192.168.1.7/32", "fd00::/8", "::1/128"));
   EXPECT_TRUE(s->metrics_tls.enabled());
   EXPECT_EQ(s->metrics_tls.certificate_path, dir.Path("etc/tls/metrics.crt"));
   EXPECT_EQ(s->metrics_tls.private_key_path, dir.Path("etc/tls/server.key"));
@@ -380,9 +381,8 @@ TEST(ServerConfigTest, SharedMemoryPrefixAndMetricsLimitErrors) {
     EXPECT_THAT(ErrorOf(std::string("limits { shared_memory_key_prefix: \"") + prefix + "\" }"),
                 HasSubstr("limits.shared_memory_key_prefix: must be \"/\" followed by letters"));
   }
-  EXPECT_THAT(ErrorOf("metrics { address: \"::1\" }"),
-              HasSubstr("metrics.address: must be an IPv4 address or \"localhost\""));
-  for (const char* network : {"10.0.0.0/33", "10.0.0.0/", "10.0.0/8", "::1", "10.0.0.0/8x", "a"}) {
+  for (const char* network :
+       {"10.0.0.0/33", "10.0.0.0/", "10.0.0/8", "::1/129", "fd00::/", "10.0.0.0/8x", "a"}) {
     SCOPED_TRACE(network);
     EXPECT_THAT(ErrorOf(std::string("metrics { allowed_networks: \"") + network + "\" }"),
                 HasSubstr("metrics.allowed_networks[0]: \""));

@@ -33,15 +33,22 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// A connected loopback socket, or -1.
-int Connect(int port) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+// A connected loopback socket (127.0.0.1, or ::1 with `v6`), or -1.
+int Connect(int port, bool v6 = false) {
+  const int fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return -1;
   sockaddr_in addr{};
+  sockaddr_in6 addr6{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+  addr6.sin6_family = AF_INET6;
+  addr6.sin6_port = htons(static_cast<uint16_t>(port));
+  addr6.sin6_addr = in6addr_loopback;
+  const int connected =
+      v6 ? connect(fd, reinterpret_cast<sockaddr*>(&addr6), sizeof(addr6))
+         : connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  if (connected != 0) {
     close(fd);
     return -1;
   }
@@ -74,16 +81,16 @@ std::string ReadToClose(int fd) {
 }
 
 // Sends `request` on a new connection; the whole answer ("" when refused).
-std::string Exchange(int port, const std::string& request) {
-  const int fd = Connect(port);
+std::string Exchange(int port, const std::string& request, bool v6 = false) {
+  const int fd = Connect(port, v6);
   if (fd < 0) return "";
   std::string answer = SendAll(fd, request) ? ReadToClose(fd) : "";
   close(fd);
   return answer;
 }
 
-std::string Get(int port, const std::string& path) {
-  return Exchange(port, absl::StrCat("GET ", path, " HTTP/1.1\r\nHost: localhost\r\n\r\n"));
+std::string Get(int port, const std::string& path, bool v6 = false) {
+  return Exchange(port, absl::StrCat("GET ", path, " HTTP/1.1\r\nHost: localhost\r\n\r\n"), v6);
 }
 
 std::string StatusLine(const std::string& answer) { return answer.substr(0, answer.find("\r\n")); }
@@ -203,6 +210,25 @@ TEST_F(MetricsEndpointTest, PeersOutsideTheAllowedNetworksAreClosedUnanswered) {
   settings_.metrics_allowed_networks = {"10.0.0.0/8"};
   Start();
   for (int i = 0; i < 3; ++i) EXPECT_EQ(Get(endpoint_->port(), "/metrics"), "");
+}
+
+TEST_F(MetricsEndpointTest, ServesIpv6AndMatchesIpv6Networks) {
+  settings_.metrics_address = "::1";
+  settings_.metrics_allowed_networks = {"10.0.0.0/8", "::1/128"};
+  Start();
+  EXPECT_EQ(StatusLine(Get(endpoint_->port(), "/metrics", /*v6=*/true)), "HTTP/1.1 200 OK");
+  endpoint_->Stop();
+  settings_.metrics_allowed_networks = {"fd00::/8", "0.0.0.0/0"};
+  Start();
+  EXPECT_EQ(Get(endpoint_->port(), "/metrics", /*v6=*/true), "");
+}
+
+TEST_F(MetricsEndpointTest, AnyAddressMatchesIpv4PeersAgainstIpv4Networks) {
+  settings_.metrics_address = "::";
+  settings_.metrics_allowed_networks = {"127.0.0.0/8"};
+  Start();
+  EXPECT_EQ(StatusLine(Get(endpoint_->port(), "/metrics")), "HTTP/1.1 200 OK");
+  EXPECT_EQ(Get(endpoint_->port(), "/metrics", /*v6=*/true), "");
 }
 
 TEST_F(MetricsEndpointTest, AByteAtATimeClientIsCutOffWhileScrapesGoOn) {
