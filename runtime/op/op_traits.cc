@@ -6,8 +6,8 @@
 
 namespace vkserve {
 
-absl::StatusOr<ActivationParams> OpTraits::EpilogueActivation(
-    const Node& node, const ConstantInput& constant) const {
+absl::StatusOr<ActivationParams> OpTraits::EpilogueActivation(const Node& node,
+                                                              const ConstantInput& constant) const {
   if (!epilogue_activation) {
     return absl::NotFoundError(absl::StrCat(node.op_type, " is not an activation"));
   }

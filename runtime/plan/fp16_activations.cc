@@ -105,8 +105,7 @@ std::optional<Fp16Activations::Rewrite> Fp16Activations::Plan(const Node& node, 
   const Float16Use use = op.traits().float16;
   bool fp16_in = HasHalvedInput(node, op);
   // Whether this node's fp32 data inputs become fp16, or its fp16 ones fp32.
-  const bool to_half =
-      use == Float16Use::kComputes || (use == Float16Use::kMoves && fp16_in);
+  const bool to_half = use == Float16Use::kComputes || (use == Float16Use::kMoves && fp16_in);
   const bool to_float = use == Float16Use::kNone;
   Rewrite r{{}, node};
   bool changed = false;
@@ -141,8 +140,7 @@ std::optional<Fp16Activations::Rewrite> Fp16Activations::Plan(const Node& node, 
 
 std::vector<Node> Fp16Activations::Finish(const Node& node, const Op& op, const Lookup& find) {
   std::vector<Node> after;
-  const bool from_halved =
-      op.traits().float16 != Float16Use::kNone && HasHalvedInput(node, op);
+  const bool from_halved = op.traits().float16 != Float16Use::kNone && HasHalvedInput(node, op);
   for (const std::string& out : node.outputs) {
     if (out.empty()) continue;
     const TensorDesc* desc = find(out);

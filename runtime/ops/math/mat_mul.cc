@@ -154,8 +154,8 @@ class MatMulOp : public Op {
   // B (input 1) is rounded to fp16 as it is loaded at FP16 precision.
   const OpTraits& traits() const override {
     static const OpTraits kTraits = [] {
-      OpTraits t = GemmEpilogueTraits(
-          {.residual_input = 2, .bias_input = static_cast<int>(kBiasInput)});
+      OpTraits t =
+          GemmEpilogueTraits({.residual_input = 2, .bias_input = static_cast<int>(kBiasInput)});
       t.half_rounded_weight_input = 1;
       return t;
     }();

@@ -304,8 +304,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateStridedPointwiseKernel(
 class ConvOp : public Op {
  public:
   const OpTraits& traits() const override {
-    static const OpTraits kTraits =
-        GemmEpilogueTraits({.residual_input = 3, .bias_input = -1});
+    static const OpTraits kTraits = GemmEpilogueTraits({.residual_input = 3, .bias_input = -1});
     return kTraits;
   }
 

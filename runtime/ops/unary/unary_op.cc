@@ -80,8 +80,8 @@ absl::StatusOr<ActivationParams> ActivationOp::ParamsOf(const Node& /*node*/,
   return p;
 }
 
-absl::StatusOr<ActivationParams> ActivationOp::EpilogueParams(
-    const Node& node, const ConstantInput& constant) const {
+absl::StatusOr<ActivationParams> ActivationOp::EpilogueParams(const Node& node,
+                                                              const ConstantInput& constant) const {
   for (size_t i = 1; i < node.inputs.size(); ++i) {
     if (!node.inputs[i].empty() && IsHostInput(node, i) && constant(i) == nullptr) {
       return absl::NotFoundError(absl::StrCat("input ", i, " is not a constant"));
