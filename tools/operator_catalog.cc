@@ -148,10 +148,10 @@ absl::StatusOr<std::vector<DomainEntry>> BuildCatalog(const OpRegistry& ops,
   std::map<std::string, std::map<std::string, std::vector<OperatorRange>>> rows;
   for (const OpRegistration& r : ops.registrations()) {
     const Node node = ProbeNode(r.domain, r.op_type, r.min_opset);
-    const RunsAs runs_as = RunsAsOf(*r.op, node);
+    const RunsAs runs_as = RunsAsOf(*r.value, node);
     // Control flow's nodes are replaced by their bodies' before FP16 applies.
     const Fp16Use fp16 =
-        runs_as == RunsAs::kExpanded ? Fp16Use::kNotApplicable : Fp16UseOf(*r.op);
+        runs_as == RunsAs::kExpanded ? Fp16Use::kNotApplicable : Fp16UseOf(*r.value);
     rows[r.domain][r.op_type].push_back({r.min_opset, r.max_opset, runs_as, fp16});
   }
   for (const RewriteRegistration& r : rewrites.registrations()) {
