@@ -5,8 +5,8 @@
 // type, opset range). Each T adds itself with one registration line at the
 // end of its own file (VKSERVE_REGISTER_OP, VKSERVE_REGISTER_REWRITE), so no
 // central switch names op types; the opset is the model's import of the
-// node's domain. OpRegistry and RewriteRegistry are Registry<Op> and
-// Registry<Rewrite> with what each adds (a lookup's error, rewriting).
+// node's domain. OpRegistry (UNIMPLEMENTED for a missing op) and
+// RewriteRegistry (null for none) are Registry<Op> and Registry<Rewrite>.
 //
 // Registration happens during static initialization; afterwards a registry
 // is read-only and thread-safe.
