@@ -40,21 +40,22 @@ RunsAs RunsAsOf(const Op& op, const Node& node) {
   if (op.expands()) return RunsAs::kExpanded;
   if (op.execution() == Op::Execution::kAlias) return RunsAs::kView;
   if (op.sync_count_output() >= 0) return RunsAs::kSyncPoint;
-  if (op.ComputesOnGemmEngine(node)) return RunsAs::kGemmEngine;
-  const Op::ConstantInput no_constants = [](size_t) -> const HostTensor* { return nullptr; };
-  if (op.IsElementwiseAdd(node) || op.EpilogueActivation(node, no_constants).ok()) {
+  const OpTraits& traits = op.traits();
+  if (traits.computes_on_gemm_engine) return RunsAs::kGemmEngine;
+  const ConstantInput no_constants = [](size_t) -> const HostTensor* { return nullptr; };
+  if (traits.elementwise_add || traits.EpilogueActivation(node, no_constants).ok()) {
     return RunsAs::kEpilogue;
   }
   return RunsAs::kGpu;
 }
 
-Fp16Use Fp16UseOf(const Op& op, const Node& node) {
-  switch (op.UsesFloat16(node)) {
-    case Op::Float16Use::kComputes:
+Fp16Use Fp16UseOf(const Op& op) {
+  switch (op.traits().float16) {
+    case Float16Use::kComputes:
       return Fp16Use::kComputes;
-    case Op::Float16Use::kMoves:
+    case Float16Use::kMoves:
       return Fp16Use::kMoves;
-    case Op::Float16Use::kNone:
+    case Float16Use::kNone:
       break;
   }
   return Fp16Use::kNone;
@@ -147,10 +148,10 @@ absl::StatusOr<std::vector<DomainEntry>> BuildCatalog(const OpRegistry& ops,
   std::map<std::string, std::map<std::string, std::vector<OperatorRange>>> rows;
   for (const OpRegistration& r : ops.registrations()) {
     const Node node = ProbeNode(r.domain, r.op_type, r.min_opset);
-    const RunsAs runs_as = RunsAsOf(*r.op, node);
+    const RunsAs runs_as = RunsAsOf(*r.value, node);
     // Control flow's nodes are replaced by their bodies' before FP16 applies.
     const Fp16Use fp16 =
-        runs_as == RunsAs::kExpanded ? Fp16Use::kNotApplicable : Fp16UseOf(*r.op, node);
+        runs_as == RunsAs::kExpanded ? Fp16Use::kNotApplicable : Fp16UseOf(*r.value);
     rows[r.domain][r.op_type].push_back({r.min_opset, r.max_opset, runs_as, fp16});
   }
   for (const RewriteRegistration& r : rewrites.registrations()) {

@@ -36,7 +36,7 @@ enum class RunsAs {
 };
 inline constexpr int kNumRunsAs = 7;
 
-// How an operator meets FP16 precision's fp16 activations (Op::UsesFloat16).
+// How an operator meets FP16 precision's fp16 activations (OpTraits::float16).
 enum class Fp16Use { kNone, kComputes, kMoves, kNotApplicable };
 
 // One row: a contiguous opset range over which the operator runs one way.

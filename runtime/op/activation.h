@@ -5,7 +5,7 @@
 // Conv/Gemm/MatMul apply in their fused epilogue. The numeric codes come from
 // shaders/common/activation.def, which the shaders' ACT_<NAME> constants
 // (spec constant ACTIVATION) are generated from. Which op
-// computes which activation is the op's business (Op::EpilogueActivation,
+// computes which activation is the op's business (OpTraits::epilogue_activation,
 // runtime/ops/unary/unary_op.h); nothing here knows op types.
 //
 // Epilogue: what a fusion pass folded into a Conv/Gemm/MatMul node — an

@@ -26,9 +26,10 @@ absl::Status Op::Expand(ExpandContext& ctx) const {
   return absl::InternalError(absl::StrCat(ctx.node().op_type, " is not a control-flow op"));
 }
 
-absl::StatusOr<ActivationParams> Op::EpilogueActivation(const Node& node,
-                                                        const ConstantInput& /*constant*/) const {
-  return absl::NotFoundError(absl::StrCat(node.op_type, " is not an activation"));
+const OpTraits& Op::traits() const {
+  static const OpTraits kDefault;
+  static const OpTraits kAlias{.float16 = Float16Use::kMoves};
+  return execution() == Execution::kAlias ? kAlias : kDefault;
 }
 
 }  // namespace vkserve

@@ -25,6 +25,13 @@
 // plan-time condition picks, a Loop's or Scan's body once per iteration —
 // and the planner infers, folds and runs those like any other.
 //
+// What only particular graph passes and planners ask of an op (may its
+// nodes merge, fuse into a GEMM's epilogue, take fp16, be dropped as a
+// pass-through) is one OpTraits record (Op::traits()). What stays on Op is
+// how a node executes, which planning and every run depend on: host and
+// shape-only inputs (what is bound on the GPU), aliasing, sync-point
+// outputs and their data-dependent axes, expansion, kernels.
+//
 // Ops and kernels are immutable after creation and may be used from several
 // threads (kernels are shared by the sessions of a model).
 #ifndef VKSERVE_RUNTIME_OP_OP_H_
@@ -32,9 +39,7 @@
 
 #include <array>
 #include <cstdint>
-#include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,7 +50,7 @@
 #include "gpu/device.h"
 #include "gpu/pipeline.h"
 #include "runtime/ir/graph.h"
-#include "runtime/op/activation.h"
+#include "runtime/op/op_traits.h"
 
 namespace vkserve {
 
@@ -216,11 +221,6 @@ class Op {
     return false;
   }
 
-  // True when the outputs are a function of the inputs and attributes alone
-  // (a random op's are not): two such nodes reading the same values compute
-  // the same thing, and common subexpression elimination keeps one.
-  virtual bool IsPure() const { return true; }
-
   // True for control-flow ops: Expand replaces Infer and CreateKernel.
   virtual bool expands() const { return false; }
   virtual absl::Status Expand(ExpandContext& ctx) const;
@@ -250,65 +250,10 @@ class Op {
     return -1;
   }
 
-  // For pointwise activations (Relu, Clip, Gelu, ...): the activation `node`
-  // computes, which a preceding Conv/Gemm/MatMul can apply in its store
-  // instead (runtime/passes/fusion.h). `constant(i)` is input i's value when known
-  // at load (an initializer), else null. NOT_FOUND for ops that are no such
-  // activation, or when a parameter is not a constant; INVALID_ARGUMENT for
-  // malformed ones.
-  using ConstantInput = std::function<const HostTensor*(size_t input_index)>;
-  virtual absl::StatusOr<ActivationParams> EpilogueActivation(const Node& node,
-                                                              const ConstantInput& constant) const;
-
-  // For ops whose kernel applies the GEMM engine's epilogue (Conv, Gemm,
-  // MatMul): the input slots a fusion pass may fill on `node`, namely where
-  // a fused residual goes and, for ops taking one, a fused bias along the
-  // output's last dim (-1: none). nullopt for every other op.
-  struct EpilogueSlots {
-    int residual_input = -1;
-    int bias_input = -1;
-  };
-  virtual std::optional<EpilogueSlots> FusableEpilogue(const Node& /*node*/) const {
-    return std::nullopt;
-  }
-
-  // True for ops whose products run on the GEMM engine, which FP16
-  // precision marks (SetPrecision) so that the engine takes its FP16 /
-  // tensor-core plans: the epilogue ops above, and Attention's unfused path.
-  virtual bool ComputesOnGemmEngine(const Node& node) const {
-    return FusableEpilogue(node).has_value();
-  }
-
-  // How `node` meets FP16 precision's fp16 activations
-  // (runtime/plan/fp16_activations.h):
-  //   kNone: it gets fp32 copies of them;
-  //   kComputes: it computes on float16 tensors (fp32 inside where it
-  //     matters), so its fp32 inputs are converted for it;
-  //   kMoves: it only moves elements, so it takes either type.
-  // Under the last two the op must accept float16 for every float input that
-  // is not a host or shape-only input, all of them float16 together, and
-  // then give float16 outputs. By default the GEMM engine's ops compute and
-  // aliases move.
-  enum class Float16Use { kNone, kComputes, kMoves };
-  virtual Float16Use UsesFloat16(const Node& node) const {
-    if (FusableEpilogue(node).has_value()) return Float16Use::kComputes;
-    return execution() == Execution::kAlias ? Float16Use::kMoves : Float16Use::kNone;
-  }
-
-  // True when `node`'s one output is its one input, unchanged (Identity;
-  // Concat of one input): a graph pass may drop it and let its readers read
-  // the input (runtime/passes/pass_through.h).
-  virtual bool PassesThrough(const Node& /*node*/) const { return false; }
-
-  // True when input `input` of `node` is the B operand of a GEMM that, at
-  // FP16 precision, rounds it to fp16 as it loads it: an fp32 initializer
-  // that only such inputs read may then be stored in fp16 at load
-  // (runtime/passes/fp16_weights.h), with the same result and half the bytes.
-  virtual bool RoundsWeightToHalf(const Node& /*node*/, size_t /*input*/) const { return false; }
-
-  // True for the elementwise sum of two tensors (Add), which a fusion pass
-  // may fold into a producer's epilogue as a residual or bias.
-  virtual bool IsElementwiseAdd(const Node& /*node*/) const { return false; }
+  // What the graph passes and planners know of the op (runtime/op/op_traits.h).
+  // The default: pure, and no part in fusion or FP16, except that an alias
+  // (kAlias) moves fp16 elements.
+  virtual const OpTraits& traits() const;
 
   virtual absl::Status Infer(InferContext& ctx) const = 0;
 

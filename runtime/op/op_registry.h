@@ -7,60 +7,38 @@
 //   VKSERVE_REGISTER_OP("", "Relu", 6, 21, ReluOp);
 //
 // meaning: domain "" (ai.onnx), op type Relu, for models importing opsets 6
-// through 21 of that domain. Registration happens during static
-// initialization; afterwards the registry is read-only and thread-safe.
+// through 21 of that domain (runtime/op/registry.h). Registration happens
+// during static initialization; afterwards the registry is read-only and
+// thread-safe.
 #ifndef VKSERVE_RUNTIME_OP_OP_REGISTRY_H_
 #define VKSERVE_RUNTIME_OP_OP_REGISTRY_H_
 
-#include <cstdint>
 #include <memory>
-#include <string>
-#include <string_view>
-#include <vector>
 
 #include "absl/status/statusor.h"
 #include "base/status_macros.h"
 #include "runtime/op/op.h"
+#include "runtime/op/registry.h"
 
 namespace vkserve {
 
-struct OpRegistration {
-  std::string domain;
-  std::string op_type;
-  int64_t min_opset = 1;
-  int64_t max_opset = 1;
-  std::unique_ptr<Op> op;
-};
+using OpRegistration = Registration<Op>;
 
-class OpRegistry {
+class OpRegistry : public Registry<Op> {
  public:
   // The process-wide registry that VKSERVE_REGISTER_OP fills.
   static OpRegistry& Global();
-
-  void Register(OpRegistration registration);
 
   // The op for `node` (by its domain, op_type and opset). UNIMPLEMENTED with a
   // message naming node, op, domain and opset — and the supported opset range
   // when only the version is off — when there is none.
   absl::StatusOr<const Op*> Find(const Node& node) const;
-
-  const std::vector<OpRegistration>& registrations() const { return registrations_; }
-
- private:
-  std::vector<OpRegistration> registrations_;
 };
 
-namespace internal {
-struct OpRegistrar {
-  OpRegistrar(const char* domain, const char* op_type, int64_t min_opset, int64_t max_opset,
-              std::unique_ptr<Op> op);
-};
-}  // namespace internal
-
-#define VKSERVE_REGISTER_OP(domain, op_type, min_opset, max_opset, OpClass)      \
-  static const ::vkserve::internal::OpRegistrar VKSERVE_CONCAT_(                 \
-      vkserve_op_registrar_, __COUNTER__)(domain, op_type, min_opset, max_opset, \
-                                          std::make_unique<OpClass>())
+#define VKSERVE_REGISTER_OP(domain, op_type, min_opset, max_opset, OpClass)                  \
+  static const ::vkserve::internal::Registrar<::vkserve::OpRegistry, ::vkserve::Op>          \
+  VKSERVE_CONCAT_(vkserve_op_registrar_, __COUNTER__)(domain, op_type, min_opset, max_opset, \
+                                                      std::make_unique<OpClass>())
 
 }  // namespace vkserve
 

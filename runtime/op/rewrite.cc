@@ -131,18 +131,9 @@ RewriteRegistry& RewriteRegistry::Global() {
   return *registry;
 }
 
-void RewriteRegistry::Register(RewriteRegistration registration) {
-  registrations_.push_back(std::move(registration));
-}
-
 const Rewrite* RewriteRegistry::Find(const Node& node) const {
-  for (const RewriteRegistration& r : registrations_) {
-    if (r.domain == node.domain && r.op_type == node.op_type && node.opset >= r.min_opset &&
-        node.opset <= r.max_opset) {
-      return r.rewrite.get();
-    }
-  }
-  return nullptr;
+  const RewriteRegistration* r = Lookup(node);
+  return r == nullptr ? nullptr : r->value.get();
 }
 
 absl::StatusOr<int> ApplyRewrites(Graph* graph) {
@@ -194,12 +185,4 @@ absl::StatusOr<int> ApplyRewrites(Graph* graph) {
   return rewritten;
 }
 
-namespace internal {
-
-RewriteRegistrar::RewriteRegistrar(const char* domain, const char* op_type, int64_t min_opset,
-                                   int64_t max_opset, std::unique_ptr<Rewrite> rewrite) {
-  RewriteRegistry::Global().Register({domain, op_type, min_opset, max_opset, std::move(rewrite)});
-}
-
-}  // namespace internal
 }  // namespace vkserve

@@ -11,7 +11,7 @@
 // A rewrite is registered once per (domain, op_type, opset range) by a
 // VKSERVE_REGISTER_REWRITE line at the end of its own file
 // (runtime/lowering/<group>/<op>.cc); no central switch names op types. The opset is
-// the model's import of the node's domain, as for OpRegistry.
+// the model's import of the node's domain, as for OpRegistry (runtime/op/registry.h).
 //
 // ApplyRewrites runs before ops are matched: each node with a rewrite is
 // replaced, in place, by the nodes its rewrite adds (which may themselves be
@@ -36,6 +36,7 @@
 #include "absl/status/statusor.h"
 #include "base/status_macros.h"
 #include "runtime/ir/graph.h"
+#include "runtime/op/registry.h"
 
 namespace vkserve {
 
@@ -110,26 +111,14 @@ class Rewrite {
   virtual absl::Status Apply(RewriteContext& ctx) const = 0;
 };
 
-struct RewriteRegistration {
-  std::string domain;
-  std::string op_type;
-  int64_t min_opset = 1;
-  int64_t max_opset = 1;
-  std::unique_ptr<Rewrite> rewrite;
-};
+using RewriteRegistration = Registration<Rewrite>;
 
-class RewriteRegistry {
+class RewriteRegistry : public Registry<Rewrite> {
  public:
   // The process-wide registry that VKSERVE_REGISTER_REWRITE fills.
   static RewriteRegistry& Global();
-  void Register(RewriteRegistration registration);
   // The rewrite for `node`, or null when it has none (then it runs as is).
   const Rewrite* Find(const Node& node) const;
-
-  const std::vector<RewriteRegistration>& registrations() const { return registrations_; }
-
- private:
-  std::vector<RewriteRegistration> registrations_;
 };
 
 // Replaces every node that has a rewrite, in place, keeping topological
@@ -138,17 +127,10 @@ class RewriteRegistry {
 // rewritten; errors name the node.
 absl::StatusOr<int> ApplyRewrites(Graph* graph);
 
-namespace internal {
-struct RewriteRegistrar {
-  RewriteRegistrar(const char* domain, const char* op_type, int64_t min_opset, int64_t max_opset,
-                   std::unique_ptr<Rewrite> rewrite);
-};
-}  // namespace internal
-
-#define VKSERVE_REGISTER_REWRITE(domain, op_type, min_opset, max_opset, RewriteClass) \
-  static const ::vkserve::internal::RewriteRegistrar VKSERVE_CONCAT_(                 \
-      vkserve_rewrite_registrar_, __COUNTER__)(domain, op_type, min_opset, max_opset, \
-                                               std::make_unique<RewriteClass>())
+#define VKSERVE_REGISTER_REWRITE(domain, op_type, min_opset, max_opset, RewriteClass)             \
+  static const ::vkserve::internal::Registrar<::vkserve::RewriteRegistry, ::vkserve::Rewrite>     \
+  VKSERVE_CONCAT_(vkserve_rewrite_registrar_, __COUNTER__)(domain, op_type, min_opset, max_opset, \
+                                                           std::make_unique<RewriteClass>())
 
 }  // namespace vkserve
 

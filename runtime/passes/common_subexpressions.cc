@@ -115,7 +115,7 @@ class Values {
 // The node's computation as a key: op, version, attributes, the canonical
 // inputs and which outputs it writes. Empty when it may not merge.
 std::string NodeKey(const Node& node, const Op& op, const Values& values) {
-  if (!op.IsPure() || node.outputs.empty()) return {};
+  if (!op.traits().pure || node.outputs.empty()) return {};
   std::string key;
   AppendField(node.domain, &key);
   AppendField(node.op_type, &key);

@@ -12,7 +12,7 @@
 //
 // Run after the fusions, on what they left: merging first would give values
 // several readers and stop patterns that absorb a sole producer. Nodes whose
-// results are not a function of their inputs (Op::IsPure) never merge; a
+// results are not a function of their inputs (OpTraits::pure false) never merge; a
 // node writing a graph output stays; a graph with subgraphs is left alone
 // (their bodies may read any value by name). Each removed node is recorded as
 // absorbed by the node it duplicates, for inspect.

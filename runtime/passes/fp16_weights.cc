@@ -18,9 +18,9 @@ namespace vkserve {
 namespace {
 
 // Input `i` of `node` is rounded to fp16 as it is read: a GEMM's B operand
-// (Op::RoundsWeightToHalf) in a node computing at FP16.
+// (OpTraits::half_rounded_weight_input) in a node computing at FP16.
 bool IsFp16WeightUse(const Node& node, const Op& op, size_t i) {
-  return GetPrecision(node) == Precision::kFp16 && op.RoundsWeightToHalf(node, i);
+  return GetPrecision(node) == Precision::kFp16 && op.traits().RoundsWeightToHalf(i);
 }
 
 }  // namespace

@@ -3,11 +3,12 @@
 //
 // FP16 precision's weight storage: at load, every fp32 initializer that only
 // FP16-precision GEMMs read, and only as the B operand they round to fp16
-// (Op::RoundsWeightToHalf: MatMul's and Gemm's), becomes an fp16 initializer (rounded to nearest,
-// ties to even), so the GPU holds and streams half its bytes and the GEMM kernels read it as fp16
-// directly (the "_b16" variants of the GEMM engine) instead of rounding every
-// element they load. The result is the one the FP16 contract already gives:
-// those kernels round B to fp16 anyway. Pure functions; thread-compatible.
+// (OpTraits::half_rounded_weight_input: MatMul's and Gemm's), becomes an fp16
+// initializer (rounded to nearest, ties to even), so the GPU holds and streams
+// half its bytes and the GEMM kernels read it as fp16 directly (the "_b16"
+// variants of the GEMM engine) instead of rounding every element they load.
+// The result is the one the FP16 contract already gives: those kernels round
+// B to fp16 anyway. Pure functions; thread-compatible.
 #ifndef VKSERVE_RUNTIME_PASSES_FP16_WEIGHTS_H_
 #define VKSERVE_RUNTIME_PASSES_FP16_WEIGHTS_H_
 

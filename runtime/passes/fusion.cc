@@ -66,8 +66,8 @@ class EpilogueFusion {
     Node& producer = nodes_[p];
     if (removed_[p] || producer.outputs.size() != 1) return;
     // Which ops have an epilogue, and where it reads a residual or bias, is
-    // the op's business (Op::FusableEpilogue).
-    const std::optional<Op::EpilogueSlots> slots = ops_[p]->FusableEpilogue(producer);
+    // the op's business (OpTraits::epilogue_slots).
+    const std::optional<EpilogueSlots>& slots = ops_[p]->traits().epilogue_slots;
     if (!slots) return;
     auto epilogue = GetEpilogue(producer);
     if (!epilogue.ok()) return;
@@ -109,7 +109,7 @@ class EpilogueFusion {
       auto init = graph_.initializers.find(consumer.inputs[i]);
       return init == graph_.initializers.end() ? nullptr : &init->second;
     };
-    auto act = ops_[c]->EpilogueActivation(consumer, constant);
+    auto act = ops_[c]->traits().EpilogueActivation(consumer, constant);
     if (!act.ok()) return false;
     epilogue.activation = *act;
     name += "+" + consumer.op_type;
@@ -120,7 +120,7 @@ class EpilogueFusion {
   // of `out` and something else.
   std::optional<std::string> AddedTo(size_t c, const std::string& out) const {
     const Node& consumer = nodes_[c];
-    if (!ops_[c]->IsElementwiseAdd(consumer) || consumer.inputs.size() != 2 ||
+    if (!ops_[c]->traits().elementwise_add || consumer.inputs.size() != 2 ||
         consumer.inputs[0] == consumer.inputs[1]) {
       return std::nullopt;
     }
@@ -131,7 +131,7 @@ class EpilogueFusion {
 
   // MatMul -> Add(bias[N]) before any activation or residual: the bias
   // becomes the op's bias input, added in the kernel's store.
-  bool MergeBias(size_t p, size_t c, const std::string& out, const Op::EpilogueSlots& slots,
+  bool MergeBias(size_t p, size_t c, const std::string& out, const EpilogueSlots& slots,
                  Epilogue& epilogue, std::string& name) {
     Node& producer = nodes_[p];
     const size_t slot = static_cast<size_t>(slots.bias_input);
@@ -159,7 +159,7 @@ class EpilogueFusion {
   // Add(out, residual) of the same shape and a float type, the residual
   // computed before the producer: added in the store, before or after the
   // activation as the graph has it.
-  bool MergeResidual(size_t p, size_t c, const std::string& out, const Op::EpilogueSlots& slots,
+  bool MergeResidual(size_t p, size_t c, const std::string& out, const EpilogueSlots& slots,
                      Epilogue& epilogue, std::string& name) {
     if (epilogue.residual != Epilogue::Residual::kNone) return false;
     const std::optional<std::string> other = AddedTo(c, out);

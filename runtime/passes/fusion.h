@@ -2,11 +2,11 @@
 // Copyright 2026 The vkserve Authors.
 //
 // Epilogue fusion: folds the elementwise work that follows an op with a
-// GEMM epilogue (Op::FusableEpilogue: Conv, Gemm, MatMul) — an activation
-// (any op whose Op::EpilogueActivation names one: Relu, Clip, LeakyRelu,
+// GEMM epilogue (OpTraits::epilogue_slots: Conv, Gemm, MatMul) — an activation
+// (any op whose OpTraits::epilogue_activation names one: Relu, Clip, LeakyRelu,
 // Sigmoid, HardSigmoid, HardSwish, Tanh, Erf, Gelu, QuickGelu, ...), a bias
 // Add where the op has a bias slot (MatMul) and a same-shape residual Add
-// (Op::IsElementwiseAdd) — into that node, so its kernel applies them while
+// (OpTraits::elementwise_add) — into that node, so its kernel applies them while
 // storing its output instead of running separate dispatches over memory.
 // No op type is named here: the ops' traits decide. The rewritten nodes
 // carry the epilogue as attributes (activation.h) and keep their names;

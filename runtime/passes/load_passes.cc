@@ -141,7 +141,7 @@ int MarkFp16GemmEngine(PassContext& c) {
   int marked = 0;
   Graph& graph = c.graph();
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
-    if (!c.ops()[n]->ComputesOnGemmEngine(graph.nodes[n])) continue;
+    if (!c.ops()[n]->traits().computes_on_gemm_engine) continue;
     SetPrecision(Precision::kFp16, &graph.nodes[n]);
     ++marked;
   }

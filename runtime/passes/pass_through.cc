@@ -17,7 +17,7 @@ bool IsPassThrough(const Node& node, const Op& op) {
       node.outputs[0].empty()) {
     return false;
   }
-  return op.PassesThrough(node);
+  return op.traits().PassesThrough(node);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Pass-through nodes (Op::PassesThrough): Identity, and Concat of a single
+// Pass-through nodes (OpTraits::passes_through): Identity, and Concat of a single
 // input, whose output is its input. The TorchScript exporter writes Hugging Face GPT-2's key and
 // value caches that way (a Concat of the new keys alone along the sequence
 // axis when there are no past keys), and such a node between the head

@@ -41,13 +41,14 @@ class Planner {
     }
     const std::string& y = reshape.inputs[0];
     std::optional<size_t> gemm = uses_.SoleProducer(y, r);
-    if (!gemm || !ops_[*gemm]->FusableEpilogue(graph_.nodes[*gemm])) return std::nullopt;
+    if (!gemm || !ops_[*gemm]->traits().epilogue_slots) return std::nullopt;
     std::optional<size_t> reader = uses_.SoleReader(reshape.outputs[0]);
     if (!reader || graph_.nodes[*reader].outputs.size() != 1) return std::nullopt;
     Move move{r, *reader, std::nullopt, {}};
     const Node& c = graph_.nodes[*reader];
     if (IsActivationOf(c, reshape.outputs[0], *reader)) return move;
-    if (!ops_[*reader]->IsElementwiseAdd(c) || c.inputs.size() != 2 || c.inputs[0] == c.inputs[1]) {
+    if (!ops_[*reader]->traits().elementwise_add || c.inputs.size() != 2 ||
+        c.inputs[0] == c.inputs[1]) {
       return std::nullopt;
     }
     const std::string& z = reshape.outputs[0];
@@ -73,7 +74,7 @@ class Planner {
     for (size_t i = 1; i < c.inputs.size(); ++i) {
       if (!c.inputs[i].empty() && constant(i) == nullptr) return false;
     }
-    return ops_[index]->EpilogueActivation(c, constant).ok();
+    return ops_[index]->traits().EpilogueActivation(c, constant).ok();
   }
 
   bool SameShape(const std::string& a, const std::string& b) const {

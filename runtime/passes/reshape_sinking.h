@@ -11,8 +11,8 @@
 // with R' = Reshape(R, [-1, <the Gemm output's other dims>]), placed right
 // after R's producer so the residual is ready before the Gemm runs. Only
 // where the fusion follows: the Reshape is the GEMM output's only reader,
-// the activation is any op with Op::EpilogueActivation, the Add is
-// Op::IsElementwiseAdd with R of the Reshape's output shape and computed
+// the activation is any op with OpTraits::epilogue_activation, the Add is
+// OpTraits::elementwise_add with R of the Reshape's output shape and computed
 // before the GEMM, and the GEMM's output varies only in its first dim
 // across batch sizes (checked at two signatures). A Reshape moves as a
 // whole and stays an alias, so the results are unchanged.

@@ -48,7 +48,7 @@ std::set<std::string> HalveInitializers(Graph* graph, const std::vector<const Op
   if (HasSubgraphs(*graph)) return halved;
   const auto takes_fp16 = [&](size_t n, size_t i) {
     const Node& node = graph->nodes[n];
-    return ops[n]->UsesFloat16(node) != Op::Float16Use::kNone && IsDataInput(node, *ops[n], i);
+    return ops[n]->traits().float16 != Float16Use::kNone && IsDataInput(node, *ops[n], i);
   };
   for (const std::string& name : FloatInitializersReadOnlyWhere(*graph, takes_fp16)) {
     ConvertToHalf(&graph->initializers[name], /*saturate=*/true);
@@ -102,12 +102,11 @@ std::string Fp16Activations::Converted(const std::string& value, DataType to,
 
 std::optional<Fp16Activations::Rewrite> Fp16Activations::Plan(const Node& node, const Op& op,
                                                               const Lookup& find) {
-  const Op::Float16Use use = op.UsesFloat16(node);
+  const Float16Use use = op.traits().float16;
   bool fp16_in = HasHalvedInput(node, op);
   // Whether this node's fp32 data inputs become fp16, or its fp16 ones fp32.
-  const bool to_half =
-      use == Op::Float16Use::kComputes || (use == Op::Float16Use::kMoves && fp16_in);
-  const bool to_float = use == Op::Float16Use::kNone;
+  const bool to_half = use == Float16Use::kComputes || (use == Float16Use::kMoves && fp16_in);
+  const bool to_float = use == Float16Use::kNone;
   Rewrite r{{}, node};
   bool changed = false;
   for (size_t i = 0; i < node.inputs.size(); ++i) {
@@ -141,8 +140,7 @@ std::optional<Fp16Activations::Rewrite> Fp16Activations::Plan(const Node& node, 
 
 std::vector<Node> Fp16Activations::Finish(const Node& node, const Op& op, const Lookup& find) {
   std::vector<Node> after;
-  const bool from_halved =
-      op.UsesFloat16(node) != Op::Float16Use::kNone && HasHalvedInput(node, op);
+  const bool from_halved = op.traits().float16 != Float16Use::kNone && HasHalvedInput(node, op);
   for (const std::string& out : node.outputs) {
     if (out.empty()) continue;
     const TensorDesc* desc = find(out);

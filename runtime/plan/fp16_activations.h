@@ -2,7 +2,7 @@
 // Copyright 2026 The vkserve Authors.
 //
 // FP16 activations: at FP16 precision the values between ops are stored in
-// fp16 wherever the ops reading them take fp16 (Op::UsesFloat16: the GEMM
+// fp16 wherever the ops reading them take fp16 (OpTraits::float16: the GEMM
 // engine's ops, elementwise ops, LayerNormalization and Attention compute on
 // it; data movement and aliases pass it on), so every pass over an
 // activation moves half the bytes and the GEMM kernels load fp16 operands as

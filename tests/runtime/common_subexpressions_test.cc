@@ -28,12 +28,12 @@ using testing::NodeNames;
 
 class FakeOp : public Op {
  public:
-  explicit FakeOp(bool pure) : pure_(pure) {}
-  bool IsPure() const override { return pure_; }
+  explicit FakeOp(bool pure) : traits_{.pure = pure} {}
+  const OpTraits& traits() const override { return traits_; }
   absl::Status Infer(InferContext&) const override { return absl::OkStatus(); }
 
  private:
-  bool pure_;
+  OpTraits traits_;
 };
 
 const FakeOp kPure(true);

@@ -67,7 +67,10 @@ absl::StatusOr<GatherGeometry> GatherGeometryOf(const Node& node, const TensorDe
 
 class GatherOp : public Op {
  public:
-  Float16Use UsesFloat16(const Node& /*node*/) const override { return Float16Use::kMoves; }
+  const OpTraits& traits() const override {
+    static const OpTraits kTraits{.float16 = Float16Use::kMoves};
+    return kTraits;
+  }
   absl::Status Validate(const Node& node) const override {
     return CheckAttributeType(node, "axis", Attribute::Type::kInt);
   }

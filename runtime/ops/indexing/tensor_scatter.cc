@@ -105,7 +105,10 @@ class TensorScatterOp : public Op {
   }
 
   // It only moves elements: a cache kept in fp16 stays fp16.
-  Float16Use UsesFloat16(const Node& /*node*/) const override { return Float16Use::kMoves; }
+  const OpTraits& traits() const override {
+    static const OpTraits kTraits{.float16 = Float16Use::kMoves};
+    return kTraits;
+  }
 
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     const TensorDesc& past = *ctx.input(0);

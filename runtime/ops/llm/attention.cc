@@ -191,7 +191,10 @@ class AttentionOp : public Op {
   }
 
   // The unfused path's GEMMs take FP16 precision's plans.
-  bool ComputesOnGemmEngine(const Node& /*node*/) const override { return true; }
+  const OpTraits& traits() const override {
+    static const OpTraits kTraits{.computes_on_gemm_engine = true};
+    return kTraits;
+  }
 
   absl::Status Infer(InferContext& ctx) const override {
     for (int i : {kQ, kK, kV}) {
@@ -539,7 +542,11 @@ class AttentionOp : public Op {
 // conversions, as for the other narrow types (ExactViaFloat32).
 class NarrowAttentionOp : public ExactViaFloat32<AttentionOp> {
  public:
-  Float16Use UsesFloat16(const Node& /*node*/) const override { return Float16Use::kComputes; }
+  const OpTraits& traits() const override {
+    static const OpTraits kTraits{.computes_on_gemm_engine = true,
+                                  .float16 = Float16Use::kComputes};
+    return kTraits;
+  }
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override {
     if (ctx.input(kQ) != nullptr && ctx.input(kQ)->dtype == DataType::kFloat16) {
       ASSIGN_OR_RETURN(std::unique_ptr<Kernel> half, CreateHalfKernel(ctx));

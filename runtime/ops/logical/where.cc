@@ -41,7 +41,10 @@ absl::StatusOr<std::vector<int64_t>> WhereOutputShape(const TensorDesc& c, const
 
 class WhereOp : public Op {
  public:
-  Float16Use UsesFloat16(const Node& /*node*/) const override { return Float16Use::kMoves; }
+  const OpTraits& traits() const override {
+    static const OpTraits kTraits{.float16 = Float16Use::kMoves};
+    return kTraits;
+  }
   absl::Status Infer(InferContext& ctx) const override {
     ASSIGN_OR_RETURN(const TensorDesc* c, RequireInput(ctx, 0));
     ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 1));

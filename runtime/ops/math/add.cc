@@ -11,8 +11,8 @@ namespace {
 
 class AddOp : public BinaryOp {
  public:
-  AddOp() : BinaryOp(Kind::kAdd) {}
-  bool IsElementwiseAdd(const Node& /*node*/) const override { return true; }
+  // The sum a fusion pass may fold into a GEMM's epilogue.
+  AddOp() : BinaryOp(Kind::kAdd) { traits_.elementwise_add = true; }
 };
 
 }  // namespace

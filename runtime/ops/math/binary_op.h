@@ -45,16 +45,12 @@ class BinaryOp : public Op {
   // ...); kMean divides the folded sum by the input count; kComplement
   // takes one input and an all-ones second operand (BitwiseNot as Xor).
   enum class Arity { kBinary, kVariadic, kMean, kComplement };
-  explicit BinaryOp(Kind kind, Arity arity = Arity::kBinary) : kind_(kind), arity_(arity) {}
+  explicit BinaryOp(Kind kind, Arity arity = Arity::kBinary)
+      : traits_{.float16 = Float16UseOf(kind)}, kind_(kind), arity_(arity) {}
 
   absl::Status Infer(InferContext& ctx) const override;
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override;
-  // The fp16 shader variant serves every float kind but PRelu and Pow.
-  Float16Use UsesFloat16(const Node& node) const override {
-    const Kind kind = KindOf(node);
-    return kind == Kind::kPRelu || kind == Kind::kPow || IsBitwise(kind) ? Float16Use::kNone
-                                                                         : Float16Use::kComputes;
-  }
+  const OpTraits& traits() const override { return traits_; }
 
   // For integer-only kinds.
   static bool IsBitwise(Kind kind) { return static_cast<uint32_t>(kind) >= 10; }
@@ -63,7 +59,18 @@ class BinaryOp : public Op {
   // The operation `node` computes (Mod picks kMod or kFmod by attribute).
   virtual Kind KindOf(const Node& /*node*/) const { return kind_; }
 
+  // Made by the constructor; a subclass's constructor may add to it.
+  OpTraits traits_;
+
  private:
+  // The fp16 shader variant serves every float kind but PRelu and Pow. (Ops
+  // choosing their kind by attribute, Mod and BitShift, choose between kinds
+  // alike here.)
+  static Float16Use Float16UseOf(Kind kind) {
+    return kind == Kind::kPRelu || kind == Kind::kPow || IsBitwise(kind) ? Float16Use::kNone
+                                                                         : Float16Use::kComputes;
+  }
+
   // OK when the GPU kernel takes `dtype` for `kind`.
   absl::Status CheckGpuType(Kind kind, DataType dtype) const;
   // Folds the constant inputs `in` (broadcast to `shape`) on the host:

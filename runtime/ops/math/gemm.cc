@@ -88,10 +88,14 @@ absl::StatusOr<GemmOpShape> ResolveGemm(const Node& node, const TensorDesc& a, c
 
 class GemmOp : public Op {
  public:
-  bool RoundsWeightToHalf(const Node& /*node*/, size_t input) const override { return input == 1; }
-
-  std::optional<EpilogueSlots> FusableEpilogue(const Node& /*node*/) const override {
-    return EpilogueSlots{/*residual_input=*/3, /*bias_input=*/-1};
+  // B (input 1) is rounded to fp16 as it is loaded at FP16 precision.
+  const OpTraits& traits() const override {
+    static const OpTraits kTraits = [] {
+      OpTraits t = GemmEpilogueTraits({.residual_input = 3, .bias_input = -1});
+      t.half_rounded_weight_input = 1;
+      return t;
+    }();
+    return kTraits;
   }
 
   absl::Status Validate(const Node& node) const override {

@@ -151,10 +151,15 @@ absl::StatusOr<int64_t> BiasStride(const TensorDesc& bias, const std::vector<int
 
 class MatMulOp : public Op {
  public:
-  bool RoundsWeightToHalf(const Node& /*node*/, size_t input) const override { return input == 1; }
-
-  std::optional<EpilogueSlots> FusableEpilogue(const Node& /*node*/) const override {
-    return EpilogueSlots{/*residual_input=*/2, /*bias_input=*/static_cast<int>(kBiasInput)};
+  // B (input 1) is rounded to fp16 as it is loaded at FP16 precision.
+  const OpTraits& traits() const override {
+    static const OpTraits kTraits = [] {
+      OpTraits t =
+          GemmEpilogueTraits({.residual_input = 2, .bias_input = static_cast<int>(kBiasInput)});
+      t.half_rounded_weight_input = 1;
+      return t;
+    }();
+    return kTraits;
   }
 
   absl::Status Validate(const Node& node) const override {

@@ -303,8 +303,9 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateStridedPointwiseKernel(
 
 class ConvOp : public Op {
  public:
-  std::optional<EpilogueSlots> FusableEpilogue(const Node& /*node*/) const override {
-    return EpilogueSlots{/*residual_input=*/3, /*bias_input=*/-1};
+  const OpTraits& traits() const override {
+    static const OpTraits kTraits = GemmEpilogueTraits({.residual_input = 3, .bias_input = -1});
+    return kTraits;
   }
 
   absl::Status Validate(const Node& node) const override {

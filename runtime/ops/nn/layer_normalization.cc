@@ -213,7 +213,10 @@ RowThreads PickRowThreads(const gpu::DeviceInfo& info, uint64_t size, uint64_t r
 
 class LayerNormalizationOp : public Op {
  public:
-  Float16Use UsesFloat16(const Node& /*node*/) const override { return Float16Use::kComputes; }
+  const OpTraits& traits() const override {
+    static const OpTraits kTraits{.float16 = Float16Use::kComputes};
+    return kTraits;
+  }
   absl::Status Validate(const Node& node) const override {
     RETURN_IF_ERROR(CheckAttributeType(node, "axis", Attribute::Type::kInt));
     RETURN_IF_ERROR(CheckAttributeType(node, "epsilon", Attribute::Type::kFloat));

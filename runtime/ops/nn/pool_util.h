@@ -23,7 +23,10 @@ class WindowPoolOp : public Op {
   absl::Status Infer(InferContext& ctx) const override;
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override;
   // fp32 or fp16 tensors (the arithmetic in fp32).
-  Float16Use UsesFloat16(const Node& /*node*/) const override { return Float16Use::kComputes; }
+  const OpTraits& traits() const override {
+    static const OpTraits kTraits{.float16 = Float16Use::kComputes};
+    return kTraits;
+  }
 
  private:
   PoolKind kind_;
@@ -35,7 +38,10 @@ class GlobalPoolOp : public Op {
   absl::Status Infer(InferContext& ctx) const override;
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override;
   // fp32 or fp16 tensors (the sums in fp32).
-  Float16Use UsesFloat16(const Node& /*node*/) const override { return Float16Use::kComputes; }
+  const OpTraits& traits() const override {
+    static const OpTraits kTraits{.float16 = Float16Use::kComputes};
+    return kTraits;
+  }
 
  private:
   PoolKind kind_;

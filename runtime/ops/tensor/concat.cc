@@ -72,8 +72,14 @@ absl::StatusOr<ConcatPlan> PlanConcat(const Node& node, size_t num_inputs, Input
 
 class ConcatOp : public Op {
  public:
-  Float16Use UsesFloat16(const Node& /*node*/) const override { return Float16Use::kMoves; }
-  bool PassesThrough(const Node& node) const override { return node.inputs.size() == 1; }
+  // Of one input, it passes that input through.
+  const OpTraits& traits() const override {
+    static const OpTraits kTraits{
+        .float16 = Float16Use::kMoves,
+        .passes_through = [](const Node& node) { return node.inputs.size() == 1; },
+    };
+    return kTraits;
+  }
   absl::Status Validate(const Node& node) const override {
     RETURN_IF_ERROR(CheckAttributeType(node, "axis", Attribute::Type::kInt));
     if (node.opset >= 4 && node.FindAttribute("axis") == nullptr) {

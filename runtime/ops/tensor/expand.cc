@@ -20,7 +20,10 @@ absl::StatusOr<std::vector<int64_t>> ExpandedShape(const TensorDesc& in, const H
 
 class ExpandOp : public Op {
  public:
-  Float16Use UsesFloat16(const Node& /*node*/) const override { return Float16Use::kMoves; }
+  const OpTraits& traits() const override {
+    static const OpTraits kTraits{.float16 = Float16Use::kMoves};
+    return kTraits;
+  }
   bool IsHostInput(const Node& /*node*/, size_t input_index) const override {
     return input_index == 1;
   }

@@ -12,7 +12,14 @@ namespace {
 class IdentityOp : public Op {
  public:
   Execution execution() const override { return Execution::kAlias; }
-  bool PassesThrough(const Node& /*node*/) const override { return true; }
+  // An alias, so it moves fp16 elements; and it passes its input through.
+  const OpTraits& traits() const override {
+    static const OpTraits kTraits{
+        .float16 = Float16Use::kMoves,
+        .passes_through = [](const Node& /*node*/) { return true; },
+    };
+    return kTraits;
+  }
   absl::Status Infer(InferContext& ctx) const override {
     ASSIGN_OR_RETURN(const TensorDesc* x, RequireInput(ctx, 0));
     ctx.outputs[0] = *x;  // dtype, shape, and the value when known

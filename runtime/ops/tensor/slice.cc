@@ -96,7 +96,10 @@ absl::StatusOr<StridedCopy> PlanSlice(const std::vector<int64_t>& shape, const S
 
 class SliceOp : public Op {
  public:
-  Float16Use UsesFloat16(const Node& /*node*/) const override { return Float16Use::kMoves; }
+  const OpTraits& traits() const override {
+    static const OpTraits kTraits{.float16 = Float16Use::kMoves};
+    return kTraits;
+  }
   absl::Status Validate(const Node& node) const override {
     if (node.opset < 10) {
       for (const char* name : {"starts", "ends", "axes"}) {

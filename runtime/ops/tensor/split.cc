@@ -77,7 +77,10 @@ absl::StatusOr<std::vector<StridedCopy>> PlanSplit(const Node& node, const Tenso
 
 class SplitOp : public Op {
  public:
-  Float16Use UsesFloat16(const Node& /*node*/) const override { return Float16Use::kMoves; }
+  const OpTraits& traits() const override {
+    static const OpTraits kTraits{.float16 = Float16Use::kMoves};
+    return kTraits;
+  }
   absl::Status Validate(const Node& node) const override {
     RETURN_IF_ERROR(CheckAttributeType(node, "axis", Attribute::Type::kInt));
     RETURN_IF_ERROR(CheckAttributeType(node, "split", Attribute::Type::kInts));

@@ -37,7 +37,10 @@ absl::StatusOr<std::vector<int64_t>> Permutation(const Node& node, size_t rank) 
 
 class TransposeOp : public Op {
  public:
-  Float16Use UsesFloat16(const Node& /*node*/) const override { return Float16Use::kMoves; }
+  const OpTraits& traits() const override {
+    static const OpTraits kTraits{.float16 = Float16Use::kMoves};
+    return kTraits;
+  }
   absl::Status Validate(const Node& node) const override {
     return CheckAttributeType(node, "perm", Attribute::Type::kInts);
   }

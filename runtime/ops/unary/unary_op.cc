@@ -58,6 +58,14 @@ int64_t ApplyIntegerActivation(Activation kind, int64_t v) {
 
 }  // namespace
 
+ActivationOp::ActivationOp(Activation kind)
+    : kind_(kind),
+      traits_{.epilogue_activation =
+                  [this](const Node& node, const ConstantInput& constant) {
+                    return EpilogueParams(node, constant);
+                  },
+              .float16 = Float16Use::kComputes} {}
+
 absl::Status ActivationOp::Validate(const Node& node) const {
   for (const char* name : {"alpha", "beta", "min", "max"}) {
     RETURN_IF_ERROR(CheckAttributeType(node, name, Attribute::Type::kFloat));
@@ -72,8 +80,8 @@ absl::StatusOr<ActivationParams> ActivationOp::ParamsOf(const Node& /*node*/,
   return p;
 }
 
-absl::StatusOr<ActivationParams> ActivationOp::EpilogueActivation(
-    const Node& node, const ConstantInput& constant) const {
+absl::StatusOr<ActivationParams> ActivationOp::EpilogueParams(const Node& node,
+                                                              const ConstantInput& constant) const {
   for (size_t i = 1; i < node.inputs.size(); ++i) {
     if (!node.inputs[i].empty() && IsHostInput(node, i) && constant(i) == nullptr) {
       return absl::NotFoundError(absl::StrCat("input ", i, " is not a constant"));

@@ -7,8 +7,8 @@
 // in, fp32 or fp16 (the ops/unary_f16 variant) on the GPU through shaders/ops/unary.comp, folded on
 // the host when the input is a small known tensor. Each op's file names its Activation and, when it
 // has parameters (attributes or constant inputs), how to read them; it then fuses into a preceding
-// Conv/Gemm/MatMul through Op::EpilogueActivation with no op type named anywhere else. Stateless;
-// thread-safe.
+// Conv/Gemm/MatMul through OpTraits::epilogue_activation with no op type named anywhere else.
+// Stateless; thread-safe.
 #ifndef VKSERVE_RUNTIME_OPS_UNARY_UNARY_OP_H_
 #define VKSERVE_RUNTIME_OPS_UNARY_UNARY_OP_H_
 
@@ -19,16 +19,18 @@ namespace vkserve {
 
 class ActivationOp : public Op {
  public:
-  explicit ActivationOp(Activation kind) : kind_(kind) {}
+  explicit ActivationOp(Activation kind);
+  // traits_ calls back into this op, so it is not copied.
+  ActivationOp(const ActivationOp&) = delete;
+  ActivationOp& operator=(const ActivationOp&) = delete;
 
   // Checks that alpha, beta, min and max, where present, are floats.
   absl::Status Validate(const Node& node) const override;
   absl::Status Infer(InferContext& ctx) const override;
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(KernelContext& ctx) const override;
-  absl::StatusOr<ActivationParams> EpilogueActivation(const Node& node,
-                                                      const ConstantInput& constant) const override;
-  // Every activation has its fp16 form (ops/unary_f16).
-  Float16Use UsesFloat16(const Node& /*node*/) const override { return Float16Use::kComputes; }
+  // The activation it computes fuses into a GEMM's epilogue; every
+  // activation has its fp16 form (ops/unary_f16).
+  const OpTraits& traits() const override { return traits_; }
 
  protected:
   // The activation `node` computes. `constant(i)` is the value of input i,
@@ -39,12 +41,17 @@ class ActivationOp : public Op {
   Activation kind() const { return kind_; }
 
  private:
+  // ParamsOf at load, for epilogue fusion: NOT_FOUND when a host input is
+  // not a constant.
+  absl::StatusOr<ActivationParams> EpilogueParams(const Node& node,
+                                                  const ConstantInput& constant) const;
   // ParamsOf at plan time, from the inputs' descriptions; UNIMPLEMENTED when
   // a host input is not known at load.
   absl::StatusOr<ActivationParams> PlannedParams(
       const Node& node, const std::vector<const TensorDesc*>& inputs) const;
 
   Activation kind_;
+  OpTraits traits_;
 };
 
 // An activation without parameters (Sqrt, Exp, Sin, ...): its file is one
