@@ -13,7 +13,7 @@
 #include "base/status_macros.h"
 #include "base/unshared_status.h"
 #include "boost/asio/post.hpp"
-#include "server/scheduling/batch_assembly.h"
+#include "server/scheduling/batch_key.h"
 #include "server/scheduling/warmup_runs.h"
 #include "spdlog/spdlog.h"
 
@@ -418,10 +418,10 @@ std::vector<absl::StatusOr<RunResult>> DynamicBatcher::RunBatch(std::vector<Queu
                                                                 Session* session,
                                                                 ExecutionInfo* info,
                                                                 absl::Time* returned) {
-  std::vector<const SchedulerRequest*> requests;
+  std::vector<BatchMember> requests;
   int64_t total = 0;
   for (const QueuedRequest& p : members) {
-    requests.push_back(&p.request);
+    requests.push_back({&p.request.run, p.request.batch_size});
     total += p.request.batch_size;
   }
   // Requests without a key run alone and are never padded.
@@ -450,15 +450,14 @@ std::vector<absl::StatusOr<RunResult>> DynamicBatcher::RunBatch(std::vector<Queu
   return batch.Split(std::move(ran));
 }
 
-int64_t DynamicBatcher::PaddedRows(const Model& model,
-                                   const std::vector<const SchedulerRequest*>& requests,
+int64_t DynamicBatcher::PaddedRows(const Model& model, const std::vector<BatchMember>& requests,
                                    int64_t total) {
   if (!CanPad(requests)) return total;
   // The batch's input shapes in the model's input order.
   std::vector<std::vector<int64_t>> shapes;
   for (const ValueInfo& input : model.inputs()) {
     const InputBinding* bound = nullptr;
-    for (const InputBinding& b : requests.front()->run.inputs) {
+    for (const InputBinding& b : requests.front().run->inputs) {
       if (b.name == input.name) bound = &b;
     }
     if (bound == nullptr || bound->host.shape.empty()) return total;  // the run reports it

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
-#include "server/scheduling/cross_device_inputs.h"
+#include "runtime/cross_device_inputs.h"
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"

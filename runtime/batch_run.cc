@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
-#include "server/scheduling/batch_assembly.h"
+#include "runtime/batch_run.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -18,7 +17,7 @@ namespace vkserve {
 namespace {
 
 // Bytes of a dense tensor of `shape`; shapes reaching here were bounded by
-// request validation (server/grpc/infer_request.cc), so no overflow.
+// the caller's checks, so no overflow.
 uint64_t DenseBytes(DataType dtype, const std::vector<int64_t>& shape) {
   uint64_t count = 1;
   for (int64_t d : shape) count *= static_cast<uint64_t>(std::max<int64_t>(d, 0));
@@ -34,60 +33,24 @@ const InputBinding* FindInput(const RunRequest& run, const std::string& name) {
 
 }  // namespace
 
-std::optional<std::string> BatchKey(const SchedulerRequest& request) {
-  const RunRequest& run = request.run;
-  if (request.batch_size < 1 || run.profile) return std::nullopt;
-  std::map<std::string, std::string> parts;  // by name: a stable order
-  for (const InputBinding& b : run.inputs) {
-    const bool device = b.device != nullptr;
-    const DataType dtype = device ? b.device->dtype() : b.host.dtype;
-    const std::vector<int64_t>& shape = device ? b.device->shape() : b.host.shape;
-    if (shape.empty() || shape[0] != request.batch_size) return std::nullopt;
-    for (int64_t d : shape) {
-      if (d < 0) return std::nullopt;
-    }
-    if (device) {
-      if (b.device->released()) return std::nullopt;
-    } else if (!b.host.parts.empty() || (!run.host_input_readers.contains(b.name) &&
-                                         b.host.data.size() != DenseBytes(dtype, shape))) {
-      return std::nullopt;
-    }
-    std::vector<int64_t> rest(shape.begin() + 1, shape.end());
-    // Length-prefixed: a client's input name cannot forge another key.
-    if (!parts
-             .emplace(b.name, absl::StrCat(b.name.size(), ":", b.name, "/", static_cast<int>(dtype),
-                                           "/", absl::StrJoin(rest, ",")))
-             .second) {
-      return std::nullopt;  // bound twice: the run alone reports it
-    }
-  }
-  std::string key;
-  for (const auto& [name, part] : parts) absl::StrAppend(&key, part, ";");
-  for (const auto& [name, location] : run.output_locations) {
-    if (location == OutputLocation::kDevice)
-      absl::StrAppend(&key, "gpu:", name.size(), ":", name, ";");
-  }
-  return key;
-}
-
-bool CanPad(const std::vector<const SchedulerRequest*>& requests) {
-  for (const SchedulerRequest* r : requests) {
-    for (const InputBinding& b : r->run.inputs) {
+bool CanPad(const std::vector<BatchMember>& members) {
+  for (const BatchMember& m : members) {
+    for (const InputBinding& b : m.run->inputs) {
       if (b.device != nullptr) return false;
     }
-    for (const auto& [name, location] : r->run.output_locations) {
+    for (const auto& [name, location] : m.run->output_locations) {
       if (location != OutputLocation::kHost) return false;
     }
   }
   return true;
 }
 
-uint64_t PaddingBytes(const std::vector<const SchedulerRequest*>& requests, int64_t rows) {
+uint64_t PaddingBytes(const std::vector<BatchMember>& members, int64_t rows) {
   int64_t total = 0;
-  for (const SchedulerRequest* r : requests) total += r->batch_size;
-  if (requests.empty() || rows <= total) return 0;
+  for (const BatchMember& m : members) total += m.batch_size;
+  if (members.empty() || rows <= total) return 0;
   uint64_t bytes = 0;
-  for (const InputBinding& b : requests.front()->run.inputs) {
+  for (const InputBinding& b : members.front().run->inputs) {
     std::vector<int64_t> padding = b.host.shape;
     if (padding.empty()) continue;
     padding[0] = rows - total;
@@ -96,20 +59,20 @@ uint64_t PaddingBytes(const std::vector<const SchedulerRequest*>& requests, int6
   return bytes;
 }
 
-BatchRun::BatchRun(const Model& model, std::vector<const SchedulerRequest*> requests, int64_t rows,
+BatchRun::BatchRun(const Model& model, std::vector<BatchMember> members, int64_t rows,
                    std::shared_ptr<const std::vector<uint8_t>> zeros)
     : model_(model),
-      requests_(std::move(requests)),
+      members_(std::move(members)),
       zeros_(std::move(zeros)),
-      owned_(requests_.size()),
-      in_sink_(requests_.size()) {
-  for (const SchedulerRequest* r : requests_) total_ += r->batch_size;
+      owned_(members_.size()),
+      in_sink_(members_.size()) {
+  for (const BatchMember& m : members_) total_ += m.batch_size;
   padding_ = std::max<int64_t>(rows - total_, 0);
   if (padding_ > 0 &&
-      (!CanPad(requests_) || zeros_ == nullptr || zeros_->size() < PaddingBytes(requests_, rows))) {
-    std::abort();  // the scheduler checks first
+      (!CanPad(members_) || zeros_ == nullptr || zeros_->size() < PaddingBytes(members_, rows))) {
+    std::abort();  // the caller checks first
   }
-  const RunRequest& first = requests_.front()->run;
+  const RunRequest& first = *members_.front().run;
   run_.output_locations = first.output_locations;
   for (const InputBinding& model_input : first.inputs) {
     InputBinding batch;
@@ -120,10 +83,10 @@ BatchRun::BatchRun(const Model& model, std::vector<const SchedulerRequest*> requ
     const uint64_t pad_bytes = DenseBytes(batch.host.dtype, batch.host.shape);
     batch.host.shape[0] = total_ + padding_;
     bool read = false, resident = false;
-    for (const SchedulerRequest* r : requests_) {
-      const InputBinding* mine = FindInput(r->run, batch.name);
+    for (const BatchMember& m : members_) {
+      const InputBinding* mine = FindInput(*m.run, batch.name);
       batch.host.parts.push_back(mine->host.data);
-      read = read || r->run.host_input_readers.contains(batch.name);
+      read = read || m.run->host_input_readers.contains(batch.name);
       resident = resident || mine->device != nullptr;
     }
     if (pad_bytes > 0)
@@ -137,15 +100,15 @@ BatchRun::BatchRun(const Model& model, std::vector<const SchedulerRequest*> requ
       batch.host.parts.clear();
       run_.host_input_readers[batch.name] = [this, name = batch.name](std::span<uint8_t> to) {
         uint64_t offset = 0;
-        for (const SchedulerRequest* r : requests_) {
-          const InputBinding* mine = FindInput(r->run, name);
+        for (const BatchMember& m : members_) {
+          const InputBinding* mine = FindInput(*m.run, name);
           const uint64_t bytes = DenseBytes(mine->host.dtype, mine->host.shape);
           if (offset + bytes > to.size()) {
             return absl::InternalError(absl::StrCat("input '", name, "': batch slices overrun"));
           }
           std::span<uint8_t> slice = to.subspan(offset, bytes);
-          if (auto reader = r->run.host_input_readers.find(name);
-              reader != r->run.host_input_readers.end()) {
+          if (auto reader = m.run->host_input_readers.find(name);
+              reader != m.run->host_input_readers.end()) {
             RETURN_IF_ERROR(reader->second(slice));
           } else if (bytes > 0) {
             std::memcpy(slice.data(), mine->host.data.data(), bytes);
@@ -174,12 +137,12 @@ std::vector<std::span<uint8_t>> BatchRun::Scatter(size_t output, const std::vect
   }
   const uint64_t row = bytes / static_cast<uint64_t>(rows);
   std::vector<std::span<uint8_t>> pieces;
-  for (size_t i = 0; i < requests_.size(); ++i) {
-    const SchedulerRequest& r = *requests_[i];
-    const uint64_t size = row * static_cast<uint64_t>(r.batch_size);
+  for (size_t i = 0; i < members_.size(); ++i) {
+    const RunRequest& r = *members_[i].run;
+    const uint64_t size = row * static_cast<uint64_t>(members_[i].batch_size);
     if (owned_[i].size() <= output) owned_[i].resize(output + 1);
     if (in_sink_[i].size() <= output) in_sink_[i].resize(output + 1, false);
-    uint8_t* to = r.run.host_output_sink ? r.run.host_output_sink(output, size) : nullptr;
+    uint8_t* to = r.host_output_sink ? r.host_output_sink(output, size) : nullptr;
     in_sink_[i][output] = to != nullptr;
     if (to == nullptr) {
       owned_[i][output].resize(size);
@@ -207,8 +170,8 @@ absl::Status BatchRun::Gather(InputBinding& batch) {
   std::vector<gpu::RangeCopy> copies;
   std::vector<std::shared_ptr<const gpu::Buffer>> sources;  // alive until the copies ran
   uint64_t offset = 0;
-  for (const SchedulerRequest* r : requests_) {
-    const InputBinding* mine = FindInput(r->run, batch.name);
+  for (const BatchMember& m : members_) {
+    const InputBinding* mine = FindInput(*m.run, batch.name);
     if (mine->device != nullptr) {
       const uint64_t bytes = mine->device->byte_size();
       ASSIGN_OR_RETURN(std::shared_ptr<const gpu::Buffer> source, mine->device->buffer());
@@ -218,8 +181,8 @@ absl::Status BatchRun::Gather(InputBinding& batch) {
       continue;
     }
     const uint64_t bytes = DenseBytes(mine->host.dtype, mine->host.shape);
-    if (auto reader = r->run.host_input_readers.find(batch.name);
-        reader != r->run.host_input_readers.end()) {
+    if (auto reader = m.run->host_input_readers.find(batch.name);
+        reader != m.run->host_input_readers.end()) {
       std::vector<uint8_t> read(bytes);
       RETURN_IF_ERROR(reader->second(read));
       RETURN_IF_ERROR(gpu::Upload(allocator, gathered, offset, read));
@@ -239,9 +202,9 @@ absl::StatusOr<std::vector<std::vector<std::shared_ptr<DeviceTensor>>>> BatchRun
     const RunResult& result) {
   gpu::Allocator& allocator = *model_.gpu().allocator;
   std::vector<std::vector<std::shared_ptr<DeviceTensor>>> slices(
-      requests_.size(), std::vector<std::shared_ptr<DeviceTensor>>(result.outputs.size()));
+      members_.size(), std::vector<std::shared_ptr<DeviceTensor>>(result.outputs.size()));
   std::vector<gpu::RangeCopy> copies;
-  std::vector<std::vector<gpu::Buffer>> buffers(requests_.size());
+  std::vector<std::vector<gpu::Buffer>> buffers(members_.size());
   std::vector<std::shared_ptr<const gpu::Buffer>> sources;
   for (size_t o = 0; o < result.outputs.size(); ++o) {
     const RunOutput& all = result.outputs[o];
@@ -255,8 +218,8 @@ absl::StatusOr<std::vector<std::vector<std::shared_ptr<DeviceTensor>>>> BatchRun
     ASSIGN_OR_RETURN(std::shared_ptr<const gpu::Buffer> source, all.device->buffer());
     const uint64_t row = all.device->byte_size() / static_cast<uint64_t>(total_);
     uint64_t offset = 0;
-    for (size_t i = 0; i < requests_.size(); ++i) {
-      const uint64_t bytes = row * static_cast<uint64_t>(requests_[i]->batch_size);
+    for (size_t i = 0; i < members_.size(); ++i) {
+      const uint64_t bytes = row * static_cast<uint64_t>(members_[i].batch_size);
       ASSIGN_OR_RETURN(gpu::Buffer mine, allocator.Allocate(std::max<uint64_t>(bytes, 4),
                                                             gpu::MemoryUsage::kDeviceLocal,
                                                             gpu::MemoryKind::kResident));
@@ -267,13 +230,13 @@ absl::StatusOr<std::vector<std::vector<std::shared_ptr<DeviceTensor>>>> BatchRun
     sources.push_back(std::move(source));
   }
   RETURN_IF_ERROR(gpu::CopyOnGpu(*model_.gpu().device, copies));
-  for (size_t i = 0; i < requests_.size(); ++i) {
+  for (size_t i = 0; i < members_.size(); ++i) {
     size_t next = 0;
     for (size_t o = 0; o < result.outputs.size(); ++o) {
       const RunOutput& all = result.outputs[o];
       if (all.device == nullptr) continue;
       std::vector<int64_t> shape = all.shape;
-      shape[0] = requests_[i]->batch_size;
+      shape[0] = members_[i].batch_size;
       slices[i][o] = std::make_shared<DeviceTensor>(all.name, all.dtype, std::move(shape),
                                                     std::move(buffers[i][next++]), model_.gpu());
     }
@@ -293,7 +256,7 @@ std::vector<absl::StatusOr<RunResult>> BatchRun::Split(absl::StatusOr<RunResult>
     }
   }
   std::vector<absl::StatusOr<RunResult>> shares;
-  for (size_t i = 0; i < requests_.size(); ++i) {
+  for (size_t i = 0; i < members_.size(); ++i) {
     if (!result.ok()) {
       shares.push_back(UnsharedCopy(result.status()));
       continue;
@@ -306,7 +269,7 @@ std::vector<absl::StatusOr<RunResult>> BatchRun::Split(absl::StatusOr<RunResult>
       out.name = all.name;
       out.dtype = all.dtype;
       out.shape = all.shape;
-      if (!out.shape.empty()) out.shape[0] = requests_[i]->batch_size;
+      if (!out.shape.empty()) out.shape[0] = members_[i].batch_size;
       out.host.dtype = out.dtype;
       out.host.shape = out.shape;
       const bool scattered = all.in_sink;  // else an empty output: nothing to slice
