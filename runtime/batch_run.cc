@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
+#include <variant>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -24,22 +26,15 @@ uint64_t DenseBytes(DataType dtype, const std::vector<int64_t>& shape) {
   return count * DataTypeSize(dtype);
 }
 
-const InputBinding* FindInput(const RunRequest& run, const std::string& name) {
-  for (const InputBinding& b : run.inputs) {
-    if (b.name == name) return &b;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 bool CanPad(const std::vector<BatchMember>& members) {
   for (const BatchMember& m : members) {
     for (const InputBinding& b : m.run->inputs) {
-      if (b.device != nullptr) return false;
+      if (!b.on_host()) return false;
     }
-    for (const auto& [name, location] : m.run->output_locations) {
-      if (location != OutputLocation::kHost) return false;
+    for (const OutputBinding& out : m.run->outputs) {
+      if (out.location != OutputLocation::kHost) return false;
     }
   }
   return true;
@@ -51,12 +46,24 @@ uint64_t PaddingBytes(const std::vector<BatchMember>& members, int64_t rows) {
   if (members.empty() || rows <= total) return 0;
   uint64_t bytes = 0;
   for (const InputBinding& b : members.front().run->inputs) {
-    std::vector<int64_t> padding = b.host.shape;
+    std::vector<int64_t> padding = b.shape;
     if (padding.empty()) continue;
     padding[0] = rows - total;
-    bytes = std::max(bytes, DenseBytes(b.host.dtype, padding));
+    bytes = std::max(bytes, DenseBytes(b.dtype, padding));
   }
   return bytes;
+}
+
+std::vector<std::vector<int64_t>> BatchShapes(const Model& model, const RunRequest& member,
+                                              int64_t rows) {
+  std::vector<std::vector<int64_t>> shapes;
+  for (const ValueInfo& input : model.inputs()) {
+    const InputBinding* bound = member.FindInput(input.name);
+    if (bound == nullptr || bound->shape.empty()) return {};  // the run reports it
+    shapes.push_back(bound->shape);
+    shapes.back()[0] = rows;
+  }
+  return shapes;
 }
 
 BatchRun::BatchRun(const Model& model, std::vector<BatchMember> members, int64_t rows,
@@ -73,61 +80,70 @@ BatchRun::BatchRun(const Model& model, std::vector<BatchMember> members, int64_t
     std::abort();  // the caller checks first
   }
   const RunRequest& first = *members_.front().run;
-  run_.output_locations = first.output_locations;
-  for (const InputBinding& model_input : first.inputs) {
-    InputBinding batch;
-    batch.name = model_input.name;
-    batch.host.dtype = model_input.device ? model_input.device->dtype() : model_input.host.dtype;
-    batch.host.shape = model_input.device ? model_input.device->shape() : model_input.host.shape;
-    batch.host.shape[0] = padding_;
-    const uint64_t pad_bytes = DenseBytes(batch.host.dtype, batch.host.shape);
-    batch.host.shape[0] = total_ + padding_;
-    bool read = false, resident = false;
-    for (const BatchMember& m : members_) {
-      const InputBinding* mine = FindInput(*m.run, batch.name);
-      batch.host.parts.push_back(mine->host.data);
-      read = read || m.run->host_input_readers.contains(batch.name);
-      resident = resident || mine->device != nullptr;
+  for (const InputBinding& first_input : first.inputs) {
+    run_.inputs.push_back(BatchInput(first_input));
+  }
+  // Where the first request keeps an output, the batch keeps it; host
+  // outputs are scattered into every request's destinations.
+  for (size_t o = 0; o < model_.outputs().size(); ++o) {
+    const std::string& name = model_.outputs()[o].name;
+    const OutputBinding* mine = first.FindOutput(name);
+    if (mine != nullptr && mine->location != OutputLocation::kHost) {
+      run_.outputs.push_back({name, mine->location, nullptr});
+      continue;
     }
-    if (pad_bytes > 0)
-      batch.host.parts.push_back(std::span<const uint8_t>(zeros_->data(), pad_bytes));
-    if (resident) {
-      batch.host.parts.clear();  // gathered on the GPU by Prepare()
-      gather_.push_back(run_.inputs.size());
-    } else if (read) {
-      // Some request's bytes are read, not viewed: the batch's input is
-      // read too, each request filling its own slice.
-      batch.host.parts.clear();
-      run_.host_input_readers[batch.name] = [this, name = batch.name](std::span<uint8_t> to) {
+    run_.outputs.push_back(
+        {name, OutputLocation::kHost, [this, o](const std::vector<int64_t>& shape, uint64_t bytes) {
+           return Scatter(o, shape, bytes);
+         }});
+  }
+}
+
+InputBinding BatchRun::BatchInput(const InputBinding& first) {
+  std::vector<int64_t> shape = first.shape;
+  shape[0] = padding_;
+  const uint64_t pad_bytes = DenseBytes(first.dtype, shape);
+  shape[0] = total_ + padding_;
+  HostPieces pieces;
+  bool read = false, resident = false;
+  for (const BatchMember& m : members_) {
+    const InputSource& mine = m.run->FindInput(first.name)->source;
+    if (const auto* bytes = std::get_if<HostBytes>(&mine)) pieces.push_back(*bytes);
+    if (const auto* more = std::get_if<HostPieces>(&mine))
+      pieces.insert(pieces.end(), more->begin(), more->end());
+    read = read || std::holds_alternative<HostInputReader>(mine);
+    resident = resident || std::holds_alternative<DeviceInput>(mine);
+  }
+  if (pad_bytes > 0) pieces.emplace_back(zeros_->data(), pad_bytes);
+  if (resident) {
+    // Gathered on the GPU by Prepare(); until then no bytes, which no run takes.
+    gather_.push_back(run_.inputs.size());
+    return InputBinding::Pieces(first.name, first.dtype, std::move(shape), {});
+  }
+  if (!read)
+    return InputBinding::Pieces(first.name, first.dtype, std::move(shape), std::move(pieces));
+  // Some request's bytes are read, not viewed: the batch's input is read
+  // too, each request filling its own slice.
+  return InputBinding::Read(
+      first.name, first.dtype, std::move(shape),
+      [this, name = first.name](std::span<uint8_t> to) -> absl::Status {
         uint64_t offset = 0;
         for (const BatchMember& m : members_) {
-          const InputBinding* mine = FindInput(*m.run, name);
-          const uint64_t bytes = DenseBytes(mine->host.dtype, mine->host.shape);
+          const InputBinding& mine = *m.run->FindInput(name);
+          const uint64_t bytes = DenseBytes(mine.dtype, mine.shape);
           if (offset + bytes > to.size()) {
             return absl::InternalError(absl::StrCat("input '", name, "': batch slices overrun"));
           }
-          std::span<uint8_t> slice = to.subspan(offset, bytes);
-          if (auto reader = m.run->host_input_readers.find(name);
-              reader != m.run->host_input_readers.end()) {
-            RETURN_IF_ERROR(reader->second(slice));
-          } else if (bytes > 0) {
-            std::memcpy(slice.data(), mine->host.data.data(), bytes);
-          }
+          RETURN_IF_ERROR(CopyHostInput(mine, to.subspan(offset, bytes)));
           offset += bytes;
         }
         // Padding rows (the slice's tail) are zeros, as viewed inputs' are.
         if (offset < to.size()) std::memset(to.data() + offset, 0, to.size() - offset);
         return absl::OkStatus();
-      };
-    }
-    run_.inputs.push_back(std::move(batch));
-  }
-  run_.host_output_scatter = [this](size_t output, const std::vector<int64_t>& shape,
-                                    uint64_t bytes) { return Scatter(output, shape, bytes); };
+      });
 }
 
-std::vector<std::span<uint8_t>> BatchRun::Scatter(size_t output, const std::vector<int64_t>& shape,
-                                                  uint64_t bytes) {
+OutputPieces BatchRun::Scatter(size_t output, const std::vector<int64_t>& shape, uint64_t bytes) {
   const int64_t rows = total_ + padding_;
   if (shape.empty() || shape[0] != rows || bytes % static_cast<uint64_t>(rows) != 0) {
     scatter_error_ = absl::InternalError(
@@ -136,19 +152,30 @@ std::vector<std::span<uint8_t>> BatchRun::Scatter(size_t output, const std::vect
     return {};
   }
   const uint64_t row = bytes / static_cast<uint64_t>(rows);
-  std::vector<std::span<uint8_t>> pieces;
+  const std::string& name = model_.outputs()[output].name;
+  OutputPieces pieces;
   for (size_t i = 0; i < members_.size(); ++i) {
-    const RunRequest& r = *members_[i].run;
+    std::vector<int64_t> mine_shape = shape;
+    mine_shape[0] = members_[i].batch_size;
     const uint64_t size = row * static_cast<uint64_t>(members_[i].batch_size);
     if (owned_[i].size() <= output) owned_[i].resize(output + 1);
     if (in_sink_[i].size() <= output) in_sink_[i].resize(output + 1, false);
-    uint8_t* to = r.host_output_sink ? r.host_output_sink(output, size) : nullptr;
-    in_sink_[i][output] = to != nullptr;
-    if (to == nullptr) {
-      owned_[i][output].resize(size);
-      to = owned_[i][output].data();
+    const OutputBinding* mine = members_[i].run->FindOutput(name);
+    OutputPieces given;
+    if (mine != nullptr && mine->sink) given = mine->sink(mine_shape, size);
+    uint64_t given_bytes = 0;
+    for (std::span<uint8_t> piece : given) given_bytes += piece.size();
+    if (!given.empty() && given_bytes != size) {
+      scatter_error_ = absl::InternalError(absl::StrCat(
+          "output '", name, "': a request's sink gave ", given_bytes, " bytes for ", size));
+      return {};
     }
-    pieces.emplace_back(to, size);
+    in_sink_[i][output] = !given.empty();
+    if (given.empty()) {
+      owned_[i][output].resize(size);
+      given.emplace_back(owned_[i][output].data(), size);
+    }
+    pieces.insert(pieces.end(), given.begin(), given.end());
   }
   // The padding rows' outputs: skipped (a null piece), never copied.
   if (padding_ > 0)
@@ -163,7 +190,7 @@ absl::Status BatchRun::Prepare() {
 
 absl::Status BatchRun::Gather(InputBinding& batch) {
   gpu::Allocator& allocator = *model_.gpu().allocator;
-  const uint64_t total = DenseBytes(batch.host.dtype, batch.host.shape);
+  const uint64_t total = DenseBytes(batch.dtype, batch.shape);
   ASSIGN_OR_RETURN(gpu::Buffer gathered,
                    allocator.Allocate(std::max<uint64_t>(total, 4), gpu::MemoryUsage::kDeviceLocal,
                                       gpu::MemoryKind::kIo));
@@ -171,30 +198,29 @@ absl::Status BatchRun::Gather(InputBinding& batch) {
   std::vector<std::shared_ptr<const gpu::Buffer>> sources;  // alive until the copies ran
   uint64_t offset = 0;
   for (const BatchMember& m : members_) {
-    const InputBinding* mine = FindInput(*m.run, batch.name);
-    if (mine->device != nullptr) {
-      const uint64_t bytes = mine->device->byte_size();
-      ASSIGN_OR_RETURN(std::shared_ptr<const gpu::Buffer> source, mine->device->buffer());
+    const InputBinding& mine = *m.run->FindInput(batch.name);
+    if (const DeviceTensor* tensor = mine.device()) {
+      const uint64_t bytes = tensor->byte_size();
+      ASSIGN_OR_RETURN(std::shared_ptr<const gpu::Buffer> source, tensor->buffer());
       if (bytes > 0) copies.push_back({source->range(0, bytes), gathered.range(offset, bytes)});
       sources.push_back(std::move(source));
       offset += bytes;
       continue;
     }
-    const uint64_t bytes = DenseBytes(mine->host.dtype, mine->host.shape);
-    if (auto reader = m.run->host_input_readers.find(batch.name);
-        reader != m.run->host_input_readers.end()) {
-      std::vector<uint8_t> read(bytes);
-      RETURN_IF_ERROR(reader->second(read));
-      RETURN_IF_ERROR(gpu::Upload(allocator, gathered, offset, read));
+    const uint64_t bytes = DenseBytes(mine.dtype, mine.shape);
+    if (const auto* viewed = std::get_if<HostBytes>(&mine.source)) {
+      RETURN_IF_ERROR(gpu::Upload(allocator, gathered, offset, *viewed));
     } else {
-      RETURN_IF_ERROR(gpu::Upload(allocator, gathered, offset, mine->host.data));
+      std::vector<uint8_t> read(bytes);
+      RETURN_IF_ERROR(CopyHostInput(mine, read));
+      RETURN_IF_ERROR(gpu::Upload(allocator, gathered, offset, read));
     }
     offset += bytes;
   }
   RETURN_IF_ERROR(gpu::CopyOnGpu(*model_.gpu().device, copies));
-  batch.device = std::make_shared<DeviceTensor>(batch.name, batch.host.dtype, batch.host.shape,
-                                                std::move(gathered), model_.gpu());
-  batch.host = HostTensorView();
+  batch = InputBinding::Device(batch.name,
+                               std::make_shared<DeviceTensor>(batch.name, batch.dtype, batch.shape,
+                                                              std::move(gathered), model_.gpu()));
   return absl::OkStatus();
 }
 

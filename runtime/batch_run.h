@@ -4,12 +4,14 @@
 // BatchRun: several requests run as one batch, and the batch's results
 // split among them. No concatenating copy is made:
 //  - each request's input bytes are pieces of the batch's input
-//    (HostTensorView::parts), copied by the run straight to their offset in
-//    the GPU-visible upload buffer; a request whose input is read rather
-//    than viewed (a shared-memory input) reads into its own slice;
-//  - each request's host outputs are its slices of the batch's outputs
-//    (RunRequest::host_output_scatter), copied by the run straight into the
-//    request's own destination (its host_output_sink, e.g. its response);
+//    (HostPieces), copied by the run straight to their offset in the
+//    GPU-visible upload buffer; when a request's input is read rather than
+//    viewed (a shared-memory input), the batch's input is read, each
+//    request filling its own slice;
+//  - each request's host outputs are its slices of the batch's outputs (the
+//    batch's OutputSink gives the requests' pieces), copied by the run
+//    straight into the request's own destination (its own sink's pieces,
+//    e.g. its response);
 //  - GPU-resident inputs (DeviceTensor bindings) are gathered on the GPU into
 //    one device buffer for the batch (host pieces of the same input are
 //    uploaded into it), and GPU-resident outputs are sliced on the GPU into
@@ -27,13 +29,12 @@
 
 #include <cstdint>
 #include <memory>
-#include <span>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "runtime/model.h"
-#include "runtime/session.h"
+#include "runtime/run_request.h"
 
 namespace vkserve {
 
@@ -50,6 +51,11 @@ bool CanPad(const std::vector<BatchMember>& members);
 // The zeros padding `members` to `rows` takes: its largest input's
 // padding rows, in bytes (0 without padding).
 uint64_t PaddingBytes(const std::vector<BatchMember>& members, int64_t rows);
+// The input shapes of a batch of `rows` rows of requests like `member`, in
+// `model`'s input order (Model::HasPlan's argument); empty when `member`
+// lacks an input or one has no batch dimension (its run reports it).
+std::vector<std::vector<int64_t>> BatchShapes(const Model& model, const RunRequest& member,
+                                              int64_t rows);
 
 class BatchRun {
  public:
@@ -84,8 +90,13 @@ class BatchRun {
   std::vector<absl::StatusOr<RunResult>> Split(absl::StatusOr<RunResult> result);
 
  private:
-  std::vector<std::span<uint8_t>> Scatter(size_t output, const std::vector<int64_t>& shape,
-                                          uint64_t bytes);
+  // The batch's binding of the input `first` (the first request's) names:
+  // every request's pieces and the padding, a reader of every request's
+  // bytes, or (resident) none until Gather.
+  InputBinding BatchInput(const InputBinding& first);
+  // The batch's OutputSink for model output `output`: every request's
+  // pieces (its sink's, or bytes owned here), then the padding's, skipped.
+  OutputPieces Scatter(size_t output, const std::vector<int64_t>& shape, uint64_t bytes);
   absl::Status Gather(InputBinding& batch);
   // Per request, its slice of each resident output of `result`, as
   // DeviceTensors, in result.outputs order (null for host outputs).

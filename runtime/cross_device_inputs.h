@@ -18,7 +18,7 @@
 
 #include "absl/status/status.h"
 #include "runtime/ir/graph.h"
-#include "runtime/session.h"
+#include "runtime/run_request.h"
 
 namespace vkserve {
 

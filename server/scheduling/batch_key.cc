@@ -4,55 +4,47 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
 namespace vkserve {
-namespace {
 
-uint64_t DenseBytes(DataType dtype, const std::vector<int64_t>& shape) {
-  uint64_t count = 1;
-  for (int64_t d : shape) count *= static_cast<uint64_t>(std::max<int64_t>(d, 0));
-  return count * DataTypeSize(dtype);
-}
-
-}  // namespace
-
-std::optional<std::string> BatchKey(const SchedulerRequest& request) {
+std::optional<std::string> BatchKey(const Model& model, const SchedulerRequest& request) {
   const RunRequest& run = request.run;
   if (request.batch_size < 1 || run.profile) return std::nullopt;
   std::map<std::string, std::string> parts;  // by name: a stable order
   for (const InputBinding& b : run.inputs) {
-    const bool device = b.device != nullptr;
-    const DataType dtype = device ? b.device->dtype() : b.host.dtype;
-    const std::vector<int64_t>& shape = device ? b.device->shape() : b.host.shape;
-    if (shape.empty() || shape[0] != request.batch_size) return std::nullopt;
-    for (int64_t d : shape) {
-      if (d < 0) return std::nullopt;
-    }
-    if (device) {
-      if (b.device->released()) return std::nullopt;
-    } else if (!b.host.parts.empty() || (!run.host_input_readers.contains(b.name) &&
-                                         b.host.data.size() != DenseBytes(dtype, shape))) {
+    const auto declared = std::find_if(model.inputs().begin(), model.inputs().end(),
+                                       [&](const ValueInfo& v) { return v.name == b.name; });
+    if (declared == model.inputs().end() || !CheckInput(*declared, b).ok()) return std::nullopt;
+    if (b.shape.empty() || b.shape[0] != request.batch_size) return std::nullopt;
+    if (const DeviceTensor* tensor = b.device(); tensor != nullptr && tensor->released()) {
       return std::nullopt;
     }
-    std::vector<int64_t> rest(shape.begin() + 1, shape.end());
+    std::vector<int64_t> rest(b.shape.begin() + 1, b.shape.end());
     // Length-prefixed: a client's input name cannot forge another key.
     if (!parts
-             .emplace(b.name, absl::StrCat(b.name.size(), ":", b.name, "/", static_cast<int>(dtype),
-                                           "/", absl::StrJoin(rest, ",")))
+             .emplace(b.name,
+                      absl::StrCat(b.name.size(), ":", b.name, "/", static_cast<int>(b.dtype), "/",
+                                   absl::StrJoin(rest, ",")))
              .second) {
       return std::nullopt;  // bound twice: the run alone reports it
     }
   }
+  std::set<std::string> on_gpu;  // by name: a stable order
+  for (const OutputBinding& out : run.outputs) {
+    if (std::none_of(model.outputs().begin(), model.outputs().end(),
+                     [&](const ValueInfo& v) { return v.name == out.name; })) {
+      return std::nullopt;  // the run alone reports it
+    }
+    if (out.location == OutputLocation::kDevice) on_gpu.insert(out.name);
+  }
   std::string key;
   for (const auto& [name, part] : parts) absl::StrAppend(&key, part, ";");
-  for (const auto& [name, location] : run.output_locations) {
-    if (location == OutputLocation::kDevice)
-      absl::StrAppend(&key, "gpu:", name.size(), ":", name, ";");
-  }
+  for (const std::string& name : on_gpu) absl::StrAppend(&key, "gpu:", name.size(), ":", name, ";");
   return key;
 }
 

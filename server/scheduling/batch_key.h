@@ -13,14 +13,15 @@
 #include <optional>
 #include <string>
 
+#include "runtime/model.h"
 #include "server/scheduling/scheduler.h"
 
 namespace vkserve {
 
 // nullopt when the request must run alone: no batch dimension, a trace
-// (which describes one run), or inputs that are not bytes of their shape's
-// size or a released tensor (its run alone reports the error).
-std::optional<std::string> BatchKey(const SchedulerRequest& request);
+// (which describes one run), or bindings `model` refuses (CheckInput, an
+// unknown output) or a released tensor (its run alone reports the error).
+std::optional<std::string> BatchKey(const Model& model, const SchedulerRequest& request);
 
 }  // namespace vkserve
 
