@@ -225,8 +225,9 @@ absl::StatusOr<RunOutput> CollectOutput(const Model& model, const Plan& plan, co
   const gpu::Buffer& src = state.readback[o] != nullptr ? *state.readback[o] : state.outputs[o];
   src.InvalidateForHostRead(0, size);
   const auto* bytes = static_cast<const uint8_t*>(src.mapped());
-  OutputPieces pieces = sunk.pieces;
-  if (!sunk.asked && in.sinks[o] != nullptr) pieces = (*in.sinks[o])(out.shape, size);
+  OutputPieces asked_now;
+  if (!sunk.asked && in.sinks[o] != nullptr) asked_now = (*in.sinks[o])(out.shape, size);
+  const OutputPieces& pieces = sunk.asked ? sunk.pieces : asked_now;
   if (!pieces.empty()) {
     RETURN_IF_ERROR(Scatter(model.gpu(), bytes, size, pieces, out.name));
     out.in_sink = true;
