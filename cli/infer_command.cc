@@ -172,14 +172,11 @@ RunRequest MakeRequest(const Model& model, const std::vector<HostTensor>& tensor
                        bool outputs_on_gpu) {
   RunRequest request;
   for (size_t i = 0; i < tensors.size(); ++i) {
-    InputBinding b;
-    b.name = model.inputs()[i].name;
-    b.host = {tensors[i].dtype, tensors[i].shape, tensors[i].data};
-    request.inputs.push_back(std::move(b));
+    request.inputs.push_back(InputBinding::Host(model.inputs()[i].name, tensors[i]));
   }
   if (outputs_on_gpu) {
     for (const ValueInfo& out : model.outputs())
-      request.output_locations[out.name] = OutputLocation::kDevice;
+      request.outputs.push_back({out.name, OutputLocation::kDevice, nullptr});
   }
   return request;
 }
@@ -217,13 +214,17 @@ absl::StatusOr<RunResult> TimedRuns(Session& session, RunRequest& request, const
   // kept across the runs, as the server reads them into recycled response
   // buffers (output_buffer_pool.h): the readback phase then times one copy,
   // not the page faults and zero-fill of fresh memory on every run.
-  std::vector<std::vector<uint8_t>> kept;
+  const std::vector<ValueInfo>& outputs = session.model().outputs();
+  std::vector<std::vector<uint8_t>> kept(outputs.size());
   if (flags.readback != InferFlags::Readback::kView) {
-    request.host_output_sink = [&kept](size_t o, uint64_t bytes) -> uint8_t* {
-      if (kept.size() <= o) kept.resize(o + 1);
-      kept[o].resize(bytes);
-      return kept[o].data();
-    };
+    for (size_t o = 0; o < outputs.size(); ++o) {
+      OutputBinding& out = request.Output(outputs[o].name);
+      if (out.location != OutputLocation::kHost) continue;
+      out.sink = [&kept, o](const std::vector<int64_t>&, uint64_t bytes) -> OutputPieces {
+        kept[o].resize(bytes);
+        return {std::span<uint8_t>(kept[o])};
+      };
+    }
   }
   const auto warm_until =
       std::chrono::steady_clock::now() + std::chrono::duration<double>(flags.warmup_seconds);
@@ -242,9 +243,9 @@ absl::StatusOr<RunResult> TimedRuns(Session& session, RunRequest& request, const
     timings.Add(last->timing);
   }
   request.profile = false;
-  request.host_output_sink = nullptr;
+  for (OutputBinding& out : request.outputs) out.sink = nullptr;
   // The last run's outputs own their bytes (RunResult::outputs are in the
-  // model's output order, as the sink's indices).
+  // model's output order, as `kept`).
   for (size_t o = 0; o < last->outputs.size(); ++o) {
     RunOutput& out = last->outputs[o];
     if (out.in_sink && o < kept.size()) {

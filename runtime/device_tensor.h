@@ -51,7 +51,7 @@ class DeviceTensor {
   const std::vector<int64_t>& shape() const { return shape_; }
   uint64_t byte_size() const { return byte_size_; }
   // The device holding the buffer: a run on another device cannot bind it
-  // and must copy it (server/scheduling/cross_device_inputs.h).
+  // and must copy it (cross_device_inputs.h).
   const gpu::Device* device() const { return device_; }
 
   // The buffer, shared with the caller for the duration of a run.

@@ -3,11 +3,11 @@
 //
 // RunBindings: a RunRequest checked against its model before anything runs.
 // Each input binding is matched to the model input it names (once each, none
-// missing); its type and rank are checked, its element count computed
-// without overflow, and its host bytes compared with its shape; readers and
-// device buffers are looked up; the requested output locations resolved.
-// Requests are untrusted: every mismatch is INVALID_ARGUMENT naming the input
-// or output.
+// missing) and checked against it (CheckInput: dtype, rank, dimensions,
+// element count without overflow, byte size); device buffers are looked up;
+// each output binding is matched to the model output it names (once each)
+// and its location and sink resolved. Requests are untrusted: every mismatch
+// is INVALID_ARGUMENT naming the input or output.
 //
 // Holds pointers into the request: valid while the request lives. A value
 // type; not thread-safe.
@@ -22,7 +22,7 @@
 #include "gpu/buffer.h"
 #include "runtime/model.h"
 #include "runtime/plan/plan.h"
-#include "runtime/session.h"
+#include "runtime/run_request.h"
 
 namespace vkserve {
 
@@ -31,9 +31,11 @@ struct RunBindings {
   std::vector<const InputBinding*> bound;
   std::vector<std::vector<int64_t>> shapes;
   std::vector<uint64_t> host_bytes;                               // 0 for device inputs
-  std::vector<const HostInputReader*> readers;                    // nullptr: bytes from the view
   std::vector<std::shared_ptr<const gpu::Buffer>> device_inputs;  // nullptr: host input
-  // Per model output: whether it goes to host bytes (else stays on the GPU).
+  // Per model output, in the model's order.
+  std::vector<OutputLocation> locations;
+  std::vector<const OutputSink*> sinks;  // nullptr: none
+  // Whether it goes to host bytes (else stays on the GPU).
   std::vector<bool> host_outputs;
 
   static absl::StatusOr<RunBindings> Bind(const Model& model, const RunRequest& request);
@@ -43,9 +45,6 @@ struct RunBindings {
   // the model has none. Such an input must come in host memory.
   absl::StatusOr<InputValues> ReadValueInputs(const Model& model) const;
 };
-
-// A host view's size: its data, or its parts together.
-uint64_t HostViewBytes(const HostTensorView& view);
 
 }  // namespace vkserve
 

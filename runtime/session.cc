@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <utility>
+#include <variant>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -38,9 +39,9 @@ bool SameRange(const gpu::BufferRange& a, const gpu::BufferRange& b) {
 }
 
 // Copies `size` bytes at `from` into `pieces` in order, skipping null
-// pieces (bytes nobody wants: a padded batch's extra rows). A caller whose
-// pieces do not tile the output broke RunRequest::host_output_scatter's
-// contract: INTERNAL, nothing written past a piece.
+// pieces (bytes nobody wants: a padded batch's extra rows). A sink whose
+// pieces do not tile the output broke OutputSink's contract: INTERNAL,
+// nothing written past a piece.
 absl::Status Scatter(const GpuContext& gpu, const uint8_t* from, uint64_t size,
                      std::span<const std::span<uint8_t>> pieces, const std::string& output) {
   uint64_t total = 0;
@@ -107,8 +108,8 @@ absl::Status ReplaceHandedOutBuffers(const Model& model, const Plan& plan, Sessi
 }
 
 // Copies the host inputs into their GPU-visible buffers (read by their
-// readers, gathered from their parts, or copied whole); returns the range
-// each input is bound to, device inputs included.
+// readers, copied piece by piece, or copied whole); returns the range each
+// input is bound to, device inputs included.
 absl::StatusOr<std::vector<gpu::BufferRange>> UploadInputs(const GpuContext& gpu,
                                                            const RunBindings& in,
                                                            SessionState& state,
@@ -125,15 +126,16 @@ absl::StatusOr<std::vector<gpu::BufferRange>> UploadInputs(const GpuContext& gpu
     if (size == 0) continue;
     const gpu::Buffer& target = state.input_staging[i] ? state.input_staging[i] : state.inputs[i];
     auto* to = static_cast<uint8_t*>(target.mapped());
-    if (in.readers[i] != nullptr) {
-      RETURN_IF_ERROR((*in.readers[i])(std::span<uint8_t>(to, size)));
-    } else if (!in.bound[i]->host.parts.empty()) {
-      for (std::span<const uint8_t> part : in.bound[i]->host.parts) {
-        if (!part.empty()) CopyToHost(gpu, to, part.data(), part.size());
-        to += part.size();
+    const InputSource& source = in.bound[i]->source;
+    if (const auto* reader = std::get_if<HostInputReader>(&source)) {
+      RETURN_IF_ERROR((*reader)(std::span<uint8_t>(to, size)));
+    } else if (const auto* pieces = std::get_if<HostPieces>(&source)) {
+      for (std::span<const uint8_t> piece : *pieces) {
+        if (!piece.empty()) CopyToHost(gpu, to, piece.data(), piece.size());
+        to += piece.size();
       }
     } else {
-      CopyToHost(gpu, to, in.bound[i]->host.data.data(), size);
+      CopyToHost(gpu, to, std::get<HostBytes>(source).data(), size);
     }
     target.FlushHostWrites(0, size);
     timing.bytes_uploaded += size;
@@ -173,13 +175,20 @@ absl::StatusOr<std::vector<gpu::TimestampSpan>> ReadGpuSpans(SessionState& state
   return spans;
 }
 
-// Output `o` of a finished run: copied to the host (into the request's
-// scatter pieces or sink when it gives them, else into bytes of its own),
-// viewed where it was staged (at least `view_bytes` staged bytes and no
-// sink), or its buffer handed to a DeviceTensor, which the next run replaces.
-absl::StatusOr<RunOutput> CollectOutput(const Model& model, const Plan& plan,
-                                        const RunRequest& request, size_t o, bool to_host,
-                                        bool copied_to_sink, uint64_t view_bytes,
+// What output `o`'s sink gave this run: asked before the wait when the
+// output is read back in chunks (CopyChunkedOutputs), else after it.
+struct SunkOutput {
+  bool asked = false;
+  OutputPieces pieces;
+  bool copied = false;  // already in its one piece, copied during the wait
+};
+
+// Output `o` of a finished run: copied to the host (into its sink's pieces
+// when it gives them, else into bytes of its own), viewed where it was
+// staged (at least `view_bytes` staged bytes and no sink taking it), or its
+// buffer handed to a DeviceTensor, which the next run replaces.
+absl::StatusOr<RunOutput> CollectOutput(const Model& model, const Plan& plan, const RunBindings& in,
+                                        size_t o, const SunkOutput& sunk, uint64_t view_bytes,
                                         SessionState& state, RunTiming* timing) {
   const PlannedValue& v = plan.values[plan.output_values[o]];
   RunOutput out;
@@ -187,14 +196,12 @@ absl::StatusOr<RunOutput> CollectOutput(const Model& model, const Plan& plan,
   out.dtype = v.desc.dtype;
   out.shape = v.desc.shape;
   const uint64_t size = v.desc.byte_size();
-  if (auto it = request.output_locations.find(out.name);
-      size > 0 && it != request.output_locations.end() &&
-      it->second == OutputLocation::kDeviceBorrowed) {
+  if (size > 0 && in.locations[o] == OutputLocation::kDeviceBorrowed) {
     out.device =
         DeviceTensor::Borrow(out.name, out.dtype, out.shape, &state.outputs[o], model.gpu());
     return out;
   }
-  if (!to_host) {
+  if (!in.host_outputs[o]) {
     gpu::Buffer buffer;
     if (size > 0) {
       buffer = std::move(state.outputs[o]);
@@ -210,7 +217,7 @@ absl::StatusOr<RunOutput> CollectOutput(const Model& model, const Plan& plan,
   out.host.dtype = out.dtype;
   out.host.shape = out.shape;
   if (size == 0) return out;
-  if (copied_to_sink) {  // by CopyChunkedOutputs, during the wait
+  if (sunk.copied) {
     out.in_sink = true;
     timing->bytes_read_back += size;
     return out;
@@ -218,15 +225,11 @@ absl::StatusOr<RunOutput> CollectOutput(const Model& model, const Plan& plan,
   const gpu::Buffer& src = state.readback[o] != nullptr ? *state.readback[o] : state.outputs[o];
   src.InvalidateForHostRead(0, size);
   const auto* bytes = static_cast<const uint8_t*>(src.mapped());
-  std::vector<std::span<uint8_t>> pieces;
-  if (request.host_output_scatter) pieces = request.host_output_scatter(o, out.shape, size);
-  uint8_t* sink =
-      pieces.empty() && request.host_output_sink ? request.host_output_sink(o, size) : nullptr;
+  OutputPieces asked_now;
+  if (!sunk.asked && in.sinks[o] != nullptr) asked_now = (*in.sinks[o])(out.shape, size);
+  const OutputPieces& pieces = sunk.asked ? sunk.pieces : asked_now;
   if (!pieces.empty()) {
     RETURN_IF_ERROR(Scatter(model.gpu(), bytes, size, pieces, out.name));
-    out.in_sink = true;
-  } else if (sink != nullptr) {
-    CopyToHost(model.gpu(), sink, bytes, size);
     out.in_sink = true;
   } else if (state.readback[o] != nullptr && view_bytes > 0 && size >= view_bytes) {
     // The view owns the buffer, and counts itself in readback_views until released.
@@ -247,37 +250,34 @@ absl::StatusOr<RunOutput> CollectOutput(const Model& model, const Plan& plan,
 }
 
 // Whether output `o` of this run is read back in chunks as the GPU stages
-// them: a host output, staged in chunks, into the request's sink.
-bool ReadsBackInChunks(const RunRequest& request, const RunBindings& in, const SessionState& state,
-                       const std::string& name, size_t o) {
-  if (!in.host_outputs[o] || state.readback[o] == nullptr ||
-      state.readback_chunks[o].staged.empty()) {
-    return false;
-  }
-  if (!request.host_output_sink || request.host_output_scatter) return false;
-  const auto it = request.output_locations.find(name);
-  return it == request.output_locations.end() || it->second != OutputLocation::kDeviceBorrowed;
+// them: a host output with a sink, staged in chunks.
+bool ReadsBackInChunks(const RunBindings& in, const SessionState& state, size_t o) {
+  return in.host_outputs[o] && in.sinks[o] != nullptr && state.readback[o] != nullptr &&
+         !state.readback_chunks[o].staged.empty();
 }
 
-// Copies the chunked readbacks of the run just submitted into the request's
-// sinks while the GPU stages them. Returns, per output, whether its bytes
-// are in its sink now; adds the time spent copying to *copy_ns.
-absl::StatusOr<std::vector<bool>> CopyChunkedOutputs(const Model& model, const Plan& plan,
-                                                     const RunRequest& request,
-                                                     const RunBindings& in, SessionState& state,
-                                                     uint64_t* copy_ns) {
-  std::vector<bool> copied(model.outputs().size(), false);
-  for (size_t o = 0; o < copied.size(); ++o) {
-    if (!ReadsBackInChunks(request, in, state, model.outputs()[o].name, o)) continue;
-    uint8_t* sink =
-        request.host_output_sink(o, plan.values[plan.output_values[o]].desc.byte_size());
-    if (sink == nullptr) continue;
-    ASSIGN_OR_RETURN(const uint64_t ns, CopyChunksAsStaged(model.gpu(), *state.readback[o],
-                                                           state.readback_chunks[o], sink));
+// Asks the sinks of the outputs read back in chunks for their pieces, and
+// copies each output whose sink gives one destination into it while the
+// GPU stages it. Adds the time spent copying to *copy_ns.
+absl::StatusOr<std::vector<SunkOutput>> CopyChunkedOutputs(const Model& model, const Plan& plan,
+                                                           const RunBindings& in,
+                                                           SessionState& state, uint64_t* copy_ns) {
+  std::vector<SunkOutput> sunk(model.outputs().size());
+  for (size_t o = 0; o < sunk.size(); ++o) {
+    if (!ReadsBackInChunks(in, state, o)) continue;
+    const TensorDesc& desc = plan.values[plan.output_values[o]].desc;
+    const uint64_t size = desc.byte_size();
+    sunk[o].asked = true;
+    sunk[o].pieces = (*in.sinks[o])(desc.shape, size);
+    const OutputPieces& pieces = sunk[o].pieces;
+    if (pieces.size() != 1 || pieces[0].data() == nullptr || pieces[0].size() != size) continue;
+    ASSIGN_OR_RETURN(const uint64_t ns,
+                     CopyChunksAsStaged(model.gpu(), *state.readback[o], state.readback_chunks[o],
+                                        pieces[0].data()));
     *copy_ns += ns;
-    copied[o] = true;
+    sunk[o].copied = true;
   }
-  return copied;
+  return sunk;
 }
 
 // How long a run's wait polls before sleeping (gpu::Queue::Wait): runs
@@ -654,8 +654,8 @@ absl::StatusOr<RunResult> Session::RunOnce(
   host_span("vkQueueSubmit", submit_start);
   t = Clock::now();
   uint64_t overlapped_copy_ns = 0;
-  ASSIGN_OR_RETURN(const std::vector<bool> copied,
-                   CopyChunkedOutputs(model, *plan, request, in, state, &overlapped_copy_ns));
+  ASSIGN_OR_RETURN(const std::vector<SunkOutput> sunk,
+                   CopyChunkedOutputs(model, *plan, in, state, &overlapped_copy_ns));
   RETURN_IF_ERROR(queue.Wait(value, UINT64_MAX, SpinBudget(*model.gpu().device, state)));
   // The copying done during the wait counts as readback, so phases still sum.
   timing.wait_ns = Since(t) - overlapped_copy_ns;
@@ -670,8 +670,8 @@ absl::StatusOr<RunResult> Session::RunOnce(
   state.last_gpu_ns = timing.gpu_ns;
   for (size_t o = 0; o < model.outputs().size(); ++o) {
     ASSIGN_OR_RETURN(RunOutput out,
-                     CollectOutput(model, *plan, request, o, in.host_outputs[o], copied[o],
-                                   impl_->options.view_readback_bytes, state, &timing));
+                     CollectOutput(model, *plan, in, o, sunk[o], impl_->options.view_readback_bytes,
+                                   state, &timing));
     result.outputs.push_back(std::move(out));
   }
   timing.readback_ns = Since(t) + overlapped_copy_ns;

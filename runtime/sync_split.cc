@@ -588,20 +588,11 @@ size_t SplitSessions::cached_state_count() const {
 absl::StatusOr<RunResult> SplitSessions::Run(const RunRequest& request) {
   const SyncSplit& split = split_;
   const Model& pre = *split.prefix;
-  auto find = [&](const std::string& name) -> const InputBinding* {
-    for (const InputBinding& b : request.inputs) {
-      if (b.name == name) return &b;
-    }
-    return nullptr;
-  };
   auto add_input = [&](RunRequest& r, const std::string& name) -> absl::Status {
-    const InputBinding* b = find(name);
+    const InputBinding* b = request.FindInput(name);
     if (b == nullptr)
       return absl::InvalidArgumentError(absl::StrCat("input '", name, "' is not bound"));
     r.inputs.push_back(*b);
-    if (auto it = request.host_input_readers.find(name); it != request.host_input_readers.end()) {
-      r.host_input_readers.insert(*it);
-    }
     return absl::OkStatus();
   };
   std::set<int> host_outputs;
@@ -615,9 +606,11 @@ absl::StatusOr<RunResult> SplitSessions::Run(const RunRequest& request) {
   first.profile = request.profile;
   for (const ValueInfo& in : pre.inputs()) RETURN_IF_ERROR(add_input(first, in.name));
   for (size_t o = 0; o < pre.outputs().size(); ++o) {
-    first.output_locations[pre.outputs()[o].name] = host_outputs.contains(static_cast<int>(o))
-                                                        ? OutputLocation::kHost
-                                                        : OutputLocation::kDeviceBorrowed;
+    first.outputs.push_back({pre.outputs()[o].name,
+                             host_outputs.contains(static_cast<int>(o))
+                                 ? OutputLocation::kHost
+                                 : OutputLocation::kDeviceBorrowed,
+                             nullptr});
   }
   // 2. While the prefix holds its buffers: the suffix at the actual shapes,
   // or the variant for the host inputs.
@@ -643,8 +636,8 @@ absl::StatusOr<RunResult> SplitSessions::Run(const RunRequest& request) {
           if (from.from_prefix) {
             const RunOutput& o = head.outputs[from.index];
             shapes[name] = o.device != nullptr ? o.device->shape() : o.host.shape;
-          } else if (const InputBinding* b = find(name)) {
-            shapes[name] = b->device != nullptr ? b->device->shape() : b->host.shape;
+          } else if (const InputBinding* b = request.FindInput(name)) {
+            shapes[name] = b->shape;
           }
         }
         ASSIGN_OR_RETURN(std::shared_ptr<Model> variant, split.Variant(decisions, shapes));
@@ -655,10 +648,8 @@ absl::StatusOr<RunResult> SplitSessions::Run(const RunRequest& request) {
     }
     const Model& post = suffix->model();
     RunRequest second;
-    second.output_locations = request.output_locations;
+    second.outputs = request.outputs;
     second.profile = request.profile;
-    second.host_output_sink = request.host_output_sink;
-    second.host_output_scatter = request.host_output_scatter;
     for (size_t k = 0; k < split.suffix_inputs.size(); ++k) {
       const SyncSplit::Source& from = split.suffix_inputs[k];
       if (!from.from_prefix) {
@@ -668,11 +659,8 @@ absl::StatusOr<RunResult> SplitSessions::Run(const RunRequest& request) {
       std::shared_ptr<DeviceTensor> t = head.outputs[from.index].device;
       if (t == nullptr && host_outputs.contains(from.index)) {
         // A host input of the control-flow node another node also reads.
-        const HostTensor& h = head.outputs[from.index].host;
-        InputBinding b;
-        b.name = post.inputs()[k].name;
-        b.host = HostTensorView{h.dtype, h.shape, std::span<const uint8_t>(h.data)};
-        second.inputs.push_back(std::move(b));
+        second.inputs.push_back(
+            InputBinding::Host(post.inputs()[k].name, head.outputs[from.index].host));
         continue;
       }
       if (t == nullptr)
@@ -686,10 +674,7 @@ absl::StatusOr<RunResult> SplitSessions::Run(const RunRequest& request) {
         shape[axis] = n;
         ASSIGN_OR_RETURN(t, t->WithShape(std::move(shape)));
       }
-      InputBinding b;
-      b.name = post.inputs()[k].name;
-      b.device = std::move(t);
-      second.inputs.push_back(std::move(b));
+      second.inputs.push_back(InputBinding::Device(post.inputs()[k].name, std::move(t)));
     }
     ASSIGN_OR_RETURN(result, suffix->Run(second));
     return absl::OkStatus();

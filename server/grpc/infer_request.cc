@@ -20,9 +20,6 @@ using inference::ModelInferRequest;
 using inference::ModelInferResponse;
 using ParamMap = google::protobuf::Map<std::string, InferParameter>;
 
-// Elements beyond this are refused before any multiplication can overflow.
-constexpr uint64_t kMaxElements = uint64_t{1} << 40;
-
 // absl::StrCat takes absl::string_view, which is not std::string_view here.
 std::string KName(DataType type) { return std::string(DataTypeKServeName(type)); }
 
@@ -169,43 +166,20 @@ absl::Status ConvertTyped(const inference::InferTensorContents& c, DataType dtyp
   }
 }
 
-// Checks the request's shape of one input against the model's declaration;
-// returns the element count.
-absl::StatusOr<uint64_t> CheckShape(const std::vector<int64_t>& shape, const ValueInfo& declared,
-                                    const ModelSettings& settings, const std::string& name) {
-  uint64_t count = 1;
-  for (int64_t d : shape) {
-    if (d < 0)
-      return InvalidInput(name,
-                          absl::StrCat("shape ", ShapeString(shape), " has a negative dimension"));
-    if (static_cast<uint64_t>(d) > kMaxElements ||
-        (d > 0 && count > kMaxElements / static_cast<uint64_t>(d))) {
-      return InvalidInput(name, absl::StrCat("shape ", ShapeString(shape), " is too large"));
-    }
-    count *= static_cast<uint64_t>(d);
-  }
-  const TensorType& type = declared.type;
-  if (type.has_shape) {
-    if (shape.size() != type.shape.size()) {
-      return InvalidInput(name,
-                          absl::StrCat("shape ", ShapeString(shape), " has rank ", shape.size(),
-                                       " but the model expects rank ", type.shape.size()));
-    }
-    for (size_t i = 0; i < shape.size(); ++i) {
-      if (type.shape[i].is_fixed() && type.shape[i].value != shape[i]) {
-        return InvalidInput(
-            name, absl::StrCat("shape ", ShapeString(shape), ": dimension ", i, " is ", shape[i],
-                               " but the model fixes it at ", type.shape[i].value));
-      }
-    }
-  }
+// Checks the request's shape of one input against the model's declaration
+// (the runtime's CheckInputShape: dtype, dimensions, size) and its batch
+// dimension against the model's configuration; returns the byte size.
+absl::StatusOr<uint64_t> CheckShape(const std::vector<int64_t>& shape, DataType dtype,
+                                    const ValueInfo& declared, const ModelSettings& settings) {
+  ASSIGN_OR_RETURN(const uint64_t bytes, CheckInputShape(declared, dtype, shape));
   if (settings.max_batch_size > 0) {
     if (shape.empty() || shape[0] < 1 || shape[0] > settings.max_batch_size) {
-      return InvalidInput(name, absl::StrCat("batch dimension of shape ", ShapeString(shape),
-                                             " must be 1..", settings.max_batch_size));
+      return InvalidInput(declared.name,
+                          absl::StrCat("batch dimension of shape ", ShapeString(shape),
+                                       " must be 1..", settings.max_batch_size));
     }
   }
-  return count;
+  return bytes;
 }
 
 }  // namespace
@@ -239,7 +213,8 @@ absl::Status ReadRequestParameters(const ModelInferRequest& request, PreparedInf
   return absl::OkStatus();
 }
 
-// The model input `input` names, with its datatype checked against it.
+// The model input `input` names, and its datatype parsed (CheckShape
+// compares it with the model's).
 absl::StatusOr<const ValueInfo*> DeclaredInput(const InputTensor& input, const ServedModel& model,
                                                DataType* dtype) {
   const std::vector<ValueInfo>& declared = model.model().inputs();
@@ -255,10 +230,6 @@ absl::StatusOr<const ValueInfo*> DeclaredInput(const InputTensor& input, const S
   *dtype = ParseKServeDataType(input.datatype());
   if (*dtype == DataType::kUndefined) {
     return InvalidInput(name, absl::StrCat("unknown datatype ", Quoted(input.datatype())));
-  }
-  if (*dtype != decl->type.dtype) {
-    return InvalidInput(name, absl::StrCat("datatype ", input.datatype(), " but the model expects ",
-                                           KName(decl->type.dtype)));
   }
   return &*decl;
 }
@@ -284,22 +255,24 @@ absl::Status BindResidentInput(const InputTensor& input, const std::string& hand
                            ShapeString((*tensor)->shape())));
   }
   *shape = (*tensor)->shape();
-  RETURN_IF_ERROR(CheckShape(*shape, decl, settings, name).status());
+  *binding = InputBinding::Device(name, *std::move(tensor));
+  RETURN_IF_ERROR(CheckShape(binding->shape, dtype, decl, settings).status());
   if (TypedFieldCount(input.contents()) > 0)
     return InvalidInput(name, "has both a GPU handle and contents");
-  binding->device = *std::move(tensor);
   return absl::OkStatus();
 }
 
-// Where a host input's bytes come from: a shared-memory region (read during
-// the run), the request's next raw_input_contents entry, or its typed
-// contents converted into bytes the PreparedInfer owns.
+// Where a host input's bytes come from (the binding's source, for its
+// checked `bytes`): a shared-memory region (read during the run), the
+// request's next raw_input_contents entry, or its typed contents converted
+// into bytes the PreparedInfer owns.
 absl::Status BindHostInputData(const ModelInferRequest& request, const InputTensor& input,
-                               DataType dtype, uint64_t count, const SharedMemoryManager& shm,
-                               int* raw_index, PreparedInfer* prepared, InputBinding* binding) {
+                               uint64_t bytes, const SharedMemoryManager& shm, int* raw_index,
+                               PreparedInfer* prepared, InputBinding* binding) {
   const std::string& name = input.name();
   const std::string where = absl::StrCat("input ", Quoted(name));
-  const uint64_t bytes = count * DataTypeSize(dtype);  // count <= 2^40, size <= 16: no overflow
+  const DataType dtype = binding->dtype;
+  const uint64_t count = bytes / DataTypeSize(dtype);
   const bool has_typed = TypedFieldCount(input.contents()) > 0;
   std::string region;
   ASSIGN_OR_RETURN(auto range, ShmParams(input.parameters(), shm, where, &region));
@@ -307,17 +280,17 @@ absl::Status BindHostInputData(const ModelInferRequest& request, const InputTens
     if (has_typed) return InvalidInput(name, "has both shared memory and contents");
     if (range->size() != bytes) {
       return InvalidInput(name, absl::StrCat("shared_memory_byte_size is ", range->size(),
-                                             " but shape ", ShapeString(binding->host.shape),
-                                             " of ", input.datatype(), " needs ", bytes));
+                                             " but shape ", ShapeString(binding->shape), " of ",
+                                             input.datatype(), " needs ", bytes));
     }
     // Read during the run, straight into GPU-visible memory: never through
     // a mapping of the client's object (server/models/shared_memory.h says why).
-    prepared->run.host_input_readers[name] = [range = *std::move(range),
-                                              where](std::span<uint8_t> dst) -> absl::Status {
-      absl::Status s = range.Read(dst);
-      if (s.ok()) return s;
-      return absl::Status(s.code(), absl::StrCat(where, ": ", s.message()));
-    };
+    binding->source =
+        HostInputReader([range = *std::move(range), where](std::span<uint8_t> dst) -> absl::Status {
+          absl::Status s = range.Read(dst);
+          if (s.ok()) return s;
+          return absl::Status(s.code(), absl::StrCat(where, ": ", s.message()));
+        });
     return absl::OkStatus();
   }
   if (request.raw_input_contents_size() > 0) {
@@ -332,17 +305,16 @@ absl::Status BindHostInputData(const ModelInferRequest& request, const InputTens
     const std::string& raw = request.raw_input_contents((*raw_index)++);
     if (raw.size() != bytes) {
       return InvalidInput(name, absl::StrCat("raw contents hold ", raw.size(), " bytes but shape ",
-                                             ShapeString(binding->host.shape), " of ",
-                                             input.datatype(), " needs ", bytes));
+                                             ShapeString(binding->shape), " of ", input.datatype(),
+                                             " needs ", bytes));
     }
-    binding->host.data =
-        std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
+    binding->source = HostBytes(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
     return absl::OkStatus();
   }
   if (!has_typed && count > 0) return InvalidInput(name, "has no data");
   prepared->owned.emplace_back();
   RETURN_IF_ERROR(ConvertTyped(input.contents(), dtype, count, name, &prepared->owned.back()));
-  binding->host.data = prepared->owned.back();
+  binding->source = HostBytes(prepared->owned.back());
   return absl::OkStatus();
 }
 
@@ -370,14 +342,14 @@ absl::Status BindInputs(const ModelInferRequest& request, const ServedModel& mod
       RETURN_IF_ERROR(
           BindResidentInput(input, *handle, dtype, *decl, settings, resident, &shape, &binding));
     } else {
-      ASSIGN_OR_RETURN(uint64_t count, CheckShape(shape, *decl, settings, name));
+      ASSIGN_OR_RETURN(const uint64_t bytes, CheckShape(shape, dtype, *decl, settings));
       if (DataTypeSize(dtype) == 0) {
         return InvalidInput(name, absl::StrCat("datatype ", input.datatype(), " is not supported"));
       }
-      binding.host.dtype = dtype;
-      binding.host.shape = shape;
+      binding.dtype = dtype;
+      binding.shape = shape;
       RETURN_IF_ERROR(
-          BindHostInputData(request, input, dtype, count, shm, &raw_index, prepared, &binding));
+          BindHostInputData(request, input, bytes, shm, &raw_index, prepared, &binding));
     }
     if (decl == &declared_inputs.front() && settings.max_batch_size > 0)
       prepared->batch_size = shape[0];
@@ -453,26 +425,30 @@ absl::Status SelectOutputs(const ModelInferRequest& request, const ServedModel& 
     prepared->outputs.push_back(std::move(o));
   }
   for (const auto& o : prepared->outputs) {
-    if (o.resident) prepared->run.output_locations[o.name] = OutputLocation::kDevice;
+    if (o.resident) prepared->run.outputs.push_back({o.name, OutputLocation::kDevice, nullptr});
   }
   return absl::OkStatus();
 }
 
-// One copy from GPU-visible memory into the response (or shm region)
-// instead of one into RunOutput::host and another into the response. The
-// PreparedInfer is heap-allocated and outlives the run (the caller keeps it
-// until the response is filled), so the sink may point into it.
-void InstallOutputSink(const Model* runtime_model, PreparedInfer* prepared) {
-  prepared->raw_buffers.resize(runtime_model->outputs().size());
-  prepared->run.host_output_sink = [p = prepared, runtime_model](size_t o,
-                                                                 uint64_t bytes) -> uint8_t* {
-    if (o >= runtime_model->outputs().size()) return nullptr;
-    const std::string& name = runtime_model->outputs()[o].name;
-    for (const PreparedInfer::Output& want : p->outputs) {
-      if (want.name != name || want.resident) continue;
-      // A shared-memory output is read back here, then written to the
-      // object with pwrite (FillInferResponse): never through a mapping.
-      if (want.shm) return nullptr;
+// One copy from GPU-visible memory into the response instead of one into
+// RunOutput::host and another into the response. The PreparedInfer is
+// heap-allocated and outlives the run (the caller keeps it until the
+// response is filled), so the sinks may point into it.
+void InstallOutputSink(const Model& runtime_model, PreparedInfer* prepared) {
+  prepared->raw_buffers.resize(runtime_model.outputs().size());
+  for (size_t o = 0; o < runtime_model.outputs().size(); ++o) {
+    const std::string& name = runtime_model.outputs()[o].name;
+    // A shared-memory output is read back into RunOutput::host, then
+    // written to the object with pwrite (FillInferResponse): never through
+    // a mapping. An output not requested stays in RunOutput::host too.
+    if (std::none_of(prepared->outputs.begin(), prepared->outputs.end(),
+                     [&](const PreparedInfer::Output& want) {
+                       return want.name == name && !want.resident && !want.shm;
+                     })) {
+      continue;
+    }
+    prepared->run.Output(name).sink = [p = prepared, o](const std::vector<int64_t>&,
+                                                        uint64_t bytes) -> OutputPieces {
       std::string& buffer = p->raw_buffers[o];
       if (p->output_buffers != nullptr) {
         if (!buffer.empty()) p->output_buffers->Give(std::move(buffer));
@@ -480,10 +456,9 @@ void InstallOutputSink(const Model* runtime_model, PreparedInfer* prepared) {
       } else {
         buffer.resize(bytes);
       }
-      return reinterpret_cast<uint8_t*>(buffer.data());
-    }
-    return nullptr;  // not requested: the run keeps it in RunOutput::host
-  };
+      return {std::span<uint8_t>(reinterpret_cast<uint8_t*>(buffer.data()), bytes)};
+    };
+  }
 }
 
 }  // namespace
@@ -501,7 +476,7 @@ absl::StatusOr<std::unique_ptr<PreparedInfer>> PrepareInfer(
   RETURN_IF_ERROR(ReadRequestParameters(request, prepared.get()));
   RETURN_IF_ERROR(BindInputs(request, model, resident, shm, prepared.get()));
   RETURN_IF_ERROR(SelectOutputs(request, model, shm, prepared.get()));
-  InstallOutputSink(&model.model(), prepared.get());
+  InstallOutputSink(model.model(), prepared.get());
   return prepared;
 }
 

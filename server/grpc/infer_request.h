@@ -77,7 +77,7 @@ struct PreparedInfer {
   std::optional<absl::Duration> timeout;  // the request's "timeout" parameter
   uint64_t priority = 0;                  // the request's "priority" parameter
   // Per model output: the response bytes the run reads host outputs back
-  // into (RunRequest::host_output_sink), moved into the response after.
+  // into (their OutputSink), moved into the response after.
   std::vector<std::string> raw_buffers;
   // Where raw_buffers come from and, when not moved into a response (a
   // failed or batched run), go back to; may be null.

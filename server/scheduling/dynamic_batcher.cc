@@ -13,7 +13,7 @@
 #include "base/status_macros.h"
 #include "base/unshared_status.h"
 #include "boost/asio/post.hpp"
-#include "server/scheduling/batch_assembly.h"
+#include "server/scheduling/batch_key.h"
 #include "server/scheduling/warmup_runs.h"
 #include "spdlog/spdlog.h"
 
@@ -168,7 +168,7 @@ void DynamicBatcher::Submit(SchedulerRequest request, Callback done) {
 }
 
 void DynamicBatcher::Enqueue(QueuedRequest item, bool may_run_inline) {
-  if (batching_) item.key = BatchKey(item.request);
+  if (batching_) item.key = BatchKey(*model_, item.request);
   if (may_run_inline && RunInline(item)) return;
   if (!queue_.Accept(item)) return;
   // Queued on the io thread, so each arrival is scheduled before the next
@@ -418,10 +418,10 @@ std::vector<absl::StatusOr<RunResult>> DynamicBatcher::RunBatch(std::vector<Queu
                                                                 Session* session,
                                                                 ExecutionInfo* info,
                                                                 absl::Time* returned) {
-  std::vector<const SchedulerRequest*> requests;
+  std::vector<BatchMember> requests;
   int64_t total = 0;
   for (const QueuedRequest& p : members) {
-    requests.push_back(&p.request);
+    requests.push_back({&p.request.run, p.request.batch_size});
     total += p.request.batch_size;
   }
   // Requests without a key run alone and are never padded.
@@ -450,22 +450,11 @@ std::vector<absl::StatusOr<RunResult>> DynamicBatcher::RunBatch(std::vector<Queu
   return batch.Split(std::move(ran));
 }
 
-int64_t DynamicBatcher::PaddedRows(const Model& model,
-                                   const std::vector<const SchedulerRequest*>& requests,
+int64_t DynamicBatcher::PaddedRows(const Model& model, const std::vector<BatchMember>& requests,
                                    int64_t total) {
   if (!CanPad(requests)) return total;
-  // The batch's input shapes in the model's input order.
-  std::vector<std::vector<int64_t>> shapes;
-  for (const ValueInfo& input : model.inputs()) {
-    const InputBinding* bound = nullptr;
-    for (const InputBinding& b : requests.front()->run.inputs) {
-      if (b.name == input.name) bound = &b;
-    }
-    if (bound == nullptr || bound->host.shape.empty()) return total;  // the run reports it
-    shapes.push_back(bound->host.shape);
-    shapes.back()[0] = total;
-  }
-  if (model.HasPlan(shapes)) return total;
+  std::vector<std::vector<int64_t>> shapes = BatchShapes(model, *requests.front().run, total);
+  if (shapes.empty() || model.HasPlan(shapes)) return total;
   const int64_t limit = preferred_.empty() ? max_batch_size_ : preferred_.back();
   for (int64_t rows = total + 1; rows <= limit; ++rows) {
     for (auto& shape : shapes) shape[0] = rows;

@@ -3,10 +3,11 @@
 //
 // DynamicBatcher: the Scheduler (scheduler.h) of a model version with
 // dynamic_batching and max_batch_size > 0. Queued requests whose inputs
-// agree on every non-batch dimension and datatype (batch_assembly.h) run
+// agree on every non-batch dimension and datatype (batch_key.h) run
 // together as one batch of up to max_batch_size; requests of other shapes
 // form their own batches, and traced requests run alone. GPU-resident inputs
-// are gathered and GPU-resident outputs sliced on the GPU (batch_assembly.h).
+// are gathered and GPU-resident outputs sliced on the GPU
+// (runtime/batch_run.h).
 //
 // When a session is free, the batch is formed from the oldest request of
 // the highest priority level with the requests after it in priority and
@@ -57,7 +58,7 @@
 // GPUs: a model on several GPUs has a ModelReplica per GPU (gpu_load.h);
 // each batch goes to a free session of the least-loaded GPU, and is
 // assembled on that GPU. A GPU-resident input held by another GPU is copied
-// through the host first (cross_device_inputs.h).
+// through the host first (runtime/cross_device_inputs.h).
 //
 // Batching off (CreateUnbatched, the SessionPool): every request runs
 // alone, and an idle scheduler may run a request on the caller's thread
@@ -89,6 +90,7 @@
 #include "boost/asio/steady_timer.hpp"
 #include "boost/asio/thread_pool.hpp"
 #include "config/model_config.h"
+#include "runtime/batch_run.h"
 #include "runtime/session.h"
 #include "server/scheduling/batch_pacing.h"
 #include "server/scheduling/gpu_load.h"
@@ -203,8 +205,7 @@ class DynamicBatcher final : public Scheduler {
   // The rows to run `requests` (batch sizes adding up to `total`) as on
   // `model`: `total`, or a larger size whose plan is built when `total`'s
   // is not (then `total`'s is planned ahead).
-  int64_t PaddedRows(const Model& model, const std::vector<const SchedulerRequest*>& requests,
-                     int64_t total);
+  int64_t PaddedRows(const Model& model, const std::vector<BatchMember>& requests, int64_t total);
   // Builds `model`'s plan for `shapes` on the planner thread, once at a time.
   void PlanAhead(const Model& model, std::vector<std::vector<int64_t>> shapes);
   // A block of at least `bytes` zeros, shared by the batches padding with it.

@@ -32,7 +32,7 @@
 #include "absl/time/time.h"
 #include "base/mutex.h"
 #include "config/model_config.h"
-#include "server/scheduling/cross_device_inputs.h"
+#include "runtime/cross_device_inputs.h"
 #include "server/scheduling/scheduler.h"
 
 namespace vkserve {

@@ -83,7 +83,7 @@ struct ExecutionInfo {
   // ran it; -1 when it did not run.
   int gpu = -1;
   // This request's GPU-resident inputs that lived on another GPU and were
-  // copied through host memory (cross_device_inputs.h), and their bytes.
+  // copied through host memory (runtime/cross_device_inputs.h), and their bytes.
   uint64_t cross_device_copies = 0;
   uint64_t cross_device_bytes = 0;
 };

@@ -157,12 +157,10 @@ absl::StatusOr<std::shared_ptr<const WarmupRuns>> WarmupRuns::Zeros(
 
 RunRequest WarmupRuns::Request(size_t i) const {
   RunRequest run;
-  run.output_locations = output_locations_;
+  for (const auto& [name, location] : output_locations_)
+    run.outputs.push_back({name, location, nullptr});
   for (const Input& in : samples_[i].inputs) {
-    InputBinding b;
-    b.name = in.name;
-    b.host = HostTensorView{in.dtype, in.shape, in.bytes};
-    run.inputs.push_back(std::move(b));
+    run.inputs.push_back(InputBinding::Host(in.name, in.dtype, in.shape, in.bytes));
   }
   return run;
 }

@@ -21,6 +21,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -129,16 +130,14 @@ Fixture* Setup() {
 void Consume(const PreparedInfer& prepared) {
   volatile uint8_t sink = 0;
   for (const InputBinding& in : prepared.run.inputs) {
-    for (uint8_t b : in.host.data) sink = sink ^ b;
-  }
-  for (const auto& [name, reader] : prepared.run.host_input_readers) {
-    for (const InputBinding& in : prepared.run.inputs) {
-      if (in.name != name) continue;
-      uint64_t n = DataTypeSize(in.host.dtype);
-      for (int64_t d : in.host.shape) n *= static_cast<uint64_t>(d);
+    if (const auto* bytes = std::get_if<HostBytes>(&in.source)) {
+      for (uint8_t b : *bytes) sink = sink ^ b;
+    } else if (const auto* reader = std::get_if<HostInputReader>(&in.source)) {
+      uint64_t n = DataTypeSize(in.dtype);
+      for (int64_t d : in.shape) n *= static_cast<uint64_t>(d);
       if (n > (uint64_t{1} << 20)) continue;
       std::vector<uint8_t> dst(n);
-      (void)reader(dst);
+      (void)(*reader)(dst);
     }
   }
   (void)sink;

@@ -201,11 +201,7 @@ void ReadInputs(const fs::path& dir, const CaseMeta& meta, CaseInputs* in) {
     in->tensors.push_back(std::move(t));
   }
   for (size_t i = 0; i < meta.inputs.size(); ++i) {
-    InputBinding b;
-    b.name = meta.inputs[i];
-    const HostTensor& t = in->tensors[i];
-    b.host = HostTensorView{t.dtype, t.shape, t.data};
-    in->request.inputs.push_back(std::move(b));
+    in->request.inputs.push_back(InputBinding::Host(meta.inputs[i], in->tensors[i]));
   }
 }
 

@@ -94,7 +94,7 @@ class CacheBudgetTest : public GpuTest {
 
   static RunRequest Request(const HostTensor& x) {
     RunRequest r;
-    r.inputs.push_back(InputBinding{"x", HostTensorView{x.dtype, x.shape, x.data}, nullptr});
+    r.inputs.push_back(InputBinding::Host("x", x));
     return r;
   }
 
@@ -184,7 +184,7 @@ TEST_F(CacheBudgetTest, TheStateOfARunInFlightIsNotEvicted) {
   uint64_t evictions_during = 0;
   // Called while `a`'s run holds its state, before its output is copied out
   // of that state's buffers: `b` forces evictions meanwhile.
-  request.host_output_sink = [&](size_t, uint64_t bytes) -> uint8_t* {
+  request.Output("y").sink = [&](const std::vector<int64_t>&, uint64_t bytes) {
     for (int64_t n : {2, 4, 6, 8}) {
       auto r = b->Run(Request(Input(n)));
       EXPECT_TRUE(r.ok()) << r.status();
@@ -192,7 +192,7 @@ TEST_F(CacheBudgetTest, TheStateOfARunInFlightIsNotEvicted) {
     a_states_during = a->cached_state_count();
     evictions_during = model->cache_stats().of(CacheKind::kSessionState).evictions;
     sink.assign(bytes, 0);
-    return sink.data();
+    return OutputPieces{std::span<uint8_t>(sink)};
   };
   VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult r, a->Run(request));
   EXPECT_EQ(a_states_during, 1u) << "the busy state was evicted";

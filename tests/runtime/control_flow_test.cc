@@ -89,9 +89,8 @@ class ControlFlowTest : public GpuTest {
     cond_.dtype = DataType::kBool;
     cond_.data = TensorBytes(std::vector<uint8_t>{static_cast<uint8_t>(cond ? 1 : 0)});
     RunRequest r;
-    r.inputs.push_back(InputBinding{"x", HostTensorView{x_.dtype, x_.shape, x_.data}, nullptr});
-    r.inputs.push_back(
-        InputBinding{"cond", HostTensorView{cond_.dtype, cond_.shape, cond_.data}, nullptr});
+    r.inputs.push_back(InputBinding::Host("x", x_));
+    r.inputs.push_back(InputBinding::Host("cond", cond_));
     return session.Run(r);
   }
 

@@ -42,12 +42,9 @@ class FaultInjectionTest : public testing::GpuTest {
 
   RunRequest Request(const Model& model) const {
     RunRequest request;
-    InputBinding b;
-    b.name = model.inputs()[0].name;
-    b.host = HostTensorView{DataType::kFloat,
-                            {1, 3, 224, 224},
-                            {reinterpret_cast<const uint8_t*>(input_.data()), input_.size() * 4}};
-    request.inputs.push_back(std::move(b));
+    request.inputs.push_back(
+        InputBinding::Host(model.inputs()[0].name, DataType::kFloat, {1, 3, 224, 224},
+                           {reinterpret_cast<const uint8_t*>(input_.data()), input_.size() * 4}));
     return request;
   }
 

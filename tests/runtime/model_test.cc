@@ -364,7 +364,7 @@ class ReluAddTest : public GpuTest {
 TEST_F(ReluAddTest, DeviceOutputFedBackMatchesHostPath) {
   // Run 1: y1 = Relu(x + c), kept on the GPU.
   RunRequest request = HostRequest(*model_, data_.inputs);
-  request.output_locations["y"] = OutputLocation::kDevice;
+  request.outputs.push_back({"y", OutputLocation::kDevice, nullptr});
   VKSERVE_ASSERT_OK_AND_ASSIGN(RunResult first, session_->Run(request));
   ASSERT_EQ(first.outputs.size(), 1u);
   const std::shared_ptr<DeviceTensor> y1 = first.outputs[0].device;
@@ -376,7 +376,7 @@ TEST_F(ReluAddTest, DeviceOutputFedBackMatchesHostPath) {
 
   // Run 2: y1 bound as the input, without a copy.
   RunRequest from_device;
-  from_device.inputs.push_back(InputBinding{"x", {}, y1});
+  from_device.inputs.push_back(InputBinding::Device("x", y1));
   VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult second, session_->Run(from_device));
   EXPECT_EQ(second.timing.bytes_uploaded, 0u);
 
@@ -407,25 +407,50 @@ TEST_F(ReluAddTest, HostOutputSinkGetsTheBytesInOneCopy) {
                                session_->Run(HostRequest(*model_, data_.inputs)));
   RunRequest request = HostRequest(*model_, data_.inputs);
   std::vector<uint8_t> sink;
-  std::vector<std::pair<size_t, uint64_t>> calls;
-  request.host_output_sink = [&](size_t output, uint64_t bytes) {
-    calls.emplace_back(output, bytes);
+  std::vector<std::pair<std::vector<int64_t>, uint64_t>> calls;
+  request.Output("y").sink = [&](const std::vector<int64_t>& shape, uint64_t bytes) {
+    calls.emplace_back(shape, bytes);
     sink.assign(bytes, 0xAB);
-    return sink.data();
+    return OutputPieces{std::span<uint8_t>(sink)};
   };
   VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult sunk, session_->Run(request));
   ASSERT_EQ(calls.size(), 1u);
-  EXPECT_EQ(calls[0], (std::pair<size_t, uint64_t>{0, 2 * 3 * 4 * 5 * 4}));
+  EXPECT_EQ(calls[0].first, (std::vector<int64_t>{2, 3, 4, 5}));
+  EXPECT_EQ(calls[0].second, 2u * 3 * 4 * 5 * 4);
   EXPECT_TRUE(sunk.outputs[0].in_sink);
   EXPECT_TRUE(sunk.outputs[0].host.data.empty());
   EXPECT_EQ(sunk.timing.bytes_read_back, plain.timing.bytes_read_back);
   EXPECT_EQ(sink, plain.outputs[0].host.data);  // bit for bit the host path's bytes
 
-  // A sink that declines (nullptr) leaves the bytes in RunOutput::host.
-  request.host_output_sink = [](size_t, uint64_t) -> uint8_t* { return nullptr; };
+  // A sink that declines (no pieces) leaves the bytes in RunOutput::host.
+  request.Output("y").sink = [](const std::vector<int64_t>&, uint64_t) { return OutputPieces{}; };
   VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult declined, session_->Run(request));
   EXPECT_FALSE(declined.outputs[0].in_sink);
   EXPECT_EQ(declined.outputs[0].host.data, plain.outputs[0].host.data);
+}
+
+// A sink's pieces tile the output in order; a null piece's bytes are
+// skipped. Pieces that do not tile the output are the sink's bug: INTERNAL.
+TEST_F(ReluAddTest, SinkPiecesTileTheOutputSkippingNullOnes) {
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult plain,
+                               session_->Run(HostRequest(*model_, data_.inputs)));
+  const std::vector<uint8_t> want = plain.outputs[0].host.data.ToVector();
+  RunRequest request = HostRequest(*model_, data_.inputs);
+  std::vector<uint8_t> head(100, 0xAB), tail(80, 0xAB);
+  request.Output("y").sink = [&](const std::vector<int64_t>&, uint64_t bytes) {
+    return OutputPieces{std::span<uint8_t>(head),
+                        std::span<uint8_t>(static_cast<uint8_t*>(nullptr), bytes - 180),
+                        std::span<uint8_t>(tail)};
+  };
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult sunk, session_->Run(request));
+  EXPECT_TRUE(sunk.outputs[0].in_sink);
+  EXPECT_EQ(head, std::vector<uint8_t>(want.begin(), want.begin() + 100));
+  EXPECT_EQ(tail, std::vector<uint8_t>(want.end() - 80, want.end()));
+
+  request.Output("y").sink = [&](const std::vector<int64_t>&, uint64_t) {
+    return OutputPieces{std::span<uint8_t>(head)};
+  };
+  EXPECT_TRUE(absl::IsInternal(session_->Run(request).status()));
 }
 
 // A staged output read back in chunks, each copied into the sink once the
@@ -441,10 +466,10 @@ TEST_F(ReluAddTest, ChunkedReadbackFillsTheSinkAsTheGpuStagesIt) {
   RunRequest request = HostRequest(*model_, data_.inputs);
   std::vector<uint8_t> sink;
   int calls = 0;
-  request.host_output_sink = [&](size_t, uint64_t bytes) {
+  request.Output("y").sink = [&](const std::vector<int64_t>&, uint64_t bytes) {
     ++calls;
     sink.assign(bytes, 0xAB);
-    return sink.data();
+    return OutputPieces{std::span<uint8_t>(sink)};
   };
   for (int run = 0; run < 3; ++run) {  // recorded once, replayed with the events reset
     calls = 0;
@@ -468,7 +493,7 @@ TEST_F(ReluAddTest, ChunkedReadbackFillsTheSinkAsTheGpuStagesIt) {
   VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult no_sink,
                                chunked->Run(HostRequest(*model_, data_.inputs)));
   EXPECT_EQ(no_sink.outputs[0].host.data, plain.outputs[0].host.data);
-  request.host_output_sink = [](size_t, uint64_t) -> uint8_t* { return nullptr; };
+  request.Output("y").sink = [](const std::vector<int64_t>&, uint64_t) { return OutputPieces{}; };
   VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult declined, chunked->Run(request));
   EXPECT_FALSE(declined.outputs[0].in_sink);
   EXPECT_EQ(declined.outputs[0].host.data, plain.outputs[0].host.data);
@@ -571,7 +596,7 @@ TEST_F(ReluAddTest, OnlyProfiledRunsTimeEachDispatch) {
 
 TEST_F(ReluAddTest, ReadWithReleaseFreesTheTensor) {
   RunRequest request = HostRequest(*model_, data_.inputs);
-  request.output_locations["y"] = OutputLocation::kDevice;
+  request.outputs.push_back({"y", OutputLocation::kDevice, nullptr});
   VKSERVE_ASSERT_OK_AND_ASSIGN(RunResult result, session_->Run(request));
   const std::shared_ptr<DeviceTensor> y = result.outputs[0].device;
   ASSERT_NE(y, nullptr);
@@ -592,13 +617,12 @@ TEST_F(ReluAddTest, BadInputsAreInvalidArgumentNamingTheProblem) {
   auto one = [](std::string name, DataType dtype, std::vector<int64_t> shape,
                 std::span<const uint8_t> bytes) {
     RunRequest r;
-    r.inputs.push_back(
-        InputBinding{std::move(name), HostTensorView{dtype, std::move(shape), bytes}, nullptr});
+    r.inputs.push_back(InputBinding::Host(std::move(name), dtype, std::move(shape), bytes));
     return r;
   };
   const std::span<const uint8_t> bytes(x.data);
   // int32 has float's size: only the dtype is wrong.
-  cases.push_back({"dtype", one("x", DataType::kInt32, x.shape, bytes), {"'x'", "int32", "float"}});
+  cases.push_back({"dtype", one("x", DataType::kInt32, x.shape, bytes), {"'x'", "INT32", "FP32"}});
   cases.push_back({"shape", one("x", DataType::kFloat, {2, 3, 5, 4}, bytes), {"'x'", "shape"}});
   cases.push_back({"rank", one("x", DataType::kFloat, {6, 4, 5}, bytes), {"'x'", "rank"}});
   cases.push_back({"size",
@@ -607,13 +631,13 @@ TEST_F(ReluAddTest, BadInputsAreInvalidArgumentNamingTheProblem) {
   cases.push_back(
       {"unknown input", HostRequest(*model_, data_.inputs), {"unknown input", "'nope'"}});
   cases.back().request.inputs.push_back(
-      InputBinding{"nope", HostTensorView{DataType::kFloat, x.shape, bytes}, nullptr});
+      InputBinding::Host("nope", DataType::kFloat, x.shape, bytes));
   cases.push_back({"missing input", RunRequest{}, {"'x'", "missing"}});
   cases.push_back({"bound twice", HostRequest(*model_, data_.inputs), {"'x'", "twice"}});
   cases.back().request.inputs.push_back(cases.back().request.inputs[0]);
   cases.push_back(
       {"unknown output", HostRequest(*model_, data_.inputs), {"unknown output", "'z'"}});
-  cases.back().request.output_locations["z"] = OutputLocation::kHost;
+  cases.back().request.outputs.push_back({"z", OutputLocation::kHost, nullptr});
 
   for (const BadCase& c : cases) {
     SCOPED_TRACE(c.what);

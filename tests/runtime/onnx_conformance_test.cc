@@ -234,10 +234,7 @@ class OnnxConformanceTest : public GpuTest {
     if (!session.ok()) return Refused("session: " + session.status().ToString());
     RunRequest request;
     for (size_t i = 0; i < declared.size(); ++i) {
-      InputBinding b;
-      b.name = declared[i].name;
-      b.host = HostTensorView{inputs[i].dtype, inputs[i].shape, inputs[i].data};
-      request.inputs.push_back(std::move(b));
+      request.inputs.push_back(InputBinding::Host(declared[i].name, inputs[i]));
     }
     auto result = (*session)->Run(request);
     if (!result.ok()) return Refused("run: " + result.status().ToString());

@@ -102,8 +102,8 @@ TEST_P(OutputAliasTest, AliasedOutputsNeedNoCopyAndMatchTheHost) {
     EXPECT_EQ(plan->output_copies.size(), p == 0 && k_is_output ? 1u : 0u);
 
     RunRequest request;
-    request.inputs.push_back({"past", HostTensorView{pt.dtype, pt.shape, pt.data}, nullptr});
-    request.inputs.push_back({"x", HostTensorView{xt.dtype, xt.shape, xt.data}, nullptr});
+    request.inputs.push_back(InputBinding::Host("past", pt));
+    request.inputs.push_back(InputBinding::Host("x", xt));
     for (int run = 0; run < 2; ++run) {  // recorded, then replayed
       VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult result, session->Run(request));
       const size_t first = k_is_output ? 1 : 0;

@@ -72,8 +72,8 @@ class SyncSplitTest : public GpuTest {
                                 OutputLocation where = OutputLocation::kHost) {
     x_ = HostTensor::FromFloats(values, {static_cast<int64_t>(values.size())});
     RunRequest r;
-    r.inputs.push_back(InputBinding{"x", HostTensorView{x_.dtype, x_.shape, x_.data}, nullptr});
-    r.output_locations["y"] = where;
+    r.inputs.push_back(InputBinding::Host("x", x_));
+    r.outputs.push_back({"y", where, nullptr});
     return session_->Run(r);
   }
 
@@ -119,13 +119,13 @@ TEST_F(SyncSplitTest, OtherInputShapesAndDeviceOutputs) {
 TEST_F(SyncSplitTest, BindingsAreCheckedAgainstTheWholeModel) {
   const HostTensor x = HostTensor::FromInts({1, 2}, {2});
   RunRequest r;
-  r.inputs.push_back(InputBinding{"x", HostTensorView{x.dtype, x.shape, x.data}, nullptr});
+  r.inputs.push_back(InputBinding::Host("x", x));
   EXPECT_EQ(session_->Run(r).status().code(),
             absl::StatusCode::kInvalidArgument);  // int64 for float
   RunRequest unknown;
   const HostTensor f = HostTensor::FromFloats({1}, {1});
-  unknown.inputs.push_back(InputBinding{"x", HostTensorView{f.dtype, f.shape, f.data}, nullptr});
-  unknown.inputs.push_back(InputBinding{"nope", HostTensorView{f.dtype, f.shape, f.data}, nullptr});
+  unknown.inputs.push_back(InputBinding::Host("x", f));
+  unknown.inputs.push_back(InputBinding::Host("nope", f));
   EXPECT_EQ(session_->Run(unknown).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
@@ -163,7 +163,7 @@ TEST_F(SyncSplitTest, ConstantInputsFoldWithoutASyncPoint) {
   VKSERVE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Create(model));
   const HostTensor x = HostTensor::FromFloats({1, 2, 3}, {3});
   RunRequest r;
-  r.inputs.push_back(InputBinding{"x", HostTensorView{x.dtype, x.shape, x.data}, nullptr});
+  r.inputs.push_back(InputBinding::Host("x", x));
   VKSERVE_ASSERT_OK_AND_ASSIGN(RunResult result, session->Run(r));
   EXPECT_EQ(result.timing.sync_points, 0);
   EXPECT_EQ(Floats(result.outputs[0].host), (std::vector<float>{2, 4}));
@@ -223,10 +223,8 @@ TEST_F(SyncSplitTest, NonMaxSuppressionKeepsEveryDisjointBox) {
       Model::FromGraph(std::move(g), {device_.get(), allocator_.get(), pipelines_.get()}));
   VKSERVE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Create(model));
   RunRequest r;
-  r.inputs.push_back(
-      InputBinding{"boxes", HostTensorView{boxes.dtype, boxes.shape, boxes.data}, nullptr});
-  r.inputs.push_back(
-      InputBinding{"scores", HostTensorView{scores.dtype, scores.shape, scores.data}, nullptr});
+  r.inputs.push_back(InputBinding::Host("boxes", boxes));
+  r.inputs.push_back(InputBinding::Host("scores", scores));
   VKSERVE_ASSERT_OK_AND_ASSIGN(RunResult result, session->Run(r));
   const HostTensor& sel = result.outputs[0].host;
   ASSERT_EQ(sel.shape, (std::vector<int64_t>{kBoxes, 3}));
@@ -264,7 +262,7 @@ TEST_F(SyncSplitTest, UniquePastLlvmpipesLoopLimit) {
   } else {
     VKSERVE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Create(*model));
     RunRequest r;
-    r.inputs.push_back(InputBinding{"x", HostTensorView{x.dtype, x.shape, x.data}, nullptr});
+    r.inputs.push_back(InputBinding::Host("x", x));
     result = session->Run(r);
   }
   if (llvmpipe) {

@@ -80,7 +80,7 @@ TEST_P(UnreadNodesTest, ShapeOnlyReadsDispatchNothing) {
   }
   VKSERVE_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Create(model));
   RunRequest request;
-  request.inputs.push_back({"x", HostTensorView{xt.dtype, xt.shape, xt.data}, nullptr});
+  request.inputs.push_back(InputBinding::Host("x", xt));
   for (int run = 0; run < 2; ++run) {  // recorded, then replayed
     VKSERVE_ASSERT_OK_AND_ASSIGN(const RunResult result, session->Run(request));
     ASSERT_EQ(result.outputs.size(), b_read ? 3u : 2u);

@@ -66,11 +66,9 @@ class ValueInputTest : public GpuTest {
     shape_ = HostTensor::FromInts(shape, {2});
     axes_ = HostTensor::FromInts({axis}, {1});
     RunRequest r;
-    r.inputs.push_back(InputBinding{"x", HostTensorView{x_.dtype, x_.shape, x_.data}, nullptr});
-    r.inputs.push_back(
-        InputBinding{"shape", HostTensorView{shape_.dtype, shape_.shape, shape_.data}, nullptr});
-    r.inputs.push_back(
-        InputBinding{"axes", HostTensorView{axes_.dtype, axes_.shape, axes_.data}, nullptr});
+    r.inputs.push_back(InputBinding::Host("x", x_));
+    r.inputs.push_back(InputBinding::Host("shape", shape_));
+    r.inputs.push_back(InputBinding::Host("axes", axes_));
     return session.Run(r);
   }
 

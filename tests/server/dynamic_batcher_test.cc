@@ -89,29 +89,29 @@ class DynamicBatcherTest : public GpuTest {
   static SchedulerRequest Request(Client& c) {
     SchedulerRequest r;
     r.batch_size = c.batch;
-    InputBinding b;
-    b.name = "x";
-    b.host.dtype = DataType::kFloat;
-    b.host.shape = Shape(c);
     if (c.device_input != nullptr) {
-      b.device = c.device_input;
-      b.host = HostTensorView();
+      r.run.inputs.push_back(InputBinding::Device("x", c.device_input));
     } else if (c.use_reader) {
-      r.run.host_input_readers["x"] = [&c](std::span<uint8_t> to) {
-        if (to.size() != c.input.size()) return absl::InternalError("reader given the wrong size");
-        std::memcpy(to.data(), c.input.data(), to.size());
-        return absl::OkStatus();
-      };
+      r.run.inputs.push_back(
+          InputBinding::Read("x", DataType::kFloat, Shape(c), [&c](std::span<uint8_t> to) {
+            if (to.size() != c.input.size())
+              return absl::InternalError("reader given the wrong size");
+            std::memcpy(to.data(), c.input.data(), to.size());
+            return absl::OkStatus();
+          }));
     } else {
-      b.host.data = c.input;
+      r.run.inputs.push_back(InputBinding::Host("x", DataType::kFloat, Shape(c), c.input));
     }
-    r.run.inputs.push_back(std::move(b));
-    if (c.resident_y) r.run.output_locations["y"] = OutputLocation::kDevice;
+    if (c.resident_y) r.run.outputs.push_back({"y", OutputLocation::kDevice, nullptr});
     if (c.use_sink) {
-      r.run.host_output_sink = [&c](size_t o, uint64_t bytes) {
-        c.sunk[o].resize(bytes);
-        return c.sunk[o].data();
-      };
+      for (size_t o = 0; o < 2; ++o) {
+        OutputBinding& out = r.run.Output(o == 0 ? "y" : "z");
+        if (out.location != OutputLocation::kHost) continue;
+        out.sink = [&c, o](const std::vector<int64_t>&, uint64_t bytes) {
+          c.sunk[o].resize(bytes);
+          return OutputPieces{std::span<uint8_t>(c.sunk[o])};
+        };
+      }
     }
     r.cancelled = [&c] { return c.cancel.load(); };
     return r;
@@ -222,11 +222,11 @@ class DynamicBatcherTest : public GpuTest {
     }
     std::promise<void> a_started;
     SchedulerRequest a_request = Request(a);
-    HostInputReader read = a_request.run.host_input_readers["x"];
-    a_request.run.host_input_readers["x"] = [read, &a_started](std::span<uint8_t> to) {
+    HostInputReader read = std::get<HostInputReader>(a_request.run.inputs[0].source);
+    a_request.run.inputs[0].source = HostInputReader([read, &a_started](std::span<uint8_t> to) {
       a_started.set_value();  // on a's session, once it was dispatched
       return read(to);
-    };
+    });
     submit(a, std::move(a_request), done[3]);
     a_started.get_future().wait();
     for (int i = 0; i < 3; ++i) {
@@ -479,11 +479,11 @@ TEST_F(DynamicBatcherTest, LoneRequestsStopWaitingUntilRequestsMeetAgain) {
   for (int i = 0; i < 3; ++i) {
     SchedulerRequest request = Request(*clients[i]);
     if (i == 0) {
-      HostInputReader read = request.run.host_input_readers["x"];
-      request.run.host_input_readers["x"] = [read, submitted](std::span<uint8_t> to) {
+      HostInputReader read = std::get<HostInputReader>(request.run.inputs[0].source);
+      request.run.inputs[0].source = HostInputReader([read, submitted](std::span<uint8_t> to) {
         submitted.wait();
         return read(to);
-      };
+      });
     }
     batcher->Submit(std::move(request),
                     [&, i](absl::StatusOr<RunResult> result, const ExecutionInfo& info) {

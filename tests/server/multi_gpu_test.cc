@@ -120,14 +120,10 @@ class MultiGpuTest : public GpuTest {
   // schedulers hand a session back before answering).
   void Submit(Scheduler& scheduler, Call& call) {
     SchedulerRequest request;
-    InputBinding b;
-    b.name = "x";
     if (call.device_input != nullptr) {
-      b.device = call.device_input;
+      request.run.inputs.push_back(InputBinding::Device("x", call.device_input));
     } else {
-      b.host.dtype = DataType::kFloat;
-      b.host.shape = {1, kChannels, kSize, kSize};
-      request.run.host_input_readers["x"] = [this, &call](std::span<uint8_t> to) {
+      auto read = [this, &call](std::span<uint8_t> to) {
         {
           MutexLock lock(&call.mutex);
           call.running = true;
@@ -140,9 +136,11 @@ class MultiGpuTest : public GpuTest {
         std::memcpy(to.data(), call.input.data(), to.size());
         return absl::OkStatus();
       };
+      request.run.inputs.push_back(
+          InputBinding::Read("x", DataType::kFloat, {1, kChannels, kSize, kSize}, read));
     }
-    request.run.inputs.push_back(std::move(b));
-    if (call.resident_output) request.run.output_locations["y"] = OutputLocation::kDevice;
+    if (call.resident_output)
+      request.run.outputs.push_back({"y", OutputLocation::kDevice, nullptr});
     request.batch_size = 1;
     scheduler.Submit(std::move(request),
                      [&call](absl::StatusOr<RunResult> r, const ExecutionInfo& info) {

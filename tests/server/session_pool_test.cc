@@ -41,10 +41,7 @@ class SessionPoolTest : public GpuTest {
   }
   RunRequest Request() {
     RunRequest r;
-    InputBinding b;
-    b.name = "x";
-    b.host = {DataType::kFloat, shape_, input_};
-    r.inputs.push_back(b);
+    r.inputs.push_back(InputBinding::Host("x", DataType::kFloat, shape_, input_));
     return r;
   }
   std::vector<uint8_t> input_;
@@ -246,8 +243,7 @@ TEST_F(SessionPoolTest, InlineNeverOvertakesTheQueue) {
   std::atomic<bool> go{false};
   auto reaching = [&](int id) {
     RunRequest r = Request();
-    r.inputs[0].host.data = {};
-    r.host_input_readers["x"] = [&, id](std::span<uint8_t> to) {
+    r.inputs[0].source = HostInputReader([&, id](std::span<uint8_t> to) {
       {
         MutexLock lock(&mu);
         order.push_back(id);
@@ -259,7 +255,7 @@ TEST_F(SessionPoolTest, InlineNeverOvertakesTheQueue) {
       if (to.size() != input_.size()) return absl::InternalError("reader given the wrong size");
       std::memcpy(to.data(), input_.data(), to.size());
       return absl::OkStatus();
-    };
+    });
     return r;
   };
   std::atomic<int> answered{0};

@@ -61,10 +61,7 @@ std::vector<std::vector<uint8_t>> RunAlone(Session& session, const std::string& 
                                            const std::vector<int64_t>& shape,
                                            const std::vector<uint8_t>& bytes) {
   RunRequest run;
-  InputBinding b;
-  b.name = name;
-  b.host = {DataType::kFloat, shape, bytes};
-  run.inputs.push_back(b);
+  run.inputs.push_back(InputBinding::Host(name, DataType::kFloat, shape, bytes));
   auto result = session.Run(run);
   EXPECT_TRUE(result.ok()) << result.status();
   std::vector<std::vector<uint8_t>> outs;

@@ -48,10 +48,7 @@ absl::StatusOr<CaseData> ReadCaseIn(const fs::path& cases_dir, const std::string
 RunRequest HostRequest(const Model& model, const std::vector<HostTensor>& inputs) {
   RunRequest request;
   for (size_t i = 0; i < inputs.size() && i < model.inputs().size(); ++i) {
-    InputBinding b;
-    b.name = model.inputs()[i].name;
-    b.host = HostTensorView{inputs[i].dtype, inputs[i].shape, inputs[i].data};
-    request.inputs.push_back(std::move(b));
+    request.inputs.push_back(InputBinding::Host(model.inputs()[i].name, inputs[i]));
   }
   return request;
 }

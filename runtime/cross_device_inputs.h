@@ -10,15 +10,15 @@
 // Inputs on the run's own device are bound as they are, without a copy.
 //
 // Thread-compatible: one call per run, on the thread that runs it.
-#ifndef VKSERVE_SERVER_SCHEDULING_CROSS_DEVICE_INPUTS_H_
-#define VKSERVE_SERVER_SCHEDULING_CROSS_DEVICE_INPUTS_H_
+#ifndef VKSERVE_RUNTIME_CROSS_DEVICE_INPUTS_H_
+#define VKSERVE_RUNTIME_CROSS_DEVICE_INPUTS_H_
 
 #include <cstdint>
 #include <deque>
 
 #include "absl/status/status.h"
 #include "runtime/ir/graph.h"
-#include "runtime/session.h"
+#include "runtime/run_request.h"
 
 namespace vkserve {
 
@@ -41,4 +41,4 @@ absl::Status LocalizeInputs(const gpu::Device* device, RunRequest* run, CrossDev
 
 }  // namespace vkserve
 
-#endif  // VKSERVE_SERVER_SCHEDULING_CROSS_DEVICE_INPUTS_H_
+#endif  // VKSERVE_RUNTIME_CROSS_DEVICE_INPUTS_H_

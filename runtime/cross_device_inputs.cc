@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
-#include "server/scheduling/cross_device_inputs.h"
+#include "runtime/cross_device_inputs.h"
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -9,8 +9,9 @@ namespace vkserve {
 
 absl::Status LocalizeInputs(const gpu::Device* device, RunRequest* run, CrossDeviceCopies* copies) {
   for (InputBinding& b : run->inputs) {
-    if (b.device == nullptr || b.device->device() == device) continue;
-    absl::StatusOr<HostTensor> host = b.device->Read();
+    DeviceTensor* tensor = b.device();
+    if (tensor == nullptr || tensor->device() == device) continue;
+    absl::StatusOr<HostTensor> host = tensor->Read();
     if (!host.ok()) {
       return absl::Status(
           host.status().code(),
@@ -20,8 +21,7 @@ absl::Status LocalizeInputs(const gpu::Device* device, RunRequest* run, CrossDev
     ++copies->copies;
     copies->bytes += host->byte_size();
     const HostTensor& held = copies->held.emplace_back(*std::move(host));
-    b.host = HostTensorView{held.dtype, held.shape, held.data};
-    b.device = nullptr;
+    b.source = HostBytes(held.data);
   }
   return absl::OkStatus();
 }

@@ -1,66 +1,73 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// Batch assembly: what lets requests run as one batch, and the batch's
-// RunRequest and results. No concatenating copy is made:
+// BatchRun: several requests run as one batch, and the batch's results
+// split among them. No concatenating copy is made:
 //  - each request's input bytes are pieces of the batch's input
-//    (HostTensorView::parts), copied by the run straight to their offset in
-//    the GPU-visible upload buffer; a request whose input is read rather
-//    than viewed (a shared-memory input) reads into its own slice;
-//  - each request's host outputs are its slices of the batch's outputs
-//    (RunRequest::host_output_scatter), copied by the run straight into the
-//    request's own destination (its host_output_sink, e.g. its response);
+//    (HostPieces), copied by the run straight to their offset in the
+//    GPU-visible upload buffer; when a request's input is read rather than
+//    viewed (a shared-memory input), the batch's input is read, each
+//    request filling its own slice;
+//  - each request's host outputs are its slices of the batch's outputs (the
+//    batch's OutputSink gives the requests' pieces), copied by the run
+//    straight into the request's own destination (its own sink's pieces,
+//    e.g. its response);
 //  - GPU-resident inputs (DeviceTensor bindings) are gathered on the GPU into
 //    one device buffer for the batch (host pieces of the same input are
 //    uploaded into it), and GPU-resident outputs are sliced on the GPU into
 //    one DeviceTensor per request: one extra submission each way. The
 //    gathered buffer is new for every batch, so such a batch records its
 //    command buffer instead of replaying one.
+// Which requests may share a batch is the caller's choice (the server's
+// dynamic batcher): they must agree on every input's name, dtype and
+// non-batch dimensions, and on which outputs stay on the GPU.
 //
-// BatchKey() is a stateless function. A BatchRun is used by one thread at a
+// The free functions are stateless. A BatchRun is used by one thread at a
 // time: built, run once, split.
-#ifndef VKSERVE_SERVER_SCHEDULING_BATCH_ASSEMBLY_H_
-#define VKSERVE_SERVER_SCHEDULING_BATCH_ASSEMBLY_H_
+#ifndef VKSERVE_RUNTIME_BATCH_RUN_H_
+#define VKSERVE_RUNTIME_BATCH_RUN_H_
 
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "runtime/model.h"
-#include "runtime/session.h"
-#include "server/scheduling/scheduler.h"
+#include "runtime/run_request.h"
 
 namespace vkserve {
 
-// What requests must share to run in one batch: every input's name,
-// datatype and non-batch dimensions, and which outputs stay on the GPU.
-// nullopt when the request must run alone: no batch dimension, a trace
-// (which describes one run), or inputs that are not bytes of their shape's
-// size or a released tensor (its run alone reports the error).
-std::optional<std::string> BatchKey(const SchedulerRequest& request);
+// One request of a batch: its run, whose leading dimension is its batch size.
+struct BatchMember {
+  const RunRequest* run = nullptr;  // not owned
+  int64_t batch_size = 0;
+};
 
-// Whether a batch of `requests` may be padded (BatchRun's `rows`): every
+// Whether a batch of `members` may be padded (BatchRun's `rows`): every
 // input is host bytes and every output goes to the host. Resident inputs
 // and outputs are gathered and sliced on the GPU, which pads nothing.
-bool CanPad(const std::vector<const SchedulerRequest*>& requests);
-// The zeros padding `requests` to `rows` takes: its largest input's
+bool CanPad(const std::vector<BatchMember>& members);
+// The zeros padding `members` to `rows` takes: its largest input's
 // padding rows, in bytes (0 without padding).
-uint64_t PaddingBytes(const std::vector<const SchedulerRequest*>& requests, int64_t rows);
+uint64_t PaddingBytes(const std::vector<BatchMember>& members, int64_t rows);
+// The input shapes of a batch of `rows` rows of requests like `member`, in
+// `model`'s input order (Model::HasPlan's argument); empty when `member`
+// lacks an input or one has no batch dimension (its run reports it).
+std::vector<std::vector<int64_t>> BatchShapes(const Model& model, const RunRequest& member,
+                                              int64_t rows);
 
 class BatchRun {
  public:
-  // `requests` (not owned; they outlive the BatchRun) share one BatchKey.
+  // `members` (their runs outlive the BatchRun) may share a batch (above).
   // `model` (whose allocator and device gather and slice resident tensors)
-  // outlives it too. `rows`, when larger than the requests' batch sizes
+  // outlives it too. `rows`, when larger than the members' batch sizes
   // added up, pads the batch with zero rows to that size (a size whose plan
-  // is built: see DynamicBatcher), viewing `zeros` (shared, read only, so a
-  // scheduler keeps one block for every batch); their outputs are dropped.
-  // REQUIRES: rows is at most the sum, or CanPad(requests) and `zeros`
-  // holds at least PaddingBytes(requests, rows) zero bytes.
-  BatchRun(const Model& model, std::vector<const SchedulerRequest*> requests, int64_t rows = 0,
+  // is built), viewing `zeros` (shared, read only, so a scheduler keeps one
+  // block for every batch); their outputs are dropped.
+  // REQUIRES: rows is at most the sum, or CanPad(members) and `zeros`
+  // holds at least PaddingBytes(members, rows) zero bytes.
+  BatchRun(const Model& model, std::vector<BatchMember> members, int64_t rows = 0,
            std::shared_ptr<const std::vector<uint8_t>> zeros = nullptr);
   BatchRun(const BatchRun&) = delete;
   BatchRun& operator=(const BatchRun&) = delete;
@@ -83,8 +90,13 @@ class BatchRun {
   std::vector<absl::StatusOr<RunResult>> Split(absl::StatusOr<RunResult> result);
 
  private:
-  std::vector<std::span<uint8_t>> Scatter(size_t output, const std::vector<int64_t>& shape,
-                                          uint64_t bytes);
+  // The batch's binding of the input `first` (the first request's) names:
+  // every request's pieces and the padding, a reader of every request's
+  // bytes, or (resident) none until Gather.
+  InputBinding BatchInput(const InputBinding& first);
+  // The batch's OutputSink for model output `output`: every request's
+  // pieces (its sink's, or bytes owned here), then the padding's, skipped.
+  OutputPieces Scatter(size_t output, const std::vector<int64_t>& shape, uint64_t bytes);
   absl::Status Gather(InputBinding& batch);
   // Per request, its slice of each resident output of `result`, as
   // DeviceTensors, in result.outputs order (null for host outputs).
@@ -92,7 +104,7 @@ class BatchRun {
       const RunResult& result);
 
   const Model& model_;
-  const std::vector<const SchedulerRequest*> requests_;
+  const std::vector<BatchMember> members_;
   int64_t total_ = 0;
   int64_t padding_ = 0;
   std::shared_ptr<const std::vector<uint8_t>> zeros_;  // viewed by the padding rows
@@ -106,4 +118,4 @@ class BatchRun {
 
 }  // namespace vkserve
 
-#endif  // VKSERVE_SERVER_SCHEDULING_BATCH_ASSEMBLY_H_
+#endif  // VKSERVE_RUNTIME_BATCH_RUN_H_
