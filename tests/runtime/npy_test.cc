@@ -163,7 +163,8 @@ for v in [(2, 0), (3, 0)]:
 
 TEST_F(NpyTest, RefusesFortranOrderBigEndianAndObjects) {
   ASSERT_NO_FATAL_FAILURE(Python(R"(
-np.save(os.path.join(DIR, 'fortran.npy'), np.asfortranarray(np.arange(6, dtype='<f4').reshape(2, 3)))
+np.save(os.path.join(DIR, 'fortran.npy'),
+        np.asfortranarray(np.arange(6, dtype='<f4').reshape(2, 3)))
 np.save(os.path.join(DIR, 'big.npy'), np.arange(3, dtype='>f4'))
 np.save(os.path.join(DIR, 'unicode.npy'), np.array(['ab', 'c']))
 np.save(os.path.join(DIR, 'structured.npy'), np.zeros(2, dtype=[('a', '<f4'), ('b', '<i4')]))

@@ -21,7 +21,8 @@ constexpr GemmTile kGemmTiles[] = {
 // clang-format off
 #define VKSERVE_GEMM_TILE(bm, bn, bk, tm, tn, im2col, speed_matrix, speed_im2col, speed_pointwise, \
                           max_splits)                                                              \
-  {#bm "x" #bn, bm, bn, bk, tm, tn, speed_matrix, speed_im2col, speed_pointwise, max_splits, im2col},
+  {#bm "x" #bn, bm, bn, bk, tm, tn, speed_matrix, speed_im2col, speed_pointwise, max_splits,     \
+   im2col},
 // clang-format on
 #include "shaders/gemm/gemm_tiles.def"
 #undef VKSERVE_GEMM_TILE

@@ -2,8 +2,8 @@
 // Copyright 2026 The vkserve Authors.
 //
 // BinaryOp: the shared implementation of Add, Sub, Mul, Div, PRelu, Pow, Mod,
-// BitShift, BitwiseAnd/Or/Xor and the variadic Min, Max, Sum and Mean — numpy broadcasting (PRelu:
-// the slope broadcasts to the input), fp32 (and fp16 through the ops/binary_f16 build-time variant,
+// BitShift, BitwiseAnd/Or/Xor and the variadic Min, Max, Sum and Mean —
+// numpy broadcasting (PRelu: the slope broadcasts to the input), fp32 (and fp16 through the ops/binary_f16 build-time variant,
 // but PRelu and Pow) on the GPU through shaders/ops/binary.comp, the integers of every width
 // through shaders/ops/binary_int.comp (64-bit arithmetic in 32-bit words), and folded on the host
 // for small known inputs of any numeric type (shape arithmetic; larger ones — e.g. position/mask
