@@ -45,14 +45,15 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::CaseData;
-using testing::Env;
+using testing::ConvertToOrtCommand;
 using testing::GpuTest;
 using ::testing::HasSubstr;
 using testing::HostRequest;
 using testing::ModelsDir;
 using testing::ModelTolerance;
-using testing::Quote;
+using testing::PythonCommand;
 using testing::ReadCaseIn;
+using testing::ReferenceCommand;
 using testing::SourceDir;
 
 // The model fixtures of tests/data/models.
@@ -82,24 +83,22 @@ const Cases& GetCases() {
     c->dir = fs::temp_directory_path() / ("vkserve_model_test_" + std::to_string(getpid()));
     fs::remove_all(c->dir);
     fs::create_directories(c->dir);
-    const std::string python = Env("VKSERVE_PYTHON", "/usr/bin/python3");
-    const std::string script = SourceDir() + "/tests/runtime/model_test_cases.py";
+    const std::string script = "tests/runtime/model_test_cases.py";
     std::vector<std::string> commands;
     for (const char* m : kModels) {
       if (std::string(m) == "convnet") continue;  // generated below
       const std::string path = OnnxPath(c->dir, m);
       if (!fs::exists(path)) continue;  // the test of that model fails naming the path
-      commands.push_back(python + " " + Quote(script) + " model " + m + " " + Quote(path) + " " +
-                         Quote(c->dir.string()));
+      commands.push_back(PythonCommand(script, {"model", m, path, c->dir.string()}));
     }
     // bert_tiny at [16,128] for LargeBatchTest.
     if (fs::exists(ModelsDir() + "/bert_tiny.onnx")) {
-      commands.push_back(python + " " + Quote(script) + " model bert_tiny_16x128 " +
-                         Quote(ModelsDir() + "/bert_tiny.onnx") + " " + Quote(c->dir.string()) +
-                         " N=16,S=128");
+      commands.push_back(PythonCommand(script, {"model", "bert_tiny_16x128",
+                                                ModelsDir() + "/bert_tiny.onnx", c->dir.string(),
+                                                "N=16,S=128"}));
     }
-    commands.push_back(python + " " + Quote(script) + " relu_add " + Quote(c->dir.string()));
-    commands.push_back(python + " " + Quote(script) + " convnet " + Quote(c->dir.string()));
+    commands.push_back(PythonCommand(script, {"relu_add", c->dir.string()}));
+    commands.push_back(PythonCommand(script, {"convnet", c->dir.string()}));
     // The .ort twins; a model whose conversion fails has no file, and its
     // test says so.
     std::vector<std::string> conversions;
@@ -108,14 +107,10 @@ const Cases& GetCases() {
       if (!fs::exists(path) && std::string(m) != "convnet") continue;
       for (const char* level : {"basic", "extended", "all"}) {
         const fs::path ort = c->dir / (std::string(m) + "_" + level + ".ort");
-        conversions.push_back(
-            Env("NODE", "node") + " " + Quote(SourceDir() + "/tests/reference/ort_run.js") + " " +
-            Quote(path) + " --convert-ort " + Quote(ort.string()) + " --level " + level);
+        conversions.push_back(ConvertToOrtCommand(path, ort.string(), level));
       }
     }
-    commands.push_back(Env("NODE", "node") + " " +
-                       Quote(SourceDir() + "/tests/reference/ort_batch.js") + " " +
-                       Quote(c->dir.string()));
+    commands.push_back(ReferenceCommand(c->dir));
     for (size_t i = 0; i < commands.size(); ++i) {
       const int status = std::system((commands[i] + " >/dev/null").c_str());
       // ort_batch.js (last) exits 1 when some model has no reference: that
@@ -323,12 +318,10 @@ TEST_F(LargeBatchTest, BertTinyAtN520S128) {
   }
   ASSERT_TRUE(plan.ok()) << plan.status();
   const fs::path dir = GetCases().dir / "large";
-  const std::string python = Env("VKSERVE_PYTHON", "/usr/bin/python3");
   const std::string make =
-      python + " " + Quote(SourceDir() + "/tests/runtime/model_test_cases.py") +
-      " model bert_tiny_520x128 " + Quote(path) + " " + Quote(dir.string()) + " N=520,S=128 && " +
-      Env("NODE", "node") + " " + Quote(SourceDir() + "/tests/reference/ort_batch.js") + " " +
-      Quote(dir.string()) + " >/dev/null";
+      PythonCommand("tests/runtime/model_test_cases.py",
+                    {"model", "bert_tiny_520x128", path, dir.string(), "N=520,S=128"}) +
+      " && " + ReferenceCommand(dir) + " >/dev/null";
   ASSERT_EQ(std::system(make.c_str()), 0) << make;
   ExpectMatches(model, dir, "bert_tiny_520x128");
 }

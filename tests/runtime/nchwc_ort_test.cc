@@ -42,13 +42,13 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::CaseData;
-using testing::Env;
+using testing::ConvertToOrtCommand;
 using testing::GpuTest;
 using testing::HostRequest;
 using testing::ModelTolerance;
-using testing::Quote;
+using testing::PythonCommand;
 using testing::ReadCaseIn;
-using testing::SourceDir;
+using testing::ReferenceCommand;
 
 struct Cases {
   fs::path dir;
@@ -64,13 +64,8 @@ const Cases& GetCases() {
     fs::remove_all(c->dir);
     fs::create_directories(c->dir);
     std::atexit([] { fs::remove_all(GetCases().dir); });
-    const std::string node = Env("NODE", "node");
-    const std::string make = Env("VKSERVE_PYTHON", "/usr/bin/python3") + " " +
-                             Quote(SourceDir() + "/tests/runtime/nchwc_ort_cases.py") + " " +
-                             Quote(c->dir.string());
-    const std::string reference = node + " " +
-                                  Quote(SourceDir() + "/tests/reference/ort_batch.js") + " " +
-                                  Quote(c->dir.string()) + " >/dev/null";
+    const std::string make = PythonCommand("tests/runtime/nchwc_ort_cases.py", {c->dir.string()});
+    const std::string reference = ReferenceCommand(c->dir) + " >/dev/null";
     for (const std::string& command : {make, reference}) {
       if (std::system(command.c_str()) != 0) {
         c->error = "failed: " + command;
@@ -80,10 +75,10 @@ const Cases& GetCases() {
     for (const fs::directory_entry& e : fs::directory_iterator(c->dir)) {
       if (!fs::exists(e.path() / "model.onnx")) continue;
       c->names.push_back(e.path().filename().string());
-      const std::string convert = node + " " + Quote(SourceDir() + "/tests/reference/ort_run.js") +
-                                  " " + Quote((e.path() / "model.onnx").string()) +
-                                  " --convert-ort " + Quote((e.path() / "model_all.ort").string()) +
-                                  " --level all >/dev/null 2>&1";
+      const std::string convert =
+          ConvertToOrtCommand((e.path() / "model.onnx").string(),
+                              (e.path() / "model_all.ort").string(), "all") +
+          " >/dev/null 2>&1";
       if (std::system(convert.c_str()) != 0) std::cerr << "failed: " << convert << "\n";
     }
     std::sort(c->names.begin(), c->names.end());

@@ -51,12 +51,11 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::CaseData;
-using testing::Env;
 using testing::GpuTest;
 using testing::ModelsDir;
 using testing::ModelTolerance;
-using testing::Quote;
-using testing::SourceDir;
+using testing::PythonCommand;
+using testing::ReferenceCommand;
 
 constexpr int64_t kLengths[] = {1, 7, 16, 128};
 constexpr int64_t kRunOrder[] = {1, 7, 16, 128, 7, 1, 128, 16};
@@ -76,11 +75,8 @@ const Cases& GetCases() {
     fs::remove_all(c->dir);
     fs::create_directories(c->dir);
     const std::vector<std::string> commands = {
-        Env("VKSERVE_PYTHON", "/usr/bin/python3") + " " +
-            Quote(SourceDir() + "/tests/runtime/sequence_length_cases.py") + " " +
-            Quote(ModelsDir()) + " " + Quote(c->dir.string()),
-        Env("NODE", "node") + " " + Quote(SourceDir() + "/tests/reference/ort_batch.js") + " " +
-            Quote(c->dir.string()) + " >/dev/null"};
+        PythonCommand("tests/runtime/sequence_length_cases.py", {ModelsDir(), c->dir.string()}),
+        ReferenceCommand(c->dir) + " >/dev/null"};
     for (const std::string& command : commands) {
       if (std::system(command.c_str()) != 0) {
         c->error = "failed: " + command;

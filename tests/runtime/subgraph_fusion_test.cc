@@ -30,7 +30,6 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using testing::GpuTest;
-using testing::Quote;
 
 struct Cases {
   fs::path dir;
@@ -43,11 +42,8 @@ const Cases& GetCases() {
     c->dir = fs::temp_directory_path() / ("vkserve_subgraph_fusion_" + std::to_string(getpid()));
     fs::remove_all(c->dir);
     const std::string make =
-        testing::Env("VKSERVE_PYTHON", "/usr/bin/python3") + " " +
-        Quote(testing::SourceDir() + "/tests/runtime/subgraph_fusion_cases.py") + " " +
-        Quote(c->dir.string()) + " && " + testing::Env("NODE", "node") + " " +
-        Quote(testing::SourceDir() + "/tests/reference/ort_batch.js") + " " +
-        Quote(c->dir.string()) + " >/dev/null";
+        testing::PythonCommand("tests/runtime/subgraph_fusion_cases.py", {c->dir.string()}) +
+        " && " + testing::ReferenceCommand(c->dir) + " >/dev/null";
     if (std::system(make.c_str()) != 0) c->error = "failed: " + make;
     std::atexit([] { fs::remove_all(GetCases().dir); });
     return c;

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "runtime/loaders/npy.h"
 
 namespace vkserve::testing {
@@ -19,6 +20,24 @@ std::string Env(const char* name, const std::string& fallback) {
 }
 
 std::string Quote(const std::string& s) { return "'" + s + "'"; }
+
+std::string PythonCommand(const std::string& script, const std::vector<std::string>& args) {
+  std::string command = absl::StrCat(Env("VKSERVE_PYTHON", "/usr/bin/python3"), " ",
+                                     Quote(SourceDir() + "/" + script));
+  for (const std::string& arg : args) absl::StrAppend(&command, " ", Quote(arg));
+  return command;
+}
+
+std::string ReferenceCommand(const fs::path& dir) {
+  return Env("NODE", "node") + " " + Quote(SourceDir() + "/tests/reference/ort_batch.js") + " " +
+         Quote(dir.string());
+}
+
+std::string ConvertToOrtCommand(const std::string& onnx, const std::string& ort,
+                                const std::string& level) {
+  return Env("NODE", "node") + " " + Quote(SourceDir() + "/tests/reference/ort_run.js") + " " +
+         Quote(onnx) + " --convert-ort " + Quote(ort) + " --level " + Quote(level);
+}
 
 std::string ReadFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

@@ -30,6 +30,19 @@ std::string Env(const char* name, const std::string& fallback);
 // `s` in single quotes, for the test's own shell commands (paths).
 std::string Quote(const std::string& s);
 
+// Shell commands the tests use to make their reference cases, each program
+// and script found as the other tests find them ($VKSERVE_PYTHON, $NODE,
+// SourceDir()), every argument quoted:
+//  - the Python script `script` (a path under the source tree) with `args`;
+//  - tests/reference/ort_batch.js over the cases under `dir` (onnxruntime's
+//    outputs as each case's expected/);
+//  - tests/reference/ort_run.js converting `onnx` to the .ort file `ort` at
+//    optimization `level`.
+std::string PythonCommand(const std::string& script, const std::vector<std::string>& args);
+std::string ReferenceCommand(const std::filesystem::path& dir);
+std::string ConvertToOrtCommand(const std::string& onnx, const std::string& ort,
+                                const std::string& level);
+
 // The whole file; "" when it cannot be read.
 std::string ReadFile(const std::filesystem::path& path);
 
