@@ -97,24 +97,29 @@ TEST_F(SessionPoolTest, FullQueueTimeoutAndCancel) {
       Request(), absl::InfiniteFuture(), [&] { return cancel.load(); }, record);
   cancel = true;
   pool->Submit(Request(), absl::InfiniteFuture(), nullptr, record);
+  // Written by the answers, which may come on a runner thread: under `mu`.
   absl::StatusCode full = absl::StatusCode::kOk;
   std::string full_message;
+  auto is_full = [&] {
+    MutexLock lock(&mu);
+    return full != absl::StatusCode::kOk;
+  };
   // The queue may have drained a little; keep submitting until it is full.
-  for (int i = 0; i < 8 && full == absl::StatusCode::kOk; ++i) {
+  for (int i = 0; i < 8 && !is_full(); ++i) {
     pool->Submit(Request(), absl::InfiniteFuture(), nullptr,
                  [&](absl::StatusOr<RunResult> r, uint64_t) {
-                   if (r.status().code() == absl::StatusCode::kResourceExhausted) {
-                     full = r.status().code();
-                     full_message = std::string(r.status().message());
-                   } else {
-                     record(std::move(r), 0);
+                   if (r.status().code() != absl::StatusCode::kResourceExhausted) {
+                     return record(std::move(r), 0);
                    }
+                   MutexLock lock(&mu);
+                   full = r.status().code();
+                   full_message = std::string(r.status().message());
                  });
   }
   pool->Drain();
+  MutexLock lock(&mu);
   EXPECT_EQ(full, absl::StatusCode::kResourceExhausted);
   EXPECT_NE(full_message.find("slow"), std::string::npos);
-  MutexLock lock(&mu);
   EXPECT_EQ(std::count(codes.begin(), codes.end(), absl::StatusCode::kDeadlineExceeded), 1);
   EXPECT_EQ(std::count(codes.begin(), codes.end(), absl::StatusCode::kCancelled), 1);
   EXPECT_GE(std::count(codes.begin(), codes.end(), absl::StatusCode::kOk), 2);
