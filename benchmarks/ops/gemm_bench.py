@@ -13,7 +13,8 @@
 # --warmup runs each shape untimed first (GPU clocks ramp only under load);
 # --precision FP16 runs the GEMMs with fp16 operands (tensor cores where the
 # device has them); --accumulation FP16 (with --precision FP16) sums in fp16
-# where the tensor cores offer it (`vkserve infer --accumulation`); --plan pins the engine's kernel ("cm128x256", "64x64/2":
+# where the tensor cores offer it (`vkserve infer --accumulation`); --plan pins
+# the engine's kernel ("cm128x256", "64x64/2":
 # the vkserve_gemm_plan attribute, runtime/kernels/gemm/gemm_plan.h) to sweep tiles.
 # --weights makes B a constant initializer (random values), as a model's
 # weights are: at FP16 it is then stored in fp16 on the GPU. --float16 makes

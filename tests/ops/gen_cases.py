@@ -106,8 +106,8 @@ def check_case(case, module):
         if key not in case:
             raise CaseError(f"{where}: missing key {key!r}")
     extra = set(case) - {"name", "model", "inputs", "rtol", "atol", "reference_model",
-                         "expected", "precision", "accumulation", "requires", "min_max_error", "fused_op",
-                         "absent_op", "kernel"}
+                         "expected", "precision", "accumulation", "requires", "min_max_error",
+                         "fused_op", "absent_op", "kernel"}
     if extra:
         raise CaseError(f"{where}: unknown keys {sorted(extra)}")
     if not isinstance(case["name"], str) or not NAME_RE.match(case["name"]):
