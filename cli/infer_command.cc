@@ -3,14 +3,16 @@
 //
 // `vkserve infer MODEL [--input NAME=FILE.npy]... [--output-dir DIR]
 //   [--dim NAME=VALUE]... [--repeat N] [--warmup SECONDS] [--profile FILE.json]
-//   [--device SEL] [--outputs-on-gpu] [--precision FP32|FP16 [--compare]]
+//   [--device SEL] [--outputs-on-gpu]
+//   [--precision FP32|FP16 [--accumulation FP32|FP16] [--compare]]
 //   [--pipeline-statistics] [--readback view|buffers|whole] [--time-each-dispatch]`
 // Runs a model once or N times (random inputs for those not given), writes
 // each output to DIR (file names: output_files.h), and prints the median
 // timing split.
-// --compare (with --precision FP16) also runs the model at FP32 on the same
-// inputs and prints each float output's max and mean absolute error and its
-// max error relative to the FP32 output's largest magnitude.
+// --compare (with --precision FP16, and --accumulation FP16 or not) also
+// runs the model at FP32 precision on the same inputs and prints each float
+// output's max and mean absolute error and its max error relative to the
+// FP32 output's largest magnitude.
 // --warmup runs the same request untimed for that long first: GPU clocks
 // idle low and ramp only under load, so timings without it read 2-3x slow.
 // --readback says how the host gets large outputs (1 MiB and more) that the
@@ -282,9 +284,13 @@ absl::Status CompareWithFp32(const ModelFlags& flags, GpuRuntime& runtime,
                              const RunRequest& request, const RunResult& run) {
   ModelOptions fp32 = flags.model;
   fp32.precision = Precision::kFp32;
+  fp32.accumulation = Accumulation::kFp32;
   ASSIGN_OR_RETURN(auto reference_model, Model::Load(flags.model_path, runtime.context(), fp32));
   ASSIGN_OR_RETURN(auto reference_session, Session::Create(reference_model));
   ASSIGN_OR_RETURN(RunResult reference, reference_session->Run(request));
+  std::printf("compare: %s precision, %s accumulation, against FP32 precision\n",
+              flags.model.precision == Precision::kFp16 ? "FP16" : "FP32",
+              flags.model.accumulation == Accumulation::kFp16 ? "FP16" : "FP32");
   PrintComparison(run, reference);
   return absl::OkStatus();
 }
@@ -362,7 +368,7 @@ CommandRunner AddInferCommand(CLI::App& command) {
   command
       .add_flag("--compare", f.compare,
                 "also run at FP32 on the same inputs and print each float output's error "
-                "against it (with --precision FP16)")
+                "against it (with --precision FP16, and --accumulation FP16 or not)")
       ->excludes(on_gpu);
   command
       .add_option_function<std::string>(

@@ -7,7 +7,10 @@
 // tensor sizes, and the graph passes the load ran: what each changed and
 // its time.
 #include <cstdio>
+#include <map>
 #include <memory>
+#include <string>
+#include <string_view>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -65,6 +68,31 @@ void PrintPasses(const ModelReport& r) {
   }
 }
 
+// Where fp16 sums were asked for (--accumulation FP16), one line: how many
+// GEMMs got them and why the others sum in fp32, from the kernels'
+// descriptions (the GEMM engine ends them with ", fp16 accumulation" or
+// ", fp32 accumulation (REASON)"). Empty when nothing asked.
+std::string AccumulationSummary(const ModelReport& r) {
+  constexpr std::string_view kFp16 = ", fp16 accumulation";
+  constexpr std::string_view kFp32 = ", fp32 accumulation (";
+  int fp16 = 0;
+  std::map<std::string, int> fp32_reasons;
+  for (const NodeReport& n : r.nodes) {
+    if (n.kernel.find(kFp16) != std::string::npos) ++fp16;
+    const size_t at = n.kernel.find(kFp32);
+    if (at == std::string::npos) continue;
+    const size_t begin = at + kFp32.size();
+    const size_t end = n.kernel.find(')', begin);
+    ++fp32_reasons[n.kernel.substr(begin, end == std::string::npos ? end : end - begin)];
+  }
+  if (fp16 == 0 && fp32_reasons.empty()) return "";
+  std::string line = absl::StrCat("fp16 accumulation asked for: ", fp16, " GEMM kernel(s) got it");
+  for (const auto& [reason, count] : fp32_reasons) {
+    absl::StrAppend(&line, "; ", count, " sum in fp32: ", reason);
+  }
+  return line;
+}
+
 void PrintText(const std::string& path, const ModelReport& r) {
   std::printf("model: %s\nformat: %s\nplanned for: %s\n\ninputs:\n", path.c_str(),
               FormatString(r).c_str(), r.signature.c_str());
@@ -84,6 +112,9 @@ void PrintText(const std::string& path, const ModelReport& r) {
     std::printf("  %-40s %-24s %-8s opset %-3lld %s\n", n.name.c_str(), n.op_type.c_str(),
                 n.domain.c_str(), static_cast<long long>(n.opset), n.device.c_str());
     if (!n.kernel.empty()) std::printf("  %-40s   kernel: %s\n", "", n.kernel.c_str());
+  }
+  if (const std::string acc = AccumulationSummary(r); !acc.empty()) {
+    std::printf("\n%s\n", acc.c_str());
   }
   std::printf("\nstored nodes: %zu, as the file has them, and what runs for each\n",
               r.stored_nodes.size());

@@ -79,6 +79,17 @@ void AddModelFlags(CLI::App& command, ModelFlags& flags) {
           "the precision of float activations and weights (default FP32)")
       ->type_name("FP32|FP16")
       ->check(CLI::IsMember({"FP32", "FP16"}).description(""));
+  command
+      .add_option_function<std::string>(
+          "--accumulation",
+          [&flags](const std::string& text) {
+            flags.model.accumulation =
+                text == "FP16" ? Accumulation::kFp16 : Accumulation::kFp32;
+          },
+          "where FP16 precision's Conv, Gemm and MatMul keep their sums: FP16 on tensor cores "
+          "that offer fp16 accumulators (faster, less accurate) (default FP32)")
+      ->type_name("FP32|FP16")
+      ->check(CLI::IsMember({"FP32", "FP16"}).description(""));
   command.add_flag_callback(
       "--no-fusion", [&flags] { flags.model.fuse = false; },
       "run every node as stored: no fused epilogues or attention");

@@ -270,6 +270,15 @@ absl::Status CheckExtension(const ConfigSource& src, const ModelConfig& c, Model
     return src.Error({{"vkserve"}, {"precision"}}, "must be FP32 or FP16");
   }
   s->fp16 = x.precision() == Extension::FP16;
+  if (x.accumulation() != Extension::Accumulation::FP32 &&
+      x.accumulation() != Extension::Accumulation::FP16) {
+    return src.Error({{"vkserve"}, {"accumulation"}}, "must be FP32 or FP16");
+  }
+  s->fp16_accumulation = x.accumulation() == Extension::Accumulation::FP16;
+  if (s->fp16_accumulation && !s->fp16) {
+    return src.Error({{"vkserve"}, {"accumulation"}},
+                     "FP16 needs precision: FP16 (at FP32 precision the sums are fp32)");
+  }
   for (int i = 0; i < x.free_dimension_override_size(); ++i) {
     const Extension::FreeDimensionOverride& d = x.free_dimension_override(i);
     FieldPath at = {{"vkserve"}, {"free_dimension_override", i}};

@@ -72,6 +72,9 @@ struct ModelSettings {
   std::vector<DeviceSessions> placements = {{"", 1}};
   // vkserve.precision: FP16 GEMM arithmetic (ModelOptions::precision).
   bool fp16 = false;
+  // vkserve.accumulation: FP16 sums in FP16 precision's GEMMs
+  // (ModelOptions::accumulation); only with fp16.
+  bool fp16_accumulation = false;
   // Free dimension overrides, as ModelOptions takes them.
   std::map<std::string, int64_t> dim_overrides_by_name;
   std::map<std::string, int64_t> dim_overrides_by_denotation;

@@ -48,7 +48,7 @@ int TypeRank(VkPhysicalDeviceType type) {
   }
 }
 
-// The fp16 x fp16 -> fp32 subgroup shapes of VK_NV_cooperative_matrix.
+// The fp16 x fp16 -> fp32 and -> fp16 subgroup shapes of VK_NV_cooperative_matrix.
 absl::Status QueryCoopmatShapes(VkInstance instance, VkPhysicalDevice pd, DeviceInfo* info) {
   auto fn = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
       vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
@@ -63,6 +63,11 @@ absl::Status QueryCoopmatShapes(VkInstance instance, VkPhysicalDevice pd, Device
         p.CType == VK_COMPONENT_TYPE_FLOAT32_NV && p.DType == VK_COMPONENT_TYPE_FLOAT32_NV &&
         p.scope == VK_SCOPE_SUBGROUP_NV) {
       info->coopmat_f16_f32_shapes.push_back({p.MSize, p.NSize, p.KSize});
+    }
+    if (p.AType == VK_COMPONENT_TYPE_FLOAT16_NV && p.BType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+        p.CType == VK_COMPONENT_TYPE_FLOAT16_NV && p.DType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+        p.scope == VK_SCOPE_SUBGROUP_NV) {
+      info->coopmat_f16_f16_shapes.push_back({p.MSize, p.NSize, p.KSize});
     }
   }
   return absl::OkStatus();
@@ -285,6 +290,13 @@ std::string DeviceInfo::ToString() const {
   if (!coopmat_f16_f32_shapes.empty()) {
     s += "    fp16 x fp16 -> fp32 matrix shapes (NV, subgroup):";
     for (const MatrixShape& m : coopmat_f16_f32_shapes) {
+      absl::StrAppendFormat(&s, " %ux%ux%u", m.m, m.n, m.k);
+    }
+    s += "\n";
+  }
+  if (!coopmat_f16_f16_shapes.empty()) {
+    s += "    fp16 x fp16 -> fp16 matrix shapes (NV, subgroup):";
+    for (const MatrixShape& m : coopmat_f16_f16_shapes) {
       absl::StrAppendFormat(&s, " %ux%ux%u", m.m, m.n, m.k);
     }
     s += "\n";

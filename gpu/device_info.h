@@ -89,6 +89,9 @@ struct DeviceInfo {
   };
   bool nv_cooperative_matrix_feature = false;
   std::vector<MatrixShape> coopmat_f16_f32_shapes;
+  // The same with fp16 C and result (fp16 accumulation, the "_acc16" GEMM
+  // variants): a separate list, as a device may rate or offer them apart.
+  std::vector<MatrixShape> coopmat_f16_f16_shapes;
   // Set by Device::Create when it enabled the extension (the feature, fp16
   // arithmetic and at least one shape above are present).
   bool cooperative_matrix_enabled = false;

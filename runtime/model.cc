@@ -115,6 +115,11 @@ absl::StatusOr<std::shared_ptr<Model>> Model::FromGraph(Graph graph, const GpuCo
   if (gpu.device == nullptr || gpu.allocator == nullptr || gpu.pipelines == nullptr) {
     return absl::InvalidArgumentError("Model needs a device, an allocator and a pipeline cache");
   }
+  if (options.accumulation == Accumulation::kFp16 && options.precision != Precision::kFp16) {
+    return absl::InvalidArgumentError(
+        "FP16 accumulation needs FP16 precision: at FP32 precision the sums are fp32 by "
+        "definition");
+  }
   auto model = std::shared_ptr<Model>(new Model());
   model->graph_ = std::move(graph);
   model->gpu_ = gpu;
@@ -225,6 +230,7 @@ absl::Status Model::Prepare() {
       .fuse = options_.fuse,
       .fuse_attention = options_.fuse_attention,
       .fp16 = options_.precision == Precision::kFp16,
+      .fp16_accumulation = options_.accumulation == Accumulation::kFp16,
       .max_fold_elements = options_.max_fold_elements,
       .halved = &halved_,
   });

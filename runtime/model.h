@@ -58,6 +58,14 @@ struct ModelOptions {
   // stay fp32 inside the kernels; ops without an fp16 form run in fp32 on
   // converted copies. kFp32 (default): exact fp32 math.
   Precision precision = Precision::kFp32;
+  // Where FP16 precision's Conv, Gemm and MatMul keep their sums: kFp32
+  // (default) or kFp16, fp16 accumulators on tensor cores that report an
+  // fp16-result matrix shape (about twice the rate on NVIDIA; the error
+  // grows with K). Only with kFp16 precision: Load refuses it otherwise.
+  // GEMMs no fp16-accumulating kernel serves (no such shape, fp32 tensors,
+  // gemv, scalar tiles) and attention keep fp32 sums; `vkserve inspect`
+  // shows which each got.
+  Accumulation accumulation = Accumulation::kFp32;
   // Host folding's limit (op.h kMaxFoldElements): nodes computable at plan
   // time from shapes and constants with larger outputs run on the GPU.
   // Tests lower it to take the GPU path at small shapes.

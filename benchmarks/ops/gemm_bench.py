@@ -8,11 +8,13 @@
 # its TFLOP/s (--plan pins the kernel to compare tiles).
 #
 # Usage: python3 benchmarks/ops/gemm_bench.py VKSERVE [NAME_REGEX] [--repeat N]
-#        [--out DIR] [--warmup SECONDS] [--precision FP32|FP16] [--plan SPEC]
-#        [--weights] [--float16] [--statistics]
+#        [--out DIR] [--warmup SECONDS] [--precision FP32|FP16]
+#        [--accumulation FP32|FP16] [--plan SPEC] [--weights] [--float16] [--statistics]
 # --warmup runs each shape untimed first (GPU clocks ramp only under load);
 # --precision FP16 runs the GEMMs with fp16 operands (tensor cores where the
-# device has them); --plan pins the engine's kernel ("cm128x256", "64x64/2":
+# device has them); --accumulation FP16 (with --precision FP16) sums in fp16
+# where the tensor cores offer it (`vkserve infer --accumulation`); --plan pins
+# the engine's kernel ("cm128x256", "64x64/2":
 # the vkserve_gemm_plan attribute, runtime/kernels/gemm/gemm_plan.h) to sweep tiles.
 # --weights makes B a constant initializer (random values), as a model's
 # weights are: at FP16 it is then stored in fp16 on the GPU. --float16 makes
@@ -94,6 +96,7 @@ def main():
     parser.add_argument("--out", default="/tmp/vkserve_gemm_bench")
     parser.add_argument("--warmup", type=float, default=0.0)
     parser.add_argument("--precision", default="FP32", choices=["FP32", "FP16"])
+    parser.add_argument("--accumulation", default="FP32", choices=["FP32", "FP16"])
     parser.add_argument("--plan", default="")
     parser.add_argument("--weights", action="store_true")
     parser.add_argument("--float16", action="store_true")
@@ -119,6 +122,8 @@ def main():
             command += ["--warmup", str(args.warmup)]
         if args.precision != "FP32":
             command += ["--precision", args.precision]
+        if args.accumulation != "FP32":
+            command += ["--accumulation", args.accumulation]
         if args.statistics:
             command += ["--pipeline-statistics"]
         result = subprocess.run(command, capture_output=True, text=True)

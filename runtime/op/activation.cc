@@ -14,6 +14,7 @@ constexpr char kBetaAttr[] = "_vkserve_beta";
 constexpr char kResidualAttr[] = "_vkserve_residual";
 constexpr char kResidualInputAttr[] = "_vkserve_residual_input";
 constexpr char kPrecisionAttr[] = "_vkserve_precision";
+constexpr char kAccumulationAttr[] = "_vkserve_accumulation";
 
 float Softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); }
 
@@ -146,6 +147,17 @@ void SetPrecision(Precision precision, Node* node) {
   a.type = Attribute::Type::kInt;
   a.i = static_cast<int64_t>(precision);
   node->attributes[kPrecisionAttr] = a;
+}
+
+Accumulation GetAccumulation(const Node& node) {
+  return node.GetInt(kAccumulationAttr, 0) == 1 ? Accumulation::kFp16 : Accumulation::kFp32;
+}
+
+void SetAccumulation(Accumulation accumulation, Node* node) {
+  Attribute a;
+  a.type = Attribute::Type::kInt;
+  a.i = static_cast<int64_t>(accumulation);
+  node->attributes[kAccumulationAttr] = a;
 }
 
 void SetEpilogue(const Epilogue& e, Node* node) {

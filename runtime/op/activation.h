@@ -65,6 +65,15 @@ enum class Precision : uint32_t { kFp32 = 0, kFp16 = 1 };
 Precision GetPrecision(const Node& node);
 void SetPrecision(Precision precision, Node* node);
 
+// Where a kFp16 GEMM node's sums are kept (ModelOptions::accumulation),
+// recorded by the same pass: kFp32 (the default) or kFp16, fp16
+// accumulators on tensor cores that offer them (faster, less accurate over
+// long K); the engine falls back to fp32 where it cannot and says so in the
+// kernel's description.
+enum class Accumulation : uint32_t { kFp32 = 0, kFp16 = 1 };
+Accumulation GetAccumulation(const Node& node);
+void SetAccumulation(Accumulation accumulation, Node* node);
+
 // The epilogue recorded on `node` (empty when none). INVALID_ARGUMENT when the
 // attributes are inconsistent.
 absl::StatusOr<Epilogue> GetEpilogue(const Node& node);

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "runtime/op/activation.h"
+#include "runtime/op/op_traits.h"
 #include "runtime/op/rewrite.h"
 #include "runtime/passes/attention_fusion.h"
 #include "runtime/passes/attention_layout.h"
@@ -136,13 +137,20 @@ void AddFusion(const LoadPassOptions& o, PassPipeline& p) {
         o.fuse);
 }
 
-// Marks the ops computing on the GEMM engine for FP16 math.
-int MarkFp16GemmEngine(PassContext& c) {
+// Marks the ops computing on the GEMM engine for FP16 math and, with
+// fp16_accumulation, the GEMM ops proper (those with an epilogue: Conv,
+// Gemm, MatMul, ...) for fp16 sums. Attention keeps fp32 sums: its scores
+// feed a softmax.
+int MarkFp16GemmEngine(PassContext& c, bool fp16_accumulation) {
   int marked = 0;
   Graph& graph = c.graph();
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
-    if (!c.ops()[n]->traits().computes_on_gemm_engine) continue;
+    const OpTraits& traits = c.ops()[n]->traits();
+    if (!traits.computes_on_gemm_engine) continue;
     SetPrecision(Precision::kFp16, &graph.nodes[n]);
+    if (fp16_accumulation && traits.epilogue_slots.has_value()) {
+      SetAccumulation(Accumulation::kFp16, &graph.nodes[n]);
+    }
     ++marked;
   }
   return marked;
@@ -160,7 +168,10 @@ void AddLayoutAndPrecision(const LoadPassOptions& o, PassPipeline& p) {
   const PassLevel level = PassLevel::kPrecision;
   p.Add(std::make_unique<FunctionPass>(
             "fp16-gemm-engine", level, kMain,
-            [](PassContext& c) -> absl::StatusOr<int> { return MarkFp16GemmEngine(c); }, keeps),
+            [acc16 = o.fp16_accumulation](PassContext& c) -> absl::StatusOr<int> {
+              return MarkFp16GemmEngine(c, acc16);
+            },
+            keeps),
         o.fp16);
   p.Add(std::make_unique<FunctionPass>(
             kFp16WeightsPass, level, kMain,

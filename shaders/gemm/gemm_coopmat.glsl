@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The GEMM engine's tensor-core compute core (VK_NV_cooperative_matrix):
-// fp16 x fp16 products accumulated in fp32. Compiled by shaders/CMakeLists.txt
-// per tile with the tile and the matrix shape as defines; the engine uses a
-// variant only on a device whose subgroup is 32 wide and which reports that
-// fp16/fp32 matrix shape (runtime/kernels/gemm/gemm_plan.h).
+// fp16 x fp16 products accumulated in fp32 (or in fp16: ACC_F16). Compiled
+// by shaders/CMakeLists.txt per tile with the tile and the matrix shape as
+// defines; the engine uses a variant only on a device whose subgroup is 32
+// wide and which reports that matrix shape with that accumulator type
+// (runtime/kernels/gemm/gemm_plan.h).
 //
 // A workgroup of WARPS_M x WARPS_N 32-wide subgroups computes a BM x BN block;
 // each subgroup owns a (BM / WARPS_M) x (BN / WARPS_N) block as FRAGS_M x
@@ -26,17 +27,34 @@
 // lane) runs after each accumulator passes through a per-subgroup fp32
 // staging block.
 //
+// ACC_F16 (the "_acc16" variants): the accumulators are fp16 matrices
+// (fp16 x fp16 -> fp16, about twice the fp32-accumulate rate on NVIDIA
+// tensor cores), converted to fp32 once, for the staging block and the
+// epilogue. The engine uses one only where the device reports the fp16
+// result type for the tile's shape and the model asked for fp16
+// accumulation (runtime/kernels/gemm/gemm_plan.h).
+//
 // EMULATE (the "_emu" variants): the same data movement with the matrix
 // operations done in scalar code by 32 invocations at a time and workgroup
 // barriers in place of subgroup ones, so devices without cooperative
 // matrices (lavapipe in CI) test the loaders, layouts and epilogue of these
-// kernels. Never chosen by the cost model; only a pinned plan runs it.
+// kernels. Never chosen by the cost model; only a pinned plan runs it. With
+// ACC_F16 each lane's accumulator is a float16_t: every product (exact in
+// fp32) is added and the sum rounded to fp16, at least as many roundings as
+// the tensor cores make, so the emulation bounds their error from above.
+// That needs shaderFloat16, which the plan checks.
 #version 450
+
+#ifndef ACC_F16
+#define ACC_F16 0
+#endif
 
 #extension GL_KHR_shader_subgroup_basic : require
 #if !EMULATE
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
+#endif
+#if !EMULATE || ACC_F16
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #endif
 
@@ -126,14 +144,19 @@ const uint ACC_PER_LANE = CM_M * CM_N / 32;
 #if EMULATE
 struct FragA { uint off; };  // halves into a_sh; orientation A_KM, stride A_LD
 struct FragB { uint off; };
-struct Acc { float v[ACC_PER_LANE]; };
+#if ACC_F16
+#define acc_t float16_t
+#else
+#define acc_t float
+#endif
+struct Acc { acc_t v[ACC_PER_LANE]; };
 
 uint pack2(vec2 v) { return packHalf2x16(vec2(round_f16(v.x), round_f16(v.y))); }
 float a_half(uint h) { return unpackHalf2x16(a_sh[h >> 3][(h >> 1) & 3u])[h & 1u]; }
 float b_half(uint h) { return unpackHalf2x16(b_sh[h >> 3][(h >> 1) & 3u])[h & 1u]; }
 Acc acc_zero() {
   Acc r;
-  [[unroll]] for (uint t = 0; t < ACC_PER_LANE; ++t) r.v[t] = 0.0;
+  [[unroll]] for (uint t = 0; t < ACC_PER_LANE; ++t) r.v[t] = acc_t(0.0);
   return r;
 }
 void load_frag_a(out FragA f, uint off) { f.off = off; }
@@ -147,14 +170,16 @@ Acc mul_add(FragA fa, FragB fb, Acc c) {
     [[dont_unroll]] for (uint kk = 0; kk < CM_K; ++kk) {
       const float x = a_half(fa.off + (A_KM ? kk * A_LD + r : r * A_LD + kk));
       const float y = b_half(fb.off + (B_KN ? kk * B_LD + col : col * B_LD + kk));
-      c.v[t] += x * y;
+      c.v[t] = acc_t(float(c.v[t]) + x * y);
     }
   }
   return c;
 }
 void store_acc(Acc c, uint base) {
   const uint lane = gl_LocalInvocationID.x % 32;
-  [[unroll]] for (uint t = 0; t < ACC_PER_LANE; ++t) c_stage[base + lane + 32 * t] = c.v[t];
+  [[unroll]] for (uint t = 0; t < ACC_PER_LANE; ++t) {
+    c_stage[base + lane + 32 * t] = float(c.v[t]);
+  }
 }
 // The emulated subgroup is 32 invocations of the workgroup: every one of
 // them runs the epilogue loops the same number of times.
@@ -165,10 +190,19 @@ void stage_sync() {
 #else
 #define FragA fcoopmatNV<16, gl_ScopeSubgroup, CM_M, CM_K>
 #define FragB fcoopmatNV<16, gl_ScopeSubgroup, CM_K, CM_N>
-#define Acc fcoopmatNV<32, gl_ScopeSubgroup, CM_M, CM_N>
+#define Acc32 fcoopmatNV<32, gl_ScopeSubgroup, CM_M, CM_N>
+#if ACC_F16
+#define Acc fcoopmatNV<16, gl_ScopeSubgroup, CM_M, CM_N>
+#else
+#define Acc Acc32
+#endif
 
 uint pack2(vec2 v) { return packFloat2x16(f16vec2(v)); }
+#if ACC_F16
+Acc acc_zero() { return Acc(float16_t(0.0)); }
+#else
 Acc acc_zero() { return Acc(0.0); }
+#endif
 void load_frag_a(out FragA f, uint off) {
   if (A_KM) {
     coopMatLoadNV(f, a_sh, off / 8, A_LD / 8, true);
@@ -184,7 +218,8 @@ void load_frag_b(out FragB f, uint off) {
   }
 }
 Acc mul_add(FragA fa, FragB fb, Acc c) { return coopMatMulAddNV(fa, fb, c); }
-void store_acc(Acc c, uint base) { coopMatStoreNV(c, c_stage, base, CM_N, false); }
+// fp16 accumulators are widened to fp32 for the staging block.
+void store_acc(Acc c, uint base) { coopMatStoreNV(Acc32(c), c_stage, base, CM_N, false); }
 void stage_sync() {
   subgroupMemoryBarrierShared();
   subgroupBarrier();

@@ -219,6 +219,33 @@ TEST(ModelConfigTest, VkserveExtension) {
   EXPECT_NE(s.status().message().find("precision"), std::string::npos) << s.status();
 }
 
+// fp32 sums unless asked for; fp16 sums only with FP16 precision.
+TEST(ModelConfigTest, AccumulationDefaultsToFp32AndNeedsFp16Precision) {
+  absl::StatusOr<ModelSettings> s = Validate("vkserve { precision: FP16 }");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_FALSE(s->fp16_accumulation);
+  s = Validate("vkserve { precision: FP16 accumulation: FP16 }");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_TRUE(s->fp16 && s->fp16_accumulation);
+  s = Validate("vkserve { precision: FP16 accumulation: FP32 }");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_FALSE(s->fp16_accumulation);
+  for (const char* text : {"vkserve { accumulation: FP16 }",
+                           "vkserve { precision: FP32 accumulation: FP16 }"}) {
+    s = Validate(text);
+    ASSERT_FALSE(s.ok()) << text;
+    EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument) << s.status();
+    EXPECT_THAT(std::string(s.status().message()),
+                ::testing::AllOf(::testing::HasSubstr("vkserve.accumulation"),
+                                 ::testing::HasSubstr("precision: FP16")))
+        << s.status();
+  }
+  s = Validate("vkserve { precision: FP16 accumulation: 5 }");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.status().message()), ::testing::HasSubstr("accumulation"))
+      << s.status();
+}
+
 TEST(ModelConfigTest, TritonConfigForOnnxRuntimeLoads) {
   absl::StatusOr<ModelSettings> s = Validate(R"pb(
     name: "tinynet"

@@ -18,6 +18,8 @@
 # Optional case keys: "expected" (one array per output: the case's own
 # reference, e.g. fp64 math, written as expected/<i>.npy and left alone by
 # ort_batch.js), "precision" ("FP32" or "FP16": ModelOptions::precision),
+# "accumulation" ("FP32" or "FP16": ModelOptions::accumulation, FP16 only
+# with precision FP16),
 # "requires" ("cooperative_matrix": on a device without, the pinned tile runs
 # in its scalar emulation where that fits, else its refusal is checked) and
 # "min_max_error" (the output must differ from the reference by at least
@@ -104,8 +106,8 @@ def check_case(case, module):
         if key not in case:
             raise CaseError(f"{where}: missing key {key!r}")
     extra = set(case) - {"name", "model", "inputs", "rtol", "atol", "reference_model",
-                         "expected", "precision", "requires", "min_max_error", "fused_op",
-                         "absent_op", "kernel"}
+                         "expected", "precision", "accumulation", "requires", "min_max_error",
+                         "fused_op", "absent_op", "kernel"}
     if extra:
         raise CaseError(f"{where}: unknown keys {sorted(extra)}")
     if not isinstance(case["name"], str) or not NAME_RE.match(case["name"]):
@@ -140,6 +142,10 @@ def check_case(case, module):
         raise CaseError(f"{where}: 'expected' needs one array per graph output")
     if case.get("precision", "FP32") not in ("FP32", "FP16"):
         raise CaseError(f"{where}: precision must be FP32 or FP16")
+    if case.get("accumulation", "FP32") not in ("FP32", "FP16"):
+        raise CaseError(f"{where}: accumulation must be FP32 or FP16")
+    if case.get("accumulation") == "FP16" and case.get("precision") != "FP16":
+        raise CaseError(f"{where}: accumulation FP16 needs precision FP16")
     return names
 
 
@@ -191,7 +197,8 @@ def write_case(out, case, module, input_names):
     }
     if "reference_model" in case:
         meta["reference_model"] = "reference.onnx"
-    for key in ("precision", "requires", "min_max_error", "fused_op", "absent_op", "kernel"):
+    for key in ("precision", "accumulation", "requires", "min_max_error", "fused_op", "absent_op",
+                "kernel"):
         if key in case:
             meta[key] = case[key]
     if "expected" in case:

@@ -72,6 +72,7 @@ struct CaseMeta {
   // difference from the reference the case demands (an FP16 case whose
   // output matched an fp64 reference to fp32 accuracy did not round).
   Precision precision = Precision::kFp32;
+  Accumulation accumulation = Accumulation::kFp32;  // ModelOptions::accumulation
   std::string requires_feature;
   double min_max_error = 0;
   // Optional: a fused node the loaded graph must hold, by its inspect name
@@ -107,6 +108,11 @@ absl::StatusOr<CaseMeta> ReadMeta(const fs::path& path) {
     const std::string& p = f.at("precision").string_value();
     if (p != "FP32" && p != "FP16") return absl::InvalidArgumentError("bad precision " + p);
     meta.precision = p == "FP16" ? Precision::kFp16 : Precision::kFp32;
+  }
+  if (f.contains("accumulation")) {
+    const std::string& a = f.at("accumulation").string_value();
+    if (a != "FP32" && a != "FP16") return absl::InvalidArgumentError("bad accumulation " + a);
+    meta.accumulation = a == "FP16" ? Accumulation::kFp16 : Accumulation::kFp32;
   }
   if (f.contains("requires")) meta.requires_feature = f.at("requires").string_value();
   if (f.contains("min_max_error")) meta.min_max_error = f.at("min_max_error").number_value();
@@ -303,6 +309,7 @@ TEST_P(OpCaseTest, MatchesOnnxRuntime) {
   const GpuContext gpu{device_.get(), allocator_.get(), pipelines_.get()};
   ModelOptions options;
   options.precision = meta.precision;
+  options.accumulation = meta.accumulation;
   absl::StatusOr<std::shared_ptr<Model>> loaded =
       Model::Load((dir / "model.onnx").string(), gpu, options);
   if (without_coopmat && !loaded.ok()) return expect_tile_refused(loaded.status());

@@ -140,6 +140,24 @@ TEST_F(Fp16ActivationsTest, ConvertsAroundOpsWithoutFp16AndKeepsTheOutputType) {
   EXPECT_EQ(by_output.at(p + "scores/fp32")->node->rewritten_from, "probs") << "shown as Softmax's";
 }
 
+// fp16 sums are an FP16-precision choice, off unless asked for: at FP32
+// precision the load refuses them, naming what they need.
+TEST_F(Fp16ActivationsTest, Fp16AccumulationNeedsFp16PrecisionAndIsOffByDefault) {
+  EXPECT_EQ(ModelOptions().accumulation, Accumulation::kFp32);
+  ModelOptions options;
+  options.accumulation = Accumulation::kFp16;
+  const GpuContext gpu{device_.get(), allocator_.get(), pipelines_.get()};
+  const absl::StatusOr<std::shared_ptr<Model>> refused =
+      Model::FromGraph(MaskedSoftmaxGraph(), gpu, options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("FP16 accumulation needs FP16 precision"),
+            std::string::npos)
+      << refused.status();
+  options.precision = Precision::kFp16;
+  VKSERVE_ASSERT_OK(Model::FromGraph(MaskedSoftmaxGraph(), gpu, options).status());
+}
+
 TEST_F(Fp16ActivationsTest, MakesUpNoNameTheModelUses) {
   // The model names a value as FP16 would name x's conversion.
   const std::string taken = std::string(Fp16Activations::kPrefix) + "x";

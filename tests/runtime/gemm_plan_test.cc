@@ -7,12 +7,15 @@
 // unified them (the table below is their output, recorded from that code on
 // BERT, GPT-2, attention, classifier-head, ResNet-50 and
 // MobileNet/EfficientNet shapes); pinned plans parse, and malformed or
-// unbuildable ones are refused with a clear status.
+// unbuildable ones are refused with a clear status; fp16 accumulation is
+// granted only where asked for and offered, each fallback named.
 #include "runtime/kernels/gemm/gemm_plan.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -329,4 +332,78 @@ TEST(GemmPlanTest, RefusesBadPinnedPlans) {
 }
 
 }  // namespace
+// fp32 sums unless asked for, even where the device offers fp16 ones.
+TEST(GemmPlanTest, AccumulatesInFp32ByDefault) {
+  gpu::DeviceInfo info = WithCoopmat({{16, 16, 16}});
+  info.coopmat_f16_f16_shapes = {{16, 16, 16}};
+  GemmShape s;
+  s.m = s.n = s.k = 1024;
+  s.fp16 = true;
+  s.f16_io = true;
+  auto plan = ChooseGemmPlan(s, info);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_NE(plan->coopmat, nullptr);
+  EXPECT_FALSE(plan->acc16);
+  EXPECT_EQ(plan->fp32_accumulation_reason, nullptr);
+  EXPECT_EQ(plan->shader(Kind::kMatrix, /*f16_io=*/true).find("acc16"), std::string::npos);
+  plan = ParseGemmPlan("cm64x64", s, info);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_FALSE(plan->acc16);
+}
+
+// fp16 sums where asked for, on fp16 tensors, on the shapes the device
+// reports with an fp16 result; elsewhere fp32 sums with the reason.
+TEST(GemmPlanTest, AccumulatesInFp16OnlyWhereTheDeviceReportsIt) {
+  gpu::DeviceInfo info = WithCoopmat({{16, 16, 16}, {16, 8, 16}});
+  info.coopmat_f16_f16_shapes = {{16, 16, 16}};
+  GemmShape s;
+  s.m = s.n = s.k = 1024;
+  s.fp16 = true;
+  s.f16_io = true;
+  s.acc16 = true;
+  for (Kind kind : {Kind::kMatrix, Kind::kIm2col}) {
+    s.b_kind = kind;
+    auto plan = ChooseGemmPlan(s, info);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    ASSERT_NE(plan->coopmat, nullptr);
+    EXPECT_TRUE(plan->acc16);
+    const std::string shader = plan->shader(kind, /*f16_io=*/true);
+    EXPECT_TRUE(shader.ends_with("_f16_acc16")) << shader;
+  }
+  s.b_kind = Kind::kMatrix;
+  auto pinned = ParseGemmPlan("cm128x256/2", s, info);
+  ASSERT_TRUE(pinned.ok()) << pinned.status();
+  EXPECT_TRUE(pinned->acc16);
+  EXPECT_EQ(pinned->shader(Kind::kMatrix, true), "ops/gemm_cm_128x256_16x16x16_f16_acc16");
+
+  // The fallbacks, each named: no fp16-result shape, fp32 tensors, gemv.
+  auto expect_fp32 = [](const absl::StatusOr<GemmPlan>& plan, std::string_view reason) {
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    EXPECT_FALSE(plan->acc16);
+    ASSERT_NE(plan->fp32_accumulation_reason, nullptr);
+    EXPECT_THAT(plan->fp32_accumulation_reason, ::testing::HasSubstr(reason));
+  };
+  gpu::DeviceInfo fp32_only = info;
+  fp32_only.coopmat_f16_f16_shapes = {{16, 8, 16}};
+  expect_fp32(ChooseGemmPlan(s, fp32_only), "no fp16 x fp16 -> fp16 matrix");
+  GemmShape fp32_tensors = s;
+  fp32_tensors.f16_io = false;
+  fp32_tensors.b_f16 = true;
+  expect_fp32(ChooseGemmPlan(fp32_tensors, info), "fp16 tensors only");
+  GemmShape skinny = s;
+  skinny.m = 4;
+  expect_fp32(ChooseGemmPlan(skinny, info), "gemv");
+
+  // The emulation (no cooperative matrices) accumulates in fp16 with fp16
+  // arithmetic, else falls back.
+  gpu::DeviceInfo emulating = H100Limits();
+  emulating.shader_float16 = true;
+  auto emulated = ParseGemmPlan("cm64x64", s, emulating);
+  ASSERT_TRUE(emulated.ok()) << emulated.status();
+  EXPECT_TRUE(emulated->emulated && emulated->acc16);
+  EXPECT_EQ(emulated->shader(Kind::kMatrix, true), "ops/gemm_cm_64x64_16x16x16_f16_acc16_emu");
+  emulating.shader_float16 = false;
+  expect_fp32(ParseGemmPlan("cm64x64", s, emulating), "shaderFloat16");
+}
+
 }  // namespace vkserve

@@ -5,7 +5,9 @@
 # `vkserve infer --precision FP16 --compare` on a one-MatMul model: the
 # reported errors against the FP32 run must be non-zero (the operands were
 # rounded to fp16) and within the fp16 bound for the inputs' sizes; at FP32
-# the comparison is exact; a bad precision is a usage error; --output-dir
+# the comparison is exact; --accumulation FP16 is compared against FP32 too,
+# refused without FP16 precision, and inspect names each GEMM's
+# accumulation; a bad precision is a usage error; --output-dir
 # files after --repeat hold the product, whichever --readback. Also: the commands' log lines go to
 # stderr, never into what they print on stdout.
 import json
@@ -71,6 +73,39 @@ class InferPrecisionTest(unittest.TestCase):
         self.assertLess(max_abs, 2 * 2.0 ** -11 * K)
         self.assertLessEqual(mean_abs, max_abs)
         self.assertGreater(max_rel, 0.0)
+
+    def test_fp16_accumulation_compares_against_fp32(self):
+        r = self.infer("--precision", "FP16", "--accumulation", "FP16", "--compare")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("compare: FP16 precision, FP16 accumulation, against FP32 precision",
+                      r.stdout)
+        m = re.search(r"compare Y vs FP32: max abs (\S+)  mean abs (\S+)  max rel (\S+)", r.stdout)
+        self.assertIsNotNone(m, r.stdout)
+        max_abs = float(m.group(1))
+        # fp16 sums over K err by at most 2^-11 per partial sum |s| <= K.
+        self.assertGreater(max_abs, 0.0)
+        self.assertLess(max_abs, 2.0 ** -11 * K * K)
+
+    def test_fp16_accumulation_needs_fp16_precision(self):
+        r = self.infer("--accumulation", "FP16")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("FP16 accumulation needs FP16 precision", r.stderr)
+
+    def test_inspect_says_which_accumulation_each_gemm_got(self):
+        def inspect(*args):
+            r = subprocess.run([VKSERVE, "inspect", self.model, *args], capture_output=True,
+                               text=True, timeout=300)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            return r.stdout
+        # Default: fp32 sums, nothing said about accumulation.
+        out = inspect("--precision", "FP16")
+        self.assertNotIn("acc16", out)
+        self.assertNotIn("accumulation", out)
+        # Asked for: each GEMM kernel says which it got (fp16 where the
+        # device offers it, else fp32 and why), and one summary line.
+        out = inspect("--precision", "FP16", "--accumulation", "FP16")
+        self.assertRegex(out, r"kernel: .*, fp(16 accumulation|32 accumulation \(.+\))")
+        self.assertIn("fp16 accumulation asked for: ", out)
 
     def test_fp32_compares_exactly(self):
         self.assertEqual(self.errors("FP32"), [0.0, 0.0, 0.0])

@@ -102,6 +102,7 @@ GemmShape GemmEngineShapeOf(const GemmProblem& p) {
   s.fp16 = p.precision == Precision::kFp16;
   s.f16_io = p.dtype == DataType::kFloat16;
   s.b_f16 = p.b_f16;
+  s.acc16 = p.precision == Precision::kFp16 && p.accumulation == Accumulation::kFp16;
   s.m = p.m;
   s.n = p.n;
   s.k = p.k;
@@ -307,6 +308,7 @@ absl::StatusOr<GemmPlan> ChooseGemm(const GemmProblem& p, const gpu::DeviceInfo&
 absl::StatusOr<GemmPlan> PlanGemmFor(const Node& node, GemmProblem p, const gpu::DeviceInfo& info) {
   NormalizeGemm(&p);
   p.precision = GetPrecision(node);
+  p.accumulation = GetAccumulation(node);
   return PlanFor(node, p, info);
 }
 
@@ -317,6 +319,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateGemmKernel(KernelContext& ctx, Gem
   if (total == 0) return std::make_unique<GemmKernel>(std::move(c));
   NormalizeGemm(&p);
   p.precision = GetPrecision(ctx.node());
+  p.accumulation = GetAccumulation(ctx.node());
   if (p.batch.size() > 3) {
     return absl::UnimplementedError(absl::StrCat("the GEMM has ", p.batch.size(),
                                                  " separate batch dims; at most 3 are supported"));
@@ -356,6 +359,12 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateGemmKernel(KernelContext& ctx, Gem
   ASSIGN_OR_RETURN(c.main, ctx.GetPipeline(shader, kBindings, kPushBytes, local,
                                            MainSpecConstants(p, c, split)));
   c.description = split ? absl::StrCat(shader, ", K split ", plan.splits, " ways") : shader;
+  // Where fp16 sums were asked for, which sums this GEMM got and why.
+  if (plan.acc16) {
+    absl::StrAppend(&c.description, ", fp16 accumulation");
+  } else if (plan.fp32_accumulation_reason != nullptr) {
+    absl::StrAppend(&c.description, ", fp32 accumulation (", plan.fp32_accumulation_reason, ")");
+  }
   c.params = GemmParams(p, plan, batch, ld, view);
   const uint32_t act = static_cast<uint32_t>(e.activation.kind);
   const uint32_t residual = static_cast<uint32_t>(e.residual);

@@ -14,7 +14,8 @@
 //     with B's loader chosen at build time;
 //   - ops/gemm_cm_<BM>x<BN>_<M>x<N>x<K>[_im2col]: the tensor-core core
 //     (shaders/gemm/gemm_coopmat.glsl) at FP16 precision, where the device
-//     reports that matrix shape;
+//     reports that matrix shape ("_acc16": fp16 sums, where asked for and
+//     the device reports the shape with an fp16 result);
 //   - ops/gemv (M <= 8, matrix B): bandwidth-bound streaming of B;
 // either one split over K across workgroups when the output alone cannot
 // fill the device, the partial sums then finished by ops/gemm_reduce. Every
@@ -98,6 +99,9 @@ struct GemmProblem {
   // device has them). CreateGemmKernel takes it from the node
   // (GetPrecision), as a load-time pass recorded it.
   Precision precision = Precision::kFp32;
+  // kFp16 (with kFp16 precision): fp16 sums where a kernel offers them
+  // (gemm_plan.h); taken from the node (GetAccumulation) like precision.
+  Accumulation accumulation = Accumulation::kFp32;
   // The tensors' element type, kFloat or kFloat16 (every operand, C, the
   // residual and Y alike; sums in fp32 either way).
   DataType dtype = DataType::kFloat;

@@ -8,8 +8,10 @@
 #include <cmath>
 #include <iterator>
 #include <optional>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "runtime/op/op_util.h"
 
 namespace vkserve {
@@ -207,15 +209,45 @@ bool CoopmatFits(const CoopmatTile& t, const gpu::DeviceInfo& info) {
          t.threads() <= info.max_workgroup_size[0] && t.shared_bytes() <= info.max_shared_memory;
 }
 
+bool HasShape(const std::vector<gpu::DeviceInfo::MatrixShape>& shapes,
+              const gpu::DeviceInfo::MatrixShape& shape) {
+  return std::any_of(shapes.begin(), shapes.end(), [&](const gpu::DeviceInfo::MatrixShape& m) {
+    return m.m == shape.m && m.n == shape.n && m.k == shape.k;
+  });
+}
+
 // The device's shape for `t`, when it reports it and runs `t` at all.
 bool CoopmatUsable(const CoopmatTile& t, const gpu::DeviceInfo& info) {
   if (!info.cooperative_matrix_enabled || info.subgroup_size != 32 || !CoopmatFits(t, info)) {
     return false;
   }
-  return std::any_of(info.coopmat_f16_f32_shapes.begin(), info.coopmat_f16_f32_shapes.end(),
-                     [&](const gpu::DeviceInfo::MatrixShape& m) {
-                       return m.m == t.shape.m && m.n == t.shape.n && m.k == t.shape.k;
-                     });
+  return HasShape(info.coopmat_f16_f32_shapes, t.shape);
+}
+
+// Why a coopmat plan of `t` for `s` cannot accumulate in fp16, or nullptr
+// when it can: the variants exist for fp16 tensors only; the tensor cores
+// must report t's shape with an fp16 result, the emulation needs fp16
+// arithmetic.
+const char* CoopmatAcc16Refusal(const CoopmatTile& t, const GemmShape& s,
+                                const gpu::DeviceInfo& info, bool emulated) {
+  if (!s.f16_io) return "fp16 accumulation is built for fp16 tensors only";
+  if (emulated) {
+    return info.shader_float16 ? nullptr : "its emulation needs shaderFloat16";
+  }
+  return HasShape(info.coopmat_f16_f16_shapes, t.shape)
+             ? nullptr
+             : "the device reports no fp16 x fp16 -> fp16 matrix of the tile's shape";
+}
+
+// Sets the plan's accumulation for a shape that asked for fp16 sums.
+void SetAccumulation(const GemmShape& s, const gpu::DeviceInfo& info, GemmPlan* plan) {
+  if (!s.acc16) return;
+  const char* refusal = plan->gemv()           ? "gemv sums in fp32"
+                        : plan->coopmat == nullptr ? "the scalar tiles sum in fp32"
+                                                   : CoopmatAcc16Refusal(*plan->coopmat, s, info,
+                                                                         plan->emulated);
+  plan->acc16 = refusal == nullptr;
+  plan->fp32_accumulation_reason = refusal;
 }
 
 // A tensor-core plan's time on a device with `units` SMs: whole waves of
@@ -234,8 +266,10 @@ double WaveCost(const GemmShape& s, const CoopmatTile& t, int64_t splits, uint32
   return cost * (1 + kCoopmatSplitMargin * std::log2(static_cast<double>(splits)));
 }
 
-// The cheapest tensor-core tile and split, or nullopt when the device has none.
-std::optional<GemmPlan> ChooseCoopmat(const GemmShape& s, const gpu::DeviceInfo& info) {
+// The cheapest tensor-core tile and split, or nullopt when the device has
+// none (with acc16_only: none that accumulates in fp16 for `s`).
+std::optional<GemmPlan> ChooseCoopmat(const GemmShape& s, const gpu::DeviceInfo& info,
+                                      bool acc16_only) {
   const Calibration& c = CalibrationFor(s.b_kind, info, /*coopmat=*/true);
   // The wave model was fitted with a matrix B; Conv's im2col loaders keep
   // the speed-rated model, whose choices matched or beat every pinned plan
@@ -246,6 +280,7 @@ std::optional<GemmPlan> ChooseCoopmat(const GemmShape& s, const gpu::DeviceInfo&
   double best_cost = 0;
   for (const CoopmatTile& t : kCoopmatTiles) {
     if (!CoopmatUsable(t, info)) continue;
+    if (acc16_only && CoopmatAcc16Refusal(t, s, info, /*emulated=*/false) != nullptr) continue;
     const Candidate candidate{t.bm, t.bn, t.bk, t.threads(), t.speed};
     for (int64_t splits = 1; splits <= kGemmMaxSplits; splits *= 2) {
       if (splits > 1 && s.k / splits < c.min_chunk) break;
@@ -288,7 +323,8 @@ std::string GemmPlan::shader(GemmOperandKind b_kind, bool f16_io, bool b_f16) co
   const char* loader = b_kind == GemmOperandKind::kMatrix ? "" : "_im2col";
   if (coopmat != nullptr) {
     return absl::StrCat("ops/gemm_cm_", coopmat->name, "_", coopmat->shape.m, "x", coopmat->shape.n,
-                        "x", coopmat->shape.k, loader, io, emulated ? "_emu" : "");
+                        "x", coopmat->shape.k, loader, io, acc16 ? "_acc16" : "",
+                        emulated ? "_emu" : "");
   }
   return absl::StrCat("ops/gemm_", tile->name, loader, io);
 }
@@ -299,12 +335,19 @@ std::array<uint32_t, 3> GemvLocal(bool b_trans) {
   return b_trans ? std::array<uint32_t, 3>{32, 4, 1} : std::array<uint32_t, 3>{16, 16, 1};
 }
 
-absl::StatusOr<GemmPlan> ChooseGemmPlan(const GemmShape& s, const gpu::DeviceInfo& info) {
+namespace {
+
+// The plan ChooseGemmPlan returns, before its accumulation is set.
+absl::StatusOr<GemmPlan> ChooseAnyPlan(const GemmShape& s, const gpu::DeviceInfo& info) {
   if (s.b_kind == GemmOperandKind::kMatrix && s.m <= kGemvMaxM) return ChooseGemv(s, info);
   // fp16 tensors take the tensor cores at either precision: their products
-  // are exact in fp32 and the sums are fp32 on both paths.
+  // are exact in fp32 and the sums are fp32 on both paths (unless fp16 sums
+  // were asked for, which only FP16 precision does).
   if (s.fp16 || s.f16_io) {
-    if (std::optional<GemmPlan> plan = ChooseCoopmat(s, info)) return *plan;
+    if (s.acc16) {
+      if (std::optional<GemmPlan> plan = ChooseCoopmat(s, info, /*acc16_only=*/true)) return *plan;
+    }
+    if (std::optional<GemmPlan> plan = ChooseCoopmat(s, info, /*acc16_only=*/false)) return *plan;
   }
   const Calibration& c = CalibrationFor(s.b_kind, info);
   const GemmTile* best = nullptr;
@@ -337,8 +380,9 @@ absl::StatusOr<GemmPlan> ChooseGemmPlan(const GemmShape& s, const gpu::DeviceInf
   return plan;
 }
 
-absl::StatusOr<GemmPlan> ParseGemmPlan(std::string_view spec, const GemmShape& s,
-                                       const gpu::DeviceInfo& info) {
+// The plan `spec` names, before its accumulation is set.
+absl::StatusOr<GemmPlan> ParsePlan(std::string_view spec, const GemmShape& s,
+                                   const gpu::DeviceInfo& info) {
   // A bounded, printable prefix of the (untrusted) spec for messages.
   std::string shown(spec.substr(0, 32));
   for (char& ch : shown) {
@@ -393,6 +437,21 @@ absl::StatusOr<GemmPlan> ParseGemmPlan(std::string_view spec, const GemmShape& s
   }
   return absl::InvalidArgumentError(
       absl::StrCat(kGemmPlanAttr, " '", shown, "' names no GEMM kernel"));
+}
+
+}  // namespace
+
+absl::StatusOr<GemmPlan> ChooseGemmPlan(const GemmShape& s, const gpu::DeviceInfo& info) {
+  ASSIGN_OR_RETURN(GemmPlan plan, ChooseAnyPlan(s, info));
+  SetAccumulation(s, info, &plan);
+  return plan;
+}
+
+absl::StatusOr<GemmPlan> ParseGemmPlan(std::string_view spec, const GemmShape& s,
+                                       const gpu::DeviceInfo& info) {
+  ASSIGN_OR_RETURN(GemmPlan plan, ParsePlan(spec, s, info));
+  SetAccumulation(s, info, &plan);
+  return plan;
 }
 
 }  // namespace vkserve

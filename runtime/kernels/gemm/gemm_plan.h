@@ -89,6 +89,7 @@ struct GemmShape {
   bool fp16 = false;    // Precision::kFp16: tensor-core kernels allowed
   bool f16_io = false;  // fp16 tensors (the "_f16" variants; tensor cores allowed too)
   bool b_f16 = false;   // fp32 tensors but an fp16 B (matrix B only; "_b16" variants)
+  bool acc16 = false;   // Accumulation::kFp16 asked for (fp16 sums where a kernel offers them)
 };
 
 struct GemmPlan {
@@ -97,12 +98,17 @@ struct GemmPlan {
   uint32_t splits = 1;                   // K splits actually used
   uint32_t k_chunk = 0;                  // K per split (a multiple of the kernel's K step)
   bool emulated = false;                 // coopmat's scalar emulation ("_emu"; pinned only)
+  // fp16 accumulators (coopmat with fp16 tensors only: "_acc16"). When the
+  // shape asked for them and this is false, `fp32_accumulation_reason`
+  // says why the plan sums in fp32 (a static string).
+  bool acc16 = false;
+  const char* fp32_accumulation_reason = nullptr;
   bool gemv() const { return tile == nullptr && coopmat == nullptr; }
   // The embedded shader: "ops/gemv", "ops/gemm_<BM>x<BN>",
   // "ops/gemm_cm_<name>_<M>x<N>x<K>", each tile with "_im2col" for that
-  // B loader; with f16_io the fp16-tensor variant ("_f16"); a coopmat tile
-  // with "_emu" when emulated; with b_f16 (fp32 tensors, fp16 matrix B)
-  // the "_b16" variant.
+  // B loader; with f16_io the fp16-tensor variant ("_f16"), a coopmat one
+  // with "_acc16" when acc16; a coopmat tile with "_emu" when emulated;
+  // with b_f16 (fp32 tensors, fp16 matrix B) the "_b16" variant.
   std::string shader(GemmOperandKind b_kind, bool f16_io = false, bool b_f16 = false) const;
 };
 
@@ -116,12 +122,17 @@ std::array<uint32_t, 3> GemvLocal(bool b_trans);
 // the device's workgroup and shared-memory limits: with shape.fp16 a
 // tensor-core tile when the device offers one (gemv still for M <= 8),
 // else the scalar tiles; fp16 tensors (f16_io) likewise at either
-// precision. UNIMPLEMENTED when none fits.
+// precision. With shape.acc16 and fp16 tensors, the tiles whose matrix
+// shape the device reports with an fp16 result come first (acc16); any
+// other plan sums in fp32 and names the reason. UNIMPLEMENTED when none
+// fits.
 absl::StatusOr<GemmPlan> ChooseGemmPlan(const GemmShape& shape, const gpu::DeviceInfo& info);
 
 // The node attribute pinning a plan: "gemv", "<BM>x<BN>", "cm<name>"
 // (tensor cores where the device has them, else their scalar emulation,
-// which only tests use: it is correct but slow), optionally
+// which only tests use: it is correct but slow; with shape.acc16 the fp16-
+// accumulating form where ChooseGemmPlan would allow it, the emulation
+// where the device has shaderFloat16), optionally
 // followed by "/<splits>" ("64x64/4"). Not "_vkserve_"-prefixed (a name the
 // loader reserves for internal attributes): a model may set it, so it is
 // untrusted like the rest of the model.
