@@ -6,7 +6,7 @@
 // VK_KHR_cooperative_matrix (AMD, Intel, NVIDIA) runs their "_khr" forms,
 // rewritten at build time (shaders/khr/). "auto" prefers NV where the device
 // offers it, as NVIDIA's fast path, and takes KHR elsewhere; "nv" and "khr"
-// insist (`--matrix-extension`, `gpu.matrix_extension`), e.g. to prove the
+// insist (`--matrix-extension`), e.g. to prove the
 // KHR kernels on an NVIDIA GPU that offers both. Pure functions; thread-safe.
 #ifndef VKSERVE_GPU_MATRIX_EXTENSION_H_
 #define VKSERVE_GPU_MATRIX_EXTENSION_H_
