@@ -52,7 +52,8 @@ absl::StatusOr<std::optional<MatrixExtension>> ChooseMatrixExtension(const Devic
   if (MatrixExtensionUsable(info, wanted)) return wanted;
   const bool khr = wanted == MatrixExtension::kKhr;
   return absl::FailedPreconditionError(absl::StrCat(
-      "matrix extension ", std::string(MatrixExtensionName(wanted)), ": ", info.name, " does not offer ",
+      "matrix extension ", std::string(MatrixExtensionName(wanted)), ": ", info.name,
+      " does not offer ",
       khr ? "VK_KHR_cooperative_matrix" : "VK_NV_cooperative_matrix",
       " with fp16 arithmetic and an fp16 x fp16 -> fp32 subgroup shape"));
 }

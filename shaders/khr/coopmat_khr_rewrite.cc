@@ -233,7 +233,9 @@ class Rewriter {
         cm_type_[in[1]] = TypeContainsMatrix(in);
         if (op == kOpTypeCooperativeMatrixNV && first_cm_type_ == SIZE_MAX) {
           first_cm_type_ = &in - m_.instructions.data();
-          if (in.size() != 6) return absl::InvalidArgumentError("malformed OpTypeCooperativeMatrixNV");
+          if (in.size() != 6) {
+            return absl::InvalidArgumentError("malformed OpTypeCooperativeMatrixNV");
+          }
           rows_constant_ = in[4];
         }
         continue;

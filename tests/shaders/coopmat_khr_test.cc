@@ -40,7 +40,9 @@ class Assembler {
   const std::vector<uint32_t>& words() const { return words_; }
 
  private:
-  void Append(const Instruction& in) { words_.insert(words_.end(), in.words.begin(), in.words.end()); }
+  void Append(const Instruction& in) {
+    words_.insert(words_.end(), in.words.begin(), in.words.end());
+  }
   std::vector<uint32_t> words_;
 };
 

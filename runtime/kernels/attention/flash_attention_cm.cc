@@ -80,7 +80,8 @@ absl::StatusOr<DispatchStep> CoopmatAttentionStep(KernelContext& ctx,
   const bool khr = ctx.device().info().cooperative_matrix_khr;
   ASSIGN_OR_RETURN(
       step.pipeline,
-      ctx.GetPipeline(tile.shader(emulated, half_io, khr), 5, step.push.size(), {tile.threads(), 1, 1},
+      ctx.GetPipeline(tile.shader(emulated, half_io, khr), 5, step.push.size(),
+                      {tile.threads(), 1, 1},
                       {static_cast<uint32_t>(p.head_size), static_cast<uint32_t>(p.mask),
                        p.causal ? 1u : 0u, p.empty_rows_zero ? 1u : 0u, Aligned4(p) ? 1u : 0u}));
   step.groups = {static_cast<uint32_t>((p.queries + tile.rows() - 1) / tile.rows()),
