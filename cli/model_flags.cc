@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "cli/command.h"
+#include "gpu/matrix_extension.h"
 
 namespace vkserve {
 namespace {
@@ -113,6 +114,18 @@ void AddModelFlags(CLI::App& command, ModelFlags& flags) {
           "the pipeline cache file, read at start and saved at exit; '' keeps it in memory only "
           "(default: $XDG_CACHE_HOME/vkserve/pipelines.bin or ~/.cache/vkserve/pipelines.bin)")
       ->type_name("FILE");
+  command
+      .add_option_function<std::string>(
+          "--matrix-extension",
+          [&flags](const std::string& text) {
+            absl::StatusOr<gpu::MatrixExtension> e = gpu::ParseMatrixExtension(text);
+            if (e.ok()) flags.gpu.matrix_extension = *e;  // the check below refuses others
+          },
+          "the Vulkan extension tensor-core kernels run through: auto (VK_NV_cooperative_matrix "
+          "where offered, else VK_KHR_cooperative_matrix), nv, or khr (the rewritten _khr "
+          "kernels); nv or khr fail on a device without it")
+      ->type_name("auto|nv|khr")
+      ->check(CLI::IsMember({"auto", "nv", "khr"}).description(""));
   command.add_flag("--pipeline-statistics", flags.gpu.pipeline_statistics,
                    "log each pipeline's registers, spills and shared memory as the driver "
                    "reports them");

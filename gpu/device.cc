@@ -2,10 +2,13 @@
 // Copyright 2026 The vkserve Authors.
 #include "gpu/device.h"
 
+#include <optional>
 #include <vector>
 
 #include "gpu/queue.h"
+#include "gpu/vk_cooperative_matrix_khr.h"
 #include "gpu/vk_status.h"
+#include "spdlog/spdlog.h"
 
 namespace vkserve::gpu {
 
@@ -29,14 +32,23 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Create(const Instance& instance,
   const bool push = options.allow_push_descriptors && info.push_descriptor;
   if (push) extensions.push_back(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
 
-  // Tensor-core GEMMs (VK_NV_cooperative_matrix) when the device reports an
-  // fp16 x fp16 -> fp32 shape and has fp16 arithmetic for the shared tiles.
-  const bool coopmat = info.nv_cooperative_matrix_feature && info.shader_float16 &&
-                       !info.coopmat_f16_f32_shapes.empty();
-  VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat_features{};
-  coopmat_features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV;
-  coopmat_features.cooperativeMatrix = VK_TRUE;
-  if (coopmat) extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  // Tensor-core kernels through the extension chosen: each needs the device
+  // to report an fp16 x fp16 -> fp32 shape and fp16 arithmetic for the
+  // shared tiles.
+  ASSIGN_OR_RETURN(const std::optional<MatrixExtension> matrix,
+                   ChooseMatrixExtension(info, options.matrix_extension));
+  const bool coopmat = matrix.has_value();
+  const bool khr = matrix == MatrixExtension::kKhr;
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV nv_features{};
+  nv_features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV;
+  nv_features.cooperativeMatrix = VK_TRUE;
+  CooperativeMatrixFeaturesKHR khr_features{};
+  khr_features.sType = kCooperativeMatrixFeaturesKHRType;
+  khr_features.cooperativeMatrix = VK_TRUE;
+  void* coopmat_features = khr ? static_cast<void*>(&khr_features) : &nv_features;
+  if (coopmat) {
+    extensions.push_back(khr ? kKhrCooperativeMatrixExtension : kNvCooperativeMatrixExtension);
+  }
 
   const bool statistics = options.pipeline_statistics && info.pipeline_executable_info;
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR statistics_features{};
@@ -45,12 +57,12 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Create(const Instance& instance,
   statistics_features.pipelineExecutableInfo = VK_TRUE;
   if (statistics) {
     extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
-    statistics_features.pNext = coopmat ? static_cast<void*>(&coopmat_features) : nullptr;
+    statistics_features.pNext = coopmat ? coopmat_features : nullptr;
   }
 
   VkPhysicalDeviceVulkan12Features f12{};
   f12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
-  if (coopmat) f12.pNext = &coopmat_features;
+  if (coopmat) f12.pNext = coopmat_features;
   if (statistics) f12.pNext = &statistics_features;
   f12.timelineSemaphore = VK_TRUE;
   f12.shaderFloat16 = info.shader_float16;
@@ -76,6 +88,20 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Create(const Instance& instance,
   device->float16_ = info.shader_float16;
   device->pipeline_statistics_ = statistics;
   device->info_.cooperative_matrix_enabled = coopmat;
+  device->info_.cooperative_matrix_khr = khr;
+  device->info_.coopmat_f16_f32_shapes =
+      khr ? info.khr_coopmat_f16_f32_shapes : info.nv_coopmat_f16_f32_shapes;
+  device->info_.coopmat_f16_f16_shapes =
+      khr ? info.khr_coopmat_f16_f16_shapes : info.nv_coopmat_f16_f16_shapes;
+  if (!coopmat) {
+    device->info_.coopmat_f16_f32_shapes.clear();
+    device->info_.coopmat_f16_f16_shapes.clear();
+  }
+  if (coopmat) {
+    spdlog::info("{}: tensor-core kernels through {}{}", info.name,
+                 khr ? kKhrCooperativeMatrixExtension : kNvCooperativeMatrixExtension,
+                 khr ? " (the _khr kernels)" : "");
+  }
   if (push) {
     device->push_descriptor_fn_ = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(
         vkGetDeviceProcAddr(device->device_, "vkCmdPushDescriptorSetKHR"));

@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "gpu/device_info.h"
+#include "gpu/matrix_extension.h"
 #include "gpu/instance.h"
 
 namespace vkserve::gpu {
@@ -37,6 +38,10 @@ struct DeviceOptions {
   // spills, shared memory: VK_KHR_pipeline_executable_properties) and log
   // them as pipelines are created. Ignored where the device lacks it.
   bool pipeline_statistics = false;
+  // The extension the tensor-core kernels run through (matrix_extension.h):
+  // kAuto prefers VK_NV_cooperative_matrix, then VK_KHR_cooperative_matrix;
+  // kNv or kKhr on a device without it fails Create.
+  MatrixExtension matrix_extension = MatrixExtension::kAuto;
 };
 
 class Device {

@@ -4,12 +4,15 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "gpu/matrix_extension.h"
+#include "gpu/vk_cooperative_matrix_khr.h"
 #include "gpu/vk_status.h"
 
 namespace vkserve::gpu {
@@ -48,8 +51,16 @@ int TypeRank(VkPhysicalDeviceType type) {
   }
 }
 
+// Whether a reported matrix is fp16 x fp16 -> `result` at subgroup scope
+// (the component and scope enums of both extensions share their values).
+bool F16Subgroup(VkComponentTypeNV a, VkComponentTypeNV b, VkComponentTypeNV c,
+                 VkComponentTypeNV d, VkScopeNV scope, VkComponentTypeNV result) {
+  return a == VK_COMPONENT_TYPE_FLOAT16_NV && b == VK_COMPONENT_TYPE_FLOAT16_NV && c == result &&
+         d == result && scope == VK_SCOPE_SUBGROUP_NV;
+}
+
 // The fp16 x fp16 -> fp32 and -> fp16 subgroup shapes of VK_NV_cooperative_matrix.
-absl::Status QueryCoopmatShapes(VkInstance instance, VkPhysicalDevice pd, DeviceInfo* info) {
+absl::Status QueryNvCoopmatShapes(VkInstance instance, VkPhysicalDevice pd, DeviceInfo* info) {
   auto fn = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
       vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
   if (fn == nullptr) return absl::OkStatus();
@@ -59,15 +70,41 @@ absl::Status QueryCoopmatShapes(VkInstance instance, VkPhysicalDevice pd, Device
   for (auto& p : props) p.sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV;
   VK_RETURN_IF_ERROR(fn(pd, &count, props.data()));
   for (const auto& p : props) {
-    if (p.AType == VK_COMPONENT_TYPE_FLOAT16_NV && p.BType == VK_COMPONENT_TYPE_FLOAT16_NV &&
-        p.CType == VK_COMPONENT_TYPE_FLOAT32_NV && p.DType == VK_COMPONENT_TYPE_FLOAT32_NV &&
-        p.scope == VK_SCOPE_SUBGROUP_NV) {
-      info->coopmat_f16_f32_shapes.push_back({p.MSize, p.NSize, p.KSize});
+    if (F16Subgroup(p.AType, p.BType, p.CType, p.DType, p.scope, VK_COMPONENT_TYPE_FLOAT32_NV)) {
+      info->nv_coopmat_f16_f32_shapes.push_back({p.MSize, p.NSize, p.KSize});
     }
-    if (p.AType == VK_COMPONENT_TYPE_FLOAT16_NV && p.BType == VK_COMPONENT_TYPE_FLOAT16_NV &&
-        p.CType == VK_COMPONENT_TYPE_FLOAT16_NV && p.DType == VK_COMPONENT_TYPE_FLOAT16_NV &&
-        p.scope == VK_SCOPE_SUBGROUP_NV) {
-      info->coopmat_f16_f16_shapes.push_back({p.MSize, p.NSize, p.KSize});
+    if (F16Subgroup(p.AType, p.BType, p.CType, p.DType, p.scope, VK_COMPONENT_TYPE_FLOAT16_NV)) {
+      info->nv_coopmat_f16_f16_shapes.push_back({p.MSize, p.NSize, p.KSize});
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The same for VK_KHR_cooperative_matrix (not saturating).
+absl::Status QueryKhrCoopmatShapes(VkInstance instance, VkPhysicalDevice pd, DeviceInfo* info) {
+  auto fn = reinterpret_cast<PfnCooperativeMatrixPropertiesKHR>(
+      vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"));
+  if (fn == nullptr) return absl::OkStatus();
+  uint32_t count = 0;
+  VK_RETURN_IF_ERROR(fn(pd, &count, nullptr));
+  std::vector<CooperativeMatrixPropertiesKHR> props(count);
+  for (auto& p : props) {
+    p = {};
+    p.sType = kCooperativeMatrixPropertiesKHRType;
+  }
+  VK_RETURN_IF_ERROR(fn(pd, &count, props.data()));
+  for (const auto& p : props) {
+    if (p.saturatingAccumulation) continue;
+    const auto a = static_cast<VkComponentTypeNV>(p.AType);
+    const auto b = static_cast<VkComponentTypeNV>(p.BType);
+    const auto c = static_cast<VkComponentTypeNV>(p.CType);
+    const auto d = static_cast<VkComponentTypeNV>(p.ResultType);
+    const auto scope = static_cast<VkScopeNV>(p.scope);
+    if (F16Subgroup(a, b, c, d, scope, VK_COMPONENT_TYPE_FLOAT32_NV)) {
+      info->khr_coopmat_f16_f32_shapes.push_back({p.MSize, p.NSize, p.KSize});
+    }
+    if (F16Subgroup(a, b, c, d, scope, VK_COMPONENT_TYPE_FLOAT16_NV)) {
+      info->khr_coopmat_f16_f16_shapes.push_back({p.MSize, p.NSize, p.KSize});
     }
   }
   return absl::OkStatus();
@@ -82,8 +119,8 @@ absl::Status QueryExtensions(VkPhysicalDevice pd, DeviceInfo* info) {
   info->push_descriptor = HasExtension(extensions, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
   info->pipeline_executable_info =
       HasExtension(extensions, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
-  info->khr_cooperative_matrix = HasExtension(extensions, "VK_KHR_cooperative_matrix");
-  info->nv_cooperative_matrix = HasExtension(extensions, "VK_NV_cooperative_matrix");
+  info->khr_cooperative_matrix = HasExtension(extensions, kKhrCooperativeMatrixExtension);
+  info->nv_cooperative_matrix = HasExtension(extensions, kNvCooperativeMatrixExtension);
   info->nv_cooperative_matrix2 = HasExtension(extensions, "VK_NV_cooperative_matrix2");
   info->nv_shader_sm_builtins = HasExtension(extensions, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
   return absl::OkStatus();
@@ -149,9 +186,19 @@ void QueryProperties(VkPhysicalDevice pd, DeviceInfo* info) {
 absl::Status QueryFeatures(VkInstance instance, VkPhysicalDevice pd, DeviceInfo* info) {
   VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat{};
   coopmat.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV;
+  CooperativeMatrixFeaturesKHR khr_coopmat{};
+  khr_coopmat.sType = kCooperativeMatrixFeaturesKHRType;
   VkPhysicalDeviceVulkan12Features f12{};
   f12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
-  if (info->nv_cooperative_matrix) f12.pNext = &coopmat;
+  // Each chained only where its extension is offered.
+  if (info->nv_cooperative_matrix) {
+    coopmat.pNext = f12.pNext;
+    f12.pNext = &coopmat;
+  }
+  if (info->khr_cooperative_matrix) {
+    khr_coopmat.pNext = f12.pNext;
+    f12.pNext = &khr_coopmat;
+  }
   VkPhysicalDeviceVulkan11Features f11{};
   f11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
   f11.pNext = &f12;
@@ -164,7 +211,19 @@ absl::Status QueryFeatures(VkInstance instance, VkPhysicalDevice pd, DeviceInfo*
   info->shader_int64 = features.features.shaderInt64;
   info->timeline_semaphore = f12.timelineSemaphore;
   info->nv_cooperative_matrix_feature = coopmat.cooperativeMatrix;
-  if (info->nv_cooperative_matrix_feature) RETURN_IF_ERROR(QueryCoopmatShapes(instance, pd, info));
+  info->khr_cooperative_matrix_feature = khr_coopmat.cooperativeMatrix;
+  if (info->nv_cooperative_matrix_feature) {
+    RETURN_IF_ERROR(QueryNvCoopmatShapes(instance, pd, info));
+  }
+  if (info->khr_cooperative_matrix_feature) {
+    RETURN_IF_ERROR(QueryKhrCoopmatShapes(instance, pd, info));
+  }
+  // The shapes of the automatic choice until Device::Create enables one.
+  const bool nv = MatrixExtensionUsable(*info, MatrixExtension::kNv);
+  info->coopmat_f16_f32_shapes =
+      nv ? info->nv_coopmat_f16_f32_shapes : info->khr_coopmat_f16_f32_shapes;
+  info->coopmat_f16_f16_shapes =
+      nv ? info->nv_coopmat_f16_f16_shapes : info->khr_coopmat_f16_f16_shapes;
   return absl::OkStatus();
 }
 
@@ -287,18 +346,14 @@ std::string DeviceInfo::ToString() const {
   absl::StrAppendFormat(&s, "    cooperative matrix: KHR %s, NV %s, NV2 %s\n",
                         yes(khr_cooperative_matrix), yes(nv_cooperative_matrix),
                         yes(nv_cooperative_matrix2));
-  if (!coopmat_f16_f32_shapes.empty()) {
-    s += "    fp16 x fp16 -> fp32 matrix shapes (NV, subgroup):";
-    for (const MatrixShape& m : coopmat_f16_f32_shapes) {
-      absl::StrAppendFormat(&s, " %ux%ux%u", m.m, m.n, m.k);
-    }
-    s += "\n";
-  }
-  if (!coopmat_f16_f16_shapes.empty()) {
-    s += "    fp16 x fp16 -> fp16 matrix shapes (NV, subgroup):";
-    for (const MatrixShape& m : coopmat_f16_f16_shapes) {
-      absl::StrAppendFormat(&s, " %ux%ux%u", m.m, m.n, m.k);
-    }
+  for (const auto& [name, shapes] :
+       {std::pair{"fp32 matrix shapes (NV", &nv_coopmat_f16_f32_shapes},
+        std::pair{"fp32 matrix shapes (KHR", &khr_coopmat_f16_f32_shapes},
+        std::pair{"fp16 matrix shapes (NV", &nv_coopmat_f16_f16_shapes},
+        std::pair{"fp16 matrix shapes (KHR", &khr_coopmat_f16_f16_shapes}}) {
+    if (shapes->empty()) continue;
+    absl::StrAppendFormat(&s, "    fp16 x fp16 -> %s, subgroup):", name);
+    for (const MatrixShape& m : *shapes) absl::StrAppendFormat(&s, " %ux%ux%u", m.m, m.n, m.k);
     s += "\n";
   }
   absl::StrAppendFormat(&s, "    timestamps: %u valid bits, %.3f ns/tick (queue family %u)\n",

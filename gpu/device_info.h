@@ -80,21 +80,33 @@ struct DeviceInfo {
   bool nv_cooperative_matrix = false;
   bool nv_cooperative_matrix2 = false;
   bool nv_shader_sm_builtins = false;  // VK_NV_shader_sm_builtins (compute_units)
-  // VK_NV_cooperative_matrix's cooperativeMatrix feature, and the shapes it
-  // reports with fp16 A and B, fp32 C and result, at subgroup scope
-  // (vkGetPhysicalDeviceCooperativeMatrixPropertiesNV). The GEMM engine
-  // picks its tensor-core kernels from these; nothing assumes a shape.
+  // Each extension's cooperativeMatrix feature, and the shapes it reports
+  // with fp16 A and B, fp32 C and result, at subgroup scope
+  // (vkGetPhysicalDeviceCooperativeMatrixPropertiesNV / ...KHR). The GEMM
+  // engine picks its tensor-core kernels from the shapes of the extension in
+  // use; nothing assumes a shape.
   struct MatrixShape {
     uint32_t m = 0, n = 0, k = 0;
   };
   bool nv_cooperative_matrix_feature = false;
+  bool khr_cooperative_matrix_feature = false;
+  std::vector<MatrixShape> nv_coopmat_f16_f32_shapes;
+  std::vector<MatrixShape> khr_coopmat_f16_f32_shapes;
+  // The shapes of the extension the kernels use: QueryDevices fills in those
+  // of the automatic choice (gpu/matrix_extension.h), Device::Create those of
+  // the one it enabled.
   std::vector<MatrixShape> coopmat_f16_f32_shapes;
   // The same with fp16 C and result (fp16 accumulation, the "_acc16" GEMM
-  // variants): a separate list, as a device may rate or offer them apart.
+  // variants), per extension and of the chosen one: separate lists, as a
+  // device may rate or offer them apart.
+  std::vector<MatrixShape> nv_coopmat_f16_f16_shapes;
+  std::vector<MatrixShape> khr_coopmat_f16_f16_shapes;
   std::vector<MatrixShape> coopmat_f16_f16_shapes;
-  // Set by Device::Create when it enabled the extension (the feature, fp16
-  // arithmetic and at least one shape above are present).
+  // Set by Device::Create when it enabled a cooperative-matrix extension;
+  // cooperative_matrix_khr when that is VK_KHR_cooperative_matrix, whose
+  // kernels are the "_khr" forms.
   bool cooperative_matrix_enabled = false;
+  bool cooperative_matrix_khr = false;
 
   std::vector<MemoryHeapInfo> heaps;
   std::vector<MemoryTypeInfo> memory_types;

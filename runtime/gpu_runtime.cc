@@ -18,6 +18,7 @@ absl::StatusOr<std::unique_ptr<GpuRuntime>> GpuRuntime::Create(const GpuRuntimeO
   device_options.selector = options.device;
   device_options.faults = options.faults;
   device_options.pipeline_statistics = options.pipeline_statistics;
+  device_options.matrix_extension = options.matrix_extension;
   ASSIGN_OR_RETURN(rt->device_, gpu::Device::Create(*rt->instance_, device_options));
   ASSIGN_OR_RETURN(rt->allocator_, gpu::Allocator::Create(*rt->device_, options.allocator));
   ASSIGN_OR_RETURN(rt->pipelines_,

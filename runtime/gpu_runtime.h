@@ -16,6 +16,7 @@
 #include "gpu/device.h"
 #include "gpu/fault_injector.h"
 #include "gpu/instance.h"
+#include "gpu/matrix_extension.h"
 #include "gpu/parallel_copy.h"
 #include "gpu/pipeline.h"
 #include "runtime/model.h"
@@ -31,6 +32,8 @@ struct GpuRuntimeOptions {
   int readback_threads = 0;
   // Log each pipeline's compile statistics (gpu::DeviceOptions).
   bool pipeline_statistics = false;
+  // The extension the tensor-core kernels run through (gpu::DeviceOptions).
+  gpu::MatrixExtension matrix_extension = gpu::MatrixExtension::kAuto;
   // Test seam: injected GPU faults (gpu/fault_injector.h); null in production.
   std::shared_ptr<gpu::FaultInjector> faults;
 };

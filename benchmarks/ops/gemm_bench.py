@@ -100,6 +100,8 @@ def main():
     parser.add_argument("--plan", default="")
     parser.add_argument("--weights", action="store_true")
     parser.add_argument("--float16", action="store_true")
+    parser.add_argument("--matrix-extension", default="auto", choices=["auto", "nv", "khr"],
+                        help="vkserve's --matrix-extension: khr runs the _khr tensor-core kernels")
     parser.add_argument("--statistics", action="store_true",
                         help="print the driver's compile statistics of each GEMM pipeline")
     # Options may come before or after the positionals (VKSERVE FILTER).
@@ -126,6 +128,8 @@ def main():
             command += ["--accumulation", args.accumulation]
         if args.statistics:
             command += ["--pipeline-statistics"]
+        if args.matrix_extension != "auto":
+            command += ["--matrix-extension", args.matrix_extension]
         result = subprocess.run(command, capture_output=True, text=True)
         if args.statistics:
             for line in (result.stdout + result.stderr).splitlines():

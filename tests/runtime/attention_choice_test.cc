@@ -124,6 +124,7 @@ TEST(AttentionChoiceTest, PlansTheTensorCoreVariant) {
   ASSERT_TRUE(tile.has_value());
   EXPECT_EQ(tile->shader(false, false), "ops/flash_attention_cm_e64_w4_c64");
   EXPECT_EQ(tile->shader(false, /*half_io=*/true), "ops/flash_attention_cm_e64_w4_c64_f16");
+  EXPECT_EQ(tile->shader(false, true, /*khr=*/true), "ops/flash_attention_cm_e64_w4_c64_f16_khr");
   EXPECT_LE(tile->shared_bytes(), 48u << 10);
   p.head_size = 80;  // padded to 128, 32-key tiles to fit 48 KiB
   tile = PlanCoopmatAttention(p, kH100Cm, false);
@@ -135,6 +136,7 @@ TEST(AttentionChoiceTest, PlansTheTensorCoreVariant) {
   ASSERT_TRUE(tile.has_value());
   EXPECT_EQ(tile->shader(true, false), "ops/flash_attention_cm_e128_w2_c32_emu");
   EXPECT_EQ(tile->shader(true, true), "ops/flash_attention_cm_e128_w2_c32_f16_emu");
+  EXPECT_EQ(tile->shader(true, true, /*khr=*/true), "ops/flash_attention_cm_e128_w2_c32_f16_emu");
   EXPECT_LE(tile->shared_bytes(), 32u << 10);
   p.head_size = 129;
   EXPECT_FALSE(PlanCoopmatAttention(p, kH100Cm, false).has_value());

@@ -251,12 +251,16 @@ TEST(GemmPlanTest, Fp16TakesTensorCoresOnlyWhereReported) {
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_TRUE(plan->emulated);
   EXPECT_EQ(plan->shader(s.b_kind), "ops/gemm_cm_64x64_16x16x16_emu");
+  // An emulation has no KHR form: it uses no cooperative matrices.
+  EXPECT_EQ(plan->shader(s.b_kind, false, false, /*khr=*/true), "ops/gemm_cm_64x64_16x16x16_emu");
   EXPECT_EQ(ParseGemmPlan("cm64x64", s, WithCoopmat({{16, 8, 16}})).status().code(),
             absl::StatusCode::kUnimplemented);
   s.b_kind = Kind::kIm2col;
   plan = ParseGemmPlan("cm64x64/2", s, WithCoopmat({{16, 16, 16}}));
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(plan->shader(s.b_kind), "ops/gemm_cm_64x64_16x16x16_im2col");
+  EXPECT_EQ(plan->shader(s.b_kind, /*f16_io=*/true, false, /*khr=*/true),
+            "ops/gemm_cm_64x64_16x16x16_im2col_f16_khr");
   EXPECT_FALSE(plan->emulated);
   EXPECT_EQ(plan->splits, 2u);
 }

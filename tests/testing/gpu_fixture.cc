@@ -58,6 +58,12 @@ void GpuTest::SetUpGpu(bool push_descriptors, const gpu::AllocatorOptions& alloc
   device_options.allow_push_descriptors = push_descriptors;
   device_options.faults = std::move(faults);
   if (const char* sel = std::getenv("VKSERVE_TEST_DEVICE")) device_options.selector = sel;
+  // auto, nv or khr: e.g. the op cases through the _khr kernels on an NVIDIA GPU.
+  if (const char* e = std::getenv("VKSERVE_TEST_MATRIX_EXTENSION")) {
+    absl::StatusOr<gpu::MatrixExtension> extension = gpu::ParseMatrixExtension(e);
+    ASSERT_TRUE(extension.ok()) << extension.status();
+    device_options.matrix_extension = *extension;
+  }
   auto device = gpu::Device::Create(*instance_, device_options);
   ASSERT_TRUE(device.ok()) << device.status();
   device_ = std::move(device).value();

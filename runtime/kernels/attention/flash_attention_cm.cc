@@ -37,9 +37,9 @@ uint32_t CoopmatAttentionTile::shared_bytes() const {
   return 2 * (rows() * ld + 2 * keys * ld) + warps * std::max(scores, p_and_o);
 }
 
-std::string CoopmatAttentionTile::shader(bool emulated, bool half_io) const {
+std::string CoopmatAttentionTile::shader(bool emulated, bool half_io, bool khr) const {
   return absl::StrCat("ops/flash_attention_cm_e", head, "_w", warps, "_c", keys,
-                      half_io ? "_f16" : "", emulated ? "_emu" : "");
+                      half_io ? "_f16" : "", emulated ? "_emu" : (khr ? "_khr" : ""));
 }
 
 bool CoopmatAttentionNative(const gpu::DeviceInfo& device) {
@@ -77,9 +77,11 @@ absl::StatusOr<DispatchStep> CoopmatAttentionStep(KernelContext& ctx,
                                                   std::array<uint32_t, 3> qkv_inputs) {
   DispatchStep step;
   step.push = FlashAttentionParams(p);
+  const bool khr = ctx.device().info().cooperative_matrix_khr;
   ASSIGN_OR_RETURN(
       step.pipeline,
-      ctx.GetPipeline(tile.shader(emulated, half_io), 5, step.push.size(), {tile.threads(), 1, 1},
+      ctx.GetPipeline(tile.shader(emulated, half_io, khr), 5, step.push.size(),
+                      {tile.threads(), 1, 1},
                       {static_cast<uint32_t>(p.head_size), static_cast<uint32_t>(p.mask),
                        p.causal ? 1u : 0u, p.empty_rows_zero ? 1u : 0u, Aligned4(p) ? 1u : 0u}));
   step.groups = {static_cast<uint32_t>((p.queries + tile.rows() - 1) / tile.rows()),

@@ -33,8 +33,10 @@ struct CoopmatAttentionTile {
   // padded by 8 halves) and each subgroup's region (its fp32 scores, or P
   // and a staged 16 x 16 block of O).
   uint32_t shared_bytes() const;
-  // `half_io`: the variant for fp16 tensors.
-  std::string shader(bool emulated, bool half_io) const;
+  // `half_io`: the variant for fp16 tensors; `khr`: its
+  // VK_KHR_cooperative_matrix form (DeviceInfo::cooperative_matrix_khr;
+  // "_khr", never with `emulated`).
+  std::string shader(bool emulated, bool half_io, bool khr = false) const;
 };
 
 // True when `device` runs the tensor-core kernel itself: cooperative

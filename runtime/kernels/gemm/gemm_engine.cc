@@ -355,7 +355,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateGemmKernel(KernelContext& ctx, Gem
   c.b_input = p.b_input;
   c.c_input = p.c_input;
   c.residual_input = e.residual != Epilogue::Residual::kNone ? e.residual_input : -1;
-  const std::string shader = plan.shader(kind, f16_io, p.b_f16);
+  const std::string shader = plan.shader(kind, f16_io, p.b_f16, info.cooperative_matrix_khr);
   ASSIGN_OR_RETURN(c.main, ctx.GetPipeline(shader, kBindings, kPushBytes, local,
                                            MainSpecConstants(p, c, split)));
   c.description = split ? absl::StrCat(shader, ", K split ", plan.splits, " ways") : shader;

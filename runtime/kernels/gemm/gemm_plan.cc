@@ -317,14 +317,14 @@ double GemmTile::speed(GemmOperandKind kind) const {
 std::span<const GemmTile> GemmTiles() { return kGemmTiles; }
 std::span<const CoopmatTile> CoopmatTiles() { return kCoopmatTiles; }
 
-std::string GemmPlan::shader(GemmOperandKind b_kind, bool f16_io, bool b_f16) const {
+std::string GemmPlan::shader(GemmOperandKind b_kind, bool f16_io, bool b_f16, bool khr) const {
   const char* io = f16_io ? "_f16" : (b_f16 ? "_b16" : "");
   if (gemv()) return absl::StrCat("ops/gemv", io);
   const char* loader = b_kind == GemmOperandKind::kMatrix ? "" : "_im2col";
   if (coopmat != nullptr) {
     return absl::StrCat("ops/gemm_cm_", coopmat->name, "_", coopmat->shape.m, "x", coopmat->shape.n,
                         "x", coopmat->shape.k, loader, io, acc16 ? "_acc16" : "",
-                        emulated ? "_emu" : "");
+                        emulated ? "_emu" : (khr ? "_khr" : ""));
   }
   return absl::StrCat("ops/gemm_", tile->name, loader, io);
 }

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+#include "gpu/matrix_extension.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+
+namespace vkserve::gpu {
+
+std::string_view MatrixExtensionName(MatrixExtension extension) {
+  switch (extension) {
+    case MatrixExtension::kNv:
+      return "nv";
+    case MatrixExtension::kKhr:
+      return "khr";
+    case MatrixExtension::kAuto:
+      break;
+  }
+  return "auto";
+}
+
+absl::StatusOr<MatrixExtension> ParseMatrixExtension(std::string_view name) {
+  if (name == "auto") return MatrixExtension::kAuto;
+  if (name == "nv") return MatrixExtension::kNv;
+  if (name == "khr") return MatrixExtension::kKhr;
+  return absl::InvalidArgumentError(
+      absl::StrCat("matrix extension '", std::string(name), "' is none of auto, nv, khr"));
+}
+
+bool MatrixExtensionUsable(const DeviceInfo& info, MatrixExtension extension) {
+  if (!info.shader_float16) return false;
+  switch (extension) {
+    case MatrixExtension::kNv:
+      return info.nv_cooperative_matrix_feature && !info.nv_coopmat_f16_f32_shapes.empty();
+    case MatrixExtension::kKhr:
+      return info.khr_cooperative_matrix_feature && !info.khr_coopmat_f16_f32_shapes.empty();
+    case MatrixExtension::kAuto:
+      break;
+  }
+  return false;
+}
+
+absl::StatusOr<std::optional<MatrixExtension>> ChooseMatrixExtension(const DeviceInfo& info,
+                                                                     MatrixExtension wanted) {
+  if (wanted == MatrixExtension::kAuto) {
+    for (MatrixExtension e : {MatrixExtension::kNv, MatrixExtension::kKhr}) {
+      if (MatrixExtensionUsable(info, e)) return e;
+    }
+    return std::nullopt;
+  }
+  if (MatrixExtensionUsable(info, wanted)) return wanted;
+  const bool khr = wanted == MatrixExtension::kKhr;
+  return absl::FailedPreconditionError(absl::StrCat(
+      "matrix extension ", std::string(MatrixExtensionName(wanted)), ": ", info.name,
+      " does not offer ",
+      khr ? "VK_KHR_cooperative_matrix" : "VK_NV_cooperative_matrix",
+      " with fp16 arithmetic and an fp16 x fp16 -> fp32 subgroup shape"));
+}
+
+}  // namespace vkserve::gpu

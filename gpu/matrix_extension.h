@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The vkserve Authors.
+//
+// MatrixExtension: which Vulkan extension runs the tensor-core kernels.
+// VK_NV_cooperative_matrix (NVIDIA) runs the kernels as glslc compiles them;
+// VK_KHR_cooperative_matrix (AMD, Intel, NVIDIA) runs their "_khr" forms,
+// rewritten at build time (shaders/khr/). "auto" prefers NV where the device
+// offers it, as NVIDIA's fast path, and takes KHR elsewhere; "nv" and "khr"
+// insist (`--matrix-extension`), e.g. to prove the
+// KHR kernels on an NVIDIA GPU that offers both. Pure functions; thread-safe.
+#ifndef VKSERVE_GPU_MATRIX_EXTENSION_H_
+#define VKSERVE_GPU_MATRIX_EXTENSION_H_
+
+#include <optional>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "gpu/device_info.h"
+
+namespace vkserve::gpu {
+
+enum class MatrixExtension { kAuto, kNv, kKhr };
+
+// "auto", "nv" or "khr" (the names the CLI and the configuration take).
+std::string_view MatrixExtensionName(MatrixExtension extension);
+absl::StatusOr<MatrixExtension> ParseMatrixExtension(std::string_view name);
+
+// Whether `info` can run the tensor-core kernels through `extension` (kNv or
+// kKhr): the extension's cooperativeMatrix feature, fp16 arithmetic for the
+// shared tiles and at least one fp16 x fp16 -> fp32 subgroup shape.
+bool MatrixExtensionUsable(const DeviceInfo& info, MatrixExtension extension);
+
+// The extension `info` runs the tensor-core kernels with when `wanted` is
+// asked for: kNv or kKhr, or nullopt for none (the kernels' scalar
+// emulations run). kAuto never fails; kNv or kKhr on a device that cannot
+// use it fails with FAILED_PRECONDITION naming the device.
+absl::StatusOr<std::optional<MatrixExtension>> ChooseMatrixExtension(const DeviceInfo& info,
+                                                                     MatrixExtension wanted);
+
+}  // namespace vkserve::gpu
+
+#endif  // VKSERVE_GPU_MATRIX_EXTENSION_H_
