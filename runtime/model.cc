@@ -231,6 +231,7 @@ absl::Status Model::Prepare() {
       .fuse_attention = options_.fuse_attention,
       .fp16 = options_.precision == Precision::kFp16,
       .fp16_accumulation = options_.accumulation == Accumulation::kFp16,
+      .channels_last = options_.conv_layout == ConvLayout::kNhwc,
       .max_fold_elements = options_.max_fold_elements,
       .halved = &halved_,
   });

@@ -34,6 +34,11 @@
 // result type for the tile's shape and the model asked for fp16
 // accumulation (runtime/kernels/gemm/gemm_plan.h).
 //
+// B_NHWC (the "_nhwc" variants, fp16 tensors only; with B_IM2COL): B is
+// the im2col view of a channels-last image batch, K ordered (ky, kx,
+// channel), 8 channels per 16-byte load (gemm_load_im2col_nhwc.glsl); the
+// engine's output view then writes Y channels-last.
+//
 // EMULATE (the "_emu" variants): the same data movement with the matrix
 // operations done in scalar code by 32 invocations at a time and workgroup
 // barriers in place of subgroup ones, so devices without cooperative
@@ -47,6 +52,12 @@
 
 #ifndef ACC_F16
 #define ACC_F16 0
+#endif
+#ifndef B_NHWC
+#define B_NHWC 0
+#endif
+#if B_NHWC && (!B_IM2COL || !VKSERVE_F16)
+#error "B_NHWC is an im2col loader for fp16 tensors"
 #endif
 
 #extension GL_KHR_shader_subgroup_basic : require
@@ -88,7 +99,9 @@ const uint B_UNITS = BN * BK / 8 / THREADS;
 // Shared orientation: A_KM stores A as [k][m] (column-major fragments), B_KN
 // stores B as [k][n] (row-major fragments).
 const bool A_KM = A_TRANS;
-#if B_IM2COL
+#if B_NHWC
+const bool B_KN = false;
+#elif B_IM2COL
 const bool B_KN = POINTWISE && VEC_B;
 #else
 const bool B_KN = !B_TRANS;
@@ -134,7 +147,9 @@ uint b_base;
 uint m0;
 uint n0;
 
-#if B_IM2COL
+#if B_NHWC
+#include "gemm_load_im2col_nhwc.glsl"
+#elif B_IM2COL
 #define GEMM_IM2COL_VIEW_ONLY 1
 #include "gemm_load_im2col.glsl"
 #endif
@@ -315,8 +330,9 @@ GEMM_CM_LOAD_STEP(a, A, m0, A_KM, f8)
 GEMM_CM_STORE_STEP(a, A)
 
 // Operand B: a strided matrix, [k][n] in memory unless B_TRANS (= B_KN), or
-// the im2col view.
-#if B_IM2COL
+// the im2col view (NCHW here; NHWC: gemm_load_im2col_nhwc.glsl).
+#if B_NHWC
+#elif B_IM2COL
 // Rows of n (one fixed column per thread, THREADS a multiple of BN) and 8
 // consecutive k per unit; or, POINTWISE with VEC_B, rows of k with 8
 // consecutive pixels read as vectors straight from X.

@@ -94,6 +94,7 @@ class GemmKernel : public Kernel {
 
 GemmOperandKind GemmEngineKindOf(const GemmProblem& p) {
   if (!p.b_im2col) return GemmOperandKind::kMatrix;
+  if (p.b_im2col->nhwc) return GemmOperandKind::kNhwc;
   return p.b_im2col->pointwise ? GemmOperandKind::kPointwise : GemmOperandKind::kIm2col;
 }
 
@@ -177,7 +178,12 @@ LeadingDims SetVectorPaths(const GemmProblem& p, const OutputView& view, bool co
   const int64_t lda = p.lda != 0 ? p.lda : p.a_trans ? p.m : p.k;
   int64_t ldb = p.ldb != 0 ? p.ldb : p.b_trans ? p.k : p.n;
   c->vec_a = AllMultiplesOf(4, p.a_batch_strides) && lda % 4 == 0;
-  if (p.b_im2col) {
+  if (p.b_im2col && p.b_im2col->nhwc) {
+    // The NHWC loader's 16-byte loads (checked at record time); ldb carries
+    // the output rows per image (gemm_load_im2col_nhwc.glsl).
+    ldb = p.b_im2col->window.out_h;
+    c->vec_b = true;
+  } else if (p.b_im2col) {
     ldb = p.b_im2col->image_stride;
     c->vec_b = p.b_im2col->pointwise && view.n_inner % 4 == 0 && ldb % 4 == 0 &&
                AllMultiplesOf(4, p.b_batch_strides);
@@ -192,6 +198,7 @@ LeadingDims SetVectorPaths(const GemmProblem& p, const OutputView& view, bool co
   c->vec8_b = coopmat && (f16_io || p.b_f16) && !p.b_im2col && c->vec_b &&
               AllMultiplesOf(8, {ldb, p.b_trans ? p.k : p.n}) &&
               AllMultiplesOf(8, p.b_batch_strides);
+  if (p.b_im2col && p.b_im2col->nhwc) c->vec8_b = true;
   return {lda, ldb};
 }
 
@@ -335,6 +342,14 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateGemmKernel(KernelContext& ctx, Gem
   }
   if (p.b_f16 && (f16_io || p.b_im2col)) {
     return absl::InternalError("an fp16 B needs fp32 tensors and a matrix B");
+  }
+  if (p.b_im2col && p.b_im2col->nhwc) {
+    const Window2D& w = p.b_im2col->window;
+    const int64_t taps = int64_t{w.kernel_h} * w.kernel_w;
+    if (p.k % taps != 0 || (p.k / taps) % 8 != 0 || batch != 1 || p.b_im2col->pointwise) {
+      return absl::InternalError(
+          "the NHWC loader needs one group and a multiple of 8 channels, not pointwise");
+    }
   }
   c.vec_bytes = f16_io ? 8 : 16;
   c.b_vec_bytes = f16_io || p.b_f16 ? 8 : 16;
