@@ -137,7 +137,7 @@ absl::StatusOr<int> ConvertConvsToChannelsLast(Graph* graph, const ValueShapes& 
       if (!nhwc_name.contains(v)) {
         // Read from an NCHW producer (or a graph input): transposed once,
         // before its first NHWC reader.
-        const std::string t = absl::StrCat(v, "/vkserve_nhwc");
+        const std::string t = absl::StrCat(v, kNhwcValueSuffix);
         out.push_back(MakeTranspose(conv, absl::StrCat(conv.name, "/to_nhwc_", i), v, t,
                                     {0, 2, 3, 1}));
         nhwc_name[v] = t;
@@ -150,7 +150,7 @@ absl::StatusOr<int> ConvertConvsToChannelsLast(Graph* graph, const ValueShapes& 
     layout.s = kConvLayoutNhwc;
     conv.attributes[kConvLayoutAttr] = std::move(layout);
     const std::string y = conv.outputs[0];
-    const std::string y_nhwc = absl::StrCat(y, "/vkserve_nhwc");
+    const std::string y_nhwc = absl::StrCat(y, kNhwcValueSuffix);
     conv.outputs[0] = y_nhwc;
     nhwc_name[y] = y_nhwc;
     const std::string conv_name = conv.name;

@@ -19,6 +19,10 @@ namespace vkserve {
 
 inline constexpr char kConvLayoutAttr[] = "_vkserve_layout";
 inline constexpr char kConvLayoutNhwc[] = "NHWC";
+// The NHWC form of an NCHW value <name> is named <name> + this suffix (the
+// channels-last pass's Transposes and renamed Conv outputs; inspect traces
+// stored nodes through it).
+inline constexpr char kNhwcValueSuffix[] = "/vkserve_nhwc";
 
 }  // namespace vkserve
 
