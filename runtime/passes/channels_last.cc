@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/kernels/gemm/gemm_plan.h"
 #include "runtime/op/activation.h"
 #include "runtime/ops/nn/conv_layout.h"
 
@@ -25,7 +26,7 @@ const TensorDesc* Rank4(const ValueShapes& shapes, const std::string& name) {
 
 // Whether `node` can run NHWC, apart from who else reads its weight.
 bool Convertible(const Graph& graph, const Node& node, const ValueShapes& s1,
-                 const ValueShapes& s3, bool fp16_activations) {
+                 const ValueShapes& s3, bool fp16_activations, bool tensor_cores) {
   if (node.op_type != "Conv" || !node.domain.empty() || node.inputs.size() < 2 ||
       node.outputs.size() != 1 || node.FindAttribute(kConvLayoutAttr) != nullptr ||
       node.GetInt("group", 1) != 1) {
@@ -39,6 +40,7 @@ bool Convertible(const Graph& graph, const Node& node, const ValueShapes& s1,
   if (x1 == nullptr || x3 == nullptr || x1->shape[1] != x3->shape[1]) return false;
   if (x1->shape[1] % 8 != 0 || x1->shape[1] != w->second.shape[1]) return false;
   if (!fp16_activations && x1->dtype != DataType::kFloat16) return false;
+  if (!tensor_cores && node.GetString(kGemmPlanAttr, "").rfind("cm", 0) != 0) return false;
   absl::StatusOr<Epilogue> e = GetEpilogue(node);
   return e.ok();
 }
@@ -90,11 +92,11 @@ Node MakeTranspose(const Node& like, std::string name, std::string in, std::stri
 
 absl::StatusOr<int> ConvertConvsToChannelsLast(Graph* graph, const ValueShapes& shapes1,
                                                const ValueShapes& shapes3,
-                                               bool fp16_activations) {
+                                               bool fp16_activations, bool tensor_cores) {
   std::vector<Node>& nodes = graph->nodes;
   std::vector<bool> nhwc(nodes.size());
   for (size_t n = 0; n < nodes.size(); ++n) {
-    nhwc[n] = Convertible(*graph, nodes[n], shapes1, shapes3, fp16_activations);
+    nhwc[n] = Convertible(*graph, nodes[n], shapes1, shapes3, fp16_activations, tensor_cores);
   }
   // A weight is repacked in place: every reader must be an NHWC Conv's W.
   std::set<std::string> shared_weights;

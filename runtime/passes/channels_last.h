@@ -35,10 +35,14 @@ inline constexpr char kChannelsLastPass[] = "channels-last";
 // Rewrites `graph` in place as above; `shapes1` and `shapes3` are its
 // values' shapes at the free input dimensions 1 and 3. `fp16_activations`:
 // the plan keeps activations in fp16 (FP16 precision); otherwise only Convs
-// whose input is stored float16 qualify. Returns how many Convs it marked.
+// whose input is stored float16 qualify. `tensor_cores`: the device runs
+// the tensor-core tiles the NHWC loader is built for; without them only
+// Convs pinning one ("cm..." kGemmPlanAttr, whose emulation tests run)
+// qualify, so the model plans on any device. Returns how many Convs it
+// marked.
 absl::StatusOr<int> ConvertConvsToChannelsLast(Graph* graph, const ValueShapes& shapes1,
                                                const ValueShapes& shapes3,
-                                               bool fp16_activations);
+                                               bool fp16_activations, bool tensor_cores);
 
 }  // namespace vkserve
 

@@ -163,9 +163,9 @@ void AddLayoutAndPrecision(const LoadPassOptions& o, PassPipeline& p) {
   // Off unless asked for (conv_layout NHWC): opt-in until measured on GPUs.
   p.Add(std::make_unique<FunctionPass>(
             kChannelsLastPass, PassLevel::kLayout, kAlone,
-            WithShapes([fp16 = o.fp16](PassContext& c, const ValueShapes& s1,
-                                       const ValueShapes& s3) {
-              return ConvertConvsToChannelsLast(&c.graph(), s1, s3, fp16);
+            WithShapes([fp16 = o.fp16, tc = o.tensor_cores](
+                           PassContext& c, const ValueShapes& s1, const ValueShapes& s3) {
+              return ConvertConvsToChannelsLast(&c.graph(), s1, s3, fp16, tc);
             })),
         o.channels_last);
   p.Add(std::make_unique<FunctionPass>(

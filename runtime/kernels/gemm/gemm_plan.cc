@@ -320,6 +320,11 @@ double GemmTile::speed(GemmOperandKind kind) const {
 std::span<const GemmTile> GemmTiles() { return kGemmTiles; }
 std::span<const CoopmatTile> CoopmatTiles() { return kCoopmatTiles; }
 
+bool OffersCoopmatTiles(const gpu::DeviceInfo& info) {
+  return std::any_of(std::begin(kCoopmatTiles), std::end(kCoopmatTiles),
+                     [&](const CoopmatTile& t) { return CoopmatUsable(t, info); });
+}
+
 std::string GemmPlan::shader(GemmOperandKind b_kind, bool f16_io, bool b_f16, bool khr) const {
   const char* io = f16_io ? "_f16" : (b_f16 ? "_b16" : "");
   if (gemv()) return absl::StrCat("ops/gemv", io);

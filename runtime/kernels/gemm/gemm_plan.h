@@ -83,6 +83,10 @@ struct CoopmatTile {
 };
 std::span<const CoopmatTile> CoopmatTiles();
 
+// Whether the device runs any tensor-core tile (the cost model may offer
+// them: cooperative matrices, 32-wide subgroups, a tile's fp16 shape).
+bool OffersCoopmatTiles(const gpu::DeviceInfo& info);
+
 // The shape a plan is chosen for (after the engine's normalization).
 struct GemmShape {
   int64_t m = 0, n = 0, k = 0;
