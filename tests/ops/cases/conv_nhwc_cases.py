@@ -11,7 +11,8 @@
 # in fp32 between Casts, as in gemm_f16io_cases.py. Also: a resnet-like
 # block (Conv + bias + Relu, Conv + residual Add + Relu, then
 # GlobalAveragePool, Flatten, Gemm) stays NHWC from its first Conv to the
-# pool, and the pass is off unless asked for.
+# pool, a ResNet-50-like stem and downsampling bottleneck, and the pass is
+# off unless asked for.
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
@@ -130,6 +131,41 @@ def block(name, x_shape, width, classes, plan="cm64x64", bn=False, layout="NHWC"
     return _case(name, nodes, data, inits, ["Y"], nhwc_convs=nhwc, layout=layout, fp32=fp32)
 
 
+def bottleneck(name, x_shape, fp32=False):
+    """A ResNet-50 stem and downsampling bottleneck: Conv 7x7/2 (3 channels:
+    stays NCHW), MaxPool, then 1x1 -> 3x3/2 -> 1x1 Convs with bias and Relu
+    plus a strided 1x1 shortcut, added (fused into one of the two) and
+    Relu'd, then GlobalAveragePool, Flatten, Gemm. The shortcut's NHWC
+    result is the other Conv's residual; MaxPool's output is transposed to
+    NHWC once for both of its readers."""
+    data = {"X": _rand(*x_shape)}
+    inits = {"Ws": _weight(16, 3, 7), "Bs": _rand(16),
+             "W1": _weight(8, 16, 1), "B1": _rand(8),
+             "W2": _weight(8, 8, 3), "B2": _rand(8),
+             "W3": _weight(32, 8, 1), "B3": _rand(32),
+             "Wd": _weight(32, 16, 1), "Bd": _rand(32),
+             "Wfc": _rand(5, 32, scale=0.2), "Bfc": _rand(5)}
+    pin = {_PLAN_ATTR: "cm64x64"}
+    nodes = [("Conv", ["X", "Ws", "Bs"], ["stem"], {**pin, "pads": [3, 3, 3, 3],
+                                                    "strides": [2, 2]}),
+             ("Relu", ["stem"], ["stem_r"], {}),
+             ("MaxPool", ["stem_r"], ["pool0"], {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1],
+                                                 "strides": [2, 2]}),
+             ("Conv", ["pool0", "W1", "B1"], ["a"], pin),
+             ("Relu", ["a"], ["ar"], {}),
+             ("Conv", ["ar", "W2", "B2"], ["b"], {**pin, "pads": [1, 1, 1, 1],
+                                                  "strides": [2, 2]}),
+             ("Relu", ["b"], ["br"], {}),
+             ("Conv", ["br", "W3", "B3"], ["c"], pin),
+             ("Conv", ["pool0", "Wd", "Bd"], ["d"], {**pin, "strides": [2, 2]}),
+             ("Add", ["c", "d"], ["sum"], {}),
+             ("Relu", ["sum"], ["out"], {}),
+             ("GlobalAveragePool", ["out"], ["gap"], {}),
+             ("Flatten", ["gap"], ["flat"], {}),
+             ("Gemm", ["flat", "Wfc", "Bfc"], ["Y"], {"transB": 1})]
+    return _case(name, nodes, data, inits, ["Y"], nhwc_convs=4, fp32=fp32)
+
+
 def cases():
     # Windows: 3x3 stride 1 with C = 8 at odd H and W; stride 2 with C = 64
     # and asymmetric pads; a 7x7 stride-2 stem with pads 3; dilation; a
@@ -158,4 +194,6 @@ def cases():
     yield block("conv_nhwc_block_fp32_model", (2, 16, 9, 9), 32, 10, fp32=True)
     # BatchNormalization takes fp32 tensors: a float32 model at FP16 precision.
     yield block("conv_nhwc_block_bn", (2, 16, 9, 9), 32, 10, bn=True, fp32=True)
+    yield bottleneck("conv_nhwc_bottleneck", (2, 3, 33, 31))
+    yield bottleneck("conv_nhwc_bottleneck_fp32_model", (2, 3, 33, 31), fp32=True)
     yield block("conv_nhwc_block_off", (2, 16, 9, 9), 32, 10, layout="NCHW", nhwc=0)
