@@ -10,56 +10,62 @@
 // C = K / (KH * KW); ldb carries OH (the output rows per image: the output
 // view of an NHWC conv has n_inner = 1, so it cannot say it).
 //
-// Each thread keeps one fixed column (output pixel) for the whole reduction
-// (THREADS is a multiple of BN) and loads B_UNITS units of 8 channels per K
-// step, stored as [n][k] rows of shared memory.
+// Threads are laid out along K first, as CUTLASS's: the BK / 8 threads next
+// to each other load the BK / 8 consecutive 16-byte units of one output
+// pixel's taps, so a warp reads 32 / (BK / 8) pixels' runs of contiguous
+// channels rather than 32 scattered units. Each thread therefore keeps one
+// K offset within the step (its tap decomposed once per step) and B_UNITS
+// fixed columns (each one's window origin found once), stored as [n][k]
+// rows of shared memory.
 #ifndef VKSERVE_GEMM_LOAD_IM2COL_NHWC_GLSL_
 #define VKSERVE_GEMM_LOAD_IM2COL_NHWC_GLSL_
 
-#if (THREADS % BN) != 0
-#error "im2col tiles need THREADS to be a multiple of BN"
+#if (THREADS % (BK / 8)) != 0 || (BN % (THREADS * 8 / BK)) != 0
+#error "the NHWC loader needs THREADS a multiple of BK / 8 and BN of THREADS * 8 / BK"
 #endif
 
 const uint KHW = KH * KW;
+const uint B_KCHUNKS = BK / 8;  // 16-byte units of one column per step
 
-bool b_col_valid;
-uint x_base;     // X offset of this column's image
-int iy0;         // top-left input pixel of this column's window
-int ix0;
-uint channels;   // C: elements per input pixel
+bool b_col_valid[B_UNITS];
+uint x_base[B_UNITS];  // X offset of each column's image
+int iy0[B_UNITS];      // top-left input pixel of each column's window
+int ix0[B_UNITS];
+uint channels;         // C: elements per input pixel
+
+uvec2 b_unit(uint i) { return uvec2(i / B_KCHUNKS, (i % B_KCHUNKS) * 8); }
 
 void init_b_loader() {
-  const uint col = n0 + gl_LocalInvocationID.x % BN;
-  b_col_valid = col < p.n;
-  const uint row = b_col_valid ? col / p.out_w : 0;  // image * OH + oy
-  const uint ox = b_col_valid ? col - row * p.out_w : 0;
-  const uint image = row / p.ldb;
-  const uint oy = row - image * p.ldb;
   channels = p.k / KHW;
-  x_base = b_base + image * p.in_h * p.in_w * channels;
-  iy0 = int(oy * SH) - p.pad_top;
-  ix0 = int(ox * SW) - p.pad_left;
+  [[unroll]] for (uint u = 0; u < B_UNITS; ++u) {
+    const uint col = n0 + b_unit(gl_LocalInvocationID.x + u * THREADS).x;
+    b_col_valid[u] = col < p.n;
+    const uint row = b_col_valid[u] ? col / p.out_w : 0;  // image * OH + oy
+    const uint ox = b_col_valid[u] ? col - row * p.out_w : 0;
+    const uint image = row / p.ldb;
+    const uint oy = row - image * p.ldb;
+    x_base[u] = b_base + image * p.in_h * p.in_w * channels;
+    iy0[u] = int(oy * SH) - p.pad_top;
+    ix0[u] = int(ox * SW) - p.pad_left;
+  }
 }
 
-// The 8 channels from k (a multiple of 8) of this thread's column.
-uvec4 load_x8_channels(uint k, uint k_end) {
-  if (!b_col_valid || k >= k_end) return uvec4(0);
+// Each unit: the 8 channels from k (a multiple of 8; the same for every
+// unit of this thread) of its column, zero outside the image.
+void load_b_step(uint k0, uint k_end) {
+  const uint k = k0 + (gl_LocalInvocationID.x % B_KCHUNKS) * 8;
+  const bool k_valid = k < k_end;
   const uint tap = k / channels;
   const uint ci = k - tap * channels;
   const uint ky = tap / KW;
   const uint kx = tap - ky * KW;
-  const int iy = iy0 + int(ky * DH);
-  const int ix = ix0 + int(kx * DW);
-  if (uint(iy) >= p.in_h || uint(ix) >= p.in_w) return uvec4(0);
-  return b8[(x_base + (uint(iy) * p.in_w + uint(ix)) * channels + ci) / 8];
-}
-
-uvec2 b_unit(uint i) { return uvec2(i % BN, (i / BN) * 8); }
-
-void load_b_step(uint k0, uint k_end) {
   [[unroll]] for (uint u = 0; u < B_UNITS; ++u) {
-    const uvec2 rc = b_unit(gl_LocalInvocationID.x + u * THREADS);
-    b_st[u] = load_x8_channels(k0 + rc.y, k_end);
+    const int iy = iy0[u] + int(ky * DH);
+    const int ix = ix0[u] + int(kx * DW);
+    b_st[u] = uvec4(0);
+    if (k_valid && b_col_valid[u] && uint(iy) < p.in_h && uint(ix) < p.in_w) {
+      b_st[u] = b8[(x_base[u] + (uint(iy) * p.in_w + uint(ix)) * channels + ci) / 8];
+    }
   }
 }
 

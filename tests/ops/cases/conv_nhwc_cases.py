@@ -185,6 +185,11 @@ def cases():
                tail=[("Add", ["R"]), ("Relu", [])], residual=True)
     yield conv("conv_nhwc_3x3_split", (1, 32, 6, 7), 16, 3, [1, 1, 1, 1], plan="cm64x64/4")
     yield conv("conv_nhwc_3x3_s1tile", (2, 8, 9, 11), 16, 3, [1, 1, 1, 1], plan="cm64x64s1")
+    # Larger tiles (4 units of B per thread): emulated where their shared
+    # memory fits the device, else refused naming the tile.
+    for t in ("128x128w4", "128x256", "256x128"):
+        yield {**conv(f"conv_nhwc_3x3_cm{t}", (2, 64, 15, 13), 40, 3, [1, 1, 1, 1],
+                      plan=f"cm{t}"), "requires": "cooperative_matrix"}
     # C = 3 (not a multiple of 8): the pass leaves the Conv NCHW.
     yield {**conv("conv_nhwc_c3_stays_nchw", (1, 3, 9, 9), 8, 3, [1, 1, 1, 1]), "nhwc_convs": 0}
     # The block: both Convs NHWC (the residual Add and Relus fused), one
