@@ -37,7 +37,7 @@
 // B_NHWC (the "_nhwc" variants, fp16 tensors only; with B_IM2COL): B is
 // the im2col view of a channels-last image batch, K ordered (ky, kx,
 // channel), 8 channels per 16-byte load (gemm_load_im2col_nhwc.glsl); the
-// engine's output view then writes Y channels-last.
+// engine's output view then writes Y channels-last, 4 channels per store.
 //
 // EMULATE (the "_emu" variants): the same data movement with the matrix
 // operations done in scalar code by 32 invocations at a time and workgroup
@@ -56,8 +56,8 @@
 #ifndef B_NHWC
 #define B_NHWC 0
 #endif
-#if B_NHWC && (!B_IM2COL || !VKSERVE_F16)
-#error "B_NHWC is an im2col loader for fp16 tensors"
+#if B_NHWC && (!B_IM2COL || !VKSERVE_F16 || (CM_M % 4) != 0)
+#error "B_NHWC is an im2col loader for fp16 tensors (and CM_M a multiple of 4)"
 #endif
 
 #extension GL_KHR_shader_subgroup_basic : require
@@ -500,8 +500,35 @@ void k_loop(uint k_begin, uint k_end, uint warp_m, uint warp_n) {
 #endif
 }
 
+#if B_NHWC
+// Y channels-last: the output view's rows (output channels) are adjacent
+// in memory (y_stride_m 1), so each lane finishes 4 rows of one column and,
+// with VEC_OUT (C_out % 4 == 0: the 4 are all in or all out), stores them
+// with one 8-byte store. Split-K partial sums stay dense [M][N].
+void store_rows4(vec4 v, uint z, uint split, uint row, uint col) {
+  if (col >= p.n || row >= p.m) return;
+  if (PARTIAL) {
+    [[unroll]] for (uint i = 0; i < 4; ++i) {
+      if (row + i < p.m) part[((split * p.batch + z) * p.m + row + i) * p.n + col] = v[i];
+    }
+    return;
+  }
+  const uint idx = output_index(z, row, col);
+  if (VEC_OUT) {
+    y4[idx / 4u] = IO_T4(finish(v.x, z, row, col, idx), finish(v.y, z, row + 1, col, idx + 1),
+                         finish(v.z, z, row + 2, col, idx + 2),
+                         finish(v.w, z, row + 3, col, idx + 3));
+    return;
+  }
+  [[unroll]] for (uint i = 0; i < 4; ++i) {
+    if (row + i < p.m) y[idx + i] = IO_T(finish(v[i], z, row + i, col, idx + i));
+  }
+}
+#endif
+
 // Each accumulator through this subgroup's staging block, then the epilogue
-// (lanes along a row, 4 columns each: CM_N is a multiple of 4).
+// (lanes along a row, 4 columns each: CM_N is a multiple of 4; B_NHWC: down
+// a column, 4 rows each, CM_M a multiple of 4).
 void write_out(uint warp, uint warp_m, uint warp_n, uint z, uint split) {
   const uint lane = gl_LocalInvocationID.x % 32;
   const uint base = warp * CM_M * CM_N;
@@ -511,11 +538,21 @@ void write_out(uint warp, uint warp_m, uint warp_n, uint z, uint split) {
       stage_sync();
       const uint row0 = m0 + warp_m * WM + i * CM_M;
       const uint col0 = n0 + warp_n * WN + j * CM_N;
+#if B_NHWC
+      // Lanes down the columns, 4 rows (output channels) each.
+      for (uint e = lane * 4; e < CM_M * CM_N; e += 128) {
+        const uint r = base + (e % CM_M) * CM_N + e / CM_M;
+        const vec4 v = vec4(c_stage[r], c_stage[r + CM_N], c_stage[r + 2 * CM_N],
+                            c_stage[r + 3 * CM_N]);
+        store_rows4(v, z, split, row0 + e % CM_M, col0 + e / CM_M);
+      }
+#else
       for (uint e = lane * 4; e < CM_M * CM_N; e += 128) {
         const vec4 v = vec4(c_stage[base + e], c_stage[base + e + 1], c_stage[base + e + 2],
                             c_stage[base + e + 3]);
         store_cols4(v, z, split, row0 + e / CM_N, col0 + e % CM_N);
       }
+#endif
       stage_sync();
     }
   }

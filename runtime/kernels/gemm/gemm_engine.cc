@@ -192,6 +192,10 @@ LeadingDims SetVectorPaths(const GemmProblem& p, const OutputView& view, bool co
   }
   c->vec_out =
       AllMultiplesOf(4, {view.n_inner, view.batch_stride, view.m_stride, view.image_stride});
+  if (p.b_im2col && p.b_im2col->nhwc) {
+    // The NHWC variants store 4 rows (channels) at once (gemm_coopmat.glsl).
+    c->vec_out = view.m_stride == 1 && AllMultiplesOf(4, {view.batch_stride, view.image_stride});
+  }
   const bool f16_io = p.dtype == DataType::kFloat16;
   c->vec8_a = coopmat && f16_io && c->vec_a && AllMultiplesOf(8, {lda, p.a_trans ? p.m : p.k}) &&
               AllMultiplesOf(8, p.a_batch_strides);
@@ -385,14 +389,17 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateGemmKernel(KernelContext& ctx, Gem
   const uint32_t residual = static_cast<uint32_t>(e.residual);
 
   if (split) {
+    // The reduction's vector stores run along columns, which an NHWC view
+    // does not keep adjacent.
+    const bool reduce_vec = c.vec_out && kind != GemmOperandKind::kNhwc;
     c.scratch = ctx.RequestScratch(static_cast<uint64_t>(total) * plan.splits * 4);
     ASSIGN_OR_RETURN(
         c.reduce,
         ctx.GetPipeline(f16_io ? "ops/gemm_reduce_f16" : "ops/gemm_reduce", kBindings, kPushBytes,
                         {kGemmEngineReduceLocal, 1, 1},
-                        {false, false, false, false, c.vec_out, has_c, act, residual, false}));
+                        {false, false, false, false, reduce_vec, has_c, act, residual, false}));
     c.reduce_groups =
-        GroupsFor(c.vec_out ? total / 4 : total, kGemmEngineReduceLocal, ctx.device());
+        GroupsFor(reduce_vec ? total / 4 : total, kGemmEngineReduceLocal, ctx.device());
   }
   return std::make_unique<GemmKernel>(std::move(c));
 }
