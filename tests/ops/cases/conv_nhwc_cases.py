@@ -201,4 +201,7 @@ def cases():
     yield block("conv_nhwc_block_bn", (2, 16, 9, 9), 32, 10, bn=True, fp32=True)
     yield bottleneck("conv_nhwc_bottleneck", (2, 3, 33, 31))
     yield bottleneck("conv_nhwc_bottleneck_fp32_model", (2, 3, 33, 31), fp32=True)
+    # fp32 activations (a float32 model at FP32 precision): nothing converted.
+    yield {**block("conv_nhwc_block_fp32_precision", (2, 16, 9, 9), 32, 10, fp32=True, nhwc=0),
+           "precision": "FP32", "rtol": 1e-4, "atol": 1e-4}
     yield block("conv_nhwc_block_off", (2, 16, 9, 9), 32, 10, layout="NCHW", nhwc=0)
