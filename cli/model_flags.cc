@@ -91,6 +91,17 @@ void AddModelFlags(CLI::App& command, ModelFlags& flags) {
           "that offer fp16 accumulators (faster, less accurate) (default FP32)")
       ->type_name("FP32|FP16")
       ->check(CLI::IsMember({"FP32", "FP16"}).description(""));
+  command
+      .add_option_function<std::string>(
+          "--conv-layout",
+          [&flags](const std::string& text) {
+            flags.model.conv_layout = text == "NHWC" ? ConvLayout::kNhwc : ConvLayout::kNchw;
+          },
+          "the layout of Conv activations between Convs: NHWC runs chains of 2-D Convs "
+          "channels-last on tensor cores with fp16 activations (opt-in, the 'channels-last' "
+          "pass) (default NCHW)")
+      ->type_name("NCHW|NHWC")
+      ->check(CLI::IsMember({"NCHW", "NHWC"}).description(""));
   command.add_flag_callback(
       "--no-fusion", [&flags] { flags.model.fuse = false; },
       "run every node as stored: no fused epilogues or attention");

@@ -3,7 +3,7 @@
 //
 // Flags shared by the model commands (`inspect`, `infer`): the MODEL path,
 // `--device`, `--dim NAME=VALUE` free-dimension overrides, `--precision`,
-// `--accumulation`, `--no-fusion`, `--no-attention-fusion`, `--disable-pass NAME`
+// `--accumulation`, `--conv-layout`, `--no-fusion`, `--no-attention-fusion`, `--disable-pass NAME`
 // (repeatable: a load-time graph pass skipped), `--pipeline-cache` and
 // `--pipeline-statistics` (log each pipeline's registers, spills and shared
 // memory as the driver reports them). Not thread-safe: filled in while the

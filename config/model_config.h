@@ -75,6 +75,8 @@ struct ModelSettings {
   // vkserve.accumulation: FP16 sums in FP16 precision's GEMMs
   // (ModelOptions::accumulation); only with fp16.
   bool fp16_accumulation = false;
+  // vkserve.conv_layout: NHWC Convs between Convs (ModelOptions::conv_layout).
+  bool conv_nhwc = false;
   // Free dimension overrides, as ModelOptions takes them.
   std::map<std::string, int64_t> dim_overrides_by_name;
   std::map<std::string, int64_t> dim_overrides_by_denotation;

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gpu/transfer.h"
+#include "runtime/kernels/gemm/gemm_plan.h"
 #include "runtime/loaders/model_file.h"
 #include "runtime/op/graph_uses.h"
 #include "runtime/op/op_registry.h"
@@ -231,6 +232,8 @@ absl::Status Model::Prepare() {
       .fuse_attention = options_.fuse_attention,
       .fp16 = options_.precision == Precision::kFp16,
       .fp16_accumulation = options_.accumulation == Accumulation::kFp16,
+      .channels_last = options_.conv_layout == ConvLayout::kNhwc,
+      .tensor_cores = OffersCoopmatTiles(gpu_.device->info()),
       .max_fold_elements = options_.max_fold_elements,
       .halved = &halved_,
   });

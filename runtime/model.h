@@ -40,6 +40,9 @@ namespace vkserve {
 class PlanCache;
 struct SyncSplit;
 
+// The layout Conv activations take between Convs (ModelOptions::conv_layout).
+enum class ConvLayout { kNchw, kNhwc };
+
 struct ModelOptions {
   // Free dimension overrides, as ONNX Runtime offers them: a symbolic input
   // dimension with this dim_param (exact match) or denotation
@@ -66,6 +69,11 @@ struct ModelOptions {
   // gemv, scalar tiles) and attention keep fp32 sums; `vkserve inspect`
   // shows which each got.
   Accumulation accumulation = Accumulation::kFp32;
+  // kNhwc: the "channels-last" pass (runtime/passes/channels_last.h) runs
+  // chains of 2-D Convs channels-last on the GEMM engine's NHWC im2col
+  // loader (fp16 activations, tensor cores), with one Transpose where NCHW
+  // ops read them. Opt-in until measured against kNchw (the default).
+  ConvLayout conv_layout = ConvLayout::kNchw;
   // Host folding's limit (op.h kMaxFoldElements): nodes computable at plan
   // time from shapes and constants with larger outputs run on the GPU.
   // Tests lower it to take the GPU path at small shapes.

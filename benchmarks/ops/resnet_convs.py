@@ -11,9 +11,12 @@
 #
 # Usage: python3 benchmarks/ops/resnet_convs.py VKSERVE [--batch 32]
 #        [--plan SPEC]... [--float16] [--warmup S] [--repeat N] [--out DIR]
-#        [--only REGEX]
+#        [--only REGEX] [--conv-layout NCHW|NHWC]
 # Each --plan (the vkserve_gemm_plan attribute: "cm64x64", "cm128x256/2")
 # pins every node's kernel for one run; "auto" is the cost model's choice.
+# --conv-layout NHWC runs the channels-last pass (each Conv then reads and
+# writes NHWC between two Transposes, which the per-Conv times leave out;
+# the 3-channel stem stays NCHW): the A/B of the two layouts' Conv times.
 import argparse
 import json
 import os
@@ -94,6 +97,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--out", default="/tmp/vkserve_resnet_convs")
     parser.add_argument("--only", default="", help="the shapes whose names match")
+    parser.add_argument("--conv-layout", default="", choices=["", "NCHW", "NHWC"])
     args = parser.parse_args()
     shapes = [s for s in SHAPES if re.search(args.only, name_of(*s[:5]))]
     os.makedirs(args.out, exist_ok=True)
@@ -106,6 +110,8 @@ def main():
                    str(args.warmup), "--profile", profile, "--output-dir", os.path.join(args.out, "y")]
         if args.precision:
             command += ["--precision", args.precision]
+        if args.conv_layout:
+            command += ["--conv-layout", args.conv_layout]
         result = subprocess.run(command, capture_output=True, text=True)
         if result.returncode != 0:
             print(f"plan {plan}: failed: {result.stderr.strip()[-300:]}")

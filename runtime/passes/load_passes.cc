@@ -9,6 +9,7 @@
 #include "runtime/op/rewrite.h"
 #include "runtime/passes/attention_fusion.h"
 #include "runtime/passes/attention_layout.h"
+#include "runtime/passes/channels_last.h"
 #include "runtime/passes/common_subexpressions.h"
 #include "runtime/passes/fp16_weights.h"
 #include "runtime/passes/fusion.h"
@@ -159,6 +160,14 @@ int MarkFp16GemmEngine(PassContext& c, bool fp16_accumulation) {
 // Layout and precision rewrite initializers and attributes: the ops stay.
 void AddLayoutAndPrecision(const LoadPassOptions& o, PassPipeline& p) {
   const PassOps keeps{.keeps = true, .reads = true};
+  // Off unless asked for (conv_layout NHWC): opt-in until measured on GPUs.
+  p.Add(std::make_unique<FunctionPass>(
+            kChannelsLastPass, PassLevel::kLayout, kAlone,
+            WithShapes([fp16 = o.fp16, tc = o.tensor_cores](
+                           PassContext& c, const ValueShapes& s1, const ValueShapes& s3) {
+              return ConvertConvsToChannelsLast(&c.graph(), s1, s3, fp16, tc);
+            })),
+        o.channels_last);
   p.Add(std::make_unique<FunctionPass>(
       "weight-layout", PassLevel::kLayout, kAlone,
       [](PassContext& c) -> absl::StatusOr<int> {

@@ -29,6 +29,8 @@ struct LoadPassOptions {
   bool fuse_attention = true;
   bool fp16 = false;
   bool fp16_accumulation = false;  // with fp16: GEMM nodes also marked Accumulation::kFp16
+  bool channels_last = false;      // "channels-last": NHWC Convs (ModelOptions::conv_layout)
+  bool tensor_cores = false;       // the device runs the GEMM engine's tensor-core tiles
   int64_t max_fold_elements = 0;
   // Where "fp16-activations" puts the initializers it stored in fp16; must
   // outlive the pipeline's runs.

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "runtime/ops/nn/conv_layout.h"
 #include "runtime/passes/fusion.h"
 
 namespace vkserve {
@@ -73,9 +74,16 @@ std::vector<StoredNodeReport> TraceStoredNodes(const std::vector<StoredNode>& st
       r.runs_as =
           absl::StrCat("fused into '", ab->second->node->name, "' (", Describe(*ab->second), ")");
     } else {
+      // A value the channels-last pass made NHWC is computed under its
+      // NHWC name (a Transpose back to NCHW may produce the stored name).
       const PlannedNode* into = nullptr;
       for (const std::string& o : s.outputs) {
-        if (auto p = by_output.find(o); !o.empty() && p != by_output.end()) into = p->second;
+        if (o.empty()) continue;
+        if (auto p = by_output.find(o + kNhwcValueSuffix); p != by_output.end()) {
+          into = p->second;
+        } else if (auto q = by_output.find(o); q != by_output.end()) {
+          into = q->second;
+        }
         if (into != nullptr) break;
       }
       r.runs_as = into == nullptr

@@ -34,6 +34,11 @@
 // result type for the tile's shape and the model asked for fp16
 // accumulation (runtime/kernels/gemm/gemm_plan.h).
 //
+// B_NHWC (the "_nhwc" variants, fp16 tensors only; with B_IM2COL): B is
+// the im2col view of a channels-last image batch, K ordered (ky, kx,
+// channel), 8 channels per 16-byte load (gemm_load_im2col_nhwc.glsl); the
+// engine's output view then writes Y channels-last, 4 channels per store.
+//
 // EMULATE (the "_emu" variants): the same data movement with the matrix
 // operations done in scalar code by 32 invocations at a time and workgroup
 // barriers in place of subgroup ones, so devices without cooperative
@@ -47,6 +52,12 @@
 
 #ifndef ACC_F16
 #define ACC_F16 0
+#endif
+#ifndef B_NHWC
+#define B_NHWC 0
+#endif
+#if B_NHWC && (!B_IM2COL || !VKSERVE_F16 || (CM_M % 4) != 0)
+#error "B_NHWC is an im2col loader for fp16 tensors (and CM_M a multiple of 4)"
 #endif
 
 #extension GL_KHR_shader_subgroup_basic : require
@@ -88,7 +99,9 @@ const uint B_UNITS = BN * BK / 8 / THREADS;
 // Shared orientation: A_KM stores A as [k][m] (column-major fragments), B_KN
 // stores B as [k][n] (row-major fragments).
 const bool A_KM = A_TRANS;
-#if B_IM2COL
+#if B_NHWC
+const bool B_KN = false;
+#elif B_IM2COL
 const bool B_KN = POINTWISE && VEC_B;
 #else
 const bool B_KN = !B_TRANS;
@@ -134,7 +147,9 @@ uint b_base;
 uint m0;
 uint n0;
 
-#if B_IM2COL
+#if B_NHWC
+#include "gemm_load_im2col_nhwc.glsl"
+#elif B_IM2COL
 #define GEMM_IM2COL_VIEW_ONLY 1
 #include "gemm_load_im2col.glsl"
 #endif
@@ -315,8 +330,9 @@ GEMM_CM_LOAD_STEP(a, A, m0, A_KM, f8)
 GEMM_CM_STORE_STEP(a, A)
 
 // Operand B: a strided matrix, [k][n] in memory unless B_TRANS (= B_KN), or
-// the im2col view.
-#if B_IM2COL
+// the im2col view (NCHW here; NHWC: gemm_load_im2col_nhwc.glsl).
+#if B_NHWC
+#elif B_IM2COL
 // Rows of n (one fixed column per thread, THREADS a multiple of BN) and 8
 // consecutive k per unit; or, POINTWISE with VEC_B, rows of k with 8
 // consecutive pixels read as vectors straight from X.
@@ -484,8 +500,35 @@ void k_loop(uint k_begin, uint k_end, uint warp_m, uint warp_n) {
 #endif
 }
 
+#if B_NHWC
+// Y channels-last: the output view's rows (output channels) are adjacent
+// in memory (y_stride_m 1), so each lane finishes 4 rows of one column and,
+// with VEC_OUT (C_out % 4 == 0: the 4 are all in or all out), stores them
+// with one 8-byte store. Split-K partial sums stay dense [M][N].
+void store_rows4(vec4 v, uint z, uint split, uint row, uint col) {
+  if (col >= p.n || row >= p.m) return;
+  if (PARTIAL) {
+    [[unroll]] for (uint i = 0; i < 4; ++i) {
+      if (row + i < p.m) part[((split * p.batch + z) * p.m + row + i) * p.n + col] = v[i];
+    }
+    return;
+  }
+  const uint idx = output_index(z, row, col);
+  if (VEC_OUT) {
+    y4[idx / 4u] = IO_T4(finish(v.x, z, row, col, idx), finish(v.y, z, row + 1, col, idx + 1),
+                         finish(v.z, z, row + 2, col, idx + 2),
+                         finish(v.w, z, row + 3, col, idx + 3));
+    return;
+  }
+  [[unroll]] for (uint i = 0; i < 4; ++i) {
+    if (row + i < p.m) y[idx + i] = IO_T(finish(v[i], z, row + i, col, idx + i));
+  }
+}
+#endif
+
 // Each accumulator through this subgroup's staging block, then the epilogue
-// (lanes along a row, 4 columns each: CM_N is a multiple of 4).
+// (lanes along a row, 4 columns each: CM_N is a multiple of 4; B_NHWC: down
+// a column, 4 rows each, CM_M a multiple of 4).
 void write_out(uint warp, uint warp_m, uint warp_n, uint z, uint split) {
   const uint lane = gl_LocalInvocationID.x % 32;
   const uint base = warp * CM_M * CM_N;
@@ -495,11 +538,21 @@ void write_out(uint warp, uint warp_m, uint warp_n, uint z, uint split) {
       stage_sync();
       const uint row0 = m0 + warp_m * WM + i * CM_M;
       const uint col0 = n0 + warp_n * WN + j * CM_N;
+#if B_NHWC
+      // Lanes down the columns, 4 rows (output channels) each.
+      for (uint e = lane * 4; e < CM_M * CM_N; e += 128) {
+        const uint r = base + (e % CM_M) * CM_N + e / CM_M;
+        const vec4 v = vec4(c_stage[r], c_stage[r + CM_N], c_stage[r + 2 * CM_N],
+                            c_stage[r + 3 * CM_N]);
+        store_rows4(v, z, split, row0 + e % CM_M, col0 + e / CM_M);
+      }
+#else
       for (uint e = lane * 4; e < CM_M * CM_N; e += 128) {
         const vec4 v = vec4(c_stage[base + e], c_stage[base + e + 1], c_stage[base + e + 2],
                             c_stage[base + e + 3]);
         store_cols4(v, z, split, row0 + e / CM_N, col0 + e % CM_N);
       }
+#endif
       stage_sync();
     }
   }

@@ -246,6 +246,23 @@ TEST(ModelConfigTest, AccumulationDefaultsToFp32AndNeedsFp16Precision) {
       << s.status();
 }
 
+// NCHW Convs unless asked for (the channels-last pass is opt-in).
+TEST(ModelConfigTest, ConvLayoutDefaultsToNchw) {
+  absl::StatusOr<ModelSettings> s = Validate("vkserve { precision: FP16 }");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_FALSE(s->conv_nhwc);
+  s = Validate("vkserve { precision: FP16 conv_layout: NHWC }");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_TRUE(s->conv_nhwc);
+  s = Validate("vkserve { conv_layout: NCHW }");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_FALSE(s->conv_nhwc);
+  s = Validate("vkserve { conv_layout: 5 }");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.status().message()), ::testing::HasSubstr("conv_layout"))
+      << s.status();
+}
+
 TEST(ModelConfigTest, TritonConfigForOnnxRuntimeLoads) {
   absl::StatusOr<ModelSettings> s = Validate(R"pb(
     name: "tinynet"

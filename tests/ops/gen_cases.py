@@ -29,7 +29,9 @@
 # "kernel" (some node's kernel description, as `vkserve inspect` shows it,
 # must start with this, e.g. "unfused": proof that a pinned path ran) and
 # "absent_op" (the loaded graph must hold no node of this op type, e.g.
-# "Transpose": proof that a rewrite absorbed them).
+# "Transpose": proof that a rewrite absorbed them) and "conv_layout" ("NCHW" or
+# "NHWC": ModelOptions::conv_layout) with "nhwc_convs" (how many Conv nodes
+# of the loaded graph the channels-last pass must have marked NHWC).
 #
 # tests/reference/ort_batch.js then adds OUT/<name>/expected/<i>.npy and
 # runtime_op_cases_test compares vkserve with them. Files are named by
@@ -107,7 +109,7 @@ def check_case(case, module):
             raise CaseError(f"{where}: missing key {key!r}")
     extra = set(case) - {"name", "model", "inputs", "rtol", "atol", "reference_model",
                          "expected", "precision", "accumulation", "requires", "min_max_error",
-                         "fused_op", "absent_op", "kernel"}
+                         "fused_op", "absent_op", "kernel", "conv_layout", "nhwc_convs"}
     if extra:
         raise CaseError(f"{where}: unknown keys {sorted(extra)}")
     if not isinstance(case["name"], str) or not NAME_RE.match(case["name"]):
@@ -144,6 +146,10 @@ def check_case(case, module):
         raise CaseError(f"{where}: precision must be FP32 or FP16")
     if case.get("accumulation", "FP32") not in ("FP32", "FP16"):
         raise CaseError(f"{where}: accumulation must be FP32 or FP16")
+    if case.get("conv_layout", "NCHW") not in ("NCHW", "NHWC"):
+        raise CaseError(f"{where}: conv_layout must be NCHW or NHWC")
+    if not isinstance(case.get("nhwc_convs", 0), int):
+        raise CaseError(f"{where}: nhwc_convs must be an int")
     if case.get("accumulation") == "FP16" and case.get("precision") != "FP16":
         raise CaseError(f"{where}: accumulation FP16 needs precision FP16")
     return names
@@ -198,7 +204,7 @@ def write_case(out, case, module, input_names):
     if "reference_model" in case:
         meta["reference_model"] = "reference.onnx"
     for key in ("precision", "accumulation", "requires", "min_max_error", "fused_op", "absent_op",
-                "kernel"):
+                "kernel", "conv_layout", "nhwc_convs"):
         if key in case:
             meta[key] = case[key]
     if "expected" in case:

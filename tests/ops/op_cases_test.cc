@@ -26,6 +26,7 @@
 #include "gmock/gmock.h"
 #include "runtime/loaders/npy.h"
 #include "runtime/model.h"
+#include "runtime/ops/nn/conv_layout.h"
 #include "runtime/passes/fusion.h"
 #include "runtime/session.h"
 #include "tests/testing/gpu_fixture.h"
@@ -85,6 +86,10 @@ struct CaseMeta {
   // `vkserve inspect` shows it) some node must have at the case's shapes,
   // e.g. "unfused": proof that a pinned or chosen path ran.
   std::string kernel;
+  // Optional: ModelOptions::conv_layout, and how many Conv nodes of the
+  // loaded graph must run channels-last (runtime/ops/nn/conv_layout.h).
+  ConvLayout conv_layout = ConvLayout::kNchw;
+  int nhwc_convs = 0;
 };
 
 absl::StatusOr<CaseMeta> ReadMeta(const fs::path& path) {
@@ -119,6 +124,14 @@ absl::StatusOr<CaseMeta> ReadMeta(const fs::path& path) {
   if (f.contains("fused_op")) meta.fused_op = f.at("fused_op").string_value();
   if (f.contains("absent_op")) meta.absent_op = f.at("absent_op").string_value();
   if (f.contains("kernel")) meta.kernel = f.at("kernel").string_value();
+  if (f.contains("conv_layout")) {
+    const std::string& l = f.at("conv_layout").string_value();
+    if (l != "NCHW" && l != "NHWC") return absl::InvalidArgumentError("bad conv_layout " + l);
+    meta.conv_layout = l == "NHWC" ? ConvLayout::kNhwc : ConvLayout::kNchw;
+  }
+  if (f.contains("nhwc_convs")) {
+    meta.nhwc_convs = static_cast<int>(f.at("nhwc_convs").number_value());
+  }
   return meta;
 }
 
@@ -222,6 +235,13 @@ void CheckPlan(const Model& model, const CaseMeta& meta, const CaseInputs& in, b
                             [&](const Node& n) { return FusedOpName(n) == meta.fused_op; }))
         << "no node fused as " << meta.fused_op;
   }
+  EXPECT_EQ(std::count_if(nodes.begin(), nodes.end(),
+                          [](const Node& n) {
+                            return n.op_type == "Conv" &&
+                                   n.GetString(kConvLayoutAttr, "") == kConvLayoutNhwc;
+                          }),
+            meta.nhwc_convs)
+      << "Conv nodes marked " << kConvLayoutNhwc;
   if (!meta.absent_op.empty()) {
     EXPECT_TRUE(std::none_of(nodes.begin(), nodes.end(),
                              [&](const Node& n) { return n.op_type == meta.absent_op; }))
@@ -310,6 +330,7 @@ TEST_P(OpCaseTest, MatchesOnnxRuntime) {
   ModelOptions options;
   options.precision = meta.precision;
   options.accumulation = meta.accumulation;
+  options.conv_layout = meta.conv_layout;
   absl::StatusOr<std::shared_ptr<Model>> loaded =
       Model::Load((dir / "model.onnx").string(), gpu, options);
   if (without_coopmat && !loaded.ok()) return expect_tile_refused(loaded.status());

@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+
 namespace vkserve {
 namespace {
 
@@ -408,6 +410,49 @@ TEST(GemmPlanTest, AccumulatesInFp16OnlyWhereTheDeviceReportsIt) {
   EXPECT_EQ(emulated->shader(Kind::kMatrix, true), "ops/gemm_cm_64x64_16x16x16_f16_acc16_emu");
   emulating.shader_float16 = false;
   expect_fp32(ParseGemmPlan("cm64x64", s, emulating), "shaderFloat16");
+}
+
+// The NHWC im2col loader: tensor-core tiles for fp16 tensors with fp32 sums
+// only ("_nhwc_f16"), emulated where pinned on a device without them.
+TEST(GemmPlanTest, NhwcLoaderTakesTensorCoreTilesOnly) {
+  GemmShape s;
+  s.m = 64;
+  s.n = 32 * 56 * 56;
+  s.k = 9 * 64;
+  s.b_kind = Kind::kNhwc;
+  s.f16_io = true;
+  s.fp16 = true;
+  const gpu::DeviceInfo info = WithCoopmat({{16, 16, 16}});
+  EXPECT_TRUE(OffersCoopmatTiles(info));
+  EXPECT_FALSE(OffersCoopmatTiles(H100Limits()));
+  auto plan = ChooseGemmPlan(s, info);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_NE(plan->coopmat, nullptr);
+  EXPECT_EQ(plan->shader(s.b_kind, true), absl::StrCat("ops/gemm_cm_", plan->coopmat->name,
+                                                        "_16x16x16_nhwc_f16"));
+  EXPECT_EQ(plan->shader(s.b_kind, true, false, /*khr=*/true),
+            absl::StrCat("ops/gemm_cm_", plan->coopmat->name, "_16x16x16_nhwc_f16_khr"));
+  // No tensor cores, fp32 tensors, a scalar tile or gemv: refused.
+  EXPECT_EQ(ChooseGemmPlan(s, H100Limits()).status().code(), absl::StatusCode::kUnimplemented);
+  GemmShape fp32 = s;
+  fp32.f16_io = false;
+  EXPECT_EQ(ChooseGemmPlan(fp32, info).status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(ParseGemmPlan("cm64x64", fp32, info).status().code(),
+            absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(ParseGemmPlan("64x64", s, info).status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(ParseGemmPlan("gemv", s, info).status().code(), absl::StatusCode::kUnimplemented);
+  // Pinned without tensor cores: the emulation.
+  auto emulated = ParseGemmPlan("cm64x64/2", s, H100Limits());
+  ASSERT_TRUE(emulated.ok()) << emulated.status();
+  EXPECT_TRUE(emulated->emulated);
+  EXPECT_EQ(emulated->splits, 2u);
+  EXPECT_EQ(emulated->shader(s.b_kind, true), "ops/gemm_cm_64x64_16x16x16_nhwc_f16_emu");
+  // fp16 sums asked for: fp32, with the reason.
+  s.acc16 = true;
+  plan = ChooseGemmPlan(s, info);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_FALSE(plan->acc16);
+  EXPECT_THAT(std::string(plan->fp32_accumulation_reason), ::testing::HasSubstr("NHWC"));
 }
 
 }  // namespace vkserve

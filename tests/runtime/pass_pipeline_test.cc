@@ -262,8 +262,25 @@ TEST(LoadPassesTest, NamesEveryStepOfALoadInOrder) {
       ElementsAre("contrib-rewrites", "constant-lifting", "control-flow-resolution",
                   "pass-through-removal", "transpose-folding", "attention-fusion",
                   "attention-layout", "qkv-packing", "gelu-fusion", "silu-fusion", "norm-fusion",
-                  "reshape-sinking", "epilogue-fusion", "common-subexpressions", "weight-layout",
+                  "reshape-sinking", "epilogue-fusion", "common-subexpressions", "channels-last",
+                  "weight-layout",
                   "fp16-gemm-engine", "fp16-weights", "fp16-activations"));
+}
+
+// The channels-last pass is opt-in: off unless LoadPassOptions asks for it.
+TEST(LoadPassesTest, ChannelsLastIsOffByDefault) {
+  auto state = [](const LoadPassOptions& options) {
+    std::unique_ptr<PassPipeline> p = MakeLoadPipeline(options);
+    Loaded m(ChainGraph());
+    EXPECT_TRUE(p->Run(m.context, PassLevel::kLowering, PassLevel::kPrecision).ok());
+    for (const PassRecord& r : p->records()) {
+      if (r.name == "channels-last") return r.state;
+    }
+    ADD_FAILURE() << "no channels-last record";
+    return PassRecord::State::kDisabled;
+  };
+  EXPECT_EQ(state(LoadPassOptions{}), PassRecord::State::kOff);
+  EXPECT_EQ(state(LoadPassOptions{.channels_last = true}), PassRecord::State::kRan);
 }
 
 }  // namespace

@@ -94,6 +94,7 @@ class GemmKernel : public Kernel {
 
 GemmOperandKind GemmEngineKindOf(const GemmProblem& p) {
   if (!p.b_im2col) return GemmOperandKind::kMatrix;
+  if (p.b_im2col->nhwc) return GemmOperandKind::kNhwc;
   return p.b_im2col->pointwise ? GemmOperandKind::kPointwise : GemmOperandKind::kIm2col;
 }
 
@@ -177,7 +178,12 @@ LeadingDims SetVectorPaths(const GemmProblem& p, const OutputView& view, bool co
   const int64_t lda = p.lda != 0 ? p.lda : p.a_trans ? p.m : p.k;
   int64_t ldb = p.ldb != 0 ? p.ldb : p.b_trans ? p.k : p.n;
   c->vec_a = AllMultiplesOf(4, p.a_batch_strides) && lda % 4 == 0;
-  if (p.b_im2col) {
+  if (p.b_im2col && p.b_im2col->nhwc) {
+    // The NHWC loader's 16-byte loads (checked at record time); ldb carries
+    // the output rows per image (gemm_load_im2col_nhwc.glsl).
+    ldb = p.b_im2col->window.out_h;
+    c->vec_b = true;
+  } else if (p.b_im2col) {
     ldb = p.b_im2col->image_stride;
     c->vec_b = p.b_im2col->pointwise && view.n_inner % 4 == 0 && ldb % 4 == 0 &&
                AllMultiplesOf(4, p.b_batch_strides);
@@ -186,12 +192,17 @@ LeadingDims SetVectorPaths(const GemmProblem& p, const OutputView& view, bool co
   }
   c->vec_out =
       AllMultiplesOf(4, {view.n_inner, view.batch_stride, view.m_stride, view.image_stride});
+  if (p.b_im2col && p.b_im2col->nhwc) {
+    // The NHWC variants store 4 rows (channels) at once (gemm_coopmat.glsl).
+    c->vec_out = view.m_stride == 1 && AllMultiplesOf(4, {view.batch_stride, view.image_stride});
+  }
   const bool f16_io = p.dtype == DataType::kFloat16;
   c->vec8_a = coopmat && f16_io && c->vec_a && AllMultiplesOf(8, {lda, p.a_trans ? p.m : p.k}) &&
               AllMultiplesOf(8, p.a_batch_strides);
   c->vec8_b = coopmat && (f16_io || p.b_f16) && !p.b_im2col && c->vec_b &&
               AllMultiplesOf(8, {ldb, p.b_trans ? p.k : p.n}) &&
               AllMultiplesOf(8, p.b_batch_strides);
+  if (p.b_im2col && p.b_im2col->nhwc) c->vec8_b = true;
   return {lda, ldb};
 }
 
@@ -336,6 +347,14 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateGemmKernel(KernelContext& ctx, Gem
   if (p.b_f16 && (f16_io || p.b_im2col)) {
     return absl::InternalError("an fp16 B needs fp32 tensors and a matrix B");
   }
+  if (p.b_im2col && p.b_im2col->nhwc) {
+    const Window2D& w = p.b_im2col->window;
+    const int64_t taps = int64_t{w.kernel_h} * w.kernel_w;
+    if (p.k % taps != 0 || (p.k / taps) % 8 != 0 || batch != 1 || p.b_im2col->pointwise) {
+      return absl::InternalError(
+          "the NHWC loader needs one group and a multiple of 8 channels, not pointwise");
+    }
+  }
   c.vec_bytes = f16_io ? 8 : 16;
   c.b_vec_bytes = f16_io || p.b_f16 ? 8 : 16;
   ASSIGN_OR_RETURN(GemmPlan plan, PlanFor(ctx.node(), p, info));
@@ -370,14 +389,17 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateGemmKernel(KernelContext& ctx, Gem
   const uint32_t residual = static_cast<uint32_t>(e.residual);
 
   if (split) {
+    // The reduction's vector stores run along columns, which an NHWC view
+    // does not keep adjacent.
+    const bool reduce_vec = c.vec_out && kind != GemmOperandKind::kNhwc;
     c.scratch = ctx.RequestScratch(static_cast<uint64_t>(total) * plan.splits * 4);
     ASSIGN_OR_RETURN(
         c.reduce,
         ctx.GetPipeline(f16_io ? "ops/gemm_reduce_f16" : "ops/gemm_reduce", kBindings, kPushBytes,
                         {kGemmEngineReduceLocal, 1, 1},
-                        {false, false, false, false, c.vec_out, has_c, act, residual, false}));
+                        {false, false, false, false, reduce_vec, has_c, act, residual, false}));
     c.reduce_groups =
-        GroupsFor(c.vec_out ? total / 4 : total, kGemmEngineReduceLocal, ctx.device());
+        GroupsFor(reduce_vec ? total / 4 : total, kGemmEngineReduceLocal, ctx.device());
   }
   return std::make_unique<GemmKernel>(std::move(c));
 }

@@ -43,10 +43,17 @@ namespace vkserve {
 // window's input pixel of NCHW X, zero in the padding. The group's first
 // channel is b_batch_strides[0] * z elements in; images are image_stride
 // elements apart.
+//
+// nhwc: X is channels-last ([N, H, W, C], one group) and k = (ky, kx,
+// channel), so 8 consecutive k are 8 channels of one tap; the channel count
+// (K / taps) must be a multiple of 8 and X 16-byte aligned (fp16 tensors,
+// tensor-core tiles only: GemmOperandKind::kNhwc). image_stride and
+// pointwise are then unused; pair it with an output view of n_inner 1.
 struct Im2colView {
   Window2D window;
   int64_t image_stride = 0;
   bool pointwise = false;  // 1x1, stride 1, no pads: op(B) is X's [K, pixels]
+  bool nhwc = false;
 };
 
 // Where product element (z, row, col) lands in the output: col splits into

@@ -231,6 +231,7 @@ bool CoopmatUsable(const CoopmatTile& t, const gpu::DeviceInfo& info) {
 const char* CoopmatAcc16Refusal(const CoopmatTile& t, const GemmShape& s,
                                 const gpu::DeviceInfo& info, bool emulated) {
   if (!s.f16_io) return "fp16 accumulation is built for fp16 tensors only";
+  if (s.b_kind == GemmOperandKind::kNhwc) return "the NHWC loader is built with fp32 sums only";
   if (emulated) {
     return info.shader_float16 ? nullptr : "its emulation needs shaderFloat16";
   }
@@ -310,6 +311,8 @@ double GemmTile::speed(GemmOperandKind kind) const {
       return speed_im2col;
     case GemmOperandKind::kPointwise:
       return speed_pointwise;
+    case GemmOperandKind::kNhwc:
+      return 0;  // tensor-core tiles only
   }
   return 0;
 }
@@ -317,10 +320,17 @@ double GemmTile::speed(GemmOperandKind kind) const {
 std::span<const GemmTile> GemmTiles() { return kGemmTiles; }
 std::span<const CoopmatTile> CoopmatTiles() { return kCoopmatTiles; }
 
+bool OffersCoopmatTiles(const gpu::DeviceInfo& info) {
+  return std::any_of(std::begin(kCoopmatTiles), std::end(kCoopmatTiles),
+                     [&](const CoopmatTile& t) { return CoopmatUsable(t, info); });
+}
+
 std::string GemmPlan::shader(GemmOperandKind b_kind, bool f16_io, bool b_f16, bool khr) const {
   const char* io = f16_io ? "_f16" : (b_f16 ? "_b16" : "");
   if (gemv()) return absl::StrCat("ops/gemv", io);
-  const char* loader = b_kind == GemmOperandKind::kMatrix ? "" : "_im2col";
+  const char* loader = b_kind == GemmOperandKind::kMatrix ? ""
+                       : b_kind == GemmOperandKind::kNhwc ? "_nhwc"
+                                                          : "_im2col";
   if (coopmat != nullptr) {
     return absl::StrCat("ops/gemm_cm_", coopmat->name, "_", coopmat->shape.m, "x", coopmat->shape.n,
                         "x", coopmat->shape.k, loader, io, acc16 ? "_acc16" : "",
@@ -340,6 +350,14 @@ namespace {
 // The plan ChooseGemmPlan returns, before its accumulation is set.
 absl::StatusOr<GemmPlan> ChooseAnyPlan(const GemmShape& s, const gpu::DeviceInfo& info) {
   if (s.b_kind == GemmOperandKind::kMatrix && s.m <= kGemvMaxM) return ChooseGemv(s, info);
+  if (s.b_kind == GemmOperandKind::kNhwc) {
+    if (!s.f16_io) {
+      return absl::UnimplementedError("the NHWC Conv loader is built for fp16 tensors only");
+    }
+    if (std::optional<GemmPlan> plan = ChooseCoopmat(s, info, /*acc16_only=*/false)) return *plan;
+    return absl::UnimplementedError(
+        "the NHWC Conv loader runs on tensor cores, which this device does not offer");
+  }
   // fp16 tensors take the tensor cores at either precision: their products
   // are exact in fp32 and the sums are fp32 on both paths (unless fp16 sums
   // were asked for, which only FP16 precision does).
@@ -409,6 +427,9 @@ absl::StatusOr<GemmPlan> ParsePlan(std::string_view spec, const GemmShape& s,
     return plan;
   }
   if (kernel.substr(0, 2) == "cm") {
+    if (s.b_kind == GemmOperandKind::kNhwc && !s.f16_io) {
+      return absl::UnimplementedError("the NHWC Conv loader is built for fp16 tensors only");
+    }
     for (const CoopmatTile& t : kCoopmatTiles) {
       if (kernel.substr(2) != t.name) continue;
       if (!CoopmatUsable(t, info)) {

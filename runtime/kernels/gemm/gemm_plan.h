@@ -29,6 +29,9 @@ enum class GemmOperandKind {
   kMatrix,     // strided [K, N] or [N, K]
   kIm2col,     // Conv's implicit im2col view of an NCHW batch
   kPointwise,  // the same for a 1x1, stride-1, unpadded Conv: X itself
+  // The im2col view of a channels-last (NHWC) fp16 batch, K ordered (ky,
+  // kx, channel): tensor-core tiles only ("_nhwc_f16"), fp32 sums.
+  kNhwc,
 };
 
 // One tile variant: BM x BN outputs per workgroup, BK per K step, TM x TN
@@ -80,6 +83,10 @@ struct CoopmatTile {
 };
 std::span<const CoopmatTile> CoopmatTiles();
 
+// Whether the device runs any tensor-core tile (the cost model may offer
+// them: cooperative matrices, 32-wide subgroups, a tile's fp16 shape).
+bool OffersCoopmatTiles(const gpu::DeviceInfo& info);
+
 // The shape a plan is chosen for (after the engine's normalization).
 struct GemmShape {
   int64_t m = 0, n = 0, k = 0;
@@ -106,8 +113,8 @@ struct GemmPlan {
   bool gemv() const { return tile == nullptr && coopmat == nullptr; }
   // The embedded shader: "ops/gemv", "ops/gemm_<BM>x<BN>",
   // "ops/gemm_cm_<name>_<M>x<N>x<K>", each tile with "_im2col" for that
-  // B loader; with f16_io the fp16-tensor variant ("_f16"), a coopmat one
-  // with "_acc16" when acc16; a coopmat tile with "_emu" when emulated;
+  // B loader ("_nhwc" for the channels-last one); with f16_io the
+  // fp16-tensor variant ("_f16"), a coopmat one with "_acc16" when acc16; a coopmat tile with "_emu" when emulated;
   // with b_f16 (fp32 tensors, fp16 matrix B) the "_b16" variant; a coopmat
   // tile run through VK_KHR_cooperative_matrix (`khr`:
   // DeviceInfo::cooperative_matrix_khr) with "_khr" unless emulated.
@@ -125,7 +132,8 @@ std::array<uint32_t, 3> GemvLocal(bool b_trans);
 // the device's workgroup and shared-memory limits: with shape.fp16 a
 // tensor-core tile when the device offers one (gemv still for M <= 8),
 // else the scalar tiles; fp16 tensors (f16_io) likewise at either
-// precision. With shape.acc16 and fp16 tensors, the tiles whose matrix
+// precision. The NHWC loader has tensor-core tiles alone: UNIMPLEMENTED
+// without them or without fp16 tensors. With shape.acc16 and fp16 tensors, the tiles whose matrix
 // shape the device reports with an fp16 result come first (acc16); any
 // other plan sums in fp32 and names the reason. UNIMPLEMENTED when none
 // fits.

@@ -14,6 +14,8 @@
 //     copy what they read into scratch and run the pointwise product over
 //     it: a strided 1x1 without pads (its pixels), and an fp16 window the
 //     engine runs on tensor cores (the im2col matrix, im2col_copy.h).
+// A Conv the channels-last pass marked NHWC (conv_layout.h) runs on the
+// engine's NHWC im2col loader, or as a plain product when pointwise.
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -30,6 +32,7 @@
 #include "runtime/op/op_registry.h"
 #include "runtime/op/op_util.h"
 #include "runtime/ops/nn/conv3d.h"
+#include "runtime/ops/nn/conv_layout.h"
 
 namespace vkserve {
 namespace {
@@ -40,7 +43,10 @@ struct ConvShape {
   int64_t batch = 0, c_in = 0, c_out = 0, group = 1, cin_g = 0, cout_g = 0;
   Window window;
   std::vector<int64_t> output;  // full output shape
+  bool nhwc = false;            // kConvLayoutAttr: X, Y [N, H, W, C], W [C_out, KH, KW, C_in]
 };
+
+bool IsNhwc(const Node& node) { return node.GetString(kConvLayoutAttr, "") == kConvLayoutNhwc; }
 
 absl::StatusOr<ConvShape> ResolveConv(const Node& node, const TensorDesc& x, const TensorDesc& w,
                                       const TensorDesc* b) {
@@ -60,21 +66,32 @@ absl::StatusOr<ConvShape> ResolveConv(const Node& node, const TensorDesc& x, con
         absl::StrCat("only 1-D, 2-D and 3-D Conv are supported; X is ", ShapeString(x.shape)));
   }
   ConvShape s;
+  s.nhwc = IsNhwc(node);
+  if (s.nhwc && (x.shape.size() != 4 || node.GetInt("group", 1) != 1)) {
+    return absl::UnimplementedError(
+        absl::StrCat("an NHWC Conv must be 2-D with one group; X is ", ShapeString(x.shape)));
+  }
+  // NHWC: the channels last, the window between (W repacked likewise).
+  const size_t channel_axis = s.nhwc ? 3 : 1;
+  const size_t first_spatial = s.nhwc ? 1 : 2;
+  const size_t w_channel_axis = s.nhwc ? 3 : 1;
   s.dtype = x.dtype;
   s.batch = x.shape[0];
-  s.c_in = x.shape[1];
+  s.c_in = x.shape[channel_axis];
   s.c_out = w.shape[0];
   s.group = node.GetInt("group", 1);
   if (s.group <= 0 || s.c_in % s.group != 0 || s.c_out % s.group != 0 ||
-      w.shape[1] * s.group != s.c_in) {
+      w.shape[w_channel_axis] * s.group != s.c_in) {
     return absl::InvalidArgumentError(absl::StrCat("X ", ShapeString(x.shape), ", W ",
                                                    ShapeString(w.shape), " and group ", s.group,
                                                    " do not match"));
   }
   s.cin_g = s.c_in / s.group;
   s.cout_g = s.c_out / s.group;
-  const std::vector<int64_t> spatial(x.shape.begin() + 2, x.shape.end());
-  const std::vector<int64_t> kernel(w.shape.begin() + 2, w.shape.end());
+  const std::vector<int64_t> spatial(x.shape.begin() + first_spatial,
+                                     x.shape.begin() + first_spatial + x.shape.size() - 2);
+  const std::vector<int64_t> kernel(w.shape.begin() + first_spatial,
+                                    w.shape.begin() + first_spatial + w.shape.size() - 2);
   const std::vector<int64_t> kernel_attr = node.GetInts("kernel_shape");
   if (!kernel_attr.empty() && kernel_attr != kernel) {
     return absl::InvalidArgumentError(absl::StrCat("kernel_shape ", ShapeString(kernel_attr),
@@ -92,8 +109,12 @@ absl::StatusOr<ConvShape> ResolveConv(const Node& node, const TensorDesc& x, con
           absl::StrCat("B ", ShapeString(b->shape), " must be [", s.c_out, "]"));
     }
   }
-  s.output = {s.batch, s.c_out};
-  s.output.insert(s.output.end(), s.window.output.begin(), s.window.output.end());
+  if (s.nhwc) {
+    s.output = {s.batch, s.window.output[0], s.window.output[1], s.c_out};
+  } else {
+    s.output = {s.batch, s.c_out};
+    s.output.insert(s.output.end(), s.window.output.begin(), s.window.output.end());
+  }
   if (NumElements(x.shape) >= (int64_t{1} << 31) || NumElements(w.shape) >= (int64_t{1} << 31) ||
       NumElements(s.output) >= (int64_t{1} << 31)) {
     return absl::UnimplementedError("Conv tensors of 2^31 elements or more are not supported");
@@ -301,6 +322,56 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateStridedPointwiseKernel(
   return CopyThenProduct(ctx, "strided copy", std::move(gather), pixels, std::move(product));
 }
 
+// An NHWC Conv (conv_layout.h). A 1x1 stride-1 window without pads is the
+// plain product Y[pixels, C_out] = X[pixels, C_in] x W^T (any type and
+// channel count); any other window is the NHWC im2col product
+// Y^T[C_out, pixels] = W[C_out, (ky, kx, c)] x im2col(X), written through an
+// output view that puts (row, col) at col * C_out + row.
+absl::StatusOr<std::unique_ptr<Kernel>> CreateNhwcKernel(KernelContext& ctx, const ConvShape& s,
+                                                         const Window2D& g, const Epilogue& e,
+                                                         int bias_input) {
+  const int64_t pixels = s.batch * int64_t{g.out_h} * g.out_w;
+  GemmProblem p;
+  p.dtype = s.dtype;
+  p.epilogue = e;
+  const bool pointwise = g.kernel_h == 1 && g.kernel_w == 1 && g.stride_h == 1 &&
+                         g.stride_w == 1 && g.pad_top == 0 && g.pad_left == 0 &&
+                         g.pad_bottom == 0 && g.pad_right == 0;
+  if (pointwise) {
+    p.m = pixels;
+    p.n = s.c_out;
+    p.k = s.c_in;
+    p.a_input = 0;
+    p.b_input = 1;
+    p.b_trans = true;
+    if (bias_input >= 0) {
+      p.c_input = bias_input;
+      p.c_stride_n = 1;
+    }
+    return CreateGemmKernel(ctx, std::move(p));
+  }
+  if (s.dtype != DataType::kFloat16 || s.c_in % 8 != 0) {
+    return absl::UnimplementedError(absl::StrCat(
+        "an NHWC Conv window needs fp16 tensors and a multiple of 8 input channels; this one has ",
+        std::string(DataTypeName(s.dtype)), " and ", s.c_in));
+  }
+  p.m = s.c_out;
+  p.n = pixels;
+  p.k = s.c_in * g.kernel_h * g.kernel_w;
+  p.a_input = 1;
+  p.b_input = 0;
+  Im2colView view;
+  view.window = g;
+  view.nhwc = true;
+  p.b_im2col = view;
+  if (bias_input >= 0) {
+    p.c_input = bias_input;
+    p.c_stride_m = 1;
+  }
+  p.output = OutputView{1, 0, 1, s.c_out};
+  return CreateGemmKernel(ctx, std::move(p));
+}
+
 class ConvOp : public Op {
  public:
   const OpTraits& traits() const override {
@@ -311,6 +382,10 @@ class ConvOp : public Op {
   absl::Status Validate(const Node& node) const override {
     RETURN_IF_ERROR(ValidateWindowAttributes(node));
     RETURN_IF_ERROR(CheckAttributeType(node, "group", Attribute::Type::kInt));
+    RETURN_IF_ERROR(CheckAttributeType(node, kConvLayoutAttr, Attribute::Type::kString));
+    if (node.FindAttribute(kConvLayoutAttr) != nullptr && !IsNhwc(node)) {
+      return absl::InvalidArgumentError(absl::StrCat(kConvLayoutAttr, " must be NHWC"));
+    }
     if (node.GetInt("group", 1) <= 0) return absl::InvalidArgumentError("group must be positive");
     return GetEpilogue(node).status();
   }
@@ -346,6 +421,7 @@ class ConvOp : public Op {
                                 s.window, e, bias_input);
     }
     const Window2D g = As2D(s.window);
+    if (s.nhwc) return CreateNhwcKernel(ctx, s, g, e, bias_input);
     if (s.cin_g == 1) return CreateDirectKernel(ctx, s, g, e, bias_input, residual_input);
     if (IsStridedPointwise(g)) return CreateStridedPointwiseKernel(ctx, s, g, e, bias_input);
     GemmProblem implicit = ConvGemmProblem(s, g, e, bias_input);
