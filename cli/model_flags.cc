@@ -132,8 +132,8 @@ void AddModelFlags(CLI::App& command, ModelFlags& flags) {
             absl::StatusOr<gpu::MatrixExtension> e = gpu::ParseMatrixExtension(text);
             if (e.ok()) flags.gpu.matrix_extension = *e;  // the check below refuses others
           },
-          "the Vulkan extension tensor-core kernels run through: auto (VK_NV_cooperative_matrix "
-          "where offered, else VK_KHR_cooperative_matrix), nv, or khr (the rewritten _khr "
+          "the Vulkan extension tensor-core kernels run through: auto (VK_KHR_cooperative_matrix "
+          "where offered, else VK_NV_cooperative_matrix), nv, or khr (the rewritten _khr "
           "kernels); nv or khr fail on a device without it")
       ->type_name("auto|nv|khr")
       ->check(CLI::IsMember({"auto", "nv", "khr"}).description(""));

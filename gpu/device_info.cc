@@ -218,8 +218,11 @@ absl::Status QueryFeatures(VkInstance instance, VkPhysicalDevice pd, DeviceInfo*
   if (info->khr_cooperative_matrix_feature) {
     RETURN_IF_ERROR(QueryKhrCoopmatShapes(instance, pd, info));
   }
-  // The shapes of the automatic choice until Device::Create enables one.
-  const bool nv = MatrixExtensionUsable(*info, MatrixExtension::kNv);
+  // The shapes of the automatic choice (never an error) until Device::Create
+  // enables one.
+  const std::optional<MatrixExtension> chosen =
+      *ChooseMatrixExtension(*info, MatrixExtension::kAuto);
+  const bool nv = chosen == MatrixExtension::kNv;
   info->coopmat_f16_f32_shapes =
       nv ? info->nv_coopmat_f16_f32_shapes : info->khr_coopmat_f16_f32_shapes;
   info->coopmat_f16_f16_shapes =

@@ -28,8 +28,8 @@ std::optional<MatrixExtension> Chosen(const DeviceInfo& info, MatrixExtension wa
   return chosen.ok() ? *chosen : std::nullopt;
 }
 
-TEST(MatrixExtensionTest, AutoPrefersNvThenKhr) {
-  EXPECT_EQ(Chosen(Device(true, true), MatrixExtension::kAuto), MatrixExtension::kNv);
+TEST(MatrixExtensionTest, AutoPrefersKhrThenNv) {
+  EXPECT_EQ(Chosen(Device(true, true), MatrixExtension::kAuto), MatrixExtension::kKhr);
   EXPECT_EQ(Chosen(Device(true, false), MatrixExtension::kAuto), MatrixExtension::kNv);
   EXPECT_EQ(Chosen(Device(false, true), MatrixExtension::kAuto), MatrixExtension::kKhr);
   EXPECT_EQ(Chosen(Device(false, false), MatrixExtension::kAuto), std::nullopt);
