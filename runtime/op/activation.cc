@@ -18,6 +18,14 @@ constexpr char kAccumulationAttr[] = "_vkserve_accumulation";
 
 float Softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); }
 
+// The "_vkserve_" attributes this file records on nodes.
+void SetIntAttribute(const char* name, int64_t value, Node* node) {
+  Attribute a;
+  a.type = Attribute::Type::kInt;
+  a.i = value;
+  node->attributes[name] = a;
+}
+
 // The unary math family (kSqrt and after).
 float ApplyMathActivation(const ActivationParams& p, float x) {
   switch (p.kind) {
@@ -143,10 +151,7 @@ Precision GetPrecision(const Node& node) {
 }
 
 void SetPrecision(Precision precision, Node* node) {
-  Attribute a;
-  a.type = Attribute::Type::kInt;
-  a.i = static_cast<int64_t>(precision);
-  node->attributes[kPrecisionAttr] = a;
+  SetIntAttribute(kPrecisionAttr, static_cast<int64_t>(precision), node);
 }
 
 Accumulation GetAccumulation(const Node& node) {
@@ -154,19 +159,11 @@ Accumulation GetAccumulation(const Node& node) {
 }
 
 void SetAccumulation(Accumulation accumulation, Node* node) {
-  Attribute a;
-  a.type = Attribute::Type::kInt;
-  a.i = static_cast<int64_t>(accumulation);
-  node->attributes[kAccumulationAttr] = a;
+  SetIntAttribute(kAccumulationAttr, static_cast<int64_t>(accumulation), node);
 }
 
 void SetEpilogue(const Epilogue& e, Node* node) {
-  auto set_int = [node](const char* name, int64_t v) {
-    Attribute a;
-    a.type = Attribute::Type::kInt;
-    a.i = v;
-    node->attributes[name] = a;
-  };
+  auto set_int = [node](const char* name, int64_t v) { SetIntAttribute(name, v, node); };
   auto set_float = [node](const char* name, float v) {
     Attribute a;
     a.type = Attribute::Type::kFloat;

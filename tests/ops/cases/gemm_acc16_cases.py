@@ -27,11 +27,10 @@
 # to an fp16 output, give ("min_max_error"); with per-16-step rounding the
 # tensor cores err about 4x that, the emulation about 16x.
 import numpy as np
-from onnx import TensorProto, helper, numpy_helper
+from gemm_case import one_node_model
 
 _RNG = np.random.default_rng(20261208)
 _U16 = 2.0 ** -11
-_PLAN_ATTR = "vkserve_gemm_plan"
 _SIGMAS = 5.0
 
 
@@ -56,17 +55,8 @@ def _tolerance(products, y64, chunk):
     return _SIGMAS * float(sigma.max()), 2.0 * float(np.abs(fp32_sums - y64).max())
 
 
-def _model(op, inputs, inits, attrs, plan, names):
-    node = helper.make_node(op, names, ["Y"], **dict(attrs, **{_PLAN_ATTR: plan}))
-    graph = helper.make_graph(
-        [node], "gemm_acc16",
-        [helper.make_tensor_value_info(k, TensorProto.FLOAT, list(v.shape))
-         for k, v in inputs.items()],
-        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)],
-        initializer=[numpy_helper.from_array(v, k) for k, v in inits.items()])
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
-    m.ir_version = 9
-    return m
+def _model(op, inputs, inits, attrs, plan, names=None):
+    return one_node_model(op, inputs, inits, attrs, plan, names, "gemm_acc16")
 
 
 def _case(name, model, inputs, y64, atol, min_err, kernel):

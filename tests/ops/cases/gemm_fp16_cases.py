@@ -17,11 +17,10 @@
 # fits lavapipe's 32 KiB run there too; elsewhere the others are refused with
 # an error naming the tile, which the case checks (they run on the H100).
 import numpy as np
-from onnx import TensorProto, helper, numpy_helper
+from gemm_case import one_node_model
 
 _RNG = np.random.default_rng(20261125)
 _U16 = 2.0 ** -11
-_PLAN_ATTR = "vkserve_gemm_plan"
 
 
 def _rand(*shape):
@@ -38,19 +37,7 @@ def _bounds(ref64, ref16, bound):
 
 
 def _model(op, inputs, inits, attrs, plan, names=None):
-    """names: the node's inputs in order (default: inputs, then inits)."""
-    if plan is not None:
-        attrs = dict(attrs, **{_PLAN_ATTR: plan})
-    node = helper.make_node(op, names or list(inputs) + list(inits), ["Y"], **attrs)
-    graph = helper.make_graph(
-        [node], "gemm_fp16",
-        [helper.make_tensor_value_info(k, TensorProto.FLOAT, list(v.shape))
-         for k, v in inputs.items()],
-        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)],
-        initializer=[numpy_helper.from_array(v, k) for k, v in inits.items()])
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
-    m.ir_version = 9
-    return m
+    return one_node_model(op, inputs, inits, attrs, plan, names, "gemm_fp16")
 
 
 def _case(name, model, inputs, y64, y16, bound, coopmat):
