@@ -184,6 +184,13 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateDirectKernel(KernelContext& ctx, c
                                             residual_input);
 }
 
+// A 1x1 window with stride 1 and no pads: each pixel is one column of the
+// product, read in place.
+bool IsPointwise(const Window2D& g) {
+  return g.kernel_h == 1 && g.kernel_w == 1 && g.stride_h == 1 && g.stride_w == 1 &&
+         g.pad_top == 0 && g.pad_left == 0 && g.pad_bottom == 0 && g.pad_right == 0;
+}
+
 // The GEMM engine's im2col product of window `g`, per group:
 // Y[image][g * cout_g + m][pixel] = sum_k W[g * cout_g + m][k] * im2col(X)[k][image, pixel].
 GemmProblem ConvGemmProblem(const ConvShape& s, const Window2D& g, const Epilogue& e,
@@ -203,8 +210,7 @@ GemmProblem ConvGemmProblem(const ConvShape& s, const Window2D& g, const Epilogu
   Im2colView view;
   view.window = g;
   view.image_stride = s.c_in * in_hw;
-  view.pointwise = g.kernel_h == 1 && g.kernel_w == 1 && g.stride_h == 1 && g.stride_w == 1 &&
-                   g.pad_top == 0 && g.pad_left == 0 && g.pad_bottom == 0 && g.pad_right == 0;
+  view.pointwise = IsPointwise(g);
   p.b_im2col = view;
   if (bias_input >= 0) {
     p.c_input = bias_input;
@@ -334,10 +340,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateNhwcKernel(KernelContext& ctx, con
   GemmProblem p;
   p.dtype = s.dtype;
   p.epilogue = e;
-  const bool pointwise = g.kernel_h == 1 && g.kernel_w == 1 && g.stride_h == 1 &&
-                         g.stride_w == 1 && g.pad_top == 0 && g.pad_left == 0 &&
-                         g.pad_bottom == 0 && g.pad_right == 0;
-  if (pointwise) {
+  if (IsPointwise(g)) {
     p.m = pixels;
     p.n = s.c_out;
     p.k = s.c_in;
