@@ -114,10 +114,11 @@ struct GemmPlan {
   // The embedded shader: "ops/gemv", "ops/gemm_<BM>x<BN>",
   // "ops/gemm_cm_<name>_<M>x<N>x<K>", each tile with "_im2col" for that
   // B loader ("_nhwc" for the channels-last one); with f16_io the
-  // fp16-tensor variant ("_f16"), a coopmat one with "_acc16" when acc16; a coopmat tile with "_emu" when emulated;
-  // with b_f16 (fp32 tensors, fp16 matrix B) the "_b16" variant; a coopmat
-  // tile run through VK_KHR_cooperative_matrix (`khr`:
-  // DeviceInfo::cooperative_matrix_khr) with "_khr" unless emulated.
+  // fp16-tensor variant ("_f16"), a coopmat one with "_acc16" when acc16;
+  // a coopmat tile with "_emu" when emulated; with b_f16 (fp32 tensors,
+  // fp16 matrix B) the "_b16" variant; a coopmat tile run through
+  // VK_KHR_cooperative_matrix (`khr`: DeviceInfo::cooperative_matrix_khr)
+  // with "_khr" unless emulated.
   std::string shader(GemmOperandKind b_kind, bool f16_io = false, bool b_f16 = false,
                      bool khr = false) const;
 };
