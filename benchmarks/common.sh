@@ -129,13 +129,22 @@ describe_machine() {
 # export_model NAME DEST: model NAME exported by the peers script (random
 # weights, opset 17) to DEST, its log appended to $OUT/export.log; or, when
 # $BIG_MODEL_ONNX is set (a dry run on a small model), that file copied
-# there. Returns 1 when the export fails, after printing its log.
+# there. With $EXPORTS set, a folder NAME.onnx is kept in and taken from,
+# so that runs repeated in one device call export once. Returns 1 when the
+# export fails, after printing its log.
 export_model() {
   if [ -n "${BIG_MODEL_ONNX:-}" ]; then
     cp "$BIG_MODEL_ONNX" "$2"
     return
   fi
-  python3 "$PEERS" export "$1" "$2" --opset 17 >> "$OUT/export.log" 2>&1 && return 0
+  if [ -n "${EXPORTS:-}" ] && [ -f "$EXPORTS/$1.onnx" ]; then
+    cp "$EXPORTS/$1.onnx" "$2"
+    return
+  fi
+  if python3 "$PEERS" export "$1" "$2" --opset 17 >> "$OUT/export.log" 2>&1; then
+    if [ -n "${EXPORTS:-}" ]; then mkdir -p "$EXPORTS" && cp "$2" "$EXPORTS/$1.onnx"; fi
+    return 0
+  fi
   echo "export failed"
   cat "$OUT/export.log"
   return 1

@@ -29,7 +29,7 @@
 // small model's rate is bound by host work, and two of its runs share the
 // GPU at little cost, so waiting for one would only add latency.
 //
-// Thread-compatible: the dynamic batcher's io thread owns it.
+// Thread-compatible: the dynamic batcher uses it under its lock.
 #ifndef VKSERVE_SERVER_SCHEDULING_BATCH_PACING_H_
 #define VKSERVE_SERVER_SCHEDULING_BATCH_PACING_H_
 

@@ -171,12 +171,13 @@ void DynamicBatcher::Enqueue(QueuedRequest item, bool may_run_inline) {
   if (batching_) item.key = BatchKey(*model_, item.request);
   if (may_run_inline && RunInline(item)) return;
   if (!queue_.Accept(item)) return;
-  // Queued on the io thread, so each arrival is scheduled before the next
-  // is queued (a lone request goes before a later one can join it).
-  boost::asio::post(io_, [this, item = std::move(item)]() mutable {
+  {
+    MutexLock lock(&mutex_);
     if (skipping_waits_) item.skip_wait = ++lone_arrivals_ % kProbeEvery != 0;
-    if (queue_.Queue(std::move(item))) Schedule();
-  });
+  }
+  // Scheduled on this thread: a hand-off to another thread costs a small
+  // model more than its run (docs/design.md, "What the one queue costs").
+  if (queue_.Queue(std::move(item))) Schedule();
 }
 
 bool DynamicBatcher::RunInline(QueuedRequest& item) {
@@ -210,35 +211,36 @@ bool DynamicBatcher::RunInline(QueuedRequest& item) {
 }
 
 void DynamicBatcher::Schedule() {
+  // Answers expired requests outside mutex_: their callbacks may submit.
+  absl::Time wake = queue_.Sweep(absl::Now());
+  MutexLock lock(&mutex_);
   const absl::Time now = absl::Now();
-  absl::Time wake = queue_.Sweep(now);
-  {
-    MutexLock lock(&mutex_);
-    for (;;) {
-      absl::Time send_by;
-      const int gpu = pacing_.Soonest(load_.LeastBusy(), BatchLimit(), &send_by);
-      if (gpu < 0) break;
-      absl::Time form_wake = absl::InfiniteFuture();
-      std::vector<QueuedRequest> members = Form(now, send_by, &form_wake);
-      if (members.empty()) {
-        wake = std::min(wake, form_wake);
-        break;
-      }
-      Session* session = nullptr;
-      Formed formed = TakeSessionLocked(std::move(members), gpu, &session);
-      boost::asio::post(*runners_, [this, formed = std::move(formed), session, gpu]() mutable {
-        Run(std::move(formed), session, gpu);
-      });
+  for (;;) {
+    absl::Time send_by;
+    const int gpu = pacing_.Soonest(load_.LeastBusy(), BatchLimit(), &send_by);
+    if (gpu < 0) break;
+    absl::Time form_wake = absl::InfiniteFuture();
+    std::vector<QueuedRequest> members = Form(now, send_by, &form_wake);
+    if (members.empty()) {
+      wake = std::min(wake, form_wake);
+      break;
     }
+    Session* session = nullptr;
+    Formed formed = TakeSessionLocked(std::move(members), gpu, &session);
+    boost::asio::post(*runners_, [this, formed = std::move(formed), session, gpu]() mutable {
+      Run(std::move(formed), session, gpu);
+    });
   }
   if (queue_.queued() > 0) wake = std::min(wake, now + kCancelPoll);
-  Arm(now, wake);
+  ArmLocked(now, wake);
 }
 
 std::vector<QueuedRequest> DynamicBatcher::Form(absl::Time now, absl::Time send_by,
                                                 absl::Time* wake) {
-  return queue_.Take(
-      [&](const RequestQueue::Levels& queues) { return Choose(queues, now, send_by, wake); });
+  // Take calls `choose` at once, on this thread, so mutex_ is still held.
+  return queue_.Take([&](const RequestQueue::Levels& queues) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    return Choose(queues, now, send_by, wake);
+  });
 }
 
 std::vector<RequestQueue::Pick> DynamicBatcher::Choose(const RequestQueue::Levels& queues_,
@@ -301,18 +303,25 @@ void DynamicBatcher::NoteFormed(size_t requests, bool waited_out) {
   }
 }
 
-void DynamicBatcher::Arm(absl::Time now, absl::Time wake) {
+void DynamicBatcher::ArmLocked(absl::Time now, absl::Time wake) {
   // A timer still set for an earlier time stays: when it fires, Schedule()
   // plans again. So at a high request rate the timer is not reset for every
   // request. With nothing to wait for, a set timer fires once, harmlessly.
   if (wake == absl::InfiniteFuture()) return;
   if (armed_for_ > now && armed_for_ <= wake) return;
   armed_for_ = wake;
-  timer_.expires_after(std::chrono::nanoseconds(NanosBetween(now, wake)));
-  timer_.async_wait([this](const boost::system::error_code& error) {
-    if (error == boost::asio::error::operation_aborted) return;
-    armed_for_ = absl::InfiniteFuture();
-    Schedule();
+  // The timer is the io thread's alone; posted under mutex_, the settings
+  // reach it in the order they were decided, so the last one holds.
+  boost::asio::post(io_, [this, wake] {
+    timer_.expires_after(std::chrono::nanoseconds(NanosBetween(absl::Now(), wake)));
+    timer_.async_wait([this, wake](const boost::system::error_code& error) {
+      if (error == boost::asio::error::operation_aborted) return;
+      {
+        MutexLock lock(&mutex_);
+        if (armed_for_ == wake) armed_for_ = absl::InfiniteFuture();
+      }
+      Schedule();
+    });
   });
 }
 
@@ -373,7 +382,7 @@ void DynamicBatcher::Run(Formed formed, Session* session, int gpu) {
       ++timed_runs_;
     }
   }
-  boost::asio::post(io_, [this] { Schedule(); });
+  Schedule();  // the session is free: the next batch may take it
   if (!members.empty()) {
     absl::Time oldest = members.front().submitted;
     for (const QueuedRequest& p : members) oldest = std::min(oldest, p.submitted);
@@ -508,11 +517,12 @@ bool DynamicBatcher::AwaitPlansAhead(absl::Duration timeout) const {
 
 void DynamicBatcher::Drain() {
   queue_.Close();
-  // Batches still forming go now, without waiting for more requests.
-  boost::asio::post(io_, [this] {
+  {
+    // Batches still forming go now, without waiting for more requests.
+    MutexLock lock(&mutex_);
     flushing_ = true;
-    Schedule();
-  });
+  }
+  Schedule();
   queue_.AwaitAnswered();
 }
 

@@ -64,10 +64,13 @@
 // alone, and an idle scheduler may run a request on the caller's thread
 // (session_pool.h says when).
 //
-// Threads: one Asio io_context thread forms batches and arms the timer; two
-// runner threads per session run them (Session::Run blocks) and answer.
-// Callbacks run on any of these (or the submitting thread) and must not
-// block for long.
+// Threads: batches form on the thread that makes them possible: the
+// submitting thread as a request arrives, the runner whose run frees a
+// session, and one Asio io_context thread when the timer fires (it owns the
+// timer). Two runner threads per session run batches (Session::Run blocks)
+// and answer. A request thus reaches its runner in one hand-off, and no
+// thread waits on another to decide. Callbacks run on any of these threads
+// and must not block for long.
 //
 // Thread-safe.
 #ifndef VKSERVE_SERVER_SCHEDULING_DYNAMIC_BATCHER_H_
@@ -169,8 +172,10 @@ class DynamicBatcher final : public Scheduler {
   absl::StatusOr<std::shared_ptr<const WarmupRuns>> PaddingTargets(const Model& model,
                                                                    const WarmupRuns* warmup) const;
 
-  // On the io thread:
-  void Schedule();
+  // Answers expired requests, sends every batch that may go now to a
+  // runner, and sets the timer for the next look. On any thread, holding no
+  // lock.
+  void Schedule() ABSL_LOCKS_EXCLUDED(mutex_);
   // The next batch to send now, or empty with `*wake` set to when to look
   // again (InfiniteFuture: when a request comes). Until `send_by` a batch
   // below the largest preferred size keeps growing (BatchPacing::SendBy).
@@ -178,12 +183,14 @@ class DynamicBatcher final : public Scheduler {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Form's choice among `queues` (under the queue's lock).
   std::vector<RequestQueue::Pick> Choose(const RequestQueue::Levels& queues, absl::Time now,
-                                         absl::Time send_by, absl::Time* wake);
-  void Arm(absl::Time now, absl::Time wake);
+                                         absl::Time send_by, absl::Time* wake)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Has the timer run Schedule() at `wake` (unless it is set earlier).
+  void ArmLocked(absl::Time now, absl::Time wake) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // As Triton: a batch grows up to the largest preferred size.
   int64_t BatchLimit() const { return preferred_.empty() ? max_batch_size_ : preferred_.back(); }
   // Learns from a batch about to be sent whether waiting pays (above).
-  void NoteFormed(size_t requests, bool waited_out);
+  void NoteFormed(size_t requests, bool waited_out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Takes an idle `*session` of `gpu` for `members`, counted busy.
   Formed TakeSessionLocked(std::vector<QueuedRequest> members, int gpu, Session** session)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
@@ -228,15 +235,14 @@ class DynamicBatcher final : public Scheduler {
   boost::asio::thread_pool planner_{1};  // PlanAhead
   std::thread io_thread_;
 
-  // Owned by the io thread.
-  absl::Time armed_for_ = absl::InfiniteFuture();
-  bool flushing_ = false;    // draining: batches go without waiting
-  int fruitless_waits_ = 0;  // consecutive batches that waited out the delay alone
-  bool skipping_waits_ = false;
-  uint64_t lone_arrivals_ = 0;  // while skipping: picks the probes
-
-  // Shared with the runners, inline runs and stats; taken before queue_'s.
+  // Taken before queue_'s.
   mutable Mutex mutex_;
+  absl::Time armed_for_ ABSL_GUARDED_BY(mutex_) = absl::InfiniteFuture();
+  bool flushing_ ABSL_GUARDED_BY(mutex_) = false;  // draining: batches go without waiting
+  // Consecutive batches that waited out the delay alone.
+  int fruitless_waits_ ABSL_GUARDED_BY(mutex_) = 0;
+  bool skipping_waits_ ABSL_GUARDED_BY(mutex_) = false;
+  uint64_t lone_arrivals_ ABSL_GUARDED_BY(mutex_) = 0;  // while skipping: picks the probes
   std::vector<std::vector<Session*>> idle_ ABSL_GUARDED_BY(mutex_);  // per GPU
   GpuLoad load_ ABSL_GUARDED_BY(mutex_);
   BatchPacing pacing_ ABSL_GUARDED_BY(mutex_);

@@ -84,6 +84,7 @@ bool RequestQueue::Queue(QueuedRequest item) {
     --arriving_;
     std::deque<QueuedRequest>& queue = queues_[static_cast<size_t>(item.level)];
     if (policy.max_queue_size <= 0 || static_cast<int64_t>(queue.size()) < policy.max_queue_size) {
+      earliest_deadline_ = std::min(earliest_deadline_, item.deadline);
       queue.push_back(std::move(item));
       ++queued_;
       return true;
@@ -126,6 +127,8 @@ absl::Time RequestQueue::Sweep(absl::Time now) {
   std::vector<QueuedRequest> expired;
   {
     MutexLock lock(&mutex_);
+    if (now < next_walk_ && now < earliest_deadline_) return earliest_deadline_;
+    next_walk_ = now + kCancelPoll;
     for (std::deque<QueuedRequest>& queue : queues_) {
       for (auto it = queue.begin(); it != queue.end();) {
         if (it->deadline <= now || Cancelled(*it)) {
@@ -138,6 +141,7 @@ absl::Time RequestQueue::Sweep(absl::Time now) {
       }
     }
     queued_ -= expired.size();
+    earliest_deadline_ = earliest;
   }
   for (QueuedRequest& item : expired) {
     ExecutionInfo info;

@@ -92,7 +92,11 @@ class RequestQueue {
   std::vector<QueuedRequest> Take(const std::function<std::vector<Pick>(const Levels&)>& choose);
 
   // Answers and removes every queued request whose deadline has passed by
-  // `now` or that was cancelled; returns the earliest deadline left.
+  // `now` or that was cancelled; returns the earliest deadline left (or an
+  // earlier time). Schedulers call it on every pass, so it walks the queue
+  // only when a deadline is due or kCancelPoll has passed since its last
+  // walk: cancellation is polled at that period, and CheckAtRun catches a
+  // request cancelled in between.
   absl::Time Sweep(absl::Time now);
   // Why a request taken from the queue must not run at `now`
   // (DEADLINE_EXCEEDED, CANCELLED), or OK.
@@ -130,6 +134,10 @@ class RequestQueue {
   // thread): waiting as much as the queued ones.
   size_t arriving_ ABSL_GUARDED_BY(mutex_) = 0;
   bool closed_ ABSL_GUARDED_BY(mutex_) = false;
+  // Sweep's: no queued deadline is before `earliest_deadline_`, and no walk
+  // is needed for cancellations before `next_walk_`.
+  absl::Time earliest_deadline_ ABSL_GUARDED_BY(mutex_) = absl::InfiniteFuture();
+  absl::Time next_walk_ ABSL_GUARDED_BY(mutex_) = absl::InfinitePast();
   uint64_t outstanding_ ABSL_GUARDED_BY(mutex_) = 0;  // accepted, not yet answered
 };
 

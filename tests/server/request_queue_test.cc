@@ -212,6 +212,33 @@ TEST(RequestQueueTest, CancelledBeforeItRuns) {
   EXPECT_EQ(a[1].calls, 1);
 }
 
+TEST(RequestQueueTest, SweepPollsCancellationAtItsPeriodAndDeadlinesWhenDue) {
+  // Schedulers sweep on every pass: between walks a sweep costs nothing,
+  // so a cancellation waits up to kCancelPoll, a due deadline does not.
+  ModelSettings settings = Settings();
+  settings.default_timeout = absl::Milliseconds(2);
+  RequestQueue queue(settings, "a session");
+  const absl::Time t0 = absl::FromUnixSeconds(1000);
+  std::atomic<bool> cancel = false;
+  Answer a[2];
+  QueuedRequest cancelled = Make(queue, 0, 0, &a[0], t0, [&] { return cancel.load(); });
+  cancelled.deadline = absl::InfiniteFuture();
+  ASSERT_TRUE(Push(queue, std::move(cancelled)));
+  EXPECT_EQ(queue.Sweep(t0), absl::InfiniteFuture());  // walks: nothing due
+  cancel = true;
+  EXPECT_EQ(queue.Sweep(t0 + kCancelPoll / 2), absl::InfiniteFuture());
+  EXPECT_EQ(a[0].calls, 0);  // not polled yet
+  // A request arriving with a deadline makes the sweep walk once it is due.
+  ASSERT_TRUE(Push(queue, Make(queue, 1, 0, &a[1], t0 + kCancelPoll / 2)));
+  const absl::Time due = t0 + kCancelPoll / 2 + absl::Milliseconds(2);
+  EXPECT_EQ(queue.Sweep(due - absl::Nanoseconds(1)), due);
+  EXPECT_EQ(a[1].calls, 0);
+  queue.Sweep(due);
+  EXPECT_EQ(a[1].status.code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(a[0].status.code(), absl::StatusCode::kCancelled);  // the same walk
+  EXPECT_EQ(queue.queued(), 0u);
+}
+
 TEST(RequestQueueTest, DrainRefusesNewAndWaitsForAccepted) {
   RequestQueue queue(Settings(), "a session");
   Answer a[3];
