@@ -74,16 +74,20 @@ struct TileParams {
 };
 
 constexpr int64_t kTile = 32;
+// transpose_half.comp's tiles are twice as long along Q: 32 words.
+constexpr int64_t kHalfTileQ = 64;
 constexpr int64_t kMinTiledExtent = 16;
 
 // The tiled-transpose form of a simplified copy, when it has one: the source
 // is contiguous along some dim P other than the last, the destination along
 // the last dim Q, both are large enough to fill tiles, and at most two other
-// dims remain.
+// dims remain. 2-byte elements also need every destination row to start on
+// a 32-bit word and hold whole words (even base, strides and Q), since
+// transpose_half.comp writes words of two elements without atomics.
 bool TiledForm(const StridedCopy& c, uint32_t elem_bytes, const gpu::Device& device, TileParams* t,
                std::array<uint32_t, 3>* groups) {
   const int r = static_cast<int>(c.shape.size());
-  if ((elem_bytes != 4 && elem_bytes != 8) || r < 2 || r > 4) return false;
+  if ((elem_bytes != 2 && elem_bytes != 4 && elem_bytes != 8) || r < 2 || r > 4) return false;
   if (c.dst_strides[r - 1] != 1 || c.src_strides[r - 1] == 1) return false;
   int j = -1;
   for (int k = 0; k < r - 1; ++k) {
@@ -92,7 +96,9 @@ bool TiledForm(const StridedCopy& c, uint32_t elem_bytes, const gpu::Device& dev
   if (j < 0 || c.shape[j] < kMinTiledExtent || c.shape[r - 1] < kMinTiledExtent) return false;
   for (int k = 0; k < r; ++k) {
     if (c.src_strides[k] < 0 || c.dst_strides[k] < 0) return false;
+    if (elem_bytes == 2 && c.dst_strides[k] % 2 != 0 && k != r - 1) return false;
   }
+  if (elem_bytes == 2 && (c.dst_base % 2 != 0 || c.shape[r - 1] % 2 != 0)) return false;
   std::memset(t, 0, sizeof(*t));
   t->batch_extent[0] = t->batch_extent[1] = 1;
   int b = 2 - (r - 2);  // batch dims fill the slots from the back
@@ -112,7 +118,8 @@ bool TiledForm(const StridedCopy& c, uint32_t elem_bytes, const gpu::Device& dev
   t->src_base = static_cast<uint32_t>(c.src_base);
   t->dst_base = static_cast<uint32_t>(c.dst_base);
   const auto& max = device.info().max_workgroup_count;
-  const int64_t gx = (c.shape[r - 1] + kTile - 1) / kTile;
+  const int64_t tile_q = elem_bytes == 2 ? kHalfTileQ : kTile;
+  const int64_t gx = (c.shape[r - 1] + tile_q - 1) / tile_q;
   const int64_t gy = (c.shape[j] + kTile - 1) / kTile;
   if (gx > max[0] || gy > max[1] || batch > max[2]) return false;
   *groups = {static_cast<uint32_t>(gx), static_cast<uint32_t>(gy), static_cast<uint32_t>(batch)};
@@ -281,8 +288,11 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateStridedCopyKernel(KernelContext& c
     }
     TileParams tile;
     if (TiledForm(c, elem_bytes, ctx.device(), &tile, &step.groups)) {
-      ASSIGN_OR_RETURN(step.pipeline, ctx.GetPipeline("ops/transpose", 2, sizeof(TileParams),
-                                                      {kTile, 8, 1}, {elem_bytes / 4}));
+      ASSIGN_OR_RETURN(step.pipeline, elem_bytes == 2
+                                          ? ctx.GetPipeline("ops/transpose_half", 2,
+                                                            sizeof(TileParams), {kTile, 8, 1})
+                                          : ctx.GetPipeline("ops/transpose", 2, sizeof(TileParams),
+                                                            {kTile, 8, 1}, {elem_bytes / 4}));
       step.push_constants = Bytes(tile);
       steps.push_back(std::move(step));
       continue;

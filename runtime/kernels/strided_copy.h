@@ -15,7 +15,9 @@
 // widened to 8- or 16-byte units. Copies that read along one dim and write
 // along another (transposes of 4- and 8-byte types) go through 32 x 32 tiles
 // in shared memory instead (shaders/ops/transpose.comp), so that both sides
-// stay coalesced.
+// stay coalesced; 2-byte types through 32 x 64 tiles written a word of two
+// elements at a time (shaders/ops/transpose_half.comp) where every
+// destination row is whole words, else element by element with atomics.
 //
 // Plain data and pure functions; the kernel is immutable once created.
 #ifndef VKSERVE_RUNTIME_KERNELS_STRIDED_COPY_H_

@@ -2,6 +2,8 @@
 // Copyright 2026 The vkserve Authors.
 #include "runtime/op/graph_uses.h"
 
+#include <memory>
+
 #include "runtime/op/op.h"
 
 namespace vkserve {
@@ -55,6 +57,24 @@ std::optional<float> FloatScalarInitializer(const Graph& graph, const std::strin
     return std::nullopt;
   }
   return static_cast<float>(it->second.GetDouble(0));
+}
+
+std::optional<float> FloatScalarAtLoad(const Graph& graph,
+                                       const std::map<std::string, TensorDesc>& shapes1,
+                                       const std::map<std::string, TensorDesc>& shapes3,
+                                       const std::string& name) {
+  if (std::optional<float> c = FloatScalarInitializer(graph, name)) return c;
+  std::optional<double> seen;
+  for (const std::map<std::string, TensorDesc>* shapes : {&shapes1, &shapes3}) {
+    auto it = shapes->find(name);
+    if (it == shapes->end()) return std::nullopt;
+    const std::shared_ptr<const HostTensor>& v = it->second.value;
+    if (v == nullptr || v->dtype != DataType::kFloat || v->num_elements() != 1) return std::nullopt;
+    const double d = v->GetDouble(0);
+    if (seen && *seen != d) return std::nullopt;
+    seen = d;
+  }
+  return static_cast<float>(*seen);
 }
 
 void EraseNodes(const std::vector<bool>& removed, std::vector<Node>* nodes) {

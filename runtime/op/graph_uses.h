@@ -21,6 +21,7 @@
 namespace vkserve {
 
 class Op;
+struct TensorDesc;
 
 class GraphUses {
  public:
@@ -50,6 +51,16 @@ class GraphUses {
 
 // The value of `name` when it is a one-element float32 initializer.
 std::optional<float> FloatScalarInitializer(const Graph& graph, const std::string& name);
+
+// The value of `name` when it is a one-element float32 known at load: an
+// initializer, or a value planning folds on the host (the TorchScript
+// exporter's Shape -> Cast -> Sqrt -> Div of a head size) to the same number
+// at both free-dimension signatures: `shapes1` and `shapes3` are the graph's
+// values with the free input dimensions at 1 and 3 (PassContext::ShapesAt).
+std::optional<float> FloatScalarAtLoad(const Graph& graph,
+                                       const std::map<std::string, TensorDesc>& shapes1,
+                                       const std::map<std::string, TensorDesc>& shapes3,
+                                       const std::string& name);
 
 // Removes the nodes marked in `removed` (one flag per node), keeping the
 // others in order: how every pattern fusion drops what it absorbed.

@@ -194,8 +194,10 @@ class Matcher {
     return rank > 0 && axis == rank - 1;
   }
 
+  // Folded values count: the TorchScript exporter computes the operand
+  // scales from Q's shape.
   std::optional<float> ScalarConstant(const std::string& name) const {
-    return FloatScalarInitializer(graph_, name);
+    return FloatScalarAtLoad(graph_, s1_, s3_, name);
   }
 
   bool IsFloat(const std::string& v) const {

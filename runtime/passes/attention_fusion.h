@@ -7,7 +7,9 @@
 //   [Add(mask) or Where(bool mask, ., very negative constant)] ->
 //   Softmax(last axis) -> [Where(IsNaN(P), 0, P)] -> MatMul(., V)
 // where Q and Kt may each be Mul'd by a scalar constant first (the dynamo
-// exporter's sqrt(scale) on both), and the NaN guard (a row that sees no
+// and TorchScript exporters' sqrt(scale) on both; a scalar counts as
+// constant when it is an initializer or planning folds it from shapes to
+// one value at both signatures, FloatScalarAtLoad), and the NaN guard (a row that sees no
 // key is 0) is fused as the kernel's empty-rows-zero mode
 // and replaces it with one ONNX Attention node (opset 23), which runs the
 // fused attention kernel (runtime/kernels/attention/flash_attention.h). Kt's Transpose, when

@@ -9,6 +9,7 @@
 #include "runtime/op/rewrite.h"
 #include "runtime/passes/attention_fusion.h"
 #include "runtime/passes/attention_layout.h"
+#include "runtime/passes/attention_sequence_first.h"
 #include "runtime/passes/channels_last.h"
 #include "runtime/passes/common_subexpressions.h"
 #include "runtime/passes/fp16_weights.h"
@@ -82,6 +83,12 @@ void AddAttention(const LoadPassOptions& o, PassPipeline& p) {
             "attention-layout", level, kAlone,
             WithShapes([](PassContext& c, const ValueShapes& s1, const ValueShapes& s3) {
               return AbsorbAttentionHeadTransposes(&c.graph(), c.ops(), s1, s3);
+            })),
+        on);
+  p.Add(std::make_unique<FunctionPass>(
+            "attention-sequence-first", level, kAlone,
+            WithShapes([](PassContext& c, const ValueShapes& s1, const ValueShapes& s3) {
+              return ReadAttentionSequenceFirst(&c.graph(), s1, s3);
             })),
         on);
   p.Add(std::make_unique<FunctionPass>("qkv-packing", level, kAlone,

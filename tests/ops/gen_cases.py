@@ -29,7 +29,10 @@
 # "kernel" (some node's kernel description, as `vkserve inspect` shows it,
 # must start with this, e.g. "unfused": proof that a pinned path ran) and
 # "absent_op" (the loaded graph must hold no node of this op type, e.g.
-# "Transpose": proof that a rewrite absorbed them) and "conv_layout" ("NCHW" or
+# "Transpose": proof that a rewrite absorbed them) and "dispatches" ({op
+# type: n}: at most n nodes of that type may run a kernel at the case's
+# shapes, as `vkserve inspect` shows them; folded, aliased and unread nodes
+# do not count) and "conv_layout" ("NCHW" or
 # "NHWC": ModelOptions::conv_layout) with "nhwc_convs" (how many Conv nodes
 # of the loaded graph the channels-last pass must have marked NHWC).
 #
@@ -109,7 +112,8 @@ def check_case(case, module):
             raise CaseError(f"{where}: missing key {key!r}")
     extra = set(case) - {"name", "model", "inputs", "rtol", "atol", "reference_model",
                          "expected", "precision", "accumulation", "requires", "min_max_error",
-                         "fused_op", "absent_op", "kernel", "conv_layout", "nhwc_convs"}
+                         "fused_op", "absent_op", "dispatches", "kernel", "conv_layout",
+                         "nhwc_convs"}
     if extra:
         raise CaseError(f"{where}: unknown keys {sorted(extra)}")
     if not isinstance(case["name"], str) or not NAME_RE.match(case["name"]):
@@ -204,7 +208,7 @@ def write_case(out, case, module, input_names):
     if "reference_model" in case:
         meta["reference_model"] = "reference.onnx"
     for key in ("precision", "accumulation", "requires", "min_max_error", "fused_op", "absent_op",
-                "kernel", "conv_layout", "nhwc_convs"):
+                "dispatches", "kernel", "conv_layout", "nhwc_convs"):
         if key in case:
             meta[key] = case[key]
     if "expected" in case:

@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -82,6 +83,9 @@ struct CaseMeta {
   // Optional: an op type the loaded graph must no longer hold (a rewrite
   // absorbed every such node, e.g. "Transpose").
   std::string absent_op;
+  // Optional: at most this many nodes of each op type may run a kernel at
+  // the case's shapes (folded, aliased and unread nodes do not count).
+  std::map<std::string, int> dispatches;
   // Optional: the start of the kernel description (Kernel::Describe, as
   // `vkserve inspect` shows it) some node must have at the case's shapes,
   // e.g. "unfused": proof that a pinned or chosen path ran.
@@ -123,6 +127,10 @@ absl::StatusOr<CaseMeta> ReadMeta(const fs::path& path) {
   if (f.contains("min_max_error")) meta.min_max_error = f.at("min_max_error").number_value();
   if (f.contains("fused_op")) meta.fused_op = f.at("fused_op").string_value();
   if (f.contains("absent_op")) meta.absent_op = f.at("absent_op").string_value();
+  if (f.contains("dispatches")) {
+    for (const auto& [op, n] : f.at("dispatches").struct_value().fields())
+      meta.dispatches[op] = static_cast<int>(n.number_value());
+  }
   if (f.contains("kernel")) meta.kernel = f.at("kernel").string_value();
   if (f.contains("conv_layout")) {
     const std::string& l = f.at("conv_layout").string_value();
@@ -225,7 +233,8 @@ void ReadInputs(const fs::path& dir, const CaseMeta& meta, CaseInputs* in) {
 }
 
 // What the case asks of the plan: a node fused as `fused_op`, no node of
-// type `absent_op`, a node running a kernel described as `kernel`.
+// type `absent_op`, at most `dispatches` kernels per op type, a node running
+// a kernel described as `kernel`.
 // check_kernel: false where the case's kernel is the choice of a device with a
 // feature this one lacks.
 void CheckPlan(const Model& model, const CaseMeta& meta, const CaseInputs& in, bool check_kernel) {
@@ -246,6 +255,18 @@ void CheckPlan(const Model& model, const CaseMeta& meta, const CaseInputs& in, b
     EXPECT_TRUE(std::none_of(nodes.begin(), nodes.end(),
                              [&](const Node& n) { return n.op_type == meta.absent_op; }))
         << "a " << meta.absent_op << " node is left";
+  }
+  if (!meta.dispatches.empty()) {
+    std::vector<std::vector<int64_t>> shapes;
+    for (const HostTensor& t : in.tensors) shapes.push_back(t.shape);
+    VKSERVE_ASSERT_OK_AND_ASSIGN(const ModelReport report, model.Inspect(&shapes));
+    for (const auto& [op, most] : meta.dispatches) {
+      // Nodes without a dispatch say so in their device ("gpu (alias: no dispatch)").
+      const auto dispatched =
+          std::count_if(report.nodes.begin(), report.nodes.end(),
+                        [&](const NodeReport& n) { return n.op_type == op && n.device == "gpu"; });
+      EXPECT_LE(dispatched, most) << op << " nodes running a kernel";
+    }
   }
   if (check_kernel && !meta.kernel.empty()) {
     std::vector<std::vector<int64_t>> shapes;

@@ -261,10 +261,10 @@ TEST(LoadPassesTest, NamesEveryStepOfALoadInOrder) {
       p->names(),
       ElementsAre("contrib-rewrites", "constant-lifting", "control-flow-resolution",
                   "pass-through-removal", "transpose-folding", "attention-fusion",
-                  "attention-layout", "qkv-packing", "gelu-fusion", "silu-fusion", "norm-fusion",
-                  "reshape-sinking", "epilogue-fusion", "common-subexpressions", "channels-last",
-                  "weight-layout",
-                  "fp16-gemm-engine", "fp16-weights", "fp16-activations"));
+                  "attention-layout", "attention-sequence-first", "qkv-packing", "gelu-fusion",
+                  "silu-fusion", "norm-fusion", "reshape-sinking", "epilogue-fusion",
+                  "common-subexpressions", "channels-last", "weight-layout", "fp16-gemm-engine",
+                  "fp16-weights", "fp16-activations"));
 }
 
 // The channels-last pass is opt-in: off unless LoadPassOptions asks for it.

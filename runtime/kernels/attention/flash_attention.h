@@ -51,6 +51,12 @@ inline constexpr char kAttentionEmptyRowsZeroAttr[] = "_vkserve_empty_rows_zero"
 // empty); only the fused kernel serves it.
 inline constexpr char kAttentionPackedQkvAttr[] = "_vkserve_packed_qkv";
 
+// An attribute of 3-D Attention nodes the sequence-first pass
+// (runtime/passes/attention_sequence_first.h) writes: int 1 makes Q, K and V
+// (or packed Q/K/V) [S, B, H * E] and the output [S, B, H * Ev], the layout
+// of torch.nn.MultiheadAttention's sequence-first projections.
+inline constexpr char kAttentionSequenceFirstAttr[] = "_vkserve_sequence_first";
+
 // True when `problem` is well formed (positive sizes, whole KV head groups)
 // and every index the fused kernels compute fits 32 bits.
 bool FlashAttentionIndexable(const FlashAttentionProblem& problem);

@@ -19,7 +19,9 @@
 // invocation per query row, the scores in scratch). Packed Q/K/V
 // (kAttentionPackedQkvAttr: one [B, S, Q|K|V] input, written by
 // runtime/passes/qkv_packing.h) takes those two only, each operand read in place
-// through its offset. Float16 Q/K/V run on the tensor-core kernel's fp16
+// through its offset. kAttentionSequenceFirstAttr makes the 3-D operands
+// (packed or not) and the output [S, B, H * E]: every kernel reads and
+// writes through the views' strides. Float16 Q/K/V run on the tensor-core kernel's fp16
 // variants where it serves the node (NarrowAttentionOp), else converted.
 #include <algorithm>
 #include <array>
@@ -60,8 +62,11 @@ struct View {
   int64_t off = 0;                 // element offset (packed Q/K/V)
 };
 
+bool IsSequenceFirst(const Node& node) { return node.GetInt(kAttentionSequenceFirstAttr, 0) != 0; }
+
+// `shape` [B, S, H * E] (or [S, B, H * E] sequence-first) as [B, H, S, E].
 absl::StatusOr<View> AttentionViewOf(const std::vector<int64_t>& shape, int64_t heads,
-                                     const char* what) {
+                                     const char* what, bool sequence_first) {
   View v;
   if (shape.size() == 4) {
     v = {
@@ -75,7 +80,11 @@ absl::StatusOr<View> AttentionViewOf(const std::vector<int64_t>& shape, int64_t 
         heads, ") divides"));
   }
   const int64_t e = shape[2] / heads;
-  v = {shape[0], heads, shape[1], e, shape[1] * shape[2], e, shape[2]};
+  if (sequence_first) {
+    v = {shape[1], heads, shape[0], e, shape[2], e, shape[1] * shape[2]};
+  } else {
+    v = {shape[0], heads, shape[1], e, shape[1] * shape[2], e, shape[2]};
+  }
   return v;
 }
 
@@ -96,11 +105,15 @@ absl::Status PackedViews(const Node& node, const TensorDesc& packed, View* q, Vi
                                                    " does not hold the widths ",
                                                    ShapeString(widths)));
   }
-  const int64_t b = packed.shape[0], s = packed.shape[1], row = packed.shape[2];
+  const bool seq_first = IsSequenceFirst(node);
+  const int64_t b = packed.shape[seq_first ? 1 : 0], s = packed.shape[seq_first ? 0 : 1];
+  const int64_t row = packed.shape[2];
+  // Batch and row strides: rows of one sequence adjacent, or of one position.
+  const int64_t sb = seq_first ? row : s * row, ss = seq_first ? b * row : row;
   const int64_t eq = widths[0] / q_heads, ek = widths[1] / kv_heads, ev = widths[2] / kv_heads;
-  *q = {b, q_heads, s, eq, s * row, eq, row, 0};
-  *k = {b, kv_heads, s, ek, s * row, ek, row, widths[0]};
-  *v = {b, kv_heads, s, ev, s * row, ev, row, widths[0] + widths[1]};
+  *q = {b, q_heads, s, eq, sb, eq, ss, 0};
+  *k = {b, kv_heads, s, ek, sb, ek, ss, widths[0]};
+  *v = {b, kv_heads, s, ev, sb, ev, ss, widths[0] + widths[1]};
   return absl::OkStatus();
 }
 
@@ -113,9 +126,10 @@ absl::StatusOr<AttentionPlan> AttentionPlanOf(const Node& node,
   if (IsPacked(node)) {
     RETURN_IF_ERROR(PackedViews(node, *in[kQ], &p.q, &p.k, &p.v));
   } else {
-    ASSIGN_OR_RETURN(p.q, AttentionViewOf(in[kQ]->shape, q_heads, "Q"));
-    ASSIGN_OR_RETURN(p.k, AttentionViewOf(in[kK]->shape, kv_heads, "K"));
-    ASSIGN_OR_RETURN(p.v, AttentionViewOf(in[kV]->shape, kv_heads, "V"));
+    const bool seq_first = IsSequenceFirst(node);
+    ASSIGN_OR_RETURN(p.q, AttentionViewOf(in[kQ]->shape, q_heads, "Q", seq_first));
+    ASSIGN_OR_RETURN(p.k, AttentionViewOf(in[kK]->shape, kv_heads, "K", seq_first));
+    ASSIGN_OR_RETURN(p.v, AttentionViewOf(in[kV]->shape, kv_heads, "V", seq_first));
     if (in[kQ]->shape.size() != in[kK]->shape.size() ||
         in[kQ]->shape.size() != in[kV]->shape.size()) {
       return absl::InvalidArgumentError("Q, K and V must have the same rank");
@@ -145,6 +159,10 @@ absl::StatusOr<AttentionPlan> AttentionPlanOf(const Node& node,
   if (in[kQ]->shape.size() == 4) {
     p.y = {p.q.b, p.q.h, p.q.s, p.v.e, p.q.h * p.q.s * p.v.e, p.q.s * p.v.e, p.v.e};
     p.y_shape = {p.q.b, p.q.h, p.q.s, p.v.e};
+  } else if (IsSequenceFirst(node)) {
+    const int64_t row = p.q.h * p.v.e;
+    p.y = {p.q.b, p.q.h, p.q.s, p.v.e, row, p.v.e, p.q.b * row};
+    p.y_shape = {p.q.s, p.q.b, row};
   } else {
     p.y = {p.q.b, p.q.h, p.q.s, p.v.e, p.q.s * p.q.h * p.v.e, p.v.e, p.q.h * p.v.e};
     p.y_shape = {p.q.b, p.q.s, p.q.h * p.v.e};
@@ -182,6 +200,10 @@ class AttentionOp : public Op {
     if (mode < 0 || mode > 3)
       return absl::InvalidArgumentError("qk_matmul_output_mode must be 0-3");
     RETURN_IF_ERROR(CheckAttributeType(node, kAttentionPackedQkvAttr, Attribute::Type::kInts));
+    RETURN_IF_ERROR(CheckAttributeType(node, kAttentionSequenceFirstAttr, Attribute::Type::kInt));
+    if (IsSequenceFirst(node) && node.FindAttribute("q_num_heads") == nullptr) {
+      return absl::InvalidArgumentError("sequence-first Q/K/V are 3-D: q_num_heads is required");
+    }
     RETURN_IF_ERROR(PinnedAttentionKernel(node).status());
     if (IsPacked(node) && (node.inputs.size() > kPastKey || node.outputs.size() > 1)) {
       return absl::InvalidArgumentError(

@@ -329,6 +329,20 @@ def _model_path_cases():
          "pos": np.arange(16, dtype=np.int64).reshape(1, 16)})
 
 
+def _half_transpose_cases():
+    """2-byte tiles (transpose_half.comp): whole destination words only; an
+    odd last dim falls back to the per-element copy. After the other cases,
+    so that their inputs stay as they were."""
+    yield _one("transpose_tiled_fp16_2d", "Transpose", _rand((100, 38), np.float16), 13, perm=[1, 0])
+    yield _one("transpose_tiled_fp16_ragged", "Transpose", _rand((3, 50, 90), np.float16), 13, perm=[0, 2, 1])
+    yield _one("transpose_tiled_fp16_patches", "Transpose", _rand((2, 64, 196), np.float16), 13, perm=[0, 2, 1])
+    yield _one("transpose_tiled_fp16_keys", "Transpose", _rand((2, 40, 4, 16), np.float16), 13, perm=[0, 2, 3, 1])
+    yield _one("transpose_tiled_fp16_batch2", "Transpose", _rand((3, 40, 5, 34), np.float16), 13,
+               perm=[2, 0, 3, 1])
+    yield _one("transpose_tiled_fp16_odd", "Transpose", _rand((3, 127, 65), np.float16), 13, perm=[0, 2, 1])
+    yield _one("transpose_tiled_int16", "Transpose", _rand((34, 48), np.int16), 13, perm=[1, 0])
+
+
 def cases():
     yield from _transpose_cases()
     yield from _concat_cases()
@@ -340,3 +354,4 @@ def cases():
     yield from _equal_cases()
     yield from _cast_cases()
     yield from _model_path_cases()
+    yield from _half_transpose_cases()
