@@ -17,8 +17,9 @@
 // load accounting and Drain() treat it exactly as a runner's run. It saves
 // two thread hand-offs (to the runner and back).
 //
-// Thread-safe. Callbacks run on a runner or the io thread, or on the
-// submitting thread for an inline run or a refusal; they must not block.
+// Thread-safe. Callbacks run on a runner, the timer's thread or any
+// submitting thread (an inline run, a refusal, or a request that expired
+// while queued); they must not block.
 #ifndef VKSERVE_SERVER_SCHEDULING_SESSION_POOL_H_
 #define VKSERVE_SERVER_SCHEDULING_SESSION_POOL_H_
 
