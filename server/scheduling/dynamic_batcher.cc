@@ -169,9 +169,8 @@ void DynamicBatcher::Submit(SchedulerRequest request, Callback done) {
 
 void DynamicBatcher::Enqueue(QueuedRequest item, bool may_run_inline) {
   if (batching_) item.key = BatchKey(*model_, item.request);
-  if (may_run_inline && RunInline(item)) return;
-  if (!queue_.Accept(item)) return;
-  {
+  if (may_run_inline && !batching_ && RunInline(item)) return;
+  if (max_delay_ > absl::ZeroDuration()) {  // without a delay, nothing waits to skip
     MutexLock lock(&mutex_);
     if (skipping_waits_) item.skip_wait = ++lone_arrivals_ % kProbeEvery != 0;
   }
@@ -194,7 +193,7 @@ bool DynamicBatcher::RunInline(QueuedRequest& item) {
   int gpu = -1;
   {
     MutexLock lock(&mutex_);
-    if (batching_ || busy_ > 0 || timed_runs_ < kTimedRunsBeforeInline ||
+    if (busy_ > 0 || timed_runs_ < kTimedRunsBeforeInline ||
         mean_run_ >= inline_max_run_ ||
         !queue_.Admit([&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return (gpu = load_.Pick()) >= 0; })) {
       return false;

@@ -64,45 +64,36 @@ QueuedRequest RequestQueue::Prepare(SchedulerRequest request, Scheduler::Callbac
   return item;
 }
 
-bool RequestQueue::Accept(QueuedRequest& item) {
+bool RequestQueue::Queue(QueuedRequest item) {
+  const QueuePolicy& policy = policies_[static_cast<size_t>(item.level)];
+  absl::Status refused;
   {
     MutexLock lock(&mutex_);
     ++outstanding_;  // answered below if refused, as every accepted request is
-    if (!closed_) {
-      ++arriving_;  // until Queue: it counts as waiting, and nothing overtakes it
-      return true;
-    }
-  }
-  Answer(item, absl::UnavailableError("the model is being unloaded"), ExecutionInfo{});
-  return false;
-}
-
-bool RequestQueue::Queue(QueuedRequest item) {
-  const QueuePolicy& policy = policies_[static_cast<size_t>(item.level)];
-  {
-    MutexLock lock(&mutex_);
-    --arriving_;
     std::deque<QueuedRequest>& queue = queues_[static_cast<size_t>(item.level)];
-    if (policy.max_queue_size <= 0 || static_cast<int64_t>(queue.size()) < policy.max_queue_size) {
+    if (closed_) {
+      refused = absl::UnavailableError("the model is being unloaded");
+    } else if (policy.max_queue_size <= 0 ||
+               static_cast<int64_t>(queue.size()) < policy.max_queue_size) {
       earliest_deadline_ = std::min(earliest_deadline_, item.deadline);
       queue.push_back(std::move(item));
       ++queued_;
       return true;
+    } else {
+      const std::string level =
+          policies_.size() > 1 ? absl::StrCat(" at priority level ", item.level + 1) : "";
+      refused = absl::ResourceExhaustedError(absl::StrCat("the queue of model '", name_,
+                                                          "' is full (", policy.max_queue_size,
+                                                          " requests waiting", level, ")"));
     }
   }
-  const std::string level =
-      policies_.size() > 1 ? absl::StrCat(" at priority level ", item.level + 1) : "";
-  Answer(item,
-         absl::ResourceExhaustedError(absl::StrCat("the queue of model '", name_, "' is full (",
-                                                   policy.max_queue_size, " requests waiting",
-                                                   level, ")")),
-         ExecutionInfo{});
+  Answer(item, std::move(refused), ExecutionInfo{});
   return false;
 }
 
 bool RequestQueue::Admit(const std::function<bool()>& may_skip) {
   MutexLock lock(&mutex_);
-  if (closed_ || queued_ + arriving_ > 0 || !may_skip()) return false;
+  if (closed_ || queued_ > 0 || !may_skip()) return false;
   ++outstanding_;
   return true;
 }
@@ -195,7 +186,7 @@ bool RequestQueue::closed() const {
 
 size_t RequestQueue::queued() const {
   MutexLock lock(&mutex_);
-  return queued_ + arriving_;
+  return queued_;
 }
 
 }  // namespace vkserve

@@ -74,16 +74,14 @@ class RequestQueue {
   // level's policy.
   QueuedRequest Prepare(SchedulerRequest request, Scheduler::Callback done, absl::Time now) const;
 
-  // Counts `item` as accepted (AwaitAnswered waits for it), or answers it
-  // UNAVAILABLE when the queue is closed and returns false.
-  bool Accept(QueuedRequest& item);
-  // Queues an accepted `item`, or answers it RESOURCE_EXHAUSTED when its
-  // level is full and returns false.
+  // Queues `item`, counted as accepted until answered (AwaitAnswered waits
+  // for it); or answers it UNAVAILABLE when the queue is closed, or
+  // RESOURCE_EXHAUSTED when its level is full, and returns false.
   bool Queue(QueuedRequest item);
   // Counts one request as accepted without queueing it, for a scheduler
   // that runs it at once on the caller's thread: only while the queue is
-  // open, nothing is queued or arriving (it overtakes none) and `may_skip` (called under
-  // the queue's lock) agrees. False: nothing counted; Accept it instead. The
+  // open, nothing is queued (it overtakes none) and `may_skip` (called under
+  // the queue's lock) agrees. False: nothing counted; Queue it instead. The
   // scheduler answers it through Answer.
   bool Admit(const std::function<bool()>& may_skip);
 
@@ -112,7 +110,7 @@ class RequestQueue {
   void AwaitAnswered() const;
 
   bool closed() const;
-  size_t queued() const;  // queued or arriving
+  size_t queued() const;
   int levels() const { return static_cast<int>(policies_.size()); }
 
  private:
@@ -130,9 +128,6 @@ class RequestQueue {
   mutable Mutex mutex_;
   Levels queues_ ABSL_GUARDED_BY(mutex_);
   size_t queued_ ABSL_GUARDED_BY(mutex_) = 0;
-  // Accepted and on their way to Queue (a scheduler queues on its own
-  // thread): waiting as much as the queued ones.
-  size_t arriving_ ABSL_GUARDED_BY(mutex_) = 0;
   bool closed_ ABSL_GUARDED_BY(mutex_) = false;
   // Sweep's: no queued deadline is before `earliest_deadline_`, and no walk
   // is needed for cancellations before `next_walk_`.

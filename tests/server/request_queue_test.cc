@@ -38,10 +38,8 @@ QueuedRequest Make(const RequestQueue& queue, int id, uint64_t priority, Answer*
       now);
 }
 
-// Accepts and queues `item`, as a scheduler's Submit does.
-bool Push(RequestQueue& queue, QueuedRequest item) {
-  return queue.Accept(item) && queue.Queue(std::move(item));
-}
+// Queues `item`, as a scheduler's Submit does.
+bool Push(RequestQueue& queue, QueuedRequest item) { return queue.Queue(std::move(item)); }
 
 // The oldest request of the highest non-empty level, if any.
 std::optional<QueuedRequest> TakeHead(RequestQueue& queue) {
