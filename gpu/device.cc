@@ -66,6 +66,16 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Create(const Instance& instance,
   if (statistics) f12.pNext = &statistics_features;
   f12.timelineSemaphore = VK_TRUE;
   f12.shaderFloat16 = info.shader_float16;
+  // Subgroup size control where the device has it (DeviceInfo: Vulkan
+  // 1.3), for pipelines written for another subgroup size than its default.
+  VkPhysicalDeviceVulkan13Features f13{};
+  f13.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES;
+  f13.subgroupSizeControl = VK_TRUE;
+  f13.computeFullSubgroups = info.compute_full_subgroups;
+  if (info.min_subgroup_size > 0) {
+    f13.pNext = f12.pNext;
+    f12.pNext = &f13;
+  }
   VkPhysicalDeviceVulkan11Features f11{};
   f11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
   f11.storageBuffer16BitAccess = info.storage_buffer_16bit;

@@ -147,10 +147,21 @@ void QueryProperties(VkPhysicalDevice pd, DeviceInfo* info) {
     sm.pNext = driver.pNext;
     driver.pNext = &sm;
   }
+  VkPhysicalDeviceSubgroupSizeControlProperties size_control{};
+  size_control.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES;
+  if (info->api_version >= VK_API_VERSION_1_3) {
+    size_control.pNext = driver.pNext;
+    driver.pNext = &size_control;
+  }
   VkPhysicalDeviceProperties2 props{};
   props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
   props.pNext = &driver;
   vkGetPhysicalDeviceProperties2(pd, &props);
+  // Kept only where the feature is on (QueryFeatures).
+  if (size_control.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT) {
+    info->min_subgroup_size = size_control.minSubgroupSize;
+    info->max_subgroup_size = size_control.maxSubgroupSize;
+  }
   info->compute_units = sm.shaderSMCount;
   const VkPhysicalDeviceLimits& limits = props.properties.limits;
 
@@ -190,6 +201,9 @@ absl::Status QueryFeatures(VkInstance instance, VkPhysicalDevice pd, DeviceInfo*
   khr_coopmat.sType = kCooperativeMatrixFeaturesKHRType;
   VkPhysicalDeviceVulkan12Features f12{};
   f12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+  VkPhysicalDeviceVulkan13Features f13{};
+  f13.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES;
+  if (info->api_version >= VK_API_VERSION_1_3) f12.pNext = &f13;
   // Each chained only where its extension is offered.
   if (info->nv_cooperative_matrix) {
     coopmat.pNext = f12.pNext;
@@ -210,6 +224,8 @@ absl::Status QueryFeatures(VkInstance instance, VkPhysicalDevice pd, DeviceInfo*
   info->shader_float16 = f12.shaderFloat16;
   info->shader_int64 = features.features.shaderInt64;
   info->timeline_semaphore = f12.timelineSemaphore;
+  if (!f13.subgroupSizeControl) info->min_subgroup_size = info->max_subgroup_size = 0;
+  info->compute_full_subgroups = f13.subgroupSizeControl && f13.computeFullSubgroups;
   info->nv_cooperative_matrix_feature = coopmat.cooperativeMatrix;
   info->khr_cooperative_matrix_feature = khr_coopmat.cooperativeMatrix;
   if (info->nv_cooperative_matrix_feature) {
@@ -339,6 +355,10 @@ std::string DeviceInfo::ToString() const {
   absl::StrAppendFormat(
       &s, "    subgroup size %u (arithmetic %s), shared memory %s, workgroup %u invocations\n",
       subgroup_size, yes(subgroup_arithmetic), Bytes(max_shared_memory), max_workgroup_invocations);
+  if (min_subgroup_size > 0 && min_subgroup_size != max_subgroup_size) {
+    absl::StrAppendFormat(&s, "    subgroup sizes %u-%u on request\n", min_subgroup_size,
+                          max_subgroup_size);
+  }
   if (compute_units > 0) absl::StrAppendFormat(&s, "    %u SMs\n", compute_units);
   absl::StrAppendFormat(
       &s, "    max storage buffer range %s, max allocation %s, push constants %u B\n",

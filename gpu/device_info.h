@@ -51,7 +51,13 @@ struct DeviceInfo {
   std::array<uint8_t, VK_UUID_SIZE> device_uuid{};
 
   // Compute limits.
-  uint32_t subgroup_size = 0;
+  uint32_t subgroup_size = 0;  // the size a pipeline gets unless it asks
+  // Vulkan 1.3's subgroup size control, for compute: a pipeline may require
+  // any power of two in [min_subgroup_size, max_subgroup_size] (AMD's 64-wide
+  // subgroups run the 32-wide tensor-core kernels so). Zero sizes: no control.
+  uint32_t min_subgroup_size = 0;
+  uint32_t max_subgroup_size = 0;
+  bool compute_full_subgroups = false;  // computeFullSubgroups
   // Streaming multiprocessors (VK_NV_shader_sm_builtins' shaderSMCount);
   // 0 where the device does not say. The GEMM cost model counts waves of
   // workgroups over them.
@@ -107,6 +113,13 @@ struct DeviceInfo {
   // kernels are the "_khr" forms.
   bool cooperative_matrix_enabled = false;
   bool cooperative_matrix_khr = false;
+
+  // Whether compute pipelines can run with subgroups of `size`: the default
+  // size, or one subgroup size control can require.
+  bool RunsSubgroupsOf(uint32_t size) const {
+    return size == subgroup_size ||
+           (min_subgroup_size > 0 && min_subgroup_size <= size && size <= max_subgroup_size);
+  }
 
   std::vector<MemoryHeapInfo> heaps;
   std::vector<MemoryTypeInfo> memory_types;

@@ -123,7 +123,8 @@ absl::StatusOr<std::unique_ptr<PipelineCache>> PipelineCache::Create(const Devic
 absl::StatusOr<std::shared_ptr<const Pipeline>> PipelineCache::Get(const PipelineDesc& desc) {
   std::string key = absl::StrCat(desc.name, "/", desc.spirv.size(), "/", desc.num_bindings, "/",
                                  desc.push_constant_bytes, "/", absl::StrJoin(desc.local_size, ","),
-                                 "/", absl::StrJoin(desc.spec_constants, ","));
+                                 "/", absl::StrJoin(desc.spec_constants, ","), "/",
+                                 desc.required_subgroup_size);
   {
     MutexLock lock(&mutex_);
     auto it = pipelines_.find(key);
@@ -182,6 +183,15 @@ absl::Status CheckDesc(const PipelineDesc& desc, const DeviceInfo& info) {
                                                      absl::StrJoin(desc.local_size, "x"),
                                                      " exceeds the device limits"));
     }
+  }
+  if (desc.required_subgroup_size != 0 && !info.RunsSubgroupsOf(desc.required_subgroup_size)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("pipeline '", desc.name, "' needs subgroups of ", desc.required_subgroup_size,
+                     " invocations; the device runs ", info.subgroup_size,
+                     info.min_subgroup_size > 0
+                         ? absl::StrCat(" (", info.min_subgroup_size, "-", info.max_subgroup_size,
+                                        " on request)")
+                         : ""));
   }
   return absl::OkStatus();
 }
@@ -258,6 +268,18 @@ absl::StatusOr<PipelineHandle> CreateComputePipeline(const Device& device, VkPip
   create.stage.module = raw_module;
   create.stage.pName = "main";
   create.stage.pSpecializationInfo = &spec;
+  // A size other than the default is asked for (CheckDesc made sure the
+  // device can), with whole subgroups where the workgroup's width allows.
+  VkPipelineShaderStageRequiredSubgroupSizeCreateInfo subgroup{};
+  subgroup.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO;
+  subgroup.requiredSubgroupSize = desc.required_subgroup_size;
+  const DeviceInfo& info = device.info();
+  if (desc.required_subgroup_size != 0 && desc.required_subgroup_size != info.subgroup_size) {
+    create.stage.pNext = &subgroup;
+    if (info.compute_full_subgroups && desc.local_size[0] % desc.required_subgroup_size == 0) {
+      create.stage.flags |= VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
+    }
+  }
   create.layout = layout;
   if (device.captures_pipeline_statistics()) {
     create.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;

@@ -43,6 +43,10 @@ struct PipelineDesc {
   uint32_t push_constant_bytes = 0;             // multiple of 4, <= device limit
   std::array<uint32_t, 3> local_size{1, 1, 1};  // spec constants 0..2
   std::vector<uint32_t> spec_constants;         // ids 3, 4, ... (32-bit values)
+  // The subgroup size the shader is written for, 0 for any: a pipeline
+  // asks the device for it where it is not the default (subgroup size
+  // control, DeviceInfo::RunsSubgroupsOf), and is refused where it cannot be.
+  uint32_t required_subgroup_size = 0;
 };
 
 class Pipeline {

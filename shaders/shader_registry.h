@@ -22,6 +22,10 @@ std::span<const uint32_t> Find(std::string_view name);
 // All embedded shader names, sorted.
 std::vector<std::string_view> Names();
 
+// Whether `spirv` declares a cooperative-matrix capability (NV or KHR): a
+// tensor-core kernel.
+bool UsesCooperativeMatrix(std::span<const uint32_t> spirv);
+
 namespace internal {
 struct EmbeddedShader {
   std::string_view name;

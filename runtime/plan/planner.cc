@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gpu/transfer.h"
+#include "runtime/kernels/tensor_cores.h"
 #include "runtime/op/op_registry.h"
 #include "runtime/op/op_util.h"
 #include "runtime/plan/fp16_activations.h"
@@ -301,6 +302,9 @@ class PlannerKernelContext : public KernelContext {
     desc.push_constant_bytes = push_constant_bytes;
     desc.local_size = local_size;
     desc.spec_constants = std::move(spec_constants);
+    if (shaders::UsesCooperativeMatrix(desc.spirv)) {
+      desc.required_subgroup_size = kTensorCoreSubgroupSize;
+    }
     return model_.gpu.pipelines->Get(desc);
   }
   uint32_t RequestScratch(uint64_t bytes) override {

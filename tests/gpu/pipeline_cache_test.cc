@@ -2,10 +2,14 @@
 // Copyright 2026 The vkserve Authors.
 //
 // PipelineCache: pipelines shared per key, the cache file written and
-// reloaded, and a file from another device or a corrupt one ignored.
+// reloaded, a file from another device or a corrupt one ignored, and a
+// shader's required subgroup size asked for or refused.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "gpu/pipeline.h"
 #include "shaders/shader_registry.h"
 #include "tests/testing/gpu_fixture.h"
@@ -41,6 +45,48 @@ class PipelineCacheTest : public GpuTest {
   std::filesystem::path dir_;
   std::string path_;
 };
+
+TEST_F(PipelineCacheTest, RequiredSubgroupSizeIsAskedForOrRefused) {
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto cache, PipelineCache::Create(*device_));
+  const DeviceInfo& info = device_->info();
+  PipelineDesc own = Saxpy(64);
+  own.required_subgroup_size = info.subgroup_size;  // the default: nothing to ask
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto a, cache->Get(own));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto b, cache->Get(Saxpy(64)));
+  EXPECT_NE(a, b);  // a separate key
+  // Every size the device can be asked for (subgroup size control).
+  for (uint32_t size = info.min_subgroup_size; size > 0 && size <= info.max_subgroup_size;
+       size *= 2) {
+    PipelineDesc asked = Saxpy(64);
+    asked.required_subgroup_size = size;
+    EXPECT_TRUE(cache->Get(asked).ok()) << size;
+  }
+  PipelineDesc wide = Saxpy(64);
+  wide.required_subgroup_size = 2 * std::max(info.subgroup_size, info.max_subgroup_size);
+  const absl::Status refused = cache->Get(wide).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.message(), ::testing::HasSubstr(absl::StrCat(
+                                     "needs subgroups of ", wide.required_subgroup_size)));
+}
+
+TEST(DeviceInfoTest, RunsSubgroupsOfTheDefaultOrARequestableSize) {
+  DeviceInfo nvidia;
+  nvidia.subgroup_size = 32;
+  nvidia.min_subgroup_size = nvidia.max_subgroup_size = 32;
+  EXPECT_TRUE(nvidia.RunsSubgroupsOf(32));
+  EXPECT_FALSE(nvidia.RunsSubgroupsOf(64));
+  DeviceInfo amd;  // wave64 by default, wave32 on request
+  amd.subgroup_size = 64;
+  amd.min_subgroup_size = 32;
+  amd.max_subgroup_size = 64;
+  EXPECT_TRUE(amd.RunsSubgroupsOf(32));
+  EXPECT_TRUE(amd.RunsSubgroupsOf(64));
+  EXPECT_FALSE(amd.RunsSubgroupsOf(16));
+  DeviceInfo fixed;  // no subgroup size control
+  fixed.subgroup_size = 64;
+  EXPECT_FALSE(fixed.RunsSubgroupsOf(32));
+  EXPECT_TRUE(fixed.RunsSubgroupsOf(64));
+}
 
 TEST_F(PipelineCacheTest, SharesPipelinesPerKey) {
   VKSERVE_ASSERT_OK_AND_ASSIGN(auto cache, PipelineCache::Create(*device_));

@@ -239,6 +239,21 @@ TEST(CoopmatKhrShadersTest, EveryTensorCoreShaderHasItsKhrForm) {
   }
 }
 
+TEST(CoopmatKhrShadersTest, TensorCoreShadersAreKnownByTheirCapability) {
+  // The planner asks for 32-wide subgroups for exactly these
+  // (runtime/kernels/tensor_cores.h).
+  const std::vector<std::string> names = CoopmatShaders();
+  ASSERT_FALSE(names.empty());
+  for (const std::string& name : names) {
+    SCOPED_TRACE(name);
+    EXPECT_TRUE(shaders::UsesCooperativeMatrix(shaders::Find(name)));
+    EXPECT_TRUE(shaders::UsesCooperativeMatrix(shaders::Find(name + "_khr")));
+    EXPECT_FALSE(shaders::UsesCooperativeMatrix(shaders::Find(name + "_emu")));
+  }
+  EXPECT_FALSE(shaders::UsesCooperativeMatrix(shaders::Find("ops/relu")));
+  EXPECT_FALSE(shaders::UsesCooperativeMatrix({}));
+}
+
 TEST(CoopmatKhrShadersTest, KhrFormsAreWellFormed) {
   const std::vector<std::string> names = CoopmatShaders();
   ASSERT_FALSE(names.empty());

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "runtime/kernels/tensor_cores.h"
 
 namespace vkserve {
 namespace {
@@ -43,7 +44,7 @@ std::string CoopmatAttentionTile::shader(bool emulated, bool half_io, bool khr) 
 }
 
 bool CoopmatAttentionNative(const gpu::DeviceInfo& device) {
-  return device.cooperative_matrix_enabled && device.subgroup_size == 32 &&
+  return device.cooperative_matrix_enabled && RunsTensorCoreSubgroups(device) &&
          std::any_of(device.coopmat_f16_f32_shapes.begin(), device.coopmat_f16_f32_shapes.end(),
                      [](const gpu::DeviceInfo::MatrixShape& m) {
                        return m.m == 16 && m.n == 16 && m.k == 16;

@@ -39,8 +39,8 @@ struct CoopmatAttentionTile {
   std::string shader(bool emulated, bool half_io, bool khr = false) const;
 };
 
-// True when `device` runs the tensor-core kernel itself: cooperative
-// matrices enabled, 32-wide subgroups and the 16x16x16 fp16/fp32 shape.
+// True when `device` runs the tensor-core kernel itself: cooperative matrices enabled, 32-wide
+// subgroups (by default or on request) and the 16x16x16 fp16/fp32 shape.
 bool CoopmatAttentionNative(const gpu::DeviceInfo& device);
 
 // The variant for `problem` on `device`, or nullopt when none serves it

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "runtime/op/op_util.h"
+#include "runtime/kernels/tensor_cores.h"
 
 namespace vkserve {
 namespace {
@@ -218,7 +219,7 @@ bool HasShape(const std::vector<gpu::DeviceInfo::MatrixShape>& shapes,
 
 // The device's shape for `t`, when it reports it and runs `t` at all.
 bool CoopmatUsable(const CoopmatTile& t, const gpu::DeviceInfo& info) {
-  if (!info.cooperative_matrix_enabled || info.subgroup_size != 32 || !CoopmatFits(t, info)) {
+  if (!info.cooperative_matrix_enabled || !RunsTensorCoreSubgroups(info) || !CoopmatFits(t, info)) {
     return false;
   }
   return HasShape(info.coopmat_f16_f32_shapes, t.shape);

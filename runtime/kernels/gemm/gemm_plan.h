@@ -62,8 +62,8 @@ std::span<const GemmTile> GemmTiles();
 // matrix): BM x BN outputs per workgroup of warps_m x warps_n 32-wide
 // subgroups, BK per step through `stages` shared stages, computed as `shape`
 // fp16 x fp16 -> fp32 matrices. Only offered where the device reports
-// `shape` and 32-wide subgroups; a pinned plan runs its scalar emulation
-// elsewhere (GemmPlan::emulated).
+// `shape` and runs 32-wide subgroups (by default or on request); a pinned
+// plan runs its scalar emulation elsewhere (GemmPlan::emulated).
 struct CoopmatTile {
   const char* name;  // "<BM>x<BN>", "w<subgroups>" / "s1" for other warp / stage counts
   uint32_t bm, bn, bk, warps_m, warps_n, stages;
@@ -84,7 +84,8 @@ struct CoopmatTile {
 std::span<const CoopmatTile> CoopmatTiles();
 
 // Whether the device runs any tensor-core tile (the cost model may offer
-// them: cooperative matrices, 32-wide subgroups, a tile's fp16 shape).
+// them: cooperative matrices, 32-wide subgroups by default or on request, a
+// tile's fp16 shape).
 bool OffersCoopmatTiles(const gpu::DeviceInfo& info);
 
 // The shape a plan is chosen for (after the engine's normalization).
