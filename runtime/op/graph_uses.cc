@@ -50,6 +50,16 @@ std::optional<size_t> GraphUses::SoleReader(const std::string& value) const {
   return readers[0];
 }
 
+std::string UnusedValueName(const Graph& graph, const GraphUses& uses, const std::string& base) {
+  std::string name = base;
+  for (int i = 1; uses.Producer(name) || !uses.Readers(name).empty() ||
+                  graph.initializers.count(name) || uses.IsGraphOutput(name);
+       ++i) {
+    name = base + "_" + std::to_string(i);
+  }
+  return name;
+}
+
 std::optional<float> FloatScalarInitializer(const Graph& graph, const std::string& name) {
   auto it = graph.initializers.find(name);
   if (it == graph.initializers.end() || it->second.dtype != DataType::kFloat ||

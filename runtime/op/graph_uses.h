@@ -49,6 +49,10 @@ class GraphUses {
   std::set<std::string> outputs_;
 };
 
+// A value name `graph` does not use yet (no node writes or reads it, no
+// initializer or graph output has it): `base`, else `base_1`, `base_2`, ...
+std::string UnusedValueName(const Graph& graph, const GraphUses& uses, const std::string& base);
+
 // The value of `name` when it is a one-element float32 initializer.
 std::optional<float> FloatScalarInitializer(const Graph& graph, const std::string& name);
 

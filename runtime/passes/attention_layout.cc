@@ -70,8 +70,8 @@ class LayoutMatcher {
     const std::string& in = graph_.nodes[*r].inputs[0];
     const std::string& split = graph_.nodes[*r].outputs[0];
     for (const Shapes* s : {&s1_, &s3_}) {
-      const TensorDesc* a = Find(*s, in);
-      const TensorDesc* b = Find(*s, split);
+      const TensorDesc* a = FindShape(*s, in);
+      const TensorDesc* b = FindShape(*s, split);
       if (a == nullptr || b == nullptr || !Splits(a->shape, b->shape)) return false;
       *heads = b->shape[2];
     }
@@ -103,8 +103,8 @@ class LayoutMatcher {
     const std::string& merged = graph_.nodes[*r].outputs[0];
     bool three_d = true;
     for (const Shapes* s : {&s1_, &s3_}) {
-      const TensorDesc* a = Find(*s, merged);
-      const TensorDesc* b = Find(*s, swapped);
+      const TensorDesc* a = FindShape(*s, merged);
+      const TensorDesc* b = FindShape(*s, swapped);
       if (b == nullptr || b->shape.size() != 4) return false;
       three_d = three_d && a != nullptr && Splits(a->shape, b->shape);
       m->split_heads[0] = b->shape[2];
@@ -151,11 +151,6 @@ class LayoutMatcher {
   static bool IsReshape(const Node& n) {
     return n.domain.empty() && n.op_type == "Reshape" && n.inputs.size() == 2 &&
            n.outputs.size() == 1;
-  }
-
-  static const TensorDesc* Find(const Shapes& s, const std::string& v) {
-    auto it = s.find(v);
-    return it == s.end() ? nullptr : &it->second;
   }
 
   const Graph& graph_;

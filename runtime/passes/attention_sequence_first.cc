@@ -24,11 +24,6 @@ struct SequenceFirstOperand {
   std::vector<size_t> moved;  // the movement nodes between root and operand
 };
 
-const TensorDesc* FindDesc(const ValueShapes& s, const std::string& v) {
-  auto it = s.find(v);
-  return it == s.end() ? nullptr : &it->second;
-}
-
 // Equal where the dim is not 1: a dim of one element has no meaningful stride.
 bool StridesFit(const StridedView& v, const std::vector<int64_t>& want) {
   for (size_t d = 0; d < want.size(); ++d) {
@@ -65,7 +60,7 @@ std::optional<SequenceFirstOperand> OperandOf(const Graph& graph, const GraphUse
     std::optional<SequenceFirstOperand> found;
     for (const ValueShapes* s : {&s1, &s3}) {
       const std::optional<StridedView> view = ViewInRoot(graph, chain, depth, *s);
-      const TensorDesc* root = FindDesc(*s, chain.roots[depth]);
+      const TensorDesc* root = FindShape(*s, chain.roots[depth]);
       std::optional<SequenceFirstOperand> o = view && root ? Fit(*view, *root) : std::nullopt;
       if (!o || (found && (o->heads != found->heads || o->head != found->head ||
                            o->width != found->width || o->offset != found->offset))) {
@@ -130,16 +125,6 @@ std::optional<SequenceFirstMatch> MatchAt(const Graph& graph, const GraphUses& u
   return m;
 }
 
-std::string NewName(const Graph& graph, const GraphUses& uses, const std::string& hint) {
-  std::string name = hint;
-  for (int i = 1; uses.Producer(name) || !uses.Readers(name).empty() ||
-                  graph.initializers.count(name) || uses.IsGraphOutput(name);
-       ++i) {
-    name = hint + "_" + std::to_string(i);
-  }
-  return name;
-}
-
 void RewriteToSequenceFirst(const SequenceFirstMatch& m, const GraphUses& uses, size_t a,
                             Graph* graph) {
   Node& node = graph->nodes[a];
@@ -161,8 +146,8 @@ void RewriteToSequenceFirst(const SequenceFirstMatch& m, const GraphUses& uses, 
   // The merging Transpose reads the [S, N, H*Ev] output as [S, N, H, Ev]:
   // what it gave before, now without moving a byte.
   Node& merge = graph->nodes[m.merge];
-  const std::string y = NewName(*graph, uses, merge.outputs[0] + "/sequence_first");
-  const std::string shape = NewName(*graph, uses, merge.outputs[0] + "/heads_shape");
+  const std::string y = UnusedValueName(*graph, uses, merge.outputs[0] + "/sequence_first");
+  const std::string shape = UnusedValueName(*graph, uses, merge.outputs[0] + "/heads_shape");
   graph->initializers[shape] = HostTensor::FromInts({0, 0, q.heads, v.head}, {4});
   node.outputs[0] = y;
   merge.op_type = "Reshape";

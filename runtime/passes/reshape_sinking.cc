@@ -116,16 +116,6 @@ class Planner {
   const Shapes& s3_;
 };
 
-// A value name not yet used in `graph`.
-std::string FreshName(const Graph& graph, const GraphUses& uses, const std::string& base) {
-  std::string name = base;
-  for (int i = 1;
-       graph.initializers.count(name) || uses.Producer(name) || !uses.Readers(name).empty(); ++i) {
-    name = base + "_" + std::to_string(i);
-  }
-  return name;
-}
-
 }  // namespace
 
 absl::StatusOr<int> SinkReshapes(Graph* graph, const std::vector<const Op*>& ops,
@@ -151,21 +141,21 @@ absl::StatusOr<int> SinkReshapes(Graph* graph, const std::vector<const Op*>& ops
     const std::string y = reshape.inputs[0];
     const std::string z = reshape.outputs[0];
     // reader(y) -> t, then Reshape(t) -> the reader's old output.
-    const std::string t = FreshName(*graph, uses, reader.outputs[0] + "/before_reshape");
+    const std::string t = UnusedValueName(*graph, uses, reader.outputs[0] + "/before_reshape");
     for (std::string& in : reader.inputs) {
       if (in == z) in = y;
     }
     if (m->residual) {
       Node residual;
-      residual.name = FreshName(*graph, uses, reshape.name + "/residual");
+      residual.name = UnusedValueName(*graph, uses, reshape.name + "/residual");
       residual.op_type = "Reshape";
       residual.opset = reshape.opset;
       residual.rewritten_from = reshape.name;
-      const std::string shape_name = FreshName(*graph, uses, residual.name + "/shape");
+      const std::string shape_name = UnusedValueName(*graph, uses, residual.name + "/shape");
       graph->initializers[shape_name] =
           HostTensor::FromInts(m->residual_shape, {static_cast<int64_t>(m->residual_shape.size())});
       residual.inputs = {*m->residual, shape_name};
-      residual.outputs = {FreshName(*graph, uses, residual.name)};
+      residual.outputs = {UnusedValueName(*graph, uses, residual.name)};
       for (std::string& in : reader.inputs) {
         if (in == *m->residual) in = residual.outputs[0];
       }
