@@ -2,7 +2,8 @@
 // Copyright 2026 The vkserve Authors.
 //
 // `vkserve serve [--config FILE] [--model-repository DIR] [--grpc-port N]
-//   [--metrics-port N] [--http-port N] [--device SEL] [--instance N] [--check-config]`, and plain
+//   [--metrics-port N] [--http-port N] [--device SEL] [--matrix-extension auto|nv|khr]
+//   [--instance N] [--check-config]`, and plain
 //   `vkserve`:
 // serve on the built-in default config. `--instance N` is for one process per
 // GPU (the vkserve@.service template): device selector N, both ports
@@ -22,6 +23,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "boost/asio/io_context.hpp"
@@ -42,6 +44,7 @@ namespace {
 struct ServeFlags {
   std::string config_path, repository, device;
   int grpc_port = -1, metrics_port = -1, http_port = -1, instance = -1;
+  std::optional<MatrixExtensionSetting> matrix_extension;
   bool check_only = false;
 };
 
@@ -64,6 +67,7 @@ absl::StatusOr<ServerSettings> ReadSettings(const ServeFlags& f) {
     }
   }
   if (!f.device.empty()) settings->device = f.device;
+  if (f.matrix_extension) settings->matrix_extension = *f.matrix_extension;
   if (f.grpc_port >= 0) settings->grpc_port = f.grpc_port;
   if (f.metrics_port >= 0) settings->metrics_port = f.metrics_port;
   if (f.http_port >= 0) settings->http_port = f.http_port;
@@ -203,6 +207,18 @@ CommandRunner AddServeCommand(CLI::App& command) {
                   "the GPU: an index, a name substring or a UUID, as 'vkserve devices' lists "
                   "them (overrides gpu.device)")
       ->type_name("SEL");
+  command
+      .add_option_function<std::string>(
+          "--matrix-extension",
+          [flags](const std::string& text) {
+            // The check below refuses other names.
+            flags->matrix_extension = ParseMatrixExtensionSetting(text);
+          },
+          "the Vulkan extension tensor-core kernels run through on every device: auto "
+          "(VK_KHR_cooperative_matrix where offered, else VK_NV_cooperative_matrix), nv or khr; "
+          "nv or khr fail start-up on a device without it (overrides gpu.matrix_extension)")
+      ->type_name("auto|nv|khr")
+      ->check(CLI::IsMember({"auto", "nv", "khr"}).description(""));
   command
       .add_option("--instance", flags->instance,
                   "one of several processes, one per GPU: device N (unless --device), the "

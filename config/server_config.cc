@@ -349,13 +349,24 @@ class Builder {
     return absl::OkStatus();
   }
 
-  // The GPU and its pipeline cache.
+  // The GPU, its pipeline cache and its tensor-core extension.
   void Gpu(const ServerConfig& c, ServerSettings* s) {
     const auto& gpu = c.gpu();
     if (gpu.has_device()) s->device = gpu.device();
     if (gpu.has_pipeline_cache_path()) {
       s->pipeline_cache_path =
           gpu.pipeline_cache_path().empty() ? "" : Resolve(base_dir_, gpu.pipeline_cache_path());
+    }
+    switch (gpu.matrix_extension()) {
+      case config::GpuSettings::NV:
+        s->matrix_extension = MatrixExtensionSetting::kNv;
+        break;
+      case config::GpuSettings::KHR:
+        s->matrix_extension = MatrixExtensionSetting::kKhr;
+        break;
+      default:
+        s->matrix_extension = MatrixExtensionSetting::kAuto;
+        break;
     }
   }
 
@@ -478,6 +489,26 @@ std::string_view LogLevelName(LogLevel level) {
 
 std::string_view LogFormatName(LogFormat format) {
   return format == LogFormat::kJson ? "json" : "text";
+}
+
+std::string_view MatrixExtensionSettingName(MatrixExtensionSetting extension) {
+  switch (extension) {
+    case MatrixExtensionSetting::kNv:
+      return "nv";
+    case MatrixExtensionSetting::kKhr:
+      return "khr";
+    case MatrixExtensionSetting::kAuto:
+      break;
+  }
+  return "auto";
+}
+
+std::optional<MatrixExtensionSetting> ParseMatrixExtensionSetting(std::string_view name) {
+  for (MatrixExtensionSetting e :
+       {MatrixExtensionSetting::kAuto, MatrixExtensionSetting::kNv, MatrixExtensionSetting::kKhr}) {
+    if (name == MatrixExtensionSettingName(e)) return e;
+  }
+  return std::nullopt;
 }
 
 std::string ServerSettings::GrpcListenAddress() const {

@@ -31,6 +31,10 @@ enum class ModelControlMode {
   kExplicit,  // startup_models (or all) at start; load/unload RPCs allowed
 };
 
+// gpu.matrix_extension: the Vulkan extension the tensor-core kernels run
+// through (gpu::MatrixExtension; config/ does not see gpu/).
+enum class MatrixExtensionSetting { kAuto, kNv, kKhr };
+
 // Roles of auth grants, as a bit set (AuthGrant::roles).
 enum AuthRole : uint32_t {
   kRoleInference = 1u << 0,  // inference, metadata, readiness, statistics
@@ -57,6 +61,9 @@ struct TlsFiles {
 
 std::string_view LogLevelName(LogLevel level);     // "info", ...
 std::string_view LogFormatName(LogFormat format);  // "text", "json"
+// "auto", "nv", "khr": the names `--matrix-extension` takes.
+std::string_view MatrixExtensionSettingName(MatrixExtensionSetting extension);
+std::optional<MatrixExtensionSetting> ParseMatrixExtensionSetting(std::string_view name);
 
 struct ServerSettings {
   // gRPC (KServe v2 / Triton protocol and grpc.health.v1).
@@ -103,6 +110,9 @@ struct ServerSettings {
   // nullopt: the runtime's default file (DefaultPipelineCachePath());
   // "": in memory only; else an absolute path.
   std::optional<std::string> pipeline_cache_path;
+  // On every device the server opens; kNv or kKhr on a device without that
+  // extension fails to open it (gpu::ChooseMatrixExtension).
+  MatrixExtensionSetting matrix_extension = MatrixExtensionSetting::kAuto;
 
   // Limits.
   int64_t max_message_bytes = int64_t{64} << 20;

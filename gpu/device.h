@@ -39,7 +39,7 @@ struct DeviceOptions {
   // them as pipelines are created. Ignored where the device lacks it.
   bool pipeline_statistics = false;
   // The extension the tensor-core kernels run through (matrix_extension.h):
-  // kAuto prefers VK_NV_cooperative_matrix, then VK_KHR_cooperative_matrix;
+  // kAuto prefers VK_KHR_cooperative_matrix, then VK_NV_cooperative_matrix;
   // kNv or kKhr on a device without it fails Create.
   MatrixExtension matrix_extension = MatrixExtension::kAuto;
 };

@@ -6,9 +6,9 @@
 // VK_KHR_cooperative_matrix (AMD, Intel, NVIDIA) runs their "_khr" forms,
 // rewritten at build time (shaders/khr/). "auto" prefers KHR where the
 // device offers it (measured faster on NVIDIA too, matrix_extension.cc) and
-// takes NV elsewhere; "nv" and "khr" insist (`--matrix-extension`), e.g. to
-// compare the two on an NVIDIA GPU that offers both. Pure functions;
-// thread-safe.
+// takes NV elsewhere; "nv" and "khr" insist (`--matrix-extension`, the
+// server's gpu.matrix_extension), e.g. to compare the two on an NVIDIA GPU
+// that offers both. Pure functions; thread-safe.
 #ifndef VKSERVE_GPU_MATRIX_EXTENSION_H_
 #define VKSERVE_GPU_MATRIX_EXTENSION_H_
 

@@ -63,7 +63,9 @@ std::vector<std::string> Reloader::RestartOnlyChanges(const ServerSettings& a,
   check(a.repository_path == b.repository_path, "repository.path");
   check(a.model_control == b.model_control && a.startup_models == b.startup_models,
         "repository.model_control/startup_models");
-  check(a.device == b.device && a.pipeline_cache_path == b.pipeline_cache_path, "gpu");
+  check(a.device == b.device && a.pipeline_cache_path == b.pipeline_cache_path &&
+            a.matrix_extension == b.matrix_extension,
+        "gpu");
   check(a.max_message_bytes == b.max_message_bytes &&
             a.resident_output_max_count == b.resident_output_max_count &&
             a.resident_output_max_bytes == b.resident_output_max_bytes &&

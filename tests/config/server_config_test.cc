@@ -7,7 +7,9 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -54,6 +56,7 @@ TEST(ServerConfigTest, BuiltInDefaultServesTheExampleRepository) {
   EXPECT_TRUE(s->startup_models.empty());
   EXPECT_EQ(s->device, "");
   EXPECT_FALSE(s->pipeline_cache_path.has_value());
+  EXPECT_EQ(s->matrix_extension, MatrixExtensionSetting::kAuto);
   EXPECT_EQ(s->max_message_bytes, 64 << 20);
   EXPECT_EQ(s->resident_output_max_count, 1024);
   EXPECT_EQ(s->resident_output_max_bytes, int64_t{4} << 30);
@@ -102,7 +105,7 @@ TEST(ServerConfigTest, EveryFieldAndRelativePaths) {
       startup_models: "a"
       startup_models: "b.v2"
     }
-    gpu { device: "NVIDIA" pipeline_cache_path: "cache/pipelines.bin" }
+    gpu { device: "NVIDIA" pipeline_cache_path: "cache/pipelines.bin" matrix_extension: KHR }
     limits {
       max_message_bytes: 1048576
       resident_output_max_count: 0
@@ -128,6 +131,7 @@ TEST(ServerConfigTest, EveryFieldAndRelativePaths) {
   EXPECT_THAT(s->startup_models, ::testing::ElementsAre("a", "b.v2"));
   EXPECT_EQ(s->device, "NVIDIA");
   EXPECT_EQ(s->pipeline_cache_path, dir.Path("etc/cache/pipelines.bin"));
+  EXPECT_EQ(s->matrix_extension, MatrixExtensionSetting::kKhr);
   EXPECT_EQ(s->max_message_bytes, 1048576);
   EXPECT_EQ(s->resident_output_max_count, 0);
   EXPECT_EQ(s->resident_output_max_bytes, 1000);
@@ -150,6 +154,27 @@ TEST(ServerConfigTest, EmptyPipelineCachePathMeansMemoryOnly) {
   ASSERT_TRUE(s.ok()) << s.status();
   ASSERT_TRUE(s->pipeline_cache_path.has_value());
   EXPECT_EQ(*s->pipeline_cache_path, "");
+}
+
+TEST(ServerConfigTest, MatrixExtensionTakesEachValue) {
+  const std::pair<const char*, MatrixExtensionSetting> cases[] = {
+      {"AUTO", MatrixExtensionSetting::kAuto},
+      {"NV", MatrixExtensionSetting::kNv},
+      {"KHR", MatrixExtensionSetting::kKhr},
+  };
+  for (const auto& [text, value] : cases) {
+    TempDir dir;
+    absl::StatusOr<ServerSettings> s = LoadServerConfig(
+        dir.Write("s.pbtxt", absl::StrCat("gpu { matrix_extension: ", text, " }")));
+    ASSERT_TRUE(s.ok()) << text << ": " << s.status();
+    EXPECT_EQ(s->matrix_extension, value) << text;
+    // The CLI's names (`--matrix-extension auto|nv|khr`) round-trip.
+    const std::string name(MatrixExtensionSettingName(value));
+    EXPECT_EQ(name, absl::AsciiStrToLower(text));
+    EXPECT_EQ(ParseMatrixExtensionSetting(name), value);
+  }
+  EXPECT_EQ(ParseMatrixExtensionSetting("KHR"), std::nullopt);
+  EXPECT_EQ(ParseMatrixExtensionSetting(""), std::nullopt);
 }
 
 TEST(ServerConfigTest, PortZeroPicksAFreePort) {
@@ -185,6 +210,15 @@ TEST(ServerConfigTest, UnknownEnumValue) {
             ":3:3: log.level: 7 is not a value of Level (INFO, DEBUG, TRACE, WARNING, ERROR, OFF)");
   EXPECT_THAT(ErrorOf("repository { model_control: 3 }"),
               StartsWith(":1:14: repository.model_control: 3 is not a value of ModelControl"));
+  // The enum's names, upper case as every enum-valued setting.
+  EXPECT_EQ(ErrorOf("gpu {\n  matrix_extension: khr\n}"),
+            ":2:21: gpu.matrix_extension: Unknown enumeration value of \"khr\" for field "
+            "\"matrix_extension\".");
+  EXPECT_EQ(ErrorOf("gpu { matrix_extension: CUDA }"),
+            ":1:25: gpu.matrix_extension: Unknown enumeration value of \"CUDA\" for field "
+            "\"matrix_extension\".");
+  EXPECT_EQ(ErrorOf("gpu { matrix_extension: 3 }"),
+            ":1:7: gpu.matrix_extension: 3 is not a value of MatrixExtension (AUTO, NV, KHR)");
 }
 
 TEST(ServerConfigTest, SyntaxError) {

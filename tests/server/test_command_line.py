@@ -7,7 +7,8 @@
 # command, an unknown flag, a missing or bad value: exit 2, naming what is
 # wrong), and the output-name rule of `vkserve infer --output-dir` (the same
 # rule `vkserve client` follows: test_python_client.py), on one-node models
-# whose output names are paths, dots and two spellings of one file.
+# whose output names are paths, dots and two spellings of one file; and
+# `serve --matrix-extension` / gpu.matrix_extension against `infer`'s.
 import os
 import subprocess
 import sys
@@ -29,7 +30,7 @@ COMMANDS = {
               "--device", "--outputs-on-gpu", "--precision", "--compare", "--pipeline-statistics",
               "--readback", "--time-each-dispatch", "--pipeline-cache", "--no-fusion"],
     "serve": ["--config", "--model-repository", "--grpc-port", "--metrics-port", "--device",
-              "--instance", "--check-config"],
+              "--matrix-extension", "--instance", "--check-config"],
     "client": ["--url", "--model", "--version", "--input", "--output-dir"],
 }
 
@@ -116,6 +117,9 @@ class UsageErrorTest(unittest.TestCase):
     def test_bad_values(self):
         self.assertUsageError(["serve", "--grpc-port", "70000"], "--grpc-port", "70000")
         self.assertUsageError(["serve", "--instance", "-1"], "--instance")
+        self.assertUsageError(["serve", "--matrix-extension", "KHR"], "--matrix-extension", "KHR")
+        self.assertUsageError(["infer", "m.onnx", "--matrix-extension", "cuda"],
+                              "--matrix-extension", "cuda")
         self.assertUsageError(["infer", "m.onnx", "--repeat", "0"], "--repeat", "'0'")
         self.assertUsageError(["infer", "m.onnx", "--warmup", "601"], "--warmup", "'601'")
         self.assertUsageError(["infer", "m.onnx", "--dim", "N"], "--dim", "NAME=VALUE")
@@ -181,6 +185,74 @@ class InferOutputNamesTest(unittest.TestCase):
         self.assertEqual(r.returncode, 1, r.stdout)
         self.assertIn("outputs 'a/b' and 'a:b' would both be written to a_b.npy", r.stderr)
         self.assertFalse(os.path.exists(out) and os.listdir(out))
+
+
+class MatrixExtensionTest(unittest.TestCase):
+    """`vkserve serve --matrix-extension` and the config's gpu.matrix_extension:
+    an extension the device lacks (lavapipe offers neither) fails start-up
+    with exit 1 and the message `vkserve infer --matrix-extension` gives; a
+    bad config value is an error naming the field."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.TemporaryDirectory()
+        cls.repo = os.path.join(cls.dir.name, "repo")
+        os.mkdir(cls.repo)
+        cls.model = os.path.join(cls.dir.name, "m.onnx")
+        write_model(cls.model, ["Y"])
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.dir.cleanup()
+
+    def config(self, gpu):
+        path = os.path.join(self.dir.name, f"server{len(os.listdir(self.dir.name))}.pbtxt")
+        with open(path, "w") as f:
+            f.write(f'repository {{ path: "{self.repo}" }}\n'
+                    'grpc { port: 0 }\nmetrics { enabled: false }\n'
+                    f'gpu {{ pipeline_cache_path: "" {gpu} }}\n')
+        return path
+
+    def test_an_extension_the_device_lacks_fails_start_up_as_infer_does(self):
+        refused = 0
+        for name in ("nv", "khr"):
+            infer = vkserve("infer", self.model, "--pipeline-cache", "",
+                            "--matrix-extension", name, timeout=300)
+            if infer.returncode == 0:
+                continue  # the device offers it: serve would start and serve
+            refused += 1
+            self.assertEqual(infer.returncode, 1, infer.stderr)
+            message = next(line for line in infer.stderr.splitlines()
+                           if f"FAILED_PRECONDITION: matrix extension {name}: " in line)
+            message = message[message.index("FAILED_PRECONDITION"):]
+            for args in (["--config", self.config(""), "--matrix-extension", name],
+                         ["--config", self.config(f"matrix_extension: {name.upper()}")]):
+                with self.subTest(args=args):
+                    serve = vkserve("serve", *args)
+                    self.assertEqual(serve.returncode, 1, serve.stderr)
+                    self.assertIn(f"start-up failed: {message}", serve.stderr)
+        if refused == 0:
+            self.skipTest("the device offers both extensions")
+
+    def test_the_flag_overrides_the_config(self):
+        # The config insists on KHR (which lavapipe lacks); the flag's auto
+        # starts the server.
+        proc = subprocess.Popen(
+            [VKSERVE, "serve", "--config", self.config("matrix_extension: KHR"),
+             "--matrix-extension", "auto"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            line = proc.stdout.readline()
+            self.assertIn("vkserve listening on", line, proc.stderr.read() if not line else "")
+        finally:
+            proc.terminate()
+            proc.communicate(timeout=60)
+        self.assertEqual(proc.returncode, 0)
+
+    def test_an_invalid_value_names_the_field(self):
+        r = vkserve("serve", "--config", self.config("matrix_extension: khr"), "--check-config")
+        self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertIn('gpu.matrix_extension: Unknown enumeration value of "khr"', r.stderr)
 
 
 if __name__ == "__main__":
