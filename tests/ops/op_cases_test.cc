@@ -260,8 +260,9 @@ void CheckPlan(const Model& model, const CaseMeta& meta, const CaseInputs& in, b
     std::vector<std::vector<int64_t>> shapes;
     for (const HostTensor& t : in.tensors) shapes.push_back(t.shape);
     VKSERVE_ASSERT_OK_AND_ASSIGN(const ModelReport report, model.Inspect(&shapes));
-    for (const auto& [op, most] : meta.dispatches) {
+    for (const auto& [op_type, most] : meta.dispatches) {
       // Nodes without a dispatch say so in their device ("gpu (alias: no dispatch)").
+      const std::string& op = op_type;  // a structured binding cannot be captured in C++20
       const auto dispatched =
           std::count_if(report.nodes.begin(), report.nodes.end(),
                         [&](const NodeReport& n) { return n.op_type == op && n.device == "gpu"; });
