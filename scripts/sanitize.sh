@@ -77,7 +77,8 @@ case "$kind" in
       server_runtime_settings_test server_metrics_endpoint_test server_grpc_test
       server_hardening_test server_fault_test server_watchdog_test server_multi_gpu_test
       server_multi_gpu_server_test server_warmup_test server_infer_queues_test server_batch_pacing_test
-      server_output_files_test server_http_server_test server_request_queue_test"
+      server_output_files_test server_http_server_test server_request_queue_test
+      server_gpu_settings_test"
     ;;
   *) echo "usage: scripts/sanitize.sh asan|tsan" >&2; exit 2 ;;
 esac
