@@ -50,6 +50,12 @@ std::optional<size_t> GraphUses::SoleReader(const std::string& value) const {
   return readers[0];
 }
 
+const TensorDesc* FindShape(const std::map<std::string, TensorDesc>& shapes,
+                            const std::string& value) {
+  auto it = shapes.find(value);
+  return it == shapes.end() ? nullptr : &it->second;
+}
+
 std::string UnusedValueName(const Graph& graph, const GraphUses& uses, const std::string& base) {
   std::string name = base;
   for (int i = 1; uses.Producer(name) || !uses.Readers(name).empty() ||

@@ -49,6 +49,11 @@ class GraphUses {
   std::set<std::string> outputs_;
 };
 
+// `value`'s description in `shapes` (inferred descriptions by value name),
+// or nullptr where there is none.
+const TensorDesc* FindShape(const std::map<std::string, TensorDesc>& shapes,
+                            const std::string& value);
+
 // A value name `graph` does not use yet (no node writes or reads it, no
 // initializer or graph output has it): `base`, else `base_1`, `base_2`, ...
 std::string UnusedValueName(const Graph& graph, const GraphUses& uses, const std::string& base);

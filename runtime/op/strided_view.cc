@@ -25,17 +25,12 @@ bool IsMovement(const Node& n) {
          t == "Identity" || t == "Transpose" || (t == "Gather" && n.inputs.size() == 2);
 }
 
-const TensorDesc* FindValue(const std::map<std::string, TensorDesc>& shapes, const std::string& v) {
-  auto it = shapes.find(v);
-  return it == shapes.end() ? nullptr : &it->second;
-}
-
 // Gather's index when it is one integer known at load; `keep_dim` when the
 // index tensor is [1] rather than a scalar.
 std::optional<int64_t> GatherIndex(const Node& gather,
                                    const std::map<std::string, TensorDesc>& shapes,
                                    bool* keep_dim) {
-  const TensorDesc* index = FindValue(shapes, gather.inputs[1]);
+  const TensorDesc* index = FindShape(shapes, gather.inputs[1]);
   if (index == nullptr || index->value == nullptr || index->value->num_elements() != 1 ||
       (index->dtype != DataType::kInt64 && index->dtype != DataType::kInt32) ||
       index->shape.size() > 1) {
@@ -177,12 +172,12 @@ MovementChain MovementChainOf(const Graph& graph, const GraphUses& uses, const s
 
 std::optional<StridedView> ViewInRoot(const Graph& graph, const MovementChain& chain, size_t depth,
                                       const std::map<std::string, TensorDesc>& shapes) {
-  const TensorDesc* root = FindValue(shapes, chain.roots[depth]);
+  const TensorDesc* root = FindShape(shapes, chain.roots[depth]);
   if (root == nullptr) return std::nullopt;
   std::optional<FactoredView> view = Dense(root->shape);
   for (size_t i = depth + 1; i-- > 0 && view;) {
     const Node& n = graph.nodes[chain.nodes[i]];
-    const TensorDesc* out = FindValue(shapes, n.outputs[0]);
+    const TensorDesc* out = FindShape(shapes, n.outputs[0]);
     if (out == nullptr) return std::nullopt;
     if (n.op_type == "Transpose") {
       std::vector<int64_t> perm = n.GetInts("perm");

@@ -51,11 +51,6 @@ enum class PassScope {
 // Inferred value descriptions by name (InferShapes).
 using ValueShapes = std::map<std::string, TensorDesc>;
 
-// `value`'s description in `shapes`, or nullptr where inference gave none.
-inline const TensorDesc* FindShape(const ValueShapes& shapes, const std::string& value) {
-  auto it = shapes.find(value);
-  return it == shapes.end() ? nullptr : &it->second;
-}
 
 class PassContext {
  public:
