@@ -174,9 +174,24 @@ void DynamicBatcher::Enqueue(QueuedRequest item, bool may_run_inline) {
     MutexLock lock(&mutex_);
     if (skipping_waits_) item.skip_wait = ++lone_arrivals_ % kProbeEvery != 0;
   }
+  const absl::Time deadline = item.deadline;
+  if (!queue_.Queue(std::move(item))) return;
+  {
+    // Every session busy: the runner that frees one schedules (after this
+    // request was queued, as both take mutex_), so the arrival only sees
+    // that the timer will look at its deadline and poll for cancellation.
+    // Under load this is most arrivals, and they leave the queue's lock to
+    // the runners.
+    MutexLock lock(&mutex_);
+    if (load_.Pick() < 0) {
+      const absl::Time now = absl::Now();
+      ArmLocked(now, std::min(deadline, now + kCancelPoll));
+      return;
+    }
+  }
   // Scheduled on this thread: a hand-off to another thread costs a small
   // model more than its run (docs/design.md, "What the one queue costs").
-  if (queue_.Queue(std::move(item))) Schedule();
+  Schedule();
 }
 
 bool DynamicBatcher::RunInline(QueuedRequest& item) {
@@ -209,10 +224,11 @@ bool DynamicBatcher::RunInline(QueuedRequest& item) {
   return true;
 }
 
-void DynamicBatcher::Schedule() {
+void DynamicBatcher::Schedule(const Finished* finished) {
   // Answers expired requests outside mutex_: their callbacks may submit.
   absl::Time wake = queue_.Sweep(absl::Now());
   MutexLock lock(&mutex_);
+  if (finished != nullptr) GiveBackLocked(*finished);
   const absl::Time now = absl::Now();
   for (;;) {
     absl::Time send_by;
@@ -324,6 +340,20 @@ void DynamicBatcher::ArmLocked(absl::Time now, absl::Time wake) {
   });
 }
 
+void DynamicBatcher::GiveBackLocked(const Finished& finished) {
+  const size_t gpu = static_cast<size_t>(finished.gpu);
+  --busy_;
+  --busy_by_gpu_[gpu];
+  pacing_.Finished(finished.gpu, finished.session, finished.paced);
+  idle_[gpu].push_back(finished.session);
+  load_.Give(finished.gpu);
+  if (finished.ran > absl::ZeroDuration()) {
+    // About the mean of the last eight runs (RunInline's gate).
+    mean_run_ = timed_runs_ == 0 ? finished.ran : mean_run_ + (finished.ran - mean_run_) / 8;
+    ++timed_runs_;
+  }
+}
+
 DynamicBatcher::Formed DynamicBatcher::TakeSessionLocked(std::vector<QueuedRequest> members,
                                                          int gpu, Session** session) {
   std::vector<Session*>& idle = idle_[static_cast<size_t>(gpu)];
@@ -367,21 +397,9 @@ void DynamicBatcher::Run(Formed formed, Session* session, int gpu) {
   // The results hold their own bytes and handles: the session takes its
   // next batch while this thread answers (each answer builds and sends a
   // response, which for a small model takes longer than the run).
-  {
-    MutexLock lock(&mutex_);
-    --busy_;
-    --busy_by_gpu_[static_cast<size_t>(gpu)];
-    pacing_.Finished(gpu, session, paced);
-    idle_[static_cast<size_t>(gpu)].push_back(session);
-    load_.Give(gpu);
-    if (returned != absl::InfinitePast()) {
-      // About the mean of the last eight runs (RunInline's gate).
-      const absl::Duration ran = returned - ran_from;
-      mean_run_ = timed_runs_ == 0 ? ran : mean_run_ + (ran - mean_run_) / 8;
-      ++timed_runs_;
-    }
-  }
-  Schedule();  // the session is free: the next batch may take it
+  Finished finished{session, gpu, paced, absl::ZeroDuration()};
+  if (returned != absl::InfinitePast()) finished.ran = returned - ran_from;
+  Schedule(&finished);  // the session is free: the next batch may take it
   if (!members.empty()) {
     absl::Time oldest = members.front().submitted;
     for (const QueuedRequest& p : members) oldest = std::min(oldest, p.submitted);

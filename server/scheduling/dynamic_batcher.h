@@ -65,9 +65,10 @@
 // (session_pool.h says when).
 //
 // Threads: batches form on the thread that makes them possible: the
-// submitting thread as a request arrives, the runner whose run frees a
-// session, and one Asio io_context thread when the timer fires (it owns the
-// timer). Two runner threads per session run batches (Session::Run blocks)
+// submitting thread as a request arrives to an idle session, the runner
+// whose run frees a session, and one Asio io_context thread when the timer
+// fires (it owns the timer). An arrival that finds every session busy only
+// queues and sees the timer set. Two runner threads per session run batches (Session::Run blocks)
 // and answer. A request thus reaches its runner in one hand-off, and no
 // thread waits on another to decide. Callbacks run on any of these threads
 // and must not block for long.
@@ -156,6 +157,13 @@ class DynamicBatcher final : public Scheduler {
     absl::Time formed_at;
   };
   using Clock = std::chrono::steady_clock;
+  // A run that ended, handing its session back.
+  struct Finished {
+    Session* session;
+    int gpu;
+    BatchPacing::Ended paced;
+    absl::Duration ran;  // Session::Run's time; zero when it gave no result
+  };
 
   DynamicBatcher(std::shared_ptr<const Model> model, const ModelSettings& settings,
                  std::vector<int> sessions_by_gpu, absl::Duration inline_max_run);
@@ -172,10 +180,13 @@ class DynamicBatcher final : public Scheduler {
   absl::StatusOr<std::shared_ptr<const WarmupRuns>> PaddingTargets(const Model& model,
                                                                    const WarmupRuns* warmup) const;
 
-  // Answers expired requests, sends every batch that may go now to a
-  // runner, and sets the timer for the next look. On any thread, holding no
-  // lock.
-  void Schedule() ABSL_LOCKS_EXCLUDED(mutex_);
+  // Answers expired requests, takes back `finished`'s session (if any),
+  // sends every batch that may go now to a runner, and sets the timer for
+  // the next look. On any thread, holding no lock.
+  void Schedule(const Finished* finished = nullptr) ABSL_LOCKS_EXCLUDED(mutex_);
+  // The session of a run that ended is idle again; the run's time feeds
+  // RunInline's gate.
+  void GiveBackLocked(const Finished& finished) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // The next batch to send now, or empty with `*wake` set to when to look
   // again (InfiniteFuture: when a request comes). Until `send_by` a batch
   // below the largest preferred size keeps growing (BatchPacing::SendBy).

@@ -164,8 +164,11 @@ void RequestQueue::Answer(QueuedRequest& item, absl::StatusOr<RunResult> result,
   // to the scheduler's owner) before Drain() can see the request answered.
   done = nullptr;
   item = QueuedRequest();
-  MutexLock lock(&mutex_);
-  --outstanding_;
+  if (outstanding_.fetch_sub(1) == 1) {
+    // The last one: AwaitAnswered's condition is evaluated again as the
+    // lock is released.
+    MutexLock lock(&mutex_);
+  }
 }
 
 void RequestQueue::Close() {
@@ -176,17 +179,13 @@ void RequestQueue::Close() {
 void RequestQueue::AwaitAnswered() const {
   MutexLock lock(&mutex_);
   mutex_.Await(Condition(
-      +[](const uint64_t* outstanding) { return *outstanding == 0; }, &outstanding_));
+      +[](const std::atomic<uint64_t>* outstanding) { return outstanding->load() == 0; },
+      &outstanding_));
 }
 
 bool RequestQueue::closed() const {
   MutexLock lock(&mutex_);
   return closed_;
-}
-
-size_t RequestQueue::queued() const {
-  MutexLock lock(&mutex_);
-  return queued_;
 }
 
 }  // namespace vkserve

@@ -20,6 +20,7 @@
 #ifndef VKSERVE_SERVER_SCHEDULING_REQUEST_QUEUE_H_
 #define VKSERVE_SERVER_SCHEDULING_REQUEST_QUEUE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -110,7 +111,8 @@ class RequestQueue {
   void AwaitAnswered() const;
 
   bool closed() const;
-  size_t queued() const;
+  // How many wait now; a snapshot, read without the queue's lock.
+  size_t queued() const { return queued_.load(std::memory_order_relaxed); }
   int levels() const { return static_cast<int>(policies_.size()); }
 
  private:
@@ -127,13 +129,17 @@ class RequestQueue {
 
   mutable Mutex mutex_;
   Levels queues_ ABSL_GUARDED_BY(mutex_);
-  size_t queued_ ABSL_GUARDED_BY(mutex_) = 0;
+  // Written under mutex_; queued() reads it without.
+  std::atomic<size_t> queued_ = 0;
   bool closed_ ABSL_GUARDED_BY(mutex_) = false;
   // Sweep's: no queued deadline is before `earliest_deadline_`, and no walk
   // is needed for cancellations before `next_walk_`.
   absl::Time earliest_deadline_ ABSL_GUARDED_BY(mutex_) = absl::InfiniteFuture();
   absl::Time next_walk_ ABSL_GUARDED_BY(mutex_) = absl::InfinitePast();
-  uint64_t outstanding_ ABSL_GUARDED_BY(mutex_) = 0;  // accepted, not yet answered
+  // Accepted, not yet answered. Atomic so that an answer takes no lock
+  // (Answer); AwaitAnswered reads it under mutex_, which the last answer
+  // takes once so that the waiter looks again.
+  std::atomic<uint64_t> outstanding_ = 0;
 };
 
 // Nanoseconds from `from` to `to`, 0 when negative.
