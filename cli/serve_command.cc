@@ -25,7 +25,9 @@
 #include <memory>
 #include <optional>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "base/matrix_extension.h"
 #include "boost/asio/io_context.hpp"
 #include "boost/asio/signal_set.hpp"
 #include "cli/command.h"
@@ -44,7 +46,7 @@ namespace {
 struct ServeFlags {
   std::string config_path, repository, device;
   int grpc_port = -1, metrics_port = -1, http_port = -1, instance = -1;
-  std::optional<MatrixExtensionSetting> matrix_extension;
+  std::optional<MatrixExtension> matrix_extension;
   bool check_only = false;
 };
 
@@ -212,7 +214,9 @@ CommandRunner AddServeCommand(CLI::App& command) {
           "--matrix-extension",
           [flags](const std::string& text) {
             // The check below refuses other names.
-            flags->matrix_extension = ParseMatrixExtensionSetting(text);
+            if (absl::StatusOr<MatrixExtension> e = ParseMatrixExtension(text); e.ok()) {
+              flags->matrix_extension = *e;
+            }
           },
           "the Vulkan extension tensor-core kernels run through on every device: auto "
           "(VK_KHR_cooperative_matrix where offered, else VK_NV_cooperative_matrix), nv or khr; "

@@ -359,13 +359,13 @@ class Builder {
     }
     switch (gpu.matrix_extension()) {
       case config::GpuSettings::NV:
-        s->matrix_extension = MatrixExtensionSetting::kNv;
+        s->matrix_extension = MatrixExtension::kNv;
         break;
       case config::GpuSettings::KHR:
-        s->matrix_extension = MatrixExtensionSetting::kKhr;
+        s->matrix_extension = MatrixExtension::kKhr;
         break;
       default:
-        s->matrix_extension = MatrixExtensionSetting::kAuto;
+        s->matrix_extension = MatrixExtension::kAuto;
         break;
     }
   }
@@ -489,26 +489,6 @@ std::string_view LogLevelName(LogLevel level) {
 
 std::string_view LogFormatName(LogFormat format) {
   return format == LogFormat::kJson ? "json" : "text";
-}
-
-std::string_view MatrixExtensionSettingName(MatrixExtensionSetting extension) {
-  switch (extension) {
-    case MatrixExtensionSetting::kNv:
-      return "nv";
-    case MatrixExtensionSetting::kKhr:
-      return "khr";
-    case MatrixExtensionSetting::kAuto:
-      break;
-  }
-  return "auto";
-}
-
-std::optional<MatrixExtensionSetting> ParseMatrixExtensionSetting(std::string_view name) {
-  for (MatrixExtensionSetting e :
-       {MatrixExtensionSetting::kAuto, MatrixExtensionSetting::kNv, MatrixExtensionSetting::kKhr}) {
-    if (name == MatrixExtensionSettingName(e)) return e;
-  }
-  return std::nullopt;
 }
 
 std::string ServerSettings::GrpcListenAddress() const {

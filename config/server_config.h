@@ -21,6 +21,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "base/matrix_extension.h"
 
 namespace vkserve {
 
@@ -30,10 +31,6 @@ enum class ModelControlMode {
   kNone,      // all models loaded at start; load/unload RPCs refused
   kExplicit,  // startup_models (or all) at start; load/unload RPCs allowed
 };
-
-// gpu.matrix_extension: the Vulkan extension the tensor-core kernels run
-// through (gpu::MatrixExtension; config/ does not see gpu/).
-enum class MatrixExtensionSetting { kAuto, kNv, kKhr };
 
 // Roles of auth grants, as a bit set (AuthGrant::roles).
 enum AuthRole : uint32_t {
@@ -61,9 +58,6 @@ struct TlsFiles {
 
 std::string_view LogLevelName(LogLevel level);     // "info", ...
 std::string_view LogFormatName(LogFormat format);  // "text", "json"
-// "auto", "nv", "khr": the names `--matrix-extension` takes.
-std::string_view MatrixExtensionSettingName(MatrixExtensionSetting extension);
-std::optional<MatrixExtensionSetting> ParseMatrixExtensionSetting(std::string_view name);
 
 struct ServerSettings {
   // gRPC (KServe v2 / Triton protocol and grpc.health.v1).
@@ -112,7 +106,7 @@ struct ServerSettings {
   std::optional<std::string> pipeline_cache_path;
   // On every device the server opens; kNv or kKhr on a device without that
   // extension fails to open it (gpu::ChooseMatrixExtension).
-  MatrixExtensionSetting matrix_extension = MatrixExtensionSetting::kAuto;
+  MatrixExtension matrix_extension = MatrixExtension::kAuto;
 
   // Limits.
   int64_t max_message_bytes = int64_t{64} << 20;

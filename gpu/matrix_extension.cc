@@ -8,26 +8,6 @@
 
 namespace vkserve::gpu {
 
-std::string_view MatrixExtensionName(MatrixExtension extension) {
-  switch (extension) {
-    case MatrixExtension::kNv:
-      return "nv";
-    case MatrixExtension::kKhr:
-      return "khr";
-    case MatrixExtension::kAuto:
-      break;
-  }
-  return "auto";
-}
-
-absl::StatusOr<MatrixExtension> ParseMatrixExtension(std::string_view name) {
-  if (name == "auto") return MatrixExtension::kAuto;
-  if (name == "nv") return MatrixExtension::kNv;
-  if (name == "khr") return MatrixExtension::kKhr;
-  return absl::InvalidArgumentError(
-      absl::StrCat("matrix extension '", std::string(name), "' is none of auto, nv, khr"));
-}
-
 bool MatrixExtensionUsable(const DeviceInfo& info, MatrixExtension extension) {
   if (!info.shader_float16) return false;
   switch (extension) {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// MatrixExtension: which Vulkan extension runs the tensor-core kernels.
-// VK_NV_cooperative_matrix (NVIDIA) runs the kernels as glslc compiles them;
+// Which Vulkan extension runs the tensor-core kernels (the choice's type
+// and names are base/matrix_extension.h's). VK_NV_cooperative_matrix (NVIDIA) runs the kernels as glslc compiles them;
 // VK_KHR_cooperative_matrix (AMD, Intel, NVIDIA) runs their "_khr" forms,
 // rewritten at build time (shaders/khr/). "auto" prefers KHR where the
 // device offers it (measured faster on NVIDIA too, matrix_extension.cc) and
@@ -16,15 +16,14 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "base/matrix_extension.h"
 #include "gpu/device_info.h"
 
 namespace vkserve::gpu {
 
-enum class MatrixExtension { kAuto, kNv, kKhr };
-
-// "auto", "nv" or "khr" (the names the CLI and the configuration take).
-std::string_view MatrixExtensionName(MatrixExtension extension);
-absl::StatusOr<MatrixExtension> ParseMatrixExtension(std::string_view name);
+using ::vkserve::MatrixExtension;
+using ::vkserve::MatrixExtensionName;
+using ::vkserve::ParseMatrixExtension;
 
 // Whether `info` can run the tensor-core kernels through `extension` (kNv or
 // kKhr): the extension's cooperativeMatrix feature, fp16 arithmetic for the

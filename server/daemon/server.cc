@@ -11,27 +11,11 @@
 #include "base/host_heap.h"
 #include "base/status_macros.h"
 #include "gpu/cache_budget.h"
-#include "gpu/matrix_extension.h"
 #include "server/http/http_front_end.h"
 #include "server/http/metrics_endpoint.h"
 #include "spdlog/spdlog.h"
 
 namespace vkserve {
-namespace {
-
-gpu::MatrixExtension ToGpu(MatrixExtensionSetting extension) {
-  switch (extension) {
-    case MatrixExtensionSetting::kNv:
-      return gpu::MatrixExtension::kNv;
-    case MatrixExtensionSetting::kKhr:
-      return gpu::MatrixExtension::kKhr;
-    case MatrixExtensionSetting::kAuto:
-      break;
-  }
-  return gpu::MatrixExtension::kAuto;
-}
-
-}  // namespace
 
 Server::Server(const ServerSettings& settings) { context_.settings = settings; }
 
@@ -52,7 +36,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerSettings& sett
       settings.pipeline_cache_path.value_or(DefaultPipelineCachePath());
   // Every device the server opens (DeviceSet copies these options); NV or
   // KHR on a device without it fails there, as `vkserve infer` does.
-  device_options.runtime.matrix_extension = ToGpu(settings.matrix_extension);
+  device_options.runtime.matrix_extension = settings.matrix_extension;
   device_options.runtime.faults = hooks.faults;
   device_options.device_per_selector = hooks.device_per_selector;
   if (settings.cache_device_bytes)

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "gmock/gmock.h"
-#include "gpu/matrix_extension.h"
+#include "base/matrix_extension.h"
 #include "gtest/gtest.h"
 #include "runtime/gpu_runtime.h"
 #include "server/daemon/reloader.h"
@@ -28,13 +28,12 @@ using ::testing::HasSubstr;
 
 TEST(GpuSettingsTest, MatrixExtensionReachesTheDeviceAsInferWouldOpenIt) {
   const std::string repo = testing::MakeTempDir("gpu_settings_test");
-  for (MatrixExtensionSetting setting :
-       {MatrixExtensionSetting::kAuto, MatrixExtensionSetting::kNv, MatrixExtensionSetting::kKhr}) {
-    const std::string name(MatrixExtensionSettingName(setting));
+  for (MatrixExtension setting : {MatrixExtension::kAuto, MatrixExtension::kNv, MatrixExtension::kKhr}) {
+    const std::string name(MatrixExtensionName(setting));
     SCOPED_TRACE(name);
     // What `vkserve infer --matrix-extension NAME` opens.
     GpuRuntimeOptions cli;
-    cli.matrix_extension = *gpu::ParseMatrixExtension(name);
+    cli.matrix_extension = setting;
     absl::StatusOr<std::unique_ptr<GpuRuntime>> infer = GpuRuntime::Create(cli);
 
     ServerSettings settings = testing::TestServerSettings(repo);
@@ -42,11 +41,11 @@ TEST(GpuSettingsTest, MatrixExtensionReachesTheDeviceAsInferWouldOpenIt) {
     absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(settings);
     if (!infer.ok()) {
       // Only an insisted-on extension the device lacks refuses, naming it.
-      EXPECT_NE(setting, MatrixExtensionSetting::kAuto);
+      EXPECT_NE(setting, MatrixExtension::kAuto);
       EXPECT_EQ(infer.status().code(), absl::StatusCode::kFailedPrecondition) << infer.status();
       EXPECT_THAT(std::string(infer.status().message()),
-                  HasSubstr(setting == MatrixExtensionSetting::kKhr ? "VK_KHR_cooperative_matrix"
-                                                                    : "VK_NV_cooperative_matrix"));
+                  HasSubstr(setting == MatrixExtension::kKhr ? "VK_KHR_cooperative_matrix"
+                                                             : "VK_NV_cooperative_matrix"));
       EXPECT_EQ(server.status(), infer.status());
       continue;
     }
@@ -55,9 +54,9 @@ TEST(GpuSettingsTest, MatrixExtensionReachesTheDeviceAsInferWouldOpenIt) {
     const gpu::DeviceInfo& alone = (*infer)->device().info();
     EXPECT_EQ(served.cooperative_matrix_enabled, alone.cooperative_matrix_enabled);
     EXPECT_EQ(served.cooperative_matrix_khr, alone.cooperative_matrix_khr);
-    if (setting != MatrixExtensionSetting::kAuto) {
+    if (setting != MatrixExtension::kAuto) {
       EXPECT_TRUE(served.cooperative_matrix_enabled);
-      EXPECT_EQ(served.cooperative_matrix_khr, setting == MatrixExtensionSetting::kKhr);
+      EXPECT_EQ(served.cooperative_matrix_khr, setting == MatrixExtension::kKhr);
     }
     (*server)->Shutdown();
   }
@@ -68,7 +67,7 @@ TEST(GpuSettingsTest, MatrixExtensionTakesEffectOnlyOnARestart) {
   ServerSettings running = testing::TestServerSettings("/repo");
   ServerSettings next = running;
   EXPECT_TRUE(Reloader::RestartOnlyChanges(running, next).empty());
-  next.matrix_extension = MatrixExtensionSetting::kNv;
+  next.matrix_extension = MatrixExtension::kNv;
   EXPECT_THAT(Reloader::RestartOnlyChanges(running, next), Contains("gpu"));
 }
 
