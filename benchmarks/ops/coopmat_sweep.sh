@@ -6,10 +6,11 @@
 # one device call (about 2-3 minutes on an H100): the GPU's name, driver and
 # SM clock; a few seconds of a 4096^3 float16 GEMM to bring the clocks up
 # (its TFLOP/s printed, through the extension `auto` picks); then
-# coopmat_sweep.py -- every tensor-core tile with 1, 2 and 4 K splits pinned,
-# and the engine's own choice, on the square, ViT-B/16 b32, BERT b8 and
-# GPT-2 b8 shapes, in one model per setup -- through KHR and NV with fp32
-# sums and through KHR with fp16 sums, the clock after each; and
+# coopmat_sweep.py -- every tensor-core tile with 1, 2, 3 and 4 K splits
+# pinned (3, which the engine never tries, for shapes whose last wave 2 and 4
+# leave part empty), and the engine's own choice, on the square, ViT-B/16
+# b32, BERT b8 and GPT-2 b8 shapes, in one model per setup -- through KHR and
+# NV with fp32 sums and through KHR with fp16 sums, the clock after each; and
 # fit_coopmat_cost.py over the three, with the table's residencies and with
 # each tile's searched, which prints the gemm_coopmat_tiles.def rows to paste.
 #
@@ -24,6 +25,7 @@
 # SWEEP_ARGS="--quick --rounds 1 --warmup 0 --repeat 1" FIT_ARGS=--allow-emulated):
 #   EXTENSIONS       the fp32-sum setups, in order (default "khr nv")
 #   ACC16_EXTENSION  the fp16-sum setup's extension ("" for none; default khr)
+#   SPLITS           the K splits pinned (default 1,2,3,4)
 #   SWEEP_ARGS       more coopmat_sweep.py arguments
 #   FIT_ARGS         more fit_coopmat_cost.py arguments
 #   SWEEP_TIMEOUT    seconds each sweep may take (default 110)
@@ -66,7 +68,8 @@ sweep() {  # sweep EXTENSION ACCUMULATION
   echo "== sweep: $1, $2 sums ($(since))"
   # shellcheck disable=SC2086
   timeout "$SWEEP_TIMEOUT" python3 "$B/coopmat_sweep.py" "$VKSERVE" --matrix-extension "$1" \
-    --accumulation "$2" --out "$OUT" --model-dir "$MODEL_DIR" ${SWEEP_ARGS:-}
+    --accumulation "$2" --splits "${SPLITS:-1,2,3,4}" --out "$OUT" --model-dir "$MODEL_DIR" \
+    ${SWEEP_ARGS:-}
   echo "sweep $1 $2 rc=$?; SM clock after: $(gpu)" | tee -a "$OUT/gpu.csv"
 }
 for extension in $EXTENSIONS; do sweep "$extension" FP32; done
