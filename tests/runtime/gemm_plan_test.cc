@@ -221,6 +221,41 @@ TEST(GemmPlanTest, KeepsTheH100CoopmatPicks) {
   }
 }
 
+// The same through VK_KHR_cooperative_matrix, which the wave model prices
+// with the table's KHR figures, on the fitted shapes and ViT-B/16 b32's
+// (QKV, output projection, FC1, FC2).
+TEST(GemmPlanTest, KeepsTheH100CoopmatPicksThroughKhr) {
+  struct Pick {
+    int64_t m, n, k;
+    const char* tile;
+    uint32_t splits;
+  };
+  constexpr Pick kPicks[] = {
+      {1024, 1024, 1024, "64x64", 2},    {2048, 2048, 2048, "128x128w4", 1},
+      {128, 3072, 768, "128x128", 4},    {1024, 768, 768, "64x64", 2},
+      {1024, 3072, 768, "128x128w4", 1}, {1024, 768, 3072, "64x64", 2},
+      {6304, 2304, 768, "128x128w4", 1}, {6304, 768, 768, "64x64", 1},
+      {6304, 3072, 768, "128x128w4", 1}, {6304, 768, 3072, "128x128w4", 2},
+  };
+  gpu::DeviceInfo info = WithCoopmat({{16, 16, 16}, {16, 8, 16}});
+  info.cooperative_matrix_khr = true;
+  for (const Pick& p : kPicks) {
+    GemmShape s;
+    s.m = p.m;
+    s.n = p.n;
+    s.k = p.k;
+    s.fp16 = true;
+    s.f16_io = true;
+    auto plan = ChooseGemmPlan(s, info);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    ASSERT_NE(plan->coopmat, nullptr);
+    EXPECT_EQ(std::string(plan->coopmat->name), p.tile) << p.m << "x" << p.n << "x" << p.k;
+    EXPECT_EQ(plan->splits, p.splits) << p.m << "x" << p.n << "x" << p.k;
+    EXPECT_EQ(plan->shader(s.b_kind, s.f16_io, false, info.cooperative_matrix_khr),
+              absl::StrCat("ops/gemm_cm_", p.tile, "_16x16x16_f16_khr"));
+  }
+}
+
 TEST(GemmPlanTest, Fp16TakesTensorCoresOnlyWhereReported) {
   GemmShape s;
   s.m = s.n = s.k = 1024;

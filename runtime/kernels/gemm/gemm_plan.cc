@@ -8,6 +8,7 @@
 #include <cmath>
 #include <iterator>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -32,24 +33,61 @@ constexpr GemmTile kGemmTiles[] = {
 };
 
 // Tensor-core tiles, from shaders/gemm/gemm_coopmat_tiles.def (each is
-// built per matrix shape there). The wave model's
-// figures were fitted on the H100 (every tile and split of 1, 2 and 4
-// pinned on six square and BERT shapes, FP16 with fp16 weights; median
-// error 6 %; benchmarks/ops/fit_coopmat_cost.py refits them from a sweep).
-// `resident` follows each variant's register count there (255,
-// 160, 244, 248 and 110 registers); 64x64s1 was not swept and is rated from
-// its 2048^3 time against 64x64's. `speed` serves devices that do
-// not report their SMs.
+// built per matrix shape there). The wave model's figures are fitted on the
+// H100 per cooperative-matrix extension by benchmarks/ops/fit_coopmat_cost.py
+// from a sweep of every tile with 1, 2 and 4 K splits pinned, FP16 with fp16
+// weights (benchmarks/ops/coopmat_sweep.py); the NV fit over six square and
+// BERT shapes had a median error of 6 %. `resident` follows each variant's
+// register count through that extension (`vkserve infer
+// --pipeline-statistics`; NV: 255, 160, 244, 248 and 110 registers); 64x64s1
+// was not swept there and is rated from its 2048^3 time against 64x64's.
+// `speed` serves devices that do not report their SMs.
 constexpr CoopmatTile kCoopmatTiles[] = {
 // clang-format off
 #define VKSERVE_GEMM_COOPMAT_TILE(name, bm, bn, bk, warps_m, warps_n, stages, cm_m, cm_n, cm_k, \
-                                  speed, resident, step_us, wave_us)                            \
-  {name, bm, bn, bk, warps_m, warps_n, stages, {cm_m, cm_n, cm_k}, speed, resident, step_us,    \
-   wave_us},
+                                  speed, nv_resident, nv_step_us, nv_wave_us, khr_resident,     \
+                                  khr_step_us, khr_wave_us)                                     \
+  {name, bm, bn, bk, warps_m, warps_n, stages, {cm_m, cm_n, cm_k}, speed,                       \
+   {nv_resident, nv_step_us, nv_wave_us}, {khr_resident, khr_step_us, khr_wave_us}},
+#define VKSERVE_GEMM_COOPMAT_SPLIT(extension, split_us, partial_us_per_million)
 // clang-format on
 #include "shaders/gemm/gemm_coopmat_tiles.def"
 #undef VKSERVE_GEMM_COOPMAT_TILE
+#undef VKSERVE_GEMM_COOPMAT_SPLIT
 };
+
+// The wave model's split-K price through one extension, from the same
+// table: the reduction dispatch, and per million partial sums written and
+// read back.
+struct CoopmatSplitFigures {
+  std::string_view extension;  // "nv" or "khr"
+  double split_us, partial_us_per_million;
+};
+constexpr CoopmatSplitFigures kCoopmatSplits[] = {
+// clang-format off
+#define VKSERVE_GEMM_COOPMAT_TILE(...)
+#define VKSERVE_GEMM_COOPMAT_SPLIT(extension, split_us, partial_us_per_million) \
+  {#extension, split_us, partial_us_per_million},
+// clang-format on
+#include "shaders/gemm/gemm_coopmat_tiles.def"
+#undef VKSERVE_GEMM_COOPMAT_TILE
+#undef VKSERVE_GEMM_COOPMAT_SPLIT
+};
+
+constexpr const CoopmatSplitFigures* FindCoopmatSplit(std::string_view extension) {
+  for (const CoopmatSplitFigures& f : kCoopmatSplits) {
+    if (f.extension == extension) return &f;
+  }
+  return nullptr;
+}
+static_assert(std::size(kCoopmatSplits) == 2 && FindCoopmatSplit("nv") != nullptr &&
+                  FindCoopmatSplit("khr") != nullptr,
+              "shaders/gemm/gemm_coopmat_tiles.def: one VKSERVE_GEMM_COOPMAT_SPLIT row per "
+              "extension, nv and khr");
+
+const CoopmatSplitFigures& CoopmatSplitFor(bool khr) {
+  return *FindCoopmatSplit(khr ? "khr" : "nv");
+}
 
 constexpr size_t CountIm2colTiles() {
   size_t n = 0;
@@ -76,10 +114,6 @@ constexpr bool ValidGemmTiles() {
 }
 static_assert(ValidGemmTiles(), "shaders/gemm/gemm_tiles.def: inconsistent IM2COL or speeds");
 
-// The wave model's split-K price: the reduction dispatch, and per million
-// partial sums written and read back (the same fit).
-constexpr double kCoopmatSplitUs = 3.138;
-constexpr double kCoopmatPartialUsPerMillion = 2.659;
 // Each doubling of the splits must save this share of the time: the fit's
 // errors are of that order, and a near tie is better kept in one pass (on
 // BERT b8's FFN2, 128x128w4/4 and 64x64/2 tie in the model but measure
@@ -252,18 +286,22 @@ void SetAccumulation(const GemmShape& s, const gpu::DeviceInfo& info, GemmPlan* 
   plan->fp32_accumulation_reason = refusal;
 }
 
-// A tensor-core plan's time on a device with `units` SMs: whole waves of
+// A tensor-core plan's time on a device with `units` SMs, priced with the
+// figures of the extension the kernels run through (`khr`): whole waves of
 // resident workgroups, each paying its K steps and a fixed part, plus the
 // split-K reduction. Waves, not FLOPs: a 1024 x 768 output in 128 x 256
 // tiles is 24 workgroups on 132 SMs, and splitting K fills the rest.
-double WaveCost(const GemmShape& s, const CoopmatTile& t, int64_t splits, uint32_t units) {
+double WaveCost(const GemmShape& s, const CoopmatTile& t, int64_t splits, uint32_t units,
+                bool khr) {
+  const CoopmatWaveFigures& f = t.wave(khr);
   const int64_t workgroups = CeilDiv(s.m, t.bm) * CeilDiv(s.n, t.bn) * s.batch * splits;
-  const int64_t waves = CeilDiv(workgroups, static_cast<int64_t>(units) * t.resident);
+  const int64_t waves = CeilDiv(workgroups, static_cast<int64_t>(units) * f.resident);
   const int64_t steps = CeilDiv(CeilDiv(std::max<int64_t>(s.k, 1), splits), t.bk);
-  double cost = static_cast<double>(waves) * (static_cast<double>(steps) * t.step_us + t.wave_us);
+  double cost = static_cast<double>(waves) * (static_cast<double>(steps) * f.step_us + f.wave_us);
   if (splits > 1) {
+    const CoopmatSplitFigures& split = CoopmatSplitFor(khr);
     const double partials = static_cast<double>(s.m * s.n * s.batch * splits);
-    cost += kCoopmatSplitUs + kCoopmatPartialUsPerMillion * partials / 1e6;
+    cost += split.split_us + split.partial_us_per_million * partials / 1e6;
   }
   return cost * (1 + kCoopmatSplitMargin * std::log2(static_cast<double>(splits)));
 }
@@ -287,7 +325,8 @@ std::optional<GemmPlan> ChooseCoopmat(const GemmShape& s, const gpu::DeviceInfo&
     for (int64_t splits = 1; splits <= kGemmMaxSplits; splits *= 2) {
       if (splits > 1 && s.k / splits < c.min_chunk) break;
       const double cost =
-          wave_model ? WaveCost(s, t, splits, info.compute_units) : Cost(s, candidate, splits, c);
+          wave_model ? WaveCost(s, t, splits, info.compute_units, info.cooperative_matrix_khr)
+                     : Cost(s, candidate, splits, c);
       if (best == nullptr || cost < best_cost * 0.999) {
         best = &t;
         best_cost = cost;

@@ -58,21 +58,33 @@ struct GemmTile {
 // The tile table.
 std::span<const GemmTile> GemmTiles();
 
-// A tensor-core variant (shaders/gemm/gemm_coopmat.glsl, VK_NV_cooperative_
-// matrix): BM x BN outputs per workgroup of warps_m x warps_n 32-wide
-// subgroups, BK per step through `stages` shared stages, computed as `shape`
-// fp16 x fp16 -> fp32 matrices. Only offered where the device reports
-// `shape` and runs 32-wide subgroups (by default or on request); a pinned
-// plan runs its scalar emulation elsewhere (GemmPlan::emulated).
+// The wave model's figures for one tensor-core tile through one
+// cooperative-matrix extension (devices that report their SMs): workgroups
+// resident per SM, and the microseconds a wave of them takes per K step and
+// once. Kept per extension: the same kernel compiled through
+// VK_NV_cooperative_matrix and through VK_KHR_cooperative_matrix ("_khr")
+// differs in speed, and may in registers, on the same GPU.
+struct CoopmatWaveFigures {
+  uint32_t resident;
+  double step_us, wave_us;
+};
+
+// A tensor-core variant (shaders/gemm/gemm_coopmat.glsl, through
+// VK_NV_cooperative_matrix or, as its "_khr" form, VK_KHR_cooperative_matrix):
+// BM x BN outputs per workgroup of warps_m x warps_n 32-wide subgroups, BK
+// per step through `stages` shared stages, computed as `shape` fp16 x fp16
+// -> fp32 matrices. Only offered where the device reports `shape` and runs
+// 32-wide subgroups (by default or on request); a pinned plan runs its
+// scalar emulation elsewhere (GemmPlan::emulated).
 struct CoopmatTile {
   const char* name;  // "<BM>x<BN>", "w<subgroups>" / "s1" for other warp / stage counts
   uint32_t bm, bn, bk, warps_m, warps_n, stages;
   gpu::DeviceInfo::MatrixShape shape;
   double speed;  // relative throughput per padded FLOP (devices that do not report their SMs)
-  // The wave model (devices that report their SMs): workgroups resident
-  // per SM, and the microseconds a wave of them takes per K step and once.
-  uint32_t resident;
-  double step_us, wave_us;
+  CoopmatWaveFigures wave_nv, wave_khr;
+  // The figures of the extension the kernels run through
+  // (DeviceInfo::cooperative_matrix_khr).
+  const CoopmatWaveFigures& wave(bool khr) const { return khr ? wave_khr : wave_nv; }
   uint32_t threads() const { return warps_m * warps_n * 32; }
   // fp16 stages of A and B (rows padded by 8 halves, sized for either
   // orientation) and an fp32 staging block per subgroup.
