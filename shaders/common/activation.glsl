@@ -7,10 +7,28 @@
 
 #include "activation_codes.glsl"
 
+// erfc(z) for z >= 0, branch-free: the classic Numerical Recipes erfcc
+// Chebyshev fit, fractional error below 1.2e-7 everywhere (far out, exp
+// underflows to the limit 0).
+float vk_erfc_nonneg(float z) {
+  const float t = 1.0 / (1.0 + 0.5 * z);
+  const float poly =
+      -1.26551223 +
+      t * (1.00002368 +
+      t * (0.37409196 +
+      t * (0.09678418 +
+      t * (-0.18628806 +
+      t * (0.27886807 +
+      t * (-1.13520398 +
+      t * (1.48851587 +
+      t * (-0.82215223 +
+      t * 0.17087277))))))));
+  return t * exp(-z * z + poly);
+}
+
 // erf(x) to about 1e-7 absolute (GLSL has none): a Taylor series near 0,
 // where 1 - erfc would lose the relative precision of small results, and
-// elsewhere 1 - erfc(|x|) with a Chebyshev-fitted erfc (fractional error
-// below 1.2e-7, the classic Numerical Recipes erfcc fit).
+// elsewhere 1 - erfc(|x|).
 float vk_erf(float x) {
   const float z = abs(x);
   if (z < 0.5) {
@@ -25,21 +43,19 @@ float vk_erf(float x) {
     s = s * x2 + 1.0;
     return 1.1283791671 * x * s;
   }
-  if (z > 6.0) return sign(x);  // erfc(6) < 3e-17
-  const float t = 1.0 / (1.0 + 0.5 * z);
-  const float poly =
-      -1.26551223 +
-      t * (1.00002368 +
-      t * (0.37409196 +
-      t * (0.09678418 +
-      t * (-0.18628806 +
-      t * (0.27886807 +
-      t * (-1.13520398 +
-      t * (1.48851587 +
-      t * (-0.82215223 +
-      t * 0.17087277))))))));
-  const float erfc_z = t * exp(-z * z + poly);
-  return sign(x) * (1.0 - erfc_z);
+  return sign(x) * (1.0 - vk_erfc_nonneg(z));
+}
+
+// GELU, 0.5 x (1 + erf(x / sqrt 2)), through erfc alone: x - 0.5 x erfc(u)
+// for x >= 0 and 0.5 x erfc(u) below, u = |x| / sqrt 2. Unlike vk_erf it
+// needs no series near 0 (the result is near 0.5 x there, and erfc near 1
+// keeps its absolute precision), so a warp runs one path: in a GEMM
+// epilogue, where the values fall on both sides of 0, that path and the
+// series were both run for every element. Below 0 erfc keeps the result's
+// relative precision, which 1 + erf would cancel away.
+float vk_gelu(float x) {
+  const float e = vk_erfc_nonneg(abs(x) * 0.70710678);
+  return 0.5 * x * (x >= 0.0 ? 2.0 - e : e);
 }
 
 // tanh without the cancellation of (e^2x - 1) / (e^2x + 1) near 0 (a series
@@ -108,7 +124,7 @@ float apply_activation(uint kind, float x, float alpha, float beta) {
   if (kind == ACT_HARD_SWISH) return x * clamp(x / 6.0 + 0.5, 0.0, 1.0);
   if (kind == ACT_TANH) return vk_tanh(x);
   if (kind == ACT_ERF) return vk_erf(x);
-  if (kind == ACT_GELU) return 0.5 * x * (1.0 + vk_erf(x * 0.70710678));
+  if (kind == ACT_GELU) return vk_gelu(x);
   // 0.5 * x * (1 + tanh(u)) written as x * sigmoid(2u): the same function
   // without the cancellation of 1 + tanh(u) for negative u, and exp's
   // overflow to inf gives the limit 0 (x / inf) rather than NaN.
