@@ -528,17 +528,7 @@ void store_rows4(vec4 v, uint z, uint split, uint row, uint col) {
 
 // Each accumulator through this subgroup's staging block, then the epilogue
 // (lanes along a row, 4 columns each: CM_N is a multiple of 4; B_NHWC: down
-// a column, 4 rows each, CM_M a multiple of 4). 32 lanes x 4 elements a
-// step, a constant number of steps: the driver's compiler may then unroll
-// them, so that their loads (bias, residual) and the activation's latency
-// overlap (the epilogue runs on few warps once the K loop is done, with
-// little else to hide latency behind). Not unrolled here: every step
-// inlines the activation, and the SPIR-V of every variant would grow
-// several times over.
-#if (CM_M * CM_N) % 128 != 0
-#error "the epilogue takes an accumulator in whole steps of 128 elements"
-#endif
-#define EPILOGUE_STEPS (CM_M * CM_N / 128)
+// a column, 4 rows each, CM_M a multiple of 4).
 void write_out(uint warp, uint warp_m, uint warp_n, uint z, uint split) {
   const uint lane = gl_LocalInvocationID.x % 32;
   const uint base = warp * CM_M * CM_N;
@@ -550,16 +540,14 @@ void write_out(uint warp, uint warp_m, uint warp_n, uint z, uint split) {
       const uint col0 = n0 + warp_n * WN + j * CM_N;
 #if B_NHWC
       // Lanes down the columns, 4 rows (output channels) each.
-      for (uint it = 0; it < EPILOGUE_STEPS; ++it) {
-        const uint e = lane * 4 + it * 128;
+      for (uint e = lane * 4; e < CM_M * CM_N; e += 128) {
         const uint r = base + (e % CM_M) * CM_N + e / CM_M;
         const vec4 v = vec4(c_stage[r], c_stage[r + CM_N], c_stage[r + 2 * CM_N],
                             c_stage[r + 3 * CM_N]);
         store_rows4(v, z, split, row0 + e % CM_M, col0 + e / CM_M);
       }
 #else
-      for (uint it = 0; it < EPILOGUE_STEPS; ++it) {
-        const uint e = lane * 4 + it * 128;
+      for (uint e = lane * 4; e < CM_M * CM_N; e += 128) {
         const vec4 v = vec4(c_stage[base + e], c_stage[base + e + 1], c_stage[base + e + 2],
                             c_stage[base + e + 3]);
         store_cols4(v, z, split, row0 + e / CM_N, col0 + e % CM_N);
