@@ -8,8 +8,9 @@
 // serve on the built-in default config. `--instance N` is for one process per
 // GPU (the vkserve@.service template): device selector N, both ports
 // shifted by 10·N and the pipeline cache file in a subdirectory N. SIGTERM, SIGINT and SIGHUP are
-// taken by a Boost.Asio signal_set, installed before any thread starts; its handlers run on the
-// main thread (Asio's signal handler only wakes it, so no async-signal-safety concerns). SIGTERM
+// blocked before any thread starts, so every thread inherits the block, and the main thread takes
+// them with sigwait: no handler runs inside another thread (which a sanitizer's runtime may hold
+// back until that thread next calls into it), and nothing need be async-signal-safe. SIGTERM
 // and SIGINT: the server stops accepting, runs the batches still forming, answers every accepted
 // request and the process exits 0. SIGHUP
 // (`systemctl reload`): the config and repository are re-read and applied
@@ -17,6 +18,7 @@
 // hears READY=1, STATUS=, RELOADING=1 and STOPPING=1 (systemd_notifier.h)
 // and, with WatchdogSec=, WATCHDOG=1 while the GPU makes progress
 // (service_monitor.h).
+#include <pthread.h>
 #include <signal.h>
 
 #include <cstdio>
@@ -28,8 +30,6 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "base/matrix_extension.h"
-#include "boost/asio/io_context.hpp"
-#include "boost/asio/signal_set.hpp"
 #include "cli/command.h"
 #include "server/daemon/reloader.h"
 #include "server/daemon/server.h"
@@ -108,27 +108,33 @@ void PrintAddresses(const Server& server, const ServerSettings& settings) {
   std::fflush(stdout);
 }
 
-// Runs `io` until SIGTERM or SIGINT arrives on `signals` and returns it;
-// each SIGHUP meanwhile reloads the config.
-int WaitForStop(boost::asio::io_context& io, boost::asio::signal_set& signals, Reloader& reloader,
-                ServiceMonitor& monitor, SystemdNotifier& notifier) {
-  int sig = 0;
-  std::function<void(const boost::system::error_code&, int)> on_signal =
-      [&](const boost::system::error_code& error, int received) {
-        if (error) return;
-        if (received != SIGHUP) {
-          sig = received;  // nothing re-armed: io.run() returns
-          return;
-        }
-        OnReload(reloader, monitor, notifier);
-        signals.async_wait(on_signal);
-      };
-  signals.async_wait(on_signal);
-  io.run();
-  return sig;
+// The signals the main thread waits for; blocked in every thread.
+sigset_t StopSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGHUP);
+  return set;
+}
+
+// Waits until SIGTERM or SIGINT arrives and returns it; each SIGHUP
+// meanwhile reloads the config.
+int WaitForStop(const sigset_t& signals, Reloader& reloader, ServiceMonitor& monitor,
+                SystemdNotifier& notifier) {
+  for (;;) {
+    int received = 0;
+    if (sigwait(&signals, &received) != 0) continue;
+    if (received != SIGHUP) return received;
+    OnReload(reloader, monitor, notifier);
+  }
 }
 
 int Serve(const ServeFlags& flags) {
+  // Before any thread starts (logging's included), so that every thread
+  // inherits the block and only WaitForStop takes these signals.
+  const sigset_t signals = StopSignals();
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   auto settings = ReadSettings(flags);
   if (!settings.ok()) {
     std::fprintf(stderr, "vkserve serve: %s\n", std::string(settings.status().message()).c_str());
@@ -141,11 +147,6 @@ int Serve(const ServeFlags& flags) {
   }
   ConfigureLogging(settings->log_level, settings->log_format);
   spdlog::info("config: {}", settings->source);
-
-  // Installed before any thread starts: from here on these signals only
-  // wake the main thread's io_context.
-  boost::asio::io_context io;
-  boost::asio::signal_set signals(io, SIGTERM, SIGINT, SIGHUP);
 
   SystemdNotifier notifier;
   notifier.Status("loading the model repository");
@@ -164,7 +165,7 @@ int Serve(const ServeFlags& flags) {
   notifier.Ready(monitor.StatusLine());
   Reloader reloader(server->get(), *settings, [&flags] { return ReadSettings(flags); });
 
-  const int sig = WaitForStop(io, signals, reloader, monitor, notifier);
+  const int sig = WaitForStop(signals, reloader, monitor, notifier);
   spdlog::info("received {}", sig == SIGTERM ? "SIGTERM" : "SIGINT");
   monitor.Pause(true);
   notifier.Stopping(absl::StrCat("draining: answering accepted requests (up to ",

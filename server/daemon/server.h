@@ -14,7 +14,7 @@
 // ones get UNAVAILABLE), drains every model's scheduler (batches still
 // forming run at once; every accepted request is answered), lets gRPC
 // finish every call in flight for up to exit_timeout, then stops. Signal
-// handling is the caller's (serve_command.cc, an Asio signal_set).
+// handling is the caller's (serve_command.cc: the main thread's sigwait).
 //
 // Thread-safe.
 #ifndef VKSERVE_SERVER_DAEMON_SERVER_H_
