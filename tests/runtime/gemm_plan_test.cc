@@ -173,17 +173,42 @@ gpu::DeviceInfo WithCoopmat(std::vector<gpu::DeviceInfo::MatrixShape> shapes) {
   return info;
 }
 
+// A tensor-core plan the cost model keeps for a shape at FP16.
+struct CoopmatPick {
+  int64_t m, n, k;
+  const char* tile;
+  uint32_t splits;
+};
+
+GemmShape Fp16Shape(const CoopmatPick& p) {
+  GemmShape s;
+  s.m = p.m;
+  s.n = p.n;
+  s.k = p.k;
+  s.fp16 = true;
+  return s;
+}
+
+// `info` plans `s` (p's shape) with p's tile and splits; through KHR, as
+// that tile's "_khr" form.
+void ExpectCoopmatPick(const CoopmatPick& p, const GemmShape& s, const gpu::DeviceInfo& info) {
+  auto plan = ChooseGemmPlan(s, info);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_NE(plan->coopmat, nullptr);
+  EXPECT_EQ(std::string(plan->coopmat->name), p.tile) << p.m << "x" << p.n << "x" << p.k;
+  EXPECT_EQ(plan->splits, p.splits) << p.m << "x" << p.n << "x" << p.k;
+  if (info.cooperative_matrix_khr) {
+    EXPECT_EQ(plan->shader(s.b_kind, s.f16_io, false, true),
+              absl::StrCat("ops/gemm_cm_", p.tile, "_16x16x16_f16_khr"));
+  }
+}
+
 // The wave model's picks on the shapes it was fitted to (FP16, fp16 weights,
 // an H100's 132 SMs), with each pick's time on an H100 against the fastest
 // plan of a sweep of every tile and split. A speed-rated model without the
 // wave count took 1.3-2.7x the fastest time on all six.
 TEST(GemmPlanTest, KeepsTheH100CoopmatPicks) {
-  struct Pick {
-    int64_t m, n, k;
-    const char* tile;
-    uint32_t splits;
-  };
-  constexpr Pick kPicks[] = {
+  constexpr CoopmatPick kPicks[] = {
       {1024, 1024, 1024, "64x64", 2},      // 32.0 us; fastest 128x128/2, 28.9
       {2048, 2048, 2048, "128x128w4", 1},  // 143.9 us, the fastest
       {128, 3072, 768, "128x128", 4},      // 18.2 us; fastest 64x64/4, 16.9
@@ -192,18 +217,10 @@ TEST(GemmPlanTest, KeepsTheH100CoopmatPicks) {
       {1024, 768, 3072, "64x64", 2},       // 58.6 us, the fastest
   };
   const gpu::DeviceInfo info = WithCoopmat({{16, 16, 16}, {16, 8, 16}});
-  for (const Pick& p : kPicks) {
-    GemmShape s;
-    s.m = p.m;
-    s.n = p.n;
-    s.k = p.k;
-    s.fp16 = true;
+  for (const CoopmatPick& p : kPicks) {
+    GemmShape s = Fp16Shape(p);
     s.b_f16 = true;
-    auto plan = ChooseGemmPlan(s, info);
-    ASSERT_TRUE(plan.ok()) << plan.status();
-    ASSERT_NE(plan->coopmat, nullptr);
-    EXPECT_EQ(std::string(plan->coopmat->name), p.tile) << p.m << "x" << p.n << "x" << p.k;
-    EXPECT_EQ(plan->splits, p.splits) << p.m << "x" << p.n << "x" << p.k;
+    ExpectCoopmatPick(p, s, info);
   }
   // A device that does not report its SMs, and an im2col B, keep the
   // speed-rated model.
@@ -225,12 +242,7 @@ TEST(GemmPlanTest, KeepsTheH100CoopmatPicks) {
 // with the table's KHR figures, on the fitted shapes and ViT-B/16 b32's
 // (QKV, output projection, FC1, FC2).
 TEST(GemmPlanTest, KeepsTheH100CoopmatPicksThroughKhr) {
-  struct Pick {
-    int64_t m, n, k;
-    const char* tile;
-    uint32_t splits;
-  };
-  constexpr Pick kPicks[] = {
+  constexpr CoopmatPick kPicks[] = {
       {1024, 1024, 1024, "64x64", 2},    {2048, 2048, 2048, "128x128w4", 1},
       {128, 3072, 768, "128x128", 4},    {1024, 768, 768, "64x64", 2},
       {1024, 3072, 768, "128x128w4", 1}, {1024, 768, 3072, "64x64", 2},
@@ -239,20 +251,10 @@ TEST(GemmPlanTest, KeepsTheH100CoopmatPicksThroughKhr) {
   };
   gpu::DeviceInfo info = WithCoopmat({{16, 16, 16}, {16, 8, 16}});
   info.cooperative_matrix_khr = true;
-  for (const Pick& p : kPicks) {
-    GemmShape s;
-    s.m = p.m;
-    s.n = p.n;
-    s.k = p.k;
-    s.fp16 = true;
+  for (const CoopmatPick& p : kPicks) {
+    GemmShape s = Fp16Shape(p);
     s.f16_io = true;
-    auto plan = ChooseGemmPlan(s, info);
-    ASSERT_TRUE(plan.ok()) << plan.status();
-    ASSERT_NE(plan->coopmat, nullptr);
-    EXPECT_EQ(std::string(plan->coopmat->name), p.tile) << p.m << "x" << p.n << "x" << p.k;
-    EXPECT_EQ(plan->splits, p.splits) << p.m << "x" << p.n << "x" << p.k;
-    EXPECT_EQ(plan->shader(s.b_kind, s.f16_io, false, info.cooperative_matrix_khr),
-              absl::StrCat("ops/gemm_cm_", p.tile, "_16x16x16_f16_khr"));
+    ExpectCoopmatPick(p, s, info);
   }
 }
 
