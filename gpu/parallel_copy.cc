@@ -35,25 +35,44 @@ int ParallelCopy::DefaultThreads() {
 }
 
 void ParallelCopy::Copy(void* dst, const void* src, uint64_t size) {
-  if (size == 0) return;  // an empty range's pointers may be null, which memcpy forbids
-  if (threads_ == 1 || size < min_bytes_) {
-    std::memcpy(dst, src, size);
+  const Region region{dst, src, size};
+  CopyRegions(std::span<const Region>(&region, 1));
+}
+
+void ParallelCopy::CopyRegions(std::span<const Region> regions) {
+  uint64_t total = 0;
+  for (const Region& r : regions) total += r.size;
+  if (total == 0) return;
+  if (threads_ == 1 || total < min_bytes_) {
+    for (const Region& r : regions) {
+      // An empty range's pointers may be null, which memcpy forbids.
+      if (r.size != 0) std::memcpy(r.dst, r.src, r.size);
+    }
     return;
   }
-  // Pieces on 4 KiB boundaries (whole pages for every thread but the last).
-  const uint64_t share = ((size / threads_) + 4095) & ~uint64_t{4095};
-  auto* d = static_cast<uint8_t*>(dst);
-  const auto* s = static_cast<const uint8_t*>(src);
+  // Shares of about total / threads bytes, on 4 KiB boundaries within each
+  // region (whole pages but for a region's last share); a region smaller
+  // than a share is one piece.
+  const uint64_t share = ((total / threads_) + 4095) & ~uint64_t{4095};
   Job job;
-  uint64_t own = std::min(share, size);  // the caller copies the first piece
+  Piece own{};  // the caller copies the first piece
   {
     MutexLock lock(&mutex_);
-    for (uint64_t off = own; off < size; off += share) {
-      pieces_.push_back({&job, d + off, s + off, std::min(share, size - off)});
-      ++job.pending;
+    for (const Region& r : regions) {
+      auto* d = static_cast<uint8_t*>(r.dst);
+      const auto* s = static_cast<const uint8_t*>(r.src);
+      for (uint64_t off = 0; off < r.size; off += share) {
+        const Piece piece{&job, d + off, s + off, std::min(share, r.size - off)};
+        if (own.job == nullptr) {
+          own = piece;
+          continue;
+        }
+        pieces_.push_back(piece);
+        ++job.pending;
+      }
     }
   }
-  std::memcpy(d, s, own);
+  std::memcpy(own.dst, own.src, own.size);
   // Help with whatever is still queued (this call's pieces or another's)
   // rather than sleep while workers are busy.
   for (;;) {

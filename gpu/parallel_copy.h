@@ -9,13 +9,18 @@
 // `min_bytes` stay on the caller's thread, where waking workers would cost
 // more than it saves.
 //
-// Thread-safe: concurrent Copy() calls share the workers (each call still
-// does one share of its own copy, so it always makes progress).
+// A dynamic batch's input arrives as one piece per request (a batch of 32
+// resnet50 images: 32 pieces of 602 KB), each below `min_bytes`, but the
+// batch is copied as a whole: CopyRegions splits the pieces together.
+//
+// Thread-safe: concurrent copies share the workers (each call still does
+// one share of its own copy, so it always makes progress).
 #ifndef VKSERVE_GPU_PARALLEL_COPY_H_
 #define VKSERVE_GPU_PARALLEL_COPY_H_
 
 #include <cstdint>
 #include <deque>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -32,9 +37,19 @@ class ParallelCopy {
   ParallelCopy(const ParallelCopy&) = delete;
   ParallelCopy& operator=(const ParallelCopy&) = delete;
 
+  // One memcpy of a gather or scatter.
+  struct Region {
+    void* dst;
+    const void* src;
+    uint64_t size;
+  };
+
   // memcpy(dst, src, size), split over the threads when size >= min_bytes.
   // REQUIRES: the ranges do not overlap.
   void Copy(void* dst, const void* src, uint64_t size);
+  // Every region's memcpy, split over the threads when their sizes add up
+  // to min_bytes or more. REQUIRES: no two ranges overlap.
+  void CopyRegions(std::span<const Region> regions);
 
   int threads() const { return threads_; }
 

@@ -9,6 +9,7 @@
 #include <map>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -50,11 +51,14 @@ absl::Status Scatter(const GpuContext& gpu, const uint8_t* from, uint64_t size,
     return absl::InternalError(absl::StrCat("output '", output, "': scatter pieces hold ", total,
                                             " bytes, the output has ", size));
   }
+  std::vector<gpu::ParallelCopy::Region> regions;
+  regions.reserve(pieces.size());
   for (std::span<uint8_t> piece : pieces) {
     if (!piece.empty() && piece.data() != nullptr)
-      CopyToHost(gpu, piece.data(), from, piece.size());
+      regions.push_back({piece.data(), from, piece.size()});
     from += piece.size();
   }
+  CopyRegionsToHost(gpu, regions);
   return absl::OkStatus();
 }
 
@@ -130,10 +134,14 @@ absl::StatusOr<std::vector<gpu::BufferRange>> UploadInputs(const GpuContext& gpu
     if (const auto* reader = std::get_if<HostInputReader>(&source)) {
       RETURN_IF_ERROR((*reader)(std::span<uint8_t>(to, size)));
     } else if (const auto* pieces = std::get_if<HostPieces>(&source)) {
+      // A batch's input, one piece per request: copied as one.
+      std::vector<gpu::ParallelCopy::Region> regions;
+      regions.reserve(pieces->size());
       for (std::span<const uint8_t> piece : *pieces) {
-        if (!piece.empty()) CopyToHost(gpu, to, piece.data(), piece.size());
+        if (!piece.empty()) regions.push_back({to, piece.data(), piece.size()});
         to += piece.size();
       }
+      CopyRegionsToHost(gpu, regions);
     } else {
       CopyToHost(gpu, to, std::get<HostBytes>(source).data(), size);
     }

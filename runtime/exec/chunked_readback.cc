@@ -85,4 +85,14 @@ void CopyToHost(const GpuContext& gpu, void* to, const void* from, uint64_t size
   }
 }
 
+void CopyRegionsToHost(const GpuContext& gpu, std::span<const gpu::ParallelCopy::Region> regions) {
+  if (gpu.copier != nullptr) {
+    gpu.copier->CopyRegions(regions);
+    return;
+  }
+  for (const gpu::ParallelCopy::Region& r : regions) {
+    if (r.size != 0) std::memcpy(r.dst, r.src, r.size);
+  }
+}
+
 }  // namespace vkserve

@@ -13,6 +13,7 @@
 #define VKSERVE_RUNTIME_EXEC_CHUNKED_READBACK_H_
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@
 #include "gpu/device.h"
 #include "gpu/event.h"
 #include "gpu/gpu_context.h"
+#include "gpu/parallel_copy.h"
 
 namespace vkserve {
 
@@ -57,6 +59,9 @@ absl::StatusOr<uint64_t> CopyChunksAsStaged(const GpuContext& gpu, const gpu::Bu
 
 // memcpy, with the context's threads for large sizes (GpuContext::copier).
 void CopyToHost(const GpuContext& gpu, void* to, const void* from, uint64_t size);
+// Every region's memcpy, split over the context's threads when they add up
+// to a large size: a batch's pieces, copied as one.
+void CopyRegionsToHost(const GpuContext& gpu, std::span<const gpu::ParallelCopy::Region> regions);
 
 }  // namespace vkserve
 

@@ -44,6 +44,48 @@ TEST(ParallelCopyTest, CopiesEverySizeAroundThePieceBoundaries) {
   }
 }
 
+// A gather: regions of `sizes` bytes from separate sources into one
+// destination, back to back, between poisoned guards.
+void ExpectGathers(ParallelCopy& copier, const std::vector<uint64_t>& sizes, uint64_t seed) {
+  std::vector<std::vector<uint8_t>> sources;
+  uint64_t total = 0;
+  for (uint64_t n : sizes) {
+    sources.push_back(RandomBytes(n, seed + sources.size()));
+    total += n;
+  }
+  std::vector<uint8_t> dst(total + 128, 0xA5);
+  std::vector<ParallelCopy::Region> regions;
+  uint64_t at = 64;
+  for (const std::vector<uint8_t>& src : sources) {
+    regions.push_back({dst.data() + at, src.data(), src.size()});
+    at += src.size();
+  }
+  copier.CopyRegions(regions);
+  at = 64;
+  for (size_t r = 0; r < sources.size(); ++r) {
+    ASSERT_TRUE(std::equal(sources[r].begin(), sources[r].end(), dst.begin() + at))
+        << "region " << r << " of " << sources[r].size() << " bytes";
+    at += sources[r].size();
+  }
+  for (int i = 0; i < 64; ++i) {
+    ASSERT_EQ(dst[i], 0xA5) << "before the regions, at " << i;
+    ASSERT_EQ(dst[64 + total + i], 0xA5) << "after the regions, at " << i;
+  }
+}
+
+TEST(ParallelCopyTest, GathersRegionsAboveAndBelowTheThreshold) {
+  for (int threads : {1, 2, 4}) {
+    ParallelCopy copier(threads, /*min_bytes=*/65536);
+    ExpectGathers(copier, {}, 1);
+    ExpectGathers(copier, {0, 0}, 2);
+    ExpectGathers(copier, {1000, 0, 3000}, 3);  // below: the caller's memcpy
+    // Each below the threshold, together above it: a batch's pieces.
+    ExpectGathers(copier, std::vector<uint64_t>(32, 6021), 4);
+    // Regions larger than a share, split on page boundaries, mixed with small ones.
+    ExpectGathers(copier, {300001, 7, 0, 150000, 4096, 1}, 5);
+  }
+}
+
 TEST(ParallelCopyTest, ConcurrentCallersShareTheWorkers) {
   ParallelCopy copier(3, /*min_bytes=*/1024);
   std::vector<std::thread> callers;
