@@ -46,6 +46,9 @@ PRECISION=${PRECISION:-FP32}
 # a batch forms while the previous one runs, as Triton's dynamic batcher
 # does with one instance: fewer, fuller batches, none sharing the GPU.
 INSTANCES=${INSTANCES:-2}
+# PREFERRED ("8, 16, 32"; "4, 8" with BIG_MODEL_ONNX) and MAX_DELAY_US (500):
+# resnet50_batch's preferred_batch_size list and max_queue_delay_microseconds.
+MAX_DELAY_US=${MAX_DELAY_US:-500}
 mkdir -p "$OUT"
 rm -rf "$REPO"
 mkdir -p "$REPO"
@@ -65,15 +68,16 @@ max_batch_size: $MAXB
 instance_group { count: 2 }
 vkserve { precision: $PRECISION }
 CFG
-PREFERRED="8, 16, 32"
-[ -n "$BIG_MODEL_ONNX" ] && PREFERRED="4, 8"
+DEFAULT_PREFERRED="8, 16, 32"
+[ -n "$BIG_MODEL_ONNX" ] && DEFAULT_PREFERRED="4, 8"
+PREFERRED=${PREFERRED:-$DEFAULT_PREFERRED}
 cat > "$REPO/resnet50_batch/config.pbtxt" <<CFG
 max_batch_size: $MAXB
 instance_group { count: $INSTANCES }
 vkserve { precision: $PRECISION }
 dynamic_batching {
   preferred_batch_size: [$PREFERRED]
-  max_queue_delay_microseconds: 500
+  max_queue_delay_microseconds: $MAX_DELAY_US
   default_queue_policy { max_queue_size: 256 }
 }
 CFG
