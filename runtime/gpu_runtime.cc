@@ -27,8 +27,8 @@ absl::StatusOr<std::unique_ptr<GpuRuntime>> GpuRuntime::Create(const GpuRuntimeO
     spdlog::info("pipeline cache {} ignored: {}", options.pipeline_cache_path,
                  rt->pipelines_->ignored_reason());
   }
-  rt->copier_ = std::make_unique<gpu::ParallelCopy>(options.readback_threads > 0
-                                                        ? options.readback_threads
+  rt->copier_ = std::make_unique<gpu::ParallelCopy>(options.copy_threads > 0
+                                                        ? options.copy_threads
                                                         : gpu::ParallelCopy::DefaultThreads());
   return rt;
 }

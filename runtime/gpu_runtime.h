@@ -27,9 +27,10 @@ struct GpuRuntimeOptions {
   std::string device;               // selector: index or name; empty = best
   std::string pipeline_cache_path;  // empty: in memory only
   gpu::AllocatorOptions allocator;
-  // Threads that read one large output back to host memory; 0: half the
+  // Threads that copy one large output back to host memory, or a large
+  // input (a batch's pieces together) into mapped memory; 0: half the
   // cores, at most 8 (gpu::ParallelCopy::DefaultThreads).
-  int readback_threads = 0;
+  int copy_threads = 0;
   // Log each pipeline's compile statistics (gpu::DeviceOptions).
   bool pipeline_statistics = false;
   // The extension the tensor-core kernels run through (gpu::DeviceOptions).
