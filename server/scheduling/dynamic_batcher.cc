@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <set>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -93,6 +94,13 @@ absl::StatusOr<std::unique_ptr<DynamicBatcher>> DynamicBatcher::Build(
   std::shared_ptr<const WarmupRuns> targets;
   if (batcher->batching_) {
     ASSIGN_OR_RETURN(targets, batcher->PaddingTargets(*replicas.front().model, warmup.get()));
+  }
+  // The warm-up's plans first, side by side (WarmupRuns::Plan): the
+  // sessions' warm-up then finds them built, and records and runs them.
+  const int threads = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 8);
+  for (const ModelReplica& replica : replicas) {
+    if (warmup != nullptr) RETURN_IF_ERROR(warmup->Plan(*replica.model, threads));
+    if (targets != nullptr) RETURN_IF_ERROR(targets->Plan(*replica.model, threads));
   }
   ASSIGN_OR_RETURN(ReplicaSessions made,
                    CreateSessions(replicas, session_options, [&](Session& session) {
