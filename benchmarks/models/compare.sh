@@ -62,8 +62,12 @@ done
 if [ "${PEERS_TIMING:-1}" != 0 ]; then
   for m in $models; do
     batches=$(for c in $CONFIGS; do [ "${c%%:*}" = "$m" ] && echo "${c##*:}"; done | tr '\n' ' ')
-    python3 "$PEERS" time "$m" --batch $batches --dtype fp32 fp16 --compile \
-      >> "$OUT/peers.jsonl" 2>> "$OUT/peers.err"
+    # One process per dtype: in one process, torch.compile of the fp16 model
+    # after the fp32 one failed on BERT (operands of both dtypes in one graph).
+    for dtype in $(for p in $PRECISIONS; do [ "$p" = FP16 ] && echo fp16 || echo fp32; done); do
+      python3 "$PEERS" time "$m" --batch $batches --dtype "$dtype" --compile \
+        >> "$OUT/peers.jsonl" 2>> "$OUT/peers.err"
+    done
   done
 fi
 echo "SM clock at the end: $(clock)" >> "$OUT/environment.txt"
