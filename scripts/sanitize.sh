@@ -76,7 +76,7 @@ case "$kind" in
       server_control_worker_test server_authorization_test server_model_tensors_test
       server_runtime_settings_test server_metrics_endpoint_test server_grpc_test
       server_hardening_test server_fault_test server_watchdog_test server_multi_gpu_test
-      server_multi_gpu_server_test server_warmup_test server_infer_queues_test server_batch_pacing_test
+      server_multi_gpu_server_test server_warmup_test server_warmup_runs_test server_infer_queues_test server_batch_pacing_test
       server_output_files_test server_http_server_test server_request_queue_test
       server_gpu_settings_test"
     ;;
