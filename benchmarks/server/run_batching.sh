@@ -57,7 +57,10 @@ mkdir -p "$REPO"
 LOW=$(echo $CLIENTS | awk '{print $1}')
 HIGH=$(echo $CLIENTS | awk '{print $NF}')
 
-describe_machine "$VKSERVE" "  resnet50 precision: $PRECISION, resnet50_batch instances: $INSTANCES" > "$OUT/environment.txt" 2>&1
+DEFAULT_PREFERRED="8, 16, 32"
+[ -n "$BIG_MODEL_ONNX" ] && DEFAULT_PREFERRED="4, 8"
+PREFERRED=${PREFERRED:-$DEFAULT_PREFERRED}
+describe_machine "$VKSERVE" "  resnet50 precision: $PRECISION, resnet50_batch instances: $INSTANCES, preferred sizes: [$PREFERRED], delay: $MAX_DELAY_US µs" > "$OUT/environment.txt" 2>&1
 
 # The big model: resnet50 exported on the device, or the file given.
 mkdir -p "$REPO/resnet50_pool/1" "$REPO/resnet50_batch/1"
@@ -70,9 +73,6 @@ max_batch_size: $MAXB
 instance_group { count: 2 }
 vkserve { precision: $PRECISION }
 CFG
-DEFAULT_PREFERRED="8, 16, 32"
-[ -n "$BIG_MODEL_ONNX" ] && DEFAULT_PREFERRED="4, 8"
-PREFERRED=${PREFERRED:-$DEFAULT_PREFERRED}
 cat > "$REPO/resnet50_batch/config.pbtxt" <<CFG
 max_batch_size: $MAXB
 instance_group { count: $INSTANCES }
