@@ -11,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gpu/command_buffer.h"
@@ -35,6 +36,11 @@ uint64_t Nanos(Clock::duration d) {
 
 uint64_t Since(Clock::time_point start) { return Nanos(Clock::now() - start); }
 
+// A run's copies between its pieces and mapped memory: one region per
+// request of a batch, held inline for the usual batch sizes so that a run
+// allocates nothing for them.
+using CopyRegions = absl::InlinedVector<gpu::ParallelCopy::Region, 32>;
+
 bool SameRange(const gpu::BufferRange& a, const gpu::BufferRange& b) {
   return a.buffer == b.buffer && a.offset == b.offset && a.size == b.size;
 }
@@ -51,7 +57,7 @@ absl::Status Scatter(const GpuContext& gpu, const uint8_t* from, uint64_t size,
     return absl::InternalError(absl::StrCat("output '", output, "': scatter pieces hold ", total,
                                             " bytes, the output has ", size));
   }
-  std::vector<gpu::ParallelCopy::Region> regions;
+  CopyRegions regions;
   regions.reserve(pieces.size());
   for (std::span<uint8_t> piece : pieces) {
     if (!piece.empty() && piece.data() != nullptr)
@@ -135,7 +141,7 @@ absl::StatusOr<std::vector<gpu::BufferRange>> UploadInputs(const GpuContext& gpu
       RETURN_IF_ERROR((*reader)(std::span<uint8_t>(to, size)));
     } else if (const auto* pieces = std::get_if<HostPieces>(&source)) {
       // A batch's input, one piece per request: copied as one.
-      std::vector<gpu::ParallelCopy::Region> regions;
+      CopyRegions regions;
       regions.reserve(pieces->size());
       for (std::span<const uint8_t> piece : *pieces) {
         if (!piece.empty()) regions.push_back({to, piece.data(), piece.size()});

@@ -78,11 +78,8 @@ absl::StatusOr<uint64_t> CopyChunksAsStaged(const GpuContext& gpu, const gpu::Bu
 }
 
 void CopyToHost(const GpuContext& gpu, void* to, const void* from, uint64_t size) {
-  if (gpu.copier != nullptr) {
-    gpu.copier->Copy(to, from, size);
-  } else {
-    std::memcpy(to, from, size);
-  }
+  const gpu::ParallelCopy::Region region{to, from, size};
+  CopyRegionsToHost(gpu, std::span<const gpu::ParallelCopy::Region>(&region, 1));
 }
 
 void CopyRegionsToHost(const GpuContext& gpu, std::span<const gpu::ParallelCopy::Region> regions) {
