@@ -114,12 +114,15 @@ Acc acc_zero() {
   [[unroll]] for (uint t = 0; t < 8u; ++t) r.v[t] = 0.0;
   return r;
 }
-// Loops kept rolled: lavapipe compiles this in seconds.
+// The outer loop kept rolled: lavapipe compiles this in seconds.
 Acc mul_add(Frag a, Frag b, Acc c) {
   const uint lane = gl_LocalInvocationID.x % 32u;
   [[dont_unroll]] for (uint t = 0; t < 8u; ++t) {
     const uint r = (lane + 32u * t) / 16u, col = (lane + 32u * t) % 16u;
-    [[dont_unroll]] for (uint kk = 0; kk < 16u; ++kk) c.v[t] += frag_at(a, r, kk) * frag_at(b, kk, col);
+    // Unrolled: llvmpipe cuts a loop short after 65535 iterations in one
+    // invocation (counted over all its runs), which a rolled one here could
+    // reach on sequences of a thousand keys and more (gemm_coopmat.glsl).
+    [[unroll]] for (uint kk = 0; kk < 16u; ++kk) c.v[t] += frag_at(a, r, kk) * frag_at(b, kk, col);
   }
   return c;
 }

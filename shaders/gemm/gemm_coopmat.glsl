@@ -176,13 +176,17 @@ Acc acc_zero() {
 }
 void load_frag_a(out FragA f, uint off) { f.off = off; }
 void load_frag_b(out FragB f, uint off) { f.off = off; }
-// Loops kept rolled: lavapipe compiles this in seconds instead of minutes.
+// The outer loop kept rolled: lavapipe compiles this in seconds instead of
+// minutes. The inner one is unrolled: llvmpipe cuts a loop short after 65535
+// iterations in one invocation (its guard against endless loops), and rolled,
+// this one passed that count at K = 1792 (64x64), leaving the sums unfinished
+// and the output silently wrong.
 Acc mul_add(FragA fa, FragB fb, Acc c) {
   const uint lane = gl_LocalInvocationID.x % 32;
   [[dont_unroll]] for (uint t = 0; t < ACC_PER_LANE; ++t) {
     const uint r = (lane + 32 * t) / CM_N;
     const uint col = (lane + 32 * t) % CM_N;
-    [[dont_unroll]] for (uint kk = 0; kk < CM_K; ++kk) {
+    [[unroll]] for (uint kk = 0; kk < CM_K; ++kk) {
       const float x = a_half(fa.off + (A_KM ? kk * A_LD + r : r * A_LD + kk));
       const float y = b_half(fb.off + (B_KN ? kk * B_LD + col : col * B_LD + kk));
       c.v[t] = acc_t(float(c.v[t]) + x * y);

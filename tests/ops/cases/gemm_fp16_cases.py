@@ -135,6 +135,9 @@ def cases():
                   ("256x128", True), ("64x64", False), ("64x64s1", False)):
         yield matmul(f"gemm_fp16_cm{t}_odd", 127, 13, 1000, plan=f"cm{t}", coopmat=cm)
         yield matmul(f"gemm_fp16_cm{t}_aligned", 256, 256, 256, plan=f"cm{t}", coopmat=cm)
+        # 63 K steps: past the loop count at which llvmpipe would cut the
+        # emulation's loops short.
+        yield matmul(f"gemm_fp16_cm{t}_long_k", 40, 13, 2000, plan=f"cm{t}", coopmat=cm)
         yield matmul(f"gemm_fp16_cm{t}_split", 13, 127, 1000, plan=f"cm{t}/4", coopmat=cm)
         yield matmul(f"gemm_fp16_cm{t}_batch", 7, 130, 127, batch=3, plan=f"cm{t}", coopmat=cm)
         yield gemm_tb(f"gemm_fp16_cm{t}_gemm_tb", 130, 127, 1000, plan=f"cm{t}/2", coopmat=cm)
