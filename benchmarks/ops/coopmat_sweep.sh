@@ -19,7 +19,9 @@
 # and infer logs (the inspect log lists every GEMM pipeline's registers) and
 # profile, and coopmat_sweep.log (everything printed); the models go to
 # MODEL_DIR. Each sweep has its own time limit, so one that hangs leaves the
-# others' results.
+# others' results. Most of a sweep's time is compiling its pipelines on the
+# host's CPUs: other work on them (a model export) can stretch a setup past
+# SWEEP_TIMEOUT, and a sweep cut short writes nothing, so run it alone.
 #
 # Environment (a dry run on lavapipe: EXTENSIONS=auto ACC16_EXTENSION=auto
 # SWEEP_ARGS="--quick --rounds 1 --warmup 0 --repeat 1" FIT_ARGS=--allow-emulated):
