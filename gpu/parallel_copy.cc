@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "base/host_threads.h"
+
 namespace vkserve::gpu {
 
 // One Copy() call: its pieces still to finish, counted down under the
@@ -30,8 +32,7 @@ ParallelCopy::~ParallelCopy() {
 }
 
 int ParallelCopy::DefaultThreads() {
-  const int cores = static_cast<int>(std::thread::hardware_concurrency());
-  return std::clamp(cores / 2, 1, 8);
+  return std::clamp(HostCores() / 2, 1, 8);
 }
 
 void ParallelCopy::Copy(void* dst, const void* src, uint64_t size) {

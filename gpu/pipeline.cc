@@ -125,6 +125,7 @@ absl::StatusOr<std::shared_ptr<const Pipeline>> PipelineCache::Get(const Pipelin
                                  desc.push_constant_bytes, "/", absl::StrJoin(desc.local_size, ","),
                                  "/", absl::StrJoin(desc.spec_constants, ","), "/",
                                  desc.required_subgroup_size);
+  std::shared_ptr<Compile> compile;
   {
     MutexLock lock(&mutex_);
     auto it = pipelines_.find(key);
@@ -132,13 +133,27 @@ absl::StatusOr<std::shared_ptr<const Pipeline>> PipelineCache::Get(const Pipelin
       it->second.last_use = ++use_clock_;
       return it->second.pipeline;
     }
+    // One compile per key: a thread asking for a pipeline another is
+    // compiling waits for that one (plans build their kernels in parallel,
+    // and a model's layers ask for the same pipelines).
+    auto [pending, first] = compiling_.try_emplace(key);
+    if (!first) {
+      compile = pending->second;
+      mutex_.Await(Condition(&compile->done));
+      return compile->result;
+    }
+    pending->second = compile = std::make_shared<Compile>();
+    ++compiles_;
   }
-  // Created outside the lock: compiling can take milliseconds and other
-  // pipelines should not wait. Two threads racing on one key both compile;
-  // the first one stored wins.
-  ASSIGN_OR_RETURN(std::shared_ptr<const Pipeline> pipeline, Create(desc));
+  // Created outside the lock: compiling can take a second, and other
+  // pipelines should not wait.
+  absl::StatusOr<std::shared_ptr<const Pipeline>> created = Create(desc);
   MutexLock lock(&mutex_);
-  Entry& entry = pipelines_.emplace(key, Entry{std::move(pipeline), 0}).first->second;
+  compile->result = created;
+  compile->done = true;
+  compiling_.erase(key);
+  if (!created.ok()) return created.status();
+  Entry& entry = pipelines_.emplace(key, Entry{*std::move(created), 0}).first->second;
   entry.last_use = ++use_clock_;
   std::shared_ptr<const Pipeline> result = entry.pipeline;  // held: not evictable below
   EvictOverBudget();
@@ -340,6 +355,11 @@ size_t PipelineCache::size() const {
 uint64_t PipelineCache::evictions() const {
   MutexLock lock(&mutex_);
   return evictions_;
+}
+
+uint64_t PipelineCache::compiles() const {
+  MutexLock lock(&mutex_);
+  return compiles_;
 }
 
 }  // namespace vkserve::gpu

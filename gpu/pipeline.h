@@ -107,12 +107,18 @@ class PipelineCache {
   const std::string& ignored_reason() const { return ignored_reason_; }
   size_t size() const;         // pipelines kept
   uint64_t evictions() const;  // pipelines dropped for the budget so far
+  uint64_t compiles() const;   // pipelines created so far (failures too)
   VkPipelineCache handle() const { return cache_.get(); }
 
  private:
   struct Entry {
     std::shared_ptr<const Pipeline> pipeline;
     uint64_t last_use = 0;
+  };
+  // A pipeline being compiled; its waiters read `result` once `done`.
+  struct Compile {
+    bool done = false;
+    absl::StatusOr<std::shared_ptr<const Pipeline>> result;
   };
 
   explicit PipelineCache(const Device& device) : device_(&device) {}
@@ -129,8 +135,10 @@ class PipelineCache {
   mutable Mutex mutex_;
   size_t max_pipelines_ = kDefaultMaxPipelines;
   std::map<std::string, Entry> pipelines_ ABSL_GUARDED_BY(mutex_);
+  std::map<std::string, std::shared_ptr<Compile>> compiling_ ABSL_GUARDED_BY(mutex_);
   uint64_t use_clock_ ABSL_GUARDED_BY(mutex_) = 0;
   uint64_t evictions_ ABSL_GUARDED_BY(mutex_) = 0;
+  uint64_t compiles_ ABSL_GUARDED_BY(mutex_) = 0;
 };
 
 }  // namespace vkserve::gpu

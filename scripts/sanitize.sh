@@ -71,7 +71,7 @@ case "$kind" in
     export TSAN_OPTIONS="suppressions=$SRC/scripts/sanitizer/tsan.supp:halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1"
     # Every server test: the googletest binaries, and the daemon itself for
     # the tests that drive `vkserve serve` from Python clients.
-    targets="vkserve base_sync_test gpu_parallel_copy_test server_session_pool_test server_dynamic_batcher_test server_metrics_test
+    targets="vkserve base_sync_test base_parallel_for_test gpu_parallel_copy_test server_session_pool_test server_dynamic_batcher_test server_metrics_test
       server_output_buffer_pool_test
       server_control_worker_test server_authorization_test server_model_tensors_test
       server_runtime_settings_test server_metrics_endpoint_test server_grpc_test

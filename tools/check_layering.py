@@ -51,7 +51,7 @@ MAX_FILES = 40
 SOURCE_SUFFIXES = ('.h', '.cc', '.comp', '.glsl')
 # Libraries from outside the tree's layers that any layer may link.
 EXTERNAL = re.compile(r'^(absl::|Boost::|OpenSSL::|PkgConfig::|spdlog::|Vulkan::|protobuf::|'
-                      r'prometheus-cpp::|nlohmann_json::|CLI11::|onnx_proto$|rt$|\$<)')
+                      r'prometheus-cpp::|nlohmann_json::|CLI11::|Threads::|onnx_proto$|rt$|\$<)')
 
 
 def layer_of(folder):

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/parallel_for.h"
 #include "gpu/transfer.h"
 #include "runtime/kernels/tensor_cores.h"
 #include "runtime/op/op_registry.h"
@@ -268,7 +269,8 @@ absl::StatusOr<Inference> Infer(const Graph& graph, const std::vector<const Op*>
   return inf;
 }
 
-// KernelContext over one planned node.
+// KernelContext over one planned node; its constants go to the node's own
+// list (CreateKernels numbers them plan-wide afterwards).
 class PlannerKernelContext : public KernelContext {
  public:
   PlannerKernelContext(const PlanInputs& model, const Inference& inf, const PlannedNode& planned,
@@ -313,12 +315,10 @@ class PlannerKernelContext : public KernelContext {
   }
   uint32_t AddConstant(std::vector<uint8_t> bytes) override {
     constants_->push_back(std::move(bytes));
-    constant_ids_.push_back(static_cast<uint32_t>(constants_->size() - 1));
-    return static_cast<uint32_t>(constant_ids_.size() - 1);
+    return static_cast<uint32_t>(constants_->size() - 1);
   }
 
   std::vector<uint64_t> scratch_;
-  std::vector<uint32_t> constant_ids_;
 
  private:
   const PlanInputs& model_;
@@ -535,28 +535,51 @@ absl::Status AssignStorage(PlanBuild& b) {
 }
 
 // Each kernel node's kernel; they may add scratch (arena requests) and
-// constants.
+// constants. Kernels are created in parallel, because creating one compiles
+// its pipelines (a second or more each on some drivers, the bulk of a cold
+// load); their scratch and constants are then added in node order, so a
+// plan does not depend on which thread made what, and the first failing
+// node in order is the one reported.
 absl::Status CreateKernels(PlanBuild& b) {
   const uint64_t max_range = b.model.gpu.device->info().max_storage_buffer_range;
+  std::vector<int> kernel_steps;
   for (int step = 0; step < b.steps(); ++step) {
-    PlannedNode& n = b.inf.nodes[step];
-    if (n.kind == PlannedNode::Kind::kFolded) {
-      ++b.plan->folded_nodes;
-      continue;
+    switch (b.inf.nodes[step].kind) {
+      case PlannedNode::Kind::kFolded:
+        ++b.plan->folded_nodes;
+        break;
+      case PlannedNode::Kind::kAlias:
+        ++b.plan->alias_nodes;
+        break;
+      case PlannedNode::Kind::kUnread:
+        ++b.plan->unread_nodes;
+        break;
+      default:
+        kernel_steps.push_back(step);
     }
-    if (n.kind == PlannedNode::Kind::kAlias) {
-      ++b.plan->alias_nodes;
-      continue;
-    }
-    if (n.kind == PlannedNode::Kind::kUnread) {
-      ++b.plan->unread_nodes;
-      continue;
-    }
-    PlannerKernelContext ctx(b.model, b.inf, n, &b.constants);
+  }
+  struct Made {
+    absl::Status status;
+    std::vector<uint64_t> scratch;
+    std::vector<std::vector<uint8_t>> constants;
+  };
+  std::vector<Made> made(kernel_steps.size());
+  ParallelFor(static_cast<int>(kernel_steps.size()), [&](int k) {
+    PlannedNode& n = b.inf.nodes[kernel_steps[k]];
+    PlannerKernelContext ctx(b.model, b.inf, n, &made[k].constants);
     auto kernel = n.op->CreateKernel(ctx);
-    if (!kernel.ok()) return AnnotateNodeError(*n.node, kernel.status());
+    if (!kernel.ok()) {
+      made[k].status = AnnotateNodeError(*n.node, kernel.status());
+      return;
+    }
     n.kernel = std::move(kernel).value();
-    for (uint64_t bytes : ctx.scratch_) {
+    made[k].scratch = std::move(ctx.scratch_);
+  });
+  for (size_t k = 0; k < kernel_steps.size(); ++k) {
+    const int step = kernel_steps[k];
+    PlannedNode& n = b.inf.nodes[step];
+    RETURN_IF_ERROR(made[k].status);
+    for (uint64_t bytes : made[k].scratch) {
       if (bytes > max_range) {
         return absl::InvalidArgumentError(absl::StrCat(NodeErrorPrefix(*n.node), "needs ", bytes,
                                                        " bytes of scratch, more than the device "
@@ -567,7 +590,11 @@ absl::Status CreateKernels(PlanBuild& b) {
       b.requests.push_back({bytes, step, step});
       b.request_value.push_back(-1 - step);  // scratch of `step`
     }
-    n.constants = ctx.constant_ids_;
+    // The kernel's constant i becomes the plan's constant n.constants[i].
+    for (std::vector<uint8_t>& bytes : made[k].constants) {
+      n.constants.push_back(static_cast<uint32_t>(b.constants.size()));
+      b.constants.push_back(std::move(bytes));
+    }
     ++b.plan->kernel_nodes;
   }
   return absl::OkStatus();

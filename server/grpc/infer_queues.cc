@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "base/happens_before.h"
+#include "base/host_threads.h"
 #include "base/mutex.h"
 #include "server/grpc/infer_request.h"
 
@@ -112,7 +113,7 @@ class InferQueues::Call {
 };
 
 int InferQueues::DefaultCount() {
-  return std::clamp(static_cast<int>(std::thread::hardware_concurrency()) / 2, 2, 8);
+  return std::clamp(HostCores() / 2, 2, 8);
 }
 
 InferQueues::InferQueues(grpc::ServerBuilder& builder, InferenceServiceBase* service,

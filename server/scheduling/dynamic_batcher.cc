@@ -97,10 +97,9 @@ absl::StatusOr<std::unique_ptr<DynamicBatcher>> DynamicBatcher::Build(
   }
   // The warm-up's plans first, side by side (WarmupRuns::Plan): the
   // sessions' warm-up then finds them built, and records and runs them.
-  const int threads = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 8);
   for (const ModelReplica& replica : replicas) {
-    if (warmup != nullptr) RETURN_IF_ERROR(warmup->Plan(*replica.model, threads));
-    if (targets != nullptr) RETURN_IF_ERROR(targets->Plan(*replica.model, threads));
+    if (warmup != nullptr) RETURN_IF_ERROR(warmup->Plan(*replica.model));
+    if (targets != nullptr) RETURN_IF_ERROR(targets->Plan(*replica.model));
   }
   ASSIGN_OR_RETURN(ReplicaSessions made,
                    CreateSessions(replicas, session_options, [&](Session& session) {

@@ -3,14 +3,13 @@
 #include "server/scheduling/warmup_runs.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "base/parallel_for.h"
 #include "base/quote.h"
 #include "base/status_macros.h"
 #include "runtime/model.h"
@@ -182,7 +181,7 @@ absl::Status WarmupRuns::RunOn(Session& session) const {
   return absl::OkStatus();
 }
 
-absl::Status WarmupRuns::Plan(const Model& model, int threads) const {
+absl::Status WarmupRuns::Plan(const Model& model) const {
   if (model.has_value_inputs() || model.sync_split() != nullptr) return absl::OkStatus();
   const std::vector<std::vector<std::vector<int64_t>>> shapes = Shapes();
   std::vector<size_t> distinct;  // the first sample of each shape
@@ -193,17 +192,8 @@ absl::Status WarmupRuns::Plan(const Model& model, int threads) const {
   }
   if (distinct.empty()) return absl::OkStatus();
   std::vector<absl::Status> planned(distinct.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < distinct.size();) {
-      planned[i] = model.GetPlan(shapes[distinct[i]]).status();
-    }
-  };
-  std::vector<std::thread> helpers;
-  const size_t extra = std::min(distinct.size(), static_cast<size_t>(std::max(threads, 1))) - 1;
-  for (size_t t = 0; t < extra; ++t) helpers.emplace_back(work);
-  work();
-  for (std::thread& t : helpers) t.join();
+  ParallelFor(static_cast<int>(distinct.size()),
+              [&](int i) { planned[i] = model.GetPlan(shapes[distinct[i]]).status(); });
   for (size_t i = 0; i < distinct.size(); ++i) {
     if (!planned[i].ok()) {
       return absl::Status(planned[i].code(),

@@ -54,15 +54,15 @@ class WarmupRuns {
   // first failure, prefixed with the sample's label.
   absl::Status RunOn(Session& session) const;
 
-  // Builds the plan of every distinct sample shape on up to `threads`
-  // threads, before a session runs them: planning compiles pipelines
-  // (seconds a plan at FP16 on some drivers), and each shape's plan is
-  // independent of the others, so a batcher's preferred sizes plan side by
-  // side instead of one after another in the first session's RunOn. A
+  // Builds the plan of every distinct sample shape in parallel (ParallelFor),
+  // before a session runs them: planning compiles pipelines (seconds a plan
+  // at FP16 on some drivers), and each shape's plan is independent of the
+  // others, so a batcher's preferred sizes plan side by side instead of one
+  // after another in the first session's RunOn. A
   // no-op for models whose plans need more than shapes (value inputs, a sync
   // split): their runs plan as they go. The first failure in sample order,
   // prefixed with the sample's label.
-  absl::Status Plan(const Model& model, int threads) const;
+  absl::Status Plan(const Model& model) const;
 
   // Each sample's input shapes in the model's input order.
   std::vector<std::vector<std::vector<int64_t>>> Shapes() const;

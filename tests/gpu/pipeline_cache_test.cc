@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The vkserve Authors.
 //
-// PipelineCache: pipelines shared per key, the cache file written and
+// PipelineCache: pipelines shared per key and compiled once however many
+// threads ask for one at a time, the cache file written and
 // reloaded, a file from another device or a corrupt one ignored, and a
 // shader's required subgroup size asked for or refused.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -96,6 +99,26 @@ TEST_F(PipelineCacheTest, SharesPipelinesPerKey) {
   EXPECT_EQ(a.get(), b.get());
   EXPECT_NE(a.get(), c.get());
   EXPECT_EQ(cache->size(), 2u);
+}
+
+// Kernels are created in parallel, and a model's layers ask for the same
+// pipelines: threads asking for one key at once wait for one compile.
+TEST_F(PipelineCacheTest, CompilesAKeyOnceForConcurrentCallers) {
+  VKSERVE_ASSERT_OK_AND_ASSIGN(auto cache, PipelineCache::Create(*device_));
+  constexpr int kThreads = 8;
+  std::vector<const Pipeline*> got(kThreads, nullptr);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      auto pipeline = cache->Get(Saxpy(64));
+      if (pipeline.ok()) got[t] = pipeline->get();
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int t = 0; t < kThreads; ++t) ASSERT_NE(got[t], nullptr) << "thread " << t;
+  for (int t = 1; t < kThreads; ++t) EXPECT_EQ(got[t], got[0]);
+  EXPECT_EQ(cache->compiles(), 1u);
+  EXPECT_EQ(cache->size(), 1u);
 }
 
 // Past its budget the cache drops the least recently used pipelines that

@@ -46,7 +46,7 @@ TEST_F(WarmupRunsTest, PlansEveryDistinctShapeBeforeAnySessionRuns) {
   auto runs = WarmupRuns::Zeros(*model_, shapes, {"a", "b", "c", "b again", "d"});
   ASSERT_TRUE(runs.ok()) << runs.status();
   for (const Shapes& s : shapes) ASSERT_FALSE(model_->HasPlan(s));
-  ASSERT_TRUE((*runs)->Plan(*model_, /*threads=*/3).ok());
+  ASSERT_TRUE((*runs)->Plan(*model_).ok());
   for (const Shapes& s : shapes) EXPECT_TRUE(model_->HasPlan(s));
   EXPECT_FALSE(model_->HasPlan(Batch(4)));
 
@@ -56,20 +56,12 @@ TEST_F(WarmupRunsTest, PlansEveryDistinctShapeBeforeAnySessionRuns) {
   EXPECT_TRUE((*runs)->RunOn(**session).ok());
 }
 
-TEST_F(WarmupRunsTest, OneThreadPlansTheSame) {
-  auto runs = WarmupRuns::Zeros(*model_, {Batch(2), Batch(6)}, {"a", "b"});
-  ASSERT_TRUE(runs.ok()) << runs.status();
-  ASSERT_TRUE((*runs)->Plan(*model_, /*threads=*/1).ok());
-  EXPECT_TRUE(model_->HasPlan(Batch(2)));
-  EXPECT_TRUE(model_->HasPlan(Batch(6)));
-}
-
 TEST_F(WarmupRunsTest, AShapeTheModelRefusesNamesItsSample) {
   // Width 7 where the model declares 6: refused when planned.
   auto runs = WarmupRuns::Zeros(*model_, {Batch(2), {{2, 4, 6, 7}}, Batch(4)},
                                 {"fits", "too wide", "fits too"});
   ASSERT_TRUE(runs.ok()) << runs.status();
-  const absl::Status planned = (*runs)->Plan(*model_, /*threads=*/2);
+  const absl::Status planned = (*runs)->Plan(*model_);
   EXPECT_EQ(planned.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(planned.message(), HasSubstr("too wide: "));
 }
