@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The vkserve Authors.
 #
-# Attention benchmark: 12 heads of 64 at sequence lengths 128, 512
-# and 2048, each as a one-node model run by `vkserve infer --repeat N
+# Attention benchmark: 12 heads of 64 at sequence lengths 128 (BERT), 197
+# (ViT-B/16), 512 and 2048, each as a one-node model run by `vkserve infer --repeat N
 # --profile`:
 #   chosen   the ONNX Attention op (opset 23), [B, 12, S, 64] Q/K/V, running
 #            the kernel runtime/kernels/attention/attention_choice.h picks at the shape
@@ -12,7 +12,9 @@
 #   unfused  pinned to the GEMM lowering (runtime/kernels/attention/attention_lowering.h)
 #   coopmat  pinned to the tensor-core kernel (runtime/kernels/attention/flash_attention_cm.h;
 #            fp16 products, so compare it at FP16; where the device has no
-#            cooperative matrices this is its slow scalar emulation)
+#            cooperative matrices this is its slow scalar emulation);
+#            coopmat:<subgroups>x<keys> (e.g. coopmat:2x64) pins one variant of
+#            shaders/attention/flash_attention_cm_tiles.def
 #   graph    MatMul(Q, K') -> Mul(scale) -> Softmax -> MatMul(., V), as the
 #            exporters write it, run with --no-attention-fusion (the GEMM
 #            engine and the Softmax op: the earlier runs' "unfused")
@@ -28,7 +30,7 @@
 #
 # Usage: python3 benchmarks/ops/attention_bench.py VKSERVE [NAME_REGEX]
 #            [--repeat N] [--warmup SECONDS] [--precision FP32|FP16] [--out DIR]
-#            [--kinds chosen,fused,unfused,coopmat,graph]
+#            [--kinds chosen,fused,unfused,coopmat,coopmat:2x64,graph]
 #        python3 benchmarks/ops/attention_bench.py --peers [NAME_REGEX]
 # Needs python3 with onnx and numpy; --peers needs torch with CUDA.
 import argparse
@@ -44,6 +46,7 @@ HEADS, HEAD_SIZE = 12, 64
 SHAPES = [
     ("s128_b1", 1, 128, False),
     ("s128_b8", 8, 128, False),
+    ("s197_b32", 32, 197, False),
     ("s512_b1", 1, 512, False),
     ("s512_b8", 8, 512, False),
     ("s2048_b1", 1, 2048, False),
@@ -60,7 +63,7 @@ def make_model(kind, batch, seq, causal):
     shape = [batch, HEADS, seq, HEAD_SIZE]
     inputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape) for n in ("Q", "K", "V")]
     inits = []
-    if kind in ("chosen", "fused", "unfused", "coopmat"):
+    if kind in ("chosen", "fused", "unfused", "coopmat") or kind.startswith("coopmat:"):
         pin = {} if kind == "chosen" else {"vkserve_attention_kernel": kind}
         nodes = [helper.make_node("Attention", ["Q", "K", "V"], ["Y"], is_causal=int(causal), **pin)]
         opset = 23
@@ -104,15 +107,16 @@ def kernel_of(vkserve, path, precision):
 def run_vkserve(args):
     os.makedirs(args.out, exist_ok=True)
     kinds = args.kinds.split(",")
-    print(f"{'shape':18s} {'kind':8s} {'GPU ms':>10s} {'TFLOP/s':>8s}  kernel ({args.precision})")
+    print(f"{'shape':18s} {'kind':12s} {'GPU ms':>10s} {'TFLOP/s':>8s}  kernel ({args.precision})")
     for name, batch, seq, causal in SHAPES:
         if args.filter and not re.search(args.filter, name):
             continue
         for kind in kinds:
-            path = os.path.join(args.out, f"{name}_{kind}.onnx")
+            stem = f"{name}_{kind.replace(':', '_')}"
+            path = os.path.join(args.out, f"{stem}.onnx")
             with open(path, "wb") as f:
                 f.write(make_model(kind, batch, seq, causal).SerializeToString())
-            profile = os.path.join(args.out, f"{name}_{kind}.trace.json")
+            profile = os.path.join(args.out, f"{stem}.trace.json")
             command = [args.vkserve, "infer", path, "--repeat", str(args.repeat),
                        "--output-dir", os.path.join(args.out, "outputs"), "--profile", profile]
             if args.warmup > 0:
@@ -123,7 +127,7 @@ def run_vkserve(args):
                 command += ["--no-attention-fusion"]
             result = subprocess.run(command, capture_output=True, text=True)
             if result.returncode != 0:
-                print(f"{name:18s} {kind:8s} failed: {result.stderr.strip()[-300:]}", file=sys.stderr)
+                print(f"{name:18s} {kind:12s} failed: {result.stderr.strip()[-300:]}", file=sys.stderr)
                 continue
             events = json.load(open(profile))
             # The node's own GPU events: not the session's copies of the
@@ -136,7 +140,7 @@ def run_vkserve(args):
                      if e.get("cat") == "gpu" and e["args"].get("op_type")
                      and not e["name"].startswith("_vkserve_fp16/"))
             kernel = kernel_of(args.vkserve, path, args.precision) if kind != "graph" else "MatMul/Softmax/MatMul"
-            print(f"{name:18s} {kind:8s} {us / 1e3:10.4f} {flop(batch, seq) / us / 1e6 if us else 0:8.1f}  "
+            print(f"{name:18s} {kind:12s} {us / 1e3:10.4f} {flop(batch, seq) / us / 1e6 if us else 0:8.1f}  "
                   f"{kernel}")
 
 

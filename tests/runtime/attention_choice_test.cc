@@ -154,10 +154,37 @@ TEST(AttentionChoiceTest, ParsesThePin) {
   EXPECT_EQ(PinnedAttentionKernel(node).value(), AttentionKernel::kFused);
   node.attributes[kAttentionKernelAttr].s = "coopmat";
   EXPECT_EQ(PinnedAttentionKernel(node).value(), AttentionKernel::kCoopmat);
-  node.attributes[kAttentionKernelAttr].s = "flash";
-  EXPECT_EQ(PinnedAttentionKernel(node).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(PinnedCoopmatAttentionTile(node).value().warps, 0u);
+  node.attributes[kAttentionKernelAttr].s = "coopmat:2x64";
+  EXPECT_EQ(PinnedAttentionKernel(node).value(), AttentionKernel::kCoopmat);
+  EXPECT_EQ(PinnedCoopmatAttentionTile(node).value().warps, 2u);
+  EXPECT_EQ(PinnedCoopmatAttentionTile(node).value().keys, 64u);
+  for (const char* bad : {"flash", "coopmat:", "coopmat:2", "coopmat:0x64", "coopmat:2x",
+                          "coopmat:x64", "coopmat:2x64x1", "coopmat:-2x64"}) {
+    node.attributes[kAttentionKernelAttr].s = bad;
+    EXPECT_EQ(PinnedAttentionKernel(node).status().code(), absl::StatusCode::kInvalidArgument)
+        << bad;
+    EXPECT_EQ(PinnedCoopmatAttentionTile(node).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << bad;
+  }
   node.attributes[kAttentionKernelAttr].type = Attribute::Type::kInt;
   EXPECT_EQ(PinnedAttentionKernel(node).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// A pin takes that variant where it fits, and nothing else.
+TEST(AttentionChoiceTest, PlansThePinnedVariant) {
+  FlashAttentionProblem p = Problem(1, 197);
+  auto tile = PlanCoopmatAttention(p, kH100Cm, /*emulated=*/false, /*warps=*/2, /*keys=*/64);
+  ASSERT_TRUE(tile.has_value());
+  EXPECT_EQ(tile->shader(false, true, /*khr=*/true), "ops/flash_attention_cm_e64_w2_c64_f16_khr");
+  // Unpinned, the first row that fits stays the choice.
+  EXPECT_EQ(PlanCoopmatAttention(p, kH100Cm, false)->shader(false, false),
+            "ops/flash_attention_cm_e64_w4_c64");
+  EXPECT_FALSE(PlanCoopmatAttention(p, kH100Cm, false, 3, 64).has_value());
+  // 4x64 needs 44 KiB: not on lavapipe, even pinned.
+  EXPECT_FALSE(PlanCoopmatAttention(p, kLavapipeLimits, /*emulated=*/true, 4, 64).has_value());
+  EXPECT_TRUE(PlanCoopmatAttention(p, kLavapipeLimits, /*emulated=*/true, 2, 64).has_value());
 }
 
 }  // namespace

@@ -4,7 +4,11 @@
 
 #include <algorithm>
 
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "base/status_macros.h"
 #include "runtime/kernels/attention/flash_attention_cm.h"
 
 namespace vkserve {
@@ -39,6 +43,30 @@ AttentionKernel ChooseAttentionKernel(const FlashAttentionProblem& p, const gpu:
   return flop <= kFusedAttentionMaxFlop ? AttentionKernel::kFused : AttentionKernel::kUnfused;
 }
 
+namespace {
+
+constexpr char kCoopmatTilePrefix[] = "coopmat:";
+
+absl::Status BadPin() {
+  return absl::InvalidArgumentError(
+      absl::StrCat(kAttentionKernelAttr,
+                   " must be the string \"fused\", \"unfused\", \"coopmat\" or "
+                   "\"coopmat:<subgroups>x<keys>\""));
+}
+
+// "2x64" as {2, 64}; nullopt unless two positive numbers.
+std::optional<CoopmatAttentionPin> ParseTile(absl::string_view text) {
+  const size_t x = text.find('x');
+  uint32_t warps = 0, keys = 0;
+  if (x == absl::string_view::npos || !absl::SimpleAtoi(text.substr(0, x), &warps) ||
+      !absl::SimpleAtoi(text.substr(x + 1), &keys) || warps == 0 || keys == 0) {
+    return std::nullopt;
+  }
+  return CoopmatAttentionPin{warps, keys};
+}
+
+}  // namespace
+
 absl::StatusOr<std::optional<AttentionKernel>> PinnedAttentionKernel(const Node& node) {
   const Attribute* a = node.FindAttribute(kAttentionKernelAttr);
   if (a == nullptr) return std::optional<AttentionKernel>();
@@ -46,9 +74,19 @@ absl::StatusOr<std::optional<AttentionKernel>> PinnedAttentionKernel(const Node&
     if (a->s == "fused") return std::optional<AttentionKernel>(AttentionKernel::kFused);
     if (a->s == "unfused") return std::optional<AttentionKernel>(AttentionKernel::kUnfused);
     if (a->s == "coopmat") return std::optional<AttentionKernel>(AttentionKernel::kCoopmat);
+    if (absl::StartsWith(a->s, kCoopmatTilePrefix) &&
+        ParseTile(absl::string_view(a->s).substr(sizeof(kCoopmatTilePrefix) - 1))) {
+      return std::optional<AttentionKernel>(AttentionKernel::kCoopmat);
+    }
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      kAttentionKernelAttr, " must be the string \"fused\", \"unfused\" or \"coopmat\""));
+  return BadPin();
+}
+
+absl::StatusOr<CoopmatAttentionPin> PinnedCoopmatAttentionTile(const Node& node) {
+  RETURN_IF_ERROR(PinnedAttentionKernel(node).status());
+  const Attribute* a = node.FindAttribute(kAttentionKernelAttr);
+  if (a == nullptr || !absl::StartsWith(a->s, kCoopmatTilePrefix)) return CoopmatAttentionPin{};
+  return *ParseTile(absl::string_view(a->s).substr(sizeof(kCoopmatTilePrefix) - 1));
 }
 
 const char* AttentionKernelName(AttentionKernel kernel) {

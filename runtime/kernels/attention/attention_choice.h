@@ -28,6 +28,8 @@ enum class AttentionKernel { kFused, kUnfused, kCoopmat };
 // every shape; a pinned path that cannot serve a shape fails planning
 // (UNIMPLEMENTED). "coopmat" runs the tensor-core kernel's scalar emulation
 // on a device without cooperative matrices (tests), at either precision.
+// "coopmat:<subgroups>x<keys>" (e.g. "coopmat:2x64") also pins the variant
+// of flash_attention_cm_tiles.def, so that benchmarks time each one.
 inline constexpr char kAttentionKernelAttr[] = "vkserve_attention_kernel";
 
 // The bound on the unfused path's B*H*Sq*Sk fp32 score scratch; past it (or
@@ -68,8 +70,15 @@ AttentionKernel ChooseAttentionKernel(const FlashAttentionProblem& problem,
                                       const gpu::DeviceInfo& device, bool fp16 = false);
 
 // The kernel `node` pins, nullopt when none; INVALID_ARGUMENT for a value
-// other than "fused", "unfused" or "coopmat".
+// other than "fused", "unfused", "coopmat" or "coopmat:<subgroups>x<keys>".
 absl::StatusOr<std::optional<AttentionKernel>> PinnedAttentionKernel(const Node& node);
+
+// The tensor-core variant `node` pins ("coopmat:2x64"); all zero when it
+// pins none.
+struct CoopmatAttentionPin {
+  uint32_t warps = 0, keys = 0;
+};
+absl::StatusOr<CoopmatAttentionPin> PinnedCoopmatAttentionTile(const Node& node);
 
 const char* AttentionKernelName(AttentionKernel kernel);
 

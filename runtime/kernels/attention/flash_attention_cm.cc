@@ -53,11 +53,13 @@ bool CoopmatAttentionNative(const gpu::DeviceInfo& device) {
 
 std::optional<CoopmatAttentionTile> PlanCoopmatAttention(const FlashAttentionProblem& p,
                                                          const gpu::DeviceInfo& device,
-                                                         bool emulated) {
+                                                         bool emulated, uint32_t warps,
+                                                         uint32_t keys) {
   if (!FlashAttentionIndexable(p) || (!emulated && !CoopmatAttentionNative(device)))
     return std::nullopt;
   const uint32_t head = p.head_size <= 32 ? 32 : p.head_size <= 64 ? 64 : 128;
   for (const CoopmatAttentionTile& t : kTiles) {
+    if ((warps != 0 && t.warps != warps) || (keys != 0 && t.keys != keys)) continue;
     if (t.head != head || t.threads() > device.max_workgroup_invocations ||
         t.threads() > device.max_workgroup_size[0] || t.shared_bytes() > device.max_shared_memory) {
       continue;

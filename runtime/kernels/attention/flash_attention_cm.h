@@ -47,9 +47,12 @@ bool CoopmatAttentionNative(const gpu::DeviceInfo& device);
 // (FlashAttentionIndexable fails, or no variant fits the device's shared
 // memory and workgroup limits). `emulated` plans the scalar emulation, which
 // any device runs (tests pin it); otherwise the device must be native.
+// `warps` and `keys`, where not 0, take only the variant of that many
+// subgroups and keys per tile (a pin, for benchmarks and tests).
 std::optional<CoopmatAttentionTile> PlanCoopmatAttention(const FlashAttentionProblem& problem,
                                                          const gpu::DeviceInfo& device,
-                                                         bool emulated);
+                                                         bool emulated, uint32_t warps = 0,
+                                                         uint32_t keys = 0);
 
 // The dispatch for `problem` (which PlanCoopmatAttention accepted), with the
 // bindings of FlashAttentionStep; `half_io`: its tensors are fp16.

@@ -428,11 +428,15 @@ class AttentionOp : public Op {
       KernelContext& ctx, const FlashAttentionProblem& f, const char* why,
       const AttentionBuffers& io, std::vector<CompositeStep> steps, bool half_io) {
     const bool emulated = !CoopmatAttentionNative(ctx.device().info());
+    ASSIGN_OR_RETURN(const CoopmatAttentionPin pin, PinnedCoopmatAttentionTile(ctx.node()));
     const std::optional<CoopmatAttentionTile> tile =
-        PlanCoopmatAttention(f, ctx.device().info(), emulated);
+        PlanCoopmatAttention(f, ctx.device().info(), emulated, pin.warps, pin.keys);
     if (!tile) {
       return absl::UnimplementedError(absl::StrCat(
-          "the tensor-core attention does not fit this device at head size ", f.head_size));
+          "the tensor-core attention does not fit this device at head size ", f.head_size,
+          pin.warps != 0 ? absl::StrCat(" as the pinned ", pin.warps, " subgroups x ", pin.keys,
+                                        " keys")
+                         : ""));
     }
     ASSIGN_OR_RETURN(DispatchStep step, CoopmatAttentionStep(ctx, f, *tile, emulated, half_io, 3));
     return Finish(std::move(step), io, std::move(steps),

@@ -179,6 +179,28 @@ def _unpinned(name, b, h, s, e, kernel):
     return case
 
 
+def _pinned_variant():
+    """A tensor-core variant pinned by name ("coopmat:<subgroups>x<keys>"):
+    2 subgroups of 64-key tiles at sequence 197 (a partial last tile of
+    queries and of keys), fp32 and fp16 tensors."""
+    for precision in (None, "FP16"):
+        inputs, names, outputs, attrs = attention_problem(_RNG, 2, 2, 2, 197, 197, 64, "pad_float",
+                                                          False, 0, None)
+
+        def build(pin):
+            extra = {_PIN: pin} if pin else {}
+            return [helper.make_node("Attention", names, outputs, **attrs, **extra)]
+        case = {"name": "attention_pick_e64_s197_pad_float_coopmat_2x64" +
+                        ("_fp16" if precision else ""),
+                "model": _model(build("coopmat:2x64"), inputs, outputs), "inputs": inputs,
+                "reference_model": _model(build(None), inputs, outputs),
+                "kernel": "coopmat flash-attention kernel, 32-row tiles of 64 keys",
+                **_tolerance("coopmat")}
+        if precision:
+            case.update({"precision": precision, "rtol": 4e-3})
+        yield case
+
+
 def cases():
     for args, kw in (
             (("e32_s7_pad_float_gqa", 2, 4, 2, 7, 7, 32, "pad_float", False), {}),
@@ -196,6 +218,7 @@ def cases():
         yield from _attention(*args, **kw)
     yield from _empty_rows_zero()
     yield from _packed()
+    yield from _pinned_variant()
     # 4 * B * H * S^2 * E: 4.3 MFLOP (fused) and 135 MFLOP (unfused) around 64.
     yield _unpinned("small_fused", 1, 2, 33, 64, "fused")
     yield _unpinned("large_unfused", 2, 4, 257, 64, "unfused")
