@@ -12,10 +12,10 @@ import re
 DEF_PATH = pathlib.Path(__file__).resolve().parents[2] / "shaders" / "gemm" / \
     "gemm_coopmat_tiles.def"
 EXTENSIONS = ("nv", "khr")
-TILE_COLUMNS = ("name", "bm", "bn", "bk", "warps_m", "warps_n", "stages", "cm_m", "cm_n",
-                "cm_k", "speed", "nv_resident", "nv_step_us", "nv_wave_us", "khr_resident",
+TILE_COLUMNS = ("name", "bm", "bn", "bk", "warps_m", "warps_n", "stages", "prefetch", "cm_m",
+                "cm_n", "cm_k", "speed", "nv_resident", "nv_step_us", "nv_wave_us", "khr_resident",
                 "khr_step_us", "khr_wave_us")
-_INTS = {"bm", "bn", "bk", "warps_m", "warps_n", "stages", "cm_m", "cm_n", "cm_k",
+_INTS = {"bm", "bn", "bk", "warps_m", "warps_n", "stages", "prefetch", "cm_m", "cm_n", "cm_k",
          "nv_resident", "khr_resident"}
 
 
@@ -47,11 +47,10 @@ def read_table(path=DEF_PATH):
 
 
 def shared_bytes(tile):
-    """CoopmatTile::shared_bytes: the fp16 stages of A and B and the fp32 staging blocks."""
+    """CoopmatTile::shared_bytes: the fp16 stages of A and B (the epilogue reuses them)."""
     def stage(mn):
         return max(mn * (tile["bk"] + 8), tile["bk"] * (mn + 8))
-    return (tile["stages"] * (stage(tile["bm"]) + stage(tile["bn"])) * 2 +
-            tile["warps_m"] * tile["warps_n"] * tile["cm_m"] * tile["cm_n"] * 4)
+    return tile["stages"] * (stage(tile["bm"]) + stage(tile["bn"])) * 2
 
 
 def threads(tile):
@@ -65,7 +64,7 @@ def _number(value):
 def tile_row(tile):
     """The .def row of `tile` (a read_table entry, figures possibly refitted)."""
     fields = [f'"{tile["name"]}"']
-    for column in TILE_COLUMNS[1:11]:
+    for column in TILE_COLUMNS[1:12]:
         fields.append(str(tile[column]))
     for extension in EXTENSIONS:
         fields += [str(tile[f"{extension}_resident"]), _number(tile[f"{extension}_step_us"]),

@@ -11,7 +11,9 @@
 // FRAGS_N accumulators of CM_M x CM_N. K streams in steps of BK through
 // STAGES shared-memory stages (2: double-buffered, one barrier per step; 1:
 // half the shared memory, two barriers per step); the global loads of the
-// next step are issued before the current step's matrix work.
+// next step (PREFETCH 1) or of the one after it (PREFETCH 2: a second
+// register set, so loads have two steps of matrix work to land in) are
+// issued before the current step's matrix work.
 //
 // Shared memory holds fp16 in 16-byte units (uvec4 of 8 halves). Each operand
 // keeps the orientation of its contiguous dimension in memory, so a thread
@@ -24,8 +26,8 @@
 // fragment load in distinct bank groups.
 //
 // The epilogue (gemm_epilogue.glsl's store_cols4, 4 consecutive columns per
-// lane) runs after each accumulator passes through a per-subgroup fp32
-// staging block.
+// lane) runs after the accumulators pass, a row of fragments at a time,
+// through fp32 staging rows in the shared memory the K loop is done with.
 //
 // ACC_F16 (the "_acc16" variants): the accumulators are fp16 matrices
 // (fp16 x fp16 -> fp16, about twice the fp32-accumulate rate on NVIDIA
@@ -56,6 +58,9 @@
 #ifndef B_NHWC
 #define B_NHWC 0
 #endif
+#ifndef PREFETCH
+#define PREFETCH 1
+#endif
 #if B_NHWC && (!B_IM2COL || !VKSERVE_F16 || (CM_M % 4) != 0)
 #error "B_NHWC is an im2col loader for fp16 tensors (and CM_M a multiple of 4)"
 #endif
@@ -76,7 +81,7 @@
 #if THREADS != WARPS_M * WARPS_N * 32 || (BM % (WARPS_M * CM_M)) != 0 || \
     (BN % (WARPS_N * CM_N)) != 0 || (CM_N % 4) != 0 || (BK % CM_K) != 0 || (BK % 8) != 0 || \
     ((BM * BK / 8) % THREADS) != 0 || ((BN * BK / 8) % THREADS) != 0 || \
-    (STAGES != 1 && STAGES != 2)
+    (STAGES != 1 && STAGES != 2) || (PREFETCH != 1 && PREFETCH != 2)
 #error "inconsistent coopmat tile defines"
 #endif
 
@@ -109,9 +114,12 @@ const bool B_KN = !B_TRANS;
 const uint A_LD = A_KM ? BM + PAD : BK + PAD;  // halves per shared row
 const uint B_LD = B_KN ? BN + PAD : BK + PAD;
 
-shared uvec4 a_sh[STAGES * A_STAGE / 8];
-shared uvec4 b_sh[STAGES * B_STAGE / 8];
-shared float c_stage[WARPS_M * WARPS_N * CM_M * CM_N];
+// A's stages, then B's, in one array: once the K loop is done, the epilogue
+// stages the sums in the same memory.
+const uint B_SH0 = STAGES * A_STAGE / 8;  // B's first unit
+shared uvec4 ab_sh[B_SH0 + STAGES * B_STAGE / 8];
+#define a_sh(i) ab_sh[i]
+#define b_sh(i) ab_sh[B_SH0 + (i)]
 
 // One step's global loads, 8 elements per unit, held in registers across
 // the current step's matrix work: an operand stored in fp16 (RAW) keeps its
@@ -124,17 +132,17 @@ struct F8 {
   vec4 hi;
 };
 #if A_RAW
-uvec4 a_st[A_UNITS];
+uvec4 a_st[PREFETCH][A_UNITS];
 #else
-F8 a_st[A_UNITS];
+F8 a_st[PREFETCH][A_UNITS];
 #endif
 // fp16 im2col units are packed as they are loaded (the pointwise rows are
 // raw bytes already).
 #define B_PACKED (B_RAW || (VKSERVE_F16 && B_IM2COL))
 #if B_PACKED
-uvec4 b_st[B_UNITS];
+uvec4 b_st[PREFETCH][B_UNITS];
 #else
-F8 b_st[B_UNITS];
+F8 b_st[PREFETCH][B_UNITS];
 #endif
 // 8- and 4-half views of the fp16 operands (RAW loads).
 layout(binding = 0) readonly buffer ABuf8 { uvec4 a8[]; };
@@ -167,8 +175,8 @@ struct FragB { uint off; };
 struct Acc { acc_t v[ACC_PER_LANE]; };
 
 uint pack2(vec2 v) { return packHalf2x16(vec2(round_f16(v.x), round_f16(v.y))); }
-float a_half(uint h) { return unpackHalf2x16(a_sh[h >> 3][(h >> 1) & 3u])[h & 1u]; }
-float b_half(uint h) { return unpackHalf2x16(b_sh[h >> 3][(h >> 1) & 3u])[h & 1u]; }
+float a_half(uint h) { return unpackHalf2x16(a_sh(h >> 3)[(h >> 1) & 3u])[h & 1u]; }
+float b_half(uint h) { return unpackHalf2x16(b_sh(h >> 3)[(h >> 1) & 3u])[h & 1u]; }
 Acc acc_zero() {
   Acc r;
   [[unroll]] for (uint t = 0; t < ACC_PER_LANE; ++t) r.v[t] = acc_t(0.0);
@@ -179,8 +187,8 @@ void load_frag_b(out FragB f, uint off) { f.off = off; }
 // The outer loop kept rolled: lavapipe compiles this in seconds instead of
 // minutes. The inner one is unrolled: llvmpipe cuts a loop short after 65535
 // iterations in one invocation (its guard against endless loops), and rolled,
-// this one passed that count at K = 1792 (64x64), leaving the sums unfinished
-// and the output silently wrong.
+// this one passed that count at K = 1792 (64x64) or 448 (128x256), leaving
+// the sums unfinished and the output silently wrong.
 Acc mul_add(FragA fa, FragB fb, Acc c) {
   const uint lane = gl_LocalInvocationID.x % 32;
   [[dont_unroll]] for (uint t = 0; t < ACC_PER_LANE; ++t) {
@@ -194,10 +202,11 @@ Acc mul_add(FragA fa, FragB fb, Acc c) {
   }
   return c;
 }
-void store_acc(Acc c, uint base) {
+void store_acc(Acc c, uint base, uint ld) {
   const uint lane = gl_LocalInvocationID.x % 32;
   [[unroll]] for (uint t = 0; t < ACC_PER_LANE; ++t) {
-    c_stage[base + lane + 32 * t] = float(c.v[t]);
+    const uint at = base + ((lane + 32 * t) / CM_N) * ld + (lane + 32 * t) % CM_N;
+    ab_sh[at >> 2][at & 3u] = floatBitsToUint(float(c.v[t]));
   }
 }
 // The emulated subgroup is 32 invocations of the workgroup: every one of
@@ -224,21 +233,24 @@ Acc acc_zero() { return Acc(0.0); }
 #endif
 void load_frag_a(out FragA f, uint off) {
   if (A_KM) {
-    coopMatLoadNV(f, a_sh, off / 8, A_LD / 8, true);
+    coopMatLoadNV(f, ab_sh, off / 8, A_LD / 8, true);
   } else {
-    coopMatLoadNV(f, a_sh, off / 8, A_LD / 8, false);
+    coopMatLoadNV(f, ab_sh, off / 8, A_LD / 8, false);
   }
 }
 void load_frag_b(out FragB f, uint off) {
   if (B_KN) {
-    coopMatLoadNV(f, b_sh, off / 8, B_LD / 8, false);
+    coopMatLoadNV(f, ab_sh, B_SH0 + off / 8, B_LD / 8, false);
   } else {
-    coopMatLoadNV(f, b_sh, off / 8, B_LD / 8, true);
+    coopMatLoadNV(f, ab_sh, B_SH0 + off / 8, B_LD / 8, true);
   }
 }
 Acc mul_add(FragA fa, FragB fb, Acc c) { return coopMatMulAddNV(fa, fb, c); }
-// fp16 accumulators are widened to fp32 for the staging block.
-void store_acc(Acc c, uint base) { coopMatStoreNV(Acc32(c), c_stage, base, CM_N, false); }
+// fp16 accumulators are widened to fp32 for the staging rows; base and ld
+// are in floats, multiples of 4 (16-byte units of ab_sh).
+void store_acc(Acc c, uint base, uint ld) {
+  coopMatStoreNV(Acc32(c), ab_sh, base / 4, ld / 4, false);
+}
 void stage_sync() {
   subgroupMemoryBarrierShared();
   subgroupBarrier();
@@ -260,10 +272,10 @@ uvec4 to_shared(F8 v) { return pack8(v.lo, v.hi); }
 // element); load_<op>_step loads them into op##_st and store_<op>_step
 // stores each with one 128-bit store into stage s.
 #define GEMM_CM_STORE_STEP(op, OP)                                              \
-  void store_##op##_step(uint s) {                                              \
+  void store_##op##_step(uint s, uint set) {                                    \
     [[unroll]] for (uint u = 0; u < OP##_UNITS; ++u) {                          \
       const uvec2 rc = op##_unit(gl_LocalInvocationID.x + u * THREADS);         \
-      op##_sh[(s * OP##_STAGE + rc.x * OP##_LD + rc.y) / 8] = to_shared(op##_st[u]); \
+      op##_sh((s * OP##_STAGE + rc.x * OP##_LD + rc.y) / 8) = to_shared(op##_st[set][u]); \
     }                                                                           \
   }
 
@@ -316,10 +328,10 @@ uvec4 to_shared(F8 v) { return pack8(v.lo, v.hi); }
 // load_<op>_step: the units of one K step through load_<op>_<KIND> (raw or
 // f8, by the operand's storage).
 #define GEMM_CM_LOAD_STEP(op, OP, X0, XK, KIND)                                 \
-  void load_##op##_step(uint k0, uint k_end) {                                  \
+  void load_##op##_step(uint k0, uint k_end, uint set) {                        \
     [[unroll]] for (uint u = 0; u < OP##_UNITS; ++u) {                          \
       const uvec2 rc = op##_unit(gl_LocalInvocationID.x + u * THREADS);         \
-      op##_st[u] = load_##op##_##KIND(X0 + (XK ? rc.y : rc.x), k0 + (XK ? rc.x : rc.y), k_end); \
+      op##_st[set][u] = load_##op##_##KIND(X0 + (XK ? rc.y : rc.x), k0 + (XK ? rc.x : rc.y), k_end); \
     }                                                                           \
   }
 
@@ -418,17 +430,17 @@ F8 load_x8_taps(uint k, uint k_end) {
   return r;
 }
 
-void load_b_step(uint k0, uint k_end) {
+void load_b_step(uint k0, uint k_end, uint set) {
   [[unroll]] for (uint u = 0; u < B_UNITS; ++u) {
     const uvec2 rc = b_unit(gl_LocalInvocationID.x + u * THREADS);
     if (B_KN) {
-      b_st[u] = load_x8_pixels(k0 + rc.x, n0 + rc.y, k_end);
+      b_st[set][u] = load_x8_pixels(k0 + rc.x, n0 + rc.y, k_end);
     } else {
 #if B_PACKED
       const F8 taps = load_x8_taps(k0 + rc.y, k_end);
-      b_st[u] = pack8(taps.lo, taps.hi);
+      b_st[set][u] = pack8(taps.lo, taps.hi);
 #else
-      b_st[u] = load_x8_taps(k0 + rc.y, k_end);
+      b_st[set][u] = load_x8_taps(k0 + rc.y, k_end);
 #endif
     }
   }
@@ -448,11 +460,11 @@ GEMM_CM_STORE_STEP(b, B)
 void multiply_stage(uint s, uint warp_m, uint warp_n) {
   [[unroll]] for (uint kk = 0; kk < BK; kk += CM_K) {
     FragA fa[FRAGS_M];
-    FragB fb[FRAGS_N];
     [[unroll]] for (uint i = 0; i < FRAGS_M; ++i) {
       const uint m = warp_m * WM + i * CM_M;
       load_frag_a(fa[i], s * A_STAGE + (A_KM ? kk * A_LD + m : m * A_LD + kk));
     }
+    FragB fb[FRAGS_N];
     [[unroll]] for (uint j = 0; j < FRAGS_N; ++j) {
       const uint n = warp_n * WN + j * CM_N;
       load_frag_b(fb[j], s * B_STAGE + (B_KN ? kk * B_LD + n : n * B_LD + kk));
@@ -463,46 +475,99 @@ void multiply_stage(uint s, uint warp_m, uint warp_n) {
   }
 }
 
+#if PREFETCH == 1
 void k_loop(uint k_begin, uint k_end, uint warp_m, uint warp_n) {
   if (k_begin < k_end) {
-    load_a_step(k_begin, k_end);
-    load_b_step(k_begin, k_end);
+    load_a_step(k_begin, k_end, 0);
+    load_b_step(k_begin, k_end, 0);
   }
 #if STAGES == 2
   if (k_begin < k_end) {
-    store_a_step(0);
-    store_b_step(0);
+    store_a_step(0, 0);
+    store_b_step(0, 0);
   }
   barrier();
   uint s = 0;
   for (uint k0 = k_begin; k0 < k_end; k0 += BK) {
     const bool more = k0 + BK < k_end;
     if (more) {
-      load_a_step(k0 + BK, k_end);
-      load_b_step(k0 + BK, k_end);
+      load_a_step(k0 + BK, k_end, 0);
+      load_b_step(k0 + BK, k_end, 0);
     }
     multiply_stage(s, warp_m, warp_n);
     if (more) {
-      store_a_step(s ^ 1u);
-      store_b_step(s ^ 1u);
+      store_a_step(s ^ 1u, 0);
+      store_b_step(s ^ 1u, 0);
     }
     barrier();
     s ^= 1u;
   }
 #else
   for (uint k0 = k_begin; k0 < k_end; k0 += BK) {
-    store_a_step(0);
-    store_b_step(0);
+    store_a_step(0, 0);
+    store_b_step(0, 0);
     barrier();
     if (k0 + BK < k_end) {
-      load_a_step(k0 + BK, k_end);
-      load_b_step(k0 + BK, k_end);
+      load_a_step(k0 + BK, k_end, 0);
+      load_b_step(k0 + BK, k_end, 0);
     }
     multiply_stage(0, warp_m, warp_n);
     barrier();
   }
 #endif
 }
+#else
+// Two register sets: the loads of step i + 2 are issued while step i is
+// multiplied, so a step's global loads have two steps of matrix work to
+// land in instead of one. Step i uses set i % 2 (and, with two stages,
+// stage i % 2); the loop is unrolled by two so that every set index is a
+// constant.
+void prefetch_step(uint k0, uint k_end, uint set) {
+  if (k0 < k_end) {
+    load_a_step(k0, k_end, set);
+    load_b_step(k0, k_end, set);
+  }
+}
+
+// Step k0 (parity `set`, a constant after unrolling) of the loop.
+void k_step(uint k0, uint k_end, uint set, uint warp_m, uint warp_n) {
+#if STAGES == 2
+  // Stage `set` holds this step; register set `set` is free, set ^ 1 is in
+  // flight with the next step.
+  prefetch_step(k0 + 2 * BK, k_end, set);
+  multiply_stage(set, warp_m, warp_n);
+  if (k0 + BK < k_end) {
+    store_a_step(set ^ 1u, set ^ 1u);
+    store_b_step(set ^ 1u, set ^ 1u);
+  }
+  barrier();
+#else
+  store_a_step(0, set);
+  store_b_step(0, set);
+  barrier();
+  prefetch_step(k0 + 2 * BK, k_end, set);
+  multiply_stage(0, warp_m, warp_n);
+  barrier();
+#endif
+}
+
+void k_loop(uint k_begin, uint k_end, uint warp_m, uint warp_n) {
+  prefetch_step(k_begin, k_end, 0);
+  prefetch_step(k_begin + BK, k_end, 1);
+#if STAGES == 2
+  if (k_begin < k_end) {
+    store_a_step(0, 0);
+    store_b_step(0, 0);
+  }
+  barrier();
+#endif
+  for (uint k0 = k_begin; k0 < k_end; k0 += 2 * BK) {
+    k_step(k0, k_end, 0, warp_m, warp_n);
+    if (k0 + BK >= k_end) break;
+    k_step(k0 + BK, k_end, 1, warp_m, warp_n);
+  }
+}
+#endif
 
 #if B_NHWC
 // Y channels-last: the output view's rows (output channels) are adjacent
@@ -530,33 +595,46 @@ void store_rows4(vec4 v, uint z, uint split, uint row, uint col) {
 }
 #endif
 
-// Each accumulator through this subgroup's staging block, then the epilogue
-// (lanes along a row, 4 columns each: CM_N is a multiple of 4; B_NHWC: down
-// a column, 4 rows each, CM_M a multiple of 4).
+// The sums leave through shared memory, a row of fragments at a time: each
+// subgroup stores EPI_FRAGS accumulators side by side (CM_M rows of EPI_W
+// floats, padded to EPI_LD) in the A/B stages the K loop is done with, then
+// its lanes finish them with wide stores along the rows (gemm_epilogue.glsl's
+// store_cols4, 4 columns per lane: one row of 64 columns is 16 lanes' stores)
+// or, B_NHWC, down the columns (store_rows4). A whole row of fragments where
+// the stages hold one per subgroup, else half a row.
+const uint WARPS = WARPS_M * WARPS_N;
+const uint STAGE_FLOATS = (STAGES * (A_STAGE + B_STAGE)) / 2;
+const uint EPI_FRAGS = WARPS * CM_M * (FRAGS_N * CM_N + 4) <= STAGE_FLOATS ? FRAGS_N
+                       : WARPS * CM_M * (FRAGS_N / 2 * CM_N + 4) <= STAGE_FLOATS ? FRAGS_N / 2 : 1;
+const uint EPI_W = EPI_FRAGS * CM_N;
+const uint EPI_LD = EPI_W + 4;  // floats: rows start 4 banks apart
+float staged(uint at) { return uintBitsToFloat(ab_sh[at >> 2][at & 3u]); }
+
 void write_out(uint warp, uint warp_m, uint warp_n, uint z, uint split) {
   const uint lane = gl_LocalInvocationID.x % 32;
-  const uint base = warp * CM_M * CM_N;
+  const uint base = warp * CM_M * EPI_LD;
   [[unroll]] for (uint i = 0; i < FRAGS_M; ++i) {
-    [[unroll]] for (uint j = 0; j < FRAGS_N; ++j) {
-      store_acc(acc[i][j], base);
+    [[unroll]] for (uint j0 = 0; j0 < FRAGS_N; j0 += EPI_FRAGS) {
+      [[unroll]] for (uint j = 0; j < EPI_FRAGS; ++j) {
+        store_acc(acc[i][j0 + j], base + j * CM_N, EPI_LD);
+      }
       stage_sync();
       const uint row0 = m0 + warp_m * WM + i * CM_M;
-      const uint col0 = n0 + warp_n * WN + j * CM_N;
+      const uint col0 = n0 + warp_n * WN + j0 * CM_N;
+      for (uint e = lane * 4; e < CM_M * EPI_W; e += 128) {
 #if B_NHWC
-      // Lanes down the columns, 4 rows (output channels) each.
-      for (uint e = lane * 4; e < CM_M * CM_N; e += 128) {
-        const uint r = base + (e % CM_M) * CM_N + e / CM_M;
-        const vec4 v = vec4(c_stage[r], c_stage[r + CM_N], c_stage[r + 2 * CM_N],
-                            c_stage[r + 3 * CM_N]);
-        store_rows4(v, z, split, row0 + e % CM_M, col0 + e / CM_M);
-      }
+        // Lanes down the columns, 4 rows (output channels) each.
+        const uint r = e % CM_M, col = e / CM_M;
+        const uint at = base + r * EPI_LD + col;
+        const vec4 v = vec4(staged(at), staged(at + EPI_LD), staged(at + 2 * EPI_LD),
+                            staged(at + 3 * EPI_LD));
+        store_rows4(v, z, split, row0 + r, col0 + col);
 #else
-      for (uint e = lane * 4; e < CM_M * CM_N; e += 128) {
-        const vec4 v = vec4(c_stage[base + e], c_stage[base + e + 1], c_stage[base + e + 2],
-                            c_stage[base + e + 3]);
-        store_cols4(v, z, split, row0 + e / CM_N, col0 + e % CM_N);
-      }
+        const uint r = e / EPI_W, col = e % EPI_W;
+        const vec4 v = uintBitsToFloat(ab_sh[(base + r * EPI_LD + col) / 4]);
+        store_cols4(v, z, split, row0 + r, col0 + col);
 #endif
+      }
       stage_sync();
     }
   }

@@ -52,7 +52,7 @@ void init_b_loader() {
 
 // Each unit: the 8 channels from k (a multiple of 8; the same for every
 // unit of this thread) of its column, zero outside the image.
-void load_b_step(uint k0, uint k_end) {
+void load_b_step(uint k0, uint k_end, uint set) {
   const uint k = k0 + (gl_LocalInvocationID.x % B_KCHUNKS) * 8;
   const bool k_valid = k < k_end;
   const uint tap = k / channels;
@@ -62,9 +62,9 @@ void load_b_step(uint k0, uint k_end) {
   [[unroll]] for (uint u = 0; u < B_UNITS; ++u) {
     const int iy = iy0[u] + int(ky * DH);
     const int ix = ix0[u] + int(kx * DW);
-    b_st[u] = uvec4(0);
+    b_st[set][u] = uvec4(0);
     if (k_valid && b_col_valid[u] && uint(iy) < p.in_h && uint(ix) < p.in_w) {
-      b_st[u] = b8[(x_base[u] + (uint(iy) * p.in_w + uint(ix)) * channels + ci) / 8];
+      b_st[set][u] = b8[(x_base[u] + (uint(iy) * p.in_w + uint(ix)) * channels + ci) / 8];
     }
   }
 }

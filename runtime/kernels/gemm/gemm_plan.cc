@@ -45,10 +45,10 @@ constexpr GemmTile kGemmTiles[] = {
 // `speed` serves devices that do not report their SMs.
 constexpr CoopmatTile kCoopmatTiles[] = {
 // clang-format off
-#define VKSERVE_GEMM_COOPMAT_TILE(name, bm, bn, bk, warps_m, warps_n, stages, cm_m, cm_n, cm_k, \
-                                  speed, nv_resident, nv_step_us, nv_wave_us, khr_resident,     \
-                                  khr_step_us, khr_wave_us)                                     \
-  {name, bm, bn, bk, warps_m, warps_n, stages, {cm_m, cm_n, cm_k}, speed,                       \
+#define VKSERVE_GEMM_COOPMAT_TILE(name, bm, bn, bk, warps_m, warps_n, stages, prefetch, cm_m, \
+                                  cm_n, cm_k, speed, nv_resident, nv_step_us, nv_wave_us,     \
+                                  khr_resident, khr_step_us, khr_wave_us)                     \
+  {name, bm, bn, bk, warps_m, warps_n, stages, {cm_m, cm_n, cm_k}, speed,                     \
    {nv_resident, nv_step_us, nv_wave_us}, {khr_resident, khr_step_us, khr_wave_us}},
 #define VKSERVE_GEMM_COOPMAT_SPLIT(extension, split_us, partial_us_per_million)
 // clang-format on
@@ -85,6 +85,17 @@ static_assert(std::size(kCoopmatSplits) == 2 && FindCoopmatSplit("nv") != nullpt
                   FindCoopmatSplit("khr") != nullptr,
               "shaders/gemm/gemm_coopmat_tiles.def: one VKSERVE_GEMM_COOPMAT_SPLIT row per "
               "extension, nv and khr");
+
+// The epilogue stages at least one accumulator per subgroup, fp32 rows
+// padded by 4 floats, in the A/B stages (gemm_coopmat.glsl's EPI_FRAGS).
+constexpr bool EpilogueFitsStages() {
+  for (const CoopmatTile& t : kCoopmatTiles) {
+    if (t.warps_m * t.warps_n * t.shape.m * (t.shape.n + 4) * 4 > t.shared_bytes()) return false;
+  }
+  return true;
+}
+static_assert(EpilogueFitsStages(),
+              "shaders/gemm/gemm_coopmat_tiles.def: a tile's stages cannot hold its epilogue");
 
 constexpr const CoopmatSplitFigures& kNvSplit = *FindCoopmatSplit("nv");
 constexpr const CoopmatSplitFigures& kKhrSplit = *FindCoopmatSplit("khr");

@@ -87,10 +87,10 @@ struct CoopmatTile {
   const CoopmatWaveFigures& wave(bool khr) const { return khr ? wave_khr : wave_nv; }
   uint32_t threads() const { return warps_m * warps_n * 32; }
   // fp16 stages of A and B (rows padded by 8 halves, sized for either
-  // orientation) and an fp32 staging block per subgroup.
-  uint32_t shared_bytes() const {
+  // orientation); the epilogue stages its sums in the same memory.
+  constexpr uint32_t shared_bytes() const {
     const auto stage = [&](uint32_t mn) { return std::max(mn * (bk + 8), bk * (mn + 8)); };
-    return stages * (stage(bm) + stage(bn)) * 2 + warps_m * warps_n * shape.m * shape.n * 4;
+    return stages * (stage(bm) + stage(bn)) * 2;
   }
 };
 std::span<const CoopmatTile> CoopmatTiles();
