@@ -185,6 +185,7 @@ def cases():
                tail=[("Add", ["R"]), ("Relu", [])], residual=True)
     yield conv("conv_nhwc_3x3_split", (1, 32, 6, 7), 16, 3, [1, 1, 1, 1], plan="cm64x64/4")
     yield conv("conv_nhwc_3x3_s1tile", (2, 8, 9, 11), 16, 3, [1, 1, 1, 1], plan="cm64x64s1")
+    yield conv("conv_nhwc_3x3_k64tile", (2, 16, 9, 11), 16, 3, [1, 1, 1, 1], plan="cm64x64k64s1p2")
     # Larger tiles (4 units of B per thread): emulated where their shared
     # memory fits the device, else refused naming the tile.
     for t in ("128x128w4", "128x256", "256x128"):

@@ -120,6 +120,7 @@ def cases():
     # what lavapipe's loop limit lets the emulation run (some 60 steps of 32).
     yield matmul("gemm_acc16_cm64x64_mm_k1000", 96, 80, 1000, "cm64x64", prove=True)
     yield matmul("gemm_acc16_cm64x64s1_mm_odd", 37, 45, 1200, "cm64x64s1", prove=True)
+    yield matmul("gemm_acc16_cm64x64k64s1p2_mm_odd", 37, 45, 1200, "cm64x64k64s1p2", prove=True)
     yield matmul("gemm_acc16_cm64x64_mm_split", 70, 64, 1024, "cm64x64/4")
     # Conv through both loaders: a 3x3 window (im2col taps) and a 1x1
     # (pointwise pixels).

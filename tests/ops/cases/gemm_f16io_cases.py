@@ -121,7 +121,7 @@ def cases():
     yield conv("gemm_f16io_conv_1x1_vec", (1, 64, 8, 8), 24, 1, [0, 0, 0, 0], "32x64/2")
     yield conv("gemm_f16io_conv_split_relu", (1, 13, 7, 7), 13, 3, [1, 1, 1, 1], "16x64/4",
                tail=[("Relu", [])])
-    for t, cm in (("64x64", False), ("128x256", True), ("128x128w4", True)):
+    for t, cm in (("64x64", False), ("64x64k64s1p2", False), ("128x256", True), ("128x128w4", True)):
         yield matmul(f"gemm_f16io_cm{t}_odd", (127, 13), (13, 7), f"cm{t}", coopmat=cm)
         yield matmul(f"gemm_f16io_cm{t}_vec_split", (64, 132), (132, 68), f"cm{t}/2", coopmat=cm)
         # Extents, rows and batch strides multiples of 8: 16-byte loads of A and B.

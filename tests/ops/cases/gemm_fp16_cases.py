@@ -151,12 +151,9 @@ def cases():
                    plan=f"cm{t}/2", coopmat=cm)
         yield conv(f"gemm_fp16_cm{t}_conv_1x1_odd", (2, 24, 5, 5), 20, 1, [0, 0, 0, 0],
                    plan=f"cm{t}", coopmat=cm)
-    # Two steps' loads in flight (the "p2" tiles, both stage counts) and
-    # 64-deep steps: odd and even step counts, a single step, split-K, both
-    # Conv loaders.
-    for t, cm in (("128x128p2", True), ("128x256p2", True), ("64x64p2", False),
-                  ("64x64s1p2", False), ("64x64k64s1p2", False),
-                  ("128x128w4k64s1p2", True)):
+    # 64-deep steps with two steps' loads in flight: odd and even step
+    # counts, a single step, split-K, both Conv loaders.
+    for t, cm in (("64x64k64s1p2", False),):
         yield matmul(f"gemm_fp16_cm{t}_odd", 127, 13, 1000, plan=f"cm{t}", coopmat=cm)
         yield matmul(f"gemm_fp16_cm{t}_long_k", 40, 13, 2000, plan=f"cm{t}", coopmat=cm)
         yield matmul(f"gemm_fp16_cm{t}_one_step", 40, 13, 24, plan=f"cm{t}", coopmat=cm)
