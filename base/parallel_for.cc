@@ -27,7 +27,7 @@ struct Batch {
     }
   }
   bool Exhausted() const { return next.load() >= count; }
-  bool Finished() const { return done == count; }
+  bool Finished() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex) { return done == count; }
 
   const int count;
   const absl::FunctionRef<void(int)> fn;
