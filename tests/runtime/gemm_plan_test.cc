@@ -240,8 +240,9 @@ TEST(GemmPlanTest, KeepsTheH100CoopmatPicks) {
 
 // The same through VK_KHR_cooperative_matrix, which the wave model prices
 // with the table's KHR figures, on the fitted shapes and ViT-B/16 b32's
-// (QKV, output projection, FC1, FC2). Measured through KHR on an H100 (the
-// sweep the figures were fitted to, GPU us) where the sweep ran the pick.
+// (QKV, output projection, FC1, FC2) and GPT-2 b8's QKV and LM head.
+// Measured through KHR on an H100 (the sweep the figures were fitted to,
+// GPU us) where the sweep ran the pick.
 TEST(GemmPlanTest, KeepsTheH100CoopmatPicksThroughKhr) {
   constexpr CoopmatPick kPicks[] = {
       {1024, 1024, 1024, "64x64k64s1p2", 2},
@@ -254,6 +255,8 @@ TEST(GemmPlanTest, KeepsTheH100CoopmatPicksThroughKhr) {
       {6304, 768, 768, "64x64k64s1p2", 1},
       {6304, 3072, 768, "128x256", 1},       // 153.1-153.6 us, the fastest
       {6304, 768, 3072, "64x64k64s1p2", 1},
+      {1024, 2304, 768, "128x256", 1},    // 39.2 us; fastest 64x64/1, 30.2
+      {1024, 50257, 768, "128x256", 1},   // 613.6 us; fastest 256x128/1, 544.8
   };
   gpu::DeviceInfo info = WithCoopmat({{16, 16, 16}, {16, 8, 16}});
   info.cooperative_matrix_khr = true;
