@@ -38,9 +38,11 @@ struct Batch {
 
 class Pool {
  public:
-  explicit Pool(int workers) {
+  explicit Pool(int workers) : workers_(workers) {
     for (int i = 0; i < workers; ++i) std::thread([this] { WorkerLoop(); }).detach();
   }
+
+  int workers() const { return workers_; }
 
   void Post(std::shared_ptr<Batch> batch) {
     MutexLock lock(&mutex_);
@@ -70,6 +72,7 @@ class Pool {
     }
   }
 
+  const int workers_;
   Mutex mutex_;
   std::deque<std::shared_ptr<Batch>> queue_ ABSL_GUARDED_BY(mutex_);
 };
@@ -83,7 +86,7 @@ Pool* SharedPool() {
 
 void ParallelFor(int count, absl::FunctionRef<void(int)> fn) {
   if (count <= 0) return;
-  if (count == 1 || HostCores() == 1) {
+  if (count == 1 || SharedPool()->workers() == 0) {
     for (int i = 0; i < count; ++i) fn(i);
     return;
   }

@@ -11,9 +11,9 @@
 // FRAGS_N accumulators of CM_M x CM_N. K streams in steps of BK through
 // STAGES shared-memory stages (2: double-buffered, one barrier per step; 1:
 // half the shared memory, two barriers per step); the global loads of the
-// next step (PREFETCH 1) or of the one after it (PREFETCH 2: a second
-// register set, so loads have two steps of matrix work to land in) are
-// issued before the current step's matrix work.
+// next step (PREFETCH 1) or of the one after it (PREFETCH 2, with one
+// stage: a second register set, so loads have two steps of matrix work to
+// land in) are issued before the current step's matrix work.
 //
 // Shared memory holds fp16 in 16-byte units (uvec4 of 8 halves). Each operand
 // keeps the orientation of its contiguous dimension in memory, so a thread
@@ -81,7 +81,8 @@
 #if THREADS != WARPS_M * WARPS_N * 32 || (BM % (WARPS_M * CM_M)) != 0 || \
     (BN % (WARPS_N * CM_N)) != 0 || (CM_N % 4) != 0 || (BK % CM_K) != 0 || (BK % 8) != 0 || \
     ((BM * BK / 8) % THREADS) != 0 || ((BN * BK / 8) % THREADS) != 0 || \
-    (STAGES != 1 && STAGES != 2) || (PREFETCH != 1 && PREFETCH != 2)
+    (STAGES != 1 && STAGES != 2) || (PREFETCH != 1 && PREFETCH != 2) || \
+    (PREFETCH == 2 && STAGES != 1)
 #error "inconsistent coopmat tile defines"
 #endif
 
@@ -517,11 +518,10 @@ void k_loop(uint k_begin, uint k_end, uint warp_m, uint warp_n) {
 #endif
 }
 #else
-// Two register sets: the loads of step i + 2 are issued while step i is
-// multiplied, so a step's global loads have two steps of matrix work to
-// land in instead of one. Step i uses set i % 2 (and, with two stages,
-// stage i % 2); the loop is unrolled by two so that every set index is a
-// constant.
+// Two register sets, one shared stage: the loads of step i + 2 are issued
+// while step i is multiplied, so a step's global loads have two steps of
+// matrix work to land in instead of one. Step i uses set i % 2; the loop is
+// unrolled by two so that every set index is a constant.
 void prefetch_step(uint k0, uint k_end, uint set) {
   if (k0 < k_end) {
     load_a_step(k0, k_end, set);
@@ -531,36 +531,17 @@ void prefetch_step(uint k0, uint k_end, uint set) {
 
 // Step k0 (parity `set`, a constant after unrolling) of the loop.
 void k_step(uint k0, uint k_end, uint set, uint warp_m, uint warp_n) {
-#if STAGES == 2
-  // Stage `set` holds this step; register set `set` is free, set ^ 1 is in
-  // flight with the next step.
-  prefetch_step(k0 + 2 * BK, k_end, set);
-  multiply_stage(set, warp_m, warp_n);
-  if (k0 + BK < k_end) {
-    store_a_step(set ^ 1u, set ^ 1u);
-    store_b_step(set ^ 1u, set ^ 1u);
-  }
-  barrier();
-#else
   store_a_step(0, set);
   store_b_step(0, set);
   barrier();
   prefetch_step(k0 + 2 * BK, k_end, set);
   multiply_stage(0, warp_m, warp_n);
   barrier();
-#endif
 }
 
 void k_loop(uint k_begin, uint k_end, uint warp_m, uint warp_n) {
   prefetch_step(k_begin, k_end, 0);
   prefetch_step(k_begin + BK, k_end, 1);
-#if STAGES == 2
-  if (k_begin < k_end) {
-    store_a_step(0, 0);
-    store_b_step(0, 0);
-  }
-  barrier();
-#endif
   for (uint k0 = k_begin; k0 < k_end; k0 += 2 * BK) {
     k_step(k0, k_end, 0, warp_m, warp_n);
     if (k0 + BK >= k_end) break;

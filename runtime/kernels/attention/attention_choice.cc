@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 #include "base/status_macros.h"
 #include "runtime/kernels/attention/flash_attention_cm.h"
 
@@ -45,48 +45,48 @@ AttentionKernel ChooseAttentionKernel(const FlashAttentionProblem& p, const gpu:
 
 namespace {
 
-constexpr char kCoopmatTilePrefix[] = "coopmat:";
+// The attribute's kernel and variant, read once: nullopt when the node pins
+// none; INVALID_ARGUMENT for any other value than the documented ones.
+struct Pin {
+  AttentionKernel kernel;
+  CoopmatAttentionPin tile;  // all zero unless "coopmat:<subgroups>x<keys>"
+};
 
-absl::Status BadPin() {
+absl::StatusOr<std::optional<Pin>> ReadPin(const Node& node) {
+  const Attribute* a = node.FindAttribute(kAttentionKernelAttr);
+  if (a == nullptr) return std::optional<Pin>();
+  if (a->type == Attribute::Type::kString) {
+    if (a->s == "fused") return std::optional<Pin>(Pin{AttentionKernel::kFused, {}});
+    if (a->s == "unfused") return std::optional<Pin>(Pin{AttentionKernel::kUnfused, {}});
+    if (a->s == "coopmat") return std::optional<Pin>(Pin{AttentionKernel::kCoopmat, {}});
+    // "coopmat:2x64": two positive numbers.
+    absl::string_view tile = a->s;
+    uint32_t warps = 0, keys = 0;
+    if (absl::ConsumePrefix(&tile, "coopmat:")) {
+      const size_t x = tile.find('x');
+      if (x != absl::string_view::npos && absl::SimpleAtoi(tile.substr(0, x), &warps) &&
+          absl::SimpleAtoi(tile.substr(x + 1), &keys) && warps > 0 && keys > 0) {
+        return std::optional<Pin>(Pin{AttentionKernel::kCoopmat, {warps, keys}});
+      }
+    }
+  }
   return absl::InvalidArgumentError(
       absl::StrCat(kAttentionKernelAttr,
                    " must be the string \"fused\", \"unfused\", \"coopmat\" or "
                    "\"coopmat:<subgroups>x<keys>\""));
 }
 
-// "2x64" as {2, 64}; nullopt unless two positive numbers.
-std::optional<CoopmatAttentionPin> ParseTile(absl::string_view text) {
-  const size_t x = text.find('x');
-  uint32_t warps = 0, keys = 0;
-  if (x == absl::string_view::npos || !absl::SimpleAtoi(text.substr(0, x), &warps) ||
-      !absl::SimpleAtoi(text.substr(x + 1), &keys) || warps == 0 || keys == 0) {
-    return std::nullopt;
-  }
-  return CoopmatAttentionPin{warps, keys};
-}
-
 }  // namespace
 
 absl::StatusOr<std::optional<AttentionKernel>> PinnedAttentionKernel(const Node& node) {
-  const Attribute* a = node.FindAttribute(kAttentionKernelAttr);
-  if (a == nullptr) return std::optional<AttentionKernel>();
-  if (a->type == Attribute::Type::kString) {
-    if (a->s == "fused") return std::optional<AttentionKernel>(AttentionKernel::kFused);
-    if (a->s == "unfused") return std::optional<AttentionKernel>(AttentionKernel::kUnfused);
-    if (a->s == "coopmat") return std::optional<AttentionKernel>(AttentionKernel::kCoopmat);
-    if (absl::StartsWith(a->s, kCoopmatTilePrefix) &&
-        ParseTile(absl::string_view(a->s).substr(sizeof(kCoopmatTilePrefix) - 1))) {
-      return std::optional<AttentionKernel>(AttentionKernel::kCoopmat);
-    }
-  }
-  return BadPin();
+  ASSIGN_OR_RETURN(const std::optional<Pin> pin, ReadPin(node));
+  if (!pin) return std::optional<AttentionKernel>();
+  return std::optional<AttentionKernel>(pin->kernel);
 }
 
 absl::StatusOr<CoopmatAttentionPin> PinnedCoopmatAttentionTile(const Node& node) {
-  RETURN_IF_ERROR(PinnedAttentionKernel(node).status());
-  const Attribute* a = node.FindAttribute(kAttentionKernelAttr);
-  if (a == nullptr || !absl::StartsWith(a->s, kCoopmatTilePrefix)) return CoopmatAttentionPin{};
-  return *ParseTile(absl::string_view(a->s).substr(sizeof(kCoopmatTilePrefix) - 1));
+  ASSIGN_OR_RETURN(const std::optional<Pin> pin, ReadPin(node));
+  return pin ? pin->tile : CoopmatAttentionPin{};
 }
 
 const char* AttentionKernelName(AttentionKernel kernel) {

@@ -130,14 +130,16 @@ def cases():
     # subgroups, wide and tall blocks), odd and aligned sizes, split-K,
     # transposed A (MatMul of a transposed input is not expressible; Gemm's
     # transA is) and B, Gemm's epilogue, both Conv loaders (scalar taps and
-    # vector pixels).
+    # vector pixels); 64-deep steps with two steps' loads in flight.
     for t, cm in (("128x128", True), ("128x128w4", True), ("128x256", True),
-                  ("256x128", True), ("64x64", False), ("64x64s1", False)):
+                  ("256x128", True), ("64x64", False), ("64x64s1", False),
+                  ("64x64k64s1p2", False)):
         yield matmul(f"gemm_fp16_cm{t}_odd", 127, 13, 1000, plan=f"cm{t}", coopmat=cm)
         yield matmul(f"gemm_fp16_cm{t}_aligned", 256, 256, 256, plan=f"cm{t}", coopmat=cm)
         # 63 K steps: past the loop count at which llvmpipe would cut the
         # emulation's loops short.
         yield matmul(f"gemm_fp16_cm{t}_long_k", 40, 13, 2000, plan=f"cm{t}", coopmat=cm)
+        yield matmul(f"gemm_fp16_cm{t}_one_step", 40, 13, 24, plan=f"cm{t}", coopmat=cm)
         yield matmul(f"gemm_fp16_cm{t}_split", 13, 127, 1000, plan=f"cm{t}/4", coopmat=cm)
         yield matmul(f"gemm_fp16_cm{t}_batch", 7, 130, 127, batch=3, plan=f"cm{t}", coopmat=cm)
         yield gemm_tb(f"gemm_fp16_cm{t}_gemm_tb", 130, 127, 1000, plan=f"cm{t}/2", coopmat=cm)
@@ -151,19 +153,6 @@ def cases():
                    plan=f"cm{t}/2", coopmat=cm)
         yield conv(f"gemm_fp16_cm{t}_conv_1x1_odd", (2, 24, 5, 5), 20, 1, [0, 0, 0, 0],
                    plan=f"cm{t}", coopmat=cm)
-    # 64-deep steps with two steps' loads in flight: odd and even step
-    # counts, a single step, split-K, both Conv loaders.
-    for t, cm in (("64x64k64s1p2", False),):
-        yield matmul(f"gemm_fp16_cm{t}_odd", 127, 13, 1000, plan=f"cm{t}", coopmat=cm)
-        yield matmul(f"gemm_fp16_cm{t}_long_k", 40, 13, 2000, plan=f"cm{t}", coopmat=cm)
-        yield matmul(f"gemm_fp16_cm{t}_one_step", 40, 13, 24, plan=f"cm{t}", coopmat=cm)
-        yield matmul(f"gemm_fp16_cm{t}_split", 13, 127, 1000, plan=f"cm{t}/4", coopmat=cm)
-        yield gemm_tb(f"gemm_fp16_cm{t}_gemm_ta", 132, 68, 200, plan=f"cm{t}", coopmat=cm,
-                      trans_a=True)
-        yield conv(f"gemm_fp16_cm{t}_conv_3x3", (2, 13, 9, 9), 7, 3, [1, 1, 1, 1],
-                   plan=f"cm{t}", coopmat=cm)
-        yield conv(f"gemm_fp16_cm{t}_conv_1x1", (1, 64, 8, 8), 32, 1, [0, 0, 0, 0],
-                   plan=f"cm{t}/2", coopmat=cm)
     yield matmul("gemm_fp16_cm_auto", 512, 512, 512, coopmat=True)
     # Weights (B initializers) stored in fp16: gemv both layouts, scalar
     # tiles (scalar and vector B loads), the emulated / real coopmat tiles.
