@@ -95,13 +95,16 @@ void AddModelFlags(CLI::App& command, ModelFlags& flags) {
       .add_option_function<std::string>(
           "--conv-layout",
           [&flags](const std::string& text) {
-            flags.model.conv_layout = text == "NHWC" ? ConvLayout::kNhwc : ConvLayout::kNchw;
+            flags.model.conv_layout = text == "NHWC"   ? ConvLayout::kNhwc
+                                      : text == "NCHW" ? ConvLayout::kNchw
+                                                       : ConvLayout::kAuto;
           },
           "the layout of Conv activations between Convs: NHWC runs chains of 2-D Convs "
-          "channels-last on tensor cores with fp16 activations (opt-in, the 'channels-last' "
-          "pass) (default NCHW)")
-      ->type_name("NCHW|NHWC")
-      ->check(CLI::IsMember({"NCHW", "NHWC"}).description(""));
+          "channels-last on tensor cores with fp16 activations (the 'channels-last' pass); "
+          "AUTO does so on devices with tensor cores, for the chains holding a Conv wider than "
+          "1x1; NCHW never (default AUTO)")
+      ->type_name("AUTO|NCHW|NHWC")
+      ->check(CLI::IsMember({"AUTO", "NCHW", "NHWC"}).description(""));
   command.add_flag_callback(
       "--no-fusion", [&flags] { flags.model.fuse = false; },
       "run every node as stored: no fused epilogues or attention");

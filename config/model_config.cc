@@ -279,11 +279,10 @@ absl::Status CheckExtension(const ConfigSource& src, const ModelConfig& c, Model
     return src.Error({{"vkserve"}, {"accumulation"}},
                      "FP16 needs precision: FP16 (at FP32 precision the sums are fp32)");
   }
-  if (x.conv_layout() != Extension::ConvLayout::NCHW &&
-      x.conv_layout() != Extension::ConvLayout::NHWC) {
-    return src.Error({{"vkserve"}, {"conv_layout"}}, "must be NCHW or NHWC");
+  if (!Extension::ConvLayout::Type_IsValid(x.conv_layout())) {
+    return src.Error({{"vkserve"}, {"conv_layout"}}, "must be AUTO, NCHW or NHWC");
   }
-  s->conv_nhwc = x.conv_layout() == Extension::ConvLayout::NHWC;
+  s->conv_layout = x.conv_layout();
   for (int i = 0; i < x.free_dimension_override_size(); ++i) {
     const Extension::FreeDimensionOverride& d = x.free_dimension_override(i);
     FieldPath at = {{"vkserve"}, {"free_dimension_override", i}};

@@ -75,8 +75,9 @@ struct ModelSettings {
   // vkserve.accumulation: FP16 sums in FP16 precision's GEMMs
   // (ModelOptions::accumulation); only with fp16.
   bool fp16_accumulation = false;
-  // vkserve.conv_layout: NHWC Convs between Convs (ModelOptions::conv_layout).
-  bool conv_nhwc = false;
+  // vkserve.conv_layout: the layout of Conv activations between Convs
+  // (ModelOptions::conv_layout).
+  config::ModelExtension::ConvLayout::Type conv_layout = config::ModelExtension::ConvLayout::AUTO;
   // Free dimension overrides, as ModelOptions takes them.
   std::map<std::string, int64_t> dim_overrides_by_name;
   std::map<std::string, int64_t> dim_overrides_by_denotation;

@@ -227,13 +227,16 @@ std::vector<bool> FindValueInputs(const Graph& graph, std::vector<const Op*>& op
 }  // namespace
 
 absl::Status Model::Prepare() {
+  const bool tensor_cores = OffersCoopmatTiles(gpu_.device->info());
   std::unique_ptr<PassPipeline> passes = MakeLoadPipeline(LoadPassOptions{
       .fuse = options_.fuse,
       .fuse_attention = options_.fuse_attention,
       .fp16 = options_.precision == Precision::kFp16,
       .fp16_accumulation = options_.accumulation == Accumulation::kFp16,
-      .channels_last = options_.conv_layout == ConvLayout::kNhwc,
-      .tensor_cores = OffersCoopmatTiles(gpu_.device->info()),
+      .channels_last = options_.conv_layout == ConvLayout::kNhwc ||
+                       (options_.conv_layout == ConvLayout::kAuto && tensor_cores),
+      .channels_last_spatial = options_.conv_layout == ConvLayout::kAuto,
+      .tensor_cores = tensor_cores,
       .max_fold_elements = options_.max_fold_elements,
       .halved = &halved_,
   });

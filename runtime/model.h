@@ -41,7 +41,7 @@ class PlanCache;
 struct SyncSplit;
 
 // The layout Conv activations take between Convs (ModelOptions::conv_layout).
-enum class ConvLayout { kNchw, kNhwc };
+enum class ConvLayout { kAuto, kNchw, kNhwc };
 
 struct ModelOptions {
   // Free dimension overrides, as ONNX Runtime offers them: a symbolic input
@@ -72,8 +72,12 @@ struct ModelOptions {
   // kNhwc: the "channels-last" pass (runtime/passes/channels_last.h) runs
   // chains of 2-D Convs channels-last on the GEMM engine's NHWC im2col
   // loader (fp16 activations, tensor cores), with one Transpose where NCHW
-  // ops read them. Opt-in until measured against kNchw (the default).
-  ConvLayout conv_layout = ConvLayout::kNchw;
+  // ops read them. kAuto (default): the same where the device runs the
+  // tensor-core tiles, for the chains that hold a Conv wider than 1x1 (the
+  // im2col gather NHWC speeds up); chains of 1x1 Convs between depthwise
+  // ones stay NCHW, where the Transposes would cost more than they save.
+  // kNchw: ONNX's layout throughout.
+  ConvLayout conv_layout = ConvLayout::kAuto;
   // Host folding's limit (op.h kMaxFoldElements): nodes computable at plan
   // time from shapes and constants with larger outputs run on the GPU.
   // Tests lower it to take the GPU path at small shapes.

@@ -88,15 +88,47 @@ Node MakeTranspose(const Node& like, std::string name, std::string in, std::stri
   return t;
 }
 
+// Clears `nhwc` on the chains (channels_last.h) of 1x1 Convs alone.
+void KeepSpatialChains(const Graph& graph, std::vector<bool>& nhwc) {
+  const std::vector<Node>& nodes = graph.nodes;
+  std::vector<size_t> parent(nodes.size());
+  for (size_t n = 0; n < nodes.size(); ++n) parent[n] = n;
+  auto root = [&parent](size_t n) {
+    while (parent[n] != n) n = parent[n] = parent[parent[n]];
+    return n;
+  };
+  // Each NHWC slot's value -> the first Conv that produced or read it.
+  std::map<std::string, size_t> linked;
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    if (!nhwc[n]) continue;
+    for (size_t i = 0; i < nodes[n].inputs.size(); ++i) {
+      if (nodes[n].inputs[i].empty() || !IsNhwcSlot(nodes[n], i)) continue;
+      auto [it, first] = linked.emplace(nodes[n].inputs[i], n);
+      if (!first) parent[root(n)] = root(it->second);
+    }
+    linked.emplace(nodes[n].outputs[0], n);
+  }
+  std::set<size_t> spatial;
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    if (!nhwc[n]) continue;
+    const std::vector<int64_t>& w = graph.initializers.at(nodes[n].inputs[1]).shape;
+    if (w[2] * w[3] > 1) spatial.insert(root(n));
+  }
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    if (nhwc[n] && !spatial.contains(root(n))) nhwc[n] = false;
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<int> ConvertConvsToChannelsLast(Graph* graph, const ValueShapes& shapes1,
                                                const ValueShapes& shapes3,
-                                               bool fp16_activations, bool tensor_cores) {
+                                               const ChannelsLastOptions& options) {
   std::vector<Node>& nodes = graph->nodes;
   std::vector<bool> nhwc(nodes.size());
   for (size_t n = 0; n < nodes.size(); ++n) {
-    nhwc[n] = Convertible(*graph, nodes[n], shapes1, shapes3, fp16_activations, tensor_cores);
+    nhwc[n] = Convertible(*graph, nodes[n], shapes1, shapes3, options.fp16_activations,
+                          options.tensor_cores);
   }
   // A weight is repacked in place: every reader must be an NHWC Conv's W.
   std::set<std::string> shared_weights;
@@ -110,6 +142,7 @@ absl::StatusOr<int> ConvertConvsToChannelsLast(Graph* graph, const ValueShapes& 
   for (size_t n = 0; n < nodes.size(); ++n) {
     if (nhwc[n] && shared_weights.contains(nodes[n].inputs[1])) nhwc[n] = false;
   }
+  if (options.spatial_chains_only) KeepSpatialChains(*graph, nhwc);
   // Values produced by NHWC Convs that something reads as NCHW.
   std::set<std::string> produced, read_nchw;
   for (size_t n = 0; n < nodes.size(); ++n) {

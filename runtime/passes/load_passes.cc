@@ -167,12 +167,15 @@ int MarkFp16GemmEngine(PassContext& c, bool fp16_accumulation) {
 // Layout and precision rewrite initializers and attributes: the ops stay.
 void AddLayoutAndPrecision(const LoadPassOptions& o, PassPipeline& p) {
   const PassOps keeps{.keeps = true, .reads = true};
-  // Off unless asked for (conv_layout NHWC): opt-in until measured on GPUs.
+  // ModelOptions::conv_layout decides whether it runs, and on which chains.
   p.Add(std::make_unique<FunctionPass>(
             kChannelsLastPass, PassLevel::kLayout, kAlone,
-            WithShapes([fp16 = o.fp16, tc = o.tensor_cores](
-                           PassContext& c, const ValueShapes& s1, const ValueShapes& s3) {
-              return ConvertConvsToChannelsLast(&c.graph(), s1, s3, fp16, tc);
+            WithShapes([o](PassContext& c, const ValueShapes& s1, const ValueShapes& s3) {
+              return ConvertConvsToChannelsLast(
+                  &c.graph(), s1, s3,
+                  {.fp16_activations = o.fp16,
+                   .tensor_cores = o.tensor_cores,
+                   .spatial_chains_only = o.channels_last_spatial});
             })),
         o.channels_last);
   p.Add(std::make_unique<FunctionPass>(

@@ -30,6 +30,7 @@ struct LoadPassOptions {
   bool fp16 = false;
   bool fp16_accumulation = false;  // with fp16: GEMM nodes also marked Accumulation::kFp16
   bool channels_last = false;      // "channels-last": NHWC Convs (ModelOptions::conv_layout)
+  bool channels_last_spatial = false;  // with channels_last: only chains holding a wider-than-1x1 Conv
   bool tensor_cores = false;       // the device runs the GEMM engine's tensor-core tiles
   int64_t max_fold_elements = 0;
   // Where "fp16-activations" puts the initializers it stored in fp16; must

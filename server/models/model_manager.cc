@@ -288,7 +288,16 @@ absl::StatusOr<std::map<int64_t, std::shared_ptr<ServedModel>>> ModelManager::Lo
     options.dim_overrides_by_denotation = repo_model.config.settings.dim_overrides_by_denotation;
     if (repo_model.config.settings.fp16) options.precision = Precision::kFp16;
     if (repo_model.config.settings.fp16_accumulation) options.accumulation = Accumulation::kFp16;
-    if (repo_model.config.settings.conv_nhwc) options.conv_layout = ConvLayout::kNhwc;
+    switch (repo_model.config.settings.conv_layout) {
+      case config::ModelExtension::ConvLayout::NCHW:
+        options.conv_layout = ConvLayout::kNchw;
+        break;
+      case config::ModelExtension::ConvLayout::NHWC:
+        options.conv_layout = ConvLayout::kNhwc;
+        break;
+      default:
+        options.conv_layout = ConvLayout::kAuto;
+    }
     ASSIGN_OR_RETURN(auto devices, PlacementDevices(repo_model.config.settings));
     // The model on every GPU, each with that device's cache budget.
     std::vector<ModelReplica> replicas;

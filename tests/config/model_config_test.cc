@@ -247,16 +247,17 @@ TEST(ModelConfigTest, AccumulationDefaultsToFp32AndNeedsFp16Precision) {
 }
 
 // NCHW Convs unless asked for (the channels-last pass is opt-in).
-TEST(ModelConfigTest, ConvLayoutDefaultsToNchw) {
+TEST(ModelConfigTest, ConvLayoutDefaultsToAuto) {
+  using Layout = config::ModelExtension::ConvLayout;
   absl::StatusOr<ModelSettings> s = Validate("vkserve { precision: FP16 }");
   ASSERT_TRUE(s.ok()) << s.status();
-  EXPECT_FALSE(s->conv_nhwc);
+  EXPECT_EQ(s->conv_layout, Layout::AUTO);
   s = Validate("vkserve { precision: FP16 conv_layout: NHWC }");
   ASSERT_TRUE(s.ok()) << s.status();
-  EXPECT_TRUE(s->conv_nhwc);
+  EXPECT_EQ(s->conv_layout, Layout::NHWC);
   s = Validate("vkserve { conv_layout: NCHW }");
   ASSERT_TRUE(s.ok()) << s.status();
-  EXPECT_FALSE(s->conv_nhwc);
+  EXPECT_EQ(s->conv_layout, Layout::NCHW);
   s = Validate("vkserve { conv_layout: 5 }");
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(std::string(s.status().message()), ::testing::HasSubstr("conv_layout"))

@@ -71,7 +71,9 @@ struct Chain {
     graph.nodes[node].attributes[kGemmPlanAttr].s = plan;
   }
   absl::StatusOr<int> Run(bool fp16_activations, bool tensor_cores) {
-    return ConvertConvsToChannelsLast(&graph, shapes, shapes, fp16_activations, tensor_cores);
+    return ConvertConvsToChannelsLast(
+        &graph, shapes, shapes,
+        {.fp16_activations = fp16_activations, .tensor_cores = tensor_cores});
   }
 };
 
@@ -134,6 +136,41 @@ TEST(ChannelsLastTest, LeavesConvsTheEngineCannotRunNhwc) {
   odd.graph.nodes[1].inputs[1] = "x";
   EXPECT_EQ(*odd.Run(false, true), 0);
   EXPECT_THAT(OpTypes(odd.graph), ElementsAre("Conv", "Conv", "Relu", "Conv", "Gather"));
+}
+
+// x -> p (1x1) -> q (1x1) -> y: a chain of 1x1 Convs; z -> s (3x3) -> v,
+// and z -> u (1x1) -> w: u joins s's chain by reading the same value.
+TEST(ChannelsLastTest, SpatialChainsOnlyLeavesChainsOf1x1ConvsNchw) {
+  auto build = [](Graph& g, ValueShapes& shapes) {
+    g.inputs = {{"x", {}}, {"z", {}}};
+    g.outputs = {{"y", {}}, {"v", {}}, {"w", {}}};
+    g.initializers["wp"] = Counting(8, 8, 1, 1);
+    g.initializers["wq"] = Counting(8, 8, 1, 1);
+    g.initializers["ws"] = Counting(8, 8, 3, 3);
+    g.initializers["wu"] = Counting(8, 8, 1, 1);
+    g.nodes.push_back(MakeNode("p", "Conv", {"x", "wp"}, "p"));
+    g.nodes.push_back(MakeNode("q", "Conv", {"p", "wq"}, "y"));
+    g.nodes.push_back(MakeNode("s", "Conv", {"z", "ws"}, "v"));
+    g.nodes.push_back(MakeNode("u", "Conv", {"z", "wu"}, "w"));
+    for (const char* v : {"x", "p", "y", "z", "v", "w"}) shapes[v] = Desc({1, 8, 5, 5});
+  };
+  Graph all;
+  ValueShapes shapes;
+  build(all, shapes);
+  EXPECT_EQ(*ConvertConvsToChannelsLast(&all, shapes, shapes, {.tensor_cores = true}), 4);
+
+  Graph spatial;
+  build(spatial, shapes);
+  EXPECT_EQ(*ConvertConvsToChannelsLast(&spatial, shapes, shapes,
+                                        {.tensor_cores = true, .spatial_chains_only = true}),
+            2);
+  // p and q as they were; z transposed once for s and u.
+  EXPECT_THAT(OpTypes(spatial), ElementsAre("Conv", "Conv", "Transpose", "Conv", "Transpose",
+                                            "Conv", "Transpose"));
+  EXPECT_FALSE(Nhwc(spatial.nodes[0]) || Nhwc(spatial.nodes[1]));
+  EXPECT_TRUE(Nhwc(spatial.nodes[3]) && Nhwc(spatial.nodes[5]));
+  EXPECT_EQ(spatial.nodes[3].inputs[0], spatial.nodes[5].inputs[0]);
+  EXPECT_EQ(spatial.initializers["wp"].shape, (std::vector<int64_t>{8, 8, 1, 1}));
 }
 
 }  // namespace
