@@ -13,7 +13,7 @@
 // subgroups each own 16 query rows of the workgroup's BR = 16 * WARPS, and
 // keys stream through shared memory BC at a time. Per key tile and subgroup:
 //   1. S (16 x BC) = Q K' on tensor cores, stored fp32 in the subgroup's region
-//   2. lanes 2r and 2r+1 own row r, alternate 4 columns each: mask, row max
+//   2. lanes 2r and 2r+1 own row r, alternate 16 columns each: mask, row max
 //      (one shuffle), p = exp(s - m) rounded to fp16 into the region
 //   3. O (16 x EP, fp32 accumulators) += P V on tensor cores
 // The row's reference maximum m moves only when a score passes it by more
@@ -45,7 +45,7 @@
 #define IO_T4 vec4
 #endif
 
-#if !defined(EP) || !defined(WARPS) || !defined(BC) || (EP % 16) != 0 || (BC % 16) != 0 || \
+#if !defined(EP) || !defined(WARPS) || !defined(BC) || (EP % 16) != 0 || (BC % 32) != 0 || \
     ((BC * EP / 8) % (32 * WARPS)) != 0
 #error "flash_attention_cm.glsl needs EP and BC multiples of 16 and whole loads per thread"
 #endif
@@ -78,10 +78,7 @@ layout(binding = 4) writeonly buffer YBuf { IO_T y[]; };
 // Shared memory, in 16-byte units. Tiles of fp16 rows, padded by one unit
 // so that a fragment's 8 row starts fall in distinct bank groups.
 const uint LD = EP + 8;         // halves per row of q_sh, k_sh, v_sh
-// Rows of the scores and of P 8 units past a multiple of 32 banks: the
-// 16-byte score reads of a quarter subgroup (rows r..r+3, both column
-// halves) and the 8-byte P writes of half a subgroup fall in distinct banks.
-const uint SLD = BC + 8;        // floats per row of the scores
+const uint SLD = BC + 4;        // floats per row of the scores
 const uint PLD = BC + 8;        // halves per row of P
 const uint OLD = 16 + 4;        // floats per row of a staged O block
 const uint S_UNITS = 16 * SLD / 4;
@@ -94,9 +91,11 @@ shared uvec4 v_sh[BC * LD / 8];
 // Per subgroup: the scores, later P (first P_UNITS) and a staged O block.
 shared uvec4 w_sh[WARPS * W_UNITS];
 
-// A lane's score columns: groups of 4, the lane of column half h owning
-// groups 2g + h (so that the pair's reads interleave).
-const uint GROUPS = BC / 8;
+// A lane's score columns: blocks of 16, the lane of column half h owning
+// blocks 2g + h. A row is 1 unit past a multiple of 8 units (128 bytes), so
+// the 16-byte reads of a quarter subgroup (rows r..r+3, both halves, which
+// stand 4 units apart) fall in distinct banks.
+const uint BLOCKS = BC / 32;
 const uint KV_UNITS = BC * EP / 8 / THREADS;  // 8-half units per thread per tile
 const uint Q_UNITS = BR * EP / 8 / THREADS;
 
@@ -324,16 +323,18 @@ void main() {
     warp_sync();
 
     // 2. The online softmax over this lane's half of row r.
-    vec4 sc[GROUPS];
+    vec4 sc[BLOCKS * 4u];  // sc[4 g + u]: columns (2 g + half_) * 16 + 4 u + e
     float mx = kNegInf;
-    [[unroll]] for (uint g = 0; g < GROUPS; ++g) {
-      const uint col = (2u * g + half_) * 4u;
-      const vec4 s4 = uintBitsToFloat(w_sh[(w0 + r * SLD + col) / 4u]);
-      [[unroll]] for (uint e = 0; e < 4u; ++e) {
-        const uint j = j0 + col + e;
-        const bool seen = row < p.s && j < p.t && !(CAUSAL && j > row + p.past);
-        sc[g][e] = seen ? s4[e] + mask_bias(b, h, row, j) : kNegInf;
-        mx = max(mx, sc[g][e]);
+    [[unroll]] for (uint g = 0; g < BLOCKS; ++g) {
+      [[unroll]] for (uint u = 0; u < 4u; ++u) {
+        const uint col = (2u * g + half_) * 16u + 4u * u;
+        const vec4 s4 = uintBitsToFloat(w_sh[(w0 + r * SLD + col) / 4u]);
+        [[unroll]] for (uint e = 0; e < 4u; ++e) {
+          const uint j = j0 + col + e;
+          const bool seen = row < p.s && j < p.t && !(CAUSAL && j > row + p.past);
+          sc[4u * g + u][e] = seen ? s4[e] + mask_bias(b, h, row, j) : kNegInf;
+          mx = max(mx, sc[4u * g + u][e]);
+        }
       }
     }
     mx = max(mx, subgroupShuffleXor(mx, 1u));
@@ -367,16 +368,19 @@ void main() {
       }
     }
     float sum = 0.0;
-    [[unroll]] for (uint g = 0; g < GROUPS; ++g) {
-      const vec4 e4 = m == kNegInf ? vec4(0.0) : exp(sc[g] - m);
-      const uvec2 packed = uvec2(pack2(e4.xy), pack2(e4.zw));
-      // The row sum counts p as P V sees it: rounded to fp16.
-      const vec2 p01 = unpackHalf2x16(packed.x), p23 = unpackHalf2x16(packed.y);
-      sum += (p01.x + p01.y) + (p23.x + p23.y);
-      // Halves r * PLD + col: the .xy (h = 0) or .zw (h = 1) of a unit.
-      const uint at = (w0 / 4u) + (r * PLD + (2u * g + half_) * 4u) / 8u;
-      w_sh[at][2u * half_] = packed.x;
-      w_sh[at][2u * half_ + 1u] = packed.y;
+    [[unroll]] for (uint g = 0; g < BLOCKS; ++g) {
+      [[unroll]] for (uint u = 0; u < 4u; u += 2u) {
+        const vec4 lo = m == kNegInf ? vec4(0.0) : exp(sc[4u * g + u] - m);
+        const vec4 hi = m == kNegInf ? vec4(0.0) : exp(sc[4u * g + u + 1u] - m);
+        const uvec4 packed = uvec4(pack2(lo.xy), pack2(lo.zw), pack2(hi.xy), pack2(hi.zw));
+        // The row sum counts p as P V sees it: rounded to fp16.
+        [[unroll]] for (uint e = 0; e < 4u; ++e) {
+          const vec2 pair = unpackHalf2x16(packed[e]);
+          sum += pair.x + pair.y;
+        }
+        const uint col = (2u * g + half_) * 16u + 4u * u;
+        w_sh[(w0 / 4u) + (r * PLD + col) / 8u] = packed;
+      }
     }
     l += sum;
     warp_sync();

@@ -33,7 +33,7 @@ bool Aligned4(const FlashAttentionProblem& p) {
 
 uint32_t CoopmatAttentionTile::shared_bytes() const {
   const uint32_t ld = head + 8;
-  const uint32_t scores = 16 * (keys + 8) * 4;  // SLD, PLD: flash_attention_cm.glsl
+  const uint32_t scores = 16 * (keys + 4) * 4;
   const uint32_t p_and_o = 16 * (keys + 8) * 2 + 16 * 20 * 4;
   return 2 * (rows() * ld + 2 * keys * ld) + warps * std::max(scores, p_and_o);
 }
