@@ -11,12 +11,14 @@
 #
 # Usage: python3 benchmarks/ops/resnet_convs.py VKSERVE [--batch 32]
 #        [--plan SPEC]... [--float16] [--warmup S] [--repeat N] [--out DIR]
-#        [--only REGEX] [--conv-layout NCHW|NHWC]
+#        [--only REGEX] [--conv-layout AUTO|NCHW|NHWC]
 # Each --plan (the vkserve_gemm_plan attribute: "cm64x64", "cm128x256/2")
 # pins every node's kernel for one run; "auto" is the cost model's choice.
 # --conv-layout NHWC runs the channels-last pass (each Conv then reads and
 # writes NHWC between two Transposes, which the per-Conv times leave out;
 # the 3-channel stem stays NCHW): the A/B of the two layouts' Conv times.
+# Without it, vkserve's default (AUTO) applies: on tensor cores each Conv
+# wider than 1x1 runs NHWC, and each 1x1 one (its own chain here) NCHW.
 import argparse
 import json
 import os
@@ -97,7 +99,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--out", default="/tmp/vkserve_resnet_convs")
     parser.add_argument("--only", default="", help="the shapes whose names match")
-    parser.add_argument("--conv-layout", default="", choices=["", "NCHW", "NHWC"])
+    parser.add_argument("--conv-layout", default="", choices=["", "AUTO", "NCHW", "NHWC"])
     args = parser.parse_args()
     shapes = [s for s in SHAPES if re.search(args.only, name_of(*s[:5]))]
     os.makedirs(args.out, exist_ok=True)
