@@ -88,6 +88,23 @@ Node MakeTranspose(const Node& like, std::string name, std::string in, std::stri
   return t;
 }
 
+// Clears `nhwc` on the Convs whose weight something else reads: a weight is
+// repacked in place, so every reader must be an NHWC Conv's W.
+void KeepUnsharedWeights(const Graph& graph, std::vector<bool>& nhwc) {
+  const std::vector<Node>& nodes = graph.nodes;
+  std::set<std::string> shared_weights;
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    for (size_t i = 0; i < nodes[n].inputs.size(); ++i) {
+      if (!(nhwc[n] && i == 1)) shared_weights.insert(nodes[n].inputs[i]);
+    }
+  }
+  for (const ValueInfo& v : graph.inputs) shared_weights.insert(v.name);
+  for (const ValueInfo& v : graph.outputs) shared_weights.insert(v.name);
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    if (nhwc[n] && shared_weights.contains(nodes[n].inputs[1])) nhwc[n] = false;
+  }
+}
+
 // Clears `nhwc` on the chains (channels_last.h) of 1x1 Convs alone.
 void KeepSpatialChains(const Graph& graph, std::vector<bool>& nhwc) {
   const std::vector<Node>& nodes = graph.nodes;
@@ -130,19 +147,12 @@ absl::StatusOr<int> ConvertConvsToChannelsLast(Graph* graph, const ValueShapes& 
     nhwc[n] = Convertible(*graph, nodes[n], shapes1, shapes3, options.fp16_activations,
                           options.tensor_cores);
   }
-  // A weight is repacked in place: every reader must be an NHWC Conv's W.
-  std::set<std::string> shared_weights;
-  for (size_t n = 0; n < nodes.size(); ++n) {
-    for (size_t i = 0; i < nodes[n].inputs.size(); ++i) {
-      if (!(nhwc[n] && i == 1)) shared_weights.insert(nodes[n].inputs[i]);
-    }
+  KeepUnsharedWeights(*graph, nhwc);
+  if (options.spatial_chains_only) {
+    KeepSpatialChains(*graph, nhwc);
+    // A Conv left NCHW may share its weight with one still marked.
+    KeepUnsharedWeights(*graph, nhwc);
   }
-  for (const ValueInfo& v : graph->inputs) shared_weights.insert(v.name);
-  for (const ValueInfo& v : graph->outputs) shared_weights.insert(v.name);
-  for (size_t n = 0; n < nodes.size(); ++n) {
-    if (nhwc[n] && shared_weights.contains(nodes[n].inputs[1])) nhwc[n] = false;
-  }
-  if (options.spatial_chains_only) KeepSpatialChains(*graph, nhwc);
   // Values produced by NHWC Convs that something reads as NCHW.
   std::set<std::string> produced, read_nchw;
   for (size_t n = 0; n < nodes.size(); ++n) {

@@ -171,6 +171,17 @@ TEST(ChannelsLastTest, SpatialChainsOnlyLeavesChainsOf1x1ConvsNchw) {
   EXPECT_TRUE(Nhwc(spatial.nodes[3]) && Nhwc(spatial.nodes[5]));
   EXPECT_EQ(spatial.nodes[3].inputs[0], spatial.nodes[5].inputs[0]);
   EXPECT_EQ(spatial.initializers["wp"].shape, (std::vector<int64_t>{8, 8, 1, 1}));
+
+  // p now shares u's weight: p's chain stays NCHW, so u keeps NCHW too (its
+  // weight is not repacked under p).
+  Graph shared;
+  build(shared, shapes);
+  shared.nodes[0].inputs[1] = "wu";
+  EXPECT_EQ(*ConvertConvsToChannelsLast(&shared, shapes, shapes,
+                                        {.tensor_cores = true, .spatial_chains_only = true}),
+            1);
+  EXPECT_EQ(shared.initializers["wu"].shape, (std::vector<int64_t>{8, 8, 1, 1}));
+  EXPECT_TRUE(Nhwc(shared.nodes[3]));  // s, after z's Transpose
 }
 
 }  // namespace
