@@ -147,12 +147,10 @@ absl::StatusOr<int> ConvertConvsToChannelsLast(Graph* graph, const ValueShapes& 
     nhwc[n] = Convertible(*graph, nodes[n], shapes1, shapes3, options.fp16_activations,
                           options.tensor_cores);
   }
+  if (options.spatial_chains_only) KeepSpatialChains(*graph, nhwc);
+  // After the chains: a Conv they leave NCHW may share its weight with one
+  // still marked.
   KeepUnsharedWeights(*graph, nhwc);
-  if (options.spatial_chains_only) {
-    KeepSpatialChains(*graph, nhwc);
-    // A Conv left NCHW may share its weight with one still marked.
-    KeepUnsharedWeights(*graph, nhwc);
-  }
   // Values produced by NHWC Convs that something reads as NCHW.
   std::set<std::string> produced, read_nchw;
   for (size_t n = 0; n < nodes.size(); ++n) {
