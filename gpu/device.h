@@ -56,6 +56,9 @@ class Device {
   VkDevice handle() const { return device_; }
   VkPhysicalDevice physical_device() const { return info_.physical_device; }
   const DeviceInfo& info() const { return info_; }
+  // Records what a start-up probe measured (DeviceInfo::coopmat_mma_fragments).
+  // Not thread-safe: call before the device is shared.
+  void set_coopmat_mma_fragments(bool value) { info_.coopmat_mma_fragments = value; }
   const Instance& instance() const { return *instance_; }
   Queue& queue() const { return *queue_; }
 

@@ -113,6 +113,11 @@ struct DeviceInfo {
   // kernels are the "_khr" forms.
   bool cooperative_matrix_enabled = false;
   bool cooperative_matrix_khr = false;
+  // The enabled extension's 16x16 fp32 accumulator and fp16 A fragments
+  // hold a lane's elements where NVIDIA's mma.sync m16n8k16 puts them
+  // (shaders/attention/flash_attention_cm_regs.glsl): measured by a probe
+  // (runtime/kernels/tensor_core_layout.h) at start-up, never assumed.
+  bool coopmat_mma_fragments = false;
 
   // Whether compute pipelines can run with subgroups of `size`: the default
   // size, or one subgroup size control can require.

@@ -7,6 +7,8 @@
 
 #include "base/status_macros.h"
 #include "gpu/queue.h"
+#include "runtime/kernels/tensor_core_layout.h"
+#include "runtime/kernels/tensor_cores.h"
 #include "spdlog/spdlog.h"
 
 namespace vkserve {
@@ -30,6 +32,18 @@ absl::StatusOr<std::unique_ptr<GpuRuntime>> GpuRuntime::Create(const GpuRuntimeO
   rt->copier_ = std::make_unique<gpu::ParallelCopy>(options.copy_threads > 0
                                                         ? options.copy_threads
                                                         : gpu::ParallelCopy::DefaultThreads());
+  // Kernels that touch fragment elements run only where the layout is measured.
+  const gpu::DeviceInfo& info = rt->device_->info();
+  if (info.cooperative_matrix_enabled && RunsTensorCoreSubgroups(info)) {
+    absl::StatusOr<bool> mma = ProbeMmaFragments(rt->context());
+    if (mma.ok()) {
+      rt->device_->set_coopmat_mma_fragments(*mma);
+      spdlog::debug("cooperative-matrix fragments {} the mma.sync layout", *mma ? "have" : "do not have");
+    } else {
+      spdlog::warn("fragment layout probe failed ({}): attention keeps its softmax in shared memory",
+                   mma.status().ToString());
+    }
+  }
   return rt;
 }
 

@@ -14,7 +14,8 @@
 #            fp16 products, so compare it at FP16; where the device has no
 #            cooperative matrices this is its slow scalar emulation);
 #            coopmat:<subgroups>x<keys> (e.g. coopmat:2x64) pins one variant of
-#            shaders/attention/flash_attention_cm_tiles.def
+#            shaders/attention/flash_attention_cm_tiles.def, and a suffix
+#            :shared or :registers where its softmax runs
 #   graph    MatMul(Q, K') -> Mul(scale) -> Softmax -> MatMul(., V), as the
 #            exporters write it, run with --no-attention-fusion (the GEMM
 #            engine and the Softmax op: the earlier runs' "unfused")
@@ -26,11 +27,14 @@
 # 4 * B * heads * S^2 * 64 FLOP (causal cases count the full square too).
 # The target: fused FP16 >= 40% of the GPU's dense fp16 rate.
 #
-# "chosen" should be within noise of the fastest pinned kernel.
+# "chosen" should be within noise of the fastest pinned kernel. --check also
+# prints each kind's largest absolute difference from the fused kernel at
+# FP32 on the same inputs (random with infer's fixed seed), the check of a
+# kernel on a device where onnxruntime does not run.
 #
 # Usage: python3 benchmarks/ops/attention_bench.py VKSERVE [NAME_REGEX]
 #            [--repeat N] [--warmup SECONDS] [--precision FP32|FP16] [--out DIR]
-#            [--kinds chosen,fused,unfused,coopmat,coopmat:2x64,graph]
+#            [--kinds chosen,fused,unfused,coopmat,coopmat:2x64,graph] [--check]
 #        python3 benchmarks/ops/attention_bench.py --peers [NAME_REGEX]
 # Needs python3 with onnx and numpy; --peers needs torch with CUDA.
 import argparse
@@ -117,8 +121,9 @@ def run_vkserve(args):
             with open(path, "wb") as f:
                 f.write(make_model(kind, batch, seq, causal).SerializeToString())
             profile = os.path.join(args.out, f"{stem}.trace.json")
+            outputs = os.path.join(args.out, f"outputs_{stem}")
             command = [args.vkserve, "infer", path, "--repeat", str(args.repeat),
-                       "--output-dir", os.path.join(args.out, "outputs"), "--profile", profile]
+                       "--output-dir", outputs, "--profile", profile]
             if args.warmup > 0:
                 command += ["--warmup", str(args.warmup)]
             if args.precision != "FP32":
@@ -140,8 +145,25 @@ def run_vkserve(args):
                      if e.get("cat") == "gpu" and e["args"].get("op_type")
                      and not e["name"].startswith("_vkserve_fp16/"))
             kernel = kernel_of(args.vkserve, path, args.precision) if kind != "graph" else "MatMul/Softmax/MatMul"
+            error = f"  max abs diff {max_difference(args, name, batch, seq, causal, outputs):.2e}" \
+                if args.check else ""
             print(f"{name:18s} {kind:12s} {us / 1e3:10.4f} {flop(batch, seq) / us / 1e6 if us else 0:8.1f}  "
-                  f"{kernel}")
+                  f"{kernel}{error}")
+
+
+def max_difference(args, name, batch, seq, causal, outputs):
+    """The largest |Y - Y_ref| of the run that wrote `outputs`, Y_ref from
+    the fused kernel at FP32 (run once per shape)."""
+    import numpy as np
+    reference = os.path.join(args.out, f"outputs_{name}_reference")
+    if not os.path.exists(os.path.join(reference, "Y.npy")):
+        path = os.path.join(args.out, f"{name}_reference.onnx")
+        with open(path, "wb") as f:
+            f.write(make_model("fused", batch, seq, causal).SerializeToString())
+        subprocess.run([args.vkserve, "infer", path, "--output-dir", reference], check=True,
+                       capture_output=True)
+    y = np.load(os.path.join(outputs, "Y.npy")).astype(np.float64)
+    return float(np.abs(y - np.load(os.path.join(reference, "Y.npy"))).max())
 
 
 def run_peers(filter_regex):
@@ -175,6 +197,7 @@ def main():
     parser.add_argument("--warmup", type=float, default=0.0)
     parser.add_argument("--precision", default="FP32", choices=["FP32", "FP16"])
     parser.add_argument("--kinds", default="chosen,fused,unfused,graph")
+    parser.add_argument("--check", action="store_true")
     # Options may come before or after the positionals (VKSERVE FILTER).
     args = parser.parse_intermixed_args()
     if args.peers:

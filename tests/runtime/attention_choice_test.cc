@@ -159,8 +159,16 @@ TEST(AttentionChoiceTest, ParsesThePin) {
   EXPECT_EQ(PinnedAttentionKernel(node).value(), AttentionKernel::kCoopmat);
   EXPECT_EQ(PinnedCoopmatAttentionTile(node).value().warps, 2u);
   EXPECT_EQ(PinnedCoopmatAttentionTile(node).value().keys, 64u);
+  EXPECT_EQ(PinnedCoopmatAttentionTile(node).value().softmax, CoopmatSoftmax::kAuto);
+  node.attributes[kAttentionKernelAttr].s = "coopmat:4x32:registers";
+  EXPECT_EQ(PinnedCoopmatAttentionTile(node).value().warps, 4u);
+  EXPECT_EQ(PinnedCoopmatAttentionTile(node).value().keys, 32u);
+  EXPECT_EQ(PinnedCoopmatAttentionTile(node).value().softmax, CoopmatSoftmax::kRegisters);
+  node.attributes[kAttentionKernelAttr].s = "coopmat:2x64:shared";
+  EXPECT_EQ(PinnedCoopmatAttentionTile(node).value().softmax, CoopmatSoftmax::kShared);
   for (const char* bad : {"flash", "coopmat:", "coopmat:2", "coopmat:0x64", "coopmat:2x",
-                          "coopmat:x64", "coopmat:2x64x1", "coopmat:-2x64"}) {
+                          "coopmat:x64", "coopmat:2x64x1", "coopmat:-2x64", "coopmat:registers",
+                          "coopmat:2x64:regs", "coopmat:2x64:registers:shared"}) {
     node.attributes[kAttentionKernelAttr].s = bad;
     EXPECT_EQ(PinnedAttentionKernel(node).status().code(), absl::StatusCode::kInvalidArgument)
         << bad;
@@ -185,6 +193,30 @@ TEST(AttentionChoiceTest, PlansThePinnedVariant) {
   // 4x64 needs 44 KiB: not on lavapipe, even pinned.
   EXPECT_FALSE(PlanCoopmatAttention(p, kLavapipeLimits, /*emulated=*/true, 4, 64).has_value());
   EXPECT_TRUE(PlanCoopmatAttention(p, kLavapipeLimits, /*emulated=*/true, 2, 64).has_value());
+}
+
+// The softmax runs in registers where the probe found the mma.sync layout,
+// and only there unless emulated; pins choose either form.
+TEST(AttentionChoiceTest, PlansTheSoftmaxInRegistersWhereTheLayoutWasMeasured) {
+  FlashAttentionProblem p = Problem(8, 128);
+  EXPECT_FALSE(PlanCoopmatAttention(p, kH100Cm, false)->registers);
+  EXPECT_FALSE(PlanCoopmatAttention(p, kH100Cm, false, 0, 0, CoopmatSoftmax::kRegisters));
+  gpu::DeviceInfo mma = kH100Cm;
+  mma.coopmat_mma_fragments = true;
+  auto tile = PlanCoopmatAttention(p, mma, false);
+  ASSERT_TRUE(tile.has_value());
+  EXPECT_TRUE(tile->registers);
+  EXPECT_EQ(tile->shader(false, true, /*khr=*/true), "ops/flash_attention_cm_e64_w4_c64_regs_f16_khr");
+  // No scores or P in shared memory: the Q, K and V tiles alone.
+  EXPECT_EQ(tile->shared_bytes(), 2u * (64 * 72 + 2 * 64 * 72));
+  EXPECT_FALSE(PlanCoopmatAttention(p, mma, false, 0, 0, CoopmatSoftmax::kShared)->registers);
+  // The emulation keeps shared memory unless pinned, and stages one
+  // operand per subgroup: 4x64 fits lavapipe's 32 KiB in registers.
+  EXPECT_FALSE(PlanCoopmatAttention(p, kLavapipeLimits, true)->registers);
+  tile = PlanCoopmatAttention(p, kLavapipeLimits, true, 4, 64, CoopmatSoftmax::kRegisters);
+  ASSERT_TRUE(tile.has_value());
+  EXPECT_EQ(tile->shader(true, false), "ops/flash_attention_cm_e64_w4_c64_regs_emu");
+  EXPECT_EQ(tile->shared_bytes(/*emulated=*/true), 2u * (64 * 72 + 2 * 64 * 72) + 4 * 1024);
 }
 
 }  // namespace

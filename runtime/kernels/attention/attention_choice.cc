@@ -59,21 +59,28 @@ absl::StatusOr<std::optional<Pin>> ReadPin(const Node& node) {
     if (a->s == "fused") return std::optional<Pin>(Pin{AttentionKernel::kFused, {}});
     if (a->s == "unfused") return std::optional<Pin>(Pin{AttentionKernel::kUnfused, {}});
     if (a->s == "coopmat") return std::optional<Pin>(Pin{AttentionKernel::kCoopmat, {}});
-    // "coopmat:2x64": two positive numbers.
+    // "coopmat:2x64": two positive numbers, then maybe where the softmax runs.
     absl::string_view tile = a->s;
     uint32_t warps = 0, keys = 0;
+    CoopmatSoftmax softmax = CoopmatSoftmax::kAuto;
+    if (absl::ConsumeSuffix(&tile, ":registers")) {
+      softmax = CoopmatSoftmax::kRegisters;
+    } else if (absl::ConsumeSuffix(&tile, ":shared")) {
+      softmax = CoopmatSoftmax::kShared;
+    }
     if (absl::ConsumePrefix(&tile, "coopmat:")) {
       const size_t x = tile.find('x');
       if (x != absl::string_view::npos && absl::SimpleAtoi(tile.substr(0, x), &warps) &&
           absl::SimpleAtoi(tile.substr(x + 1), &keys) && warps > 0 && keys > 0) {
-        return std::optional<Pin>(Pin{AttentionKernel::kCoopmat, {warps, keys}});
+        return std::optional<Pin>(Pin{AttentionKernel::kCoopmat, {warps, keys, softmax}});
       }
     }
   }
   return absl::InvalidArgumentError(
       absl::StrCat(kAttentionKernelAttr,
                    " must be the string \"fused\", \"unfused\", \"coopmat\" or "
-                   "\"coopmat:<subgroups>x<keys>\""));
+                   "\"coopmat:<subgroups>x<keys>\", optionally ending \":shared\" or "
+                   "\":registers\""));
 }
 
 }  // namespace

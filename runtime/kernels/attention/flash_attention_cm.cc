@@ -14,7 +14,7 @@ namespace {
 // From shaders/attention/flash_attention_cm_tiles.def, the table the shader
 // build makes its variants from (which says why the rows run in this order).
 constexpr CoopmatAttentionTile kTiles[] = {
-#define VKSERVE_FLASH_ATTENTION_CM_TILE(ep, warps, bc) {ep, warps, bc},
+#define VKSERVE_FLASH_ATTENTION_CM_TILE(ep, warps, bc) {ep, warps, bc, false},
 #include "shaders/attention/flash_attention_cm_tiles.def"
 #undef VKSERVE_FLASH_ATTENTION_CM_TILE
 };
@@ -31,16 +31,18 @@ bool Aligned4(const FlashAttentionProblem& p) {
 
 }  // namespace
 
-uint32_t CoopmatAttentionTile::shared_bytes() const {
+uint32_t CoopmatAttentionTile::shared_bytes(bool emulated) const {
   const uint32_t ld = head + 8;
+  const uint32_t tiles = 2 * (rows() * ld + 2 * keys * ld);
+  if (registers) return tiles + (emulated ? warps * 16 * 16 * 4 : 0);
   const uint32_t scores = 16 * (keys + 4) * 4;
   const uint32_t p_and_o = 16 * (keys + 8) * 2 + 16 * 20 * 4;
-  return 2 * (rows() * ld + 2 * keys * ld) + warps * std::max(scores, p_and_o);
+  return tiles + warps * std::max(scores, p_and_o);
 }
 
 std::string CoopmatAttentionTile::shader(bool emulated, bool half_io, bool khr) const {
   return absl::StrCat("ops/flash_attention_cm_e", head, "_w", warps, "_c", keys,
-                      half_io ? "_f16" : "", emulated ? "_emu" : (khr ? "_khr" : ""));
+                      registers ? "_regs" : "", half_io ? "_f16" : "", emulated ? "_emu" : (khr ? "_khr" : ""));
 }
 
 bool CoopmatAttentionNative(const gpu::DeviceInfo& device) {
@@ -54,14 +56,20 @@ bool CoopmatAttentionNative(const gpu::DeviceInfo& device) {
 std::optional<CoopmatAttentionTile> PlanCoopmatAttention(const FlashAttentionProblem& p,
                                                          const gpu::DeviceInfo& device,
                                                          bool emulated, uint32_t warps,
-                                                         uint32_t keys) {
+                                                         uint32_t keys, CoopmatSoftmax softmax) {
   if (!FlashAttentionIndexable(p) || (!emulated && !CoopmatAttentionNative(device)))
     return std::nullopt;
+  const bool registers = softmax == CoopmatSoftmax::kAuto
+                             ? !emulated && device.coopmat_mma_fragments
+                             : softmax == CoopmatSoftmax::kRegisters;
+  if (registers && !emulated && !device.coopmat_mma_fragments) return std::nullopt;
   const uint32_t head = p.head_size <= 32 ? 32 : p.head_size <= 64 ? 64 : 128;
-  for (const CoopmatAttentionTile& t : kTiles) {
+  for (CoopmatAttentionTile t : kTiles) {
+    t.registers = registers;
     if ((warps != 0 && t.warps != warps) || (keys != 0 && t.keys != keys)) continue;
     if (t.head != head || t.threads() > device.max_workgroup_invocations ||
-        t.threads() > device.max_workgroup_size[0] || t.shared_bytes() > device.max_shared_memory) {
+        t.threads() > device.max_workgroup_size[0] ||
+        t.shared_bytes(emulated) > device.max_shared_memory) {
       continue;
     }
     if ((p.queries + t.rows() - 1) / t.rows() > device.max_workgroup_count[0] ||

@@ -24,20 +24,30 @@
 namespace vkserve {
 
 // One compiled variant: the head padded to `head` (a multiple of 16), `warps`
-// 32-wide subgroups of 16 query rows each, `keys` keys per shared tile.
+// 32-wide subgroups of 16 query rows each, `keys` keys per shared tile, and
+// where the online softmax runs: through shared memory
+// (flash_attention_cm.glsl), or in registers (`registers`,
+// flash_attention_cm_regs.glsl), which needs the fragment layout that
+// DeviceInfo::coopmat_mma_fragments reports.
 struct CoopmatAttentionTile {
   uint32_t head, warps, keys;
+  bool registers = false;
   uint32_t threads() const { return 32 * warps; }
   uint32_t rows() const { return 16 * warps; }
   // Mirrors the shader's shared arrays: the Q, K and V tiles (fp16 rows
-  // padded by 8 halves) and each subgroup's region (its fp32 scores, or P
-  // and a staged 16 x 16 block of O).
-  uint32_t shared_bytes() const;
+  // padded by 8 halves), and each subgroup's region (its fp32 scores, or P
+  // and a staged 16 x 16 block of O), or with `registers` none but, in the
+  // emulation, a staged 16 x 16 fp32 operand.
+  uint32_t shared_bytes(bool emulated = false) const;
   // `half_io`: the variant for fp16 tensors; `khr`: its
   // VK_KHR_cooperative_matrix form (DeviceInfo::cooperative_matrix_khr;
   // "_khr", never with `emulated`).
   std::string shader(bool emulated, bool half_io, bool khr = false) const;
 };
+
+// Where a plan's softmax runs: the device's choice (in registers where
+// DeviceInfo::coopmat_mma_fragments holds and not emulated), or a pin.
+enum class CoopmatSoftmax { kAuto, kShared, kRegisters };
 
 // True when `device` runs the tensor-core kernel itself: cooperative matrices enabled, 32-wide
 // subgroups (by default or on request) and the 16x16x16 fp16/fp32 shape.
@@ -48,11 +58,11 @@ bool CoopmatAttentionNative(const gpu::DeviceInfo& device);
 // memory and workgroup limits). `emulated` plans the scalar emulation, which
 // any device runs (tests pin it); otherwise the device must be native.
 // `warps` and `keys`, where not 0, take only the variant of that many
-// subgroups and keys per tile (a pin, for benchmarks and tests).
-std::optional<CoopmatAttentionTile> PlanCoopmatAttention(const FlashAttentionProblem& problem,
-                                                         const gpu::DeviceInfo& device,
-                                                         bool emulated, uint32_t warps = 0,
-                                                         uint32_t keys = 0);
+// subgroups and keys per tile, and `softmax` the form (pins, for benchmarks
+// and tests); a native plan in registers needs coopmat_mma_fragments.
+std::optional<CoopmatAttentionTile> PlanCoopmatAttention(
+    const FlashAttentionProblem& problem, const gpu::DeviceInfo& device, bool emulated,
+    uint32_t warps = 0, uint32_t keys = 0, CoopmatSoftmax softmax = CoopmatSoftmax::kAuto);
 
 // The dispatch for `problem` (which PlanCoopmatAttention accepted), with the
 // bindings of FlashAttentionStep; `half_io`: its tensors are fp16.

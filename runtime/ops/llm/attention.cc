@@ -430,7 +430,13 @@ class AttentionOp : public Op {
     const bool emulated = !CoopmatAttentionNative(ctx.device().info());
     ASSIGN_OR_RETURN(const CoopmatAttentionPin pin, PinnedCoopmatAttentionTile(ctx.node()));
     const std::optional<CoopmatAttentionTile> tile =
-        PlanCoopmatAttention(f, ctx.device().info(), emulated, pin.warps, pin.keys);
+        PlanCoopmatAttention(f, ctx.device().info(), emulated, pin.warps, pin.keys, pin.softmax);
+    if (!tile && pin.softmax == CoopmatSoftmax::kRegisters && !emulated &&
+        !ctx.device().info().coopmat_mma_fragments) {
+      return absl::UnimplementedError(
+          "the tensor-core attention's softmax in registers needs the mma.sync fragment layout, "
+          "which this device's fragments do not have");
+    }
     if (!tile) {
       return absl::UnimplementedError(absl::StrCat(
           "the tensor-core attention does not fit this device at head size ", f.head_size,
@@ -441,7 +447,8 @@ class AttentionOp : public Op {
     ASSIGN_OR_RETURN(DispatchStep step, CoopmatAttentionStep(ctx, f, *tile, emulated, half_io, 3));
     return Finish(std::move(step), io, std::move(steps),
                   absl::StrCat("coopmat flash-attention kernel, ", tile->rows(), "-row tiles of ",
-                               tile->keys, " keys", half_io ? ", fp16 tensors" : "",
+                               tile->keys, " keys", tile->registers ? ", softmax in registers" : "",
+                               half_io ? ", fp16 tensors" : "",
                                emulated ? ", emulated" : "", " (", why, ")"));
   }
 

@@ -6,7 +6,8 @@
 # fused flash-attention kernel, to the unfused GEMM lowering
 # (runtime/kernels/attention/attention_lowering.h) and to the tensor-core kernel
 # (runtime/kernels/attention/flash_attention_cm.h; its scalar emulation where the device has
-# no cooperative matrices), against onnxruntime running the same
+# no cooperative matrices), in both its forms (the softmax through shared
+# memory, and in registers), against onnxruntime running the same
 # graph without the attribute ("reference_model"). Every mask kind the fused
 # op takes (none, additive float key padding, bool key padding, causal, causal
 # with bool padding, a float [S, T] mask), the empty-rows-zero mode (the
@@ -26,6 +27,20 @@ from onnx_case import ELEM_TYPE
 
 _RNG = np.random.default_rng(20261125)
 _PIN = "vkserve_attention_kernel"
+# The tensor-core kernel with its softmax in registers
+# (flash_attention_cm_regs.glsl), pinned to 2 subgroups of 32-key tiles: a
+# variant of every head size. Its name in case names, and its description.
+_REGS = "coopmat:2x32:registers"
+_REGS_KERNEL = "coopmat flash-attention kernel, 32-row tiles of 32 keys, softmax in registers"
+_KERNELS = ("fused", "unfused", "coopmat", _REGS)
+
+
+def _kernel_name(kernel):
+    return "coopmat_regs" if kernel == _REGS else kernel
+
+
+def _kernel_check(kernel):
+    return _REGS_KERNEL if kernel == _REGS else kernel
 
 
 def _rand(*shape):
@@ -53,16 +68,17 @@ def _pair(name, build, inputs, outputs, atol=2e-4, precision=None, reference=Non
     The tensor-core kernel ("coopmat"; its scalar emulation off the H100)
     always rounds Q, K, V and P to fp16, so its bound is fp16's and it too
     must show an error."""
-    for kernel in ("fused", "unfused", "coopmat"):
-        case = {"name": f"attention_pick_{name}_{kernel}", "model": _model(build(kernel), inputs, outputs),
+    for kernel in _KERNELS:
+        case = {"name": f"attention_pick_{name}_{_kernel_name(kernel)}",
+                "model": _model(build(kernel), inputs, outputs),
                 "inputs": inputs, "reference_model": reference or _model(build(None), inputs, outputs),
-                "atol": atol, "kernel": kernel}
+                "atol": atol, "kernel": _kernel_check(kernel)}
         if precision:
             case["precision"] = precision
             case["rtol"] = atol
             if kernel == "unfused":
                 case["min_max_error"] = 1e-4
-        if kernel == "coopmat":
+        if kernel.startswith("coopmat"):
             case.update(_tolerance(kernel, atol))
             if len(outputs) > 1:  # present keys and values are exact copies
                 del case["min_max_error"]
@@ -72,7 +88,7 @@ def _pair(name, build, inputs, outputs, atol=2e-4, precision=None, reference=Non
 def _tolerance(kernel, atol=2e-4):
     """fp32's bound, or fp16's for the tensor-core kernel, which must also
     show that it rounded."""
-    if kernel != "coopmat":
+    if not kernel.startswith("coopmat"):
         return {"atol": atol}
     return {"atol": max(atol, 4e-3), "rtol": max(atol, 4e-3), "min_max_error": 1e-5}
 
@@ -111,9 +127,9 @@ def _empty_rows_zero():
                  helper.make_node("Where", ["nan", "zero", "P"], ["Pz"]),
                  helper.make_node("MatMul", ["Pz", "V"], ["Y"])]
         return _model(nodes, inputs, ["Y"], inits, 17)
-    for kernel in ("fused", "unfused", "coopmat"):
-        yield {"name": f"attention_pick_empty_rows_zero_e32_{kernel}", "model": model(kernel),
-               "inputs": inputs, "reference_model": model(None), "kernel": kernel,
+    for kernel in _KERNELS:
+        yield {"name": f"attention_pick_empty_rows_zero_e32_{_kernel_name(kernel)}", "model": model(kernel),
+               "inputs": inputs, "reference_model": model(None), "kernel": _kernel_check(kernel),
                "fused_op": "MatMul+Mul+Add+Softmax+IsNaN+Where+MatMul=Attention", **_tolerance(kernel)}
 
 
@@ -132,13 +148,14 @@ def _packed():
                  helper.make_node("Attention", ["Q", "K", "V", "M"], ["Y"], q_num_heads=hq, kv_num_heads=hkv,
                                   **extra)]
         return _model(nodes, inputs, ["Y"], [sizes])
-    for kernel in ("fused", "unfused", "coopmat"):
-        yield {"name": f"attention_pick_packed_gqa_pad_bool_{kernel}", "model": model(kernel), "inputs": inputs,
-               "reference_model": model(None), "kernel": kernel, "fused_op": "Attention(QKV packed)",
+    for kernel in _KERNELS:
+        yield {"name": f"attention_pick_packed_gqa_pad_bool_{_kernel_name(kernel)}", "model": model(kernel),
+               "inputs": inputs, "reference_model": model(None), "kernel": _kernel_check(kernel),
+               "fused_op": "Attention(QKV packed)",
                **_tolerance(kernel)}
 
 
-def _half(name, b, hq, hkv, s, t, e, mask, three_d, pins=("coopmat",), **kw):
+def _half(name, b, hq, hkv, s, t, e, mask, three_d, pins=("coopmat", _REGS), **kw):
     """A float16 model (fp16 Q, K, V, mask and Y): pinned to the tensor-core
     kernel it runs on its fp16 variants (their emulation off the H100), or
     unpinned ("auto": the fp32 kernels between conversions on a device
@@ -158,12 +175,13 @@ def _half(name, b, hq, hkv, s, t, e, mask, three_d, pins=("coopmat",), **kw):
                        inputs, ["Y"], out_type=f16)
     for pin in pins:
         extra = {_PIN: pin} if pin != "auto" else {}
-        case = {"name": f"attention_pick_f16io_{name}_{pin}", "inputs": inputs, "reference_model": reference,
+        case = {"name": f"attention_pick_f16io_{name}_{_kernel_name(pin)}", "inputs": inputs,
+                "reference_model": reference,
                 "model": _model([helper.make_node("Attention", names, outputs, **attrs, **extra)], inputs,
                                 outputs, out_type=f16),
                 "atol": 4e-3, "rtol": 4e-3, **kw}
-        if pin == "coopmat":
-            case["kernel"] = "coopmat"
+        if pin.startswith("coopmat"):
+            case["kernel"] = _kernel_check(pin)
         yield case
 
 
@@ -182,19 +200,24 @@ def _unpinned(name, b, h, s, e, kernel):
 def _pinned_variant():
     """A tensor-core variant pinned by name ("coopmat:<subgroups>x<keys>"):
     2 subgroups of 64-key tiles at sequence 197 (a partial last tile of
-    queries and of keys), fp32 and fp16 tensors."""
-    for precision in (None, "FP16"):
+    queries and of keys), fp32 and fp16 tensors; and with the softmax in
+    registers, 2 and 4 subgroups of 64-key tiles."""
+    for precision, pin in ((None, "coopmat:2x64"), ("FP16", "coopmat:2x64"),
+                           ("FP16", "coopmat:2x64:registers"), ("FP16", "coopmat:4x64:registers")):
         inputs, names, outputs, attrs = attention_problem(_RNG, 2, 2, 2, 197, 197, 64, "pad_float",
                                                           False, 0, None)
 
         def build(pin):
             extra = {_PIN: pin} if pin else {}
             return [helper.make_node("Attention", names, outputs, **attrs, **extra)]
-        case = {"name": "attention_pick_e64_s197_pad_float_coopmat_2x64" +
-                        ("_fp16" if precision else ""),
-                "model": _model(build("coopmat:2x64"), inputs, outputs), "inputs": inputs,
+        warps = int(pin.split(":")[1].split("x")[0])
+        regs = pin.endswith(":registers")
+        case = {"name": "attention_pick_e64_s197_pad_float_coopmat_" + pin.split(":")[1] +
+                        ("_regs" if regs else "") + ("_fp16" if precision else ""),
+                "model": _model(build(pin), inputs, outputs), "inputs": inputs,
                 "reference_model": _model(build(None), inputs, outputs),
-                "kernel": "coopmat flash-attention kernel, 32-row tiles of 64 keys",
+                "kernel": f"coopmat flash-attention kernel, {16 * warps}-row tiles of 64 keys" +
+                          (", softmax in registers" if regs else ""),
                 **_tolerance("coopmat")}
         if precision:
             case.update({"precision": precision, "rtol": 4e-3})
@@ -226,7 +249,9 @@ def cases():
     yield _unpinned("fp16_large_coopmat", 2, 4, 257, 64, "coopmat")
     # float16 models: the tensor-core kernel's fp16 variants, and the
     # fallback through conversions.
-    yield from _half("e64_s31_pad_float", 2, 2, 2, 31, 31, 64, "pad_float", False, pins=("coopmat", "auto"))
+    yield from _half("e64_s31_pad_float", 2, 2, 2, 31, 31, 64, "pad_float", False,
+                     pins=("coopmat", _REGS, "auto"))
     yield from _half("e32_s13_causal_pad_bool_3d_gqa", 2, 4, 2, 13, 13, 32, "causal_pad_bool", True)
-    yield from _half("e80_cross_s7_t21_none", 1, 2, 2, 7, 21, 80, "none", False, pins=("coopmat", "fused"))
+    yield from _half("e80_cross_s7_t21_none", 1, 2, 2, 7, 21, 80, "none", False,
+                     pins=("coopmat", _REGS, "fused"))
     yield from _half("e64_s40_float_st_b1", 1, 2, 2, 40, 40, 64, "float_st", False)

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: Apache-2.0
+// Fused attention on tensor cores with the online softmax in registers: the
+// form of flash_attention_cm.glsl (same tiles, bindings, push constants and
+// masks) for devices whose matrix fragments have the element layout below,
+// which a probe confirms before the planner picks it
+// (runtime/kernels/tensor_core_layout.h). Each lane reads its scores straight
+// from the S accumulators and writes P straight into A operands, so a key
+// tile costs no shared memory round trip of S, P or O and no subgroup
+// barrier: shared memory holds only the Q, K and V tiles.
+//
+// The layout (NVIDIA's mma.sync m16n8k16, for the fp32 accumulator and the
+// fp16 A operand alike): element e of lane L of a 16x16 fragment is
+//   row L / 4 + 8 * ((e / 2) % 2),  column 2 * (L % 4) + e % 2 + 8 * (e / 4).
+// A lane holds 4 columns of two rows, so a row's maximum and sum are over
+// the 4 lanes of a quad (two shuffles).
+//
+// Per key tile and subgroup (16 query rows):
+//   1. S (16 x BC) = Q K' in BC / 16 accumulators;
+//   2. mask, row maxima, and the running maximum: O and the row sums are
+//      rescaled in registers when it moves;
+//   3. per 16 keys, P = exp(S - m) as an fp16 A operand, O += P V.
+//
+// EMULATE: the same algorithm with fragments as arrays in that layout and the
+// products in scalar code (a "subgroup" is 32 invocations synchronized by
+// workgroup barriers; A operands go through shared memory for the product),
+// so lavapipe tests it; only a pinned plan runs it there.
+#version 450
+
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_EXT_control_flow_attributes : require
+#include "precision.glsl"
+#if !EMULATE
+#extension GL_NV_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#endif
+#if VKSERVE_F16
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#endif
+
+#if !defined(EP) || !defined(WARPS) || !defined(BC) || (EP % 16) != 0 || (BC % 16) != 0 || \
+    ((BC * EP / 8) % (32 * WARPS)) != 0
+#error "flash_attention_cm_regs.glsl needs EP and BC multiples of 16 and whole loads per thread"
+#endif
+
+const uint THREADS = 32 * WARPS;
+const uint BR = 16 * WARPS;
+layout(local_size_x = THREADS) in;
+
+// fp16 rows padded by one 16-byte unit, so that a fragment's 8 row starts
+// fall in distinct bank groups.
+const uint LD = EP + 8;
+shared uvec4 q_sh[BR * LD / 8];  // the query tile, scaled
+shared uvec4 k_sh[BC * LD / 8];
+shared uvec4 v_sh[BC * LD / 8];
+const uint KV_UNITS = BC * EP / 8 / THREADS;  // 8-half units per thread per tile
+const uint Q_UNITS = BR * EP / 8 / THREADS;
+
+uint frag_row(uint lane, uint e) { return (lane >> 2) + 8u * ((e >> 1) & 1u); }
+uint frag_col(uint lane, uint e) { return 2u * (lane & 3u) + (e & 1u) + 8u * (e >> 2); }
+
+// ---- Matrix operations (tensor cores, or their scalar emulation) ----
+// A operands (Q, P) are 16x16 fp16 fragments in registers; B operands (K',
+// V) are read from k_sh or v_sh at a half offset, K' column-major.
+#if EMULATE
+struct FragA { float v[8]; };
+struct FragB { uint arr, off; bool col; };
+struct Acc { float v[8]; };
+// Each subgroup's A operand, staged for the product.
+shared float a_sh[WARPS * 256];
+
+float half_at(uint arr, uint h) {
+  const uvec4 u = arr == 0u ? q_sh[h >> 3] : arr == 1u ? k_sh[h >> 3] : v_sh[h >> 3];
+  return unpackHalf2x16(u[(h >> 1) & 3u])[h & 1u];
+}
+FragA load_a(uint off) {
+  const uint lane = gl_LocalInvocationID.x % 32u;
+  FragA a;
+  [[unroll]] for (uint e = 0; e < 8u; ++e) a.v[e] = half_at(0u, off + frag_row(lane, e) * LD + frag_col(lane, e));
+  return a;
+}
+FragA frag_a_zero() {
+  FragA a;
+  [[unroll]] for (uint e = 0; e < 8u; ++e) a.v[e] = 0.0;
+  return a;
+}
+float round_f16(float x) { return unpackHalf2x16(packHalf2x16(vec2(x, 0.0))).x; }
+// Element e of a fragment (the layout above), and the A operand's element type.
+#define EL(frag, e) (frag).v[e]
+#define A_T float
+FragB load_kt(uint off) { return FragB(1u, off, true); }
+FragB load_v(uint off) { return FragB(2u, off, false); }
+Acc acc_zero() {
+  Acc c;
+  [[unroll]] for (uint e = 0; e < 8u; ++e) c.v[e] = 0.0;
+  return c;
+}
+Acc mul_add(FragA a, FragB b, Acc c) {
+  const uint warp = gl_LocalInvocationID.x / 32u, lane = gl_LocalInvocationID.x % 32u;
+  memoryBarrierShared();
+  barrier();  // the previous product has read the staged operand
+  [[unroll]] for (uint e = 0; e < 8u; ++e) a_sh[warp * 256u + frag_row(lane, e) * 16u + frag_col(lane, e)] = a.v[e];
+  memoryBarrierShared();
+  barrier();
+  [[dont_unroll]] for (uint e = 0; e < 8u; ++e) {
+    const uint r = frag_row(lane, e), col = frag_col(lane, e);
+    // Unrolled: llvmpipe cuts a loop short after 65535 iterations in one
+    // invocation (gemm_coopmat.glsl).
+    [[unroll]] for (uint kk = 0; kk < 16u; ++kk) {
+      c.v[e] += a_sh[warp * 256u + r * 16u + kk] *
+                half_at(b.arr, b.off + (b.col ? col * LD + kk : kk * LD + col));
+    }
+  }
+  return c;
+}
+uint pack2(vec2 v) { return packHalf2x16(v); }
+#else
+#define FragA fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
+#define FragB fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
+#define Acc fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>
+FragA load_a(uint off) {
+  FragA a;
+  coopMatLoadNV(a, q_sh, off / 8u, LD / 8u, false);
+  return a;
+}
+FragA frag_a_zero() { return FragA(0.0); }
+float round_f16(float x) { return float(float16_t(x)); }
+#define EL(frag, e) (frag)[e]
+#define A_T float16_t
+FragB load_kt(uint off) {
+  FragB b;
+  coopMatLoadNV(b, k_sh, off / 8u, LD / 8u, true);
+  return b;
+}
+FragB load_v(uint off) {
+  FragB b;
+  coopMatLoadNV(b, v_sh, off / 8u, LD / 8u, false);
+  return b;
+}
+Acc acc_zero() { return Acc(0.0); }
+Acc mul_add(FragA a, FragB b, Acc c) { return coopMatMulAddNV(a, b, c); }
+uint pack2(vec2 v) { return packFloat2x16(f16vec2(v)); }
+#endif
+
+#include "flash_attention_cm_io.glsl"
+
+// The maximum (or sum) of a row over the 4 lanes of its quad.
+float quad_max(float x) {
+  x = max(x, subgroupShuffleXor(x, 1u));
+  return max(x, subgroupShuffleXor(x, 2u));
+}
+float quad_sum(float x) {
+  x += subgroupShuffleXor(x, 1u);
+  return x + subgroupShuffleXor(x, 2u);
+}
+
+void main() {
+  const uint warp = gl_LocalInvocationID.x / 32u, lane = gl_LocalInvocationID.x % 32u;
+  const uint i0 = gl_WorkGroupID.x * BR;
+  const uint h = gl_WorkGroupID.y, b = gl_WorkGroupID.z;
+  const uint kvh = h / (p.hq / p.hkv);
+  const uint k_at = p.k_off + b * p.k_sb + kvh * p.k_sh, v_at = p.v_off + b * p.v_sb + kvh * p.v_sh;
+  // This lane's two query rows: element e of a fragment is in row[(e / 2) % 2].
+  const uint row[2] = {i0 + warp * 16u + (lane >> 2), i0 + warp * 16u + (lane >> 2) + 8u};
+
+  store_q_tile(p.q_off + b * p.q_sb + h * p.q_sh, i0);
+
+  Acc o[EP / 16u];  // this subgroup's 16 x EP block of O
+  [[unroll]] for (uint f = 0; f < EP / 16u; ++f) o[f] = acc_zero();
+  // Per row: the running maximum m (p = exp(s - m)) and this lane's part of
+  // the row sum of p, counted as rounded to fp16 (as P V sees it).
+  float m[2] = {kNegInf, kNegInf}, l[2] = {0.0, 0.0};
+  // Uniform over the workgroup: under the causal mask, keys past the tile's
+  // last row + past are never loaded.
+  uint t_end = p.t;
+  if (CAUSAL) t_end = min(p.t, min(p.s, i0 + BR) + p.past);
+  fetch_kv(k_at, v_at, 0u);
+  FragA fq[EP / 16u];  // this subgroup's rows of Q, loaded once
+  for (uint j0 = 0; j0 < t_end; j0 += BC) {
+    barrier();  // the previous tile's K and V are consumed (and Q is stored)
+    store_kv();
+    barrier();
+    if (j0 == 0u) {
+      [[unroll]] for (uint kk = 0; kk < EP / 16u; ++kk) fq[kk] = load_a(warp * 16u * LD + kk * 16u);
+    }
+    if (j0 + BC < t_end) fetch_kv(k_at, v_at, j0 + BC);  // in flight during this tile
+
+    // 1. S = Q K', 16 keys per accumulator.
+    Acc s[BC / 16u];
+    [[unroll]] for (uint n = 0; n < BC / 16u; ++n) {
+      s[n] = acc_zero();
+      [[unroll]] for (uint kk = 0; kk < EP / 16u; ++kk) {
+        s[n] = mul_add(fq[kk], load_kt(n * 16u * LD + kk * 16u), s[n]);
+      }
+    }
+
+    // 2. Masked scores (kept in sc), row maxima, the new running maximum.
+    float sc[BC / 16u][8];
+    float mx[2] = {kNegInf, kNegInf};
+    [[unroll]] for (uint n = 0; n < BC / 16u; ++n) {
+      [[unroll]] for (uint e = 0; e < 8u; ++e) {
+        const uint i = row[(e >> 1) & 1u], j = j0 + n * 16u + frag_col(lane, e);
+        const bool seen = i < p.s && j < p.t && !(CAUSAL && j > i + p.past);
+        sc[n][e] = seen ? EL(s[n], e) + mask_bias(b, h, i, j) : kNegInf;
+        mx[(e >> 1) & 1u] = max(mx[(e >> 1) & 1u], sc[n][e]);
+      }
+    }
+    float correction[2];
+    [[unroll]] for (uint x = 0; x < 2u; ++x) {
+      const float m_new = max(m[x], quad_max(mx[x]));
+      // exp(-inf - finite) is 0, and O and l are still 0 then; a row that
+      // has seen nothing keeps m = -inf and p = 0.
+      correction[x] = m_new == kNegInf ? 1.0 : exp(m[x] - m_new);
+      m[x] = m_new;
+      l[x] *= correction[x];
+    }
+    [[unroll]] for (uint f = 0; f < EP / 16u; ++f) {
+      [[unroll]] for (uint e = 0; e < 8u; ++e) EL(o[f], e) *= correction[(e >> 1) & 1u];
+    }
+
+    // 3. O += P V, 16 keys at a time.
+    [[unroll]] for (uint kk = 0; kk < BC / 16u; ++kk) {
+      FragA fp = frag_a_zero();
+      [[unroll]] for (uint e = 0; e < 8u; ++e) {
+        const uint x = (e >> 1) & 1u;
+        const float pe = round_f16(m[x] == kNegInf ? 0.0 : exp(sc[kk][e] - m[x]));
+        l[x] += pe;
+        EL(fp, e) = A_T(pe);
+      }
+      [[unroll]] for (uint f = 0; f < EP / 16u; ++f) {
+        o[f] = mul_add(fp, load_v(kk * 16u * LD + f * 16u), o[f]);
+      }
+    }
+  }
+
+  // Y = O / l, l summed over the row's quad.
+  float inv[2];
+  [[unroll]] for (uint x = 0; x < 2u; ++x) {
+    const float total = quad_sum(l[x]);
+    inv[x] = EMPTY_ZERO && total == 0.0 ? 0.0 : 1.0 / total;
+  }
+  [[unroll]] for (uint f = 0; f < EP / 16u; ++f) {
+    [[unroll]] for (uint e = 0; e < 8u; ++e) {
+      const uint i = row[(e >> 1) & 1u], col = f * 16u + frag_col(lane, e);
+      if (i < p.s && col < HEAD) y[b * p.y_sb + h * p.y_sh + i * p.y_ss + col] = IO_T(EL(o[f], e) * inv[(e >> 1) & 1u]);
+    }
+  }
+}
