@@ -174,7 +174,7 @@ void main() {
 
   // The query tile, scaled and rounded to fp16 (zeros past S).
   const uint q_at = p.q_off + b * p.q_sb + h * p.q_sh;
-  store_q_tile(q_at, i0);
+  store_q_tile(q_at, i0, p.scale);
 
   Acc o[EP / 16u];  // this subgroup's 16 x EP block of O, 16 columns each
   [[unroll]] for (uint f = 0; f < EP / 16u; ++f) o[f] = acc_zero();

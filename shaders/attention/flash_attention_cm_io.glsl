@@ -122,13 +122,13 @@ float mask_bias(uint b, uint h, uint i, uint j) {
   return ((mask_b[at / 4u] >> (8u * (at % 4u))) & 0xFFu) != 0u ? 0.0 : kNegInf;
 }
 
-// The query tile [i0, i0 + BR) of the head at `q_at`, scaled and rounded to
-// fp16 into q_sh (zeros past S).
-void store_q_tile(uint q_at, uint i0) {
+// The query tile [i0, i0 + BR) of the head at `q_at`, times `scale` and
+// rounded to fp16 into q_sh (zeros past S).
+void store_q_tile(uint q_at, uint i0, float scale) {
   [[unroll]] for (uint u = 0; u < Q_UNITS; ++u) {
     const uint x = gl_LocalInvocationID.x + THREADS * u;
     const uint qr = x / (EP / 8u), c = (x % (EP / 8u)) * 8u;
-    q_sh[(qr * LD + c) / 8u] = i0 + qr < p.s ? pack8(load_unit(0u, q_at + (i0 + qr) * p.q_ss, c), p.scale) : uvec4(0);
+    q_sh[(qr * LD + c) / 8u] = i0 + qr < p.s ? pack8(load_unit(0u, q_at + (i0 + qr) * p.q_ss, c), scale) : uvec4(0);
   }
 }
 

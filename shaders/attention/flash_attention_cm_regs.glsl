@@ -14,11 +14,13 @@
 // A lane holds 4 columns of two rows, so a row's maximum and sum are over
 // the 4 lanes of a quad (two shuffles).
 //
-// Per key tile and subgroup (16 query rows):
+// Per key tile and subgroup (RB blocks of 16 query rows; RB 2 uses each K
+// and V fragment it loads for two products):
 //   1. S (16 x BC) = Q K' in BC / 16 accumulators;
 //   2. mask, row maxima, and the running maximum: O and the row sums are
 //      rescaled in registers when it moves;
-//   3. per 16 keys, P = exp(S - m) as an fp16 A operand, O += P V.
+//   3. per 16 keys, P = exp(S - m) as an fp16 A operand, O += P V
+//      (in base 2: Q is scaled by log2(e) as it is stored).
 //
 // EMULATE: the same algorithm with fragments as arrays in that layout and the
 // products in scalar code (a "subgroup" is 32 invocations synchronized by
@@ -40,13 +42,16 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #endif
 
+#ifndef RB
+#define RB 1
+#endif
 #if !defined(EP) || !defined(WARPS) || !defined(BC) || (EP % 16) != 0 || (BC % 16) != 0 || \
     ((BC * EP / 8) % (32 * WARPS)) != 0
 #error "flash_attention_cm_regs.glsl needs EP and BC multiples of 16 and whole loads per thread"
 #endif
 
 const uint THREADS = 32 * WARPS;
-const uint BR = 16 * WARPS;
+const uint BR = 16 * RB * WARPS;  // a subgroup owns RB blocks of 16 query rows
 layout(local_size_x = THREADS) in;
 
 // fp16 rows padded by one 16-byte unit, so that a fragment's 8 row starts
@@ -162,89 +167,110 @@ void main() {
   const uint h = gl_WorkGroupID.y, b = gl_WorkGroupID.z;
   const uint kvh = h / (p.hq / p.hkv);
   const uint k_at = p.k_off + b * p.k_sb + kvh * p.k_sh, v_at = p.v_off + b * p.v_sb + kvh * p.v_sh;
-  // This lane's two query rows: element e of a fragment is in row[(e / 2) % 2].
-  const uint row[2] = {i0 + warp * 16u + (lane >> 2), i0 + warp * 16u + (lane >> 2) + 8u};
+  // This lane's first query row in block r is row0 + 16 r; element e of a
+  // fragment is in that row + 8 ((e / 2) % 2).
+  const uint row0 = i0 + warp * 16u * RB + (lane >> 2);
 
-  store_q_tile(p.q_off + b * p.q_sb + h * p.q_sh, i0);
+  // Scores in base 2: Q carries log2(e), so p = exp2(s - m).
+  const float kLog2e = 1.4426950408889634;
+  store_q_tile(p.q_off + b * p.q_sb + h * p.q_sh, i0, p.scale * kLog2e);
 
-  Acc o[EP / 16u];  // this subgroup's 16 x EP block of O
-  [[unroll]] for (uint f = 0; f < EP / 16u; ++f) o[f] = acc_zero();
-  // Per row: the running maximum m (p = exp(s - m)) and this lane's part of
+  Acc o[RB][EP / 16u];  // this subgroup's RB blocks of 16 x EP of O
+  // Per row: the running maximum m (p = exp2(s - m)) and this lane's part of
   // the row sum of p, counted as rounded to fp16 (as P V sees it).
-  float m[2] = {kNegInf, kNegInf}, l[2] = {0.0, 0.0};
+  float m[RB][2], l[RB][2];
+  [[unroll]] for (uint r = 0; r < RB; ++r) {
+    [[unroll]] for (uint f = 0; f < EP / 16u; ++f) o[r][f] = acc_zero();
+    m[r][0] = m[r][1] = kNegInf;
+    l[r][0] = l[r][1] = 0.0;
+  }
   // Uniform over the workgroup: under the causal mask, keys past the tile's
   // last row + past are never loaded.
   uint t_end = p.t;
   if (CAUSAL) t_end = min(p.t, min(p.s, i0 + BR) + p.past);
   fetch_kv(k_at, v_at, 0u);
-  FragA fq[EP / 16u];  // this subgroup's rows of Q, loaded once
+  FragA fq[RB][EP / 16u];  // this subgroup's rows of Q, loaded once
   for (uint j0 = 0; j0 < t_end; j0 += BC) {
     barrier();  // the previous tile's K and V are consumed (and Q is stored)
     store_kv();
     barrier();
     if (j0 == 0u) {
-      [[unroll]] for (uint kk = 0; kk < EP / 16u; ++kk) fq[kk] = load_a(warp * 16u * LD + kk * 16u);
+      [[unroll]] for (uint r = 0; r < RB; ++r) {
+        [[unroll]] for (uint kk = 0; kk < EP / 16u; ++kk) {
+          fq[r][kk] = load_a((warp * RB + r) * 16u * LD + kk * 16u);
+        }
+      }
     }
     if (j0 + BC < t_end) fetch_kv(k_at, v_at, j0 + BC);  // in flight during this tile
 
     // 1. S = Q K', 16 keys per accumulator.
-    Acc s[BC / 16u];
+    Acc s[RB][BC / 16u];
     [[unroll]] for (uint n = 0; n < BC / 16u; ++n) {
-      s[n] = acc_zero();
+      [[unroll]] for (uint r = 0; r < RB; ++r) s[r][n] = acc_zero();
       [[unroll]] for (uint kk = 0; kk < EP / 16u; ++kk) {
-        s[n] = mul_add(fq[kk], load_kt(n * 16u * LD + kk * 16u), s[n]);
+        const FragB kt = load_kt(n * 16u * LD + kk * 16u);
+        [[unroll]] for (uint r = 0; r < RB; ++r) s[r][n] = mul_add(fq[r][kk], kt, s[r][n]);
       }
     }
 
-    // 2. Masked scores (kept in sc), row maxima, the new running maximum.
-    float sc[BC / 16u][8];
-    float mx[2] = {kNegInf, kNegInf};
-    [[unroll]] for (uint n = 0; n < BC / 16u; ++n) {
-      [[unroll]] for (uint e = 0; e < 8u; ++e) {
-        const uint i = row[(e >> 1) & 1u], j = j0 + n * 16u + frag_col(lane, e);
-        const bool seen = i < p.s && j < p.t && !(CAUSAL && j > i + p.past);
-        sc[n][e] = seen ? EL(s[n], e) + mask_bias(b, h, i, j) : kNegInf;
-        mx[(e >> 1) & 1u] = max(mx[(e >> 1) & 1u], sc[n][e]);
+    // 2. Masked scores (kept in sc), row maxima, the new running maximum;
+    // O and the sums rescaled where it moved.
+    float sc[RB][BC / 16u][8];
+    [[unroll]] for (uint r = 0; r < RB; ++r) {
+      float mx[2] = {kNegInf, kNegInf};
+      [[unroll]] for (uint n = 0; n < BC / 16u; ++n) {
+        [[unroll]] for (uint e = 0; e < 8u; ++e) {
+          const uint i = row0 + 16u * r + 8u * ((e >> 1) & 1u), j = j0 + n * 16u + frag_col(lane, e);
+          const bool seen = i < p.s && j < p.t && !(CAUSAL && j > i + p.past);
+          sc[r][n][e] = seen ? EL(s[r][n], e) + kLog2e * mask_bias(b, h, i, j) : kNegInf;
+          mx[(e >> 1) & 1u] = max(mx[(e >> 1) & 1u], sc[r][n][e]);
+        }
       }
-    }
-    float correction[2];
-    [[unroll]] for (uint x = 0; x < 2u; ++x) {
-      const float m_new = max(m[x], quad_max(mx[x]));
-      // exp(-inf - finite) is 0, and O and l are still 0 then; a row that
-      // has seen nothing keeps m = -inf and p = 0.
-      correction[x] = m_new == kNegInf ? 1.0 : exp(m[x] - m_new);
-      m[x] = m_new;
-      l[x] *= correction[x];
-    }
-    [[unroll]] for (uint f = 0; f < EP / 16u; ++f) {
-      [[unroll]] for (uint e = 0; e < 8u; ++e) EL(o[f], e) *= correction[(e >> 1) & 1u];
+      float correction[2];
+      [[unroll]] for (uint x = 0; x < 2u; ++x) {
+        const float m_new = max(m[r][x], quad_max(mx[x]));
+        // exp2(-inf - finite) is 0, and O and l are still 0 then; a row that
+        // has seen nothing keeps m = -inf and p = 0.
+        correction[x] = m_new == kNegInf ? 1.0 : exp2(m[r][x] - m_new);
+        m[r][x] = m_new;
+        l[r][x] *= correction[x];
+      }
+      [[unroll]] for (uint f = 0; f < EP / 16u; ++f) {
+        [[unroll]] for (uint e = 0; e < 8u; ++e) EL(o[r][f], e) *= correction[(e >> 1) & 1u];
+      }
     }
 
     // 3. O += P V, 16 keys at a time.
     [[unroll]] for (uint kk = 0; kk < BC / 16u; ++kk) {
-      FragA fp = frag_a_zero();
-      [[unroll]] for (uint e = 0; e < 8u; ++e) {
-        const uint x = (e >> 1) & 1u;
-        const float pe = round_f16(m[x] == kNegInf ? 0.0 : exp(sc[kk][e] - m[x]));
-        l[x] += pe;
-        EL(fp, e) = A_T(pe);
+      FragA fp[RB];
+      [[unroll]] for (uint r = 0; r < RB; ++r) {
+        fp[r] = frag_a_zero();
+        [[unroll]] for (uint e = 0; e < 8u; ++e) {
+          const uint x = (e >> 1) & 1u;
+          const float pe = round_f16(m[r][x] == kNegInf ? 0.0 : exp2(sc[r][kk][e] - m[r][x]));
+          l[r][x] += pe;
+          EL(fp[r], e) = A_T(pe);
+        }
       }
       [[unroll]] for (uint f = 0; f < EP / 16u; ++f) {
-        o[f] = mul_add(fp, load_v(kk * 16u * LD + f * 16u), o[f]);
+        const FragB vf = load_v(kk * 16u * LD + f * 16u);
+        [[unroll]] for (uint r = 0; r < RB; ++r) o[r][f] = mul_add(fp[r], vf, o[r][f]);
       }
     }
   }
 
   // Y = O / l, l summed over the row's quad.
-  float inv[2];
-  [[unroll]] for (uint x = 0; x < 2u; ++x) {
-    const float total = quad_sum(l[x]);
-    inv[x] = EMPTY_ZERO && total == 0.0 ? 0.0 : 1.0 / total;
-  }
-  [[unroll]] for (uint f = 0; f < EP / 16u; ++f) {
-    [[unroll]] for (uint e = 0; e < 8u; ++e) {
-      const uint i = row[(e >> 1) & 1u], col = f * 16u + frag_col(lane, e);
-      if (i < p.s && col < HEAD) y[b * p.y_sb + h * p.y_sh + i * p.y_ss + col] = IO_T(EL(o[f], e) * inv[(e >> 1) & 1u]);
+  [[unroll]] for (uint r = 0; r < RB; ++r) {
+    float inv[2];
+    [[unroll]] for (uint x = 0; x < 2u; ++x) {
+      const float total = quad_sum(l[r][x]);
+      inv[x] = EMPTY_ZERO && total == 0.0 ? 0.0 : 1.0 / total;
+    }
+    [[unroll]] for (uint f = 0; f < EP / 16u; ++f) {
+      [[unroll]] for (uint e = 0; e < 8u; ++e) {
+        const uint i = row0 + 16u * r + 8u * ((e >> 1) & 1u), col = f * 16u + frag_col(lane, e);
+        if (i < p.s && col < HEAD) y[b * p.y_sb + h * p.y_sh + i * p.y_ss + col] = IO_T(EL(o[r][f], e) * inv[(e >> 1) & 1u]);
+      }
     }
   }
 }

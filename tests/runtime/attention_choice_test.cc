@@ -166,9 +166,13 @@ TEST(AttentionChoiceTest, ParsesThePin) {
   EXPECT_EQ(PinnedCoopmatAttentionTile(node).value().softmax, CoopmatSoftmax::kRegisters);
   node.attributes[kAttentionKernelAttr].s = "coopmat:2x64:shared";
   EXPECT_EQ(PinnedCoopmatAttentionTile(node).value().softmax, CoopmatSoftmax::kShared);
+  node.attributes[kAttentionKernelAttr].s = "coopmat:2x64x32:registers";
+  EXPECT_EQ(PinnedCoopmatAttentionTile(node).value().rows, 32u);
+  EXPECT_EQ(PinnedCoopmatAttentionTile(node).value().keys, 64u);
   for (const char* bad : {"flash", "coopmat:", "coopmat:2", "coopmat:0x64", "coopmat:2x",
                           "coopmat:x64", "coopmat:2x64x1", "coopmat:-2x64", "coopmat:registers",
-                          "coopmat:2x64:regs", "coopmat:2x64:registers:shared"}) {
+                          "coopmat:2x64:regs", "coopmat:2x64:registers:shared", "coopmat:2x64x24",
+                          "coopmat:2x64x32x1"}) {
     node.attributes[kAttentionKernelAttr].s = bad;
     EXPECT_EQ(PinnedAttentionKernel(node).status().code(), absl::StatusCode::kInvalidArgument)
         << bad;
@@ -183,16 +187,18 @@ TEST(AttentionChoiceTest, ParsesThePin) {
 // A pin takes that variant where it fits, and nothing else.
 TEST(AttentionChoiceTest, PlansThePinnedVariant) {
   FlashAttentionProblem p = Problem(1, 197);
-  auto tile = PlanCoopmatAttention(p, kH100Cm, /*emulated=*/false, /*warps=*/2, /*keys=*/64);
+  auto tile = PlanCoopmatAttention(p, kH100Cm, /*emulated=*/false, {.warps = 2, .keys = 64});
   ASSERT_TRUE(tile.has_value());
   EXPECT_EQ(tile->shader(false, true, /*khr=*/true), "ops/flash_attention_cm_e64_w2_c64_f16_khr");
   // Unpinned, the first row that fits stays the choice.
   EXPECT_EQ(PlanCoopmatAttention(p, kH100Cm, false)->shader(false, false),
             "ops/flash_attention_cm_e64_w4_c64");
-  EXPECT_FALSE(PlanCoopmatAttention(p, kH100Cm, false, 3, 64).has_value());
+  EXPECT_FALSE(PlanCoopmatAttention(p, kH100Cm, false, {.warps = 3, .keys = 64}).has_value());
   // 4x64 needs 44 KiB: not on lavapipe, even pinned.
-  EXPECT_FALSE(PlanCoopmatAttention(p, kLavapipeLimits, /*emulated=*/true, 4, 64).has_value());
-  EXPECT_TRUE(PlanCoopmatAttention(p, kLavapipeLimits, /*emulated=*/true, 2, 64).has_value());
+  EXPECT_FALSE(
+      PlanCoopmatAttention(p, kLavapipeLimits, /*emulated=*/true, {.warps = 4, .keys = 64}).has_value());
+  EXPECT_TRUE(
+      PlanCoopmatAttention(p, kLavapipeLimits, /*emulated=*/true, {.warps = 2, .keys = 64}).has_value());
 }
 
 // The softmax runs in registers where the probe found the mma.sync layout,
@@ -200,7 +206,7 @@ TEST(AttentionChoiceTest, PlansThePinnedVariant) {
 TEST(AttentionChoiceTest, PlansTheSoftmaxInRegistersWhereTheLayoutWasMeasured) {
   FlashAttentionProblem p = Problem(8, 128);
   EXPECT_FALSE(PlanCoopmatAttention(p, kH100Cm, false)->registers);
-  EXPECT_FALSE(PlanCoopmatAttention(p, kH100Cm, false, 0, 0, CoopmatSoftmax::kRegisters));
+  EXPECT_FALSE(PlanCoopmatAttention(p, kH100Cm, false, {.softmax = CoopmatSoftmax::kRegisters}));
   gpu::DeviceInfo mma = kH100Cm;
   mma.coopmat_mma_fragments = true;
   auto tile = PlanCoopmatAttention(p, mma, false);
@@ -209,11 +215,20 @@ TEST(AttentionChoiceTest, PlansTheSoftmaxInRegistersWhereTheLayoutWasMeasured) {
   EXPECT_EQ(tile->shader(false, true, /*khr=*/true), "ops/flash_attention_cm_e64_w4_c64_regs_f16_khr");
   // No scores or P in shared memory: the Q, K and V tiles alone.
   EXPECT_EQ(tile->shared_bytes(), 2u * (64 * 72 + 2 * 64 * 72));
-  EXPECT_FALSE(PlanCoopmatAttention(p, mma, false, 0, 0, CoopmatSoftmax::kShared)->registers);
+  EXPECT_FALSE(PlanCoopmatAttention(p, mma, false, {.softmax = CoopmatSoftmax::kShared})->registers);
+  // Two query blocks per subgroup: the softmax in registers only.
+  tile = PlanCoopmatAttention(p, mma, false, {.warps = 4, .keys = 32, .rows = 32});
+  ASSERT_TRUE(tile.has_value());
+  EXPECT_EQ(tile->rows(), 128u);
+  EXPECT_EQ(tile->shader(false, true, true), "ops/flash_attention_cm_e64_w4_c32_q32_regs_f16_khr");
+  EXPECT_FALSE(PlanCoopmatAttention(p, mma, false,
+                                    {.warps = 4, .keys = 32, .rows = 32,
+                                     .softmax = CoopmatSoftmax::kShared}));
   // The emulation keeps shared memory unless pinned, and stages one
   // operand per subgroup: 4x64 fits lavapipe's 32 KiB in registers.
   EXPECT_FALSE(PlanCoopmatAttention(p, kLavapipeLimits, true)->registers);
-  tile = PlanCoopmatAttention(p, kLavapipeLimits, true, 4, 64, CoopmatSoftmax::kRegisters);
+  tile = PlanCoopmatAttention(p, kLavapipeLimits, true,
+                              {.warps = 4, .keys = 64, .softmax = CoopmatSoftmax::kRegisters});
   ASSERT_TRUE(tile.has_value());
   EXPECT_EQ(tile->shader(true, false), "ops/flash_attention_cm_e64_w4_c64_regs_emu");
   EXPECT_EQ(tile->shared_bytes(/*emulated=*/true), 2u * (64 * 72 + 2 * 64 * 72) + 4 * 1024);

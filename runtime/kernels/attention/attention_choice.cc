@@ -3,9 +3,11 @@
 #include "runtime/kernels/attention/attention_choice.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "base/status_macros.h"
@@ -59,27 +61,29 @@ absl::StatusOr<std::optional<Pin>> ReadPin(const Node& node) {
     if (a->s == "fused") return std::optional<Pin>(Pin{AttentionKernel::kFused, {}});
     if (a->s == "unfused") return std::optional<Pin>(Pin{AttentionKernel::kUnfused, {}});
     if (a->s == "coopmat") return std::optional<Pin>(Pin{AttentionKernel::kCoopmat, {}});
-    // "coopmat:2x64": two positive numbers, then maybe where the softmax runs.
+    // "coopmat:2x64" or "coopmat:2x64x32": positive numbers, the rows a
+    // multiple of 16; then maybe where the softmax runs.
     absl::string_view tile = a->s;
-    uint32_t warps = 0, keys = 0;
-    CoopmatSoftmax softmax = CoopmatSoftmax::kAuto;
+    CoopmatAttentionPin pin;
     if (absl::ConsumeSuffix(&tile, ":registers")) {
-      softmax = CoopmatSoftmax::kRegisters;
+      pin.softmax = CoopmatSoftmax::kRegisters;
     } else if (absl::ConsumeSuffix(&tile, ":shared")) {
-      softmax = CoopmatSoftmax::kShared;
+      pin.softmax = CoopmatSoftmax::kShared;
     }
     if (absl::ConsumePrefix(&tile, "coopmat:")) {
-      const size_t x = tile.find('x');
-      if (x != absl::string_view::npos && absl::SimpleAtoi(tile.substr(0, x), &warps) &&
-          absl::SimpleAtoi(tile.substr(x + 1), &keys) && warps > 0 && keys > 0) {
-        return std::optional<Pin>(Pin{AttentionKernel::kCoopmat, {warps, keys, softmax}});
+      const std::vector<absl::string_view> n = absl::StrSplit(tile, 'x');
+      if ((n.size() == 2 || n.size() == 3) && absl::SimpleAtoi(n[0], &pin.warps) &&
+          absl::SimpleAtoi(n[1], &pin.keys) && pin.warps > 0 && pin.keys > 0 &&
+          (n.size() == 2 ||
+           (absl::SimpleAtoi(n[2], &pin.rows) && pin.rows > 0 && pin.rows % 16 == 0))) {
+        return std::optional<Pin>(Pin{AttentionKernel::kCoopmat, pin});
       }
     }
   }
   return absl::InvalidArgumentError(
       absl::StrCat(kAttentionKernelAttr,
                    " must be the string \"fused\", \"unfused\", \"coopmat\" or "
-                   "\"coopmat:<subgroups>x<keys>\", optionally ending \":shared\" or "
+                   "\"coopmat:<subgroups>x<keys>[x<rows>]\", optionally ending \":shared\" or "
                    "\":registers\""));
 }
 

@@ -30,8 +30,10 @@ enum class AttentionKernel { kFused, kUnfused, kCoopmat };
 // (UNIMPLEMENTED). "coopmat" runs the tensor-core kernel's scalar emulation
 // on a device without cooperative matrices (tests), at either precision.
 // "coopmat:<subgroups>x<keys>" (e.g. "coopmat:2x64") also pins the variant
-// of flash_attention_cm_tiles.def, so that benchmarks time each one, and a
-// suffix ":shared" or ":registers" where its softmax runs (CoopmatSoftmax).
+// of flash_attention_cm_tiles.def, so that benchmarks time each one;
+// "coopmat:<subgroups>x<keys>x<rows>" its query rows per subgroup (16 or 32);
+// and a suffix ":shared" or ":registers" where its softmax runs
+// (CoopmatSoftmax).
 inline constexpr char kAttentionKernelAttr[] = "vkserve_attention_kernel";
 
 // The bound on the unfused path's B*H*Sq*Sk fp32 score scratch; past it (or
@@ -72,15 +74,12 @@ AttentionKernel ChooseAttentionKernel(const FlashAttentionProblem& problem,
                                       const gpu::DeviceInfo& device, bool fp16 = false);
 
 // The kernel `node` pins, nullopt when none; INVALID_ARGUMENT for a value
-// other than "fused", "unfused", "coopmat" or "coopmat:<subgroups>x<keys>[:shared|:registers]".
+// other than "fused", "unfused", "coopmat" or
+// "coopmat:<subgroups>x<keys>[x<rows>][:shared|:registers]".
 absl::StatusOr<std::optional<AttentionKernel>> PinnedAttentionKernel(const Node& node);
 
-// The tensor-core variant `node` pins ("coopmat:2x64", "coopmat:2x64:registers");
+// The tensor-core variant `node` pins ("coopmat:2x64", "coopmat:2x64x32:registers");
 // all zero and kAuto when it pins none.
-struct CoopmatAttentionPin {
-  uint32_t warps = 0, keys = 0;
-  CoopmatSoftmax softmax = CoopmatSoftmax::kAuto;
-};
 absl::StatusOr<CoopmatAttentionPin> PinnedCoopmatAttentionTile(const Node& node);
 
 const char* AttentionKernelName(AttentionKernel kernel);

@@ -14,7 +14,7 @@ namespace {
 // From shaders/attention/flash_attention_cm_tiles.def, the table the shader
 // build makes its variants from (which says why the rows run in this order).
 constexpr CoopmatAttentionTile kTiles[] = {
-#define VKSERVE_FLASH_ATTENTION_CM_TILE(ep, warps, bc) {ep, warps, bc, false},
+#define VKSERVE_FLASH_ATTENTION_CM_TILE(ep, warps, bc, rb) {ep, warps, bc, rb, false},
 #include "shaders/attention/flash_attention_cm_tiles.def"
 #undef VKSERVE_FLASH_ATTENTION_CM_TILE
 };
@@ -42,7 +42,8 @@ uint32_t CoopmatAttentionTile::shared_bytes(bool emulated) const {
 
 std::string CoopmatAttentionTile::shader(bool emulated, bool half_io, bool khr) const {
   return absl::StrCat("ops/flash_attention_cm_e", head, "_w", warps, "_c", keys,
-                      registers ? "_regs" : "", half_io ? "_f16" : "", emulated ? "_emu" : (khr ? "_khr" : ""));
+                      blocks > 1 ? absl::StrCat("_q", 16 * blocks) : "", registers ? "_regs" : "",
+                      half_io ? "_f16" : "", emulated ? "_emu" : (khr ? "_khr" : ""));
 }
 
 bool CoopmatAttentionNative(const gpu::DeviceInfo& device) {
@@ -55,18 +56,21 @@ bool CoopmatAttentionNative(const gpu::DeviceInfo& device) {
 
 std::optional<CoopmatAttentionTile> PlanCoopmatAttention(const FlashAttentionProblem& p,
                                                          const gpu::DeviceInfo& device,
-                                                         bool emulated, uint32_t warps,
-                                                         uint32_t keys, CoopmatSoftmax softmax) {
+                                                         bool emulated,
+                                                         const CoopmatAttentionPin& pin) {
   if (!FlashAttentionIndexable(p) || (!emulated && !CoopmatAttentionNative(device)))
     return std::nullopt;
-  const bool registers = softmax == CoopmatSoftmax::kAuto
+  const bool registers = pin.softmax == CoopmatSoftmax::kAuto
                              ? !emulated && device.coopmat_mma_fragments
-                             : softmax == CoopmatSoftmax::kRegisters;
+                             : pin.softmax == CoopmatSoftmax::kRegisters;
   if (registers && !emulated && !device.coopmat_mma_fragments) return std::nullopt;
   const uint32_t head = p.head_size <= 32 ? 32 : p.head_size <= 64 ? 64 : 128;
   for (CoopmatAttentionTile t : kTiles) {
     t.registers = registers;
-    if ((warps != 0 && t.warps != warps) || (keys != 0 && t.keys != keys)) continue;
+    if ((pin.warps != 0 && t.warps != pin.warps) || (pin.keys != 0 && t.keys != pin.keys) ||
+        (pin.rows != 0 && 16 * t.blocks != pin.rows) || (t.blocks > 1 && !registers)) {
+      continue;
+    }
     if (t.head != head || t.threads() > device.max_workgroup_invocations ||
         t.threads() > device.max_workgroup_size[0] ||
         t.shared_bytes(emulated) > device.max_shared_memory) {

@@ -24,16 +24,17 @@
 namespace vkserve {
 
 // One compiled variant: the head padded to `head` (a multiple of 16), `warps`
-// 32-wide subgroups of 16 query rows each, `keys` keys per shared tile, and
+// 32-wide subgroups of `blocks` blocks of 16 query rows each, `keys` keys per
+// shared tile, and
 // where the online softmax runs: through shared memory
 // (flash_attention_cm.glsl), or in registers (`registers`,
 // flash_attention_cm_regs.glsl), which needs the fragment layout that
 // DeviceInfo::coopmat_mma_fragments reports.
 struct CoopmatAttentionTile {
-  uint32_t head, warps, keys;
-  bool registers = false;
+  uint32_t head, warps, keys, blocks;
+  bool registers = false;  // always with blocks > 1
   uint32_t threads() const { return 32 * warps; }
-  uint32_t rows() const { return 16 * warps; }
+  uint32_t rows() const { return 16 * blocks * warps; }
   // Mirrors the shader's shared arrays: the Q, K and V tiles (fp16 rows
   // padded by 8 halves), and each subgroup's region (its fp32 scores, or P
   // and a staged 16 x 16 block of O), or with `registers` none but, in the
@@ -57,12 +58,18 @@ bool CoopmatAttentionNative(const gpu::DeviceInfo& device);
 // (FlashAttentionIndexable fails, or no variant fits the device's shared
 // memory and workgroup limits). `emulated` plans the scalar emulation, which
 // any device runs (tests pin it); otherwise the device must be native.
-// `warps` and `keys`, where not 0, take only the variant of that many
-// subgroups and keys per tile, and `softmax` the form (pins, for benchmarks
-// and tests); a native plan in registers needs coopmat_mma_fragments.
-std::optional<CoopmatAttentionTile> PlanCoopmatAttention(
-    const FlashAttentionProblem& problem, const gpu::DeviceInfo& device, bool emulated,
-    uint32_t warps = 0, uint32_t keys = 0, CoopmatSoftmax softmax = CoopmatSoftmax::kAuto);
+// A pin (benchmarks and tests) takes only the variants of its `warps`
+// subgroups, `keys` keys per tile and `rows` query rows per subgroup (each
+// where not 0), with its softmax; a native plan in registers needs
+// coopmat_mma_fragments.
+struct CoopmatAttentionPin {
+  uint32_t warps = 0, keys = 0, rows = 0;
+  CoopmatSoftmax softmax = CoopmatSoftmax::kAuto;
+};
+std::optional<CoopmatAttentionTile> PlanCoopmatAttention(const FlashAttentionProblem& problem,
+                                                         const gpu::DeviceInfo& device,
+                                                         bool emulated,
+                                                         const CoopmatAttentionPin& pin = {});
 
 // The dispatch for `problem` (which PlanCoopmatAttention accepted), with the
 // bindings of FlashAttentionStep; `half_io`: its tensors are fp16.

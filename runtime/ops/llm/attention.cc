@@ -430,7 +430,7 @@ class AttentionOp : public Op {
     const bool emulated = !CoopmatAttentionNative(ctx.device().info());
     ASSIGN_OR_RETURN(const CoopmatAttentionPin pin, PinnedCoopmatAttentionTile(ctx.node()));
     const std::optional<CoopmatAttentionTile> tile =
-        PlanCoopmatAttention(f, ctx.device().info(), emulated, pin.warps, pin.keys, pin.softmax);
+        PlanCoopmatAttention(f, ctx.device().info(), emulated, pin);
     if (!tile && pin.softmax == CoopmatSoftmax::kRegisters && !emulated &&
         !ctx.device().info().coopmat_mma_fragments) {
       return absl::UnimplementedError(
@@ -441,7 +441,7 @@ class AttentionOp : public Op {
       return absl::UnimplementedError(absl::StrCat(
           "the tensor-core attention does not fit this device at head size ", f.head_size,
           pin.warps != 0 ? absl::StrCat(" as the pinned ", pin.warps, " subgroups x ", pin.keys,
-                                        " keys")
+                                        " keys", pin.rows != 0 ? absl::StrCat(" x ", pin.rows, " rows") : "")
                          : ""));
     }
     ASSIGN_OR_RETURN(DispatchStep step, CoopmatAttentionStep(ctx, f, *tile, emulated, half_io, 3));

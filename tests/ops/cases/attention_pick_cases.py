@@ -200,23 +200,29 @@ def _unpinned(name, b, h, s, e, kernel):
 def _pinned_variant():
     """A tensor-core variant pinned by name ("coopmat:<subgroups>x<keys>"):
     2 subgroups of 64-key tiles at sequence 197 (a partial last tile of
-    queries and of keys), fp32 and fp16 tensors; and with the softmax in
-    registers, 2 and 4 subgroups of 64-key tiles."""
-    for precision, pin in ((None, "coopmat:2x64"), ("FP16", "coopmat:2x64"),
-                           ("FP16", "coopmat:2x64:registers"), ("FP16", "coopmat:4x64:registers")):
-        inputs, names, outputs, attrs = attention_problem(_RNG, 2, 2, 2, 197, 197, 64, "pad_float",
-                                                          False, 0, None)
+    queries and of keys), fp32 and fp16 tensors; with the softmax in
+    registers, 2 and 4 subgroups of 64-key tiles, and two blocks of 16 query
+    rows per subgroup ("...x32"), also under a causal mask with a bool key
+    padding."""
+    for precision, pin, mask in ((None, "coopmat:2x64", "pad_float"), ("FP16", "coopmat:2x64", "pad_float"),
+                                 ("FP16", "coopmat:2x64:registers", "pad_float"),
+                                 ("FP16", "coopmat:4x64:registers", "pad_float"),
+                                 ("FP16", "coopmat:2x64x32:registers", "pad_float"),
+                                 ("FP16", "coopmat:4x32x32:registers", "causal_pad_bool")):
+        inputs, names, outputs, attrs = attention_problem(_RNG, 2, 2, 2, 197, 197, 64, mask, False, 0, None)
 
         def build(pin):
             extra = {_PIN: pin} if pin else {}
             return [helper.make_node("Attention", names, outputs, **attrs, **extra)]
-        warps = int(pin.split(":")[1].split("x")[0])
+        tile = pin.split(":")[1]
+        dims = [int(d) for d in tile.split("x")]
+        rows = dims[0] * (dims[2] if len(dims) > 2 else 16)
         regs = pin.endswith(":registers")
-        case = {"name": "attention_pick_e64_s197_pad_float_coopmat_" + pin.split(":")[1] +
+        case = {"name": f"attention_pick_e64_s197_{mask}_coopmat_{tile}" +
                         ("_regs" if regs else "") + ("_fp16" if precision else ""),
                 "model": _model(build(pin), inputs, outputs), "inputs": inputs,
                 "reference_model": _model(build(None), inputs, outputs),
-                "kernel": f"coopmat flash-attention kernel, {16 * warps}-row tiles of 64 keys" +
+                "kernel": f"coopmat flash-attention kernel, {rows}-row tiles of {dims[1]} keys" +
                           (", softmax in registers" if regs else ""),
                 **_tolerance("coopmat")}
         if precision:
