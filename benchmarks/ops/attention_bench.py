@@ -14,8 +14,9 @@
 #            fp16 products, so compare it at FP16; where the device has no
 #            cooperative matrices this is its slow scalar emulation);
 #            coopmat:<subgroups>x<keys> (e.g. coopmat:2x64) pins one variant of
-#            shaders/attention/flash_attention_cm_tiles.def, and a suffix
-#            :shared or :registers where its softmax runs
+#            shaders/attention/flash_attention_cm_tiles.def (coopmat:2x64x32 also
+#            its query rows per subgroup), and a suffix :shared or :registers
+#            where its softmax runs
 #   graph    MatMul(Q, K') -> Mul(scale) -> Softmax -> MatMul(., V), as the
 #            exporters write it, run with --no-attention-fusion (the GEMM
 #            engine and the Softmax op: the earlier runs' "unfused")
