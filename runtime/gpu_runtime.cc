@@ -40,7 +40,7 @@ absl::StatusOr<std::unique_ptr<GpuRuntime>> GpuRuntime::Create(const GpuRuntimeO
       rt->device_->set_coopmat_mma_fragments(*mma);
       spdlog::debug("cooperative-matrix fragments {} the mma.sync layout", *mma ? "have" : "do not have");
     } else {
-      spdlog::warn("fragment layout probe failed ({}): attention keeps its softmax in shared memory",
+      spdlog::warn("fragment layout probe failed ({}): kernels that need the mma.sync layout stay off",
                    mma.status().ToString());
     }
   }

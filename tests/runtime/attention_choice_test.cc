@@ -159,13 +159,14 @@ TEST(AttentionChoiceTest, ParsesThePin) {
   EXPECT_EQ(PinnedAttentionKernel(node).value(), AttentionKernel::kCoopmat);
   EXPECT_EQ(PinnedCoopmatAttentionTile(node).value().warps, 2u);
   EXPECT_EQ(PinnedCoopmatAttentionTile(node).value().keys, 64u);
-  EXPECT_EQ(PinnedCoopmatAttentionTile(node).value().softmax, CoopmatSoftmax::kAuto);
+  EXPECT_EQ(PinnedCoopmatAttentionTile(node).value().softmax, CoopmatSoftmax::kShared);
   node.attributes[kAttentionKernelAttr].s = "coopmat:4x32:registers";
   EXPECT_EQ(PinnedCoopmatAttentionTile(node).value().warps, 4u);
   EXPECT_EQ(PinnedCoopmatAttentionTile(node).value().keys, 32u);
   EXPECT_EQ(PinnedCoopmatAttentionTile(node).value().softmax, CoopmatSoftmax::kRegisters);
   node.attributes[kAttentionKernelAttr].s = "coopmat:2x64:shared";
   EXPECT_EQ(PinnedCoopmatAttentionTile(node).value().softmax, CoopmatSoftmax::kShared);
+  EXPECT_EQ(PinnedCoopmatAttentionTile(node).value().warps, 2u);
   node.attributes[kAttentionKernelAttr].s = "coopmat:2x64x32:registers";
   EXPECT_EQ(PinnedCoopmatAttentionTile(node).value().rows, 32u);
   EXPECT_EQ(PinnedCoopmatAttentionTile(node).value().keys, 64u);
@@ -201,15 +202,16 @@ TEST(AttentionChoiceTest, PlansThePinnedVariant) {
       PlanCoopmatAttention(p, kLavapipeLimits, /*emulated=*/true, {.warps = 2, .keys = 64}).has_value());
 }
 
-// The softmax runs in registers where the probe found the mma.sync layout,
-// and only there unless emulated; pins choose either form.
-TEST(AttentionChoiceTest, PlansTheSoftmaxInRegistersWhereTheLayoutWasMeasured) {
+// Plans keep the softmax in shared memory; a pin takes it into registers,
+// natively only where the probe found the mma.sync layout.
+TEST(AttentionChoiceTest, PinsTheSoftmaxInRegistersWhereTheLayoutWasMeasured) {
   FlashAttentionProblem p = Problem(8, 128);
   EXPECT_FALSE(PlanCoopmatAttention(p, kH100Cm, false)->registers);
   EXPECT_FALSE(PlanCoopmatAttention(p, kH100Cm, false, {.softmax = CoopmatSoftmax::kRegisters}));
   gpu::DeviceInfo mma = kH100Cm;
   mma.coopmat_mma_fragments = true;
-  auto tile = PlanCoopmatAttention(p, mma, false);
+  EXPECT_FALSE(PlanCoopmatAttention(p, mma, false)->registers);
+  auto tile = PlanCoopmatAttention(p, mma, false, {.softmax = CoopmatSoftmax::kRegisters});
   ASSERT_TRUE(tile.has_value());
   EXPECT_TRUE(tile->registers);
   EXPECT_EQ(tile->shader(false, true, /*khr=*/true), "ops/flash_attention_cm_e64_w4_c64_regs_f16_khr");
@@ -217,15 +219,16 @@ TEST(AttentionChoiceTest, PlansTheSoftmaxInRegistersWhereTheLayoutWasMeasured) {
   EXPECT_EQ(tile->shared_bytes(), 2u * (64 * 72 + 2 * 64 * 72));
   EXPECT_FALSE(PlanCoopmatAttention(p, mma, false, {.softmax = CoopmatSoftmax::kShared})->registers);
   // Two query blocks per subgroup: the softmax in registers only.
-  tile = PlanCoopmatAttention(p, mma, false, {.warps = 4, .keys = 32, .rows = 32});
+  tile = PlanCoopmatAttention(p, mma, false,
+                              {.warps = 4, .keys = 32, .rows = 32, .softmax = CoopmatSoftmax::kRegisters});
   ASSERT_TRUE(tile.has_value());
   EXPECT_EQ(tile->rows(), 128u);
   EXPECT_EQ(tile->shader(false, true, true), "ops/flash_attention_cm_e64_w4_c32_q32_regs_f16_khr");
   EXPECT_FALSE(PlanCoopmatAttention(p, mma, false,
                                     {.warps = 4, .keys = 32, .rows = 32,
                                      .softmax = CoopmatSoftmax::kShared}));
-  // The emulation keeps shared memory unless pinned, and stages one
-  // operand per subgroup: 4x64 fits lavapipe's 32 KiB in registers.
+  // The emulation stages one operand per subgroup: 4x64 fits lavapipe's
+  // 32 KiB in registers.
   EXPECT_FALSE(PlanCoopmatAttention(p, kLavapipeLimits, true)->registers);
   tile = PlanCoopmatAttention(p, kLavapipeLimits, true,
                               {.warps = 4, .keys = 64, .softmax = CoopmatSoftmax::kRegisters});

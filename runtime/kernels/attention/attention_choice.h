@@ -79,7 +79,7 @@ AttentionKernel ChooseAttentionKernel(const FlashAttentionProblem& problem,
 absl::StatusOr<std::optional<AttentionKernel>> PinnedAttentionKernel(const Node& node);
 
 // The tensor-core variant `node` pins ("coopmat:2x64", "coopmat:2x64x32:registers");
-// all zero and kAuto when it pins none.
+// all zero and kShared when it pins none.
 absl::StatusOr<CoopmatAttentionPin> PinnedCoopmatAttentionTile(const Node& node);
 
 const char* AttentionKernelName(AttentionKernel kernel);

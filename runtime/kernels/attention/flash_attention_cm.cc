@@ -60,9 +60,7 @@ std::optional<CoopmatAttentionTile> PlanCoopmatAttention(const FlashAttentionPro
                                                          const CoopmatAttentionPin& pin) {
   if (!FlashAttentionIndexable(p) || (!emulated && !CoopmatAttentionNative(device)))
     return std::nullopt;
-  const bool registers = pin.softmax == CoopmatSoftmax::kAuto
-                             ? !emulated && device.coopmat_mma_fragments
-                             : pin.softmax == CoopmatSoftmax::kRegisters;
+  const bool registers = pin.softmax == CoopmatSoftmax::kRegisters;
   if (registers && !emulated && !device.coopmat_mma_fragments) return std::nullopt;
   const uint32_t head = p.head_size <= 32 ? 32 : p.head_size <= 64 ? 64 : 128;
   for (CoopmatAttentionTile t : kTiles) {

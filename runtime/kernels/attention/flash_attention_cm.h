@@ -46,9 +46,11 @@ struct CoopmatAttentionTile {
   std::string shader(bool emulated, bool half_io, bool khr = false) const;
 };
 
-// Where a plan's softmax runs: the device's choice (in registers where
-// DeviceInfo::coopmat_mma_fragments holds and not emulated), or a pin.
-enum class CoopmatSoftmax { kAuto, kShared, kRegisters };
+// Where a plan's softmax runs. Plans take kShared, which serves any fragment
+// layout; kRegisters is a candidate that pins reach, for benchmarks to time
+// against it (attention_bench.py), and runs natively only where
+// DeviceInfo::coopmat_mma_fragments holds.
+enum class CoopmatSoftmax { kShared, kRegisters };
 
 // True when `device` runs the tensor-core kernel itself: cooperative matrices enabled, 32-wide
 // subgroups (by default or on request) and the 16x16x16 fp16/fp32 shape.
@@ -64,7 +66,7 @@ bool CoopmatAttentionNative(const gpu::DeviceInfo& device);
 // coopmat_mma_fragments.
 struct CoopmatAttentionPin {
   uint32_t warps = 0, keys = 0, rows = 0;
-  CoopmatSoftmax softmax = CoopmatSoftmax::kAuto;
+  CoopmatSoftmax softmax = CoopmatSoftmax::kShared;
 };
 std::optional<CoopmatAttentionTile> PlanCoopmatAttention(const FlashAttentionProblem& problem,
                                                          const gpu::DeviceInfo& device,
