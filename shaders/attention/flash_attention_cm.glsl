@@ -7,9 +7,9 @@
 // O += P V are 16x16x16 fp16 products accumulated in fp32; the online
 // softmax, its statistics and O stay fp32.
 //
-// Compiled per row of flash_attention_cm_tiles.def (EP, WARPS, BC) and with or without
-// VKSERVE_F16 by shaders/CMakeLists.txt: EP is the head size
-// padded to a multiple of 16 (columns past HEAD are zeros), WARPS 32-wide
+// Compiled per row of flash_attention_cm_tiles.def whose RB is 1 (EP, WARPS,
+// BC) and with or without VKSERVE_F16 by shaders/CMakeLists.txt: EP is the
+// head size padded to a multiple of 16 (columns past HEAD are zeros), WARPS 32-wide
 // subgroups each own 16 query rows of the workgroup's BR = 16 * WARPS, and
 // keys stream through shared memory BC at a time. Per key tile and subgroup:
 //   1. S (16 x BC) = Q K' on tensor cores, stored fp32 in the subgroup's region

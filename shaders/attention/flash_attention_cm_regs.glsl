@@ -2,7 +2,7 @@
 // Fused attention on tensor cores with the online softmax in registers: the
 // form of flash_attention_cm.glsl (same tiles, bindings, push constants and
 // masks) for devices whose matrix fragments have the element layout below,
-// which a probe confirms before the planner picks it
+// which a probe confirms before a plan may run it natively
 // (runtime/kernels/tensor_core_layout.h). Each lane reads its scores straight
 // from the S accumulators and writes P straight into A operands, so a key
 // tile costs no shared memory round trip of S, P or O and no subgroup
@@ -21,6 +21,9 @@
 //      rescaled in registers when it moves;
 //   3. per 16 keys, P = exp(S - m) as an fp16 A operand, O += P V
 //      (in base 2: Q is scaled by log2(e) as it is stored).
+//
+// Compiled per row of flash_attention_cm_tiles.def (EP, WARPS, BC, RB) and
+// with or without VKSERVE_F16 by shaders/CMakeLists.txt.
 //
 // EMULATE: the same algorithm with fragments as arrays in that layout and the
 // products in scalar code (a "subgroup" is 32 invocations synchronized by
