@@ -16,8 +16,8 @@
 
 #include "absl/status/statusor.h"
 #include "gpu/device_info.h"
-#include "gpu/matrix_extension.h"
 #include "gpu/instance.h"
+#include "gpu/matrix_extension.h"
 
 namespace vkserve::gpu {
 

@@ -29,19 +29,20 @@ absl::StatusOr<std::unique_ptr<GpuRuntime>> GpuRuntime::Create(const GpuRuntimeO
     spdlog::info("pipeline cache {} ignored: {}", options.pipeline_cache_path,
                  rt->pipelines_->ignored_reason());
   }
-  rt->copier_ = std::make_unique<gpu::ParallelCopy>(options.copy_threads > 0
-                                                        ? options.copy_threads
-                                                        : gpu::ParallelCopy::DefaultThreads());
+  rt->copier_ = std::make_unique<gpu::ParallelCopy>(
+      options.copy_threads > 0 ? options.copy_threads : gpu::ParallelCopy::DefaultThreads());
   // Kernels that touch fragment elements run only where the layout is measured.
   const gpu::DeviceInfo& info = rt->device_->info();
   if (info.cooperative_matrix_enabled && RunsTensorCoreSubgroups(info)) {
     absl::StatusOr<bool> mma = ProbeMmaFragments(rt->context());
     if (mma.ok()) {
       rt->device_->set_coopmat_mma_fragments(*mma);
-      spdlog::debug("cooperative-matrix fragments {} the mma.sync layout", *mma ? "have" : "do not have");
+      spdlog::debug("cooperative-matrix fragments {} the mma.sync layout",
+                    *mma ? "have" : "do not have");
     } else {
-      spdlog::warn("fragment layout probe failed ({}): kernels that need the mma.sync layout stay off",
-                   mma.status().ToString());
+      spdlog::warn(
+          "fragment layout probe failed ({}): kernels that need the mma.sync layout stay off",
+          mma.status().ToString());
     }
   }
   return rt;

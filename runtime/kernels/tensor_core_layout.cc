@@ -30,12 +30,14 @@ bool FragmentsMatchMma(std::span<const float> probe) {
 absl::StatusOr<bool> ProbeMmaFragments(const GpuContext& gpu, bool emulated) {
   gpu::Device& device = *gpu.device;
   const std::string name =
-      emulated ? "gpu/probe_cm_layout_emu"
-               : absl::StrCat("gpu/probe_cm_layout", device.info().cooperative_matrix_khr ? "_khr" : "");
+      emulated
+          ? "gpu/probe_cm_layout_emu"
+          : absl::StrCat("gpu/probe_cm_layout", device.info().cooperative_matrix_khr ? "_khr" : "");
   gpu::PipelineDesc desc;
   desc.name = name;
   desc.spirv = shaders::Find(name);
-  if (desc.spirv.empty()) return absl::InternalError(absl::StrCat("no embedded shader '", name, "'"));
+  if (desc.spirv.empty())
+    return absl::InternalError(absl::StrCat("no embedded shader '", name, "'"));
   desc.num_bindings = 1;
   desc.local_size = {32, 1, 1};
   if (!emulated) desc.required_subgroup_size = kTensorCoreSubgroupSize;
@@ -52,8 +54,8 @@ absl::StatusOr<bool> ProbeMmaFragments(const GpuContext& gpu, bool emulated) {
   ASSIGN_OR_RETURN(const uint64_t done, device.queue().Submit(*cb));
   RETURN_IF_ERROR(device.queue().Wait(done));
   std::vector<float> probe(kFragmentProbeFloats);
-  RETURN_IF_ERROR(gpu::Download(*gpu.allocator, out, 0,
-                                {reinterpret_cast<uint8_t*>(probe.data()), bytes}));
+  RETURN_IF_ERROR(
+      gpu::Download(*gpu.allocator, out, 0, {reinterpret_cast<uint8_t*>(probe.data()), bytes}));
   return FragmentsMatchMma(probe);
 }
 

@@ -170,15 +170,14 @@ TEST(AttentionChoiceTest, ParsesThePin) {
   node.attributes[kAttentionKernelAttr].s = "coopmat:2x64x32:registers";
   EXPECT_EQ(PinnedCoopmatAttentionTile(node).value().rows, 32u);
   EXPECT_EQ(PinnedCoopmatAttentionTile(node).value().keys, 64u);
-  for (const char* bad : {"flash", "coopmat:", "coopmat:2", "coopmat:0x64", "coopmat:2x",
-                          "coopmat:x64", "coopmat:2x64x1", "coopmat:-2x64", "coopmat:registers",
-                          "coopmat:2x64:regs", "coopmat:2x64:registers:shared", "coopmat:2x64x24",
-                          "coopmat:2x64x32x1"}) {
+  for (const char* bad :
+       {"flash", "coopmat:", "coopmat:2", "coopmat:0x64", "coopmat:2x", "coopmat:x64",
+        "coopmat:2x64x1", "coopmat:-2x64", "coopmat:registers", "coopmat:2x64:regs",
+        "coopmat:2x64:registers:shared", "coopmat:2x64x24", "coopmat:2x64x32x1"}) {
     node.attributes[kAttentionKernelAttr].s = bad;
     EXPECT_EQ(PinnedAttentionKernel(node).status().code(), absl::StatusCode::kInvalidArgument)
         << bad;
-    EXPECT_EQ(PinnedCoopmatAttentionTile(node).status().code(),
-              absl::StatusCode::kInvalidArgument)
+    EXPECT_EQ(PinnedCoopmatAttentionTile(node).status().code(), absl::StatusCode::kInvalidArgument)
         << bad;
   }
   node.attributes[kAttentionKernelAttr].type = Attribute::Type::kInt;
@@ -196,10 +195,10 @@ TEST(AttentionChoiceTest, PlansThePinnedVariant) {
             "ops/flash_attention_cm_e64_w4_c64");
   EXPECT_FALSE(PlanCoopmatAttention(p, kH100Cm, false, {.warps = 3, .keys = 64}).has_value());
   // 4x64 needs 44 KiB: not on lavapipe, even pinned.
-  EXPECT_FALSE(
-      PlanCoopmatAttention(p, kLavapipeLimits, /*emulated=*/true, {.warps = 4, .keys = 64}).has_value());
-  EXPECT_TRUE(
-      PlanCoopmatAttention(p, kLavapipeLimits, /*emulated=*/true, {.warps = 2, .keys = 64}).has_value());
+  EXPECT_FALSE(PlanCoopmatAttention(p, kLavapipeLimits, /*emulated=*/true, {.warps = 4, .keys = 64})
+                   .has_value());
+  EXPECT_TRUE(PlanCoopmatAttention(p, kLavapipeLimits, /*emulated=*/true, {.warps = 2, .keys = 64})
+                  .has_value());
 }
 
 // Plans keep the softmax in shared memory; a pin takes it into registers,
@@ -214,19 +213,20 @@ TEST(AttentionChoiceTest, PinsTheSoftmaxInRegistersWhereTheLayoutWasMeasured) {
   auto tile = PlanCoopmatAttention(p, mma, false, {.softmax = CoopmatSoftmax::kRegisters});
   ASSERT_TRUE(tile.has_value());
   EXPECT_TRUE(tile->registers);
-  EXPECT_EQ(tile->shader(false, true, /*khr=*/true), "ops/flash_attention_cm_e64_w4_c64_regs_f16_khr");
+  EXPECT_EQ(tile->shader(false, true, /*khr=*/true),
+            "ops/flash_attention_cm_e64_w4_c64_regs_f16_khr");
   // No scores or P in shared memory: the Q, K and V tiles alone.
   EXPECT_EQ(tile->shared_bytes(), 2u * (64 * 72 + 2 * 64 * 72));
-  EXPECT_FALSE(PlanCoopmatAttention(p, mma, false, {.softmax = CoopmatSoftmax::kShared})->registers);
+  EXPECT_FALSE(
+      PlanCoopmatAttention(p, mma, false, {.softmax = CoopmatSoftmax::kShared})->registers);
   // Two query blocks per subgroup: the softmax in registers only.
-  tile = PlanCoopmatAttention(p, mma, false,
-                              {.warps = 4, .keys = 32, .rows = 32, .softmax = CoopmatSoftmax::kRegisters});
+  tile = PlanCoopmatAttention(
+      p, mma, false, {.warps = 4, .keys = 32, .rows = 32, .softmax = CoopmatSoftmax::kRegisters});
   ASSERT_TRUE(tile.has_value());
   EXPECT_EQ(tile->rows(), 128u);
   EXPECT_EQ(tile->shader(false, true, true), "ops/flash_attention_cm_e64_w4_c32_q32_regs_f16_khr");
-  EXPECT_FALSE(PlanCoopmatAttention(p, mma, false,
-                                    {.warps = 4, .keys = 32, .rows = 32,
-                                     .softmax = CoopmatSoftmax::kShared}));
+  EXPECT_FALSE(PlanCoopmatAttention(
+      p, mma, false, {.warps = 4, .keys = 32, .rows = 32, .softmax = CoopmatSoftmax::kShared}));
   // The emulation stages one operand per subgroup: 4x64 fits lavapipe's
   // 32 KiB in registers.
   EXPECT_FALSE(PlanCoopmatAttention(p, kLavapipeLimits, true)->registers);

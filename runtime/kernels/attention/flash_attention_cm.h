@@ -25,8 +25,7 @@ namespace vkserve {
 
 // One compiled variant: the head padded to `head` (a multiple of 16), `warps`
 // 32-wide subgroups of `blocks` blocks of 16 query rows each, `keys` keys per
-// shared tile, and
-// where the online softmax runs: through shared memory
+// shared tile, and where the online softmax runs: through shared memory
 // (flash_attention_cm.glsl), or in registers (`registers`,
 // flash_attention_cm_regs.glsl), which needs the fragment layout that
 // DeviceInfo::coopmat_mma_fragments reports.

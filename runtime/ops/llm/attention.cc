@@ -438,10 +438,11 @@ class AttentionOp : public Op {
           "which this device's fragments do not have");
     }
     if (!tile) {
+      const std::string rows = pin.rows != 0 ? absl::StrCat(" x ", pin.rows, " rows") : "";
       return absl::UnimplementedError(absl::StrCat(
           "the tensor-core attention does not fit this device at head size ", f.head_size,
           pin.warps != 0 ? absl::StrCat(" as the pinned ", pin.warps, " subgroups x ", pin.keys,
-                                        " keys", pin.rows != 0 ? absl::StrCat(" x ", pin.rows, " rows") : "")
+                                        " keys", rows)
                          : ""));
     }
     ASSIGN_OR_RETURN(DispatchStep step, CoopmatAttentionStep(ctx, f, *tile, emulated, half_io, 3));
