@@ -29,7 +29,8 @@ echo "== attention_bench FP32"
 python3 "$B/attention_bench.py" "$VKSERVE" --warmup 0.5 --repeat 20
 echo "== attention_bench FP16"
 TILES="coopmat:4x64:shared,coopmat:2x64:shared,coopmat:4x64:registers,coopmat:2x64:registers"
-TILES="$TILES,coopmat:2x32:registers,coopmat:2x64x32:registers,coopmat:4x32x32:registers"
+TILES="$TILES,coopmat:2x32:registers,coopmat:4x32x32:registers,coopmat:2x64x32:registers"
+TILES="$TILES,coopmat:2x32x32:registers"
 python3 "$B/attention_bench.py" "$VKSERVE" --precision FP16 --warmup 0.5 --repeat 20 \
   --kinds "chosen,$TILES,unfused" --check
 echo "== torch scaled_dot_product_attention"
