@@ -10,7 +10,13 @@
 # Environment: CONFIGS ("MODEL:BATCH ...", default "resnet50:1 resnet50:32
 # bert-base:8"), PRECISIONS ("FP32 FP16"), ROUNDS (3: timings of each build
 # per configuration), REPEAT (30), WARMUP (2 s of untimed runs at the same
-# shape before each timing), PEERS_TIMING=0 to skip the peers.
+# shape before each timing), PEERS_TIMING=0 to skip the peers; NEW_FLAGS and
+# BASELINE_FLAGS (vkserve infer flags of each build: one binary twice with
+# e.g. NEW_FLAGS="--accumulation FP16" compares two settings); ACCURACY=1
+# adds the new build's error against FP32 precision per configuration below
+# FP32 (`vkserve infer --compare`, accuracy.txt), PROFILE=1 a profiled run of
+# the new build per configuration, summed per op type
+# (profile_<model>_<batch>_<precision>.txt, profile_ops.py).
 # Writes OUT/compare.md (the table), compare.jsonl (every timing),
 # peers.jsonl, vkserve.log, environment.txt.
 set -uo pipefail
@@ -30,8 +36,8 @@ mkdir -p /tmp/models
 
 {
   describe_machine "$VKSERVE"
-  echo "new: $VKSERVE"
-  echo "baseline: $BASELINE"
+  echo "new: $VKSERVE ${NEW_FLAGS:-}"
+  echo "baseline: $BASELINE ${BASELINE_FLAGS:-}"
   echo "SM clock before (current, max): $(clock)"
 } > "$OUT/environment.txt" 2>&1
 
@@ -42,21 +48,39 @@ for m in $models; do
     { echo "export of $m failed"; cat "$OUT/export.log"; exit 1; }
 done
 
-# time BUILD BIN MODEL BATCH PRECISION ROUND: one timing, appended to the
-# log under a header the summary reads.
+# time BUILD BIN MODEL BATCH PRECISION ROUND [FLAGS...]: one timing,
+# appended to the log under a header the summary reads.
 time_one() {
   echo "== $1 $3 batch $4 $5 round $6 clock $(clock)" >> "$OUT/vkserve.log"
   "$2" infer "/tmp/models/$3.onnx" --dim N="$4" --precision "$5" --repeat "$REPEAT" \
-    --warmup "$WARMUP" --pipeline-cache "/tmp/pc_$1.bin" >> "$OUT/vkserve.log" 2>&1
+    --warmup "$WARMUP" --pipeline-cache "/tmp/pc_$1.bin" "${@:7}" >> "$OUT/vkserve.log" 2>&1
 }
+read -r -a new_flags <<< "${NEW_FLAGS:-}"
+read -r -a baseline_flags <<< "${BASELINE_FLAGS:-}"
 
 for c in $CONFIGS; do
   m=${c%%:*} n=${c##*:}
   for p in $PRECISIONS; do
     for r in $(seq "$ROUNDS"); do
-      time_one baseline "$BASELINE" "$m" "$n" "$p" "$r"
-      time_one new "$VKSERVE" "$m" "$n" "$p" "$r"
+      time_one baseline "$BASELINE" "$m" "$n" "$p" "$r" "${baseline_flags[@]}"
+      time_one new "$VKSERVE" "$m" "$n" "$p" "$r" "${new_flags[@]}"
     done
+  done
+done
+for c in $CONFIGS; do
+  m=${c%%:*} n=${c##*:}
+  for p in $PRECISIONS; do
+    if [ "${ACCURACY:-0}" = 1 ] && [ "$p" != FP32 ]; then
+      echo "== $m batch $n $p ${NEW_FLAGS:-}" >> "$OUT/accuracy.txt"
+      "$VKSERVE" infer "/tmp/models/$m.onnx" --dim N="$n" --precision "$p" --compare \
+        --pipeline-cache /tmp/pc_new.bin "${new_flags[@]}" 2>&1 | grep "^compare" >> "$OUT/accuracy.txt"
+    fi
+    if [ "${PROFILE:-0}" = 1 ]; then
+      trace="$OUT/profile_${m}_${n}_$p.json"
+      "$VKSERVE" infer "/tmp/models/$m.onnx" --dim N="$n" --precision "$p" --repeat "$REPEAT" \
+        --warmup "$WARMUP" --pipeline-cache /tmp/pc_new.bin --profile "$trace" "${new_flags[@]}" \
+        > /dev/null 2>&1 && python3 "$B/profile_ops.py" "$trace" 15 > "${trace%.json}.txt"
+    fi
   done
 done
 if [ "${PEERS_TIMING:-1}" != 0 ]; then
@@ -73,3 +97,4 @@ fi
 echo "SM clock at the end: $(clock)" >> "$OUT/environment.txt"
 python3 "$B/compare_summary.py" "$OUT" > "$OUT/compare.md"
 cat "$OUT/environment.txt" "$OUT/compare.md"
+if [ -f "$OUT/accuracy.txt" ]; then cat "$OUT/accuracy.txt"; fi
