@@ -117,6 +117,23 @@ TEST_F(AttentionKernelTest, APinnedLoweringPastItsBudgetFailsPlanning) {
       << kernel.status();
 }
 
+// A pin of the softmax in registers takes that form; two query blocks per
+// subgroup exist only in it, and pinned without ":registers" the load says so.
+TEST_F(AttentionKernelTest, ATensorCorePinNeedsTheSoftmaxItsRowsRunWith) {
+  VKSERVE_ASSERT_OK_AND_ASSIGN(std::shared_ptr<Model> model, Load("coopmat:2x32:registers"));
+  VKSERVE_ASSERT_OK_AND_ASSIGN(std::string kernel, KernelAt(*model, 64));
+  EXPECT_TRUE(StartsWith(kernel,
+                         "coopmat flash-attention kernel, 32-row tiles of 32 keys, "
+                         "softmax in registers"))
+      << kernel;
+  // The load plans its shapes, so it fails.
+  const absl::StatusOr<std::shared_ptr<Model>> refused = Load("coopmat:2x64x32");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnimplemented) << refused.status();
+  EXPECT_NE(refused.status().message().find("\":registers\""), std::string::npos)
+      << refused.status();
+}
+
 TEST_F(AttentionKernelTest, AMalformedPinFailsTheLoad) {
   const absl::StatusOr<std::shared_ptr<Model>> model = Load("flash");
   ASSERT_FALSE(model.ok());

@@ -437,6 +437,12 @@ class AttentionOp : public Op {
           "the tensor-core attention's softmax in registers needs the mma.sync fragment layout, "
           "which this device's fragments do not have");
     }
+    if (!tile && pin.rows > 16 && pin.softmax != CoopmatSoftmax::kRegisters) {
+      return absl::UnimplementedError(absl::StrCat(
+          "the tensor-core attention runs ", pin.rows,
+          " query rows per subgroup only with its softmax in registers (a pin ending "
+          "\":registers\")"));
+    }
     if (!tile) {
       const std::string rows = pin.rows != 0 ? absl::StrCat(" x ", pin.rows, " rows") : "";
       return absl::UnimplementedError(absl::StrCat(
