@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <utility>
 #include <vector>
 
@@ -72,7 +73,10 @@ TEST_F(FragmentProbeTest, NativeProbeRunsWhereTheDeviceHasCooperativeMatrices) {
   if (!device_->info().cooperative_matrix_enabled) {
     GTEST_SKIP() << "no cooperative-matrix extension enabled on this device";
   }
-  VKSERVE_ASSERT_OK(ProbeMmaFragments(context()).status());
+  VKSERVE_ASSERT_OK_AND_ASSIGN(const bool mma, ProbeMmaFragments(context()));
+  // The answer, for a run on a new device to show.
+  std::cout << device_->info().name << ": fragments " << (mma ? "in" : "not in")
+            << " the mma.sync layout\n";
 }
 
 }  // namespace
