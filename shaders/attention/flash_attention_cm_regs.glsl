@@ -217,7 +217,17 @@ void main() {
     }
 
     // 2. Masked scores (kept in sc), row maxima, the new running maximum;
-    // O and the sums rescaled where it moved.
+    // O and the sums rescaled where it moved. A mask that broadcasts over
+    // rows (key padding) is read once per column of this lane, not once per
+    // row: col_bias[n][c] is column frag_col(lane, (c % 2) + 4 (c / 2)).
+    const bool rows_share_mask = MASK != 0u && p.m_ss == 0u;
+    float col_bias[BC / 16u][4];
+    [[unroll]] for (uint n = 0; n < BC / 16u; ++n) {
+      [[unroll]] for (uint c = 0; c < 4u; ++c) {
+        const uint j = j0 + n * 16u + frag_col(lane, (c & 1u) + 4u * (c >> 1));
+        col_bias[n][c] = rows_share_mask && j < p.t ? mask_bias(b, h, row0, j) : 0.0;
+      }
+    }
     float sc[RB][BC / 16u][8];
     [[unroll]] for (uint r = 0; r < RB; ++r) {
       float mx[2] = {kNegInf, kNegInf};
@@ -225,7 +235,9 @@ void main() {
         [[unroll]] for (uint e = 0; e < 8u; ++e) {
           const uint i = row0 + 16u * r + 8u * ((e >> 1) & 1u), j = j0 + n * 16u + frag_col(lane, e);
           const bool seen = i < p.s && j < p.t && !(CAUSAL && j > i + p.past);
-          sc[r][n][e] = seen ? EL(s[r][n], e) + kLog2e * mask_bias(b, h, i, j) : kNegInf;
+          float bias = 0.0;
+          if (seen) bias = rows_share_mask ? col_bias[n][(e & 1u) + 2u * (e >> 2)] : mask_bias(b, h, i, j);
+          sc[r][n][e] = seen ? EL(s[r][n], e) + kLog2e * bias : kNegInf;
           mx[(e >> 1) & 1u] = max(mx[(e >> 1) & 1u], sc[r][n][e]);
         }
       }
