@@ -25,20 +25,7 @@
 // lavapipe tests the layouts, masks and softmax; only a pinned plan runs it.
 #version 450
 
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_shuffle : require
-#extension GL_KHR_shader_subgroup_vote : require
-#extension GL_EXT_control_flow_attributes : require
-#include "precision.glsl"
-#if !EMULATE
-#extension GL_NV_cooperative_matrix : require
-#extension GL_KHR_memory_scope_semantics : require
-#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
-#endif
-#if VKSERVE_F16
-#extension GL_EXT_shader_16bit_storage : require
-#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
-#endif
+#include "flash_attention_cm_io.glsl"
 
 #if !defined(EP) || !defined(WARPS) || !defined(BC) || (EP % 16) != 0 || (BC % 32) != 0 || \
     ((BC * EP / 8) % (32 * WARPS)) != 0
@@ -160,7 +147,7 @@ uint pack2(vec2 v) { return packFloat2x16(f16vec2(v)); }
 
 float w_float(uint at) { return uintBitsToFloat(w_sh[at >> 2][at & 3u]); }
 
-#include "flash_attention_cm_io.glsl"
+#include "flash_attention_cm_loads.glsl"
 
 void main() {
   const uint warp = gl_LocalInvocationID.x / 32u, lane = gl_LocalInvocationID.x % 32u;

@@ -31,19 +31,7 @@
 // so lavapipe tests it; only a pinned plan runs it there.
 #version 450
 
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_shuffle : require
-#extension GL_EXT_control_flow_attributes : require
-#include "precision.glsl"
-#if !EMULATE
-#extension GL_NV_cooperative_matrix : require
-#extension GL_KHR_memory_scope_semantics : require
-#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
-#endif
-#if VKSERVE_F16
-#extension GL_EXT_shader_16bit_storage : require
-#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
-#endif
+#include "flash_attention_cm_io.glsl"
 
 #ifndef RB
 #define RB 1
@@ -152,7 +140,7 @@ Acc mul_add(FragA a, FragB b, Acc c) { return coopMatMulAddNV(a, b, c); }
 uint pack2(vec2 v) { return packFloat2x16(f16vec2(v)); }
 #endif
 
-#include "flash_attention_cm_io.glsl"
+#include "flash_attention_cm_loads.glsl"
 
 // The maximum (or sum) of a row over the 4 lanes of its quad.
 float quad_max(float x) {
